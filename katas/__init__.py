@@ -1,0 +1,1 @@
+"""Kata stubs: the modules a learner edits."""

@@ -1,0 +1,78 @@
+import pytest
+import torch
+
+from katas.q01_fit_line import fit_line
+from torch_katas.testing import check_tensor, skip_without_float64
+
+
+def gradient_descent_by_hand(x, y, steps, lr):
+    """The same descent with the MSE gradients written out: 2·mean(r·x) and 2·mean(r)."""
+    w = torch.zeros((), dtype=x.dtype, device=x.device)
+    b = torch.zeros((), dtype=x.dtype, device=x.device)
+    for _ in range(steps):
+        residual = w * x + b - y
+        w, b = w - lr * 2 * (residual * x).mean(), b - lr * 2 * residual.mean()
+    return w, b
+
+
+def noisy_line(device, dtype=torch.float32, n=32):
+    x = torch.linspace(-1, 1, n, dtype=dtype, device=device)
+    return x, 3 * x - 2 + 0.1 * torch.randn(n, dtype=dtype, device=device)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_returns_detached_scalars_on_the_inputs_device_and_dtype(device, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    x, y = noisy_line(device, dtype)
+    w, b = fit_line(x, y, steps=3, lr=0.1)
+    for name, value in (("w", w), ("b", b)):
+        check_tensor(value, shape=(), dtype=dtype, device=device, name=name)
+        assert value.grad_fn is None and not value.requires_grad, (
+            f"{name} is still attached to the autograd graph; return {name}.detach()"
+        )
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 25])
+def test_follows_gradient_descent_step_by_step(device, steps):
+    x, y = noisy_line(device)
+    w, b = fit_line(x, y, steps=steps, lr=0.05)
+    expected_w, expected_b = gradient_descent_by_hand(x, y, steps, lr=0.05)
+    torch.testing.assert_close(
+        (w, b), (expected_w, expected_b),
+        msg=lambda m: f"after {steps} steps (w, b) differ from gradient descent; is .grad reset "
+        f"every step, and is the update lr * gradient?\n{m}",
+    )
+
+
+def test_converges_to_the_least_squares_line(device):
+    x, y = noisy_line(device)
+    w, b = fit_line(x, y, steps=500, lr=0.5)
+    design = torch.stack([x, torch.ones_like(x)], dim=1).double().cpu()
+    best = torch.linalg.lstsq(design, y.double().cpu().unsqueeze(1)).solution.squeeze(1)
+    torch.testing.assert_close(torch.stack([w, b]).double().cpu(), best, atol=1e-4, rtol=0)
+
+
+def test_does_not_modify_its_inputs(device):
+    x, y = noisy_line(device)
+    x_before, y_before = x.clone(), y.clone()
+    fit_line(x, y, steps=5, lr=0.1)
+    assert torch.equal(x, x_before) and torch.equal(y, y_before), "x and y must not be modified"
+
+
+@pytest.mark.parametrize(
+    "x_shape, y_shape", [((4, 1), (4, 1)), ((4,), (5,)), ((), ())], ids=["2-D", "lengths", "0-D"]
+)
+def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape):
+    x, y = torch.zeros(x_shape, device=device), torch.zeros(y_shape, device=device)
+    with pytest.raises(ValueError):
+        fit_line(x, y, steps=1)
+
+
+def test_updates_parameters_without_torch_optim(device, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("this kata asks for the update written by hand, without torch.optim")
+
+    monkeypatch.setattr(torch.optim.Optimizer, "__init__", refuse)
+    x, y = noisy_line(device)
+    fit_line(x, y, steps=2, lr=0.1)

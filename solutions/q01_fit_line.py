@@ -1,0 +1,21 @@
+"""Kata 1: fit a line with autograd (reference answer)."""
+
+import torch
+
+
+def fit_line(
+    x: torch.Tensor, y: torch.Tensor, steps: int = 100, lr: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor]:
+    if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:
+        raise ValueError(f"x and y must be 1-D of equal length, got {tuple(x.shape)} and {tuple(y.shape)}")
+    # Parameters are created where the data is, in its dtype, so this runs on any device.
+    w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    for _ in range(steps):
+        loss = ((w * x + b - y) ** 2).mean()
+        # autograd.grad returns fresh gradients, so nothing accumulates between steps.
+        grad_w, grad_b = torch.autograd.grad(loss, (w, b))
+        with torch.no_grad():  # the update is not part of the model: keep it off the graph
+            w -= lr * grad_w
+            b -= lr * grad_b
+    return w.detach(), b.detach()

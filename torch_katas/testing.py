@@ -1,0 +1,116 @@
+"""Helpers for kata tests: clear checks of results, and the rules a kata can impose.
+
+Every helper fails with a message that tells the learner what to change.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+import torch
+from torch.overrides import TorchFunctionMode, resolve_name
+
+
+def check_tensor(
+    actual: object,
+    *,
+    shape: tuple[int, ...] | torch.Size | None = None,
+    dtype: torch.dtype | None = None,
+    device: torch.device | str | None = None,
+    name: str = "the result",
+) -> None:
+    """Assert that `actual` is a tensor with the given shape, dtype and device."""
+    assert isinstance(actual, torch.Tensor), (
+        f"{name} should be a torch.Tensor, got {type(actual).__name__}"
+    )
+    if shape is not None:
+        assert tuple(actual.shape) == tuple(shape), (
+            f"{name} should have shape {tuple(shape)}, got {tuple(actual.shape)}"
+        )
+    if dtype is not None:
+        assert actual.dtype == dtype, f"{name} should have dtype {dtype}, got {actual.dtype}"
+    if device is not None:
+        assert same_device(actual.device, device), (
+            f"{name} should be on {torch.device(device)} (where the inputs are), "
+            f"got {actual.device}; create new tensors with device=... or .to(...)"
+        )
+
+
+def same_device(actual: torch.device | str, expected: torch.device | str) -> bool:
+    """True when both name the same device; `cuda` and `cuda:0` count as the same."""
+    actual, expected = torch.device(actual), torch.device(expected)
+    if actual.type != expected.type:
+        return False
+    return actual.index is None or expected.index is None or actual.index == expected.index
+
+
+def skip_without_float64(device: torch.device | str) -> None:
+    """Skip a float64 check on MPS, which has no float64."""
+    if torch.device(device).type == "mps":
+        pytest.skip("MPS has no float64; this check runs on CPU and CUDA")
+
+
+class _ForbidOps(TorchFunctionMode):
+    def __init__(self, names: set[str], reason: str):
+        super().__init__()
+        self.names = names
+        self.reason = reason
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", None) in self.names:
+            called = resolve_name(func) or func.__name__
+            raise AssertionError(
+                f"your code called {called}, which this kata forbids: {self.reason}"
+            )
+        return func(*args, **(kwargs or {}))
+
+
+@contextmanager
+def forbidden_ops(*funcs: Callable, reason: str) -> Iterator[None]:
+    """Inside the block, calling any of `funcs` fails, however it is reached.
+
+    Ops are matched by name, so forbidding `torch.logsumexp` also forbids the method
+    `Tensor.logsumexp`, and forbidding `F.gelu` also forbids `nn.GELU`, which calls it.
+
+    >>> with forbidden_ops(torch.nn.functional.gelu, reason="write GELU yourself"):
+    ...     my_gelu(x)
+    """
+    with _ForbidOps({func.__name__ for func in funcs}, reason):
+        yield
+
+
+_LOOPS = {
+    ast.For: "a for loop",
+    ast.AsyncFor: "an async for loop",
+    ast.While: "a while loop",
+    ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension",
+    ast.GeneratorExp: "a generator expression",
+}
+
+
+def assert_no_python_loops(func: Callable) -> None:
+    """Fail when the source of `func` loops in Python (for, while, comprehensions).
+
+    Call it after the function has been run, so an unimplemented stub fails first with
+    its NotImplementedError.
+    """
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        return  # no source to read (a builtin or a C extension): nothing loops in Python
+    for node in ast.walk(ast.parse(source)):
+        kind = _LOOPS.get(type(node))
+        if kind:
+            line = func.__code__.co_firstlineno + node.lineno - 1
+            raise AssertionError(
+                f"{func.__qualname__} uses {kind} (line {line}); this kata asks for "
+                "tensor operations only, which run as a few kernels on any device "
+                "instead of one Python step per element"
+            )
