@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import HealthCheck, settings
 
 from torch_katas import answers, catalog, devices, progress
 
@@ -87,6 +88,15 @@ def pytest_configure(config: pytest.Config) -> None:
     run.finder = answers.install(files)
     config.stash[RUN] = run
     config.pluginmanager.register(ProgressRecorder(config), "torch-katas-progress")
+    settings.register_profile(
+        "katas",
+        derandomize=True,  # the same examples every run, on every machine
+        database=None,
+        deadline=None,  # the first call on a device can be slow; the per-test timeout bounds it
+        max_examples=30,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],  # `device` is a plain value
+    )
+    settings.load_profile("katas")
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # Each xdist worker is a process of its own; more threads each would oversubscribe.
         torch.set_num_threads(1)
