@@ -39,9 +39,12 @@ def test_follows_gradient_descent_step_by_step(device, steps):
     w, b = fit_line(x, y, steps=steps, lr=0.05)
     expected_w, expected_b = gradient_descent_by_hand(x, y, steps, lr=0.05)
     torch.testing.assert_close(
-        (w, b), (expected_w, expected_b),
-        msg=lambda m: f"after {steps} steps (w, b) differ from gradient descent; is .grad reset "
-        f"every step, and is the update lr * gradient?\n{m}",
+        (w, b),
+        (expected_w, expected_b),
+        msg=lambda m: (
+            f"after {steps} steps (w, b) differ from gradient descent; is .grad reset "
+            f"every step, and is the update lr * gradient?\n{m}"
+        ),
     )
 
 

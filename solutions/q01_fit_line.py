@@ -7,7 +7,9 @@ def fit_line(
     x: torch.Tensor, y: torch.Tensor, steps: int = 100, lr: float = 0.1
 ) -> tuple[torch.Tensor, torch.Tensor]:
     if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:
-        raise ValueError(f"x and y must be 1-D of equal length, got {tuple(x.shape)} and {tuple(y.shape)}")
+        raise ValueError(
+            f"x and y must be 1-D of equal length, got {tuple(x.shape)} and {tuple(y.shape)}"
+        )
     # Parameters are created where the data is, in its dtype, so this runs on any device.
     w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
     b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)

@@ -17,7 +17,7 @@ from torch_katas import answers, catalog, devices, progress
 # Topic markers come from katas.toml; these are the plugin's own.
 MARKERS = {
     "cuda": "the test needs CUDA; it runs only on CUDA devices and is skipped without one",
-    "slow": "the test takes seconds (torch.compile with inductor, exports); deselect with -m 'not slow'",
+    "slow": "the test takes seconds (inductor compiles, exports); deselect with -m 'not slow'",
 }
 NOT_IMPLEMENTED = "torch_katas_not_implemented"
 
@@ -138,7 +138,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 "not selected by --device" if devices.available("cuda") else "none found"
             )
             metafunc.parametrize(
-                "device", [pytest.param("cuda", marks=pytest.mark.skip(reason=reason))],
+                "device",
+                [pytest.param("cuda", marks=pytest.mark.skip(reason=reason))],
                 indirect=True,
             )
             return
