@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from torch_katas.catalog import module_of
@@ -47,18 +48,25 @@ def answer_files(root: Path, solutions: bool, extra: list[str]) -> dict[str, Pat
     return files
 
 
-def install(files: dict[str, Path]) -> AnswerFinder | None:
+def install(files: dict[str, Path]) -> Callable[[], None]:
+    """Make this run import `files` for their katas; returns the function that undoes it.
+
+    A run inside another (the self-checks run pytest in-process) sets the outer run's
+    finder aside, so the inner run tests exactly the answers it was asked to.
+    """
+    outer = [finder for finder in sys.meta_path if isinstance(finder, AnswerFinder)]
+    for finder in outer:
+        sys.meta_path.remove(finder)
     # Forget kata modules and kata tests imported before this run (an earlier in-process
     # run may have loaded other answers), so this run imports the answers chosen now.
     for name in [n for n in sys.modules if n.startswith("katas.")]:
         del sys.modules[name]
-    if not files:
-        return None
     finder = AnswerFinder(files)
     sys.meta_path.insert(0, finder)
-    return finder
 
+    def undo() -> None:
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
+        sys.meta_path[:0] = outer
 
-def uninstall(finder: AnswerFinder | None) -> None:
-    if finder is not None and finder in sys.meta_path:
-        sys.meta_path.remove(finder)
+    return undo

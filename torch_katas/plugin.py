@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,8 @@ class KataRun:
     katas: dict[str, catalog.Kata]
     devices: list[str]
     answers: str
-    finder: answers.AnswerFinder | None = None
+    learner: bool  # the learner's own stubs are under test (no --solutions, no --answer-file)
+    undo_imports: Callable[[], None] = lambda: None
     results: dict[str, progress.Tally] = field(default_factory=dict)
 
 
@@ -84,8 +86,8 @@ def pytest_configure(config: pytest.Config) -> None:
         source = "answer files: " + ", ".join(str(path) for path in files.values())
     else:
         source = "your answers (katas/)"
-    run = KataRun(root=root, katas=katas, devices=chosen, answers=source)
-    run.finder = answers.install(files)
+    run = KataRun(root=root, katas=katas, devices=chosen, answers=source, learner=not files)
+    run.undo_imports = answers.install(files)
     config.stash[RUN] = run
     config.pluginmanager.register(ProgressRecorder(config), "torch-katas-progress")
     settings.register_profile(
@@ -105,7 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN, None)
     if run is not None:
-        answers.uninstall(run.finder)
+        run.undo_imports()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -171,8 +173,10 @@ def _isolate_torch_state(request: pytest.FixtureRequest):
     """
     dtype = torch.get_default_dtype()
     grad = torch.is_grad_enabled()
-    deterministic = torch.are_deterministic_algorithms_enabled()
-    deterministic_warn = torch.is_deterministic_algorithms_warn_only_enabled()
+    deterministic = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    )
     cudnn = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
     matmul_precision = torch.get_float32_matmul_precision()
     python_rng = random.getstate()
@@ -185,7 +189,13 @@ def _isolate_torch_state(request: pytest.FixtureRequest):
         finally:
             torch.set_default_dtype(dtype)
             torch.set_grad_enabled(grad)
-            torch.use_deterministic_algorithms(deterministic, warn_only=deterministic_warn)
+            # Only when changed: setting it imports torch._inductor, which takes seconds.
+            now = (
+                torch.are_deterministic_algorithms_enabled(),
+                torch.is_deterministic_algorithms_warn_only_enabled(),
+            )
+            if now != deterministic:
+                torch.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
             torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = cudnn
             torch.set_float32_matmul_precision(matmul_precision)
             random.setstate(python_rng)
@@ -243,5 +253,5 @@ class ProgressRecorder:
             return
         statuses = {module: tally.status for module, tally in self.run.results.items()}
         # Only the learner's own answers count as progress; --solutions runs leave it alone.
-        remembered = progress.remember(self.config, statuses, learner=self.run.finder is None)
+        remembered = progress.remember(self.config, statuses, learner=self.run.learner)
         progress.write_summary(terminalreporter, self.run.katas, self.run.results, remembered)

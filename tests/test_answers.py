@@ -1,0 +1,61 @@
+"""Run the kata tests against other answers: every stub must fail every test by
+NotImplementedError, and every wrong answer must be rejected by its kata's tests.
+
+The runs are in-process (pytester.inline_run), so torch is imported once.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from torch_katas import catalog
+from torch_katas.plugin import NOT_IMPLEMENTED
+
+ROOT = Path(__file__).resolve().parents[1]
+KATAS = catalog.load(ROOT)
+WRONG_ANSWERS = sorted((ROOT / "tests" / "wrong_answers").glob("q*__*.py"))
+# Inner runs must not write the learner's progress into the cache.
+INNER = ("-p", "no:cacheprovider", "-q")
+
+
+def reports_by_test(reprec):
+    """Each test's final reports, keyed by node id: setup, call and teardown."""
+    reports: dict[str, list] = {}
+    for report in reprec.getreports("pytest_runtest_logreport"):
+        reports.setdefault(report.nodeid, []).append(report)
+    return reports
+
+
+@pytest.mark.timeout(600)
+def test_every_kata_test_fails_on_the_stubs_by_not_implemented_error(pytester):
+    reprec = pytester.inline_run(str(ROOT / "katas"), *INNER)
+    outcomes = reports_by_test(reprec)
+    assert outcomes, "no kata test ran"
+    modules_seen = {catalog.module_of(Path(nodeid.split("::")[0])) for nodeid in outcomes}
+    assert modules_seen == set(KATAS), "some katas have no tests that ran"
+    unearned = []
+    for nodeid, reports in outcomes.items():
+        if any(report.skipped for report in reports):
+            continue  # needs a device this machine lacks: it does not pass either
+        failed = [report for report in reports if report.failed]
+        by_stub = any(dict(report.user_properties).get(NOT_IMPLEMENTED) for report in failed)
+        if not by_stub:
+            unearned.append(nodeid)
+    assert not unearned, (
+        "these kata tests do not fail on the stub by NotImplementedError (call the learner's "
+        "code before anything else can pass or fail):\n" + "\n".join(unearned)
+    )
+
+
+@pytest.mark.parametrize("answer", WRONG_ANSWERS, ids=lambda path: path.stem)
+def test_every_wrong_answer_is_rejected(pytester, answer):
+    kata = KATAS[catalog.module_of(answer)]
+    reprec = pytester.inline_run(
+        str(kata.test_path(ROOT)), "--answer-file", str(answer), "--device", "cpu", *INNER
+    )
+    failures = [report for report in reprec.getreports("pytest_runtest_logreport") if report.failed]
+    assert failures, f"{answer.name} ({(answer.read_text().split(chr(10))[0])}) passes every test"
+    not_implemented = [
+        r for r in failures if dict(r.user_properties).get(NOT_IMPLEMENTED) is not None
+    ]
+    assert len(not_implemented) < len(failures), f"{answer.name} fails only by NotImplementedError"

@@ -1,0 +1,145 @@
+"""The suite's shape: katas.toml, stubs, tests, solutions and wrong answers line up one to one."""
+
+import ast
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from torch_katas import catalog
+
+ROOT = Path(__file__).resolve().parents[1]
+KATAS = catalog.load(ROOT)
+WRONG = ROOT / "tests" / "wrong_answers"
+TOPIC = re.compile(r"[a-z][a-z_]*")
+
+
+def load_module(path: Path):
+    spec = importlib.util.spec_from_file_location(f"layout_check.{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def public_api(module) -> dict[str, str]:
+    """Public functions and classes a module defines (or re-exports via __all__), with
+    signatures; for classes, their public methods too."""
+    names = getattr(module, "__all__", None) or [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(value) or inspect.isclass(value))
+        and value.__module__ == module.__name__
+    ]
+    api = {}
+    for name in names:
+        value = getattr(module, name)
+        if inspect.isclass(value):
+            api[name] = "class"
+            for attr, member in vars(value).items():
+                if inspect.isfunction(member) and (attr == "__init__" or not attr.startswith("_")):
+                    api[f"{name}.{attr}"] = str(inspect.signature(member))
+        else:
+            api[name] = str(inspect.signature(value))
+    return api
+
+
+def wrong_answers(module: str) -> list[Path]:
+    return sorted(WRONG.glob(f"{module}__*.py"))
+
+
+def test_catalog_entries_are_complete_and_consistent():
+    numbers = [kata.number for kata in KATAS.values()]
+    assert len(numbers) == len(set(numbers)), "two katas share a number"
+    titles = [kata.title for kata in KATAS.values()]
+    assert len(titles) == len(set(titles)), "two katas share a title"
+    for kata in KATAS.values():
+        assert kata.module.startswith(f"q{kata.number:02d}_"), kata
+        assert catalog.KATA_MODULE.fullmatch(kata.module), kata
+        assert TOPIC.fullmatch(kata.topic), f"{kata.module}: topic must be a marker name"
+        assert kata.topic not in ("cuda", "slow"), f"{kata.module}: topic clashes with a marker"
+        assert kata.difficulty in (1, 2, 3), kata
+        assert len(kata.hints) >= 2 and all(hint.strip() for hint in kata.hints), kata
+
+
+def test_every_file_belongs_to_a_kata_and_every_kata_has_its_files():
+    expected = set(KATAS)
+    allowed = {"__init__.py", "katas.toml"}
+    kata_dir = {p.name for p in (ROOT / "katas").iterdir() if p.is_file()} - allowed
+    assert kata_dir == {f"{m}.py" for m in expected} | {f"{m}_test.py" for m in expected}
+    solutions = {p.name for p in (ROOT / "solutions").iterdir() if p.is_file()} - allowed
+    assert solutions == {f"{m}.py" for m in expected}
+    for path in WRONG.iterdir():
+        if path.is_file():
+            assert path.suffix == ".py" and "__" in path.stem, f"stray file {path}"
+            assert catalog.module_of(path) in expected, f"{path.name} names no kata"
+    for module in expected:
+        assert len(wrong_answers(module)) >= 2, f"{module}: needs at least two wrong answers"
+
+
+@pytest.mark.parametrize("module", KATAS)
+def test_stub_reference_and_wrong_answers_share_one_api(module):
+    stub = public_api(load_module(ROOT / "katas" / f"{module}.py"))
+    assert stub, f"{module}: the stub defines nothing public"
+    solution = public_api(load_module(ROOT / "solutions" / f"{module}.py"))
+    assert solution == stub, f"{module}: the reference answer's API differs from the stub's"
+    for path in wrong_answers(module):
+        wrong = load_module(path)
+        assert (wrong.__doc__ or "").startswith("Wrong:"), f"{path.name}: docstring names the mistake"
+        assert public_api(wrong).keys() >= {k for k in stub if "." not in k}, (
+            f"{path.name} lacks part of the kata's API"
+        )
+
+
+@pytest.mark.parametrize("module", KATAS)
+def test_stub_is_documented_and_left_to_do(module):
+    path = ROOT / "katas" / f"{module}.py"
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    assert ast.get_docstring(tree), f"{path.name}: module docstring states the concept and task"
+    assert ">>>" in source, f"{path.name}: give at least one >>> example"
+    lines = source.splitlines()
+    raises = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Raise)
+        and "NotImplementedError" in ast.unparse(node.exc if node.exc else node)
+    ]
+    assert raises, f"{path.name}: stub bodies raise NotImplementedError"
+    for node in raises:
+        assert lines[node.lineno - 2].strip().startswith("# TODO"), (
+            f"{path.name}:{node.lineno}: put a '# TODO' line above the NotImplementedError"
+        )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
+            assert ast.get_docstring(node), f"{path.name}: {node.name} needs a docstring contract"
+
+
+@pytest.mark.parametrize("module", KATAS)
+def test_kata_tests_import_the_stub_and_take_a_device(module):
+    path = ROOT / "katas" / f"{module}_test.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
+    imported |= {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    assert f"katas.{module}" in imported, f"{path.name} imports its API from katas.{module}"
+    assert not any(name.split(".")[0] == "solutions" for name in imported), (
+        f"{path.name} must not import the reference answers"
+    )
+    tests = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test")
+    ]
+    assert tests, f"{path.name} has no tests"
+    for node in tests:
+        arguments = [arg.arg for arg in node.args.args]
+        assert "device" in arguments, f"{path.name}: {node.name} must take the device fixture"
