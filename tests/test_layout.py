@@ -87,7 +87,9 @@ def test_stub_reference_and_wrong_answers_share_one_api(module):
     assert solution == stub, f"{module}: the reference answer's API differs from the stub's"
     for path in wrong_answers(module):
         wrong = load_module(path)
-        assert (wrong.__doc__ or "").startswith("Wrong:"), f"{path.name}: docstring names the mistake"
+        assert (wrong.__doc__ or "").startswith("Wrong:"), (
+            f"{path.name}: docstring names the mistake"
+        )
         assert public_api(wrong).keys() >= {k for k in stub if "." not in k}, (
             f"{path.name} lacks part of the kata's API"
         )
