@@ -1,7 +1,7 @@
 """Run the kata tests against other answers: every stub must fail every test by
 NotImplementedError, and every wrong answer must be rejected by its kata's tests.
 
-The runs are in-process (pytester.inline_run), so torch is imported once.
+The runs are in-process, so torch is imported once.
 """
 
 from pathlib import Path
@@ -14,22 +14,19 @@ from torch_katas.plugin import NOT_IMPLEMENTED
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
 WRONG_ANSWERS = sorted((ROOT / "tests" / "wrong_answers").glob("q*__*.py"))
-# Inner runs must not write the learner's progress into the cache.
-INNER = ("-p", "no:cacheprovider", "-q")
 
 
-def reports_by_test(reprec):
-    """Each test's final reports, keyed by node id: setup, call and teardown."""
-    reports: dict[str, list] = {}
-    for report in reprec.getreports("pytest_runtest_logreport"):
-        reports.setdefault(report.nodeid, []).append(report)
-    return reports
+def reports_by_test(reports):
+    """Each test's reports (setup, call, teardown), keyed by node id."""
+    by_test: dict[str, list] = {}
+    for report in reports:
+        by_test.setdefault(report.nodeid, []).append(report)
+    return by_test
 
 
 @pytest.mark.timeout(600)
-def test_every_kata_test_fails_on_the_stubs_by_not_implemented_error(pytester):
-    reprec = pytester.inline_run(str(ROOT / "katas"), *INNER)
-    outcomes = reports_by_test(reprec)
+def test_every_kata_test_fails_on_the_stubs_by_not_implemented_error(run_pytest_inline):
+    outcomes = reports_by_test(run_pytest_inline(str(ROOT / "katas")))
     assert outcomes, "no kata test ran"
     modules_seen = {catalog.module_of(Path(nodeid.split("::")[0])) for nodeid in outcomes}
     assert modules_seen == set(KATAS), "some katas have no tests that ran"
@@ -48,12 +45,12 @@ def test_every_kata_test_fails_on_the_stubs_by_not_implemented_error(pytester):
 
 
 @pytest.mark.parametrize("answer", WRONG_ANSWERS, ids=lambda path: path.stem)
-def test_every_wrong_answer_is_rejected(pytester, answer):
+def test_every_wrong_answer_is_rejected(run_pytest_inline, answer):
     kata = KATAS[catalog.module_of(answer)]
-    reprec = pytester.inline_run(
-        str(kata.test_path(ROOT)), "--answer-file", str(answer), "--device", "cpu", *INNER
+    reports = run_pytest_inline(
+        str(kata.test_path(ROOT)), "--answer-file", str(answer), "--device", "cpu"
     )
-    failures = [report for report in reprec.getreports("pytest_runtest_logreport") if report.failed]
+    failures = [report for report in reports if report.failed]
     assert failures, f"{answer.name} ({(answer.read_text().split(chr(10))[0])}) passes every test"
     not_implemented = [
         r for r in failures if dict(r.user_properties).get(NOT_IMPLEMENTED) is not None

@@ -233,7 +233,9 @@ def test_each_test_starts_from_the_same_torch_state(project):
             assert torch.equal(first, torch.rand(1))
         """
     )
-    project.runpytest("katas_state_test.py", "-p", "no:randomly").assert_outcomes(passed=2)
+    # In a subprocess: use_deterministic_algorithms imports torch modules that must not be
+    # imported twice, and in-process pytester runs forget the modules they imported.
+    project.runpytest_subprocess("katas_state_test.py").assert_outcomes(passed=2)
 
 
 def test_a_stub_that_never_returns_fails_alone(project):

@@ -48,6 +48,11 @@ def answer_files(root: Path, solutions: bool, extra: list[str]) -> dict[str, Pat
     return files
 
 
+def is_kata_package(name: str) -> bool:
+    """True for `katas`, `solutions` and the modules in them."""
+    return name.split(".")[0] in ("katas", "solutions")
+
+
 def install(files: dict[str, Path]) -> Callable[[], None]:
     """Make this run import `files` for their katas; returns the function that undoes it.
 
@@ -57,9 +62,9 @@ def install(files: dict[str, Path]) -> Callable[[], None]:
     outer = [finder for finder in sys.meta_path if isinstance(finder, AnswerFinder)]
     for finder in outer:
         sys.meta_path.remove(finder)
-    # Forget kata modules and kata tests imported before this run (an earlier in-process
-    # run may have loaded other answers), so this run imports the answers chosen now.
-    for name in [n for n in sys.modules if n.startswith("katas.")]:
+    # Forget the kata packages imported before this run (an earlier in-process run may have
+    # loaded other answers, or another project's), so this run imports what it chose now.
+    for name in [n for n in sys.modules if is_kata_package(n)]:
         del sys.modules[name]
     finder = AnswerFinder(files)
     sys.meta_path.insert(0, finder)

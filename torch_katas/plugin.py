@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import HealthCheck, settings
 
 from torch_katas import answers, catalog, devices, progress
 
@@ -90,6 +90,18 @@ def pytest_configure(config: pytest.Config) -> None:
     run.undo_imports = answers.install(files)
     config.stash[RUN] = run
     config.pluginmanager.register(ProgressRecorder(config), "torch-katas-progress")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Each xdist worker is a process of its own; more threads each would oversubscribe.
+        torch.set_num_threads(1)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Importing hypothesis takes about a second, so the profile is set only when a
+    # collected test module has imported it.
+    if "hypothesis" not in sys.modules:
+        return
+    from hypothesis import HealthCheck, settings
+
     settings.register_profile(
         "katas",
         derandomize=True,  # the same examples every run, on every machine
@@ -99,9 +111,6 @@ def pytest_configure(config: pytest.Config) -> None:
         suppress_health_check=[HealthCheck.function_scoped_fixture],  # `device` is a plain value
     )
     settings.load_profile("katas")
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        # Each xdist worker is a process of its own; more threads each would oversubscribe.
-        torch.set_num_threads(1)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
