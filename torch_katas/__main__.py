@@ -1,0 +1,5 @@
+import sys
+
+from torch_katas.cli import main
+
+sys.exit(main())
