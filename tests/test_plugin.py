@@ -137,9 +137,19 @@ def test_solutions_flag_tests_the_reference_answers(project):
     result.assert_outcomes(passed=3 * len(devices.present()))
 
 
-def test_reference_answers_are_used_in_every_xdist_worker(project):
-    result = project.runpytest_subprocess("katas", "--solutions", "-n", "2", "--device", "cpu")
-    result.assert_outcomes(passed=3)
+def test_xdist_workers_test_the_reference_answers_with_one_torch_thread_each(project):
+    project.makepyfile(
+        threads_test="""
+        import torch
+
+        def test_one_torch_thread():
+            assert torch.get_num_threads() == 1
+        """
+    )
+    result = project.runpytest_subprocess(
+        "katas", "threads_test.py", "--solutions", "-n", "2", "--device", "cpu"
+    )
+    result.assert_outcomes(passed=4)
 
 
 def test_progress_summary_counts_solved_partly_solved_and_not_started(project):
