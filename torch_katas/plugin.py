@@ -90,9 +90,23 @@ def pytest_configure(config: pytest.Config) -> None:
     run.undo_imports = answers.install(files)
     config.stash[RUN] = run
     config.pluginmanager.register(ProgressRecorder(config), "torch-katas-progress")
+    skip_dtensor_checks()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # Each xdist worker is a process of its own; more threads each would oversubscribe.
         torch.set_num_threads(1)
+
+
+def skip_dtensor_checks() -> None:
+    """Spare every run two seconds that no kata needs.
+
+    In recent torch releases the first torch.testing.assert_close imports torch.distributed.tensor
+    (and with it sympy) to handle DTensor inputs: about as long as `import torch` itself.
+    No kata compares DTensors, so the suite turns that branch off.
+    """
+    from torch.testing import _comparison
+
+    if hasattr(_comparison, "_HAS_DTENSOR"):
+        _comparison._HAS_DTENSOR = False
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
