@@ -1,0 +1,74 @@
+"""Kata 9: a custom network as an nn.Module.
+
+`nn.Module` is the base class of every PyTorch model. Subclass it, create layers in
+`__init__` and say how data flows in `forward`; layers assigned as attributes (or held in
+nn.Sequential / nn.ModuleList) are registered, so the module finds their parameters for
+`parameters()`, `state_dict()`, `.to(...)`, and switches them with `.train()` / `.eval()`.
+
+Task: write a multilayer perceptron whose depth, width, activation and dropout are set by
+its arguments, and a function that counts a model's parameters.
+"""
+
+from collections.abc import Callable, Sequence
+
+import torch
+from torch import nn
+
+
+class MLP(nn.Module):
+    """A stack of fully connected layers: Linear, activation, dropout, ..., Linear.
+
+    - sizes: [in_features, hidden_1, ..., out_features], at least two positive ints.
+      Layer i is `nn.Linear(sizes[i], sizes[i + 1])` (with bias), so there are
+      len(sizes) - 1 Linear layers and no other parameters.
+    - activation: a zero-argument callable returning a module, such as nn.ReLU, nn.Tanh or
+      `lambda: nn.LeakyReLU(0.1)`; called once for each hidden layer.
+    - dropout: probability p in [0, 1) of zeroing each hidden unit, scaling the kept ones
+      by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
+      (`model.train()`, the default for a new module) and off in `model.eval()`.
+
+    forward(x): x has shape [..., in_features] (any number of leading dims, including 0 or
+    an empty batch) and the dtype/device of the model's parameters. Every Linear layer but
+    the last is followed by the activation, then dropout; the last Linear's output is
+    returned as is (no activation): shape [..., out_features].
+
+    The Linear layers, listed in order, are `[m for m in model.modules() if isinstance(m,
+    nn.Linear)]` (register them in the order they are applied). Everything must follow the
+    model on `.to(device)` and `.to(torch.float64)`.
+
+    Raises ValueError if sizes has fewer than two entries or a non-positive entry, or if
+    dropout is not in [0, 1).
+
+    >>> model = MLP([4, 16, 16, 3], activation=nn.ReLU, dropout=0.1)
+    >>> model(torch.randn(8, 4)).shape
+    torch.Size([8, 3])
+    """
+
+    def __init__(
+        self,
+        sizes: Sequence[int],
+        activation: Callable[[], nn.Module] = nn.ReLU,
+        dropout: float = 0.0,
+    ) -> None:
+        # TODO: call super().__init__(), check the arguments, then create and register the layers.
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # TODO: apply the layers in order.
+        raise NotImplementedError
+
+
+def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
+    """The number of scalar parameters in `model` (a Python int).
+
+    - Counts the elements of every parameter of the model and its submodules, each
+      parameter once even when several submodules share it (tied weights).
+    - Buffers (such as BatchNorm's running_mean) are not parameters and do not count.
+    - trainable_only=True counts only parameters with requires_grad=True (frozen ones are
+      left out).
+
+    >>> count_parameters(nn.Linear(3, 2))
+    8
+    """
+    # TODO: add up the sizes of the model's parameters.
+    raise NotImplementedError

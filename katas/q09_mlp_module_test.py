@@ -1,0 +1,185 @@
+from itertools import pairwise
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q09_mlp_module import MLP, count_parameters
+from torch_katas.testing import check_tensor, skip_without_float64
+
+SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1]]
+
+
+def linear_layers(model):
+    return [m for m in model.modules() if isinstance(m, nn.Linear)]
+
+
+def by_hand(model, x, activation=torch.relu):
+    """The MLP's forward in eval mode, written out from its Linear layers."""
+    layers = linear_layers(model)
+    for layer in layers[:-1]:
+        x = activation(x @ layer.weight.T + layer.bias)
+    return x @ layers[-1].weight.T + layers[-1].bias
+
+
+def expected_count(sizes):
+    return sum(fan_in * fan_out + fan_out for fan_in, fan_out in pairwise(sizes))
+
+
+@pytest.mark.parametrize("sizes", SIZES, ids=str)
+def test_has_one_registered_linear_layer_per_pair_of_sizes(device, sizes):
+    model = MLP(sizes).to(device)
+    assert isinstance(model, nn.Module), "MLP should subclass nn.Module"
+    shapes = [tuple(layer.weight.shape) for layer in linear_layers(model)]
+    assert shapes == [(b, a) for a, b in pairwise(sizes)], (
+        f"MLP({sizes}) should hold nn.Linear layers with weights shaped "
+        f"{[(b, a) for a, b in pairwise(sizes)]}, in order; found {shapes}. Assign "
+        "layers as attributes or keep them in nn.Sequential/nn.ModuleList so they are registered"
+    )
+    registered = sum(p.numel() for p in model.parameters())
+    assert registered == expected_count(sizes), (
+        f"model.parameters() holds {registered} numbers, expected {expected_count(sizes)}: "
+        "every weight must be a registered nn.Parameter (inside a registered module)"
+    )
+
+
+@pytest.mark.parametrize("sizes", SIZES, ids=str)
+def test_count_parameters_of_the_mlp_matches_the_formula(device, sizes):
+    count = count_parameters(MLP(sizes, dropout=0.2).to(device))
+    assert isinstance(count, int), f"count_parameters should return an int, got {type(count)}"
+    assert count == expected_count(sizes), (
+        f"an MLP with sizes {sizes} has sum(in * out + out) = {expected_count(sizes)} "
+        f"parameters, count_parameters says {count}"
+    )
+
+
+def test_count_parameters_skips_buffers_and_counts_shared_weights_once(device):
+    shared = nn.Linear(4, 4)
+    embedding = nn.Embedding(10, 4)
+    decoder = nn.Linear(4, 10, bias=False)
+    decoder.weight = embedding.weight  # tied weights: one parameter used by two modules
+    model = nn.Sequential(
+        embedding, nn.BatchNorm1d(4), shared, nn.ReLU(), shared, nn.Conv1d(4, 2, 3), decoder
+    ).to(device)
+    count = count_parameters(model)
+    # embedding 10*4, BatchNorm weight and bias 2*4 (running stats are buffers),
+    # shared Linear 4*4+4 once, Conv1d 2*4*3+2, decoder weight is the embedding's.
+    expected = 40 + 8 + 20 + 26
+    assert count == expected, (
+        f"expected {expected} parameters, got {count}: count each parameter once (tied "
+        "weights included) and leave out buffers such as BatchNorm's running stats"
+    )
+
+
+def test_trainable_only_leaves_frozen_parameters_out(device):
+    model = nn.Sequential(nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 3), nn.LayerNorm(3))
+    model.to(device)
+    model[0].requires_grad_(False)
+    model[3].bias.requires_grad_(False)
+    trainable = count_parameters(model, trainable_only=True)
+    everything = count_parameters(model)
+    assert everything == 24 + 15 + 6, "trainable_only=False (the default) counts every parameter"
+    assert trainable == 15 + 3, (
+        f"with trainable_only=True expected {15 + 3} (the frozen first layer and LayerNorm "
+        f"bias left out), got {trainable}; keep only parameters with requires_grad=True"
+    )
+    assert count_parameters(model, trainable_only=False) == everything
+
+
+@pytest.mark.parametrize(
+    "batch", [(5,), (2, 3), (), (0,)], ids=["batch", "two-batch-dims", "no-batch", "empty"]
+)
+def test_output_shape_dtype_and_device(device, batch):
+    model = MLP([4, 8, 3], dropout=0.5).to(device)
+    out = model(torch.randn(*batch, 4, device=device))
+    check_tensor(out, shape=(*batch, 3), dtype=torch.float32, device=device, name="MLP output")
+
+
+@pytest.mark.parametrize(
+    "activation, function",
+    [(nn.ReLU, torch.relu), (nn.Tanh, torch.tanh), (lambda: nn.LeakyReLU(0.1), None)],
+    ids=["relu", "tanh", "leaky"],
+)
+def test_eval_forward_is_linear_activation_linear(device, activation, function):
+    model = MLP([6, 10, 8, 4], activation=activation, dropout=0.3).to(device).eval()
+    x = torch.randn(7, 6, device=device)
+    out = model(x)
+    function = function or (lambda t: torch.nn.functional.leaky_relu(t, 0.1))
+    torch.testing.assert_close(
+        out,
+        by_hand(model, x, function),
+        msg=lambda m: (
+            "in eval mode the output should be Linear, activation, ..., Linear, with "
+            f"no activation after the last Linear and no dropout\n{m}"
+        ),
+    )
+
+
+def test_dropout_is_random_in_training_and_off_in_eval(device):
+    model = MLP([16, 64, 64, 4], dropout=0.5).to(device)
+    x = torch.randn(32, 16, device=device)
+    first, second = model(x), model(x)  # a new module is in training mode
+    assert not torch.allclose(first, second), (
+        "in training mode dropout should zero different units on each call; use nn.Dropout "
+        "(or pass training=self.training to F.dropout)"
+    )
+    model.eval()
+    with torch.no_grad():
+        third, fourth = model(x), model(x)
+        torch.testing.assert_close(
+            third,
+            fourth,
+            rtol=0,
+            atol=0,
+            msg="after model.eval() the output must be deterministic: dropout switched off",
+        )
+        torch.testing.assert_close(third, by_hand(model, x))
+    model.train()
+    with torch.no_grad():
+        assert not torch.allclose(model(x), third), "model.train() should switch dropout back on"
+
+
+def test_without_dropout_training_and_eval_agree(device):
+    model = MLP([8, 32, 2]).to(device)
+    x = torch.randn(4, 8, device=device)
+    train_out = model(x)
+    torch.testing.assert_close(train_out, by_hand(model, x), msg="dropout=0 drops nothing")
+
+
+def test_dropout_scales_kept_units_so_the_expected_output_is_unchanged(device):
+    hidden, p = 1000, 0.5
+    model = MLP([1, hidden, 1], dropout=p).to(device)
+    first, last = linear_layers(model)
+    with torch.no_grad():
+        # Every hidden unit is 1 and the output is their mean, so it is 1 without dropout.
+        first.weight.fill_(1.0)
+        first.bias.zero_()
+        last.weight.fill_(1.0 / hidden)
+        last.bias.zero_()
+        out = model(torch.ones(300, 1, device=device))
+    dropped = (out.mean() - 1).abs().item()
+    assert dropped < 0.05, (
+        f"averaged over many samples the training-mode output should stay near 1, got "
+        f"{out.mean().item():.3f}: scale the kept units by 1 / (1 - p) as nn.Dropout does"
+    )
+
+
+def test_to_float64_converts_every_parameter(device):
+    skip_without_float64(device)
+    model = MLP([4, 8, 8, 2], activation=nn.Tanh, dropout=0.1).to(device).to(torch.float64)
+    x = torch.randn(3, 4, dtype=torch.float64, device=device)
+    out = model.eval()(x)
+    check_tensor(out, shape=(3, 2), dtype=torch.float64, device=device, name="MLP output")
+    for name, parameter in model.named_parameters():
+        check_tensor(parameter, dtype=torch.float64, device=device, name=f"parameter {name}")
+    torch.testing.assert_close(out, by_hand(model, x, torch.tanh))
+
+
+@pytest.mark.parametrize(
+    "sizes, dropout",
+    [([3], 0.0), ([], 0.0), ([3, 0, 2], 0.0), ([3, 2], 1.0), ([3, 2], -0.1)],
+    ids=["one-size", "no-sizes", "zero-width", "dropout-1", "dropout-negative"],
+)
+def test_rejects_bad_configurations(device, sizes, dropout):
+    with pytest.raises(ValueError):
+        MLP(sizes, dropout=dropout).to(device)

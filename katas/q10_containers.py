@@ -1,0 +1,89 @@
+"""Kata 10: container modules.
+
+Containers compose layers without a new forward for each combination. nn.Sequential
+applies its layers in order; nn.ModuleList and nn.ModuleDict hold layers by index or by
+name and leave the forward to you. What they share, and what a plain Python list or dict
+lacks, is registration: layers inside a container are submodules, so their parameters
+appear in `parameters()` and `state_dict()` (under keys like "blocks.2.weight"), move with
+`.to(...)`, are trained by an optimizer and switch with `.train()` / `.eval()`.
+
+Task: build an MLP as an nn.Sequential, a model with a shared trunk and several named
+heads (nn.ModuleDict), and a stack of residual blocks (nn.ModuleList).
+"""
+
+from collections.abc import Mapping, Sequence
+
+import torch
+from torch import nn
+
+
+def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
+    """An nn.Sequential of Linear layers with a ReLU between each pair of them.
+
+    - sizes: [in_features, hidden..., out_features], at least two ints.
+    - Layout: Linear(sizes[0], sizes[1]), ReLU(), Linear(sizes[1], sizes[2]), ReLU(), ...,
+      Linear(sizes[-2], sizes[-1]): no ReLU after the last Linear. So the Linear layers sit
+      at the even indices 0, 2, 4, ... and the state_dict keys are "0.weight", "0.bias",
+      "2.weight", ...
+    - Raises ValueError if sizes has fewer than two entries.
+
+    >>> make_mlp([4, 8, 2])
+    Sequential(
+      (0): Linear(in_features=4, out_features=8, bias=True)
+      (1): ReLU()
+      (2): Linear(in_features=8, out_features=2, bias=True)
+    )
+    """
+    # TODO: build the list of layers and wrap it in nn.Sequential.
+    raise NotImplementedError
+
+
+class MultiHead(nn.Module):
+    """A shared trunk with one Linear head per task.
+
+    - `self.trunk = nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU())`
+    - `self.heads`: an nn.ModuleDict mapping each name of `heads` to
+      `nn.Linear(hidden, heads[name])`, in the order of `heads`.
+    - state_dict keys: "trunk.0.weight", "trunk.0.bias", "heads.<name>.weight",
+      "heads.<name>.bias".
+
+    forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
+    [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
+    and every head reads its result. A head added later
+    (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the output too.
+
+    >>> model = MultiHead(10, 32, {"label": 5, "box": 4})
+    >>> {name: out.shape for name, out in model(torch.randn(8, 10)).items()}
+    {'label': torch.Size([8, 5]), 'box': torch.Size([8, 4])}
+    """
+
+    def __init__(self, in_features: int, hidden: int, heads: Mapping[str, int]) -> None:
+        # TODO: create self.trunk and self.heads as described.
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        # TODO: run the trunk once, then every head in self.heads.
+        raise NotImplementedError
+
+
+class ResidualStack(nn.Module):
+    """`depth` residual blocks applied in turn: x = x + relu(block(x)).
+
+    - `self.blocks`: an nn.ModuleList of `depth` separate `nn.Linear(dim, dim)` layers (each
+      with its own weights), state_dict keys "blocks.<i>.weight" and "blocks.<i>.bias".
+    - depth may be 0: no blocks, and forward returns its input unchanged.
+    - forward(x): x of shape [..., dim]; returns the same shape.
+    - Raises ValueError if dim < 1 or depth < 0.
+
+    >>> stack = ResidualStack(dim=16, depth=4)
+    >>> stack(torch.randn(2, 16)).shape
+    torch.Size([2, 16])
+    """
+
+    def __init__(self, dim: int, depth: int) -> None:
+        # TODO: create self.blocks as described.
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # TODO: apply every block with its residual connection.
+        raise NotImplementedError

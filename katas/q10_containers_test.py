@@ -1,0 +1,200 @@
+from itertools import pairwise
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q10_containers import MultiHead, ResidualStack, make_mlp
+from torch_katas.testing import check_tensor, skip_without_float64
+
+HEADS = {"label": 5, "box": 4, "score": 1}
+
+
+def random_state(shapes, device, dtype=torch.float32):
+    return {key: torch.randn(shape, dtype=dtype, device=device) for key, shape in shapes.items()}
+
+
+def multihead_shapes(in_features, hidden, heads):
+    shapes = {"trunk.0.weight": (hidden, in_features), "trunk.0.bias": (hidden,)}
+    for name, n in heads.items():
+        shapes |= {f"heads.{name}.weight": (n, hidden), f"heads.{name}.bias": (n,)}
+    return shapes
+
+
+def stack_shapes(dim, depth):
+    shapes = {}
+    for i in range(depth):
+        shapes |= {f"blocks.{i}.weight": (dim, dim), f"blocks.{i}.bias": (dim,)}
+    return shapes
+
+
+def load(model, state):
+    """Load `state` strictly; a missing or unexpected key means the layout is not the contract's."""
+    model.load_state_dict(state, strict=True)
+
+
+def assert_registered(model, modules, what):
+    registered = {id(p) for p in model.parameters()}
+    for name, module in modules:
+        for parameter_name, parameter in module.named_parameters():
+            assert id(parameter) in registered, (
+                f"{what}: {name}.{parameter_name} is not among model.parameters(), so an "
+                "optimizer, .to() and state_dict() never see it; hold the layers in an "
+                "nn.ModuleList / nn.ModuleDict, not a plain list or dict"
+            )
+
+
+# make_mlp
+
+
+@pytest.mark.parametrize("sizes", [[4, 8, 8, 3], [3, 2], [1, 5, 1]], ids=str)
+def test_make_mlp_alternates_linear_and_relu(device, sizes):
+    model = make_mlp(sizes).to(device)
+    assert isinstance(model, nn.Sequential), f"return an nn.Sequential, got {type(model)}"
+    kinds = [type(layer).__name__ for layer in model]
+    expected = ["Linear", "ReLU"] * (len(sizes) - 2) + ["Linear"]
+    assert kinds == expected, f"make_mlp({sizes}) should hold {expected}, got {kinds}"
+    shapes = [tuple(layer.weight.shape) for layer in model[::2]]
+    assert shapes == [(b, a) for a, b in pairwise(sizes)]
+
+
+@pytest.mark.parametrize("sizes", [[4, 8, 8, 3], [3, 2]], ids=str)
+def test_make_mlp_computes_like_the_same_sequential_built_by_hand(device, sizes):
+    model = make_mlp(sizes).to(device)
+    layers = []
+    for a, b in pairwise(sizes):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    reference = nn.Sequential(*layers[:-1]).to(device)
+    load(model, reference.state_dict())
+    x = torch.randn(2, 3, sizes[0], device=device)
+    out = model(x)
+    check_tensor(out, shape=(2, 3, sizes[-1]), dtype=torch.float32, device=device)
+    torch.testing.assert_close(out, reference(x), msg="the output differs from Linear-ReLU-...")
+
+
+def test_make_mlp_rejects_fewer_than_two_sizes(device):
+    with pytest.raises(ValueError):
+        make_mlp([4])
+
+
+# MultiHead
+
+
+def test_multihead_registers_trunk_and_every_head(device):
+    model = MultiHead(6, 16, HEADS).to(device)
+    keys = sorted(model.state_dict())
+    expected = sorted(multihead_shapes(6, 16, HEADS))
+    assert keys == expected, (
+        f"state_dict keys should be {expected}, got {keys}; keep the heads in an "
+        "nn.ModuleDict named self.heads and the trunk in self.trunk"
+    )
+    assert isinstance(model.heads, nn.ModuleDict), "self.heads should be an nn.ModuleDict"
+    assert_registered(model, [(f"heads.{n}", h) for n, h in model.heads.items()], "MultiHead")
+    count = sum(p.numel() for p in model.parameters())
+    assert count == 6 * 16 + 16 + sum(16 * n + n for n in HEADS.values())
+
+
+def test_multihead_runs_the_trunk_then_each_head(device):
+    model = MultiHead(6, 16, HEADS).to(device)
+    state = random_state(multihead_shapes(6, 16, HEADS), device)
+    load(model, state)
+    x = torch.randn(3, 2, 6, device=device)
+    out = model(x)
+    assert isinstance(out, dict), f"forward should return a dict, got {type(out).__name__}"
+    assert list(out) == list(HEADS), f"expected keys {list(HEADS)} in order, got {list(out)}"
+    features = torch.relu(x @ state["trunk.0.weight"].T + state["trunk.0.bias"])
+    for name, n in HEADS.items():
+        check_tensor(out[name], shape=(3, 2, n), dtype=torch.float32, device=device, name=name)
+        expected = features @ state[f"heads.{name}.weight"].T + state[f"heads.{name}.bias"]
+        torch.testing.assert_close(out[name], expected, msg=f"head {name!r} output is wrong")
+
+
+def test_multihead_includes_a_head_added_later(device):
+    model = MultiHead(6, 16, {"label": 5})
+    model.heads["extra"] = nn.Linear(16, 2)
+    model.to(device)
+    out = model(torch.randn(4, 6, device=device))
+    assert list(out) == ["label", "extra"], (
+        f"forward should loop over self.heads (keys label, extra), got keys {list(out)}"
+    )
+    check_tensor(out["extra"], shape=(4, 2), device=device, name="extra head output")
+
+
+def test_an_optimizer_over_parameters_trains_every_head(device):
+    model = MultiHead(6, 16, HEADS).to(device)
+    before = {name: head.weight.detach().clone() for name, head in model.heads.items()}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    outputs = model(torch.randn(8, 6, device=device))
+    sum(out.square().sum() for out in outputs.values()).backward()
+    optimizer.step()
+    for name, head in model.heads.items():
+        assert not torch.equal(head.weight.detach(), before[name]), (
+            f"the optimizer built from model.parameters() did not update head {name!r}; "
+            "a head in a plain dict is invisible to it: use nn.ModuleDict"
+        )
+
+
+def test_multihead_to_float64_converts_the_heads(device):
+    skip_without_float64(device)
+    model = MultiHead(6, 16, HEADS).to(device).to(torch.float64)
+    for name, head in model.heads.items():
+        check_tensor(head.weight, dtype=torch.float64, device=device, name=f"head {name} weight")
+    out = model(torch.randn(2, 6, dtype=torch.float64, device=device))
+    check_tensor(out["label"], shape=(2, 5), dtype=torch.float64, device=device)
+
+
+# ResidualStack
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_residual_stack_registers_separate_blocks(device, depth):
+    model = ResidualStack(5, depth).to(device)
+    assert isinstance(model.blocks, nn.ModuleList), "self.blocks should be an nn.ModuleList"
+    assert len(model.blocks) == depth, f"expected {depth} blocks, got {len(model.blocks)}"
+    assert_registered(model, [(f"blocks.{i}", b) for i, b in enumerate(model.blocks)], "stack")
+    count = sum(p.numel() for p in model.parameters())
+    assert count == depth * (5 * 5 + 5), (
+        f"{depth} blocks of Linear(5, 5) have {depth * 30} parameters, model.parameters() "
+        f"holds {count}: create a new nn.Linear for every block (`[layer] * depth` repeats one)"
+    )
+    assert sorted(model.state_dict()) == sorted(stack_shapes(5, depth))
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_residual_stack_adds_each_block_to_its_input(device, depth):
+    model = ResidualStack(5, depth).to(device)
+    state = random_state(stack_shapes(5, depth), device)
+    load(model, state)
+    x = torch.randn(2, 4, 5, device=device)
+    out = model(x)
+    expected = x
+    for i in range(depth):
+        block = expected @ state[f"blocks.{i}.weight"].T + state[f"blocks.{i}.bias"]
+        expected = expected + torch.relu(block)
+    check_tensor(out, shape=(2, 4, 5), dtype=torch.float32, device=device)
+    torch.testing.assert_close(
+        out, expected, msg="expected x = x + relu(block(x)) for each block, each with its weights"
+    )
+
+
+def test_residual_stack_of_depth_zero_is_the_identity(device):
+    model = ResidualStack(3, 0).to(device)
+    x = torch.randn(4, 3, device=device)
+    out = model(x)
+    torch.testing.assert_close(out, x, rtol=0, atol=0)
+    assert len(list(model.parameters())) == 0
+
+
+def test_residual_stack_to_float64_converts_every_block(device):
+    skip_without_float64(device)
+    model = ResidualStack(4, 3).to(device).to(torch.float64)
+    for i, block in enumerate(model.blocks):
+        check_tensor(block.weight, dtype=torch.float64, device=device, name=f"blocks[{i}].weight")
+    out = model(torch.randn(2, 4, dtype=torch.float64, device=device))
+    check_tensor(out, shape=(2, 4), dtype=torch.float64, device=device)
+
+
+@pytest.mark.parametrize("dim, depth", [(0, 2), (3, -1)])
+def test_residual_stack_rejects_bad_sizes(device, dim, depth):
+    with pytest.raises(ValueError):
+        ResidualStack(dim, depth)

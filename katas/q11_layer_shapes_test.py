@@ -1,0 +1,201 @@
+import random
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q11_layer_shapes import conv2d_output_shape, linear_forward
+from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+
+# conv2d_output_shape
+
+
+def real_conv_shape(device, input_shape, out_channels, **options):
+    """The shape a real convolution produces, or ValueError where nn.Conv2d refuses the
+    configuration. F.conv2d with an all-zero weight is nn.Conv2d's forward without the
+    cost of initialising a layer."""
+    kernel = options["kernel_size"]
+    kernel = (kernel, kernel) if isinstance(kernel, int) else kernel
+    weight = torch.zeros(out_channels, input_shape[-3], *kernel, device=device)
+    arguments = {key: options[key] for key in ("stride", "padding", "dilation")}
+    try:
+        with warnings.catch_warnings():  # 'same' with an even kernel warns about a padded copy
+            warnings.simplefilter("ignore")
+            return tuple(
+                F.conv2d(torch.zeros(input_shape, device=device), weight, **arguments).shape
+            )
+    except (RuntimeError, ValueError):
+        return ValueError
+
+
+def conv_configurations(count=150, seed=0):
+    """A fixed sample of small configurations: every option as an int or an (h, w) pair."""
+    rng = random.Random(seed)
+
+    def size(low, high):
+        one = (rng.randint(low, high), rng.randint(low, high))
+        return one[0] if rng.random() < 0.5 else one
+
+    for _ in range(count):
+        padding = rng.choice(["valid", "same"]) if rng.random() < 0.2 else size(0, 2)
+        batch = rng.choice([(), (0,), (1,), (2,)])
+        input_shape = (*batch, rng.randint(1, 2), rng.randint(1, 9), rng.randint(1, 9))
+        options = dict(
+            kernel_size=size(1, 4), stride=size(1, 3), padding=padding, dilation=size(1, 3)
+        )
+        yield input_shape, rng.randint(1, 3), options
+
+
+def shape_or_error(input_shape, out_channels, options):
+    try:
+        return conv2d_output_shape(input_shape, out_channels, **options)
+    except ValueError:
+        return ValueError
+
+
+def describe(result):
+    return "ValueError" if result is ValueError else str(result)
+
+
+def test_output_shape_agrees_with_a_real_conv2d(device):
+    configurations = list(conv_configurations())
+    results = [shape_or_error(*config) for config in configurations]
+    for (input_shape, out_channels, options), got in zip(configurations, results, strict=True):
+        expected = real_conv_shape(device, input_shape, out_channels, **options)
+        assert got == expected, (
+            f"for an input of shape {input_shape} and nn.Conv2d(C_in, {out_channels}, "
+            f"**{options}) expected {describe(expected)}, got {describe(got)}"
+        )
+
+
+@pytest.mark.parametrize(
+    "input_shape, args, expected",
+    [
+        (
+            (8, 3, 224, 224),
+            dict(out_channels=64, kernel_size=7, stride=2, padding=3),
+            (8, 64, 112, 112),
+        ),
+        ((1, 16, 56, 56), dict(out_channels=32, kernel_size=1, stride=2), (1, 32, 28, 28)),
+        ((3, 32, 32), dict(out_channels=16, kernel_size=3, padding="same"), (16, 32, 32)),
+        ((2, 1, 28, 28), dict(out_channels=4, kernel_size=5, padding="valid"), (2, 4, 24, 24)),
+        ((1, 1, 10, 20), dict(out_channels=1, kernel_size=3, dilation=(2, 4)), (1, 1, 6, 12)),
+        ((1, 1, 5, 5), dict(out_channels=2, kernel_size=(5, 1), stride=(1, 2)), (1, 2, 1, 3)),
+    ],
+    ids=["resnet-stem", "1x1-stride-2", "same", "valid", "dilation-pair", "kernel-equals-input"],
+)
+def test_known_shapes(device, input_shape, args, expected):
+    got = conv2d_output_shape(input_shape, **args)
+    assert got == expected, f"expected {expected}, got {got}"
+    assert isinstance(got, tuple) and all(type(size) is int for size in got), (
+        f"return a tuple of Python ints, got {got!r}"
+    )
+
+
+@pytest.mark.parametrize(
+    "input_shape, args",
+    [
+        ((1, 1, 4, 4), dict(kernel_size=5)),
+        ((1, 1, 4, 9), dict(kernel_size=3, dilation=(2, 1))),
+        ((1, 1, 8, 8), dict(kernel_size=3, stride=2, padding="same")),
+        ((1, 1, 8, 8), dict(kernel_size=3, padding="full")),
+        ((8, 8), dict(kernel_size=3)),
+        ((1, 1, 1, 8, 8), dict(kernel_size=3)),
+    ],
+    ids=["kernel-too-big", "dilated-too-big", "same-strided", "bad-padding", "2-d", "5-d"],
+)
+def test_rejects_configurations_nn_conv2d_rejects(device, input_shape, args):
+    with pytest.raises(ValueError):
+        conv2d_output_shape(input_shape, 2, **args)
+
+
+# linear_forward
+
+FORBIDDEN = (F.linear,)
+REASON = "write y = x W^T + b with matrix multiplication"
+
+
+def call_linear(*args):
+    with forbidden_ops(*FORBIDDEN, reason=REASON):
+        return linear_forward(*args)
+
+
+@pytest.mark.parametrize(
+    "batch", [(5,), (2, 3), (), (0,), (1, 1, 4)], ids=["2-d", "3-d", "1-d", "empty", "4-d"]
+)
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_linear_forward_equals_nn_linear(device, batch, bias):
+    layer = nn.Linear(6, 4, bias=bias).to(device)
+    x = torch.randn(*batch, 6, device=device)
+    out = call_linear(x, layer.weight, layer.bias)
+    check_tensor(out, shape=(*batch, 4), dtype=torch.float32, device=device, name="output")
+    torch.testing.assert_close(
+        out, layer(x), msg=lambda m: f"expected x @ weight.T (+ bias), as nn.Linear does\n{m}"
+    )
+
+
+def test_linear_forward_with_a_square_weight(device):
+    layer = nn.Linear(5, 5).to(device)
+    x = torch.randn(3, 5, device=device)
+    out = call_linear(x, layer.weight, layer.bias)
+    torch.testing.assert_close(
+        out, layer(x), msg="nn.Linear's weight is [out, in]: multiply by its transpose"
+    )
+
+
+def test_linear_forward_on_non_contiguous_inputs(device):
+    x = torch.randn(6, 4, device=device).T  # [4, 6], transposed
+    weight = torch.randn(6, 3, device=device).T  # [3, 6], transposed
+    bias = torch.randn(3, 2, device=device)[:, 0]  # strided
+    out = call_linear(x, weight, bias)
+    expected = nn.Linear(6, 3).to(device)
+    with torch.no_grad():
+        expected.weight.copy_(weight)
+        expected.bias.copy_(bias)
+        torch.testing.assert_close(out, expected(x))
+
+
+def test_linear_forward_gradients(device):
+    skip_without_float64(device)
+    options = dict(dtype=torch.float64, device=device, requires_grad=True)
+    x, weight, bias = (
+        torch.randn(2, 3, 4, **options),
+        torch.randn(5, 4, **options),
+        torch.randn(5, **options),
+    )
+    out = call_linear(x, weight, bias)
+    check_tensor(out, shape=(2, 3, 5), dtype=torch.float64, device=device)
+    with forbidden_ops(*FORBIDDEN, reason=REASON):
+        assert torch.autograd.gradcheck(linear_forward, (x, weight, bias))
+        assert torch.autograd.gradcheck(lambda a, w: linear_forward(a, w), (x, weight))
+
+
+def test_linear_forward_does_not_modify_its_inputs(device):
+    x, weight, bias = (
+        torch.randn(3, 4, device=device),
+        torch.randn(2, 4, device=device),
+        torch.randn(2, device=device),
+    )
+    before = [t.clone() for t in (x, weight, bias)]
+    call_linear(x, weight, bias)
+    for name, tensor, old in zip(("x", "weight", "bias"), (x, weight, bias), before, strict=True):
+        assert torch.equal(tensor, old), f"linear_forward changed {name}; leave inputs as they are"
+
+
+@pytest.mark.parametrize(
+    "x_shape, weight_shape, bias_shape",
+    [
+        ((3, 4), (2, 5), (2,)),
+        ((3, 4), (4,), None),
+        ((3, 4), (2, 4), (4,)),
+        ((3, 4), (2, 4), (1, 2)),
+    ],
+    ids=["in-features-differ", "1-d-weight", "bias-size", "2-d-bias"],
+)
+def test_linear_forward_rejects_shapes_that_do_not_fit(device, x_shape, weight_shape, bias_shape):
+    x, weight = torch.randn(x_shape, device=device), torch.randn(weight_shape, device=device)
+    bias = None if bias_shape is None else torch.randn(bias_shape, device=device)
+    with pytest.raises(ValueError):
+        call_linear(x, weight, bias)

@@ -1,0 +1,229 @@
+import pytest
+import torch
+from torch import nn
+
+from katas.q16_text_classifier import TextClassifier, masked_mean
+from torch_katas.testing import assert_no_python_loops, check_tensor, skip_without_float64
+
+VOCAB, DIM, CLASSES = 20, 8, 3
+
+
+def mean_by_loop(values, mask):
+    rows = []
+    for row, keep in zip(values, mask, strict=True):
+        picked = [row[t] for t in range(len(keep)) if keep[t]]
+        rows.append(torch.stack(picked).mean(0) if picked else torch.zeros_like(row[0]))
+    return torch.stack(rows) if rows else values.new_zeros(0, values.shape[-1])
+
+
+def logits_by_loop(model, tokens, padding_idx):
+    """The classifier written out token by token from its embedding table and head."""
+    table, weight, bias = model.embedding.weight, model.head.weight, model.head.bias
+    rows = []
+    for sequence in tokens.tolist():
+        real = [table[t] for t in sequence if t != padding_idx]
+        pooled = torch.stack(real).mean(0) if real else torch.zeros_like(table[0])
+        rows.append(pooled @ weight.T + bias)
+    return torch.stack(rows)
+
+
+def random_tokens(device, batch, length, padding_idx, lengths=None):
+    """Ids in [0, VOCAB) other than padding_idx, then padding after each row's length."""
+    tokens = torch.randint(0, VOCAB - 1, (batch, length), device=device)
+    tokens = tokens + (tokens >= padding_idx).long()  # skip the padding id
+    lengths = torch.randint(0, length + 1, (batch,)) if lengths is None else torch.tensor(lengths)
+    padded = torch.arange(length) >= lengths[:, None]
+    return tokens.masked_fill(padded.to(device), padding_idx)
+
+
+# masked_mean
+
+
+def test_masked_mean_matches_a_loop(device):
+    values = torch.randn(5, 7, 4, device=device)
+    mask = torch.rand(5, 7, device=device) > 0.4
+    mask[0] = False  # all padding
+    mask[1] = True  # no padding
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(5, 4), dtype=torch.float32, device=device, name="masked_mean")
+    assert torch.isfinite(out).all(), "a row with no True in the mask must give zeros, not nan"
+    torch.testing.assert_close(out, mean_by_loop(values, mask))
+    assert_no_python_loops(masked_mean)
+
+
+def test_masked_mean_of_rows_without_real_positions_is_zero(device):
+    values = torch.randn(2, 3, 4, device=device)
+    out = masked_mean(values, torch.zeros(2, 3, dtype=torch.bool, device=device))
+    assert torch.equal(out, torch.zeros(2, 4, device=device)), (
+        f"rows with no real position should give zeros, got {out}; "
+        "clamp the count to at least 1 before dividing"
+    )
+    empty = masked_mean(
+        torch.randn(2, 0, 4, device=device), torch.ones(2, 0, dtype=torch.bool, device=device)
+    )
+    check_tensor(empty, shape=(2, 4), device=device, name="masked_mean with T = 0")
+    assert torch.equal(empty, torch.zeros(2, 4, device=device))
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (3, 1, 5), (2, 6, 1), (0, 4, 3)], ids=str)
+def test_masked_mean_edge_sizes(device, shape):
+    values = torch.randn(shape, device=device)
+    mask = torch.rand(shape[:2], device=device) > 0.3
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(shape[0], shape[2]), device=device, name="masked_mean")
+    torch.testing.assert_close(out, mean_by_loop(values, mask))
+
+
+def test_masked_positions_neither_count_nor_get_gradient(device):
+    values = torch.randn(3, 5, 2, device=device)
+    mask = torch.tensor([[1, 1, 0, 0, 0], [1, 0, 1, 0, 1], [0, 0, 0, 0, 0]], device=device).bool()
+    values.requires_grad_()
+    out = masked_mean(values, mask)
+    (grad,) = torch.autograd.grad(out.sum(), values)
+    assert torch.equal(grad[~mask], torch.zeros_like(grad[~mask])), (
+        "masked positions got a gradient; they must not take part in the mean"
+    )
+    counts = mask.sum(1, keepdim=True).clamp(min=1)
+    torch.testing.assert_close(grad, (mask / counts)[..., None].expand_as(grad).float())
+    changed = values.detach().masked_fill(~mask[..., None], 1e4)
+    torch.testing.assert_close(
+        masked_mean(changed, mask),
+        out.detach(),
+        msg="values at masked positions changed the result",
+    )
+
+
+def test_masked_mean_gradcheck_and_dtype(device):
+    skip_without_float64(device)
+    values = torch.randn(3, 4, 2, dtype=torch.float64, device=device, requires_grad=True)
+    mask = torch.tensor([[1, 0, 1, 1], [0, 0, 0, 0], [0, 1, 0, 0]], device=device).bool()
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(3, 2), dtype=torch.float64, device=device, name="masked_mean")
+    assert torch.autograd.gradcheck(lambda v: masked_mean(v, mask), (values,))
+
+
+def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
+    values = torch.randn(4, 3, 5, device=device).transpose(0, 2)  # [5, 3, 4], non-contiguous
+    mask = torch.rand(3, 5, device=device).T > 0.5
+    values_before, mask_before = values.clone(), mask.clone()
+    out = masked_mean(values, mask)
+    torch.testing.assert_close(out, mean_by_loop(values_before, mask_before))
+    assert torch.equal(values, values_before) and torch.equal(mask, mask_before), (
+        "masked_mean modified its inputs; use out-of-place ops (torch.where, masked_fill)"
+    )
+
+
+@pytest.mark.parametrize(
+    "mask_shape, dtype",
+    [((2, 3), torch.float32), ((2, 3), torch.long), ((3, 2), torch.bool)],
+    ids=["float-mask", "int-mask", "wrong-shape"],
+)
+def test_masked_mean_rejects_bad_masks(device, mask_shape, dtype):
+    values = torch.randn(2, 3, 4, device=device)
+    mask = torch.ones(mask_shape, dtype=dtype, device=device)
+    with pytest.raises(ValueError):
+        masked_mean(values, mask)
+
+
+# TextClassifier
+
+
+@pytest.mark.parametrize("padding_idx", [0, 3, VOCAB - 1])
+def test_classifier_is_embedding_masked_mean_and_linear(device, padding_idx):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=padding_idx).to(device)
+    tokens = random_tokens(device, 6, 9, padding_idx, lengths=[9, 1, 0, 4, 7, 3])
+    logits = model(tokens)
+    check_tensor(logits, shape=(6, CLASSES), dtype=torch.float32, device=device, name="logits")
+    torch.testing.assert_close(
+        logits,
+        logits_by_loop(model, tokens, padding_idx),
+        msg=lambda m: (
+            "logits should be head(mean of the embeddings of non-padding tokens); "
+            f"is the mask built from padding_idx={padding_idx}?\n{m}"
+        ),
+    )
+    assert_no_python_loops(TextClassifier.forward)
+
+
+def test_classifier_layers(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=3).to(device)
+    assert isinstance(model.embedding, nn.Embedding) and isinstance(model.head, nn.Linear)
+    assert tuple(model.embedding.weight.shape) == (VOCAB, DIM)
+    assert tuple(model.head.weight.shape) == (CLASSES, DIM)
+    assert model.embedding.padding_idx == 3, "pass padding_idx to nn.Embedding"
+    assert not model.embedding.weight[3].any(), "the padding row of a new nn.Embedding is zero"
+
+
+@pytest.mark.parametrize("padding_idx", [0, 5])
+def test_appending_padding_changes_nothing(device, padding_idx):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=padding_idx).to(device)
+    tokens = random_tokens(device, 4, 6, padding_idx, lengths=[6, 2, 5, 0])
+    logits = model(tokens)
+    for extra in (1, 7):
+        padding = torch.full((4, extra), padding_idx, device=device)
+        longer = model(torch.cat([tokens, padding], dim=1))
+        torch.testing.assert_close(
+            longer,
+            logits,
+            msg=lambda m, extra=extra: (
+                f"appending {extra} padding tokens changed the logits: "
+                f"average over the real tokens only, not over all T positions\n{m}"
+            ),
+        )
+
+
+def test_padding_row_values_do_not_matter(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=2).to(device)
+    tokens = random_tokens(device, 4, 6, 2, lengths=[6, 2, 5, 1])
+    logits = model(tokens)
+    with torch.no_grad():
+        model.embedding.weight[2] = 50.0  # e.g. loaded from pretrained vectors
+    torch.testing.assert_close(
+        model(tokens),
+        logits,
+        msg="a non-zero padding row changed the logits: mask the padded positions instead of "
+        "relying on their embedding being zero",
+    )
+
+
+def test_rows_of_padding_only_give_the_head_bias(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device)
+    tokens = torch.tensor([[0, 0, 0], [4, 0, 0]], device=device)
+    logits = model(tokens)
+    assert torch.isfinite(logits).all(), "an all-padding row gave non-finite logits (0 / 0?)"
+    torch.testing.assert_close(logits[0], model.head.bias.detach(), msg="all padding pools to 0")
+    empty = model(torch.zeros(2, 0, dtype=torch.long, device=device))
+    check_tensor(empty, shape=(2, CLASSES), device=device, name="logits for T = 0")
+    torch.testing.assert_close(empty, model.head.bias.detach().expand(2, CLASSES))
+
+
+def test_padding_row_gets_no_gradient(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=1).to(device)
+    tokens = random_tokens(device, 8, 5, 1, lengths=[5, 3, 0, 1, 2, 4, 5, 2])
+    logits = model(tokens)
+    torch.nn.functional.cross_entropy(logits, torch.arange(8, device=device) % CLASSES).backward()
+    grad = model.embedding.weight.grad
+    assert grad is not None, "no gradient reached the embedding"
+    assert not grad[1].any(), (
+        "the padding row received a gradient; use nn.Embedding(padding_idx=...)"
+    )
+    used = torch.zeros(VOCAB, dtype=torch.bool)
+    used[tokens.flatten().cpu()] = True
+    used[1] = False
+    assert grad[used].abs().sum(1).gt(0).all(), "every token that appears should get a gradient"
+    assert not grad[~used].any(), "tokens that do not appear should get no gradient"
+
+
+def test_classifier_batch_of_one_and_float64(device):
+    skip_without_float64(device)
+    model = TextClassifier(VOCAB, DIM, CLASSES).to(device).to(torch.float64)
+    tokens = torch.tensor([[7]], device=device)
+    logits = model(tokens)
+    check_tensor(logits, shape=(1, CLASSES), dtype=torch.float64, device=device, name="logits")
+    torch.testing.assert_close(logits, logits_by_loop(model, tokens, 0))
+
+
+def test_classifier_rejects_tokens_that_are_not_2d(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES).to(device)
+    with pytest.raises(ValueError):
+        model(torch.tensor([1, 2, 3], device=device))

@@ -1,0 +1,32 @@
+"""Kata 12: activation functions from primitives (reference answer)."""
+
+import math
+
+import torch
+
+
+def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    if approximate == "none":
+        return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
+        return 0.5 * x * (1 + torch.tanh(inner))
+    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def silu(x: torch.Tensor) -> torch.Tensor:
+    # torch.sigmoid saturates to 0 or 1 without an inf, and its backward uses
+    # sigmoid * (1 - sigmoid): no inf * 0 = nan, unlike x / (1 + exp(-x)).
+    return x * torch.sigmoid(x)
+
+
+def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> torch.Tensor:
+    if beta <= 0:
+        raise ValueError(f"beta must be positive, got {beta}")
+    scaled = beta * x
+    linear = scaled > threshold
+    # Feed the exp only values at or below the threshold: torch.where sends a zero gradient
+    # to the branch it does not pick, but 0 * inf is nan, so that branch must stay finite.
+    safe = torch.where(linear, torch.zeros_like(scaled), scaled)
+    # log1p keeps exp(beta * x) when it is far below 1, where 1 + exp(...) would round to 1.
+    return torch.where(linear, x, torch.log1p(torch.exp(safe)) / beta)

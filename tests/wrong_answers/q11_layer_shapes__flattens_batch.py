@@ -1,0 +1,14 @@
+"""Wrong: flattens x to 2-D for the matmul and never restores its leading dims."""
+
+from solutions.q11_layer_shapes import conv2d_output_shape
+
+__all__ = ["conv2d_output_shape", "linear_forward"]
+
+
+def linear_forward(x, weight, bias=None):
+    if weight.dim() != 2 or x.shape[-1] != weight.shape[1]:
+        raise ValueError("x and weight don't fit")
+    if bias is not None and bias.shape != weight.shape[:1]:
+        raise ValueError("bias has the wrong shape")
+    y = x.reshape(-1, x.shape[-1]) @ weight.T
+    return y if bias is None else y + bias

@@ -1,0 +1,28 @@
+"""Wrong: treats the kernel as k positions wide, forgetting that dilation spreads it over
+d * (k - 1) + 1 input positions."""
+
+from solutions.q11_layer_shapes import _pair, linear_forward
+
+__all__ = ["conv2d_output_shape", "linear_forward"]
+
+
+def conv2d_output_shape(input_shape, out_channels, kernel_size, stride=1, padding=0, dilation=1):
+    if len(input_shape) not in (3, 4):
+        raise ValueError("expected (N, C, H, W) or (C, H, W)")
+    *leading, _, height, width = input_shape
+    if padding == "same":
+        if _pair(stride) != (1, 1):
+            raise ValueError("padding='same' needs stride 1")
+        return (*leading, out_channels, height, width)
+    if padding == "valid":
+        padding = 0
+    elif isinstance(padding, str):
+        raise ValueError("bad padding")
+    spatial = []
+    for size, k, s, p in zip(
+        (height, width), _pair(kernel_size), _pair(stride), _pair(padding), strict=True
+    ):
+        if k > size + 2 * p:
+            raise ValueError("kernel larger than padded input")
+        spatial.append((size + 2 * p - k) // s + 1)
+    return (*leading, out_channels, *spatial)

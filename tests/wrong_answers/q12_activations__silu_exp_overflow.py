@@ -1,0 +1,12 @@
+"""Wrong: SiLU as x / (1 + exp(-x)); exp(-x) overflows for very negative x and the
+gradient there becomes nan."""
+
+import torch
+
+from solutions.q12_activations import gelu, softplus
+
+__all__ = ["gelu", "silu", "softplus"]
+
+
+def silu(x):
+    return x / (1 + torch.exp(-x))
