@@ -114,7 +114,7 @@ def test_stub_is_documented_and_left_to_do(module):
         assert lines[node.lineno - 2].strip().startswith("# TODO"), (
             f"{path.name}:{node.lineno}: put a '# TODO' line above the NotImplementedError"
         )
-    for node in ast.walk(tree):
+    for node in tree.body:  # a class's docstring may hold its methods' contracts
         if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
             assert ast.get_docstring(node), f"{path.name}: {node.name} needs a docstring contract"
 
