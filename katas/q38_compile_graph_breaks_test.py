@@ -34,19 +34,23 @@ def branches_on_a_value(x):
 
 
 # (batch, dim, input scale, max_norm): norms far above and far below max_norm, batch 1,
-# and an all-zero input (norm 0, never scaled).
+# a non-contiguous x, and an all-zero input (norm 0, never scaled).
 CASES = {
     "clipped": (4, 5, 3.0, 1.0),
     "not-clipped": (4, 5, 0.02, 1.0),
     "batch-1-clipped": (1, 3, 2.0, 0.5),
     "large-max-norm": (6, 2, 1.0, 50.0),
+    "non-contiguous": (5, 3, 2.0, 1.0),
     "zeros": (3, 4, 0.0, 1.0),
 }
 
 
 def inputs_for(case, device):
     batch, dim, scale, max_norm = CASES[case]
-    x = scale * torch.randn(batch, dim, device=device)
+    if case == "non-contiguous":
+        x = scale * torch.randn(dim, batch, device=device).T
+    else:
+        x = scale * torch.randn(batch, dim, device=device)
     weight = torch.randn(dim, dim, device=device)
     return x, weight, max_norm
 
