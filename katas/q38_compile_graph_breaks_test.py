@@ -145,6 +145,7 @@ def test_compiled_with_fullgraph_agrees_with_eager_values_and_gradients(device):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # a cold inductor compile took 30 s on a busy 2-core machine
 # Inductor's own imports and setup warn inside torch (a TorchScript deprecation, and on
 # recent GPUs a TF32 performance hint); neither comes from the kata's code.
 @pytest.mark.filterwarnings("ignore:.*torch.jit.script_method.* is deprecated:DeprecationWarning")
