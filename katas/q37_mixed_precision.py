@@ -1,0 +1,89 @@
+"""Kata 37: mixed-precision training with torch.autocast and a gradient scaler.
+
+Mixed precision runs the heavy operations (matrix multiplies, convolutions) in a 16-bit
+float type, while the weights, the optimizer and the precision-sensitive operations
+(reductions, losses) stay in float32. `torch.autocast` picks the dtype op by op; you keep
+float32 "master" weights and never cast the model yourself.
+
+Which 16-bit type depends on the device:
+- CUDA uses float16, which tensor cores run fast. Its range is small: gradients below
+  about 6e-8 flush to zero. So the loss is multiplied by a large factor before backward
+  (`torch.amp.GradScaler`), the gradients are divided by it again before the optimizer
+  step, a step whose gradients overflowed to inf/NaN is skipped, and the factor shrinks.
+- The CPU uses bfloat16, which has float32's range, so no scaling is needed. A GradScaler
+  created with `enabled=False` passes everything through unchanged, so one piece of code
+  serves both devices.
+
+Task: write the pieces of such a training step once, for any device. Use the
+device-generic `torch.amp` APIs; the old `torch.cuda.amp` ones are deprecated.
+"""
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+
+def amp_dtype(device: torch.device | str) -> torch.dtype:
+    """The 16-bit dtype autocast should use on `device`.
+
+    - Returns torch.float16 for a CUDA device and torch.bfloat16 for any other device.
+    - `device` is a torch.device or a string such as "cpu", "cuda" or "cuda:1".
+
+    >>> amp_dtype(torch.device("cpu"))
+    torch.bfloat16
+    >>> amp_dtype("cuda:0")
+    torch.float16
+    """
+    # TODO: choose the dtype from the device's type.
+    raise NotImplementedError
+
+
+def make_grad_scaler(device: torch.device | str) -> torch.amp.GradScaler:
+    """A `torch.amp.GradScaler` for `device`'s type, with GradScaler's default settings.
+
+    - Enabled exactly when `amp_dtype(device)` is torch.float16 (float16 gradients need
+      scaling); disabled otherwise, where it passes everything through unchanged.
+    - `device` is a torch.device or a string, as for `amp_dtype`.
+
+    >>> make_grad_scaler("cpu").is_enabled()
+    False
+    """
+    # TODO: build the scaler for this device type, enabled only where float16 is used.
+    raise NotImplementedError
+
+
+def amp_train_step(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler,
+) -> torch.Tensor:
+    """One mixed-precision training step of `model` on one batch; returns the loss.
+
+    - `model` (float32 parameters), `inputs` and `targets` are on the same device; the
+      optimizer holds the model's parameters. The parameters and their gradients stay
+      float32: do not cast the model.
+    - Whatever gradients the parameters hold before the call are discarded.
+    - The forward pass and `loss_fn(model(inputs), targets)` run under `torch.autocast`
+      for `inputs`' device type with dtype `amp_dtype(inputs.device)`; backward runs after
+      the autocast block.
+    - Backward, the optimizer step and the scale update all go through `scaler`, which may
+      be enabled or disabled on any device. With an enabled scaler the optimizer sees the
+      unscaled gradients, and a step whose gradients contain inf or NaN leaves the
+      parameters unchanged and lowers the scale.
+    - Returns the loss of this forward pass (before the update) as a 0-dim float32 tensor
+      on `inputs`' device, detached from the graph, whatever dtype `loss_fn` produced.
+
+    >>> model = nn.Linear(3, 1)
+    >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    >>> x, y = torch.randn(8, 3), torch.randn(8, 1)
+    >>> loss = amp_train_step(model, x, y, nn.functional.mse_loss, optimizer,
+    ...                       make_grad_scaler(x.device))
+    >>> loss.dtype, model.weight.dtype
+    (torch.float32, torch.float32)
+    """
+    # TODO: zero the gradients, forward under autocast, then backward/step/update via scaler.
+    raise NotImplementedError

@@ -1,0 +1,194 @@
+import copy
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q37_mixed_precision import amp_dtype, amp_train_step, make_grad_scaler
+from torch_katas.testing import check_tensor
+
+
+def expected_dtype(device: torch.device) -> torch.dtype:
+    return torch.float16 if device.type == "cuda" else torch.bfloat16
+
+
+def small_model(device):
+    # Tanh, not ReLU: a smooth model keeps 16-bit round-off small next to the fp32 oracle
+    # (a ReLU whose input rounds across zero changes a whole gradient row).
+    return nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4)).to(device)
+
+
+def a_batch(device, n=32):
+    return torch.randn(n, 8, device=device), torch.randn(n, 4, device=device)
+
+
+def scaler_for(device, enabled=True):
+    # A small initial scale: float16 gradients times the default 65536 would overflow on the
+    # first steps, and a correct step would be skipped.
+    return torch.amp.GradScaler(device.type, enabled=enabled, init_scale=256.0)
+
+
+def sgd_by_hand_in_float32(model, batches, lr):
+    """The oracle: plain float32 SGD on a copy of the model, gradients from autograd."""
+    model = copy.deepcopy(model)
+    params = list(model.parameters())
+    for inputs, targets in batches:
+        grads = torch.autograd.grad(F.mse_loss(model(inputs), targets), params)
+        with torch.no_grad():
+            for param, grad in zip(params, grads, strict=True):
+                param -= lr * grad
+    return [param.detach() for param in params]
+
+
+def test_amp_dtype_is_float16_on_cuda_and_bfloat16_elsewhere(device):
+    got = amp_dtype(device)
+    want = expected_dtype(device)
+    assert got == want, f"amp_dtype({device}) returned {got}; use {want} on {device.type}"
+    assert amp_dtype(str(device)) == want, f"amp_dtype({str(device)!r}) should accept a string"
+
+
+def test_grad_scaler_is_enabled_only_where_float16_is_used(device):
+    scaler = make_grad_scaler(device)
+    assert isinstance(scaler, torch.amp.GradScaler), (
+        f"make_grad_scaler should return a torch.amp.GradScaler, got {type(scaler).__name__}"
+    )
+    want = device.type == "cuda"
+    assert scaler.is_enabled() == want, (
+        f"the scaler for {device} should be {'enabled' if want else 'disabled'}: float16 "
+        "gradients need scaling, bfloat16 ones do not"
+    )
+
+
+def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
+    model = small_model(device)
+    seen = []
+    for layer in (model[0], model[2]):
+        layer.register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, False))
+    want = expected_dtype(device)
+    assert seen == [want, want], (
+        f"the Linear layers produced {seen}, expected {want}: run the forward pass under "
+        f"torch.autocast(device_type={device.type!r}, dtype=amp_dtype(inputs.device))"
+    )
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])
+def test_master_weights_and_gradients_stay_float32(device, enabled):
+    model = small_model(device)
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, enabled))
+    for name, param in model.named_parameters():
+        check_tensor(param, dtype=torch.float32, device=device, name=f"parameter {name}")
+        if param.grad is not None:
+            check_tensor(param.grad, dtype=torch.float32, name=f"the gradient of {name}")
+
+
+def low_precision_mse(output, target):
+    """A loss that stays in the output's dtype (autocast leaves these ops alone)."""
+    return (output - target.to(output.dtype)).pow(2).mean()
+
+
+def test_returns_the_loss_before_the_update_as_detached_float32(device):
+    model = small_model(device)
+    before = copy.deepcopy(model)
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    loss = amp_train_step(model, inputs, targets, low_precision_mse, optimizer, scaler_for(device))
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the returned loss")
+    assert loss.grad_fn is None and not loss.requires_grad, (
+        "the returned loss is still attached to the graph; return loss.detach().float()"
+    )
+    with torch.no_grad():
+        want = F.mse_loss(before(inputs), targets)
+    torch.testing.assert_close(
+        loss,
+        want,
+        rtol=2e-2,
+        atol=1e-3,
+        msg=lambda m: f"the returned loss is not this batch's loss before the step\n{m}",
+    )
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])
+def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled):
+    model = small_model(device)
+    start = [param.detach().clone() for param in model.parameters()]
+    batches = [a_batch(device), a_batch(device)]
+    want = sgd_by_hand_in_float32(model, batches, lr=0.1)
+    for param in model.parameters():
+        param.grad = torch.full_like(param, 100.0)  # stale gradients the step must discard
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = scaler_for(device, enabled)
+    for inputs, targets in batches:
+        amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
+    for (name, param), first, expected in zip(model.named_parameters(), start, want, strict=True):
+        change, expected_change = param.detach() - first, expected - first
+        torch.testing.assert_close(
+            change,
+            expected_change,
+            rtol=3e-2,
+            atol=3e-2 * expected_change.abs().max().item(),
+            msg=lambda m, name=name: (
+                f"the change of {name} after two steps differs from float32 SGD beyond 16-bit "
+                "round-off; clear old gradients first, and step through scaler.step(optimizer) "
+                f"so the optimizer sees unscaled gradients\n{m}"
+            ),
+        )
+
+
+def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device):
+    model = small_model(device)
+    model[0].weight.register_hook(lambda grad: torch.full_like(grad, math.inf))
+    before = [param.detach().clone() for param in model.parameters()]
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = scaler_for(device)
+    loss = amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
+    for (name, param), old in zip(model.named_parameters(), before, strict=True):
+        unchanged = torch.equal(param.detach(), old)
+        assert unchanged, (
+            f"{name} changed although a gradient was inf; let scaler.step(optimizer) make "
+            "the step, so it is skipped when gradients overflow"
+        )
+    assert scaler.get_scale() < 256.0, (
+        f"the scale is still {scaler.get_scale()} after an overflow; call scaler.update() "
+        "after scaler.step(optimizer)"
+    )
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the returned loss")
+    assert torch.isfinite(loss), "the forward loss is finite even when a gradient overflows"
+
+
+@pytest.mark.cuda
+def test_float16_gradients_too_small_for_float16_survive_through_the_scaler(device):
+    # The loss's gradient, 2**-27, is below float16's smallest subnormal (2**-24): unscaled
+    # it flushes to zero in the float16 backward pass; scaled by GradScaler's default 2**16
+    # it survives, and unscaling in float32 restores the true value.
+    def tiny_loss(output, target):
+        return (output.float() * target).sum() * 2.0**-27
+
+    model = nn.Linear(8, 4).to(device)
+    reference = copy.deepcopy(model)
+    inputs, targets = torch.randn(16, 8, device=device), torch.ones(16, 4, device=device)
+    lr = 2.0**20
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    amp_train_step(model, inputs, targets, tiny_loss, optimizer, make_grad_scaler(device))
+    params = list(reference.parameters())
+    grads = torch.autograd.grad(tiny_loss(reference(inputs), targets), params)
+    for (name, param), first, grad in zip(model.named_parameters(), params, grads, strict=True):
+        change, expected_change = (param - first).detach(), -lr * grad
+        torch.testing.assert_close(
+            change,
+            expected_change,
+            rtol=2e-2,
+            atol=2e-2 * expected_change.abs().max().item(),
+            msg=lambda m, name=name: (
+                f"{name} did not get the float32 SGD update; tiny float16 gradients flushed "
+                "to zero? On CUDA use an enabled torch.amp.GradScaler and scaler.scale(loss)"
+                f".backward()\n{m}"
+            ),
+        )

@@ -1,0 +1,99 @@
+"""Kata 48: exporting a model for deployment (torch.export and ONNX).
+
+`torch.compile` speeds a model up inside a Python process. To ship a model to a server,
+a phone or another runtime you export it instead: `torch.export.export` traces the model
+ahead of time into an `ExportedProgram`, a self-contained graph plus weights that
+`torch.export.save` writes to a `.pt2` archive and `torch.export.load` reads back without
+the model's Python code. `torch.onnx.export(..., dynamo=True)` builds on the same
+tracing to write an ONNX file, which runtimes such as onnxruntime execute without
+PyTorch. (TorchScript, the older route, is deprecated.)
+
+Tracing records the shapes it sees. Unless told otherwise, the export is specialised to
+the example's batch size and rejects any other; mark the batch dimension dynamic with
+`dynamic_shapes` (for example `torch.export.Dim("batch")`) so one artifact serves every
+batch size. Sizes 0 and 1 are treated as constants while tracing, so export with an
+example batch of at least 2.
+
+Task: export, save and load a model with torch.export, and export and run it as ONNX,
+all with a dynamic batch dimension. The ONNX half needs the `onnx` extra
+(`pip install "torch-katas[onnx]"`: onnx, onnxscript and onnxruntime).
+"""
+
+import os
+
+import torch
+from torch import nn
+
+
+def export_for_inference(model: nn.Module, example: torch.Tensor) -> torch.export.ExportedProgram:
+    """Export `model` with `torch.export`, its batch dimension dynamic.
+
+    - model: an nn.Module in eval mode whose forward takes one tensor of shape (B, ...);
+      example: such an input with B >= 2, on the model's device.
+    - Returns the `torch.export.ExportedProgram`. Dimension 0 of the input is dynamic, so
+      `program.module()` accepts any batch size >= 1 and agrees with `model` on it; the
+      other dimensions stay as in `example`. The model itself is not changed.
+
+    >>> model = nn.Linear(4, 2).eval()
+    >>> program = export_for_inference(model, torch.randn(3, 4))
+    >>> program.module()(torch.randn(7, 4)).shape
+    torch.Size([7, 2])
+    """
+    # TODO: call torch.export.export with dynamic_shapes marking dimension 0 as dynamic.
+    raise NotImplementedError
+
+
+def save_program(program: torch.export.ExportedProgram, path: str | os.PathLike) -> None:
+    """Write `program` to `path` as a torch.export archive (by convention a `.pt2` file).
+
+    - The file must load with `torch.export.load(path)`: use torch.export's own format,
+      not a pickle of the program.
+
+    >>> save_program(program, "model.pt2")
+    """
+    # TODO: save with torch.export's serialisation.
+    raise NotImplementedError
+
+
+def load_program(path: str | os.PathLike) -> nn.Module:
+    """Load the archive at `path` (written by `torch.export.save`) for inference.
+
+    - Returns a runnable nn.Module (an ExportedProgram itself cannot be called), with
+      the weights on the device they were saved from; calling it on a batch returns what
+      the original model returned.
+
+    >>> served = load_program("model.pt2")
+    >>> served(torch.randn(5, 4)).shape
+    torch.Size([5, 2])
+    """
+    # TODO: load with torch.export and return the program's runnable module.
+    raise NotImplementedError
+
+
+def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike) -> None:
+    """Write `model` to `path` as an ONNX file with a dynamic batch dimension.
+
+    - model and example as for `export_for_inference` (any device).
+    - Use `torch.onnx.export(..., dynamo=True)`, the exporter built on torch.export, with
+      dimension 0 of the input dynamic: in the ONNX graph the input's first dimension is
+      symbolic and onnxruntime accepts any batch size.
+
+    >>> export_onnx(model, torch.randn(3, 4), "model.onnx")
+    """
+    # TODO: export with torch.onnx.export(dynamo=True) and a dynamic batch dimension.
+    raise NotImplementedError
+
+
+def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
+    """Run the ONNX model at `path` on `inputs` with onnxruntime on the CPU.
+
+    - The model has one input and one output; inputs is a float32 tensor on any device
+      (it may require grad). Look the input's name up in the session rather than
+      assuming it: the exporter names it after the forward argument.
+    - Returns the output as a float32 torch.Tensor on `inputs`' device.
+
+    >>> run_onnx("model.onnx", torch.randn(5, 4)).shape
+    torch.Size([5, 2])
+    """
+    # TODO: open an onnxruntime.InferenceSession, feed inputs as a NumPy array, convert back.
+    raise NotImplementedError

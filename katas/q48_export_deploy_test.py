@@ -1,0 +1,143 @@
+import pytest
+import torch
+from torch import nn
+
+from katas.q48_export_deploy import (
+    export_for_inference,
+    export_onnx,
+    load_program,
+    run_onnx,
+    save_program,
+)
+from torch_katas.testing import check_tensor
+
+ONNX_EXTRA = 'the ONNX check needs the onnx extra: pip install "torch-katas[onnx]"'
+
+
+class Scorer(nn.Module):
+    """A small model whose forward argument is not called `input` or `x`, with layers that
+    behave differently in training (BatchNorm, Dropout): it is exported in eval mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.3), nn.Linear(8, 3)
+        )
+
+    def forward(self, features):
+        return self.body(features)
+
+
+def eval_model(device):
+    model = Scorer().to(device)
+    with torch.no_grad():  # running statistics that are not the identity
+        model.body[1].running_mean.uniform_(-0.5, 0.5)
+        model.body[1].running_var.uniform_(0.5, 2.0)
+    return model.eval()
+
+
+def features(batch, device):
+    return torch.randn(batch, 6, device=device)
+
+
+def exported_by_torch(model, example):
+    """The oracle's export, to test saving and loading apart from the learner's export."""
+    dynamic = ({0: torch.export.Dim("batch")},)
+    return torch.export.export(model, (example,), dynamic_shapes=dynamic)
+
+
+def run_or_fail(module, inputs, what):
+    try:
+        return module(inputs)
+    except Exception as error:  # a program specialised to one batch size fails its guards
+        pytest.fail(
+            f"{what} rejects a batch of {inputs.shape[0]}; mark dimension 0 dynamic with "
+            f"dynamic_shapes=({{0: torch.export.Dim('batch')}},) ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''})"
+        )
+
+
+def assert_agrees_with_eager(got, model, inputs, device, what):
+    check_tensor(got, shape=(inputs.shape[0], 3), dtype=torch.float32, device=device, name=what)
+    with torch.no_grad():
+        want = model(inputs)
+    # Exported graphs and onnxruntime may order float32 operations differently from eager.
+    torch.testing.assert_close(
+        got.detach(),
+        want,
+        rtol=1e-4,
+        atol=1e-4,
+        msg=lambda m: f"{what} differs from the eager model\n{m}",
+    )
+
+
+def test_exported_program_runs_other_batch_sizes_like_eager(device):
+    model = eval_model(device)
+    program = export_for_inference(model, features(3, device))
+    assert isinstance(program, torch.export.ExportedProgram), (
+        f"return the torch.export.ExportedProgram, got {type(program).__name__}"
+    )
+    module = program.module()
+    for batch in (1, 3, 8):
+        inputs = features(batch, device)
+        got = run_or_fail(module, inputs, "the exported program")
+        assert_agrees_with_eager(got, model, inputs, device, f"the exported output (batch {batch})")
+
+
+def test_save_program_writes_an_archive_torch_export_can_load(device, tmp_path):
+    model = eval_model(device)
+    path = tmp_path / "scorer.pt2"
+    save_program(exported_by_torch(model, features(4, device)), path)
+    assert path.is_file(), f"save_program wrote nothing at {path}"
+    try:
+        loaded = torch.export.load(path)
+    except Exception as error:
+        pytest.fail(
+            f"torch.export.load cannot read the file ({type(error).__name__}); write it with "
+            "torch.export.save, not torch.save"
+        )
+    inputs = features(5, device)
+    assert_agrees_with_eager(loaded.module()(inputs), model, inputs, device, "the reloaded program")
+
+
+def test_load_program_returns_a_runnable_module(device, tmp_path):
+    model = eval_model(device)
+    path = tmp_path / "scorer.pt2"
+    torch.export.save(exported_by_torch(model, features(4, device)), path)
+    served = load_program(str(path))
+    assert isinstance(served, nn.Module), (
+        f"load_program should return a callable nn.Module, got {type(served).__name__}; "
+        "an ExportedProgram runs through its .module()"
+    )
+    for batch in (1, 6):
+        inputs = features(batch, device)
+        got = run_or_fail(served, inputs, "the loaded module")
+        assert_agrees_with_eager(got, model, inputs, device, f"the loaded output (batch {batch})")
+
+
+@pytest.mark.slow
+# torch.onnx.export's own graph decomposition trips a pytree deprecation inside torch 2.13;
+# the warning does not come from the kata's code.
+@pytest.mark.filterwarnings("ignore:.*LeafSpec.* is deprecated:FutureWarning")
+def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path):
+    # Skip (before anything else) where the onnx extra is missing: export needs all three.
+    pytest.importorskip("onnx", reason=ONNX_EXTRA)
+    pytest.importorskip("onnxscript", reason=ONNX_EXTRA)
+    onnxruntime = pytest.importorskip("onnxruntime", reason=ONNX_EXTRA)
+    model = eval_model(device)
+    path = tmp_path / "scorer.onnx"
+    export_onnx(model, features(3, device), path)
+    assert path.is_file(), f"export_onnx wrote nothing at {path}"
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (graph_input,) = session.get_inputs()
+    assert not isinstance(graph_input.shape[0], int), (
+        f"the ONNX input has shape {graph_input.shape}: its batch dimension is fixed; pass "
+        "dynamic_shapes=({0: torch.export.Dim('batch')},) to torch.onnx.export"
+    )
+    inputs = features(7, device)
+    (output,) = session.run(None, {graph_input.name: inputs.cpu().numpy()})
+    assert_agrees_with_eager(
+        torch.from_numpy(output).to(device), model, inputs, device, "onnxruntime's output"
+    )
+    got = run_onnx(path, inputs.requires_grad_())
+    assert_agrees_with_eager(got, model, inputs, device, "run_onnx's result")

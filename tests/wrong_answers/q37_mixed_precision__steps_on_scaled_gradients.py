@@ -1,0 +1,17 @@
+"""Wrong: scales the loss for backward but calls optimizer.step() itself, so the optimizer
+sees gradients still multiplied by the scale and inf steps are not skipped."""
+
+import torch
+
+from solutions.q37_mixed_precision import amp_dtype, make_grad_scaler
+
+__all__ = ["amp_dtype", "amp_train_step", "make_grad_scaler"]
+
+
+def amp_train_step(model, inputs, targets, loss_fn, optimizer, scaler):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=inputs.device.type, dtype=amp_dtype(inputs.device)):
+        loss = loss_fn(model(inputs), targets)
+    scaler.scale(loss).backward()
+    optimizer.step()
+    return loss.detach().float()

@@ -1,0 +1,21 @@
+"""Wrong: run_onnx feeds the input under the name "input" instead of looking up the name the
+exporter gave it (the forward argument's name)."""
+
+import torch
+
+from solutions.q48_export_deploy import (
+    export_for_inference,
+    export_onnx,
+    load_program,
+    save_program,
+)
+
+__all__ = ["export_for_inference", "export_onnx", "load_program", "run_onnx", "save_program"]
+
+
+def run_onnx(path, inputs):
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (output,) = session.run(None, {"input": inputs.detach().cpu().numpy()})
+    return torch.from_numpy(output).to(inputs.device)

@@ -1,0 +1,12 @@
+"""Wrong: load_program returns the loaded ExportedProgram itself, which cannot be called;
+its .module() is the runnable model."""
+
+import torch
+
+from solutions.q48_export_deploy import export_for_inference, export_onnx, run_onnx, save_program
+
+__all__ = ["export_for_inference", "export_onnx", "load_program", "run_onnx", "save_program"]
+
+
+def load_program(path):
+    return torch.export.load(path)

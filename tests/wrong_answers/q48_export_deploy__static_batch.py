@@ -1,0 +1,16 @@
+"""Wrong: exports without dynamic_shapes, so the program and the ONNX file only accept the
+example's batch size."""
+
+import torch
+
+from solutions.q48_export_deploy import load_program, run_onnx, save_program
+
+__all__ = ["export_for_inference", "export_onnx", "load_program", "run_onnx", "save_program"]
+
+
+def export_for_inference(model, example):
+    return torch.export.export(model, (example,))
+
+
+def export_onnx(model, example, path):
+    torch.onnx.export(model, (example,), path, dynamo=True)
