@@ -1,0 +1,99 @@
+"""Kata 15: linear warmup then cosine decay, as a LambdaLR factor.
+
+A learning-rate scheduler changes the optimizer's learning rate as training goes on. Many
+runs warm up first (a small lr while the weights are still random, rising to the full lr)
+and then decay it along half a cosine. `torch.optim.lr_scheduler.LambdaLR` turns any
+function `step -> factor` into a scheduler: the lr of each param group becomes
+`initial_lr * factor(step)`, where `step` is how many times `scheduler.step()` has run.
+
+The order matters: since PyTorch 1.1 you call `optimizer.step()` first, then
+`scheduler.step()`. The other order skips the first value of the schedule, and PyTorch
+warns "Detected call of `lr_scheduler.step()` before `optimizer.step()`".
+
+Task: write the factor, wrap it in a LambdaLR, and write the loop that trains one batch
+per step and records the learning rate each optimizer step used.
+"""
+
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import nn
+from torch.optim.lr_scheduler import LambdaLR, LRScheduler
+
+
+def warmup_cosine_factor(
+    step: int, warmup_steps: int, total_steps: int, min_factor: float = 0.0
+) -> float:
+    """The lr multiplier at scheduler step `step` (a Python float).
+
+    - Warmup, `0 <= step < warmup_steps`: `step / warmup_steps`, a straight line that
+      starts at 0.
+    - Decay, `warmup_steps <= step <= total_steps`: with
+      `progress = (step - warmup_steps) / (total_steps - warmup_steps)` (0 to 1),
+      `min_factor + (1 - min_factor) * (1 + cos(pi * progress)) / 2`, which falls from 1
+      to `min_factor` along half a cosine.
+    - After the schedule, `step > total_steps`: `min_factor` (the cosine must not rise again).
+    - `warmup_steps == 0` means no warmup: the decay starts at step 0 with factor 1.
+
+    Raises ValueError if `step < 0`, `warmup_steps < 0`, `total_steps <= warmup_steps`
+    or `min_factor` is outside [0, 1].
+
+    >>> warmup_cosine_factor(2, warmup_steps=4, total_steps=12)
+    0.5
+    >>> warmup_cosine_factor(8, warmup_steps=4, total_steps=12)  # halfway through the decay
+    0.5
+    >>> warmup_cosine_factor(12, warmup_steps=4, total_steps=12, min_factor=0.1)
+    0.1
+    """
+    # TODO: return the factor for this step, following the three phases above.
+    raise NotImplementedError
+
+
+def warmup_cosine_scheduler(
+    optimizer: torch.optim.Optimizer, warmup_steps: int, total_steps: int, min_factor: float = 0.0
+) -> LambdaLR:
+    """A `LambdaLR` on `optimizer` whose factor is `warmup_cosine_factor`.
+
+    Every param group gets the same factor times its own initial lr. Creating the scheduler
+    sets each group's lr to `initial_lr * factor(0)` (LambdaLR does that itself); after the
+    k-th `scheduler.step()` it is `initial_lr * factor(k)`.
+    Raises ValueError for the arguments `warmup_cosine_factor` rejects.
+
+    >>> param = torch.zeros(3, requires_grad=True)
+    >>> optimizer = torch.optim.SGD([param], lr=0.4)
+    >>> scheduler = warmup_cosine_scheduler(optimizer, warmup_steps=4, total_steps=12)
+    >>> optimizer.step(); scheduler.step(); optimizer.step(); scheduler.step()
+    >>> optimizer.param_groups[0]["lr"]  # 0.4 * 2 / 4
+    0.2
+    """
+    # TODO: build a LambdaLR whose lr_lambda calls warmup_cosine_factor.
+    raise NotImplementedError
+
+
+def train_with_schedule(
+    model: nn.Module,
+    batches: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    scheduler: LRScheduler,
+) -> list[float]:
+    """Train one step per batch, stepping the scheduler after every optimizer step.
+
+    For each `(inputs, targets)` in `batches` (already on the model's device): reset the
+    gradients, compute `loss_fn(model(inputs), targets)`, backpropagate, `optimizer.step()`,
+    then `scheduler.step()`.
+
+    Returns the learning rate of param group 0 that each `optimizer.step()` used, one float
+    per batch. Afterwards the optimizer holds the lr for the next step (the scheduler has
+    been stepped once per batch). Must not trigger PyTorch's "`lr_scheduler.step()` before
+    `optimizer.step()`" warning.
+
+    >>> model = nn.Linear(2, 1)
+    >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.4)
+    >>> scheduler = warmup_cosine_scheduler(optimizer, warmup_steps=2, total_steps=4)
+    >>> batches = [(torch.randn(5, 2), torch.randn(5, 1))] * 4
+    >>> train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+    [0.0, 0.2, 0.4, 0.2]
+    """
+    # TODO: the training loop; record the lr before the scheduler changes it.
+    raise NotImplementedError

@@ -1,0 +1,187 @@
+import math
+import warnings
+from functools import partial
+
+import pytest
+import torch
+from torch import nn
+from torch.optim.lr_scheduler import LambdaLR
+
+from katas.q15_warmup_cosine import (
+    train_with_schedule,
+    warmup_cosine_factor,
+    warmup_cosine_scheduler,
+)
+
+
+def expected_factor(step, warmup, total, floor=0.0):
+    """The schedule written another way: (1 + cos x) / 2 == cos(x / 2) ** 2."""
+    if step < warmup:
+        return step / warmup
+    progress = min(step - warmup, total - warmup) / (total - warmup)
+    return floor + (1 - floor) * math.cos(math.pi * progress / 2) ** 2
+
+
+def check_factors(got, warmup, total, floor):
+    for step, factor in enumerate(got):
+        assert isinstance(factor, float), (
+            f"the factor should be a Python float, got {type(factor).__name__}"
+        )
+        want = expected_factor(step, warmup, total, floor)
+        assert factor == pytest.approx(want, rel=1e-9, abs=1e-12), (
+            f"factor at step {step} (warmup_steps={warmup}, total_steps={total}, "
+            f"min_factor={floor}) should be {want:.6f}, got {factor:.6f}"
+        )
+
+
+CONFIGS = [(0, 5, 0.0), (1, 4, 0.0), (3, 10, 0.0), (4, 12, 0.1), (10, 11, 0.5), (2, 9, 1.0)]
+
+
+@pytest.mark.parametrize("warmup, total, floor", CONFIGS)
+def test_factor_warms_up_then_follows_half_a_cosine(device, warmup, total, floor):
+    got = [warmup_cosine_factor(step, warmup, total, floor) for step in range(total + 4)]
+    check_factors(got, warmup, total, floor)
+
+
+def test_factor_matches_the_formula_over_a_grid(device):
+    for warmup in (0, 1, 2, 7, 25):
+        for length in (1, 2, 5, 13, 100):
+            for floor in (0.0, 0.05, 0.3, 1.0):
+                total = warmup + length
+                got = [
+                    warmup_cosine_factor(step, warmup, total, floor) for step in range(total + 3)
+                ]
+                check_factors(got, warmup, total, floor)
+
+
+def test_factor_key_points(device):
+    start = warmup_cosine_factor(0, 4, 12, 0.2)
+    peak = warmup_cosine_factor(4, 4, 12, 0.2)
+    end = warmup_cosine_factor(12, 4, 12, 0.2)
+    after = [warmup_cosine_factor(step, 4, 12, 0.2) for step in (13, 20, 1000)]
+    assert start == 0.0, "the warmup starts from factor 0 (step / warmup_steps)"
+    assert peak == pytest.approx(1.0), (
+        "the factor is 1 when the warmup ends: the cosine's progress counts from "
+        "warmup_steps, not from 0"
+    )
+    assert end == pytest.approx(0.2), "at total_steps the factor has fallen to min_factor"
+    assert after == pytest.approx([0.2] * 3), (
+        "after total_steps the factor stays at min_factor; clamp the progress at 1 so the "
+        "cosine does not rise again"
+    )
+
+
+@pytest.mark.parametrize(
+    "step, warmup, total, floor",
+    [(-1, 2, 10, 0.0), (0, -1, 10, 0.0), (0, 5, 5, 0.0), (0, 6, 5, 0.0), (0, 2, 10, -0.1),
+     (0, 2, 10, 1.5)],
+    ids=["negative step", "negative warmup", "warmup = total", "warmup > total",
+         "min_factor < 0", "min_factor > 1"],
+)  # fmt: skip
+def test_factor_rejects_bad_arguments(device, step, warmup, total, floor):
+    with pytest.raises(ValueError):
+        warmup_cosine_factor(step, warmup, total, floor)
+
+
+def two_group_optimizer(device, lrs=(0.4, 0.01)):
+    groups = [
+        {"params": [torch.zeros(3, device=device, requires_grad=True)], "lr": lr} for lr in lrs
+    ]
+    return torch.optim.SGD(groups)
+
+
+def test_scheduler_is_a_lambdalr_that_scales_every_group(device):
+    optimizer = two_group_optimizer(device)
+    scheduler = warmup_cosine_scheduler(optimizer, warmup_steps=3, total_steps=10, min_factor=0.1)
+    assert isinstance(scheduler, LambdaLR), (
+        f"return a torch.optim.lr_scheduler.LambdaLR, got {type(scheduler).__name__}"
+    )
+    for step in range(14):
+        for group, base in zip(optimizer.param_groups, (0.4, 0.01), strict=True):
+            want = base * expected_factor(step, 3, 10, 0.1)
+            assert group["lr"] == pytest.approx(want, rel=1e-9, abs=1e-12), (
+                f"after {step} scheduler steps a group with initial lr {base} should have "
+                f"lr {want:.6g}, got {group['lr']:.6g}"
+            )
+        optimizer.step()
+        scheduler.step()
+
+
+@pytest.mark.parametrize("warmup, total", [(5, 5), (-1, 4)], ids=["warmup = total", "negative"])
+def test_scheduler_rejects_bad_arguments(device, warmup, total):
+    optimizer = two_group_optimizer(device)
+    with pytest.raises(ValueError):
+        warmup_cosine_scheduler(optimizer, warmup_steps=warmup, total_steps=total)
+
+
+def regression_batches(device, count, size=6):
+    true_weight = torch.tensor([[1.5], [-2.0]], device=device)
+    batches = []
+    for _ in range(count):
+        inputs = torch.randn(size, 2, device=device)
+        batches.append((inputs, inputs @ true_weight + 0.5))
+    return batches
+
+
+def scheduled_setup(device, base_lr=0.3, warmup=2, total=6):
+    """A model, its optimizer and a LambdaLR built here, so only the loop is tested."""
+    model = nn.Linear(2, 1).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=base_lr)
+    factor = partial(expected_factor, warmup=warmup, total=total)
+    return model, optimizer, LambdaLR(optimizer, factor)
+
+
+def test_loop_records_the_lr_each_optimizer_step_used(device):
+    model, optimizer, scheduler = scheduled_setup(device)
+    lrs = train_with_schedule(
+        model, regression_batches(device, 8), nn.MSELoss(), optimizer, scheduler
+    )
+    want = [0.3 * expected_factor(step, 2, 6) for step in range(8)]
+    assert isinstance(lrs, list) and len(lrs) == 8, (
+        f"return a list with one lr per batch (8), got {lrs!r}"
+    )
+    assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
+        f"the recorded lrs should be {[round(lr, 4) for lr in want]}, got "
+        f"{[round(float(lr), 4) for lr in lrs]}; record the lr before scheduler.step() "
+        "changes it, and step the scheduler once per batch, after optimizer.step()"
+    )
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.3 * expected_factor(8, 2, 6)), (
+        "after the loop the scheduler should have been stepped once per batch"
+    )
+
+
+def test_loop_trains_with_the_scheduled_lr(device):
+    model, optimizer, scheduler = scheduled_setup(device, base_lr=0.2, warmup=3, total=7)
+    weight, bias = model.weight.detach().clone(), model.bias.detach().clone()
+    batches = regression_batches(device, 9)
+    train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+    # Plain SGD by hand, with the lr the schedule gives at each step.
+    for step, (inputs, targets) in enumerate(batches):
+        weight.requires_grad_(True)
+        bias.requires_grad_(True)
+        loss = ((inputs @ weight.T + bias - targets) ** 2).mean()
+        grad_weight, grad_bias = torch.autograd.grad(loss, (weight, bias))
+        lr = 0.2 * expected_factor(step, 3, 7)
+        weight, bias = (weight - lr * grad_weight).detach(), (bias - lr * grad_bias).detach()
+    torch.testing.assert_close(
+        (model.weight.detach(), model.bias.detach()),
+        (weight, bias),
+        msg=lambda m: (
+            "the trained weights differ from SGD with the scheduled lrs; per batch: "
+            f"zero_grad, forward, loss, backward, optimizer.step(), scheduler.step()\n{m}"
+        ),
+    )
+
+
+def test_loop_steps_the_optimizer_before_the_scheduler(device):
+    model, optimizer, scheduler = scheduled_setup(device)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        train_with_schedule(
+            model, regression_batches(device, 3), nn.MSELoss(), optimizer, scheduler
+        )
+    order = [w for w in caught if "before `optimizer.step()`" in str(w.message)]
+    assert not order, (
+        "PyTorch warned that lr_scheduler.step() ran before optimizer.step(): call "
+        "optimizer.step() first, then scheduler.step(), or the first lr of the schedule is skipped"
+    )

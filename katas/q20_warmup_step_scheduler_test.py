@@ -1,0 +1,158 @@
+import io
+import pickle
+
+import pytest
+import torch
+from torch.optim.lr_scheduler import LinearLR, LRScheduler, SequentialLR, StepLR
+
+from katas.q20_warmup_step_scheduler import WarmupStepLR
+
+BASE_LRS = (0.5, 0.02)
+
+
+def make_optimizer(device, base_lrs=BASE_LRS):
+    """SGD with one param group per base lr, the params on `device`."""
+    groups = [
+        {"params": [torch.zeros(3, device=device, requires_grad=True)], "lr": lr} for lr in base_lrs
+    ]
+    return torch.optim.SGD(groups)
+
+
+def run(optimizer, scheduler, steps):
+    """The lrs of every group used by each of `steps` optimizer steps."""
+    lrs = []
+    for _ in range(steps):
+        lrs.append([group["lr"] for group in optimizer.param_groups])
+        optimizer.step()
+        scheduler.step()
+    return lrs
+
+
+def builtin_schedule(optimizer, warmup, step_size, gamma, start):
+    warmup_part = LinearLR(optimizer, start_factor=start, end_factor=1.0, total_iters=warmup)
+    decay_part = StepLR(optimizer, step_size=step_size, gamma=gamma)
+    return SequentialLR(optimizer, [warmup_part, decay_part], milestones=[warmup])
+
+
+def formula(t, warmup, step_size, gamma, start):
+    if t < warmup:
+        return start + (1 - start) * t / warmup
+    return gamma ** ((t - warmup) // step_size)
+
+
+def compare(got, want, what):
+    for t, (got_t, want_t) in enumerate(zip(got, want, strict=True)):
+        assert got_t == pytest.approx(want_t, rel=1e-9, abs=1e-15), (
+            f"{what}: at step {t} the group lrs should be {want_t}, got {got_t}"
+        )
+
+
+# (warmup_steps, step_size, gamma, start_factor)
+CONFIGS = [
+    (5, 3, 0.5, 0.1),
+    (1, 1, 0.9, 0.5),
+    (4, 10, 0.1, 1.0),
+    (10, 2, 1.0, 0.25),
+    (3, 4, 0.3, 0.01),
+]
+
+
+def test_is_an_lr_scheduler(device):
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, warmup_steps=3, step_size=2)
+    assert isinstance(scheduler, LRScheduler), (
+        "WarmupStepLR should subclass torch.optim.lr_scheduler.LRScheduler"
+    )
+    assert scheduler.optimizer is optimizer, "pass the optimizer on to LRScheduler.__init__"
+
+
+def test_construction_sets_the_start_of_the_warmup(device):
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, warmup_steps=4, step_size=2, start_factor=0.2)
+    want = [lr * 0.2 for lr in BASE_LRS]
+    assert [group["lr"] for group in optimizer.param_groups] == pytest.approx(want), (
+        "right after construction each group's lr should be start_factor * its lr; "
+        "LRScheduler.__init__ makes that first step when you call super().__init__"
+    )
+    assert scheduler.get_last_lr() == pytest.approx(want)
+
+
+@pytest.mark.parametrize("warmup, step_size, gamma, start", CONFIGS)
+def test_equals_sequential_linear_then_step(device, warmup, step_size, gamma, start):
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, warmup, step_size, gamma=gamma, start_factor=start)
+    got = run(optimizer, scheduler, 40)
+    builtin_optimizer = make_optimizer(device)
+    builtin = builtin_schedule(builtin_optimizer, warmup, step_size, gamma, start)
+    compare(got, run(builtin_optimizer, builtin, 40), "SequentialLR(LinearLR, StepLR)")
+
+
+@pytest.mark.parametrize("warmup, step_size, gamma, start", CONFIGS)
+def test_follows_the_formula(device, warmup, step_size, gamma, start):
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, warmup, step_size, gamma=gamma, start_factor=start)
+    got = run(optimizer, scheduler, 40)
+    want = [
+        [lr * formula(t, warmup, step_size, gamma, start) for lr in BASE_LRS] for t in range(40)
+    ]
+    compare(got, want, "the docstring's formula")
+
+
+def save(optimizer, scheduler):
+    buffer = io.BytesIO()
+    try:
+        torch.save(
+            {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, buffer
+        )
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        raise AssertionError(
+            "torch.save could not store scheduler.state_dict(): keep only plain data "
+            f"(numbers, lists) in the scheduler's attributes, no functions ({error})"
+        ) from None
+    buffer.seek(0)
+    try:
+        return torch.load(buffer, weights_only=True)
+    except pickle.UnpicklingError as error:
+        raise AssertionError(
+            "torch.load(weights_only=True) refused the scheduler's state: keep only plain "
+            f"data (numbers, lists) in its attributes ({error})"
+        ) from None
+
+
+@pytest.mark.parametrize("stop_at", [2, 5, 6, 13], ids=lambda k: f"stop after {k}")
+def test_resumes_exactly_from_a_checkpoint(device, stop_at):
+    settings = dict(warmup_steps=5, step_size=3, gamma=0.5, start_factor=0.1)
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, **settings)
+    run(optimizer, scheduler, stop_at)
+    checkpoint = save(optimizer, scheduler)
+    uninterrupted = run(optimizer, scheduler, 12)
+
+    # A new process: build everything again, then load the checkpoint into it.
+    resumed_optimizer = make_optimizer(device)
+    resumed_scheduler = WarmupStepLR(resumed_optimizer, **settings)
+    resumed_optimizer.load_state_dict(checkpoint["optimizer"])
+    resumed_scheduler.load_state_dict(checkpoint["scheduler"])
+    compare(
+        run(resumed_optimizer, resumed_scheduler, 12),
+        uninterrupted,
+        f"resumed after {stop_at} steps (expected: the uninterrupted run)",
+    )
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(warmup_steps=0, step_size=2),
+        dict(warmup_steps=3, step_size=0),
+        dict(warmup_steps=3, step_size=2, gamma=0.0),
+        dict(warmup_steps=3, step_size=2, gamma=1.5),
+        dict(warmup_steps=3, step_size=2, start_factor=0.0),
+        dict(warmup_steps=3, step_size=2, start_factor=2.0),
+    ],
+    ids=["warmup 0", "step_size 0", "gamma 0", "gamma > 1", "start 0", "start > 1"],
+)
+def test_rejects_bad_settings(device, settings):
+    optimizer = make_optimizer(device)
+    with pytest.raises(ValueError):
+        WarmupStepLR(optimizer, **settings)

@@ -1,0 +1,61 @@
+"""Kata 24: one epoch of the standard training loop.
+
+Every PyTorch training loop repeats the same five steps for each batch:
+
+1. `optimizer.zero_grad()`: `backward()` adds into `.grad`, so clear what is left there;
+2. `outputs = model(inputs)`: the forward pass;
+3. `loss = loss_fn(outputs, targets)`;
+4. `loss.backward()`: the gradient of the loss lands in each parameter's `.grad`;
+5. `optimizer.step()`: update the parameters from those gradients.
+
+Around them: `model.train()` before the loop, because layers such as dropout and batch norm
+behave differently in training and evaluation, and moving each batch to the model's device.
+Swap two steps or drop one and training still runs, just wrongly, which is why this loop
+is worth writing out carefully once.
+
+Task: train for one epoch and report the epoch's mean loss per sample.
+"""
+
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import nn
+
+
+def train_epoch(
+    model: nn.Module,
+    loader: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    device: torch.device,
+) -> float:
+    """Run one pass over `loader`, one optimizer step per batch, and return the mean loss.
+
+    - model: an nn.Module whose parameters are on `device`. It may arrive in eval mode:
+      put it in training mode before the first batch (it stays in training mode).
+    - loader: an iterable of `(inputs, targets)` pairs, such as a DataLoader; the tensors
+      may be on any device (usually the CPU): move both to `device`. The last batch may be
+      smaller than the others.
+    - loss_fn: returns the mean loss over a batch's samples as a 0-dim tensor, like
+      `nn.MSELoss()` or `nn.CrossEntropyLoss()`.
+    - optimizer: an optimizer over the model's parameters. Each batch gets exactly one
+      `optimizer.step()`, driven by that batch's gradients alone: gradients left from an
+      earlier batch, or from before this call, must not leak into it.
+
+    Returns the mean loss per sample over the epoch, as a Python float: the sum over batches
+    of (batch loss * number of samples in the batch) divided by the number of samples, where
+    a batch's loss is the one computed for its backward pass and its number of samples is
+    `inputs.shape[0]`.
+    Raises ValueError if the loader yields no batch.
+
+    >>> model = nn.Linear(3, 1)
+    >>> data = torch.utils.data.TensorDataset(torch.randn(10, 3), torch.randn(10, 1))
+    >>> loader = torch.utils.data.DataLoader(data, batch_size=4)  # batches of 4, 4 and 2
+    >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    >>> loss = train_epoch(model, loader, nn.MSELoss(), optimizer, torch.device("cpu"))
+    >>> isinstance(loss, float)
+    True
+    """
+    # TODO: model.train(), then the five steps for every batch; weight each batch's loss
+    # by its number of samples.
+    raise NotImplementedError

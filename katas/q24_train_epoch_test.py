@@ -1,0 +1,150 @@
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from katas.q24_train_epoch import train_epoch
+from torch_katas.testing import same_device
+
+
+class Probe(nn.Module):
+    """Passes its input through and notes, at every forward, the mode and the input's device."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def forward(self, x):
+        self.seen.append((self.training, x.device))
+        return x
+
+
+def make_model(device, outputs):
+    # Batch norm behaves differently in train and eval mode, so the mode shows in the results.
+    return nn.Sequential(
+        Probe(), nn.Linear(3, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, outputs)
+    ).to(device)
+
+
+def regression_data(samples=10, batch_size=4):
+    """CPU tensors, as a DataLoader usually yields them; 10 samples: batches of 4, 4 and 2."""
+    inputs = torch.randn(samples, 3)
+    targets = torch.randn(samples, 2) * 3 + torch.arange(samples).unsqueeze(1)
+    return DataLoader(TensorDataset(inputs, targets), batch_size=batch_size)
+
+
+def classification_data(samples=10, batch_size=4):
+    inputs = torch.randn(samples, 3)
+    return DataLoader(TensorDataset(inputs, torch.randint(0, 4, (samples,))), batch_size=batch_size)
+
+
+def squared_error_per_sample(outputs, targets):
+    return ((outputs - targets) ** 2).mean(dim=1)
+
+
+def cross_entropy_per_sample(outputs, targets):
+    return F.cross_entropy(outputs, targets, reduction="none")
+
+
+SETUPS = {
+    "regression, SGD with momentum": (
+        2, regression_data, nn.MSELoss(), squared_error_per_sample,
+        lambda params: torch.optim.SGD(params, lr=0.05, momentum=0.9),
+    ),
+    "classification, Adam": (
+        4, classification_data, nn.CrossEntropyLoss(), cross_entropy_per_sample,
+        lambda params: torch.optim.Adam(params, lr=0.01),
+    ),
+}  # fmt: skip
+
+
+def epoch_by_hand(model, loader, per_sample_loss, optimizer, device):
+    """The epoch written out: losses per sample, summed over the whole epoch."""
+    model.train()
+    total, count = 0.0, 0
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        optimizer.zero_grad()
+        losses = per_sample_loss(model(inputs), targets)
+        losses.mean().backward()
+        optimizer.step()
+        total, count = total + losses.sum().item(), count + len(losses)
+    return total / count
+
+
+def check_same_training(device, setup, prepare=lambda model: None):
+    outputs, data, loss_fn, per_sample_loss, make_optimizer = SETUPS[setup]
+    model = make_model(device, outputs)
+    prepare(model)
+    expected_model = copy.deepcopy(model)
+    loader = data()
+    loss = train_epoch(model, loader, loss_fn, make_optimizer(model.parameters()), device)
+    optimizer = make_optimizer(expected_model.parameters())
+    expected_loss = epoch_by_hand(expected_model, loader, per_sample_loss, optimizer, device)
+    torch.testing.assert_close(
+        model.state_dict(),
+        expected_model.state_dict(),
+        msg=lambda m: (
+            "after one epoch the model differs from the five-step loop (zero_grad, forward, "
+            "loss, backward, step for every batch, in training mode)\n" + m
+        ),
+    )
+    return loss, expected_loss
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_trains_like_the_five_step_loop(device, setup):
+    check_same_training(device, setup)
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_returns_the_mean_loss_per_sample(device, setup):
+    loss, expected = check_same_training(device, setup)
+    assert isinstance(loss, float), (
+        f"return a Python float (loss.item()), got {type(loss).__name__}"
+    )
+    assert loss == pytest.approx(expected, rel=1e-5), (
+        f"the epoch's mean loss per sample is {expected:.6f}, got {loss:.6f}; weight each batch's "
+        "mean loss by its number of samples (the last batch is shorter), then divide by the total"
+    )
+
+
+def test_ignores_gradients_left_from_before(device):
+    def leave_gradients(model):
+        model(torch.randn(5, 3, device=device)).pow(2).sum().mul(100).backward()
+
+    check_same_training(device, "regression, SGD with momentum", prepare=leave_gradients)
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_switches_to_training_mode(device, setup):
+    outputs, data, loss_fn, _, make_optimizer = SETUPS[setup]
+    model = make_model(device, outputs).eval()
+    train_epoch(model, data(), loss_fn, make_optimizer(model.parameters()), device)
+    probe = model[0]
+    assert probe.seen and all(training for training, _ in probe.seen), (
+        "the forward passes ran in eval mode; call model.train() before the loop (the model "
+        "may arrive in eval mode)"
+    )
+    assert model.training, "the model should be left in training mode"
+
+
+def test_moves_each_batch_to_the_device(device):
+    outputs, data, loss_fn, _, make_optimizer = SETUPS["classification, Adam"]
+    model = make_model(device, outputs)
+    train_epoch(model, data(), loss_fn, make_optimizer(model.parameters()), device)
+    seen = [seen_device for _, seen_device in model[0].seen]
+    assert seen and all(same_device(seen_device, device) for seen_device in seen), (
+        f"the model saw inputs on {sorted(set(map(str, seen)))}; move inputs and targets "
+        f"to `device` ({device})"
+    )
+
+
+def test_rejects_an_empty_loader(device):
+    model = make_model(device, 2)
+    empty = DataLoader(TensorDataset(torch.randn(0, 3), torch.randn(0, 2)), batch_size=4)
+    with pytest.raises(ValueError):
+        train_epoch(model, empty, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), device)

@@ -1,0 +1,187 @@
+import random
+from contextlib import contextmanager
+
+import pytest
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+from katas.q33_plateau_by_hand import PlateauLR
+
+
+@contextmanager
+def builtin_plateau_refused():
+    """Inside the block, any use of torch's ReduceLROnPlateau fails."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            "this kata asks for the plateau logic written by hand; do not use "
+            "torch.optim.lr_scheduler.ReduceLROnPlateau"
+        )
+
+    names = ("__init__", "step", "_reduce_lr", "_is_better")
+    saved = {name: ReduceLROnPlateau.__dict__[name] for name in names}
+    try:
+        for name in names:
+            setattr(ReduceLROnPlateau, name, refuse)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(ReduceLROnPlateau, name, value)
+
+
+def make_optimizer(device, lrs):
+    groups = [
+        {"params": [torch.zeros(2, device=device, requires_grad=True)], "lr": lr} for lr in lrs
+    ]
+    return torch.optim.SGD(groups)
+
+
+def lr_history(make_scheduler, device, metrics, lrs):
+    """The group lrs after each step(metric)."""
+    optimizer = make_optimizer(device, lrs)
+    scheduler = make_scheduler(optimizer)
+    history = []
+    for metric in metrics:
+        scheduler.step(metric)
+        history.append([group["lr"] for group in optimizer.param_groups])
+    return history
+
+
+def check_against_builtin(device, metrics, settings, lrs=(0.1,)):
+    with builtin_plateau_refused():
+        got = lr_history(lambda opt: PlateauLR(opt, **settings), device, metrics, lrs)
+    want = lr_history(lambda opt: ReduceLROnPlateau(opt, **settings), device, metrics, lrs)
+    for epoch, (got_lrs, want_lrs) in enumerate(zip(got, want, strict=True)):
+        assert got_lrs == pytest.approx(want_lrs, rel=1e-9, abs=0), (
+            f"with {settings} and metrics {[round(float(m), 4) for m in metrics[: epoch + 1]]}, "
+            f"the lrs after the last one should be {want_lrs}, got {got_lrs}"
+        )
+    return want
+
+
+# name: (settings, metrics, group lrs); no metric sits exactly on a threshold.
+SCENARIOS = {
+    "min, rel, patience 2": (
+        dict(mode="min", factor=0.5, patience=2),
+        [1.0, 0.9, 0.9, 0.95, 0.91, 0.8, 0.85, 0.85, 0.85, 0.85, 0.85, 0.85, 0.7],
+        (0.1,),
+    ),
+    "min, rel threshold 0.1 ignores small gains": (
+        dict(mode="min", factor=0.5, patience=1, threshold=0.1),
+        [1.0, 0.95, 0.92, 0.85, 0.8, 0.79, 0.7, 0.69, 0.68, 0.5, 0.49, 0.48],
+        (0.1,),
+    ),
+    "min, abs threshold": (
+        dict(mode="min", factor=0.1, patience=1, threshold=0.05, threshold_mode="abs"),
+        [1.0, 0.97, 0.9, 0.87, 0.86, 0.8, 0.79, 0.78, 0.7, 0.69, 0.61],
+        (1.0,),
+    ),
+    "max, rel": (
+        dict(mode="max", factor=0.5, patience=1, threshold=0.1),
+        [0.5, 0.53, 0.56, 0.6, 0.61, 0.62, 0.7, 0.72, 0.74, 0.9, 0.5, 0.4],
+        (0.2,),
+    ),
+    "max, abs": (
+        dict(mode="max", factor=0.5, patience=2, threshold=0.02, threshold_mode="abs"),
+        [0.1, 0.11, 0.15, 0.16, 0.165, 0.2, 0.21, 0.215, 0.219, 0.3, 0.29, 0.28, 0.27],
+        (0.2,),
+    ),
+    "negative metrics, min, rel": (
+        dict(mode="min", factor=0.5, patience=1, threshold=0.1),
+        [-1.0, -0.95, -0.8, -0.85, -0.7, -0.75, -0.76, -1.2, -1.1, -1.0],
+        (0.1,),
+    ),
+    "patience 0": (
+        dict(factor=0.5, patience=0, threshold=0.0),
+        [3.0, 2.0, 2.0, 1.0, 1.5, 0.5, 0.5, 0.6, 0.4],
+        (0.1,),
+    ),
+    "cooldown 2": (
+        dict(factor=0.5, patience=1, cooldown=2),
+        [1.0] * 14,
+        (0.1,),
+    ),
+    "cooldown with a new best inside it": (
+        dict(factor=0.5, patience=1, cooldown=3),
+        [1.0, 1.0, 1.0, 0.5, 0.6, 0.7, 0.7, 0.7, 0.7, 0.4, 0.45, 0.45],
+        (0.1,),
+    ),
+    "min_lr floor": (
+        dict(factor=0.5, patience=0, min_lr=0.02),
+        [1.0] + [2.0] * 8,
+        (0.1, 0.5),
+    ),
+    "eps keeps a tiny lr": (
+        dict(factor=0.5, patience=0),
+        [1.0] + [2.0] * 4,
+        (0.1, 1.5e-8),
+    ),
+    "eps 0 lets a tiny lr shrink": (
+        dict(factor=0.5, patience=0, eps=0.0),
+        [1.0] + [2.0] * 4,
+        (1.5e-8,),
+    ),
+    "two groups, defaults": (
+        dict(),
+        [1.0] + [1.0] * 25,
+        (0.1, 0.01),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_matches_reduce_lr_on_plateau(device, name):
+    settings, metrics, lrs = SCENARIOS[name]
+    check_against_builtin(device, metrics, settings, lrs)
+
+
+def test_matches_on_random_metric_sequences(device):
+    rng = random.Random(33)
+    for _ in range(40):
+        settings = dict(
+            mode=rng.choice(["min", "max"]),
+            threshold_mode=rng.choice(["rel", "abs"]),
+            threshold=rng.choice([0.0, 1e-4, 0.05]),
+            factor=rng.choice([0.1, 0.5, 0.0]),
+            patience=rng.choice([0, 1, 3]),
+            cooldown=rng.choice([0, 1, 3]),
+            min_lr=rng.choice([0.0, 1e-3]),
+        )
+        metrics, value = [], rng.uniform(-2.0, 2.0)
+        for _ in range(40):
+            value += rng.gauss(0.0, 0.05) + rng.choice([0.0, 0.0, 0.0, 0.3, -0.3])
+            metrics.append(value)
+        check_against_builtin(device, metrics, settings, lrs=(0.1, 0.03))
+
+
+def test_takes_zero_dim_tensor_metrics_on_the_device(device):
+    metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9, 0.95, 0.95, 0.97, 0.8)]
+    check_against_builtin(device, metrics, dict(factor=0.5, patience=1))
+
+
+def test_construction_leaves_the_lrs_alone(device):
+    optimizer = make_optimizer(device, (0.1, 0.02))
+    with builtin_plateau_refused():
+        PlateauLR(optimizer, factor=0.5, patience=0)
+    assert [group["lr"] for group in optimizer.param_groups] == [0.1, 0.02], (
+        "creating the scheduler must not change any lr; only step() may cut it"
+    )
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(mode="lowest"),
+        dict(threshold_mode="relative"),
+        dict(factor=1.0),
+        dict(factor=-0.1),
+        dict(threshold=-0.1),
+        dict(patience=-1),
+        dict(cooldown=-1),
+    ],
+    ids=["mode", "threshold_mode", "factor 1", "factor < 0", "threshold", "patience", "cooldown"],
+)
+def test_rejects_bad_settings(device, settings):
+    optimizer = make_optimizer(device, (0.1,))
+    with builtin_plateau_refused(), pytest.raises(ValueError):
+        PlateauLR(optimizer, **settings)

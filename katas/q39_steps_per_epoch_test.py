@@ -1,0 +1,162 @@
+import math
+from contextlib import contextmanager
+
+import pytest
+import torch
+from torch.utils.data import BatchSampler, DataLoader, TensorDataset
+
+from katas.q39_steps_per_epoch import epoch_of_step, optimizer_steps, steps_per_epoch
+from torch_katas.testing import assert_no_python_loops
+
+
+@contextmanager
+def dataloader_refused():
+    """Inside the block, building a DataLoader or a BatchSampler fails."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            "this kata asks for the counts from integer arithmetic; do not build a DataLoader"
+        )
+
+    saved = DataLoader.__init__, BatchSampler.__init__
+    DataLoader.__init__ = BatchSampler.__init__ = refuse
+    try:
+        yield
+    finally:
+        DataLoader.__init__, BatchSampler.__init__ = saved
+
+
+def loader_length(device, num_samples, batch_size, drop_last):
+    data = TensorDataset(torch.arange(num_samples, device=device))
+    return len(DataLoader(data, batch_size=batch_size, drop_last=drop_last))
+
+
+def steps_by_loop(batches, epochs, accumulation_steps):
+    """The epoch of every optimizer step of the docstring's loop, in order."""
+    epoch_of = []
+    for epoch in range(epochs):
+        for i in range(batches):
+            if (i + 1) % accumulation_steps == 0 or i + 1 == batches:
+                epoch_of.append(epoch)
+    return epoch_of
+
+
+def check_int(value, name):
+    assert isinstance(value, int) and not isinstance(value, bool), (
+        f"{name} should return a Python int, got {type(value).__name__}"
+    )
+
+
+SIZES = [*range(21), 31, 32, 33, 100]  # empty, smaller than a batch, exact multiples, ...
+BATCH_SIZES = [1, 2, 3, 4, 5, 7, 32]
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+def test_steps_per_epoch_equals_len_of_a_dataloader(device, drop_last):
+    with dataloader_refused():
+        got = {(n, b): steps_per_epoch(n, b, drop_last) for n in SIZES for b in BATCH_SIZES}
+    for (n, b), count in got.items():
+        check_int(count, "steps_per_epoch")
+        want = loader_length(device, n, b, drop_last)
+        assert count == want, (
+            f"{n} samples in batches of {b} with drop_last={drop_last} make {want} batches, "
+            f"got {count}"
+            + ("; a short last batch still counts unless drop_last" if not drop_last else "")
+        )
+
+
+@pytest.mark.parametrize(
+    "num_samples, batch_size",
+    [(2**53 + 1, 1), (10**17 + 1, 3), (10**18 - 1, 10**9), (3 * 10**16 + 2, 3)],
+)
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+def test_steps_per_epoch_is_exact_for_huge_datasets(device, num_samples, batch_size, drop_last):
+    with dataloader_refused():
+        count = steps_per_epoch(num_samples, batch_size, drop_last)
+    want = len(DataLoader(range(num_samples), batch_size=batch_size, drop_last=drop_last))
+    other_mode = -(-num_samples // batch_size) if drop_last else num_samples // batch_size
+    through_float = {math.floor(num_samples / batch_size), math.ceil(num_samples / batch_size)}
+    hints = []
+    if count == other_mode:
+        hints.append("round up only when a short last batch is kept (drop_last=False)")
+    if count in through_float:
+        hints.append(
+            "use integer division (// and %): floats cannot hold every integer above 2**53"
+        )
+    hint = " or ".join(hints) or "count whole batches, plus one for a remainder unless drop_last"
+    assert count == want, (
+        f"{num_samples} samples in batches of {batch_size} with drop_last={drop_last} make "
+        f"{want} batches, got {count}; {hint}"
+    )
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+def test_optimizer_steps_counts_the_accumulation_loop(device, drop_last):
+    cases = [
+        (n, b, e, a)
+        for n in range(14)
+        for b in (1, 2, 3, 5)
+        for e in (0, 1, 3)
+        for a in range(1, 6)
+    ]
+    with dataloader_refused():
+        got = [optimizer_steps(n, b, e, a, drop_last) for n, b, e, a in cases]
+    for (n, b, e, a), count in zip(cases, got, strict=True):
+        check_int(count, "optimizer_steps")
+        want = len(steps_by_loop(loader_length(device, n, b, drop_last), e, a))
+        assert count == want, (
+            f"{n} samples, batch size {b}, drop_last={drop_last}, {e} epochs, accumulation "
+            f"over {a} batches: the loop steps the optimizer {want} times, got {count}; each "
+            "epoch steps after every full group and once more for a leftover group"
+        )
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+def test_epoch_of_step_follows_the_accumulation_loop(device, drop_last):
+    cases = [(n, b, a) for n in range(1, 14) for b in (1, 2, 3, 5) for a in range(1, 6)]
+    cases = [case for case in cases if case[0] >= case[1] or not drop_last]  # epochs with steps
+    with dataloader_refused():
+        got = [[epoch_of_step(s, n, b, a, drop_last) for s in range(40)] for n, b, a in cases]
+    for (n, b, a), epochs in zip(cases, got, strict=True):
+        want = steps_by_loop(loader_length(device, n, b, drop_last), 40, a)[:40]
+        for step, (epoch, want_epoch) in enumerate(zip(epochs, want, strict=True)):
+            check_int(epoch, "epoch_of_step")
+            assert epoch == want_epoch, (
+                f"{n} samples, batch size {b}, drop_last={drop_last}, accumulation over {a} "
+                f"batches: optimizer step {step} happens in epoch {want_epoch}, got {epoch}; "
+                "count optimizer steps per epoch, not batches"
+            )
+
+
+def test_rules_no_loops(device):
+    with dataloader_refused():
+        steps_per_epoch(10, 3)
+        optimizer_steps(10, 3, 2, 2)
+        epoch_of_step(5, 10, 3, 2)
+    for function in (steps_per_epoch, optimizer_steps, epoch_of_step):
+        assert_no_python_loops(function)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: steps_per_epoch(-1, 4),
+        lambda: steps_per_epoch(10, 0),
+        lambda: optimizer_steps(10, 4, -1),
+        lambda: optimizer_steps(10, 4, 2, accumulation_steps=0),
+        lambda: optimizer_steps(-5, 4, 2),
+        lambda: epoch_of_step(-1, 10, 4),
+        lambda: epoch_of_step(0, 10, 0),
+        lambda: epoch_of_step(0, 10, 4, accumulation_steps=0),
+        lambda: epoch_of_step(0, 0, 4),
+        lambda: epoch_of_step(3, 3, 4, drop_last=True),
+    ],
+    ids=[
+        "negative samples", "batch size 0", "negative epochs", "accumulation 0",
+        "optimizer_steps negative samples", "negative step", "epoch_of_step batch size 0",
+        "epoch_of_step accumulation 0", "empty dataset", "every batch dropped",
+    ],
+)  # fmt: skip
+def test_rejects_impossible_arguments(device, call):
+    with dataloader_refused(), pytest.raises(ValueError):
+        call()

@@ -1,0 +1,96 @@
+"""Kata 40: evaluation metrics over a whole loader: accuracy, confusion matrix, macro-F1.
+
+Evaluating a classifier means running it over every batch of a validation loader, in eval
+mode (dropout off, batch norm on its running statistics) and without building autograd
+graphs, then summarising the predictions. Two traps: the last batch is often shorter, so
+averaging per-batch accuracies weights its samples too much; and an evaluation inside a
+training loop must hand the model back in the mode it came in.
+
+A confusion matrix counts, for each true class, how often each class was predicted. It
+holds everything the usual metrics need: accuracy is its trace over its sum, and each
+class's F1 score comes from its row, its column and its diagonal entry. Macro-F1 averages
+the per-class F1 scores, so that rare classes count as much as common ones.
+
+Task: the confusion matrix of one batch, macro-F1 from a confusion matrix, and an
+evaluation loop that puts them together.
+"""
+
+from collections.abc import Iterable
+
+import torch
+from torch import nn
+
+
+def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: int) -> torch.Tensor:
+    """Count every (true class, predicted class) pair.
+
+    - preds, targets: 1-D integer tensors of the same length N (N may be 0), on the same
+      device, with values in [0, num_classes). Not modified.
+    - Returns a (num_classes, num_classes) int64 tensor on their device whose entry
+      [t, p] is the number of samples with target t and prediction p (rows: true class,
+      columns: predicted class).
+    - Raises ValueError if preds or targets is not 1-D, their lengths differ, or a value
+      is outside [0, num_classes).
+
+    Rule: no Python loops (turn each pair into one index, then count with torch.bincount).
+
+    >>> confusion_matrix(torch.tensor([0, 2, 2, 1]), torch.tensor([0, 1, 2, 1]), num_classes=3)
+    tensor([[1, 0, 0],
+            [0, 1, 1],
+            [0, 0, 1]])
+    """
+    # TODO: combine each (target, pred) pair into one index and count them.
+    raise NotImplementedError
+
+
+def macro_f1(confusion: torch.Tensor) -> torch.Tensor:
+    """The mean F1 score over the classes of a confusion matrix.
+
+    - confusion: a (C, C) integer tensor laid out as `confusion_matrix` returns it.
+    - For class c: TP = confusion[c, c], FP = the rest of column c, FN = the rest of row c,
+      and F1_c = 2 TP / (2 TP + FP + FN).
+    - A class with 2 TP + FP + FN == 0 (never a target and never predicted) has no F1 and
+      is left out of the mean. Every other class counts equally; one that is predicted but
+      never a target (or the reverse) has F1 = 0.
+    - Returns a 0-dim float32 tensor on confusion's device.
+    - Raises ValueError if confusion holds no sample at all (all zeros).
+
+    Rule: no Python loops.
+
+    >>> macro_f1(torch.tensor([[1, 0, 0], [0, 1, 1], [0, 0, 0]]))  # class 2 never a target
+    tensor(0.5556)
+    """
+    # TODO: TP from the diagonal, FP and FN from column and row sums; average the F1 of
+    # the classes that appear.
+    raise NotImplementedError
+
+
+def evaluate(
+    model: nn.Module,
+    loader: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    num_classes: int,
+    device: torch.device,
+) -> tuple[float, torch.Tensor, float]:
+    """Run `model` over every batch of `loader` and return (accuracy, confusion, macro-F1).
+
+    - model: maps a batch of inputs to logits of shape (batch, num_classes); its parameters
+      are on `device`. Run it in eval mode with autograd off (`torch.no_grad()` or
+      `torch.inference_mode()`), and leave it in the mode it arrived in (training or eval).
+    - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
+      may be on any device: move them to `device`. The last batch may be shorter.
+    - The prediction for a sample is the argmax of its logits.
+    - Returns accuracy (correct predictions / all samples of the loader, a Python float),
+      the confusion matrix of all samples (as `confusion_matrix`, int64 on `device`) and
+      the macro-F1 of that matrix (a Python float).
+    - Raises ValueError if the loader yields no sample.
+
+    >>> model = nn.Linear(4, 3)
+    >>> data = torch.utils.data.TensorDataset(torch.randn(10, 4), torch.randint(0, 3, (10,)))
+    >>> loader = torch.utils.data.DataLoader(data, batch_size=4)  # batches of 4, 4 and 2
+    >>> accuracy, confusion, f1 = evaluate(model, loader, 3, torch.device("cpu"))
+    >>> confusion.shape, int(confusion.sum()), model.training
+    (torch.Size([3, 3]), 10, True)
+    """
+    # TODO: remember the mode, switch to eval, sum the batches' confusion matrices without
+    # gradients, restore the mode, then derive the metrics from the summed matrix.
+    raise NotImplementedError

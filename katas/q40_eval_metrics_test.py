@@ -1,0 +1,177 @@
+import pytest
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from katas.q40_eval_metrics import confusion_matrix, evaluate, macro_f1
+from torch_katas.testing import assert_no_python_loops, check_tensor
+
+
+def confusion_by_loop(preds, targets, num_classes):
+    counts = [[0] * num_classes for _ in range(num_classes)]
+    for p, t in zip(preds.tolist(), targets.tolist(), strict=True):
+        counts[t][p] += 1
+    return counts
+
+
+def macro_f1_by_loop(counts):
+    """Per-class F1 from plain Python counts; classes that never appear are skipped."""
+    scores = []
+    for c in range(len(counts)):
+        tp = counts[c][c]
+        fp = sum(counts[r][c] for r in range(len(counts))) - tp
+        fn = sum(counts[c]) - tp
+        if 2 * tp + fp + fn > 0:
+            scores.append(2 * tp / (2 * tp + fp + fn))
+    return sum(scores) / len(scores)
+
+
+@pytest.mark.parametrize("samples, classes", [(0, 3), (1, 1), (1, 4), (7, 3), (50, 6)])
+def test_confusion_matrix_counts_every_pair(device, samples, classes):
+    preds = torch.randint(0, classes, (samples,), device=device)
+    targets = torch.randint(0, classes, (samples,), device=device)
+    confusion = confusion_matrix(preds, targets, classes)
+    check_tensor(
+        confusion, shape=(classes, classes), dtype=torch.int64, device=device, name="confusion"
+    )
+    want = torch.tensor(confusion_by_loop(preds, targets, classes), dtype=torch.int64)
+    assert torch.equal(confusion.cpu(), want), (
+        f"confusion[t, p] should count samples with target t and prediction p (rows are true "
+        f"classes)\nexpected\n{want}\ngot\n{confusion.cpu()}"
+    )
+    assert_no_python_loops(confusion_matrix)
+
+
+def test_confusion_matrix_takes_non_contiguous_inputs_and_leaves_them_alone(device):
+    pairs = torch.randint(0, 4, (30, 2), device=device)
+    before = pairs.clone()
+    preds, targets = pairs[:, 0], pairs[:, 1]  # strided views
+    confusion = confusion_matrix(preds, targets, 4)
+    assert torch.equal(pairs, before), "preds and targets must not be modified"
+    assert torch.equal(confusion.cpu(), torch.tensor(confusion_by_loop(preds, targets, 4))), (
+        "wrong counts for non-contiguous (strided) inputs"
+    )
+
+
+@pytest.mark.parametrize(
+    "preds, targets",
+    [([0, 1, 3], [0, 1, 2]), ([0, 1, 2], [0, -1, 2]), ([0, 1], [0, 1, 2]), ([[0, 1]], [[0, 1]])],
+    ids=["prediction = num_classes", "negative target", "lengths differ", "2-D"],
+)
+def test_confusion_matrix_rejects_bad_labels(device, preds, targets):
+    preds = torch.tensor(preds, device=device)
+    targets = torch.tensor(targets, device=device)
+    with pytest.raises(ValueError):
+        confusion_matrix(preds, targets, 3)
+
+
+@pytest.mark.parametrize("samples, classes", [(1, 1), (5, 3), (40, 5), (200, 7)])
+def test_macro_f1_matches_a_loop(device, samples, classes):
+    preds = torch.randint(0, classes, (samples,))
+    targets = torch.randint(0, classes, (samples,))
+    counts = confusion_by_loop(preds, targets, classes)
+    f1 = macro_f1(torch.tensor(counts, device=device))
+    check_tensor(f1, shape=(), dtype=torch.float32, device=device, name="macro_f1")
+    torch.testing.assert_close(f1.cpu(), torch.tensor(macro_f1_by_loop(counts)))
+    assert_no_python_loops(macro_f1)
+
+
+def test_macro_f1_leaves_out_classes_that_never_appear(device):
+    # Class 2: never a target, never predicted -> left out. Class 3: predicted, never a target.
+    counts = [[1, 1, 0, 0], [0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]
+    f1 = macro_f1(torch.tensor(counts, device=device))
+    want = (2 / 3 + 2 / 4 + 0.0) / 3
+    assert f1.item() == pytest.approx(want, rel=1e-6), (
+        f"macro-F1 should be {want:.4f} (the mean over classes 0, 1 and 3), got {f1.item():.4f}; "
+        "leave out only classes with 2 TP + FP + FN == 0, and count a class that is only "
+        "predicted with F1 = 0"
+    )
+
+
+def test_macro_f1_rejects_an_empty_matrix(device):
+    with pytest.raises(ValueError):
+        macro_f1(torch.zeros(3, 3, dtype=torch.int64, device=device))
+
+
+class Probe(nn.Module):
+    """Passes its input through and notes, at every forward, the mode and the grad mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def forward(self, x):
+        self.seen.append((self.training, torch.is_grad_enabled()))
+        return x
+
+
+def crafted_loader():
+    """10 samples, batches of 4, 4 and 2, whose logits are the inputs themselves.
+
+    Batch accuracies are 4/4, 2/4 and 0/2: their mean is 0.5, the accuracy over samples 0.6.
+    """
+    targets = torch.tensor([0, 1, 2, 0, 1, 1, 2, 2, 0, 1])
+    preds = torch.tensor([0, 1, 2, 0, 1, 0, 2, 1, 2, 2])
+    logits = torch.nn.functional.one_hot(preds, 4).float() * 5 + 0.1 * torch.randn(10, 4)
+    return DataLoader(TensorDataset(logits, targets), batch_size=4), preds, targets
+
+
+def logits_model(device):
+    # Dropout changes the logits in training mode, so evaluating in that mode shows.
+    return nn.Sequential(Probe(), nn.Dropout(0.5)).to(device)
+
+
+def test_evaluate_weights_every_sample_equally(device):
+    loader, preds, targets = crafted_loader()
+    accuracy, confusion, f1 = evaluate(logits_model(device), loader, 4, device)
+    assert isinstance(accuracy, float) and isinstance(f1, float), (
+        "accuracy and macro-F1 should be Python floats (.item())"
+    )
+    check_tensor(confusion, shape=(4, 4), dtype=torch.int64, device=device, name="confusion")
+    counts = confusion_by_loop(preds, targets, 4)
+    assert confusion.cpu().tolist() == counts, "the confusion matrix should sum all batches"
+    assert accuracy == pytest.approx(0.6), (
+        f"6 of 10 samples are right, so accuracy is 0.6, got {accuracy}; averaging per-batch "
+        "accuracies gives the short last batch too much weight: count correct samples instead"
+    )
+    assert f1 == pytest.approx(macro_f1_by_loop(counts), rel=1e-6)
+
+
+def test_evaluate_matches_a_loop_over_all_samples(device):
+    model = nn.Sequential(nn.Linear(5, 4), nn.Dropout(0.3)).to(device)
+    inputs, targets = torch.randn(23, 5), torch.randint(0, 4, (23,))
+    loader = DataLoader(TensorDataset(inputs, targets), batch_size=5)  # the last batch has 3
+    accuracy, confusion, f1 = evaluate(model, loader, 4, device)
+    model.eval()
+    with torch.no_grad():
+        preds = torch.cat([model(x.to(device)).argmax(dim=1).cpu() for x, _ in loader])
+    counts = confusion_by_loop(preds, targets, 4)
+    assert confusion.cpu().tolist() == counts, (
+        "the confusion matrix differs from the model's predictions in eval mode"
+    )
+    assert accuracy == pytest.approx((preds == targets).float().mean().item())
+    assert f1 == pytest.approx(macro_f1_by_loop(counts), rel=1e-6)
+
+
+@pytest.mark.parametrize("arrives_training", [True, False], ids=["arrives in train", "in eval"])
+def test_evaluate_runs_in_eval_mode_without_grad_and_restores_the_mode(device, arrives_training):
+    model = logits_model(device).train(arrives_training)
+    loader, _, _ = crafted_loader()
+    evaluate(model, loader, 4, device)
+    seen = model[0].seen
+    assert seen and not any(training for training, _ in seen), (
+        "the forward passes ran in training mode; call model.eval() before the loop"
+    )
+    assert not any(grad for _, grad in seen), (
+        "the forward passes recorded autograd graphs; wrap the loop in torch.no_grad()"
+    )
+    assert model.training == arrives_training and model[1].training == arrives_training, (
+        f"the model arrived with training={arrives_training} and must leave the same way; "
+        "remember model.training first and call model.train(that) at the end"
+    )
+
+
+def test_evaluate_rejects_an_empty_loader(device):
+    empty = DataLoader(TensorDataset(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64)))
+    with pytest.raises(ValueError):
+        evaluate(logits_model(device), empty, 4, device)

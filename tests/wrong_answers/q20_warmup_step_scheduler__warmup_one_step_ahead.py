@@ -1,0 +1,15 @@
+"""Wrong: warms up with (t + 1) / warmup_steps, so it starts above start_factor and peaks early."""
+
+from solutions.q20_warmup_step_scheduler import WarmupStepLR as _Reference
+
+__all__ = ["WarmupStepLR"]
+
+
+class WarmupStepLR(_Reference):
+    def get_lr(self):
+        t = self.last_epoch
+        if t < self.warmup_steps:
+            factor = self.start_factor + (1 - self.start_factor) * (t + 1) / self.warmup_steps
+        else:
+            factor = self.gamma ** ((t - self.warmup_steps) // self.step_size)
+        return [base_lr * factor for base_lr in self.base_lrs]

@@ -1,0 +1,11 @@
+"""Wrong: uses floor division even with drop_last=False, losing the short last batch."""
+
+from solutions.q39_steps_per_epoch import epoch_of_step, optimizer_steps
+
+__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
+
+
+def steps_per_epoch(num_samples, batch_size, drop_last=False):
+    if num_samples < 0 or batch_size < 1:
+        raise ValueError("bad sizes")
+    return num_samples // batch_size
