@@ -175,13 +175,16 @@ def test_parameters_without_gradient_are_skipped(device):
 
 
 def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
     data = regression_data(device)
-    reference_model = small_model(device)
-    reference = torch.optim.SGD(reference_model.parameters(), lr=0.05, momentum=0.9, dampening=0.2)
-    train(reference_model, reference, data, 5)
-    model = copy.deepcopy(reference_model)
     with torch_sgd_refused():
         optimizer = SGD(model.parameters(), lr=0.3, momentum=0.1, dampening=0.0)
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.05, momentum=0.9, dampening=0.2)
+    train(reference_model, reference, data, 5)
+    # Resume where torch's run stands: its weights (copied in place) and its state_dict.
+    model.load_state_dict(reference_model.state_dict())
+    with torch_sgd_refused():
         optimizer.load_state_dict(copy.deepcopy(reference.state_dict()))
         trajectory = train(model, optimizer, data, 10)
     expected = train(reference_model, reference, data, 10)
@@ -251,10 +254,8 @@ def test_is_a_torch_optimizer_with_sgd_defaults(device):
     optimizer = SGD(model.parameters(), lr=0.2, momentum=0.5, weight_decay=0.01)
     assert isinstance(optimizer, torch.optim.Optimizer), "SGD should subclass torch.optim.Optimizer"
     expected = dict(lr=0.2, momentum=0.5, dampening=0.0, weight_decay=0.01, nesterov=False)
-    group = optimizer.param_groups[0]
-    assert {key: group.get(key) for key in expected} == expected, (
-        f"each group should carry {expected}; got {{k: group.get(k) for k in expected}}"
-    )
+    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
+    assert actual == expected, f"each group should carry {expected}; got {actual}"
 
 
 @pytest.mark.parametrize(

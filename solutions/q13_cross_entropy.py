@@ -2,7 +2,7 @@
 
 import torch
 
-REDUCTIONS = ("mean", "sum", "none")
+_REDUCTIONS = ("mean", "sum", "none")
 
 
 def cross_entropy(
@@ -21,8 +21,8 @@ def cross_entropy(
         )
     if target.dtype != torch.int64:
         raise ValueError(f"target must hold int64 class indices, got {target.dtype}")
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
 

@@ -5,7 +5,7 @@ from torch import nn
 
 # Layers whose parameters scale, shift or look up activations: decay would only pull them
 # towards 0, so none of their parameters is decayed.
-NO_DECAY_LAYERS = (
+_NO_DECAY_LAYERS = (
     nn.BatchNorm1d,
     nn.BatchNorm2d,
     nn.BatchNorm3d,
@@ -27,7 +27,7 @@ def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Paramete
     no_decay = set()
     for module in model.modules():
         for name, param in module.named_parameters(recurse=False):
-            if name.endswith("bias") or isinstance(module, NO_DECAY_LAYERS):
+            if name.endswith("bias") or isinstance(module, _NO_DECAY_LAYERS):
                 no_decay.add(id(param))
     # parameters() yields each parameter once, even when tied, in a stable order.
     trainable = [p for p in model.parameters() if p.requires_grad]

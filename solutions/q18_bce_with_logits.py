@@ -2,7 +2,7 @@
 
 import torch
 
-REDUCTIONS = ("mean", "sum", "none")
+_REDUCTIONS = ("mean", "sum", "none")
 
 
 def bce_with_logits(
@@ -16,8 +16,8 @@ def bce_with_logits(
         raise ValueError(
             f"target must have logits' shape {tuple(logits.shape)}, got {tuple(target.shape)}"
         )
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
     # softplus(z) = max(z, 0) + log1p(exp(-|z|)): exp only ever sees -|z| <= 0, so nothing
     # overflows, and log1p keeps the precision of the tiny exp(-|z|) for large |z|.

@@ -3,7 +3,7 @@ embedding reused by the output Linear) lands in both groups."""
 
 import torch
 
-from solutions.q14_param_groups import NO_DECAY_LAYERS
+from solutions.q14_param_groups import _NO_DECAY_LAYERS
 
 
 def decay_groups(model):
@@ -12,7 +12,7 @@ def decay_groups(model):
         for name, p in module.named_parameters(recurse=False):
             if not p.requires_grad:
                 continue
-            if name.endswith("bias") or isinstance(module, NO_DECAY_LAYERS):
+            if name.endswith("bias") or isinstance(module, _NO_DECAY_LAYERS):
                 no_decay.append(p)
             else:
                 decay.append(p)

@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q14_param_groups import NO_DECAY_LAYERS
+from solutions.q14_param_groups import _NO_DECAY_LAYERS
 
 
 def decay_groups(model):
@@ -10,7 +10,7 @@ def decay_groups(model):
         id(p)
         for module in model.modules()
         for name, p in module.named_parameters(recurse=False)
-        if name.endswith("bias") or isinstance(module, NO_DECAY_LAYERS)
+        if name.endswith("bias") or isinstance(module, _NO_DECAY_LAYERS)
     }
     every = list(model.parameters())
     return [p for p in every if id(p) not in no_decay], [p for p in every if id(p) in no_decay]
