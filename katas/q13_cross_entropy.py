@@ -1,0 +1,64 @@
+"""Kata 13: cross-entropy from logits, written with the log-sum-exp trick.
+
+Cross-entropy is the loss for single-label classification: the model outputs one raw
+score (logit) per class, and the loss of a sample is -log softmax(logits)[target], which
+equals logsumexp(logits) - logits[target]. Computed naively, exp() overflows to inf for
+logits around 90 in float32 (and underflows to 0 for very negative ones), so the loss
+turns into inf or nan. Subtracting each row's maximum first keeps every exponent <= 0
+without changing the result; that is the log-sum-exp trick, and it is what
+F.cross_entropy does inside.
+
+Two options of F.cross_entropy are part of the task:
+- ignore_index: samples whose target equals it (padding, unlabelled data) add nothing
+  to the loss and are not counted in the mean;
+- label smoothing: the target distribution puts 1 - ε on the true class and spreads ε
+  uniformly over all C classes (the true class included).
+
+Task: write `cross_entropy` so that it equals F.cross_entropy for class-index targets,
+stays finite for huge logits, and gives the same gradients through autograd.
+"""
+
+import torch
+
+
+def cross_entropy(
+    logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    """Cross-entropy of `logits` against class indices `target`, like F.cross_entropy.
+
+    - logits: [N, C] floating tensor (float32 or float64), N >= 0 samples, C >= 1 classes,
+      every value finite (however large: ±1e4 in float32 must work).
+    - target: [N] int64 class indices, each in [0, C) or equal to `ignore_index`;
+      on the same device as logits. `ignore_index` may itself be a class number.
+    - Per sample i with target y, with log p_i = log_softmax(logits[i]) and ε =
+      label_smoothing: loss_i = -(1 - ε) * log p_i[y] - ε * mean over c of log p_i[c].
+      Samples with target == ignore_index get loss 0 and are not counted.
+    - reduction: "none" returns the [N] per-sample losses (0 at ignored samples);
+      "sum" their sum; "mean" their sum divided by the number of samples that are not
+      ignored. When every sample is ignored (or N = 0) the mean is 0/0 = nan, exactly
+      as F.cross_entropy returns; "sum" is then 0.
+    - Returns a tensor with logits' dtype, on logits' device: 0-dim for "mean"/"sum",
+      [N] for "none". Gradients with respect to logits flow through autograd (finite
+      for finite logits). logits and target are not modified.
+    - Raises ValueError if logits is not 2-D, target's shape is not [N], target's dtype
+      is not int64, reduction is not one of "mean", "sum", "none", or label_smoothing
+      is outside [0, 1].
+
+    Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax,
+    log_softmax or logsumexp, in any spelling (torch.*, F.*, torch.special.*, tensor
+    methods): write the log-sum-exp with the max shift yourself.
+
+    >>> logits = torch.tensor([[2.0, 0.0, 0.0], [1e4, 0.0, -1e4]])
+    >>> cross_entropy(logits, torch.tensor([0, 1]), reduction="none")
+    tensor([2.3954e-01, 1.0000e+04])
+    >>> cross_entropy(logits, torch.tensor([0, -100]))
+    tensor(0.2395)
+    """
+    # TODO: validate the inputs, shift each row by its max, compute log-probabilities,
+    # pick the target's (and smooth), zero the ignored samples and reduce.
+    raise NotImplementedError

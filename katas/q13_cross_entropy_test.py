@@ -1,0 +1,209 @@
+import pytest
+import torch
+import torch.nn.functional as F
+
+from katas.q13_cross_entropy import cross_entropy
+from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+
+FORBIDDEN = (
+    F.cross_entropy,
+    F.nll_loss,
+    F.log_softmax,
+    F.softmax,
+    torch.logsumexp,
+    torch.special.logsumexp,
+    torch.special.log_softmax,
+    torch.special.softmax,
+)
+REASON = "write the log-sum-exp (with the max shift) and the log-probabilities yourself"
+
+
+def learner_loss(logits, target, **options):
+    """The learner's cross_entropy, with the ready-made losses and log-softmaxes forbidden."""
+    with forbidden_ops(*FORBIDDEN, reason=REASON):
+        return cross_entropy(logits, target, **options)
+
+
+def batch(device, n=8, c=5, dtype=torch.float32, ignored=(1, 4)):
+    """Random logits of a few units and random targets, some set to -100 (ignored)."""
+    logits = 3 * torch.randn(n, c, dtype=dtype, device=device)
+    target = torch.randint(0, c, (n,), device=device)
+    target[[i for i in ignored if i < n]] = -100
+    return logits, target
+
+
+def expected_shape(reduction, n):
+    return (n,) if reduction == "none" else ()
+
+
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2, 1.0])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_equals_torch_cross_entropy(device, reduction, label_smoothing):
+    logits, target = batch(device)
+    options = dict(reduction=reduction, label_smoothing=label_smoothing)
+    loss = learner_loss(logits, target, **options)
+    check_tensor(loss, shape=expected_shape(reduction, 8), dtype=torch.float32, device=device)
+    torch.testing.assert_close(
+        loss,
+        F.cross_entropy(logits, target, **options),
+        msg=lambda m: (
+            f"differs from F.cross_entropy with {options}; ignored samples add 0 and do not "
+            "count in the mean, and smoothing gives ε/C to every class, the true one "
+            f"included\n{m}"
+        ),
+    )
+
+
+def test_keeps_float64(device):
+    skip_without_float64(device)
+    logits, target = batch(device, dtype=torch.float64)
+    loss = learner_loss(logits, target, label_smoothing=0.1)
+    check_tensor(loss, shape=(), dtype=torch.float64, device=device)
+    torch.testing.assert_close(loss, F.cross_entropy(logits, target, label_smoothing=0.1))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_ignore_index_can_be_a_real_class(device, reduction):
+    logits = torch.randn(6, 4, device=device)
+    target = torch.tensor([2, 0, 2, 3, 1, 2], device=device)
+    loss = learner_loss(logits, target, ignore_index=2, label_smoothing=0.1, reduction=reduction)
+    expected = F.cross_entropy(
+        logits, target, ignore_index=2, label_smoothing=0.1, reduction=reduction
+    )
+    torch.testing.assert_close(
+        loss,
+        expected,
+        msg=lambda m: f"with ignore_index=2, the samples of class 2 must be left out\n{m}",
+    )
+
+
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_finite_and_exact_for_huge_logits(device, label_smoothing):
+    logits = torch.tensor(
+        [[1e4, 0.0, -1e4], [0.0, 1e4, 1e4], [-1e4, -1e4, -1e4], [9e3, -1e4, 1e4], [100.0, 0, 0]],
+        device=device,
+        requires_grad=True,
+    )
+    target = torch.tensor([0, 2, 1, 1, 0], device=device)
+    options = dict(reduction="none", label_smoothing=label_smoothing)
+    loss = learner_loss(logits, target, **options)
+    assert torch.isfinite(loss).all(), (
+        f"per-sample losses {loss.tolist()} are not finite: exp() of a logit of 1e4 overflows; "
+        "subtract each row's maximum before exponentiating"
+    )
+    (grad,) = torch.autograd.grad(loss.sum(), logits)
+    assert torch.isfinite(grad).all(), "the gradient is not finite for huge logits"
+    reference = logits.detach().clone().requires_grad_()
+    expected = F.cross_entropy(reference, target, **options)
+    (expected_grad,) = torch.autograd.grad(expected.sum(), reference)
+    # Near 1e4 float32 values are 1e-3 apart, so a correct answer may round that much.
+    torch.testing.assert_close(loss, expected, atol=4e-3, rtol=1e-5)
+    torch.testing.assert_close(grad, expected_grad)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_gradient_equals_autograd_through_torch_cross_entropy(device, reduction):
+    logits, target = batch(device)
+    logits.requires_grad_()
+    options = dict(reduction=reduction, label_smoothing=0.15)
+    loss = learner_loss(logits, target, **options)
+    weights = torch.randn(loss.shape, device=device)  # a random upstream gradient
+    (grad,) = torch.autograd.grad((loss * weights).sum(), logits)
+    reference = logits.detach().clone().requires_grad_()
+    expected = F.cross_entropy(reference, target, **options)
+    (expected_grad,) = torch.autograd.grad((expected * weights).sum(), reference)
+    torch.testing.assert_close(
+        grad,
+        expected_grad,
+        msg=lambda m: f"the gradient with respect to logits differs from PyTorch's\n{m}",
+    )
+
+
+def test_gradcheck_in_float64(device):
+    skip_without_float64(device)
+    logits, target = batch(device, n=5, c=4, dtype=torch.float64, ignored=(2,))
+    logits.requires_grad_()
+    learner_loss(logits, target, label_smoothing=0.3)
+    with forbidden_ops(*FORBIDDEN, reason=REASON):
+        assert torch.autograd.gradcheck(
+            lambda x: cross_entropy(x, target, label_smoothing=0.3), (logits,)
+        )
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("n, c", [(1, 1), (1, 6), (5, 1), (0, 3)], ids=str)
+def test_size_one_and_empty_dimensions(device, n, c, reduction):
+    logits = torch.randn(n, c, device=device)
+    target = torch.randint(0, c, (n,), device=device)
+    loss = learner_loss(logits, target, reduction=reduction, label_smoothing=0.1)
+    check_tensor(loss, shape=expected_shape(reduction, n), dtype=torch.float32, device=device)
+    torch.testing.assert_close(
+        loss,
+        F.cross_entropy(logits, target, reduction=reduction, label_smoothing=0.1),
+        equal_nan=True,  # the mean over no samples is nan, in PyTorch as in the contract
+    )
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_every_target_ignored(device, reduction):
+    logits = torch.randn(3, 4, device=device)
+    target = torch.full((3,), 7, device=device)
+    loss = learner_loss(logits, target, ignore_index=7, reduction=reduction, label_smoothing=0.2)
+    check_tensor(loss, shape=expected_shape(reduction, 3), dtype=torch.float32, device=device)
+    if reduction == "mean":
+        assert torch.isnan(loss), (
+            f"the mean over zero counted samples should be nan (0/0, as F.cross_entropy), got "
+            f"{loss.item()}; divide the sum by the number of samples that are not ignored"
+        )
+    else:
+        assert torch.equal(loss.cpu(), torch.zeros(loss.shape)), (
+            f"with every target ignored each per-sample loss is 0, got {loss.tolist()}"
+        )
+
+
+def test_non_contiguous_inputs(device):
+    logits = torch.randn(5, 7, device=device).t()  # [7, 5], not contiguous
+    target = torch.randint(0, 5, (14,), device=device)[::2]
+    target[3] = -100
+    loss = learner_loss(logits, target, reduction="none", label_smoothing=0.1)
+    torch.testing.assert_close(
+        loss, F.cross_entropy(logits, target, reduction="none", label_smoothing=0.1)
+    )
+
+
+def test_does_not_modify_its_inputs(device):
+    logits, target = batch(device)
+    logits_before, target_before = logits.clone(), target.clone()
+    learner_loss(logits, target, label_smoothing=0.1)
+    assert torch.equal(logits, logits_before), "logits must not be modified"
+    assert torch.equal(target, target_before), "target must not be modified (ignored ones too)"
+
+
+@pytest.mark.parametrize(
+    "logits_shape, target_shape, target_dtype, options",
+    [
+        ((5,), (5,), torch.int64, {}),
+        ((2, 3, 4), (2, 4), torch.int64, {}),
+        ((4, 3), (3,), torch.int64, {}),
+        ((4, 3), (4, 1), torch.int64, {}),
+        ((4, 3), (4,), torch.float32, {}),
+        ((4, 3), (4,), torch.int64, {"reduction": "avg"}),
+        ((4, 3), (4,), torch.int64, {"label_smoothing": 1.5}),
+        ((4, 3), (4,), torch.int64, {"label_smoothing": -0.1}),
+    ],
+    ids=[
+        "1-D logits",
+        "3-D logits",
+        "target length",
+        "2-D target",
+        "float target",
+        "reduction",
+        "smoothing above 1",
+        "negative smoothing",
+    ],
+)
+def test_rejects_invalid_arguments(device, logits_shape, target_shape, target_dtype, options):
+    logits = torch.randn(logits_shape, device=device)
+    target = torch.zeros(target_shape, dtype=target_dtype, device=device)
+    with pytest.raises(ValueError):
+        learner_loss(logits, target, **options)

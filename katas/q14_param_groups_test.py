@@ -1,0 +1,232 @@
+import pytest
+import torch
+from torch import nn
+
+from katas.q14_param_groups import decay_groups, make_optimizer
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.ln = nn.LayerNorm(width)
+        self.fc = nn.Linear(width, width)
+        self.gn = nn.GroupNorm(2, width)
+
+    def forward(self, x):
+        return self.gn(self.fc(self.ln(x)))
+
+
+class Zoo(nn.Module):
+    """One of everything the rule talks about, with names that do not give the type away."""
+
+    def __init__(self, width=8):
+        super().__init__()
+        self.tokens = nn.Embedding(10, width)
+        self.conv = nn.Conv1d(width, width, 3, padding=1)
+        self.stats = nn.BatchNorm1d(width)
+        self.instance = nn.InstanceNorm1d(width, affine=True)
+        self.blocks = nn.ModuleList([Block(width), Block(width)])
+        self.normalizer = nn.Linear(width, width)  # a Linear, whatever its name says
+        self.heads = nn.ModuleDict(
+            {
+                "plain": nn.Linear(width, 3, bias=False),
+                "scaled": nn.Sequential(nn.Linear(width, 4), nn.RMSNorm(4)),
+            }
+        )
+        self.attention = nn.MultiheadAttention(width, 2)
+        self.scale = nn.Parameter(torch.ones(width))  # a custom 1-D parameter: decays
+        self.offsets = nn.Parameter(torch.zeros(width))  # its own name does not end in bias
+
+    def expected(self):
+        """(decay, no_decay) written out by hand, each as a set of ids."""
+        decay = [
+            self.conv.weight,
+            *(block.fc.weight for block in self.blocks),
+            self.normalizer.weight,
+            self.heads["plain"].weight,
+            self.heads["scaled"][0].weight,
+            self.attention.in_proj_weight,
+            self.attention.out_proj.weight,
+            self.scale,
+            self.offsets,
+        ]
+        no_decay = [
+            self.tokens.weight,
+            self.conv.bias,
+            self.stats.weight,
+            self.stats.bias,
+            self.instance.weight,
+            self.instance.bias,
+            *(p for block in self.blocks for p in (block.ln.weight, block.ln.bias)),
+            *(p for block in self.blocks for p in (block.fc.bias, block.gn.weight, block.gn.bias)),
+            self.normalizer.bias,
+            self.heads["scaled"][0].bias,
+            self.heads["scaled"][1].weight,
+            self.attention.in_proj_bias,
+            self.attention.out_proj.bias,
+        ]
+        return {id(p) for p in decay}, {id(p) for p in no_decay}
+
+
+class TiedLanguageModel(nn.Module):
+    """The output layer reuses the embedding table (weight tying)."""
+
+    def __init__(self, vocab=12, width=6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.mix = nn.Linear(width, width)
+        self.norm = nn.LayerNorm(width)
+        self.unembed = nn.Linear(width, vocab, bias=False)
+        self.unembed.weight = self.embed.weight
+
+
+def names(model):
+    return {id(p): name for name, p in model.named_parameters()}
+
+
+def in_model_order(model, ids):
+    """The model's parameters whose id is in `ids`, in the order of model.parameters()."""
+    return [p for p in model.parameters() if id(p) in ids]
+
+
+def assert_same_parameters(model, actual, expected, group):
+    """`actual` must be exactly the Parameter objects of `expected`, in that order."""
+    label = names(model)
+    assert isinstance(actual, list), f"the {group} group should be a list, got {type(actual)}"
+    actual_ids, expected_ids = [id(p) for p in actual], [id(p) for p in expected]
+    unknown = [p for p in actual if id(p) not in label]
+    assert not unknown, (
+        f"the {group} group holds {len(unknown)} tensors that are not the model's own "
+        "parameters; put the Parameter objects themselves in it, not copies"
+    )
+    missing = [label[i] for i in expected_ids if i not in actual_ids]
+    extra = [label[i] for i in actual_ids if i not in expected_ids]
+    assert not missing and not extra, (
+        f"{group} group: missing {missing}, should not contain {extra}"
+    )
+    assert len(actual_ids) == len(set(actual_ids)), f"the {group} group lists a parameter twice"
+    assert actual_ids == expected_ids, (
+        f"the {group} group should keep the order of model.parameters(): "
+        f"{[label[i] for i in expected_ids]}, got {[label[i] for i in actual_ids]}"
+    )
+
+
+def test_splits_by_layer_type_and_parameter_name(device):
+    model = Zoo().to(device)
+    decay, no_decay = decay_groups(model)
+    expected_decay, expected_no_decay = model.expected()
+    assert_same_parameters(model, decay, in_model_order(model, expected_decay), "decay")
+    assert_same_parameters(model, no_decay, in_model_order(model, expected_no_decay), "no-decay")
+
+
+def test_every_trainable_parameter_lands_in_exactly_one_group(device):
+    model = Zoo().to(device)
+    decay, no_decay = decay_groups(model)
+    ids = [id(p) for p in decay + no_decay]
+    label = names(model)
+    twice = {label.get(i, "?") for i in ids if ids.count(i) > 1}
+    assert not twice, f"parameters in both groups (or twice in one): {sorted(twice)}"
+    left_out = [name for name, p in model.named_parameters() if id(p) not in ids]
+    assert not left_out, f"trainable parameters in neither group: {left_out}"
+
+
+def test_frozen_parameters_are_in_neither_group(device):
+    model = Zoo().to(device)
+    model.tokens.requires_grad_(False)
+    model.blocks[0].requires_grad_(False)
+    model.scale.requires_grad_(False)
+    decay, no_decay = decay_groups(model)
+    expected_decay, expected_no_decay = model.expected()
+    trainable = {id(p) for p in model.parameters() if p.requires_grad}
+    assert_same_parameters(model, decay, in_model_order(model, expected_decay & trainable), "decay")
+    assert_same_parameters(
+        model, no_decay, in_model_order(model, expected_no_decay & trainable), "no-decay"
+    )
+
+
+def test_tied_weights_are_listed_once_without_decay(device):
+    model = TiedLanguageModel().to(device)
+    decay, no_decay = decay_groups(model)
+    tied = model.embed.weight
+    assert_same_parameters(model, decay, [model.mix.weight], "decay")
+    assert_same_parameters(
+        model, no_decay, [tied, model.mix.bias, model.norm.weight, model.norm.bias], "no-decay"
+    )
+    optimizer = make_optimizer(model, lr=1e-2, weight_decay=0.1)
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    assert sum(p is tied for p in held) == 1, "the tied embedding must be in the optimizer once"
+
+
+@pytest.mark.parametrize("lr, weight_decay", [(1e-3, 0.1), (0.5, 0.0), (2e-4, 0.05)])
+def test_make_optimizer_builds_two_adamw_groups(device, lr, weight_decay):
+    model = Zoo().to(device)
+    optimizer = make_optimizer(model, lr=lr, weight_decay=weight_decay)
+    assert isinstance(optimizer, torch.optim.AdamW), (
+        f"make_optimizer should return a torch.optim.AdamW, got {type(optimizer).__name__}"
+    )
+    groups = optimizer.param_groups
+    assert len(groups) == 2, f"expected exactly two parameter groups, got {len(groups)}"
+    expected_decay, expected_no_decay = model.expected()
+    assert_same_parameters(
+        model, groups[0]["params"], in_model_order(model, expected_decay), "decay"
+    )
+    assert_same_parameters(
+        model, groups[1]["params"], in_model_order(model, expected_no_decay), "no-decay"
+    )
+    assert groups[0]["weight_decay"] == weight_decay, (
+        f"param_groups[0] should have weight_decay={weight_decay}, got {groups[0]['weight_decay']}"
+    )
+    assert groups[1]["weight_decay"] == 0.0, (
+        f"param_groups[1] should have weight_decay=0.0, got {groups[1]['weight_decay']}"
+    )
+    assert [group["lr"] for group in groups] == [lr, lr], "both groups should use lr"
+
+
+def test_a_step_shrinks_only_the_decay_group(device):
+    model = Zoo().to(device)
+    optimizer = make_optimizer(model, lr=0.1, weight_decay=0.5)
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    for p in model.parameters():
+        p.grad = torch.zeros_like(p)  # with zero gradients, only weight decay moves anything
+    optimizer.step()
+    expected_decay, _ = model.expected()
+    for name, p in model.named_parameters():
+        assert p.device.type == device.type
+        factor = 1 - 0.1 * 0.5 if id(p) in expected_decay else 1.0
+        torch.testing.assert_close(
+            p.detach(),
+            before[name] * factor,
+            msg=lambda m, name=name, factor=factor: (
+                f"after one step with zero gradients, {name} should be scaled by {factor}\n{m}"
+            ),
+        )
+
+
+def test_a_model_without_biases_or_norms_gets_an_empty_second_group(device):
+    model = nn.Sequential(nn.Linear(3, 4, bias=False), nn.ReLU(), nn.Linear(4, 2, bias=False))
+    model.to(device)
+    optimizer = make_optimizer(model, lr=1e-3, weight_decay=0.1)
+    groups = optimizer.param_groups
+    assert len(groups) == 2, f"expected exactly two parameter groups, got {len(groups)}"
+    assert_same_parameters(model, groups[0]["params"], [model[0].weight, model[2].weight], "decay")
+    assert_same_parameters(model, groups[1]["params"], [], "no-decay")
+
+
+def test_does_not_change_the_model(device):
+    model = Zoo().to(device)
+    model.blocks[1].requires_grad_(False)
+    flags = {name: p.requires_grad for name, p in model.named_parameters()}
+    values = {name: p.detach().clone() for name, p in model.state_dict().items()}
+    make_optimizer(model, lr=1e-3, weight_decay=0.1)
+    assert flags == {name: p.requires_grad for name, p in model.named_parameters()}, (
+        "requires_grad flags must stay as they were"
+    )
+    for name, value in model.state_dict().items():
+        assert torch.equal(value, values[name]), f"{name} must not be modified"
+
+
+@pytest.mark.parametrize("lr, weight_decay", [(-1e-3, 0.1), (1e-3, -0.1)], ids=["lr", "wd"])
+def test_rejects_negative_hyperparameters(device, lr, weight_decay):
+    model = nn.Linear(3, 2).to(device)
+    with pytest.raises(ValueError):
+        make_optimizer(model, lr=lr, weight_decay=weight_decay)

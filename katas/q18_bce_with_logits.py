@@ -1,0 +1,61 @@
+"""Kata 18: binary cross-entropy from logits, stable for any logit, with pos_weight.
+
+Binary cross-entropy is the loss for yes/no targets, one or many per sample (multi-label
+classification: each class is its own yes/no question). With p = sigmoid(x) and a target
+y in [0, 1] it is -(y * log p + (1 - y) * log(1 - p)). Written like that it breaks in
+float32: sigmoid(100) rounds to exactly 1, so log(1 - p) = log(0) = -inf, and 0 * -inf is
+nan. Working from the logit x avoids both problems:
+
+    -log sigmoid(x)     = softplus(-x)      softplus(z) = log(1 + exp(z))
+    -log(1 - sigmoid(x)) = softplus(x)                  = max(z, 0) + log1p(exp(-|z|))
+
+The last form only ever exponentiates a number <= 0, so it is finite for every finite x.
+
+pos_weight rescales the positive term, -pos_weight * y * log p: with 1 positive per 10
+negatives in a class, pos_weight = 10 makes both sides weigh the same in the loss.
+
+Task: write `bce_with_logits` so that it equals F.binary_cross_entropy_with_logits
+(pos_weight and reductions included), is finite at logits of ±100 and beyond, and gives
+the same gradients through autograd.
+"""
+
+import torch
+
+
+def bce_with_logits(
+    logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    pos_weight: torch.Tensor | None = None,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    """Binary cross-entropy of `logits` against `target`, like F.binary_cross_entropy_with_logits.
+
+    - logits: floating tensor (float32 or float64) of any shape, e.g. [N] for one yes/no
+      label per sample or [N, C] for C labels per sample; every value finite, however
+      large (±100 and ±1e4 in float32 must work).
+    - target: same shape, dtype and device as logits, values in [0, 1] (soft labels
+      such as 0.9 are allowed).
+    - pos_weight: None (all ones) or a tensor of logits' dtype and device that broadcasts
+      against logits, usually [C], one weight per label (the last dimension).
+    - Element-wise: loss = -(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x))).
+    - reduction: "none" returns the element-wise losses (logits' shape); "sum" their sum;
+      "mean" their mean over all elements (nan for an empty input, as torch.mean gives).
+    - Returns a tensor of logits' dtype on logits' device. Gradients with respect to logits
+      flow through autograd and are finite. logits, target and pos_weight are not modified.
+    - Raises ValueError if target's shape differs from logits', or reduction is not one of
+      "mean", "sum", "none".
+
+    Rules: do not call F.binary_cross_entropy_with_logits or F.binary_cross_entropy (nor
+    nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus or torch.logaddexp: write
+    the stable form with exp, log1p, abs and clamp (or relu) yourself.
+
+    >>> logits = torch.tensor([100.0, -100.0, 0.0])
+    >>> bce_with_logits(logits, torch.tensor([0.0, 1.0, 1.0]), reduction="none")
+    tensor([100.0000, 100.0000,   0.6931])
+    >>> bce_with_logits(logits, torch.tensor([0.0, 1.0, 1.0]), pos_weight=torch.tensor(2.0))
+    tensor(100.4621)
+    """
+    # TODO: validate the inputs, build softplus(x) and softplus(-x) in the stable form, weight
+    # the positive term by pos_weight, and reduce.
+    raise NotImplementedError

@@ -1,0 +1,215 @@
+import pytest
+import torch
+import torch.nn.functional as F
+
+from katas.q18_bce_with_logits import bce_with_logits
+from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+
+FORBIDDEN = (
+    F.binary_cross_entropy_with_logits,
+    F.binary_cross_entropy,
+    F.logsigmoid,
+    F.softplus,
+    torch.logaddexp,
+)
+REASON = "write the stable form max(z, 0) + log1p(exp(-|z|)) yourself"
+
+
+def learner_loss(logits, target, **options):
+    """The learner's bce_with_logits, with the ready-made losses and softplus forbidden."""
+    with forbidden_ops(*FORBIDDEN, reason=REASON):
+        return bce_with_logits(logits, target, **options)
+
+
+def multi_label(device, n=6, c=4, dtype=torch.float32):
+    """Logits of a few units, 0/1 targets and a positive pos_weight per label."""
+    logits = 3 * torch.randn(n, c, dtype=dtype, device=device)
+    target = torch.randint(0, 2, (n, c), device=device).to(dtype)
+    pos_weight = torch.rand(c, dtype=dtype, device=device) * 4 + 0.25
+    return logits, target, pos_weight
+
+
+def with_grad(logits, loss_fn):
+    """Loss and gradient with respect to logits of loss_fn(logits), against a random upstream."""
+    logits = logits.detach().clone().requires_grad_()
+    loss = loss_fn(logits)
+    upstream = torch.linspace(-1, 2, loss.numel(), device=loss.device).reshape(loss.shape)
+    (grad,) = torch.autograd.grad((loss * upstream).sum(), logits)
+    return loss, grad
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_equals_torch_bce_with_logits(device, reduction, weighted):
+    logits, target, pos_weight = multi_label(device)
+    options = dict(reduction=reduction, pos_weight=pos_weight if weighted else None)
+    loss = learner_loss(logits, target, **options)
+    shape = (6, 4) if reduction == "none" else ()
+    check_tensor(loss, shape=shape, dtype=torch.float32, device=device)
+    torch.testing.assert_close(
+        loss,
+        F.binary_cross_entropy_with_logits(logits, target, **options),
+        msg=lambda m: (
+            f"differs from F.binary_cross_entropy_with_logits (reduction={reduction!r}, "
+            f"pos_weight={'given' if weighted else None}); pos_weight multiplies only the "
+            f"positive term y * softplus(-x)\n{m}"
+        ),
+    )
+
+
+def test_keeps_float64(device):
+    skip_without_float64(device)
+    logits, target, pos_weight = multi_label(device, dtype=torch.float64)
+    loss = learner_loss(logits, target, pos_weight=pos_weight)
+    check_tensor(loss, shape=(), dtype=torch.float64, device=device)
+    torch.testing.assert_close(
+        loss, F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight)
+    )
+
+
+def test_soft_targets(device):
+    logits, _, pos_weight = multi_label(device)
+    target = torch.rand(6, 4, device=device)
+    loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
+    torch.testing.assert_close(
+        loss,
+        F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight, reduction="none"),
+        msg=lambda m: f"targets between 0 and 1 (soft labels) must work too\n{m}",
+    )
+
+
+@pytest.mark.parametrize(
+    "logits_shape, weight_shape",
+    [((5,), ()), ((5,), (1,)), ((2, 3, 4), (4,)), ((3, 4), (3, 1))],
+    ids=["1-D, scalar", "1-D, [1]", "3-D, last dim", "2-D, per row"],
+)
+def test_pos_weight_broadcasts(device, logits_shape, weight_shape):
+    logits = 2 * torch.randn(logits_shape, device=device)
+    target = torch.randint(0, 2, logits_shape, device=device).float()
+    pos_weight = torch.rand(weight_shape, device=device) * 3 + 0.5
+    loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
+    check_tensor(loss, shape=logits_shape, dtype=torch.float32, device=device)
+    torch.testing.assert_close(
+        loss,
+        F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight, reduction="none"),
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
+def test_finite_and_exact_at_extreme_logits(device, weighted):
+    logits = torch.tensor(
+        [[100.0, -100.0, 1e4, -1e4], [100.0, -100.0, 1e4, -1e4], [-30.0, 30.0, -88.0, 90.0]],
+        device=device,
+    )
+    target = torch.tensor(
+        [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.5, 1.0]], device=device
+    )
+    pos_weight = torch.tensor([3.0, 0.5, 2.0, 1.5], device=device) if weighted else None
+    loss, grad = with_grad(
+        logits, lambda x: learner_loss(x, target, pos_weight=pos_weight, reduction="none")
+    )
+    assert torch.isfinite(loss).all(), (
+        f"losses {loss.tolist()} are not all finite: sigmoid(±100) rounds to 0 or 1 in float32 "
+        "and its log is -inf; compute softplus(±x) from the logit instead"
+    )
+    assert torch.isfinite(grad).all(), (
+        f"the gradient {grad.tolist()} is not finite; an inf anywhere in the computation "
+        "(even in an unused torch.where branch) poisons it"
+    )
+    expected, expected_grad = with_grad(
+        logits,
+        lambda x: F.binary_cross_entropy_with_logits(
+            x, target, pos_weight=pos_weight, reduction="none"
+        ),
+    )
+    # Near 1e4 float32 values are 1e-3 apart, so a correct answer may round that much.
+    torch.testing.assert_close(
+        loss,
+        expected,
+        atol=4e-3,
+        rtol=1e-5,
+        msg=lambda m: (
+            f"wrong losses at extreme logits: a logit of -100 with target 1 costs 100 "
+            f"(times pos_weight), not a clamped constant\n{m}"
+        ),
+    )
+    torch.testing.assert_close(grad, expected_grad)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_gradient_equals_autograd_through_torch(device, reduction):
+    logits, target, pos_weight = multi_label(device)
+    options = dict(reduction=reduction, pos_weight=pos_weight)
+    _, grad = with_grad(logits, lambda x: learner_loss(x, target, **options))
+    _, expected = with_grad(
+        logits, lambda x: F.binary_cross_entropy_with_logits(x, target, **options)
+    )
+    torch.testing.assert_close(
+        grad,
+        expected,
+        msg=lambda m: f"the gradient with respect to logits differs from PyTorch's\n{m}",
+    )
+
+
+def test_gradcheck_in_float64(device):
+    skip_without_float64(device)
+    logits, target, pos_weight = multi_label(device, n=3, c=3, dtype=torch.float64)
+    logits.requires_grad_()
+    learner_loss(logits, target, pos_weight=pos_weight)
+    with forbidden_ops(*FORBIDDEN, reason=REASON):
+        assert torch.autograd.gradcheck(
+            lambda x: bce_with_logits(x, target, pos_weight=pos_weight, reduction="none"),
+            (logits,),
+        )
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (0,), (0, 3)], ids=str)
+def test_size_one_and_empty_inputs(device, shape, reduction):
+    logits = torch.randn(shape, device=device)
+    target = torch.rand(shape, device=device)
+    loss = learner_loss(logits, target, reduction=reduction)
+    check_tensor(
+        loss,
+        shape=shape if reduction == "none" else (),
+        dtype=torch.float32,
+        device=device,
+    )
+    torch.testing.assert_close(
+        loss,
+        F.binary_cross_entropy_with_logits(logits, target, reduction=reduction),
+        equal_nan=True,  # the mean over no elements is nan, in PyTorch as in the contract
+    )
+
+
+def test_non_contiguous_inputs(device):
+    logits = torch.randn(4, 6, device=device).t()
+    target = torch.randint(0, 2, (6, 8), device=device).float()[:, ::2]
+    pos_weight = torch.rand(8, device=device)[::2] + 0.5
+    loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
+    torch.testing.assert_close(
+        loss,
+        F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight, reduction="none"),
+    )
+
+
+def test_does_not_modify_its_inputs(device):
+    logits, target, pos_weight = multi_label(device)
+    before = [t.clone() for t in (logits, target, pos_weight)]
+    learner_loss(logits, target, pos_weight=pos_weight)
+    for name, tensor, old in zip(
+        ("logits", "target", "pos_weight"), (logits, target, pos_weight), before, strict=True
+    ):
+        assert torch.equal(tensor, old), f"{name} must not be modified"
+
+
+@pytest.mark.parametrize(
+    "target_shape, reduction",
+    [((4,), "mean"), ((4, 1), "mean"), ((1, 4), "sum"), ((4, 3), "average")],
+    ids=["fewer dims", "trailing 1", "transposed", "reduction"],
+)
+def test_rejects_invalid_arguments(device, target_shape, reduction):
+    logits = torch.randn(4, 3, device=device)
+    target = torch.zeros(target_shape, device=device)
+    with pytest.raises(ValueError):
+        learner_loss(logits, target, reduction=reduction)

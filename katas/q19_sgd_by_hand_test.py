@@ -1,0 +1,275 @@
+import copy
+import importlib
+from contextlib import contextmanager
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q19_sgd_by_hand import SGD
+from torch_katas.testing import check_tensor, skip_without_float64
+
+STEPS = 25
+# torch.optim's own module for SGD (torch.optim does not keep it as an attribute).
+SGD_MODULE = importlib.import_module("torch.optim.sgd")
+
+
+@contextmanager
+def torch_sgd_refused():
+    """Inside the block, torch.optim.SGD and its functional form fail when they update.
+
+    Patching the module-level update functions catches every way in: SGD.step, the
+    functional torch.optim.sgd.sgd (however it was imported) and the fused kernel.
+    """
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            "your code used torch.optim.SGD (or its functional form); this kata asks for "
+            "the update written by hand"
+        )
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd"):
+            patch.setattr(SGD_MODULE, name, refuse)
+        patch.setattr(torch.optim.SGD, "step", refuse)
+        patch.setattr(torch, "_fused_sgd_", refuse)
+        yield
+
+
+def small_model(device, dtype=torch.float32):
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+    return model.to(device=device, dtype=dtype)
+
+
+def regression_data(device, dtype=torch.float32):
+    x = torch.randn(16, 3, device=device, dtype=dtype)
+    return x, torch.sin(2 * x[:, :2]) + 0.5 * x[:, 2:]
+
+
+def train(model, optimizer, data, steps, schedule=None):
+    """Run `steps` optimizer steps on the MSE loss; return the parameters after each."""
+    x, y = data
+    trajectory = []
+    for step in range(steps):
+        if schedule is not None:
+            schedule(optimizer, step)
+        optimizer.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+        trajectory.append([p.detach().clone() for p in model.parameters()])
+    return trajectory
+
+
+def learner_run(model, data, steps=STEPS, schedule=None, **hyperparameters):
+    """The learner's SGD on `model` (changed in place), with torch's SGD refused."""
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), **hyperparameters)
+        return optimizer, train(model, optimizer, data, steps, schedule)
+
+
+def assert_same_trajectory(model, actual, expected, what):
+    names = [name for name, _ in model.named_parameters()]
+    for step, (mine, theirs) in enumerate(zip(actual, expected, strict=True), start=1):
+        for name, a, b in zip(names, mine, theirs, strict=True):
+            torch.testing.assert_close(
+                a,
+                b,
+                msg=lambda m, step=step, name=name: (
+                    f"{what}: parameter {name} differs from torch.optim.SGD after step {step}\n{m}"
+                ),
+            )
+
+
+CONFIGS = {
+    "plain": dict(lr=0.1),
+    "momentum": dict(lr=0.05, momentum=0.9),
+    "dampening": dict(lr=0.05, momentum=0.8, dampening=0.5),
+    "nesterov": dict(lr=0.05, momentum=0.9, nesterov=True),
+    "weight decay": dict(lr=0.1, weight_decay=0.05),
+    "momentum and decay": dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.05),
+    "nesterov and decay": dict(lr=0.05, momentum=0.7, weight_decay=0.1, nesterov=True),
+}
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_trajectory_equals_torch_sgd(device, config):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    data = regression_data(device)
+    _, trajectory = learner_run(model, data, **CONFIGS[config])
+    expected = train(
+        reference_model,
+        torch.optim.SGD(reference_model.parameters(), **CONFIGS[config]),
+        data,
+        STEPS,
+    )
+    assert_same_trajectory(model, trajectory, expected, config)
+
+
+def test_float64_parameters_stay_float64_on_their_device(device):
+    skip_without_float64(device)
+    model = small_model(device, torch.float64)
+    reference_model = copy.deepcopy(model)
+    data = regression_data(device, torch.float64)
+    optimizer, trajectory = learner_run(model, data, lr=0.05, momentum=0.9, nesterov=True)
+    for name, p in model.named_parameters():
+        check_tensor(p.detach(), dtype=torch.float64, device=device, name=name)
+        buffer = optimizer.state[p]["momentum_buffer"]
+        check_tensor(
+            buffer, shape=p.shape, dtype=torch.float64, device=device, name=f"{name}'s buffer"
+        )
+    hyper = dict(lr=0.05, momentum=0.9, nesterov=True)
+    expected = train(
+        reference_model, torch.optim.SGD(reference_model.parameters(), **hyper), data, STEPS
+    )
+    assert_same_trajectory(model, trajectory, expected, "float64")
+
+
+def test_each_group_uses_its_own_hyperparameters(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    data = regression_data(device)
+
+    def groups(m):
+        return [
+            {"params": m[0].parameters(), "lr": 0.02, "momentum": 0.5},
+            {"params": m[2].parameters(), "nesterov": True, "weight_decay": 0.1},
+        ]
+
+    with torch_sgd_refused():
+        optimizer = SGD(groups(model), lr=0.1, momentum=0.9)
+        trajectory = train(model, optimizer, data, STEPS)
+    assert [group["lr"] for group in optimizer.param_groups] == [0.02, 0.1]
+    reference = torch.optim.SGD(groups(reference_model), lr=0.1, momentum=0.9)
+    expected = train(reference_model, reference, data, STEPS)
+    assert_same_trajectory(model, trajectory, expected, "two parameter groups")
+
+
+def test_reads_the_learning_rate_from_the_group_at_every_step(device):
+    def schedule(optimizer, step):  # what a scheduler does: edit the groups between steps
+        for group in optimizer.param_groups:
+            group["lr"] = 0.1 * 0.8**step
+            group["momentum"] = 0.9 if step < 10 else 0.5
+
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    data = regression_data(device)
+    _, trajectory = learner_run(model, data, schedule=schedule, lr=0.1, momentum=0.9)
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
+    expected = train(reference_model, reference, data, STEPS, schedule)
+    assert_same_trajectory(model, trajectory, expected, "lr changed between steps")
+
+
+def test_parameters_without_gradient_are_skipped(device):
+    model = small_model(device)
+    unused = nn.Parameter(torch.randn(4, device=device))
+    with torch_sgd_refused():
+        optimizer = SGD([*model.parameters(), unused], lr=0.1, momentum=0.9, weight_decay=0.1)
+        before = unused.detach().clone()
+        train(model, optimizer, regression_data(device), 3)
+    assert torch.equal(unused.detach(), before), (
+        "a parameter whose .grad is None must not change (not even by weight decay)"
+    )
+    assert not optimizer.state.get(unused), "a parameter that never had a gradient gets no state"
+
+
+def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    data = regression_data(device)
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.3, momentum=0.1, dampening=0.0)
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.05, momentum=0.9, dampening=0.2)
+    train(reference_model, reference, data, 5)
+    # Resume where torch's run stands: its weights (copied in place) and its state_dict.
+    model.load_state_dict(reference_model.state_dict())
+    with torch_sgd_refused():
+        optimizer.load_state_dict(copy.deepcopy(reference.state_dict()))
+        trajectory = train(model, optimizer, data, 10)
+    expected = train(reference_model, reference, data, 10)
+    assert_same_trajectory(model, trajectory, expected, "resumed from torch's state_dict")
+    for name, p, q in zip(
+        [n for n, _ in model.named_parameters()],
+        model.parameters(),
+        reference_model.parameters(),
+        strict=True,
+    ):
+        torch.testing.assert_close(
+            optimizer.state[p]["momentum_buffer"],
+            reference.state[q]["momentum_buffer"],
+            msg=lambda m, name=name: (
+                f"self.state[p]['momentum_buffer'] of {name} differs from torch's\n{m}"
+            ),
+        )
+
+
+def test_step_runs_the_closure_with_gradients_enabled(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    x, y = regression_data(device)
+
+    def closure_for(m, opt):
+        def closure():
+            opt.zero_grad()
+            loss = F.mse_loss(m(x), y)
+            loss.backward()
+            return loss
+
+        return closure
+
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
+        losses = [optimizer.step(closure_for(model, optimizer)) for _ in range(5)]
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
+    expected = [reference.step(closure_for(reference_model, reference)) for _ in range(5)]
+    assert all(isinstance(loss, torch.Tensor) for loss in losses), (
+        "step(closure) should return the closure's loss"
+    )
+    torch.testing.assert_close(torch.stack(losses).detach(), torch.stack(expected).detach())
+    for p, q in zip(model.parameters(), reference_model.parameters(), strict=True):
+        torch.testing.assert_close(p.detach(), q.detach())
+
+
+def test_step_without_closure_returns_none_and_keeps_parameters_leaves(device):
+    model = small_model(device)
+    x, y = regression_data(device)
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
+        F.mse_loss(model(x), y).backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        result = optimizer.step()
+    assert result is None, f"step() without a closure should return None, got {result!r}"
+    for (name, p), grad in zip(model.named_parameters(), grads, strict=True):
+        assert p.is_leaf and p.grad_fn is None and p.requires_grad, (
+            f"{name} is no longer a trainable leaf: update it in place under torch.no_grad()"
+        )
+        assert torch.equal(p.grad, grad), (
+            f"{name}.grad was modified by step(); add weight decay out of place"
+        )
+
+
+def test_is_a_torch_optimizer_with_sgd_defaults(device):
+    model = small_model(device)
+    optimizer = SGD(model.parameters(), lr=0.2, momentum=0.5, weight_decay=0.01)
+    assert isinstance(optimizer, torch.optim.Optimizer), "SGD should subclass torch.optim.Optimizer"
+    expected = dict(lr=0.2, momentum=0.5, dampening=0.0, weight_decay=0.01, nesterov=False)
+    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
+    assert actual == expected, f"each group should carry {expected}; got {actual}"
+
+
+@pytest.mark.parametrize(
+    "hyperparameters",
+    [
+        dict(lr=-0.1),
+        dict(lr=0.1, momentum=-0.5),
+        dict(lr=0.1, weight_decay=-1e-3),
+        dict(lr=0.1, nesterov=True),
+        dict(lr=0.1, momentum=0.9, dampening=0.5, nesterov=True),
+    ],
+    ids=["lr", "momentum", "weight decay", "nesterov without momentum", "nesterov with dampening"],
+)
+def test_rejects_invalid_hyperparameters(device, hyperparameters):
+    model = small_model(device)
+    with pytest.raises(ValueError):
+        SGD(model.parameters(), **hyperparameters)

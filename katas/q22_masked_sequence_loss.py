@@ -1,0 +1,94 @@
+"""Kata 22: a loss over padded sequences that counts real tokens only.
+
+Sequences in a batch have different lengths, so they are padded to a common length T and a
+boolean mask [B, T] marks the real tokens (True) and the padding (False). Whatever the
+model outputs at padded positions is meaningless, and so is the target there. The loss
+must be the mean of the per-token losses over the real tokens of the whole batch:
+
+    loss = sum of per-token losses at real tokens / number of real tokens
+
+Two tempting shortcuts are wrong. Averaging each sequence first and then the sequences
+gives a short sequence's tokens more weight than a long one's. Multiplying the per-token
+losses by the mask lets padding in: 0 * inf is nan, and an out-of-range padded target
+makes F.cross_entropy fail. Select the real tokens (boolean indexing, torch.where) instead.
+
+Task: build the mask from sequence lengths, then write the masked loss for regression
+(squared error) and for classification (cross-entropy).
+"""
+
+import torch
+
+
+def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
+    """The [B, max_len] padding mask of sequences with the given lengths.
+
+    - lengths: [B] integer tensor, each value in [0, max_len]; B may be 0.
+    - Returns a bool tensor [B, max_len] on lengths' device: mask[b, t] is True exactly
+      when t < lengths[b] (real token), False at padding.
+    - Raises ValueError if lengths is not a 1-D integer tensor, max_len < 0, or a length
+      is negative or larger than max_len.
+
+    >>> length_mask(torch.tensor([3, 1, 0]), max_len=4)
+    tensor([[ True,  True,  True, False],
+            [ True, False, False, False],
+            [False, False, False, False]])
+    """
+    # TODO: compare a row of positions with a column of lengths (broadcasting).
+    raise NotImplementedError
+
+
+def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean squared error over the real tokens of padded sequences.
+
+    - pred, target: floating tensors of the same shape [B, T, *features] (no feature
+      dims for one number per token, e.g. [B, T] or [B, T, D]), same dtype and device.
+    - mask: bool tensor [B, T], True at real tokens; any pattern (not only a prefix).
+    - The loss of one token is the mean of its squared errors over the feature elements;
+      the result is the mean of those over all real tokens of the batch (each token
+      counts once, whatever its sequence's length).
+    - Padded positions may hold any finite values, however large (1e30 in float32):
+      they change neither the loss nor the gradient, which is exactly 0 at padded
+      positions of pred.
+    - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
+    - Returns a 0-dim tensor of pred's dtype on pred's device, differentiable with
+      respect to pred. pred, target and mask are not modified.
+    - Raises ValueError if pred and target shapes differ, pred has fewer than 2 dims,
+      mask is not bool, or mask's shape is not pred.shape[:2].
+
+    >>> pred = torch.tensor([[1.0, 2.0, 9.0], [4.0, 9.0, 9.0]])
+    >>> target = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    >>> masked_mse(pred, target, length_mask(torch.tensor([2, 1]), 3))  # (1 + 4 + 16) / 3
+    tensor(7.)
+    """
+    # TODO: keep the real tokens only, then average their squared errors.
+    raise NotImplementedError
+
+
+def masked_cross_entropy(
+    logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    """Cross-entropy over the real tokens of padded sequences.
+
+    - logits: floating tensor [B, T, C] (C classes, last dim); target: int64 [B, T],
+      in [0, C) at real tokens and anything at padded positions (-1, a pad id >= C, ...);
+      mask: bool [B, T], True at real tokens, any pattern. All on the same device.
+    - The loss of one token is the cross-entropy of its C logits against its target
+      (F.cross_entropy may be used); the result is the mean of those over all real
+      tokens of the batch.
+    - Padded positions may hold any finite logits (±3e38 in float32) and any target:
+      they change neither the loss nor the gradient, which is exactly 0 at padded
+      positions of logits.
+    - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
+    - Returns a 0-dim tensor of logits' dtype on logits' device, differentiable with
+      respect to logits. logits, target and mask are not modified.
+    - Raises ValueError if logits is not 3-D, target is not int64 of shape [B, T], mask
+      is not bool, or mask's shape is not [B, T].
+
+    >>> logits = torch.zeros(2, 3, 4)  # uniform over 4 classes: every token costs log 4
+    >>> target = torch.tensor([[1, 2, -1], [0, -1, -1]])
+    >>> masked_cross_entropy(logits, target, target >= 0)
+    tensor(1.3863)
+    """
+    # TODO: keep the real tokens only ([n_real, C] logits, [n_real] targets), then
+    # average their cross-entropies.
+    raise NotImplementedError

@@ -1,0 +1,374 @@
+import pytest
+import torch
+import torch.nn.functional as F
+
+from katas.q22_masked_sequence_loss import length_mask, masked_cross_entropy, masked_mse
+from torch_katas.testing import check_tensor, skip_without_float64
+
+HUGE = 1e30  # finite in float32, but its square is inf
+
+
+def prefix_mask(lengths, max_len, device):
+    return (
+        torch.tensor([[t < length for t in range(max_len)] for length in lengths], dtype=torch.bool)
+        .reshape(len(lengths), max_len)
+        .to(device)
+    )
+
+
+def regression_batch(mask, features=(3,), dtype=torch.float32):
+    """pred and target with normal values at real tokens and huge garbage at padding."""
+    shape = (*mask.shape, *features)
+    pred = torch.randn(shape, dtype=dtype, device=mask.device)
+    target = torch.randn(shape, dtype=dtype, device=mask.device)
+    pred[~mask] = HUGE
+    target[~mask] = -HUGE
+    return pred, target
+
+
+def classification_batch(mask, n_classes=5, dtype=torch.float32):
+    """Logits and targets that are sensible at real tokens and hostile at padding: logits
+    of ±3e38 and targets that are no valid class (-1, or n_classes + 2)."""
+    b, t = mask.shape
+    logits = 2 * torch.randn(b, t, n_classes, dtype=dtype, device=mask.device)
+    target = torch.randint(0, n_classes, (b, t), device=mask.device)
+    garbage = torch.zeros(n_classes, dtype=dtype, device=mask.device)
+    garbage[0] = -3e38
+    garbage[-1] = 3e38
+    logits[~mask] = garbage
+    hostile = torch.where(torch.arange(t, device=mask.device) % 2 == 0, -1, n_classes + 2)
+    target = torch.where(mask, target, hostile)
+    return logits, target
+
+
+def oracle_mse(pred, target, mask):
+    """Per-token mean squared error averaged over the real tokens, one token at a time."""
+    losses = [
+        ((pred[b, t] - target[b, t]) ** 2).mean()
+        for b in range(mask.shape[0])
+        for t in range(mask.shape[1])
+        if mask[b, t]
+    ]
+    return torch.stack(losses).mean() if losses else pred.sum() * 0
+
+
+def oracle_cross_entropy(logits, target, mask):
+    losses = [
+        F.cross_entropy(logits[b, t].unsqueeze(0), target[b, t].unsqueeze(0))
+        for b in range(mask.shape[0])
+        for t in range(mask.shape[1])
+        if mask[b, t]
+    ]
+    return torch.stack(losses).mean() if losses else logits.sum() * 0
+
+
+def loss_and_grad(loss_fn, inputs, target, mask):
+    """loss_fn's loss and its gradient with respect to inputs (a fresh leaf copy)."""
+    inputs = inputs.detach().clone().requires_grad_()
+    loss = loss_fn(inputs, target, mask)
+    (grad,) = torch.autograd.grad(loss, inputs)
+    return loss, grad
+
+
+def oracle_loss_and_grad(oracle, inputs, target, mask):
+    cpu = [tensor.detach().cpu() for tensor in (inputs, target, mask)]
+    return loss_and_grad(oracle, *cpu)
+
+
+# --- length_mask ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lengths, max_len",
+    [([3, 1, 0, 5], 5), ([1], 1), ([0, 0], 0), ([], 3), ([2, 4], 7)],
+    ids=str,
+)
+def test_length_mask_marks_the_first_length_positions(device, lengths, max_len):
+    mask = length_mask(torch.tensor(lengths, dtype=torch.int64, device=device), max_len)
+    check_tensor(mask, shape=(len(lengths), max_len), dtype=torch.bool, device=device)
+    assert torch.equal(mask.cpu(), prefix_mask(lengths, max_len, "cpu")), (
+        f"mask[b, t] must be True exactly when t < lengths[b]; got {mask.tolist()}"
+    )
+
+
+@pytest.mark.parametrize(
+    "lengths, max_len",
+    [([2, 6], 5), ([-1, 2], 4), ([1, 2], -1)],
+    ids=["too long", "negative", "max_len"],
+)
+def test_length_mask_rejects_impossible_lengths(device, lengths, max_len):
+    with pytest.raises(ValueError):
+        length_mask(torch.tensor(lengths, device=device), max_len)
+
+
+def test_length_mask_rejects_float_lengths(device):
+    with pytest.raises(ValueError):
+        length_mask(torch.tensor([1.0, 2.0], device=device), 3)
+
+
+# --- masked_mse -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("features", [(), (3,), (2, 2)], ids=["[B,T]", "[B,T,3]", "[B,T,2,2]"])
+def test_mse_averages_over_real_tokens(device, features):
+    mask = prefix_mask([5, 2, 3], 6, device)
+    pred, target = regression_batch(mask, features)
+    loss, grad = loss_and_grad(masked_mse, pred, target, mask)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
+    expected, expected_grad = oracle_loss_and_grad(oracle_mse, pred, target, mask)
+    assert torch.isfinite(loss), (
+        f"the loss is {loss.item()}: padding leaked in (huge padded values squared give inf, "
+        "and inf * 0 = nan); select the real tokens instead of multiplying by the mask"
+    )
+    torch.testing.assert_close(
+        loss.cpu(),
+        expected,
+        msg=lambda m: (
+            f"the loss is not the mean over real tokens; each token counts once, so do not "
+            f"average per sequence first\n{m}"
+        ),
+    )
+    torch.testing.assert_close(grad.cpu(), expected_grad)
+
+
+def test_mse_counts_tokens_not_sequences(device):
+    pred = torch.tensor([[2.0, 9.0, 9.0], [0.0, 0.0, 0.0]], device=device)
+    mask = torch.tensor([[True, False, False], [True, True, True]], device=device)
+    loss = masked_mse(pred, torch.zeros_like(pred), mask)
+    assert loss.item() == pytest.approx(1.0), (
+        f"4 real tokens with squared errors 4, 0, 0, 0 have mean loss 1.0, got {loss.item()}; "
+        "the mean of per-sequence means (2.0) weights the short sequence too much"
+    )
+
+
+def test_mse_with_holes_in_the_mask(device):
+    mask = torch.rand(4, 7, device=device) < 0.6
+    pred, target = regression_batch(mask, (2,))
+    loss, grad = loss_and_grad(masked_mse, pred, target, mask)
+    expected, expected_grad = oracle_loss_and_grad(oracle_mse, pred, target, mask)
+    torch.testing.assert_close(loss.cpu(), expected)
+    torch.testing.assert_close(grad.cpu(), expected_grad)
+
+
+def test_mse_gradient_is_zero_at_padding(device):
+    mask = prefix_mask([4, 1, 3], 5, device)
+    pred, target = regression_batch(mask, (3,))
+    _, grad = loss_and_grad(masked_mse, pred, target, mask)
+    padded = grad[~mask]
+    assert torch.equal(padded, torch.zeros_like(padded)), (
+        "the gradient at padded positions must be exactly 0 (and not nan)"
+    )
+
+
+def test_mse_does_not_depend_on_padding_length(device):
+    mask = prefix_mask([4, 1, 3], 4, device)
+    pred, target = regression_batch(mask, (2,))
+    short = masked_mse(pred, target, mask)
+    extra = torch.full((3, 5, 2), HUGE, device=device)
+    long = masked_mse(
+        torch.cat([pred, extra], dim=1),
+        torch.cat([target, -extra], dim=1),
+        torch.cat([mask, torch.zeros(3, 5, dtype=torch.bool, device=device)], dim=1),
+    )
+    torch.testing.assert_close(
+        long, short, msg=lambda m: f"padding the same batch longer changed the loss\n{m}"
+    )
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (0, 4), (3, 0)], ids=str)
+def test_mse_without_real_tokens_is_zero(device, shape):
+    mask = torch.zeros(shape, dtype=torch.bool, device=device)
+    pred, target = regression_batch(mask, (2,))
+    loss, grad = loss_and_grad(masked_mse, pred, target, mask)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
+    assert loss.item() == 0.0, (
+        f"with no real token the loss must be 0, got {loss.item()}; guard the division "
+        "(e.g. count.clamp(min=1))"
+    )
+    assert torch.equal(grad, torch.zeros_like(grad)), "with no real token the gradient is 0"
+
+
+def test_mse_size_one(device):
+    mask = torch.ones(1, 1, dtype=torch.bool, device=device)
+    pred, target = regression_batch(mask, ())
+    loss = masked_mse(pred, target, mask)
+    torch.testing.assert_close(loss, (pred - target).square().reshape(()))
+
+
+def test_mse_keeps_float64(device):
+    skip_without_float64(device)
+    mask = prefix_mask([3, 2], 4, device)
+    pred, target = regression_batch(mask, (2,), dtype=torch.float64)
+    loss = masked_mse(pred, target, mask)
+    check_tensor(loss, shape=(), dtype=torch.float64, device=device, name="the loss")
+    torch.testing.assert_close(loss.cpu(), oracle_mse(pred.cpu(), target.cpu(), mask.cpu()))
+
+
+def test_mse_non_contiguous_inputs(device):
+    mask = prefix_mask([5, 2, 4], 6, device)
+    pred, target = regression_batch(mask, (3,))
+    pred_t = pred.transpose(0, 1).contiguous().transpose(0, 1)  # same values, other strides
+    mask_t = mask.t().contiguous().t()
+    loss = masked_mse(pred_t, target, mask_t)
+    assert not pred_t.is_contiguous() and not mask_t.is_contiguous()
+    torch.testing.assert_close(loss.cpu(), oracle_mse(pred.cpu(), target.cpu(), mask.cpu()))
+
+
+def test_mse_does_not_modify_its_inputs(device):
+    mask = prefix_mask([3, 1], 4, device)
+    pred, target = regression_batch(mask, (2,))
+    before = [t.clone() for t in (pred, target, mask)]
+    masked_mse(pred, target, mask)
+    for name, tensor, old in zip(
+        ("pred", "target", "mask"), (pred, target, mask), before, strict=True
+    ):
+        assert torch.equal(tensor, old), f"{name} must not be modified"
+
+
+@pytest.mark.parametrize(
+    "pred_shape, target_shape, mask_shape, mask_dtype",
+    [
+        ((2, 3), (2, 4), (2, 3), torch.bool),
+        ((2, 3, 4), (2, 3), (2, 3), torch.bool),
+        ((2, 3), (2, 3), (2, 3), torch.float32),
+        ((2, 3, 4), (2, 3, 4), (2, 3, 4), torch.bool),
+        ((2, 3), (2, 3), (3, 2), torch.bool),
+        ((5,), (5,), (5,), torch.bool),
+    ],
+    ids=["target length", "target dims", "float mask", "mask dims", "mask shape", "1-D pred"],
+)
+def test_mse_rejects_mismatched_arguments(device, pred_shape, target_shape, mask_shape, mask_dtype):
+    pred = torch.randn(pred_shape, device=device)
+    target = torch.randn(target_shape, device=device)
+    mask = torch.ones(mask_shape, dtype=mask_dtype, device=device)
+    with pytest.raises(ValueError):
+        masked_mse(pred, target, mask)
+
+
+# --- masked_cross_entropy ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lengths, max_len, n_classes",
+    [([5, 2, 3], 6, 5), ([3, 4], 4, 4), ([1], 1, 3), ([2, 1], 3, 1)],
+    ids=["uneven", "T equals C", "one token", "one class"],
+)
+def test_cross_entropy_averages_over_real_tokens(device, lengths, max_len, n_classes):
+    mask = prefix_mask(lengths, max_len, device)
+    logits, target = classification_batch(mask, n_classes)
+    loss, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
+    expected, expected_grad = oracle_loss_and_grad(oracle_cross_entropy, logits, target, mask)
+    assert torch.isfinite(loss), (
+        f"the loss is {loss.item()}: padding leaked in; select the real tokens "
+        "(logits[mask], target[mask]) instead of multiplying per-token losses by the mask"
+    )
+    torch.testing.assert_close(
+        loss.cpu(),
+        expected,
+        msg=lambda m: (
+            f"the loss is not the mean cross-entropy over real tokens (classes are the last "
+            f"dim of logits; each token counts once)\n{m}"
+        ),
+    )
+    torch.testing.assert_close(grad.cpu(), expected_grad)
+
+
+def test_cross_entropy_with_holes_in_the_mask(device):
+    mask = torch.rand(3, 8, device=device) < 0.5
+    logits, target = classification_batch(mask, 4)
+    loss, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
+    expected, expected_grad = oracle_loss_and_grad(oracle_cross_entropy, logits, target, mask)
+    torch.testing.assert_close(loss.cpu(), expected)
+    torch.testing.assert_close(grad.cpu(), expected_grad)
+
+
+def test_cross_entropy_gradient_is_zero_at_padding(device):
+    mask = prefix_mask([4, 1, 3], 5, device)
+    logits, target = classification_batch(mask, 4)
+    _, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
+    padded = grad[~mask]
+    assert torch.equal(padded, torch.zeros_like(padded)), (
+        "the gradient at padded positions must be exactly 0 (and not nan)"
+    )
+
+
+def test_cross_entropy_does_not_depend_on_padding_length(device):
+    mask = prefix_mask([4, 1, 3], 4, device)
+    logits, target = classification_batch(mask, 5)
+    short = masked_cross_entropy(logits, target, mask)
+    long_mask = torch.cat([mask, torch.zeros(3, 6, dtype=torch.bool, device=device)], dim=1)
+    long_logits, long_target = classification_batch(long_mask, 5)
+    long_logits[:, :4], long_target[:, :4] = logits, target
+    long = masked_cross_entropy(long_logits, long_target, long_mask)
+    torch.testing.assert_close(
+        long, short, msg=lambda m: f"padding the same batch longer changed the loss\n{m}"
+    )
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (0, 4), (3, 0)], ids=str)
+def test_cross_entropy_without_real_tokens_is_zero(device, shape):
+    mask = torch.zeros(shape, dtype=torch.bool, device=device)
+    logits, target = classification_batch(mask, 3)
+    loss, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
+    assert loss.item() == 0.0, (
+        f"with no real token the loss must be 0, got {loss.item()}; guard the division "
+        "(e.g. count.clamp(min=1))"
+    )
+    assert torch.equal(grad, torch.zeros_like(grad)), "with no real token the gradient is 0"
+
+
+def test_cross_entropy_keeps_float64(device):
+    skip_without_float64(device)
+    mask = prefix_mask([3, 2], 4, device)
+    logits, target = classification_batch(mask, 3, dtype=torch.float64)
+    loss = masked_cross_entropy(logits, target, mask)
+    check_tensor(loss, shape=(), dtype=torch.float64, device=device, name="the loss")
+    expected = oracle_cross_entropy(logits.cpu(), target.cpu(), mask.cpu())
+    torch.testing.assert_close(loss.cpu(), expected)
+
+
+def test_cross_entropy_non_contiguous_inputs(device):
+    mask = prefix_mask([5, 2, 4], 6, device)
+    logits, target = classification_batch(mask, 4)
+    logits_t = logits.permute(2, 0, 1).contiguous().permute(1, 2, 0)
+    target_t = target.t().contiguous().t()
+    loss = masked_cross_entropy(logits_t, target_t, mask)
+    assert not logits_t.is_contiguous() and not target_t.is_contiguous()
+    expected = oracle_cross_entropy(logits.cpu(), target.cpu(), mask.cpu())
+    torch.testing.assert_close(loss.cpu(), expected)
+
+
+def test_cross_entropy_does_not_modify_its_inputs(device):
+    mask = prefix_mask([3, 1], 4, device)
+    logits, target = classification_batch(mask, 3)
+    before = [t.clone() for t in (logits, target, mask)]
+    masked_cross_entropy(logits, target, mask)
+    for name, tensor, old in zip(
+        ("logits", "target", "mask"), (logits, target, mask), before, strict=True
+    ):
+        assert torch.equal(tensor, old), (
+            f"{name} must not be modified (padded targets too: fill a copy, not the input)"
+        )
+
+
+@pytest.mark.parametrize(
+    "logits_shape, target_shape, target_dtype, mask_shape, mask_dtype",
+    [
+        ((6, 4), (6,), torch.int64, (6,), torch.bool),
+        ((2, 3, 4), (2, 4), torch.int64, (2, 3), torch.bool),
+        ((2, 3, 4), (2, 3), torch.float32, (2, 3), torch.bool),
+        ((2, 3, 4), (2, 3), torch.int64, (2, 3), torch.int64),
+        ((2, 3, 4), (2, 3), torch.int64, (2, 4), torch.bool),
+    ],
+    ids=["2-D logits", "target shape", "float target", "int mask", "mask shape"],
+)
+def test_cross_entropy_rejects_mismatched_arguments(
+    device, logits_shape, target_shape, target_dtype, mask_shape, mask_dtype
+):
+    logits = torch.randn(logits_shape, device=device)
+    target = torch.zeros(target_shape, dtype=target_dtype, device=device)
+    mask = torch.ones(mask_shape, dtype=mask_dtype, device=device)
+    with pytest.raises(ValueError):
+        masked_cross_entropy(logits, target, mask)

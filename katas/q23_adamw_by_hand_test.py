@@ -1,0 +1,275 @@
+import copy
+import importlib
+from contextlib import contextmanager
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q23_adamw_by_hand import adamw_step_
+from torch_katas.testing import check_tensor, skip_without_float64
+
+STEPS = 25
+# torch.optim's own module for Adam and AdamW (torch.optim does not keep it as an attribute).
+ADAM_MODULE = importlib.import_module("torch.optim.adam")
+
+
+@contextmanager
+def torch_adam_refused():
+    """Inside the block, torch.optim.Adam / AdamW and their functional forms fail when they
+    update: every path (the classes' step, adam(), adamw(), the fused kernels) ends in one
+    of the module-level functions patched here."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            "your code used torch.optim.Adam/AdamW (or their functional forms); this kata "
+            "asks for the update written by hand"
+        )
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam"):
+            patch.setattr(ADAM_MODULE, name, refuse)
+        patch.setattr(torch.optim.Adam, "step", refuse)
+        patch.setattr(torch.optim.AdamW, "step", refuse)
+        patch.setattr(torch, "_fused_adam_", refuse)
+        patch.setattr(torch, "_fused_adamw_", refuse)
+        yield
+
+
+class Model(nn.Module):
+    """A small regression model with a 0-dim parameter besides the usual ones."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+        self.temperature = nn.Parameter(torch.tensor(1.5))
+
+    def forward(self, x):
+        return self.net(x) * self.temperature
+
+
+def setup(device, dtype=torch.float32):
+    model = Model().to(device=device, dtype=dtype)
+    x = torch.randn(16, 3, device=device, dtype=dtype)
+    y = torch.sin(2 * x[:, :2]) + 0.5 * x[:, 2:]
+    return model, (x, y)
+
+
+def learner_trajectory(model, data, steps=STEPS, **hyperparameters):
+    """Train with the learner's step; after each step record params and both moments."""
+    x, y = data
+    params = list(model.parameters())
+    exp_avgs = [torch.zeros_like(p) for p in params]
+    exp_avg_sqs = [torch.zeros_like(p) for p in params]
+    trajectory = []
+    with torch_adam_refused():
+        for step in range(1, steps + 1):
+            grads = torch.autograd.grad(F.mse_loss(model(x), y), params)
+            adamw_step_(params, grads, exp_avgs, exp_avg_sqs, step, **hyperparameters)
+            trajectory.append(
+                [
+                    [t.detach().clone() for t in tensors]
+                    for tensors in (params, exp_avgs, exp_avg_sqs)
+                ]
+            )
+    return trajectory
+
+
+def torch_trajectory(model, data, steps=STEPS, decoupled=True, **hyperparameters):
+    """The same with torch.optim.AdamW (decoupled) or torch.optim.Adam (L2)."""
+    x, y = data
+    params = list(model.parameters())
+    optimizer = (torch.optim.AdamW if decoupled else torch.optim.Adam)(params, **hyperparameters)
+    trajectory = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+        state = [optimizer.state[p] for p in params]
+        trajectory.append(
+            [
+                [p.detach().clone() for p in params],
+                [s["exp_avg"].clone() for s in state],
+                [s["exp_avg_sq"].clone() for s in state],
+            ]
+        )
+    return trajectory
+
+
+def assert_same_trajectory(model, actual, expected, what):
+    names = [name for name, _ in model.named_parameters()]
+    for step, (mine, theirs) in enumerate(zip(actual, expected, strict=True), start=1):
+        for kind, my_tensors, their_tensors in zip(
+            ("parameter", "exp_avg (m) of", "exp_avg_sq (v) of"), mine, theirs, strict=True
+        ):
+            for name, a, b in zip(names, my_tensors, their_tensors, strict=True):
+                torch.testing.assert_close(
+                    a,
+                    b,
+                    rtol=1e-5,
+                    atol=1e-6,
+                    msg=lambda m, step=step, kind=kind, name=name: (
+                        f"{what}: {kind} {name} differs after step {step}\n{m}"
+                    ),
+                )
+
+
+CONFIGS = {
+    "defaults": dict(lr=1e-2, weight_decay=1e-2),
+    "strong decay": dict(lr=5e-3, weight_decay=0.5),
+    "large eps": dict(lr=2e-2, betas=(0.8, 0.99), eps=1e-2, weight_decay=0.05),
+    "no decay": dict(lr=1e-2, betas=(0.5, 0.9), weight_decay=0.0),
+}
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_trajectory_equals_torch_adamw(device, config):
+    model, data = setup(device)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, **CONFIGS[config])
+    expected = torch_trajectory(reference, data, **CONFIGS[config])
+    assert_same_trajectory(model, trajectory, expected, f"AdamW, {config}")
+
+
+@pytest.mark.parametrize("config", ["defaults", "strong decay", "large eps"])
+def test_l2_mode_equals_torch_adam(device, config):
+    model, data = setup(device)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, decoupled=False, **CONFIGS[config])
+    expected = torch_trajectory(reference, data, decoupled=False, **CONFIGS[config])
+    assert_same_trajectory(model, trajectory, expected, f"Adam with L2 (decoupled=False), {config}")
+
+
+def test_adamw_and_adam_with_l2_follow_different_paths(device):
+    model, data = setup(device)
+    l2_model = copy.deepcopy(model)
+    hyperparameters = dict(lr=1e-2, weight_decay=0.3)
+    decoupled = learner_trajectory(model, data, **hyperparameters)[-1][0]
+    l2 = learner_trajectory(l2_model, data, decoupled=False, **hyperparameters)[-1][0]
+    gap = max((a - b).abs().max().item() for a, b in zip(decoupled, l2, strict=True))
+    assert gap > 1e-3, (
+        f"after {STEPS} steps decoupled=True and decoupled=False end within {gap:.1e} of each "
+        "other; AdamW shrinks p directly, Adam with L2 adds weight_decay * p to the gradient"
+    )
+
+
+def test_zero_gradient_shows_where_the_decay_goes(device):
+    adamw_p, l2_p = (
+        torch.tensor([1.0, -2.0], device=device),
+        torch.tensor([1.0, -2.0], device=device),
+    )
+    zero = torch.zeros(2, device=device)
+    with torch_adam_refused():
+        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
+        adamw_step_([adamw_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1)
+        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
+        adamw_step_([l2_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1, decoupled=False)
+    torch.testing.assert_close(
+        adamw_p.cpu(),
+        torch.tensor([0.99, -1.98]),
+        msg=lambda m: f"AdamW with a zero gradient only scales p by 1 - lr * weight_decay\n{m}",
+    )
+    torch.testing.assert_close(
+        l2_p.cpu(),
+        torch.tensor([0.9, -1.9]),
+        msg=lambda m: (
+            "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
+            f"the first bias-corrected step is lr * sign(g)\n{m}"
+        ),
+    )
+
+
+def test_first_step_is_lr_times_the_sign_of_the_gradient(device):
+    p = torch.tensor([0.0, 1.0, 2.0, -3.0], device=device)
+    grad = torch.tensor([3.0, -1e-3, 50.0, -0.2], device=device)
+    m, v = torch.zeros_like(p), torch.zeros_like(p)
+    with torch_adam_refused():
+        adamw_step_([p], [grad], [m], [v], 1, lr=0.01, betas=(0.8, 0.999), weight_decay=0.0)
+    torch.testing.assert_close(
+        p.cpu(),
+        torch.tensor([-0.01, 1.01, 1.99, -2.99]),
+        msg=lambda m: (
+            f"with bias correction the first step is lr * g / |g| whatever the betas; "
+            f"divide m by 1 - beta1**step and v by 1 - beta2**step\n{m}"
+        ),
+    )
+    torch.testing.assert_close(m.cpu(), 0.2 * grad.cpu())
+    torch.testing.assert_close(v.cpu(), 0.001 * grad.cpu() ** 2)
+
+
+def test_float64_state_stays_float64_on_its_device(device):
+    skip_without_float64(device)
+    model, data = setup(device, torch.float64)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, steps=5, lr=1e-2, weight_decay=0.1)
+    for name, p in model.named_parameters():
+        check_tensor(p.detach(), dtype=torch.float64, device=device, name=name)
+    expected = torch_trajectory(reference, data, steps=5, lr=1e-2, weight_decay=0.1)
+    assert_same_trajectory(model, trajectory, expected, "float64")
+
+
+def test_updates_in_place_without_a_graph_and_leaves_grads_alone(device):
+    model, (x, y) = setup(device)
+    params = list(model.parameters())
+    grads = torch.autograd.grad(F.mse_loss(model(x), y), params)
+    grads_before = [g.clone() for g in grads]
+    exp_avgs = [torch.zeros_like(p) for p in params]
+    exp_avg_sqs = [torch.zeros_like(p) for p in params]
+    before = [p.detach().clone() for p in params]
+    with torch_adam_refused():
+        result = adamw_step_(params, grads, exp_avgs, exp_avg_sqs, 1, lr=0.1, decoupled=False)
+    assert result is None, "adamw_step_ updates in place and returns None"
+    for (name, p), old, g, g_old, m in zip(
+        model.named_parameters(), before, grads, grads_before, exp_avgs, strict=True
+    ):
+        assert p is dict(model.named_parameters())[name]
+        assert not torch.equal(p.detach(), old), f"{name} did not change: update it in place"
+        assert p.is_leaf and p.grad_fn is None and p.requires_grad, (
+            f"{name} is no longer a trainable leaf; update under torch.no_grad()"
+        )
+        assert m.grad_fn is None, f"the moment of {name} recorded a graph"
+        assert torch.equal(g, g_old), f"the gradient of {name} was modified; add decay out of place"
+
+
+def test_non_contiguous_and_empty_parameters(device):
+    params = [torch.randn(4, 3, device=device).t(), torch.randn(0, 2, device=device)]
+    grads = [torch.randn(3, 4, device=device), torch.randn(0, 2, device=device)]
+    mine = [p.clone() for p in params]  # clone keeps the strides
+    states = [[torch.zeros_like(p) for p in mine] for _ in range(2)]
+    with torch_adam_refused():
+        for step in (1, 2, 3):
+            adamw_step_(mine, grads, *states, step, lr=0.05, weight_decay=0.2)
+    reference = [nn.Parameter(p.clone()) for p in params]
+    optimizer = torch.optim.AdamW(reference, lr=0.05, weight_decay=0.2)
+    for _ in range(3):
+        for p, g in zip(reference, grads, strict=True):
+            p.grad = g.clone()
+        optimizer.step()
+    for a, b in zip(mine, reference, strict=True):
+        check_tensor(a, shape=b.shape, dtype=b.dtype, device=device)
+        torch.testing.assert_close(a, b.detach())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(step=0),
+        dict(lr=-0.1),
+        dict(eps=-1e-8),
+        dict(weight_decay=-0.01),
+        dict(betas=(1.0, 0.999)),
+        dict(betas=(0.9, -0.1)),
+        dict(lengths=(2, 1, 2, 2)),
+    ],
+    ids=["step 0", "lr", "eps", "weight decay", "beta1", "beta2", "lengths"],
+)
+def test_rejects_invalid_arguments(device, change):
+    change = dict(change)
+    lengths = change.pop("lengths", (2, 2, 2, 2))
+    params, grads, exp_avgs, exp_avg_sqs = (
+        [torch.zeros(3, device=device) for _ in range(n)] for n in lengths
+    )
+    arguments = dict(step=1, lr=0.01) | change
+    with pytest.raises(ValueError):
+        adamw_step_(params, grads, exp_avgs, exp_avg_sqs, **arguments)

@@ -1,0 +1,29 @@
+"""Wrong: with nesterov=True it still steps along the buffer, like plain momentum, instead
+of along d_p + momentum * buffer."""
+
+import torch
+
+from solutions.q19_sgd_by_hand import SGD as Reference
+
+
+class SGD(Reference):
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                d_p = p.grad.add(p, alpha=group["weight_decay"])
+                if group["momentum"]:
+                    buf = self.state[p].get("momentum_buffer")
+                    if buf is None:
+                        buf = self.state[p]["momentum_buffer"] = d_p.clone()
+                    else:
+                        buf.mul_(group["momentum"]).add_(d_p, alpha=1 - group["dampening"])
+                    d_p = buf
+                p.add_(d_p, alpha=-group["lr"])
+        return loss
