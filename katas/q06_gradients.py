@@ -1,0 +1,72 @@
+"""Kata 6: gradients without side effects.
+
+Autograd records the operations applied to tensors that require grad, building a graph
+from the inputs to the result. `loss.backward()` walks that graph backwards and *adds*
+each gradient into the `.grad` of every leaf it reaches, parameters included.
+`torch.autograd.grad(out, inputs)` walks the same graph but *returns* the gradients for
+just the inputs you name and leaves every `.grad` alone. With `create_graph=True` the
+backward pass is itself recorded, so a gradient can be differentiated again: that is how
+second derivatives (Hessian-vector products, gradient penalties) are computed.
+
+Task: write `grad_of(f, x)`, the gradient of a scalar function at a point, as a pure
+function (no `.grad` anywhere changes), and `hessian_vector_product(f, x, v)` with
+double backward.
+"""
+
+from collections.abc import Callable
+
+import torch
+
+
+def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+    """The gradient df/dx of the scalar function `f` at the point `x`.
+
+    - f: takes a tensor shaped like x and returns a 0-dim tensor, built from
+      differentiable torch operations; it may use other tensors that require grad
+      (for example a model's parameters).
+    - x: a floating tensor of any shape (0-dim and empty included, possibly
+      non-contiguous), on any device. It may or may not require grad, and may be a leaf
+      or the result of earlier operations (a non-leaf); the gradient is taken with
+      respect to x itself, not to whatever x was computed from.
+    - Returns a tensor with x's shape, dtype and device, detached from any graph
+      (no grad_fn, requires_grad False).
+    - No side effects: the .grad of x, of the tensors x was computed from and of the
+      tensors f uses stays exactly what it was (None stays None); x's values and its
+      requires_grad flag do not change.
+    - Works when called under `torch.no_grad()` too (for example from an evaluation loop).
+    - Raises ValueError if f(x) is not a 0-dim tensor.
+
+    Rules: no `.backward()`; do not call torch.autograd.functional or torch.func.
+
+    >>> x = torch.tensor([1.0, 2.0, 3.0])
+    >>> grad_of(lambda t: (t**2).sum(), x)
+    tensor([2., 4., 6.])
+    """
+    # TODO: compute the gradient with torch.autograd.grad, side-effect free.
+    raise NotImplementedError
+
+
+def hessian_vector_product(
+    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, v: torch.Tensor
+) -> torch.Tensor:
+    """H(x) @ v, where H is the matrix of second derivatives of the scalar `f` at `x`.
+
+    - f and x: as for `grad_of`. v: a tensor with x's shape, dtype and device. Both x
+      and v are treated as flattened vectors: the result is
+      `sum_j d²f/dx_i dx_j * v_j` for every element i, reshaped like x.
+    - Compute it with two backward passes (the first with create_graph=True): the
+      gradient of `(grad_of_f(x) * v).sum()` with respect to x. Never build the full
+      Hessian.
+    - When the gradient of f does not depend on x (f linear in x) the result is zeros.
+    - Returns a tensor with x's shape, dtype and device, detached from any graph.
+    - The same rules on side effects as `grad_of`: no .grad changes, x is unchanged,
+      works under `torch.no_grad()`; ValueError if f(x) is not a 0-dim tensor.
+
+    Rules: no `.backward()`; do not call torch.autograd.functional or torch.func.
+
+    >>> x = torch.tensor([1.0, 2.0])
+    >>> hessian_vector_product(lambda t: (t**3).sum(), x, torch.tensor([1.0, 1.0]))
+    tensor([ 6., 12.])
+    """
+    # TODO: differentiate the gradient once more, using create_graph=True.
+    raise NotImplementedError

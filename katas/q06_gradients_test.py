@@ -1,0 +1,249 @@
+import math
+
+import pytest
+import torch
+
+from katas.q06_gradients import grad_of, hessian_vector_product
+from torch_katas.testing import check_tensor, skip_without_float64
+
+# Scalar functions with their gradient and Hessian-vector product worked out by hand.
+CASES = {
+    "sum of cubes": (
+        lambda t: (t**3).sum(),
+        lambda t: 3 * t**2,
+        lambda t, v: 6 * t * v,
+    ),
+    "euclidean norm": (
+        lambda t: t.pow(2).sum().sqrt(),
+        lambda t: t / t.norm(),
+        # H = (I - u uᵀ) / |t| with u = t / |t|
+        lambda t, v: (v - t * (t * v).sum() / t.pow(2).sum()) / t.norm(),
+    ),
+    "log-sum-exp": (
+        lambda t: t.exp().sum().log(),
+        lambda t: t.softmax(dim=0),
+        # H = diag(s) - s sᵀ with s = softmax(t)
+        lambda t, v: (lambda s: s * v - s * (s * v).sum())(t.exp() / t.exp().sum()),
+    ),
+}
+
+
+def refuse_backward(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            "this kata asks for torch.autograd.grad, which returns gradients; "
+            ".backward() adds them into .grad, a side effect"
+        )
+
+    monkeypatch.setattr(torch.Tensor, "backward", refuse)
+    monkeypatch.setattr(torch.autograd, "backward", refuse)
+    for module, names in (
+        (torch.autograd.functional, ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]),
+        (torch.func, ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]),
+    ):
+        for name in names:
+            message = f"{module.__name__}.{name} is off limits here: use torch.autograd.grad"
+
+            def forbidden(*args, _message=message, **kwargs):
+                raise AssertionError(_message)
+
+            monkeypatch.setattr(module, name, forbidden)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_grad_of_matches_the_derivative_worked_out_by_hand(device, case, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    f, gradient, _ = CASES[case]
+    x = torch.randn(5, dtype=dtype, device=device)
+    result = grad_of(f, x)
+    check_tensor(result, shape=(5,), dtype=dtype, device=device, name="grad_of(f, x)")
+    torch.testing.assert_close(result, gradient(x), msg=lambda m: f"wrong gradient of {case}\n{m}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_hessian_vector_product_matches_the_one_worked_out_by_hand(device, case, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    f, _, hvp = CASES[case]
+    x, v = torch.randn(2, 5, dtype=dtype, device=device)
+    result = hessian_vector_product(f, x, v)
+    check_tensor(result, shape=(5,), dtype=dtype, device=device, name="the Hessian-vector product")
+    torch.testing.assert_close(
+        result,
+        hvp(x, v),
+        msg=lambda m: f"H @ v is wrong for {case}; differentiate (grad * v).sum() again\n{m}",
+    )
+
+
+def test_hessian_vector_product_on_a_matrix_input_equals_hessian_times_v(device):
+    skip_without_float64(device)
+    w = torch.randn(3, 4, dtype=torch.float64, device=device)
+
+    def f(t):
+        return (torch.tanh(t) * w).sum() ** 2 + (t**4).sum()
+
+    x, v = torch.randn(2, 3, 4, dtype=torch.float64, device=device)
+    result = hessian_vector_product(f, x, v)
+    check_tensor(result, shape=(3, 4), dtype=torch.float64, device=device, name="H @ v")
+    hessian = torch.autograd.functional.hessian(f, x).reshape(12, 12)
+    torch.testing.assert_close(
+        result,
+        (hessian @ v.reshape(12)).reshape(3, 4),
+        msg=lambda m: f"x and v count as flattened vectors: H @ v must equal reshape(H @ v)\n{m}",
+    )
+
+
+def test_hessian_vector_product_of_a_linear_function_is_zero(device):
+    w = torch.randn(4, device=device, requires_grad=True)
+    x, v = torch.randn(2, 4, device=device)
+    for name, f in (("3·x", lambda t: (3 * t).sum()), ("w·x, w requiring grad", lambda t: t @ w)):
+        result = hessian_vector_product(f, x, v)
+        check_tensor(result, shape=(4,), dtype=x.dtype, device=device, name=f"H @ v for {name}")
+        assert torch.equal(result.cpu(), torch.zeros(4)), (
+            f"f = {name} is linear, so H @ v must be zeros; the gradient does not depend on x "
+            "(check requires_grad, and pass materialize_grads=True to torch.autograd.grad)"
+        )
+    assert w.grad is None, "w.grad changed; nothing may write into .grad"
+
+
+@pytest.mark.parametrize("preset", [False, True], ids=["grad-None", "grad-set"])
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_no_grad_attribute_changes(device, which, preset):
+    w = torch.randn(4, device=device, requires_grad=True)
+    x = torch.randn(4, device=device, requires_grad=True)
+    if preset:
+        x.grad = torch.full_like(x, 7.0)
+        w.grad = torch.full_like(w, -3.0)
+    x_before = x.detach().clone()
+
+    def f(t):
+        return ((t * w).sin() ** 2).sum()
+
+    if which == "grad_of":
+        grad_of(f, x)
+    else:
+        hessian_vector_product(f, x, torch.ones_like(x))
+    for name, tensor in (("x", x), ("w (a tensor f uses)", w)):
+        if preset:
+            assert tensor.grad is not None, f"{name}.grad was reset to None; leave it alone"
+            expected = 7.0 if name == "x" else -3.0
+            assert torch.equal(tensor.grad.cpu(), torch.full((4,), expected)), (
+                f"{name}.grad changed; use torch.autograd.grad, which returns gradients "
+                "instead of adding them into .grad"
+            )
+        else:
+            assert tensor.grad is None, (
+                f"{name}.grad was written; use torch.autograd.grad with only the point "
+                "as input, which returns the gradient and writes no .grad"
+            )
+    assert torch.equal(x.detach(), x_before), "x's values changed"
+    assert x.requires_grad and x.is_leaf, "x's autograd flags changed"
+
+
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_does_not_switch_on_requires_grad_of_the_callers_tensor(device, which):
+    x = torch.randn(3, device=device)
+    if which == "grad_of":
+        grad_of(lambda t: (t**2).sum(), x)
+    else:
+        hessian_vector_product(lambda t: (t**3).sum(), x, torch.ones_like(x))
+    assert not x.requires_grad, (
+        "x.requires_grad was switched on; work on x.detach().requires_grad_() instead "
+        "of changing the caller's tensor"
+    )
+
+
+def test_grad_of_a_non_leaf_input_is_taken_with_respect_to_it(device):
+    a = torch.randn(4, device=device, requires_grad=True)
+    x = 2 * a + 1  # a non-leaf: its gradient is df/dx, not df/da
+    result = grad_of(lambda t: (t**3).sum(), x)
+    check_tensor(result, shape=(4,), dtype=x.dtype, device=device, name="grad_of(f, x)")
+    torch.testing.assert_close(
+        result,
+        3 * x.detach() ** 2,
+        msg=lambda m: f"for a non-leaf x the gradient is df/dx = 3x², not df/da = 6x²\n{m}",
+    )
+    assert a.grad is None, "a.grad changed (x was computed from a); nothing may write .grad"
+    assert x.grad_fn is not None and not x.is_leaf, "x's own graph must be left as it was"
+
+
+def test_hessian_vector_product_of_a_non_leaf_input(device):
+    a = torch.randn(4, device=device, requires_grad=True)
+    x = a * a
+    v = torch.randn(4, device=device)
+    result = hessian_vector_product(lambda t: (t**3).sum(), x, v)
+    check_tensor(result, shape=(4,), dtype=x.dtype, device=device, name="H @ v")
+    torch.testing.assert_close(result, 6 * x.detach() * v)
+    assert a.grad is None, "a.grad changed (x was computed from a); nothing may write .grad"
+
+
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_results_are_detached(device, which):
+    w = torch.randn(3, device=device, requires_grad=True)
+    x = torch.randn(3, device=device, requires_grad=True)
+
+    def f(t):
+        return (t * w).pow(3).sum()
+
+    if which == "grad_of":
+        result = grad_of(f, x)
+    else:
+        result = hessian_vector_product(f, x, torch.ones_like(x))
+    assert result.grad_fn is None and not result.requires_grad, (
+        f"{which} must return a plain tensor, detached from any graph "
+        "(do not pass create_graph=True to the last torch.autograd.grad)"
+    )
+
+
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_works_inside_no_grad(device, which):
+    x = torch.randn(3, device=device)
+    advice = "under torch.no_grad() f records nothing; do the work inside torch.enable_grad()"
+    try:
+        with torch.no_grad():
+            if which == "grad_of":
+                result = grad_of(lambda t: (t**3).sum(), x)
+                expected = 3 * x**2
+            else:
+                result = hessian_vector_product(lambda t: (t**3).sum(), x, torch.ones_like(x))
+                expected = 6 * x
+    except NotImplementedError:
+        raise
+    except RuntimeError as error:  # autograd's "does not require grad"
+        raise AssertionError(f"{advice}\n{error}") from error
+    torch.testing.assert_close(result, expected, msg=lambda m: f"{advice}\n{m}")
+
+
+@pytest.mark.parametrize(
+    "shape, layout", [((), "0-dim"), ((0,), "empty"), ((1, 1), "size-1"), ((3, 4), "transposed")]
+)
+def test_grad_of_odd_shapes_and_layouts(device, shape, layout):
+    x = torch.randn(shape, device=device)
+    if layout == "transposed":
+        x = x.t()  # non-contiguous
+    result = grad_of(lambda t: (t.sin() * t).sum(), x)
+    check_tensor(result, shape=x.shape, dtype=x.dtype, device=device, name="grad_of(f, x)")
+    torch.testing.assert_close(result, x.sin() + x * x.cos())
+
+
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_rejects_functions_that_do_not_return_a_scalar(device, which):
+    x = torch.randn(3, device=device)
+    with pytest.raises(ValueError):
+        if which == "grad_of":
+            grad_of(lambda t: t**2, x)
+        else:
+            hessian_vector_product(lambda t: t**2, x, torch.ones_like(x))
+
+
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_uses_torch_autograd_grad(device, which, monkeypatch):
+    refuse_backward(monkeypatch)
+    x = torch.full((2,), math.pi / 4, device=device)
+    if which == "grad_of":
+        grad_of(lambda t: t.sin().sum(), x)
+    else:
+        hessian_vector_product(lambda t: t.sin().sum(), x, torch.ones_like(x))

@@ -1,0 +1,206 @@
+import itertools
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q07_dynamic_graph import apply_until_small, graph_size
+from torch_katas.testing import check_tensor, skip_without_float64
+
+
+def nodes_by_naive_walk(t):
+    """Every node reachable from t.grad_fn, found by a plain breadth-first search."""
+    if t.grad_fn is None:
+        return set()
+    seen, frontier = {t.grad_fn}, [t.grad_fn]
+    while frontier:
+        frontier = [
+            node
+            for current in frontier
+            for node, _ in current.next_functions
+            if node is not None and node not in seen
+        ]
+        seen.update(frontier)
+    return seen
+
+
+def shrinking_layer(device, dtype=torch.float32):
+    """A small tanh layer that shrinks its input at every application."""
+    layer = nn.Sequential(nn.Linear(4, 4), nn.Tanh()).to(device=device, dtype=dtype)
+    with torch.no_grad():
+        q, _ = torch.linalg.qr(torch.randn(4, 4, dtype=torch.float64))
+        layer[0].weight.copy_(0.6 * q)
+        layer[0].bias.uniform_(-0.01, 0.01)
+    return layer
+
+
+def norms_along_the_way(layer, x, count):
+    """The norms of x, layer(x), layer(layer(x)), ... (count + 1 values)."""
+    norms, h = [], x
+    with torch.no_grad():
+        for _ in range(count + 1):
+            norms.append(torch.linalg.vector_norm(h).item())
+            h = layer(h)
+    return norms
+
+
+def threshold_for(layer, x, steps):
+    """A threshold between the norms before and after the layer number `steps`, far from both."""
+    norms = norms_along_the_way(layer, x, steps)
+    assert all(a > b for a, b in itertools.pairwise(norms)), "the test layer must shrink"
+    if steps == 0:
+        return norms[0] * 2  # x is already small
+    return (norms[steps - 1] * norms[steps]) ** 0.5
+
+
+def unrolled(layer, x, steps):
+    h = x
+    for _ in range(steps):
+        h = layer(h)
+    return h
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3, 7])
+def test_stops_at_the_first_small_result(device, steps):
+    layer = shrinking_layer(device)
+    x = 3 * torch.randn(2, 4, device=device)
+    out, taken = apply_until_small(layer, x, threshold_for(layer, x, steps), max_steps=20)
+    assert isinstance(taken, int) and not isinstance(taken, bool), (
+        f"steps should be a Python int, got {type(taken).__name__}"
+    )
+    assert taken == steps, (
+        f"took {taken} steps, expected {steps}: test the norm BEFORE each layer and stop at "
+        "the first h whose norm is below the threshold"
+    )
+    check_tensor(out, shape=(2, 4), dtype=x.dtype, device=device, name="h")
+    with torch.no_grad():
+        torch.testing.assert_close(out, unrolled(layer, x, steps))
+
+
+@pytest.mark.parametrize("max_steps", [0, 1, 5])
+def test_never_applies_more_than_max_steps(device, max_steps):
+    x = torch.randn(3, device=device)
+    out, taken = apply_until_small(lambda h: 0.9 * h + 1.0, x, 0.0, max_steps)
+    assert taken == max_steps, f"with threshold 0 the loop must stop at max_steps={max_steps}"
+    expected = unrolled(lambda h: 0.9 * h + 1.0, x, max_steps)
+    torch.testing.assert_close(out, expected)
+    if max_steps == 0:
+        assert out is x or torch.equal(out, x), "with no steps h is x"
+
+
+def test_rejects_a_negative_max_steps(device):
+    with pytest.raises(ValueError):
+        apply_until_small(torch.tanh, torch.ones(2, device=device), 0.5, -1)
+
+
+@pytest.mark.parametrize("steps", [1, 2, 5])
+def test_gradients_equal_the_unrolled_computation(device, steps):
+    layer = shrinking_layer(device)
+    x = (3 * torch.randn(2, 4, device=device)).requires_grad_()
+    weights = torch.randn(2, 4, device=device)
+    out, taken = apply_until_small(layer, x, threshold_for(layer, x, steps), max_steps=10)
+    assert taken == steps, f"took {taken} steps, expected {steps}"
+    inputs = [x, *layer.parameters()]
+    got = torch.autograd.grad((out * weights).sum(), inputs)
+    expected = torch.autograd.grad((unrolled(layer, x, steps) * weights).sum(), inputs)
+    for name, g, e in zip(["x", "weight", "bias"], got, expected, strict=True):
+        torch.testing.assert_close(
+            g,
+            e,
+            msg=lambda m, name=name: (
+                f"the gradient for {name} differs from {steps} layers written out; keep every "
+                f"step on the graph (no detach, no torch.no_grad around the layer)\n{m}"
+            ),
+        )
+
+
+def test_gradcheck_through_the_data_dependent_loop(device):
+    skip_without_float64(device)
+    x = torch.randn(2, 3, dtype=torch.float64, device=device, requires_grad=True)
+    w = (0.5 * torch.randn(3, 3, dtype=torch.float64, device=device)).requires_grad_()
+
+    def forward(x, w):
+        out, _ = apply_until_small(lambda h: torch.tanh(h @ w), 4 * x, 0.05, max_steps=4)
+        return out
+
+    assert torch.autograd.gradcheck(forward, (x, w)), "gradients through the loop are wrong"
+
+
+def deep_chain(x, depth):
+    for _ in range(depth):
+        x = x * 1.0001
+    return x
+
+
+def diamond(x):
+    a = x * 2  # used three times below
+    return (a * a + a).sum()
+
+
+def split_product(x):
+    first, second = (x * 3).split(3)  # one node with two outputs
+    return (first * second).sum()
+
+
+def linear_twice(x):
+    lin = nn.Linear(6, 6).to(x.device)
+    return lin(torch.relu(lin(x))).sum()
+
+
+GRAPHS = {
+    "chain": lambda x, w, c: (x * 2 + 1).sum(),
+    "diamond": lambda x, w, c: diamond(x),
+    "constant and two leaves": lambda x, w, c: (x * c + w).exp().mean(),
+    "split": lambda x, w, c: split_product(x),
+    "same leaf many times": lambda x, w, c: x * x * x,
+    "linear layer twice": lambda x, w, c: linear_twice(x),
+    "3000 deep": lambda x, w, c: deep_chain(x, 3000).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_graph_size_counts_each_reachable_node_once(device, name):
+    x = torch.randn(6, device=device, requires_grad=True)
+    w = torch.randn(6, device=device, requires_grad=True)
+    c = torch.randn(6, device=device)  # needs no grad: a None in next_functions
+    t = GRAPHS[name](x, w, c)
+    size = graph_size(t)
+    expected = len(nodes_by_naive_walk(t))
+    assert size == expected, (
+        f"graph_size gave {size} for the '{name}' graph, which has {expected} distinct "
+        "nodes (grad_fn included, AccumulateGrad included, each node once)"
+    )
+
+
+def test_graph_size_of_small_graphs_counted_by_hand(device):
+    x = torch.ones(3, device=device, requires_grad=True)
+    sizes = [graph_size((x * 2).sum()), graph_size((x * 2 + 1).sum()), graph_size(x * x)]
+    assert sizes == [3, 4, 2], (
+        f"got {sizes}: (x*2).sum() has Sum, Mul and x's AccumulateGrad (3); (x*2+1).sum() "
+        "adds an Add (4); x*x is one Mul whose two inputs are the same AccumulateGrad (2)"
+    )
+
+
+def test_graph_size_is_zero_without_a_graph(device):
+    leaf = torch.ones(3, device=device, requires_grad=True)
+    plain = torch.ones(3, device=device)
+    with torch.no_grad():
+        untracked = leaf * 2
+    sizes = [graph_size(leaf), graph_size(plain * 2), graph_size(untracked)]
+    assert sizes == [0, 0, 0], f"a tensor without grad_fn has an empty graph, got {sizes}"
+
+
+def test_graph_size_grows_with_the_path_taken(device):
+    layer = shrinking_layer(device)
+    x = (3 * torch.randn(2, 4, device=device)).requires_grad_()
+    sizes = []
+    for steps in (1, 2, 3, 4):
+        out, taken = apply_until_small(layer, x, threshold_for(layer, x, steps), max_steps=10)
+        assert taken == steps, f"took {taken} steps, expected {steps}"
+        sizes.append(graph_size(out))
+    expected = [len(nodes_by_naive_walk(unrolled(layer, x, steps))) for steps in (1, 2, 3, 4)]
+    assert sizes == expected, (
+        f"graph sizes for 1 to 4 steps: got {sizes}, expected {expected}; each step the data "
+        "asks for adds the layer's nodes, the shared parameters' AccumulateGrad nodes do not"
+    )
+    assert len(set(sizes)) == 4, "different paths through the data must give different graphs"

@@ -1,0 +1,252 @@
+import copy
+import math
+
+import pytest
+import torch
+import torch.nn.utils.clip_grad as torch_clip_grad
+from torch import nn
+
+from katas.q30_grad_clipping import clip_grad_norm, layer_grad_norms
+from torch_katas.testing import check_tensor, skip_without_float64
+
+
+class WithOwnParameter(nn.Module):
+    """A model that owns a parameter itself (its layer name is ""), with nested layers,
+    a frozen layer and a layer the forward pass never uses."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.tensor(1.5))
+        self.body = nn.Sequential(nn.Linear(5, 6), nn.Tanh(), nn.LayerNorm(6), nn.Linear(6, 6))
+        self.frozen = nn.Linear(6, 6).requires_grad_(False)
+        self.unused = nn.Linear(6, 2)
+        self.head = nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.head(self.frozen(self.body(x)) * self.scale)
+
+
+def model_with_grads(device, dtype=torch.float32, loss_scale=1.0):
+    model = WithOwnParameter().to(device=device, dtype=dtype)
+    x = torch.randn(7, 5, device=device, dtype=dtype)
+    (loss_scale * model(x).pow(2).mean()).backward()
+    return model
+
+
+def copy_with_grads(model):
+    """A deep copy with the same gradients (deepcopy leaves parameters' .grad behind)."""
+    twin = copy.deepcopy(model)
+    for p, q in zip(model.parameters(), twin.parameters(), strict=True):
+        q.grad = None if p.grad is None else p.grad.clone()
+    return twin
+
+
+def grads_of(model):
+    return [None if p.grad is None else p.grad.clone() for p in model.parameters()]
+
+
+def assert_same_grads(model, expected_model, what):
+    for (name, p), q in zip(model.named_parameters(), expected_model.parameters(), strict=True):
+        if q.grad is None:
+            assert p.grad is None, f"{name}.grad was None and must stay None"
+            continue
+        torch.testing.assert_close(
+            p.grad,
+            q.grad,
+            equal_nan=True,
+            msg=lambda m, name=name: f"{name}.grad after clipping differs from {what}\n{m}",
+        )
+
+
+def refuse_torch_clipping(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("this kata asks for gradient clipping written by hand")
+
+    for module in (torch.nn.utils, torch_clip_grad):
+        for name in (
+            "clip_grad_norm_",
+            "clip_grad_norm",
+            "get_total_norm",
+            "clip_grads_with_norm_",
+            "_get_total_norm",
+            "_clip_grads_with_norm_",
+        ):
+            monkeypatch.setattr(module, name, refuse, raising=False)
+
+
+# ---- layer_grad_norms -------------------------------------------------------
+
+
+def test_layer_grad_norms_per_module_that_owns_parameters(device):
+    model = model_with_grads(device)
+    norms = layer_grad_norms(model)
+    expected = {}
+    for name, module in model.named_modules():
+        squares = [
+            (p.grad.double() ** 2).sum()
+            for p in module.parameters(recurse=False)
+            if p.grad is not None
+        ]
+        if squares:
+            expected[name] = math.sqrt(sum(s.item() for s in squares))
+    assert isinstance(norms, dict), f"return a dict, got {type(norms).__name__}"
+    assert list(norms) == list(expected), (
+        f"keys {list(norms)}, expected {list(expected)}: one key per module that owns "
+        "parameters with gradients, named as in named_modules() ('' is the model itself), "
+        "in that order; frozen and unused layers have no gradient and are left out"
+    )
+    for name, value in norms.items():
+        check_tensor(value, shape=(), dtype=torch.float32, device=device, name=f"norms[{name!r}]")
+        assert value.grad_fn is None, "layer_grad_norms must not record a graph"
+        assert math.isclose(value.item(), expected[name], rel_tol=1e-5), (
+            f"norm of layer {name!r}: {value.item()}, expected {expected[name]}: the 2-norm "
+            "of the layer's own parameters' gradients taken together"
+        )
+
+
+def test_layer_grad_norms_show_vanishing_gradients_in_a_deep_sigmoid_stack(device):
+    layers = []
+    for _ in range(12):
+        layers += [nn.Linear(16, 16), nn.Sigmoid()]
+    model = nn.Sequential(*layers).to(device)
+    model(torch.randn(32, 16, device=device)).sum().backward()
+    grads_before = grads_of(model)
+    norms = layer_grad_norms(model)
+    assert list(norms) == [str(i) for i in range(0, 24, 2)], "one entry per Linear layer"
+    first, last = norms["0"].item(), norms["22"].item()
+    assert first < 1e-3 * last, (
+        f"first layer {first:.3g}, last layer {last:.3g}: through 12 sigmoids the first "
+        "layer's gradient should be thousands of times smaller"
+    )
+    for p, g in zip(model.parameters(), grads_before, strict=True):
+        assert torch.equal(p.grad, g), "layer_grad_norms must not change any gradient"
+
+
+# ---- clip_grad_norm ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf, 3.0], ids=["L2", "L1", "Linf", "L3"])
+@pytest.mark.parametrize("max_norm", [0.05, 1e4], ids=["clips", "no-clip"])
+def test_equals_torch_clip_grad_norm(device, norm_type, max_norm):
+    model = model_with_grads(device, loss_scale=10.0)
+    expected_model = copy_with_grads(model)
+    total = clip_grad_norm(model.parameters(), max_norm, norm_type=norm_type)
+    expected = torch.nn.utils.clip_grad_norm_(
+        expected_model.parameters(), max_norm, norm_type=norm_type
+    )
+    check_tensor(total, shape=(), dtype=torch.float32, device=device, name="the total norm")
+    torch.testing.assert_close(
+        total,
+        expected,
+        msg=lambda m: (
+            f"total {norm_type}-norm differs from torch's: it is the norm of all gradients "
+            f"taken together (for inf: the largest absolute value), before clipping\n{m}"
+        ),
+    )
+    assert_same_grads(model, expected_model, f"torch's clip_grad_norm_ (max_norm={max_norm})")
+
+
+def test_clipped_gradients_have_the_norm_max_norm(device):
+    model = model_with_grads(device, loss_scale=10.0)
+    before = grads_of(model)
+    clip_grad_norm(model.parameters(), 0.5)
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    total_after = torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))
+    torch.testing.assert_close(total_after.item(), 0.5, rtol=1e-4, atol=0)
+    ratios = [
+        (p.grad / g)[g.abs() > 1e-6]
+        for p, g in zip(model.parameters(), before, strict=True)
+        if g is not None
+    ]
+    ratios = torch.cat(ratios)
+    torch.testing.assert_close(
+        ratios,
+        torch.full_like(ratios, ratios[0].item()),
+        msg=lambda m: f"every gradient must be scaled by the same factor\n{m}",
+    )
+
+
+def test_scales_the_existing_grad_tensors_in_place(device):
+    model = model_with_grads(device, loss_scale=10.0)
+    grads = [p.grad for p in model.parameters()]
+    pointers = [None if g is None else g.data_ptr() for g in grads]
+    clip_grad_norm(model.parameters(), 0.01)
+    for p, g, ptr in zip(model.parameters(), grads, pointers, strict=True):
+        assert p.grad is g, "clip in place: multiply each .grad with mul_, do not assign new ones"
+        assert g is None or g.data_ptr() == ptr
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+@pytest.mark.parametrize("norm_type", [2.0, math.inf], ids=["L2", "Linf"])
+def test_non_finite_gradients_are_scaled_like_torch(device, bad, norm_type):
+    model = model_with_grads(device)
+    model.body[0].weight.grad[1, 2] = bad
+    expected_model = copy_with_grads(model)
+    total = clip_grad_norm(model.parameters(), 1.0, norm_type=norm_type)
+    expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 1.0, norm_type)
+    torch.testing.assert_close(total, expected, equal_nan=True)
+    assert_same_grads(
+        model,
+        expected_model,
+        "torch's (the factor min(max_norm / (total + 1e-6), 1) is 0 for an infinite norm and "
+        "nan for a nan norm, and is applied all the same)",
+    )
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+def test_error_if_nonfinite_raises_and_changes_nothing(device, bad):
+    model = model_with_grads(device)
+    model.head.weight.grad[0, 0] = bad
+    before = grads_of(model)
+    with pytest.raises(RuntimeError) as raised:
+        clip_grad_norm(model.parameters(), 1.0, error_if_nonfinite=True)
+    if raised.type is NotImplementedError:  # a subclass of RuntimeError: not the promised error
+        raise raised.value
+    for p, g in zip(model.parameters(), before, strict=True):
+        if g is not None:
+            torch.testing.assert_close(
+                p.grad, g, equal_nan=True, msg="raise before scaling any gradient"
+            )
+
+
+def test_finite_norm_with_error_if_nonfinite_clips_normally(device):
+    model = model_with_grads(device, loss_scale=10.0)
+    expected_model = copy_with_grads(model)
+    total = clip_grad_norm(model.parameters(), 0.1, error_if_nonfinite=True)
+    expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 0.1)
+    torch.testing.assert_close(total, expected)
+    assert_same_grads(model, expected_model, "torch's")
+
+
+def test_a_single_tensor_and_parameters_without_gradients(device):
+    w = torch.zeros(3, 2, device=device, requires_grad=True)
+    w.grad = torch.full((3, 2), 2.0, device=device)
+    total = clip_grad_norm(w, 1.0)
+    torch.testing.assert_close(total.item(), math.sqrt(24), rtol=1e-6, atol=0)
+    torch.testing.assert_close(
+        w.grad, torch.full((3, 2), 2.0 / (math.sqrt(24) + 1e-6), device=device)
+    )
+    nothing = [torch.zeros(2, device=device, requires_grad=True) for _ in range(2)]
+    total = clip_grad_norm(nothing, 1.0)
+    check_tensor(total, shape=(), name="the total norm without gradients")
+    assert total.item() == 0.0 and all(p.grad is None for p in nothing), (
+        "with no gradients the total norm is 0 and nothing changes"
+    )
+    assert clip_grad_norm([], 1.0).item() == 0.0
+
+
+def test_float64_gradients(device):
+    skip_without_float64(device)
+    model = model_with_grads(device, dtype=torch.float64, loss_scale=10.0)
+    expected_model = copy_with_grads(model)
+    total = clip_grad_norm(model.parameters(), 0.2, norm_type=3.0)
+    expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 0.2, 3.0)
+    check_tensor(total, shape=(), dtype=torch.float64, device=device, name="the total norm")
+    torch.testing.assert_close(total, expected)
+    assert_same_grads(model, expected_model, "torch's")
+
+
+def test_written_by_hand(device, monkeypatch):
+    refuse_torch_clipping(monkeypatch)
+    model = model_with_grads(device, loss_scale=10.0)
+    clip_grad_norm(model.parameters(), 0.1)

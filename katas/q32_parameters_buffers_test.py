@@ -1,0 +1,166 @@
+import io
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q32_parameters_buffers import CenterAndScale
+from torch_katas.testing import check_tensor, skip_without_float64
+
+F = 5
+
+
+def taper(n, device="cpu", dtype=torch.float32):
+    return torch.linspace(1.0, 0.5, n).to(device=device, dtype=dtype)
+
+
+def test_parameters_hold_only_the_learnable_weight(device):
+    layer = CenterAndScale(F).to(device)
+    params = dict(layer.named_parameters())
+    assert list(params) == ["weight"], (
+        f"parameters are {list(params)}; only weight is learnable: make it an nn.Parameter "
+        "and register running_mean and taper as buffers"
+    )
+    weight = params["weight"]
+    assert isinstance(weight, nn.Parameter) and weight.requires_grad
+    check_tensor(weight, shape=(F,), dtype=torch.float32, device=device, name="weight")
+    assert torch.equal(weight.detach().cpu(), torch.ones(F)), "weight starts at ones"
+
+
+def test_buffers_are_the_running_mean_and_the_taper(device):
+    layer = CenterAndScale(F).to(device)
+    buffers = dict(layer.named_buffers())
+    assert set(buffers) == {"running_mean", "taper"}, (
+        f"buffers are {sorted(buffers)}; register running_mean and taper with "
+        "register_buffer (a plain tensor attribute is not a buffer)"
+    )
+    for name, buffer in buffers.items():
+        check_tensor(buffer, shape=(F,), dtype=torch.float32, device=device, name=name)
+        assert not isinstance(buffer, nn.Parameter) and not buffer.requires_grad, (
+            f"{name} is state, not a learnable parameter: it must not require grad"
+        )
+    assert torch.equal(buffers["running_mean"].cpu(), torch.zeros(F))
+    torch.testing.assert_close(buffers["taper"].cpu(), taper(F))
+
+
+def test_state_dict_saves_weight_and_running_mean_only(device):
+    layer = CenterAndScale(F).to(device)
+    keys = set(layer.state_dict())
+    assert keys == {"weight", "running_mean"}, (
+        f"state_dict has {sorted(keys)}: weight and the persistent buffer running_mean are "
+        "saved; taper is rebuilt by __init__, so register it with persistent=False"
+    )
+
+
+def test_a_saved_state_restores_a_new_layer(device):
+    layer = CenterAndScale(F).to(device)
+    layer(torch.randn(8, F, device=device) + 3)  # moves the running mean
+    with torch.no_grad():
+        layer.weight.mul_(2)
+    buffer = io.BytesIO()
+    torch.save(layer.state_dict(), buffer)
+    buffer.seek(0)
+    restored = CenterAndScale(F).to(device)
+    restored.load_state_dict(torch.load(buffer, weights_only=True))  # strict
+    x = torch.randn(4, F, device=device)
+    layer.eval()
+    restored.eval()
+    torch.testing.assert_close(restored(x), layer(x))
+    torch.testing.assert_close(restored.running_mean, layer.running_mean)
+
+
+@pytest.mark.parametrize(
+    "cast, dtype",
+    [
+        (lambda m: m.to(torch.float64), torch.float64),
+        (lambda m: m.double(), torch.float64),
+        (lambda m: m.half(), torch.float16),
+    ],
+    ids=["to-float64", "double", "half"],
+)
+def test_casting_the_module_casts_parameters_and_buffers(device, cast, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    layer = cast(CenterAndScale(F).to(device))
+    for name in ("weight", "running_mean", "taper"):
+        tensor = getattr(layer, name)
+        assert tensor.dtype == dtype, (
+            f"after casting the module to {dtype}, {name} is {tensor.dtype}: only parameters "
+            "and buffers are cast; a plain tensor attribute stays behind"
+        )
+    assert isinstance(layer.weight, nn.Parameter), "weight must still be a Parameter"
+    out = layer(torch.randn(3, F, device=device, dtype=dtype))
+    check_tensor(out, shape=(3, F), dtype=dtype, device=device, name="the output")
+
+
+def test_moving_the_module_moves_every_tensor(device):
+    layer = CenterAndScale(F)  # built on the CPU
+    layer.to(device)
+    for name in ("weight", "running_mean", "taper"):
+        check_tensor(getattr(layer, name), device=device, name=f"{name} after .to(device)")
+    out = layer(torch.randn(2, F, device=device))
+    check_tensor(out, shape=(2, F), dtype=torch.float32, device=device, name="the output")
+
+
+def test_training_forward_updates_the_running_mean_off_the_graph(device):
+    layer = CenterAndScale(F, momentum=0.25).to(device)
+    layer.train()
+    x = torch.randn(6, F, device=device).requires_grad_()
+    out = layer(x)
+    expected_mean = 0.25 * x.detach().mean(dim=0)
+    torch.testing.assert_close(
+        layer.running_mean,
+        expected_mean,
+        msg=lambda m: f"running_mean = (1 - momentum) * running_mean + momentum * batch mean\n{m}",
+    )
+    assert layer.running_mean.grad_fn is None and not layer.running_mean.requires_grad, (
+        "running_mean is attached to the autograd graph; update it in place under "
+        "torch.no_grad() (or from x.detach())"
+    )
+    w_taper = (torch.ones(F) * taper(F)).to(device)
+    torch.testing.assert_close(out, (x - expected_mean) * w_taper)
+    out.sum().backward()
+    torch.testing.assert_close(layer.weight.grad, ((x - expected_mean) * taper(F, device)).sum(0))
+    torch.testing.assert_close(x.grad, w_taper.expand(6, F))
+
+
+def test_training_steps_backward_one_after_another(device):
+    layer = CenterAndScale(F).to(device)
+    model = nn.Sequential(nn.Linear(F, F), layer).to(device)  # the layer's input needs grad
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        x = torch.randn(4, 2, F, device=device)  # the mean runs over all leading dimensions
+        loss = model(x).pow(2).mean()
+        optimizer.zero_grad()
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            raise AssertionError(
+                f"backward failed at step {step}: the running mean carries the graph of an "
+                f"earlier batch; keep its update out of autograd\n{error}"
+            ) from error
+        optimizer.step()
+    assert layer.running_mean.grad_fn is None
+
+
+def test_eval_mode_uses_the_running_mean_and_keeps_it(device):
+    layer = CenterAndScale(F).to(device)
+    layer(torch.randn(8, F, device=device) + 1)
+    layer.eval()
+    before = layer.running_mean.clone()
+    x = torch.randn(3, F, device=device)
+    out = layer(x)
+    assert torch.equal(layer.running_mean, before), "eval mode must not update running_mean"
+    torch.testing.assert_close(out, (x - before) * taper(F, device))
+
+
+def test_rejects_the_wrong_number_of_features(device):
+    layer = CenterAndScale(F).to(device)
+    with pytest.raises(ValueError):
+        layer(torch.randn(2, F + 1, device=device))
+
+
+def test_a_single_feature(device):
+    layer = CenterAndScale(1).to(device)
+    out = layer(torch.full((2, 1), 4.0, device=device))
+    torch.testing.assert_close(out, torch.full((2, 1), 3.6, device=device))

@@ -1,0 +1,165 @@
+import copy
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q36_grad_accumulation import train_accumulated
+
+
+def regression_setup(device, sizes, classes=None):
+    out = classes or 2
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, out)).to(device)
+    batches = []
+    for n in sizes:
+        x = torch.randn(n, 3, device=device)
+        y = (
+            torch.randint(0, classes, (n,), device=device)
+            if classes
+            else torch.randn(n, 2, device=device)
+        )
+        batches.append((x, y))
+    return model, batches
+
+
+def make_sgd(model):
+    # Momentum and weight decay make every step count: a missing or extra step shows.
+    return torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9, weight_decay=0.01)
+
+
+def big_batch_training(model, batches, accum_steps, loss_fn=F.mse_loss):
+    """The oracle: one ordinary step per group, on the group concatenated."""
+    optimizer = make_sgd(model)
+    losses = []
+    for start in range(0, len(batches), accum_steps):
+        group = batches[start : start + accum_steps]
+        inputs = torch.cat([x for x, _ in group])
+        targets = torch.cat([y for _, y in group])
+        optimizer.zero_grad()
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def assert_same_parameters(model, expected_model, advice):
+    for (name, p), q in zip(model.named_parameters(), expected_model.parameters(), strict=True):
+        torch.testing.assert_close(
+            p,
+            q,
+            rtol=1e-5,
+            atol=1e-5,
+            msg=lambda m, name=name: f"{name} differs from big-batch training: {advice}\n{m}",
+        )
+
+
+@pytest.mark.parametrize(
+    "sizes, accum_steps",
+    [
+        ([4] * 6, 3),
+        ([4] * 7, 3),
+        ([5, 3, 2, 4, 1], 2),
+        ([6, 6, 6, 2], 2),
+        ([4, 4, 4], 1),
+        ([4, 4, 4], 10),
+    ],
+    ids=["full-groups", "remainder-group", "uneven-sizes", "short-last-batch", "k=1", "one-group"],
+)
+def test_equals_one_big_batch_step_per_group(device, sizes, accum_steps):
+    model, batches = regression_setup(device, sizes)
+    expected_model = copy.deepcopy(model)
+    losses = train_accumulated(model, batches, make_sgd(model), accum_steps)
+    expected_losses = big_batch_training(expected_model, batches, accum_steps)
+    assert isinstance(losses, list) and all(isinstance(v, float) for v in losses), (
+        "return a list of Python floats, one per optimizer step"
+    )
+    assert len(losses) == len(expected_losses), (
+        f"{len(losses)} losses for {len(sizes)} micro-batches in groups of {accum_steps}; "
+        f"expected {len(expected_losses)} optimizer steps (the last group may be shorter)"
+    )
+    advice = (
+        "weight each micro-batch's mean loss by its share of the group's samples (n_i / N), "
+        "step once per group, including a shorter last group, and zero the gradients after "
+        "each step"
+    )
+    assert_same_parameters(model, expected_model, advice)
+    torch.testing.assert_close(
+        losses,
+        expected_losses,
+        rtol=1e-5,
+        atol=1e-6,
+        msg=lambda m: f"the returned losses should be each group's loss as one batch\n{m}",
+    )
+
+
+def test_classification_with_cross_entropy(device):
+    model, batches = regression_setup(device, [3, 5, 4, 2, 6], classes=4)
+    expected_model = copy.deepcopy(model)
+    losses = train_accumulated(model, batches, make_sgd(model), 3, loss_fn=F.cross_entropy)
+    expected = big_batch_training(expected_model, batches, 3, loss_fn=F.cross_entropy)
+    assert_same_parameters(model, expected_model, "use the loss_fn you are given")
+    torch.testing.assert_close(losses, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_discards_gradients_from_before_the_call(device):
+    model, batches = regression_setup(device, [4, 4, 4, 4])
+    expected_model = copy.deepcopy(model)
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 100.0)  # left over from some earlier work
+    train_accumulated(model, batches, make_sgd(model), 2)
+    big_batch_training(expected_model, batches, 2)
+    assert_same_parameters(model, expected_model, "zero the gradients before the first group")
+
+
+@pytest.mark.parametrize("count, accum_steps", [(7, 3), (6, 3), (2, 5)])
+def test_steps_once_per_group(device, count, accum_steps):
+    model, batches = regression_setup(device, [2] * count)
+    optimizer = make_sgd(model)
+    steps = []
+    optimizer.register_step_post_hook(lambda *args: steps.append(1))
+    train_accumulated(model, batches, optimizer, accum_steps)
+    expected = math.ceil(count / accum_steps)
+    assert len(steps) == expected, (
+        f"{len(steps)} optimizer steps for {count} micro-batches with accum_steps="
+        f"{accum_steps}; expected {expected}: one per group, the last group too"
+    )
+
+
+def test_backward_runs_after_each_micro_batch(device):
+    model, batches = regression_setup(device, [3, 2, 4, 1, 5])
+    seen = []
+
+    def before_forward(module, args):
+        has_grads = any(p.grad is not None and p.grad.abs().sum() > 0 for p in module.parameters())
+        seen.append((args[0].shape[0], has_grads))
+
+    model.register_forward_pre_hook(before_forward)
+    train_accumulated(model, batches, make_sgd(model), 2)
+    assert [n for n, _ in seen] == [3, 2, 4, 1, 5], (
+        f"the model saw batches of sizes {[n for n, _ in seen]}; run every micro-batch "
+        "through the model on its own, once (do not concatenate a group)"
+    )
+    in_group = [has for _, has in seen]
+    assert in_group == [False, True, False, True, False], (
+        "when a group's second micro-batch goes forward the first one's gradients should "
+        f"already be in .grad (got {in_group}): call backward right after each micro-batch's "
+        "forward so only one graph is alive, and zero the gradients after each step"
+    )
+
+
+def test_rejects_accum_steps_below_one(device):
+    model, batches = regression_setup(device, [2, 2])
+    with pytest.raises(ValueError):
+        train_accumulated(model, batches, make_sgd(model), 0)
+
+
+def test_no_batches_no_step(device):
+    model, _ = regression_setup(device, [])
+    before = [p.detach().clone() for p in model.parameters()]
+    losses = train_accumulated(model, [], make_sgd(model), 3)
+    assert losses == [], "no micro-batches: no steps and no losses"
+    for p, b in zip(model.parameters(), before, strict=True):
+        assert torch.equal(p.detach(), b), "no micro-batches: the parameters must not change"

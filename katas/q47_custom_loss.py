@@ -1,0 +1,98 @@
+"""Kata 47: custom losses.
+
+A loss built from differentiable torch operations needs no backward of its own: autograd
+differentiates it. Write it as an `nn.Module` so it takes its settings once and is used
+like the built-in losses. The focal loss is such a loss: cross-entropy multiplied by
+(1 - p_t)^gamma, where p_t is the predicted probability of the true class, so that easy,
+confidently right examples count less and training concentrates on the hard ones.
+
+When autograd cannot do the job, or its graph would cost too much memory, you write the
+gradient yourself in a `torch.autograd.Function`: `forward` computes the value (autograd
+is off inside it) and stores what is needed with `ctx.save_for_backward`; `backward`
+receives the gradient of the final loss with respect to the output and returns one
+gradient per input of forward (None for non-tensor inputs). `torch.autograd.gradcheck`
+compares such a backward with finite differences, in float64.
+
+Task: `FocalLoss` as a module, and the Huber loss as an autograd Function with its own
+backward.
+"""
+
+import torch
+from torch import nn
+
+
+class FocalLoss(nn.Module):
+    """Multi-class focal loss: -(1 - p_t)^gamma * log(p_t) per sample.
+
+    Constructor: `FocalLoss(gamma=2.0, reduction="mean")`. Raises ValueError if
+    gamma < 0 or reduction is not "mean", "sum" or "none". The module has no parameters.
+
+    forward(logits, target):
+    - logits: [N, C] floating, unnormalised scores, any device, possibly non-contiguous;
+      target: [N] int64 class indices in [0, C), on the same device.
+    - log p_t is the log-softmax of the sample's logits at its target class, computed
+      stably: finite for logits as large as ±1e4 (never take the log of a softmax);
+      p_t = exp(log p_t).
+    - The per-sample loss is -(1 - p_t)^gamma * log p_t; "none" returns these ([N]),
+      "mean" their mean and "sum" their sum (0-dim), all in logits' dtype and device.
+    - gamma = 0 gives exactly the cross-entropy of F.cross_entropy.
+    - Differentiable with respect to logits by autograd; logits and target are not
+      modified.
+
+    Rules: no Python loops over samples or classes.
+
+    >>> logits = torch.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    >>> FocalLoss(gamma=2.0, reduction="none")(logits, torch.tensor([0, 0]))
+    tensor([0.0109, 1.7879])
+    """
+
+    def __init__(self, gamma: float = 2.0, reduction: str = "mean") -> None:
+        # TODO: super().__init__(), validate and store the settings.
+        raise NotImplementedError
+
+    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        # TODO: log-softmax, pick the target's column, weight, reduce.
+        raise NotImplementedError
+
+
+class HuberFunction(torch.autograd.Function):
+    """The elementwise Huber loss, with a backward written by hand.
+
+    Call it as `HuberFunction.apply(input, target, delta)`:
+    - input and target: floating tensors of the same shape, dtype and device (any shape,
+      empty included); delta: a Python float > 0. Raises ValueError if the shapes differ
+      or delta <= 0.
+    - Output, of input's shape: with d = input - target,
+      `0.5 * d**2` where |d| <= delta and `delta * (|d| - 0.5 * delta)` elsewhere
+      (the values of F.huber_loss(..., reduction="none", delta=delta)).
+    - backward(grad_output) returns (grad_input, grad_target, None):
+      dloss/dinput = clamp(d, -delta, delta), dloss/dtarget = -clamp(d, -delta, delta),
+      each times grad_output; None for delta. It may return None for an input that
+      needs no gradient (ctx.needs_input_grad).
+    - The output's grad_fn is this Function's backward node (HuberFunctionBackward).
+
+    Rules: compute both directions yourself: do not call F.huber_loss or
+    F.smooth_l1_loss.
+
+    >>> x = torch.tensor([0.5, 3.0], requires_grad=True)
+    >>> loss = HuberFunction.apply(x, torch.zeros(2), 1.0)
+    >>> loss.detach(), torch.autograd.grad(loss.sum(), x)[0]
+    (tensor([0.1250, 2.5000]), tensor([0.5000, 1.0000]))
+    """
+
+    @staticmethod
+    def forward(
+        ctx: torch.autograd.function.FunctionCtx,
+        input: torch.Tensor,
+        target: torch.Tensor,
+        delta: float,
+    ) -> torch.Tensor:
+        # TODO: validate, compute the loss, save what backward needs.
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(
+        ctx: torch.autograd.function.FunctionCtx, grad_output: torch.Tensor
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None, None]:
+        # TODO: the clamped difference times grad_output, with opposite signs.
+        raise NotImplementedError

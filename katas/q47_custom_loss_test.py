@@ -1,0 +1,227 @@
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.autograd.gradcheck import GradcheckError
+
+from katas.q47_custom_loss import FocalLoss, HuberFunction
+from torch_katas.testing import (
+    assert_no_python_loops,
+    check_tensor,
+    forbidden_ops,
+    skip_without_float64,
+)
+
+
+def focal_by_hand(logits, target, gamma):
+    """Per-sample focal loss with Python floats, log-sum-exp shifted by the row maximum."""
+    losses = []
+    for row, t in zip(logits.double().cpu().tolist(), target.cpu().tolist(), strict=True):
+        top = max(row)
+        log_pt = row[t] - top - math.log(sum(math.exp(z - top) for z in row))
+        losses.append(-((1 - math.exp(log_pt)) ** gamma) * log_pt)
+    return torch.tensor(losses, dtype=torch.float64)
+
+
+def assert_gradcheck(fn, inputs, what):
+    try:
+        torch.autograd.gradcheck(fn, inputs)
+    except GradcheckError as error:
+        raise AssertionError(
+            f"{what}: the analytic gradient does not match finite differences\n{error}"
+        ) from error
+
+
+def classification_batch(device, n=6, c=4, dtype=torch.float32, scale=2.0):
+    logits = scale * torch.randn(n, c, device=device, dtype=dtype)
+    target = torch.randint(0, c, (n,), device=device)
+    return logits, target
+
+
+# ---- FocalLoss --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_gamma_zero_is_cross_entropy(device, reduction, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    logits, target = classification_batch(device, dtype=dtype)
+    loss = FocalLoss(gamma=0.0, reduction=reduction)(logits, target)
+    shape = (6,) if reduction == "none" else ()
+    check_tensor(loss, shape=shape, dtype=dtype, device=device, name=f"the {reduction} loss")
+    torch.testing.assert_close(
+        loss,
+        F.cross_entropy(logits, target, reduction=reduction),
+        msg=lambda m: f"with gamma = 0 the focal loss must equal cross-entropy\n{m}",
+    )
+
+
+@pytest.mark.parametrize("gamma", [0.5, 1.0, 2.0, 5.0])
+def test_focal_loss_values(device, gamma):
+    logits, target = classification_batch(device, n=8, c=5)
+    loss = FocalLoss(gamma=gamma, reduction="none")(logits, target)
+    check_tensor(loss, shape=(8,), dtype=torch.float32, device=device, name="the loss")
+    expected = focal_by_hand(logits, target, gamma)
+    torch.testing.assert_close(
+        loss.double().cpu(),
+        expected,
+        rtol=1e-5,
+        atol=1e-6,
+        msg=lambda m: (
+            f"per-sample loss differs from -(1 - p_t)^gamma * log(p_t), gamma={gamma}; the "
+            f"weight is (1 - p_t)^gamma, with p_t the probability of the true class\n{m}"
+        ),
+    )
+    mean = FocalLoss(gamma=gamma)(logits, target)
+    total = FocalLoss(gamma=gamma, reduction="sum")(logits, target)
+    torch.testing.assert_close(mean.double().cpu(), expected.mean(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(total.double().cpu(), expected.sum(), rtol=1e-5, atol=1e-6)
+
+
+def test_easy_examples_count_less_than_in_cross_entropy(device):
+    logits = torch.tensor([[4.0, 0.0], [0.0, 4.0]], device=device)
+    target = torch.tensor([0, 0], device=device)  # the first is easy, the second hard
+    focal = FocalLoss(gamma=2.0, reduction="none")(logits, target)
+    ce = F.cross_entropy(logits, target, reduction="none")
+    ratio = (focal / ce).cpu()
+    assert ratio[0] < 1e-3 and ratio[1] > 0.9, (
+        f"focal/CE ratios {ratio.tolist()}: a confident right answer (p_t near 1) must be "
+        "weighted almost to zero, a confident wrong one (p_t near 0) almost not at all"
+    )
+
+
+@pytest.mark.parametrize("gamma", [0.0, 2.0, 0.5])
+def test_focal_loss_passes_gradcheck(device, gamma):
+    skip_without_float64(device)
+    logits, target = classification_batch(device, n=5, c=3, dtype=torch.float64)
+    logits.requires_grad_()
+    loss_fn = FocalLoss(gamma=gamma)
+    loss_fn(logits, target)
+    assert_gradcheck(lambda z: loss_fn(z, target), (logits,), f"FocalLoss(gamma={gamma})")
+
+
+def test_focal_loss_is_stable_for_huge_logits(device):
+    logits = torch.tensor(
+        [[1e4, 0.0, -1e4], [1e4, 0.0, -1e4], [-1e4, 1e4, 0.0]], device=device, requires_grad=True
+    )
+    target = torch.tensor([0, 1, 0], device=device)
+    loss = FocalLoss(gamma=2.0, reduction="none")(logits, target)
+    (grad,) = torch.autograd.grad(loss.sum(), logits)
+    assert torch.isfinite(loss).all() and torch.isfinite(grad).all(), (
+        f"loss {loss.tolist()} or its gradient is not finite for logits of ±1e4: compute "
+        "log p_t with log_softmax, never log(softmax)"
+    )
+    torch.testing.assert_close(
+        loss.double().cpu(), focal_by_hand(logits.detach(), target, 2.0), rtol=1e-5, atol=1e-3
+    )
+
+
+def test_focal_loss_on_odd_inputs(device):
+    base = torch.randn(4, 3, device=device)
+    logits = base.t()  # [3, 4], non-contiguous
+    target = torch.tensor([3, 0, 1], device=device)
+    loss = FocalLoss(gamma=1.5, reduction="none")(logits, target)
+    torch.testing.assert_close(
+        loss.double().cpu(), focal_by_hand(logits, target, 1.5), rtol=1e-5, atol=1e-6
+    )
+    single = FocalLoss()(torch.tensor([[3.0]], device=device), torch.tensor([0], device=device))
+    check_tensor(single, shape=(), dtype=torch.float32, device=device, name="the loss")
+    assert single.item() == 0.0, "with one class p_t = 1 and the loss is 0"
+    assert torch.equal(logits, base.t()), "logits must not be modified"
+
+
+def test_focal_loss_has_no_python_loops(device):
+    logits, target = classification_batch(device)
+    FocalLoss()(logits, target)
+    assert_no_python_loops(FocalLoss.forward)
+
+
+@pytest.mark.parametrize("kwargs", [{"gamma": -1.0}, {"reduction": "average"}])
+def test_focal_loss_rejects_bad_settings(device, kwargs):
+    with pytest.raises(ValueError):
+        FocalLoss(**kwargs)
+
+
+# ---- HuberFunction ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta", [0.5, 1.0, 2.5])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_huber_values(device, delta, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    x = 3 * torch.randn(4, 5, device=device, dtype=dtype)
+    y = torch.randn(4, 5, device=device, dtype=dtype)
+    with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason="write the Huber loss yourself"):
+        loss = HuberFunction.apply(x, y, delta)
+    check_tensor(loss, shape=(4, 5), dtype=dtype, device=device, name="the Huber loss")
+    torch.testing.assert_close(loss, F.huber_loss(x, y, reduction="none", delta=delta))
+
+
+@pytest.mark.parametrize("delta", [0.5, 1.0, 2.5])
+def test_huber_backward_passes_gradcheck(device, delta):
+    skip_without_float64(device)
+    x = (3 * torch.randn(3, 4, device=device, dtype=torch.float64)).requires_grad_()
+    y = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
+    HuberFunction.apply(x, y, delta)
+    assert_gradcheck(
+        lambda a, b: HuberFunction.apply(a, b, delta), (x, y), f"HuberFunction (delta={delta})"
+    )
+
+
+def test_huber_backward_by_formula(device):
+    x = torch.tensor([-4.0, -1.0, -0.3, 0.0, 0.2, 0.9, 2.0, 7.0], device=device)
+    x.requires_grad_()
+    y = torch.zeros(8, device=device, requires_grad=True)
+    upstream = torch.linspace(0.5, 2.0, 8, device=device)
+    with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason="write the Huber loss yourself"):
+        loss = HuberFunction.apply(x, y, 1.0)
+        grad_x, grad_y = torch.autograd.grad(loss, (x, y), upstream)
+    assert type(loss.grad_fn).__name__ == "HuberFunctionBackward", (
+        f"the output's grad_fn is {type(loss.grad_fn).__name__}; HuberFunction must be a "
+        "torch.autograd.Function whose own backward autograd calls"
+    )
+    slope = torch.tensor([-1.0, -1.0, -0.3, 0.0, 0.2, 0.9, 1.0, 1.0], device=device)
+    torch.testing.assert_close(
+        grad_x,
+        slope * upstream,
+        msg=lambda m: f"dloss/dinput = clamp(d, -delta, delta) * grad_output\n{m}",
+    )
+    torch.testing.assert_close(
+        grad_y,
+        -slope * upstream,
+        msg=lambda m: f"dloss/dtarget has the opposite sign of dloss/dinput\n{m}",
+    )
+
+
+def test_huber_target_without_grad(device):
+    x = torch.randn(5, device=device, requires_grad=True)
+    y = torch.randn(5, device=device)
+    loss = HuberFunction.apply(x, y, 1.0)
+    loss.sum().backward()
+    assert y.grad is None
+    torch.testing.assert_close(x.grad, (x - y).detach().clamp(-1, 1))
+
+
+def test_huber_on_empty_and_large_inputs(device):
+    empty = HuberFunction.apply(
+        torch.empty(0, 3, device=device), torch.empty(0, 3, device=device), 1.0
+    )
+    check_tensor(empty, shape=(0, 3), dtype=torch.float32, device=device, name="empty loss")
+    x = torch.tensor([1e30, -1e30], device=device, requires_grad=True)
+    loss = HuberFunction.apply(x, torch.zeros(2, device=device), 2.0)
+    (grad,) = torch.autograd.grad(loss.sum(), x)
+    assert torch.isfinite(loss).all(), "the linear branch must not square huge differences"
+    torch.testing.assert_close(grad, torch.tensor([2.0, -2.0], device=device))
+
+
+@pytest.mark.parametrize("case", ["shapes", "delta"])
+def test_huber_rejects_bad_arguments(device, case):
+    x = torch.randn(3, device=device)
+    with pytest.raises(ValueError):
+        if case == "shapes":
+            HuberFunction.apply(x, torch.randn(4, device=device), 1.0)
+        else:
+            HuberFunction.apply(x, torch.randn(3, device=device), 0.0)

@@ -1,0 +1,17 @@
+"""Wrong: detaches h after every layer "to save memory", cutting the graph between steps."""
+
+import torch
+
+from solutions.q07_dynamic_graph import graph_size
+
+__all__ = ["apply_until_small", "graph_size"]
+
+
+def apply_until_small(layer, x, threshold, max_steps):
+    if max_steps < 0:
+        raise ValueError("max_steps must be >= 0")
+    h, steps = x, 0
+    while steps < max_steps and torch.linalg.vector_norm(h) >= threshold:
+        h = layer(h if steps == 0 else h.detach())
+        steps += 1
+    return h, steps

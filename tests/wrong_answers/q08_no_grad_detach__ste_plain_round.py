@@ -1,0 +1,11 @@
+"""Wrong: round_ste is plain torch.round, whose gradient is zero everywhere."""
+
+import torch
+
+from solutions.q08_no_grad_detach import ema_update_, evaluate
+
+__all__ = ["ema_update_", "evaluate", "round_ste"]
+
+
+def round_ste(x):
+    return torch.round(x)

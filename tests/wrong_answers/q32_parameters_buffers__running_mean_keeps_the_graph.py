@@ -1,0 +1,21 @@
+"""Wrong: assigns the new running mean from x itself, so the buffer carries x's graph."""
+
+import torch
+from torch import nn
+
+
+class CenterAndScale(nn.Module):
+    def __init__(self, num_features, momentum=0.1):
+        super().__init__()
+        self.num_features, self.momentum = num_features, momentum
+        self.weight = nn.Parameter(torch.ones(num_features))
+        self.register_buffer("running_mean", torch.zeros(num_features))
+        self.register_buffer("taper", torch.linspace(1.0, 0.5, num_features), persistent=False)
+
+    def forward(self, x):
+        if x.shape[-1] != self.num_features:
+            raise ValueError("wrong number of features")
+        if self.training:
+            batch_mean = x.reshape(-1, self.num_features).mean(0)
+            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
+        return (x - self.running_mean) * self.weight * self.taper

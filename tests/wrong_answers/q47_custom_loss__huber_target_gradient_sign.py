@@ -1,0 +1,24 @@
+"""Wrong: the Huber backward returns the same gradient for target as for input (sign lost)."""
+
+import torch
+
+from solutions.q47_custom_loss import FocalLoss
+
+__all__ = ["FocalLoss", "HuberFunction"]
+
+
+class HuberFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, target, delta):
+        if input.shape != target.shape or delta <= 0:
+            raise ValueError("bad arguments")
+        diff = input - target
+        ctx.save_for_backward(diff)
+        ctx.delta = delta
+        return torch.where(diff.abs() <= delta, 0.5 * diff**2, delta * (diff.abs() - 0.5 * delta))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (diff,) = ctx.saved_tensors
+        grad = diff.clamp(-ctx.delta, ctx.delta) * grad_output
+        return grad, grad, None
