@@ -3,7 +3,6 @@ for unimplemented stubs, hints, state isolation and the progress summary."""
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 from collections.abc import Callable
@@ -33,6 +32,7 @@ class KataRun:
     answers: str
     learner: bool  # the learner's own stubs are under test (no --solutions, no --answer-file)
     undo_imports: Callable[[], None] = lambda: None
+    threads: int = 1  # torch's thread count before the run, restored after it
     results: dict[str, progress.Tally] = field(default_factory=dict)
 
 
@@ -91,9 +91,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN] = run
     config.pluginmanager.register(ProgressRecorder(config), "torch-katas-progress")
     skip_dtensor_checks()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        # Each xdist worker is a process of its own; more threads each would oversubscribe.
-        torch.set_num_threads(1)
+    # Kata tensors are small: extra threads only add start-up and contention, and xdist
+    # workers, each a process of its own, would oversubscribe the cores.
+    run.threads = torch.get_num_threads()
+    torch.set_num_threads(1)
 
 
 def skip_dtensor_checks() -> None:
@@ -131,6 +132,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN, None)
     if run is not None:
         run.undo_imports()
+        torch.set_num_threads(run.threads)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
