@@ -63,7 +63,7 @@ class FineTuner(nn.Module):
 
 
 def make_optimizer(
-    model: FineTuner, lr: float, last_block_lr: float | None = None
+    model: "FineTuner", lr: float, last_block_lr: float | None = None
 ) -> torch.optim.Optimizer:
     """torch.optim.SGD (momentum 0.9) over the trainable parameters of `model` only.
 

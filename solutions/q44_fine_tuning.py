@@ -37,7 +37,7 @@ class FineTuner(nn.Module):
 
 
 def make_optimizer(
-    model: FineTuner, lr: float, last_block_lr: float | None = None
+    model: "FineTuner", lr: float, last_block_lr: float | None = None
 ) -> torch.optim.Optimizer:
     last_block = {id(p) for p in model.backbone[-1].parameters()}
     trainable = [p for p in model.parameters() if p.requires_grad]
