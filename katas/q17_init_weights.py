@@ -1,0 +1,55 @@
+"""Kata 17: initialise a model's weights with `model.apply`.
+
+Every PyTorch layer comes with a default initialisation, but papers and recipes often ask
+for a specific one: Xavier (Glorot) for layers followed by tanh or nothing, Kaiming (He) for
+layers followed by ReLU, zero biases, and normalisation layers that start as the identity
+(scale 1, shift 0). `torch.nn.init` has the schemes; `model.apply(fn)` calls `fn` once on
+every module of the model, nested ones included, which is the usual way to use them.
+
+Task: write `init_layer`, the function handed to `model.apply`, and `init_weights`, which
+applies it to a whole model.
+"""
+
+from torch import nn
+
+
+def init_layer(module: nn.Module) -> None:
+    """Initialise the parameters of `module` itself, by its type; children are not visited.
+
+    - nn.Linear: weight with Xavier (Glorot) for gain 1, std = sqrt(2 / (fan_in + fan_out))
+      where fan_in = in_features and fan_out = out_features.
+    - nn.Conv1d / nn.Conv2d / nn.Conv3d: weight with Kaiming (He) for ReLU in fan-in mode,
+      std = sqrt(2 / fan_in), fan_in = (in_channels / groups) × kernel elements.
+    - Either distribution, uniform or normal, is accepted for both schemes: only the mean (0)
+      and the standard deviation are specified.
+    - Biases of those layers, where present (bias=True), are set to zeros.
+    - nn.BatchNorm1d/2d/3d, nn.LayerNorm and nn.GroupNorm with affine parameters: weight
+      set to ones and bias to zeros (whichever of the two exists).
+    - Any other module keeps its parameters unchanged (nn.Embedding, your own modules, ...).
+      Only the module's own parameters are touched: for an nn.Sequential, nothing happens,
+      because `model.apply` calls init_layer on each of its children separately.
+    - Works in place: the parameter objects stay the same (same tensors, dtype and device,
+      still leaves that require grad), so an optimizer built before still holds them.
+
+    >>> layer = nn.Linear(400, 100)
+    >>> init_layer(layer)
+    >>> round(layer.weight.std().item(), 2), layer.bias.abs().max().item()
+    (0.06, 0.0)
+    """
+    # TODO: branch on the module's type and use torch.nn.init's in-place functions.
+    raise NotImplementedError
+
+
+def init_weights(model: nn.Module) -> nn.Module:
+    """Initialise every layer of `model`, however deeply nested, and return `model` itself.
+
+    Rules: walk the model with `model.apply(init_layer)`, not with your own loop.
+
+    >>> model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+    >>> init_weights(model) is model
+    True
+    >>> model[0].bias.abs().max().item(), model[1].weight.min().item()
+    (0.0, 1.0)
+    """
+    # TODO: one line with model.apply.
+    raise NotImplementedError

@@ -1,0 +1,204 @@
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q17_init_weights import init_layer, init_weights
+from torch_katas.testing import check_tensor, skip_without_float64
+
+# Every weight checked below has at least 18,000 entries: the sample std of a correct
+# initialisation (uniform or normal) is within 2% of the formula and the mean within 4% of
+# the std, over hundreds of seeds. The tolerances leave a wide margin on every device and
+# seed; each wrong scheme (another formula, the default init, a wrong fan) is off by 40%
+# or more on at least one of the layers below.
+STD_TOLERANCE = 0.05
+MEAN_TOLERANCE = 0.1
+
+
+def xavier_std(weight):
+    fan_out, fan_in = weight.shape[0], weight[0].numel()
+    return math.sqrt(2 / (fan_in + fan_out))
+
+
+def kaiming_std(weight):
+    return math.sqrt(2 / weight[0].numel())  # weight is (out, in / groups, *kernel)
+
+
+def assert_zero_mean_and_std(weight, expected, what):
+    values = weight.detach().double().cpu()
+    std, mean = values.std().item(), values.mean().item()
+    assert abs(std / expected - 1) < STD_TOLERANCE, (
+        f"{what}: weight std is {std:.4g}, expected {expected:.4g}; check the scheme "
+        "(Xavier for Linear, Kaiming fan-in for ReLU for Conv)"
+    )
+    assert abs(mean) < MEAN_TOLERANCE * expected, f"{what}: weight mean is {mean:.3g}, expected 0"
+
+
+def fill_randomly(module):
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.uniform_(2.0, 3.0)
+
+
+@pytest.mark.parametrize("fan_in, fan_out", [(256, 256), (64, 1024), (1024, 64)])
+def test_linear_weight_is_xavier(device, fan_in, fan_out):
+    layer = nn.Linear(fan_in, fan_out, device=device)
+    init_layer(layer)
+    assert_zero_mean_and_std(layer.weight, xavier_std(layer.weight), f"{layer}")
+
+
+@pytest.mark.parametrize(
+    "make_conv",
+    [
+        lambda device: nn.Conv1d(32, 128, 5, device=device),
+        lambda device: nn.Conv2d(32, 64, 3, device=device),
+        lambda device: nn.Conv2d(128, 64, 3, groups=4, device=device),
+        lambda device: nn.Conv3d(16, 32, 3, device=device),
+    ],
+    ids=["conv1d", "conv2d", "conv2d-groups", "conv3d"],
+)
+def test_conv_weight_is_kaiming_fan_in_for_relu(device, make_conv):
+    conv = make_conv(device)
+    init_layer(conv)
+    assert_zero_mean_and_std(conv.weight, kaiming_std(conv.weight), f"{conv}")
+
+
+@pytest.mark.parametrize(
+    "make_layer",
+    [
+        lambda device: nn.Linear(8, 4, device=device),
+        lambda device: nn.Conv1d(3, 4, 3, device=device),
+        lambda device: nn.Conv2d(3, 4, 3, device=device),
+        lambda device: nn.Conv3d(3, 4, 3, device=device),
+    ],
+    ids=["linear", "conv1d", "conv2d", "conv3d"],
+)
+def test_biases_are_zero(device, make_layer):
+    layer = make_layer(device)
+    fill_randomly(layer)
+    init_layer(layer)
+    assert torch.count_nonzero(layer.bias) == 0, f"{layer}: set its bias to zeros"
+
+
+@pytest.mark.parametrize(
+    "make_norm",
+    [
+        lambda device: nn.BatchNorm1d(6, device=device),
+        lambda device: nn.BatchNorm2d(6, device=device),
+        lambda device: nn.BatchNorm3d(6, device=device),
+        lambda device: nn.LayerNorm((3, 6), device=device),
+        lambda device: nn.GroupNorm(2, 6, device=device),
+    ],
+    ids=["batchnorm1d", "batchnorm2d", "batchnorm3d", "layernorm", "groupnorm"],
+)
+def test_norm_layers_start_as_the_identity(device, make_norm):
+    norm = make_norm(device)
+    fill_randomly(norm)  # as if it had been trained: the defaults (1, 0) are gone
+    init_layer(norm)
+    assert torch.all(norm.weight == 1), f"{norm}: set its weight (scale) to ones"
+    assert torch.all(norm.bias == 0), f"{norm}: set its bias (shift) to zeros"
+
+
+def test_layers_without_bias_or_affine_parameters(device):
+    layers = [
+        nn.Linear(256, 128, bias=False, device=device),
+        nn.Conv2d(32, 64, 3, bias=False, device=device),
+        nn.BatchNorm2d(4, affine=False, device=device),
+        nn.LayerNorm(4, elementwise_affine=False, device=device),
+        nn.LayerNorm(4, bias=False, device=device),
+        nn.GroupNorm(2, 4, affine=False, device=device),
+    ]
+    for layer in layers:
+        init_layer(layer)  # bias or weight is None here: skip it, do not fail
+    assert_zero_mean_and_std(layers[0].weight, xavier_std(layers[0].weight), "Linear(bias=False)")
+    assert_zero_mean_and_std(layers[1].weight, kaiming_std(layers[1].weight), "Conv2d(bias=False)")
+
+
+def test_other_modules_keep_their_parameters(device):
+    class Scale(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(4, 4, device=device))
+            self.bias = nn.Parameter(torch.randn(4, device=device))
+
+    modules = [
+        nn.Embedding(10, 4, device=device),
+        nn.PReLU(device=device),
+        Scale(),
+        nn.Sequential(nn.Linear(4, 4, device=device), nn.BatchNorm1d(4, device=device)),
+    ]
+    for module in modules:
+        fill_randomly(module)
+        before = {name: p.clone() for name, p in module.named_parameters()}
+        init_layer(module)
+        for name, parameter in module.named_parameters():
+            assert torch.equal(parameter, before[name]), (
+                f"init_layer({type(module).__name__}) changed {name}; leave modules of other "
+                "types alone, and do not visit children (model.apply does that)"
+            )
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv2d(32, 64, 3), nn.Conv2d(64, 32, 3, bias=False)])
+        self.norms = nn.ModuleDict({"bn": nn.BatchNorm2d(64), "ln": nn.LayerNorm(32)})
+
+
+def nested_model(device):
+    model = nn.Sequential(
+        Block(),
+        nn.Sequential(nn.Linear(256, 128), nn.Tanh(), nn.Sequential(nn.Linear(128, 512))),
+        nn.GroupNorm(4, 32),
+    )
+    fill_randomly(model)
+    return model.to(device)
+
+
+def test_init_weights_reaches_every_nested_layer(device):
+    model = nested_model(device)
+    returned = init_weights(model)
+    assert returned is model, "return the model itself (model.apply returns it)"
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            assert_zero_mean_and_std(module.weight, xavier_std(module.weight), name)
+        elif isinstance(module, nn.Conv2d):
+            assert_zero_mean_and_std(module.weight, kaiming_std(module.weight), name)
+        if isinstance(module, nn.BatchNorm2d | nn.LayerNorm | nn.GroupNorm):
+            assert torch.all(module.weight == 1), f"{name}: norm weight should be ones"
+        if getattr(module, "bias", None) is not None:
+            assert torch.count_nonzero(module.bias) == 0, f"{name}: bias should be zeros"
+
+
+def test_init_weights_walks_the_model_with_apply(device):
+    calls = []
+
+    class Recording(nn.Sequential):
+        def apply(self, fn):
+            calls.append(fn)
+            return super().apply(fn)
+
+    model = Recording(nn.Linear(4, 4), nn.ReLU()).to(device)
+    init_weights(model)
+    assert calls, "walk the model with model.apply(init_layer) instead of a loop of your own"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_initialises_in_place(device, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    model = nested_model(device).to(dtype)
+    before = dict(model.named_parameters())
+    init_weights(model)
+    after = dict(model.named_parameters())
+    assert after.keys() == before.keys(), "init_weights must not add or remove parameters"
+    for name, parameter in after.items():
+        assert parameter is before[name], (
+            f"{name} is a new Parameter; fill the existing one in place (torch.nn.init's "
+            "functions ending in _ do) so that optimizers holding it still see it"
+        )
+        check_tensor(parameter, dtype=dtype, device=device, name=name)
+        assert parameter.requires_grad and parameter.grad_fn is None, (
+            f"{name} should stay a leaf that requires grad; initialise under torch.no_grad()"
+        )

@@ -1,0 +1,211 @@
+import io
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q27_state_dict import buffer_keys, count_parameters, load_checkpoint
+from torch_katas.testing import check_tensor
+
+
+class Net(nn.Module):
+    """A small model with BatchNorm statistics and buffers of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("class_weights", torch.ones(3))
+        self.register_buffer("scratch", torch.zeros(3), persistent=False)
+        self.features = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU())
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.features(x)) * self.class_weights
+
+
+NET_PARAMETERS = (6 * 8 + 8) + (8 + 8) + (8 * 3 + 3)
+NET_BUFFERS = [
+    "class_weights",
+    "features.1.running_mean",
+    "features.1.running_var",
+    "features.1.num_batches_tracked",
+]
+
+
+class TiedLM(nn.Module):
+    """The output layer shares its weight with the embedding."""
+
+    def __init__(self, vocab=20, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.norm = nn.LayerNorm(dim)
+        self.out = nn.Linear(dim, vocab, bias=False)
+        self.out.weight = self.embed.weight
+
+
+class Wrapper(nn.Module):
+    """Keeps the model as `self.module`, as nn.DataParallel and DDP do."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.module = model
+
+
+class NestedModuleName(nn.Module):
+    """A model that has a submodule called `module` of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = Wrapper(nn.Linear(4, 4))
+        self.bn = nn.BatchNorm1d(4)
+
+
+def trained_net():
+    """A Net whose weights and BatchNorm statistics differ from a fresh one's."""
+    net = Net()
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.normal_()
+        net.class_weights.fill_(2.0)
+        net.train()
+        for _ in range(3):
+            net(torch.randn(16, 6) + 1.0)  # updates running stats and num_batches_tracked
+    return net
+
+
+def saved_and_loaded(state_dict):
+    """A round trip through torch.save / torch.load, as a checkpoint file would make."""
+    buffer = io.BytesIO()
+    torch.save(state_dict, buffer)
+    buffer.seek(0)
+    return torch.load(buffer, weights_only=True)
+
+
+def raises_runtime_error(call):
+    """Like pytest.raises(RuntimeError), but a stub's NotImplementedError (a RuntimeError
+    subclass) still fails as not implemented."""
+    with pytest.raises(RuntimeError) as info:
+        call()
+    if isinstance(info.value, NotImplementedError):
+        raise info.value
+
+
+def test_count_parameters_excludes_buffers(device):
+    model = Net().to(device)
+    total = count_parameters(model)
+    assert type(total) is int, f"return a Python int, got {type(total).__name__}"
+    assert total == NET_PARAMETERS, (
+        f"Net has {NET_PARAMETERS} parameter values, got {total}; count model.parameters() "
+        "(buffers such as running_mean are in state_dict but are not parameters)"
+    )
+
+
+def test_count_trainable_parameters(device):
+    model = Net().to(device)
+    model.features.requires_grad_(False)
+    trainable = count_parameters(model, trainable_only=True)
+    assert trainable == 8 * 3 + 3, (
+        f"only the head is trainable (27 values), got {trainable}; keep the parameters "
+        "with requires_grad=True"
+    )
+    assert count_parameters(model) == NET_PARAMETERS, "without trainable_only count them all"
+
+
+def test_count_parameters_counts_tied_weights_once(device):
+    model = TiedLM().to(device)
+    total = count_parameters(model)
+    assert total == 20 * 8 + 8 + 8, (
+        f"the embedding and output layer share one 20×8 weight, so 176 values, got {total}; "
+        "model.parameters() yields a shared parameter once, state_dict() lists it twice"
+    )
+
+
+def test_buffer_keys_of_a_model_with_batch_norm(device):
+    model = Net().to(device)
+    keys = buffer_keys(model)
+    assert keys == NET_BUFFERS, (
+        f"expected {NET_BUFFERS}, got {keys}: the state_dict entries that are not parameters, "
+        "in state_dict order (non-persistent buffers are not in the state_dict)"
+    )
+
+
+def test_buffer_keys_leave_out_tied_parameters(device):
+    model = TiedLM().to(device)
+    keys = buffer_keys(model)
+    assert keys == [], (
+        f"got {keys}: 'out.weight' is the embedding's weight under a second name, a "
+        "parameter; compare with named_parameters(remove_duplicate=False)"
+    )
+
+
+def test_load_a_checkpoint_saved_from_a_wrapped_model(device):
+    source = trained_net()
+    checkpoint = saved_and_loaded(Wrapper(source).state_dict())
+    assert all(key.startswith("module.") for key in checkpoint)
+    target = Net().to(device)
+    parameters_before = dict(target.named_parameters())
+    returned = load_checkpoint(target, checkpoint)
+    assert returned is target, "return the model you loaded into"
+    for key, value in source.state_dict().items():
+        loaded = target.state_dict()[key]
+        check_tensor(loaded, dtype=value.dtype, device=device, name=key)
+        torch.testing.assert_close(
+            loaded.cpu(), value, msg=lambda m, key=key: f"{key} was not loaded\n{m}"
+        )
+    for name, parameter in target.named_parameters():
+        assert parameter is parameters_before[name], (
+            f"{name} was replaced; load into the existing tensors (no assign=True)"
+        )
+
+
+def test_load_a_checkpoint_without_prefix(device):
+    source = trained_net()
+    checkpoint = saved_and_loaded(source.state_dict())
+    target = load_checkpoint(Net().to(device), checkpoint)
+    running_var = target.features[1].running_var
+    torch.testing.assert_close(running_var.cpu(), source.features[1].running_var)
+    assert target.features[1].num_batches_tracked.item() == 3
+
+
+def test_only_the_leading_prefix_is_removed(device):
+    source = NestedModuleName()
+    checkpoint = Wrapper(source).state_dict()  # "module.block.module.weight", ...
+    target = NestedModuleName().to(device)
+    try:
+        load_checkpoint(target, checkpoint)
+    except RuntimeError as error:
+        if isinstance(error, NotImplementedError):
+            raise
+        raise AssertionError(
+            "remove 'module.' at the start of each key only, once (str.removeprefix), not "
+            f"every occurrence: this model has a submodule called 'module' itself\n{error}"
+        ) from error
+    torch.testing.assert_close(
+        target.block.module.weight.cpu(),
+        source.block.module.weight,
+        msg=lambda m: (
+            "remove 'module.' at the start of each key only, once "
+            f"(str.removeprefix), not every occurrence\n{m}"
+        ),
+    )
+
+
+def test_loads_strictly(device):
+    full = Wrapper(trained_net()).state_dict()
+    missing = {key: value for key, value in full.items() if key != "module.head.bias"}
+    raises_runtime_error(lambda: load_checkpoint(Net().to(device), missing))
+    unexpected = {**full, "module.head.scale": torch.ones(3)}
+    raises_runtime_error(lambda: load_checkpoint(Net().to(device), unexpected))
+    wrong_shape = {**full, "module.head.bias": torch.zeros(4)}
+    raises_runtime_error(lambda: load_checkpoint(Net().to(device), wrong_shape))
+
+
+def test_does_not_modify_the_checkpoint(device):
+    checkpoint = Wrapper(trained_net()).state_dict()
+    keys_before = list(checkpoint)
+    values_before = {key: value.clone() for key, value in checkpoint.items()}
+    load_checkpoint(Net().to(device), checkpoint)
+    assert list(checkpoint) == keys_before, (
+        "the checkpoint's keys were changed; build a new dict with the stripped keys"
+    )
+    for key, value in checkpoint.items():
+        assert torch.equal(value, values_before[key]), f"checkpoint[{key!r}] was modified"

@@ -1,0 +1,80 @@
+"""Kata 31: why initialisation matters in deep networks.
+
+Each linear layer multiplies the scale of its input by roughly sqrt(fan_in) × weight_std,
+and the activation changes it again (ReLU zeroes half of a symmetric input, so it halves
+the mean square; tanh squashes large values). Over 50 layers a factor of 1.1 becomes 117
+and a factor of 0.7 becomes 2e-8: the activations, and with them the gradients, explode or
+vanish. Good schemes pick the weight std that makes the factor 1:
+Xavier/Glorot, std = sqrt(2 / (fan_in + fan_out)), for tanh or linear layers, and
+Kaiming/He, std = sqrt(2 / fan_in), for ReLU (the 2 undoes ReLU's halving).
+
+Task: build deep ReLU/tanh stacks under different initialisations, measure the std of the
+activations layer by layer, and predict the per-layer factor for ReLU stacks.
+"""
+
+import torch
+from torch import nn
+
+
+def deep_stack(
+    depth: int,
+    width: int,
+    activation: str,
+    init: str,
+    *,
+    device: torch.device | str | None = None,
+) -> nn.Sequential:
+    """A deep MLP: `depth` times nn.Linear(width, width, bias=False) followed by an activation.
+
+    - activation: "relu" (an nn.ReLU after every Linear) or "tanh" (an nn.Tanh).
+    - init: how every Linear weight (fan_in = fan_out = width) is drawn, with mean 0 and
+        "normal":  std 1 whatever the width (the naive N(0, 1) choice);
+        "xavier":  std sqrt(2 / (fan_in + fan_out)) (Glorot, gain 1);
+        "kaiming": std sqrt(2 / fan_in) (He, for ReLU).
+      A uniform or a normal distribution with that std: either is accepted.
+    - Returns nn.Sequential(Linear, act, Linear, act, ...) with 2 × depth modules, its
+      parameters created on `device` (None: the default device) in the default dtype.
+    - Raises ValueError for an unknown activation or init, or when depth or width is below 1.
+
+    >>> stack = deep_stack(3, 64, "relu", "kaiming")
+    >>> [type(m).__name__ for m in stack][:4], stack[0].bias
+    (['Linear', 'ReLU', 'Linear', 'ReLU'], None)
+    """
+    # TODO: build the layers, then fill each weight with torch.nn.init (in place).
+    raise NotImplementedError
+
+
+def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """Feed `x` through `stack` and return the std of every activation module's output.
+
+    - stack: an nn.Sequential of nn.Linear and activation modules (nn.ReLU, nn.Tanh), as
+      deep_stack builds, on x's device.
+    - x: (batch, width) floating tensor, batch >= 2.
+    - Returns a 1-D tensor with one entry per activation module, in order: the standard
+      deviation of all elements of that module's output (over the batch and the features;
+      unbiased as torch.std computes it, or biased: both are accepted). Same dtype and
+      device as x, no autograd graph (requires_grad False).
+    - Once activations overflow to inf, the entries that follow may be inf or nan.
+    - x, the stack's parameters and their .grad are left as they were.
+
+    >>> stack = nn.Sequential(nn.Linear(2, 2, bias=False), nn.ReLU())
+    >>> activation_stds(stack, torch.randn(8, 2)).shape
+    torch.Size([1])
+    """
+    # TODO: run the layers one by one under torch.no_grad(), keeping the std after each activation.
+    raise NotImplementedError
+
+
+def relu_std_ratio(width: int, weight_std: float) -> float:
+    """By what factor the activation std grows from one layer of a ReLU stack to the next.
+
+    Each layer is Linear(width, width, bias=False) with zero-mean weights of std
+    `weight_std`, followed by ReLU. Derive it: a sum of `width` independent terms has the
+    variance of one term times `width`, and ReLU of a zero-mean symmetric input keeps half
+    of its mean square. The result is a Python float; 1.0 means the scale is preserved.
+
+    >>> relu_std_ratio(512, (2 / 512) ** 0.5)  # Kaiming
+    1.0
+    """
+    # TODO: one line of arithmetic.
+    raise NotImplementedError

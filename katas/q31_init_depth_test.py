@@ -1,0 +1,186 @@
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q31_init_depth import activation_stds, deep_stack, relu_std_ratio
+from torch_katas.testing import check_tensor
+
+DEPTH, WIDTH, BATCH = 50, 256, 64
+# Over hundreds of seeds, a Kaiming ReLU stack of this width keeps every activation std
+# within a factor of about 3 of its start; the range below has a wide margin for any
+# device's random numbers, yet a per-layer factor off by 8% either way leaves it.
+HEALTHY_RELU = (0.02, 50.0)
+
+
+def stds_by_loop(stack, x):
+    """The std after each activation, layer by layer, from the stack's own modules."""
+    stds = []
+    with torch.no_grad():
+        for layer in stack:
+            x = layer(x)
+            if isinstance(layer, nn.ReLU | nn.Tanh):
+                stds.append(x.std().item())
+    return stds
+
+
+def reference_stack(weights, activation):
+    layers = []
+    for weight in weights:
+        linear = nn.Linear(*weight.shape[::-1], bias=False, device=weight.device)
+        with torch.no_grad():
+            linear.weight.copy_(weight)
+        layers += [linear, activation()]
+    return nn.Sequential(*layers)
+
+
+@pytest.mark.parametrize("activation, act_type", [("relu", nn.ReLU), ("tanh", nn.Tanh)])
+@pytest.mark.parametrize("depth", [1, 3])
+def test_deep_stack_layout(device, activation, act_type, depth):
+    stack = deep_stack(depth, 8, activation, "kaiming", device=device)
+    assert isinstance(stack, nn.Sequential), "return an nn.Sequential"
+    kinds = [type(module) for module in stack]
+    assert kinds == [nn.Linear, act_type] * depth, (
+        f"expected Linear, {act_type.__name__}, ... ({2 * depth} modules), got "
+        f"{[kind.__name__ for kind in kinds]}"
+    )
+    for linear in stack[::2]:
+        assert linear.bias is None, "the Linear layers have no bias (bias=False)"
+        check_tensor(
+            linear.weight,
+            shape=(8, 8),
+            dtype=torch.get_default_dtype(),
+            device=device,
+            name="a Linear weight",
+        )
+
+
+@pytest.mark.parametrize(
+    "init, expected_std",
+    [("normal", 1.0), ("xavier", math.sqrt(1 / WIDTH)), ("kaiming", math.sqrt(2 / WIDTH))],
+)
+def test_deep_stack_weight_std(device, init, expected_std):
+    stack = deep_stack(4, WIDTH, "relu", init, device=device)
+    for index, linear in enumerate(stack[::2]):
+        weight = linear.weight.detach().double().cpu()
+        std, mean = weight.std().item(), weight.mean().item()
+        assert abs(std / expected_std - 1) < 0.05, (
+            f"layer {index}: weight std {std:.4g}, expected {expected_std:.4g} for init={init!r}"
+        )
+        assert abs(mean) < 0.1 * expected_std, f"layer {index}: weight mean {mean:.3g}, expected 0"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (3, 8, "gelu", "kaiming"),
+        (3, 8, "relu", "orthogonal"),
+        (0, 8, "relu", "xavier"),
+        (3, 0, "tanh", "xavier"),
+    ],
+    ids=["activation", "init", "depth", "width"],
+)
+def test_deep_stack_rejects_bad_arguments(device, args):
+    with pytest.raises(ValueError):
+        deep_stack(*args, device=device)
+
+
+def test_activation_stds_match_a_loop(device):
+    weights = [torch.randn(32, 32, device=device) / 5 for _ in range(4)]
+    stack = reference_stack(weights, nn.Tanh)
+    x = torch.randn(64, 32, device=device, requires_grad=True)
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(4,), dtype=x.dtype, device=device, name="activation_stds(...)")
+    assert not stds.requires_grad, "return plain numbers: run the stack under torch.no_grad()"
+    torch.testing.assert_close(
+        stds.cpu(),
+        torch.tensor(stds_by_loop(stack, x)),
+        rtol=1e-3,
+        atol=1e-6,
+        msg=lambda m: f"one std per activation module, over all elements of its output\n{m}",
+    )
+
+
+def test_activation_stds_leave_inputs_alone(device):
+    stack = reference_stack([torch.randn(16, 16, device=device) / 4] * 3, nn.ReLU)
+    x = torch.randn(16, 64, device=device).t()  # non-contiguous
+    x_before = x.clone()
+    weights_before = [p.clone() for p in stack.parameters()]
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(3,), dtype=x.dtype, device=device, name="activation_stds(...)")
+    assert torch.equal(x, x_before), "x was modified"
+    assert all(torch.equal(p, q) for p, q in zip(stack.parameters(), weights_before, strict=True))
+    assert all(p.grad is None for p in stack.parameters()), "no gradients should be computed"
+
+
+def test_kaiming_keeps_a_deep_relu_stack_in_range(device):
+    stack = deep_stack(DEPTH, WIDTH, "relu", "kaiming", device=device)
+    stds = stds_by_loop(stack, torch.randn(BATCH, WIDTH, device=device))
+    low, high = HEALTHY_RELU
+    assert all(low < std < high for std in stds), (
+        f"with Kaiming init the activation std should stay within ({low}, {high}) over "
+        f"{DEPTH} ReLU layers; it went from {stds[0]:.3g} to {stds[-1]:.3g} "
+        f"(min {min(stds):.3g}, max {max(stds):.3g}); is the weight std sqrt(2 / fan_in)?"
+    )
+
+
+def test_standard_normal_weights_make_a_relu_stack_explode(device):
+    stack = deep_stack(10, WIDTH, "relu", "normal", device=device)
+    stds = stds_by_loop(stack, torch.randn(BATCH, WIDTH, device=device))
+    assert not stds[9] < 1e6, (
+        f"with N(0, 1) weights each ReLU layer multiplies the std by about "
+        f"sqrt({WIDTH} / 2) ≈ 11, so after 10 layers it should exceed 1e6; got {stds[9]:.3g}"
+    )
+
+
+def test_xavier_makes_a_relu_stack_vanish(device):
+    stack = deep_stack(30, WIDTH, "relu", "xavier", device=device)
+    stds = stds_by_loop(stack, torch.randn(BATCH, WIDTH, device=device))
+    assert stds[-1] < 1e-3, (
+        f"Xavier ignores ReLU's halving: the std shrinks by sqrt(2) per layer, so after "
+        f"30 layers it should be below 1e-3; got {stds[-1]:.3g}"
+    )
+
+
+def test_xavier_keeps_a_deep_tanh_stack_out_of_saturation(device):
+    stack = deep_stack(DEPTH, WIDTH // 2, "tanh", "xavier", device=device)
+    stds = stds_by_loop(stack, torch.randn(BATCH, WIDTH // 2, device=device))
+    assert all(0.03 < std < 0.9 for std in stds), (
+        f"with Xavier init a tanh stack should neither saturate (std near 1) nor vanish; "
+        f"the std went from {stds[0]:.3g} to {stds[-1]:.3g}"
+    )
+
+
+def test_standard_normal_weights_saturate_a_tanh_stack(device):
+    stack = deep_stack(10, WIDTH, "tanh", "normal", device=device)
+    stds = stds_by_loop(stack, torch.randn(BATCH, WIDTH, device=device))
+    assert min(stds) > 0.9, (
+        f"with N(0, 1) weights the pre-activations are huge and tanh outputs sit at ±1 "
+        f"(std near 1); got a min std of {min(stds):.3g}"
+    )
+
+
+@pytest.mark.parametrize(
+    "width, weight_std, expected",
+    [(512, math.sqrt(2 / 512), 1.0), (200, 1.0, 10.0), (8, 0.5, 1.0), (50, 0.1, 0.5)],
+)
+def test_relu_std_ratio_formula(device, width, weight_std, expected):
+    ratio = relu_std_ratio(width, weight_std)
+    assert isinstance(ratio, float), f"return a Python float, got {type(ratio).__name__}"
+    assert ratio == pytest.approx(expected, rel=1e-9), (
+        f"relu_std_ratio({width}, {weight_std:.4g}) should be {expected}, got {ratio}"
+    )
+
+
+@pytest.mark.parametrize("scale", [0.8, 1.0, 1.25])
+def test_relu_std_ratio_predicts_a_measured_stack(device, scale):
+    weight_std = scale * math.sqrt(2 / WIDTH)
+    predicted = relu_std_ratio(WIDTH, weight_std)
+    weights = [torch.randn(WIDTH, WIDTH, device=device) * weight_std for _ in range(16)]
+    stds = stds_by_loop(reference_stack(weights, nn.ReLU), torch.randn(BATCH, WIDTH, device=device))
+    measured = (stds[-1] / stds[1]) ** (1 / (len(stds) - 2))  # per layer, geometric mean
+    assert measured == pytest.approx(predicted, rel=0.12), (
+        f"a measured stack grows by {measured:.3f} per layer, you predicted {predicted:.3f}; "
+        "did you account for ReLU halving the mean square?"
+    )

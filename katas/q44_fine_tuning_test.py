@@ -1,0 +1,189 @@
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q44_fine_tuning import FineTuner, make_optimizer
+from torch_katas.testing import check_tensor, skip_without_float64
+
+NUM_FEATURES, NUM_CLASSES = 8, 3
+
+
+def pretrained_backbone(device, dtype=torch.float32):
+    """Three blocks with BatchNorm (and a Dropout), whose running statistics have moved
+    away from their initial values, as after pretraining."""
+    backbone = nn.Sequential(
+        nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU()),
+        nn.Sequential(nn.Linear(16, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.2)),
+        nn.Sequential(nn.Linear(16, NUM_FEATURES), nn.BatchNorm1d(NUM_FEATURES), nn.ReLU()),
+    ).to(device, dtype)
+    with torch.no_grad():
+        for _ in range(3):
+            backbone(torch.randn(32, 6, device=device, dtype=dtype) * 2 + 1)
+    return backbone
+
+
+def frozen_and_trained_blocks(backbone, train_last_block):
+    blocks = list(backbone)
+    return (blocks[:-1], blocks[-1:]) if train_last_block else (blocks, [])
+
+
+def snapshot(blocks):
+    """Every parameter and buffer (running stats, num_batches_tracked) of the blocks."""
+    return {
+        f"backbone[{index}].{name}": value.detach().clone()
+        for index, block in enumerate(blocks)
+        for name, value in block.state_dict().items()
+    }
+
+
+def batch(device, dtype=torch.float32, n=16):
+    x = torch.randn(n, 6, device=device, dtype=dtype)
+    return x, torch.randint(NUM_CLASSES, (n,), device=device)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_keeps_the_backbone_and_adds_a_head_beside_it(device, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    backbone = pretrained_backbone(device, dtype)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES)
+    assert model.backbone is backbone, "keep the backbone itself as self.backbone (no copy)"
+    assert isinstance(model.head, nn.Linear), "the head is an nn.Linear"
+    check_tensor(
+        model.head.weight,
+        shape=(NUM_CLASSES, NUM_FEATURES),
+        dtype=dtype,
+        device=device,
+        name="model.head.weight",
+    )
+    x, _ = batch(device, dtype)
+    check_tensor(model(x), shape=(16, NUM_CLASSES), dtype=dtype, device=device, name="model(x)")
+
+
+@pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
+def test_freezes_the_backbone(device, train_last_block):
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=train_last_block)
+    frozen, trained = frozen_and_trained_blocks(backbone, train_last_block)
+    for index, block in enumerate(frozen):
+        for name, parameter in block.named_parameters():
+            assert not parameter.requires_grad, (
+                f"backbone[{index}].{name} should be frozen (requires_grad=False)"
+            )
+    for block in trained:
+        assert all(p.requires_grad for p in block.parameters()), (
+            "with train_last_block=True the last block's parameters stay trainable"
+        )
+    assert all(p.requires_grad for p in model.head.parameters()), "the head must be trainable"
+
+
+@pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
+def test_frozen_part_stays_in_eval_mode(device, train_last_block):
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=train_last_block)
+    frozen, trained = frozen_and_trained_blocks(backbone, train_last_block)
+    for when, call in [
+        ("right after construction", lambda: model),
+        ("after model.eval()", model.eval),
+        ("after model.train()", model.train),
+    ]:
+        returned = call()
+        assert returned is model, f"{when}: train() and eval() return the model itself"
+        for block in frozen:
+            for module in block.modules():
+                assert not module.training, (
+                    f"{when}: {module} in the frozen part is in training mode; override "
+                    "train() so that the frozen part goes back to eval mode every time"
+                )
+        expected = when != "after model.eval()"
+        for module in [*model.head.modules(), *(m for b in trained for m in b.modules())]:
+            assert module.training == expected, (
+                f"{when}: {module} should follow the model's mode (training={expected})"
+            )
+        assert model.training == expected
+
+
+@pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
+def test_a_training_step_leaves_the_frozen_part_alone(device, train_last_block):
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=train_last_block)
+    optimizer = make_optimizer(model, lr=0.1)
+    model.train()
+    frozen, trained = frozen_and_trained_blocks(backbone, train_last_block)
+    frozen_before, trained_before = snapshot(frozen), snapshot(trained)
+    head_before = model.head.weight.detach().clone()
+    x, y = batch(device)
+    optimizer.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    optimizer.step()
+    frozen_after = snapshot(frozen)
+    for name, value in frozen_before.items():
+        assert torch.equal(frozen_after[name], value), (
+            f"{name} changed in a training step although it is frozen"
+            + (" (BatchNorm statistics update in training mode)" if "running" in name else "")
+            + (
+                " (num_batches_tracked counts forward passes in training mode)"
+                if "num_batches" in name
+                else ""
+            )
+        )
+    assert not torch.equal(model.head.weight, head_before), "the head should have been trained"
+    trained_after = snapshot(trained)
+    for name, value in trained_before.items():
+        if name.endswith(("weight", "running_mean")):
+            assert not torch.equal(trained_after[name], value), (
+                f"{name} did not change; the last block trains normally (train mode, in the "
+                "optimizer) when train_last_block=True"
+            )
+
+
+def test_frozen_parameters_get_no_gradients(device):
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES).train()
+    x, y = batch(device)
+    F.cross_entropy(model(x), y).backward()
+    assert all(p.grad is None for p in backbone.parameters()), (
+        "frozen parameters should get no gradient: set requires_grad=False on them"
+    )
+    assert model.head.weight.grad is not None
+
+
+def test_a_batch_of_one_in_training_mode(device):
+    model = FineTuner(pretrained_backbone(device), NUM_FEATURES, NUM_CLASSES).train()
+    x, _ = batch(device, n=1)
+    out = model(x)  # BatchNorm in training mode would refuse one value per channel
+    check_tensor(out, shape=(1, NUM_CLASSES), device=device, name="model(x)")
+
+
+@pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
+def test_optimizer_holds_the_trainable_parameters_only(device, train_last_block):
+    model = FineTuner(
+        pretrained_backbone(device), NUM_FEATURES, NUM_CLASSES, train_last_block=train_last_block
+    )
+    optimizer = make_optimizer(model, lr=0.05)
+    assert isinstance(optimizer, torch.optim.Optimizer)
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    assert not any(not p.requires_grad for p in held), (
+        "the optimizer holds frozen parameters; give it only those with requires_grad=True"
+    )
+    assert len(held) == len({id(p) for p in held}), "a parameter appears twice in the optimizer"
+    assert {id(p) for p in held} == {id(p) for p in trainable}, (
+        "every trainable parameter (head, and last block when it trains) belongs in the optimizer"
+    )
+
+
+@pytest.mark.parametrize("last_block_lr, expected", [(None, 0.005), (0.02, 0.02)])
+def test_learning_rate_per_group(device, last_block_lr, expected):
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
+    optimizer = make_optimizer(model, lr=0.05, last_block_lr=last_block_lr)
+    lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
+    for name, parameter in model.head.named_parameters():
+        assert lr_of[id(parameter)] == pytest.approx(0.05), f"head.{name}: learning rate lr"
+    for name, parameter in backbone[-1].named_parameters():
+        assert lr_of[id(parameter)] == pytest.approx(expected), (
+            f"backbone[-1].{name}: learning rate should be {expected} "
+            "(last_block_lr, or lr / 10 by default)"
+        )

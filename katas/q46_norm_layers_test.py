@@ -1,0 +1,294 @@
+import pytest
+import torch
+import torch.nn.functional as F
+
+from katas.q46_norm_layers import batch_norm, layer_norm
+from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+
+# Every builtin that normalises for you, whatever namespace it is reached through.
+NORM_BUILTINS = [
+    getattr(torch, name)
+    for name in (
+        "batch_norm",
+        "native_batch_norm",
+        "batch_norm_stats",
+        "batch_norm_elemt",
+        "layer_norm",
+        "native_layer_norm",
+        "group_norm",
+        "native_group_norm",
+        "instance_norm",
+    )
+    if hasattr(torch, name)
+]
+
+
+def assert_close(actual, expected, msg=None):
+    """assert_close with room for float32 round-off on any device (a GPU reduces in
+    another order); the mistakes this kata catches are off by far more."""
+    torch.testing.assert_close(actual, expected, rtol=1e-5, atol=1e-5, msg=msg)
+
+
+def channel_stats(device, channels, dtype=torch.float32):
+    """Running statistics and affine parameters that are far from the defaults."""
+    running_mean = torch.randn(channels, device=device, dtype=dtype)
+    running_var = torch.rand(channels, device=device, dtype=dtype) + 0.5
+    weight = torch.randn(channels, device=device, dtype=dtype)
+    bias = torch.randn(channels, device=device, dtype=dtype)
+    return running_mean, running_var, weight, bias
+
+
+BN_SHAPES = [(8, 3), (4, 3, 5), (2, 3, 4, 5), (1, 3, 4), (2, 3, 2, 2, 2)]
+
+
+@pytest.mark.parametrize("shape", BN_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+def test_batch_norm_training_matches_torch(device, shape, affine):
+    x = torch.randn(shape, device=device) * 3 + 1
+    running_mean, running_var, weight, bias = channel_stats(device, shape[1])
+    if not affine:
+        weight = bias = None
+    expected_mean, expected_var = running_mean.clone(), running_var.clone()
+    y = batch_norm(x, running_mean, running_var, weight, bias, training=True)
+    expected = F.batch_norm(x, expected_mean, expected_var, weight, bias, training=True)
+    check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="batch_norm(x, ...)")
+    assert_close(
+        running_mean,
+        expected_mean,
+        msg=lambda m: f"running_mean: (1 - momentum) · running + momentum · batch mean\n{m}",
+    )
+    assert_close(
+        running_var,
+        expected_var,
+        msg=lambda m: (
+            f"running_var should be updated with the UNBIASED batch variance "
+            f"(divide by n - 1, n = values per channel), in place\n{m}"
+        ),
+    )
+    assert_close(
+        y,
+        expected,
+        msg=lambda m: (
+            f"the output should be normalised with the batch mean and the BIASED "
+            f"batch variance (divide by n), per channel over batch and spatial dims\n{m}"
+        ),
+    )
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.3, 1.0])
+def test_batch_norm_momentum(device, momentum):
+    x = torch.randn(6, 4, 3, device=device)
+    running_mean, running_var, _, _ = channel_stats(device, 4)
+    expected_mean, expected_var = running_mean.clone(), running_var.clone()
+    batch_norm(x, running_mean, running_var, training=True, momentum=momentum)
+    F.batch_norm(x, expected_mean, expected_var, training=True, momentum=momentum)
+    assert_close(
+        (running_mean, running_var),
+        (expected_mean, expected_var),
+        msg=lambda m: (
+            f"momentum={momentum}: running = (1 - momentum) · running + momentum · "
+            f"batch statistic (0 keeps the old value, 1 takes the batch's)\n{m}"
+        ),
+    )
+
+
+def test_batch_norm_updates_running_statistics_in_place_and_out_of_the_graph(device):
+    x = torch.randn(5, 3, device=device, requires_grad=True)
+    running_mean, running_var, weight, bias = channel_stats(device, 3)
+    weight.requires_grad_(True)
+    mean_object, var_object = running_mean, running_var
+    before = running_mean.clone(), running_var.clone()
+    batch_norm(x, running_mean, running_var, weight, bias, training=True)
+    assert running_mean is mean_object and running_var is var_object
+    assert not torch.equal(running_mean, before[0]) and not torch.equal(running_var, before[1]), (
+        "update running_mean and running_var in place (their owner, a BatchNorm layer, "
+        "keeps the same tensors), e.g. with mul_/add_ or lerp_"
+    )
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        assert not stat.requires_grad and stat.grad_fn is None, (
+            f"{name} now records autograd history; update it under torch.no_grad() "
+            "(or from detached statistics): it is bookkeeping, not part of the model's graph"
+        )
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (4, 3, 2)], ids=["batch-of-1", "4x3x2"])
+def test_batch_norm_eval_uses_running_statistics(device, shape):
+    x = torch.randn(shape, device=device)
+    running_mean, running_var, weight, bias = channel_stats(device, 3)
+    before = running_mean.clone(), running_var.clone()
+    y = batch_norm(x, running_mean, running_var, weight, bias, training=False, eps=1e-3)
+    expected = F.batch_norm(x, *before, weight, bias, training=False, eps=1e-3)
+    check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="batch_norm(x, ...)")
+    assert_close(
+        y, expected, msg=lambda m: f"in eval mode normalise with the running statistics\n{m}"
+    )
+    assert torch.equal(running_mean, before[0]) and torch.equal(running_var, before[1]), (
+        "in eval mode the running statistics must not change"
+    )
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (1, 3, 1, 1)], ids=["1x3", "1x3x1x1"])
+def test_batch_norm_training_needs_two_values_per_channel(device, shape):
+    running_mean, running_var, _, _ = channel_stats(device, 3)
+    with pytest.raises(ValueError):
+        batch_norm(torch.randn(shape, device=device), running_mean, running_var, training=True)
+
+
+def test_batch_norm_rejects_running_statistics_of_the_wrong_size(device):
+    running_mean, running_var, _, _ = channel_stats(device, 4)
+    with pytest.raises(ValueError):
+        batch_norm(torch.randn(5, 3, device=device), running_mean, running_var)
+
+
+def test_batch_norm_is_stable_for_large_offsets(device):
+    x = 1000 + torch.randn(64, 3, 5, device=device)
+    running_mean, running_var, _, _ = channel_stats(device, 3)
+    y = batch_norm(x, running_mean, running_var, training=True)
+    exact = F.batch_norm(x.double(), None, None, training=True).float()
+    torch.testing.assert_close(
+        y,
+        exact,
+        atol=1e-3,
+        rtol=0,
+        msg=lambda m: (
+            "inputs around 1000 lose the variance to round-off when it is "
+            f"computed as E[x²] - E[x]²; subtract the mean first (or use torch.var)\n{m}"
+        ),
+    )
+
+
+def test_batch_norm_non_contiguous_input_is_not_modified(device):
+    x = torch.randn(2, 5, 4, 3, device=device).permute(0, 3, 1, 2)  # (2, 3, 5, 4)
+    x_before = x.clone()
+    running_mean, running_var, weight, bias = channel_stats(device, 3)
+    expected_stats = running_mean.clone(), running_var.clone()
+    y = batch_norm(x, running_mean, running_var, weight, bias, training=True, momentum=0.5)
+    expected = F.batch_norm(x, *expected_stats, weight, bias, training=True, momentum=0.5)
+    assert_close(y, expected)
+    assert_close((running_mean, running_var), expected_stats)
+    assert torch.equal(x, x_before), "x was modified; compute a new tensor instead"
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_batch_norm_gradients_match_torch(device, training):
+    skip_without_float64(device)
+    x = torch.randn(4, 3, 2, device=device, dtype=torch.float64, requires_grad=True)
+    running_mean, running_var, weight, bias = channel_stats(device, 3, torch.float64)
+    weight.requires_grad_(True)
+    bias.requires_grad_(True)
+    y = batch_norm(x, running_mean.clone(), running_var.clone(), weight, bias, training=training)
+    upstream = torch.randn_like(y)
+    grads = torch.autograd.grad(y, (x, weight, bias), upstream)
+    expected_y = F.batch_norm(x, running_mean, running_var, weight, bias, training=training)
+    expected = torch.autograd.grad(expected_y, (x, weight, bias), upstream)
+    for name, grad, want in zip(("x", "weight", "bias"), grads, expected, strict=True):
+        torch.testing.assert_close(
+            grad, want, msg=lambda m, name=name: f"gradient with respect to {name}\n{m}"
+        )
+
+
+LN_CASES = [
+    ((4, 10), 10),
+    ((2, 3, 4), (3, 4)),
+    ((2, 3, 4), [4]),
+    ((1, 6), 6),  # a batch of one is fine: nothing is shared across examples
+    ((5,), (5,)),  # no leading dimensions at all
+    ((0, 4), 4),  # an empty batch gives an empty result
+    ((2, 2, 3), torch.Size([2, 3])),
+]
+
+
+@pytest.mark.parametrize(
+    "shape, normalized_shape", LN_CASES, ids=[f"{shape}-{ns}" for shape, ns in LN_CASES]
+)
+# torch.var / var_mean warn about "degrees of freedom" on an empty batch (0 / 0 values).
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0:UserWarning")
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+def test_layer_norm_matches_torch(device, shape, normalized_shape, affine):
+    x = torch.randn(shape, device=device) * 2 - 1
+    trailing = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    weight = torch.randn(tuple(trailing), device=device) if affine else None
+    bias = torch.randn(tuple(trailing), device=device) if affine else None
+    y = layer_norm(x, normalized_shape, weight, bias)
+    check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="layer_norm(x, ...)")
+    expected = F.layer_norm(x, tuple(trailing), weight, bias)
+    assert_close(
+        y,
+        expected,
+        msg=lambda m: (
+            "normalise each example over its trailing normalized_shape dims, "
+            f"with the biased variance\n{m}"
+        ),
+    )
+
+
+def test_layer_norm_does_not_depend_on_the_rest_of_the_batch(device):
+    x = torch.randn(6, 8, device=device)
+    alone = layer_norm(x[2:3], 8)
+    together = layer_norm(x, 8)
+    assert_close(
+        alone,
+        together[2:3],
+        msg=lambda m: "an example's output must not change with the batch around it\n{m}",
+    )
+
+
+def test_layer_norm_is_stable_for_large_offsets(device):
+    x = 1000 + torch.randn(8, 64, device=device)
+    y = layer_norm(x, 64)
+    exact = F.layer_norm(x.double(), (64,)).float()
+    torch.testing.assert_close(
+        y,
+        exact,
+        atol=1e-3,
+        rtol=0,
+        msg=lambda m: (
+            "inputs around 1000 lose the variance to round-off when it is "
+            f"computed as E[x²] - E[x]²; subtract the mean first (or use torch.var)\n{m}"
+        ),
+    )
+
+
+def test_layer_norm_non_contiguous_input_is_not_modified(device):
+    x = torch.randn(5, 4, 3, device=device).transpose(0, 2)  # (3, 4, 5)
+    x_before = x.clone()
+    y = layer_norm(x, (4, 5), eps=1e-3)
+    assert_close(y, F.layer_norm(x, (4, 5), eps=1e-3))
+    assert torch.equal(x, x_before), "x was modified; compute a new tensor instead"
+
+
+def test_layer_norm_gradients_match_torch(device):
+    skip_without_float64(device)
+    options = {"device": device, "dtype": torch.float64, "requires_grad": True}
+    x, weight, bias = (
+        torch.randn(3, 2, 5, **options),
+        torch.randn(5, **options),
+        torch.randn(5, **options),
+    )
+    y = layer_norm(x, 5, weight, bias)
+    upstream = torch.randn_like(y)
+    grads = torch.autograd.grad(y, (x, weight, bias), upstream)
+    expected = torch.autograd.grad(F.layer_norm(x, (5,), weight, bias), (x, weight, bias), upstream)
+    for name, grad, want in zip(("x", "weight", "bias"), grads, expected, strict=True):
+        torch.testing.assert_close(
+            grad, want, msg=lambda m, name=name: f"gradient with respect to {name}\n{m}"
+        )
+
+
+@pytest.mark.parametrize(
+    "shape, normalized_shape",
+    [((4, 6), 5), ((4, 6), (4, 5)), ((6,), (2, 6)), ((4, 6), ())],
+    ids=["size", "two-dims", "too-many-dims", "empty"],
+)
+def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
+    with pytest.raises(ValueError):
+        layer_norm(torch.randn(shape, device=device), normalized_shape)
+
+
+def test_no_builtin_normalisation(device):
+    x = torch.randn(4, 3, 2, device=device)
+    running_mean, running_var, weight, bias = channel_stats(device, 3)
+    with forbidden_ops(*NORM_BUILTINS, reason="build the normalisation from primitives"):
+        batch_norm(x, running_mean, running_var, weight, bias, training=True)
+        batch_norm(x, running_mean, running_var, weight, bias, training=False)
+        layer_norm(x, (3, 2))

@@ -1,0 +1,64 @@
+"""Kata 46: batch norm and layer norm from primitives (reference answer)."""
+
+from collections.abc import Sequence
+
+import torch
+
+
+def batch_norm(
+    x: torch.Tensor,
+    running_mean: torch.Tensor,
+    running_var: torch.Tensor,
+    weight: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    training: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    if x.dim() < 2:
+        raise ValueError(f"x must be (N, C, ...), got shape {tuple(x.shape)}")
+    channels = x.shape[1]
+    if running_mean.shape != (channels,) or running_var.shape != (channels,):
+        raise ValueError(f"running statistics must have shape ({channels},)")
+    dims = [0, *range(2, x.dim())]  # every dimension but the channel one
+    per_channel = (1, channels) + (1,) * (x.dim() - 2)  # broadcasts (C,) against x
+    if training:
+        n = x.numel() // channels
+        if n < 2:
+            raise ValueError("batch norm needs more than one value per channel when training")
+        # var_mean is numerically careful (no E[x²] - E[x]²), so large offsets are fine.
+        var, mean = torch.var_mean(x, dim=dims, correction=0)
+        with torch.no_grad():  # running statistics are bookkeeping, not part of the graph
+            running_mean.lerp_(mean, momentum)  # (1 - m) · running + m · mean
+            running_var.lerp_(var * (n / (n - 1)), momentum)  # Bessel: store the unbiased var
+    else:
+        mean, var = running_mean, running_var
+    y = (x - mean.reshape(per_channel)) * torch.rsqrt(var.reshape(per_channel) + eps)
+    if weight is not None:
+        y = y * weight.reshape(per_channel)
+    if bias is not None:
+        y = y + bias.reshape(per_channel)
+    return y
+
+
+def layer_norm(
+    x: torch.Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape or x.dim() < len(shape) or tuple(x.shape[-len(shape) :]) != shape:
+        raise ValueError(
+            f"x's trailing dimensions {tuple(x.shape)} must equal normalized_shape {shape}"
+        )
+    dims = tuple(range(-len(shape), 0))
+    # Each example on its own: nothing here mixes values across the leading dimensions.
+    var, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
+    y = (x - mean) * torch.rsqrt(var + eps)
+    if weight is not None:
+        y = y * weight  # (normalized_shape) broadcasts against the trailing dimensions
+    if bias is not None:
+        y = y + bias
+    return y

@@ -1,0 +1,11 @@
+"""Wrong: loops over model.children(), so layers nested inside blocks keep their old weights."""
+
+from solutions.q17_init_weights import init_layer
+
+__all__ = ["init_layer", "init_weights"]
+
+
+def init_weights(model):
+    for child in model.children():
+        init_layer(child)
+    return model

@@ -1,0 +1,24 @@
+"""Wrong: uses Xavier for convolutions too, which is too small for layers followed by ReLU."""
+
+from torch import nn
+
+__all__ = ["init_layer", "init_weights"]
+
+
+def init_layer(module):
+    if isinstance(module, nn.Linear | nn.Conv1d | nn.Conv2d | nn.Conv3d):
+        nn.init.xavier_normal_(module.weight)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+    elif isinstance(module, nn.BatchNorm1d | nn.BatchNorm2d | nn.BatchNorm3d | nn.LayerNorm):
+        if module.weight is not None:
+            nn.init.ones_(module.weight)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+    elif isinstance(module, nn.GroupNorm) and module.affine:
+        nn.init.ones_(module.weight)
+        nn.init.zeros_(module.bias)
+
+
+def init_weights(model):
+    return model.apply(init_layer)
