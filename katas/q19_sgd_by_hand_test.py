@@ -1,6 +1,5 @@
 import copy
 import importlib
-from contextlib import contextmanager
 
 import pytest
 import torch
@@ -8,33 +7,26 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q19_sgd_by_hand import SGD
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
 
 STEPS = 25
 # torch.optim's own module for SGD (torch.optim does not keep it as an attribute).
 SGD_MODULE = importlib.import_module("torch.optim.sgd")
 
 
-@contextmanager
 def torch_sgd_refused():
     """Inside the block, torch.optim.SGD and its functional form fail when they update.
 
     Patching the module-level update functions catches every way in: SGD.step, the
     functional torch.optim.sgd.sgd (however it was imported) and the fused kernel.
     """
-
-    def refuse(*args, **kwargs):
-        raise AssertionError(
-            "your code used torch.optim.SGD (or its functional form); this kata asks for "
-            "the update written by hand"
-        )
-
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd"):
-            patch.setattr(SGD_MODULE, name, refuse)
-        patch.setattr(torch.optim.SGD, "step", refuse)
-        patch.setattr(torch, "_fused_sgd_", refuse)
-        yield
+    updates = ("_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd")
+    return forbidden_calls(
+        *((SGD_MODULE, name) for name in updates),
+        (torch.optim.SGD, "step"),
+        (torch, "_fused_sgd_"),
+        reason="this kata asks for the SGD update written by hand",
+    )
 
 
 def small_model(device, dtype=torch.float32):

@@ -1,6 +1,5 @@
 import copy
 import importlib
-from contextlib import contextmanager
 
 import pytest
 import torch
@@ -8,33 +7,26 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q23_adamw_by_hand import adamw_step_
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
 
 STEPS = 25
 # torch.optim's own module for Adam and AdamW (torch.optim does not keep it as an attribute).
 ADAM_MODULE = importlib.import_module("torch.optim.adam")
 
 
-@contextmanager
 def torch_adam_refused():
     """Inside the block, torch.optim.Adam / AdamW and their functional forms fail when they
     update: every path (the classes' step, adam(), adamw(), the fused kernels) ends in one
-    of the module-level functions patched here."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError(
-            "your code used torch.optim.Adam/AdamW (or their functional forms); this kata "
-            "asks for the update written by hand"
-        )
-
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam"):
-            patch.setattr(ADAM_MODULE, name, refuse)
-        patch.setattr(torch.optim.Adam, "step", refuse)
-        patch.setattr(torch.optim.AdamW, "step", refuse)
-        patch.setattr(torch, "_fused_adam_", refuse)
-        patch.setattr(torch, "_fused_adamw_", refuse)
-        yield
+    of the module-level functions refused here."""
+    updates = ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam")
+    return forbidden_calls(
+        *((ADAM_MODULE, name) for name in updates),
+        (torch.optim.Adam, "step"),
+        (torch.optim.AdamW, "step"),
+        (torch, "_fused_adam_"),
+        (torch, "_fused_adamw_"),
+        reason="this kata asks for the Adam/AdamW update written by hand",
+    )
 
 
 class Model(nn.Module):

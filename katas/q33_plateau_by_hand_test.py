@@ -1,32 +1,19 @@
 import random
-from contextlib import contextmanager
 
 import pytest
 import torch
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
 from katas.q33_plateau_by_hand import PlateauLR
+from torch_katas.testing import forbidden_calls
 
 
-@contextmanager
 def builtin_plateau_refused():
     """Inside the block, any use of torch's ReduceLROnPlateau fails."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError(
-            "this kata asks for the plateau logic written by hand; do not use "
-            "torch.optim.lr_scheduler.ReduceLROnPlateau"
-        )
-
-    names = ("__init__", "step", "_reduce_lr", "_is_better")
-    saved = {name: ReduceLROnPlateau.__dict__[name] for name in names}
-    try:
-        for name in names:
-            setattr(ReduceLROnPlateau, name, refuse)
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(ReduceLROnPlateau, name, value)
+    return forbidden_calls(
+        *((ReduceLROnPlateau, name) for name in ("__init__", "step", "_reduce_lr", "_is_better")),
+        reason="this kata asks for the plateau logic written by hand",
+    )
 
 
 def make_optimizer(device, lrs):

@@ -1,29 +1,20 @@
 import math
-from contextlib import contextmanager
 
 import pytest
 import torch
 from torch.utils.data import BatchSampler, DataLoader, TensorDataset
 
 from katas.q39_steps_per_epoch import epoch_of_step, optimizer_steps, steps_per_epoch
-from torch_katas.testing import assert_no_python_loops
+from torch_katas.testing import assert_no_python_loops, forbidden_calls
 
 
-@contextmanager
 def dataloader_refused():
     """Inside the block, building a DataLoader or a BatchSampler fails."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError(
-            "this kata asks for the counts from integer arithmetic; do not build a DataLoader"
-        )
-
-    saved = DataLoader.__init__, BatchSampler.__init__
-    DataLoader.__init__ = BatchSampler.__init__ = refuse
-    try:
-        yield
-    finally:
-        DataLoader.__init__, BatchSampler.__init__ = saved
+    return forbidden_calls(
+        (DataLoader, "__init__"),
+        (BatchSampler, "__init__"),
+        reason="this kata asks for the counts from integer arithmetic",
+    )
 
 
 def loader_length(device, num_samples, batch_size, drop_last):

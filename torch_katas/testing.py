@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -81,6 +82,36 @@ def forbidden_ops(*funcs: Callable, reason: str) -> Iterator[None]:
     ...     my_gelu(x)
     """
     with _ForbidOps({func.__name__ for func in funcs}, reason):
+        yield
+
+
+@contextmanager
+def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]:
+    """Inside the block, calling any `owner.name` in `targets` fails; restored afterwards.
+
+    For Python-level APIs that `forbidden_ops` cannot see: classes and their methods
+    (optimizers, schedulers, DataLoader), `Tensor.backward`, helpers in torch.nn.utils.
+    Names the owner lacks are skipped, so one list serves several torch versions.
+
+    >>> with forbidden_calls((torch.optim.SGD, "step"), reason="write the update by hand"):
+    ...     my_sgd_step(params)
+    """
+
+    def refusal(called: str):
+        def refuse(*args, **kwargs):
+            raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
+
+        return refuse
+
+    with pytest.MonkeyPatch.context() as patch:
+        for owner, name in targets:
+            if hasattr(owner, name):
+                where = (
+                    owner.__name__
+                    if isinstance(owner, types.ModuleType)
+                    else f"{owner.__module__}.{owner.__qualname__}"
+                )
+                patch.setattr(owner, name, refusal(f"{where}.{name}"))
         yield
 
 
