@@ -47,9 +47,9 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
     Rules: no Python loops.
 
-    >>> standardize_columns(torch.tensor([[1.0, 10.0], [3.0, 10.0]]), eps=0.0)
-    tensor([[-1., 0.],
-            [ 1., 0.]])
+    >>> standardize_columns(torch.tensor([[1.0, 10.0], [3.0, 30.0]]), eps=0.0)
+    tensor([[-1., -1.],
+            [ 1.,  1.]])
     """
     # TODO: reduce over dim 0 (keep the dim, or rely on broadcasting), then normalise.
     raise NotImplementedError
