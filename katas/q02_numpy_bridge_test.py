@@ -1,0 +1,164 @@
+import numpy as np
+import pytest
+import torch
+
+from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
+from torch_katas.testing import check_tensor, same_device, skip_without_float64
+
+# NumPy dtype -> the torch dtype the bridge must keep.
+DTYPES = {
+    np.float64: torch.float64,
+    np.float32: torch.float32,
+    np.float16: torch.float16,
+    np.int64: torch.int64,
+    np.int32: torch.int32,
+    np.uint8: torch.uint8,
+    np.bool_: torch.bool,
+}
+
+
+def sample_array(np_dtype, shape=(3, 4)):
+    values = np.arange(int(np.prod(shape))).reshape(shape) % 5
+    return values.astype(np_dtype)
+
+
+def same_memory(t, array):
+    """Whether a CPU tensor and an array share memory, seen from NumPy's side."""
+    return np.shares_memory(t.detach().numpy(), array)
+
+
+@pytest.mark.parametrize("np_dtype", list(DTYPES), ids=lambda d: np.dtype(d).name)
+def test_to_tensor_keeps_shape_values_and_dtype(device, np_dtype):
+    if np_dtype is np.float64:
+        skip_without_float64(device)
+    array = sample_array(np_dtype)
+    t = to_tensor(array, device)
+    check_tensor(t, shape=array.shape, dtype=DTYPES[np_dtype], device=device, name="to_tensor")
+    np.testing.assert_array_equal(t.cpu().numpy(), array)
+    np.testing.assert_array_equal(
+        array, sample_array(np_dtype), err_msg="to_tensor must not modify the array"
+    )
+
+
+def test_to_tensor_shares_memory_on_the_cpu_and_copies_elsewhere(device):
+    skip_without_float64(device)
+    array = np.arange(6.0).reshape(2, 3)
+    t = to_tensor(array, device)
+    check_tensor(t, shape=(2, 3), dtype=torch.float64, device=device, name="to_tensor")
+    if device.type == "cpu":
+        assert t.data_ptr() == array.ctypes.data, (
+            "on the CPU to_tensor must wrap the array's memory, not copy it: "
+            "use torch.from_numpy or torch.as_tensor, not torch.tensor"
+        )
+        array[0, 1] = 100.0
+        assert t[0, 1].item() == 100.0, "a write to the array must show in the tensor"
+        t[1, 2] = -7.0
+        assert array[1, 2] == -7.0, "a write to the tensor must show in the array"
+        default = to_tensor(array)
+        check_tensor(default, dtype=torch.float64, device="cpu", name="to_tensor(array)")
+        assert same_memory(default, array), "to_tensor(array) with no device must not copy"
+    else:
+        np.testing.assert_array_equal(t.cpu().numpy(), array)
+        array[0, 1] = 100.0
+        assert t[0, 1].item() == 1.0, f"the tensor on {device} must be a copy of the array"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda a: a[:, ::2], lambda a: a.T, lambda a: a[1:, 2:]],
+    ids=["strided", "transposed", "offset"],
+)
+def test_to_tensor_of_an_array_slice(device, make):
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    array = make(base)
+    t = to_tensor(array, device)
+    check_tensor(t, shape=array.shape, dtype=torch.float32, device=device, name="to_tensor")
+    np.testing.assert_array_equal(t.cpu().numpy(), array)
+    if device.type == "cpu":
+        assert same_memory(t, base), "on the CPU the tensor must be a view of the array slice"
+        array[0, 0] = -1.0
+        assert t[0, 0].item() == -1.0, "a write to the array slice must show in the tensor"
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.bool],
+    ids=str,
+)
+@pytest.mark.parametrize("convert", [to_numpy, to_numpy_copy], ids=lambda f: f.__name__)
+def test_numpy_array_keeps_shape_values_and_dtype(device, dtype, convert):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    t = (torch.arange(12, device=device).reshape(3, 4) % 5).to(dtype)
+    array = convert(t)
+    expected = {value: key for key, value in DTYPES.items()}[dtype]
+    assert isinstance(array, np.ndarray), f"{convert.__name__} must return a NumPy array"
+    assert array.dtype == np.dtype(expected), (
+        f"{convert.__name__} turned {dtype} into {array.dtype}; keep the dtype "
+        f"(expected {np.dtype(expected)}), do not go through Python lists or .float()"
+    )
+    np.testing.assert_array_equal(array, (np.arange(12).reshape(3, 4) % 5).astype(expected))
+
+
+@pytest.mark.parametrize("convert", [to_numpy, to_numpy_copy], ids=lambda f: f.__name__)
+def test_numpy_array_of_a_tensor_in_the_autograd_graph(device, convert):
+    weight = torch.randn(4, 3, device=device, requires_grad=True)
+    scaled = (weight * 2).t()  # not a leaf, requires grad, not contiguous
+    leaf_array, scaled_array = convert(weight), convert(scaled)
+    for name, tensor, array in (("leaf", weight, leaf_array), ("result", scaled, scaled_array)):
+        assert isinstance(array, np.ndarray), f"{convert.__name__} must return a NumPy array"
+        assert array.shape == tuple(tensor.shape), f"wrong shape for the {name} tensor"
+        np.testing.assert_array_equal(array, tensor.detach().cpu().numpy())
+    assert weight.requires_grad and same_device(weight.device, device), (
+        f"{convert.__name__} must leave its argument as it was (still requiring grad, "
+        "on its device); detach() returns a new tensor instead of changing t"
+    )
+    assert scaled.grad_fn is not None, f"{convert.__name__} must not cut t out of the graph"
+
+
+def test_to_numpy_shares_memory_on_the_cpu_and_copies_elsewhere(device):
+    t = torch.zeros(2, 3, device=device, requires_grad=True)
+    array = to_numpy(t)
+    if device.type == "cpu":
+        array[0, 0] = 5.0
+        assert t[0, 0].item() == 5.0, (
+            "on the CPU to_numpy must share the tensor's memory (a write to the array must "
+            "show in the tensor); detach() does not copy, clone() does"
+        )
+        with torch.no_grad():
+            t[1, 2] = -3.0
+        assert array[1, 2] == -3.0, "a write to the tensor must show in the array"
+    else:
+        array[0, 0] = 5.0
+        assert t[0, 0].item() == 0.0, f"an array made from a tensor on {device} is a copy"
+
+
+def test_to_numpy_of_a_transposed_tensor_shares_memory_on_the_cpu(device):
+    base = torch.arange(12.0, device=device).reshape(3, 4)
+    array = to_numpy(base.t())
+    np.testing.assert_array_equal(array, np.arange(12.0, dtype=np.float32).reshape(3, 4).T)
+    if device.type == "cpu":
+        base[0, 1] = 50.0
+        assert array[1, 0] == 50.0, "on the CPU to_numpy must not copy, even for a transpose"
+
+
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["plain", "requires_grad"])
+def test_to_numpy_copy_never_shares_memory(device, requires_grad):
+    t = torch.arange(6.0, device=device).reshape(2, 3).requires_grad_(requires_grad)
+    array = to_numpy_copy(t)
+    np.testing.assert_array_equal(array, np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    with torch.no_grad():
+        t.add_(10)
+    np.testing.assert_array_equal(
+        array,
+        np.arange(6.0, dtype=np.float32).reshape(2, 3),
+        err_msg="changing the tensor changed the 'copy': to_numpy_copy must copy the values",
+    )
+    array[:] = -1.0
+    torch.testing.assert_close(
+        t.detach().cpu(),
+        torch.arange(6.0).reshape(2, 3) + 10,
+        msg="writing to the 'copy' changed the tensor: to_numpy_copy must copy the values",
+    )
+    if device.type == "cpu":
+        assert not same_memory(t, array), "the copy must not share memory with the tensor"

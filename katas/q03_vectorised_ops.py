@@ -1,0 +1,75 @@
+"""Kata 3: the tensor operations that replace Python loops.
+
+Most PyTorch work is a handful of operations applied to whole tensors at once:
+elementwise arithmetic that broadcasts, reductions along a dimension (`sum`, `mean`,
+`var`), and matrix products (`@`, which batches over leading dimensions). Written this
+way, code runs as a few fast kernels on any device; written as Python loops over rows,
+it runs one tiny step at a time.
+
+Task: three everyday computations, each in a few tensor operations and no Python loops.
+"""
+
+import torch
+
+
+def pairwise_sq_dists(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Squared Euclidean distance between every row of x and every row of y.
+
+    - x: [N, D], y: [M, D], floating, same dtype and device; N, M or D may be 0.
+    - Returns [N, M] with out[i, j] = sum_d (x[i, d] - y[j, d]) ** 2, in x's dtype, on
+      x's device. x and y are not modified.
+    - Use the identity |x_i - y_j|^2 = |x_i|^2 + |y_j|^2 - 2 x_i . y_j: one matrix product
+      for all the dot products. Its largest piece is [N, M]; never build the [N, M, D]
+      tensor of all differences (on a real batch that is what runs out of memory).
+    - Never negative: in floating point the identity can come out slightly below zero for
+      points that (nearly) coincide; such entries must come out as 0.
+
+    Rules: no Python loops; do not call torch.cdist.
+
+    >>> pairwise_sq_dists(torch.tensor([[0.0, 0.0], [1.0, 1.0]]), torch.tensor([[1.0, 0.0]]))
+    tensor([[1.],
+            [1.]])
+    """
+    # TODO: squared norms of the rows, one matrix product, combine, keep it >= 0.
+    raise NotImplementedError
+
+
+def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """Give every column of x mean 0 and variance (about) 1.
+
+    - x: [N, D] floating, N >= 1, any layout (possibly non-contiguous).
+    - Returns [N, D], same dtype and device:
+      out[:, j] = (x[:, j] - mean_j) / sqrt(var_j + eps), where mean_j and var_j are the
+      mean and the population variance (divide by N, not N - 1) of column j.
+      A constant column (and so any column when N = 1) comes out as zeros.
+    - Stable for columns with a large common offset (values like 1e4 + noise).
+    - x is not modified.
+
+    Rules: no Python loops.
+
+    >>> standardize_columns(torch.tensor([[1.0, 10.0], [3.0, 30.0]]), eps=0.0)
+    tensor([[-1., -1.],
+            [ 1.,  1.]])
+    """
+    # TODO: reduce over dim 0 (keep the dim, or rely on broadcasting), then normalise.
+    raise NotImplementedError
+
+
+def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """Dot product of every query row with every key row, for a whole batch at once.
+
+    - q: [..., T, D], k: [..., S, D], floating, same dtype and device. The leading
+      (batch) dimensions broadcast against each other and may be absent: q [T, D] with
+      k [B, H, S, D] is fine.
+    - Returns [..., T, S] (the broadcast batch shape, then T, S) with
+      out[..., t, s] = sum_d q[..., t, d] * k[..., s, d]. q and k are not modified.
+
+    Rules: no Python loops; do not call torch.einsum: this is one matrix product with `@`
+    once k's last two dimensions are swapped.
+
+    >>> q, k = torch.ones(2, 3, 4), torch.ones(2, 5, 4)
+    >>> batched_scores(q, k).shape
+    torch.Size([2, 3, 5])
+    """
+    # TODO: swap k's last two dimensions, then one `@`.
+    raise NotImplementedError

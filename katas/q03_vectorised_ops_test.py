@@ -1,0 +1,223 @@
+import pytest
+import torch
+from torch.overrides import TorchFunctionMode
+
+from katas.q03_vectorised_ops import batched_scores, pairwise_sq_dists, standardize_columns
+from torch_katas.testing import (
+    assert_no_python_loops,
+    check_tensor,
+    forbidden_ops,
+    skip_without_float64,
+)
+
+
+class _LargestResult(TorchFunctionMode):
+    """Records the most elements of any tensor a torch call returns inside the block."""
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for value in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(value, torch.Tensor):
+                self.largest = max(self.largest, value.numel())
+        return out
+
+
+def naive_sq_dists(x, y):
+    x, y = x.double().cpu(), y.double().cpu()
+    out = torch.zeros(len(x), len(y), dtype=torch.float64)
+    for i in range(len(x)):
+        for j in range(len(y)):
+            out[i, j] = ((x[i] - y[j]) ** 2).sum()
+    return out
+
+
+def naive_standardize(x, eps):
+    x = x.double().cpu()
+    out = torch.empty_like(x)
+    for j in range(x.shape[1]):
+        column = x[:, j]
+        mean = column.sum() / len(column)
+        var = ((column - mean) ** 2).sum() / len(column)
+        out[:, j] = (column - mean) / torch.sqrt(var + eps)
+    return out
+
+
+def dists(x, y):
+    with forbidden_ops(torch.cdist, reason="build the distances from a matrix product"):
+        return pairwise_sq_dists(x, y)
+
+
+# ---------------------------------------------------------------- pairwise_sq_dists
+
+
+@pytest.mark.parametrize("n, m, d", [(7, 5, 3), (1, 1, 1), (6, 1, 4), (1, 9, 2), (12, 12, 8)])
+@pytest.mark.parametrize("transposed", [False, True], ids=["contiguous", "transposed"])
+def test_pairwise_sq_dists_matches_naive_loops(device, n, m, d, transposed):
+    if transposed:  # same values, non-contiguous layout
+        x = torch.randn(d, n, device=device).t()
+        y = torch.randn(d, m, device=device).t()
+    else:
+        x, y = torch.randn(n, d, device=device), torch.randn(m, d, device=device)
+    x_before, y_before = x.clone(), y.clone()
+    out = dists(x, y)
+    assert_no_python_loops(pairwise_sq_dists)
+    check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
+    torch.testing.assert_close(out.double().cpu(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-4)
+    assert torch.equal(x, x_before) and torch.equal(y, y_before), "x and y must not be modified"
+
+
+def test_pairwise_sq_dists_in_float64(device):
+    skip_without_float64(device)
+    x = torch.randn(5, 3, dtype=torch.float64, device=device)
+    y = torch.randn(4, 3, dtype=torch.float64, device=device)
+    out = dists(x, y)
+    check_tensor(out, shape=(5, 4), dtype=torch.float64, device=device, name="distances")
+    torch.testing.assert_close(out.cpu(), naive_sq_dists(x, y))
+
+
+@pytest.mark.parametrize("n, m, d", [(0, 3, 2), (3, 0, 2), (3, 4, 0)])
+def test_pairwise_sq_dists_with_an_empty_dimension(device, n, m, d):
+    out = dists(torch.randn(n, d, device=device), torch.randn(m, d, device=device))
+    check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
+    assert torch.equal(out.cpu(), torch.zeros(n, m)), "with D = 0 every distance is 0"
+
+
+def test_pairwise_sq_dists_is_never_negative_for_coinciding_points(device):
+    # Points far from the origin: |x|^2 + |y|^2 - 2 x.y cancels badly where x_i ~ y_j.
+    x = 10 + torch.randn(20, 8, device=device)
+    y = torch.cat([x, x + 1e-3 * torch.randn(20, 8, device=device)])
+    out = dists(x, y)
+    check_tensor(out, shape=(20, 40), dtype=torch.float32, device=device, name="distances")
+    assert (out >= 0).all(), (
+        f"{(out < 0).sum().item()} squared distances are negative (min {out.min().item():.3g}): "
+        "round-off makes the identity dip below 0 for (nearly) equal points; clamp at 0"
+    )
+    torch.testing.assert_close(out.double().cpu(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-2)
+
+
+def test_pairwise_sq_dists_never_builds_all_differences(device):
+    n, m, d = 40, 30, 16
+    x, y = torch.randn(n, d, device=device), torch.randn(m, d, device=device)
+    with _LargestResult() as record:
+        out = dists(x, y)
+    check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
+    assert record.largest < n * m * d, (
+        f"a tensor of {record.largest} elements was built for N={n}, M={m}, D={d}: that is "
+        "the [N, M, D] tensor of all differences; use |x|^2 + |y|^2 - 2 x @ y.T instead"
+    )
+    expected = torch.cdist(x.double(), y.double(), compute_mode="donot_use_mm_for_euclid_dist")
+    torch.testing.assert_close(out.double().cpu(), expected.cpu() ** 2, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------- standardize_columns
+
+
+@pytest.mark.parametrize("n", [2, 5, 64])
+@pytest.mark.parametrize("eps", [1e-5, 0.5])
+def test_standardize_columns_matches_naive_loops(device, n, eps):
+    x = 3 * torch.randn(n, 4, device=device) + torch.arange(4.0, device=device)
+    out = standardize_columns(x, eps=eps)
+    assert_no_python_loops(standardize_columns)
+    check_tensor(out, shape=(n, 4), dtype=torch.float32, device=device, name="standardized x")
+    torch.testing.assert_close(
+        out.double().cpu(),
+        naive_standardize(x, eps),
+        rtol=1e-4,
+        atol=1e-4,
+        msg=lambda m: f"use the mean and the population variance (divide by N) per column\n{m}",
+    )
+
+
+def test_standardize_columns_default_eps(device):
+    x = torch.randn(6, 3, device=device)
+    out = standardize_columns(x)
+    torch.testing.assert_close(out.double().cpu(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
+
+
+def test_standardize_columns_of_constant_columns_and_a_single_row(device):
+    single = standardize_columns(torch.randn(1, 3, device=device))
+    constant = standardize_columns(torch.full((5, 2), 0.1, device=device))
+    check_tensor(single, shape=(1, 3), dtype=torch.float32, device=device, name="one row")
+    check_tensor(constant, shape=(5, 2), dtype=torch.float32, device=device, name="constant")
+    for name, out in (("a single row", single), ("constant columns", constant)):
+        torch.testing.assert_close(
+            out.cpu(),
+            torch.zeros_like(out.cpu()),
+            atol=1e-3,
+            rtol=0,
+            msg=lambda m, name=name: f"{name} must standardize to zeros (variance 0, + eps)\n{m}",
+        )
+
+
+def test_standardize_columns_with_a_large_offset(device):
+    x = 1e4 + torch.randn(256, 3, device=device)
+    out = standardize_columns(x)
+    torch.testing.assert_close(
+        out.double().cpu(),
+        naive_standardize(x, 1e-5),
+        rtol=1e-2,
+        atol=1e-2,
+        msg=lambda m: (
+            "wrong for columns around 1e4: mean(x**2) - mean(x)**2 cancels catastrophically "
+            f"in float32; compute the variance from x - mean (torch.var does)\n{m}"
+        ),
+    )
+
+
+def test_standardize_columns_of_a_non_contiguous_input_leaves_it_alone(device):
+    x = torch.randn(3, 7, device=device).t()  # [7, 3], not contiguous
+    x_before = x.clone()
+    out = standardize_columns(x)
+    check_tensor(out, shape=(7, 3), dtype=torch.float32, device=device, name="standardized x")
+    torch.testing.assert_close(out.double().cpu(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
+    assert torch.equal(x, x_before), "x must not be modified; compute a new tensor"
+
+
+def test_standardize_columns_in_float64(device):
+    skip_without_float64(device)
+    x = torch.randn(8, 2, dtype=torch.float64, device=device)
+    out = standardize_columns(x)
+    check_tensor(out, shape=(8, 2), dtype=torch.float64, device=device, name="standardized x")
+    torch.testing.assert_close(out.cpu(), naive_standardize(x, 1e-5))
+
+
+# ---------------------------------------------------------------- batched_scores
+
+
+@pytest.mark.parametrize(
+    "q_shape, k_shape, out_shape",
+    [
+        ((5, 3), (4, 3), (5, 4)),
+        ((2, 5, 3), (2, 4, 3), (2, 5, 4)),
+        ((2, 3, 5, 8), (2, 3, 4, 8), (2, 3, 5, 4)),
+        ((2, 3, 5, 8), (2, 1, 4, 8), (2, 3, 5, 4)),
+        ((5, 8), (2, 3, 4, 8), (2, 3, 5, 4)),
+        ((1, 1, 8), (3, 1, 8), (3, 1, 1)),
+        ((2, 0, 3), (2, 4, 3), (2, 0, 4)),
+        ((2, 5, 0), (2, 4, 0), (2, 5, 4)),
+    ],
+    ids=str,
+)
+def test_batched_scores_matches_elementwise_products(device, q_shape, k_shape, out_shape):
+    q, k = torch.randn(q_shape, device=device), torch.randn(k_shape, device=device)
+    q_before, k_before = q.clone(), k.clone()
+    with forbidden_ops(torch.einsum, reason="write it as one `@` with k's last dims swapped"):
+        out = batched_scores(q, k)
+    assert_no_python_loops(batched_scores)
+    check_tensor(out, shape=out_shape, dtype=torch.float32, device=device, name="scores")
+    expected = (q.double().unsqueeze(-2) * k.double().unsqueeze(-3)).sum(-1)
+    torch.testing.assert_close(out.double().cpu(), expected.cpu(), rtol=1e-4, atol=1e-4)
+    assert torch.equal(q, q_before) and torch.equal(k, k_before), "q and k must not be modified"
+
+
+def test_batched_scores_of_non_contiguous_inputs(device):
+    q = torch.randn(2, 4, 6, 3, device=device).transpose(1, 2)  # [2, 6, 4, 3]
+    k = torch.randn(2, 5, 6, 3, device=device).transpose(1, 2)  # [2, 6, 5, 3]
+    out = batched_scores(q, k)
+    check_tensor(out, shape=(2, 6, 4, 5), dtype=torch.float32, device=device, name="scores")
+    expected = (q.double().unsqueeze(-2) * k.double().unsqueeze(-3)).sum(-1)
+    torch.testing.assert_close(out.double().cpu(), expected.cpu(), rtol=1e-4, atol=1e-4)

@@ -1,0 +1,65 @@
+"""Kata 4: dtypes decide memory, range and exactness.
+
+Every tensor has one dtype for all its elements. It fixes how much memory the tensor
+takes (2 bytes per element for float16 and bfloat16, 4 for float32, 8 for int64), the
+range it can hold (float16 tops out at 65504), how finely it can tell numbers apart
+(bfloat16 keeps only 8 significant bits) and whether arithmetic is exact (integers are;
+converting big int64 values to a float is not). Mixed precision saves memory and time,
+provided sums are accumulated in float32 and integer data stays integer.
+
+Task: estimate memory from a dtype, take a mean that is safe in float16/bfloat16, and
+divide integers with the right rounding without leaving int64.
+"""
+
+import torch
+
+
+def nbytes(shape: tuple[int, ...], dtype: torch.dtype) -> int:
+    """Bytes that a tensor of this shape and dtype holds in its elements.
+
+    - shape: a tuple of non-negative ints (or a torch.Size); () is a single element.
+    - dtype: any torch dtype (float, bfloat16, int, bool, complex, ...).
+    - Returns a Python int: number of elements times bytes per element. Works for sizes far
+      too large to allocate: do not create the tensor in memory.
+
+    >>> nbytes((1024, 1024), torch.bfloat16)
+    2097152
+    """
+    # TODO: number of elements times the size of one element of this dtype.
+    raise NotImplementedError
+
+
+def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    """Mean of x over `dim` (None: over all elements) that low precision cannot spoil.
+
+    - x: a floating tensor (float16, bfloat16, float32 or float64), any shape, any device,
+      with at least one element along the reduced dims.
+    - float16 and bfloat16 are accumulated in float32: the result is the float32 mean,
+      rounded once to x's dtype. (A float16 sum over 65504 is inf; a bfloat16 sum keeps
+      8 significant bits.) float32 and float64 are averaged as they are.
+    - Returns a tensor of x's dtype on x's device: 0-dim for dim=None, otherwise x's shape
+      without `dim` (negative dims count from the end). x is not modified.
+
+    >>> safe_mean(torch.full((1000,), 100.0, dtype=torch.float16))
+    tensor(100., dtype=torch.float16)
+    """
+    # TODO: compute in float32 where x is float16/bfloat16, convert back at the end.
+    raise NotImplementedError
+
+
+def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
+    """Index of the `width`-long bucket each integer timestamp falls in.
+
+    - timestamps: an integer tensor (int64, int32, ...), any shape, any device; values may
+      be negative (before the epoch) and as large as int64 nanosecond timestamps.
+    - width: a positive Python int.
+    - Bucket k holds [k * width, (k + 1) * width), so the result is floor(t / width),
+      exactly, for every value: -1 with width 10 is in bucket -1, not 0.
+    - Returns a tensor of timestamps' dtype, shape and device. timestamps is not modified.
+    - Raises ValueError if width < 1, TypeError if timestamps is not an integer tensor.
+
+    >>> time_bucket(torch.tensor([-11, -1, 0, 9, 10]), 10)
+    tensor([-2, -1,  0,  0,  1])
+    """
+    # TODO: integer division that rounds down and stays in the integer dtype.
+    raise NotImplementedError

@@ -1,0 +1,177 @@
+import pytest
+import torch
+
+from katas.q04_dtypes import nbytes, safe_mean, time_bucket
+from torch_katas.testing import check_tensor, skip_without_float64
+
+DTYPES = [
+    torch.float64,
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.bool,
+    torch.complex64,
+    torch.complex128,
+]
+
+
+# ---------------------------------------------------------------- nbytes
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(3, 5), (), (0, 4), (2, 3, 4)], ids=str)
+def test_nbytes_matches_a_real_tensor(device, dtype, shape):
+    result = nbytes(shape, dtype)
+    expected = torch.empty(shape, dtype=dtype, device="meta").nbytes  # meta: no memory used
+    assert type(result) is int, f"nbytes must return a Python int, got {type(result).__name__}"
+    assert result == expected, f"a {dtype} tensor of shape {shape} holds {expected} bytes"
+
+
+def test_nbytes_of_a_torch_size(device):
+    size = torch.zeros(4, 6, device=device).shape
+    assert nbytes(size, torch.float32) == 96
+
+
+@pytest.mark.parametrize(
+    "dtype, expected",
+    [(torch.float64, 8 * 10**16), (torch.bfloat16, 2 * 10**16), (torch.bool, 10**16)],
+    ids=str,
+)
+def test_nbytes_of_a_tensor_too_big_to_allocate(device, dtype, expected):
+    shape = (10**8, 10**8)  # 10**16 elements: far beyond any machine's memory
+    result = nbytes(shape, dtype)
+    assert result == expected, (
+        f"expected {expected} bytes for a {dtype} tensor of shape {shape}, got {result}; "
+        "compute it from the shape and the dtype's element size, do not build the tensor"
+    )
+
+
+# ---------------------------------------------------------------- safe_mean
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1], ids=str)
+def test_safe_mean_of_float16_values_whose_sum_overflows(device, dim):
+    # Every row sums to 150 * 600 = 90000 > 65504, the largest float16.
+    x = torch.full((3, 600), 200.0, dtype=torch.float16, device=device)
+    x[:, ::2] = 100.0  # the mean is 150, exactly representable in float16
+    result = safe_mean(x, dim)
+    shape = {None: (), 0: (600,), 1: (3,), -1: (3,)}[dim]
+    check_tensor(result, shape=shape, dtype=torch.float16, device=device, name="safe_mean(x)")
+    assert torch.isfinite(result).all(), (
+        "the float16 mean came out inf: a float16 sum above 65504 overflows; accumulate in "
+        "float32 and convert the mean back to float16"
+    )
+    expected = x.double().mean() if dim is None else x.double().mean(dim)
+    torch.testing.assert_close(result.double(), expected, rtol=1e-3, atol=0)
+
+
+def test_safe_mean_of_float16_values_near_the_top_of_the_range(device):
+    x = torch.tensor([65504.0, 56544.0, 65504.0, 56544.0], dtype=torch.float16, device=device)
+    result = safe_mean(x)
+    check_tensor(result, shape=(), dtype=torch.float16, device=device, name="safe_mean(x)")
+    assert result.item() == 61024.0, f"the mean of these four values is 61024, got {result.item()}"
+
+
+def test_safe_mean_of_bfloat16_rounds_only_once(device):
+    # 16 rows of 1000 small integers each: exact in bfloat16 and their float32 sums are
+    # exact too, so the right answer is the exact mean rounded once to bfloat16. A
+    # bfloat16 sum (about 3000, in steps of 16) is already rounded before the division.
+    n = 1000
+    values = (
+        torch.arange(n, device=device) * 37 + torch.arange(16, device=device)[:, None] * 11
+    ) % 7
+    x = values.to(torch.bfloat16)
+    result = safe_mean(x, dim=1)
+    check_tensor(result, shape=(16,), dtype=torch.bfloat16, device=device, name="safe_mean(x, 1)")
+    expected = (values.sum(1).double() / n).to(torch.bfloat16)
+    torch.testing.assert_close(
+        result.cpu(),
+        expected.cpu(),
+        rtol=0,
+        atol=0,
+        msg=lambda m: (
+            "the bfloat16 means are off by a bfloat16 step: the sum was rounded to bfloat16 "
+            f"before dividing; accumulate and divide in float32, round once at the end\n{m}"
+        ),
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("dim", [None, 0, 2, -2], ids=str)
+def test_safe_mean_of_float32_and_float64(device, dtype, dim):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    x = torch.randn(4, 5, 6, dtype=dtype, device=device)
+    x_before = x.clone()
+    result = safe_mean(x, dim)
+    expected = x.double().mean() if dim is None else x.double().mean(dim)
+    check_tensor(result, shape=expected.shape, dtype=dtype, device=device, name="safe_mean(x)")
+    torch.testing.assert_close(result.double(), expected)
+    assert torch.equal(x, x_before), "x must not be modified"
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_safe_mean_keeps_the_low_precision_dtype_and_leaves_x_alone(device, dtype):
+    x = torch.randn(6, 7, device=device).to(dtype)
+    x_before = x.clone()
+    result = safe_mean(x, 0)
+    check_tensor(result, shape=(7,), dtype=dtype, device=device, name="safe_mean(x, 0)")
+    torch.testing.assert_close(result.double(), x.double().mean(0), rtol=1e-2, atol=1e-3)
+    assert torch.equal(x, x_before), "x must not be modified; .float() makes a new tensor"
+
+
+# ---------------------------------------------------------------- time_bucket
+
+
+def floor_div(values, width):
+    return [value // width for value in values]  # Python ints: exact, rounding down
+
+
+@pytest.mark.parametrize("width", [1, 3, 10, 60])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32], ids=str)
+def test_time_bucket_rounds_down_and_keeps_the_integer_dtype(device, width, dtype):
+    values = [-121, -61, -60, -59, -11, -10, -9, -1, 0, 1, 9, 10, 11, 59, 60, 61, 3599, 3600]
+    timestamps = torch.tensor(values, dtype=dtype, device=device)
+    result = time_bucket(timestamps, width)
+    check_tensor(result, shape=(len(values),), dtype=dtype, device=device, name="buckets")
+    assert result.tolist() == floor_div(values, width), (
+        f"with width {width} bucket k holds [k * width, (k + 1) * width): negative times "
+        "round down (floor), not toward zero"
+    )
+    assert timestamps.tolist() == values, "timestamps must not be modified"
+
+
+def test_time_bucket_is_exact_for_nanosecond_timestamps(device):
+    values = [1_700_000_000_123_456_789, 1_700_000_000_999_999_999, -1_234_567_890_123_456_789]
+    timestamps = torch.tensor(values, device=device).reshape(3, 1)
+    result = time_bucket(timestamps, 1000)
+    check_tensor(result, shape=(3, 1), dtype=torch.int64, device=device, name="buckets")
+    assert result.flatten().tolist() == floor_div(values, 1000), (
+        "large int64 timestamps were bucketed inexactly: a float64 has 53 significant bits "
+        "(float32 only 24), so dividing with `/` loses the low digits; divide in int64"
+    )
+
+
+def test_time_bucket_of_empty_and_0_dim_tensors(device):
+    empty = time_bucket(torch.zeros(0, 3, dtype=torch.int64, device=device), 5)
+    scalar = time_bucket(torch.tensor(-7, device=device), 5)
+    check_tensor(empty, shape=(0, 3), dtype=torch.int64, device=device, name="empty buckets")
+    check_tensor(scalar, shape=(), dtype=torch.int64, device=device, name="0-dim bucket")
+    assert scalar.item() == -2
+
+
+@pytest.mark.parametrize("width", [0, -10])
+def test_time_bucket_rejects_a_width_below_1(device, width):
+    with pytest.raises(ValueError):
+        time_bucket(torch.arange(5, device=device), width)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bool], ids=str)
+def test_time_bucket_rejects_a_non_integer_tensor(device, dtype):
+    with pytest.raises(TypeError):
+        time_bucket(torch.ones(4, device=device).to(dtype), 2)

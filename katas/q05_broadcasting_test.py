@@ -1,0 +1,211 @@
+import random
+
+import numpy as np
+import pytest
+import torch
+from torch.overrides import TorchFunctionMode, resolve_name
+
+from katas.q05_broadcasting import broadcast_shape, normalize_channels
+from torch_katas.testing import assert_no_python_loops, check_tensor
+
+# The oracle, kept before the tests replace torch.broadcast_shapes with a trap.
+torch_broadcast_shapes = torch.broadcast_shapes
+
+
+class _NoTorchCalls(TorchFunctionMode):
+    """Fails on any torch function called inside the block (including tensor creation)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise AssertionError(
+            f"broadcast_shape called {resolve_name(func) or func}: work on the shapes with "
+            "plain Python (tuples and ints), not with torch"
+        )
+
+
+@pytest.fixture
+def plain_python(monkeypatch):
+    """Calls broadcast_shape with the broadcasting helpers of torch and NumPy disabled."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            "broadcast_shape must implement the rule itself, without torch.broadcast_shapes, "
+            "torch.broadcast_tensors or np.broadcast_shapes"
+        )
+
+    monkeypatch.setattr(torch, "broadcast_shapes", refuse)
+    monkeypatch.setattr(torch.functional, "broadcast_shapes", refuse)
+    monkeypatch.setattr(torch, "broadcast_tensors", refuse)
+    monkeypatch.setattr(torch.functional, "broadcast_tensors", refuse)
+    monkeypatch.setattr(np, "broadcast_shapes", refuse)
+    monkeypatch.setattr(np, "broadcast", refuse)
+
+    def call(a, b):
+        with _NoTorchCalls():
+            return broadcast_shape(a, b)
+
+    return call
+
+
+def expected_shape(a, b):
+    """torch's answer, or None when the shapes do not broadcast."""
+    try:
+        return tuple(torch_broadcast_shapes(a, b))
+    except RuntimeError:
+        return None
+
+
+def check_broadcast(call, a, b):
+    expected = expected_shape(a, b)
+    if expected is None:
+        with pytest.raises(ValueError) as error:
+            call(a, b)
+        message = str(error.value)
+        assert str(a) in message and str(b) in message, (
+            f"the ValueError for shapes {a} and {b} must name both, as Python tuples; "
+            f"its message was: {message!r}"
+        )
+    else:
+        result = call(a, b)
+        assert type(result) is tuple, f"return a plain tuple, got {type(result).__name__}"
+        assert result == expected, f"broadcast_shape({a}, {b}) should be {expected}, got {result}"
+
+
+# ---------------------------------------------------------------- broadcast_shape
+
+COMPATIBLE = [
+    ((), ()),
+    ((), (2, 3)),
+    ((4,), ()),
+    ((5, 1, 4), (3, 1)),
+    ((3, 1), (5, 1, 4)),
+    ((1,), (7,)),
+    ((2, 1, 3), (2, 4, 1)),
+    ((0,), (1,)),
+    ((1, 1), (0,)),
+    ((2, 1), (1, 0)),
+    ((8, 1, 6, 1), (7, 1, 5)),
+]
+INCOMPATIBLE = [
+    ((3,), (4,)),
+    ((0,), (2,)),
+    ((2, 3), (3, 2)),
+    ((4, 3), (2, 1, 4)),
+    ((2, 1), (8, 4, 3)),
+]
+
+
+@pytest.mark.parametrize("a, b", COMPATIBLE + INCOMPATIBLE, ids=str)
+def test_broadcast_shape_on_known_cases(device, plain_python, a, b):
+    check_broadcast(plain_python, a, b)
+
+
+def random_pairs(count, seed=0):
+    """Shape pairs of up to 4 dims of sizes 0-4, the same on every run: half drawn
+    independently (often incompatible), half cut from one common shape with some dims set
+    to 1 (always compatible)."""
+    rng = random.Random(seed)
+    pairs = []
+    for i in range(count):
+        if i % 2:
+            pairs.append(
+                tuple(
+                    tuple(rng.choice([0, 1, 2, 3]) for _ in range(rng.randint(0, 4)))
+                    for _ in range(2)
+                )
+            )
+        else:
+            base = [rng.choice([0, 2, 3, 4]) for _ in range(rng.randint(0, 4))]
+            pair = []
+            for _ in range(2):
+                keep = rng.randint(0, len(base))
+                pair.append(
+                    tuple(1 if rng.random() < 0.4 else size for size in base[len(base) - keep :])
+                )
+            pairs.append(tuple(pair))
+    return pairs
+
+
+def test_broadcast_shape_agrees_with_torch_on_random_shapes(device, plain_python):
+    for a, b in random_pairs(300):
+        check_broadcast(plain_python, a, b)
+
+
+def test_broadcast_shape_of_torch_sizes(device, plain_python):
+    a = torch.zeros(5, 1, 4, device=device).shape
+    b = torch.zeros(3, 1, device=device).shape
+    result = plain_python(a, b)
+    assert type(result) is tuple and result == (5, 3, 4), f"expected (5, 3, 4), got {result!r}"
+
+
+# ---------------------------------------------------------------- normalize_channels
+
+
+def naive_normalize(images, mean, std):
+    images, mean, std = images.double().cpu(), mean.double().cpu(), std.double().cpu()
+    out = torch.empty_like(images)
+    for c in range(images.shape[1]):
+        out[:, c] = (images[:, c] - mean[c]) / std[c]
+    return out
+
+
+def stats(channels, device):
+    mean = torch.randn(channels, device=device)
+    std = 0.5 + torch.rand(channels, device=device)
+    return mean, std
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [(2, 3, 4, 5), (2, 3, 3, 3), (2, 4, 5, 4), (1, 3, 1, 1), (3, 1, 2, 2), (0, 3, 2, 2)],
+    ids=str,
+)
+def test_normalize_channels_matches_a_loop_over_channels(device, shape):
+    images = torch.randn(shape, device=device)
+    mean, std = stats(shape[1], device)
+    before = images.clone(), mean.clone(), std.clone()
+    out = normalize_channels(images, mean, std)
+    assert_no_python_loops(normalize_channels)
+    check_tensor(out, shape=shape, dtype=torch.float32, device=device, name="normalized images")
+    torch.testing.assert_close(
+        out.double().cpu(),
+        naive_normalize(images, mean, std),
+        rtol=1e-5,
+        atol=1e-5,
+        msg=lambda m: (
+            "values differ from per-channel normalisation; a [C] tensor broadcasts against "
+            f"W, the last dim: give mean and std the shape [C, 1, 1]\n{m}"
+        ),
+    )
+    for name, tensor, copy in zip(
+        ("images", "mean", "std"), (images, mean, std), before, strict=True
+    ):
+        assert torch.equal(tensor, copy), f"{name} must not be modified"
+
+
+def test_normalize_channels_of_channels_last_images(device):
+    images = torch.randn(2, 3, 4, 5, device=device).to(memory_format=torch.channels_last)
+    mean, std = stats(3, device)
+    out = normalize_channels(images, mean, std)
+    check_tensor(out, shape=(2, 3, 4, 5), dtype=torch.float32, device=device, name="output")
+    torch.testing.assert_close(
+        out.double().cpu(), naive_normalize(images, mean, std), rtol=1e-5, atol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    "images_shape, mean_shape, std_shape",
+    [
+        ((3, 4, 5), (3,), (3,)),
+        ((2, 3, 4, 4, 1), (3,), (3,)),
+        ((2, 3, 4, 4), (4,), (4,)),
+        ((2, 3, 4, 4), (3,), (1,)),
+        ((2, 3, 4, 4), (3, 1, 1), (3,)),
+    ],
+    ids=["3-D", "5-D", "C mismatch (mean and std match W)", "std of shape [1]", "mean [C,1,1]"],
+)
+def test_normalize_channels_rejects_wrong_shapes(device, images_shape, mean_shape, std_shape):
+    images = torch.randn(images_shape, device=device)
+    mean = torch.zeros(mean_shape, device=device)
+    std = torch.ones(std_shape, device=device)
+    with pytest.raises(ValueError):
+        normalize_channels(images, mean, std)

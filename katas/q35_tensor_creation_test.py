@@ -1,0 +1,208 @@
+import numpy as np
+import pytest
+import torch
+
+from katas.q35_tensor_creation import as_tensor_shared, from_data, scalar_like, zeros_for
+from torch_katas.testing import check_tensor, skip_without_float64
+
+DEFAULT = "default float dtype"
+
+
+def shares_memory(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+# ---------------------------------------------------------------- from_data
+
+
+@pytest.mark.parametrize(
+    "data, dtype, shape",
+    [
+        ([0, 2, 1, 1], torch.int64, (4,)),
+        ((3, 4), torch.int64, (2,)),
+        ([[1, 2, 3], [4, 5, 6]], torch.int64, (2, 3)),
+        ([[1.5, 2.0]], DEFAULT, (1, 2)),
+        ([1, 2.5], DEFAULT, (2,)),
+        ([True, False], torch.bool, (2,)),
+        ([], DEFAULT, (0,)),
+        (3, torch.int64, ()),
+        (2.5, DEFAULT, ()),
+        (True, torch.bool, ()),
+    ],
+    ids=repr,
+)
+def test_from_data_infers_dtype_and_shape(device, data, dtype, shape):
+    result = from_data(data, device)
+    dtype = torch.get_default_dtype() if dtype == DEFAULT else dtype
+    check_tensor(result, shape=shape, device=device, name=f"from_data({data!r})")
+    assert result.dtype == dtype, (
+        f"from_data({data!r}) should have dtype {dtype} (inferred from the data), got "
+        f"{result.dtype}; torch.Tensor(...) always makes float32, torch.tensor(...) infers"
+    )
+    assert result.tolist() == (list(data) if isinstance(data, tuple) else data), (
+        f"from_data({data!r}) holds {result.tolist()}; a number must become a 0-dim tensor "
+        "holding that number (torch.Tensor(3) is three uninitialised values)"
+    )
+
+
+def test_from_data_of_labels_works_as_cross_entropy_targets(device):
+    labels = from_data([0, 2, 1], device)
+    logits = torch.zeros(3, 4, device=device)
+    check_tensor(labels, shape=(3,), dtype=torch.int64, device=device, name="labels")
+    loss = torch.nn.functional.cross_entropy(logits, labels)
+    torch.testing.assert_close(loss.cpu(), torch.tensor(4.0).log())
+
+
+def test_from_data_follows_the_default_float_dtype(device):
+    skip_without_float64(device)
+    torch.set_default_dtype(torch.float64)  # the harness restores it after the test
+    floats, ints = from_data([0.5, 1.5], device), from_data([1, 2], device)
+    check_tensor(floats, shape=(2,), dtype=torch.float64, device=device, name="float data")
+    check_tensor(ints, shape=(2,), dtype=torch.int64, device=device, name="int data")
+
+
+@pytest.mark.parametrize("np_dtype", [np.int32, np.float64, np.uint8], ids=lambda d: d.__name__)
+def test_from_data_copies_a_numpy_array_and_keeps_its_dtype(device, np_dtype):
+    if np_dtype is np.float64:
+        skip_without_float64(device)
+    array = np.arange(6).reshape(2, 3).astype(np_dtype)
+    result = from_data(array, device)
+    check_tensor(result, shape=(2, 3), dtype=torch.from_numpy(array).dtype, device=device)
+    array[0, 0] = 42
+    assert result[0, 0].item() == 0, (
+        "from_data must copy: changing the array afterwards changed the tensor "
+        "(torch.as_tensor and torch.from_numpy share a CPU array's memory; torch.tensor copies)"
+    )
+
+
+# ---------------------------------------------------------------- as_tensor_shared
+
+
+def test_as_tensor_shared_returns_a_matching_tensor_without_copying(device):
+    t = torch.arange(6, device=device).reshape(2, 3)
+    for result in (as_tensor_shared(t), as_tensor_shared(t, torch.int64, device)):
+        check_tensor(result, shape=(2, 3), dtype=torch.int64, device=device, name="result")
+        assert shares_memory(result, t), (
+            "t already has the requested dtype and device: return it (or a view), no copy"
+        )
+    result[0, 0] = -5
+    assert t[0, 0].item() == -5, "a tensor that needs no conversion must share memory"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.bool], ids=str)
+def test_as_tensor_shared_converts_when_the_dtype_differs(device, dtype):
+    t = torch.arange(4, device=device)
+    result = as_tensor_shared(t, dtype=dtype)
+    check_tensor(result, shape=(4,), dtype=dtype, device=device, name="converted tensor")
+    assert result.tolist() == t.to(dtype).tolist()
+    assert t.dtype == torch.int64 and t.tolist() == [0, 1, 2, 3], "t must not be modified"
+
+
+def test_as_tensor_shared_moves_a_cpu_tensor_to_the_device(device):
+    cpu = torch.arange(3.0)
+    result = as_tensor_shared(cpu, device=device)
+    check_tensor(result, shape=(3,), dtype=torch.float32, device=device, name="result")
+    assert result.tolist() == [0.0, 1.0, 2.0]
+    if device.type == "cpu":
+        assert shares_memory(result, cpu), "no conversion needed on the CPU: do not copy"
+
+
+def test_as_tensor_shared_of_a_numpy_array(device):
+    array = np.arange(4, dtype=np.float32)
+    result = as_tensor_shared(array, device=device)
+    check_tensor(result, shape=(4,), dtype=torch.float32, device=device, name="result")
+    array[1] = 10.0
+    expected = 10.0 if device.type == "cpu" else 1.0
+    assert result[1].item() == expected, (
+        "a CPU array of the right dtype must be shared on the CPU (and copied to any other device)"
+    )
+
+
+@pytest.mark.parametrize(
+    "data, dtype, expected",
+    [([1, 2], None, torch.int64), ([1, 2], torch.float16, torch.float16), (0.5, None, None)],
+    ids=repr,
+)
+def test_as_tensor_shared_of_python_data(device, data, dtype, expected):
+    result = as_tensor_shared(data, dtype=dtype, device=device)
+    expected = expected or torch.get_default_dtype()
+    check_tensor(result, dtype=expected, device=device, name=f"as_tensor_shared({data!r})")
+    assert result.tolist() == data
+
+
+# ---------------------------------------------------------------- zeros_for
+
+
+def dirty_memory(shape, dtypes, device):
+    """Allocate and free blocks of this size filled with 7s, so that memory handed out
+    next (without initialising it) is likely to hold them."""
+    for dtype in dtypes:
+        junk = torch.full(shape, 7, dtype=dtype, device=device)
+        del junk
+
+
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float64, torch.int64, torch.float16], ids=str
+)
+def test_zeros_for_returns_zeros_even_in_reused_memory(device, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    like = torch.ones(2, dtype=dtype, device=device)
+    for shape in [(64, 64), (8, 16), (3, 5)] * 3:
+        dirty_memory(shape, {torch.float32, dtype}, device)
+        result = zeros_for(shape, like)
+        check_tensor(result, shape=shape, dtype=dtype, device=device, name="zeros_for(...)")
+        nonzero = (result != 0).sum().item()
+        assert nonzero == 0, (
+            f"{nonzero} of {result.numel()} elements are not 0: the memory was not "
+            "initialised (torch.empty or torch.Tensor(*shape)); use zeros"
+        )
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3), (1,)], ids=str)
+def test_zeros_for_of_tiny_shapes(device, shape):
+    result = zeros_for(shape, torch.ones(3, device=device))
+    check_tensor(result, shape=shape, dtype=torch.float32, device=device, name="zeros_for")
+    assert torch.equal(result.cpu(), torch.zeros(shape))
+
+
+def test_zeros_for_a_bool_like(device):
+    result = zeros_for((2, 2), torch.ones(1, dtype=torch.bool, device=device))
+    check_tensor(result, shape=(2, 2), dtype=torch.bool, device=device, name="zeros_for")
+    assert not result.any()
+
+
+def test_zeros_for_does_not_require_grad_or_change_like(device):
+    like = torch.ones(3, device=device, requires_grad=True)
+    result = zeros_for((2,), like)
+    check_tensor(result, shape=(2,), dtype=torch.float32, device=device, name="zeros_for")
+    assert not result.requires_grad, "a fresh buffer must not require grad"
+    assert like.requires_grad and torch.equal(like.detach().cpu(), torch.ones(3))
+
+
+# ---------------------------------------------------------------- scalar_like
+
+
+@pytest.mark.parametrize(
+    "value, dtype",
+    [(3, torch.float32), (3, torch.int64), (0.5, torch.float16), (0.25, torch.float64)],
+    ids=repr,
+)
+def test_scalar_like_holds_one_value(device, value, dtype):
+    if dtype == torch.float64:
+        skip_without_float64(device)
+    like = torch.zeros(4, dtype=dtype, device=device)
+    result = scalar_like(value, like)
+    check_tensor(result, dtype=dtype, device=device, name=f"scalar_like({value!r}, ...)")
+    assert result.shape == (), (
+        f"scalar_like({value!r}, ...) has shape {tuple(result.shape)}: it must be 0-dim, "
+        f"holding {value!r} (torch.Tensor({value!r}) makes a tensor of that many elements)"
+    )
+    assert result.item() == value
+    assert (like + result).dtype == dtype, "combining the scalar with like must keep the dtype"
+
+
+def test_scalar_like_of_a_bool(device):
+    result = scalar_like(True, torch.zeros(2, dtype=torch.bool, device=device))
+    check_tensor(result, shape=(), dtype=torch.bool, device=device, name="scalar_like(True)")
+    assert result.item() is True

@@ -1,0 +1,155 @@
+import pytest
+import torch
+import torch.nn.functional as F
+
+from katas.q42_indexing import batch_histogram, last_valid, rotate_pairs, valid_steps
+from torch_katas.testing import assert_no_python_loops, check_tensor, forbidden_ops
+
+
+def padded_batch(device, lengths, t=6, d=3, transposed=False):
+    b = len(lengths)
+    if transposed:  # same values, stored time-major: x is not contiguous
+        x = torch.randn(t, b, d, device=device).transpose(0, 1)
+    else:
+        x = torch.randn(b, t, d, device=device)
+    return x, torch.tensor(lengths, dtype=torch.int64, device=device)
+
+
+# ---------------------------------------------------------------- last_valid
+
+
+@pytest.mark.parametrize(
+    "lengths, t, d",
+    [([1, 6, 3, 2], 6, 3), ([1], 1, 1), ([2, 2], 2, 5), ([5, 1, 4], 5, 1)],
+    ids=str,
+)
+@pytest.mark.parametrize("transposed", [False, True], ids=["contiguous", "time-major"])
+def test_last_valid_matches_a_loop(device, lengths, t, d, transposed):
+    x, lengths_t = padded_batch(device, lengths, t, d, transposed)
+    x_before, lengths_before = x.clone(), lengths_t.clone()
+    out = last_valid(x, lengths_t)
+    assert_no_python_loops(last_valid)
+    check_tensor(out, shape=(len(lengths), d), dtype=x.dtype, device=device, name="last steps")
+    expected = torch.stack([x[b, n - 1] for b, n in enumerate(lengths)])
+    torch.testing.assert_close(
+        out,
+        expected,
+        msg=lambda m: f"out[b] must be x[b, lengths[b] - 1], the last step before padding\n{m}",
+    )
+    assert torch.equal(x, x_before) and torch.equal(lengths_t, lengths_before), (
+        "x and lengths must not be modified"
+    )
+
+
+def test_last_valid_of_integer_features(device):
+    x = torch.arange(24, device=device).view(2, 4, 3)
+    out = last_valid(x, torch.tensor([4, 2], device=device))
+    check_tensor(out, shape=(2, 3), dtype=torch.int64, device=device, name="last steps")
+    assert out.tolist() == [[9, 10, 11], [15, 16, 17]]
+
+
+# ---------------------------------------------------------------- valid_steps
+
+
+@pytest.mark.parametrize(
+    "lengths", [[1, 6, 0, 2], [6], [0, 0], [3, 3, 3], []], ids=lambda v: f"lengths={v}"
+)
+def test_valid_steps_matches_a_loop(device, lengths):
+    x, lengths_t = padded_batch(device, lengths, transposed=len(lengths) == 4)
+    x_before = x.clone()
+    out = valid_steps(x, lengths_t)
+    assert_no_python_loops(valid_steps)
+    check_tensor(out, shape=(sum(lengths), 3), dtype=x.dtype, device=device, name="steps")
+    expected = torch.cat([x[b, :n] for b, n in enumerate(lengths)] + [x.new_zeros(0, 3)])
+    torch.testing.assert_close(
+        out,
+        expected,
+        msg=lambda m: (
+            "expected the valid steps of sequence 0, then sequence 1, ...; a step t is valid "
+            f"when t < lengths[b]\n{m}"
+        ),
+    )
+    assert torch.equal(x, x_before), "x must not be modified"
+
+
+# ---------------------------------------------------------------- rotate_pairs
+
+
+def rotated_as_complex(x):
+    """Each pair (a, b) as the complex number a + ib, multiplied by i: (-b, a)."""
+    pairs = x.detach().cpu().double().reshape(*x.shape[:-1], x.shape[-1] // 2, 2).contiguous()
+    rotated = torch.view_as_real(torch.view_as_complex(pairs) * 1j)
+    return rotated.reshape(x.shape)
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 6), (2, 3, 8), (2, 1, 3, 2), (0, 4), (3, 0)], ids=str)
+def test_rotate_pairs_for_any_rank(device, shape):
+    x = torch.randn(shape, device=device)
+    x_before = x.clone()
+    out = rotate_pairs(x)
+    assert_no_python_loops(rotate_pairs)
+    check_tensor(out, shape=shape, dtype=x.dtype, device=device, name="rotated")
+    torch.testing.assert_close(
+        out.double().cpu(),
+        rotated_as_complex(x),
+        msg=lambda m: f"out[..., 2i] = -x[..., 2i+1] and out[..., 2i+1] = x[..., 2i]\n{m}",
+    )
+    assert torch.equal(x, x_before), "x must not be modified; build a new tensor"
+
+
+def test_rotate_pairs_of_a_strided_integer_input(device):
+    x = torch.arange(24, device=device).view(4, 6)[::2]  # rows 0 and 2: not contiguous
+    out = rotate_pairs(x)
+    check_tensor(out, shape=(2, 6), dtype=torch.int64, device=device, name="rotated")
+    assert out.tolist() == [[-1, 0, -3, 2, -5, 4], [-13, 12, -15, 14, -17, 16]]
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 5)], ids=str)
+def test_rotate_pairs_rejects_an_odd_last_dim(device, shape):
+    with pytest.raises(ValueError):
+        rotate_pairs(torch.zeros(shape, device=device))
+
+
+# ---------------------------------------------------------------- batch_histogram
+
+
+def histogram(labels, num_bins):
+    with forbidden_ops(
+        torch.bincount,
+        torch.histc,
+        torch.histogram,
+        F.one_hot,
+        reason="count with scatter_add_ along dim 1",
+    ):
+        return batch_histogram(labels, num_bins)
+
+
+def counted_by_hand(labels, num_bins):
+    counts = [[0] * num_bins for _ in range(labels.shape[0])]
+    for b, row in enumerate(labels.tolist()):
+        for label in row:
+            counts[b][label] += 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    "b, n, num_bins", [(4, 50, 7), (1, 9, 3), (3, 5, 10), (2, 0, 4), (5, 1, 1)], ids=str
+)
+def test_batch_histogram_matches_counting_by_hand(device, b, n, num_bins):
+    labels = torch.randint(0, num_bins, (b, n), device=device)
+    labels_before = labels.clone()
+    out = histogram(labels, num_bins)
+    assert_no_python_loops(batch_histogram)
+    check_tensor(out, shape=(b, num_bins), dtype=torch.int64, device=device, name="counts")
+    assert out.tolist() == counted_by_hand(labels, num_bins), (
+        "counts differ from counting by hand; a repeated label must count every time "
+        "(counts[rows, labels] += 1 and scatter_ count it once; scatter_add_ adds them all)"
+    )
+    assert torch.equal(labels, labels_before), "labels must not be modified"
+
+
+def test_batch_histogram_of_non_contiguous_labels(device):
+    labels = torch.tensor([[0, 1], [0, 1], [2, 1]], device=device).t()  # [[0, 0, 2], [1, 1, 1]]
+    out = histogram(labels, 3)
+    check_tensor(out, shape=(2, 3), dtype=torch.int64, device=device, name="counts")
+    assert out.tolist() == [[2, 0, 1], [0, 3, 0]]

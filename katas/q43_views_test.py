@@ -1,0 +1,157 @@
+import pytest
+import torch
+
+from katas.q43_views import merge_heads, shares_storage, split_heads
+from torch_katas.testing import check_tensor
+
+
+def same_storage(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def heads(device, b, h, t, d, layout):
+    """An attention-shaped [B, H, T, D] tensor: contiguous, or the transpose of [B, T, H, D]."""
+    if layout == "contiguous":
+        return torch.randn(b, h, t, d, device=device)
+    return torch.randn(b, t, h, d, device=device).transpose(1, 2)
+
+
+def merged_by_hand(x):
+    b, h, t, d = x.shape
+    out = torch.empty(b, t, h * d, dtype=x.dtype)
+    x = x.cpu()
+    for hh in range(h):
+        out[:, :, hh * d : (hh + 1) * d] = x[:, hh]
+    return out
+
+
+def split_by_hand(x, num_heads):
+    d = x.shape[-1] // num_heads
+    x = x.cpu()
+    return torch.stack([x[:, :, hh * d : (hh + 1) * d] for hh in range(num_heads)], dim=1)
+
+
+# ---------------------------------------------------------------- merge_heads
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 2, 6, 1), (2, 4, 1, 3), (3, 1, 5, 2)], ids=str)
+def test_merge_heads_matches_a_loop_over_heads(device, shape, layout):
+    x = heads(device, *shape, layout)
+    x_before = x.clone()
+    out = merge_heads(x)
+    b, h, t, d = shape
+    check_tensor(out, shape=(b, t, h * d), dtype=x.dtype, device=device, name="merged heads")
+    torch.testing.assert_close(
+        out.cpu(),
+        merged_by_hand(x),
+        msg=lambda m: (
+            f"out[b, t, h * D + d] must be x[b, h, t, d]: move T before H first, then merge "
+            f"H and D (a plain reshape of [B, H, T, D] mixes time steps)\n{m}"
+        ),
+    )
+    assert torch.equal(x, x_before), "x must not be modified"
+
+
+def test_merge_heads_of_integer_values(device):
+    x = torch.arange(8, device=device).view(1, 2, 2, 2)
+    out = merge_heads(x)
+    check_tensor(out, shape=(1, 2, 4), dtype=torch.int64, device=device, name="merged heads")
+    assert out.tolist() == [[[0, 1, 4, 5], [2, 3, 6, 7]]]
+
+
+def test_merge_heads_undoes_split_heads(device):
+    x = torch.randn(2, 5, 12, device=device)
+    out = merge_heads(split_heads(x, 3))
+    check_tensor(out, shape=(2, 5, 12), dtype=x.dtype, device=device, name="round trip")
+    torch.testing.assert_close(out, x, rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- split_heads
+
+
+def layouts(device, b, t, e):
+    """[B, T, E] inputs in the layouts attention code meets."""
+    fused = torch.randn(b, t, 3 * e, device=device)  # a fused q|k|v projection
+    return {
+        "contiguous": (torch.randn(b, t, e, device=device), None),
+        "q of fused qkv": (fused[..., e : 2 * e], fused),
+        "time-major": (torch.randn(t, b, e, device=device).transpose(0, 1), None),
+        "feature-major": (torch.randn(b, e, t, device=device).transpose(1, 2), None),
+        "every other step": (torch.randn(b, 2 * t, e, device=device)[:, ::2], None),
+    }
+
+
+LAYOUTS = ["contiguous", "q of fused qkv", "time-major", "feature-major", "every other step"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("num_heads", [1, 2, 4])
+def test_split_heads_values(device, layout, num_heads):
+    x, _ = layouts(device, 2, 3, 8)[layout]
+    out = split_heads(x, num_heads)
+    d = 8 // num_heads
+    check_tensor(out, shape=(2, num_heads, 3, d), dtype=x.dtype, device=device, name="heads")
+    torch.testing.assert_close(
+        out.cpu(),
+        split_by_hand(x, num_heads),
+        msg=lambda m: f"out[b, h, t, d] must be x[b, t, h * D + d]\n{m}",
+    )
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_split_heads_is_a_view_of_x(device, layout):
+    x, base = layouts(device, 2, 3, 8)[layout]
+    out = split_heads(x, 2)
+    owner = x if base is None else base
+    assert same_storage(out, owner), (
+        f"split_heads copied the data for a {layout} input: the result must be a view of "
+        "x (.view and .transpose never copy; .contiguous() and .clone() do)"
+    )
+    out[1, 1, 2, 3] = 1234.0  # head 1, time 2, feature 3 -> x[1, 2, 1 * 4 + 3]
+    assert x[1, 2, 7].item() == 1234.0, "writing to the view must write to x"
+
+
+@pytest.mark.parametrize("e, num_heads", [(8, 3), (5, 2)])
+def test_split_heads_rejects_features_that_do_not_divide(device, e, num_heads):
+    with pytest.raises(ValueError):
+        split_heads(torch.zeros(2, 3, e, device=device), num_heads)
+
+
+# ---------------------------------------------------------------- shares_storage
+
+
+def related(x):
+    """Pairs that share x's storage (True) and pairs that do not (False)."""
+    flat = x.view(-1)
+    pairs = [
+        ("x and x", x, x, True),
+        ("x and x.view(-1)", x, flat, True),
+        ("x and x[1:]", x, x[1:], True),
+        ("x and x.t()", x, x.t(), True),
+        ("x[0] and x[1]", x[0], x[1], True),
+        ("even and odd elements", flat[::2], flat[1::2], True),
+        ("x[2:] and x.t()[1:]", x[2:], x.t()[1:], True),
+        ("x and x.detach()", x, x.detach(), True),
+        ("x and x.contiguous()", x, x.contiguous(), True),
+        ("x and x.clone()", x, x.clone(), False),
+        ("x.t() and x.t().contiguous()", x.t(), x.t().contiguous(), False),
+        ("x and a copy of equal values", x, x.detach().clone(), False),
+        ("x and zeros_like(x)", x, torch.zeros_like(x), False),
+    ]
+    return {name: (a, b, expected) for name, a, b, expected in pairs}
+
+
+CASES = list(related(torch.zeros(3, 4)))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_shares_storage(device, name):
+    x = torch.arange(12.0, device=device).view(3, 4)
+    a, b, expected = related(x)[name]
+    result = shares_storage(a, b)
+    assert type(result) is bool, f"shares_storage must return a Python bool, got {type(result)}"
+    assert result is expected, (
+        f"shares_storage({name}) should be {expected}: compare the storages "
+        "(a.untyped_storage()), not where the tensors start (a.data_ptr() moves with the offset)"
+    )

@@ -1,0 +1,11 @@
+"""Wrong: converts through t.tolist(), which copies and turns float32 into float64."""
+
+import numpy as np
+
+from solutions.q02_numpy_bridge import to_numpy_copy, to_tensor
+
+__all__ = ["to_numpy", "to_numpy_copy", "to_tensor"]
+
+
+def to_numpy(t):
+    return np.array(t.tolist())

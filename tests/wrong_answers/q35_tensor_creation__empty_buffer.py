@@ -1,0 +1,11 @@
+"""Wrong: zeros_for uses torch.empty, whose memory holds whatever was there before."""
+
+import torch
+
+from solutions.q35_tensor_creation import as_tensor_shared, from_data, scalar_like
+
+__all__ = ["as_tensor_shared", "from_data", "scalar_like", "zeros_for"]
+
+
+def zeros_for(shape, like):
+    return torch.empty(shape, dtype=like.dtype, device=like.device)

@@ -1,0 +1,9 @@
+"""Wrong: takes x[:, -1], the last padded step, instead of the last valid one."""
+
+from solutions.q42_indexing import batch_histogram, rotate_pairs, valid_steps
+
+__all__ = ["batch_histogram", "last_valid", "rotate_pairs", "valid_steps"]
+
+
+def last_valid(x, lengths):
+    return x[:, -1]

@@ -1,0 +1,9 @@
+"""Wrong: compares a.data_ptr() and b.data_ptr(), where the tensors start, not their storage."""
+
+from solutions.q43_views import merge_heads, split_heads
+
+__all__ = ["merge_heads", "shares_storage", "split_heads"]
+
+
+def shares_storage(a, b):
+    return a.data_ptr() == b.data_ptr()

@@ -1,0 +1,10 @@
+"""Wrong: reshapes [B, H, T, D] straight to [B, T, H * D], mixing time steps and heads."""
+
+from solutions.q43_views import shares_storage, split_heads
+
+__all__ = ["merge_heads", "shares_storage", "split_heads"]
+
+
+def merge_heads(x):
+    b, h, t, d = x.shape
+    return x.reshape(b, t, h * d)

@@ -1,0 +1,12 @@
+"""Wrong: views [B, T, E] directly as [B, H, T, D], so heads get the wrong time steps."""
+
+from solutions.q43_views import merge_heads, shares_storage
+
+__all__ = ["merge_heads", "shares_storage", "split_heads"]
+
+
+def split_heads(x, num_heads):
+    b, t, e = x.shape
+    if e % num_heads:
+        raise ValueError("E must be divisible by num_heads")
+    return x.view(b, num_heads, t, e // num_heads)

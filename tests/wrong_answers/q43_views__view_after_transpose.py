@@ -1,0 +1,10 @@
+"""Wrong: merges heads with .view after the transpose, which raises for a contiguous x."""
+
+from solutions.q43_views import shares_storage, split_heads
+
+__all__ = ["merge_heads", "shares_storage", "split_heads"]
+
+
+def merge_heads(x):
+    b, h, t, d = x.shape
+    return x.transpose(1, 2).view(b, t, h * d)
