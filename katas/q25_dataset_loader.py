@@ -11,6 +11,9 @@ order is the same every run, whatever else uses the global random state.
 Task: a sliding-window forecasting Dataset, a padding collate_fn, and a seeded loader.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -77,7 +80,9 @@ def pad_collate(
     raise NotImplementedError
 
 
-def make_loader(dataset: Dataset, batch_size: int, seed: int, collate_fn=None) -> DataLoader:
+def make_loader(
+    dataset: Dataset, batch_size: int, seed: int, collate_fn: Callable[[list], Any] | None = None
+) -> DataLoader:
     """A DataLoader that shuffles `dataset` in an order fixed by `seed`.
 
     - Batches of `batch_size` (the last one may be smaller), collated by `collate_fn`

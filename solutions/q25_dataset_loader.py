@@ -1,5 +1,8 @@
 """Kata 25: a Dataset, a collate_fn and a seeded DataLoader (reference answer)."""
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import DataLoader, Dataset
@@ -37,7 +40,9 @@ def pad_collate(
     return padded, lengths, torch.stack(labels)
 
 
-def make_loader(dataset: Dataset, batch_size: int, seed: int, collate_fn=None) -> DataLoader:
+def make_loader(
+    dataset: Dataset, batch_size: int, seed: int, collate_fn: Callable[[list], Any] | None = None
+) -> DataLoader:
     # A private generator: the shuffle depends on the seed only, and it advances from one
     # epoch to the next, so each pass is a new (but reproducible) order.
     generator = torch.Generator().manual_seed(seed)
