@@ -1,0 +1,230 @@
+import pytest
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.utils.data import TensorDataset
+
+from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate
+from torch_katas.testing import check_tensor
+
+CPU = torch.device("cpu")
+
+
+def windows_by_hand(series, window, stride):
+    """Every (window, target) pair, by walking the start position one stride at a time."""
+    pairs, start = [], 0
+    while start + window <= len(series) - 1:
+        pairs.append((series[start : start + window], series[start + window]))
+        start += stride
+    return pairs
+
+
+# --- SlidingWindows ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n, window, stride",
+    [(10, 3, 1), (10, 3, 2), (10, 3, 3), (11, 3, 4), (4, 3, 1), (3, 3, 1), (2, 3, 1), (9, 1, 5)],
+)
+def test_len_counts_the_windows_that_have_a_target(device, n, window, stride):
+    ds = SlidingWindows(torch.arange(n, device=device), window=window, stride=stride)
+    expected = len(windows_by_hand(list(range(n)), window, stride))
+    assert len(ds) == expected, (
+        f"a series of {n} steps with window={window}, stride={stride} has {expected} windows "
+        f"whose next value exists, got len {len(ds)}; the last start s needs s + window <= n - 1"
+    )
+
+
+@pytest.mark.parametrize("feature_shape", [(), (2,)], ids=["1-D series", "[N, 2] series"])
+@pytest.mark.parametrize("stride", [1, 3])
+def test_samples_are_windows_and_the_value_after_them(device, feature_shape, stride):
+    series = torch.randn(12, *feature_shape, device=device)
+    ds = SlidingWindows(series, window=4, stride=stride)
+    expected = windows_by_hand(series, 4, stride)
+    assert len(ds) == len(expected)
+    for i, (window, target) in enumerate(expected):
+        x, y = ds[i]
+        check_tensor(x, shape=(4, *feature_shape), dtype=series.dtype, device=device, name="x")
+        check_tensor(y, shape=feature_shape, dtype=series.dtype, device=device, name="y")
+        torch.testing.assert_close(
+            (x, y), (window, target), msg=f"sample {i}: expected series[s : s+4], series[s+4]"
+        )
+
+
+def test_the_last_window_ends_right_before_the_last_value(device):
+    series = torch.arange(10.0, device=device)
+    ds = SlidingWindows(series, window=3, stride=1)
+    x, y = ds[len(ds) - 1]
+    assert x.tolist() == [6.0, 7.0, 8.0] and y.item() == 9.0, (
+        f"the last sample should be ([6, 7, 8], 9), got ({x.tolist()}, {y.tolist()})"
+    )
+
+
+def test_index_past_the_end_raises_index_error(device):
+    ds = SlidingWindows(torch.arange(10, device=device), window=3, stride=2)
+    for index in (len(ds), len(ds) + 3):
+        with pytest.raises(IndexError):
+            ds[index]
+    # IndexError is also what ends Python's plain `for sample in dataset` loop.
+    assert len(list(ds)) == len(ds)
+
+
+@pytest.mark.parametrize("window, stride", [(0, 1), (3, 0), (-1, 1)])
+def test_rejects_window_or_stride_below_one(device, window, stride):
+    with pytest.raises(ValueError):
+        SlidingWindows(torch.arange(10, device=device), window=window, stride=stride)
+
+
+def test_does_not_modify_the_series(device):
+    series = torch.arange(10.0, device=device)
+    before = series.clone()
+    ds = SlidingWindows(series, window=3)
+    [ds[i] for i in range(len(ds))]
+    assert torch.equal(series, before), "the series must not be modified"
+
+
+# --- pad_collate -------------------------------------------------------------------------
+
+
+def variable_length_samples(device, lengths, feature_shape=(), dtype=torch.float32):
+    return [
+        (
+            torch.randn(length, *feature_shape, device=device).to(dtype),
+            torch.tensor(i % 3, device=device),
+        )
+        for i, length in enumerate(lengths)
+    ]
+
+
+def padded_by_hand(samples, padding_value):
+    longest = max(len(s) for s, _ in samples)
+    rows = []
+    for sequence, _ in samples:
+        row = torch.full(
+            (longest, *sequence.shape[1:]),
+            padding_value,
+            dtype=sequence.dtype,
+            device=sequence.device,
+        )
+        row[: len(sequence)] = sequence
+        rows.append(row)
+    return torch.stack(rows)
+
+
+@pytest.mark.parametrize(
+    "lengths, feature_shape",
+    [([3, 5, 1], ()), ([2, 4], (3,)), ([0, 2, 0], (2,)), ([4], ()), ([0, 0], ())],
+    ids=["1-D", "features", "empty sequences", "one sample", "all empty"],
+)
+def test_pads_batch_first_and_returns_lengths_and_labels(device, lengths, feature_shape):
+    samples = variable_length_samples(device, lengths, feature_shape)
+    padded, lengths_out, labels = pad_collate(samples, padding_value=-7.0)
+    check_tensor(
+        padded,
+        shape=(len(lengths), max(lengths), *feature_shape),
+        dtype=torch.float32,
+        device=device,
+        name="padded (batch first: [B, T, *F])",
+    )
+    check_tensor(lengths_out, shape=(len(lengths),), dtype=torch.int64, device=CPU, name="lengths")
+    check_tensor(labels, shape=(len(lengths),), dtype=torch.int64, device=device, name="labels")
+    torch.testing.assert_close(
+        padded, padded_by_hand(samples, -7.0), msg="each row is its sequence then padding_value"
+    )
+    assert lengths_out.tolist() == lengths, (
+        f"lengths should be {lengths}, got {lengths_out.tolist()}"
+    )
+    assert labels.tolist() == [i % 3 for i in range(len(lengths))], "labels are stacked in order"
+
+
+def test_padding_keeps_integer_dtype(device):
+    samples = [
+        (torch.tensor([5, 6, 7], device=device), torch.tensor(1, device=device)),
+        (torch.tensor([8], device=device), torch.tensor(0, device=device)),
+    ]
+    padded, _, _ = pad_collate(samples, padding_value=0)
+    check_tensor(padded, shape=(2, 3), dtype=torch.int64, device=device, name="padded")
+    assert padded.tolist() == [[5, 6, 7], [8, 0, 0]]
+
+
+def test_lengths_feed_pack_padded_sequence(device):
+    samples = variable_length_samples(device, [2, 5, 3], (4,))
+    padded, lengths, _ = pad_collate(samples)
+    packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
+    unpacked, unpacked_lengths = pad_packed_sequence(packed, batch_first=True)
+    torch.testing.assert_close(unpacked, padded)
+    assert unpacked_lengths.tolist() == [2, 5, 3]
+
+
+def test_does_not_modify_the_samples(device):
+    samples = variable_length_samples(device, [3, 1], (2,))
+    before = [(s.clone(), label.clone()) for s, label in samples]
+    pad_collate(samples, padding_value=1.0)
+    for (s, label), (s0, label0) in zip(samples, before, strict=True):
+        assert torch.equal(s, s0) and torch.equal(label, label0), "samples must not be modified"
+
+
+# --- make_loader -------------------------------------------------------------------------
+
+
+def numbers(device, n=10):
+    return TensorDataset(torch.arange(n, device=device))
+
+
+def epoch_order(loader):
+    return [value for (batch,) in loader for value in batch.tolist()]
+
+
+def test_each_epoch_visits_every_sample_once_in_batches(device):
+    loader = make_loader(numbers(device), batch_size=4, seed=0)
+    batches = [batch for (batch,) in loader]
+    assert [len(b) for b in batches] == [4, 4, 2], "10 samples in batches of 4: sizes 4, 4, 2"
+    order = [v for b in batches for v in b.tolist()]
+    assert sorted(order) == list(range(10)), "each sample appears exactly once per epoch"
+    assert order != list(range(10)), "the loader should shuffle (shuffle=True)"
+
+
+def test_same_seed_gives_the_same_order_whatever_runs_in_between(device):
+    first = make_loader(numbers(device), batch_size=3, seed=7)
+    second = make_loader(numbers(device), batch_size=3, seed=7)
+    first_epochs = [epoch_order(first), epoch_order(first)]
+    torch.rand(5)  # other code drawing from the global random state
+    torch.manual_seed(1234)
+    second_epochs = [epoch_order(second), epoch_order(second)]
+    assert first_epochs == second_epochs, (
+        "two loaders with the same seed should shuffle the same way, whatever the global "
+        "random state: give the DataLoader its own torch.Generator seeded with `seed`"
+    )
+
+
+def test_different_seeds_give_different_orders(device):
+    orders = {tuple(epoch_order(make_loader(numbers(device), 4, seed))) for seed in (0, 1, 2)}
+    assert len(orders) == 3, "seeds 0, 1 and 2 should give three different orders"
+
+
+def test_each_epoch_is_a_new_shuffle(device):
+    loader = make_loader(numbers(device), batch_size=4, seed=3)
+    epochs = [tuple(epoch_order(loader)) for _ in range(3)]
+    assert len(set(epochs)) == 3, (
+        "every pass over the loader should be a new order; do not reseed at each epoch"
+    )
+
+
+def test_leaves_the_global_random_state_alone(device):
+    before = torch.get_rng_state()
+    loader = make_loader(numbers(device), batch_size=4, seed=5)
+    epoch_order(loader)
+    assert torch.equal(torch.get_rng_state(), before), (
+        "building or iterating the loader changed torch's global random state; "
+        "do not call torch.manual_seed, pass generator=torch.Generator().manual_seed(seed)"
+    )
+
+
+def test_loader_with_pad_collate(device):
+    lengths = [3, 1, 4, 1, 5, 2, 6]
+    samples = variable_length_samples(device, lengths)
+    loader = make_loader(samples, batch_size=3, seed=0, collate_fn=pad_collate)
+    seen = []
+    for padded, batch_lengths, _ in loader:
+        assert padded.shape[1] == max(batch_lengths.tolist()), "pad to the longest in the batch"
+        seen += batch_lengths.tolist()
+    assert sorted(seen) == sorted(lengths)

@@ -1,0 +1,72 @@
+"""Kata 28: full training checkpoints, saved atomically.
+
+Saving a model for inference needs only `model.state_dict()`. Resuming training needs
+everything that shapes the next steps: the weights, the optimizer's state (Adam's running
+moments), the scheduler's position, the epoch, and the random number generators that
+drive dropout, shuffling and augmentation. Save all of it and a resumed run is the same,
+number for number, as one that never stopped. Two more habits: load with
+`torch.load(..., weights_only=True)`, which refuses to run code hidden in a file; and never
+write over the last good checkpoint in place. A crash halfway through leaves a corrupt
+file; write a temporary file next to it and `os.replace` it onto the real name, an atomic
+rename: readers see the old file or the new one, never half of one.
+
+Task: `save_checkpoint` and `load_checkpoint`.
+"""
+
+import os
+
+from torch import nn
+from torch.optim import Optimizer
+from torch.optim.lr_scheduler import LRScheduler
+
+
+def save_checkpoint(
+    path: str | os.PathLike,
+    model: nn.Module,
+    optimizer: Optimizer,
+    scheduler: LRScheduler,
+    epoch: int,
+) -> None:
+    """Save everything needed to resume training to `path`, atomically.
+
+    - Save the state dicts of model, optimizer and scheduler, the `epoch` (the number of
+      epochs completed), and the random states: torch's CPU generator
+      (`torch.get_rng_state()`), every CUDA device's generator when CUDA is available
+      (`torch.cuda.get_rng_state_all()`), and Python's `random.getstate()`.
+    - The file must load with `torch.load(path, weights_only=True)`: only tensors, numbers,
+      strings, None, and lists, tuples and dicts of them (no pickled objects).
+    - Serialise with `torch.save` (the tests stand in for it to simulate a full disk).
+      Write to a temporary file in the same folder as `path`, then `os.replace` it onto
+      `path`. If writing fails, the error propagates, the file previously at `path` (if
+      any) is left exactly as it was, and no temporary file is left behind.
+    - path: a `str` or a `pathlib.Path`; its folder exists.
+
+    >>> save_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler, epoch=3)
+    >>> sorted(p.name for p in tmp_path.iterdir())
+    ['last.pt']
+    """
+    # TODO: gather the states into one dict; torch.save to a temp file; os.replace.
+    raise NotImplementedError
+
+
+def load_checkpoint(
+    path: str | os.PathLike,
+    model: nn.Module,
+    optimizer: Optimizer,
+    scheduler: LRScheduler,
+) -> int:
+    """Restore a checkpoint written by `save_checkpoint`; return its epoch.
+
+    - Read it with `torch.load(path, weights_only=True)` (never weights_only=False).
+    - Load the saved states into `model`, `optimizer` and `scheduler` (built the same way
+      as the saved ones, possibly freshly initialised), and set the random generators back
+      to their saved states, so training continues exactly where it stopped: a run
+      resumed from a checkpoint ends with the same weights, bit for bit, as one that never
+      stopped (on the same device).
+
+    >>> start = load_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler)
+    >>> for epoch in range(start, num_epochs):
+    ...     train_one_epoch(...)
+    """
+    # TODO: torch.load with weights_only=True, load each state, restore the RNG states.
+    raise NotImplementedError

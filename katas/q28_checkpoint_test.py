@@ -1,0 +1,226 @@
+import os
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from katas.q28_checkpoint import load_checkpoint, save_checkpoint
+from torch_katas.testing import same_device
+
+
+class DiskFull(OSError):
+    """What the stand-in for torch.save raises after writing part of the file."""
+
+
+def failing_save(obj, f, *args, **kwargs):
+    """Write a few bytes where torch.save would write, then fail like a full disk."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as file:
+            file.write(b"PK\x03\x04 half a checkpoint")
+    else:
+        f.write(b"PK\x03\x04 half a checkpoint")
+    raise DiskFull(28, "No space left on device")
+
+
+def make_run(device, seed):
+    """Model with dropout (so the RNG matters), Adam (state matters), StepLR (schedule matters)."""
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.3), nn.Linear(16, 1)).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
+    return model, optimizer, scheduler
+
+
+def train_epoch(model, optimizer, scheduler, device):
+    """Random data from torch's CPU generator, order and noise from Python's random,
+    dropout masks from the device's generator."""
+    model.train()
+    batches = [torch.randn(8, 6) for _ in range(3)]
+    random.shuffle(batches)
+    for x in batches:
+        x = x.to(device)
+        y = x.sum(1, keepdim=True) * random.uniform(0.5, 1.5)
+        loss = F.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    scheduler.step()
+
+
+def scramble_global_state(seed=12345):
+    """What a new process looks like: other seeds, other random states."""
+    torch.manual_seed(seed)
+    random.seed(seed)
+
+
+def snapshot(model):
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def assert_same_weights(model, expected, message):
+    for key, value in model.state_dict().items():
+        torch.testing.assert_close(
+            value, expected[key], rtol=0, atol=0, msg=lambda m, key=key: f"{key}: {message}\n{m}"
+        )
+
+
+def skip_without_saved_rng(device):
+    if device.type not in ("cpu", "cuda"):
+        pytest.skip(f"the checkpoint saves the CPU and CUDA generators, not {device.type}'s")
+
+
+def test_resumed_training_equals_uninterrupted_training(device, tmp_path):
+    skip_without_saved_rng(device)
+    path = tmp_path / "checkpoint.pt"
+    torch.manual_seed(0)
+    random.seed(0)
+    model, optimizer, scheduler = make_run(device, seed=0)
+    for _ in range(2):
+        train_epoch(model, optimizer, scheduler, device)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    for _ in range(2):
+        train_epoch(model, optimizer, scheduler, device)
+    uninterrupted, lr = snapshot(model), scheduler.get_last_lr()
+    next_draw = torch.rand(4)
+
+    scramble_global_state()
+    model, optimizer, scheduler = make_run(device, seed=99)  # a fresh process, other init
+    epoch = load_checkpoint(path, model, optimizer, scheduler)
+    assert epoch == 2, f"load_checkpoint should return the saved epoch 2, got {epoch!r}"
+    for _ in range(epoch, 4):
+        train_epoch(model, optimizer, scheduler, device)
+    assert scheduler.get_last_lr() == lr, (
+        f"after resuming, the learning rate is {scheduler.get_last_lr()} instead of {lr}: "
+        "save and load the scheduler's state_dict"
+    )
+    assert_same_weights(
+        model,
+        uninterrupted,
+        "resumed training differs from uninterrupted training; save and restore the "
+        "optimizer's state_dict (Adam's moments) and the random states (torch, CUDA, Python)",
+    )
+    assert torch.equal(torch.rand(4), next_draw), "the random stream did not continue as saved"
+
+
+def test_load_restores_the_random_states(device, tmp_path):
+    skip_without_saved_rng(device)
+    model, optimizer, scheduler = make_run(device, seed=0)
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=0)
+    expected = (torch.rand(3), torch.rand(3, device=device), random.random())
+    scramble_global_state()
+    load_checkpoint(tmp_path / "c.pt", *make_run(device, seed=1))
+    torch_draw, device_draw, python_draw = (
+        torch.rand(3),
+        torch.rand(3, device=device),
+        random.random(),
+    )
+    assert torch.equal(torch_draw, expected[0]), (
+        "restore torch's CPU generator (torch.set_rng_state)"
+    )
+    assert torch.equal(device_draw, expected[1]), "restore the CUDA generators too"
+    assert python_draw == expected[2], "restore Python's random state (random.setstate)"
+
+
+@pytest.mark.parametrize("as_str", [False, True], ids=["Path", "str"])
+def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_str):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    train_epoch(model, optimizer, scheduler, device)
+    path = tmp_path / "c.pt"
+    save_checkpoint(str(path) if as_str else path, model, optimizer, scheduler, epoch=7)
+    weights, lr = snapshot(model), scheduler.get_last_lr()
+    moments = [optimizer.state[p]["exp_avg"].clone() for p in model.parameters()]
+
+    model, optimizer, scheduler = make_run(device, seed=1)
+    epoch = load_checkpoint(str(path) if as_str else path, model, optimizer, scheduler)
+    assert epoch == 7, f"expected epoch 7, got {epoch!r}"
+    assert_same_weights(model, weights, "load the model's state_dict")
+    assert all(same_device(p.device, device) for p in model.parameters()), (
+        "the model's parameters should stay on its device"
+    )
+    assert scheduler.get_last_lr() == lr, "load the scheduler's state_dict"
+    for p, expected in zip(model.parameters(), moments, strict=True):
+        assert p in optimizer.state and "exp_avg" in optimizer.state[p], (
+            "the optimizer has no state after loading: save and load optimizer.state_dict()"
+        )
+        torch.testing.assert_close(optimizer.state[p]["exp_avg"], expected, rtol=0, atol=0)
+
+
+def test_the_file_loads_with_weights_only(device, tmp_path):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    train_epoch(model, optimizer, scheduler, device)
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
+    try:
+        torch.load(tmp_path / "c.pt", weights_only=True)
+    except Exception as error:
+        raise AssertionError(
+            "torch.load(path, weights_only=True) cannot read the checkpoint: save state "
+            "dicts, tensors, numbers and plain containers, not objects"
+        ) from error
+
+
+def test_load_uses_weights_only(device, tmp_path, monkeypatch):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
+    calls = []
+    real_load = torch.load
+
+    def spy_load(*args, **kwargs):
+        calls.append(kwargs.get("weights_only", "default"))
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", spy_load)
+    load_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler)
+    assert calls, "read the checkpoint with torch.load"
+    assert False not in calls, "load with weights_only=True: never unpickle arbitrary objects"
+
+
+def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypatch):
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    saved = snapshot(model)
+    train_epoch(model, optimizer, scheduler, device)
+    with monkeypatch.context() as patch:
+        patch.setattr(torch, "save", failing_save)
+        patch.setattr(torch.serialization, "save", failing_save)
+        with pytest.raises(DiskFull):
+            save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [path.name], (
+        f"after a failed save the folder holds {left}; remove the temporary file on error"
+    )
+    fresh = make_run(device, seed=1)
+    try:
+        epoch = load_checkpoint(path, *fresh)
+    except Exception as error:
+        raise AssertionError(
+            "a failed save destroyed the previous checkpoint: write to a temporary file in "
+            "the same folder, then os.replace it onto the real path"
+        ) from error
+    assert epoch == 1, "the previous checkpoint (epoch 1) should still be there"
+    assert_same_weights(fresh[0], saved, "the previous checkpoint's weights changed")
+
+
+def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    monkeypatch.setattr(torch, "save", failing_save)
+    monkeypatch.setattr(torch.serialization, "save", failing_save)
+    with pytest.raises(DiskFull):
+        save_checkpoint(tmp_path / "checkpoint.pt", model, optimizer, scheduler, epoch=1)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [], f"a failed save should leave no file behind, found {left}"
+
+
+def test_saving_again_replaces_the_checkpoint(device, tmp_path):
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    train_epoch(model, optimizer, scheduler, device)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    weights = snapshot(model)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "only the checkpoint stays"
+    fresh = make_run(device, seed=1)
+    assert load_checkpoint(path, *fresh) == 2
+    assert_same_weights(fresh[0], weights, "the second save should replace the first")

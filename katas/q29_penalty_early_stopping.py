@@ -1,0 +1,82 @@
+"""Kata 29: fight overfitting with a weight penalty and early stopping.
+
+A model that overfits keeps lowering its training loss while its validation loss turns
+back up. Two classic remedies: add a penalty on the size of the weights to the loss (L1
+pushes weights to exactly zero, L2 shrinks them all), and stop training once the
+validation loss has not improved for a while, going back to the weights of the best epoch.
+The penalty is for weights only: biases and the scale/shift of normalisation layers are
+offsets, and shrinking them towards zero only hurts. Saving "the best weights" needs a real
+copy: `model.state_dict()` returns the live tensors, which the next optimizer step changes.
+
+Task: `weight_penalty`, and an `EarlyStopping` helper that remembers and restores the best
+weights.
+"""
+
+import torch
+from torch import nn
+
+
+def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.Tensor:
+    """`l1 · Σ|w| + l2 · Σ w²`, summed over the weights of `model` only.
+
+    - The weights are the parameters with two or more dimensions: Linear weight matrices,
+      convolution kernels, embedding tables. Parameters with fewer dimensions are left out:
+      biases, the weight and bias of norm layers (BatchNorm, LayerNorm), scalar parameters.
+    - l1, l2 >= 0; raise ValueError if either is negative. The L2 term has no 1/2 in front,
+      so its gradient is 2 · l2 · w.
+    - Returns a 0-dim tensor with the parameters' dtype, on the model's device, still
+      attached to the graph: `(loss + weight_penalty(model, l2=1e-4)).backward()` trains
+      with the penalty.
+
+    >>> layer = nn.Linear(2, 1)
+    >>> with torch.no_grad():
+    ...     _ = layer.weight.copy_(torch.tensor([[1.0, -2.0]]))
+    ...     _ = layer.bias.fill_(5.0)
+    >>> weight_penalty(layer, l1=0.1, l2=0.01)  # 0.1 * 3 + 0.01 * 5; the bias does not count
+    tensor(0.3500, grad_fn=<AddBackward0>)
+    """
+    # TODO: sum |w| and w² over the parameters with two or more dimensions.
+    raise NotImplementedError
+
+
+class EarlyStopping:
+    """Stop when the validation loss has not improved for `patience` epochs in a row.
+
+    Call `step(val_loss, model)` once per epoch, after validation. An epoch improves when
+    `val_loss < best_loss - min_delta` (the first epoch always does); it then becomes the
+    best one: `best_loss` is set to its loss and a copy of `model.state_dict()` (parameters
+    and buffers, e.g. BatchNorm running statistics) is kept. A copy that later training
+    cannot change: not the live tensors `state_dict()` returns.
+
+    >>> model = nn.Linear(2, 1)
+    >>> stopper = EarlyStopping(patience=2)
+    >>> [stopper.step(loss, model) for loss in [1.0, 0.8, 0.9, 0.85]]
+    [False, False, False, True]
+    >>> stopper.best_loss
+    0.8
+    >>> stopper.restore_best(model)  # back to the weights of the epoch with loss 0.8
+    """
+
+    def __init__(self, patience: int, min_delta: float = 0.0) -> None:
+        """patience >= 1 and min_delta >= 0, else ValueError. `best_loss` starts at inf."""
+        # TODO: keep the settings; start with best_loss = inf and no saved weights.
+        raise NotImplementedError
+
+    def step(self, val_loss: float, model: nn.Module) -> bool:
+        """Record one epoch; return True (a bool) when training should stop.
+
+        Stop when this is the `patience`-th epoch in a row without improvement: with
+        patience 2 and losses 1.0, 0.8, 0.9, 0.85 the calls return False, False, False, True.
+        """
+        # TODO: on improvement save a copy of the weights and reset the count; else count.
+        raise NotImplementedError
+
+    def restore_best(self, model: nn.Module) -> None:
+        """Load the best epoch's saved weights and buffers back into `model`.
+
+        Copies the values into the model's existing tensors (as `load_state_dict` does),
+        so an optimizer built on the model keeps working. Raise RuntimeError if `step`
+        was never called.
+        """
+        # TODO: load the saved copy into the model.
+        raise NotImplementedError

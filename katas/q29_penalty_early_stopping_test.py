@@ -1,0 +1,236 @@
+import copy
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from katas.q29_penalty_early_stopping import EarlyStopping, weight_penalty
+from torch_katas.testing import check_tensor, same_device, skip_without_float64
+
+
+class Net(nn.Module):
+    """Every kind of parameter: weights (2-D and up), biases, norm scales/shifts, a scalar."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.conv = nn.Conv1d(4, 6, kernel_size=3)
+        self.norm = nn.BatchNorm1d(6)
+        self.fc = nn.Linear(6, 5)
+        self.ln = nn.LayerNorm(5)
+        self.head = nn.Linear(5, 2)
+        self.temperature = nn.Parameter(torch.tensor(1.5))
+        with torch.no_grad():  # norm layers start at ones/zeros: make them count if summed
+            for p in [*self.norm.parameters(), *self.ln.parameters()]:
+                p.uniform_(0.5, 1.5)
+
+    def weights(self):
+        return [self.embed.weight, self.conv.weight, self.fc.weight, self.head.weight]
+
+    def forward(self, tokens):
+        x = self.norm(self.conv(self.embed(tokens).transpose(1, 2))).relu().mean(-1)
+        return self.head(self.ln(self.fc(x)).relu()) / self.temperature
+
+
+def penalty_by_hand(weights, l1, l2):
+    return sum(l1 * w.detach().abs().sum() + l2 * (w.detach() ** 2).sum() for w in weights)
+
+
+# --- weight_penalty ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("l1, l2", [(0.01, 0.0), (0.0, 0.1), (0.003, 0.02)])
+def test_penalty_sums_over_weights_only(device, l1, l2):
+    model = Net().to(device)
+    penalty = weight_penalty(model, l1=l1, l2=l2)
+    check_tensor(penalty, shape=(), dtype=torch.float32, device=device, name="the penalty")
+    torch.testing.assert_close(
+        penalty.detach(),
+        penalty_by_hand(model.weights(), l1, l2),
+        msg=lambda m: (
+            "the penalty should be l1·Σ|w| + l2·Σw² over parameters with 2 or more dims only "
+            f"(embedding, conv and linear weights), not biases or norm parameters\n{m}"
+        ),
+    )
+
+
+def test_penalty_gradient_reaches_weights_only(device):
+    model = Net().to(device)
+    weight_penalty(model, l1=0.01, l2=0.05).backward()
+    weight_ids = {id(w) for w in model.weights()}
+    for name, p in model.named_parameters():
+        if id(p) in weight_ids:
+            assert p.grad is not None, f"{name} got no gradient: keep the penalty on the graph"
+            torch.testing.assert_close(
+                p.grad,
+                0.01 * p.detach().sign() + 2 * 0.05 * p.detach(),
+                msg=f"gradient of {name} should be l1·sign(w) + 2·l2·w",
+            )
+        else:
+            assert p.grad is None or not p.grad.any(), (
+                f"{name} ({p.dim()}-D) got a gradient from the penalty; leave out parameters "
+                "with fewer than two dimensions"
+            )
+
+
+def test_penalty_keeps_the_parameters_dtype(device):
+    skip_without_float64(device)
+    model = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Linear(4, 1)).double().to(device)
+    penalty = weight_penalty(model, l2=0.5)
+    check_tensor(penalty, shape=(), dtype=torch.float64, device=device, name="the penalty")
+    assert penalty.requires_grad, "the penalty should stay on the graph (no .item(), no detach)"
+    expected = penalty_by_hand([model[0].weight, model[2].weight], 0.0, 0.5)
+    torch.testing.assert_close(penalty.detach(), expected)
+
+
+def test_zero_strengths_give_zero(device):
+    model = Net().to(device)
+    penalty = weight_penalty(model)
+    check_tensor(penalty, shape=(), device=device, name="the penalty")
+    assert penalty.item() == 0.0
+
+
+@pytest.mark.parametrize("l1, l2", [(-0.1, 0.0), (0.0, -1e-3)])
+def test_negative_strength_raises(device, l1, l2):
+    with pytest.raises(ValueError):
+        weight_penalty(Net().to(device), l1=l1, l2=l2)
+
+
+# --- EarlyStopping -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "losses, patience, min_delta, stop_at, best",
+    [
+        ([5.0, 4.0, 3.0, 3.5, 3.2, 3.1, 2.9], 3, 0.0, 5, 3.0),
+        ([3.0, 3.5, 3.2, 2.9, 3.0, 3.0, 3.0], 3, 0.0, 6, 2.9),
+        ([2.0, 2.0, 2.0], 2, 0.0, 2, 2.0),
+        ([1.0, 0.5, 0.6], 1, 0.0, 2, 0.5),
+        ([5.0, 4.0, 3.0, 2.0, 1.0], 1, 0.0, None, 1.0),
+        ([1.0, 0.95, 0.92, 0.5], 2, 0.1, 2, 1.0),
+        ([1.0, 0.95, 0.92, 0.85, 0.84, 0.83, 0.82], 3, 0.1, 6, 0.85),
+    ],
+    ids=[
+        "patience 3",
+        "improvement resets the count",
+        "equal is no improvement",
+        "patience 1",
+        "always improving",
+        "min_delta",
+        "min_delta from the best",
+    ],
+)
+def test_stops_after_patience_epochs_without_improvement(
+    device, losses, patience, min_delta, stop_at, best
+):
+    stopper = EarlyStopping(patience=patience, min_delta=min_delta)
+    model = nn.Linear(2, 1).to(device)
+    decisions = []
+    for loss in losses:
+        decision = stopper.step(loss, model)
+        assert isinstance(decision, bool), f"step should return a bool, got {decision!r}"
+        decisions.append(decision)
+        if decision:
+            break
+    expected = [False] * len(losses) if stop_at is None else [False] * stop_at + [True]
+    assert decisions == expected, (
+        f"losses {losses} with patience={patience}, min_delta={min_delta}: expected "
+        f"{expected}, got {decisions}; stop at the patience-th epoch in a row that does not "
+        "beat best_loss - min_delta"
+    )
+    assert stopper.best_loss == best, f"best_loss should be {best}, got {stopper.best_loss}"
+
+
+def test_best_loss_starts_at_infinity(device):
+    stopper = EarlyStopping(patience=2)
+    assert stopper.best_loss == math.inf
+
+
+def bn_model(device):
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 1)).to(device)
+
+
+def snapshot(model):
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def train_one_epoch(model, optimizer, device):
+    model.train()
+    x, y = torch.randn(16, 3, device=device), torch.randn(16, 1, device=device)
+    optimizer.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()  # updates the parameters in place; the forward updated BatchNorm's stats
+
+
+def test_restores_a_copy_of_the_best_weights_and_buffers(device):
+    model = bn_model(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    stopper = EarlyStopping(patience=3)
+    states, stopped = [], False
+    for loss in [3.0, 2.0, 2.5, 2.7, 2.8]:
+        train_one_epoch(model, optimizer, device)
+        states.append(snapshot(model))
+        stopped = stopper.step(loss, model)
+        if stopped:
+            break
+    assert stopped and len(states) == 5, "should stop at the fifth epoch (patience 3)"
+    parameters_before = list(model.parameters())
+    stopper.restore_best(model)
+    for key, value in model.state_dict().items():
+        assert same_device(value.device, device), f"{key} should stay on {device}"
+        torch.testing.assert_close(
+            value,
+            states[1][key],
+            rtol=0,
+            atol=0,
+            msg=f"after restore_best, {key} should be its value at the best epoch (epoch 1); "
+            "save a copy (copy.deepcopy of the state_dict), not the live tensors",
+        )
+    assert all(a is b for a, b in zip(model.parameters(), parameters_before, strict=True)), (
+        "restore the values into the model's own parameters (load_state_dict), so the "
+        "optimizer still updates them"
+    )
+
+
+def test_restore_is_not_changed_by_later_in_place_updates(device):
+    model = bn_model(device)
+    stopper = EarlyStopping(patience=2)
+    stopper.step(1.0, model)
+    best = snapshot(model)
+    with torch.no_grad():
+        for tensor in model.state_dict().values():
+            tensor.add_(1)  # parameters and buffers, changed in place
+    stopper.step(1.5, model)
+    stopper.restore_best(model)
+    for key, value in model.state_dict().items():
+        torch.testing.assert_close(
+            value, best[key], rtol=0, atol=0, msg=f"{key} was not restored to the saved copy"
+        )
+
+
+def test_restore_before_any_step_raises(device):
+    stopper = EarlyStopping(patience=2)
+    with pytest.raises(RuntimeError):
+        stopper.restore_best(bn_model(device))
+
+
+@pytest.mark.parametrize("patience, min_delta", [(0, 0.0), (-1, 0.0), (2, -0.1)])
+def test_rejects_bad_settings(device, patience, min_delta):
+    with pytest.raises(ValueError):
+        EarlyStopping(patience=patience, min_delta=min_delta)
+
+
+def test_restores_a_deep_copied_model_too(device):
+    """restore_best works for a model that is not the one the weights were taken from."""
+    model = bn_model(device)
+    stopper = EarlyStopping(patience=1)
+    stopper.step(0.5, model)
+    best = snapshot(model)
+    other = copy.deepcopy(model)
+    with torch.no_grad():
+        for p in other.parameters():
+            p.zero_()
+    stopper.restore_best(other)
+    for key, value in other.state_dict().items():
+        torch.testing.assert_close(value, best[key], rtol=0, atol=0)

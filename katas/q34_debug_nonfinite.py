@@ -1,0 +1,74 @@
+"""Kata 34: find where a NaN comes from, and stop bad batches at the door.
+
+When the loss turns NaN, the question is where the first non-finite number appeared: one
+layer overflows to inf, the next turns inf - inf into NaN, and from then on everything is
+NaN. Forward hooks (`module.register_forward_hook`) see every module's output as it is
+produced, so they can name the first culprit; remove them afterwards, or they stay on the
+model and slow down (or break) every later forward pass. Many NaNs, though, come from the
+data: a NaN pixel, float labels, a label equal to the number of classes. A validator that
+checks each batch and says in plain words what is wrong saves hours of debugging.
+
+Task: `first_nonfinite_module` with forward hooks, and `validate_batch` with clear errors.
+"""
+
+import torch
+from torch import nn
+
+
+def first_nonfinite_module(model: nn.Module, x: torch.Tensor) -> str | None:
+    """Name the first module whose output holds a NaN or an inf, during `model(x)`.
+
+    - Run `model(x)` once, with a forward hook on every module of `model.named_modules()`,
+      the model itself included (its name is ""). Gradients are not needed.
+    - Return the name, as `named_modules()` gives it (e.g. "encoder.2"), of the first module
+      to finish its forward with a non-finite value (NaN, inf or -inf) anywhere in its
+      output; None if every output is finite. Submodules finish before the module that
+      calls them, so the culprit is reported, not its parents.
+    - An output may be a tensor, or a tuple, list or dict of them (nested): check every
+      tensor in it; ignore anything that is not a tensor.
+    - Leave the model as it was: every hook removed before returning, also when the forward
+      pass raises (the error propagates); train/eval mode and parameters unchanged.
+
+    >>> model = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+    >>> with torch.no_grad():
+    ...     model[2].weight[0, 0] = float("nan")
+    >>> first_nonfinite_module(model, torch.ones(1, 2))
+    '2'
+    """
+    # TODO: register a forward hook per module, run the model, remove the hooks (finally).
+    raise NotImplementedError
+
+
+def validate_batch(
+    inputs: torch.Tensor,
+    labels: torch.Tensor,
+    num_classes: int,
+    feature_shape: tuple[int, ...],
+) -> None:
+    """Check a classification batch; raise at the first problem with a plain message.
+
+    Expected: `inputs` floating point of shape [B, *feature_shape] with B >= 1, all
+    finite; `labels` int64 class indices of shape [B], each in [0, num_classes). Any device.
+    The checks, in this order, and what each message must say:
+
+    1. inputs not floating point: TypeError naming "inputs" and their dtype (e.g. torch.uint8).
+    2. inputs of the wrong shape: ValueError naming "inputs", the word "shape" and the shape
+       received, written as a tuple, e.g. (4, 8, 8, 3). An empty batch (B = 0): ValueError
+       with the word "empty".
+    3. labels not int64: TypeError naming "labels" and their dtype (float labels are a common
+       slip, and losses such as cross_entropy read float targets as probabilities).
+    4. labels of the wrong shape (not [B]): ValueError naming "labels", the word "shape" and
+       the shape received, as a tuple.
+    5. non-finite inputs: ValueError naming "inputs" and what was found: the word "NaN" if
+       there is a NaN, the word "inf" if there is an infinity (both if both).
+    6. labels out of range: ValueError naming "labels" and one offending label value.
+
+    Returns None when the batch is fine. Nothing is modified.
+
+    >>> validate_batch(torch.rand(2, 3), torch.tensor([0, 4]), num_classes=5, feature_shape=(3,))
+    >>> validate_batch(torch.rand(2, 3), torch.tensor([0, 5]), num_classes=5, feature_shape=(3,))
+    Traceback (most recent call last):
+    ValueError: labels must be class indices in [0, 5), found 5
+    """
+    # TODO: run the six checks in order; make each message say what is wrong.
+    raise NotImplementedError

@@ -1,0 +1,302 @@
+import pytest
+import torch
+from torch import nn
+from torch.nn.modules import module as module_internals
+
+from katas.q34_debug_nonfinite import first_nonfinite_module, validate_batch
+
+
+def hooks_left(model):
+    """Forward hooks still registered on `model` or globally (the harness has no helper)."""
+    left = [
+        name or "<the model>"
+        for name, m in model.named_modules()
+        if m._forward_hooks or m._forward_pre_hooks
+    ]
+    if module_internals._global_forward_hooks or module_internals._global_forward_pre_hooks:
+        left.append("<global hooks>")
+    return left
+
+
+class Overflow(nn.Module):
+    """Multiplies by 1e30 twice: float32 overflows to ±inf (no NaN)."""
+
+    def forward(self, x):
+        return x * 1e30 * 1e30
+
+
+class Reciprocal(nn.Module):
+    def forward(self, x):
+        return 1 / x
+
+
+class TwoOutputs(nn.Module):
+    """Returns (features, {"aux": [scale]}): the non-finite value hides in the nested aux."""
+
+    def __init__(self, broken):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.broken = broken
+
+    def forward(self, x):
+        h = self.fc(x)
+        scale = h.abs().sum(-1) / (0.0 if self.broken else 1.0)
+        return h, {"aux": [scale], "note": "aux"}
+
+
+class WithAux(nn.Module):
+    def __init__(self, broken):
+        super().__init__()
+        self.body = TwoOutputs(broken)
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        h, _ = self.body(x)
+        return self.head(h)
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), Reciprocal(), nn.Linear(8, 8))
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.encoder(x).relu())
+
+
+class LogOfOutput(nn.Module):
+    """The model's own forward makes the NaN, after its children returned finite values."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x).log()
+
+
+class ForwardFailed(Exception):
+    """Not a RuntimeError: an unimplemented stub's NotImplementedError must not match it."""
+
+
+class Fails(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        self.fc(x)
+        raise ForwardFailed("this forward pass always fails")
+
+
+def mlp_with_nan_weight(device):
+    model = nn.Sequential(
+        nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2)
+    ).to(device)
+    with torch.no_grad():
+        model[2].weight[3, 5] = float("nan")
+    return model
+
+
+# --- first_nonfinite_module --------------------------------------------------------------
+
+
+def test_names_the_layer_with_a_nan_weight(device):
+    model = mlp_with_nan_weight(device)
+    name = first_nonfinite_module(model, torch.randn(5, 4, device=device))
+    assert name == "2", (
+        f"layer '2' has a NaN weight and is the first to output NaN; got {name!r}. "
+        "Report the first module whose output is not finite, with its named_modules() name"
+    )
+
+
+def test_names_a_nested_module_that_divides_by_zero(device):
+    model = Encoder().to(device)
+    x = torch.randn(3, 4, device=device)
+    with torch.no_grad():  # make tanh return an exact 0 in one place: 1 / 0 = inf
+        model.encoder[0].weight.zero_()
+        model.encoder[0].bias.fill_(0.5)
+        model.encoder[0].bias[2] = 0.0
+    name = first_nonfinite_module(model, x)
+    assert name == "encoder.2", f"the reciprocal at 'encoder.2' makes the first inf; got {name!r}"
+
+
+def test_infinity_counts_not_only_nan(device):
+    model = nn.Sequential(nn.Linear(4, 4), Overflow(), nn.Tanh()).to(device)
+    name = first_nonfinite_module(model, torch.randn(2, 4, device=device) + 10)
+    assert name == "1", (
+        f"module '1' overflows to inf (tanh then maps it back to ±1); got {name!r}. "
+        "Check with torch.isfinite, which catches inf and -inf as well as NaN"
+    )
+
+
+def test_finite_model_gives_none(device):
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to(device)
+    name = first_nonfinite_module(model, torch.randn(5, 4, device=device))
+    assert name is None, f"every output is finite: expected None, got {name!r}"
+
+
+@pytest.mark.parametrize("broken", [True, False])
+def test_checks_tensors_inside_tuple_and_dict_outputs(device, broken):
+    model = WithAux(broken).to(device)
+    name = first_nonfinite_module(model, torch.randn(3, 4, device=device))
+    expected = "body" if broken else None
+    assert name == expected, (
+        f"'body' returns (h, {{'aux': [scale], 'note': 'aux'}}); with broken={broken} the "
+        f"answer is {expected!r}, got {name!r}. Look inside tuples, lists and dicts"
+    )
+
+
+def test_the_model_itself_is_named_by_the_empty_string(device):
+    model = LogOfOutput().to(device)
+    with torch.no_grad():
+        model.fc.weight.zero_()
+        model.fc.bias.fill_(-1.0)  # log(-1) = NaN, made by the model's own forward
+    name = first_nonfinite_module(model, torch.randn(2, 4, device=device))
+    assert name == "", f"the model itself (named '') made the NaN; got {name!r}"
+
+
+def test_a_nan_in_the_input_is_caught_by_the_first_module(device):
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU()).to(device)
+    x = torch.randn(2, 4, device=device)
+    x[1, 2] = float("nan")
+    assert first_nonfinite_module(model, x) == "0"
+
+
+def test_removes_its_hooks(device):
+    model = Encoder().to(device)
+    first_nonfinite_module(model, torch.randn(3, 4, device=device))
+    left = hooks_left(model)
+    assert not left, f"hooks are still registered on {left}; call handle.remove() on each"
+    broken = mlp_with_nan_weight(device)
+    first_nonfinite_module(broken, torch.randn(3, 4, device=device))
+    left = hooks_left(broken)
+    assert not left, f"hooks are still registered on {left}; call handle.remove() on each"
+
+
+def test_removes_its_hooks_when_the_forward_fails(device):
+    model = Fails().to(device)
+    with pytest.raises(ForwardFailed):
+        first_nonfinite_module(model, torch.randn(2, 4, device=device))
+    left = hooks_left(model)
+    assert not left, f"hooks left on {left} after an error: remove them in a finally block"
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_leaves_mode_and_parameters_alone(device, training):
+    model = mlp_with_nan_weight(device).train(training)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    first_nonfinite_module(model, torch.randn(3, 4, device=device))
+    assert all(m.training == training for m in model.modules()), "restore the train/eval mode"
+    for key, value in model.state_dict().items():
+        torch.testing.assert_close(value, before[key], equal_nan=True, rtol=0, atol=0)
+
+
+# --- validate_batch ----------------------------------------------------------------------
+
+FEATURES = (3, 4, 4)
+
+
+def good_batch(device, batch=4):
+    inputs = torch.rand(batch, *FEATURES, device=device)
+    labels = torch.tensor([0, 4, 2, 1, 3, 0][:batch], device=device)
+    return inputs, labels
+
+
+def test_a_good_batch_passes_unchanged(device):
+    inputs, labels = good_batch(device)
+    before = inputs.clone(), labels.clone()
+    result = validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert result is None, "a good batch returns None"
+    assert torch.equal(inputs, before[0]) and torch.equal(labels, before[1])
+
+
+def test_a_single_sample_batch_passes(device):
+    inputs, labels = good_batch(device, batch=1)
+    validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+
+
+def message_of(excinfo):
+    return str(excinfo.value)
+
+
+def assert_mentions(message, *words):
+    missing = [w for w in words if w.lower() not in message.lower()]
+    assert not missing, f"the error message {message!r} should mention {missing}"
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])
+def test_inputs_that_are_not_floating_point(device, dtype):
+    inputs, labels = good_batch(device)
+    with pytest.raises(TypeError) as excinfo:
+        validate_batch((inputs * 255).to(dtype), labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "inputs", str(dtype).removeprefix("torch."))
+
+
+@pytest.mark.parametrize("shape", [(4, 4, 4, 3), (4, 3, 4), (3, 4, 4), (4, 3, 4, 4, 1)], ids=str)
+def test_inputs_of_the_wrong_shape(device, shape):
+    _, labels = good_batch(device)
+    inputs = torch.rand(shape, device=device)
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "inputs", "shape", str(shape))
+
+
+def test_empty_batch(device):
+    inputs = torch.rand(0, *FEATURES, device=device)
+    labels = torch.zeros(0, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "empty")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.uint8])
+def test_labels_that_are_not_int64(device, dtype):
+    inputs, labels = good_batch(device)
+    with pytest.raises(TypeError) as excinfo:
+        validate_batch(inputs, labels.to(dtype), num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "labels", str(dtype).removeprefix("torch."))
+
+
+@pytest.mark.parametrize("shape", [(4, 1), (5,), (3,), ()], ids=str)
+def test_labels_of_the_wrong_shape(device, shape):
+    inputs, _ = good_batch(device)
+    labels = torch.zeros(shape, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "labels", "shape", str(shape))
+
+
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ([float("nan")], ["NaN"]),
+        ([float("inf")], ["inf"]),
+        ([-float("inf")], ["inf"]),
+        ([float("nan"), float("inf")], ["NaN", "inf"]),
+    ],
+    ids=["nan", "inf", "-inf", "nan and inf"],
+)
+def test_non_finite_inputs(device, bad, words):
+    inputs, labels = good_batch(device)
+    for i, value in enumerate(bad):
+        inputs[i, 1, 2, 3 - i] = value
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "inputs", *words)
+
+
+@pytest.mark.parametrize("bad_label", [5, 7, -1])
+def test_labels_out_of_range(device, bad_label):
+    inputs, labels = good_batch(device)
+    labels[2] = bad_label
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "labels", str(bad_label))
+
+
+def test_a_non_contiguous_batch_is_fine(device):
+    inputs = torch.rand(4, *FEATURES[::-1], device=device).permute(0, 3, 2, 1)
+    labels = torch.tensor([[0, 1], [2, 3], [4, 0], [1, 2]], device=device)[:, 0]
+    validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)

@@ -1,0 +1,67 @@
+"""Kata 41: reproducible runs, data-loading workers included.
+
+`torch.manual_seed(s)` fixes torch's random numbers (on the CPU and every GPU), but a
+training run draws from more generators than that: Python's `random` and NumPy, often in
+data augmentation. A DataLoader with workers adds processes: each worker gets its own torch
+seed, `base_seed + worker_id`, where `base_seed` is drawn from the loader's `generator`
+(or from the global generator when it has none). The usual recipe, from PyTorch's notes on
+randomness in data loading: a `worker_init_fn` that seeds Python and NumPy inside each
+worker from `torch.initial_seed()`, and a seeded `torch.Generator` for the loader. Then
+the shuffle order and every number the workers draw repeat exactly from run to run.
+
+Task: `seed_everything`, the `seed_worker` worker_init_fn, and a loader that uses both.
+"""
+
+from torch.utils.data import DataLoader, Dataset
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's `random`, NumPy's global generator and torch (CPU and all CUDA devices).
+
+    - seed: an int in [0, 2**32) (NumPy's limit).
+    - Afterwards `random.random()`, `np.random.rand()`, `torch.rand(...)` on any device
+      give the same numbers every time `seed_everything` is called with the same seed.
+
+    >>> seed_everything(0); a = (random.random(), np.random.rand(), torch.rand(1).item())
+    >>> seed_everything(0); b = (random.random(), np.random.rand(), torch.rand(1).item())
+    >>> a == b
+    True
+    """
+    # TODO: seed random, numpy and torch.
+    raise NotImplementedError
+
+
+def seed_worker(worker_id: int) -> None:
+    """A DataLoader `worker_init_fn`: seed Python and NumPy from this worker's torch seed.
+
+    - Inside a worker, `torch.initial_seed()` is the worker's own torch seed (a 64-bit
+      number). Seed `random` and NumPy's global generator with
+      `torch.initial_seed() % 2**32` (NumPy takes 32-bit seeds only).
+    - Do not change torch's own random state: the DataLoader has seeded it already.
+    - worker_id is the worker's number (unused by the recipe, but part of the signature).
+
+    >>> _ = torch.manual_seed(2**40 + 5)  # as if inside a worker
+    >>> seed_worker(0)
+    >>> random.random() == random.Random((2**40 + 5) % 2**32).random()
+    True
+    """
+    # TODO: derive a 32-bit seed from torch.initial_seed() and seed random and numpy.
+    raise NotImplementedError
+
+
+def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int = 0) -> DataLoader:
+    """A shuffling DataLoader whose results depend on `seed`, not on the global state.
+
+    - shuffle=True, `batch_size`, `num_workers` workers, `seed_worker` as worker_init_fn,
+      and a `torch.Generator` of its own seeded with `seed`.
+    - Two loaders built with the same seed yield the same shuffle order, and, with
+      num_workers > 0, the same random numbers drawn inside the workers by torch, `random`
+      and NumPy, bit for bit, whatever the global random states are. Another seed gives
+      another order and other numbers. Building and iterating the loader does not use or
+      change torch's global random state.
+
+    >>> [batch.tolist() for batch in make_loader(list(range(6)), 3, seed=1)]  # doctest: +SKIP
+    [[0, 4, 5], [1, 2, 3]]
+    """
+    # TODO: pass shuffle, generator and worker_init_fn to the DataLoader.
+    raise NotImplementedError

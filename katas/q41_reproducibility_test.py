@@ -1,0 +1,179 @@
+import multiprocessing
+import random
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import Dataset, get_worker_info
+
+from katas.q41_reproducibility import make_loader, seed_everything, seed_worker
+
+# Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
+FORK_WARNING = "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
+
+
+@pytest.fixture(autouse=True)
+def _restore_numpy_random_state():
+    """The harness restores torch's and Python's random states; NumPy's is restored here."""
+    state = np.random.get_state()
+    yield
+    np.random.set_state(state)
+
+
+class NoisyDataset(Dataset):
+    """Each item draws one number from torch, Python's random and NumPy, in whatever
+    process loads it, and says which worker that was and its torch seed."""
+
+    def __len__(self):
+        return 12
+
+    def __getitem__(self, index):
+        info = get_worker_info()
+        return {
+            "index": index,
+            "worker": info.id if info is not None else -1,
+            "worker_seed": torch.initial_seed() if info is not None else -1,
+            "torch": torch.rand(()),
+            "python": random.random(),
+            "numpy": np.random.rand(),
+        }
+
+
+def with_forked_workers(loader):
+    """Workers started by fork run the answer under test, whatever the platform's default
+    start method (spawn and forkserver re-import the kata module from katas/)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("this check needs the fork start method for DataLoader workers")
+    loader.multiprocessing_context = "fork"
+    return loader
+
+
+def run(loader):
+    """Every field of every batch, as lists of Python numbers, in loading order."""
+    rows = []
+    for batch in loader:
+        keys = sorted(batch)
+        rows += [
+            dict(zip(keys, values, strict=True))
+            for values in zip(*(batch[k].tolist() for k in keys), strict=True)
+        ]
+    return rows
+
+
+def disturb_global_random_states():
+    torch.manual_seed(2024)
+    random.seed(2024)
+    np.random.seed(2024)
+    torch.rand(7), random.random(), np.random.rand()
+
+
+# --- seed_everything ---------------------------------------------------------------------
+
+
+def draws(device):
+    return (
+        random.random(),
+        float(np.random.rand()),
+        torch.rand(3).tolist(),
+        torch.rand(3, device=device).tolist(),
+    )
+
+
+def test_seed_everything_repeats_every_generator(device):
+    seed_everything(11)
+    first = draws(device)
+    disturb_global_random_states()
+    seed_everything(11)
+    again = draws(device)
+    names = ["Python's random", "NumPy", "torch (CPU)", f"torch on {device}"]
+    for name, a, b in zip(names, first, again, strict=True):
+        assert a == b, f"{name} gave other numbers after seed_everything(11) a second time"
+
+
+def test_seed_everything_with_another_seed_gives_other_numbers(device):
+    seed_everything(11)
+    first = draws(device)
+    seed_everything(12)
+    other = draws(device)
+    names = ["Python's random", "NumPy", "torch (CPU)", f"torch on {device}"]
+    for name, a, b in zip(names, first, other, strict=True):
+        assert a != b, f"{name} gave the same numbers for seeds 11 and 12: is it seeded?"
+
+
+# --- seed_worker -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("torch_seed", [2**40 + 123, 7, 2**63 - 1])
+def test_seed_worker_seeds_python_and_numpy_from_the_torch_seed(device, torch_seed):
+    torch.manual_seed(torch_seed)  # what the DataLoader does in each worker
+    torch_state = torch.get_rng_state()
+    seed_worker(3)
+    expected = torch_seed % 2**32
+    assert random.random() == random.Random(expected).random(), (
+        "Python's random should be seeded with torch.initial_seed() % 2**32"
+    )
+    assert np.random.rand() == np.random.RandomState(expected).rand(), (
+        "NumPy's global generator should be seeded with torch.initial_seed() % 2**32"
+    )
+    assert torch.initial_seed() == torch_seed and torch.equal(torch.get_rng_state(), torch_state), (
+        "seed_worker should leave torch's random state alone: the DataLoader seeded it"
+    )
+
+
+# --- make_loader -------------------------------------------------------------------------
+
+
+def test_shuffle_order_depends_only_on_the_seed(device):
+    data = torch.arange(20, device=device)
+    first = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=5)]
+    disturb_global_random_states()
+    before = torch.get_rng_state()
+    again = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=5)]
+    assert torch.equal(torch.get_rng_state(), before), (
+        "the loader used torch's global random state; give it generator=torch.Generator()"
+        ".manual_seed(seed)"
+    )
+    other = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=6)]
+    assert first == again, "the same seed should give the same order, whatever the global state"
+    assert sorted(v for b in first for v in b) == list(range(20)), "every item once per epoch"
+    assert first != other, "seeds 5 and 6 gave the same order"
+    assert [v for b in first for v in b] != list(range(20)), "the loader should shuffle"
+
+
+@pytest.mark.filterwarnings(FORK_WARNING)
+def test_two_runs_with_workers_are_bit_identical(device):
+    first = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    disturb_global_random_states()
+    again = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    assert {row["worker"] for row in first} == {0, 1}, "both workers should load batches"
+    for field in ("index", "torch", "python", "numpy"):
+        assert [r[field] for r in first] == [r[field] for r in again], (
+            f"two runs with seed 7 differ in {field!r}: the loader needs its own seeded "
+            "generator (it also decides the workers' seeds) and seed_worker as worker_init_fn"
+        )
+    for field in ("torch", "python", "numpy"):
+        by_worker = [[r[field] for r in first if r["worker"] == w] for w in (0, 1)]
+        assert not set(by_worker[0]) & set(by_worker[1]), (
+            f"the two workers drew the same {field!r} numbers: each worker needs its own seed"
+        )
+
+
+@pytest.mark.filterwarnings(FORK_WARNING)
+def test_workers_run_seed_worker_and_follow_the_seed(device):
+    rows = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    for worker in (0, 1):
+        mine = [r for r in rows if r["worker"] == worker]
+        seed = int(mine[0]["worker_seed"]) % 2**32
+        python, numpy = random.Random(seed), np.random.RandomState(seed)
+        assert [r["python"] for r in mine] == [python.random() for _ in mine], (
+            f"worker {worker}'s Python random was not seeded by seed_worker: pass "
+            "worker_init_fn=seed_worker to the DataLoader"
+        )
+        assert [r["numpy"] for r in mine] == [numpy.rand() for _ in mine], (
+            f"worker {worker}'s NumPy was not seeded by seed_worker"
+        )
+    other = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=8, num_workers=2)))
+    for field in ("index", "torch", "python", "numpy"):
+        assert [r[field] for r in rows] != [r[field] for r in other], (
+            f"seeds 7 and 8 gave the same {field!r} values: the seed should change them"
+        )

@@ -1,0 +1,222 @@
+import math
+import random
+import warnings
+
+import pytest
+import torch
+from torch.utils.data import Subset, TensorDataset, random_split
+
+from katas.q45_split_dataset import split_dataset, split_sizes, stratified_split
+
+BAD_FRACTIONS = [[0.5, 0.4], [0.7, 0.4], [1.2, -0.2], [], [0.5, 0.5, 0.5]]
+BAD_IDS = ["sum below 1", "sum above 1", "negative", "empty", "sum 1.5"]
+
+
+def sizes_of_random_split(n, fractions):
+    """The lengths torch's random_split gives (it warns about empty splits: not a problem here)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [len(subset) for subset in random_split(range(n), fractions)]
+
+
+def sizes_by_hand(n, fractions):
+    sizes = [math.floor(n * f) for f in fractions]
+    for i in range(n - sum(sizes)):
+        sizes[i % len(sizes)] += 1
+    return sizes
+
+
+def numbered_dataset(device, n):
+    return TensorDataset(torch.arange(n, device=device))
+
+
+def assert_partition(subsets, n, dataset):
+    for subset in subsets:
+        assert isinstance(subset, Subset), f"return Subsets, got {type(subset).__name__}"
+        assert subset.dataset is dataset, "each Subset should wrap the original dataset (lazy)"
+    everything = [index for subset in subsets for index in subset.indices]
+    assert len(everything) == len(set(everything)), "an index appears in more than one split"
+    assert sorted(everything) == list(range(n)), "together the splits must hold every index once"
+
+
+# --- split_sizes -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n, fractions",
+    [
+        (10, [0.45, 0.45, 0.1]),
+        (10, [0.8, 0.2]),
+        (7, [0.5, 0.5]),
+        (101, [0.7, 0.2, 0.1]),
+        (5, [1 / 3, 1 / 3, 1 / 3]),
+        (2, [0.4, 0.3, 0.3]),
+        (0, [0.5, 0.5]),
+        (9, [1.0]),
+        (4, [0.0, 1.0]),
+        (13, [0.1] * 10),
+    ],
+)
+def test_split_sizes_round_like_random_split(device, n, fractions):
+    sizes = split_sizes(n, fractions)
+    expected = sizes_of_random_split(n, fractions)
+    assert sizes == expected, (
+        f"{n} items split by {fractions} should get {expected}, got {sizes}: floor each "
+        "share, then give the leftover items one each to the first splits"
+    )
+
+
+def test_split_sizes_on_random_fractions(device):
+    cases = random.Random(0)
+    for _ in range(40):
+        weights = [cases.randint(1, 9) for _ in range(cases.randint(1, 5))]
+        fractions = [w / sum(weights) for w in weights]
+        if not (math.isclose(sum(fractions), 1) and sum(fractions) <= 1):
+            continue  # random_split itself would read these as lengths, not fractions
+        n = cases.randint(0, 60)
+        sizes = split_sizes(n, fractions)
+        expected = sizes_of_random_split(n, fractions)
+        assert sizes == expected, (
+            f"{n} items split by {fractions}: expected {expected}, got {sizes}"
+        )
+        assert all(isinstance(size, int) for size in sizes), "sizes should be Python ints"
+
+
+@pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
+def test_split_sizes_rejects_bad_fractions(device, fractions):
+    with pytest.raises(ValueError):
+        split_sizes(10, fractions)
+
+
+# --- split_dataset -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n, fractions", [(50, [0.8, 0.2]), (23, [0.7, 0.2, 0.1]), (10, [0.45, 0.45, 0.1])]
+)
+def test_random_split_with_a_seeded_generator(device, n, fractions):
+    dataset = numbered_dataset(device, n)
+    splits = split_dataset(dataset, fractions, seed=42)
+    assert len(splits) == len(fractions), f"expected {len(fractions)} splits, got {len(splits)}"
+    assert_partition(splits, n, dataset)
+    assert [len(s) for s in splits] == sizes_by_hand(n, fractions), "sizes as split_sizes says"
+    expected = random_split(dataset, fractions, generator=torch.Generator().manual_seed(42))
+    assert [s.indices for s in splits] == [s.indices for s in expected], (
+        "use random_split(dataset, fractions, generator=torch.Generator().manual_seed(seed))"
+    )
+
+
+def test_subsets_load_items_from_the_dataset(device):
+    dataset = numbered_dataset(device, 20)
+    train, val = split_dataset(dataset, [0.75, 0.25], seed=0)
+    for subset in (train, val):
+        for position, index in enumerate(subset.indices):
+            (value,) = subset[position]
+            assert value.item() == index and value.device == dataset.tensors[0].device
+
+
+def test_same_seed_same_split_other_seed_other_split(device):
+    dataset = numbered_dataset(device, 30)
+    first = split_dataset(dataset, [0.6, 0.4], seed=3)
+    torch.manual_seed(99)  # whatever else happens to the global random state in between
+    torch.rand(10)
+    again = split_dataset(dataset, [0.6, 0.4], seed=3)
+    other = split_dataset(dataset, [0.6, 0.4], seed=4)
+    assert [s.indices for s in first] == [s.indices for s in again], (
+        "the same seed must give the same split: seed a torch.Generator and pass it"
+    )
+    assert [s.indices for s in first] != [s.indices for s in other], (
+        "seeds 3 and 4 gave the same split: is the seed used?"
+    )
+
+
+def test_split_leaves_the_global_random_state_alone(device):
+    before = torch.get_rng_state()
+    split_dataset(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
+    assert torch.equal(torch.get_rng_state(), before), (
+        "split_dataset changed the global random state; use a generator of its own "
+        "instead of torch.manual_seed"
+    )
+
+
+@pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
+def test_split_rejects_bad_fractions(device, fractions):
+    with pytest.raises(ValueError):
+        split_dataset(numbered_dataset(device, 10), fractions, seed=0)
+
+
+# --- stratified_split --------------------------------------------------------------------
+
+
+def shuffled_labels(device, counts):
+    labels = torch.cat([torch.full((count,), c) for c, count in enumerate(counts)])
+    return labels[torch.randperm(len(labels))].to(device)
+
+
+def class_counts(labels, indices, num_classes):
+    return torch.bincount(labels.cpu()[indices], minlength=num_classes).tolist()
+
+
+@pytest.mark.parametrize(
+    "counts, fractions",
+    [
+        ([50, 30, 20], [0.7, 0.2, 0.1]),
+        ([9, 1, 5], [0.6, 0.4]),
+        ([12, 12], [0.5, 0.25, 0.25]),
+        ([3, 7, 0, 11], [0.8, 0.2]),
+    ],
+    ids=["three classes", "a single-item class", "balanced", "a missing class"],
+)
+def test_stratified_split_keeps_the_class_ratios(device, counts, fractions):
+    labels = shuffled_labels(device, counts)
+    dataset = numbered_dataset(device, len(labels))
+    splits = stratified_split(dataset, labels, fractions, seed=0)
+    assert len(splits) == len(fractions), f"expected {len(fractions)} splits, got {len(splits)}"
+    assert_partition(splits, len(labels), dataset)
+    for k, split in enumerate(splits):
+        assert all(isinstance(i, int) for i in split.indices), "indices should be Python ints"
+        expected = [sizes_by_hand(count, fractions)[k] for count in counts]
+        got = class_counts(labels, split.indices, len(counts))
+        assert got == expected, (
+            f"split {k} should hold {expected} items of each class (class counts {counts}, "
+            f"fractions {fractions}), got {got}: split every class on its own"
+        )
+
+
+def test_stratified_split_is_random_and_reproducible(device):
+    labels = shuffled_labels(device, [20, 10])
+    dataset = numbered_dataset(device, 30)
+    first = stratified_split(dataset, labels, [0.5, 0.5], seed=5)
+    torch.rand(10)
+    again = stratified_split(dataset, labels, [0.5, 0.5], seed=5)
+    others = [stratified_split(dataset, labels, [0.5, 0.5], seed=s) for s in (6, 7)]
+    same = [sorted(s.indices) for s in first]
+    assert same == [sorted(s.indices) for s in again], "the same seed must give the same split"
+    for other in others:
+        assert same != [sorted(s.indices) for s in other], (
+            "different seeds gave the same split: choose the items of each class at random, "
+            "with a generator seeded by `seed`"
+        )
+
+
+def test_stratified_split_leaves_the_global_random_state_alone(device):
+    labels = shuffled_labels(device, [6, 6])
+    before = torch.get_rng_state()
+    stratified_split(numbered_dataset(device, 12), labels, [0.5, 0.5], seed=1)
+    assert torch.equal(torch.get_rng_state(), before), (
+        "stratified_split changed the global random state; draw from a generator of its own"
+    )
+
+
+@pytest.mark.parametrize("labels_shape", [(11,), (12, 1), ()], ids=["too short", "2-D", "0-D"])
+def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape):
+    labels = torch.zeros(labels_shape, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError):
+        stratified_split(numbered_dataset(device, 12), labels, [0.5, 0.5], seed=0)
+
+
+@pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
+def test_stratified_split_rejects_bad_fractions(device, fractions):
+    labels = torch.zeros(10, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError):
+        stratified_split(numbered_dataset(device, 10), labels, fractions, seed=0)

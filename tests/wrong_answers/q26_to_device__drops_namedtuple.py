@@ -1,0 +1,15 @@
+"""Wrong: rebuilds every tuple with tuple(...), so a namedtuple loses its class and fields."""
+
+import torch
+
+
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(to_device(item, device) for item in batch)
+    if isinstance(batch, list):
+        return [to_device(item, device) for item in batch]
+    return batch

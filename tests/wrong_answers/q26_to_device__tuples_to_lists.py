@@ -1,0 +1,13 @@
+"""Wrong: treats every sequence alike and rebuilds tuples (and namedtuples) as lists."""
+
+import torch
+
+
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return [to_device(item, device) for item in batch]
+    return batch

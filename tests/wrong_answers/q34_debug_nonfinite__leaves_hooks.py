@@ -1,0 +1,24 @@
+"""Wrong: registers the hooks but never removes them."""
+
+import torch
+
+from solutions.q34_debug_nonfinite import _has_nonfinite, validate_batch
+
+__all__ = ["first_nonfinite_module", "validate_batch"]
+
+
+def first_nonfinite_module(model, x):
+    found = []
+
+    def make_hook(name):
+        def hook(module, args, output):
+            if not found and _has_nonfinite(output):
+                found.append(name)
+
+        return hook
+
+    for name, m in model.named_modules():
+        m.register_forward_hook(make_hook(name))
+    with torch.no_grad():
+        model(x)
+    return found[0] if found else None

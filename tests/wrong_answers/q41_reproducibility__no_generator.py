@@ -1,0 +1,17 @@
+"""Wrong: a loader without its own generator: order and worker seeds follow the global RNG."""
+
+from torch.utils.data import DataLoader
+
+from solutions.q41_reproducibility import seed_everything, seed_worker
+
+__all__ = ["make_loader", "seed_everything", "seed_worker"]
+
+
+def make_loader(dataset, batch_size, seed, num_workers=0):
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        shuffle=True,
+        num_workers=num_workers,
+        worker_init_fn=seed_worker,
+    )

@@ -1,0 +1,18 @@
+"""Wrong: defines seed_worker but never passes it to the DataLoader."""
+
+import torch
+from torch.utils.data import DataLoader
+
+from solutions.q41_reproducibility import seed_everything, seed_worker
+
+__all__ = ["make_loader", "seed_everything", "seed_worker"]
+
+
+def make_loader(dataset, batch_size, seed, num_workers=0):
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        shuffle=True,
+        num_workers=num_workers,
+        generator=torch.Generator().manual_seed(seed),
+    )

@@ -1,0 +1,27 @@
+"""Wrong: seeds each worker with its worker_id, so every run and every seed draws the same."""
+
+import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+from solutions.q41_reproducibility import seed_everything
+
+__all__ = ["make_loader", "seed_everything", "seed_worker"]
+
+
+def seed_worker(worker_id):
+    random.seed(worker_id)
+    np.random.seed(worker_id)
+
+
+def make_loader(dataset, batch_size, seed, num_workers=0):
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        shuffle=True,
+        num_workers=num_workers,
+        worker_init_fn=seed_worker,
+        generator=torch.Generator().manual_seed(seed),
+    )

@@ -1,0 +1,24 @@
+"""Wrong: stratifies, but takes each class's items in dataset order instead of at random."""
+
+from torch.utils.data import Subset
+
+from solutions.q45_split_dataset import split_dataset, split_sizes
+
+__all__ = ["split_dataset", "split_sizes", "stratified_split"]
+
+
+def stratified_split(dataset, labels, fractions, seed):
+    if labels.dim() != 1 or len(labels) != len(dataset):
+        raise ValueError("labels must be 1-D with one entry per item")
+    split_sizes(len(dataset), fractions)
+    by_class = {}
+    for index, label in enumerate(labels.tolist()):
+        by_class.setdefault(label, []).append(index)
+    splits = [[] for _ in fractions]
+    for label in sorted(by_class):
+        members = by_class[label]
+        start = 0
+        for split, size in zip(splits, split_sizes(len(members), fractions), strict=True):
+            split.extend(members[start : start + size])
+            start += size
+    return [Subset(dataset, indices) for indices in splits]
