@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy
 import pytest
 import torch
 
@@ -205,10 +206,12 @@ def _isolate_torch_state(request: pytest.FixtureRequest):
     cudnn = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
     matmul_precision = torch.get_float32_matmul_precision()
     python_rng = random.getstate()
+    numpy_rng = numpy.random.get_state()
     cuda = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
     with torch.random.fork_rng(devices=cuda):
         torch.manual_seed(0)
         random.seed(0)
+        numpy.random.seed(0)
         try:
             yield
         finally:
@@ -224,6 +227,7 @@ def _isolate_torch_state(request: pytest.FixtureRequest):
             torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = cudnn
             torch.set_float32_matmul_precision(matmul_precision)
             random.setstate(python_rng)
+            numpy.random.set_state(numpy_rng)
 
 
 @pytest.hookimpl(wrapper=True)
