@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from katas.q06_gradients import grad_of, hessian_vector_product
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
 
 # Scalar functions with their gradient and Hessian-vector product worked out by hand.
 CASES = {
@@ -28,26 +28,19 @@ CASES = {
 }
 
 
-def refuse_backward(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError(
-            "this kata asks for torch.autograd.grad, which returns gradients; "
-            ".backward() adds them into .grad, a side effect"
-        )
-
-    monkeypatch.setattr(torch.Tensor, "backward", refuse)
-    monkeypatch.setattr(torch.autograd, "backward", refuse)
-    for module, names in (
+def refuse_backward():
+    """Refuse every gradient API but torch.autograd.grad."""
+    others = (
         (torch.autograd.functional, ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]),
         (torch.func, ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]),
-    ):
-        for name in names:
-            message = f"{module.__name__}.{name} is off limits here: use torch.autograd.grad"
-
-            def forbidden(*args, _message=message, **kwargs):
-                raise AssertionError(_message)
-
-            monkeypatch.setattr(module, name, forbidden)
+    )
+    return forbidden_calls(
+        (torch.Tensor, "backward"),
+        (torch.autograd, "backward"),
+        *((module, name) for module, names in others for name in names),
+        reason="use torch.autograd.grad, which returns gradients; .backward() adds them into "
+        ".grad, a side effect",
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
@@ -240,10 +233,10 @@ def test_rejects_functions_that_do_not_return_a_scalar(device, which):
 
 
 @pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
-def test_uses_torch_autograd_grad(device, which, monkeypatch):
-    refuse_backward(monkeypatch)
+def test_uses_torch_autograd_grad(device, which):
     x = torch.full((2,), math.pi / 4, device=device)
-    if which == "grad_of":
-        grad_of(lambda t: t.sin().sum(), x)
-    else:
-        hessian_vector_product(lambda t: t.sin().sum(), x, torch.ones_like(x))
+    with refuse_backward():
+        if which == "grad_of":
+            grad_of(lambda t: t.sin().sum(), x)
+        else:
+            hessian_vector_product(lambda t: t.sin().sum(), x, torch.ones_like(x))
