@@ -4,7 +4,6 @@ for unimplemented stubs, hints, state isolation and the progress summary."""
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,24 +108,6 @@ def skip_dtensor_checks() -> None:
 
     if hasattr(_comparison, "_HAS_DTENSOR"):
         _comparison._HAS_DTENSOR = False
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    # Importing hypothesis takes about a second, so the profile is set only when a
-    # collected test module has imported it.
-    if "hypothesis" not in sys.modules:
-        return
-    from hypothesis import HealthCheck, settings
-
-    settings.register_profile(
-        "katas",
-        derandomize=True,  # the same examples every run, on every machine
-        database=None,
-        deadline=None,  # the first call on a device can be slow; the per-test timeout bounds it
-        max_examples=30,
-        suppress_health_check=[HealthCheck.function_scoped_fixture],  # `device` is a plain value
-    )
-    settings.load_profile("katas")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
