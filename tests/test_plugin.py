@@ -194,6 +194,12 @@ def test_an_absent_accelerator_is_a_usage_error_that_names_it(project):
     result.stderr.fnmatch_lines([f"*--device {absent}: {absent} is not available*"])
 
 
+def test_naming_a_stub_instead_of_its_tests_is_a_usage_error(project):
+    result = project.runpytest("katas/q01_add.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*katas/q01_add.py is the stub of kata 1, not its tests*"])
+
+
 def test_explicit_device_list(project):
     result = project.runpytest("katas/q02_double_test.py", "--device", "cpu", "--solutions", "-v")
     result.stdout.fnmatch_lines(["*test_doubles?cpu? PASSED*"])

@@ -73,6 +73,13 @@ def pytest_configure(config: pytest.Config) -> None:
     katas = catalog.load(root) if (root / catalog.CATALOG).is_file() else {}
     for topic in sorted({kata.topic for kata in katas.values()}):
         config.addinivalue_line("markers", f"{topic}: katas on {topic.replace('_', ' ')}")
+    for arg in config.args:
+        stub = katas.get(Path(arg.split("::")[0]).stem)
+        if stub is not None and arg.endswith(".py"):
+            raise pytest.UsageError(
+                f"{arg} is the stub of kata {stub.number}, not its tests: run "
+                f"pytest katas/{stub.module}_test.py (or katas run {stub.number})"
+            )
     try:
         chosen = devices.parse(config.getoption("device"))
         files = answers.answer_files(
