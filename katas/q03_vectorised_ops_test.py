@@ -27,7 +27,7 @@ class _LargestResult(TorchFunctionMode):
 
 
 def naive_sq_dists(x, y):
-    x, y = x.double().cpu(), y.double().cpu()
+    x, y = x.cpu().double(), y.cpu().double()
     out = torch.zeros(len(x), len(y), dtype=torch.float64)
     for i in range(len(x)):
         for j in range(len(y)):
@@ -36,7 +36,7 @@ def naive_sq_dists(x, y):
 
 
 def naive_standardize(x, eps):
-    x = x.double().cpu()
+    x = x.cpu().double()
     out = torch.empty_like(x)
     for j in range(x.shape[1]):
         column = x[:, j]
@@ -66,7 +66,7 @@ def test_pairwise_sq_dists_matches_naive_loops(device, n, m, d, transposed):
     out = dists(x, y)
     assert_no_python_loops(pairwise_sq_dists)
     check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
-    torch.testing.assert_close(out.double().cpu(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(out.cpu().double(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-4)
     assert torch.equal(x, x_before) and torch.equal(y, y_before), "x and y must not be modified"
 
 
@@ -96,7 +96,7 @@ def test_pairwise_sq_dists_is_never_negative_for_coinciding_points(device):
         f"{(out < 0).sum().item()} squared distances are negative (min {out.min().item():.3g}): "
         "round-off makes the identity dip below 0 for (nearly) equal points; clamp at 0"
     )
-    torch.testing.assert_close(out.double().cpu(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-2)
+    torch.testing.assert_close(out.cpu().double(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-2)
 
 
 def test_pairwise_sq_dists_never_builds_all_differences(device):
@@ -109,8 +109,10 @@ def test_pairwise_sq_dists_never_builds_all_differences(device):
         f"a tensor of {record.largest} elements was built for N={n}, M={m}, D={d}: that is "
         "the [N, M, D] tensor of all differences; use |x|^2 + |y|^2 - 2 x @ y.T instead"
     )
-    expected = torch.cdist(x.double(), y.double(), compute_mode="donot_use_mm_for_euclid_dist")
-    torch.testing.assert_close(out.double().cpu(), expected.cpu() ** 2, rtol=1e-4, atol=1e-4)
+    expected = torch.cdist(
+        x.cpu().double(), y.cpu().double(), compute_mode="donot_use_mm_for_euclid_dist"
+    )
+    torch.testing.assert_close(out.cpu().double(), expected**2, rtol=1e-4, atol=1e-4)
 
 
 # ---------------------------------------------------------------- standardize_columns
@@ -124,7 +126,7 @@ def test_standardize_columns_matches_naive_loops(device, n, eps):
     assert_no_python_loops(standardize_columns)
     check_tensor(out, shape=(n, 4), dtype=torch.float32, device=device, name="standardized x")
     torch.testing.assert_close(
-        out.double().cpu(),
+        out.cpu().double(),
         naive_standardize(x, eps),
         rtol=1e-4,
         atol=1e-4,
@@ -135,7 +137,7 @@ def test_standardize_columns_matches_naive_loops(device, n, eps):
 def test_standardize_columns_default_eps(device):
     x = torch.randn(6, 3, device=device)
     out = standardize_columns(x)
-    torch.testing.assert_close(out.double().cpu(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(out.cpu().double(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
 
 
 def test_standardize_columns_of_constant_columns_and_a_single_row(device):
@@ -157,7 +159,7 @@ def test_standardize_columns_with_a_large_offset(device):
     x = 1e4 + torch.randn(256, 3, device=device)
     out = standardize_columns(x)
     torch.testing.assert_close(
-        out.double().cpu(),
+        out.cpu().double(),
         naive_standardize(x, 1e-5),
         rtol=1e-2,
         atol=1e-2,
@@ -173,7 +175,7 @@ def test_standardize_columns_of_a_non_contiguous_input_leaves_it_alone(device):
     x_before = x.clone()
     out = standardize_columns(x)
     check_tensor(out, shape=(7, 3), dtype=torch.float32, device=device, name="standardized x")
-    torch.testing.assert_close(out.double().cpu(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(out.cpu().double(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
     assert torch.equal(x, x_before), "x must not be modified; compute a new tensor"
 
 
@@ -209,8 +211,8 @@ def test_batched_scores_matches_elementwise_products(device, q_shape, k_shape, o
         out = batched_scores(q, k)
     assert_no_python_loops(batched_scores)
     check_tensor(out, shape=out_shape, dtype=torch.float32, device=device, name="scores")
-    expected = (q.double().unsqueeze(-2) * k.double().unsqueeze(-3)).sum(-1)
-    torch.testing.assert_close(out.double().cpu(), expected.cpu(), rtol=1e-4, atol=1e-4)
+    expected = (q.cpu().double().unsqueeze(-2) * k.cpu().double().unsqueeze(-3)).sum(-1)
+    torch.testing.assert_close(out.cpu().double(), expected, rtol=1e-4, atol=1e-4)
     assert torch.equal(q, q_before) and torch.equal(k, k_before), "q and k must not be modified"
 
 
@@ -219,5 +221,5 @@ def test_batched_scores_of_non_contiguous_inputs(device):
     k = torch.randn(2, 5, 6, 3, device=device).transpose(1, 2)  # [2, 6, 5, 3]
     out = batched_scores(q, k)
     check_tensor(out, shape=(2, 6, 4, 5), dtype=torch.float32, device=device, name="scores")
-    expected = (q.double().unsqueeze(-2) * k.double().unsqueeze(-3)).sum(-1)
-    torch.testing.assert_close(out.double().cpu(), expected.cpu(), rtol=1e-4, atol=1e-4)
+    expected = (q.cpu().double().unsqueeze(-2) * k.cpu().double().unsqueeze(-3)).sum(-1)
+    torch.testing.assert_close(out.cpu().double(), expected, rtol=1e-4, atol=1e-4)

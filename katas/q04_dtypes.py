@@ -56,7 +56,8 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     - Bucket k holds [k * width, (k + 1) * width), so the result is floor(t / width),
       exactly, for every value: -1 with width 10 is in bucket -1, not 0.
     - Returns a tensor of timestamps' dtype, shape and device. timestamps is not modified.
-    - Raises ValueError if width < 1, TypeError if timestamps is not an integer tensor.
+    - Raises ValueError if width < 1, TypeError if timestamps is not an integer tensor
+      (floating, complex and bool tensors are not).
 
     >>> time_bucket(torch.tensor([-11, -1, 0, 9, 10]), 10)
     tensor([-2, -1,  0,  0,  1])

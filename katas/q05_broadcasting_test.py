@@ -141,7 +141,7 @@ def test_broadcast_shape_of_torch_sizes(device, plain_python):
 
 
 def naive_normalize(images, mean, std):
-    images, mean, std = images.double().cpu(), mean.double().cpu(), std.double().cpu()
+    images, mean, std = images.cpu().double(), mean.cpu().double(), std.cpu().double()
     out = torch.empty_like(images)
     for c in range(images.shape[1]):
         out[:, c] = (images[:, c] - mean[c]) / std[c]
@@ -167,7 +167,7 @@ def test_normalize_channels_matches_a_loop_over_channels(device, shape):
     assert_no_python_loops(normalize_channels)
     check_tensor(out, shape=shape, dtype=torch.float32, device=device, name="normalized images")
     torch.testing.assert_close(
-        out.double().cpu(),
+        out.cpu().double(),
         naive_normalize(images, mean, std),
         rtol=1e-5,
         atol=1e-5,
@@ -188,7 +188,7 @@ def test_normalize_channels_of_channels_last_images(device):
     out = normalize_channels(images, mean, std)
     check_tensor(out, shape=(2, 3, 4, 5), dtype=torch.float32, device=device, name="output")
     torch.testing.assert_close(
-        out.double().cpu(), naive_normalize(images, mean, std), rtol=1e-5, atol=1e-5
+        out.cpu().double(), naive_normalize(images, mean, std), rtol=1e-5, atol=1e-5
     )
 
 

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from katas.q29_penalty_early_stopping import EarlyStopping, weight_penalty
-from torch_katas.testing import check_tensor, same_device, skip_without_float64
+from torch_katas.testing import check_tensor, raises, same_device, skip_without_float64
 
 
 class Net(nn.Module):
@@ -211,7 +211,7 @@ def test_restore_is_not_changed_by_later_in_place_updates(device):
 
 def test_restore_before_any_step_raises(device):
     stopper = EarlyStopping(patience=2)
-    with pytest.raises(RuntimeError):
+    with raises(RuntimeError):
         stopper.restore_best(bn_model(device))
 
 

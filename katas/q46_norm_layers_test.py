@@ -229,7 +229,7 @@ def test_layer_norm_does_not_depend_on_the_rest_of_the_batch(device):
     assert_close(
         alone,
         together[2:3],
-        msg=lambda m: "an example's output must not change with the batch around it\n{m}",
+        msg=lambda m: f"an example's output must not change with the batch around it\n{m}",
     )
 
 
