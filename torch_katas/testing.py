@@ -50,10 +50,37 @@ def same_device(actual: torch.device | str, expected: torch.device | str) -> boo
     return actual.index is None or expected.index is None or actual.index == expected.index
 
 
+def assert_close(
+    actual: object, expected: object, advice: str | None = None, **options: object
+) -> None:
+    """`torch.testing.assert_close` with advice for the learner above torch's own report.
+
+    The advice says what to change; torch's report (which elements differ, by how much)
+    always follows it, so the numbers are never lost. `options` go to torch as they are
+    (rtol, atol, check_dtype, ...).
+    """
+    if advice is None:
+        torch.testing.assert_close(actual, expected, **options)
+    else:
+        torch.testing.assert_close(
+            actual, expected, msg=lambda report: f"{advice}\n{report}", **options
+        )
+
+
+# Dtypes a device kind cannot hold at all; tests that need one skip there.
+MISSING_DTYPES = {"mps": (torch.float64, torch.complex128)}
+
+
+def skip_unless_supported(device: torch.device | str, dtype: torch.dtype) -> None:
+    """Skip the test when `device` has no `dtype` (MPS has no float64)."""
+    kind = torch.device(device).type
+    if dtype in MISSING_DTYPES.get(kind, ()):
+        pytest.skip(f"{kind} has no {dtype}; this check runs on the other devices")
+
+
 def skip_without_float64(device: torch.device | str) -> None:
-    """Skip a float64 check on MPS, which has no float64."""
-    if torch.device(device).type == "mps":
-        pytest.skip("MPS has no float64; this check runs on CPU and CUDA")
+    """Skip a float64 check on a device without float64 (MPS)."""
+    skip_unless_supported(device, torch.float64)
 
 
 class _ForbidOps(TorchFunctionMode):
