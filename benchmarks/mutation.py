@@ -10,6 +10,8 @@ answer (`--answer-file`, on the CPU, fast tests first, stopping at the first fai
 this one process: torch is imported once, and the harness forgets the kata modules between
 runs, so each mutant is imported afresh. A mutant that passes every test is a survivor:
 either a gap in the tests or an equivalent mutant (the same behaviour written differently).
+Equivalent mutants, once reviewed, are listed with the reason in `equivalent_mutants.toml`
+beside this script; they are reported apart and left out of the share killed.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from torch_katas import catalog  # noqa: E402
+from torch_katas.catalog import tomllib  # noqa: E402
+
+EQUIVALENT = Path(__file__).with_name("equivalent_mutants.toml")
 
 SWAPS: dict[type, type] = {
     ast.Add: ast.Sub,
@@ -147,6 +152,15 @@ class Outcome:
         self.failed = self.failed or report.failed
 
 
+def equivalent_mutants() -> dict[str, set[tuple[str, str]]]:
+    """Reviewed equivalent mutants per kata module, as (source line, change) pairs."""
+    data = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
+    return {
+        module: {(entry["line"], entry["change"]) for entry in entries}
+        for module, entries in data.items()
+    }
+
+
 def killed(kata: catalog.Kata, path: Path, timeout: int) -> bool:
     """True when the kata's tests reject the answer in `path`."""
     base = [str(kata.test_path(ROOT)), "--answer-file", str(path), "--device", "cpu"]
@@ -173,34 +187,40 @@ def main() -> int:
         if args.all or not args.katas
         else [by_number[int(n.lower().removeprefix("q"))] for n in args.katas]
     )
+    reviewed = equivalent_mutants()
     rows = []
     with tempfile.TemporaryDirectory(prefix="katas-mutants-") as scratch:
         for kata in chosen:
             started = time.perf_counter()
             source = kata.solution_path(ROOT).read_text(encoding="utf-8")
-            survivors, total = [], 0
+            lines = source.splitlines()
+            known = reviewed.get(kata.module, set())
+            survivors, equivalent, total = [], 0, 0
             for number, mutant in enumerate(mutants(source)):
+                text = lines[mutant.line - 1].strip() if mutant.line else ""
+                if (text, mutant.change) in known:
+                    equivalent += 1
+                    continue
                 path = Path(scratch) / f"{kata.module}__mutant{number}.py"
                 path.write_text(mutant.source, encoding="utf-8")
                 total += 1
                 with contextlib.redirect_stdout(io.StringIO()):
                     dead = killed(kata, path, args.timeout)
                 if not dead:
-                    survivors.append(mutant)
+                    survivors.append((mutant, text))
             share = 100 * (total - len(survivors)) / total if total else 100.0
             seconds = time.perf_counter() - started
-            rows.append((kata, total, len(survivors), share))
+            rows.append((total, len(survivors)))
             print(
                 f"{kata.label} {kata.module:<32} {total - len(survivors):>4}/{total:<4} "
-                f"killed {share:5.1f}%  ({seconds:.0f} s)",
+                f"killed {share:5.1f}%  ({equivalent} equivalent left out, {seconds:.0f} s)",
                 flush=True,
             )
             if args.survivors:
-                for mutant in survivors:
-                    text = source.splitlines()[mutant.line - 1].strip() if mutant.line else ""
+                for mutant, text in survivors:
                     print(f"      line {mutant.line}: {mutant.change}    | {text}", flush=True)
-    total = sum(row[1] for row in rows)
-    alive = sum(row[2] for row in rows)
+    total = sum(row[0] for row in rows)
+    alive = sum(row[1] for row in rows)
     if total:
         print(f"all: {total - alive}/{total} killed ({100 * (total - alive) / total:.1f}%)")
     return 0
