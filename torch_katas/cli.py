@@ -300,7 +300,11 @@ def cmd_restore(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
     if current == text:
         print(f"{stub.relative_to(root)} already holds {chosen.relative_to(root)}")
         return 0
-    if current is not None:
+    try:
+        original = original_stub(root, kata)
+    except UsageError:  # not a git checkout: every stub counts as an attempt
+        original = None
+    if current is not None and current != original:  # the untouched stub needs no backup
         save_attempt(root, kata, current)
     stub.write_text(text, encoding="utf-8")
     print(f"{stub.relative_to(root)} is {chosen.relative_to(root)} again")

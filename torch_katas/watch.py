@@ -162,6 +162,7 @@ class Watch:
                     elif value == "h":
                         self.say()
                         cli.show_hint(self.root, self.kata)
+                        sys.stdout.flush()
                     elif value == "n":
                         current = self.kata
                         self.next_kata()
@@ -172,8 +173,9 @@ class Watch:
             for process in (spare, running):
                 if isinstance(process, Spare):
                     process.stop()
-                elif process is not None and process.poll() is None:
+                elif process is not None:
                     process.kill()
+                    process.wait()
 
 
 def watch(root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args) -> int:
