@@ -94,9 +94,7 @@ def report_saves(folder: Path, events: queue.Queue, stop: threading.Event) -> No
 
     # The folder, not the files: editors that save by renaming a new file over the old one
     # would end a watch on the file itself.
-    for changes in watchfiles.watch(
-        folder, watch_filter=is_kata_file, stop_event=stop, recursive=False
-    ):
+    for changes in watchfiles.watch(folder, watch_filter=is_kata_file, stop_event=stop):
         events.put(("save", {Path(path).resolve() for _, path in changes}))
 
 
