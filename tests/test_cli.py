@@ -269,6 +269,9 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
         assert "12 passed" in screen.wait_for("q01: all tests pass")
         os.write(terminal, b"h")
         screen.wait_for(f"hint 1/{len(KATA.hints)}: {KATA.hints[0]}")
+        os.write(terminal, b"\r")
+        screen.wait_for("katas watch: q01 Fit a line with autograd")
+        screen.wait_for("q01: all tests pass")
         os.write(terminal, b"n")
         screen.wait_for("katas watch: q02 Cross the NumPy bridge")
         os.write(terminal, b"q")  # while q02 runs: that run ends too
@@ -291,12 +294,11 @@ def test_watch_without_a_terminal_reads_no_keys(suite):
         WATCH, cwd=suite, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     try:
+        watch.stdin.write(b"q\n")  # not a key press: ignored
+        watch.stdin.flush()
         screen = Screen(watch.stdout.fileno())
         screen.wait_for("q01: some tests fail")
         screen.wait_for("Watching for saves; Ctrl-C quits.")
-        watch.stdin.write(b"q\n")  # not a key press: ignored
-        watch.stdin.flush()
-        time.sleep(1)
         assert watch.poll() is None
         watch.send_signal(signal.SIGINT)
         assert watch.wait(timeout=30) == 130
@@ -305,6 +307,8 @@ def test_watch_without_a_terminal_reads_no_keys(suite):
         watch.wait()
         watch.stdout.close()
         watch.stdin.close()
+    if Path("/proc/self/cwd").exists():
+        assert processes_in(suite.resolve()) == []  # Ctrl-C ends the spare interpreter too
 
 
 def test_takehome_holds_only_the_chosen_katas_and_the_harness(takehome):
