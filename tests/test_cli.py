@@ -290,8 +290,16 @@ def test_the_watcher_itself_imports_no_torch():
 
 
 def test_watch_without_a_terminal_reads_no_keys(suite):
+    # As from a virtual environment that is not activated: nothing is looked up on PATH.
+    environment = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    environment["PATH"] = os.defpath
     watch = subprocess.Popen(
-        WATCH, cwd=suite, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        WATCH,
+        cwd=suite,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         watch.stdin.write(b"q\n")  # not a key press: ignored
