@@ -1,9 +1,16 @@
-"""The `katas` command: list, hint, reset, run, watch, takehome and grade."""
+"""The `katas` command: list, next, hint, watch, run, solution, reset, restore, takehome
+and grade."""
 
 import json
+import os
+import pty
+import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +18,8 @@ import pytest
 from torch_katas import catalog, cli, progress
 
 ROOT = Path(__file__).resolve().parents[1]
-KATA = catalog.load(ROOT)["q01_fit_line"]
+CATALOG = catalog.load(ROOT)
+KATA = CATALOG["q01_fit_line"]
 SOLUTION = KATA.solution_path(ROOT)
 PARTLY_RIGHT = ROOT / "tests" / "wrong_answers" / "q01_fit_line__default_dtype_params.py"
 
@@ -20,15 +28,23 @@ def katas(*args: str) -> int:
     return cli.main([str(a) for a in args])
 
 
-@pytest.fixture
-def suite(tmp_path):
-    """A git checkout of the suite holding kata 1, where commands may write."""
-    root = tmp_path / "suite"
-    cli.copy_harness(ROOT, root, [KATA], stubs_from=ROOT)
+def checkout(root: Path, modules: list[str]) -> Path:
+    """A git checkout of the suite holding these katas and their reference answers."""
+    chosen = [CATALOG[module] for module in modules]
+    cli.copy_harness(ROOT, root, chosen, stubs_from=ROOT)
+    (root / "solutions").mkdir()
+    for kata in chosen:
+        shutil.copy(kata.solution_path(ROOT), kata.solution_path(root))
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
         subprocess.run([*git, *command], cwd=root, check=True)
     return root
+
+
+@pytest.fixture
+def suite(tmp_path):
+    """A git checkout of the suite holding kata 1, where commands may write."""
+    return checkout(tmp_path / "suite", [KATA.module])
 
 
 @pytest.fixture
@@ -38,7 +54,10 @@ def takehome(tmp_path):
     return folder
 
 
-@pytest.mark.parametrize("command", ["list", "hint", "reset", "run", "watch", "takehome", "grade"])
+COMMANDS = ["list", "next", "hint", "watch", "run", "solution", "reset", "restore"]
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "takehome", "grade"])
 def test_every_command_has_help(command, capsys):
     with pytest.raises(SystemExit) as exit:
         katas(command, "--help")
@@ -78,6 +97,102 @@ def test_reset_saves_the_attempt_then_restores_the_stub(suite):
     assert len(list((suite / cli.BACKUPS).iterdir())) == 1
 
 
+def test_next_goes_topic_by_topic_and_easier_katas_first(tmp_path, capsys):
+    # q01: autograd *; q02, q35: tensors *; q03: tensors **.
+    root = checkout(
+        tmp_path / "suite",
+        ["q01_fit_line", "q02_numpy_bridge", "q03_vectorised_ops", "q35_tensor_creation"],
+    )
+    solved: dict[str, str] = {"q02_numpy_bridge": progress.PARTLY}
+    for expected in ("q02", "q35", "q03", "q01"):
+        cli.write_cache(root, progress.CACHE_KEY, solved)
+        assert katas("--root", root, "next") == 0
+        first = capsys.readouterr().out.splitlines()[0]
+        assert first.startswith(expected), (expected, first)
+        module = next(m for m in CATALOG if m.startswith(expected))
+        solved[module] = progress.SOLVED
+    cli.write_cache(root, progress.CACHE_KEY, solved)
+    assert katas("--root", root, "next") == 0
+    assert capsys.readouterr().out.strip() == "All 4 katas are solved."
+
+
+def test_topics_in_katas_toml_are_every_kata_topic_once():
+    listed = catalog.topics(ROOT)
+    assert sorted(listed) == sorted({kata.topic for kata in CATALOG.values()})
+    assert len(listed) == len(set(listed))
+
+
+def test_solution_only_once_solved_then_next_to_the_answer(suite, capsys, monkeypatch):
+    stub = KATA.stub_path(suite)
+    answer = SOLUTION.read_text().replace("return w.detach(), b.detach()", "return w.detach(), b")
+    stub.write_text(answer)
+    assert katas("--root", suite, "solution", 1) == 2
+    assert "q01 is not run yet: solve it first" in capsys.readouterr().err
+    cli.write_cache(suite, progress.CACHE_KEY, {KATA.module: progress.PARTLY})
+    assert katas("--root", suite, "solution", 1) == 2
+    assert "q01 is partly solved: solve it first" in capsys.readouterr().err
+
+    cli.write_cache(suite, progress.CACHE_KEY, {KATA.module: progress.SOLVED})
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((200, 40)))
+    assert katas("--root", suite, "solution", 1) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert "your answer: katas/q01_fit_line.py" in rows[0]
+    assert "reference: solutions/q01_fit_line.py" in rows[0]
+    changed = [row for row in rows if " | " in row]
+    assert len(changed) == 1 and re.search(
+        r"return w.detach\(\), b +\| +return w.detach", changed[0]
+    )
+    assert any(re.fullmatch(r"import torch +import torch", row) for row in rows)
+
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((80, 40)))
+    assert katas("--root", suite, "solution", 1) == 0
+    output = capsys.readouterr().out
+    assert output.index("== your answer") < output.index(answer.splitlines()[-1])
+    assert output.index("== reference") < output.index(SOLUTION.read_text().splitlines()[-1])
+
+
+def test_two_resets_in_one_second_keep_both_attempts(suite, monkeypatch):
+    monkeypatch.setattr(cli, "backup_stamp", lambda: "20260101-120000")
+    stub = KATA.stub_path(suite)
+    for attempt in ("# first attempt\n", "# second attempt\n"):
+        stub.write_text(attempt)
+        assert katas("--root", suite, "reset", 1) == 0
+    saved = cli.backups(suite, KATA)
+    assert [path.read_text() for path in saved] == ["# first attempt\n", "# second attempt\n"]
+    assert len({path.name for path in saved}) == 2
+
+
+def test_restore_brings_back_the_latest_or_a_named_backup(suite, capsys):
+    stub = KATA.stub_path(suite)
+    original = stub.read_text()
+    assert katas("--root", suite, "restore", 1) == 2
+    assert "holds no backup of q01" in capsys.readouterr().err
+    for attempt in ("# first attempt\n", "# second attempt\n"):
+        stub.write_text(attempt)
+        assert katas("--root", suite, "reset", 1) == 0
+    first, second = cli.backups(suite, KATA)
+
+    assert katas("--root", suite, "restore", 1) == 0  # the latest; the stub was untouched
+    assert stub.read_text() == "# second attempt\n"
+    assert cli.backups(suite, KATA) == [first, second]
+
+    stub.write_text("# third attempt\n")
+    assert katas("--root", suite, "restore", 1, first.name) == 0
+    assert stub.read_text() == "# first attempt\n"
+    *_, third = cli.backups(suite, KATA)
+    assert third.read_text() == "# third attempt\n"  # backed up before it was replaced
+
+    capsys.readouterr()
+    assert katas("--root", suite, "restore", 1, "--list") == 0
+    assert capsys.readouterr().out.split() == [
+        str(path.relative_to(suite)) for path in (first, second, third)
+    ]
+    assert katas("--root", suite, "restore", 1, "q01_fit_line-nope.py") == 2
+    assert "is not a backup of q01" in capsys.readouterr().err
+    assert katas("--root", suite, "reset", 1) == 0
+    assert stub.read_text() == original
+
+
 def test_bad_input_exits_non_zero_with_what_to_do(suite, tmp_path, capsys, monkeypatch):
     assert katas("--root", suite, "hint", 99) == 2
     assert "no kata '99'" in capsys.readouterr().err
@@ -96,12 +211,112 @@ def test_run_runs_the_chosen_katas(suite):
     assert subprocess.run(right, capture_output=True).returncode == 0
 
 
-def test_watch_reruns_through_pytest_watcher(suite, monkeypatch):
-    calls = []
-    monkeypatch.setattr(cli.shutil, "which", lambda name: f"/bin/{name}")
-    monkeypatch.setattr(cli.subprocess, "call", lambda command, cwd: calls.append(command) or 0)
-    assert katas("--root", suite, "watch", 1, "--", "--hints") == 0
-    assert calls == [["ptw", "--now", "--clear", ".", "katas/q01_fit_line_test.py", "--hints"]]
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class Screen:
+    """What a process writes to a file descriptor (a pipe or a pseudo-terminal)."""
+
+    def __init__(self, fd: int):
+        self.fd, self.text = fd, ""
+
+    def wait_for(self, expected: str, timeout: float = 90) -> str:
+        """Read until `expected` appears; return what came before it and drop it all."""
+        end = time.monotonic() + timeout
+        while expected not in self.text:
+            left = end - time.monotonic()
+            assert left > 0, f"no {expected!r} after {timeout} s in:\n{self.text[-3000:]}"
+            if select.select([self.fd], [], [], min(left, 0.5))[0]:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:  # a pseudo-terminal whose other end closed
+                    chunk = b""
+                assert chunk, f"output ended before {expected!r}:\n{self.text[-3000:]}"
+                self.text += ESCAPES.sub("", chunk.decode(errors="replace"))
+        before, _, self.text = self.text.partition(expected)
+        return before
+
+
+def processes_in(folder: Path) -> list[str]:
+    """The ids of processes whose working directory is `folder` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cwd").resolve() == folder:
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+WATCH = [sys.executable, "-m", "torch_katas", "watch", "1", "--", "--device", "cpu"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs Linux's /proc")
+def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
+    root = checkout(tmp_path / "suite", ["q01_fit_line", "q02_numpy_bridge"]).resolve()
+    terminal, child = pty.openpty()
+    watch = subprocess.Popen(
+        WATCH, cwd=root, stdin=child, stdout=child, stderr=child, start_new_session=True
+    )
+    os.close(child)
+    screen = Screen(terminal)
+    try:
+        screen.wait_for("katas watch: q01 Fit a line with autograd")
+        assert "not implemented yet" in screen.wait_for("q01: some tests fail")
+        screen.wait_for("Enter: rerun  h: hint  n: next kata  q: quit")
+        shutil.copy(SOLUTION, KATA.stub_path(root))  # a save, as an editor makes it
+        assert "12 passed" in screen.wait_for("q01: all tests pass")
+        os.write(terminal, b"h")
+        screen.wait_for(f"hint 1/{len(KATA.hints)}: {KATA.hints[0]}")
+        os.write(terminal, b"\r")
+        screen.wait_for("katas watch: q01 Fit a line with autograd")
+        screen.wait_for("q01: all tests pass")
+        os.write(terminal, b"n")
+        screen.wait_for("katas watch: q02 Cross the NumPy bridge")
+        os.write(terminal, b"q")  # while q02 runs: that run ends too
+        assert watch.wait(timeout=30) == 0
+    finally:
+        watch.kill()
+        watch.wait()
+        os.close(terminal)
+    assert processes_in(root) == []  # the spare interpreter ended with it
+
+
+def test_the_watcher_itself_imports_no_torch():
+    # Only the spare interpreters do: a process that has run torch ops must not fork them.
+    check = "import sys, torch_katas.watch; assert 'torch' not in sys.modules, 'torch imported'"
+    subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True)
+
+
+def test_watch_without_a_terminal_reads_no_keys(suite):
+    # As from a virtual environment that is not activated: nothing is looked up on PATH.
+    environment = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    environment["PATH"] = os.defpath
+    watch = subprocess.Popen(
+        WATCH,
+        cwd=suite,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        watch.stdin.write(b"q\n")  # not a key press: ignored
+        watch.stdin.flush()
+        screen = Screen(watch.stdout.fileno())
+        screen.wait_for("q01: some tests fail")
+        screen.wait_for("Watching for saves; Ctrl-C quits.")
+        assert watch.poll() is None
+        watch.send_signal(signal.SIGINT)
+        assert watch.wait(timeout=30) == 130
+    finally:
+        watch.kill()
+        watch.wait()
+        watch.stdout.close()
+        watch.stdin.close()
+    if Path("/proc/self/cwd").exists():
+        assert processes_in(suite.resolve()) == []  # Ctrl-C ends the spare interpreter too
 
 
 def test_takehome_holds_only_the_chosen_katas_and_the_harness(takehome):

@@ -56,6 +56,17 @@ def load(root: Path) -> dict[str, Kata]:
     return {kata.module: kata for kata in sorted(katas, key=lambda k: k.number)}
 
 
+def topics(root: Path) -> list[str]:
+    """Every topic, in the order katas.toml suggests them; topics it does not list come
+    last, in the order of their first kata."""
+    data = tomllib.loads((root / CATALOG).read_text(encoding="utf-8"))
+    order = list(data.get("topics", []))
+    for kata in load(root).values():
+        if kata.topic not in order:
+            order.append(kata.topic)
+    return order
+
+
 def module_of(path: Path) -> str | None:
     """The kata module a stub, test, solution or wrong-answer file belongs to.
 

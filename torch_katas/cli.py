@@ -1,10 +1,13 @@
 """`katas`: the command line for learners, dojos and interviewers.
 
 katas list                      every kata, with its status from your last run
+katas next                      the first unsolved kata in the suggested order
 katas hint 6 [--all]            the next hint for kata 6 (or all of them)
-katas reset 6                   restore kata 6's stub; your attempt is backed up first
-katas run 6 7 8 [-- ARGS]       run these katas' tests (ARGS go to pytest)
 katas watch 6 [-- ARGS]         rerun kata 6's tests on every save
+katas run 6 7 8 [-- ARGS]       run these katas' tests (ARGS go to pytest)
+katas solution 6                once kata 6 is solved: the reference next to your answer
+katas reset 6                   restore kata 6's stub; your attempt is backed up first
+katas restore 6 [BACKUP]        bring back a backed-up attempt (the latest by default)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder in a clean copy of the suite
 """
@@ -13,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import difflib
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -115,17 +120,93 @@ def topics(katas: dict[str, catalog.Kata]) -> str:
     return ", ".join(sorted({kata.topic for kata in katas.values()}))
 
 
-def cmd_hint(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
-    (kata,) = pick(katas, [args.kata])
+def suggested_order(root: Path, katas: dict[str, catalog.Kata]) -> list[catalog.Kata]:
+    """Topic by topic as katas.toml orders them, easier katas first within a topic."""
+    rank = {topic: place for place, topic in enumerate(catalog.topics(root))}
+    return sorted(katas.values(), key=lambda k: (rank[k.topic], k.difficulty, k.number))
+
+
+def next_unsolved(
+    root: Path, katas: dict[str, catalog.Kata], after: catalog.Kata | None = None
+) -> catalog.Kata | None:
+    """The first kata in the suggested order that the last runs did not find solved; with
+    `after`, the first one after that kata (wrapping round), never `after` itself."""
+    statuses = read_cache(root, progress.CACHE_KEY)
+    order = suggested_order(root, katas)
+    if after is not None:
+        place = order.index(after)
+        order = order[place + 1 :] + order[:place]
+    return next((k for k in order if statuses.get(k.module) != progress.SOLVED), None)
+
+
+def cmd_next(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    kata = next_unsolved(root, katas)
+    if kata is None:
+        print(f"All {len(katas)} katas are solved.")
+        return 0
+    status = read_cache(root, progress.CACHE_KEY).get(kata.module, "not run")
+    level = "*" * kata.difficulty + "." * (3 - kata.difficulty)
+    print(f"{kata.label}  {kata.title}  {kata.topic}  {level}  {status}")
+    print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}")
+    return 0
+
+
+def show_hint(root: Path, kata: catalog.Kata, show_all: bool = False) -> None:
+    """Print the kata's hints up to the next one not shown yet (or all), and remember it."""
     shown = read_cache(root, HINTS_KEY)
-    count = len(kata.hints) if args.all else min(shown.get(kata.module, 0) + 1, len(kata.hints))
+    count = len(kata.hints) if show_all else min(shown.get(kata.module, 0) + 1, len(kata.hints))
     print(f"{kata.label} {kata.title}")
     for number, hint in enumerate(kata.hints[:count], 1):
         print(f"  hint {number}/{len(kata.hints)}: {hint}")
-    if count == shown.get(kata.module) and not args.all:
+    if count == shown.get(kata.module) and not show_all:
         print("  (that was the last hint)")
     shown[kata.module] = count
     write_cache(root, HINTS_KEY, shown)
+
+
+def cmd_hint(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    (kata,) = pick(katas, [args.kata])
+    show_hint(root, kata, args.all)
+    return 0
+
+
+def side_by_side(left: list[str], right: list[str], column: int) -> list[str]:
+    """Two texts in two columns, equal lines level with each other, changed lines marked
+    as diff -y marks them (| changed, < only left, > only right)."""
+    rows = []
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for mine, theirs in itertools.zip_longest(left[i1:i2], right[j1:j2]):
+            if tag == "equal":
+                mark = " "
+            else:
+                mark = ">" if mine is None else "<" if theirs is None else "|"
+            rows.append(f"{mine or '':<{column}} {mark} {theirs or ''}".rstrip())
+    return rows
+
+
+def cmd_solution(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    (kata,) = pick(katas, [args.kata])
+    status = read_cache(root, progress.CACHE_KEY).get(kata.module, "not run yet")
+    if status != progress.SOLVED:
+        raise UsageError(
+            f"{kata.label} is {status}: solve it first (katas watch {kata.number}), "
+            "then compare your answer with the reference"
+        )
+    reference = kata.solution_path(root)
+    if not reference.is_file():
+        raise UsageError(f"this folder has no reference answers ({reference} is missing)")
+    mine = kata.stub_path(root).read_text(encoding="utf-8").expandtabs().splitlines()
+    theirs = reference.read_text(encoding="utf-8").expandtabs().splitlines()
+    names = (f"your answer: katas/{kata.module}.py", f"reference: solutions/{kata.module}.py")
+    column = max(len(line) for line in [*mine, names[0]])
+    if 2 * column + 3 <= shutil.get_terminal_size().columns:
+        print(f"{names[0]:<{column}}   {names[1]}\n")
+        print("\n".join(side_by_side(mine, theirs, column)))
+    else:  # too narrow for two columns: one after the other
+        for name, lines in zip(names, (mine, theirs), strict=True):
+            print(f"== {name}\n")
+            print("\n".join(lines) + "\n")
     return 0
 
 
@@ -143,6 +224,44 @@ def original_stub(root: Path, kata: catalog.Kata) -> str:
     )
 
 
+def backup_stamp() -> str:
+    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+BACKUP_NAME = r"{module}-(\d{{8}}-\d{{6}})(?:-(\d+))?\.py"
+
+
+def backups(root: Path, kata: catalog.Kata) -> list[Path]:
+    """The kata's backed-up attempts, oldest first."""
+    name = re.compile(BACKUP_NAME.format(module=kata.module))
+    found = []
+    for path in (root / BACKUPS).glob(f"{kata.module}-*.py"):
+        match = name.fullmatch(path.name)
+        if match:
+            found.append((match[1], int(match[2] or 1), path))
+    return [path for *_, path in sorted(found)]
+
+
+def save_attempt(root: Path, kata: catalog.Kata, text: str) -> None:
+    """Back up `text` under a name no backup has yet (unless it is the latest backup)."""
+    saved = backups(root, kata)
+    if saved and saved[-1].read_text(encoding="utf-8") == text:
+        print(f"your attempt is already saved as {saved[-1].relative_to(root)}")
+        return
+    folder = root / BACKUPS
+    folder.mkdir(exist_ok=True)
+    stamp = backup_stamp()
+    for count in itertools.count(1):
+        path = folder / f"{kata.module}-{stamp}{f'-{count}' if count > 1 else ''}.py"
+        try:
+            with path.open("x", encoding="utf-8") as file:  # "x": never over another backup
+                file.write(text)
+        except FileExistsError:
+            continue
+        print(f"your attempt is saved as {path.relative_to(root)}")
+        return
+
+
 def cmd_reset(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
     (kata,) = pick(katas, [args.kata])
     stub = kata.stub_path(root)
@@ -152,13 +271,43 @@ def cmd_reset(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
         print(f"{stub.relative_to(root)} is already the original stub; nothing to reset")
         return 0
     if current is not None:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        backup = root / BACKUPS / f"{kata.module}-{stamp}.py"
-        backup.parent.mkdir(exist_ok=True)
-        backup.write_text(current, encoding="utf-8")
-        print(f"your attempt is saved as {backup.relative_to(root)}")
+        save_attempt(root, kata, current)
     stub.write_text(original, encoding="utf-8")
     print(f"{stub.relative_to(root)} is back to the original stub")
+    return 0
+
+
+def cmd_restore(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    (kata,) = pick(katas, [args.kata])
+    saved = backups(root, kata)
+    if not saved:
+        raise UsageError(
+            f"{BACKUPS}/ holds no backup of {kata.label}; `katas reset {kata.number}` makes one"
+        )
+    if args.list:
+        print("\n".join(str(path.relative_to(root)) for path in saved))
+        return 0
+    chosen = saved[-1]
+    if args.backup:
+        wanted = Path(args.backup).name
+        chosen = next((p for p in saved if wanted in (p.name, p.stem)), None)
+        if chosen is None:
+            names = ", ".join(path.name for path in saved)
+            raise UsageError(f"{args.backup} is not a backup of {kata.label}; there are: {names}")
+    stub = kata.stub_path(root)
+    text = chosen.read_text(encoding="utf-8")
+    current = stub.read_text(encoding="utf-8") if stub.exists() else None
+    if current == text:
+        print(f"{stub.relative_to(root)} already holds {chosen.relative_to(root)}")
+        return 0
+    try:
+        original = original_stub(root, kata)
+    except UsageError:  # not a git checkout: every stub counts as an attempt
+        original = None
+    if current is not None and current != original:  # the untouched stub needs no backup
+        save_attempt(root, kata, current)
+    stub.write_text(text, encoding="utf-8")
+    print(f"{stub.relative_to(root)} is {chosen.relative_to(root)} again")
     return 0
 
 
@@ -174,11 +323,10 @@ def cmd_run(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
 
 
 def cmd_watch(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
-    if shutil.which("ptw") is None:
-        raise UsageError("watch mode uses pytest-watcher: pip install pytest-watcher")
-    files = test_files(root, pick(katas, [args.kata]))
-    command = ["ptw", "--now", "--clear", ".", *files, *args.pytest_args]
-    return subprocess.call(command, cwd=root)
+    from torch_katas import watch  # watchfiles and threads: only for this command
+
+    (kata,) = pick(katas, [args.kata])
+    return watch.watch(root, katas, kata, args.pytest_args)
 
 
 # -- interviewer commands -----------------------------------------------------------------
@@ -399,22 +547,50 @@ def parser() -> argparse.ArgumentParser:
     listing.add_argument("--topic", help="only this topic")
     listing.set_defaults(run=cmd_list)
 
+    upcoming = commands.add_parser(
+        "next", help="the first unsolved kata: topic by topic, easier katas first"
+    )
+    upcoming.set_defaults(run=cmd_next)
+
     hint = commands.add_parser("hint", help="the next hint for a kata, one more each time")
     hint.add_argument("kata", help="kata number, e.g. 6")
     hint.add_argument("--all", action="store_true", help="show every hint")
     hint.set_defaults(run=cmd_hint)
 
-    reset = commands.add_parser("reset", help="restore a kata's stub, backing up your attempt")
-    reset.add_argument("kata", help="kata number, e.g. 6")
-    reset.set_defaults(run=cmd_reset)
+    watch = commands.add_parser(
+        "watch",
+        help="rerun a kata's tests whenever its stub or tests are saved",
+        description="Rerun a kata's tests whenever its stub or its tests are saved. Keys: "
+        "Enter reruns, h shows the next hint, n moves on to the next unsolved kata, q quits. "
+        "Arguments after -- go to pytest.",
+    )
+    watch.add_argument("kata", help="kata number, e.g. 6")
+    watch.set_defaults(run=cmd_watch)
 
     run = commands.add_parser("run", help="run the tests of these katas")
     run.add_argument("katas", nargs="+", help="kata numbers, e.g. 6 7 8")
     run.set_defaults(run=cmd_run)
 
-    watch = commands.add_parser("watch", help="rerun a kata's tests whenever a file is saved")
-    watch.add_argument("kata", help="kata number, e.g. 6")
-    watch.set_defaults(run=cmd_watch)
+    solution = commands.add_parser(
+        "solution", help="once a kata is solved: the reference answer next to yours"
+    )
+    solution.add_argument("kata", help="kata number, e.g. 6")
+    solution.set_defaults(run=cmd_solution)
+
+    reset = commands.add_parser("reset", help="restore a kata's stub, backing up your attempt")
+    reset.add_argument("kata", help="kata number, e.g. 6")
+    reset.set_defaults(run=cmd_reset)
+
+    restore = commands.add_parser(
+        "restore",
+        help="bring back a backed-up attempt; the current one is backed up first",
+        description=f"Bring back an attempt that reset or restore saved in {BACKUPS}/: the "
+        "latest by default, or the one named. The current stub is backed up first.",
+    )
+    restore.add_argument("kata", help="kata number, e.g. 6")
+    restore.add_argument("backup", nargs="?", help="a backup's file name (default: the latest)")
+    restore.add_argument("--list", action="store_true", help="list the kata's backups")
+    restore.set_defaults(run=cmd_restore)
 
     takehome = commands.add_parser("takehome", help="write a take-home folder for a candidate")
     takehome.add_argument("katas", nargs="+", help="kata numbers, e.g. 6 24 36")

@@ -1,0 +1,117 @@
+"""Time `katas watch` from a save of the stub to the verdict, against a bare `import torch`.
+
+    python benchmarks/watch.py [--repeat 5] [--kata q01_fit_line]
+
+`katas watch` runs in a terminal (a pseudo-terminal here) on a copy of the kata. Each round
+waits until the spare interpreter has had time to warm up, as it has while a learner edits,
+then writes the stub, alternately the reference answer and the original stub, and times
+until the watcher prints the verdict that stub deserves. The best time of each counts, the
+least disturbed by other load on the machine; medians are shown too. The target is a
+save-to-verdict under half the bare import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import re
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from torch_katas import catalog, cli  # noqa: E402
+
+TARGET = 0.5
+ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class Terminal:
+    """A command on a pseudo-terminal, and what it has printed."""
+
+    def __init__(self, command: list[str], cwd: Path):
+        self.master, slave = pty.openpty()
+        self.process = subprocess.Popen(
+            command, cwd=cwd, stdin=slave, stdout=slave, stderr=slave, start_new_session=True
+        )
+        os.close(slave)
+        self.seen = b""
+
+    def wait_for(self, text: str, timeout: float = 120) -> float:
+        """Read until `text` appears in what was printed since the last call; return when."""
+        end = time.perf_counter() + timeout
+        while time.perf_counter() < end:
+            if select.select([self.master], [], [], 0.1)[0]:
+                self.seen += os.read(self.master, 65536)
+                if text.encode() in ESCAPES.sub(b"", self.seen):
+                    self.seen = b""
+                    return time.perf_counter()
+        raise SystemExit(f"no {text!r} after {timeout} s; printed:\n{self.seen.decode()[-3000:]}")
+
+    def quit(self) -> None:
+        os.write(self.master, b"q")
+        self.process.wait(timeout=30)
+
+
+def bare_import(repeat: int) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def save_to_verdict(kata: catalog.Kata, repeat: int, settle: float) -> list[float]:
+    with tempfile.TemporaryDirectory(prefix="katas-watch-") as scratch:
+        suite = Path(scratch) / "suite"
+        cli.copy_harness(ROOT, suite, [kata], stubs_from=ROOT)
+        stub = kata.stub_path(suite)
+        versions = [
+            (kata.solution_path(ROOT).read_text(encoding="utf-8"), "all tests pass"),
+            (stub.read_text(encoding="utf-8"), "some tests fail"),
+        ]
+        command = [sys.executable, "-m", "torch_katas", "watch", str(kata.number)]
+        terminal = Terminal(command, suite)
+        terminal.wait_for(f"{kata.label}: some tests fail")
+        times = []
+        try:
+            for turn in range(repeat):
+                time.sleep(settle)  # the learner edits; the next spare warms up
+                text, verdict = versions[turn % 2]
+                start = time.perf_counter()
+                stub.write_text(text, encoding="utf-8")
+                times.append(terminal.wait_for(f"{kata.label}: {verdict}") - start)
+        finally:
+            terminal.quit()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of each (default 5)")
+    parser.add_argument("--kata", default="q01_fit_line", help="the kata watched")
+    args = parser.parse_args()
+    kata = catalog.load(ROOT)[args.kata]
+    imports = bare_import(args.repeat)
+    # Time for the spare to import torch and the harness, with room for other load.
+    settle = 2 * max(imports)
+    saves = save_to_verdict(kata, args.repeat, settle)
+    print(f"{'measure':<32} {'best s':>7} {'median s':>9}")
+    for name, times in (("bare import torch", imports), (f"save to verdict ({kata.label})", saves)):
+        print(f"{name:<32} {min(times):>7.2f} {statistics.median(times):>9.2f}")
+    ratio = min(saves) / min(imports)
+    verdict = "within" if ratio < TARGET else "OVER"
+    print(f"save to verdict is {ratio:.2f}x the bare import: {verdict} the {TARGET}x target")
+    sys.exit(0 if ratio < TARGET else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""A warm spare interpreter for `katas watch`.
+
+It imports ahead of time what every kata run needs (torch, pytest, the harness), then waits
+for one line on stdin, a JSON list of pytest arguments, runs pytest once and exits. One run
+per process: a module kept from an earlier run could pass a test that the file on disk fails.
+It is started with subprocess, never forked from a process that has run torch ops.
+
+    python -m torch_katas.spare      (then write ["katas/q01_fit_line_test.py"] and a newline)
+"""
+
+import gc
+import json
+import os
+import sys
+import traceback
+
+INTERNAL_ERROR = 3  # pytest's own exit code for a failure outside the tests
+
+
+def main() -> None:
+    try:
+        # Not torch_katas.plugin, nor any pytest plugin: pytest imports those itself, to rewrite
+        # their asserts, and warns (an error in this suite) when they were imported before.
+        import numpy  # noqa: F401
+        import pytest
+        import torch
+        import torch.testing._comparison  # noqa: F401  (the first assert_close imports it)
+
+        from torch_katas import answers, catalog, devices, progress, testing  # noqa: F401
+    except BaseException:
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(INTERNAL_ERROR)
+    # What was imported lives as long as the process: keep it out of the garbage collections
+    # pytest runs at the end of every session, which would otherwise walk all of torch.
+    gc.collect()
+    gc.freeze()
+    line = sys.stdin.readline()
+    if not line.strip():
+        os._exit(0)  # the watcher quit before it needed this spare
+    try:
+        code = int(pytest.main(json.loads(line)))
+    except BaseException:
+        traceback.print_exc()
+        code = INTERNAL_ERROR
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # No interpreter teardown: it only costs time, and nothing is left to clean up.
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main()
