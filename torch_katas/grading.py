@@ -269,7 +269,10 @@ def judge(
         )
         return entry
     if outcome.returncode < 0:
-        name = signal.Signals(-outcome.returncode).name
+        try:
+            name = signal.Signals(-outcome.returncode).name
+        except ValueError:
+            name = f"signal {-outcome.returncode}"
         entry["reason"] = f"the test process crashed ({name})"
         return entry
     data = read_results(path)
@@ -455,14 +458,13 @@ def clear_old_reports(folder: Path, out: Path) -> None:
 
 
 def remove_tree(path: Path) -> None:
-    def writable(function, name, _):
-        os.chmod(os.path.dirname(name), 0o755)
-        if os.path.isdir(name) and not os.path.islink(name):
-            os.chmod(name, 0o755)
-        function(name)
-
-    if os.path.lexists(path):
-        shutil.rmtree(path, onerror=writable)
+    """Remove a folder, also where its copy of the suite was made read-only."""
+    if not os.path.lexists(path):
+        return
+    if path.is_dir() and not path.is_symlink():
+        for current, _, _ in os.walk(path):
+            os.chmod(current, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def forbidden_paths(root: Path, folder: Path, out: Path) -> list[str]:

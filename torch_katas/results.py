@@ -234,6 +234,10 @@ class Results:
         if report.failed:
             self.collect_errors.append(first_line(report) or "collection failed")
 
+    def pytest_internalerror(self, excrepr, excinfo) -> None:
+        # A SystemExit raised while the stub is imported ends pytest's run here.
+        self.collect_errors.append(f"{excinfo.typename}: {excinfo.value}"[:FAILURE_LINE])
+
     def pytest_collection_finish(self, session) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
         self.check()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import shutil
 import signal
@@ -47,6 +48,7 @@ def site_packages() -> list[str]:
     return [p for p in sys.path if p and "-packages" in p and Path(p).is_dir()]
 
 
+@functools.cache
 def bwrap_works() -> bool:
     if shutil.which(BWRAP) is None:
         return False
@@ -189,6 +191,8 @@ def run(
             except BrokenPipeError:
                 pass
             returncode: int | None = process.wait(timeout=timeout)
+            if mode == "bwrap" and returncode is not None and returncode > 128:
+                returncode = 128 - returncode  # bwrap exits 128 + N for a child killed by N
         except subprocess.TimeoutExpired:
             returncode = None
         finally:
