@@ -1,19 +1,16 @@
-"""The `katas` command: list, hint, reset, run, watch, takehome and grade."""
+"""The `katas` command: list, hint, reset, run and watch (takehome and grade: test_grading.py)."""
 
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from torch_katas import catalog, cli, progress
+from torch_katas import catalog, cli, progress, takehome
 
 ROOT = Path(__file__).resolve().parents[1]
 KATA = catalog.load(ROOT)["q01_fit_line"]
 SOLUTION = KATA.solution_path(ROOT)
-PARTLY_RIGHT = ROOT / "tests" / "wrong_answers" / "q01_fit_line__default_dtype_params.py"
 
 
 def katas(*args: str) -> int:
@@ -24,18 +21,17 @@ def katas(*args: str) -> int:
 def suite(tmp_path):
     """A git checkout of the suite holding kata 1, where commands may write."""
     root = tmp_path / "suite"
-    cli.copy_harness(ROOT, root, [KATA], stubs_from=ROOT)
+    harness = ["conftest.py", "pyproject.toml", "torch_katas", "katas/__init__.py"]
+    kata = [f"katas/{KATA.module}.py", f"katas/{KATA.module}_test.py"]
+    files = takehome.working_copy(ROOT, [*harness, *kata])
+    files[str(catalog.CATALOG)] = takehome.catalog_text(
+        (ROOT / catalog.CATALOG).read_text(encoding="utf-8"), [KATA]
+    )
+    takehome.write_files(root, files)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
         subprocess.run([*git, *command], cwd=root, check=True)
     return root
-
-
-@pytest.fixture
-def takehome(tmp_path):
-    folder = tmp_path / "candidate"
-    assert katas("takehome", 1, "--out", folder) == 0
-    return folder
 
 
 @pytest.mark.parametrize("command", ["list", "hint", "reset", "run", "watch", "takehome", "grade"])
@@ -102,51 +98,3 @@ def test_watch_reruns_through_pytest_watcher(suite, monkeypatch):
     monkeypatch.setattr(cli.subprocess, "call", lambda command, cwd: calls.append(command) or 0)
     assert katas("--root", suite, "watch", 1, "--", "--hints") == 0
     assert calls == [["ptw", "--now", "--clear", ".", "katas/q01_fit_line_test.py", "--hints"]]
-
-
-def test_takehome_holds_only_the_chosen_katas_and_the_harness(takehome):
-    files = {str(p.relative_to(takehome)) for p in takehome.rglob("*") if p.is_file()}
-    assert {"README.md", "conftest.py", "pyproject.toml", cli.MANIFEST} <= files
-    kata_files = {f for f in files if f.startswith("katas/")}
-    assert kata_files == {
-        "katas/__init__.py",
-        "katas/katas.toml",
-        "katas/q01_fit_line.py",
-        "katas/q01_fit_line_test.py",
-    }
-    assert not any(f.startswith(("solutions", "tests")) for f in files)
-    assert [k.module for k in catalog.load(takehome).values()] == [KATA.module]
-    assert "`katas/q01_fit_line.py`" in (takehome / "README.md").read_text()
-    assert katas("takehome", 1, "--out", takehome) == 2  # will not overwrite
-
-
-def grade(folder: Path) -> dict:
-    assert katas("grade", folder, "--device", "cpu") == 0
-    return json.loads((folder / "grading" / "report.json").read_text())
-
-
-def test_grading_a_good_submission(takehome):
-    shutil.copy(SOLUTION, takehome / "katas")
-    report = grade(takehome)
-    result = report["katas"][KATA.module]
-    assert result["passed"] == result["total"] > 0 and not result["failures"]
-    assert report["edited_files"] == []
-    assert (takehome / "grading" / "junit.xml").exists()
-    assert "| q01 | Fit a line with autograd |" in (takehome / "grading" / "report.md").read_text()
-
-
-def test_grading_a_partial_submission(takehome):
-    shutil.copy(PARTLY_RIGHT, takehome / "katas" / "q01_fit_line.py")
-    result = grade(takehome)["katas"][KATA.module]
-    assert 0 < result["passed"] < result["total"]
-    assert result["failures"] and all(f["message"] for f in result["failures"])
-
-
-def test_grading_ignores_and_flags_edited_tests(takehome):
-    (takehome / "katas" / "q01_fit_line_test.py").write_text("def test_ok(device):\n    pass\n")
-    (takehome / "conftest.py").write_text("")
-    report = grade(takehome)
-    result = report["katas"][KATA.module]
-    assert result["passed"] == 0 and result["total"] > 1
-    assert report["edited_files"] == ["katas/q01_fit_line_test.py", "conftest.py"]
-    assert "Edited files" in (takehome / "grading" / "report.md").read_text()

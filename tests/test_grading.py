@@ -369,7 +369,10 @@ def test_a_skip_from_the_stub_counts_as_a_failure(suite, tmp_path):
 
 def test_ctrl_c_stops_grading_and_leaves_nothing_behind(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "interrupted", 1)
-    inject(folder, 1, "while True:\n    pass")
+    pid_file = tmp_path / "hang.pid"
+    inject(
+        folder, 1, f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile 1: pass"
+    )
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
@@ -380,14 +383,14 @@ def test_ctrl_c_stops_grading_and_leaves_nothing_behind(suite, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    (place,) = wait_for(lambda: list(scratch.glob("katas-grade-*/q01_fit_line/work")))
-    wait_for(lambda: (place / "tmp").is_dir())
-    time.sleep(1)
+    wait_for(lambda: pid_file.is_file() and pid_file.read_text())
     grader.send_signal(signal.SIGINT)
     _, errors = grader.communicate(timeout=30)
     assert grader.returncode == 130
     assert "grading interrupted" in errors
     assert list(scratch.iterdir()) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
     assert not (folder / "grading").exists()
 
 

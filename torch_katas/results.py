@@ -14,7 +14,6 @@ None of this can stop code in the same process from undoing it; it makes tamperi
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import importlib
 import json
@@ -162,8 +161,8 @@ class Guard:
     audit hooks cannot be removed, so the candidate's code cannot simply turn it off.
     """
 
-    def __init__(self, suite: Path, forbidden: list[Path], allowed: list[Path]):
-        self.suite = suite
+    def __init__(self, place: Path, forbidden: list[Path], allowed: list[Path]):
+        self.place = place
         self.forbidden = forbidden
         self.allowed = allowed
         self.armed = False
@@ -188,7 +187,7 @@ class Guard:
         if parts[:2] == ("/", "proc") and other_process:
             return f"read {name} (another process's details)"
         path = Path(os.path.realpath(name))
-        if path == self.suite or self.suite in path.parents:
+        if path == self.place or self.place in path.parents:
             return None
         if any(path == a or a in path.parents for a in self.allowed):
             return None
@@ -280,7 +279,9 @@ def main() -> None:
     token = sys.stdin.readline().strip()
     allowed = [Path(p).resolve() for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
     allowed += [Path(p).resolve() for p in sys.path if p and "site-packages" in p]
-    guard = Guard(Path.cwd().resolve(), [Path(p) for p in json.loads(forbidden)], allowed)
+    # The kata's own folder: its copy of the suite (the working directory) and scratch space.
+    place = Path.cwd().resolve().parent
+    guard = Guard(place, [Path(p) for p in json.loads(forbidden)], allowed)
     sys.addaudithook(guard)
     recorder = Results(kata, token, guard)
     import pytest
@@ -298,7 +299,3 @@ def main() -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     exit_now(0)
-
-
-# A module-level reference so WATCHED_MODULES covers the builtins this module uses as well.
-_BUILTINS = builtins
