@@ -143,6 +143,9 @@ def check_stub(folder: Path, kata: catalog.Kata) -> tuple[bytes | None, dict | N
     if not stat.S_ISREG(info.st_mode):
         reason = f"{relative} is not a regular file; only plain files are graded"
         return None, {"verdict": FLAGGED, "reason": reason, "flag_kind": "refused"}
+    if info.st_nlink > 1:
+        reason = f"{relative} is a hard link ({info.st_nlink} names); only plain files are graded"
+        return None, {"verdict": FLAGGED, "reason": reason, "flag_kind": "refused"}
     if folder.resolve() not in path.resolve().parents:
         reason = f"{relative} resolves outside the returned folder"
         return None, {"verdict": FLAGGED, "reason": reason, "flag_kind": "refused"}
