@@ -278,6 +278,8 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert report["candidate"] == "many"
     assert report["sandbox"] == ("bwrap" if sandbox.bwrap_works() else "none")
     assert report["devices"] == ["cpu"] and report["suite_commit"]
+    # pytest-xdist and pytest-timeout are installed; grading loads neither on its own.
+    assert all(entry.get("autoloaded_plugins", []) == [] for entry in entries.values())
     assert report["torch"] and report["python"] == ".".join(map(str, sys.version_info[:3]))
     share = entries[1]["passed"] / entries[1]["total"]
     assert report["score"] == pytest.approx(share / 10, abs=1e-4)  # each kata weighs the same

@@ -227,14 +227,14 @@ def grade_kata(
     pytest_args += ["-o", f"timeout={min(TEST_TIMEOUT, options['timeout'])}", "-q", "--color=no"]
     if options["device"]:
         pytest_args += ["--device", options["device"]]
-    command = ["-S", "-c", CHILD, str(results), kata.module, json.dumps(options["forbidden"])]
+    command = ["-S", "-c", CHILD, str(results), kata.module]
     outcome = sandbox.run(
         [*command, "--", *pytest_args],
         suite=suite,
         work=work,
         mode=options["sandbox"],
         timeout=options["timeout"],
-        stdin=token,
+        stdin=f"{token}\n{json.dumps(options['forbidden'])}",
         log=place / "log.txt",
     )
     entry = judge(kata, outcome, results, token, place / "log.txt", options["timeout"])
@@ -297,6 +297,7 @@ def judge(
     tests = data["tests"]
     counted = {n: t for n, t in tests.items() if t["outcome"] != "skipped"}
     entry["devices"] = data["devices"]
+    entry["autoloaded_plugins"] = data["autoloaded_plugins"]
     entry["passed"] = sum(t["outcome"] == "passed" for t in counted.values())
     entry["total"] = len(counted)
     entry["skipped"] = len(tests) - len(counted)

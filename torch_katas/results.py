@@ -2,11 +2,12 @@
 
 `katas grade` starts this module in a process of its own for each kata (see grading.py):
 
-    python -S -c "from torch_katas.results import main; main()" RESULTS KATA FORBIDDEN -- ARGS
+    python -S -c "from torch_katas.results import main; main()" RESULTS KATA -- ARGS
 
-It reads a token from stdin, watches what the tests rely on, runs pytest with ARGS and a
-plugin that records each test's outcome, writes RESULTS (JSON, with the token) and leaves with
-os._exit, so no exit handler the candidate registered runs after it.
+It reads a token and the paths it may not read from stdin, watches what the tests rely on,
+runs pytest with ARGS and a plugin that records each test's outcome, writes RESULTS (JSON,
+with the token) and leaves with os._exit, so no exit handler the candidate registered runs
+after it.
 
 None of this can stop code in the same process from undoing it; it makes tampering visible
 (the kata is flagged) instead of silent. The sandbox, not this module, protects the machine.
@@ -212,6 +213,7 @@ class Results:
         self.collect_errors: list[str] = []
         self.tampering: list[str] = []
         self.devices: list[str] = []
+        self.autoloaded: list[str] = []  # plugins pytest loaded from installed packages
         self.stub_imported = False
 
     def pytest_collection(self, session) -> None:
@@ -219,6 +221,8 @@ class Results:
         from torch_katas import plugin
 
         self.devices = list(session.config.stash[plugin.RUN].devices)
+        manager = session.config.pluginmanager
+        self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
         self.watch = Watch(session.config)
         self.guard.armed = True
 
@@ -268,15 +272,19 @@ class Results:
             "tests": self.tests,
             "tampering": self.tampering,
             "refused_reads": self.guard.refused,
+            "autoloaded_plugins": self.autoloaded,
         }
 
 
 def main() -> None:
     # Bound before anything else runs: the candidate's code cannot swap these for us.
     exit_now, write, dumps = os._exit, os.write, json.dumps
-    results, kata, forbidden, *rest = sys.argv[1:]
+    results, kata, *rest = sys.argv[1:]
     args = rest[rest.index("--") + 1 :]
+    # On stdin, so that neither shows in this process's command line: the secret that marks
+    # genuine results, and the paths the candidate's code may not read.
     token = sys.stdin.readline().strip()
+    forbidden = sys.stdin.readline()
     allowed = [Path(p).resolve() for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
     allowed += [Path(p).resolve() for p in sys.path if p and "site-packages" in p]
     # The kata's own folder: its copy of the suite (the working directory) and scratch space.
