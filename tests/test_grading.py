@@ -172,6 +172,16 @@ def _forge():
 atexit.register(_forge)
 """
 
+FORGED_RESULTS_THEN_EXIT = """
+import json
+import os
+import sys
+
+with open(sys.argv[1], "w") as file:
+    json.dump({"tests": {"all": {"outcome": "passed"}}, "tampering": []}, file)
+os._exit(0)
+"""
+
 READS_THE_REFERENCE = """
 import importlib.metadata
 import json
@@ -203,7 +213,7 @@ if _code:
 
 
 def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
-    folder = hand_out(suite, tmp_path / "many", 1, 2, 6, 7, 9, 10, 14, 16, 17, 18)
+    folder = hand_out(suite, tmp_path / "many", 1, 2, 6, 7, 9, 10, 14, 16, 17, 18, 20)
     shutil.copy(PARTLY_RIGHT, stub(folder, 1))
     stub(folder, 2).write_text("def broken(:\n")
     inject(folder, 6, "import sys\nsys.exit(0)")
@@ -215,6 +225,7 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     stub(folder, 17).unlink()
     stub(folder, 17).symlink_to(KATAS["q17_init_weights"].solution_path(suite))
     stub(folder, 18).unlink()
+    inject(folder, 20, FORGED_RESULTS_THEN_EXIT)
     # Edits outside the stubs, and a report shipped with the folder.
     (folder / "katas" / "q01_fit_line_test.py").write_text("def test_ok():\n    pass\n")
     (folder / "katas" / "conftest.py").write_text("")
@@ -240,6 +251,7 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
         16: "flagged",
         17: "flagged",
         18: "not started",
+        20: "flagged",
     }
     entries = {int(m[1:3]): e for m, e in report["katas"].items()}
     assert 0 < entries[1]["passed"] < entries[1]["total"] == 12  # the suite's test, not theirs
@@ -252,9 +264,10 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert "solutions" in entries[16]["reason"]
     assert "symbolic link" in entries[17]["reason"]
     assert "missing" in entries[18]["reason"]
+    assert "results file was not written by the grading plugin" in entries[20]["reason"]
     assert all(entries[n]["reason"] for n in (2, 6, 7, 9, 10, 16, 17, 18))
 
-    assert {i["kata"][:3] for i in flags_of(report, "tampering")} == {"q09", "q10", "q16"}
+    assert {i["kata"][:3] for i in flags_of(report, "tampering")} == {"q09", "q10", "q16", "q20"}
     assert [i["kata"] for i in flags_of(report, "refused")] == ["q17_init_weights"]
     edited = {item["file"] for item in flags_of(report, "edited")}
     assert edited == {
@@ -282,7 +295,7 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert all(entry.get("autoloaded_plugins", []) == [] for entry in entries.values())
     assert report["torch"] and report["python"] == ".".join(map(str, sys.version_info[:3]))
     share = entries[1]["passed"] / entries[1]["total"]
-    assert report["score"] == pytest.approx(share / 10, abs=1e-4)  # each kata weighs the same
+    assert report["score"] == pytest.approx(share / 11, abs=1e-4)  # each kata weighs the same
     assert sorted(p.name for p in (folder / "grading").iterdir()) == [
         "junit.xml",
         "report.json",
@@ -294,8 +307,8 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     messages = [f["message"] for f in entries[1]["failures"]]
     assert len(messages) == len(set(messages)) and all(messages)
     output = capsys.readouterr().out
-    assert "[1/10] q01 Fit a line with autograd: partly solved" in output
-    assert "[10/10] q18" in output
+    assert "[1/11] q01 Fit a line with autograd: partly solved" in output
+    assert "[11/11] q20" in output
 
 
 BACKGROUND = """

@@ -363,7 +363,7 @@ def markdown(report: dict) -> str:
     for module, entry in katas.items():
         verdict = WORDING.get(entry["verdict"], entry["verdict"])
         if entry.get("reason"):
-            verdict += f": {entry['reason']}"
+            verdict += f": {entry['reason']}".replace("|", "\\|")
         lines.append(
             f"| {module[:3]} | {entry['title']} | {verdict} | {entry['passed']}/{entry['total']} "
             f"| {entry['seconds']:.1f} |"
