@@ -36,7 +36,6 @@ SOLVED, PARTLY, NOT_STARTED, ERROR, FLAGGED = (
     "error",
     "flagged",
 )
-DEFAULT_TIMEOUT = 300
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
 REPORTS = ("report.md", "report.json", "junit.xml", "results.json")
 # Left by running the take-home (environments, caches), not written by the candidate.
@@ -64,7 +63,8 @@ def flag(reason: str, kind: str, file: str | None = None, kata: str | None = Non
 def find_record(root: Path, folder: Path, manifest: dict) -> dict | None:
     records = root / takehome.RECORDS
     for name in (folder.name, manifest.get("name")):
-        path = records / f"{name}.json" if isinstance(name, str) else None
+        plain = isinstance(name, str) and name and "/" not in name and not name.startswith(".")
+        path = records / f"{name}.json" if plain else None
         if path is not None and path.is_file():
             return json.loads(path.read_text(encoding="utf-8"))
     for path in sorted(records.glob("*.json")):
