@@ -1,7 +1,6 @@
-"""The `katas` command: list, next, hint, watch, run, solution, reset, restore, takehome
-and grade."""
+"""The `katas` learner commands: list, next, hint, watch, run, solution, reset and restore
+(takehome and grade: test_grading.py)."""
 
-import json
 import os
 import pty
 import re
@@ -15,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from torch_katas import catalog, cli, progress
+from torch_katas import catalog, cli, progress, takehome
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = catalog.load(ROOT)
 KATA = CATALOG["q01_fit_line"]
 SOLUTION = KATA.solution_path(ROOT)
-PARTLY_RIGHT = ROOT / "tests" / "wrong_answers" / "q01_fit_line__default_dtype_params.py"
 
 
 def katas(*args: str) -> int:
@@ -31,7 +29,17 @@ def katas(*args: str) -> int:
 def checkout(root: Path, modules: list[str]) -> Path:
     """A git checkout of the suite holding these katas and their reference answers."""
     chosen = [CATALOG[module] for module in modules]
-    cli.copy_harness(ROOT, root, chosen, stubs_from=ROOT)
+    harness = ["conftest.py", "pyproject.toml", "torch_katas", "katas/__init__.py"]
+    files = takehome.working_copy(ROOT, harness)
+    files[str(catalog.CATALOG)] = takehome.catalog_text(
+        (ROOT / catalog.CATALOG).read_text(encoding="utf-8"), chosen
+    )
+    for kata in chosen:
+        files.update(takehome.working_copy(ROOT, [f"katas/{kata.module}_test.py"]))
+        files[f"katas/{kata.module}.py"] = takehome.committed(ROOT, [f"katas/{kata.module}.py"])[
+            f"katas/{kata.module}.py"
+        ]
+    takehome.write_files(root, files)
     (root / "solutions").mkdir()
     for kata in chosen:
         shutil.copy(kata.solution_path(ROOT), kata.solution_path(root))
@@ -45,13 +53,6 @@ def checkout(root: Path, modules: list[str]) -> Path:
 def suite(tmp_path):
     """A git checkout of the suite holding kata 1, where commands may write."""
     return checkout(tmp_path / "suite", [KATA.module])
-
-
-@pytest.fixture
-def takehome(tmp_path):
-    folder = tmp_path / "candidate"
-    assert katas("takehome", 1, "--out", folder) == 0
-    return folder
 
 
 COMMANDS = ["list", "next", "hint", "watch", "run", "solution", "reset", "restore"]
@@ -317,51 +318,3 @@ def test_watch_without_a_terminal_reads_no_keys(suite):
         watch.stdin.close()
     if Path("/proc/self/cwd").exists():
         assert processes_in(suite.resolve()) == []  # Ctrl-C ends the spare interpreter too
-
-
-def test_takehome_holds_only_the_chosen_katas_and_the_harness(takehome):
-    files = {str(p.relative_to(takehome)) for p in takehome.rglob("*") if p.is_file()}
-    assert {"README.md", "conftest.py", "pyproject.toml", cli.MANIFEST} <= files
-    kata_files = {f for f in files if f.startswith("katas/")}
-    assert kata_files == {
-        "katas/__init__.py",
-        "katas/katas.toml",
-        "katas/q01_fit_line.py",
-        "katas/q01_fit_line_test.py",
-    }
-    assert not any(f.startswith(("solutions", "tests")) for f in files)
-    assert [k.module for k in catalog.load(takehome).values()] == [KATA.module]
-    assert "`katas/q01_fit_line.py`" in (takehome / "README.md").read_text()
-    assert katas("takehome", 1, "--out", takehome) == 2  # will not overwrite
-
-
-def grade(folder: Path) -> dict:
-    assert katas("grade", folder, "--device", "cpu") == 0
-    return json.loads((folder / "grading" / "report.json").read_text())
-
-
-def test_grading_a_good_submission(takehome):
-    shutil.copy(SOLUTION, takehome / "katas")
-    report = grade(takehome)
-    result = report["katas"][KATA.module]
-    assert result["passed"] == result["total"] > 0 and not result["failures"]
-    assert report["edited_files"] == []
-    assert (takehome / "grading" / "junit.xml").exists()
-    assert "| q01 | Fit a line with autograd |" in (takehome / "grading" / "report.md").read_text()
-
-
-def test_grading_a_partial_submission(takehome):
-    shutil.copy(PARTLY_RIGHT, takehome / "katas" / "q01_fit_line.py")
-    result = grade(takehome)["katas"][KATA.module]
-    assert 0 < result["passed"] < result["total"]
-    assert result["failures"] and all(f["message"] for f in result["failures"])
-
-
-def test_grading_ignores_and_flags_edited_tests(takehome):
-    (takehome / "katas" / "q01_fit_line_test.py").write_text("def test_ok(device):\n    pass\n")
-    (takehome / "conftest.py").write_text("")
-    report = grade(takehome)
-    result = report["katas"][KATA.module]
-    assert result["passed"] == 0 and result["total"] > 1
-    assert report["edited_files"] == ["katas/q01_fit_line_test.py", "conftest.py"]
-    assert "Edited files" in (takehome / "grading" / "report.md").read_text()

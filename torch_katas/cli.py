@@ -9,7 +9,7 @@ katas solution 6                once kata 6 is solved: the reference next to you
 katas reset 6                   restore kata 6's stub; your attempt is backed up first
 katas restore 6 [BACKUP]        bring back a backed-up attempt (the latest by default)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
-katas grade DIR [--out REPORT]  grade a returned take-home folder in a clean copy of the suite
+katas grade DIR [--out REPORT]  grade a returned take-home folder, each kata in a clean copy
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import difflib
-import hashlib
 import itertools
 import json
 import os
@@ -25,17 +24,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from torch_katas import catalog, progress
 
-MANIFEST = ".takehome.json"
 HINTS_KEY = "torch_katas/hints"
 BACKUPS = ".katas-backups"
-HARNESS = ("conftest.py", "pyproject.toml", "torch_katas")
 
 
 class UsageError(Exception):
@@ -329,205 +323,19 @@ def cmd_watch(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
     return watch.watch(root, katas, kata, args.pytest_args)
 
 
-# -- interviewer commands -----------------------------------------------------------------
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def catalog_text(root: Path, chosen: list[catalog.Kata]) -> str:
-    """katas.toml with only the chosen katas' entries, copied as written."""
-    text = (root / catalog.CATALOG).read_text(encoding="utf-8")
-    header, *entries = re.split(r"(?m)^(?=\[\[kata\]\])", text)
-    modules = {kata.module for kata in chosen}
-    keep = [e for e in entries if re.search(r'module = "([^"]+)"', e).group(1) in modules]
-    return header + "".join(keep)
-
-
-def copy_harness(root: Path, target: Path, chosen: list[catalog.Kata], stubs_from: Path) -> None:
-    """A runnable suite in `target`: the harness, the chosen katas' tests from `root`, and
-    their stubs from `stubs_from` (the suite's own, or a candidate's)."""
-    (target / "katas").mkdir(parents=True, exist_ok=True)
-    for name in HARNESS:
-        source = root / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, target / name)
-    shutil.copy2(root / "katas" / "__init__.py", target / "katas" / "__init__.py")
-    (target / catalog.CATALOG).write_text(catalog_text(root, chosen), encoding="utf-8")
-    for kata in chosen:
-        shutil.copy2(kata.test_path(root), kata.test_path(target))
-        stub = kata.stub_path(stubs_from)
-        shutil.copy2(stub if stub.is_file() else kata.stub_path(root), kata.stub_path(target))
-
-
-CANDIDATE_README = """# PyTorch take-home: {count}
-
-Each kata is a Python module in `katas/` with a task, a contract and a
-`raise NotImplementedError` where your code goes. Its tests (`katas/*_test.py`) are red until
-your code is right.
-
-| kata | title | stub to edit |
-| --- | --- | --- |
-{rows}
-
-## Run
-
-With Python 3.10 or newer:
-
-```
-python -m venv .venv && . .venv/bin/activate && pip install -e . && pytest
-```
-
-`pytest katas/{first}_test.py` runs one kata; `--hints` adds hints to failures. The tests run on
-the CPU and on any GPU this machine has.
-
-## Rules
-
-- Edit only the stub modules listed above. Grading copies just those files into a clean copy
-  of the tests; changes to tests or to the harness are not used, and edited tests are flagged.
-- Read the tests as much as you like: they are the specification.
-"""
+# -- interviewer commands (takehome.py, grading.py) ----------------------------------------
 
 
 def cmd_takehome(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
-    chosen = pick(katas, args.katas)
-    out = Path(args.out)
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"{out} is not empty: choose a new folder for the take-home")
-    copy_harness(root, out, chosen, stubs_from=root)
-    rows = "\n".join(f"| {k.label} | {k.title} | `katas/{k.module}.py` |" for k in chosen)
-    count = f"{len(chosen)} kata" + ("s" if len(chosen) > 1 else "")
-    readme = CANDIDATE_README.format(count=count, rows=rows, first=chosen[0].module)
-    (out / "README.md").write_text(readme, encoding="utf-8")
-    manifest = {
-        "katas": [kata.module for kata in chosen],
-        "tests": {kata.module: digest(kata.test_path(root)) for kata in chosen},
-    }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out} with katas {', '.join(k.label for k in chosen)}")
-    return 0
+    from torch_katas import takehome
 
-
-def returned_katas(folder: Path, katas: dict[str, catalog.Kata]) -> list[catalog.Kata]:
-    try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        modules = manifest["katas"]
-    except (OSError, ValueError, KeyError):
-        # No manifest: grade every kata whose stub the folder holds.
-        modules = sorted(p.stem for p in (folder / "katas").glob("q*.py") if p.stem in katas)
-    chosen = [katas[m] for m in modules if m in katas]
-    if not chosen:
-        raise UsageError(f"{folder} holds no kata stubs to grade (expected katas/qNN_*.py)")
-    return chosen
-
-
-def edited_files(root: Path, folder: Path, chosen: list[catalog.Kata]) -> list[str]:
-    """The candidate's tests and harness files that differ from the suite's."""
-    pairs = [(kata.test_path(root), kata.test_path(folder)) for kata in chosen]
-    pairs.append((root / "conftest.py", folder / "conftest.py"))
-    pairs += [
-        (path, folder / path.relative_to(root))
-        for path in sorted((root / "torch_katas").glob("*.py"))
-    ]
-    return [
-        str(theirs.relative_to(folder))
-        for ours, theirs in pairs
-        if theirs.exists() and digest(ours) != digest(theirs)
-    ]
-
-
-def read_junit(path: Path, chosen: list[catalog.Kata]) -> dict[str, dict]:
-    results = {
-        kata.module: {"title": kata.title, "passed": 0, "total": 0, "seconds": 0.0, "failures": []}
-        for kata in chosen
-    }
-    for case in ET.parse(path).iter("testcase"):
-        module = case.get("classname", "").split(".")[-1].removesuffix("_test")
-        if module not in results:
-            continue
-        entry = results[module]
-        entry["seconds"] = round(entry["seconds"] + float(case.get("time", 0)), 3)
-        problem = next((c for c in case if c.tag in ("failure", "error")), None)
-        if any(c.tag == "skipped" for c in case):
-            continue
-        entry["total"] += 1
-        if problem is None:
-            entry["passed"] += 1
-        else:
-            message = (problem.get("message") or problem.text or "").strip().splitlines()
-            entry["failures"].append(
-                {"test": case.get("name"), "message": message[0] if message else ""}
-            )
-    return results
-
-
-def markdown_report(folder: Path, results: dict[str, dict], edited: list[str], devices: str) -> str:
-    lines = [f"# Grading of {folder.name}", "", f"Devices: {devices}", ""]
-    lines += ["| kata | title | passed | time (s) |", "| --- | --- | --- | --- |"]
-    for module, entry in results.items():
-        lines.append(
-            f"| {module[:3]} | {entry['title']} | {entry['passed']}/{entry['total']} "
-            f"| {entry['seconds']:.2f} |"
-        )
-    passed = sum(entry["passed"] for entry in results.values())
-    total = sum(entry["total"] for entry in results.values())
-    lines += ["", f"**{passed} of {total} tests passed.**", ""]
-    if edited:
-        lines += ["## Edited files (flagged; not used for grading)", ""]
-        lines += [f"- `{name}`" for name in edited] + [""]
-    for module, entry in results.items():
-        if entry["failures"]:
-            lines += [f"## {module}: failures", ""]
-            # A stub left as it was fails every test with one message: say it once.
-            by_message: dict[str, list[str]] = {}
-            for failure in entry["failures"]:
-                by_message.setdefault(failure["message"], []).append(failure["test"])
-            for message, tests in by_message.items():
-                where = f"`{tests[0]}`" if len(tests) == 1 else f"{len(tests)} tests"
-                lines.append(f"- {where}: {message}")
-            lines.append("")
-    return "\n".join(lines)
+    return takehome.cmd_takehome(args, root, katas)
 
 
 def cmd_grade(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
-    folder = Path(args.folder).resolve()
-    if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder: give the candidate's take-home folder")
-    chosen = returned_katas(folder, katas)
-    out = Path(args.out or folder / "grading").resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="katas-grade-") as scratch:
-        suite = Path(scratch) / "suite"
-        copy_harness(root, suite, chosen, stubs_from=folder)
-        junit = out / "junit.xml"
-        command = [sys.executable, "-m", "pytest", "katas", "-p", "no:cacheprovider"]
-        command += [f"--junitxml={junit}", *(["--device", args.device] if args.device else [])]
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=suite, capture_output=True, text=True)
-        if done.returncode not in (0, 1) or not junit.exists():
-            raise UsageError(f"the grading run failed to start:\n{done.stdout}{done.stderr}")
-        header = re.search(r"torch-katas: devices (.*)", done.stdout)
-    results = read_junit(junit, chosen)
-    edited = edited_files(root, folder, chosen)
-    devices = header.group(1) if header else "unknown"
-    report = {
-        "folder": str(folder),
-        "devices": devices,
-        "seconds": round(time.perf_counter() - started, 2),
-        "katas": results,
-        "edited_files": edited,
-    }
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    (out / "report.md").write_text(markdown_report(folder, results, edited, devices), "utf-8")
-    passed = sum(entry["passed"] for entry in results.values())
-    total = sum(entry["total"] for entry in results.values())
-    print(f"{passed} of {total} tests passed; report in {out} (report.md, report.json, junit.xml)")
-    if edited:
-        print(f"flagged: the candidate edited {', '.join(edited)}")
-    return 0
+    from torch_katas import grading
+
+    return grading.cmd_grade(args, root, katas)
 
 
 # -- entry point ---------------------------------------------------------------------------
@@ -601,6 +409,25 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("folder", help="the candidate's folder")
     grade.add_argument("--out", help="where to write the report (default: FOLDER/grading)")
     grade.add_argument("--device", help="devices to grade on, as pytest's --device")
+    grade.add_argument(
+        "--katas", nargs="+", help="the katas handed out (default: from the take-home's record)"
+    )
+    grade.add_argument("--name", help="the candidate's name in the report (default: folder name)")
+    grade.add_argument(
+        "--timeout", type=float, default=300, help="seconds each kata may take (default 300)"
+    )
+    grade.add_argument(
+        "--sandbox",
+        choices=["auto", "bwrap", "none"],
+        default="auto",
+        help="run the candidate's code in bubblewrap (auto: when it works here)",
+    )
+    grade.add_argument(
+        "--format",
+        choices=["report", "gradescope"],
+        default="report",
+        help="gradescope: also write Gradescope's results.json",
+    )
     grade.set_defaults(run=cmd_grade)
     return main
 
