@@ -110,6 +110,22 @@ def test_masked_mean_gradcheck_and_dtype(device):
     assert torch.autograd.gradcheck(lambda v: masked_mean(v, mask), (values,))
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_masked_mean_keeps_a_half_precision_dtype(device, dtype):
+    values = torch.randn(3, 5, 4, device=device).to(dtype)
+    mask = torch.rand(3, 5, device=device) > 0.4
+    mask[0] = False
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(3, 4), dtype=dtype, device=device, name="masked_mean")
+    assert_close(
+        out.float(),
+        mean_by_loop(values.float(), mask),
+        f"wrong {dtype} mean; select with torch.where(mask, ...) or use a mask of values' dtype",
+        rtol=1e-2,
+        atol=1e-2,
+    )
+
+
 def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
     values = torch.randn(4, 3, 5, device=device).transpose(0, 2)  # [5, 3, 4], non-contiguous
     mask = torch.rand(3, 5, device=device).T > 0.5
