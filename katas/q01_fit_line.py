@@ -21,7 +21,10 @@ def fit_line(
       `((w * x + b - y) ** 2).mean()`, its gradients with autograd, and updates
       `w -= lr * dL/dw`, `b -= lr * dL/db`. `steps=0` returns the starting point.
     - Returns (w, b): 0-dim tensors with x's dtype, on x's device, detached from any
-      graph (no grad_fn, requires_grad False). x and y are not modified.
+      graph (no grad_fn, requires_grad False).
+    - x and y are data, not parameters: their values, requires_grad flags and .grad stay
+      as they were, also when the caller's x or y requires grad (differentiate with
+      respect to w and b only).
     - Raises ValueError if x or y is not 1-D or their lengths differ.
 
     Rules: no torch.optim; use autograd (`backward()` or `torch.autograd.grad`).

@@ -2,7 +2,13 @@ import pytest
 import torch
 
 from katas.q01_fit_line import fit_line
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_unless_supported,
+)
 
 
 def gradient_descent_by_hand(x, y, steps, lr):
@@ -20,10 +26,9 @@ def noisy_line(device, dtype=torch.float32, n=32):
     return x, 3 * x - 2 + 0.1 * torch.randn(n, dtype=dtype, device=device)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
 def test_returns_detached_scalars_on_the_inputs_device_and_dtype(device, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     x, y = noisy_line(device, dtype)
     w, b = fit_line(x, y, steps=3, lr=0.1)
     for name, value in (("w", w), ("b", b)):
@@ -38,13 +43,21 @@ def test_follows_gradient_descent_step_by_step(device, steps):
     x, y = noisy_line(device)
     w, b = fit_line(x, y, steps=steps, lr=0.05)
     expected_w, expected_b = gradient_descent_by_hand(x, y, steps, lr=0.05)
-    torch.testing.assert_close(
+    assert_close(
         (w, b),
         (expected_w, expected_b),
-        msg=lambda m: (
-            f"after {steps} steps (w, b) differ from gradient descent; is .grad reset "
-            f"every step, and is the update lr * gradient?\n{m}"
-        ),
+        f"after {steps} steps (w, b) differ from gradient descent; is .grad reset "
+        "every step, and is the update lr * gradient?",
+    )
+
+
+def test_defaults_are_100_steps_with_learning_rate_0_1(device):
+    x, y = noisy_line(device)
+    w, b = fit_line(x, y)
+    assert_close(
+        (w, b),
+        gradient_descent_by_hand(x, y, steps=100, lr=0.1),
+        "fit_line(x, y) should take steps=100 and lr=0.1 by default",
     )
 
 
@@ -53,7 +66,13 @@ def test_converges_to_the_least_squares_line(device):
     w, b = fit_line(x, y, steps=500, lr=0.5)
     design = torch.stack([x, torch.ones_like(x)], dim=1).double().cpu()
     best = torch.linalg.lstsq(design, y.double().cpu().unsqueeze(1)).solution.squeeze(1)
-    torch.testing.assert_close(torch.stack([w, b]).double().cpu(), best, atol=1e-4, rtol=0)
+    assert_close(
+        torch.stack([w, b]).double().cpu(),
+        best,
+        "after many steps (w, b) should reach the least-squares line",
+        atol=1e-4,
+        rtol=0,
+    )
 
 
 def test_does_not_modify_its_inputs(device):
@@ -61,14 +80,43 @@ def test_does_not_modify_its_inputs(device):
     x_before, y_before = x.clone(), y.clone()
     fit_line(x, y, steps=5, lr=0.1)
     assert torch.equal(x, x_before) and torch.equal(y, y_before), "x and y must not be modified"
+    assert not x.requires_grad and not y.requires_grad, (
+        "x and y are data: leave their requires_grad flags as they were"
+    )
+
+
+def test_leaves_the_grad_of_inputs_that_require_grad_alone(device):
+    x, y = noisy_line(device)
+    x.requires_grad_()
+    y.requires_grad_()
+    w, b = fit_line(x, y, steps=3, lr=0.1)
+    assert x.grad is None and y.grad is None, (
+        "fit_line filled x.grad or y.grad; differentiate the loss with respect to w and b only "
+        "(torch.autograd.grad(loss, (w, b)), or backward() on a loss built from x.detach(), "
+        "y.detach())"
+    )
+    assert x.requires_grad and y.requires_grad, (
+        "leave the caller's requires_grad flags as they were"
+    )
+    check_tensor(w, shape=(), device=device, name="w")
+    assert w.grad_fn is None and not w.requires_grad and b.grad_fn is None, (
+        "w and b must come back detached even when x and y require grad"
+    )
+    assert_close(
+        (w, b),
+        gradient_descent_by_hand(x.detach(), y.detach(), steps=3, lr=0.1),
+        "x and y requiring grad should not change the fitted line",
+    )
 
 
 @pytest.mark.parametrize(
-    "x_shape, y_shape", [((4, 1), (4, 1)), ((4,), (5,)), ((), ())], ids=["2-D", "lengths", "0-D"]
+    "x_shape, y_shape",
+    [((4, 1), (4, 1)), ((4, 1), (4,)), ((4,), (4, 1)), ((4,), (5,)), ((), ()), ((4,), ())],
+    ids=["both 2-D", "x 2-D", "y 2-D", "lengths", "0-D", "y 0-D"],
 )
 def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape):
     x, y = torch.zeros(x_shape, device=device), torch.zeros(y_shape, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         fit_line(x, y, steps=1)
 
 
@@ -76,3 +124,19 @@ def test_updates_parameters_without_torch_optim(device):
     x, y = noisy_line(device)
     with forbidden_calls((torch.optim.Optimizer, "__init__"), reason="write the update by hand"):
         fit_line(x, y, steps=2, lr=0.1)
+
+
+def test_takes_the_gradients_from_autograd(device):
+    x, y = noisy_line(device)
+    backward_reads = []
+
+    def unpack(saved):
+        backward_reads.append(1)  # autograd's backward pass reads what the forward saved
+        return saved
+
+    with torch.autograd.graph.saved_tensors_hooks(lambda saved: saved, unpack):
+        fit_line(x, y, steps=2, lr=0.1)
+    assert backward_reads, (
+        "the gradients did not come from autograd; make w and b require grad and call "
+        "loss.backward() or torch.autograd.grad(loss, (w, b)) instead of writing dL/dw by hand"
+    )

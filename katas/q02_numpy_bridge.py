@@ -19,6 +19,7 @@ def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> to
 
     - array: a NumPy array of a dtype PyTorch supports, any shape; slices and transposes
       are fine (strides must not be negative).
+    - device: a torch.device, a string such as "cpu" or "cuda:0", or None.
     - The dtype is kept: float64 stays torch.float64, int32 stays torch.int32, and so on.
     - On the CPU there is no copy: the tensor shares the array's memory, so a write through
       either one shows in the other.
@@ -56,6 +57,8 @@ def to_numpy_copy(t: torch.Tensor) -> np.ndarray:
     """Like `to_numpy`, but the array never shares memory with t, on any device.
 
     - Same shape, values and (NumPy) dtype as `to_numpy(t)`.
+    - "Never shares memory" is what counts, not who owns the buffer: an array with its own
+      data (`.copy()`) and the array of a fresh tensor (`t.detach().clone()`) both qualify.
     - Writing to the array later never changes t, and changing t later never changes
       the array: it is a snapshot, safe to keep and to edit.
     - t is left as it was.
@@ -66,5 +69,5 @@ def to_numpy_copy(t: torch.Tensor) -> np.ndarray:
     >>> t
     tensor([0., 0.])
     """
-    # TODO: return an array that owns its own memory.
+    # TODO: return an array that shares no memory with t.
     raise NotImplementedError

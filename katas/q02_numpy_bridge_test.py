@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
-from torch_katas.testing import check_tensor, same_device, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, same_device, skip_unless_supported
 
 # NumPy dtype -> the torch dtype the bridge must keep.
 DTYPES = {
@@ -29,8 +29,7 @@ def same_memory(t, array):
 
 @pytest.mark.parametrize("np_dtype", list(DTYPES), ids=lambda d: np.dtype(d).name)
 def test_to_tensor_keeps_shape_values_and_dtype(device, np_dtype):
-    if np_dtype is np.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, DTYPES[np_dtype])
     array = sample_array(np_dtype)
     t = to_tensor(array, device)
     check_tensor(t, shape=array.shape, dtype=DTYPES[np_dtype], device=device, name="to_tensor")
@@ -41,7 +40,7 @@ def test_to_tensor_keeps_shape_values_and_dtype(device, np_dtype):
 
 
 def test_to_tensor_shares_memory_on_the_cpu_and_copies_elsewhere(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     array = np.arange(6.0).reshape(2, 3)
     t = to_tensor(array, device)
     check_tensor(t, shape=(2, 3), dtype=torch.float64, device=device, name="to_tensor")
@@ -87,8 +86,7 @@ def test_to_tensor_of_an_array_slice(device, make):
 )
 @pytest.mark.parametrize("convert", [to_numpy, to_numpy_copy], ids=lambda f: f.__name__)
 def test_numpy_array_keeps_shape_values_and_dtype(device, dtype, convert):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     t = (torch.arange(12, device=device).reshape(3, 4) % 5).to(dtype)
     array = convert(t)
     expected = {value: key for key, value in DTYPES.items()}[dtype]
@@ -155,10 +153,36 @@ def test_to_numpy_copy_never_shares_memory(device, requires_grad):
         err_msg="changing the tensor changed the 'copy': to_numpy_copy must copy the values",
     )
     array[:] = -1.0
-    torch.testing.assert_close(
+    assert_close(
         t.detach().cpu(),
         torch.arange(6.0).reshape(2, 3) + 10,
-        msg="writing to the 'copy' changed the tensor: to_numpy_copy must copy the values",
+        "writing to the 'copy' changed the tensor: to_numpy_copy must copy the values",
     )
     if device.type == "cpu":
         assert not same_memory(t, array), "the copy must not share memory with the tensor"
+
+
+def test_to_tensor_takes_the_device_as_a_string(device):
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = to_tensor(array, str(device))
+    check_tensor(t, shape=(2, 3), dtype=torch.float32, device=device, name="to_tensor")
+    np.testing.assert_array_equal(t.cpu().numpy(), array)
+    if device.type == "cpu":
+        assert same_memory(t, array), (
+            'to_tensor(array, "cpu") must not copy either; compare torch.device(device), '
+            "not the string, or let torch.as_tensor decide"
+        )
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3), (2, 1, 3)], ids=["0-D", "empty", "size-1 dim"])
+def test_the_bridge_keeps_any_shape(device, shape):
+    array = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    t = to_tensor(array, device)
+    check_tensor(t, shape=shape, dtype=torch.int64, device=device, name="to_tensor")
+    for convert in (to_numpy, to_numpy_copy):
+        back = convert(t)
+        assert isinstance(back, np.ndarray), f"{convert.__name__} must return a NumPy array"
+        assert back.shape == shape and back.dtype == np.int64, (
+            f"{convert.__name__} of a {shape} int64 tensor gave {back.shape} {back.dtype}"
+        )
+        np.testing.assert_array_equal(back, array)

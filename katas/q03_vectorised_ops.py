@@ -38,10 +38,13 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
     """Give every column of x mean 0 and variance (about) 1.
 
     - x: [N, D] floating, N >= 1, any layout (possibly non-contiguous).
+    - eps >= 0 is added to the variance. With eps > 0 a constant column (and so any
+      column when N = 1) comes out as zeros, to within round-off (the float mean of equal
+      values can be off by an ulp). With eps = 0 a constant column is 0 / 0: its result
+      is not defined (NaN or inf), so pass eps > 0 for data that may have one.
     - Returns [N, D], same dtype and device:
       out[:, j] = (x[:, j] - mean_j) / sqrt(var_j + eps), where mean_j and var_j are the
       mean and the population variance (divide by N, not N - 1) of column j.
-      A constant column (and so any column when N = 1) comes out as zeros.
     - Stable for columns with a large common offset (values like 1e4 + noise).
     - x is not modified.
 

@@ -4,10 +4,11 @@ from torch.overrides import TorchFunctionMode
 
 from katas.q03_vectorised_ops import batched_scores, pairwise_sq_dists, standardize_columns
 from torch_katas.testing import (
+    assert_close,
     assert_no_python_loops,
     check_tensor,
     forbidden_ops,
-    skip_without_float64,
+    skip_unless_supported,
 )
 
 
@@ -66,17 +67,23 @@ def test_pairwise_sq_dists_matches_naive_loops(device, n, m, d, transposed):
     out = dists(x, y)
     assert_no_python_loops(pairwise_sq_dists)
     check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
-    torch.testing.assert_close(out.cpu().double(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-4)
+    assert_close(
+        out.cpu().double(),
+        naive_sq_dists(x, y),
+        "out[i, j] should be the squared distance between x[i] and y[j]",
+        rtol=1e-4,
+        atol=1e-4,
+    )
     assert torch.equal(x, x_before) and torch.equal(y, y_before), "x and y must not be modified"
 
 
 def test_pairwise_sq_dists_in_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     x = torch.randn(5, 3, dtype=torch.float64, device=device)
     y = torch.randn(4, 3, dtype=torch.float64, device=device)
     out = dists(x, y)
     check_tensor(out, shape=(5, 4), dtype=torch.float64, device=device, name="distances")
-    torch.testing.assert_close(out.cpu(), naive_sq_dists(x, y))
+    assert_close(out.cpu(), naive_sq_dists(x, y), "float64 inputs deserve float64 precision")
 
 
 @pytest.mark.parametrize("n, m, d", [(0, 3, 2), (3, 0, 2), (3, 4, 0)])
@@ -96,7 +103,13 @@ def test_pairwise_sq_dists_is_never_negative_for_coinciding_points(device):
         f"{(out < 0).sum().item()} squared distances are negative (min {out.min().item():.3g}): "
         "round-off makes the identity dip below 0 for (nearly) equal points; clamp at 0"
     )
-    torch.testing.assert_close(out.cpu().double(), naive_sq_dists(x, y), rtol=1e-4, atol=1e-2)
+    assert_close(
+        out.cpu().double(),
+        naive_sq_dists(x, y),
+        "clamp only the negatives at 0; every other distance stays as computed",
+        rtol=1e-4,
+        atol=1e-2,
+    )
 
 
 def test_pairwise_sq_dists_never_builds_all_differences(device):
@@ -112,7 +125,7 @@ def test_pairwise_sq_dists_never_builds_all_differences(device):
     expected = torch.cdist(
         x.cpu().double(), y.cpu().double(), compute_mode="donot_use_mm_for_euclid_dist"
     )
-    torch.testing.assert_close(out.cpu().double(), expected**2, rtol=1e-4, atol=1e-4)
+    assert_close(out.cpu().double(), expected**2, "wrong distances", rtol=1e-4, atol=1e-4)
 
 
 # ---------------------------------------------------------------- standardize_columns
@@ -125,19 +138,26 @@ def test_standardize_columns_matches_naive_loops(device, n, eps):
     out = standardize_columns(x, eps=eps)
     assert_no_python_loops(standardize_columns)
     check_tensor(out, shape=(n, 4), dtype=torch.float32, device=device, name="standardized x")
-    torch.testing.assert_close(
+    assert_close(
         out.cpu().double(),
         naive_standardize(x, eps),
+        "use the mean and the population variance (divide by N) per column",
         rtol=1e-4,
         atol=1e-4,
-        msg=lambda m: f"use the mean and the population variance (divide by N) per column\n{m}",
     )
 
 
 def test_standardize_columns_default_eps(device):
-    x = torch.randn(6, 3, device=device)
+    # Column variances near 1e-5, so the default eps changes the result noticeably.
+    x = 3e-3 * torch.randn(6, 3, device=device)
     out = standardize_columns(x)
-    torch.testing.assert_close(out.cpu().double(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
+    assert_close(
+        out.cpu().double(),
+        naive_standardize(x, 1e-5),
+        "standardize_columns(x) should use eps=1e-5 by default",
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 def test_standardize_columns_of_constant_columns_and_a_single_row(device):
@@ -146,27 +166,25 @@ def test_standardize_columns_of_constant_columns_and_a_single_row(device):
     check_tensor(single, shape=(1, 3), dtype=torch.float32, device=device, name="one row")
     check_tensor(constant, shape=(5, 2), dtype=torch.float32, device=device, name="constant")
     for name, out in (("a single row", single), ("constant columns", constant)):
-        torch.testing.assert_close(
+        assert_close(
             out.cpu(),
             torch.zeros_like(out.cpu()),
+            f"{name} must standardize to zeros (variance 0, + eps)",
             atol=1e-3,
             rtol=0,
-            msg=lambda m, name=name: f"{name} must standardize to zeros (variance 0, + eps)\n{m}",
         )
 
 
 def test_standardize_columns_with_a_large_offset(device):
     x = 1e4 + torch.randn(256, 3, device=device)
     out = standardize_columns(x)
-    torch.testing.assert_close(
+    assert_close(
         out.cpu().double(),
         naive_standardize(x, 1e-5),
+        "wrong for columns around 1e4: mean(x**2) - mean(x)**2 cancels catastrophically "
+        "in float32; compute the variance from x - mean (torch.var does)",
         rtol=1e-2,
         atol=1e-2,
-        msg=lambda m: (
-            "wrong for columns around 1e4: mean(x**2) - mean(x)**2 cancels catastrophically "
-            f"in float32; compute the variance from x - mean (torch.var does)\n{m}"
-        ),
     )
 
 
@@ -175,16 +193,22 @@ def test_standardize_columns_of_a_non_contiguous_input_leaves_it_alone(device):
     x_before = x.clone()
     out = standardize_columns(x)
     check_tensor(out, shape=(7, 3), dtype=torch.float32, device=device, name="standardized x")
-    torch.testing.assert_close(out.cpu().double(), naive_standardize(x, 1e-5), rtol=1e-4, atol=1e-4)
+    assert_close(
+        out.cpu().double(),
+        naive_standardize(x, 1e-5),
+        "wrong for a non-contiguous x: reduce over dim 0 whatever the layout",
+        rtol=1e-4,
+        atol=1e-4,
+    )
     assert torch.equal(x, x_before), "x must not be modified; compute a new tensor"
 
 
 def test_standardize_columns_in_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     x = torch.randn(8, 2, dtype=torch.float64, device=device)
     out = standardize_columns(x)
     check_tensor(out, shape=(8, 2), dtype=torch.float64, device=device, name="standardized x")
-    torch.testing.assert_close(out.cpu(), naive_standardize(x, 1e-5))
+    assert_close(out.cpu(), naive_standardize(x, 1e-5), "float64 inputs deserve float64 precision")
 
 
 # ---------------------------------------------------------------- batched_scores
@@ -212,7 +236,13 @@ def test_batched_scores_matches_elementwise_products(device, q_shape, k_shape, o
     assert_no_python_loops(batched_scores)
     check_tensor(out, shape=out_shape, dtype=torch.float32, device=device, name="scores")
     expected = (q.cpu().double().unsqueeze(-2) * k.cpu().double().unsqueeze(-3)).sum(-1)
-    torch.testing.assert_close(out.cpu().double(), expected, rtol=1e-4, atol=1e-4)
+    assert_close(
+        out.cpu().double(),
+        expected,
+        "out[..., t, s] should be the dot product of q[..., t, :] and k[..., s, :]",
+        rtol=1e-4,
+        atol=1e-4,
+    )
     assert torch.equal(q, q_before) and torch.equal(k, k_before), "q and k must not be modified"
 
 
@@ -222,4 +252,40 @@ def test_batched_scores_of_non_contiguous_inputs(device):
     out = batched_scores(q, k)
     check_tensor(out, shape=(2, 6, 4, 5), dtype=torch.float32, device=device, name="scores")
     expected = (q.cpu().double().unsqueeze(-2) * k.cpu().double().unsqueeze(-3)).sum(-1)
-    torch.testing.assert_close(out.cpu().double(), expected, rtol=1e-4, atol=1e-4)
+    assert_close(
+        out.cpu().double(),
+        expected,
+        "wrong for non-contiguous q and k: swap k's last two dims (k.mT), whatever the layout",
+        rtol=1e-4,
+        atol=1e-4,
+    )
+
+
+# ---------------------------------------------------------------- every function
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_every_function_keeps_the_input_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    tolerance = (
+        {"rtol": 1e-6, "atol": 1e-6} if dtype == torch.float64 else {"rtol": 0.05, "atol": 0.1}
+    )
+    x = torch.randn(6, 3, device=device).to(dtype)
+    y = torch.randn(4, 3, device=device).to(dtype)
+    q, k = (
+        torch.randn(2, 5, 3, device=device).to(dtype),
+        torch.randn(2, 4, 3, device=device).to(dtype),
+    )
+    results = {
+        "pairwise_sq_dists": (dists(x, y), naive_sq_dists(x, y)),
+        "standardize_columns": (standardize_columns(x), naive_standardize(x, 1e-5)),
+        "batched_scores": (batched_scores(q, k), q.cpu().double() @ k.cpu().double().mT),
+    }
+    for name, (out, expected) in results.items():
+        check_tensor(out, shape=expected.shape, dtype=dtype, device=device, name=name)
+        assert_close(
+            out.cpu().double(),
+            expected,
+            f"{name} is wrong for {dtype} inputs; compute in the input's dtype",
+            **tolerance,
+        )

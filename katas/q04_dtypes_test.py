@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from katas.q04_dtypes import nbytes, safe_mean, time_bucket
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 DTYPES = [
     torch.float64,
@@ -68,7 +68,13 @@ def test_safe_mean_of_float16_values_whose_sum_overflows(device, dim):
     )
     exact = x.cpu().double()  # on the CPU: MPS has no float64
     expected = exact.mean() if dim is None else exact.mean(dim)
-    torch.testing.assert_close(result.cpu().double(), expected, rtol=1e-3, atol=0)
+    assert_close(
+        result.cpu().double(),
+        expected,
+        "wrong float16 mean: accumulate in float32, convert the mean back to float16",
+        rtol=1e-3,
+        atol=0,
+    )
 
 
 def test_safe_mean_of_float16_values_near_the_top_of_the_range(device):
@@ -90,23 +96,20 @@ def test_safe_mean_of_bfloat16_rounds_only_once(device):
     result = safe_mean(x, dim=1)
     check_tensor(result, shape=(16,), dtype=torch.bfloat16, device=device, name="safe_mean(x, 1)")
     expected = (values.sum(1).cpu().double() / n).to(torch.bfloat16)
-    torch.testing.assert_close(
+    assert_close(
         result.cpu(),
         expected.cpu(),
+        "the bfloat16 means are off by a bfloat16 step: the sum was rounded to bfloat16 "
+        "before dividing; accumulate and divide in float32, round once at the end",
         rtol=0,
         atol=0,
-        msg=lambda m: (
-            "the bfloat16 means are off by a bfloat16 step: the sum was rounded to bfloat16 "
-            f"before dividing; accumulate and divide in float32, round once at the end\n{m}"
-        ),
     )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("dim", [None, 0, 2, -2], ids=str)
 def test_safe_mean_of_float32_and_float64(device, dtype, dim):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     x = torch.randn(4, 5, 6, dtype=dtype, device=device)
     x_before = x.clone()
     result = safe_mean(x, dim)
@@ -114,8 +117,24 @@ def test_safe_mean_of_float32_and_float64(device, dtype, dim):
     expected = exact.mean() if dim is None else exact.mean(dim)
     check_tensor(result, shape=expected.shape, dtype=dtype, device=device, name="safe_mean(x)")
     # Compare in x's dtype: float32 tolerances for float32 (summation order differs by device).
-    torch.testing.assert_close(result.cpu(), expected.to(dtype))
+    assert_close(result.cpu(), expected.to(dtype), f"wrong mean of a {dtype} tensor")
     assert torch.equal(x, x_before), "x must not be modified"
+
+
+def test_safe_mean_keeps_float64_precision(device):
+    skip_unless_supported(device, torch.float64)
+    # Differences of 1e-12 around 1: float64 holds them, float32 rounds them all to 1.
+    x = 1 + 1e-12 * torch.arange(8, dtype=torch.float64, device=device)
+    result = safe_mean(x)
+    check_tensor(result, shape=(), dtype=torch.float64, device=device, name="safe_mean(x)")
+    assert_close(
+        result.cpu(),
+        torch.tensor(1 + 3.5e-12, dtype=torch.float64),
+        "the float64 mean lost its low digits: average float64 (and float32) as they are, "
+        "only float16 and bfloat16 go through float32",
+        rtol=0,
+        atol=1e-15,
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
@@ -124,8 +143,12 @@ def test_safe_mean_keeps_the_low_precision_dtype_and_leaves_x_alone(device, dtyp
     x_before = x.clone()
     result = safe_mean(x, 0)
     check_tensor(result, shape=(7,), dtype=dtype, device=device, name="safe_mean(x, 0)")
-    torch.testing.assert_close(
-        result.cpu().double(), x.cpu().double().mean(0), rtol=1e-2, atol=1e-3
+    assert_close(
+        result.cpu().double(),
+        x.cpu().double().mean(0),
+        f"wrong {dtype} mean over dim 0",
+        rtol=1e-2,
+        atol=1e-3,
     )
     assert torch.equal(x, x_before), "x must not be modified; .float() makes a new tensor"
 
@@ -172,11 +195,11 @@ def test_time_bucket_of_empty_and_0_dim_tensors(device):
 
 @pytest.mark.parametrize("width", [0, -10])
 def test_time_bucket_rejects_a_width_below_1(device, width):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         time_bucket(torch.arange(5, device=device), width)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bool], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bool, torch.complex64], ids=str)
 def test_time_bucket_rejects_a_non_integer_tensor(device, dtype):
-    with pytest.raises(TypeError):
+    with raises(TypeError):
         time_bucket(torch.ones(4, device=device).to(dtype), 2)

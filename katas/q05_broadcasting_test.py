@@ -6,7 +6,13 @@ import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from katas.q05_broadcasting import broadcast_shape, normalize_channels
-from torch_katas.testing import assert_no_python_loops, check_tensor
+from torch_katas.testing import (
+    assert_close,
+    assert_no_python_loops,
+    check_tensor,
+    raises,
+    skip_unless_supported,
+)
 
 # The oracle, kept before the tests replace torch.broadcast_shapes with a trap.
 torch_broadcast_shapes = torch.broadcast_shapes
@@ -57,10 +63,10 @@ def expected_shape(a, b):
 def check_broadcast(call, a, b):
     expected = expected_shape(a, b)
     if expected is None:
-        with pytest.raises(ValueError) as error:
+        with raises(ValueError) as error:
             call(a, b)
         message = str(error.value)
-        assert str(a) in message and str(b) in message, (
+        assert str(tuple(a)) in message and str(tuple(b)) in message, (
             f"the ValueError for shapes {a} and {b} must name both, as Python tuples; "
             f"its message was: {message!r}"
         )
@@ -137,6 +143,12 @@ def test_broadcast_shape_of_torch_sizes(device, plain_python):
     assert type(result) is tuple and result == (5, 3, 4), f"expected (5, 3, 4), got {result!r}"
 
 
+def test_broadcast_shape_names_torch_sizes_as_python_tuples(device, plain_python):
+    a = torch.zeros(2, 3, device=device).shape
+    b = torch.zeros(4, device=device).shape
+    check_broadcast(plain_python, a, b)  # the message must read "(2, 3)" and "(4,)"
+
+
 # ---------------------------------------------------------------- normalize_channels
 
 
@@ -166,15 +178,13 @@ def test_normalize_channels_matches_a_loop_over_channels(device, shape):
     out = normalize_channels(images, mean, std)
     assert_no_python_loops(normalize_channels)
     check_tensor(out, shape=shape, dtype=torch.float32, device=device, name="normalized images")
-    torch.testing.assert_close(
+    assert_close(
         out.cpu().double(),
         naive_normalize(images, mean, std),
+        "values differ from per-channel normalisation; a [C] tensor broadcasts against "
+        "W, the last dim: give mean and std the shape [C, 1, 1]",
         rtol=1e-5,
         atol=1e-5,
-        msg=lambda m: (
-            "values differ from per-channel normalisation; a [C] tensor broadcasts against "
-            f"W, the last dim: give mean and std the shape [C, 1, 1]\n{m}"
-        ),
     )
     for name, tensor, copy in zip(
         ("images", "mean", "std"), (images, mean, std), before, strict=True
@@ -187,8 +197,29 @@ def test_normalize_channels_of_channels_last_images(device):
     mean, std = stats(3, device)
     out = normalize_channels(images, mean, std)
     check_tensor(out, shape=(2, 3, 4, 5), dtype=torch.float32, device=device, name="output")
-    torch.testing.assert_close(
-        out.cpu().double(), naive_normalize(images, mean, std), rtol=1e-5, atol=1e-5
+    assert_close(
+        out.cpu().double(),
+        naive_normalize(images, mean, std),
+        "wrong for channels_last images: broadcasting works on the logical shape",
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_normalize_channels_keeps_the_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    images = torch.randn(2, 3, 4, 5, device=device).to(dtype)
+    mean, std = (stat.to(dtype) for stat in stats(3, device))
+    out = normalize_channels(images, mean, std)
+    check_tensor(out, shape=(2, 3, 4, 5), dtype=dtype, device=device, name="normalized images")
+    tolerance = 1e-12 if dtype == torch.float64 else 0.05
+    assert_close(
+        out.cpu().double(),
+        naive_normalize(images, mean, std),
+        f"wrong for {dtype} images; compute in their dtype",
+        rtol=tolerance,
+        atol=tolerance,
     )
 
 
@@ -207,5 +238,5 @@ def test_normalize_channels_rejects_wrong_shapes(device, images_shape, mean_shap
     images = torch.randn(images_shape, device=device)
     mean = torch.zeros(mean_shape, device=device)
     std = torch.ones(std_shape, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         normalize_channels(images, mean, std)

@@ -29,12 +29,14 @@ def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch
       or the result of earlier operations (a non-leaf); the gradient is taken with
       respect to x itself, not to whatever x was computed from.
     - Returns a tensor with x's shape, dtype and device, detached from any graph
-      (no grad_fn, requires_grad False).
+      (no grad_fn, requires_grad False). Where f does not depend on x at all (a constant,
+      or a function of other tensors only) the gradient is zeros, not an error.
     - No side effects: the .grad of x, of the tensors x was computed from and of the
       tensors f uses stays exactly what it was (None stays None); x's values and its
       requires_grad flag do not change.
     - Works when called under `torch.no_grad()` too (for example from an evaluation loop).
-    - Raises ValueError if f(x) is not a 0-dim tensor.
+    - Raises ValueError if f(x) is not a 0-dim tensor (a Python number, or a tensor of
+      shape (1,), is not one).
 
     Rules: no `.backward()`; do not call torch.autograd.functional or torch.func.
 
@@ -57,7 +59,8 @@ def hessian_vector_product(
     - Compute it with two backward passes (the first with create_graph=True): the
       gradient of `(grad_of_f(x) * v).sum()` with respect to x. Never build the full
       Hessian.
-    - When the gradient of f does not depend on x (f linear in x) the result is zeros.
+    - When the gradient of f does not depend on x (f linear in x, or not depending on x
+      at all) the result is zeros.
     - Returns a tensor with x's shape, dtype and device, detached from any graph.
     - The same rules on side effects as `grad_of`: no .grad changes, x is unchanged,
       works under `torch.no_grad()`; ValueError if f(x) is not a 0-dim tensor.

@@ -2,9 +2,16 @@ import math
 
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
 
 from katas.q06_gradients import grad_of, hessian_vector_product
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_unless_supported,
+)
 
 # Scalar functions with their gradient and Hessian-vector product worked out by hand.
 CASES = {
@@ -46,33 +53,29 @@ def refuse_backward():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_grad_of_matches_the_derivative_worked_out_by_hand(device, case, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     f, gradient, _ = CASES[case]
     x = torch.randn(5, dtype=dtype, device=device)
     result = grad_of(f, x)
     check_tensor(result, shape=(5,), dtype=dtype, device=device, name="grad_of(f, x)")
-    torch.testing.assert_close(result, gradient(x), msg=lambda m: f"wrong gradient of {case}\n{m}")
+    assert_close(result, gradient(x), f"wrong gradient of {case}")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_hessian_vector_product_matches_the_one_worked_out_by_hand(device, case, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     f, _, hvp = CASES[case]
     x, v = torch.randn(2, 5, dtype=dtype, device=device)
     result = hessian_vector_product(f, x, v)
     check_tensor(result, shape=(5,), dtype=dtype, device=device, name="the Hessian-vector product")
-    torch.testing.assert_close(
-        result,
-        hvp(x, v),
-        msg=lambda m: f"H @ v is wrong for {case}; differentiate (grad * v).sum() again\n{m}",
+    assert_close(
+        result, hvp(x, v), f"H @ v is wrong for {case}; differentiate (grad * v).sum() again"
     )
 
 
 def test_hessian_vector_product_on_a_matrix_input_equals_hessian_times_v(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     w = torch.randn(3, 4, dtype=torch.float64, device=device)
 
     def f(t):
@@ -82,10 +85,10 @@ def test_hessian_vector_product_on_a_matrix_input_equals_hessian_times_v(device)
     result = hessian_vector_product(f, x, v)
     check_tensor(result, shape=(3, 4), dtype=torch.float64, device=device, name="H @ v")
     hessian = torch.autograd.functional.hessian(f, x).reshape(12, 12)
-    torch.testing.assert_close(
+    assert_close(
         result,
         (hessian @ v.reshape(12)).reshape(3, 4),
-        msg=lambda m: f"x and v count as flattened vectors: H @ v must equal reshape(H @ v)\n{m}",
+        "x and v count as flattened vectors: H @ v must equal reshape(H @ v)",
     )
 
 
@@ -154,10 +157,10 @@ def test_grad_of_a_non_leaf_input_is_taken_with_respect_to_it(device):
     x = 2 * a + 1  # a non-leaf: its gradient is df/dx, not df/da
     result = grad_of(lambda t: (t**3).sum(), x)
     check_tensor(result, shape=(4,), dtype=x.dtype, device=device, name="grad_of(f, x)")
-    torch.testing.assert_close(
+    assert_close(
         result,
         3 * x.detach() ** 2,
-        msg=lambda m: f"for a non-leaf x the gradient is df/dx = 3x², not df/da = 6x²\n{m}",
+        "for a non-leaf x the gradient is df/dx = 3x², not df/da = 6x²",
     )
     assert a.grad is None, "a.grad changed (x was computed from a); nothing may write .grad"
     assert x.grad_fn is not None and not x.is_leaf, "x's own graph must be left as it was"
@@ -169,7 +172,9 @@ def test_hessian_vector_product_of_a_non_leaf_input(device):
     v = torch.randn(4, device=device)
     result = hessian_vector_product(lambda t: (t**3).sum(), x, v)
     check_tensor(result, shape=(4,), dtype=x.dtype, device=device, name="H @ v")
-    torch.testing.assert_close(result, 6 * x.detach() * v)
+    assert_close(
+        result, 6 * x.detach() * v, "for a non-leaf x, H @ v is taken with respect to x itself"
+    )
     assert a.grad is None, "a.grad changed (x was computed from a); nothing may write .grad"
 
 
@@ -207,7 +212,7 @@ def test_works_inside_no_grad(device, which):
         raise
     except RuntimeError as error:  # autograd's "does not require grad"
         raise AssertionError(f"{advice}\n{error}") from error
-    torch.testing.assert_close(result, expected, msg=lambda m: f"{advice}\n{m}")
+    assert_close(result, expected, advice)
 
 
 @pytest.mark.parametrize(
@@ -219,17 +224,84 @@ def test_grad_of_odd_shapes_and_layouts(device, shape, layout):
         x = x.t()  # non-contiguous
     result = grad_of(lambda t: (t.sin() * t).sum(), x)
     check_tensor(result, shape=x.shape, dtype=x.dtype, device=device, name="grad_of(f, x)")
-    torch.testing.assert_close(result, x.sin() + x * x.cos())
+    assert_close(result, x.sin() + x * x.cos(), f"wrong gradient for a {layout} x")
 
 
+NOT_SCALARS = {
+    "a vector": lambda t: t**2,
+    "shape (1,)": lambda t: (t**2).sum().reshape(1),
+    "a Python float": lambda t: 1.5,
+}
+
+
+@pytest.mark.parametrize("result", list(NOT_SCALARS))
 @pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
-def test_rejects_functions_that_do_not_return_a_scalar(device, which):
+def test_rejects_functions_that_do_not_return_a_0_dim_tensor(device, which, result):
     x = torch.randn(3, device=device)
-    with pytest.raises(ValueError):
+    f = NOT_SCALARS[result]
+    with raises(ValueError):
         if which == "grad_of":
-            grad_of(lambda t: t**2, x)
+            grad_of(f, x)
         else:
-            hessian_vector_product(lambda t: t**2, x, torch.ones_like(x))
+            hessian_vector_product(f, x, torch.ones_like(x))
+
+
+@pytest.mark.parametrize("f_kind", ["a constant", "other tensors only"])
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_a_function_that_ignores_x_has_zero_derivatives(device, which, f_kind):
+    w = torch.randn(4, device=device, requires_grad=True)
+    if f_kind == "a constant":
+
+        def f(t):
+            return torch.tensor(2.5, device=t.device)
+    else:
+
+        def f(t):
+            return (w**2).sum()
+
+    x = torch.randn(2, 2, device=device)
+    if which == "grad_of":
+        result = grad_of(f, x)
+    else:
+        result = hessian_vector_product(f, x, torch.ones_like(x))
+    check_tensor(result, shape=(2, 2), dtype=x.dtype, device=device, name=which)
+    assert torch.equal(result.cpu(), torch.zeros(2, 2)), (
+        f"f is {f_kind}, so its derivatives with respect to x are zeros; pass "
+        "materialize_grads=True to torch.autograd.grad, and return zeros when f(x) does not "
+        "require grad"
+    )
+    assert result.grad_fn is None and not result.requires_grad, (
+        f"{which} must return a detached tensor"
+    )
+    assert w.grad is None, "w.grad changed; nothing may write into .grad"
+
+
+class _LargestResult(TorchFunctionMode):
+    """Records the most elements of any tensor a torch call returns inside the block."""
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for value in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(value, torch.Tensor):
+                self.largest = max(self.largest, value.numel())
+        return out
+
+
+def test_hessian_vector_product_never_builds_the_hessian(device):
+    n = 64
+    x, v = torch.randn(2, n, device=device)
+    with _LargestResult() as record:
+        result = hessian_vector_product(lambda t: (t**3).sum(), x, v)
+    check_tensor(result, shape=(n,), dtype=x.dtype, device=device, name="H @ v")
+    assert_close(result, 6 * x * v, "H @ v is wrong for the sum of cubes")
+    assert record.largest < n * n, (
+        f"a tensor of {record.largest} elements was built for x of {n} elements: that is the "
+        "full Hessian; differentiate (grad * v).sum() instead, which never builds it"
+    )
 
 
 @pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from katas.q07_dynamic_graph import apply_until_small, graph_size
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 
 def nodes_by_naive_walk(t):
@@ -74,7 +74,43 @@ def test_stops_at_the_first_small_result(device, steps):
     )
     check_tensor(out, shape=(2, 4), dtype=x.dtype, device=device, name="h")
     with torch.no_grad():
-        torch.testing.assert_close(out, unrolled(layer, x, steps))
+        assert_close(out, unrolled(layer, x, steps), f"h should be the layer applied {steps} times")
+
+
+def test_an_input_exactly_at_the_threshold_gets_a_layer(device):
+    x = torch.tensor([3.0, 4.0], device=device)  # norm exactly 5
+    out, taken = apply_until_small(lambda h: h / 2, x, 5.0, max_steps=10)
+    assert taken == 1, (
+        f"took {taken} steps for a norm exactly at the threshold, expected 1: the loop goes on "
+        "while the norm is >= threshold"
+    )
+    assert_close(out, x / 2, "h should be x with one layer applied")
+
+
+@pytest.mark.parametrize("steps", [0, 2])
+def test_calls_the_layer_once_per_step(device, steps):
+    layer = shrinking_layer(device)
+    x = 3 * torch.randn(2, 4, device=device)
+    threshold = threshold_for(layer, x, steps)
+    calls = []
+
+    def counted(h):
+        calls.append(1)
+        return layer(h)
+
+    _, taken = apply_until_small(counted, x, threshold, max_steps=10)
+    assert taken == steps, f"took {taken} steps, expected {steps}"
+    assert len(calls) == steps, (
+        f"the layer ran {len(calls)} times for {steps} steps; apply it only when the loop "
+        "goes on (a layer may have side effects: dropout draws, BatchNorm statistics)"
+    )
+
+
+def test_with_no_steps_h_is_x_itself(device):
+    x = torch.randn(3, device=device, requires_grad=True)
+    out, taken = apply_until_small(torch.tanh, x, 1e9, max_steps=5)
+    assert taken == 0, f"x is already small, expected 0 steps, got {taken}"
+    assert out is x, "with no steps h is x itself: start from h = x, no copy"
 
 
 @pytest.mark.parametrize("max_steps", [0, 1, 5])
@@ -83,13 +119,13 @@ def test_never_applies_more_than_max_steps(device, max_steps):
     out, taken = apply_until_small(lambda h: 0.9 * h + 1.0, x, 0.0, max_steps)
     assert taken == max_steps, f"with threshold 0 the loop must stop at max_steps={max_steps}"
     expected = unrolled(lambda h: 0.9 * h + 1.0, x, max_steps)
-    torch.testing.assert_close(out, expected)
+    assert_close(out, expected, f"h should be the layer applied {max_steps} times")
     if max_steps == 0:
-        assert out is x or torch.equal(out, x), "with no steps h is x"
+        assert out is x, "with no steps h is x itself"
 
 
 def test_rejects_a_negative_max_steps(device):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         apply_until_small(torch.tanh, torch.ones(2, device=device), 0.5, -1)
 
 
@@ -104,18 +140,16 @@ def test_gradients_equal_the_unrolled_computation(device, steps):
     got = torch.autograd.grad((out * weights).sum(), inputs)
     expected = torch.autograd.grad((unrolled(layer, x, steps) * weights).sum(), inputs)
     for name, g, e in zip(["x", "weight", "bias"], got, expected, strict=True):
-        torch.testing.assert_close(
+        assert_close(
             g,
             e,
-            msg=lambda m, name=name: (
-                f"the gradient for {name} differs from {steps} layers written out; keep every "
-                f"step on the graph (no detach, no torch.no_grad around the layer)\n{m}"
-            ),
+            f"the gradient for {name} differs from {steps} layers written out; keep every "
+            "step on the graph (no detach, no torch.no_grad around the layer)",
         )
 
 
 def test_gradcheck_through_the_data_dependent_loop(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     x = torch.randn(2, 3, dtype=torch.float64, device=device, requires_grad=True)
     w = (0.5 * torch.randn(3, 3, dtype=torch.float64, device=device)).requires_grad_()
 
@@ -204,3 +238,13 @@ def test_graph_size_grows_with_the_path_taken(device):
         "asks for adds the layer's nodes, the shared parameters' AccumulateGrad nodes do not"
     )
     assert len(set(sizes)) == 4, "different paths through the data must give different graphs"
+
+
+def test_graph_size_leaves_the_graph_and_the_leaves_alone(device):
+    x = torch.randn(4, device=device, requires_grad=True)
+    t = (x.sin() * x).sum()
+    size = graph_size(t)
+    assert size == len(nodes_by_naive_walk(t)), f"graph_size gave {size}"
+    assert x.grad is None, "graph_size wrote x.grad: walk next_functions, do not run backward"
+    (grad,) = torch.autograd.grad(t, x)  # the graph must still be there, saved tensors included
+    assert_close(grad, x.cos() * x + x.sin(), "the graph of t changed")

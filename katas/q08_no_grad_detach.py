@@ -23,9 +23,12 @@ def evaluate(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
     - model: any nn.Module; x: its input, on the model's device.
     - Runs the model in eval mode (dropout off, batch norm uses its running statistics)
-      and puts every submodule back in the train/eval mode it was in before.
+      and puts every submodule back in the train/eval mode it was in before,
+      also when the model raises.
     - Records nothing: no tensor is saved for backward during the call, the output has
-      no grad_fn and requires_grad is False, even when x or the parameters require grad.
+      no grad_fn and requires_grad is False, even when x or the parameters require grad,
+      and even for a model that returns its input unchanged (nn.Identity): then the
+      result is x detached (it may share x's memory), never x itself.
       No .grad and no buffer (running statistics) changes.
     - The output is an ordinary tensor that later code may use in recorded computations,
       for example as the target of a loss that is backpropagated. (So not
@@ -52,8 +55,9 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
       with their requires_grad unchanged, no tensor was saved for backward, and no
       .grad changed. source is not modified.
     - Returns None.
-    - Raises ValueError if decay is not in [0, 1], or if the two modules do not have
-      the same number of parameters with the same shapes.
+    - Raises ValueError, before changing anything, if decay is not in [0, 1] (NaN is
+      not), or if the two modules do not have the same number of parameters with the
+      same shapes.
 
     >>> target, source = nn.Linear(2, 1), nn.Linear(2, 1)
     >>> ema_update_(target, source, decay=0.0)  # decay 0 copies source

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from katas.q08_no_grad_detach import ema_update_, evaluate, round_ste
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 
 @contextmanager
@@ -48,11 +48,20 @@ def test_evaluate_gives_the_eval_mode_output(device):
     expected = by_hand_eval(model, x)
     out = evaluate(model, x)
     check_tensor(out, shape=(5, 3), dtype=torch.float32, device=device, name="evaluate's output")
-    torch.testing.assert_close(
-        out,
-        expected,
-        msg=lambda m: f"the output differs from the model in eval mode; call model.eval()\n{m}",
+    assert_close(out, expected, "the output differs from the model in eval mode; call model.eval()")
+
+
+@pytest.mark.parametrize("x_requires_grad", [False, True], ids=["plain x", "x requiring grad"])
+def test_evaluate_of_a_model_that_returns_its_input(device, x_requires_grad):
+    x = torch.randn(3, 4, device=device, requires_grad=x_requires_grad)
+    out = evaluate(nn.Identity(), x)
+    check_tensor(out, shape=(3, 4), dtype=torch.float32, device=device, name="evaluate's output")
+    assert out.grad_fn is None and not out.requires_grad, (
+        "nn.Identity returns x itself, which requires grad; detach the output so evaluate "
+        "never hands back a tensor attached to autograd"
     )
+    assert torch.equal(out, x.detach()), "the output of nn.Identity should equal x"
+    assert x.requires_grad == x_requires_grad, "x's requires_grad flag changed"
 
 
 def test_evaluate_builds_no_graph_and_saves_nothing(device):
@@ -82,6 +91,25 @@ def test_evaluate_restores_every_modules_mode(device, start):
     assert after == before, (
         f"train/eval modes before {before}, after {after}: remember each module's mode and "
         "put it back"
+    )
+
+
+class _Fails(nn.Module):
+    def forward(self, x):
+        raise RuntimeError("this model fails on purpose")
+
+
+def test_evaluate_restores_the_modes_when_the_model_raises(device):
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), _Fails()).to(device)
+    model[1].eval()
+    before = [module.training for module in model.modules()]
+    with raises(RuntimeError) as error:
+        evaluate(model, torch.randn(2, 4, device=device))
+    assert "on purpose" in str(error.value), "evaluate must let the model's error through"
+    after = [module.training for module in model.modules()]
+    assert after == before, (
+        f"train/eval modes before {before}, after the model raised {after}: restore them in "
+        "a finally block"
     )
 
 
@@ -122,12 +150,10 @@ def test_ema_moves_each_parameter_towards_the_source(device, decay):
     assert result is None, "ema_update_ works in place and returns None"
     names = [name for name, _ in target.named_parameters()]
     for name, t, t0, s in zip(names, target.parameters(), before, source.parameters(), strict=True):
-        torch.testing.assert_close(
+        assert_close(
             t.detach(),
             decay * t0 + (1 - decay) * s.detach(),
-            msg=lambda m, name=name: (
-                f"{name}: expected decay * target + (1 - decay) * source with decay={decay}\n{m}"
-            ),
+            f"{name}: expected decay * target + (1 - decay) * source with decay={decay}",
         )
 
 
@@ -171,17 +197,43 @@ def test_ema_leaves_buffers_and_frozen_flags_alone(device):
     assert not any(p.requires_grad for p in target.parameters()), "requires_grad was changed"
 
 
-@pytest.mark.parametrize("decay", [-0.1, 1.5])
+@pytest.mark.parametrize("decay", [-0.1, 1.5, float("nan")], ids=str)
 def test_ema_rejects_a_decay_outside_0_1(device, decay):
-    with pytest.raises(ValueError):
-        ema_update_(small_net(device), small_net(device), decay)
+    target = small_net(device)
+    before = [p.detach().clone() for p in target.parameters()]
+    with raises(ValueError):
+        ema_update_(target, small_net(device), decay)
+    for p, p0 in zip(target.parameters(), before, strict=True):
+        assert torch.equal(p, p0), "target changed although the call was rejected"
 
 
-def test_ema_rejects_modules_that_do_not_match(device):
-    with pytest.raises(ValueError):
-        ema_update_(nn.Linear(4, 3).to(device), nn.Linear(4, 2).to(device), 0.9)
-    with pytest.raises(ValueError):
-        ema_update_(nn.Linear(4, 3).to(device), nn.Linear(4, 3, bias=False).to(device), 0.9)
+def parameters(*shapes):
+    return nn.ParameterList(nn.Parameter(torch.randn(shape)) for shape in shapes)
+
+
+MISMATCHES = {
+    "shapes": (lambda: nn.Linear(4, 3), lambda: nn.Linear(4, 2)),
+    "counts": (lambda: nn.Linear(4, 3), lambda: nn.Linear(4, 3, bias=False)),
+    "one more in source": (lambda: parameters((2,)), lambda: parameters((2,), (3,))),
+    "same numel, other shape": (lambda: parameters((2,), (2, 3)), lambda: parameters((2,), (3, 2))),
+    "last layer only": (
+        lambda: nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)),
+        lambda: nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 5)),
+    ),
+}
+
+
+@pytest.mark.parametrize("mismatch", list(MISMATCHES))
+def test_ema_rejects_modules_that_do_not_match(device, mismatch):
+    make_target, make_source = MISMATCHES[mismatch]
+    target, source = make_target().to(device), make_source().to(device)
+    before = [p.detach().clone() for p in target.parameters()]
+    with raises(ValueError):
+        ema_update_(target, source, 0.5)
+    for p, p0 in zip(target.parameters(), before, strict=True):
+        assert torch.equal(p, p0), (
+            "target changed although the modules do not match; check every pair before updating any"
+        )
 
 
 # ---- round_ste --------------------------------------------------------------
@@ -189,8 +241,7 @@ def test_ema_rejects_modules_that_do_not_match(device):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 def test_round_ste_rounds_half_to_even(device, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     x = torch.tensor(
         [-2.5, -1.5, -0.7, -0.5, -0.2, 0.0, 0.4999, 0.5, 1.5, 2.5, 3.2, 1e6 + 0.7],
         dtype=dtype,
@@ -198,11 +249,13 @@ def test_round_ste_rounds_half_to_even(device, dtype):
     )
     y = round_ste(x)
     check_tensor(y, shape=x.shape, dtype=dtype, device=device, name="round_ste(x)")
-    torch.testing.assert_close(y, torch.round(x), atol=0, rtol=0)
+    assert_close(y, torch.round(x), "the values must be torch.round(x)", atol=0, rtol=0)
 
 
 def test_round_ste_gradient_is_exactly_one(device):
-    x = (4 * torch.randn(3, 5, device=device)).requires_grad_()
+    # Random values, and halves and integers where rounding jumps or is flat.
+    halves = torch.tensor([-1.5, -0.5, 0.0, 0.5, 1.0, 2.5], device=device)
+    x = torch.cat([4 * torch.randn(12, device=device), halves]).requires_grad_()
     y = round_ste(x)
     (grad,) = torch.autograd.grad(y.sum(), x)
     assert torch.equal(grad, torch.ones_like(x)), (
@@ -219,7 +272,7 @@ def test_round_ste_passes_the_incoming_gradient_through(device):
     (grad,) = torch.autograd.grad((y * upstream).sum(), a)
     expected = torch.zeros(6, device=device)
     expected[::2] = 3 * upstream
-    torch.testing.assert_close(grad, expected, msg=lambda m: f"gradient not passed through\n{m}")
+    assert_close(grad, expected, "the incoming gradient must reach x unchanged")
 
 
 def test_round_ste_without_grad_and_inputs_unchanged(device):

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from katas.q09_mlp_module import MLP, count_parameters
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1]]
 
@@ -105,13 +105,68 @@ def test_eval_forward_is_linear_activation_linear(device, activation, function):
     x = torch.randn(7, 6, device=device)
     out = model(x)
     function = function or (lambda t: torch.nn.functional.leaky_relu(t, 0.1))
-    torch.testing.assert_close(
+    assert_close(
         out,
         by_hand(model, x, function),
-        msg=lambda m: (
-            "in eval mode the output should be Linear, activation, ..., Linear, with "
-            f"no activation after the last Linear and no dropout\n{m}"
-        ),
+        "in eval mode the output should be Linear, activation, ..., Linear, with "
+        "no activation after the last Linear and no dropout",
+    )
+
+
+@pytest.mark.parametrize("sizes", [[3, 2], [4, 8, 3], [5, 7, 9, 6, 1]], ids=str)
+def test_calls_the_activation_factory_once_per_hidden_layer(device, sizes):
+    made = []
+
+    def activation():
+        made.append(nn.Tanh())
+        return made[-1]
+
+    model = MLP(sizes, activation=activation).to(device)
+    assert len(made) == len(sizes) - 2, (
+        f"MLP({sizes}) has {len(sizes) - 2} hidden layers but called activation() "
+        f"{len(made)} times; call it once for each hidden layer (none after the last Linear)"
+    )
+    registered = [m for m in model.modules() if isinstance(m, nn.Tanh)]
+    assert all(any(m is r for r in registered) for m in made), (
+        "register every activation module activation() returned"
+    )
+
+
+def test_training_forward_is_linear_activation_dropout(device):
+    p = 0.5
+    model = MLP([6, 40, 30, 4], activation=nn.Tanh, dropout=p).to(device)
+    layers = linear_layers(model)
+    seen = {}
+    handles = [
+        layer.register_forward_hook(
+            lambda module, args, out, i=i: seen.update({f"in{i}": args[0], f"out{i}": out})
+        )
+        for i, layer in enumerate(layers)
+    ]
+    try:
+        with torch.no_grad():
+            out = model(torch.randn(50, 6, device=device))
+    finally:
+        for handle in handles:
+            handle.remove()
+    for i in (1, 2):  # the input of each Linear after the first is a hidden layer's output
+        hidden, before = seen[f"in{i}"], torch.tanh(seen[f"out{i - 1}"])
+        kept = hidden != 0
+        assert 0.3 < kept.float().mean().item() < 0.7, (
+            f"hidden layer {i}: {kept.float().mean().item():.0%} of the units survived "
+            f"dropout with p={p}; dropout must be active in training mode"
+        )
+        assert_close(
+            hidden[kept],
+            before[kept] / (1 - p),
+            f"hidden layer {i} in training mode should be dropout(activation(linear)), the "
+            "kept units scaled by 1 / (1 - p): the activation comes first, then dropout",
+        )
+    assert_close(
+        out,
+        seen["out2"],
+        "in training mode too, the last Linear's output is returned as is: no dropout or "
+        "activation after it",
     )
 
 
@@ -126,14 +181,14 @@ def test_dropout_is_random_in_training_and_off_in_eval(device):
     model.eval()
     with torch.no_grad():
         third, fourth = model(x), model(x)
-        torch.testing.assert_close(
+        assert_close(
             third,
             fourth,
+            "after model.eval() the output must be deterministic: dropout switched off",
             rtol=0,
             atol=0,
-            msg="after model.eval() the output must be deterministic: dropout switched off",
         )
-        torch.testing.assert_close(third, by_hand(model, x))
+        assert_close(third, by_hand(model, x), "in eval mode no unit is dropped")
     model.train()
     with torch.no_grad():
         assert not torch.allclose(model(x), third), "model.train() should switch dropout back on"
@@ -143,7 +198,7 @@ def test_without_dropout_training_and_eval_agree(device):
     model = MLP([8, 32, 2]).to(device)
     x = torch.randn(4, 8, device=device)
     train_out = model(x)
-    torch.testing.assert_close(train_out, by_hand(model, x), msg="dropout=0 drops nothing")
+    assert_close(train_out, by_hand(model, x), "dropout=0 (the default) drops nothing")
 
 
 def test_dropout_scales_kept_units_so_the_expected_output_is_unchanged(device):
@@ -165,21 +220,39 @@ def test_dropout_scales_kept_units_so_the_expected_output_is_unchanged(device):
 
 
 def test_to_float64_converts_every_parameter(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = MLP([4, 8, 8, 2], activation=nn.Tanh, dropout=0.1).to(device).to(torch.float64)
     x = torch.randn(3, 4, dtype=torch.float64, device=device)
     out = model.eval()(x)
     check_tensor(out, shape=(3, 2), dtype=torch.float64, device=device, name="MLP output")
     for name, parameter in model.named_parameters():
         check_tensor(parameter, dtype=torch.float64, device=device, name=f"parameter {name}")
-    torch.testing.assert_close(out, by_hand(model, x, torch.tanh))
+    assert_close(out, by_hand(model, x, torch.tanh), "wrong output in float64")
 
 
 @pytest.mark.parametrize(
     "sizes, dropout",
-    [([3], 0.0), ([], 0.0), ([3, 0, 2], 0.0), ([3, 2], 1.0), ([3, 2], -0.1)],
-    ids=["one-size", "no-sizes", "zero-width", "dropout-1", "dropout-negative"],
+    [
+        ([3], 0.0),
+        ([], 0.0),
+        ([3, 0, 2], 0.0),
+        ([3, -2, 2], 0.0),
+        ([0, 2], 0.0),
+        ([3, 0], 0.0),
+        ([3, 2], 1.0),
+        ([3, 2], -0.1),
+    ],
+    ids=[
+        "one-size",
+        "no-sizes",
+        "zero-width",
+        "negative-width",
+        "zero-inputs",
+        "zero-outputs",
+        "dropout-1",
+        "dropout-negative",
+    ],
 )
 def test_rejects_bad_configurations(device, sizes, dropout):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         MLP(sizes, dropout=dropout).to(device)

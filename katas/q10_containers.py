@@ -72,8 +72,10 @@ class ResidualStack(nn.Module):
     - `self.blocks`: an nn.ModuleList of `depth` separate `nn.Linear(dim, dim)` layers (each
       with its own weights), state_dict keys "blocks.<i>.weight" and "blocks.<i>.bias".
     - depth may be 0: no blocks, and forward returns its input unchanged.
-    - forward(x): x of shape [..., dim]; returns the same shape.
-    - Raises ValueError if dim < 1 or depth < 0.
+    - forward(x): x of shape [..., dim]; returns the same shape. x is not modified: write
+      `x = x + ...`, not `x += ...`, which would add the first block into the caller's
+      tensor (and fails for one that requires grad).
+    - Raises ValueError if dim < 1 or depth < 0 (dim = 1 and depth = 0 are fine).
 
     >>> stack = ResidualStack(dim=16, depth=4)
     >>> stack(torch.randn(2, 16)).shape

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from katas.q10_containers import MultiHead, ResidualStack, make_mlp
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 HEADS = {"label": 5, "box": 4, "score": 1}
 
@@ -69,12 +69,13 @@ def test_make_mlp_computes_like_the_same_sequential_built_by_hand(device, sizes)
     x = torch.randn(2, 3, sizes[0], device=device)
     out = model(x)
     check_tensor(out, shape=(2, 3, sizes[-1]), dtype=torch.float32, device=device)
-    torch.testing.assert_close(out, reference(x), msg="the output differs from Linear-ReLU-...")
+    assert_close(out, reference(x), "the output differs from Linear-ReLU-...-Linear")
 
 
-def test_make_mlp_rejects_fewer_than_two_sizes(device):
-    with pytest.raises(ValueError):
-        make_mlp([4])
+@pytest.mark.parametrize("sizes", [[4], []], ids=str)
+def test_make_mlp_rejects_fewer_than_two_sizes(device, sizes):
+    with raises(ValueError):
+        make_mlp(sizes)
 
 
 # MultiHead
@@ -99,14 +100,22 @@ def test_multihead_runs_the_trunk_then_each_head(device):
     state = random_state(multihead_shapes(6, 16, HEADS), device)
     load(model, state)
     x = torch.randn(3, 2, 6, device=device)
+    x_before = x.clone()
+    trunk_runs = []
+    model.trunk.register_forward_hook(lambda module, args, output: trunk_runs.append(1))
     out = model(x)
     assert isinstance(out, dict), f"forward should return a dict, got {type(out).__name__}"
+    assert len(trunk_runs) == 1, (
+        f"the trunk ran {len(trunk_runs)} times for {len(HEADS)} heads; run it once and let "
+        "every head read its result"
+    )
+    assert torch.equal(x, x_before), "x must not be modified"
     assert list(out) == list(HEADS), f"expected keys {list(HEADS)} in order, got {list(out)}"
     features = torch.relu(x @ state["trunk.0.weight"].T + state["trunk.0.bias"])
     for name, n in HEADS.items():
         check_tensor(out[name], shape=(3, 2, n), dtype=torch.float32, device=device, name=name)
         expected = features @ state[f"heads.{name}.weight"].T + state[f"heads.{name}.bias"]
-        torch.testing.assert_close(out[name], expected, msg=f"head {name!r} output is wrong")
+        assert_close(out[name], expected, f"head {name!r} output is wrong")
 
 
 def test_multihead_includes_a_head_added_later(device):
@@ -135,7 +144,7 @@ def test_an_optimizer_over_parameters_trains_every_head(device):
 
 
 def test_multihead_to_float64_converts_the_heads(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = MultiHead(6, 16, HEADS).to(device).to(torch.float64)
     for name, head in model.heads.items():
         check_tensor(head.weight, dtype=torch.float64, device=device, name=f"head {name} weight")
@@ -166,27 +175,47 @@ def test_residual_stack_adds_each_block_to_its_input(device, depth):
     state = random_state(stack_shapes(5, depth), device)
     load(model, state)
     x = torch.randn(2, 4, 5, device=device)
+    x_before = x.clone()
     out = model(x)
+    assert torch.equal(x, x_before), (
+        "forward changed the caller's x: write x = x + relu(block(x)), not x += ..."
+    )
     expected = x
     for i in range(depth):
         block = expected @ state[f"blocks.{i}.weight"].T + state[f"blocks.{i}.bias"]
         expected = expected + torch.relu(block)
     check_tensor(out, shape=(2, 4, 5), dtype=torch.float32, device=device)
-    torch.testing.assert_close(
-        out, expected, msg="expected x = x + relu(block(x)) for each block, each with its weights"
+    assert_close(
+        out, expected, "expected x = x + relu(block(x)) for each block, each with its weights"
     )
+
+
+def test_residual_stack_takes_an_input_that_requires_grad(device):
+    model = ResidualStack(4, 2).to(device)
+    x = torch.randn(3, 4, device=device, requires_grad=True)
+    out = model(x)
+    check_tensor(out, shape=(3, 4), dtype=torch.float32, device=device)
+    (grad,) = torch.autograd.grad(out.sum(), x)
+    check_tensor(grad, shape=(3, 4), dtype=torch.float32, device=device, name="the gradient")
+    assert x.is_leaf and x.grad is None, "x must be left as it was"
+
+
+def test_residual_stack_of_width_one(device):
+    model = ResidualStack(1, 2).to(device)
+    out = model(torch.randn(5, 1, device=device))
+    check_tensor(out, shape=(5, 1), dtype=torch.float32, device=device, name="output")
 
 
 def test_residual_stack_of_depth_zero_is_the_identity(device):
     model = ResidualStack(3, 0).to(device)
     x = torch.randn(4, 3, device=device)
     out = model(x)
-    torch.testing.assert_close(out, x, rtol=0, atol=0)
+    assert_close(out, x, "with no blocks forward returns its input unchanged", rtol=0, atol=0)
     assert len(list(model.parameters())) == 0
 
 
 def test_residual_stack_to_float64_converts_every_block(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = ResidualStack(4, 3).to(device).to(torch.float64)
     for i, block in enumerate(model.blocks):
         check_tensor(block.weight, dtype=torch.float64, device=device, name=f"blocks[{i}].weight")
@@ -196,5 +225,5 @@ def test_residual_stack_to_float64_converts_every_block(device):
 
 @pytest.mark.parametrize("dim, depth", [(0, 2), (3, -1)])
 def test_residual_stack_rejects_bad_sizes(device, dim, depth):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         ResidualStack(dim, depth)

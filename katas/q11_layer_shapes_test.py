@@ -7,7 +7,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q11_layer_shapes import conv2d_output_shape, linear_forward
-from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_ops,
+    raises,
+    skip_unless_supported,
+)
 
 # conv2d_output_shape
 
@@ -107,7 +113,7 @@ def test_known_shapes(device, input_shape, args, expected):
     ids=["kernel-too-big", "dilated-too-big", "same-strided", "bad-padding", "2-d", "5-d"],
 )
 def test_rejects_configurations_nn_conv2d_rejects(device, input_shape, args):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         conv2d_output_shape(input_shape, 2, **args)
 
 
@@ -131,18 +137,14 @@ def test_linear_forward_equals_nn_linear(device, batch, bias):
     x = torch.randn(*batch, 6, device=device)
     out = call_linear(x, layer.weight, layer.bias)
     check_tensor(out, shape=(*batch, 4), dtype=torch.float32, device=device, name="output")
-    torch.testing.assert_close(
-        out, layer(x), msg=lambda m: f"expected x @ weight.T (+ bias), as nn.Linear does\n{m}"
-    )
+    assert_close(out, layer(x), "expected x @ weight.T (+ bias), as nn.Linear does")
 
 
 def test_linear_forward_with_a_square_weight(device):
     layer = nn.Linear(5, 5).to(device)
     x = torch.randn(3, 5, device=device)
     out = call_linear(x, layer.weight, layer.bias)
-    torch.testing.assert_close(
-        out, layer(x), msg="nn.Linear's weight is [out, in]: multiply by its transpose"
-    )
+    assert_close(out, layer(x), "nn.Linear's weight is [out, in]: multiply by its transpose")
 
 
 def test_linear_forward_on_non_contiguous_inputs(device):
@@ -154,11 +156,11 @@ def test_linear_forward_on_non_contiguous_inputs(device):
     with torch.no_grad():
         expected.weight.copy_(weight)
         expected.bias.copy_(bias)
-        torch.testing.assert_close(out, expected(x))
+        assert_close(out, expected(x), "wrong for non-contiguous inputs")
 
 
 def test_linear_forward_gradients(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     options = dict(dtype=torch.float64, device=device, requires_grad=True)
     x, weight, bias = (
         torch.randn(2, 3, 4, **options),
@@ -189,13 +191,14 @@ def test_linear_forward_does_not_modify_its_inputs(device):
     [
         ((3, 4), (2, 5), (2,)),
         ((3, 4), (4,), None),
+        ((3, 4), (2, 2, 4), None),
         ((3, 4), (2, 4), (4,)),
         ((3, 4), (2, 4), (1, 2)),
     ],
-    ids=["in-features-differ", "1-d-weight", "bias-size", "2-d-bias"],
+    ids=["in-features-differ", "1-d-weight", "3-d-weight", "bias-size", "2-d-bias"],
 )
 def test_linear_forward_rejects_shapes_that_do_not_fit(device, x_shape, weight_shape, bias_shape):
     x, weight = torch.randn(x_shape, device=device), torch.randn(weight_shape, device=device)
     bias = None if bias_shape is None else torch.randn(bias_shape, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         call_linear(x, weight, bias)

@@ -55,14 +55,18 @@ def silu(x: torch.Tensor) -> torch.Tensor:
 def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> torch.Tensor:
     """softplus of every element of x, as F.softplus(x, beta, threshold) computes it.
 
-    - Where beta * x > threshold, the result is x itself (softplus is x there up to
-      rounding, and this avoids exp overflowing); elsewhere log(1 + exp(beta * x)) / beta.
+    - Where beta * x > threshold, the result is x itself, exactly (softplus is x there up
+      to rounding, and this avoids exp overflowing); elsewhere, at the threshold included,
+      log(1 + exp(beta * x)) / beta.
     - Values and gradients are finite and correct for every finite x (try ±100 and ±1e4;
       at x = 0 the gradient is 1/2, which formulas pieced together from relu and abs can
       miss), and accurate to float precision where the result is tiny: for very negative x
       the result is about exp(beta * x) / beta, small but not 0 (torch.log1p keeps it).
     - x: a floating tensor of any shape, on any device; beta > 0.
     - Returns a tensor of x's shape, dtype and device. x is not modified.
+    - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, as
+      torch does: float16's exp overflows to inf above about 11, below the default
+      threshold, so the formula itself would give inf for 11 < x <= 20.
     - Raises ValueError if beta <= 0.
 
     Rules: do not call F.softplus, nn.Softplus or F.logsigmoid; use primitives such as

@@ -1,11 +1,18 @@
 import functools
+import math
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 from katas.q12_activations import gelu, silu, softplus
-from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_ops,
+    raises,
+    skip_unless_supported,
+)
 
 RULE = (F.gelu, F.silu, F.softplus, F.logsigmoid)
 REASON = "build the activation from primitives (erf, tanh, sigmoid, exp, log1p, where)"
@@ -41,12 +48,11 @@ def value_and_grad(function, x, forbid=False):
 @pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_values_match_torch(device, name, mine, reference, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     x = torch.linspace(-8, 8, 161, dtype=dtype, device=device).reshape(7, 23)
     out = call(mine, x)
     check_tensor(out, shape=(7, 23), dtype=dtype, device=device, name=f"{name} output")
-    torch.testing.assert_close(out, reference(x), msg=lambda m: f"{name} values differ\n{m}")
+    assert_close(out, reference(x), f"{name} values differ from torch's")
 
 
 @pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
@@ -54,14 +60,12 @@ def test_gradients_match_torch(device, name, mine, reference):
     x = torch.randn(50, device=device) * 4
     _, grad = value_and_grad(mine, x, forbid=True)
     _, expected = value_and_grad(reference, x)
-    torch.testing.assert_close(
-        grad, expected, msg=lambda m: f"the gradient of {name} differs from torch's\n{m}"
-    )
+    assert_close(grad, expected, f"the gradient of {name} differs from torch's")
 
 
 @pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
 def test_gradcheck_in_float64(device, name, mine, reference):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     x = torch.randn(12, dtype=torch.float64, device=device, requires_grad=True)
     with forbidden_ops(*RULE, reason=REASON):
         assert torch.autograd.gradcheck(mine, (x,)), (
@@ -82,30 +86,23 @@ def test_large_inputs_give_finite_values_and_gradients(device, name, mine, refer
         "torch.where discards still gets a zero gradient, and 0 * inf = nan; keep every "
         "branch finite"
     )
-    torch.testing.assert_close(
-        out, expected_out, msg=lambda m: f"{name} values at {LARGE} differ from torch's\n{m}"
-    )
-    torch.testing.assert_close(
-        grad, expected_grad, msg=lambda m: f"{name} gradients at {LARGE} differ from torch's\n{m}"
-    )
+    assert_close(out, expected_out, f"{name} values at {LARGE} differ from torch's")
+    assert_close(grad, expected_grad, f"{name} gradients at {LARGE} differ from torch's")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("beta", [1.0, 2.0, 0.5])
 def test_softplus_keeps_tiny_results_for_very_negative_inputs(device, dtype, beta):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     x = torch.tensor([-15.0, -20.0, -30.0, -50.0], dtype=dtype, device=device) / beta
     out = call(softplus, x, beta=beta)
-    torch.testing.assert_close(
+    assert_close(
         out,
         F.softplus(x, beta=beta),
+        "softplus of a very negative x is about exp(beta * x) / beta, tiny but "
+        "not 0: use torch.log1p(z) rather than torch.log(1 + z)",
         rtol=1e-5,
         atol=0,
-        msg=lambda m: (
-            "softplus of a very negative x is about exp(beta * x) / beta, tiny but "
-            f"not 0: use torch.log1p(z) rather than torch.log(1 + z)\n{m}"
-        ),
     )
 
 
@@ -117,15 +114,57 @@ def test_softplus_beta_and_threshold_match_torch(device, beta, threshold):
     out, grad = value_and_grad(functools.partial(softplus, beta=beta, threshold=threshold), x, True)
     reference = functools.partial(F.softplus, beta=beta, threshold=threshold)
     expected_out, expected_grad = value_and_grad(reference, x)
-    torch.testing.assert_close(
+    assert_close(
         out,
         expected_out,
-        msg=lambda m: (
-            f"softplus(beta={beta}, threshold={threshold}) values differ: is it "
-            f"log1p(exp(beta * x)) / beta, and x itself where beta * x > threshold?\n{m}"
-        ),
+        f"softplus(beta={beta}, threshold={threshold}) values differ: is it "
+        "log1p(exp(beta * x)) / beta, and x itself where beta * x > threshold?",
     )
-    torch.testing.assert_close(grad, expected_grad, msg=lambda m: f"gradients differ\n{m}")
+    assert_close(grad, expected_grad, "softplus gradients differ from torch's")
+
+
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 5.0)], ids=str)
+def test_softplus_switches_to_x_just_above_the_threshold(device, beta, threshold):
+    skip_unless_supported(device, torch.float64)
+    # In float64 the formula and x differ by about exp(-threshold): visible here.
+    at, above = threshold / beta, (threshold + 10) / beta
+    x = torch.tensor([at, above, 2 * threshold / beta], dtype=torch.float64, device=device)
+    kwargs = {} if (beta, threshold) == (1.0, 20.0) else {"beta": beta, "threshold": threshold}
+    out, grad = value_and_grad(functools.partial(softplus, **kwargs), x, forbid=True)
+    check_tensor(out, shape=(3,), dtype=torch.float64, device=device, name="softplus output")
+    assert out[1:].tolist() == x[1:].tolist() and grad[1:].tolist() == [1.0, 1.0], (
+        f"above the threshold (beta * x > {threshold}) softplus must be x itself with "
+        f"gradient 1, got {out[1:].tolist()} and {grad[1:].tolist()}"
+        + ("; the default threshold is 20" if not kwargs else "")
+    )
+    expected = math.log1p(math.exp(threshold)) / beta
+    assert abs(out[0].item() - expected) < 1e-12, (
+        f"at beta * x == threshold exactly softplus is still the formula, "
+        f"log1p(exp({threshold})) / beta = {expected!r}, got {out[0].item()!r}: switch to x "
+        "only where beta * x > threshold"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_softplus_in_half_precision_between_11_and_the_threshold(device, dtype):
+    x = torch.tensor([-100.0, -5.0, 0.0, 5.0, 11.5, 12.0, 15.0, 19.5, 20.0, 25.0, 100.0])
+    out, grad = value_and_grad(softplus, x.to(device=device, dtype=dtype), forbid=True)
+    check_tensor(out, shape=(11,), dtype=dtype, device=device, name="softplus output")
+    assert torch.isfinite(out).all() and torch.isfinite(grad).all(), (
+        f"softplus in {dtype} gives {out.tolist()} with gradients {grad.tolist()}: float16's "
+        "exp overflows above about 11; compute in float32 and convert the result back"
+    )
+    expected_out, expected_grad = value_and_grad(F.softplus, x.to(device))
+    assert_close(
+        out.float(),
+        expected_out.to(dtype).float(),
+        f"softplus in {dtype} should be the float32 result rounded once to {dtype}",
+        rtol=1e-2,
+        atol=1e-2,
+    )
+    assert_close(
+        grad.float(), expected_grad, f"softplus gradients in {dtype}", rtol=1e-2, atol=1e-2
+    )
 
 
 @pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
@@ -135,7 +174,7 @@ def test_half_precision_input_keeps_its_dtype(device, name, mine, reference, dty
     out = call(mine, x)
     check_tensor(out, shape=(41,), dtype=dtype, device=device, name=f"{name} output")
     expected = reference(x.float()).to(dtype)
-    torch.testing.assert_close(out, expected, rtol=2e-2, atol=2e-2)
+    assert_close(out, expected, f"{name} is wrong in {dtype}", rtol=2e-2, atol=2e-2)
 
 
 @pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
@@ -144,18 +183,18 @@ def test_empty_and_non_contiguous_inputs_are_left_unmodified(device, name, mine,
     before = x.clone()
     out = call(mine, x)
     check_tensor(out, shape=(5, 6), dtype=torch.float32, device=device, name=f"{name} output")
-    torch.testing.assert_close(out, reference(before))
+    assert_close(out, reference(before), f"{name} is wrong for a non-contiguous input")
     assert torch.equal(x, before), f"{name} modified its input; do not use in-place ops on x"
     empty = call(mine, torch.empty(0, 3, device=device))
     check_tensor(empty, shape=(0, 3), dtype=torch.float32, device=device, name=f"{name} output")
 
 
 def test_gelu_rejects_an_unknown_approximation(device):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         call(gelu, torch.zeros(3, device=device), approximate="sigmoid")
 
 
 @pytest.mark.parametrize("beta", [0.0, -1.0])
 def test_softplus_rejects_a_non_positive_beta(device, beta):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         call(softplus, torch.zeros(3, device=device), beta=beta)

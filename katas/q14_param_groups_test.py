@@ -3,6 +3,7 @@ import torch
 from torch import nn
 
 from katas.q14_param_groups import decay_groups, make_optimizer
+from torch_katas.testing import assert_close, raises
 
 
 class Block(nn.Module):
@@ -66,6 +67,32 @@ class Zoo(nn.Module):
             self.attention.out_proj.bias,
         ]
         return {id(p) for p in decay}, {id(p) for p in no_decay}
+
+
+class OutputFirst(nn.Module):
+    """The tied table is registered first by a Linear, then by the Embedding."""
+
+    def __init__(self, vocab=12, width=6):
+        super().__init__()
+        self.unembed = nn.Linear(width, vocab, bias=False)
+        self.embed = nn.Embedding(vocab, width)
+        self.embed.weight = self.unembed.weight
+
+
+class Scale(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(width))
+
+
+class SharedOffset(nn.Module):
+    """One vector that a custom layer calls "weight" and a Linear uses as its bias."""
+
+    def __init__(self, width=5):
+        super().__init__()
+        self.scale = Scale(width)
+        self.fc = nn.Linear(width, width)
+        self.fc.bias = self.scale.weight
 
 
 class TiedLanguageModel(nn.Module):
@@ -157,6 +184,22 @@ def test_tied_weights_are_listed_once_without_decay(device):
     assert sum(p is tied for p in held) == 1, "the tied embedding must be in the optimizer once"
 
 
+@pytest.mark.parametrize("make", [OutputFirst, SharedOffset], ids=["linear-first", "named-bias"])
+def test_a_tied_parameter_gets_no_decay_from_any_holder(device, make):
+    model = make().to(device)
+    decay, no_decay = decay_groups(model)
+    tied, other = (
+        (model.unembed.weight, [])
+        if isinstance(model, OutputFirst)
+        else (model.scale.weight, [model.fc.weight])
+    )
+    assert_same_parameters(model, decay, other, "decay")
+    assert_same_parameters(model, no_decay, [tied], "no-decay")
+    assert len(list(model.named_parameters())) == 1 + len(other), "test model is tied"
+    # named_parameters() lists a tied parameter once, under the first name only: ask every
+    # module about the parameters it holds (named_parameters(recurse=False)).
+
+
 @pytest.mark.parametrize("lr, weight_decay", [(1e-3, 0.1), (0.5, 0.0), (2e-4, 0.05)])
 def test_make_optimizer_builds_two_adamw_groups(device, lr, weight_decay):
     model = Zoo().to(device)
@@ -180,6 +223,14 @@ def test_make_optimizer_builds_two_adamw_groups(device, lr, weight_decay):
         f"param_groups[1] should have weight_decay=0.0, got {groups[1]['weight_decay']}"
     )
     assert [group["lr"] for group in groups] == [lr, lr], "both groups should use lr"
+    defaults = torch.optim.AdamW([torch.zeros(1, requires_grad=True)]).defaults
+    for index, group in enumerate(groups):
+        for option, value in defaults.items():
+            if option not in ("lr", "weight_decay"):
+                assert group[option] == value, (
+                    f"param_groups[{index}] has {option}={group[option]!r}; leave AdamW's "
+                    f"other options at their defaults ({option}={value!r})"
+                )
 
 
 def test_a_step_shrinks_only_the_decay_group(device):
@@ -193,12 +244,10 @@ def test_a_step_shrinks_only_the_decay_group(device):
     for name, p in model.named_parameters():
         assert p.device.type == device.type
         factor = 1 - 0.1 * 0.5 if id(p) in expected_decay else 1.0
-        torch.testing.assert_close(
+        assert_close(
             p.detach(),
             before[name] * factor,
-            msg=lambda m, name=name, factor=factor: (
-                f"after one step with zero gradients, {name} should be scaled by {factor}\n{m}"
-            ),
+            f"after one step with zero gradients, {name} should be scaled by {factor}",
         )
 
 
@@ -210,6 +259,16 @@ def test_a_model_without_biases_or_norms_gets_an_empty_second_group(device):
     assert len(groups) == 2, f"expected exactly two parameter groups, got {len(groups)}"
     assert_same_parameters(model, groups[0]["params"], [model[0].weight, model[2].weight], "decay")
     assert_same_parameters(model, groups[1]["params"], [], "no-decay")
+
+
+def test_a_model_of_norms_and_biases_only_gets_an_empty_first_group(device):
+    model = nn.LayerNorm(4).to(device)
+    optimizer = make_optimizer(model, lr=1e-3, weight_decay=0.1)
+    groups = optimizer.param_groups
+    assert len(groups) == 2, f"expected exactly two parameter groups, got {len(groups)}"
+    assert_same_parameters(model, groups[0]["params"], [], "decay")
+    assert_same_parameters(model, groups[1]["params"], [model.weight, model.bias], "no-decay")
+    assert groups[0]["weight_decay"] == 0.1 and groups[1]["weight_decay"] == 0.0
 
 
 def test_does_not_change_the_model(device):
@@ -228,5 +287,5 @@ def test_does_not_change_the_model(device):
 @pytest.mark.parametrize("lr, weight_decay", [(-1e-3, 0.1), (1e-3, -0.1)], ids=["lr", "wd"])
 def test_rejects_negative_hyperparameters(device, lr, weight_decay):
     model = nn.Linear(3, 2).to(device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         make_optimizer(model, lr=lr, weight_decay=weight_decay)

@@ -57,7 +57,9 @@ def warmup_cosine_scheduler(
     Every param group gets the same factor times its own initial lr. Creating the scheduler
     sets each group's lr to `initial_lr * factor(0)` (LambdaLR does that itself); after the
     k-th `scheduler.step()` it is `initial_lr * factor(k)`.
-    Raises ValueError for the arguments `warmup_cosine_factor` rejects.
+    Raises ValueError for the arguments `warmup_cosine_factor` rejects, before touching
+    the optimizer: its param groups are then left exactly as they were (LambdaLR would
+    already have added an "initial_lr" entry to each).
 
     >>> param = torch.zeros(3, requires_grad=True)
     >>> optimizer = torch.optim.SGD([param], lr=0.4)

@@ -12,6 +12,7 @@ from katas.q15_warmup_cosine import (
     warmup_cosine_factor,
     warmup_cosine_scheduler,
 )
+from torch_katas.testing import assert_close, raises
 
 
 def expected_factor(step, warmup, total, floor=0.0):
@@ -79,8 +80,16 @@ def test_factor_key_points(device):
          "min_factor < 0", "min_factor > 1"],
 )  # fmt: skip
 def test_factor_rejects_bad_arguments(device, step, warmup, total, floor):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         warmup_cosine_factor(step, warmup, total, floor)
+
+
+def test_factor_falls_to_0_by_default(device):
+    got = [warmup_cosine_factor(step, 2, 6) for step in range(9)]
+    check_factors(got, 2, 6, 0.0)
+    assert got[6:] == [0.0, 0.0, 0.0], (
+        f"with the default min_factor=0.0 the factor ends at 0, got {got[6:]}"
+    )
 
 
 def two_group_optimizer(device, lrs=(0.4, 0.01)):
@@ -107,11 +116,35 @@ def test_scheduler_is_a_lambdalr_that_scales_every_group(device):
         scheduler.step()
 
 
-@pytest.mark.parametrize("warmup, total", [(5, 5), (-1, 4)], ids=["warmup = total", "negative"])
-def test_scheduler_rejects_bad_arguments(device, warmup, total):
+def test_scheduler_decays_to_0_by_default(device):
     optimizer = two_group_optimizer(device)
-    with pytest.raises(ValueError):
-        warmup_cosine_scheduler(optimizer, warmup_steps=warmup, total_steps=total)
+    scheduler = warmup_cosine_scheduler(optimizer, warmup_steps=1, total_steps=3)
+    for _ in range(4):
+        optimizer.step()
+        scheduler.step()
+    lrs = [group["lr"] for group in optimizer.param_groups]
+    assert lrs == pytest.approx([0.0, 0.0], abs=1e-12), (
+        f"with the default min_factor=0.0 the lr ends at 0, got {lrs}"
+    )
+
+
+@pytest.mark.parametrize(
+    "warmup, total, floor",
+    [(5, 5, 0.0), (-1, 4, 0.0), (1, 4, 1.5)],
+    ids=["warmup = total", "negative", "min_factor"],
+)
+def test_scheduler_rejects_bad_arguments_before_touching_the_optimizer(
+    device, warmup, total, floor
+):
+    optimizer = two_group_optimizer(device)
+    before = [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
+    with raises(ValueError):
+        warmup_cosine_scheduler(optimizer, warmup_steps=warmup, total_steps=total, min_factor=floor)
+    after = [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
+    assert after == before, (
+        f"the rejected call changed the param groups from {before} to {after}; check the "
+        "arguments before creating the LambdaLR, which adds 'initial_lr' to every group"
+    )
 
 
 def regression_batches(device, count, size=6):
@@ -163,13 +196,24 @@ def test_loop_trains_with_the_scheduled_lr(device):
         grad_weight, grad_bias = torch.autograd.grad(loss, (weight, bias))
         lr = 0.2 * expected_factor(step, 3, 7)
         weight, bias = (weight - lr * grad_weight).detach(), (bias - lr * grad_bias).detach()
-    torch.testing.assert_close(
+    assert_close(
         (model.weight.detach(), model.bias.detach()),
         (weight, bias),
-        msg=lambda m: (
-            "the trained weights differ from SGD with the scheduled lrs; per batch: "
-            f"zero_grad, forward, loss, backward, optimizer.step(), scheduler.step()\n{m}"
-        ),
+        "the trained weights differ from SGD with the scheduled lrs; per batch: "
+        "zero_grad, forward, loss, backward, optimizer.step(), scheduler.step()",
+    )
+
+
+def test_loop_takes_batches_from_a_generator(device):
+    model, optimizer, scheduler = scheduled_setup(device)
+    batches = regression_batches(device, 5)
+    lrs = train_with_schedule(
+        model, (batch for batch in batches), nn.MSELoss(), optimizer, scheduler
+    )
+    want = [0.3 * expected_factor(step, 2, 6) for step in range(5)]
+    assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
+        f"with batches from a generator the recorded lrs should be {want}, got {lrs}; "
+        "iterate over batches once, without len() or indexing (a DataLoader has no indexing)"
     )
 
 

@@ -44,8 +44,11 @@ class TextClassifier(nn.Module):
     - `self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)`
     - `self.head = nn.Linear(embed_dim, num_classes)`
 
+    padding_idx may be negative and then counts from the end, as in nn.Embedding: -1 is
+    the id vocab_size - 1 (nn.Embedding stores it that way in `embedding.padding_idx`).
+
     forward(tokens): tokens is a [B, T] integer tensor of ids in [0, vocab_size), where
-    `padding_idx` marks padding. Returns logits [B, num_classes] in the parameters' dtype,
+    the padding id marks padding. Returns logits [B, num_classes] in the parameters' dtype,
     on their device: head(masked mean of the embeddings of the non-padding tokens).
     - Padding changes nothing: appending padding ids to a sequence, or whatever finite
       values the padding row of the embedding holds, leaves its logits unchanged.

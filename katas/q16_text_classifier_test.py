@@ -3,7 +3,13 @@ import torch
 from torch import nn
 
 from katas.q16_text_classifier import TextClassifier, masked_mean
-from torch_katas.testing import assert_no_python_loops, check_tensor, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    assert_no_python_loops,
+    check_tensor,
+    raises,
+    skip_unless_supported,
+)
 
 VOCAB, DIM, CLASSES = 20, 8, 3
 
@@ -47,7 +53,7 @@ def test_masked_mean_matches_a_loop(device):
     out = masked_mean(values, mask)
     check_tensor(out, shape=(5, 4), dtype=torch.float32, device=device, name="masked_mean")
     assert torch.isfinite(out).all(), "a row with no True in the mask must give zeros, not nan"
-    torch.testing.assert_close(out, mean_by_loop(values, mask))
+    assert_close(out, mean_by_loop(values, mask), "each row should average its True positions")
     assert_no_python_loops(masked_mean)
 
 
@@ -71,7 +77,7 @@ def test_masked_mean_edge_sizes(device, shape):
     mask = torch.rand(shape[:2], device=device) > 0.3
     out = masked_mean(values, mask)
     check_tensor(out, shape=(shape[0], shape[2]), device=device, name="masked_mean")
-    torch.testing.assert_close(out, mean_by_loop(values, mask))
+    assert_close(out, mean_by_loop(values, mask), f"wrong for values of shape {shape}")
 
 
 def test_masked_positions_neither_count_nor_get_gradient(device):
@@ -84,17 +90,19 @@ def test_masked_positions_neither_count_nor_get_gradient(device):
         "masked positions got a gradient; they must not take part in the mean"
     )
     counts = mask.sum(1, keepdim=True).clamp(min=1)
-    torch.testing.assert_close(grad, (mask / counts)[..., None].expand_as(grad).float())
+    assert_close(
+        grad,
+        (mask / counts)[..., None].expand_as(grad).float(),
+        "each real position should get gradient 1 / (number of real positions in its row)",
+    )
     changed = values.detach().masked_fill(~mask[..., None], 1e4)
-    torch.testing.assert_close(
-        masked_mean(changed, mask),
-        out.detach(),
-        msg="values at masked positions changed the result",
+    assert_close(
+        masked_mean(changed, mask), out.detach(), "values at masked positions changed the result"
     )
 
 
 def test_masked_mean_gradcheck_and_dtype(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     values = torch.randn(3, 4, 2, dtype=torch.float64, device=device, requires_grad=True)
     mask = torch.tensor([[1, 0, 1, 1], [0, 0, 0, 0], [0, 1, 0, 0]], device=device).bool()
     out = masked_mean(values, mask)
@@ -102,12 +110,28 @@ def test_masked_mean_gradcheck_and_dtype(device):
     assert torch.autograd.gradcheck(lambda v: masked_mean(v, mask), (values,))
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_masked_mean_keeps_a_half_precision_dtype(device, dtype):
+    values = torch.randn(3, 5, 4, device=device).to(dtype)
+    mask = torch.rand(3, 5, device=device) > 0.4
+    mask[0] = False
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(3, 4), dtype=dtype, device=device, name="masked_mean")
+    assert_close(
+        out.float(),
+        mean_by_loop(values.float(), mask),
+        f"wrong {dtype} mean; select with torch.where(mask, ...) or use a mask of values' dtype",
+        rtol=1e-2,
+        atol=1e-2,
+    )
+
+
 def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
     values = torch.randn(4, 3, 5, device=device).transpose(0, 2)  # [5, 3, 4], non-contiguous
     mask = torch.rand(3, 5, device=device).T > 0.5
     values_before, mask_before = values.clone(), mask.clone()
     out = masked_mean(values, mask)
-    torch.testing.assert_close(out, mean_by_loop(values_before, mask_before))
+    assert_close(out, mean_by_loop(values_before, mask_before), "wrong for non-contiguous inputs")
     assert torch.equal(values, values_before) and torch.equal(mask, mask_before), (
         "masked_mean modified its inputs; use out-of-place ops (torch.where, masked_fill)"
     )
@@ -121,7 +145,7 @@ def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
 def test_masked_mean_rejects_bad_masks(device, mask_shape, dtype):
     values = torch.randn(2, 3, 4, device=device)
     mask = torch.ones(mask_shape, dtype=dtype, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         masked_mean(values, mask)
 
 
@@ -134,15 +158,36 @@ def test_classifier_is_embedding_masked_mean_and_linear(device, padding_idx):
     tokens = random_tokens(device, 6, 9, padding_idx, lengths=[9, 1, 0, 4, 7, 3])
     logits = model(tokens)
     check_tensor(logits, shape=(6, CLASSES), dtype=torch.float32, device=device, name="logits")
-    torch.testing.assert_close(
+    assert_close(
         logits,
         logits_by_loop(model, tokens, padding_idx),
-        msg=lambda m: (
-            "logits should be head(mean of the embeddings of non-padding tokens); "
-            f"is the mask built from padding_idx={padding_idx}?\n{m}"
-        ),
+        "logits should be head(mean of the embeddings of non-padding tokens); "
+        f"is the mask built from padding_idx={padding_idx}?",
     )
     assert_no_python_loops(TextClassifier.forward)
+
+
+def test_padding_idx_defaults_to_0(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES).to(device)
+    tokens = random_tokens(device, 4, 6, 0, lengths=[6, 2, 0, 3])
+    logits = model(tokens)
+    assert model.embedding.padding_idx == 0, "padding_idx should default to 0"
+    assert_close(
+        logits, logits_by_loop(model, tokens, 0), "with no padding_idx given, id 0 is padding"
+    )
+
+
+def test_a_negative_padding_idx_counts_from_the_end(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=-1).to(device)
+    tokens = random_tokens(device, 5, 7, VOCAB - 1, lengths=[7, 3, 0, 5, 1])
+    logits = model(tokens)
+    check_tensor(logits, shape=(5, CLASSES), dtype=torch.float32, device=device, name="logits")
+    assert_close(
+        logits,
+        logits_by_loop(model, tokens, VOCAB - 1),
+        f"padding_idx=-1 means id {VOCAB - 1}, as in nn.Embedding: build the mask from "
+        "self.embedding.padding_idx, which holds the id itself",
+    )
 
 
 def test_classifier_layers(device):
@@ -162,13 +207,11 @@ def test_appending_padding_changes_nothing(device, padding_idx):
     for extra in (1, 7):
         padding = torch.full((4, extra), padding_idx, device=device)
         longer = model(torch.cat([tokens, padding], dim=1))
-        torch.testing.assert_close(
+        assert_close(
             longer,
             logits,
-            msg=lambda m, extra=extra: (
-                f"appending {extra} padding tokens changed the logits: "
-                f"average over the real tokens only, not over all T positions\n{m}"
-            ),
+            f"appending {extra} padding tokens changed the logits: "
+            "average over the real tokens only, not over all T positions",
         )
 
 
@@ -178,10 +221,10 @@ def test_padding_row_values_do_not_matter(device):
     logits = model(tokens)
     with torch.no_grad():
         model.embedding.weight[2] = 50.0  # e.g. loaded from pretrained vectors
-    torch.testing.assert_close(
+    assert_close(
         model(tokens),
         logits,
-        msg="a non-zero padding row changed the logits: mask the padded positions instead of "
+        "a non-zero padding row changed the logits: mask the padded positions instead of "
         "relying on their embedding being zero",
     )
 
@@ -191,10 +234,12 @@ def test_rows_of_padding_only_give_the_head_bias(device):
     tokens = torch.tensor([[0, 0, 0], [4, 0, 0]], device=device)
     logits = model(tokens)
     assert torch.isfinite(logits).all(), "an all-padding row gave non-finite logits (0 / 0?)"
-    torch.testing.assert_close(logits[0], model.head.bias.detach(), msg="all padding pools to 0")
+    assert_close(logits[0], model.head.bias.detach(), "all padding pools to 0")
     empty = model(torch.zeros(2, 0, dtype=torch.long, device=device))
     check_tensor(empty, shape=(2, CLASSES), device=device, name="logits for T = 0")
-    torch.testing.assert_close(empty, model.head.bias.detach().expand(2, CLASSES))
+    assert_close(
+        empty, model.head.bias.detach().expand(2, CLASSES), "with T = 0 the logits are head.bias"
+    )
 
 
 def test_padding_row_gets_no_gradient(device):
@@ -215,15 +260,15 @@ def test_padding_row_gets_no_gradient(device):
 
 
 def test_classifier_batch_of_one_and_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = TextClassifier(VOCAB, DIM, CLASSES).to(device).to(torch.float64)
     tokens = torch.tensor([[7]], device=device)
     logits = model(tokens)
     check_tensor(logits, shape=(1, CLASSES), dtype=torch.float64, device=device, name="logits")
-    torch.testing.assert_close(logits, logits_by_loop(model, tokens, 0))
+    assert_close(logits, logits_by_loop(model, tokens, 0), "wrong logits in float64")
 
 
 def test_classifier_rejects_tokens_that_are_not_2d(device):
     model = TextClassifier(VOCAB, DIM, CLASSES).to(device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         model(torch.tensor([1, 2, 3], device=device))

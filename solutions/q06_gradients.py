@@ -16,13 +16,20 @@ def _scalar_at(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor):
     return point, out
 
 
+def _gradient(out: torch.Tensor, point: torch.Tensor, create_graph: bool) -> torch.Tensor:
+    if not out.requires_grad:  # f is a constant: nothing to differentiate, the slope is 0
+        return torch.zeros_like(point)
+    # autograd.grad returns the gradient instead of adding it into any .grad;
+    # materialize_grads gives zeros where f does not use the point at all.
+    (grad,) = torch.autograd.grad(out, point, create_graph=create_graph, materialize_grads=True)
+    return grad
+
+
 def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     # enable_grad: the caller may be inside torch.no_grad(), where f would record nothing.
     with torch.enable_grad():
         point, out = _scalar_at(f, x)
-        # autograd.grad returns the gradient instead of adding it into any .grad.
-        (grad,) = torch.autograd.grad(out, point)
-    return grad
+        return _gradient(out, point, create_graph=False)
 
 
 def hessian_vector_product(
@@ -31,9 +38,6 @@ def hessian_vector_product(
     with torch.enable_grad():
         point, out = _scalar_at(f, x)
         # create_graph records the first backward pass, so its result can be differentiated.
-        (grad,) = torch.autograd.grad(out, point, create_graph=True)
-        directional = (grad * v).sum()
-        if not directional.requires_grad:  # the gradient is constant: f is linear in x
-            return torch.zeros_like(x)
-        (hvp,) = torch.autograd.grad(directional, point, materialize_grads=True)
-    return hvp
+        grad = _gradient(out, point, create_graph=True)
+        # Where the gradient is constant (f linear in x), this gives zeros.
+        return _gradient((grad * v).sum(), point, create_graph=False)

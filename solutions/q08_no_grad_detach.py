@@ -12,7 +12,9 @@ def evaluate(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
         # no_grad records nothing at all; model(x).detach() would build the whole graph
         # (and keep its activations) only to throw it away.
         with torch.no_grad():
-            return model(x)
+            # detach: a model that returns its input (nn.Identity) would hand back x itself,
+            # still requiring grad; under no_grad detach records nothing.
+            return model(x).detach()
     finally:
         for module, training in modes:
             module.train(training)

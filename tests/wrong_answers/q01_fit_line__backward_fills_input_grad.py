@@ -1,0 +1,18 @@
+"""Wrong: calls loss.backward() on a loss built from the caller's x and y, so when they
+require grad their .grad fills up too."""
+
+import torch
+
+
+def fit_line(x, y, steps=100, lr=0.1):
+    if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:
+        raise ValueError("x and y must be 1-D of equal length")
+    w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    for _ in range(steps):
+        w.grad = b.grad = None
+        ((w * x + b - y) ** 2).mean().backward()
+        with torch.no_grad():
+            w -= lr * w.grad
+            b -= lr * b.grad
+    return w.detach(), b.detach()

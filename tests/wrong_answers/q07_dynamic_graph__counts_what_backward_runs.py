@@ -1,0 +1,30 @@
+"""Wrong: counts the nodes that a backward pass runs, which writes the leaves' .grad."""
+
+import torch
+
+
+def apply_until_small(layer, x, threshold, max_steps):
+    if max_steps < 0:
+        raise ValueError(f"max_steps must be >= 0, got {max_steps}")
+    h, steps = x, 0
+    while steps < max_steps and torch.linalg.vector_norm(h) >= threshold:
+        h = layer(h)
+        steps += 1
+    return h, steps
+
+
+def graph_size(t):
+    if t.grad_fn is None:
+        return 0
+    ran, handles, stack, seen = set(), [], [t.grad_fn], {t.grad_fn}
+    while stack:
+        node = stack.pop()
+        handles.append(node.register_prehook(lambda grads, node=node: ran.add(node)))
+        for parent, _ in node.next_functions:
+            if parent is not None and parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    torch.autograd.backward(t, torch.ones_like(t), retain_graph=True)
+    for handle in handles:
+        handle.remove()
+    return len(ran)

@@ -1,0 +1,38 @@
+"""Wrong: checks only the hidden sizes, so a zero in_features or out_features is
+accepted (nn.Linear allows it)."""
+
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+
+import torch
+from torch import nn
+
+
+class MLP(nn.Module):
+    def __init__(
+        self,
+        sizes: Sequence[int],
+        activation: Callable[[], nn.Module] = nn.ReLU,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()  # sets up the registries before any layer is assigned
+        sizes = list(sizes)
+        if len(sizes) < 2 or any(size < 1 for size in sizes[1:-1]):
+            raise ValueError(f"sizes must be at least two positive ints, got {sizes}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        layers: list[nn.Module] = []
+        for fan_in, fan_out in pairwise(sizes[:-1]):
+            layers += [nn.Linear(fan_in, fan_out), activation(), nn.Dropout(dropout)]
+        layers.append(nn.Linear(sizes[-2], sizes[-1]))
+        # nn.Sequential registers every layer, so parameters(), .to() and .eval() reach them;
+        # nn.Dropout follows self.training, so eval() switches it off.
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layers(x)
+
+
+def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
+    # parameters() yields each shared parameter once and never yields buffers.
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)

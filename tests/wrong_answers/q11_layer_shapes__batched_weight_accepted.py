@@ -1,0 +1,56 @@
+"""Wrong: checks only that weight has at least two dims and a matching last dim, so a
+3-D weight is taken for a batch of weights."""
+
+from collections.abc import Sequence
+
+import torch
+
+
+def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def conv2d_output_shape(
+    input_shape: Sequence[int],
+    out_channels: int,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] | str = 0,
+    dilation: int | tuple[int, int] = 1,
+) -> tuple[int, ...]:
+    if len(input_shape) not in (3, 4):
+        raise ValueError(f"expected (N, C, H, W) or (C, H, W), got {tuple(input_shape)}")
+    *leading, _, height, width = (int(size) for size in input_shape)
+    kernel, stride, dilation = _pair(kernel_size), _pair(stride), _pair(dilation)
+    if padding == "same":
+        if stride != (1, 1):
+            raise ValueError("padding='same' needs stride 1")
+        return (*leading, out_channels, height, width)  # "same" pads exactly enough for this
+    if padding == "valid":
+        padding = 0
+    elif isinstance(padding, str):
+        raise ValueError(f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+    spatial = []
+    for size, k, s, p, d in zip(
+        (height, width), kernel, stride, _pair(padding), dilation, strict=True
+    ):
+        span = d * (k - 1) + 1  # the input extent one output element sees
+        if span > size + 2 * p:
+            raise ValueError(f"dilated kernel {span} is larger than padded input {size + 2 * p}")
+        spatial.append((size + 2 * p - span) // s + 1)
+    return (*leading, out_channels, *spatial)
+
+
+def linear_forward(
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
+    if weight.dim() < 2 or x.shape[-1] != weight.shape[-1]:
+        raise ValueError(
+            f"x {tuple(x.shape)} and weight {tuple(weight.shape)} don't fit: "
+            "weight must be [out, in] with in == x.shape[-1]"
+        )
+    if bias is not None and bias.shape != weight.shape[:1]:
+        raise ValueError(f"bias must have shape {tuple(weight.shape[:1])}, got {bias.shape}")
+    # matmul broadcasts over all leading dims of x; weight.T is a view, not a copy.
+    y = x @ weight.mT
+    return y if bias is None else y + bias

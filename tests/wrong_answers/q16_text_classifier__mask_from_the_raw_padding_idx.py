@@ -1,0 +1,39 @@
+"""Wrong: builds the mask from the padding_idx argument as given, so padding_idx=-1
+matches no token (nn.Embedding turned it into vocab_size - 1)."""
+
+import torch
+from torch import nn
+
+
+def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    if mask.dtype != torch.bool or mask.shape != values.shape[:2]:
+        raise ValueError(
+            f"mask must be bool with shape {tuple(values.shape[:2])}, "
+            f"got {mask.dtype} {tuple(mask.shape)}"
+        )
+    keep = mask.unsqueeze(-1)  # [B, T, 1] broadcasts over D
+    # where() rather than a multiply: whatever sits at a masked position is replaced,
+    # not scaled, and its gradient is exactly zero.
+    total = torch.where(keep, values, 0).sum(dim=1)
+    # An all-padding row would divide 0 by 0; clamping the count to 1 gives 0 instead.
+    count = keep.sum(dim=1).clamp(min=1).to(values.dtype)
+    return total / count
+
+
+class TextClassifier(nn.Module):
+    def __init__(
+        self, vocab_size: int, embed_dim: int, num_classes: int, padding_idx: int = 0
+    ) -> None:
+        super().__init__()
+        # padding_idx: that row starts at zero and its gradient is always zero.
+        self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)
+        self.padding_idx = padding_idx
+        self.head = nn.Linear(embed_dim, num_classes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        if tokens.dim() != 2:
+            raise ValueError(f"tokens must be [B, T], got shape {tuple(tokens.shape)}")
+        # The mask, not the zero padding row, decides what counts: the row may change
+        # (pretrained vectors, a manual edit) and a plain mean would count padded positions.
+        mask = tokens != self.padding_idx
+        return self.head(masked_mean(self.embedding(tokens), mask))
