@@ -201,8 +201,11 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
     reference_model = copy.deepcopy(model)
     x, y = regression_data(device)
 
+    calls = []
+
     def closure_for(m, opt):
         def closure():
+            calls.append(m)
             opt.zero_grad()
             loss = F.mse_loss(m(x), y)
             loss.backward()
@@ -213,6 +216,7 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
     with torch_sgd_refused():
         optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
         losses = [optimizer.step(closure_for(model, optimizer)) for _ in range(5)]
+    assert len(calls) == 5, f"step(closure) should call the closure once, it ran {len(calls)} times"
     reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
     expected = [reference.step(closure_for(reference_model, reference)) for _ in range(5)]
     assert all(isinstance(loss, torch.Tensor) for loss in losses), (
