@@ -25,6 +25,10 @@ def init_layer(module: nn.Module) -> None:
     - Biases of those layers, where present (bias=True), are set to zeros.
     - nn.BatchNorm1d/2d/3d, nn.LayerNorm and nn.GroupNorm with affine parameters: weight
       set to ones and bias to zeros (whichever of the two exists).
+    - Subclasses count as the layer they extend (test with isinstance, not with type(...) ==):
+      the out_proj of nn.MultiheadAttention is a subclass of nn.Linear and gets Xavier.
+      Lazy layers (nn.LazyLinear, nn.LazyConv2d, ...) have no shape until their first forward,
+      which turns them into the plain layer: run the model once before initialising it.
     - Any other module keeps its parameters unchanged (nn.Embedding, your own modules, ...).
       Only the module's own parameters are touched: for an nn.Sequential, nothing happens,
       because `model.apply` calls init_layer on each of its children separately.

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from katas.q17_init_weights import init_layer, init_weights
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import check_tensor, skip_unless_supported
 
 # Every weight checked below has at least 18,000 entries: the sample std of a correct
 # initialisation (uniform or normal) is within 2% of the formula and the mean within 4% of
@@ -110,9 +110,13 @@ def test_layers_without_bias_or_affine_parameters(device):
         nn.GroupNorm(2, 4, affine=False, device=device),
     ]
     for layer in layers:
+        fill_randomly(layer)
         init_layer(layer)  # bias or weight is None here: skip it, do not fail
     assert_zero_mean_and_std(layers[0].weight, xavier_std(layers[0].weight), "Linear(bias=False)")
     assert_zero_mean_and_std(layers[1].weight, kaiming_std(layers[1].weight), "Conv2d(bias=False)")
+    assert torch.all(layers[4].weight == 1), (
+        "LayerNorm(bias=False): set its weight to ones even though it has no bias"
+    )
 
 
 def test_other_modules_keep_their_parameters(device):
@@ -137,6 +141,37 @@ def test_other_modules_keep_their_parameters(device):
                 f"init_layer({type(module).__name__}) changed {name}; leave modules of other "
                 "types alone, and do not visit children (model.apply does that)"
             )
+
+
+def test_subclasses_and_materialised_lazy_layers(device):
+    class Dense(nn.Linear):
+        pass
+
+    class Conv(nn.Conv2d):
+        pass
+
+    class Norm(nn.LayerNorm):
+        pass
+
+    attention = nn.MultiheadAttention(256, 4, device=device)
+    lazy_linear = nn.LazyLinear(256, device=device)
+    lazy_conv = nn.LazyConv2d(64, 3, device=device)
+    lazy_linear(torch.zeros(1, 128, device=device))  # the first forward gives them a shape
+    lazy_conv(torch.zeros(1, 32, 5, 5, device=device))
+    linears = [Dense(256, 128, device=device), attention.out_proj, lazy_linear]
+    convs = [Conv(32, 64, 3, device=device), lazy_conv]
+    norm = Norm(6, device=device)
+    for layer in [*linears, *convs, norm]:
+        fill_randomly(layer)
+        init_layer(layer)
+        what = f"{type(layer).__name__} (a {type(layer).__mro__[1].__name__})"
+        if layer in convs:
+            assert_zero_mean_and_std(layer.weight, kaiming_std(layer.weight), what)
+        elif layer is norm:
+            assert torch.all(norm.weight == 1), f"{what}: subclasses count, test with isinstance"
+        else:
+            assert_zero_mean_and_std(layer.weight, xavier_std(layer.weight), what)
+        assert torch.count_nonzero(layer.bias) == 0, f"{what}: set its bias to zeros"
 
 
 class Block(nn.Module):
@@ -186,8 +221,7 @@ def test_init_weights_walks_the_model_with_apply(device):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_initialises_in_place(device, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     model = nested_model(device).to(dtype)
     before = dict(model.named_parameters())
     init_weights(model)

@@ -10,6 +10,10 @@ nan. Working from the logit x avoids both problems:
     -log(1 - sigmoid(x)) = softplus(x)                  = max(z, 0) + log1p(exp(-|z|))
 
 The last form only ever exponentiates a number <= 0, so it is finite for every finite x.
+Mind its kinks at z = 0: softplus is smooth there (slope 1/2), but autograd differentiates
+max and |z| as written and picks one slope at the kink: clamp(min=0) gets 1 and relu 0,
+while torch.maximum(z, torch.zeros_like(z)) splits a tie evenly and gets 1/2. A logit of
+exactly 0 is common (a zero-initialised last layer outputs it).
 
 pos_weight rescales the positive term, -pos_weight * y * log p: with 1 positive per 10
 negatives in a class, pos_weight = 10 makes both sides weigh the same in the loss.
@@ -42,13 +46,14 @@ def bce_with_logits(
     - reduction: "none" returns the element-wise losses (logits' shape); "sum" their sum;
       "mean" their mean over all elements (nan for an empty input, as torch.mean gives).
     - Returns a tensor of logits' dtype on logits' device. Gradients with respect to logits
-      flow through autograd and are finite. logits, target and pos_weight are not modified.
+      flow through autograd, are finite, and equal PyTorch's everywhere, at logits of
+      exactly 0 included. logits, target and pos_weight are not modified.
     - Raises ValueError if target's shape differs from logits', or reduction is not one of
       "mean", "sum", "none".
 
     Rules: do not call F.binary_cross_entropy_with_logits or F.binary_cross_entropy (nor
     nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus or torch.logaddexp: write
-    the stable form with exp, log1p, abs and clamp (or relu) yourself.
+    the stable form with exp, log1p, abs and torch.maximum yourself.
 
     >>> logits = torch.tensor([100.0, -100.0, 0.0])
     >>> bce_with_logits(logits, torch.tensor([0.0, 1.0, 1.0]), reduction="none")

@@ -3,7 +3,13 @@ import torch
 import torch.nn.functional as F
 
 from katas.q18_bce_with_logits import bce_with_logits
-from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_ops,
+    raises,
+    skip_unless_supported,
+)
 
 FORBIDDEN = (
     F.binary_cross_entropy_with_logits,
@@ -46,24 +52,24 @@ def test_equals_torch_bce_with_logits(device, reduction, weighted):
     loss = learner_loss(logits, target, **options)
     shape = (6, 4) if reduction == "none" else ()
     check_tensor(loss, shape=shape, dtype=torch.float32, device=device)
-    torch.testing.assert_close(
+    assert_close(
         loss,
         F.binary_cross_entropy_with_logits(logits, target, **options),
-        msg=lambda m: (
-            f"differs from F.binary_cross_entropy_with_logits (reduction={reduction!r}, "
-            f"pos_weight={'given' if weighted else None}); pos_weight multiplies only the "
-            f"positive term y * softplus(-x)\n{m}"
-        ),
+        f"differs from F.binary_cross_entropy_with_logits (reduction={reduction!r}, "
+        f"pos_weight={'given' if weighted else None}); pos_weight multiplies only the "
+        "positive term y * softplus(-x)",
     )
 
 
 def test_keeps_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     logits, target, pos_weight = multi_label(device, dtype=torch.float64)
     loss = learner_loss(logits, target, pos_weight=pos_weight)
     check_tensor(loss, shape=(), dtype=torch.float64, device=device)
-    torch.testing.assert_close(
-        loss, F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight)
+    assert_close(
+        loss,
+        F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight),
+        "float64 inputs must be computed in float64 all the way (no float32 step)",
     )
 
 
@@ -71,10 +77,10 @@ def test_soft_targets(device):
     logits, _, pos_weight = multi_label(device)
     target = torch.rand(6, 4, device=device)
     loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
-    torch.testing.assert_close(
+    assert_close(
         loss,
         F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight, reduction="none"),
-        msg=lambda m: f"targets between 0 and 1 (soft labels) must work too\n{m}",
+        "targets between 0 and 1 (soft labels) must work too",
     )
 
 
@@ -89,9 +95,10 @@ def test_pos_weight_broadcasts(device, logits_shape, weight_shape):
     pos_weight = torch.rand(weight_shape, device=device) * 3 + 0.5
     loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
     check_tensor(loss, shape=logits_shape, dtype=torch.float32, device=device)
-    torch.testing.assert_close(
+    assert_close(
         loss,
         F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight, reduction="none"),
+        f"a pos_weight of shape {weight_shape} broadcasts against logits of shape {logits_shape}",
     )
 
 
@@ -116,24 +123,33 @@ def test_finite_and_exact_at_extreme_logits(device, weighted):
         f"the gradient {grad.tolist()} is not finite; an inf anywhere in the computation "
         "(even in an unused torch.where branch) poisons it"
     )
+    # The oracle runs in float64 on the CPU: at such logits with soft labels float32 rounds
+    # differently in every correct formula (torch's own included), by a few ulps of 1e4.
     expected, expected_grad = with_grad(
-        logits,
+        logits.double().cpu(),
         lambda x: F.binary_cross_entropy_with_logits(
-            x, target, pos_weight=pos_weight, reduction="none"
+            x,
+            target.double().cpu(),
+            pos_weight=None if pos_weight is None else pos_weight.double().cpu(),
+            reduction="none",
         ),
     )
-    # Near 1e4 float32 values are 1e-3 apart, so a correct answer may round that much.
-    torch.testing.assert_close(
-        loss,
+    assert_close(
+        loss.double().cpu(),
         expected,
-        atol=4e-3,
+        "wrong losses at extreme logits: a logit of -100 with target 1 costs 100 "
+        "(times pos_weight), not a clamped constant",
         rtol=1e-5,
-        msg=lambda m: (
-            f"wrong losses at extreme logits: a logit of -100 with target 1 costs 100 "
-            f"(times pos_weight), not a clamped constant\n{m}"
-        ),
+        atol=1e-6,
     )
-    torch.testing.assert_close(grad, expected_grad)
+    assert_close(
+        grad.double().cpu(),
+        expected_grad,
+        "wrong gradient at extreme logits: it is pos_weight-weighted sigmoid(x) - y, "
+        "which saturates but stays finite",
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -144,15 +160,33 @@ def test_gradient_equals_autograd_through_torch(device, reduction):
     _, expected = with_grad(
         logits, lambda x: F.binary_cross_entropy_with_logits(x, target, **options)
     )
-    torch.testing.assert_close(
+    assert_close(grad, expected, "the gradient with respect to logits differs from PyTorch's")
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
+def test_gradient_at_logits_exactly_zero(device, weighted):
+    # A zero-initialised last layer outputs exactly 0: softplus has slope 1/2 there, but
+    # autograd takes clamp(min=0)'s slope at 0 as 1 and relu's as 0.
+    target = torch.tensor([0.0, 1.0, 0.3, 0.8], device=device)
+    pos_weight = torch.tensor([2.0, 3.0, 0.5, 1.5], device=device) if weighted else None
+    logits = torch.zeros(4, device=device)
+    _, grad = with_grad(
+        logits, lambda x: learner_loss(x, target, pos_weight=pos_weight, reduction="none")
+    )
+    weight = torch.ones(4, device=device) if pos_weight is None else pos_weight
+    upstream = torch.linspace(-1, 2, 4, device=device)  # as in with_grad
+    expected = upstream * ((1 - target) - weight * target) / 2  # sigmoid(0) = 1/2
+    assert_close(
         grad,
         expected,
-        msg=lambda m: f"the gradient with respect to logits differs from PyTorch's\n{m}",
+        "wrong gradient at a logit of exactly 0: the slope of softplus there is 1/2, but "
+        "autograd gives max(z, 0) written as clamp(min=0) the slope 1 at 0 and relu the "
+        "slope 0; torch.maximum(z, torch.zeros_like(z)) splits the tie evenly",
     )
 
 
 def test_gradcheck_in_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     logits, target, pos_weight = multi_label(device, n=3, c=3, dtype=torch.float64)
     logits.requires_grad_()
     learner_loss(logits, target, pos_weight=pos_weight)
@@ -175,9 +209,10 @@ def test_size_one_and_empty_inputs(device, shape, reduction):
         dtype=torch.float32,
         device=device,
     )
-    torch.testing.assert_close(
+    assert_close(
         loss,
         F.binary_cross_entropy_with_logits(logits, target, reduction=reduction),
+        f"wrong loss for inputs of shape {shape} (reduction={reduction!r})",
         equal_nan=True,  # the mean over no elements is nan, in PyTorch as in the contract
     )
 
@@ -187,9 +222,10 @@ def test_non_contiguous_inputs(device):
     target = torch.randint(0, 2, (6, 8), device=device).float()[:, ::2]
     pos_weight = torch.rand(8, device=device)[::2] + 0.5
     loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
-    torch.testing.assert_close(
+    assert_close(
         loss,
         F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight, reduction="none"),
+        "wrong loss for non-contiguous (transposed or strided) inputs",
     )
 
 
@@ -211,5 +247,5 @@ def test_does_not_modify_its_inputs(device):
 def test_rejects_invalid_arguments(device, target_shape, reduction):
     logits = torch.randn(4, 3, device=device)
     target = torch.zeros(target_shape, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         learner_loss(logits, target, reduction=reduction)

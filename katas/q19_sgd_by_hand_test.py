@@ -7,7 +7,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q19_sgd_by_hand import SGD
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_unless_supported,
+)
 
 STEPS = 25
 # torch.optim's own module for SGD (torch.optim does not keep it as an attribute).
@@ -64,12 +70,8 @@ def assert_same_trajectory(model, actual, expected, what):
     names = [name for name, _ in model.named_parameters()]
     for step, (mine, theirs) in enumerate(zip(actual, expected, strict=True), start=1):
         for name, a, b in zip(names, mine, theirs, strict=True):
-            torch.testing.assert_close(
-                a,
-                b,
-                msg=lambda m, step=step, name=name: (
-                    f"{what}: parameter {name} differs from torch.optim.SGD after step {step}\n{m}"
-                ),
+            assert_close(
+                a, b, f"{what}: parameter {name} differs from torch.optim.SGD after step {step}"
             )
 
 
@@ -100,7 +102,7 @@ def test_trajectory_equals_torch_sgd(device, config):
 
 
 def test_float64_parameters_stay_float64_on_their_device(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = small_model(device, torch.float64)
     reference_model = copy.deepcopy(model)
     data = regression_data(device, torch.float64)
@@ -187,12 +189,10 @@ def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
         reference_model.parameters(),
         strict=True,
     ):
-        torch.testing.assert_close(
+        assert_close(
             optimizer.state[p]["momentum_buffer"],
             reference.state[q]["momentum_buffer"],
-            msg=lambda m, name=name: (
-                f"self.state[p]['momentum_buffer'] of {name} differs from torch's\n{m}"
-            ),
+            f"self.state[p]['momentum_buffer'] of {name} differs from torch's",
         )
 
 
@@ -201,8 +201,11 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
     reference_model = copy.deepcopy(model)
     x, y = regression_data(device)
 
+    calls = []
+
     def closure_for(m, opt):
         def closure():
+            calls.append(m)
             opt.zero_grad()
             loss = F.mse_loss(m(x), y)
             loss.backward()
@@ -213,14 +216,19 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
     with torch_sgd_refused():
         optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
         losses = [optimizer.step(closure_for(model, optimizer)) for _ in range(5)]
+    assert len(calls) == 5, f"step(closure) should call the closure once, it ran {len(calls)} times"
     reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
     expected = [reference.step(closure_for(reference_model, reference)) for _ in range(5)]
     assert all(isinstance(loss, torch.Tensor) for loss in losses), (
         "step(closure) should return the closure's loss"
     )
-    torch.testing.assert_close(torch.stack(losses).detach(), torch.stack(expected).detach())
+    assert_close(
+        torch.stack(losses).detach(),
+        torch.stack(expected).detach(),
+        "step(closure) should return the loss the closure computed before the update",
+    )
     for p, q in zip(model.parameters(), reference_model.parameters(), strict=True):
-        torch.testing.assert_close(p.detach(), q.detach())
+        assert_close(p.detach(), q.detach(), "parameters after step(closure) differ from torch's")
 
 
 def test_step_without_closure_returns_none_and_keeps_parameters_leaves(device):
@@ -250,6 +258,18 @@ def test_is_a_torch_optimizer_with_sgd_defaults(device):
     assert actual == expected, f"each group should carry {expected}; got {actual}"
 
 
+def test_default_hyperparameters_and_zero_values(device):
+    model = small_model(device)
+    expected = dict(lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False)
+    optimizer = SGD(model.parameters())
+    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
+    assert actual == expected, (
+        f"the defaults should be {expected} (as in the signature); got {actual}"
+    )
+    zeros = dict(lr=0.0, momentum=0.0, weight_decay=0.0)
+    SGD(model.parameters(), **zeros)  # zero is not negative: accepted
+
+
 @pytest.mark.parametrize(
     "hyperparameters",
     [
@@ -263,5 +283,5 @@ def test_is_a_torch_optimizer_with_sgd_defaults(device):
 )
 def test_rejects_invalid_hyperparameters(device, hyperparameters):
     model = small_model(device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         SGD(model.parameters(), **hyperparameters)

@@ -6,6 +6,7 @@ import torch
 from torch.optim.lr_scheduler import LinearLR, LRScheduler, SequentialLR, StepLR
 
 from katas.q20_warmup_step_scheduler import WarmupStepLR
+from torch_katas.testing import raises
 
 BASE_LRS = (0.5, 0.02)
 
@@ -154,5 +155,12 @@ def test_resumes_exactly_from_a_checkpoint(device, stop_at):
 )
 def test_rejects_bad_settings(device, settings):
     optimizer = make_optimizer(device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         WarmupStepLR(optimizer, **settings)
+
+
+def test_default_gamma_and_start_factor(device):
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, warmup_steps=2, step_size=1)
+    expected = [[lr * formula(t, 2, 1, 0.1, 0.1) for lr in BASE_LRS] for t in range(5)]
+    compare(run(optimizer, scheduler, 5), expected, "gamma and start_factor default to 0.1 each")

@@ -36,8 +36,11 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     - Forward hooks record the outputs: every hook you register is removed before the
       function returns, also when the forward pass raises (that error propagates unchanged);
       hooks that were on the model before stay where they are.
-    - The model's train/eval mode, its parameters and their .grad, and x are left as they
-      were; no gradients are computed.
+    - The forward pass runs in the model's current mode (train or eval: the units that die
+      can differ), and the model is left as it was: its train/eval mode, its parameters
+      and their .grad, and its buffers (in training mode a BatchNorm's forward updates
+      running_mean, running_var and num_batches_tracked: put them back afterwards). x is
+      not modified either, and no gradients are computed.
     - Raises ValueError if x has no examples (batch size 0).
 
     >>> model = nn.Sequential(nn.Linear(2, 4), nn.ReLU())

@@ -5,6 +5,7 @@ from torch import nn
 from torch.nn.modules import module as module_internals
 
 from katas.q21_dead_relus import dead_relu_fraction
+from torch_katas.testing import raises
 
 HOOK_DICTS = (
     "_forward_hooks",
@@ -169,8 +170,11 @@ def test_removes_its_hooks_when_the_forward_pass_raises(device):
             raise ForwardFailed("forward failed on purpose")
 
     model = Broken().to(device)
-    with pytest.raises(ForwardFailed, match="forward failed on purpose"):
+    with raises(ForwardFailed) as failure:
         dead_relu_fraction(model, torch.randn(3, 4, device=device))
+    assert str(failure.value) == "forward failed on purpose", (
+        f"the forward pass's error should propagate unchanged, got {failure.value!r}"
+    )
     assert not hooks_left(model), (
         f"hooks left behind in {hooks_left(model)} after the forward pass raised; "
         "remove them in a `finally:` block"
@@ -196,5 +200,44 @@ def test_leaves_the_model_and_input_as_they_were(device, training):
 
 
 def test_rejects_an_empty_batch(device):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         dead_relu_fraction(linear_model(device, 1), torch.empty(0, 4, device=device))
+
+
+def batchnorm_model(device):
+    """BatchNorm1d(4) + ReLU, fresh running stats (mean 0, var 1), on all-negative inputs."""
+    return nn.Sequential(nn.BatchNorm1d(4), nn.ReLU()).to(device)
+
+
+def test_batchnorm_in_training_mode_measures_batch_statistics_and_keeps_buffers(device):
+    model = batchnorm_model(device).train()
+    x = torch.randn(16, 4, device=device) - 10.0
+    buffers_before = {name: b.clone() for name, b in model.named_buffers()}
+    fractions = dead_relu_fraction(model, x)
+    # Normalised by the batch's own statistics every unit fires for some example; with the
+    # running statistics (eval mode) all of them would be dead.
+    assert fractions == {"1": 0.0}, (
+        f"got {fractions}: run the forward pass in the mode the model is in (here training, "
+        "where BatchNorm normalises by the batch), do not switch it to eval"
+    )
+    for name, buffer in model.named_buffers():
+        assert torch.equal(buffer, buffers_before[name]), (
+            f"{name} changed: the forward in training mode updated BatchNorm's running "
+            "statistics; save the buffers and copy them back afterwards"
+        )
+
+
+def test_batchnorm_buffers_restored_when_the_forward_pass_raises(device):
+    class Fails(nn.Module):
+        def forward(self, x):
+            raise ForwardFailed("forward failed on purpose")
+
+    model = nn.Sequential(nn.BatchNorm1d(4), nn.ReLU(), Fails()).to(device).train()
+    x = torch.randn(16, 4, device=device) + 3.0
+    buffers_before = {name: b.clone() for name, b in model.named_buffers()}
+    with raises(ForwardFailed):
+        dead_relu_fraction(model, x)
+    for name, buffer in model.named_buffers():
+        assert torch.equal(buffer, buffers_before[name]), (
+            f"{name} changed after a failed forward pass; put the buffers back in `finally:`"
+        )

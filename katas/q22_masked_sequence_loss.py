@@ -22,7 +22,8 @@ import torch
 def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
     """The [B, max_len] padding mask of sequences with the given lengths.
 
-    - lengths: [B] integer tensor, each value in [0, max_len]; B may be 0.
+    - lengths: [B] tensor of any integer dtype (int64, int32, uint8, ...), each value in
+      [0, max_len]; B may be 0.
     - Returns a bool tensor [B, max_len] on lengths' device: mask[b, t] is True exactly
       when t < lengths[b] (real token), False at padding.
     - Raises ValueError if lengths is not a 1-D integer tensor, max_len < 0, or a length
@@ -69,9 +70,11 @@ def masked_cross_entropy(
 ) -> torch.Tensor:
     """Cross-entropy over the real tokens of padded sequences.
 
-    - logits: floating tensor [B, T, C] (C classes, last dim); target: int64 [B, T],
-      in [0, C) at real tokens and anything at padded positions (-1, a pad id >= C, ...);
-      mask: bool [B, T], True at real tokens, any pattern. All on the same device.
+    - logits: floating tensor [B, T, C] (C classes, last dim); target: int64 [B, T]
+      class indices (torch.long, as F.cross_entropy and tokenisers use; not int32, not
+      uint8, not class probabilities), in [0, C) at real tokens and anything at padded
+      positions (-1, a pad id >= C, ...); mask: bool [B, T], True at real tokens, any
+      pattern. All on the same device.
     - The loss of one token is the cross-entropy of its C logits against its target
       (F.cross_entropy may be used); the result is the mean of those over all real
       tokens of the batch.
@@ -81,8 +84,8 @@ def masked_cross_entropy(
     - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
     - Returns a 0-dim tensor of logits' dtype on logits' device, differentiable with
       respect to logits. logits, target and mask are not modified.
-    - Raises ValueError if logits is not 3-D, target is not int64 of shape [B, T], mask
-      is not bool, or mask's shape is not [B, T].
+    - Raises ValueError if logits is not 3-D, target's dtype is not int64, target's shape
+      is not [B, T], mask is not bool, or mask's shape is not [B, T].
 
     >>> logits = torch.zeros(2, 3, 4)  # uniform over 4 classes: every token costs log 4
     >>> target = torch.tensor([[1, 2, -1], [0, -1, -1]])

@@ -3,7 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q22_masked_sequence_loss import length_mask, masked_cross_entropy, masked_mse
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 HUGE = 1e30  # finite in float32, but its square is inf
 
@@ -93,16 +93,25 @@ def test_length_mask_marks_the_first_length_positions(device, lengths, max_len):
 
 @pytest.mark.parametrize(
     "lengths, max_len",
-    [([2, 6], 5), ([-1, 2], 4), ([1, 2], -1)],
-    ids=["too long", "negative", "max_len"],
+    [([2, 6], 5), ([-1, 2], 4), ([], -1), ([[1, 2]], 3)],
+    ids=["too long", "negative", "max_len", "2-D lengths"],
 )
 def test_length_mask_rejects_impossible_lengths(device, lengths, max_len):
-    with pytest.raises(ValueError):
-        length_mask(torch.tensor(lengths, device=device), max_len)
+    with raises(ValueError):
+        length_mask(torch.tensor(lengths, dtype=torch.int64, device=device), max_len)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.uint8])
+def test_length_mask_accepts_every_integer_dtype(device, dtype):
+    mask = length_mask(torch.tensor([3, 0, 1], dtype=dtype, device=device), 4)
+    check_tensor(mask, shape=(3, 4), dtype=torch.bool, device=device)
+    assert torch.equal(mask.cpu(), prefix_mask([3, 0, 1], 4, "cpu")), (
+        f"lengths of dtype {dtype} are integers too: accept any integer dtype"
+    )
 
 
 def test_length_mask_rejects_float_lengths(device):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         length_mask(torch.tensor([1.0, 2.0], device=device), 3)
 
 
@@ -120,15 +129,13 @@ def test_mse_averages_over_real_tokens(device, features):
         f"the loss is {loss.item()}: padding leaked in (huge padded values squared give inf, "
         "and inf * 0 = nan); select the real tokens instead of multiplying by the mask"
     )
-    torch.testing.assert_close(
+    assert_close(
         loss.cpu(),
         expected,
-        msg=lambda m: (
-            f"the loss is not the mean over real tokens; each token counts once, so do not "
-            f"average per sequence first\n{m}"
-        ),
+        "the loss is not the mean over real tokens; each token counts once, so do not "
+        "average per sequence first",
     )
-    torch.testing.assert_close(grad.cpu(), expected_grad)
+    assert_close(grad.cpu(), expected_grad, "the gradient differs from the per-token oracle's")
 
 
 def test_mse_counts_tokens_not_sequences(device):
@@ -146,8 +153,8 @@ def test_mse_with_holes_in_the_mask(device):
     pred, target = regression_batch(mask, (2,))
     loss, grad = loss_and_grad(masked_mse, pred, target, mask)
     expected, expected_grad = oracle_loss_and_grad(oracle_mse, pred, target, mask)
-    torch.testing.assert_close(loss.cpu(), expected)
-    torch.testing.assert_close(grad.cpu(), expected_grad)
+    assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
+    assert_close(grad.cpu(), expected_grad, "the gradient differs from the per-token oracle's")
 
 
 def test_mse_gradient_is_zero_at_padding(device):
@@ -170,9 +177,7 @@ def test_mse_does_not_depend_on_padding_length(device):
         torch.cat([target, -extra], dim=1),
         torch.cat([mask, torch.zeros(3, 5, dtype=torch.bool, device=device)], dim=1),
     )
-    torch.testing.assert_close(
-        long, short, msg=lambda m: f"padding the same batch longer changed the loss\n{m}"
-    )
+    assert_close(long, short, "padding the same batch longer changed the loss")
 
 
 @pytest.mark.parametrize("shape", [(2, 3), (0, 4), (3, 0)], ids=str)
@@ -192,16 +197,22 @@ def test_mse_size_one(device):
     mask = torch.ones(1, 1, dtype=torch.bool, device=device)
     pred, target = regression_batch(mask, ())
     loss = masked_mse(pred, target, mask)
-    torch.testing.assert_close(loss, (pred - target).square().reshape(()))
+    assert_close(
+        loss, (pred - target).square().reshape(()), "one real token: the loss is its squared error"
+    )
 
 
 def test_mse_keeps_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     mask = prefix_mask([3, 2], 4, device)
     pred, target = regression_batch(mask, (2,), dtype=torch.float64)
     loss = masked_mse(pred, target, mask)
     check_tensor(loss, shape=(), dtype=torch.float64, device=device, name="the loss")
-    torch.testing.assert_close(loss.cpu(), oracle_mse(pred.cpu(), target.cpu(), mask.cpu()))
+    assert_close(
+        loss.cpu(),
+        oracle_mse(pred.cpu(), target.cpu(), mask.cpu()),
+        "the loss differs from the mean over the real tokens",
+    )
 
 
 def test_mse_non_contiguous_inputs(device):
@@ -211,7 +222,11 @@ def test_mse_non_contiguous_inputs(device):
     mask_t = mask.t().contiguous().t()
     loss = masked_mse(pred_t, target, mask_t)
     assert not pred_t.is_contiguous() and not mask_t.is_contiguous()
-    torch.testing.assert_close(loss.cpu(), oracle_mse(pred.cpu(), target.cpu(), mask.cpu()))
+    assert_close(
+        loss.cpu(),
+        oracle_mse(pred.cpu(), target.cpu(), mask.cpu()),
+        "the loss differs from the mean over the real tokens",
+    )
 
 
 def test_mse_does_not_modify_its_inputs(device):
@@ -241,7 +256,7 @@ def test_mse_rejects_mismatched_arguments(device, pred_shape, target_shape, mask
     pred = torch.randn(pred_shape, device=device)
     target = torch.randn(target_shape, device=device)
     mask = torch.ones(mask_shape, dtype=mask_dtype, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         masked_mse(pred, target, mask)
 
 
@@ -263,15 +278,13 @@ def test_cross_entropy_averages_over_real_tokens(device, lengths, max_len, n_cla
         f"the loss is {loss.item()}: padding leaked in; select the real tokens "
         "(logits[mask], target[mask]) instead of multiplying per-token losses by the mask"
     )
-    torch.testing.assert_close(
+    assert_close(
         loss.cpu(),
         expected,
-        msg=lambda m: (
-            f"the loss is not the mean cross-entropy over real tokens (classes are the last "
-            f"dim of logits; each token counts once)\n{m}"
-        ),
+        "the loss is not the mean cross-entropy over real tokens (classes are the last "
+        "dim of logits; each token counts once)",
     )
-    torch.testing.assert_close(grad.cpu(), expected_grad)
+    assert_close(grad.cpu(), expected_grad, "the gradient differs from the per-token oracle's")
 
 
 def test_cross_entropy_with_holes_in_the_mask(device):
@@ -279,8 +292,8 @@ def test_cross_entropy_with_holes_in_the_mask(device):
     logits, target = classification_batch(mask, 4)
     loss, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
     expected, expected_grad = oracle_loss_and_grad(oracle_cross_entropy, logits, target, mask)
-    torch.testing.assert_close(loss.cpu(), expected)
-    torch.testing.assert_close(grad.cpu(), expected_grad)
+    assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
+    assert_close(grad.cpu(), expected_grad, "the gradient differs from the per-token oracle's")
 
 
 def test_cross_entropy_gradient_is_zero_at_padding(device):
@@ -301,9 +314,7 @@ def test_cross_entropy_does_not_depend_on_padding_length(device):
     long_logits, long_target = classification_batch(long_mask, 5)
     long_logits[:, :4], long_target[:, :4] = logits, target
     long = masked_cross_entropy(long_logits, long_target, long_mask)
-    torch.testing.assert_close(
-        long, short, msg=lambda m: f"padding the same batch longer changed the loss\n{m}"
-    )
+    assert_close(long, short, "padding the same batch longer changed the loss")
 
 
 @pytest.mark.parametrize("shape", [(2, 3), (0, 4), (3, 0)], ids=str)
@@ -320,13 +331,13 @@ def test_cross_entropy_without_real_tokens_is_zero(device, shape):
 
 
 def test_cross_entropy_keeps_float64(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     mask = prefix_mask([3, 2], 4, device)
     logits, target = classification_batch(mask, 3, dtype=torch.float64)
     loss = masked_cross_entropy(logits, target, mask)
     check_tensor(loss, shape=(), dtype=torch.float64, device=device, name="the loss")
     expected = oracle_cross_entropy(logits.cpu(), target.cpu(), mask.cpu())
-    torch.testing.assert_close(loss.cpu(), expected)
+    assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
 
 
 def test_cross_entropy_non_contiguous_inputs(device):
@@ -337,7 +348,7 @@ def test_cross_entropy_non_contiguous_inputs(device):
     loss = masked_cross_entropy(logits_t, target_t, mask)
     assert not logits_t.is_contiguous() and not target_t.is_contiguous()
     expected = oracle_cross_entropy(logits.cpu(), target.cpu(), mask.cpu())
-    torch.testing.assert_close(loss.cpu(), expected)
+    assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
 
 
 def test_cross_entropy_does_not_modify_its_inputs(device):
@@ -357,12 +368,26 @@ def test_cross_entropy_does_not_modify_its_inputs(device):
     "logits_shape, target_shape, target_dtype, mask_shape, mask_dtype",
     [
         ((6, 4), (6,), torch.int64, (6,), torch.bool),
+        ((2, 3), (2, 3), torch.int64, (2, 3), torch.bool),
+        ((2, 3, 4, 5), (2, 3), torch.int64, (2, 3), torch.bool),
         ((2, 3, 4), (2, 4), torch.int64, (2, 3), torch.bool),
         ((2, 3, 4), (2, 3), torch.float32, (2, 3), torch.bool),
+        ((2, 3, 4), (2, 3), torch.int32, (2, 3), torch.bool),
+        ((2, 3, 4), (2, 3), torch.uint8, (2, 3), torch.bool),
         ((2, 3, 4), (2, 3), torch.int64, (2, 3), torch.int64),
         ((2, 3, 4), (2, 3), torch.int64, (2, 4), torch.bool),
     ],
-    ids=["2-D logits", "target shape", "float target", "int mask", "mask shape"],
+    ids=[
+        "2-D logits",
+        "2-D logits, [B, T] target",
+        "4-D logits",
+        "target shape",
+        "float target",
+        "int32 target",
+        "uint8 target",
+        "int mask",
+        "mask shape",
+    ],
 )
 def test_cross_entropy_rejects_mismatched_arguments(
     device, logits_shape, target_shape, target_dtype, mask_shape, mask_dtype
@@ -370,5 +395,5 @@ def test_cross_entropy_rejects_mismatched_arguments(
     logits = torch.randn(logits_shape, device=device)
     target = torch.zeros(target_shape, dtype=target_dtype, device=device)
     mask = torch.ones(mask_shape, dtype=mask_dtype, device=device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         masked_cross_entropy(logits, target, mask)

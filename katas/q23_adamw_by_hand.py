@@ -60,7 +60,8 @@ def adamw_step_(
       match its torch optimizer (params and both moments).
     - Records no autograd graph (params stay leaves); returns None.
     - Raises ValueError if the four lists differ in length, step < 1, lr, eps or
-      weight_decay is negative, or a beta is outside [0, 1).
+      weight_decay is negative, or a beta is outside [0, 1); it does so before updating
+      anything, so no tensor changes.
 
     Rules: do not use torch.optim.Adam or torch.optim.AdamW, their functional forms
     (torch.optim.adam.adam, torch.optim.adamw.adamw) or the fused kernels inside.

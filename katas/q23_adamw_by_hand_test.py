@@ -7,7 +7,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q23_adamw_by_hand import adamw_step_
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_unless_supported,
+)
 
 STEPS = 25
 # torch.optim's own module for Adam and AdamW (torch.optim does not keep it as an attribute).
@@ -96,14 +102,8 @@ def assert_same_trajectory(model, actual, expected, what):
             ("parameter", "exp_avg (m) of", "exp_avg_sq (v) of"), mine, theirs, strict=True
         ):
             for name, a, b in zip(names, my_tensors, their_tensors, strict=True):
-                torch.testing.assert_close(
-                    a,
-                    b,
-                    rtol=1e-5,
-                    atol=1e-6,
-                    msg=lambda m, step=step, kind=kind, name=name: (
-                        f"{what}: {kind} {name} differs after step {step}\n{m}"
-                    ),
+                assert_close(
+                    a, b, f"{what}: {kind} {name} differs after step {step}", rtol=1e-5, atol=1e-6
                 )
 
 
@@ -157,18 +157,16 @@ def test_zero_gradient_shows_where_the_decay_goes(device):
         adamw_step_([adamw_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1)
         moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
         adamw_step_([l2_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1, decoupled=False)
-    torch.testing.assert_close(
+    assert_close(
         adamw_p.cpu(),
         torch.tensor([0.99, -1.98]),
-        msg=lambda m: f"AdamW with a zero gradient only scales p by 1 - lr * weight_decay\n{m}",
+        "AdamW with a zero gradient only scales p by 1 - lr * weight_decay",
     )
-    torch.testing.assert_close(
+    assert_close(
         l2_p.cpu(),
         torch.tensor([0.9, -1.9]),
-        msg=lambda m: (
-            "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
-            f"the first bias-corrected step is lr * sign(g)\n{m}"
-        ),
+        "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
+        "the first bias-corrected step is lr * sign(g)",
     )
 
 
@@ -178,20 +176,51 @@ def test_first_step_is_lr_times_the_sign_of_the_gradient(device):
     m, v = torch.zeros_like(p), torch.zeros_like(p)
     with torch_adam_refused():
         adamw_step_([p], [grad], [m], [v], 1, lr=0.01, betas=(0.8, 0.999), weight_decay=0.0)
-    torch.testing.assert_close(
+    assert_close(
         p.cpu(),
         torch.tensor([-0.01, 1.01, 1.99, -2.99]),
-        msg=lambda m: (
-            f"with bias correction the first step is lr * g / |g| whatever the betas; "
-            f"divide m by 1 - beta1**step and v by 1 - beta2**step\n{m}"
-        ),
+        "with bias correction the first step is lr * g / |g| whatever the betas; "
+        "divide m by 1 - beta1**step and v by 1 - beta2**step",
     )
-    torch.testing.assert_close(m.cpu(), 0.2 * grad.cpu())
-    torch.testing.assert_close(v.cpu(), 0.001 * grad.cpu() ** 2)
+    assert_close(m.cpu(), 0.2 * grad.cpu(), "m after step 1 is (1 - beta1) * g")
+    assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "v after step 1 is (1 - beta2) * g**2")
+
+
+def test_default_betas_eps_and_weight_decay(device):
+    # A gradient of 1e-8 makes sqrt(v_hat) as small as eps = 1e-8: the step halves.
+    p = torch.tensor([0.0, 1.0], device=device)
+    grad = torch.tensor([1e-8, 0.0], device=device)
+    m, v = torch.zeros_like(p), torch.zeros_like(p)
+    with torch_adam_refused():
+        adamw_step_([p], [grad], [m], [v], 1, lr=0.1)
+    assert_close(
+        p.cpu(),
+        torch.tensor([-0.05, 0.999]),
+        "with the defaults eps = 1e-8 and weight_decay = 1e-2, p = [0, 1] with g = [1e-8, 0] "
+        "becomes [-lr * g / (|g| + eps), 1 - lr * 0.01]",
+    )
+    assert_close(m.cpu(), 0.1 * grad.cpu(), "the default beta1 is 0.9")
+    assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "the default beta2 is 0.999")
+
+
+def test_accepts_the_boundaries_of_each_range(device):
+    # Zero is allowed for lr, eps, weight_decay and both betas.
+    p = torch.tensor([1.0, -2.0], device=device)
+    grad = torch.tensor([0.5, 0.25], device=device)
+    for arguments in (dict(lr=0.0), dict(lr=0.1, eps=0.0), dict(lr=0.1, betas=(0.0, 0.0))):
+        with torch_adam_refused():
+            adamw_step_(
+                [p.clone()],
+                [grad],
+                [torch.zeros(2, device=device)],
+                [torch.zeros(2, device=device)],
+                1,
+                **arguments,
+            )
 
 
 def test_float64_state_stays_float64_on_its_device(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model, data = setup(device, torch.float64)
     reference = copy.deepcopy(model)
     trajectory = learner_trajectory(model, data, steps=5, lr=1e-2, weight_decay=0.1)
@@ -240,7 +269,7 @@ def test_non_contiguous_and_empty_parameters(device):
         optimizer.step()
     for a, b in zip(mine, reference, strict=True):
         check_tensor(a, shape=b.shape, dtype=b.dtype, device=device)
-        torch.testing.assert_close(a, b.detach())
+        assert_close(a, b.detach(), "differs from torch.optim.AdamW on this parameter")
 
 
 @pytest.mark.parametrize(
@@ -252,9 +281,23 @@ def test_non_contiguous_and_empty_parameters(device):
         dict(weight_decay=-0.01),
         dict(betas=(1.0, 0.999)),
         dict(betas=(0.9, -0.1)),
+        dict(betas=(0.9, 1.0)),
+        dict(betas=(-0.1, 0.999)),
         dict(lengths=(2, 1, 2, 2)),
+        dict(lengths=(2, 2, 2, 1)),
     ],
-    ids=["step 0", "lr", "eps", "weight decay", "beta1", "beta2", "lengths"],
+    ids=[
+        "step 0",
+        "lr",
+        "eps",
+        "weight decay",
+        "beta1 1",
+        "beta2 < 0",
+        "beta2 1",
+        "beta1 < 0",
+        "grads shorter",
+        "exp_avg_sqs shorter",
+    ],
 )
 def test_rejects_invalid_arguments(device, change):
     change = dict(change)
@@ -262,6 +305,12 @@ def test_rejects_invalid_arguments(device, change):
     params, grads, exp_avgs, exp_avg_sqs = (
         [torch.zeros(3, device=device) for _ in range(n)] for n in lengths
     )
+    for g in grads:
+        g.fill_(1.0)
     arguments = dict(step=1, lr=0.01) | change
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         adamw_step_(params, grads, exp_avgs, exp_avg_sqs, **arguments)
+    for p, m, v in zip(params, exp_avgs, exp_avg_sqs, strict=False):
+        assert not (p.any() or m.any() or v.any()), (
+            "invalid arguments must be rejected before any tensor is updated; check them all first"
+        )

@@ -40,7 +40,9 @@ def train_epoch(
       `nn.MSELoss()` or `nn.CrossEntropyLoss()`.
     - optimizer: an optimizer over the model's parameters. Each batch gets exactly one
       `optimizer.step()`, driven by that batch's gradients alone: gradients left from an
-      earlier batch, or from before this call, must not leak into it.
+      earlier batch, or from before this call, must not leak into it. Clear them with
+      `optimizer.zero_grad()` or `model.zero_grad()`, either one: they differ only for
+      parameters the optimizer does not hold, whose .grad this contract leaves open.
 
     Returns the mean loss per sample over the epoch, as a Python float: the sum over batches
     of (batch loss * number of samples in the batch) divided by the number of samples, where

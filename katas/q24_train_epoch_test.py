@@ -7,7 +7,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from katas.q24_train_epoch import train_epoch
-from torch_katas.testing import same_device
+from torch_katas.testing import assert_close, raises, same_device
 
 
 class Probe(nn.Module):
@@ -84,13 +84,11 @@ def check_same_training(device, setup, prepare=lambda model: None):
     loss = train_epoch(model, loader, loss_fn, make_optimizer(model.parameters()), device)
     optimizer = make_optimizer(expected_model.parameters())
     expected_loss = epoch_by_hand(expected_model, loader, per_sample_loss, optimizer, device)
-    torch.testing.assert_close(
+    assert_close(
         model.state_dict(),
         expected_model.state_dict(),
-        msg=lambda m: (
-            "after one epoch the model differs from the five-step loop (zero_grad, forward, "
-            "loss, backward, step for every batch, in training mode)\n" + m
-        ),
+        "after one epoch the model differs from the five-step loop (zero_grad, forward, "
+        "loss, backward, step for every batch, in training mode)",
     )
     return loss, expected_loss
 
@@ -146,5 +144,5 @@ def test_moves_each_batch_to_the_device(device):
 def test_rejects_an_empty_loader(device):
     model = make_model(device, 2)
     empty = DataLoader(TensorDataset(torch.randn(0, 3), torch.randn(0, 2)), batch_size=4)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         train_epoch(model, empty, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), device)

@@ -4,7 +4,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torch.utils.data import TensorDataset
 
 from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor, raises
 
 CPU = torch.device("cpu")
 
@@ -45,9 +45,7 @@ def test_samples_are_windows_and_the_value_after_them(device, feature_shape, str
         x, y = ds[i]
         check_tensor(x, shape=(4, *feature_shape), dtype=series.dtype, device=device, name="x")
         check_tensor(y, shape=feature_shape, dtype=series.dtype, device=device, name="y")
-        torch.testing.assert_close(
-            (x, y), (window, target), msg=f"sample {i}: expected series[s : s+4], series[s+4]"
-        )
+        assert_close((x, y), (window, target), f"sample {i}: expected series[s : s+4], series[s+4]")
 
 
 def test_the_last_window_ends_right_before_the_last_value(device):
@@ -62,15 +60,41 @@ def test_the_last_window_ends_right_before_the_last_value(device):
 def test_index_past_the_end_raises_index_error(device):
     ds = SlidingWindows(torch.arange(10, device=device), window=3, stride=2)
     for index in (len(ds), len(ds) + 3):
-        with pytest.raises(IndexError):
+        with raises(IndexError):
             ds[index]
     # IndexError is also what ends Python's plain `for sample in dataset` loop.
     assert len(list(ds)) == len(ds)
 
 
+def test_negative_indices_count_from_the_end_or_raise(device):
+    series = torch.arange(10, device=device)
+    ds = SlidingWindows(series, window=3, stride=2)
+    n = len(ds)
+    for index in (-1, -n):
+        try:
+            x, y = ds[index]
+        except IndexError:
+            continue  # the contract allows refusing negative indices
+        x_end, y_end = ds[n + index]
+        assert torch.equal(x, x_end) and torch.equal(y, y_end), (
+            f"ds[{index}] is ({x.tolist()}, {y.tolist()}); a negative index either counts from "
+            f"the end, like ds[{n + index}] = ({x_end.tolist()}, {y_end.tolist()}), or raises "
+            "IndexError"
+        )
+    with raises(IndexError):
+        ds[-n - 1]
+
+
+def test_stride_defaults_to_one(device):
+    ds = SlidingWindows(torch.arange(6, device=device), window=2)
+    assert len(ds) == 4 and ds[1][0].tolist() == [1, 2], (
+        "without a stride every start position counts: stride defaults to 1"
+    )
+
+
 @pytest.mark.parametrize("window, stride", [(0, 1), (3, 0), (-1, 1)])
 def test_rejects_window_or_stride_below_one(device, window, stride):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         SlidingWindows(torch.arange(10, device=device), window=window, stride=stride)
 
 
@@ -127,8 +151,8 @@ def test_pads_batch_first_and_returns_lengths_and_labels(device, lengths, featur
     )
     check_tensor(lengths_out, shape=(len(lengths),), dtype=torch.int64, device=CPU, name="lengths")
     check_tensor(labels, shape=(len(lengths),), dtype=torch.int64, device=device, name="labels")
-    torch.testing.assert_close(
-        padded, padded_by_hand(samples, -7.0), msg="each row is its sequence then padding_value"
+    assert_close(
+        padded, padded_by_hand(samples, -7.0), "each row is its sequence then padding_value"
     )
     assert lengths_out.tolist() == lengths, (
         f"lengths should be {lengths}, got {lengths_out.tolist()}"
@@ -151,7 +175,7 @@ def test_lengths_feed_pack_padded_sequence(device):
     padded, lengths, _ = pad_collate(samples)
     packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
     unpacked, unpacked_lengths = pad_packed_sequence(packed, batch_first=True)
-    torch.testing.assert_close(unpacked, padded)
+    assert_close(unpacked, padded, "pack_padded_sequence with these lengths should round-trip")
     assert unpacked_lengths.tolist() == [2, 5, 3]
 
 

@@ -21,9 +21,11 @@ def to_device(batch: Any, device: torch.device | str) -> Any:
     - A tensor becomes `tensor.to(device)`: same values, shape and dtype (never a cast).
       A tensor already on `device` comes back as the same object, not a copy (as
       `Tensor.to` does).
-    - A dict becomes a new dict with the same keys in the same order; a list a new list;
-      a tuple a new tuple; a namedtuple a new instance of the same namedtuple class.
-      Their items are converted the same way, to any depth.
+    - A dict becomes a new dict of the same class with the same keys in the same order:
+      an OrderedDict stays an OrderedDict, a defaultdict stays a defaultdict with the same
+      default_factory (`copy.copy` keeps both; then set the moved values on the copy).
+      A list becomes a new list; a tuple a new tuple; a namedtuple a new instance of the
+      same namedtuple class. Their items are converted the same way, to any depth.
     - Anything else (numbers, strings, None, NumPy arrays, other objects) is returned as
       it is: the very same object.
     - The input is not modified: its containers keep their items and its tensors stay

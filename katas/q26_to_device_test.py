@@ -1,11 +1,11 @@
-from collections import namedtuple
+from collections import OrderedDict, defaultdict, namedtuple
 
 import numpy as np
 import pytest
 import torch
 
 from katas.q26_to_device import to_device
-from torch_katas.testing import check_tensor, same_device
+from torch_katas.testing import assert_close, check_tensor, same_device
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
 # moving to it is a real move even where the only other device is the CPU.
@@ -91,7 +91,9 @@ def test_moves_values_unchanged(device):
     assert_same_structure(moved, batch, device)
     for value, expected in zip(leaves(moved), leaves(batch), strict=True):
         if isinstance(expected, torch.Tensor):
-            torch.testing.assert_close(value.cpu(), expected, rtol=0, atol=0)
+            assert_close(
+                value.cpu(), expected, "moving must not change a tensor's values", rtol=0, atol=0
+            )
 
 
 def test_accepts_the_device_as_a_string(device):
@@ -162,6 +164,25 @@ def test_does_not_modify_the_input(device):
             assert same_device(value.device, device), (
                 "the input's tensors must stay where they were"
             )
+
+
+def test_dict_subclasses_keep_their_class(device):
+    ordered = OrderedDict(
+        [("b", torch.ones(2, device=device)), ("a", [torch.zeros(1, device=device)])]
+    )
+    counts = defaultdict(list, {"x": torch.arange(3, device=device)})
+    batch = {"ordered": ordered, "counts": counts}
+    moved = to_device(batch, META)
+    assert_same_structure(moved, batch, META)
+    assert moved["counts"].default_factory is list, (
+        "a defaultdict must keep its default_factory (copy.copy keeps it)"
+    )
+    assert list(ordered) == ["b", "a"] and same_device(ordered["b"].device, device), (
+        "the input OrderedDict was changed"
+    )
+    assert list(counts) == ["x"] and same_device(counts["x"].device, device), (
+        "the input defaultdict was changed"
+    )
 
 
 @pytest.mark.parametrize("empty", [[], (), {}], ids=["list", "tuple", "dict"])

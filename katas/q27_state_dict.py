@@ -42,12 +42,14 @@ def buffer_keys(model: nn.Module) -> list[str]:
     - Buffers registered with `register_buffer(..., persistent=False)` are not in the
       state_dict, so they are not listed.
     - A parameter shared by two modules appears in the state_dict under both names; both
-      names are parameter keys, not buffers.
+      names are parameter keys, not buffers. A buffer shared that way is listed under both.
+    - A module that defines `get_extra_state` adds an entry "<module>._extra_state" (any
+      picklable object); it is neither a parameter nor a buffer, so it is not listed.
 
     >>> buffer_keys(nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)))
     ['1.running_mean', '1.running_var', '1.num_batches_tracked']
     """
-    # TODO: compare the state_dict's keys with the names of the parameters (all of them).
+    # TODO: keep the state_dict's keys that are names of buffers (all of them).
     raise NotImplementedError
 
 

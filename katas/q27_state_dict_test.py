@@ -4,7 +4,7 @@ import torch
 from torch import nn
 
 from katas.q27_state_dict import buffer_keys, count_parameters, load_checkpoint
-from torch_katas.testing import check_tensor, raises
+from torch_katas.testing import assert_close, check_tensor, raises
 
 
 class Net(nn.Module):
@@ -118,6 +118,43 @@ def test_buffer_keys_of_a_model_with_batch_norm(device):
     )
 
 
+class WithExtraState(nn.Module):
+    """A module that saves a Python object next to its tensors (get_extra_state)."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Linear(2, 2)
+        self.register_buffer("steps", torch.zeros((), dtype=torch.int64))
+        self.version = 2
+
+    def get_extra_state(self):
+        return {"version": self.version}
+
+    def set_extra_state(self, state):
+        self.version = state["version"]
+
+
+def test_buffer_keys_leave_out_extra_state(device):
+    model = nn.Sequential(WithExtraState(), nn.BatchNorm1d(2)).to(device)
+    keys = buffer_keys(model)
+    expected = ["0.steps", "1.running_mean", "1.running_var", "1.num_batches_tracked"]
+    assert keys == expected, (
+        f"expected {expected}, got {keys}: '0._extra_state' is what get_extra_state returns, "
+        "neither a parameter nor a buffer; keep the keys that name buffers"
+    )
+
+
+def test_buffer_keys_list_a_shared_buffer_under_each_name(device):
+    model = nn.Sequential(nn.BatchNorm1d(2), nn.BatchNorm1d(2)).to(device)
+    model[1].running_mean = model[0].running_mean
+    keys = buffer_keys(model)
+    stats = ["running_mean", "running_var", "num_batches_tracked"]
+    expected = [f"{i}.{name}" for i in (0, 1) for name in stats]
+    assert keys == expected, (
+        f"got {keys}: a shared buffer is in the state_dict under both names; list both"
+    )
+
+
 def test_buffer_keys_leave_out_tied_parameters(device):
     model = TiedLM().to(device)
     keys = buffer_keys(model)
@@ -138,9 +175,7 @@ def test_load_a_checkpoint_saved_from_a_wrapped_model(device):
     for key, value in source.state_dict().items():
         loaded = target.state_dict()[key]
         check_tensor(loaded, dtype=value.dtype, device=device, name=key)
-        torch.testing.assert_close(
-            loaded.cpu(), value, msg=lambda m, key=key: f"{key} was not loaded\n{m}"
-        )
+        assert_close(loaded.cpu(), value, f"{key} was not loaded")
     for name, parameter in target.named_parameters():
         assert parameter is parameters_before[name], (
             f"{name} was replaced; load into the existing tensors (no assign=True)"
@@ -152,7 +187,7 @@ def test_load_a_checkpoint_without_prefix(device):
     checkpoint = saved_and_loaded(source.state_dict())
     target = load_checkpoint(Net().to(device), checkpoint)
     running_var = target.features[1].running_var
-    torch.testing.assert_close(running_var.cpu(), source.features[1].running_var)
+    assert_close(running_var.cpu(), source.features[1].running_var, "buffers are loaded as well")
     assert target.features[1].num_batches_tracked.item() == 3
 
 
@@ -169,13 +204,35 @@ def test_only_the_leading_prefix_is_removed(device):
             "remove 'module.' at the start of each key only, once (str.removeprefix), not "
             f"every occurrence: this model has a submodule called 'module' itself\n{error}"
         ) from error
-    torch.testing.assert_close(
+    assert_close(
         target.block.module.weight.cpu(),
         source.block.module.weight,
-        msg=lambda m: (
-            "remove 'module.' at the start of each key only, once "
-            f"(str.removeprefix), not every occurrence\n{m}"
-        ),
+        "remove 'module.' at the start of each key only, once (str.removeprefix), not every "
+        "occurrence",
+    )
+
+
+class TopLevelModule(nn.Module):
+    """An unwrapped model whose first submodule happens to be called `module`."""
+
+    def __init__(self):
+        super().__init__()
+        self.module = nn.Linear(3, 3)
+        self.bn = nn.BatchNorm1d(3)
+
+
+def test_keys_are_kept_when_only_some_carry_the_prefix(device):
+    source = TopLevelModule()
+    with torch.no_grad():
+        source.module.weight.normal_()
+    checkpoint = source.state_dict()  # "module.weight", "module.bias", "bn.weight", ...
+    target = TopLevelModule().to(device)
+    load_checkpoint(target, checkpoint)
+    assert_close(
+        target.module.weight.cpu(),
+        source.module.weight.detach(),
+        "strip 'module.' only when every key starts with it; here only some do, because a "
+        "submodule is called 'module', and the keys must be used as they are",
     )
 
 

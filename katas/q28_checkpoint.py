@@ -35,10 +35,13 @@ def save_checkpoint(
       (`torch.cuda.get_rng_state_all()`), and Python's `random.getstate()`.
     - The file must load with `torch.load(path, weights_only=True)`: only tensors, numbers,
       strings, None, and lists, tuples and dicts of them (no pickled objects).
-    - Serialise with `torch.save` (the tests stand in for it to simulate a full disk).
-      Write to a temporary file in the same folder as `path`, then `os.replace` it onto
-      `path`. If writing fails, the error propagates, the file previously at `path` (if
-      any) is left exactly as it was, and no temporary file is left behind.
+    - Serialise with `torch.save`, given the temporary file's path or a file object
+      opened on it; `torch.save` or `from torch import save` (the tests stand in for it,
+      under either name, to simulate a full disk). Write to a temporary file in the same
+      folder as `path` (os.replace is an atomic rename only within one file system), then
+      `os.replace` it onto `path`. If writing fails, the error propagates, the file
+      previously at `path` (if any) is left exactly as it was, and no temporary file is
+      left behind.
     - path: a `str` or a `pathlib.Path`; its folder exists.
 
     >>> save_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler, epoch=3)

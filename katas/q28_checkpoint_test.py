@@ -1,5 +1,7 @@
 import os
 import random
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -7,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q28_checkpoint import load_checkpoint, save_checkpoint
-from torch_katas.testing import same_device
+from torch_katas.testing import assert_close, raises, same_device
 
 
 class DiskFull(OSError):
@@ -22,6 +24,18 @@ def failing_save(obj, f, *args, **kwargs):
     else:
         f.write(b"PK\x03\x04 half a checkpoint")
     raise DiskFull(28, "No space left on device")
+
+
+def stand_in_for_torch_save(patch, stand_in):
+    """Replace torch.save by `stand_in`, also where the learner's module holds it under a
+    name of its own (`from torch import save`)."""
+    real = torch.save
+    patch.setattr(torch, "save", stand_in)
+    patch.setattr(torch.serialization, "save", stand_in)
+    module = sys.modules[save_checkpoint.__module__]
+    for name, value in list(vars(module).items()):
+        if value is real:
+            patch.setattr(module, name, stand_in)
 
 
 def make_run(device, seed):
@@ -61,9 +75,7 @@ def snapshot(model):
 
 def assert_same_weights(model, expected, message):
     for key, value in model.state_dict().items():
-        torch.testing.assert_close(
-            value, expected[key], rtol=0, atol=0, msg=lambda m, key=key: f"{key}: {message}\n{m}"
-        )
+        assert_close(value, expected[key], f"{key}: {message}", rtol=0, atol=0)
 
 
 def skip_without_saved_rng(device):
@@ -144,7 +156,13 @@ def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_
         assert p in optimizer.state and "exp_avg" in optimizer.state[p], (
             "the optimizer has no state after loading: save and load optimizer.state_dict()"
         )
-        torch.testing.assert_close(optimizer.state[p]["exp_avg"], expected, rtol=0, atol=0)
+        assert_close(
+            optimizer.state[p]["exp_avg"],
+            expected,
+            "Adam's moments differ after loading: save and load optimizer.state_dict()",
+            rtol=0,
+            atol=0,
+        )
 
 
 def test_the_file_loads_with_weights_only(device, tmp_path):
@@ -183,9 +201,8 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
     saved = snapshot(model)
     train_epoch(model, optimizer, scheduler, device)
     with monkeypatch.context() as patch:
-        patch.setattr(torch, "save", failing_save)
-        patch.setattr(torch.serialization, "save", failing_save)
-        with pytest.raises(DiskFull):
+        stand_in_for_torch_save(patch, failing_save)
+        with raises(DiskFull):
             save_checkpoint(path, model, optimizer, scheduler, epoch=2)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == [path.name], (
@@ -205,9 +222,8 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
 
 def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch):
     model, optimizer, scheduler = make_run(device, seed=0)
-    monkeypatch.setattr(torch, "save", failing_save)
-    monkeypatch.setattr(torch.serialization, "save", failing_save)
-    with pytest.raises(DiskFull):
+    stand_in_for_torch_save(monkeypatch, failing_save)
+    with raises(DiskFull):
         save_checkpoint(tmp_path / "checkpoint.pt", model, optimizer, scheduler, epoch=1)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == [], f"a failed save should leave no file behind, found {left}"
@@ -224,3 +240,30 @@ def test_saving_again_replaces_the_checkpoint(device, tmp_path):
     fresh = make_run(device, seed=1)
     assert load_checkpoint(path, *fresh) == 2
     assert_same_weights(fresh[0], weights, "the second save should replace the first")
+
+
+def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypatch):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    path = folder / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    real_save = torch.save
+    written_to = []
+
+    def spy_save(obj, f, *args, **kwargs):
+        if isinstance(f, (str, os.PathLike)):
+            written_to.append(Path(f).resolve().parent)
+        else:  # a file object: the temporary file already exists where it was opened
+            others = [p for p in folder.iterdir() if p.name != path.name]
+            written_to.append(folder.resolve() if others else None)
+        return real_save(obj, f, *args, **kwargs)
+
+    stand_in_for_torch_save(monkeypatch, spy_save)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    assert written_to, "serialise the checkpoint with torch.save"
+    assert all(where == folder.resolve() for where in written_to), (
+        f"torch.save wrote to {written_to[0]}, not to a temporary file in {folder}: os.replace "
+        "is an atomic rename only within one file system, so create the temporary file in "
+        "the target's folder (tempfile.mkstemp(dir=path.parent))"
+    )
+    assert sorted(p.name for p in folder.iterdir()) == [path.name], "only the checkpoint stays"

@@ -24,7 +24,8 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
       biases, the weight and bias of norm layers (BatchNorm, LayerNorm), scalar parameters.
     - l1, l2 >= 0; raise ValueError if either is negative. The L2 term has no 1/2 in front,
       so its gradient is 2 · l2 · w.
-    - Returns a 0-dim tensor with the parameters' dtype, on the model's device, still
+    - Returns a 0-dim tensor with the parameters' dtype, on the model's device (0 for a
+      model without weights; float32 on the CPU for one without parameters), still
       attached to the graph: `(loss + weight_penalty(model, l2=1e-4)).backward()` trains
       with the penalty.
 
@@ -43,9 +44,11 @@ class EarlyStopping:
     """Stop when the validation loss has not improved for `patience` epochs in a row.
 
     Call `step(val_loss, model)` once per epoch, after validation. An epoch improves when
-    `val_loss < best_loss - min_delta` (the first epoch always does); it then becomes the
-    best one: `best_loss` is set to its loss and a copy of `model.state_dict()` (parameters
-    and buffers, e.g. BatchNorm running statistics) is kept. A copy that later training
+    `val_loss < best_loss - min_delta` (the first epoch with a finite loss always does; a
+    loss of nan or inf never improves, and counts as an epoch without improvement); it
+    then becomes the best one: `best_loss` is set to its loss and a copy of
+    `model.state_dict()` (parameters and buffers, e.g. BatchNorm running statistics) is
+    kept. A copy that later training
     cannot change: not the live tensors `state_dict()` returns.
 
     >>> model = nn.Linear(2, 1)
@@ -75,8 +78,8 @@ class EarlyStopping:
         """Load the best epoch's saved weights and buffers back into `model`.
 
         Copies the values into the model's existing tensors (as `load_state_dict` does),
-        so an optimizer built on the model keeps working. Raise RuntimeError if `step`
-        was never called.
+        so an optimizer built on the model keeps working. Raise RuntimeError if no epoch
+        has improved yet (`step` never called, or only with losses of nan or inf).
         """
         # TODO: load the saved copy into the model.
         raise NotImplementedError

@@ -6,7 +6,13 @@ import torch
 from torch import nn
 
 from katas.q29_penalty_early_stopping import EarlyStopping, weight_penalty
-from torch_katas.testing import check_tensor, raises, same_device, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    raises,
+    same_device,
+    skip_unless_supported,
+)
 
 
 class Net(nn.Module):
@@ -45,14 +51,32 @@ def test_penalty_sums_over_weights_only(device, l1, l2):
     model = Net().to(device)
     penalty = weight_penalty(model, l1=l1, l2=l2)
     check_tensor(penalty, shape=(), dtype=torch.float32, device=device, name="the penalty")
-    torch.testing.assert_close(
+    assert_close(
         penalty.detach(),
         penalty_by_hand(model.weights(), l1, l2),
-        msg=lambda m: (
-            "the penalty should be l1·Σ|w| + l2·Σw² over parameters with 2 or more dims only "
-            f"(embedding, conv and linear weights), not biases or norm parameters\n{m}"
-        ),
+        "the penalty should be l1·Σ|w| + l2·Σw² over parameters with 2 or more dims only "
+        "(embedding, conv and linear weights), not biases or norm parameters",
     )
+
+
+def test_penalty_of_a_single_layer(device):
+    layer = nn.Linear(3, 2, bias=False).to(device)  # one parameter in all
+    penalty = weight_penalty(layer, l1=0.1, l2=0.01)
+    check_tensor(penalty, shape=(), dtype=torch.float32, device=device, name="the penalty")
+    assert_close(
+        penalty.detach(),
+        penalty_by_hand([layer.weight], 0.1, 0.01),
+        "a model with one weight matrix: the penalty is that matrix's",
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_penalty_of_a_model_without_weights(device, dtype):
+    skip_unless_supported(device, dtype)
+    model = nn.Sequential(nn.LayerNorm(4), nn.BatchNorm1d(4)).to(device, dtype)
+    penalty = weight_penalty(model, l1=0.5, l2=0.5)
+    check_tensor(penalty, shape=(), dtype=dtype, device=device, name="the penalty")
+    assert penalty.item() == 0.0, "a model with no parameter of 2 or more dims has penalty 0"
 
 
 def test_penalty_gradient_reaches_weights_only(device):
@@ -62,10 +86,10 @@ def test_penalty_gradient_reaches_weights_only(device):
     for name, p in model.named_parameters():
         if id(p) in weight_ids:
             assert p.grad is not None, f"{name} got no gradient: keep the penalty on the graph"
-            torch.testing.assert_close(
+            assert_close(
                 p.grad,
                 0.01 * p.detach().sign() + 2 * 0.05 * p.detach(),
-                msg=f"gradient of {name} should be l1·sign(w) + 2·l2·w",
+                f"gradient of {name} should be l1·sign(w) + 2·l2·w",
             )
         else:
             assert p.grad is None or not p.grad.any(), (
@@ -75,13 +99,13 @@ def test_penalty_gradient_reaches_weights_only(device):
 
 
 def test_penalty_keeps_the_parameters_dtype(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Linear(4, 1)).double().to(device)
     penalty = weight_penalty(model, l2=0.5)
     check_tensor(penalty, shape=(), dtype=torch.float64, device=device, name="the penalty")
     assert penalty.requires_grad, "the penalty should stay on the graph (no .item(), no detach)"
     expected = penalty_by_hand([model[0].weight, model[2].weight], 0.0, 0.5)
-    torch.testing.assert_close(penalty.detach(), expected)
+    assert_close(penalty.detach(), expected, "float64 weights: sum them in float64")
 
 
 def test_zero_strengths_give_zero(device):
@@ -93,7 +117,7 @@ def test_zero_strengths_give_zero(device):
 
 @pytest.mark.parametrize("l1, l2", [(-0.1, 0.0), (0.0, -1e-3)])
 def test_negative_strength_raises(device, l1, l2):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         weight_penalty(Net().to(device), l1=l1, l2=l2)
 
 
@@ -142,6 +166,24 @@ def test_stops_after_patience_epochs_without_improvement(
     assert stopper.best_loss == best, f"best_loss should be {best}, got {stopper.best_loss}"
 
 
+@pytest.mark.parametrize("first", [math.nan, math.inf], ids=["nan", "inf"])
+def test_a_non_finite_loss_never_improves(device, first):
+    model = bn_model(device)
+    stopper = EarlyStopping(patience=2)
+    stopped = stopper.step(first, model)
+    assert stopped is False, "one epoch without improvement is not yet patience 2"
+    assert stopper.best_loss == math.inf, (
+        f"a first loss of {first} is no improvement: best_loss stays inf, got {stopper.best_loss}"
+    )
+    with raises(RuntimeError):
+        stopper.restore_best(model)  # no epoch has improved: there are no weights to restore
+    assert stopper.step(2.0, model) is False, "the first finite loss improves"
+    assert stopper.best_loss == 2.0, f"best_loss should be 2.0, got {stopper.best_loss}"
+    assert stopper.step(math.nan, model) is False and stopper.step(math.nan, model) is True, (
+        "two nan losses in a row after the best epoch are two epochs without improvement"
+    )
+
+
 def test_best_loss_starts_at_infinity(device):
     stopper = EarlyStopping(patience=2)
     assert stopper.best_loss == math.inf
@@ -179,13 +221,13 @@ def test_restores_a_copy_of_the_best_weights_and_buffers(device):
     stopper.restore_best(model)
     for key, value in model.state_dict().items():
         assert same_device(value.device, device), f"{key} should stay on {device}"
-        torch.testing.assert_close(
+        assert_close(
             value,
             states[1][key],
+            f"after restore_best, {key} should be its value at the best epoch (epoch 1); "
+            "save a copy (copy.deepcopy of the state_dict), not the live tensors",
             rtol=0,
             atol=0,
-            msg=f"after restore_best, {key} should be its value at the best epoch (epoch 1); "
-            "save a copy (copy.deepcopy of the state_dict), not the live tensors",
         )
     assert all(a is b for a, b in zip(model.parameters(), parameters_before, strict=True)), (
         "restore the values into the model's own parameters (load_state_dict), so the "
@@ -204,9 +246,7 @@ def test_restore_is_not_changed_by_later_in_place_updates(device):
     stopper.step(1.5, model)
     stopper.restore_best(model)
     for key, value in model.state_dict().items():
-        torch.testing.assert_close(
-            value, best[key], rtol=0, atol=0, msg=f"{key} was not restored to the saved copy"
-        )
+        assert_close(value, best[key], f"{key} was not restored to the saved copy", rtol=0, atol=0)
 
 
 def test_restore_before_any_step_raises(device):
@@ -217,7 +257,7 @@ def test_restore_before_any_step_raises(device):
 
 @pytest.mark.parametrize("patience, min_delta", [(0, 0.0), (-1, 0.0), (2, -0.1)])
 def test_rejects_bad_settings(device, patience, min_delta):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         EarlyStopping(patience=patience, min_delta=min_delta)
 
 
@@ -233,4 +273,4 @@ def test_restores_a_deep_copied_model_too(device):
             p.zero_()
     stopper.restore_best(other)
     for key, value in other.state_dict().items():
-        torch.testing.assert_close(value, best[key], rtol=0, atol=0)
+        assert_close(value, best[key], f"{key} was not restored", rtol=0, atol=0)

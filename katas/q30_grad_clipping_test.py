@@ -7,7 +7,13 @@ import torch.nn.utils.clip_grad as torch_clip_grad
 from torch import nn
 
 from katas.q30_grad_clipping import clip_grad_norm, layer_grad_norms
-from torch_katas.testing import check_tensor, forbidden_calls, raises, skip_without_float64
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_unless_supported,
+)
 
 
 class WithOwnParameter(nn.Module):
@@ -50,11 +56,8 @@ def assert_same_grads(model, expected_model, what):
         if q.grad is None:
             assert p.grad is None, f"{name}.grad was None and must stay None"
             continue
-        torch.testing.assert_close(
-            p.grad,
-            q.grad,
-            equal_nan=True,
-            msg=lambda m, name=name: f"{name}.grad after clipping differs from {what}\n{m}",
+        assert_close(
+            p.grad, q.grad, f"{name}.grad after clipping differs from {what}", equal_nan=True
         )
 
 
@@ -134,13 +137,11 @@ def test_equals_torch_clip_grad_norm(device, norm_type, max_norm):
         expected_model.parameters(), max_norm, norm_type=norm_type
     )
     check_tensor(total, shape=(), dtype=torch.float32, device=device, name="the total norm")
-    torch.testing.assert_close(
+    assert_close(
         total,
         expected,
-        msg=lambda m: (
-            f"total {norm_type}-norm differs from torch's: it is the norm of all gradients "
-            f"taken together (for inf: the largest absolute value), before clipping\n{m}"
-        ),
+        f"total {norm_type}-norm differs from torch's: it is the norm of all gradients "
+        "taken together (for inf: the largest absolute value), before clipping",
     )
     assert_same_grads(model, expected_model, f"torch's clip_grad_norm_ (max_norm={max_norm})")
 
@@ -151,17 +152,36 @@ def test_clipped_gradients_have_the_norm_max_norm(device):
     clip_grad_norm(model.parameters(), 0.5)
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     total_after = torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))
-    torch.testing.assert_close(total_after.item(), 0.5, rtol=1e-4, atol=0)
+    assert_close(
+        total_after.item(), 0.5, "after clipping the total norm is max_norm", rtol=1e-4, atol=0
+    )
     ratios = [
         (p.grad / g)[g.abs() > 1e-6]
         for p, g in zip(model.parameters(), before, strict=True)
         if g is not None
     ]
     ratios = torch.cat(ratios)
-    torch.testing.assert_close(
+    assert_close(
         ratios,
         torch.full_like(ratios, ratios[0].item()),
-        msg=lambda m: f"every gradient must be scaled by the same factor\n{m}",
+        "every gradient must be scaled by the same factor",
+    )
+
+
+def test_the_factor_adds_1e_6_to_the_norm(device):
+    # For gradients as small as 1e-6 the constant in max_norm / (total + 1e-6) shows.
+    w = torch.zeros(2, device=device, requires_grad=True)
+    w.grad = torch.tensor([6e-6, 8e-6], device=device)  # norm 1e-5
+    reference = w.detach().clone().requires_grad_()
+    reference.grad = w.grad.clone()
+    clip_grad_norm([w], max_norm=1e-5)
+    torch.nn.utils.clip_grad_norm_([reference], max_norm=1e-5)
+    assert_close(
+        w.grad,
+        reference.grad,
+        "the factor is min(max_norm / (total_norm + 1e-6), 1.0), exactly that constant",
+        rtol=1e-5,
+        atol=0,  # the gradients are ~1e-6: only a relative tolerance sees the difference
     )
 
 
@@ -183,7 +203,7 @@ def test_non_finite_gradients_are_scaled_like_torch(device, bad, norm_type):
     expected_model = copy_with_grads(model)
     total = clip_grad_norm(model.parameters(), 1.0, norm_type=norm_type)
     expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 1.0, norm_type)
-    torch.testing.assert_close(total, expected, equal_nan=True)
+    assert_close(total, expected, "the total norm differs from torch's", equal_nan=True)
     assert_same_grads(
         model,
         expected_model,
@@ -201,9 +221,7 @@ def test_error_if_nonfinite_raises_and_changes_nothing(device, bad):
         clip_grad_norm(model.parameters(), 1.0, error_if_nonfinite=True)
     for p, g in zip(model.parameters(), before, strict=True):
         if g is not None:
-            torch.testing.assert_close(
-                p.grad, g, equal_nan=True, msg="raise before scaling any gradient"
-            )
+            assert_close(p.grad, g, "raise before scaling any gradient", equal_nan=True)
 
 
 def test_finite_norm_with_error_if_nonfinite_clips_normally(device):
@@ -211,7 +229,7 @@ def test_finite_norm_with_error_if_nonfinite_clips_normally(device):
     expected_model = copy_with_grads(model)
     total = clip_grad_norm(model.parameters(), 0.1, error_if_nonfinite=True)
     expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 0.1)
-    torch.testing.assert_close(total, expected)
+    assert_close(total, expected, "a finite norm is returned as usual")
     assert_same_grads(model, expected_model, "torch's")
 
 
@@ -219,9 +237,11 @@ def test_a_single_tensor_and_parameters_without_gradients(device):
     w = torch.zeros(3, 2, device=device, requires_grad=True)
     w.grad = torch.full((3, 2), 2.0, device=device)
     total = clip_grad_norm(w, 1.0)
-    torch.testing.assert_close(total.item(), math.sqrt(24), rtol=1e-6, atol=0)
-    torch.testing.assert_close(
-        w.grad, torch.full((3, 2), 2.0 / (math.sqrt(24) + 1e-6), device=device)
+    assert_close(total.item(), math.sqrt(24), "one tensor's norm", rtol=1e-6, atol=0)
+    assert_close(
+        w.grad,
+        torch.full((3, 2), 2.0 / (math.sqrt(24) + 1e-6), device=device),
+        "a single tensor is clipped like a list of one",
     )
     nothing = [torch.zeros(2, device=device, requires_grad=True) for _ in range(2)]
     total = clip_grad_norm(nothing, 1.0)
@@ -233,13 +253,13 @@ def test_a_single_tensor_and_parameters_without_gradients(device):
 
 
 def test_float64_gradients(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     model = model_with_grads(device, dtype=torch.float64, loss_scale=10.0)
     expected_model = copy_with_grads(model)
     total = clip_grad_norm(model.parameters(), 0.2, norm_type=3.0)
     expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 0.2, 3.0)
     check_tensor(total, shape=(), dtype=torch.float64, device=device, name="the total norm")
-    torch.testing.assert_close(total, expected)
+    assert_close(total, expected, "float64 gradients: compute the norm in float64")
     assert_same_grads(model, expected_model, "torch's")
 
 

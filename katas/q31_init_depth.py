@@ -47,9 +47,11 @@ def deep_stack(
 def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     """Feed `x` through `stack` and return the std of every activation module's output.
 
-    - stack: an nn.Sequential of nn.Linear and activation modules (nn.ReLU, nn.Tanh), as
-      deep_stack builds, on x's device.
+    - stack: an nn.Sequential of nn.Linear and activation modules, as deep_stack builds,
+      on x's device.
     - x: (batch, width) floating tensor, batch >= 2.
+    - An activation module is every module of the stack that is not an nn.Linear: nn.ReLU
+      and nn.Tanh, and any other (nn.GELU, nn.LeakyReLU, nn.Sigmoid, ...).
     - Returns a 1-D tensor with one entry per activation module, in order: the standard
       deviation of all elements of that module's output (over the batch and the features;
       unbiased as torch.std computes it, or biased: both are accepted). Same dtype and

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from katas.q31_init_depth import activation_stds, deep_stack, relu_std_ratio
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 DEPTH, WIDTH, BATCH = 50, 256, 64
 # Over hundreds of seeds, a Kaiming ReLU stack of this width keeps every activation std
@@ -20,7 +20,7 @@ def stds_by_loop(stack, x):
     with torch.no_grad():
         for layer in stack:
             x = layer(x)
-            if isinstance(layer, nn.ReLU | nn.Tanh):
+            if not isinstance(layer, nn.Linear):  # every other module is an activation
                 stds.append(x.std().item())
     return stds
 
@@ -28,7 +28,9 @@ def stds_by_loop(stack, x):
 def reference_stack(weights, activation):
     layers = []
     for weight in weights:
-        linear = nn.Linear(*weight.shape[::-1], bias=False, device=weight.device)
+        linear = nn.Linear(
+            *weight.shape[::-1], bias=False, device=weight.device, dtype=weight.dtype
+        )
         with torch.no_grad():
             linear.weight.copy_(weight)
         layers += [linear, activation()]
@@ -82,8 +84,25 @@ def test_deep_stack_weight_std(device, init, expected_std):
     ids=["activation", "init", "depth", "width"],
 )
 def test_deep_stack_rejects_bad_arguments(device, args):
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         deep_stack(*args, device=device)
+
+
+def test_deep_stack_of_one_layer_of_width_one(device):
+    stack = deep_stack(1, 1, "tanh", "xavier", device=device)
+    assert [type(module) for module in stack] == [nn.Linear, nn.Tanh], (
+        "depth 1 and width 1 are allowed: one Linear(1, 1) and its activation"
+    )
+    assert stack[0].weight.shape == (1, 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_deep_stack_uses_the_default_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    torch.set_default_dtype(dtype)  # the suite restores it after the test
+    stack = deep_stack(2, 8, "relu", "kaiming", device=device)
+    for linear in stack[::2]:
+        check_tensor(linear.weight, dtype=dtype, device=device, name="a Linear weight")
 
 
 def test_activation_stds_match_a_loop(device):
@@ -93,13 +112,39 @@ def test_activation_stds_match_a_loop(device):
     stds = activation_stds(stack, x)
     check_tensor(stds, shape=(4,), dtype=x.dtype, device=device, name="activation_stds(...)")
     assert not stds.requires_grad, "return plain numbers: run the stack under torch.no_grad()"
-    torch.testing.assert_close(
+    assert_close(
         stds.cpu(),
         torch.tensor(stds_by_loop(stack, x)),
+        "one std per activation module, over all elements of its output",
         rtol=1e-3,
         atol=1e-6,
-        msg=lambda m: f"one std per activation module, over all elements of its output\n{m}",
     )
+
+
+def test_every_module_other_than_linear_counts_as_an_activation(device):
+    layers = [nn.GELU(), nn.LeakyReLU(0.1), nn.Sigmoid(), nn.ReLU(), nn.SiLU()]
+    stack = nn.Sequential(*[m for act in layers for m in (nn.Linear(16, 16, bias=False), act)]).to(
+        device
+    )
+    x = torch.randn(32, 16, device=device)
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(5,), dtype=x.dtype, device=device, name="activation_stds(...)")
+    assert_close(
+        stds.cpu(),
+        torch.tensor(stds_by_loop(stack, x)),
+        "GELU, LeakyReLU, Sigmoid and SiLU are activation modules too: keep the std after "
+        "every module that is not an nn.Linear",
+        rtol=1e-3,
+        atol=1e-6,
+    )
+
+
+def test_activation_stds_keep_float64(device):
+    skip_unless_supported(device, torch.float64)
+    stack = reference_stack([torch.randn(8, 8, dtype=torch.float64, device=device)] * 2, nn.Tanh)
+    x = torch.randn(16, 8, dtype=torch.float64, device=device)
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(2,), dtype=torch.float64, device=device, name="activation_stds(...)")
 
 
 def test_activation_stds_leave_inputs_alone(device):

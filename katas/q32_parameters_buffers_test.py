@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from katas.q32_parameters_buffers import CenterAndScale
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 F = 5
 
@@ -40,7 +40,9 @@ def test_buffers_are_the_running_mean_and_the_taper(device):
             f"{name} is state, not a learnable parameter: it must not require grad"
         )
     assert torch.equal(buffers["running_mean"].cpu(), torch.zeros(F))
-    torch.testing.assert_close(buffers["taper"].cpu(), taper(F))
+    assert_close(
+        buffers["taper"].cpu(), taper(F), "taper is torch.linspace(1.0, 0.5, num_features)"
+    )
 
 
 def test_state_dict_saves_weight_and_running_mean_only(device):
@@ -65,8 +67,8 @@ def test_a_saved_state_restores_a_new_layer(device):
     x = torch.randn(4, F, device=device)
     layer.eval()
     restored.eval()
-    torch.testing.assert_close(restored(x), layer(x))
-    torch.testing.assert_close(restored.running_mean, layer.running_mean)
+    assert_close(restored(x), layer(x), "a layer restored from the state_dict computes the same")
+    assert_close(restored.running_mean, layer.running_mean, "running_mean is saved and restored")
 
 
 @pytest.mark.parametrize(
@@ -79,8 +81,7 @@ def test_a_saved_state_restores_a_new_layer(device):
     ids=["to-float64", "double", "half"],
 )
 def test_casting_the_module_casts_parameters_and_buffers(device, cast, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     layer = cast(CenterAndScale(F).to(device))
     for name in ("weight", "running_mean", "taper"):
         tensor = getattr(layer, name)
@@ -108,20 +109,39 @@ def test_training_forward_updates_the_running_mean_off_the_graph(device):
     x = torch.randn(6, F, device=device).requires_grad_()
     out = layer(x)
     expected_mean = 0.25 * x.detach().mean(dim=0)
-    torch.testing.assert_close(
+    assert_close(
         layer.running_mean,
         expected_mean,
-        msg=lambda m: f"running_mean = (1 - momentum) * running_mean + momentum * batch mean\n{m}",
+        "running_mean = (1 - momentum) * running_mean + momentum * batch mean",
     )
     assert layer.running_mean.grad_fn is None and not layer.running_mean.requires_grad, (
         "running_mean is attached to the autograd graph; update it in place under "
         "torch.no_grad() (or from x.detach())"
     )
     w_taper = (torch.ones(F) * taper(F)).to(device)
-    torch.testing.assert_close(out, (x - expected_mean) * w_taper)
+    assert_close(
+        out, (x - expected_mean) * w_taper, "y = (x - updated running_mean) * weight * taper"
+    )
     out.sum().backward()
-    torch.testing.assert_close(layer.weight.grad, ((x - expected_mean) * taper(F, device)).sum(0))
-    torch.testing.assert_close(x.grad, w_taper.expand(6, F))
+    assert_close(
+        layer.weight.grad,
+        ((x - expected_mean) * taper(F, device)).sum(0),
+        "the gradient reaches weight",
+    )
+    assert_close(x.grad, w_taper.expand(6, F), "the gradient reaches x")
+
+
+def test_running_mean_averages_over_all_leading_dimensions(device):
+    layer = CenterAndScale(F).to(device).train()
+    x = torch.randn(4, 3, F, device=device) + torch.arange(3, device=device).view(1, 3, 1)
+    layer(x)
+    check_tensor(layer.running_mean, shape=(F,), device=device, name="running_mean")
+    assert_close(
+        layer.running_mean,
+        0.1 * x.mean(dim=(0, 1)),
+        "for x of shape [4, 3, F] the batch mean runs over both leading dimensions "
+        "(x.reshape(-1, F).mean(0)); the default momentum is 0.1",
+    )
 
 
 def test_training_steps_backward_one_after_another(device):
@@ -151,16 +171,16 @@ def test_eval_mode_uses_the_running_mean_and_keeps_it(device):
     x = torch.randn(3, F, device=device)
     out = layer(x)
     assert torch.equal(layer.running_mean, before), "eval mode must not update running_mean"
-    torch.testing.assert_close(out, (x - before) * taper(F, device))
+    assert_close(out, (x - before) * taper(F, device), "eval mode centers with the running mean")
 
 
 def test_rejects_the_wrong_number_of_features(device):
     layer = CenterAndScale(F).to(device)
-    with pytest.raises(ValueError):
+    with raises(ValueError):
         layer(torch.randn(2, F + 1, device=device))
 
 
 def test_a_single_feature(device):
     layer = CenterAndScale(1).to(device)
     out = layer(torch.full((2, 1), 4.0, device=device))
-    torch.testing.assert_close(out, torch.full((2, 1), 3.6, device=device))
+    assert_close(out, torch.full((2, 1), 3.6, device=device), "one feature: (4 - 0.4) * 1 * 1")

@@ -21,10 +21,13 @@ def bce_with_logits(
 
     # softplus(z) = max(z, 0) + log1p(exp(-|z|)): exp only ever sees -|z| <= 0, so nothing
     # overflows, and log1p keeps the precision of the tiny exp(-|z|) for large |z|.
-    # Both softplus(x) and softplus(-x) share the log1p term.
+    # Both softplus(x) and softplus(-x) share the log1p term. torch.maximum splits the
+    # gradient of a tie evenly, so at x = 0 autograd gives softplus' true slope 1/2
+    # (clamp(min=0) would give 1 there, relu 0).
     tail = torch.log1p(torch.exp(-logits.abs()))
-    minus_log_p = (-logits).clamp(min=0) + tail  # -log sigmoid(x) = softplus(-x)
-    minus_log_not_p = logits.clamp(min=0) + tail  # -log(1 - sigmoid(x)) = softplus(x)
+    zero = torch.zeros_like(logits)
+    minus_log_p = torch.maximum(-logits, zero) + tail  # -log sigmoid(x) = softplus(-x)
+    minus_log_not_p = torch.maximum(logits, zero) + tail  # -log(1 - sigmoid(x)) = softplus(x)
 
     positive = target * minus_log_p
     if pos_weight is not None:

@@ -18,6 +18,9 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
 
         return hook
 
+    # A forward in training mode updates BatchNorm's running statistics: keep copies to put
+    # back, so that measuring leaves the model exactly as it was.
+    buffers = [(buffer, buffer.clone()) for buffer in model.buffers()]
     handles = []
     try:
         for name, module in model.named_modules():
@@ -29,4 +32,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
         # Removing through the handles takes off our hooks only, whatever happened above.
         for handle in handles:
             handle.remove()
+        with torch.no_grad():
+            for buffer, saved in buffers:
+                buffer.copy_(saved)
     return fractions

@@ -1,5 +1,6 @@
 """Kata 26: move a whole batch to a device (reference answer)."""
 
+import copy
 from typing import Any
 
 import torch
@@ -11,7 +12,12 @@ def to_device(batch: Any, device: torch.device | str) -> Any:
         # unless asked to.
         return batch.to(device)
     if isinstance(batch, dict):
-        return {key: to_device(value, device) for key, value in batch.items()}
+        # A shallow copy keeps the dict's class and settings (OrderedDict, a defaultdict's
+        # default_factory); setting the moved values on it leaves the caller's dict alone.
+        moved = copy.copy(batch)
+        for key, value in batch.items():
+            moved[key] = to_device(value, device)
+        return moved
     if isinstance(batch, tuple) and hasattr(batch, "_fields"):
         # A namedtuple's constructor takes its fields as separate arguments.
         return type(batch)(*(to_device(item, device) for item in batch))

@@ -15,9 +15,11 @@ def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
 
 
 def buffer_keys(model: nn.Module) -> list[str]:
-    # remove_duplicate=False lists a tied parameter under every name, as state_dict does.
-    parameter_names = {name for name, _ in model.named_parameters(remove_duplicate=False)}
-    return [key for key in model.state_dict() if key not in parameter_names]
+    # remove_duplicate=False lists a shared buffer under every name, as state_dict does.
+    # Selecting buffer names (rather than dropping parameter names) leaves out the
+    # `_extra_state` entries, and non-persistent buffers are not in the state_dict at all.
+    names = {name for name, _ in model.named_buffers(remove_duplicate=False)}
+    return [key for key in model.state_dict() if key in names]
 
 
 def load_checkpoint(model: nn.Module, state_dict: Mapping[str, torch.Tensor]) -> nn.Module:

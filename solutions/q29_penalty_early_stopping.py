@@ -11,9 +11,11 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
     if l1 < 0 or l2 < 0:
         raise ValueError(f"penalty strengths must be >= 0, got l1={l1}, l2={l2}")
     # Weight matrices and kernels have >= 2 dims; biases and norm scales/shifts have 1.
-    weights = [p for p in model.parameters() if p.dim() >= 2]
-    # Start from a zero of the right dtype and device, so an empty list still works.
-    penalty = weights[0].new_zeros(()) if weights else torch.zeros(())
+    parameters = list(model.parameters())
+    weights = [p for p in parameters if p.dim() >= 2]
+    # Start from a zero of the parameters' dtype and device, so a model without weights
+    # (only biases and norm layers) still gets a 0 where its parameters are.
+    penalty = parameters[0].new_zeros(()) if parameters else torch.zeros(())
     for w in weights:
         penalty = penalty + l1 * w.abs().sum() + l2 * w.pow(2).sum()
     return penalty
