@@ -1,0 +1,287 @@
+"""`sim`: a simulated accelerator, so device mistakes fail on a machine without a GPU.
+
+A `sim` tensor is a CPU tensor inside a wrapper that says it lives on another device. Each
+operation unwraps its inputs, runs on the CPU and wraps the results; a plain CPU tensor (other
+than a 0-dim one, which PyTorch accepts next to any device) meeting a `sim` tensor raises
+PyTorch's usual "Expected all tensors to be on the same device". The device is registered from
+Python on the PrivateUse1 dispatch key. It checks where tensors are, nothing else: it runs at CPU
+speed and has none of CUDA's own behaviour.
+"""
+
+from __future__ import annotations
+
+import types
+
+import torch
+from torch.utils import backend_registration
+
+NAME = "sim"
+CPU = torch.device("cpu")
+
+# Ops that take tensors from two devices on purpose: copies, indexing with CPU indices, and
+# packing sequences, whose lengths must be on the CPU. (Schema names carry no overload.)
+_CROSS_DEVICE = {
+    "aten::copy_",
+    "aten::_to_copy",
+    "aten::_copy_from",
+    "aten::_copy_from_and_resize",
+    "aten::index",
+    "aten::index_put_",
+    "aten::index_put",
+    "aten::_index_put_impl_",
+    "aten::_pack_padded_sequence",
+}
+
+
+def unavailable() -> str | None:
+    """Why this torch cannot host the simulated device, or None when it can."""
+    needed = (
+        (backend_registration, "_setup_privateuseone_for_python_backend"),
+        (torch.Tensor, "_make_wrapper_subclass"),
+        (torch._C, "_get_privateuse1_backend_name"),
+        (torch.library.Library, "fallback"),
+    )
+    for owner, name in needed:
+        if not hasattr(owner, name):
+            return f"torch {torch.__version__} lacks {name}"
+    taken = torch._C._get_privateuse1_backend_name()
+    if taken not in ("privateuseone", NAME):
+        return f"the PrivateUse1 device key is already {taken!r}"
+    return None
+
+
+class SimTensor(torch.Tensor):
+    """A tensor on the `sim` device; its data is the CPU tensor `cpu_data`."""
+
+    cpu_data: torch.Tensor
+
+    @staticmethod
+    def __new__(cls, data: torch.Tensor):
+        out = torch.Tensor._make_wrapper_subclass(
+            cls,
+            data.size(),
+            strides=data.stride(),
+            storage_offset=data.storage_offset(),
+            dtype=data.dtype,
+            layout=data.layout,
+            device=torch.device(NAME, 0),
+            requires_grad=data.requires_grad,
+        )
+        out.cpu_data = data
+        return out
+
+    # What torch.compile and nn.Module.to need to see through the wrapper.
+    def __tensor_flatten__(self):
+        return ["cpu_data"], None
+
+    @staticmethod
+    def __tensor_unflatten__(inner, meta, outer_size, outer_stride):
+        return SimTensor(inner["cpu_data"])
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return f"{self.cpu_data!r}"[:-1] + f", device='{NAME}:0')"
+
+    # As on a GPU: saved tensors load back onto the device, or where map_location says.
+    def __reduce_ex__(self, protocol):
+        return torch._utils._rebuild_device_tensor_from_cpu_tensor, (
+            self.cpu_data.detach(),
+            self.dtype,
+            str(self.device),
+            self.requires_grad,
+        )
+
+    def tolist(self):
+        return self.cpu_data.tolist()
+
+    def numpy(self, *, force: bool = False):
+        # The message a CUDA tensor gives.
+        raise TypeError(
+            f"can't convert {self.device} device type tensor to numpy. "
+            "Use Tensor.cpu() to copy the tensor to host memory first."
+        )
+
+    def untyped_storage(self):
+        return self.cpu_data.untyped_storage()
+
+    def data_ptr(self) -> int:
+        return self.cpu_data.data_ptr()
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return _run(func, args, kwargs or {})
+
+
+def _leaves(values):
+    # Operator arguments are tensors, numbers, devices, or flat lists of them.
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            yield from value
+        else:
+            yield value
+
+
+def _unwrap(value):
+    if isinstance(value, SimTensor):
+        return value.cpu_data
+    if isinstance(value, (list, tuple)):
+        return type(value)(_unwrap(item) for item in value)
+    if isinstance(value, torch.device) and value.type == NAME:
+        return CPU
+    return value
+
+
+_WRITTEN: dict = {}
+
+
+def _written_arguments(func) -> tuple[tuple[int, str], ...]:
+    """Position and name of each argument `func` writes to (in place, out=); cached."""
+    found = _WRITTEN.get(func)
+    if found is None:
+        found = tuple(
+            (i, argument.name)
+            for i, argument in enumerate(func._schema.arguments)
+            if argument.alias_info is not None and argument.alias_info.is_write
+        )
+        _WRITTEN[func] = found
+    return found
+
+
+def _run(func, args, kwargs):
+    """Run `func` on the CPU data of its `sim` arguments and wrap what it returns."""
+    leaves = list(_leaves((*args, *kwargs.values())))
+    sims = [leaf for leaf in leaves if type(leaf) is SimTensor]
+    if sims and func._schema.name not in _CROSS_DEVICE:
+        for leaf in leaves:
+            if (
+                isinstance(leaf, torch.Tensor)
+                and type(leaf) is not SimTensor
+                and leaf.dim()
+                and leaf.device.type != "meta"
+            ):
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {NAME}:0 and {leaf.device}! (when checking argument in {func})"
+                )
+    target = kwargs.get("device")
+    onto_sim = target.type == NAME if isinstance(target, torch.device) else bool(sims)
+    out = func(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})
+    if sims:
+        _mirror_metadata(func, args, kwargs)
+    # An op that returns one of its inputs (in place, out=) returns the same object here.
+    inputs = {id(leaf.cpu_data): leaf for leaf in sims}
+    inputs.update((id(leaf), leaf) for leaf in leaves if isinstance(leaf, torch.Tensor))
+
+    def wrap(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        if id(value) in inputs:
+            return inputs[id(value)]
+        return SimTensor(value) if onto_sim else value
+
+    if isinstance(out, (list, tuple)):
+        return type(out)(wrap(value) for value in out)
+    return wrap(out)
+
+
+def _mirror_metadata(func, args, kwargs) -> None:
+    # In-place ops that change a tensor's shape (an out= op resizing its output, t_,
+    # unsqueeze_) changed the CPU data only; copy its sizes and strides onto the wrapper.
+    for i, name in _written_arguments(func):
+        wrapper = args[i] if i < len(args) else kwargs.get(name)
+        if type(wrapper) is SimTensor:
+            data = wrapper.cpu_data
+            if wrapper.shape != data.shape or wrapper.stride() != data.stride():
+                wrapper.data = SimTensor(data)
+
+
+def _fallback(op, *args, **kwargs):
+    # Reached by ops with no `sim` tensor among their inputs but `device="sim"`:
+    # factories (torch.zeros(3, device="sim")) and copies from the CPU (x.to("sim")).
+    return _run(op, args, kwargs)
+
+
+class _Module(types.ModuleType):
+    """torch.sim: what torch asks of a device's runtime module. The simulated device has
+    no random state of its own; random ops run on the CPU's generator."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return True
+
+    @staticmethod
+    def is_initialized() -> bool:
+        return True
+
+    @staticmethod
+    def device_count() -> int:
+        return 1
+
+    @staticmethod
+    def current_device() -> int:
+        return 0
+
+    @staticmethod
+    def _is_in_bad_fork() -> bool:
+        return False
+
+    @staticmethod
+    def manual_seed_all(seed: int) -> None:
+        pass  # the CPU's generator, seeded by torch.manual_seed, serves `sim` too
+
+    @staticmethod
+    def get_amp_supported_dtype() -> list[torch.dtype]:
+        return [torch.float16, torch.bfloat16]
+
+
+_library: tuple[torch.library.Library, ...] | None = None
+
+
+def register() -> str | None:
+    """Make `sim` a device torch knows; None when it is ready, else the reason it is absent."""
+    global _library
+    reason = unavailable()
+    if reason is not None:
+        return reason
+    if _library is not None or hasattr(torch, NAME):
+        return None
+    # Renames PrivateUse1, adds Tensor.sim() and Module.sim(), registers torch.sim and the
+    # device guard and hooks that torch asks of every device (the autograd engine uses them).
+    backend_registration._setup_privateuseone_for_python_backend(
+        rename=NAME, backend_module=_Module(f"torch.{NAME}")
+    )
+    _library = torch.library.Library("_", "IMPL")
+    _library.fallback(_fallback, "PrivateUse1")
+    # Copies into a `sim` tensor made in C++ (torch.tensor(data, device="sim")) arrive with
+    # the Python dispatch key turned off; the generic fallback cannot take them.
+    _aten = torch.library.Library("aten", "IMPL")
+    _aten.impl("copy_", _copy, "PrivateUse1")
+    # Autocast as on the CPU: matrix products and convolutions in the 16-bit dtype, every
+    # other op as it is.
+    _library.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
+    for name in _LOWER_PRECISION:
+        _aten.impl(name, _autocast_kernel(getattr(torch.ops.aten, name)), "AutocastPrivateUse1")
+    _library = (_library, _aten)
+    return None
+
+
+_LOWER_PRECISION = ("linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "conv1d", "conv2d")
+_AUTOCAST = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
+
+
+def _autocast_kernel(op):
+    def kernel(*args, **kwargs):
+        dtype = torch.get_autocast_dtype(NAME)
+
+        def cast(value):
+            if isinstance(value, torch.Tensor) and value.dtype in (torch.float32, dtype):
+                return value.to(dtype)
+            return value
+
+        with torch._C._ExcludeDispatchKeyGuard(_AUTOCAST):
+            return op(*map(cast, args), **kwargs)
+
+    return kernel
+
+
+def _copy(dst: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
+    return _run(torch.ops.aten.copy_.default, (dst, src, non_blocking), {})
