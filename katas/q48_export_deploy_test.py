@@ -11,6 +11,10 @@ from katas.q48_export_deploy import (
 )
 from torch_katas.testing import check_tensor
 
+pytestmark = pytest.mark.not_on_sim(
+    "torch.export traces with fake tensors, which cannot stand in for its tensors"
+)
+
 ONNX_EXTRA = 'the ONNX check needs the onnx extra: pip install "torch-katas[onnx]"'
 
 

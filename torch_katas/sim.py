@@ -30,7 +30,10 @@ _CROSS_DEVICE = {
     "aten::index_put",
     "aten::_index_put_impl_",
     "aten::_pack_padded_sequence",
+    "aten::_pad_packed_sequence",
 }
+# Outputs that stay on the CPU, as on any device: the batch sizes and lengths of packing.
+_CPU_OUTPUTS = {"aten::_pack_padded_sequence": {1}, "aten::_pad_packed_sequence": {1}}
 
 
 def unavailable() -> str | None:
@@ -179,7 +182,8 @@ def _run(func, args, kwargs):
         return SimTensor(value) if onto_sim else value
 
     if isinstance(out, (list, tuple)):
-        return type(out)(wrap(value) for value in out)
+        on_cpu = _CPU_OUTPUTS.get(func._schema.name, ())
+        return type(out)(value if i in on_cpu else wrap(value) for i, value in enumerate(out))
     return wrap(out)
 
 
