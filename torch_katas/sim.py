@@ -114,17 +114,9 @@ class SimTensor(torch.Tensor):
         return _run(func, args, kwargs or {})
 
 
-def _leaves(values):
-    # Operator arguments are tensors, numbers, devices, or flat lists of them.
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            yield from value
-        else:
-            yield value
-
-
 def _unwrap(value):
-    if isinstance(value, SimTensor):
+    # Operator arguments are tensors, numbers, devices, or flat lists of them.
+    if type(value) is SimTensor:
         return value.cpu_data
     if isinstance(value, (list, tuple)):
         return type(value)(_unwrap(item) for item in value)
@@ -133,69 +125,71 @@ def _unwrap(value):
     return value
 
 
-_WRITTEN: dict = {}
+class _OpInfo:
+    """What `_run` needs to know about an operator, worked out once per operator."""
 
-
-def _written_arguments(func) -> tuple[tuple[int, str], ...]:
-    """Position and name of each argument `func` writes to (in place, out=); cached."""
-    found = _WRITTEN.get(func)
-    if found is None:
-        found = tuple(
+    def __init__(self, func):
+        name = func._schema.name
+        self.checks_devices = name not in _CROSS_DEVICE
+        self.cpu_outputs = _CPU_OUTPUTS.get(name, ())
+        # Position and name of each argument the op writes to (in place, out=).
+        self.written = tuple(
             (i, argument.name)
             for i, argument in enumerate(func._schema.arguments)
             if argument.alias_info is not None and argument.alias_info.is_write
         )
-        _WRITTEN[func] = found
-    return found
+
+
+_OPS: dict = {}
 
 
 def _run(func, args, kwargs):
     """Run `func` on the CPU data of its `sim` arguments and wrap what it returns."""
-    leaves = list(_leaves((*args, *kwargs.values())))
-    sims = [leaf for leaf in leaves if type(leaf) is SimTensor]
-    if sims and func._schema.name not in _CROSS_DEVICE:
-        for leaf in leaves:
-            if (
-                isinstance(leaf, torch.Tensor)
-                and type(leaf) is not SimTensor
-                and leaf.dim()
-                and leaf.device.type != "meta"
-            ):
+    info = _OPS.get(func)
+    if info is None:
+        info = _OPS[func] = _OpInfo(func)
+    tensors = []
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            tensors.append(value)
+        elif isinstance(value, (list, tuple)):
+            tensors.extend(item for item in value if isinstance(item, torch.Tensor))
+    sims = [tensor for tensor in tensors if type(tensor) is SimTensor]
+    if sims and info.checks_devices:
+        for tensor in tensors:
+            if type(tensor) is not SimTensor and tensor.dim() and tensor.device.type != "meta":
                 raise RuntimeError(
                     "Expected all tensors to be on the same device, but found at least two "
-                    f"devices, {NAME}:0 and {leaf.device}! (when checking argument in {func})"
+                    f"devices, {NAME}:0 and {tensor.device}! (when checking argument in {func})"
                 )
     target = kwargs.get("device")
     onto_sim = target.type == NAME if isinstance(target, torch.device) else bool(sims)
     out = func(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})
-    if sims:
-        _mirror_metadata(func, args, kwargs)
-    # An op that returns one of its inputs (in place, out=) returns the same object here.
-    inputs = {id(leaf.cpu_data): leaf for leaf in sims}
-    inputs.update((id(leaf), leaf) for leaf in leaves if isinstance(leaf, torch.Tensor))
+    for i, name in info.written if sims else ():
+        _mirror_metadata(args[i] if i < len(args) else kwargs.get(name))
 
     def wrap(value):
         if not isinstance(value, torch.Tensor):
             return value
-        if id(value) in inputs:
-            return inputs[id(value)]
+        # An op that returns one of its inputs (in place, out=) returns the same object.
+        for tensor in tensors:
+            if value is tensor or (type(tensor) is SimTensor and value is tensor.cpu_data):
+                return tensor
         return SimTensor(value) if onto_sim else value
 
     if isinstance(out, (list, tuple)):
-        on_cpu = _CPU_OUTPUTS.get(func._schema.name, ())
+        on_cpu = info.cpu_outputs
         return type(out)(value if i in on_cpu else wrap(value) for i, value in enumerate(out))
     return wrap(out)
 
 
-def _mirror_metadata(func, args, kwargs) -> None:
+def _mirror_metadata(wrapper) -> None:
     # In-place ops that change a tensor's shape (an out= op resizing its output, t_,
     # unsqueeze_) changed the CPU data only; copy its sizes and strides onto the wrapper.
-    for i, name in _written_arguments(func):
-        wrapper = args[i] if i < len(args) else kwargs.get(name)
-        if type(wrapper) is SimTensor:
-            data = wrapper.cpu_data
-            if wrapper.shape != data.shape or wrapper.stride() != data.stride():
-                wrapper.data = SimTensor(data)
+    if type(wrapper) is SimTensor:
+        data = wrapper.cpu_data
+        if wrapper.shape != data.shape or wrapper.stride() != data.stride():
+            wrapper.data = SimTensor(data)
 
 
 def _fallback(op, *args, **kwargs):
