@@ -18,19 +18,20 @@ from torch.utils import backend_registration
 NAME = "sim"
 CPU = torch.device("cpu")
 
-# Ops that take tensors from two devices on purpose: copies, indexing with CPU indices, and
-# packing sequences, whose lengths must be on the CPU. (Schema names carry no overload.)
-_CROSS_DEVICE = {
-    "aten::copy_",
-    "aten::_to_copy",
-    "aten::_copy_from",
-    "aten::_copy_from_and_resize",
-    "aten::index",
-    "aten::index_put_",
-    "aten::index_put",
-    "aten::_index_put_impl_",
-    "aten::_pack_padded_sequence",
-    "aten::_pad_packed_sequence",
+# Arguments that may be on the CPU next to `sim` tensors, as next to CUDA ones (None: all):
+# copies, CPU indices, and the lengths of packed sequences, which must be on the CPU.
+# (Schema names carry no overload.)
+_CROSS_DEVICE: dict[str, frozenset[int] | None] = {
+    "aten::copy_": None,
+    "aten::_to_copy": None,
+    "aten::_copy_from": None,
+    "aten::_copy_from_and_resize": None,
+    "aten::index": frozenset({1}),
+    "aten::index_put_": frozenset({1}),
+    "aten::index_put": frozenset({1}),
+    "aten::_index_put_impl_": frozenset({1}),
+    "aten::_pack_padded_sequence": frozenset({1}),
+    "aten::_pad_packed_sequence": frozenset({1}),
 }
 # Outputs that stay on the CPU, as on any device: the batch sizes and lengths of packing.
 _CPU_OUTPUTS = {"aten::_pack_padded_sequence": {1}, "aten::_pad_packed_sequence": {1}}
@@ -130,7 +131,7 @@ class _OpInfo:
 
     def __init__(self, func):
         name = func._schema.name
-        self.checks_devices = name not in _CROSS_DEVICE
+        self.on_cpu_allowed = _CROSS_DEVICE.get(name, frozenset())
         self.cpu_outputs = _CPU_OUTPUTS.get(name, ())
         # Position and name of each argument the op writes to (in place, out=).
         self.written = tuple(
@@ -149,14 +150,21 @@ def _run(func, args, kwargs):
     if info is None:
         info = _OPS[func] = _OpInfo(func)
     tensors = []
-    for value in (*args, *kwargs.values()):
+    checked = []  # the tensors that must be on `sim` if any is
+    allowed = info.on_cpu_allowed
+    for i, value in enumerate((*args, *kwargs.values())):
         if isinstance(value, torch.Tensor):
-            tensors.append(value)
+            found = [value]
         elif isinstance(value, (list, tuple)):
-            tensors.extend(item for item in value if isinstance(item, torch.Tensor))
+            found = [item for item in value if isinstance(item, torch.Tensor)]
+        else:
+            continue
+        tensors += found
+        if allowed is not None and i not in allowed:
+            checked += found
     sims = [tensor for tensor in tensors if type(tensor) is SimTensor]
-    if sims and info.checks_devices:
-        for tensor in tensors:
+    if sims:
+        for tensor in checked:
             if type(tensor) is not SimTensor and tensor.dim() and tensor.device.type != "meta":
                 raise RuntimeError(
                     "Expected all tensors to be on the same device, but found at least two "
