@@ -4,10 +4,6 @@ import torch
 from katas.q38_compile_graph_breaks import clipped_residual, count_graph_breaks
 from torch_katas.testing import check_tensor
 
-pytestmark = pytest.mark.not_on_sim(
-    "torch.compile traces with fake tensors, which cannot stand in for its tensors"
-)
-
 
 @pytest.fixture(autouse=True)
 def fresh_dynamo():

@@ -59,7 +59,7 @@ KINDS = {
             count=lambda: 1,
             simulated=True,
             note="simulated accelerator: device checks only, CPU speed",
-            absent_reason=sim.unavailable,
+            absent_reason=lambda: sim.unavailable(),
             setup=sim.register,
         ),
     )

@@ -105,6 +105,10 @@ class SimTensor(torch.Tensor):
         )
 
     def untyped_storage(self):
+        # The CPU data's storage, so views of one tensor share one storage as on a GPU;
+        # torch.compile, which describes the wrapper itself, gets the wrapper's.
+        if torch.compiler.is_compiling():
+            return super().untyped_storage()
         return self.cpu_data.untyped_storage()
 
     def data_ptr(self) -> int:
