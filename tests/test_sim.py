@@ -67,7 +67,7 @@ def test_autograd_and_optimizers_match_the_cpu(dev):
             nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             optimizer.step()
             scheduler.step()
-    for expected, actual in zip(model.parameters(), copy.parameters()):
+    for expected, actual in zip(model.parameters(), copy.parameters(), strict=True):
         assert actual.device.type == "sim" and actual.grad.device.type == "sim"
         torch.testing.assert_close(actual.cpu(), expected)
 

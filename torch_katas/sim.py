@@ -4,8 +4,8 @@ A `sim` tensor is a CPU tensor inside a wrapper that says it lives on another de
 operation unwraps its inputs, runs on the CPU and wraps the results; a plain CPU tensor (other
 than a 0-dim one, which PyTorch accepts next to any device) meeting a `sim` tensor raises
 PyTorch's usual "Expected all tensors to be on the same device". The device is registered from
-Python on the PrivateUse1 dispatch key. It checks where tensors are, nothing else: it runs at CPU
-speed and has none of CUDA's own behaviour.
+Python on the PrivateUse1 dispatch key. It checks where tensors are: it runs at CPU speed and has
+none of CUDA's own behaviour.
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ class SimTensor(torch.Tensor):
     """A tensor on the `sim` device; its data is the CPU tensor `cpu_data`."""
 
     cpu_data: torch.Tensor
+    # Results come back as SimTensor from __torch_dispatch__; skipping the Python-level
+    # __torch_function__ saves a call per op.
+    __torch_function__ = torch._C._disabled_torch_function_impl
 
     @staticmethod
     def __new__(cls, data: torch.Tensor):
@@ -275,7 +278,6 @@ def register() -> str | None:
 
 
 _LOWER_PRECISION = ("linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "conv1d", "conv2d")
-_AUTOCAST = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
 
 
 def _autocast_kernel(op):
@@ -287,7 +289,8 @@ def _autocast_kernel(op):
                 return value.to(dtype)
             return value
 
-        with torch._C._ExcludeDispatchKeyGuard(_AUTOCAST):
+        autocast = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
+        with torch._C._ExcludeDispatchKeyGuard(autocast):
             return op(*map(cast, args), **kwargs)
 
     return kernel
