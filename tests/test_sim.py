@@ -79,7 +79,8 @@ def test_layers_with_state_and_randomness(dev):
     conv = nn.Conv2d(1, 2, 3)
     x = torch.randn(1, 1, 5, 5)
     torch.testing.assert_close(conv.to(dev)(x.to(dev)).cpu(), conv.cpu()(x))
-    dropped = F.dropout(torch.ones(1000, device=dev), 0.5)
+    with torch.random.fork_rng():  # forks the current accelerator's state, sim's here
+        dropped = F.dropout(torch.ones(1000, device=dev), 0.5)
     assert dropped.device.type == "sim" and 300 < int((dropped == 0).sum()) < 700
     # Tied weights stay one parameter when the model moves, as on a GPU.
     tied = nn.Sequential(nn.Embedding(4, 2), nn.Linear(2, 4, bias=False))

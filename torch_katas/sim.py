@@ -241,6 +241,15 @@ class _Module(types.ModuleType):
     def manual_seed_all(seed: int) -> None:
         pass  # the CPU's generator, seeded by torch.manual_seed, serves `sim` too
 
+    # torch.random.fork_rng() saves the state of the current accelerator, which is `sim`.
+    @staticmethod
+    def get_rng_state(device: object = None) -> torch.Tensor:
+        return torch.get_rng_state()
+
+    @staticmethod
+    def set_rng_state(state: torch.Tensor, device: object = None) -> None:
+        torch.set_rng_state(state)
+
     @staticmethod
     def get_amp_supported_dtype() -> list[torch.dtype]:
         return [torch.float16, torch.bfloat16]
