@@ -20,7 +20,7 @@ MARKERS = {
     "cuda": "the test needs CUDA; it runs only on CUDA devices and is skipped without one",
     "slow": "the test takes seconds (inductor compiles, exports); deselect with -m 'not slow'",
     "not_on_sim": "not_on_sim(reason): the test needs what the simulated device cannot give "
-    "(a CUDA-only API, autocast); it skips on sim with the reason",
+    "(a CUDA-only API, torch.export); it skips on sim with the reason",
 }
 NOT_IMPLEMENTED = "torch_katas_not_implemented"
 
