@@ -11,6 +11,8 @@ from katas.q48_export_deploy import (
 )
 from torch_katas.testing import check_tensor
 
+pytestmark = pytest.mark.not_on_sim("torch.export cannot make fake tensors of its tensors")
+
 ONNX_EXTRA = 'the ONNX check needs the onnx extra: pip install "torch-katas[onnx]"'
 
 

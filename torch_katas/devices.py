@@ -1,30 +1,118 @@
-"""Which devices the kata tests run on."""
+"""Which devices the kata tests run on: every device kind the suite knows is one row of KINDS."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import torch
 
-ACCELERATORS = ("cuda", "mps")
+from torch_katas import sim
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    # Whether --device may name it; these checks query the driver without creating a context.
+    available: Callable[[], bool]
+    count: Callable[[], int]
+    # A stand-in for a GPU: in the default list only where no real accelerator is.
+    simulated: bool = False
+    # Dtypes the kind cannot hold at all; tests that need one skip there.
+    missing_dtypes: tuple[torch.dtype, ...] = ()
+    # Indices whose random state is the kind's own and must be saved around each test;
+    # kinds whose random ops use the CPU's generator have none.
+    rng_devices: Callable[[], list[int]] = lambda: []
+    # Shown after the name in the report header.
+    note: str = ""
+    # Why it is absent when it is, for the header and the --device error.
+    absent_reason: Callable[[], str | None] = lambda: None
+    # Run once before the kind is used (the simulated device registers itself with torch).
+    setup: Callable[[], object] = lambda: None
+
+
+def _cuda_rng() -> list[int]:
+    # Only once CUDA is in use: counting devices earlier would create a context.
+    return list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+
+
+KINDS = {
+    kind.name: kind
+    for kind in (
+        Kind("cpu", available=lambda: True, count=lambda: 1),
+        Kind(
+            "cuda",
+            available=torch.cuda.is_available,
+            count=torch.cuda.device_count,
+            rng_devices=_cuda_rng,
+        ),
+        Kind(
+            "mps",
+            available=torch.backends.mps.is_available,
+            count=lambda: 1,
+            missing_dtypes=(torch.float64, torch.complex128),
+            rng_devices=lambda: [0] if torch.backends.mps.is_available() else [],
+        ),
+        Kind(
+            "sim",
+            available=lambda: sim.unavailable() is None,
+            count=lambda: 1,
+            simulated=True,
+            note="simulated accelerator: device checks only, CPU speed",
+            absent_reason=lambda: sim.unavailable(),
+            setup=sim.register,
+        ),
+    )
+}
 
 
 def available(kind: str) -> bool:
-    # These checks query the driver without creating a CUDA context.
-    if kind == "cpu":
-        return True
-    if kind == "cuda":
-        return torch.cuda.is_available()
-    if kind == "mps":
-        return torch.backends.mps.is_available()
-    return False
+    return kind in KINDS and KINDS[kind].available()
 
 
 def present() -> list[str]:
-    """CPU plus every accelerator this machine has, always in the same order."""
-    return ["cpu", *(kind for kind in ACCELERATORS if available(kind))]
+    """The default device list: the CPU and every accelerator found, else the simulated one;
+    the same kinds in the same order on every worker."""
+    found = [name for name, kind in KINDS.items() if kind.available()]
+    real = [name for name in found if not KINDS[name].simulated]
+    # `real` always holds the CPU; simulated accelerators stand in where it is alone.
+    return real if len(real) > 1 else found
 
 
 def missing() -> list[str]:
-    return [kind for kind in ACCELERATORS if not available(kind)]
+    return [name for name, kind in KINDS.items() if not kind.available()]
+
+
+def describe_missing(name: str) -> str:
+    """An absent kind as the report header shows it: with the reason where one is known."""
+    reason = KINDS[name].absent_reason()
+    return f"{name} ({reason})" if reason else name
+
+
+def describe(name: str) -> str:
+    """A chosen device as the report header shows it."""
+    note = KINDS[kind_of(name)].note
+    return f"{name} ({note})" if note else name
+
+
+def missing_dtypes(device: torch.device | str) -> tuple[torch.dtype, ...]:
+    kind = KINDS.get(torch.device(device).type)
+    return kind.missing_dtypes if kind else ()
+
+
+def rng_devices() -> dict[str, list[int]]:
+    """Each kind with random state of its own in use now, with the indices to save."""
+    return {name: indices for name, kind in KINDS.items() if (indices := kind.rng_devices())}
+
+
+def set_up(chosen: list[str]) -> None:
+    for kind in dict.fromkeys(kind_of(name) for name in chosen):
+        KINDS[kind].setup()
+
+
+def kind_of(name: str) -> str:
+    """`cuda:1` -> `cuda`, without torch.device, which knows `sim` only once it is set up."""
+    return name.partition(":")[0]
 
 
 def parse(option: str | None) -> list[str]:
@@ -39,20 +127,21 @@ def parse(option: str | None) -> list[str]:
         if not name:
             continue
         kind, _, index = name.partition(":")
-        if kind not in ("cpu", *ACCELERATORS) or (index and not index.isdigit()):
+        if kind not in KINDS or (index and not index.isdigit()):
             raise ValueError(
-                f"--device {name}: unknown device; use cpu, cuda, cuda:N or mps, "
+                f"--device {name}: unknown device; use {', '.join(KINDS)} or cuda:N, "
                 "comma-separated (for example --device cpu,cuda)"
             )
-        if not available(kind):
+        row = KINDS[kind]
+        if not row.available():
+            reason = row.absent_reason()
             raise ValueError(
-                f"--device {name}: {kind} is not available on this machine "
-                f"(found: {', '.join(present())})"
+                f"--device {name}: {kind} is not available on this machine"
+                + (f" ({reason})" if reason else "")
+                + f" (found: {', '.join(present())})"
             )
-        if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
-            raise ValueError(
-                f"--device {name}: this machine has {torch.cuda.device_count()} CUDA device(s)"
-            )
+        if index and int(index) >= row.count():
+            raise ValueError(f"--device {name}: this machine has {row.count()} {kind} device(s)")
         if name not in chosen:
             chosen.append(name)
     if not chosen:

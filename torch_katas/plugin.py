@@ -3,6 +3,7 @@ for unimplemented stubs, hints, state isolation and the progress summary."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from torch_katas import answers, catalog, devices, progress
 MARKERS = {
     "cuda": "the test needs CUDA; it runs only on CUDA devices and is skipped without one",
     "slow": "the test takes seconds (inductor compiles, exports); deselect with -m 'not slow'",
+    "not_on_sim": "not_on_sim(reason): the test needs what the simulated device cannot give "
+    "(a CUDA-only API, torch.export); it skips on sim with the reason",
 }
 NOT_IMPLEMENTED = "torch_katas_not_implemented"
 
@@ -56,8 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--device",
         metavar="LIST",
-        help="devices to run on, comma-separated (cpu, cuda, cuda:N, mps); "
-        "default: cpu and every accelerator present",
+        help=f"devices to run on, comma-separated ({', '.join(devices.KINDS)}, cuda:N); "
+        "default: cpu and every accelerator present, else cpu and sim (simulated)",
     )
     group.addoption(
         "--hints",
@@ -93,6 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
         source = "answer files: " + ", ".join(str(path) for path in files.values())
     else:
         source = "your answers (katas/)"
+    devices.set_up(chosen)
     run = KataRun(root=root, katas=katas, devices=chosen, answers=source, learner=not files)
     run.undo_imports = answers.install(files)
     config.stash[RUN] = run
@@ -126,10 +130,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     run = config.stash[RUN]
-    missing = [kind for kind in devices.missing() if kind not in run.devices]
+    missing = [devices.describe_missing(kind) for kind in devices.missing()]
     lines = [
         f"torch-katas: testing {run.answers}",
-        f"torch-katas: devices {', '.join(run.devices)}"
+        f"torch-katas: devices {', '.join(devices.describe(name) for name in run.devices)}"
         + (f" (not found: {', '.join(missing)})" if missing else ""),
     ]
     return lines
@@ -160,6 +164,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             )
             return
         chosen = cuda
+    not_on_sim = metafunc.definition.get_closest_marker("not_on_sim")
+    if not_on_sim:
+        reason = "not on the simulated device: " + " ".join(map(str, not_on_sim.args))
+        chosen = [
+            pytest.param(name, marks=pytest.mark.skip(reason=reason))
+            if devices.kind_of(name) == "sim"
+            else name
+            for name in chosen
+        ]
     metafunc.parametrize("device", chosen, indirect=True)
 
 
@@ -195,8 +208,11 @@ def _isolate_torch_state(request: pytest.FixtureRequest):
     matmul_precision = torch.get_float32_matmul_precision()
     python_rng = random.getstate()
     numpy_rng = numpy.random.get_state()
-    cuda = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
-    with torch.random.fork_rng(devices=cuda):
+    with contextlib.ExitStack() as rng_states:
+        # The CPU's generator always; each device kind's own generators where it has some.
+        rng_states.enter_context(torch.random.fork_rng(devices=[], device_type="cpu"))
+        for kind, indices in devices.rng_devices().items():
+            rng_states.enter_context(torch.random.fork_rng(devices=indices, device_type=kind))
         torch.manual_seed(0)
         random.seed(0)
         numpy.random.seed(0)

@@ -16,6 +16,8 @@ import pytest
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from torch_katas import devices
+
 
 def check_tensor(
     actual: object,
@@ -67,14 +69,10 @@ def assert_close(
         )
 
 
-# Dtypes a device kind cannot hold at all; tests that need one skip there.
-MISSING_DTYPES = {"mps": (torch.float64, torch.complex128)}
-
-
 def skip_unless_supported(device: torch.device | str, dtype: torch.dtype) -> None:
     """Skip the test when `device` has no `dtype` (MPS has no float64)."""
-    kind = torch.device(device).type
-    if dtype in MISSING_DTYPES.get(kind, ()):
+    if dtype in devices.missing_dtypes(device):
+        kind = torch.device(device).type
         pytest.skip(f"{kind} has no {dtype}; this check runs on the other devices")
 
 

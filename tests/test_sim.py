@@ -1,0 +1,210 @@
+"""The simulated accelerator: what runs on it like on a GPU, what fails on it like on a GPU,
+and how the plugin offers it."""
+
+import io
+import textwrap
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+from torch_katas import devices, sim
+
+pytestmark = pytest.mark.skipif(
+    not devices.available("sim"), reason=f"no simulated device: {sim.unavailable()}"
+)
+SAME_DEVICE = "Expected all tensors to be on the same device"
+
+
+@pytest.fixture
+def dev():
+    assert sim.register() is None
+    return torch.device("sim")
+
+
+def test_tensors_made_or_moved_there_hold_the_cpu_values(dev):
+    x = torch.arange(6.0).reshape(2, 3)
+    on_sim = x.to(dev)
+    assert on_sim.device.type == "sim" and on_sim.shape == (2, 3)
+    assert torch.arange(6.0, device=dev).shape == (6,)
+    assert torch.tensor([[1, 2]], device=dev).tolist() == [[1, 2]]
+    result = (on_sim * 2 + 1).sum(dim=0)
+    assert result.device.type == "sim"
+    torch.testing.assert_close(result.cpu(), (x * 2 + 1).sum(dim=0))
+    assert (on_sim + torch.tensor(1.0)).device.type == "sim", "0-dim CPU tensors mix, as on CUDA"
+    assert on_sim[torch.tensor([1])].device.type == "sim", "CPU indices work, as on CUDA"
+
+
+def test_a_cpu_tensor_meeting_a_sim_tensor_fails_with_pytorchs_message(dev):
+    x = torch.ones(4, 3, device=dev)
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        x + torch.zeros(4, 3)
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        x @ torch.eye(3)
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        F.cross_entropy(torch.randn(4, 5, device=dev), torch.tensor([0, 1, 2, 3]))
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        torch.zeros(4)[torch.tensor([1], device=dev)]
+    with pytest.raises(TypeError, match="can't convert sim:0 device type tensor to numpy"):
+        x.numpy()
+
+
+def test_autograd_and_optimizers_match_the_cpu(dev):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    copy = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    copy.load_state_dict(model.state_dict())
+    copy.to(dev)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+    for net, inputs, targets in ((model, x, y), (copy, x.to(dev), y.to(dev))):
+        optimizer = torch.optim.AdamW(net.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+        for _ in range(3):
+            optimizer.zero_grad()
+            F.mse_loss(net(inputs), targets).backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+    for expected, actual in zip(model.parameters(), copy.parameters(), strict=True):
+        assert actual.device.type == "sim" and actual.grad.device.type == "sim"
+        torch.testing.assert_close(actual.cpu(), expected)
+
+
+def test_layers_with_state_and_randomness(dev):
+    norm = nn.BatchNorm1d(3).to(dev)
+    norm(torch.randn(5, 3, device=dev))
+    assert norm.running_mean.device.type == "sim"
+    conv = nn.Conv2d(1, 2, 3)
+    x = torch.randn(1, 1, 5, 5)
+    torch.testing.assert_close(conv.to(dev)(x.to(dev)).cpu(), conv.cpu()(x))
+    with torch.random.fork_rng():  # forks the current accelerator's state, sim's here
+        dropped = F.dropout(torch.ones(1000, device=dev), 0.5)
+    assert dropped.device.type == "sim" and 300 < int((dropped == 0).sum()) < 700
+    # Tied weights stay one parameter when the model moves, as on a GPU.
+    tied = nn.Sequential(nn.Embedding(4, 2), nn.Linear(2, 4, bias=False))
+    tied[1].weight = tied[0].weight
+    tied.to(dev)
+    assert tied[1].weight is tied[0].weight
+
+
+def test_loader_batches_moved_there(dev):
+    loader = DataLoader(TensorDataset(torch.arange(10.0), torch.arange(10)), batch_size=4)
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(dev), targets.to(dev)
+        assert inputs.device.type == targets.device.type == "sim"
+
+
+def test_saved_tensors_load_back_there_with_weights_only(dev):
+    buffer = io.BytesIO()
+    torch.save({"w": torch.arange(3.0, device=dev)}, buffer)
+    buffer.seek(0)
+    assert torch.load(buffer, weights_only=True)["w"].device.type == "sim"
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=True, map_location="cpu")["w"]
+    assert loaded.device.type == "cpu" and loaded.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_autocast_runs_matrix_products_in_16_bit(dev):
+    layer = nn.Linear(3, 2).to(dev)
+    with torch.autocast(device_type="sim", dtype=torch.bfloat16):
+        out = layer(torch.randn(4, 3, device=dev))
+        total = out.float().sum()
+    assert out.dtype == torch.bfloat16 and total.dtype == torch.float32
+
+
+def test_torch_compile_runs_there(dev):
+    def f(x, w):
+        return torch.relu(x @ w).sum()
+
+    x, w = torch.randn(4, 3, device=dev), torch.randn(3, 2, device=dev)
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(f, backend="aot_eager")(x, w)
+    finally:
+        torch._dynamo.reset()
+    assert compiled.device.type == "sim"
+    torch.testing.assert_close(compiled.cpu(), f(x, w).cpu())
+
+
+# ------------------------------------------------------------------ the plugin
+
+
+@pytest.fixture
+def kata_project(pytester):
+    pytester.makefile(
+        ".toml",
+        pyproject=textwrap.dedent("""
+            [tool.pytest.ini_options]
+            python_files = ["*_test.py"]
+            pythonpath = ["."]
+            addopts = ["--strict-markers"]
+            filterwarnings = ["error"]
+        """),
+    )
+    pytester.makeconftest('pytest_plugins = ["torch_katas.plugin"]')
+    pytester.mkpydir("katas")
+    pytester.makepyfile(
+        device_test="""
+        import pytest
+        import torch
+
+        def test_keeps_the_device(device):
+            x = torch.ones(3, device=device)
+            assert (x + torch.ones(3, device=device)).device.type == device.type
+
+        def test_makes_a_cpu_tensor(device):
+            x = torch.ones(3, device=device)
+            x + torch.ones(3)
+
+        @pytest.mark.not_on_sim("needs a CUDA-only API")
+        def test_marked(device):
+            pass
+        """
+    )
+    return pytester
+
+
+def without_gpu() -> None:
+    if devices.present() != ["cpu", "sim"]:
+        pytest.skip(f"this machine's default devices are {devices.present()}")
+
+
+def test_default_devices_without_a_gpu_are_cpu_and_sim(kata_project):
+    without_gpu()
+    result = kata_project.runpytest("-v", "-rs")
+    result.stdout.fnmatch_lines(
+        [
+            "torch-katas: devices cpu, sim (simulated accelerator: device checks only, "
+            "CPU speed) (not found: cuda, mps)"
+        ]
+    )
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_keeps_the_device?cpu? PASSED*",
+            "*test_keeps_the_device?sim? PASSED*",
+            "*test_makes_a_cpu_tensor?cpu? PASSED*",
+            "*test_makes_a_cpu_tensor?sim? FAILED*",
+            "*test_marked?cpu? PASSED*",
+            "*test_marked?sim? SKIPPED*",
+            "*not on the simulated device: needs a CUDA-only API*",
+        ]
+    )
+
+
+def test_device_sim_chooses_it_alone(kata_project):
+    result = kata_project.runpytest("--device", "sim", "-k", "keeps", "-v")
+    result.stdout.fnmatch_lines(["*test_keeps_the_device?sim? PASSED*"])
+    result.assert_outcomes(passed=1)
+
+
+def test_without_the_extension_point_sim_is_absent_and_says_why(kata_project, monkeypatch):
+    monkeypatch.setattr(sim, "unavailable", lambda: "torch 2.0 lacks the extension point")
+    result = kata_project.runpytest("-k", "keeps")
+    result.stdout.fnmatch_lines(["*not found: *sim (torch 2.0 lacks the extension point)*"])
+    assert "sim]" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK
+    result = kata_project.runpytest("--device", "sim")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--device sim: sim is not available*lacks the extension point*"])
