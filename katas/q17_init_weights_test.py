@@ -154,10 +154,12 @@ def test_subclasses_and_materialised_lazy_layers(device):
         pass
 
     attention = nn.MultiheadAttention(256, 4, device=device)
-    lazy_linear = nn.LazyLinear(256, device=device)
-    lazy_conv = nn.LazyConv2d(64, 3, device=device)
-    lazy_linear(torch.zeros(1, 128, device=device))  # the first forward gives them a shape
-    lazy_conv(torch.zeros(1, 32, 5, 5, device=device))
+    # The first forward gives lazy layers a shape; materialised on the CPU, then moved
+    # (the simulated device cannot hold an uninitialised parameter).
+    lazy_linear, lazy_conv = nn.LazyLinear(256), nn.LazyConv2d(64, 3)
+    lazy_linear(torch.zeros(1, 128))
+    lazy_conv(torch.zeros(1, 32, 5, 5))
+    lazy_linear.to(device), lazy_conv.to(device)
     linears = [Dense(256, 128, device=device), attention.out_proj, lazy_linear]
     convs = [Conv(32, 64, 3, device=device), lazy_conv]
     norm = Norm(6, device=device)
