@@ -9,7 +9,7 @@ from katas.q48_export_deploy import (
     run_onnx,
     save_program,
 )
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor
 
 ONNX_EXTRA = 'the ONNX check needs the onnx extra: pip install "torch-katas[onnx]"'
 
@@ -66,13 +66,7 @@ def assert_agrees_with_eager(got, model, inputs, device, what):
     with torch.no_grad():
         want = model(inputs)
     # Exported graphs and onnxruntime may order float32 operations differently from eager.
-    torch.testing.assert_close(
-        got.detach(),
-        want,
-        rtol=1e-4,
-        atol=1e-4,
-        msg=lambda m: f"{what} differs from the eager model\n{m}",
-    )
+    assert_close(got.detach(), want, f"{what} differs from the eager model", rtol=1e-4, atol=1e-4)
 
 
 def test_exported_program_runs_other_batch_sizes_like_eager(device):
