@@ -116,9 +116,56 @@ SCENARIOS = {
 }
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
+# Metrics and lrs exactly on a bar (all values exact in binary): "more than" is strict.
+BOUNDARIES = {
+    "min, rel: exactly best * (1 - threshold) is no improvement": (
+        dict(mode="min", factor=0.5, patience=0, threshold=0.5),
+        [2.0, 1.0, 0.25],
+        (0.1,),
+    ),
+    "min, abs: exactly best - threshold is no improvement": (
+        dict(mode="min", factor=0.5, patience=0, threshold=0.5, threshold_mode="abs"),
+        [2.0, 1.5, 0.5],
+        (0.1,),
+    ),
+    "max, rel: exactly best * (1 + threshold) is no improvement": (
+        dict(mode="max", factor=0.5, patience=0, threshold=0.5),
+        [2.0, 3.0, 5.0],
+        (0.1,),
+    ),
+    "max, abs: exactly best + threshold is no improvement": (
+        dict(mode="max", factor=0.5, patience=0, threshold=0.5, threshold_mode="abs"),
+        [1.0, 1.5, 2.5],
+        (0.1,),
+    ),
+    "a change of exactly eps is skipped": (
+        dict(factor=0.5, patience=0, eps=0.25),
+        [1.0, 2.0, 2.0],
+        (0.5, 2.0),
+    ),
+    "a first metric of inf is a bad epoch": (
+        dict(mode="min", factor=0.5, patience=0),
+        [float("inf"), float("inf"), 1.0, 2.0],
+        (0.1,),
+    ),
+    "a first metric of -inf in max mode is a bad epoch": (
+        dict(mode="max", factor=0.5, patience=1, cooldown=1),
+        [-float("inf")] * 5,
+        (0.1,),
+    ),
+    # A gain of 1.5e-4: an improvement for the default threshold 1e-4, not for 2e-4;
+    # a cut from 3e-8 to 1.5e-8 is more than the default eps 1e-8, not more than 2e-8.
+    "default threshold, patience and eps": (
+        dict(factor=0.5),
+        [1.0, 0.99985] + [0.99985] * 12,
+        (0.1, 3e-8),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS) + list(BOUNDARIES))
 def test_matches_reduce_lr_on_plateau(device, name):
-    settings, metrics, lrs = SCENARIOS[name]
+    settings, metrics, lrs = {**SCENARIOS, **BOUNDARIES}[name]
     check_against_builtin(device, metrics, settings, lrs)
 
 

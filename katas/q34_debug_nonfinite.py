@@ -53,14 +53,16 @@ def validate_batch(
 
     1. inputs not floating point: TypeError naming "inputs" and their dtype (e.g. torch.uint8).
     2. inputs of the wrong shape: ValueError naming "inputs", the word "shape" and the shape
-       received, written as a tuple, e.g. (4, 8, 8, 3). An empty batch (B = 0): ValueError
-       with the word "empty".
+       received, written as a tuple, e.g. (4, 8, 8, 3). An empty batch (B = 0) of the right
+       feature shape: ValueError with the word "empty" (the shape comes first: an empty
+       batch of the wrong feature shape gets the shape message).
     3. labels not int64: TypeError naming "labels" and their dtype (float labels are a common
        slip, and losses such as cross_entropy read float targets as probabilities).
     4. labels of the wrong shape (not [B]): ValueError naming "labels", the word "shape" and
        the shape received, as a tuple.
-    5. non-finite inputs: ValueError naming "inputs" and what was found: the word "NaN" if
-       there is a NaN, the word "inf" if there is an infinity (both if both).
+    5. non-finite inputs: ValueError naming "inputs" and what was found, and only that:
+       the word "NaN" if there is a NaN, the word "inf" if there is an infinity, both if
+       both (a message about NaN only must not contain "inf", not even as "infinite").
     6. labels out of range: ValueError naming "labels" and one offending label value.
 
     Returns None when the batch is fine. Nothing is modified.

@@ -4,6 +4,7 @@ from torch import nn
 from torch.nn.modules import module as module_internals
 
 from katas.q34_debug_nonfinite import first_nonfinite_module, validate_batch
+from torch_katas.testing import assert_close
 
 
 def hooks_left(model):
@@ -78,6 +79,17 @@ class LogOfOutput(nn.Module):
 
 class ForwardFailed(Exception):
     """Not a RuntimeError: an unimplemented stub's NotImplementedError must not match it."""
+
+
+class CountsForwards(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.forwards = 0
+
+    def forward(self, x):
+        self.forwards += 1
+        return self.fc(x)
 
 
 class Fails(nn.Module):
@@ -164,6 +176,14 @@ def test_a_nan_in_the_input_is_caught_by_the_first_module(device):
     assert first_nonfinite_module(model, x) == "0"
 
 
+def test_runs_the_model_once(device):
+    model = CountsForwards().to(device)
+    first_nonfinite_module(model, torch.randn(2, 4, device=device))
+    assert model.forwards == 1, (
+        f"the model ran {model.forwards} times; run model(x) once, with every hook in place"
+    )
+
+
 def test_removes_its_hooks(device):
     model = Encoder().to(device)
     first_nonfinite_module(model, torch.randn(3, 4, device=device))
@@ -190,7 +210,14 @@ def test_leaves_mode_and_parameters_alone(device, training):
     first_nonfinite_module(model, torch.randn(3, 4, device=device))
     assert all(m.training == training for m in model.modules()), "restore the train/eval mode"
     for key, value in model.state_dict().items():
-        torch.testing.assert_close(value, before[key], equal_nan=True, rtol=0, atol=0)
+        assert_close(
+            value,
+            before[key],
+            f"{key!r} changed: only run the model, do not modify its parameters or buffers",
+            equal_nan=True,
+            rtol=0,
+            atol=0,
+        )
 
 
 # --- validate_batch ----------------------------------------------------------------------
@@ -251,6 +278,14 @@ def test_empty_batch(device):
     assert_mentions(message_of(excinfo), "empty")
 
 
+def test_empty_batch_of_the_wrong_feature_shape_is_a_shape_error(device):
+    inputs = torch.rand(0, 3, 4, device=device)
+    labels = torch.zeros(0, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "inputs", "shape", "(0, 3, 4)")
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.uint8])
 def test_labels_that_are_not_int64(device, dtype):
     inputs, labels = good_batch(device)
@@ -284,7 +319,13 @@ def test_non_finite_inputs(device, bad, words):
         inputs[i, 1, 2, 3 - i] = value
     with pytest.raises(ValueError) as excinfo:
         validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
-    assert_mentions(message_of(excinfo), "inputs", *words)
+    message = message_of(excinfo)
+    assert_mentions(message, "inputs", *words)
+    for absent in {"NaN", "inf"} - set(words):
+        assert absent.lower() not in message.lower(), (
+            f"the inputs hold no {absent}, yet the message {message!r} mentions {absent!r}; "
+            "name only what was found"
+        )
 
 
 @pytest.mark.parametrize("bad_label", [5, 7, -1])

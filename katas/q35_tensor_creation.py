@@ -23,12 +23,15 @@ _Data = bool | int | float | list | tuple | np.ndarray
 def from_data(data: _Data, device: torch.device | str | None = None) -> torch.Tensor:
     """A new tensor holding a copy of `data`, with the dtype inferred from it.
 
-    - data: a Python bool, int or float, a (nested) list or tuple of them, or a NumPy array.
+    - data: a Python bool, int or float, a (nested) list or tuple of them, or a NumPy array
+      with non-negative strides (torch cannot read a reversed view such as `a[::-1]`, so such
+      arrays are outside this contract: callers pass `a.copy()`).
     - dtype: all bools -> torch.bool; all ints -> torch.int64; any float among them -> the
       default float dtype (torch.get_default_dtype(), normally float32); a NumPy array
       keeps its own dtype. An empty list gives shape (0,) and the default float dtype.
     - Shape follows the nesting: a plain number gives a 0-dim tensor, [1, 2, 3] shape (3,).
-    - On `device` (None: the default device, the CPU unless changed).
+    - On `device`; None means torch's default device, torch.get_default_device(): the CPU
+      unless changed with torch.set_default_device.
     - A copy: it never shares memory with a NumPy array passed in.
 
     >>> from_data([0, 2, 1])  # class labels stay int64
@@ -47,9 +50,11 @@ def as_tensor_shared(
 ) -> torch.Tensor:
     """`data` as a tensor of `dtype` on `device`, copying only when it must.
 
-    - data: a tensor, a NumPy array, or Python data as for `from_data`.
-    - dtype None keeps data's dtype (inferred as in `from_data` for Python data); device
-      None keeps data's device (the CPU for arrays and Python data).
+    - data: a tensor, or a NumPy array or Python data as for `from_data`.
+    - dtype None keeps data's dtype (inferred as in `from_data` for Python data).
+    - device None: the default device if one was set with torch.set_default_device, for
+      every kind of data, a tensor included (as torch.as_tensor does); otherwise data's own
+      device (the CPU for arrays and Python data).
     - No copy when none is needed: if data is a tensor already of that dtype on that
       device, or a CPU NumPy array of that dtype wanted on the CPU, the result shares its
       memory (it may be data itself). Otherwise the values are converted into a new tensor.
@@ -67,6 +72,8 @@ def as_tensor_shared(
 
 def zeros_for(shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
     """A tensor of `shape` filled with zeros, with like's dtype and on like's device.
+
+    like's device wins even when torch.set_default_device names another one.
 
     - shape: a tuple of non-negative ints, possibly () (0-dim) or with a 0 size.
     - Every element is 0 (False for bool). An accumulator starts here, so uninitialised
@@ -87,8 +94,10 @@ def scalar_like(value: bool | int | float, like: torch.Tensor) -> torch.Tensor:
     Handy for constants combined with like (a temperature, a loss scale), so that no
     dtype promotion or device mismatch happens.
 
-    - value: a Python number; it is converted to like's dtype.
-    - Returns shape () (a single value, not a tensor of `value` elements).
+    - value: a Python number; it is converted to like's dtype directly, as exactly as that
+      dtype allows (0.1 in float64 is the float64 nearest 0.1, not a float32 value widened).
+    - Returns shape () (a single value, not a tensor of `value` elements), on like's device
+      even when torch.set_default_device names another one.
 
     >>> scalar_like(3, torch.zeros(4, dtype=torch.float16))
     tensor(3., dtype=torch.float16)

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from katas.q35_tensor_creation import as_tensor_shared, from_data, scalar_like, zeros_for
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 DEFAULT = "default float dtype"
 
@@ -50,11 +50,11 @@ def test_from_data_of_labels_works_as_cross_entropy_targets(device):
     logits = torch.zeros(3, 4, device=device)
     check_tensor(labels, shape=(3,), dtype=torch.int64, device=device, name="labels")
     loss = torch.nn.functional.cross_entropy(logits, labels)
-    torch.testing.assert_close(loss.cpu(), torch.tensor(4.0).log())
+    assert_close(loss.cpu(), torch.tensor(4.0).log(), "labels must be int64 class indices")
 
 
 def test_from_data_follows_the_default_float_dtype(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     torch.set_default_dtype(torch.float64)  # the harness restores it after the test
     floats, ints = from_data([0.5, 1.5], device), from_data([1, 2], device)
     check_tensor(floats, shape=(2,), dtype=torch.float64, device=device, name="float data")
@@ -63,8 +63,7 @@ def test_from_data_follows_the_default_float_dtype(device):
 
 @pytest.mark.parametrize("np_dtype", [np.int32, np.float64, np.uint8], ids=lambda d: d.__name__)
 def test_from_data_copies_a_numpy_array_and_keeps_its_dtype(device, np_dtype):
-    if np_dtype is np.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, torch.from_numpy(np.zeros(1, np_dtype)).dtype)
     array = np.arange(6).reshape(2, 3).astype(np_dtype)
     result = from_data(array, device)
     check_tensor(result, shape=(2, 3), dtype=torch.from_numpy(array).dtype, device=device)
@@ -145,8 +144,7 @@ def dirty_memory(shape, dtypes, device):
     "dtype", [torch.float32, torch.float64, torch.int64, torch.float16], ids=str
 )
 def test_zeros_for_returns_zeros_even_in_reused_memory(device, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     like = torch.ones(2, dtype=dtype, device=device)
     for shape in [(64, 64), (8, 16), (3, 5)] * 3:
         dirty_memory(shape, {torch.float32, dtype}, device)
@@ -185,12 +183,18 @@ def test_zeros_for_does_not_require_grad_or_change_like(device):
 
 @pytest.mark.parametrize(
     "value, dtype",
-    [(3, torch.float32), (3, torch.int64), (0.5, torch.float16), (0.25, torch.float64)],
+    [
+        (3, torch.float32),
+        (3, torch.int64),
+        (2**40 + 1, torch.int64),
+        (0.5, torch.float16),
+        (0.25, torch.float64),
+        (0.1, torch.float64),
+    ],
     ids=repr,
 )
 def test_scalar_like_holds_one_value(device, value, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     like = torch.zeros(4, dtype=dtype, device=device)
     result = scalar_like(value, like)
     check_tensor(result, dtype=dtype, device=device, name=f"scalar_like({value!r}, ...)")
@@ -198,7 +202,10 @@ def test_scalar_like_holds_one_value(device, value, dtype):
         f"scalar_like({value!r}, ...) has shape {tuple(result.shape)}: it must be 0-dim, "
         f"holding {value!r} (torch.Tensor({value!r}) makes a tensor of that many elements)"
     )
-    assert result.item() == value
+    assert result.item() == value, (
+        f"scalar_like({value!r}, ...) holds {result.item()!r}: convert the number to like's "
+        "dtype directly (dtype=like.dtype), not through the default float dtype"
+    )
     assert (like + result).dtype == dtype, "combining the scalar with like must keep the dtype"
 
 
@@ -206,3 +213,34 @@ def test_scalar_like_of_a_bool(device):
     result = scalar_like(True, torch.zeros(2, dtype=torch.bool, device=device))
     check_tensor(result, shape=(), dtype=torch.bool, device=device, name="scalar_like(True)")
     assert result.item() is True
+
+
+# ---------------------------------------------------------------- a default device
+
+
+@pytest.fixture
+def default_device_meta():
+    """torch.set_default_device("meta") for the test: a device no input is on."""
+    torch.set_default_device("meta")
+    try:
+        yield torch.device("meta")
+    finally:
+        torch.set_default_device(None)
+
+
+def test_device_none_means_the_default_device(device, default_device_meta):
+    meta = default_device_meta
+    results = {
+        "from_data([1, 2])": from_data([1, 2]),
+        "as_tensor_shared([1, 2])": as_tensor_shared([1, 2]),
+        "as_tensor_shared(a NumPy array)": as_tensor_shared(np.arange(3, dtype=np.int64)),
+        "as_tensor_shared(a tensor)": as_tensor_shared(torch.arange(3, device=device)),
+    }
+    for call, result in results.items():
+        check_tensor(result, dtype=torch.int64, device=meta, name=call)
+
+
+def test_like_decides_the_device_over_the_default_device(device, default_device_meta):
+    like = torch.ones(2, device=device)
+    check_tensor(zeros_for((2,), like), shape=(2,), device=device, name="zeros_for")
+    check_tensor(scalar_like(2.0, like), shape=(), device=device, name="scalar_like")

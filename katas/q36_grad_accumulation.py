@@ -30,7 +30,8 @@ def train_accumulated(
     """Train with one optimizer step per `accum_steps` micro-batches.
 
     - batches: a list of (inputs, targets) micro-batches on the model's device, in
-      order; their sizes (dim 0) may differ. optimizer holds the model's parameters.
+      order; their sizes (dim 0) may differ, and each holds at least one sample (the mean
+      loss of an empty batch is NaN). optimizer holds the model's parameters.
     - loss_fn(outputs, targets) returns the mean loss over the samples of a batch, like
       F.mse_loss or F.cross_entropy with their default reduction.
     - Consecutive micro-batches form groups of accum_steps; the last group may be
@@ -45,7 +46,9 @@ def train_accumulated(
       from one group to the next.
     - Returns a list of Python floats, one per optimizer step: the group's loss as one
       batch (the weighted sum of its micro-batch losses), from before that step.
-    - Raises ValueError if accum_steps < 1. An empty list returns [] and takes no step.
+    - Raises ValueError if accum_steps < 1, before changing anything (gradients included).
+    - An empty list returns [] and takes no step; gradients present before the call are
+      discarded all the same (set to None or to zeros).
 
     >>> model = nn.Linear(2, 1)
     >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)

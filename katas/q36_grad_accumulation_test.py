@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q36_grad_accumulation import train_accumulated
+from torch_katas.testing import assert_close, raises
 
 
 def regression_setup(device, sizes, classes=None):
@@ -47,12 +48,8 @@ def big_batch_training(model, batches, accum_steps, loss_fn=F.mse_loss):
 
 def assert_same_parameters(model, expected_model, advice):
     for (name, p), q in zip(model.named_parameters(), expected_model.parameters(), strict=True):
-        torch.testing.assert_close(
-            p,
-            q,
-            rtol=1e-5,
-            atol=1e-5,
-            msg=lambda m, name=name: f"{name} differs from big-batch training: {advice}\n{m}",
+        assert_close(
+            p, q, f"{name} differs from big-batch training: {advice}", rtol=1e-5, atol=1e-5
         )
 
 
@@ -86,12 +83,12 @@ def test_equals_one_big_batch_step_per_group(device, sizes, accum_steps):
         "each step"
     )
     assert_same_parameters(model, expected_model, advice)
-    torch.testing.assert_close(
+    assert_close(
         losses,
         expected_losses,
+        "the returned losses should be each group's loss as one batch",
         rtol=1e-5,
         atol=1e-6,
-        msg=lambda m: f"the returned losses should be each group's loss as one batch\n{m}",
     )
 
 
@@ -101,14 +98,13 @@ def test_classification_with_cross_entropy(device):
     losses = train_accumulated(model, batches, make_sgd(model), 3, loss_fn=F.cross_entropy)
     expected = big_batch_training(expected_model, batches, 3, loss_fn=F.cross_entropy)
     assert_same_parameters(model, expected_model, "use the loss_fn you are given")
-    torch.testing.assert_close(losses, expected, rtol=1e-5, atol=1e-6)
+    assert_close(losses, expected, "return each group's loss_fn loss", rtol=1e-5, atol=1e-6)
 
 
 def test_discards_gradients_from_before_the_call(device):
     model, batches = regression_setup(device, [4, 4, 4, 4])
     expected_model = copy.deepcopy(model)
-    for p in model.parameters():
-        p.grad = torch.full_like(p, 100.0)  # left over from some earlier work
+    give_stale_gradients(model)
     train_accumulated(model, batches, make_sgd(model), 2)
     big_batch_training(expected_model, batches, 2)
     assert_same_parameters(model, expected_model, "zero the gradients before the first group")
@@ -150,10 +146,22 @@ def test_backward_runs_after_each_micro_batch(device):
     )
 
 
-def test_rejects_accum_steps_below_one(device):
+def give_stale_gradients(model):
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 100.0)  # left over from some earlier work
+
+
+@pytest.mark.parametrize("accum_steps", [0, -1])
+def test_rejects_accum_steps_below_one_before_changing_anything(device, accum_steps):
     model, batches = regression_setup(device, [2, 2])
-    with pytest.raises(ValueError):
-        train_accumulated(model, batches, make_sgd(model), 0)
+    give_stale_gradients(model)
+    with raises(ValueError):
+        train_accumulated(model, batches, make_sgd(model), accum_steps)
+    for name, p in model.named_parameters():
+        assert p.grad is not None and bool((p.grad == 100.0).all()), (
+            f"{name}.grad changed although accum_steps={accum_steps} was refused: check the "
+            "arguments first, before zeroing gradients or running the model"
+        )
 
 
 def test_no_batches_no_step(device):
@@ -163,3 +171,18 @@ def test_no_batches_no_step(device):
     assert losses == [], "no micro-batches: no steps and no losses"
     for p, b in zip(model.parameters(), before, strict=True):
         assert torch.equal(p.detach(), b), "no micro-batches: the parameters must not change"
+
+
+def test_no_batches_still_discards_old_gradients(device):
+    model, _ = regression_setup(device, [])
+    give_stale_gradients(model)
+    optimizer = make_sgd(model)
+    steps = []
+    optimizer.register_step_post_hook(lambda *args: steps.append(1))
+    losses = train_accumulated(model, [], optimizer, 2)
+    assert losses == [] and not steps, "no micro-batches: no steps and no losses"
+    for name, p in model.named_parameters():
+        assert p.grad is None or not p.grad.any(), (
+            f"{name}.grad still holds gradients from before the call: discard them "
+            "(optimizer.zero_grad()) even when there are no micro-batches"
+        )

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q37_mixed_precision import amp_dtype, amp_train_step, make_grad_scaler
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor
 
 
 def expected_dtype(device: torch.device) -> torch.dtype:
@@ -49,15 +49,17 @@ def test_amp_dtype_is_float16_on_cuda_and_bfloat16_elsewhere(device):
     assert amp_dtype(str(device)) == want, f"amp_dtype({str(device)!r}) should accept a string"
 
 
-def test_grad_scaler_is_enabled_only_where_float16_is_used(device):
-    scaler = make_grad_scaler(device)
+@pytest.mark.parametrize("as_string", [False, True], ids=["torch.device", "string"])
+def test_grad_scaler_is_enabled_only_where_float16_is_used(device, as_string):
+    given = str(device) if as_string else device
+    scaler = make_grad_scaler(given)
     assert isinstance(scaler, torch.amp.GradScaler), (
         f"make_grad_scaler should return a torch.amp.GradScaler, got {type(scaler).__name__}"
     )
     want = device.type == "cuda"
     assert scaler.is_enabled() == want, (
-        f"the scaler for {device} should be {'enabled' if want else 'disabled'}: float16 "
-        "gradients need scaling, bfloat16 ones do not"
+        f"the scaler for {given!r} should be {'enabled' if want else 'disabled'}: float16 "
+        "gradients need scaling, bfloat16 ones do not (accept a string too: torch.device(...))"
     )
 
 
@@ -105,12 +107,12 @@ def test_returns_the_loss_before_the_update_as_detached_float32(device):
     )
     with torch.no_grad():
         want = F.mse_loss(before(inputs), targets)
-    torch.testing.assert_close(
+    assert_close(
         loss,
         want,
+        "the returned loss is not this batch's loss before the step",
         rtol=2e-2,
         atol=1e-3,
-        msg=lambda m: f"the returned loss is not this batch's loss before the step\n{m}",
     )
 
 
@@ -128,16 +130,14 @@ def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled
         amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
     for (name, param), first, expected in zip(model.named_parameters(), start, want, strict=True):
         change, expected_change = param.detach() - first, expected - first
-        torch.testing.assert_close(
+        assert_close(
             change,
             expected_change,
+            f"the change of {name} after two steps differs from float32 SGD beyond 16-bit "
+            "round-off; clear old gradients first, and step through scaler.step(optimizer) "
+            "so the optimizer sees unscaled gradients",
             rtol=3e-2,
             atol=3e-2 * expected_change.abs().max().item(),
-            msg=lambda m, name=name: (
-                f"the change of {name} after two steps differs from float32 SGD beyond 16-bit "
-                "round-off; clear old gradients first, and step through scaler.step(optimizer) "
-                f"so the optimizer sees unscaled gradients\n{m}"
-            ),
         )
 
 
@@ -181,14 +181,12 @@ def test_float16_gradients_too_small_for_float16_survive_through_the_scaler(devi
     grads = torch.autograd.grad(tiny_loss(reference(inputs), targets), params)
     for (name, param), first, grad in zip(model.named_parameters(), params, grads, strict=True):
         change, expected_change = (param - first).detach(), -lr * grad
-        torch.testing.assert_close(
+        assert_close(
             change,
             expected_change,
+            f"{name} did not get the float32 SGD update; tiny float16 gradients flushed "
+            "to zero? On CUDA use an enabled torch.amp.GradScaler and scaler.scale(loss)"
+            ".backward()",
             rtol=2e-2,
             atol=2e-2 * expected_change.abs().max().item(),
-            msg=lambda m, name=name: (
-                f"{name} did not get the float32 SGD update; tiny float16 gradients flushed "
-                "to zero? On CUDA use an enabled torch.amp.GradScaler and scaler.scale(loss)"
-                f".backward()\n{m}"
-            ),
         )

@@ -8,7 +8,8 @@ Every break costs speed (fewer fusions, a trip back to Python each call), and
 `torch.compile(fn, fullgraph=True)` refuses them outright. Typical causes:
 
 - `.item()` / `.tolist()`: a tensor's value is pulled out into a Python number;
-- `print(...)` and other Python side effects;
+- `print(...)` and other Python side effects (how each is handled depends on the torch
+  version: recent ones may replay some side effects after the graph instead of breaking);
 - a Python `if` on a tensor's value (`if norm > 1:`), which needs the value at trace time.
 
 `torch._dynamo.explain(fn)(*args)` reports the graphs and the breaks with their reasons.
@@ -37,7 +38,9 @@ def count_graph_breaks(fn: Callable[..., object], *args: object) -> int:
     """How many graph breaks TorchDynamo meets when it compiles `fn(*args)`.
 
     - Returns the graph-break count that `torch._dynamo.explain` reports for that call
-      (0 for a function that compiles into a single graph).
+      (0 for a function that compiles into a single graph), counting whatever Dynamo
+      counts in the installed torch version; and 0, not explain's -1, for a function
+      with no tensor operation at all, which makes no graph to break.
     - `fn` runs once (its side effects, such as printing, happen); no compiled state is
       left behind for later calls.
 
@@ -59,12 +62,13 @@ def clipped_residual(
 
     - x: (B, D) floating tensor; weight: (D, D), same dtype and device; max_norm > 0.
     - Let h = x @ weight and norm = h.norm() (over all of h). If norm > max_norm, h is
-      scaled by max_norm / norm; otherwise h is left as it is.
+      scaled by max_norm / norm; otherwise (norm == max_norm included) h is left as it is.
     - Returns (out, norm): out = x + relu(h), shape (B, D), with x's dtype and device; and
       norm, the 0-dim norm of h before any scaling, returned instead of printed so the
       caller can log it outside the compiled code.
     - Values and gradients (for x and weight) equal those of the eager version wherever
-      h is not zero: when h is scaled, gradients flow through norm as they do there.
+      h is not zero: when h is scaled, gradients flow through norm as they do there; when
+      it is not (also at norm == max_norm exactly), no gradient flows through norm.
 
     Rules: no `.item()` or `.tolist()`, no `print`, no Python `if` or loop on a tensor's
     value; `torch._dynamo.explain` must report one graph and no breaks. Do not decorate the

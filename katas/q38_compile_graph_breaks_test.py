@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from katas.q38_compile_graph_breaks import clipped_residual, count_graph_breaks
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +27,10 @@ def no_breaks(x):
     return torch.relu(x) + 1
 
 
+def no_tensor_operation(x):
+    return x
+
+
 def branches_on_a_value(x):
     if x.sum() > 0:  # Python needs the value at trace time: one graph break
         return x * 2
@@ -42,11 +46,14 @@ CASES = {
     "large-max-norm": (6, 2, 1.0, 50.0),
     "non-contiguous": (5, 3, 2.0, 1.0),
     "zeros": (3, 4, 0.0, 1.0),
+    "exactly-max-norm": (1, 2, 1.0, 5.0),
 }
 
 
 def inputs_for(case, device):
     batch, dim, scale, max_norm = CASES[case]
+    if case == "exactly-max-norm":  # h = x, and its norm is exactly 5 == max_norm
+        return torch.tensor([[3.0, 4.0]], device=device), torch.eye(2, device=device), max_norm
     if case == "non-contiguous":
         x = scale * torch.randn(dim, batch, device=device).T
     else:
@@ -64,11 +71,26 @@ def gradients(fn, x, weight, max_norm):
 
 def test_count_graph_breaks_reports_dynamos_graph_break_count(device):
     x = torch.randn(5, device=device)
-    got = {fn.__name__: count_graph_breaks(fn, x) for fn in (no_breaks, branches_on_a_value)}
-    want = {"no_breaks": 0, "branches_on_a_value": 1}
+    functions = (no_breaks, branches_on_a_value, no_tensor_operation)
+    got = {fn.__name__: count_graph_breaks(fn, x) for fn in functions}
+    want = {"no_breaks": 0, "branches_on_a_value": 1, "no_tensor_operation": 0}
     assert got == want, (
         f"count_graph_breaks returned {got}, expected {want}: return the graph_break_count "
-        "of torch._dynamo.explain(fn)(*args) (not its graph_count)"
+        "of torch._dynamo.explain(fn)(*args) (not its graph_count), and 0 where explain "
+        "says -1 (no graph at all)"
+    )
+
+
+def test_count_graph_breaks_runs_fn_once(device):
+    calls = []
+
+    def records_its_calls(x):
+        calls.append(1)
+        return x.relu() + 1
+
+    count_graph_breaks(records_its_calls, torch.randn(3, device=device))
+    assert len(calls) == 1, (
+        f"fn ran {len(calls)} times; let torch._dynamo.explain(fn)(*args) run it, once"
     )
 
 
@@ -80,21 +102,23 @@ def test_values_match_the_eager_version(device, case):
     check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="out")
     check_tensor(norm, shape=(), dtype=x.dtype, device=device, name="norm")
     want_out, want_norm = clipped_residual_eager(x_before, weight, max_norm)
-    torch.testing.assert_close(
-        norm, want_norm, msg=lambda m: f"norm should be h.norm() before any scaling\n{m}"
-    )
-    torch.testing.assert_close(
+    assert_close(norm, want_norm, "norm should be h.norm() before any scaling")
+    assert_close(
         out,
         want_out,
-        msg=lambda m: (
-            f"out differs from the eager version; scale h by max_norm / norm only when "
-            f"norm > max_norm (here {'it is' if want_norm > max_norm else 'it is not'})\n{m}"
-        ),
+        "out differs from the eager version; scale h by max_norm / norm only when "
+        f"norm > max_norm (here {'it is' if want_norm > max_norm else 'it is not'})",
     )
     assert torch.equal(x, x_before), "x must not be modified"
 
 
-@pytest.mark.parametrize("case", ["clipped", "not-clipped"])
+def test_max_norm_defaults_to_one(device):
+    x, weight, _ = inputs_for("clipped", device)
+    out, _ = clipped_residual(x, weight)
+    assert_close(out, clipped_residual_eager(x, weight, 1.0)[0], "max_norm defaults to 1.0")
+
+
+@pytest.mark.parametrize("case", ["clipped", "not-clipped", "exactly-max-norm"])
 # torch.cond (a valid way to keep the branch in the graph) warns about .grad inside torch
 # when it is differentiated eagerly; the warning is not about the kata's code.
 @pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf:UserWarning")
@@ -103,13 +127,12 @@ def test_gradients_match_the_eager_version(device, case):
     got = gradients(clipped_residual, x, weight, max_norm)
     want = gradients(clipped_residual_eager, x, weight, max_norm)
     for name, grad, expected in zip(("x", "weight"), got, want, strict=True):
-        torch.testing.assert_close(
+        assert_close(
             grad,
             expected,
-            msg=lambda m, name=name: (
-                f"the gradient for {name} differs from the eager version's; when h is scaled, "
-                f"gradients flow through norm (do not detach it)\n{m}"
-            ),
+            f"the gradient for {name} differs from the eager version's; when h is scaled, "
+            "gradients flow through norm (do not detach it); when it is not, norm == max_norm "
+            "included, none flows through norm (torch.where(norm > max_norm, ...), not a clamp)",
         )
 
 
@@ -132,15 +155,15 @@ def test_compiled_with_fullgraph_agrees_with_eager_values_and_gradients(device):
     compiled = torch.compile(clipped_residual, backend="eager", fullgraph=True)
     for case in ("clipped", "not-clipped"):
         x, weight, max_norm = inputs_for(case, device)
-        torch.testing.assert_close(
+        assert_close(
             compiled(x, weight, max_norm),
             clipped_residual_eager(x, weight, max_norm),
-            msg=lambda m, case=case: f"compiled output differs from eager ({case})\n{m}",
+            f"compiled output differs from eager ({case})",
         )
-        torch.testing.assert_close(
+        assert_close(
             gradients(compiled, x, weight, max_norm),
             gradients(clipped_residual_eager, x, weight, max_norm),
-            msg=lambda m, case=case: f"compiled gradients differ from eager ({case})\n{m}",
+            f"compiled gradients differ from eager ({case})",
         )
 
 
@@ -155,8 +178,8 @@ def test_inductor_compiled_agrees_with_eager(device):
     compiled = torch.compile(clipped_residual, fullgraph=True)  # the default backend: inductor
     for case in ("clipped", "not-clipped"):
         x, weight, max_norm = inputs_for(case, device)
-        torch.testing.assert_close(
+        assert_close(
             compiled(x, weight, max_norm),
             clipped_residual_eager(x, weight, max_norm),
-            msg=lambda m, case=case: f"inductor-compiled output differs from eager ({case})\n{m}",
+            f"inductor-compiled output differs from eager ({case})",
         )

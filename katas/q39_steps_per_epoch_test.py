@@ -119,6 +119,29 @@ def test_epoch_of_step_follows_the_accumulation_loop(device, drop_last):
             )
 
 
+def test_defaults_keep_the_last_batch_and_step_after_every_batch(device):
+    # 10 samples in batches of 4: the default keeps the short last batch (3 batches, not
+    # 2) and steps after every batch (no accumulation).
+    with dataloader_refused():
+        got = {
+            "steps_per_epoch(10, 4)": steps_per_epoch(10, 4),
+            "optimizer_steps(10, 4, 2)": optimizer_steps(10, 4, 2),
+            "optimizer_steps(10, 4, 2, 1)": optimizer_steps(10, 4, 2, 1),
+            "epoch_of_step(5, 10, 4)": epoch_of_step(5, 10, 4),
+            "epoch_of_step(5, 10, 4, 1)": epoch_of_step(5, 10, 4, 1),
+        }
+    want = {
+        "steps_per_epoch(10, 4)": loader_length(device, 10, 4, False),
+        "optimizer_steps(10, 4, 2)": len(steps_by_loop(3, 2, 1)),
+        "optimizer_steps(10, 4, 2, 1)": len(steps_by_loop(3, 2, 1)),
+        "epoch_of_step(5, 10, 4)": steps_by_loop(3, 2, 1)[5],
+        "epoch_of_step(5, 10, 4, 1)": steps_by_loop(3, 2, 1)[5],
+    }
+    assert got == want, (
+        f"with the defaults (accumulation_steps=1, drop_last=False) got {got}, expected {want}"
+    )
+
+
 def test_rules_no_loops(device):
     with dataloader_refused():
         steps_per_epoch(10, 3)

@@ -74,8 +74,11 @@ def evaluate(
     """Run `model` over every batch of `loader` and return (accuracy, confusion, macro-F1).
 
     - model: maps a batch of inputs to logits of shape (batch, num_classes); its parameters
-      are on `device`. Run it in eval mode with autograd off (`torch.no_grad()` or
-      `torch.inference_mode()`), and leave it in the mode it arrived in (training or eval).
+      are on `device`. Run it in eval mode (every submodule) with autograd off
+      (`torch.no_grad()` or `torch.inference_mode()`), and leave every submodule in the
+      mode it arrived in: a model in training may hold submodules in eval (a frozen
+      backbone's batch norm), and they stay so; `model.train(was_training)` alone would
+      switch them back to training.
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
       may be on any device: move them to `device`. The last batch may be shorter.
     - The prediction for a sample is the argmax of its logits.

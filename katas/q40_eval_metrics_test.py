@@ -4,7 +4,12 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from katas.q40_eval_metrics import confusion_matrix, evaluate, macro_f1
-from torch_katas.testing import assert_no_python_loops, check_tensor
+from torch_katas.testing import (
+    assert_close,
+    assert_no_python_loops,
+    check_tensor,
+    skip_unless_supported,
+)
 
 
 def confusion_by_loop(preds, targets, num_classes):
@@ -72,8 +77,19 @@ def test_macro_f1_matches_a_loop(device, samples, classes):
     counts = confusion_by_loop(preds, targets, classes)
     f1 = macro_f1(torch.tensor(counts, device=device))
     check_tensor(f1, shape=(), dtype=torch.float32, device=device, name="macro_f1")
-    torch.testing.assert_close(f1.cpu(), torch.tensor(macro_f1_by_loop(counts)))
+    assert_close(
+        f1.cpu(),
+        torch.tensor(macro_f1_by_loop(counts)),
+        "F1_c = 2 TP / (2 TP + FP + FN), averaged over the classes that appear",
+    )
     assert_no_python_loops(macro_f1)
+
+
+def test_macro_f1_is_float32_whatever_the_default_dtype(device):
+    skip_unless_supported(device, torch.float64)
+    torch.set_default_dtype(torch.float64)  # the harness restores it after the test
+    f1 = macro_f1(torch.tensor([[2, 1], [0, 3]], device=device))
+    check_tensor(f1, shape=(), dtype=torch.float32, device=device, name="macro_f1")
 
 
 def test_macro_f1_leaves_out_classes_that_never_appear(device):
@@ -168,6 +184,19 @@ def test_evaluate_runs_in_eval_mode_without_grad_and_restores_the_mode(device, a
     assert model.training == arrives_training and model[1].training == arrives_training, (
         f"the model arrived with training={arrives_training} and must leave the same way; "
         "remember model.training first and call model.train(that) at the end"
+    )
+
+
+def test_evaluate_keeps_each_submodules_own_mode(device):
+    model = nn.Sequential(Probe(), nn.Dropout(0.5), nn.Sequential(nn.Dropout(0.5))).to(device)
+    model.train()
+    model[1].eval()  # a frozen part of a model in training
+    loader, _, _ = crafted_loader()
+    evaluate(model, loader, 4, device)
+    modes = [module.training for module in model.modules()]
+    assert modes == [True, True, False, True, True], (
+        f"the submodules' training flags are {modes}, expected [True, True, False, True, True]"
+        " as they arrived: remember each module's mode (model.modules()) and restore each"
     )
 
 

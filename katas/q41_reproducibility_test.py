@@ -141,6 +141,15 @@ def test_shuffle_order_depends_only_on_the_seed(device):
 
 
 @pytest.mark.filterwarnings(FORK_WARNING)
+def test_loads_in_the_main_process_by_default(device):
+    loader = make_loader(torch.arange(10, device=device), batch_size=4, seed=1)
+    assert loader.num_workers == 0 and loader.batch_size == 4, (
+        f"got num_workers={loader.num_workers}, batch_size={loader.batch_size}; expected 0 "
+        "(the default: no worker processes) and 4"
+    )
+    assert [len(batch) for batch in loader] == [4, 4, 2], "batches of batch_size, last shorter"
+
+
 def test_two_runs_with_workers_are_bit_identical(device):
     first = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
     disturb_global_random_states()

@@ -3,7 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q42_indexing import batch_histogram, last_valid, rotate_pairs, valid_steps
-from torch_katas.testing import assert_no_python_loops, check_tensor, forbidden_ops
+from torch_katas.testing import assert_close, assert_no_python_loops, check_tensor, forbidden_ops
 
 
 def padded_batch(device, lengths, t=6, d=3, transposed=False):
@@ -31,11 +31,7 @@ def test_last_valid_matches_a_loop(device, lengths, t, d, transposed):
     assert_no_python_loops(last_valid)
     check_tensor(out, shape=(len(lengths), d), dtype=x.dtype, device=device, name="last steps")
     expected = torch.stack([x[b, n - 1] for b, n in enumerate(lengths)])
-    torch.testing.assert_close(
-        out,
-        expected,
-        msg=lambda m: f"out[b] must be x[b, lengths[b] - 1], the last step before padding\n{m}",
-    )
+    assert_close(out, expected, "out[b] must be x[b, lengths[b] - 1], the last step before padding")
     assert torch.equal(x, x_before) and torch.equal(lengths_t, lengths_before), (
         "x and lengths must not be modified"
     )
@@ -61,13 +57,11 @@ def test_valid_steps_matches_a_loop(device, lengths):
     assert_no_python_loops(valid_steps)
     check_tensor(out, shape=(sum(lengths), 3), dtype=x.dtype, device=device, name="steps")
     expected = torch.cat([x[b, :n] for b, n in enumerate(lengths)] + [x.new_zeros(0, 3)])
-    torch.testing.assert_close(
+    assert_close(
         out,
         expected,
-        msg=lambda m: (
-            "expected the valid steps of sequence 0, then sequence 1, ...; a step t is valid "
-            f"when t < lengths[b]\n{m}"
-        ),
+        "expected the valid steps of sequence 0, then sequence 1, ...; a step t is valid "
+        "when t < lengths[b]",
     )
     assert torch.equal(x, x_before), "x must not be modified"
 
@@ -89,10 +83,10 @@ def test_rotate_pairs_for_any_rank(device, shape):
     out = rotate_pairs(x)
     assert_no_python_loops(rotate_pairs)
     check_tensor(out, shape=shape, dtype=x.dtype, device=device, name="rotated")
-    torch.testing.assert_close(
+    assert_close(
         out.double().cpu(),
         rotated_as_complex(x),
-        msg=lambda m: f"out[..., 2i] = -x[..., 2i+1] and out[..., 2i+1] = x[..., 2i]\n{m}",
+        "out[..., 2i] = -x[..., 2i+1] and out[..., 2i+1] = x[..., 2i]",
     )
     assert torch.equal(x, x_before), "x must not be modified; build a new tensor"
 

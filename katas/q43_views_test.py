@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from katas.q43_views import merge_heads, shares_storage, split_heads
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor
 
 
 def same_storage(a, b):
@@ -42,13 +42,11 @@ def test_merge_heads_matches_a_loop_over_heads(device, shape, layout):
     out = merge_heads(x)
     b, h, t, d = shape
     check_tensor(out, shape=(b, t, h * d), dtype=x.dtype, device=device, name="merged heads")
-    torch.testing.assert_close(
+    assert_close(
         out.cpu(),
         merged_by_hand(x),
-        msg=lambda m: (
-            f"out[b, t, h * D + d] must be x[b, h, t, d]: move T before H first, then merge "
-            f"H and D (a plain reshape of [B, H, T, D] mixes time steps)\n{m}"
-        ),
+        "out[b, t, h * D + d] must be x[b, h, t, d]: move T before H first, then merge "
+        "H and D (a plain reshape of [B, H, T, D] mixes time steps)",
     )
     assert torch.equal(x, x_before), "x must not be modified"
 
@@ -64,7 +62,7 @@ def test_merge_heads_undoes_split_heads(device):
     x = torch.randn(2, 5, 12, device=device)
     out = merge_heads(split_heads(x, 3))
     check_tensor(out, shape=(2, 5, 12), dtype=x.dtype, device=device, name="round trip")
-    torch.testing.assert_close(out, x, rtol=0, atol=0)
+    assert_close(out, x, "the round trip must give x back exactly", rtol=0, atol=0)
 
 
 # ---------------------------------------------------------------- split_heads
@@ -92,10 +90,8 @@ def test_split_heads_values(device, layout, num_heads):
     out = split_heads(x, num_heads)
     d = 8 // num_heads
     check_tensor(out, shape=(2, num_heads, 3, d), dtype=x.dtype, device=device, name="heads")
-    torch.testing.assert_close(
-        out.cpu(),
-        split_by_hand(x, num_heads),
-        msg=lambda m: f"out[b, h, t, d] must be x[b, t, h * D + d]\n{m}",
+    assert_close(
+        out.cpu(), split_by_hand(x, num_heads), "out[b, h, t, d] must be x[b, t, h * D + d]"
     )
 
 

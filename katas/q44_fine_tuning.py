@@ -29,11 +29,14 @@ class FineTuner(nn.Module):
       with the dtype of the backbone's parameters.
     - Frozen part: the whole backbone, or every block but the last (backbone[-1]) when
       train_last_block is True. Frozen parameters get requires_grad=False; all other
-      parameters (the head, and the last block when it trains) keep requires_grad=True.
+      parameters (the head, and the last block when it trains) get requires_grad=True,
+      also a last block whose parameters arrive frozen (a backbone shipped all frozen).
     - Every module of the frozen part is in eval mode from construction on, and stays
       there whatever `train()` / `eval()` calls follow: its BatchNorm layers normalise with
       their stored statistics and never update them, its Dropout is off. All other
-      modules follow `train(mode)` as usual.
+      modules follow `train(mode)` as usual; after construction the model is in training
+      mode, like any new nn.Module, so the head and a trainable last block train (also a
+      last block that arrived in eval mode).
     - forward(x) = head(backbone(x)).
 
     >>> backbone = nn.Sequential(nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8)))

@@ -4,7 +4,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q44_fine_tuning import FineTuner, make_optimizer
-from torch_katas.testing import check_tensor, skip_without_float64
+from torch_katas.testing import check_tensor, skip_unless_supported
 
 NUM_FEATURES, NUM_CLASSES = 8, 3
 
@@ -44,8 +44,7 @@ def batch(device, dtype=torch.float32, n=16):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_keeps_the_backbone_and_adds_a_head_beside_it(device, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     backbone = pretrained_backbone(device, dtype)
     model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES)
     assert model.backbone is backbone, "keep the backbone itself as self.backbone (no copy)"
@@ -172,6 +171,33 @@ def test_optimizer_holds_the_trainable_parameters_only(device, train_last_block)
     assert {id(p) for p in held} == {id(p) for p in trainable}, (
         "every trainable parameter (head, and last block when it trains) belongs in the optimizer"
     )
+
+
+def test_a_last_block_that_arrives_frozen_and_in_eval_trains(device):
+    backbone = pretrained_backbone(device).requires_grad_(False).eval()
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
+    frozen = [name for name, p in backbone[-1].named_parameters() if not p.requires_grad]
+    assert not frozen, (
+        f"backbone[-1].{frozen} arrived with requires_grad=False and must train: set "
+        "requires_grad=True on the last block's parameters"
+    )
+    in_eval = [name or "backbone[-1]" for name, m in backbone[-1].named_modules() if not m.training]
+    assert not in_eval, (
+        f"{in_eval} arrived in eval mode and stayed there; the new model is in training mode, "
+        "so the trainable last block trains (call self.train() at the end of __init__)"
+    )
+    frozen_modules = [m for block in list(backbone)[:-1] for m in block.modules()]
+    assert model.head.training and not any(m.training for m in frozen_modules), (
+        "the head trains and the frozen blocks stay in eval"
+    )
+
+
+def test_optimizer_is_sgd_with_momentum_0_9(device):
+    model = FineTuner(pretrained_backbone(device), NUM_FEATURES, NUM_CLASSES, True)
+    optimizer = make_optimizer(model, lr=0.05)
+    assert isinstance(optimizer, torch.optim.SGD), f"use torch.optim.SGD, not {optimizer}"
+    momenta = [group["momentum"] for group in optimizer.param_groups]
+    assert momenta == [0.9] * len(momenta), f"every group needs momentum 0.9, got {momenta}"
 
 
 @pytest.mark.parametrize("last_block_lr, expected", [(None, 0.005), (0.02, 0.02)])

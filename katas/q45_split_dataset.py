@@ -35,10 +35,14 @@ def split_sizes(n: int, fractions: Sequence[float]) -> list[int]:
 def split_dataset(dataset: Dataset, fractions: Sequence[float], seed: int) -> list[Subset]:
     """Split `dataset` at random into `len(fractions)` disjoint subsets.
 
-    - Returns the same subsets as `random_split(dataset, fractions, generator=g)` with
-      `g = torch.Generator().manual_seed(seed)`: sizes by `split_sizes`, together every
-      index of the dataset exactly once. The same seed always gives the same split;
-      another seed gives another one. The global random state is not used or changed.
+    - Returns the same subsets as `random_split(dataset, sizes, generator=g)` with
+      `sizes = split_sizes(len(dataset), fractions)` and
+      `g = torch.Generator().manual_seed(seed)`: together every index of the dataset
+      exactly once. (Passing the fractions to random_split gives the same split where it
+      accepts them, but it rejects fractions whose float sum is just above 1, such as
+      [0.2, 0.4, 0.3, 0.1], and it warns about empty splits; neither happens here.)
+    - The same seed always gives the same split; another seed gives another one. The
+      global random state is not used or changed.
     - Raise ValueError for fractions that `split_sizes` rejects.
 
     >>> train, val = split_dataset(list(range(10)), [0.8, 0.2], seed=0)

@@ -106,6 +106,25 @@ def test_random_split_with_a_seeded_generator(device, n, fractions):
     )
 
 
+@pytest.mark.parametrize(
+    "n, fractions",
+    [(20, [0.2, 0.4, 0.3, 0.1]), (10, [0.95, 0.05])],
+    ids=["float sum just above 1", "an empty split"],
+)
+def test_split_takes_every_fraction_split_sizes_accepts(device, n, fractions):
+    dataset = numbered_dataset(device, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # random_split warns about an empty split
+        splits = split_dataset(dataset, fractions, seed=7)
+    sizes = sizes_by_hand(n, fractions)
+    expected = random_split(dataset, sizes, generator=torch.Generator().manual_seed(7))
+    assert [s.indices for s in splits] == [s.indices for s in expected], (
+        f"fractions {fractions} give sizes {sizes}; random_split rejects these fractions "
+        "(a float sum just above 1) or warns (an empty split): pass it the sizes from "
+        "split_sizes instead"
+    )
+
+
 def test_subsets_load_items_from_the_dataset(device):
     dataset = numbered_dataset(device, 20)
     train, val = split_dataset(dataset, [0.75, 0.25], seed=0)
@@ -220,3 +239,10 @@ def test_stratified_split_rejects_bad_fractions(device, fractions):
     labels = torch.zeros(10, dtype=torch.int64, device=device)
     with pytest.raises(ValueError):
         stratified_split(numbered_dataset(device, 10), labels, fractions, seed=0)
+
+
+@pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
+def test_stratified_split_of_an_empty_dataset_rejects_bad_fractions(device, fractions):
+    labels = torch.zeros(0, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError):
+        stratified_split(numbered_dataset(device, 0), labels, fractions, seed=0)

@@ -45,8 +45,9 @@ def batch_norm(
     - weight, bias: (C,) scale and shift, or None (scale 1, shift 0).
     - Returns y with x's shape, dtype and device, differentiable with respect to x,
       weight and bias (the gradients agree with F.batch_norm's).
-    - Raises ValueError when training with fewer than two values per channel (n < 2), or
-      when running_mean / running_var do not have shape (C,).
+    - Raises ValueError when x has fewer than two dimensions, when training with fewer
+      than two values per channel (n < 2; n = 2 is fine), or when running_mean or
+      running_var (either one) does not have shape (C,).
 
     Rules: build it from primitives (mean, var, sqrt, ...); do not call F.batch_norm,
     F.layer_norm, F.group_norm, F.instance_norm, nor any normalisation module.
@@ -76,7 +77,9 @@ def layer_norm(
       trailing dimensions must equal; mean and biased variance (divide by the number of
       elements) are taken over those dimensions, separately for every leading index.
     - x: floating tensor of shape (*leading, *normalized_shape); leading may be empty, of
-      size 1, or contain a 0 (then the result is empty too). x is not modified.
+      size 1, or contain a 0 (then the result is empty too, and no warning is raised:
+      torch.var_mean warns about "degrees of freedom" on an empty input, so compute the
+      variance another way or handle that case). x is not modified.
     - weight, bias: tensors of shape normalized_shape, or None (scale 1, shift 0).
     - Returns y with x's shape, dtype and device, differentiable with respect to x,
       weight and bias (the gradients agree with F.layer_norm's).

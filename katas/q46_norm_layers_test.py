@@ -3,7 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q46_norm_layers import batch_norm, layer_norm
-from torch_katas.testing import check_tensor, forbidden_ops, skip_without_float64
+from torch_katas.testing import assert_close, check_tensor, forbidden_ops, skip_unless_supported
 
 # Every builtin that normalises for you, whatever namespace it is reached through.
 NORM_BUILTINS = [
@@ -23,10 +23,10 @@ NORM_BUILTINS = [
 ]
 
 
-def assert_close(actual, expected, msg=None):
+def assert_near(actual, expected, advice):
     """assert_close with room for float32 round-off on any device (a GPU reduces in
     another order); the mistakes this kata catches are off by far more."""
-    torch.testing.assert_close(actual, expected, rtol=1e-5, atol=1e-5, msg=msg)
+    assert_close(actual, expected, advice, rtol=1e-5, atol=1e-5)
 
 
 def channel_stats(device, channels, dtype=torch.float32):
@@ -52,25 +52,25 @@ def test_batch_norm_training_matches_torch(device, shape, affine):
     y = batch_norm(x, running_mean, running_var, weight, bias, training=True)
     expected = F.batch_norm(x, expected_mean, expected_var, weight, bias, training=True)
     check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="batch_norm(x, ...)")
-    assert_close(
+    assert_near(
         running_mean,
         expected_mean,
-        msg=lambda m: f"running_mean: (1 - momentum) · running + momentum · batch mean\n{m}",
+        "running_mean: (1 - momentum) · running + momentum · batch mean",
     )
-    assert_close(
+    assert_near(
         running_var,
         expected_var,
-        msg=lambda m: (
-            f"running_var should be updated with the UNBIASED batch variance "
-            f"(divide by n - 1, n = values per channel), in place\n{m}"
+        (
+            "running_var should be updated with the UNBIASED batch variance "
+            "(divide by n - 1, n = values per channel), in place"
         ),
     )
-    assert_close(
+    assert_near(
         y,
         expected,
-        msg=lambda m: (
-            f"the output should be normalised with the batch mean and the BIASED "
-            f"batch variance (divide by n), per channel over batch and spatial dims\n{m}"
+        (
+            "the output should be normalised with the batch mean and the BIASED "
+            "batch variance (divide by n), per channel over batch and spatial dims"
         ),
     )
 
@@ -82,12 +82,12 @@ def test_batch_norm_momentum(device, momentum):
     expected_mean, expected_var = running_mean.clone(), running_var.clone()
     batch_norm(x, running_mean, running_var, training=True, momentum=momentum)
     F.batch_norm(x, expected_mean, expected_var, training=True, momentum=momentum)
-    assert_close(
+    assert_near(
         (running_mean, running_var),
         (expected_mean, expected_var),
-        msg=lambda m: (
+        (
             f"momentum={momentum}: running = (1 - momentum) · running + momentum · "
-            f"batch statistic (0 keeps the old value, 1 takes the batch's)\n{m}"
+            f"batch statistic (0 keeps the old value, 1 takes the batch's)"
         ),
     )
 
@@ -119,9 +119,7 @@ def test_batch_norm_eval_uses_running_statistics(device, shape):
     y = batch_norm(x, running_mean, running_var, weight, bias, training=False, eps=1e-3)
     expected = F.batch_norm(x, *before, weight, bias, training=False, eps=1e-3)
     check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="batch_norm(x, ...)")
-    assert_close(
-        y, expected, msg=lambda m: f"in eval mode normalise with the running statistics\n{m}"
-    )
+    assert_near(y, expected, "in eval mode normalise with the running statistics")
     assert torch.equal(running_mean, before[0]) and torch.equal(running_var, before[1]), (
         "in eval mode the running statistics must not change"
     )
@@ -134,26 +132,46 @@ def test_batch_norm_training_needs_two_values_per_channel(device, shape):
         batch_norm(torch.randn(shape, device=device), running_mean, running_var, training=True)
 
 
-def test_batch_norm_rejects_running_statistics_of_the_wrong_size(device):
-    running_mean, running_var, _, _ = channel_stats(device, 4)
+@pytest.mark.parametrize("wrong", ["running_mean", "running_var", "both"])
+def test_batch_norm_rejects_running_statistics_of_the_wrong_size(device, wrong):
+    right, _, _, _ = channel_stats(device, 3)
+    too_long, _, _, _ = channel_stats(device, 4)
+    running_mean = too_long.clone() if wrong in ("running_mean", "both") else right.clone()
+    running_var = too_long.abs() if wrong in ("running_var", "both") else right.abs()
     with pytest.raises(ValueError):
         batch_norm(torch.randn(5, 3, device=device), running_mean, running_var)
+
+
+def test_batch_norm_rejects_a_one_dimensional_x(device):
+    running_mean, running_var, _, _ = channel_stats(device, 3)
+    with pytest.raises(ValueError):
+        batch_norm(torch.randn(3, device=device), running_mean, running_var)
+
+
+def test_batch_norm_trains_by_default_and_on_two_values_per_channel(device):
+    x = torch.randn(2, 3, device=device) * 3 + 1  # n = 2: the fewest training allows
+    running_mean, running_var, _, _ = channel_stats(device, 3)
+    expected_stats = running_mean.clone(), running_var.clone()
+    y = batch_norm(x, running_mean, running_var)
+    expected = F.batch_norm(x, *expected_stats, training=True)
+    assert_near(y, expected, "training=True is the default; n = 2 values per channel is enough")
+    assert_near(
+        (running_mean, running_var), expected_stats, "the default updates the running statistics"
+    )
 
 
 def test_batch_norm_is_stable_for_large_offsets(device):
     x = 1000 + torch.randn(64, 3, 5, device=device)
     running_mean, running_var, _, _ = channel_stats(device, 3)
     y = batch_norm(x, running_mean, running_var, training=True)
-    exact = F.batch_norm(x.double(), None, None, training=True).float()
-    torch.testing.assert_close(
+    exact = F.batch_norm(x.cpu().double(), None, None, training=True).float().to(device)
+    assert_close(
         y,
         exact,
+        "inputs around 1000 lose the variance to round-off when it is "
+        "computed as E[x²] - E[x]²; subtract the mean first (or use torch.var)",
         atol=1e-3,
         rtol=0,
-        msg=lambda m: (
-            "inputs around 1000 lose the variance to round-off when it is "
-            f"computed as E[x²] - E[x]²; subtract the mean first (or use torch.var)\n{m}"
-        ),
     )
 
 
@@ -164,14 +182,16 @@ def test_batch_norm_non_contiguous_input_is_not_modified(device):
     expected_stats = running_mean.clone(), running_var.clone()
     y = batch_norm(x, running_mean, running_var, weight, bias, training=True, momentum=0.5)
     expected = F.batch_norm(x, *expected_stats, weight, bias, training=True, momentum=0.5)
-    assert_close(y, expected)
-    assert_close((running_mean, running_var), expected_stats)
+    assert_near(y, expected, "a non-contiguous x must give the same result")
+    assert_near(
+        (running_mean, running_var), expected_stats, "the running statistics, from a strided x"
+    )
     assert torch.equal(x, x_before), "x was modified; compute a new tensor instead"
 
 
 @pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
 def test_batch_norm_gradients_match_torch(device, training):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     x = torch.randn(4, 3, 2, device=device, dtype=torch.float64, requires_grad=True)
     running_mean, running_var, weight, bias = channel_stats(device, 3, torch.float64)
     weight.requires_grad_(True)
@@ -182,9 +202,7 @@ def test_batch_norm_gradients_match_torch(device, training):
     expected_y = F.batch_norm(x, running_mean, running_var, weight, bias, training=training)
     expected = torch.autograd.grad(expected_y, (x, weight, bias), upstream)
     for name, grad, want in zip(("x", "weight", "bias"), grads, expected, strict=True):
-        torch.testing.assert_close(
-            grad, want, msg=lambda m, name=name: f"gradient with respect to {name}\n{m}"
-        )
+        assert_close(grad, want, f"gradient with respect to {name}")
 
 
 LN_CASES = [
@@ -201,8 +219,6 @@ LN_CASES = [
 @pytest.mark.parametrize(
     "shape, normalized_shape", LN_CASES, ids=[f"{shape}-{ns}" for shape, ns in LN_CASES]
 )
-# torch.var / var_mean warn about "degrees of freedom" on an empty batch (0 / 0 values).
-@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0:UserWarning")
 @pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
 def test_layer_norm_matches_torch(device, shape, normalized_shape, affine):
     x = torch.randn(shape, device=device) * 2 - 1
@@ -212,12 +228,12 @@ def test_layer_norm_matches_torch(device, shape, normalized_shape, affine):
     y = layer_norm(x, normalized_shape, weight, bias)
     check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="layer_norm(x, ...)")
     expected = F.layer_norm(x, tuple(trailing), weight, bias)
-    assert_close(
+    assert_near(
         y,
         expected,
-        msg=lambda m: (
+        (
             "normalise each example over its trailing normalized_shape dims, "
-            f"with the biased variance\n{m}"
+            "with the biased variance"
         ),
     )
 
@@ -226,26 +242,24 @@ def test_layer_norm_does_not_depend_on_the_rest_of_the_batch(device):
     x = torch.randn(6, 8, device=device)
     alone = layer_norm(x[2:3], 8)
     together = layer_norm(x, 8)
-    assert_close(
+    assert_near(
         alone,
         together[2:3],
-        msg=lambda m: f"an example's output must not change with the batch around it\n{m}",
+        "an example's output must not change with the batch around it",
     )
 
 
 def test_layer_norm_is_stable_for_large_offsets(device):
     x = 1000 + torch.randn(8, 64, device=device)
     y = layer_norm(x, 64)
-    exact = F.layer_norm(x.double(), (64,)).float()
-    torch.testing.assert_close(
+    exact = F.layer_norm(x.cpu().double(), (64,)).float().to(device)
+    assert_close(
         y,
         exact,
+        "inputs around 1000 lose the variance to round-off when it is "
+        "computed as E[x²] - E[x]²; subtract the mean first (or use torch.var)",
         atol=1e-3,
         rtol=0,
-        msg=lambda m: (
-            "inputs around 1000 lose the variance to round-off when it is "
-            f"computed as E[x²] - E[x]²; subtract the mean first (or use torch.var)\n{m}"
-        ),
     )
 
 
@@ -253,12 +267,12 @@ def test_layer_norm_non_contiguous_input_is_not_modified(device):
     x = torch.randn(5, 4, 3, device=device).transpose(0, 2)  # (3, 4, 5)
     x_before = x.clone()
     y = layer_norm(x, (4, 5), eps=1e-3)
-    assert_close(y, F.layer_norm(x, (4, 5), eps=1e-3))
+    assert_near(y, F.layer_norm(x, (4, 5), eps=1e-3), "a non-contiguous x, with eps=1e-3")
     assert torch.equal(x, x_before), "x was modified; compute a new tensor instead"
 
 
 def test_layer_norm_gradients_match_torch(device):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     options = {"device": device, "dtype": torch.float64, "requires_grad": True}
     x, weight, bias = (
         torch.randn(3, 2, 5, **options),
@@ -270,9 +284,7 @@ def test_layer_norm_gradients_match_torch(device):
     grads = torch.autograd.grad(y, (x, weight, bias), upstream)
     expected = torch.autograd.grad(F.layer_norm(x, (5,), weight, bias), (x, weight, bias), upstream)
     for name, grad, want in zip(("x", "weight", "bias"), grads, expected, strict=True):
-        torch.testing.assert_close(
-            grad, want, msg=lambda m, name=name: f"gradient with respect to {name}\n{m}"
-        )
+        assert_close(grad, want, f"gradient with respect to {name}")
 
 
 @pytest.mark.parametrize(

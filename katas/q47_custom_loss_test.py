@@ -7,10 +7,11 @@ from torch.autograd.gradcheck import GradcheckError
 
 from katas.q47_custom_loss import FocalLoss, HuberFunction
 from torch_katas.testing import (
+    assert_close,
     assert_no_python_loops,
     check_tensor,
     forbidden_ops,
-    skip_without_float64,
+    skip_unless_supported,
 )
 
 
@@ -45,16 +46,28 @@ def classification_batch(device, n=6, c=4, dtype=torch.float32, scale=2.0):
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 def test_gamma_zero_is_cross_entropy(device, reduction, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     logits, target = classification_batch(device, dtype=dtype)
     loss = FocalLoss(gamma=0.0, reduction=reduction)(logits, target)
     shape = (6,) if reduction == "none" else ()
     check_tensor(loss, shape=shape, dtype=dtype, device=device, name=f"the {reduction} loss")
-    torch.testing.assert_close(
+    assert_close(
         loss,
         F.cross_entropy(logits, target, reduction=reduction),
-        msg=lambda m: f"with gamma = 0 the focal loss must equal cross-entropy\n{m}",
+        "with gamma = 0 the focal loss must equal cross-entropy",
+    )
+
+
+def test_focal_loss_defaults_to_gamma_2_and_the_mean(device):
+    logits, target = classification_batch(device)
+    loss = FocalLoss()(logits, target)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="FocalLoss()(...)")
+    assert_close(
+        loss.double().cpu(),
+        focal_by_hand(logits, target, 2.0).mean(),
+        "FocalLoss() defaults to gamma=2.0 and reduction='mean'",
+        rtol=1e-5,
+        atol=1e-6,
     )
 
 
@@ -64,20 +77,18 @@ def test_focal_loss_values(device, gamma):
     loss = FocalLoss(gamma=gamma, reduction="none")(logits, target)
     check_tensor(loss, shape=(8,), dtype=torch.float32, device=device, name="the loss")
     expected = focal_by_hand(logits, target, gamma)
-    torch.testing.assert_close(
+    assert_close(
         loss.double().cpu(),
         expected,
+        f"per-sample loss differs from -(1 - p_t)^gamma * log(p_t), gamma={gamma}; the "
+        "weight is (1 - p_t)^gamma, with p_t the probability of the true class",
         rtol=1e-5,
         atol=1e-6,
-        msg=lambda m: (
-            f"per-sample loss differs from -(1 - p_t)^gamma * log(p_t), gamma={gamma}; the "
-            f"weight is (1 - p_t)^gamma, with p_t the probability of the true class\n{m}"
-        ),
     )
     mean = FocalLoss(gamma=gamma)(logits, target)
     total = FocalLoss(gamma=gamma, reduction="sum")(logits, target)
-    torch.testing.assert_close(mean.double().cpu(), expected.mean(), rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(total.double().cpu(), expected.sum(), rtol=1e-5, atol=1e-6)
+    assert_close(mean.double().cpu(), expected.mean(), "the mean reduction", rtol=1e-5, atol=1e-6)
+    assert_close(total.double().cpu(), expected.sum(), "the sum reduction", rtol=1e-5, atol=1e-6)
 
 
 def test_easy_examples_count_less_than_in_cross_entropy(device):
@@ -94,7 +105,7 @@ def test_easy_examples_count_less_than_in_cross_entropy(device):
 
 @pytest.mark.parametrize("gamma", [0.0, 2.0, 0.5])
 def test_focal_loss_passes_gradcheck(device, gamma):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     logits, target = classification_batch(device, n=5, c=3, dtype=torch.float64)
     logits.requires_grad_()
     loss_fn = FocalLoss(gamma=gamma)
@@ -113,8 +124,12 @@ def test_focal_loss_is_stable_for_huge_logits(device):
         f"loss {loss.tolist()} or its gradient is not finite for logits of ±1e4: compute "
         "log p_t with log_softmax, never log(softmax)"
     )
-    torch.testing.assert_close(
-        loss.double().cpu(), focal_by_hand(logits.detach(), target, 2.0), rtol=1e-5, atol=1e-3
+    assert_close(
+        loss.double().cpu(),
+        focal_by_hand(logits.detach(), target, 2.0),
+        "huge logits: the focal loss from a stable log_softmax",
+        rtol=1e-5,
+        atol=1e-3,
     )
 
 
@@ -123,8 +138,12 @@ def test_focal_loss_on_odd_inputs(device):
     logits = base.t()  # [3, 4], non-contiguous
     target = torch.tensor([3, 0, 1], device=device)
     loss = FocalLoss(gamma=1.5, reduction="none")(logits, target)
-    torch.testing.assert_close(
-        loss.double().cpu(), focal_by_hand(logits, target, 1.5), rtol=1e-5, atol=1e-6
+    assert_close(
+        loss.double().cpu(),
+        focal_by_hand(logits, target, 1.5),
+        "a non-contiguous logits tensor must give the same loss",
+        rtol=1e-5,
+        atol=1e-6,
     )
     single = FocalLoss()(torch.tensor([[3.0]], device=device), torch.tensor([0], device=device))
     check_tensor(single, shape=(), dtype=torch.float32, device=device, name="the loss")
@@ -150,19 +169,18 @@ def test_focal_loss_rejects_bad_settings(device, kwargs):
 @pytest.mark.parametrize("delta", [0.5, 1.0, 2.5])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 def test_huber_values(device, delta, dtype):
-    if dtype == torch.float64:
-        skip_without_float64(device)
+    skip_unless_supported(device, dtype)
     x = 3 * torch.randn(4, 5, device=device, dtype=dtype)
     y = torch.randn(4, 5, device=device, dtype=dtype)
     with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason="write the Huber loss yourself"):
         loss = HuberFunction.apply(x, y, delta)
     check_tensor(loss, shape=(4, 5), dtype=dtype, device=device, name="the Huber loss")
-    torch.testing.assert_close(loss, F.huber_loss(x, y, reduction="none", delta=delta))
+    assert_close(loss, F.huber_loss(x, y, reduction="none", delta=delta))
 
 
 @pytest.mark.parametrize("delta", [0.5, 1.0, 2.5])
 def test_huber_backward_passes_gradcheck(device, delta):
-    skip_without_float64(device)
+    skip_unless_supported(device, torch.float64)
     x = (3 * torch.randn(3, 4, device=device, dtype=torch.float64)).requires_grad_()
     y = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
     HuberFunction.apply(x, y, delta)
@@ -184,16 +202,28 @@ def test_huber_backward_by_formula(device):
         "torch.autograd.Function whose own backward autograd calls"
     )
     slope = torch.tensor([-1.0, -1.0, -0.3, 0.0, 0.2, 0.9, 1.0, 1.0], device=device)
-    torch.testing.assert_close(
+    assert_close(
         grad_x,
         slope * upstream,
-        msg=lambda m: f"dloss/dinput = clamp(d, -delta, delta) * grad_output\n{m}",
+        "dloss/dinput = clamp(d, -delta, delta) * grad_output",
     )
-    torch.testing.assert_close(
+    assert_close(
         grad_y,
         -slope * upstream,
-        msg=lambda m: f"dloss/dtarget has the opposite sign of dloss/dinput\n{m}",
+        "dloss/dtarget has the opposite sign of dloss/dinput",
     )
+
+
+def test_huber_input_without_grad(device):
+    x = torch.randn(5, device=device)
+    y = torch.randn(5, device=device, requires_grad=True)
+    loss = HuberFunction.apply(x, y, 1.0)
+    loss.sum().backward()
+    assert x.grad is None
+    assert y.grad is not None, (
+        "target requires grad and got none: return grad_target when ctx.needs_input_grad[1]"
+    )
+    assert_close(y.grad, -(x - y).detach().clamp(-1, 1), "dloss/dtarget = -clamp(d, -delta, delta)")
 
 
 def test_huber_target_without_grad(device):
@@ -202,7 +232,7 @@ def test_huber_target_without_grad(device):
     loss = HuberFunction.apply(x, y, 1.0)
     loss.sum().backward()
     assert y.grad is None
-    torch.testing.assert_close(x.grad, (x - y).detach().clamp(-1, 1))
+    assert_close(x.grad, (x - y).detach().clamp(-1, 1))
 
 
 def test_huber_on_empty_and_large_inputs(device):
@@ -214,7 +244,7 @@ def test_huber_on_empty_and_large_inputs(device):
     loss = HuberFunction.apply(x, torch.zeros(2, device=device), 2.0)
     (grad,) = torch.autograd.grad(loss.sum(), x)
     assert torch.isfinite(loss).all(), "the linear branch must not square huge differences"
-    torch.testing.assert_close(grad, torch.tensor([2.0, -2.0], device=device))
+    assert_close(grad, torch.tensor([2.0, -2.0], device=device))
 
 
 @pytest.mark.parametrize("case", ["shapes", "delta"])

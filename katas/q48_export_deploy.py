@@ -32,7 +32,9 @@ def export_for_inference(model: nn.Module, example: torch.Tensor) -> torch.expor
       example: such an input with B >= 2, on the model's device.
     - Returns the `torch.export.ExportedProgram`. Dimension 0 of the input is dynamic, so
       `program.module()` accepts any batch size >= 1 and agrees with `model` on it; the
-      other dimensions stay as in `example`. The model itself is not changed.
+      other dimensions stay as in `example`. A batch of 0 is left open: a plain
+      `Dim("batch")` accepts it (its range starts at 0), `Dim("batch", min=1)` refuses
+      it, and both are correct here. The model itself is not changed.
 
     >>> model = nn.Linear(4, 2).eval()
     >>> program = export_for_inference(model, torch.randn(3, 4))
@@ -77,6 +79,10 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike
     - Use `torch.onnx.export(..., dynamo=True)`, the exporter built on torch.export, with
       dimension 0 of the input dynamic: in the ONNX graph the input's first dimension is
       symbolic and onnxruntime accepts any batch size.
+    - Files: `path`, and beside it (by the exporter's default) the weights in a side file
+      named `path` + ".data" (model.onnx.data), which onnxruntime reads from the same
+      folder: ship the two together. Nothing else is written, anywhere.
+    - Prints nothing to stdout (the exporter's progress lines stay off: verbose=False).
 
     >>> export_onnx(model, torch.randn(3, 4), "model.onnx")
     """

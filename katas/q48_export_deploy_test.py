@@ -9,7 +9,7 @@ from katas.q48_export_deploy import (
     run_onnx,
     save_program,
 )
-from torch_katas.testing import check_tensor
+from torch_katas.testing import assert_close, check_tensor
 
 pytestmark = pytest.mark.not_on_sim("torch.export cannot make fake tensors of its tensors")
 
@@ -20,18 +20,22 @@ class Scorer(nn.Module):
     """A small model whose forward argument is not called `input` or `x`, with layers that
     behave differently in training (BatchNorm, Dropout): it is exported in eval mode."""
 
-    def __init__(self):
+    def __init__(self, hidden=8):
         super().__init__()
         self.body = nn.Sequential(
-            nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.3), nn.Linear(8, 3)
+            nn.Linear(6, hidden),
+            nn.BatchNorm1d(hidden),
+            nn.ReLU(),
+            nn.Dropout(0.3),
+            nn.Linear(hidden, 3),
         )
 
     def forward(self, features):
         return self.body(features)
 
 
-def eval_model(device):
-    model = Scorer().to(device)
+def eval_model(device, hidden=8):
+    model = Scorer(hidden).to(device)
     with torch.no_grad():  # running statistics that are not the identity
         model.body[1].running_mean.uniform_(-0.5, 0.5)
         model.body[1].running_var.uniform_(0.5, 2.0)
@@ -64,13 +68,7 @@ def assert_agrees_with_eager(got, model, inputs, device, what):
     with torch.no_grad():
         want = model(inputs)
     # Exported graphs and onnxruntime may order float32 operations differently from eager.
-    torch.testing.assert_close(
-        got.detach(),
-        want,
-        rtol=1e-4,
-        atol=1e-4,
-        msg=lambda m: f"{what} differs from the eager model\n{m}",
-    )
+    assert_close(got.detach(), want, f"{what} differs from the eager model", rtol=1e-4, atol=1e-4)
 
 
 def test_exported_program_runs_other_batch_sizes_like_eager(device):
@@ -121,16 +119,37 @@ def test_load_program_returns_a_runnable_module(device, tmp_path):
 # torch.onnx.export's own graph decomposition trips a pytree deprecation inside torch 2.13;
 # the warning does not come from the kata's code.
 @pytest.mark.filterwarnings("ignore:.*LeafSpec.* is deprecated:FutureWarning")
-def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path):
+def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, capfd):
     # Skip (before anything else) where the onnx extra is missing: export needs all three.
     pytest.importorskip("onnx", reason=ONNX_EXTRA)
     pytest.importorskip("onnxscript", reason=ONNX_EXTRA)
     onnxruntime = pytest.importorskip("onnxruntime", reason=ONNX_EXTRA)
-    model = eval_model(device)
-    path = tmp_path / "scorer.onnx"
+    # Wide enough that the exporter moves the weights to the side file scorer.onnx.data.
+    model = eval_model(device, hidden=32)
+    written = tmp_path / "written"
+    written.mkdir()
+    path = written / "scorer.onnx"
     export_onnx(model, features(3, device), path)
+    printed = capfd.readouterr().out
+    assert not printed, f"export_onnx printed {printed[:200]!r}; pass verbose=False"
     assert path.is_file(), f"export_onnx wrote nothing at {path}"
-    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    files = {item.name for item in tmp_path.rglob("*")} - {"written"}
+    assert files <= {"scorer.onnx", "scorer.onnx.data"}, (
+        f"export_onnx wrote {sorted(files)}; expected scorer.onnx and at most its side file "
+        "scorer.onnx.data, next to it"
+    )
+    shipped = tmp_path / "shipped"  # the two files moved together, as a deployment would
+    shipped.mkdir()
+    for name in files:
+        (written / name).rename(shipped / name)
+    path = shipped / "scorer.onnx"
+    try:
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own Fail for missing external data
+        raise AssertionError(
+            f"onnxruntime cannot load the exported model moved with its folder ({error}); "
+            "export straight to `path`, so that the weights' side file lies beside it"
+        ) from error
     (graph_input,) = session.get_inputs()
     assert not isinstance(graph_input.shape[0], int), (
         f"the ONNX input has shape {graph_input.shape}: its batch dimension is fixed; pass "

@@ -62,7 +62,9 @@ def validate_batch(
         )
     nans, infs = int(inputs.isnan().sum()), int(inputs.isinf().sum())
     if nans or infs:
-        raise ValueError(f"inputs contain {nans} NaN and {infs} inf values")
+        # Name only what is there: a NaN and an inf point to different bugs.
+        found = [f"{n} {kind}" for n, kind in ((nans, "NaN"), (infs, "inf")) if n]
+        raise ValueError(f"inputs contain {' and '.join(found)} values")
     bad = labels[(labels < 0) | (labels >= num_classes)]
     if bad.numel():
         raise ValueError(

@@ -8,7 +8,8 @@ import torch
 def count_graph_breaks(fn: Callable[..., object], *args: object) -> int:
     # explain compiles fn with a recording backend, runs it once and resets Dynamo's
     # caches before and after, so the caller's later compilations start clean.
-    return torch._dynamo.explain(fn)(*args).graph_break_count
+    # With no graph at all (no tensor operation) it reports -1: there is nothing to break.
+    return max(torch._dynamo.explain(fn)(*args).graph_break_count, 0)
 
 
 def clipped_residual(
@@ -16,10 +17,10 @@ def clipped_residual(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     h = x @ weight
     norm = h.norm()
-    # The branch becomes arithmetic: min(1, max_norm / norm) is the eager scale when
-    # norm > max_norm and exactly 1 (with zero gradient) otherwise. At norm == 0 the
-    # quotient is inf and the clamp still gives 1, so the value needs no special case.
-    scale = torch.clamp(max_norm / norm, max=1.0)
+    # The branch becomes a select in the graph: the same condition as the eager `if`, so
+    # at norm == max_norm the scale is the constant 1 and no gradient flows through norm
+    # (a clamp would pass one there). At norm == 0 the unselected quotient is inf, unused.
+    scale = torch.where(norm > max_norm, max_norm / norm, 1.0)
     # norm goes back to the caller as a tensor: logging it there keeps print and .item()
     # (both graph breaks) out of the compiled function.
     return x + torch.relu(h * scale), norm

@@ -40,7 +40,8 @@ def evaluate(
     num_classes: int,
     device: torch.device,
 ) -> tuple[float, torch.Tensor, float]:
-    was_training = model.training
+    # Each submodule's own mode: a model in training may hold frozen parts in eval.
+    modes = {module: module.training for module in model.modules()}
     model.eval()
     confusion = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=device)
     try:
@@ -49,7 +50,8 @@ def evaluate(
                 preds = model(inputs.to(device)).argmax(dim=1)
                 confusion += confusion_matrix(preds, targets.to(device), num_classes)
     finally:
-        model.train(was_training)  # hand the model back as it came, even after an error
+        for module, training in modes.items():  # hand it back as it came, even after an error
+            module.training = training
     total = int(confusion.sum())
     if total == 0:
         raise ValueError("the loader yielded no sample")

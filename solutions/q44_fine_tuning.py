@@ -21,6 +21,8 @@ class FineTuner(nn.Module):
             num_features, num_classes, device=reference.device, dtype=reference.dtype
         )
         self._frozen().requires_grad_(False)
+        if train_last_block:  # the block may arrive frozen along with the rest
+            backbone[-1].requires_grad_(True)
         self.train()  # applies the mode rule right away: the frozen part goes to eval
 
     def _frozen(self) -> nn.Module:

@@ -20,10 +20,12 @@ def split_sizes(n: int, fractions: Sequence[float]) -> list[int]:
 
 
 def split_dataset(dataset: Dataset, fractions: Sequence[float], seed: int) -> list[Subset]:
-    split_sizes(len(dataset), fractions)  # validate with the same rules as the other splits
+    # Sizes, not fractions: random_split rejects a float sum just above 1 that isclose
+    # accepts, and warns about empty splits.
+    sizes = split_sizes(len(dataset), fractions)
     # A private generator: reproducible, and independent of whatever else draws numbers.
     generator = torch.Generator().manual_seed(seed)
-    return random_split(dataset, fractions, generator=generator)
+    return random_split(dataset, sizes, generator=generator)
 
 
 def stratified_split(

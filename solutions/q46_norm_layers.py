@@ -55,8 +55,12 @@ def layer_norm(
         )
     dims = tuple(range(-len(shape), 0))
     # Each example on its own: nothing here mixes values across the leading dimensions.
-    var, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
-    y = (x - mean) * torch.rsqrt(var + eps)
+    # Centred first, so large offsets are fine; unlike var_mean, mean does not warn
+    # about degrees of freedom when the batch is empty.
+    mean = x.mean(dim=dims, keepdim=True)
+    centred = x - mean
+    var = centred.square().mean(dim=dims, keepdim=True)  # biased: divide by the count
+    y = centred * torch.rsqrt(var + eps)
     if weight is not None:
         y = y * weight  # (normalized_shape) broadcasts against the trailing dimensions
     if bias is not None:

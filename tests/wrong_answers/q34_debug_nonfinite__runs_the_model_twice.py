@@ -1,0 +1,14 @@
+"""Wrong: runs model(x) twice, a plain forward first and then the hooked one."""
+
+import torch
+
+from solutions.q34_debug_nonfinite import first_nonfinite_module as _hooked
+from solutions.q34_debug_nonfinite import validate_batch
+
+__all__ = ["first_nonfinite_module", "validate_batch"]
+
+
+def first_nonfinite_module(model, x):
+    with torch.no_grad():
+        model(x)  # a warm-up pass, to see that the model runs at all
+    return _hooked(model, x)

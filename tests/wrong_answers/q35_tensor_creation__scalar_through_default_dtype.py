@@ -1,0 +1,12 @@
+"""Wrong: scalar_like makes the number in the default float dtype first and then casts it,
+so a float64 0.1 or a large int64 loses precision on the way."""
+
+import torch
+
+from solutions.q35_tensor_creation import as_tensor_shared, from_data, zeros_for
+
+__all__ = ["as_tensor_shared", "from_data", "scalar_like", "zeros_for"]
+
+
+def scalar_like(value, like):
+    return torch.tensor(float(value), device=like.device).to(like.dtype)

@@ -1,0 +1,12 @@
+"""Wrong: zeros_for takes like's dtype but not its device, so the zeros land on the default
+device."""
+
+import torch
+
+from solutions.q35_tensor_creation import as_tensor_shared, from_data, scalar_like
+
+__all__ = ["as_tensor_shared", "from_data", "scalar_like", "zeros_for"]
+
+
+def zeros_for(shape, like):
+    return torch.zeros(shape, dtype=like.dtype)

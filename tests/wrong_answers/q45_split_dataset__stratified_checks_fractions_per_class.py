@@ -1,0 +1,27 @@
+"""Wrong: stratified_split checks the fractions only through the per-class sizes, so with
+no items (no class) bad fractions pass unnoticed."""
+
+import torch
+from torch.utils.data import Subset
+
+from solutions.q45_split_dataset import split_dataset, split_sizes
+
+__all__ = ["split_dataset", "split_sizes", "stratified_split"]
+
+
+def stratified_split(dataset, labels, fractions, seed):
+    if labels.dim() != 1 or len(labels) != len(dataset):
+        raise ValueError("labels must be 1-D with one entry per item")
+    generator = torch.Generator().manual_seed(seed)
+    by_class = {}
+    for index, label in enumerate(labels.tolist()):
+        by_class.setdefault(label, []).append(index)
+    splits = [[] for _ in fractions]
+    for label in sorted(by_class):
+        members = by_class[label]
+        order = torch.randperm(len(members), generator=generator).tolist()
+        start = 0
+        for split, size in zip(splits, split_sizes(len(members), fractions), strict=True):
+            split.extend(members[i] for i in order[start : start + size])
+            start += size
+    return [Subset(dataset, indices) for indices in splits]
