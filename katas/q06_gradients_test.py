@@ -4,7 +4,12 @@ import pytest
 import torch
 
 from katas.q06_gradients import grad_of, hessian_vector_product
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_calls,
+    skip_without_float64,
+)
 
 # Scalar functions with their gradient and Hessian-vector product worked out by hand.
 CASES = {
@@ -34,12 +39,16 @@ def refuse_backward():
         (torch.autograd.functional, ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]),
         (torch.func, ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]),
     )
+    reason = (
+        "use torch.autograd.grad, which returns gradients; .backward() adds them into "
+        ".grad, a side effect"
+    )
+    assert_no_torch_internals(grad_of, reason=reason)
     return forbidden_calls(
         (torch.Tensor, "backward"),
         (torch.autograd, "backward"),
         *((module, name) for module, names in others for name in names),
-        reason="use torch.autograd.grad, which returns gradients; .backward() adds them into "
-        ".grad, a side effect",
+        reason=reason,
     )
 
 
