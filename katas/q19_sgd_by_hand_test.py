@@ -7,7 +7,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q19_sgd_by_hand import SGD
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_calls,
+    skip_without_float64,
+)
 
 STEPS = 25
 # torch.optim's own module for SGD (torch.optim does not keep it as an attribute).
@@ -21,6 +26,7 @@ def torch_sgd_refused():
     functional torch.optim.sgd.sgd (however it was imported) and the fused kernel.
     """
     updates = ("_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd")
+    assert_no_torch_internals(SGD, reason="write the SGD update by hand")
     return forbidden_calls(
         *((SGD_MODULE, name) for name in updates),
         (torch.optim.SGD, "step"),

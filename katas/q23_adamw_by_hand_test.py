@@ -7,7 +7,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q23_adamw_by_hand import adamw_step_
-from torch_katas.testing import check_tensor, forbidden_calls, skip_without_float64
+from torch_katas.testing import (
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_calls,
+    skip_without_float64,
+)
 
 STEPS = 25
 # torch.optim's own module for Adam and AdamW (torch.optim does not keep it as an attribute).
@@ -19,6 +24,7 @@ def torch_adam_refused():
     update: every path (the classes' step, adam(), adamw(), the fused kernels) ends in one
     of the module-level functions refused here."""
     updates = ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam")
+    assert_no_torch_internals(adamw_step_, reason="write the Adam/AdamW update by hand")
     return forbidden_calls(
         *((ADAM_MODULE, name) for name in updates),
         (torch.optim.Adam, "step"),

@@ -7,7 +7,13 @@ import torch.nn.utils.clip_grad as torch_clip_grad
 from torch import nn
 
 from katas.q30_grad_clipping import clip_grad_norm, layer_grad_norms
-from torch_katas.testing import check_tensor, forbidden_calls, raises, skip_without_float64
+from torch_katas.testing import (
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_without_float64,
+)
 
 
 class WithOwnParameter(nn.Module):
@@ -67,6 +73,7 @@ def refuse_torch_clipping():
         "_get_total_norm",
         "_clip_grads_with_norm_",
     )
+    assert_no_torch_internals(clip_grad_norm, reason="write gradient clipping by hand")
     return forbidden_calls(
         *((module, name) for module in (torch.nn.utils, torch_clip_grad) for name in names),
         reason="this kata asks for gradient clipping written by hand",
