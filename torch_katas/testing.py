@@ -306,6 +306,13 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     yield node.lineno, f"{node.func.id}(...) with a computed or private name"
 
 
+@functools.lru_cache(maxsize=64)
+def _internals_in_file(path: str, mtime_ns: int, size: int) -> list[tuple[int, str]]:
+    """The internals a source file uses; parsed once per version of the file."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    return sorted(set(_internals_used(tree)))
+
+
 def assert_no_torch_internals(code: object, *, reason: str) -> None:
     """Fail when the module that defines `code` reaches torch's internals.
 
@@ -323,9 +330,8 @@ def assert_no_torch_internals(code: object, *, reason: str) -> None:
     path = getattr(module, "__file__", None)
     if path is None:
         return
-    source = Path(path).read_text(encoding="utf-8")
-    tree = ast.parse(source, filename=path)
-    used = sorted(set(_internals_used(tree)))
+    stat = Path(path).stat()
+    used = _internals_in_file(path, stat.st_mtime_ns, stat.st_size)
     if used:
         where = "; ".join(f"line {line}: {spelling}" for line, spelling in used)
         raise AssertionError(
