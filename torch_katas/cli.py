@@ -24,6 +24,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from torch_katas import catalog, progress
 
@@ -193,7 +194,11 @@ def catalog_text(root: Path, chosen: list[catalog.Kata]) -> str:
     text = (root / catalog.CATALOG).read_text(encoding="utf-8")
     header, *entries = re.split(r"(?m)^(?=\[\[kata\]\])", text)
     modules = {kata.module for kata in chosen}
-    keep = [e for e in entries if re.search(r'module = "([^"]+)"', e).group(1) in modules]
+    keep = [
+        entry
+        for entry in entries
+        if (match := re.search(r'module = "([^"]+)"', entry)) and match.group(1) in modules
+    ]
     return header + "".join(keep)
 
 
@@ -292,7 +297,7 @@ def edited_files(root: Path, folder: Path, chosen: list[catalog.Kata]) -> list[s
 
 
 def read_junit(path: Path, chosen: list[catalog.Kata]) -> dict[str, dict]:
-    results = {
+    results: dict[str, dict[str, Any]] = {
         kata.module: {"title": kata.title, "passed": 0, "total": 0, "seconds": 0.0, "failures": []}
         for kata in chosen
     }

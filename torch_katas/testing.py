@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -55,7 +56,7 @@ def same_device(actual: torch.device | str, expected: torch.device | str) -> boo
 
 
 def assert_close(
-    actual: object, expected: object, advice: str | None = None, **options: object
+    actual: object, expected: object, advice: str | None = None, **options: Any
 ) -> None:
     """`torch.testing.assert_close` with advice for the learner above torch's own report.
 
@@ -283,16 +284,16 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     yield node.lineno, f"from {node.module} import {alias.name}"
     # `t = torch` or `f = torch.nn.functional` binds another name to torch.
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and (dotted := _dotted(node.value, aliases)):
+        if isinstance(node, ast.Assign) and (bound := _dotted(node.value, aliases)):
             for target in node.targets:
                 if isinstance(target, ast.Name):
-                    aliases[target.id] = dotted
+                    aliases[target.id] = bound
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in inner:
-            dotted = _dotted(node, aliases)
-            if dotted and _torch_internal(dotted):
-                yield node.lineno, dotted
+            spelled = _dotted(node, aliases)
+            if spelled and _torch_internal(spelled):
+                yield node.lineno, spelled
             chain = _dotted(node, {"sys": "sys", "importlib": "importlib"})
             if chain in ("sys.modules", "importlib.import_module"):
                 yield node.lineno, chain
@@ -302,7 +303,7 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
             elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
                 name = node.args[1]
                 plain = isinstance(name, ast.Constant) and isinstance(name.value, str)
-                if not plain or _torch_internal(f"torch.{name.value}"):
+                if not plain or _torch_internal(f"torch.{getattr(name, 'value', '')}"):
                     yield node.lineno, f"{node.func.id}(...) with a computed or private name"
 
 
@@ -376,7 +377,7 @@ def assert_no_python_loops(func: Callable) -> None:
         return  # no source to read (a builtin or a C extension): nothing loops in Python
     for node in ast.walk(ast.parse(source)):
         kind = _LOOPS.get(type(node))
-        if kind:
+        if kind and isinstance(node, (ast.stmt, ast.expr)):
             line = func.__code__.co_firstlineno + node.lineno - 1
             raise AssertionError(
                 f"{func.__qualname__} uses {kind} (line {line}); this kata asks for "
