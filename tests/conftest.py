@@ -1,9 +1,14 @@
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from torch_katas import catalog
 from torch_katas.answers import is_kata_package
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Reports:
@@ -63,3 +68,28 @@ def run_pytest_inline():
         return reports
 
     return run
+
+
+@pytest.fixture
+def committed_stub(tmp_path):
+    """The path of a kata's stub as committed in git, so that a learner's solved kata in the
+    working copy changes no self-check; the working copy where there is no git checkout or
+    the stub is not committed yet."""
+
+    def stub(kata: catalog.Kata) -> Path:
+        relative = kata.stub_path(ROOT).relative_to(ROOT).as_posix()
+        try:
+            shown = subprocess.run(
+                # "./": relative to ROOT, also where ROOT is a folder inside a larger repository.
+                ["git", "-C", str(ROOT), "show", f"HEAD:./{relative}"],
+                capture_output=True,
+                check=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return kata.stub_path(ROOT)
+        path = tmp_path / f"{kata.module}.py"
+        path.write_bytes(shown.stdout)
+        return path
+
+    return stub

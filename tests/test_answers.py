@@ -5,7 +5,6 @@ The runs are in-process, so torch is imported once. Each kata's stub check is a 
 its own (`pytest tests -k q13` checks kata 13), and each has a time limit.
 """
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,24 +19,6 @@ WRONG_ANSWERS = sorted((ROOT / "tests" / "wrong_answers").glob("q*__*.py"))
 STUB_RUN_LIMIT = 60
 # Each nested test's own limit: a test that hangs on a stub or a wrong answer fails fast.
 TEST_LIMIT = "20"
-
-
-def committed_stub(kata: catalog.Kata, folder: Path) -> Path:
-    """The stub as committed (a learner's solved kata in the working copy changes nothing);
-    the working copy where there is no git checkout or the stub is not committed yet."""
-    relative = kata.stub_path(ROOT).relative_to(ROOT).as_posix()
-    try:
-        shown = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"HEAD:{relative}"],
-            capture_output=True,
-            check=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return kata.stub_path(ROOT)
-    path = folder / f"{kata.module}.py"
-    path.write_bytes(shown.stdout)
-    return path
 
 
 def failed_by_not_implemented(report: pytest.TestReport, answer: Path) -> bool:
@@ -62,9 +43,9 @@ def reports_by_test(reports):
 
 @pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
 def test_every_kata_test_fails_on_the_stub_by_not_implemented_error(
-    run_pytest_inline, kata, tmp_path
+    run_pytest_inline, committed_stub, kata
 ):
-    stub = committed_stub(kata, tmp_path)
+    stub = committed_stub(kata)
     reports = run_pytest_inline(
         str(kata.test_path(ROOT)),
         "--answer-file",

@@ -1,8 +1,9 @@
 """Every stub's `>>>` examples, run against the reference answer, so that the docstrings a
 learner reads and the answers cannot drift apart.
 
-The examples are read from the stub (never imported: it raises NotImplementedError) and
-run in the namespace of the kata's reference answer, one kata per test.
+The examples are read from the stub as committed (never imported: it raises
+NotImplementedError) and run in the namespace of the kata's reference answer, one kata per
+test.
 """
 
 import ast
@@ -51,9 +52,9 @@ def solution_namespace(kata: catalog.Kata) -> dict:
 
 
 @pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
-def test_stub_examples_hold_for_the_reference_answer(kata, tmp_path, monkeypatch):
+def test_stub_examples_hold_for_the_reference_answer(kata, committed_stub, tmp_path, monkeypatch):
+    stub = committed_stub(kata)
     monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
-    stub = kata.stub_path(ROOT)
     namespace = solution_namespace(kata)
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=OPTIONS)
@@ -68,6 +69,6 @@ def test_stub_examples_hold_for_the_reference_answer(kata, tmp_path, monkeypatch
             runner.run(test, out=report.write, clear_globs=False)
     assert ran, f"{stub.name} has no >>> example"
     assert runner.failures == 0, (
-        f"{runner.failures} example(s) in {stub.relative_to(ROOT)} do not hold for "
+        f"{runner.failures} example(s) in katas/{stub.name} do not hold for "
         f"solutions/{stub.name}:\n{report.getvalue()}"
     )
