@@ -202,7 +202,12 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
     codes: dict[types.CodeType, str] = {}
     builtins: dict[int, str] = {}
     for owner, name in targets:
-        target = inspect.getattr_static(owner, name, None)
+        # On a class, the attribute as defined (a staticmethod stays one); on a module,
+        # getattr, which also reaches names a module provides lazily.
+        if isinstance(owner, type):
+            target = inspect.getattr_static(owner, name, None)
+        else:
+            target = getattr(owner, name, None)
         if target is None:
             continue
         if isinstance(target, (staticmethod, classmethod)):
