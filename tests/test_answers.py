@@ -88,3 +88,11 @@ def test_every_wrong_answer_is_rejected(run_pytest_inline, answer):
     assert not failed_by_not_implemented(failures[0], answer), (
         f"{answer.name} is rejected only by a NotImplementedError: implement its whole API"
     )
+
+
+def test_a_nested_run_stops_when_its_time_is_spent(run_pytest_inline):
+    kata = KATAS["q13_cross_entropy"]
+    run = (str(kata.test_path(ROOT)), "--solutions", "--device", "cpu")
+    reports = run_pytest_inline(*run, time_limit=0)
+    assert reports.out_of_time
+    assert len({report.nodeid for report in reports}) == 1, "no test starts after the limit"
