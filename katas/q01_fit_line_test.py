@@ -4,6 +4,7 @@ import torch
 from katas.q01_fit_line import fit_line
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
     raises,
@@ -122,6 +123,7 @@ def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape)
 
 def test_updates_parameters_without_torch_optim(device):
     x, y = noisy_line(device)
+    assert_no_torch_internals(fit_line, reason="write the update by hand")
     with forbidden_calls((torch.optim.Optimizer, "__init__"), reason="write the update by hand"):
         fit_line(x, y, steps=2, lr=0.1)
 

@@ -7,6 +7,7 @@ from torch.overrides import TorchFunctionMode
 from katas.q06_gradients import grad_of, hessian_vector_product
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
     raises,
@@ -41,12 +42,16 @@ def refuse_backward():
         (torch.autograd.functional, ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]),
         (torch.func, ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]),
     )
+    reason = (
+        "use torch.autograd.grad, which returns gradients; .backward() adds them into "
+        ".grad, a side effect"
+    )
+    assert_no_torch_internals(grad_of, reason=reason)
     return forbidden_calls(
         (torch.Tensor, "backward"),
         (torch.autograd, "backward"),
         *((module, name) for module, names in others for name in names),
-        reason="use torch.autograd.grad, which returns gradients; .backward() adds them into "
-        ".grad, a side effect",
+        reason=reason,
     )
 
 

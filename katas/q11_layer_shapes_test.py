@@ -9,6 +9,7 @@ from torch import nn
 from katas.q11_layer_shapes import conv2d_output_shape, linear_forward
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
     raises,
@@ -124,7 +125,8 @@ REASON = "write y = x W^T + b with matrix multiplication"
 
 
 def call_linear(*args):
-    with forbidden_ops(*FORBIDDEN, reason=REASON):
+    assert_no_torch_internals(linear_forward, reason=REASON)
+    with forbidden_ops(*FORBIDDEN, reason=REASON, aten=("linear",)):
         return linear_forward(*args)
 
 

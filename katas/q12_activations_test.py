@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from katas.q12_activations import gelu, silu, softplus
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
     raises,
@@ -16,6 +17,8 @@ from torch_katas.testing import (
 
 RULE = (F.gelu, F.silu, F.softplus, F.logsigmoid)
 REASON = "build the activation from primitives (erf, tanh, sigmoid, exp, log1p, where)"
+# The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
+ATEN = ("gelu", "silu", "softplus", "log_sigmoid_forward", "log_sigmoid")
 
 # (name, the kata's function, torch's function) for every activation and mode.
 ACTIVATIONS = [
@@ -34,7 +37,8 @@ LARGE = [-1e4, -100.0, -30.0, -20.0, -1.0, 0.0, 1.0, 20.0, 30.0, 100.0, 1e4]
 
 def call(function, *args, **kwargs):
     """Run the kata's function with the torch.nn.functional versions forbidden."""
-    with forbidden_ops(*RULE, reason=REASON):
+    assert_no_torch_internals(function, reason=REASON)
+    with forbidden_ops(*RULE, reason=REASON, aten=ATEN):
         return function(*args, **kwargs)
 
 
@@ -67,7 +71,7 @@ def test_gradients_match_torch(device, name, mine, reference):
 def test_gradcheck_in_float64(device, name, mine, reference):
     skip_unless_supported(device, torch.float64)
     x = torch.randn(12, dtype=torch.float64, device=device, requires_grad=True)
-    with forbidden_ops(*RULE, reason=REASON):
+    with forbidden_ops(*RULE, reason=REASON, aten=ATEN):
         assert torch.autograd.gradcheck(mine, (x,)), (
             f"{name}: analytic and numeric gradients differ"
         )

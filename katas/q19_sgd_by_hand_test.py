@@ -9,6 +9,7 @@ from torch import nn
 from katas.q19_sgd_by_hand import SGD
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
     raises,
@@ -27,6 +28,7 @@ def torch_sgd_refused():
     functional torch.optim.sgd.sgd (however it was imported) and the fused kernel.
     """
     updates = ("_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd")
+    assert_no_torch_internals(SGD, reason="write the SGD update by hand")
     return forbidden_calls(
         *((SGD_MODULE, name) for name in updates),
         (torch.optim.SGD, "step"),

@@ -9,6 +9,7 @@ from torch import nn
 from katas.q23_adamw_by_hand import adamw_step_
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
     raises,
@@ -25,6 +26,7 @@ def torch_adam_refused():
     update: every path (the classes' step, adam(), adamw(), the fused kernels) ends in one
     of the module-level functions refused here."""
     updates = ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam")
+    assert_no_torch_internals(adamw_step_, reason="write the Adam/AdamW update by hand")
     return forbidden_calls(
         *((ADAM_MODULE, name) for name in updates),
         (torch.optim.Adam, "step"),

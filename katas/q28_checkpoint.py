@@ -44,8 +44,10 @@ def save_checkpoint(
       left behind.
     - path: a `str` or a `pathlib.Path`; its folder exists.
 
-    >>> save_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler, epoch=3)
-    >>> sorted(p.name for p in tmp_path.iterdir())
+    >>> save_checkpoint(  # doctest: +SKIP
+    ...     tmp_path / "last.pt", model, optimizer, scheduler, epoch=3
+    ... )
+    >>> sorted(p.name for p in tmp_path.iterdir())  # doctest: +SKIP
     ['last.pt']
     """
     # TODO: gather the states into one dict; torch.save to a temp file; os.replace.
@@ -67,8 +69,8 @@ def load_checkpoint(
       resumed from a checkpoint ends with the same weights, bit for bit, as one that never
       stopped (on the same device).
 
-    >>> start = load_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler)
-    >>> for epoch in range(start, num_epochs):
+    >>> start = load_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler)  # doctest: +SKIP
+    >>> for epoch in range(start, num_epochs):  # doctest: +SKIP
     ...     train_one_epoch(...)
     """
     # TODO: torch.load with weights_only=True, load each state, restore the RNG states.

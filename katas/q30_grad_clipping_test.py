@@ -9,6 +9,7 @@ from torch import nn
 from katas.q30_grad_clipping import clip_grad_norm, layer_grad_norms
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
     raises,
@@ -70,6 +71,7 @@ def refuse_torch_clipping():
         "_get_total_norm",
         "_clip_grads_with_norm_",
     )
+    assert_no_torch_internals(clip_grad_norm, reason="write gradient clipping by hand")
     return forbidden_calls(
         *((module, name) for module in (torch.nn.utils, torch_clip_grad) for name in names),
         reason="this kata asks for gradient clipping written by hand",

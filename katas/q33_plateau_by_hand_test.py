@@ -5,11 +5,12 @@ import torch
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
 from katas.q33_plateau_by_hand import PlateauLR
-from torch_katas.testing import forbidden_calls
+from torch_katas.testing import assert_no_torch_internals, forbidden_calls
 
 
 def builtin_plateau_refused():
     """Inside the block, any use of torch's ReduceLROnPlateau fails."""
+    assert_no_torch_internals(PlateauLR, reason="write the plateau logic by hand")
     return forbidden_calls(
         *((ReduceLROnPlateau, name) for name in ("__init__", "step", "_reduce_lr", "_is_better")),
         reason="this kata asks for the plateau logic written by hand",

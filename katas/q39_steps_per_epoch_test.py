@@ -5,11 +5,16 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, TensorDataset
 
 from katas.q39_steps_per_epoch import epoch_of_step, optimizer_steps, steps_per_epoch
-from torch_katas.testing import assert_no_python_loops, forbidden_calls
+from torch_katas.testing import (
+    assert_no_python_loops,
+    assert_no_torch_internals,
+    forbidden_calls,
+)
 
 
 def dataloader_refused():
     """Inside the block, building a DataLoader or a BatchSampler fails."""
+    assert_no_torch_internals(steps_per_epoch, reason="compute the counts with integer arithmetic")
     return forbidden_calls(
         (DataLoader, "__init__"),
         (BatchSampler, "__init__"),

@@ -3,7 +3,13 @@ import torch
 import torch.nn.functional as F
 
 from katas.q42_indexing import batch_histogram, last_valid, rotate_pairs, valid_steps
-from torch_katas.testing import assert_close, assert_no_python_loops, check_tensor, forbidden_ops
+from torch_katas.testing import (
+    assert_close,
+    assert_no_python_loops,
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_ops,
+)
 
 
 def padded_batch(device, lengths, t=6, d=3, transposed=False):
@@ -108,12 +114,14 @@ def test_rotate_pairs_rejects_an_odd_last_dim(device, shape):
 
 
 def histogram(labels, num_bins):
+    assert_no_torch_internals(batch_histogram, reason="count with scatter_add_ along dim 1")
     with forbidden_ops(
         torch.bincount,
         torch.histc,
         torch.histogram,
         F.one_hot,
         reason="count with scatter_add_ along dim 1",
+        aten=("bincount", "histc", "histogram", "one_hot"),
     ):
         return batch_histogram(labels, num_bins)
 

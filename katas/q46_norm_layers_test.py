@@ -3,7 +3,13 @@ import torch
 import torch.nn.functional as F
 
 from katas.q46_norm_layers import batch_norm, layer_norm
-from torch_katas.testing import assert_close, check_tensor, forbidden_ops, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_ops,
+    skip_unless_supported,
+)
 
 # Every builtin that normalises for you, whatever namespace it is reached through.
 NORM_BUILTINS = [
@@ -21,6 +27,26 @@ NORM_BUILTINS = [
     )
     if hasattr(torch, name)
 ]
+# The aten operators behind them on every device, however they are reached.
+NORM_ATEN = (
+    "batch_norm",
+    "native_batch_norm",
+    "_native_batch_norm_legit",
+    "_native_batch_norm_legit_no_training",
+    "_native_batch_norm_legit_functional",
+    "_batch_norm_with_update",
+    "_batch_norm_no_update",
+    "_batch_norm_impl_index",
+    "cudnn_batch_norm",
+    "miopen_batch_norm",
+    "batch_norm_stats",
+    "batch_norm_elemt",
+    "layer_norm",
+    "native_layer_norm",
+    "group_norm",
+    "native_group_norm",
+    "instance_norm",
+)
 
 
 def assert_near(actual, expected, advice):
@@ -300,7 +326,10 @@ def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
 def test_no_builtin_normalisation(device):
     x = torch.randn(4, 3, 2, device=device)
     running_mean, running_var, weight, bias = channel_stats(device, 3)
-    with forbidden_ops(*NORM_BUILTINS, reason="build the normalisation from primitives"):
+    assert_no_torch_internals(batch_norm, reason="build the normalisation from primitives")
+    with forbidden_ops(
+        *NORM_BUILTINS, reason="build the normalisation from primitives", aten=NORM_ATEN
+    ):
         batch_norm(x, running_mean, running_var, weight, bias, training=True)
         batch_norm(x, running_mean, running_var, weight, bias, training=False)
         layer_norm(x, (3, 2))

@@ -1,16 +1,45 @@
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
+from torch_katas import catalog
 from torch_katas.answers import is_kata_package
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Reports:
-    def __init__(self):
+    """Collects an in-process run's reports and stops the run when its time is up.
+
+    The nested run's per-test timeouts (pytest-timeout) bound each of its tests, but they
+    replace the outer test's alarm, so the whole run is bounded here instead: once
+    `time_limit` seconds have passed, no further test starts.
+    """
+
+    def __init__(self, time_limit: float):
         self.reports: list[pytest.TestReport] = []
+        self.deadline = time.monotonic() + time_limit
+        self.out_of_time = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.reports.append(report)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item):
+        result = yield
+        if time.monotonic() > self.deadline:
+            self.out_of_time = True
+            item.session.shouldstop = "the time limit of this run is spent"
+        return result
+
+
+class InlineRun(list):
+    """The reports of an in-process run; `out_of_time` says whether it was cut short."""
+
+    out_of_time: bool = False
 
 
 @pytest.fixture
@@ -22,15 +51,45 @@ def run_pytest_inline():
     imported, and importing them a second time fails.
     """
 
-    def run(*args: str) -> list[pytest.TestReport]:
-        recorder = _Reports()
+    def run(*args: str, time_limit: float = 120) -> InlineRun:
+        recorder = _Reports(time_limit)
         kata_modules = {n: m for n, m in sys.modules.items() if is_kata_package(n)}
         try:
-            pytest.main([*args, "-p", "no:cacheprovider", "-q"], plugins=[recorder])
+            # unraisableexception runs full garbage collections at the end of every run:
+            # with torch loaded that is a third of a short run's time.
+            options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
+            pytest.main([*args, *options], plugins=[recorder])
         finally:
             for name in [n for n in sys.modules if is_kata_package(n)]:
                 del sys.modules[name]
             sys.modules.update(kata_modules)
-        return recorder.reports
+        reports = InlineRun(recorder.reports)
+        reports.out_of_time = recorder.out_of_time
+        return reports
 
     return run
+
+
+@pytest.fixture
+def committed_stub(tmp_path):
+    """The path of a kata's stub as committed in git, so that a learner's solved kata in the
+    working copy changes no self-check; the working copy where there is no git checkout or
+    the stub is not committed yet."""
+
+    def stub(kata: catalog.Kata) -> Path:
+        relative = kata.stub_path(ROOT).relative_to(ROOT).as_posix()
+        try:
+            shown = subprocess.run(
+                # "./": relative to ROOT, also where ROOT is a folder inside a larger repository.
+                ["git", "-C", str(ROOT), "show", f"HEAD:./{relative}"],
+                capture_output=True,
+                check=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return kata.stub_path(ROOT)
+        path = tmp_path / f"{kata.module}.py"
+        path.write_bytes(shown.stdout)
+        return path
+
+    return stub

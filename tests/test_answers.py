@@ -1,7 +1,8 @@
 """Run the kata tests against other answers: every stub must fail every test by
 NotImplementedError, and every wrong answer must be rejected by its kata's tests.
 
-The runs are in-process, so torch is imported once.
+The runs are in-process, so torch is imported once. Each kata's stub check is a test of
+its own (`pytest tests -k q13` checks kata 13), and each has a time limit.
 """
 
 from pathlib import Path
@@ -14,6 +15,22 @@ from torch_katas.plugin import NOT_IMPLEMENTED
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
 WRONG_ANSWERS = sorted((ROOT / "tests" / "wrong_answers").glob("q*__*.py"))
+# A stub fails each test at once; a kata's tests on its stub take a second or two.
+STUB_RUN_LIMIT = 60
+# Each nested test's own limit: a test that hangs on a stub or a wrong answer fails fast.
+TEST_LIMIT = "20"
+
+
+def failed_by_not_implemented(report: pytest.TestReport, answer: Path) -> bool:
+    """True when the test failed by a NotImplementedError raised in `answer`."""
+    if dict(report.user_properties).get(NOT_IMPLEMENTED):
+        return True  # the plugin recognised the kata's own stub
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return (
+        crash is not None
+        and Path(crash.path).resolve() == answer.resolve()
+        and crash.message.startswith("NotImplementedError")
+    )
 
 
 def reports_by_test(reports):
@@ -24,19 +41,31 @@ def reports_by_test(reports):
     return by_test
 
 
-@pytest.mark.timeout(600)
-def test_every_kata_test_fails_on_the_stubs_by_not_implemented_error(run_pytest_inline):
-    outcomes = reports_by_test(run_pytest_inline(str(ROOT / "katas")))
-    assert outcomes, "no kata test ran"
-    modules_seen = {catalog.module_of(Path(nodeid.split("::")[0])) for nodeid in outcomes}
-    assert modules_seen == set(KATAS), "some katas have no tests that ran"
+@pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
+def test_every_kata_test_fails_on_the_stub_by_not_implemented_error(
+    run_pytest_inline, committed_stub, kata
+):
+    stub = committed_stub(kata)
+    reports = run_pytest_inline(
+        str(kata.test_path(ROOT)),
+        "--answer-file",
+        str(stub),
+        # A stub fails the same way on every device.
+        "--device",
+        "cpu",
+        "--timeout",
+        TEST_LIMIT,
+        time_limit=STUB_RUN_LIMIT,
+    )
+    assert not reports.out_of_time, f"the tests of {kata.label} took over {STUB_RUN_LIMIT} s"
+    outcomes = reports_by_test(reports)
+    assert outcomes, f"no test of {kata.label} ran"
     unearned = []
-    for nodeid, reports in outcomes.items():
-        if any(report.skipped for report in reports):
+    for nodeid, test_reports in outcomes.items():
+        if any(report.skipped for report in test_reports):
             continue  # needs a device this machine lacks: it does not pass either
-        failed = [report for report in reports if report.failed]
-        by_stub = any(dict(report.user_properties).get(NOT_IMPLEMENTED) for report in failed)
-        if not by_stub:
+        failed = [report for report in test_reports if report.failed]
+        if not any(failed_by_not_implemented(report, stub) for report in failed):
             unearned.append(nodeid)
     assert not unearned, (
         "these kata tests do not fail on the stub by NotImplementedError (call the learner's "
@@ -48,14 +77,22 @@ def test_every_kata_test_fails_on_the_stubs_by_not_implemented_error(run_pytest_
 def test_every_wrong_answer_is_rejected(run_pytest_inline, answer):
     kata = KATAS[catalog.module_of(answer)]
     # On the default devices, so that on a machine without a GPU the simulated one rejects
-    # tensors made on the CPU; the first failure is enough.
-    run = (str(kata.test_path(ROOT)), "--answer-file", str(answer), "-x")
-    # Most wrong answers fail a fast test; the slow ones (inductor, ONNX) run only when needed.
+    # tensors made on the CPU. Stop at the first failure; the slow tests (inductor, ONNX)
+    # run only when the fast ones all pass.
+    run = (str(kata.test_path(ROOT)), "--answer-file", str(answer), "-x", "--timeout", TEST_LIMIT)
     failures = [report for report in run_pytest_inline(*run, "-m", "not slow") if report.failed]
     if not failures:
-        failures = [report for report in run_pytest_inline(*run) if report.failed]
-    assert failures, f"{answer.name} ({(answer.read_text().split(chr(10))[0])}) passes every test"
-    not_implemented = [
-        r for r in failures if dict(r.user_properties).get(NOT_IMPLEMENTED) is not None
-    ]
-    assert len(not_implemented) < len(failures), f"{answer.name} fails only by NotImplementedError"
+        failures = [report for report in run_pytest_inline(*run, "-m", "slow") if report.failed]
+    mistake = answer.read_text().split("\n")[0]
+    assert failures, f"{answer.name} ({mistake}) passes every test"
+    assert not failed_by_not_implemented(failures[0], answer), (
+        f"{answer.name} is rejected only by a NotImplementedError: implement its whole API"
+    )
+
+
+def test_a_nested_run_stops_when_its_time_is_spent(run_pytest_inline):
+    kata = KATAS["q13_cross_entropy"]
+    run = (str(kata.test_path(ROOT)), "--solutions", "--device", "cpu")
+    reports = run_pytest_inline(*run, time_limit=0)
+    assert reports.out_of_time
+    assert len({report.nodeid for report in reports}) == 1, "no test starts after the limit"

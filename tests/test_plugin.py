@@ -261,3 +261,27 @@ def test_a_stub_that_never_returns_fails_alone(project):
     result = project.runpytest("katas", "--device", "cpu", "--timeout", "1")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(["*Timeout*"])
+
+
+def test_dtype_and_device_parameters_get_readable_ids(project):
+    (project.path / "katas" / "q01_add_test.py").write_text(
+        textwrap.dedent("""
+            import pytest
+            import torch
+
+            @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+            @pytest.mark.parametrize("where", [torch.device("cpu"), torch.device("cuda", 1)])
+            def test_ids(device, dtype, where):
+                pass
+        """)
+    )
+    result = project.runpytest("katas/q01_add_test.py", "--collect-only", "-q", "--device", "cpu")
+    result.stdout.fnmatch_lines(
+        [
+            "*test_ids[[]cpu-cpu-float32[]]",
+            "*test_ids[[]cpu-cpu-bfloat16[]]",
+            "*test_ids[[]cpu-cuda:1-float32[]]",
+            "*test_ids[[]cpu-cuda:1-bfloat16[]]",
+        ]
+    )
+    assert "dtype0" not in result.stdout.str() and "where0" not in result.stdout.str()

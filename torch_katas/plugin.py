@@ -176,6 +176,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("device", chosen, indirect=True)
 
 
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """Readable test ids for dtypes and devices: `[float32]`, `[cuda:0]`, not `[dtype0]`."""
+    if isinstance(val, torch.dtype):
+        return str(val).removeprefix("torch.")
+    if isinstance(val, torch.device):
+        return str(val)
+    return None
+
+
 @pytest.fixture
 def device(request: pytest.FixtureRequest) -> torch.device:
     """The device this test runs on: each kata test runs once per selected device."""

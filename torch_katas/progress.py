@@ -79,9 +79,9 @@ def write_summary(tr, katas: dict[str, Kata], results: dict[str, Tally], known: 
             tr.write_line(f"  {tests}")
     counts = {status: 0 for status in (SOLVED, PARTLY, NOT_STARTED)}
     for kata in katas.values():
-        status = known.get(kata.module)
-        if status in counts:
-            counts[status] += 1
+        remembered = known.get(kata.module)
+        if remembered in counts:
+            counts[remembered] += 1
     not_run = len(katas) - sum(counts.values())
     tr.write_line(
         f"Solved {counts[SOLVED]} of {len(katas)} katas "

@@ -6,15 +6,20 @@ Every helper fails with a message that tells the learner what to change.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
+import sys
 import textwrap
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
-from torch.overrides import TorchFunctionMode, resolve_name
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 
@@ -53,7 +58,7 @@ def same_device(actual: torch.device | str, expected: torch.device | str) -> boo
 
 
 def assert_close(
-    actual: object, expected: object, advice: str | None = None, **options: object
+    actual: object, expected: object, advice: str | None = None, **options: Any
 ) -> None:
     """`torch.testing.assert_close` with advice for the learner above torch's own report.
 
@@ -81,7 +86,36 @@ def skip_without_float64(device: torch.device | str) -> None:
     skip_unless_supported(device, torch.float64)
 
 
+# Where torch's builtins are spelled in its public API (their __module__ is internal).
+_PUBLIC_MODULES = {
+    "torch._C._nn": "torch.nn.functional",
+    "torch._C._special": "torch.special",
+    "torch._C._linalg": "torch.linalg",
+    "torch._C._fft": "torch.fft",
+    "torch._C._VariableFunctions": "torch",
+    "torch.functional": "torch",
+}
+
+
+def _public_name(func: Callable) -> str:
+    """`torch.nn.functional.gelu`, `Tensor.logsumexp`: the name a learner would write.
+
+    (torch.overrides.resolve_name builds a table of all of torch on first use: seconds.)
+    """
+    name = getattr(func, "__name__", repr(func))
+    owner = getattr(func, "__qualname__", name).rpartition(".")[0]
+    if owner in ("Tensor", "TensorBase", "_TensorBase"):
+        return f"Tensor.{name}"
+    module = getattr(func, "__module__", None) or "torch"
+    public = _PUBLIC_MODULES.get(module, module)
+    if public == "torch.special":
+        name = name.removeprefix("special_")
+    return f"{public}.{name}"
+
+
 class _ForbidOps(TorchFunctionMode):
+    """The friendly layer: sees the Python spelling (`F.cross_entropy`, `x.logsumexp()`)."""
+
     def __init__(self, names: set[str], reason: str):
         super().__init__()
         self.names = names
@@ -89,55 +123,225 @@ class _ForbidOps(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", None) in self.names:
-            called = resolve_name(func) or func.__name__
+            called = _public_name(func)
             raise AssertionError(
                 f"your code called {called}, which this kata forbids: {self.reason}"
             )
         return func(*args, **(kwargs or {}))
 
 
+class _ForbidAtenOps(TorchDispatchMode):
+    """The layer below: sees every aten op however Python reached it (`torch._C`, `torch.ops`,
+    private aliases, with torch function modes disabled)."""
+
+    def __init__(self, names: set[str], spelled: str, reason: str):
+        super().__init__()
+        self.names = names
+        self.spelled = spelled
+        self.reason = reason
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # Otherwise torch wraps __torch_dispatch__ in torch._dynamo.disable, which imports
+        # torch._dynamo on first use (seconds); nothing is compiled under this mode.
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket.__name__ in self.names:
+            raise AssertionError(
+                f"your code computed aten.{func.overloadpacket.__name__}, the operator behind "
+                f"{self.spelled}, which this kata forbids however it is reached: {self.reason}"
+            )
+        return func(*args, **(kwargs or {}))
+
+
 @contextmanager
-def forbidden_ops(*funcs: Callable, reason: str) -> Iterator[None]:
+def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> Iterator[None]:
     """Inside the block, calling any of `funcs` fails, however it is reached.
 
     Ops are matched by name, so forbidding `torch.logsumexp` also forbids the method
     `Tensor.logsumexp`, and forbidding `F.gelu` also forbids `nn.GELU`, which calls it.
+    `aten` names the aten operators those builtins compute (`"_log_softmax"`,
+    `"nll_loss_forward"`): they are refused at the dispatcher too, which also sees
+    `torch._C._nn.cross_entropy_loss` or `torch.ops.aten.log_softmax`. Name only
+    operators that a correct answer never reaches.
 
-    >>> with forbidden_ops(torch.nn.functional.gelu, reason="write GELU yourself"):
+    >>> with forbidden_ops(F.gelu, reason="write GELU yourself", aten=["gelu"]):
     ...     my_gelu(x)
     """
-    with _ForbidOps({func.__name__ for func in funcs}, reason):
+    spelled = " / ".join(_public_name(func) for func in funcs)
+    with (
+        _ForbidOps({func.__name__ for func in funcs}, reason),
+        _ForbidAtenOps(set(aten), spelled, reason),
+    ):
         yield
+
+
+def _owner_name(owner: object) -> str:
+    if isinstance(owner, types.ModuleType):
+        return owner.__name__
+    return f"{getattr(owner, '__module__', '?')}.{getattr(owner, '__qualname__', owner)}"
 
 
 @contextmanager
 def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]:
-    """Inside the block, calling any `owner.name` in `targets` fails; restored afterwards.
+    """Inside the block, calling any `owner.name` in `targets` fails.
 
     For Python-level APIs that `forbidden_ops` cannot see: classes and their methods
     (optimizers, schedulers, DataLoader), `Tensor.backward`, helpers in torch.nn.utils.
+    Calls are matched by the function's code (or, for a builtin, the function itself), not
+    by the name it is looked up under, so a reference saved at import time
+    (`from torch.autograd.functional import hvp`) is refused as well.
     Names the owner lacks are skipped, so one list serves several torch versions.
 
     >>> with forbidden_calls((torch.optim.SGD, "step"), reason="write the update by hand"):
     ...     my_sgd_step(params)
     """
+    codes: dict[types.CodeType, str] = {}
+    builtins: dict[int, str] = {}
+    for owner, name in targets:
+        # On a class, the attribute as defined (a staticmethod stays one); on a module,
+        # getattr, which also reaches names a module provides lazily.
+        if isinstance(owner, type):
+            target = inspect.getattr_static(owner, name, None)
+        else:
+            target = getattr(owner, name, None)
+        if target is None:
+            continue
+        if isinstance(target, (staticmethod, classmethod)):
+            target = target.__func__
+        called = f"{_owner_name(owner)}.{name}"
+        code = getattr(inspect.unwrap(target), "__code__", None)
+        if code is not None:
+            codes[code] = called
+        else:
+            builtins[id(target)] = called
+    refused: list[str] = []
 
-    def refusal(called: str):
-        def refuse(*args, **kwargs):
+    def watch(frame: types.FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            called = codes.get(frame.f_code)
+        elif event == "c_call":
+            called = builtins.get(id(arg))
+        else:
+            return
+        if called is not None:
+            refused.append(called)
             raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
-        return refuse
-
-    with pytest.MonkeyPatch.context() as patch:
-        for owner, name in targets:
-            if hasattr(owner, name):
-                where = (
-                    owner.__name__
-                    if isinstance(owner, types.ModuleType)
-                    else f"{owner.__module__}.{owner.__qualname__}"
-                )
-                patch.setattr(owner, name, refusal(f"{where}.{name}"))
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
         yield
+    finally:
+        # An exception from the watcher switches it off; the watcher is never left behind.
+        sys.setprofile(outer)
+    if refused:  # the learner's code caught the refusal and went on
+        raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
+
+
+# Calls that look names up by string, which a static check cannot follow.
+_DYNAMIC_LOOKUPS = {"__import__", "eval", "exec", "compile", "vars", "globals"}
+
+
+def _torch_internal(dotted: str) -> bool:
+    """True for a dotted name inside torch that is private or below its Python API
+    (`torch._C...`, `torch.ops...`, `torch._log_softmax`, `torch.overrides._pop_mode...`)."""
+    parts = dotted.split(".")
+    if parts[0] != "torch":
+        return False
+    if parts[1:2] == ["ops"] or "__dict__" in parts:
+        return True
+    return any(part.startswith("_") and not part.startswith("__") for part in parts[1:])
+
+
+def _dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    """`torch._C._nn` for an attribute chain rooted at a name bound to torch, else None."""
+    chain = []
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in aliases:
+        return ".".join([aliases[node.id], *reversed(chain)])
+    return None
+
+
+def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, spelling) of every reference to torch's internals in a module."""
+    aliases: dict[str, str] = {}  # local name -> the dotted torch name it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                if top == "torch":  # `import torch.nn` binds torch; `... as nn` binds torch.nn
+                    aliases[alias.asname or top] = alias.name if alias.asname else top
+                if top == "importlib" or _torch_internal(alias.name):
+                    yield node.lineno, f"import {alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            top = node.module.split(".")[0]
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                if top == "torch":
+                    aliases[alias.asname or alias.name] = dotted
+                if top == "importlib" or _torch_internal(dotted):
+                    yield node.lineno, f"from {node.module} import {alias.name}"
+    # `t = torch` or `f = torch.nn.functional` binds another name to torch.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and (bound := _dotted(node.value, aliases)):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    aliases[target.id] = bound
+    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and id(node) not in inner:
+            spelled = _dotted(node, aliases)
+            if spelled and _torch_internal(spelled):
+                yield node.lineno, spelled
+            chain = _dotted(node, {"sys": "sys", "importlib": "importlib"})
+            if chain in ("sys.modules", "importlib.import_module"):
+                yield node.lineno, chain
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in _DYNAMIC_LOOKUPS:
+                yield node.lineno, f"{node.func.id}(...)"
+            elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
+                name = node.args[1]
+                plain = isinstance(name, ast.Constant) and isinstance(name.value, str)
+                if not plain or _torch_internal(f"torch.{getattr(name, 'value', '')}"):
+                    yield node.lineno, f"{node.func.id}(...) with a computed or private name"
+
+
+@functools.lru_cache(maxsize=64)
+def _internals_in_file(path: str, mtime_ns: int, size: int) -> list[tuple[int, str]]:
+    """The internals a source file uses; parsed once per version of the file."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    return sorted(set(_internals_used(tree)))
+
+
+def assert_no_torch_internals(code: object, *, reason: str) -> None:
+    """Fail when the module that defines `code` reaches torch's internals.
+
+    A static check of the learner's whole module (its source, parsed), for the katas with
+    rules: `torch._C...`, `torch.ops...`, private names such as `torch._log_softmax` or
+    `torch.overrides._pop_mode_temporarily`, and names looked up by strings (`getattr`,
+    `importlib`, `eval`) compute a forbidden builtin, or switch the checks off, unseen.
+    `reason` says what the kata asks instead.
+    """
+    while isinstance(code, functools.partial):
+        code = code.func
+    if inspect.isbuiltin(code):
+        return  # no source to read: a builtin or C extension
+    module = code if isinstance(code, types.ModuleType) else inspect.getmodule(code)
+    path = getattr(module, "__file__", None)
+    if path is None:
+        return
+    stat = Path(path).stat()
+    used = _internals_in_file(path, stat.st_mtime_ns, stat.st_size)
+    if used:
+        where = "; ".join(f"line {line}: {spelling}" for line, spelling in used)
+        raise AssertionError(
+            f"{Path(path).name} reaches torch's internals ({where}). These get around the "
+            f"kata's rule; use torch's public API only, as the kata asks: {reason}"
+        )
 
 
 @contextmanager
@@ -176,7 +380,7 @@ def assert_no_python_loops(func: Callable) -> None:
         return  # no source to read (a builtin or a C extension): nothing loops in Python
     for node in ast.walk(ast.parse(source)):
         kind = _LOOPS.get(type(node))
-        if kind:
+        if kind and isinstance(node, (ast.stmt, ast.expr)):
             line = func.__code__.co_firstlineno + node.lineno - 1
             raise AssertionError(
                 f"{func.__qualname__} uses {kind} (line {line}); this kata asks for "
