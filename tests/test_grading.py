@@ -254,7 +254,8 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
         20: "flagged",
     }
     entries = {int(m[1:3]): e for m, e in report["katas"].items()}
-    assert 0 < entries[1]["passed"] < entries[1]["total"] == 12  # the suite's test, not theirs
+    # The suite's tests ran, not the candidate's one-test replacement.
+    assert 0 < entries[1]["passed"] < entries[1]["total"] > 1
     assert "syntax error (line 1)" in entries[2]["reason"]
     assert "failed to import: SystemExit: 0" in entries[6]["reason"]
     assert "SIGSEGV" in entries[7]["reason"]

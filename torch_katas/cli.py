@@ -284,10 +284,11 @@ def cmd_restore(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
     chosen = saved[-1]
     if args.backup:
         wanted = Path(args.backup).name
-        chosen = next((p for p in saved if wanted in (p.name, p.stem)), None)
-        if chosen is None:
+        named = next((p for p in saved if wanted in (p.name, p.stem)), None)
+        if named is None:
             names = ", ".join(path.name for path in saved)
             raise UsageError(f"{args.backup} is not a backup of {kata.label}; there are: {names}")
+        chosen = named
     stub = kata.stub_path(root)
     text = chosen.read_text(encoding="utf-8")
     current = stub.read_text(encoding="utf-8") if stub.exists() else None

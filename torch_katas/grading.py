@@ -153,7 +153,8 @@ def check_stub(folder: Path, kata: catalog.Kata) -> tuple[bytes | None, dict | N
     try:
         compile(source, relative, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
-        where = f" (line {error.lineno})" if getattr(error, "lineno", None) else ""
+        line = getattr(error, "lineno", None)
+        where = f" (line {line})" if line else ""
         message = getattr(error, "msg", None) or str(error)
         return None, {"verdict": ERROR, "reason": f"syntax error{where}: {message}"}
     return source, None
@@ -422,7 +423,7 @@ def gradescope(report: dict) -> dict:
             }
         )
     return {
-        "score": round(sum(test["score"] for test in tests), 4),
+        "score": round(sum(share(entry) for entry in report["katas"].values()), 4),
         "execution_time": round(report["seconds"]),
         "tests": tests,
     }
@@ -516,7 +517,8 @@ def cmd_grade(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
         for number, kata in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {kata.label} {kata.title}: ", end="", flush=True)
             source, refused = check_stub(folder, kata)
-            if refused is not None:
+            if source is None:
+                assert refused is not None  # check_stub gives one or the other
                 entry = {"passed": 0, "total": 0, "skipped": 0, "failures": [], **refused}
                 entry["seconds"] = 0.0
             else:

@@ -150,7 +150,7 @@ def kata_of(item: pytest.Item) -> catalog.Kata | None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "device" not in metafunc.fixturenames:
         return
-    chosen = metafunc.config.stash[RUN].devices
+    chosen: list = metafunc.config.stash[RUN].devices
     if metafunc.definition.get_closest_marker("cuda"):
         cuda = [name for name in chosen if name.startswith("cuda")]
         if not cuda:

@@ -103,10 +103,10 @@ class Watch:
             module = importlib.import_module(name)
             chosen = {a: (getattr(module, a), code_of(getattr(module, a))) for a in attributes}
             self.owners.append((name, module, chosen, True))
-        for module, cls in WATCHED_CLASSES:
-            value = getattr(sys.modules.get(module), cls, None)
+        for module_name, cls in WATCHED_CLASSES:
+            value = getattr(sys.modules.get(module_name), cls, None)
             if value is not None:
-                self.owners.append((f"{module}.{cls}", value, namespace(value), False))
+                self.owners.append((f"{module_name}.{cls}", value, namespace(value), False))
         self.modules = {
             name: module
             for name, module in list(sys.modules.items())
@@ -145,8 +145,8 @@ class Watch:
                 found.append(f"sys.modules[{name!r}] was replaced")
         plugins = self.plugin_list()
         if plugins != self.plugins:
-            before = {name for name, _ in self.plugins}
-            added = [name for name, _ in plugins if name not in before]
+            names_before = {name for name, _ in self.plugins}
+            added = [name for name, _ in plugins if name not in names_before]
             found.append(
                 "pytest's plugins changed" + (f" (added: {', '.join(added)})" if added else "")
             )

@@ -71,7 +71,7 @@ def scan(source: str) -> list[str]:
     found: list[str] = []
 
     def note(node: ast.AST, text: str) -> None:
-        line = f"line {node.lineno}: {text}"
+        line = f"line {getattr(node, 'lineno', '?')}: {text}"
         if line not in found:
             found.append(line)
 

@@ -185,6 +185,7 @@ def run(
             start_new_session=True,
         )
         try:
+            assert process.stdin is not None  # started with stdin=PIPE
             try:
                 process.stdin.write(stdin.encode() + b"\n")
                 process.stdin.close()

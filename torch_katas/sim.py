@@ -60,7 +60,7 @@ class SimTensor(torch.Tensor):
     cpu_data: torch.Tensor
     # Results come back as SimTensor from __torch_dispatch__; skipping the Python-level
     # __torch_function__ saves a call per op.
-    __torch_function__ = torch._C._disabled_torch_function_impl
+    __torch_function__ = torch._C._disabled_torch_function_impl  # type: ignore[assignment]
 
     @staticmethod
     def __new__(cls, data: torch.Tensor):
@@ -85,7 +85,7 @@ class SimTensor(torch.Tensor):
     def __tensor_unflatten__(inner, meta, outer_size, outer_stride):
         return SimTensor(inner["cpu_data"])
 
-    def __repr__(self, *, tensor_contents=None) -> str:
+    def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
         return f"{self.cpu_data!r}"[:-1] + f", device='{NAME}:0')"
 
     # As on a GPU: saved tensors load back onto the device, or where map_location says.
@@ -118,7 +118,7 @@ class SimTensor(torch.Tensor):
         return self.cpu_data.data_ptr()
 
     @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # type: ignore[override]
         return _run(func, args, kwargs or {})
 
 
@@ -271,18 +271,18 @@ def register() -> str | None:
     backend_registration._setup_privateuseone_for_python_backend(
         rename=NAME, backend_module=_Module(f"torch.{NAME}")
     )
-    _library = torch.library.Library("_", "IMPL")
-    _library.fallback(_fallback, "PrivateUse1")
+    fallbacks = torch.library.Library("_", "IMPL")
+    fallbacks.fallback(_fallback, "PrivateUse1")
     # Copies into a `sim` tensor made in C++ (torch.tensor(data, device="sim")) arrive with
     # the Python dispatch key turned off; the generic fallback cannot take them.
     _aten = torch.library.Library("aten", "IMPL")
     _aten.impl("copy_", _copy, "PrivateUse1")
     # Autocast as on the CPU: matrix products and convolutions in the 16-bit dtype, every
     # other op as it is.
-    _library.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
+    fallbacks.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
     for name in _LOWER_PRECISION:
         _aten.impl(name, _autocast_kernel(getattr(torch.ops.aten, name)), "AutocastPrivateUse1")
-    _library = (_library, _aten)
+    _library = (fallbacks, _aten)
     return None
 
 
@@ -298,7 +298,8 @@ def _autocast_kernel(op):
                 return value.to(dtype)
             return value
 
-        autocast = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
+        key = torch._C.DispatchKey.AutocastPrivateUse1  # type: ignore[attr-defined]
+        autocast = torch._C.DispatchKeySet(key)
         with torch._C._ExcludeDispatchKeyGuard(autocast):
             return op(*map(cast, args), **kwargs)
 

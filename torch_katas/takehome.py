@@ -53,7 +53,9 @@ def committed(root: Path, paths: list[str]) -> dict[str, bytes]:
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
         for member in tar.getmembers():
             if member.isfile() and "__pycache__" not in member.name:
-                files[member.name] = tar.extractfile(member).read()
+                extracted = tar.extractfile(member)
+                assert extracted is not None  # a regular file
+                files[member.name] = extracted.read()
     return files
 
 
@@ -91,7 +93,11 @@ def catalog_text(text: str, chosen: list[catalog.Kata]) -> bytes:
     """katas.toml with only the chosen katas' entries, copied as written."""
     header, *entries = re.split(r"(?m)^(?=\[\[kata\]\])", text)
     modules = {kata.module for kata in chosen}
-    keep = [e for e in entries if re.search(r'module = "([^"]+)"', e).group(1) in modules]
+    keep = [
+        entry
+        for entry in entries
+        if (found := re.search(r'module = "([^"]+)"', entry)) and found.group(1) in modules
+    ]
     return (header + "".join(keep)).encode()
 
 

@@ -28,7 +28,7 @@ try:
     import termios
     import tty
 except ImportError:  # pragma: no cover - Windows: no single-key input, saves still rerun
-    termios = None
+    termios = None  # type: ignore[assignment]
 
 VERDICTS = {
     0: "all tests pass",
@@ -56,6 +56,7 @@ class Spare:
         )
 
     def run(self, args: list[str]) -> subprocess.Popen:
+        assert self.process.stdin is not None  # started with stdin=PIPE
         try:
             self.process.stdin.write((json.dumps(args) + "\n").encode())
             self.process.stdin.close()
@@ -130,13 +131,13 @@ class Watch:
             self.kata = following
 
     def loop(self, keys: bool) -> int:
-        spare = Spare(self.root)
+        spare: Spare | None = Spare(self.root)
         running = None
         pending = True  # run once at the start
         waiting_keys: list[str] = []
         try:
             while True:
-                if pending and running is None:
+                if pending and running is None and spare is not None:
                     pending = False
                     running, spare = self.start_run(spare), None
                 kind, value = self.events.get()
