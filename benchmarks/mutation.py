@@ -6,9 +6,10 @@
 
 Each mutant is the reference answer with one classic change (an operator, a comparison, a
 constant, a boolean, a keyword flag, a dropped statement). It is tested like a learner's
-answer (`--answer-file`, on the CPU, fast tests first, stopping at the first failure), in
-this one process: torch is imported once, and the harness forgets the kata modules between
-runs, so each mutant is imported afresh. A mutant that passes every test is a survivor:
+answer (`--answer-file`, on the default devices, the simulated one included; fast tests
+first, stopping at the first failure), in this one process: torch is imported once, and the
+harness forgets the kata modules between runs, so each mutant is imported afresh. A mutant
+that passes every test is a survivor:
 either a gap in the tests or an equivalent mutant (the same behaviour written differently).
 Equivalent mutants, once reviewed, are listed with the reason in `equivalent_mutants.toml`
 beside this script; they are reported apart and left out of the share killed.
@@ -80,11 +81,16 @@ def docstring_ids(tree: ast.AST) -> set[int]:
     return ids
 
 
-def changes(node: ast.AST, skip: set[int]) -> Iterator[tuple[str, Callable[[], None]]]:
-    """Each way to mutate `node` in place, as (description, apply)."""
+def changes(node: ast.AST, skip: set[int]) -> Iterator[tuple[int, str, Callable[[], None]]]:
+    """Each way to mutate `node` in place, as (line, description, apply)."""
+    line = getattr(node, "lineno", 0)
     if isinstance(node, ast.BinOp | ast.AugAssign | ast.BoolOp) and type(node.op) in SWAPS:
         new = SWAPS[type(node.op)]
-        yield (f"{type(node.op).__name__} -> {new.__name__}", lambda: setattr(node, "op", new()))
+        yield (
+            line,
+            f"{type(node.op).__name__} -> {new.__name__}",
+            lambda: setattr(node, "op", new()),
+        )
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
             if type(op) in SWAPS:
@@ -93,20 +99,20 @@ def changes(node: ast.AST, skip: set[int]) -> Iterator[tuple[str, Callable[[], N
                 def apply(i=i, new=new):
                     node.ops[i] = new()
 
-                yield (f"{type(op).__name__} -> {new.__name__}", apply)
+                yield (line, f"{type(op).__name__} -> {new.__name__}", apply)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.USub):
-        yield (f"drop {type(node.op).__name__}", lambda: setattr(node, "op", ast.UAdd()))
+        yield (line, f"drop {type(node.op).__name__}", lambda: setattr(node, "op", ast.UAdd()))
     if isinstance(node, ast.Constant) and id(node) not in skip:
         value = node.value
         if isinstance(value, bool):
-            yield (f"{value} -> {not value}", lambda: setattr(node, "value", not value))
+            yield (line, f"{value} -> {not value}", lambda: setattr(node, "value", not value))
         elif isinstance(value, int):
-            yield (f"{value} -> {value + 1}", lambda: setattr(node, "value", value + 1))
+            yield (line, f"{value} -> {value + 1}", lambda: setattr(node, "value", value + 1))
             if value != 0:
-                yield (f"{value} -> 0", lambda: setattr(node, "value", 0))
+                yield (line, f"{value} -> 0", lambda: setattr(node, "value", 0))
         elif isinstance(value, float):
             new = value * 2 if value else 1.0
-            yield (f"{value} -> {new}", lambda: setattr(node, "value", new))
+            yield (line, f"{value} -> {new}", lambda: setattr(node, "value", new))
     if isinstance(node, ast.FunctionDef | ast.For | ast.While | ast.If | ast.With):
         for field in ("body", "orelse"):
             statements = getattr(node, field, [])
@@ -117,7 +123,7 @@ def changes(node: ast.AST, skip: set[int]) -> Iterator[tuple[str, Callable[[], N
                     def drop(statements=statements, i=i):
                         statements[i] = ast.Pass()
 
-                    yield (f"drop `{ast.unparse(statement)[:60]}`", drop)
+                    yield (statement.lineno, f"drop `{ast.unparse(statement)[:60]}`", drop)
 
 
 def mutants(source: str) -> Iterator[Mutant]:
@@ -127,13 +133,8 @@ def mutants(source: str) -> Iterator[Mutant]:
     for index in range(count):
         copy_tree = copy.deepcopy(tree)
         skip = docstring_ids(copy_tree)
-        found = [
-            (node, description, apply)
-            for node in ast.walk(copy_tree)
-            for description, apply in changes(node, skip)
-        ]
-        node, description, apply = found[index]
-        line = getattr(node, "lineno", 0)
+        found = [change for node in ast.walk(copy_tree) for change in changes(node, skip)]
+        line, description, apply = found[index]
         apply()
         try:
             yield Mutant(line, description, ast.unparse(ast.fix_missing_locations(copy_tree)))
@@ -163,7 +164,7 @@ def equivalent_mutants() -> dict[str, set[tuple[str, str]]]:
 
 def killed(kata: catalog.Kata, path: Path, timeout: int) -> bool:
     """True when the kata's tests reject the answer in `path`."""
-    base = [str(kata.test_path(ROOT)), "--answer-file", str(path), "--device", "cpu"]
+    base = [str(kata.test_path(ROOT)), "--answer-file", str(path)]
     base += ["-x", "-q", "-p", "no:cacheprovider", "--timeout", str(timeout), "--no-header"]
     for extra in (["-m", "not slow"], ["-m", "slow"]):
         outcome = Outcome()
