@@ -224,9 +224,11 @@ class TimeLimit:
 
     def _on_signal(self, signum, frame) -> None:
         __tracebackhide__ = True
-        if self._active:
+        if self.expired and self._active:
             self._active = False
             self.expire()
+        elif callable(self._previous):  # an outer limit's signal (a run inside a test)
+            self._previous(signum, frame)
 
     def last_line_in(self, path: Path) -> traceback.FrameSummary | None:
         """The innermost line of `path` that was running when the time ran out."""

@@ -340,8 +340,8 @@ def detail(kata: Kata, result: KataResult, status: str, room: int) -> str:
     )
     if others and not broken:
         notes.append(f"{others} failing")
-    if not notes and not result.finished:
-        notes.append("not finished")
+    if not notes:
+        notes.append("its other tests did not run" if result.finished else "not finished")
     return fit(text + (": " + "; ".join(notes) if notes else ""), room)
 
 
