@@ -2,6 +2,7 @@
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -62,8 +63,10 @@ def test_doubles(device):
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, monkeypatch):
     """A two-kata project laid out as torch-katas is, using the real plugin."""
+    # Subprocess runs import the harness of this checkout, not whichever one is installed.
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
     pytester.makefile(
         ".toml",
         pyproject=textwrap.dedent("""

@@ -111,6 +111,9 @@ class GuardedLoader(importlib.machinery.SourceFileLoader):
         if message is not None:
             self.imports.failures[self.kata] = message
             stand_in(module, message)
+        elif "__getattr__" not in vars(module):
+            shown = self.imports.shown(path)
+            module.__getattr__ = lambda name: missing_name(module, shown, name)  # type: ignore[method-assign]
 
     def failure(self, error: BaseException, tb, limit) -> str:
         """One line: which file, which line, what went wrong."""
@@ -157,6 +160,18 @@ class _Unavailable(type):
         if name.startswith("_"):  # pytest, inspect and copy probe for these: not found
             raise AttributeError(name)
         raise StubUnavailable(cls.__kata_error__)
+
+
+def missing_name(module: types.ModuleType, shown: str, name: str):
+    """A stand-in for a public name the module lacks, so that its kata's tests still import
+    (and fail) instead of stopping the whole run at collection."""
+    if name.startswith("_"):
+        raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+    message = (
+        f"{shown} has no {name}, which its tests use: was it renamed or deleted? "
+        "(`katas reset` restores the stub)"
+    )
+    return _Unavailable(name, (), {"__kata_error__": message, "__module__": module.__name__})
 
 
 def stand_in(module: types.ModuleType, message: str) -> None:

@@ -234,8 +234,8 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     if kata is not None and kata.module in run.timed_out:
         item.stash[STOPPED_EARLY] = run.timed_out[kata.module]
         pytest.fail(
-            f"{kata.label} {kata.title}: not run, because an earlier test of this kata "
-            f"timed out ({run.timed_out[kata.module]}); fix that one and run again",
+            f"not run, because an earlier test of this kata timed out "
+            f"({run.timed_out[kata.module]}); fix that one and run again",
             pytrace=False,
         )
 
@@ -316,6 +316,7 @@ def explain_failure(
         report.longrepr = prefix + str(excinfo.value)
         report.user_properties.append((DOES_NOT_IMPORT, str(excinfo.value)))
     elif STOPPED_EARLY in item.stash:
+        report.longrepr = prefix + str(excinfo.value)
         report.user_properties.append((AFTER_TIMEOUT, item.stash[STOPPED_EARLY]))
     elif is_timeout(excinfo):
         run.timed_out.setdefault(kata.module, item.nodeid)

@@ -312,7 +312,7 @@ class Summary:
     interrupted: bool = False
 
 
-def detail(kata: Kata, result: KataResult, status: str, room: int) -> str:
+def detail(result: KataResult, status: str, room: int) -> str:
     """What the learner should know about one kata, in `room` characters."""
     total = len(result.tests)
     if status == NOT_STARTED:
@@ -323,18 +323,17 @@ def detail(kata: Kata, result: KataResult, status: str, room: int) -> str:
     notes = []
     broken = result.first(DOES_NOT_IMPORT)
     if broken:
-        notes.append(str(broken[1]))
+        notes.append("does not import (see above)")
     timed_out = result.first(TIMED_OUT)
     if timed_out:
         stopped = sum(AFTER_TIMEOUT in test.properties for test in result.tests.values())
-        notes.append("a test timed out" + (f", {stopped} more stopped early" if stopped else ""))
+        notes.append("timed out" + (f", {stopped} more stopped" if stopped else ""))
     unwritten = result.unwritten()
     if unwritten and not broken:
         notes.append("write " + ", ".join(unwritten))
-    others = result.failed - sum(
-        bool(test.unwritten)
-        or AFTER_TIMEOUT in test.properties
-        or DOES_NOT_IMPORT in test.properties
+    summed_up = (DOES_NOT_IMPORT, TIMED_OUT, AFTER_TIMEOUT)
+    others = sum(
+        not test.unwritten and not any(key in test.properties for key in summed_up)
         for test in result.tests.values()
         if test.outcome == "failed"
     )
@@ -348,22 +347,22 @@ def detail(kata: Kata, result: KataResult, status: str, room: int) -> str:
 def kata_line(kata: Kata, result: KataResult, status: str, title_width: int) -> tuple[str, str]:
     """The kata and its title, then its status and what is left to do."""
     prefix = f"  {kata.label}  {fit(kata.title, title_width):<{title_width}}  "
-    return prefix, detail(kata, result, status, WIDTH - len(prefix))
+    return prefix, detail(result, status, WIDTH - len(prefix))
 
 
 def write_summary(tr, summary: Summary) -> None:
     tr.write_sep("=", "torch-katas progress")
     for stub, changed in summary.changes.items():
         text = (
-            f"warning: {stub} changed {', '.join(changed)} when imported; torch-katas undid "
-            "it so that other katas run as usual (change global state inside your "
-            "functions, and put it back)"
+            f"warning: {stub} changed {', '.join(changed)} at import; torch-katas undid "
+            "that for the other katas (change global state inside your functions, and put "
+            "it back)"
         )
         for line in textwrap.wrap(text, WIDTH, subsequent_indent="  "):
             tr.write_line(line, yellow=True)
     for key in summary.damaged:
         tr.write_line(
-            fit(f"warning: the progress cache ({key}) was damaged; kept what could be read", WIDTH),
+            fit(f"warning: progress cache {key} was damaged; kept what was readable", WIDTH),
             yellow=True,
         )
     if summary.verbosity >= -1:
@@ -373,7 +372,7 @@ def write_summary(tr, summary: Summary) -> None:
 
 def write_table(tr, summary: Summary) -> None:
     ran = [kata for kata in summary.katas.values() if kata.module in summary.results]
-    title_width = min(26, max((len(kata.title) for kata in ran), default=0))
+    title_width = min(24, max((len(kata.title) for kata in ran), default=0))
     quiet = summary.verbosity < 0
     topics: dict[str, list[Kata]] = {}
     for kata in summary.katas.values():
