@@ -222,6 +222,18 @@ def test_xdist_workers_test_the_reference_answers_with_one_torch_thread_each(pro
         "katas", "threads_test.py", "--solutions", "-n", "2", "--device", "cpu"
     )
     result.assert_outcomes(passed=4)
+    assert result.stdout.str().count("torch-katas progress") == 1, "summed up once, not per worker"
+
+
+def test_xdist_workers_report_progress_to_the_controller(project):
+    (project.path / "katas" / "q01_add.py").write_text("def add(a, b):\n    return a + b\n")
+    result = project.runpytest_subprocess("katas", "-n", "2", "--device", "cpu")
+    result.assert_outcomes(passed=2, failed=1)
+    assert result.stdout.str().count("torch-katas progress") == 1
+    assert read_cache(project, progress.CACHE_KEY) == {
+        "q01_add": progress.SOLVED,
+        "q02_double": progress.NOT_STARTED,
+    }
 
 
 def test_progress_summary_counts_solved_partly_solved_and_not_started(project):

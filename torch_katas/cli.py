@@ -28,7 +28,7 @@ from pathlib import Path
 from torch_katas import catalog, progress
 
 MANIFEST = ".takehome.json"
-HINTS_KEY = "torch_katas/hints"
+HINTS_KEY = progress.HINTS_KEY
 BACKUPS = ".katas-backups"
 HARNESS = ("conftest.py", "pyproject.toml", "torch_katas")
 
