@@ -168,15 +168,17 @@ def test_the_summary_fits_80_columns_and_q_shortens_it(project):
             "Add two tensors", "Add two tensors of any shape, dtype and device, then return the sum"
         )
     )
-    (project.path / "katas" / "q02_double.py").write_text("def double(x):\n    return 2 * x\n")
+    (project.path / "katas" / "q02_double.py").write_text("def double(x):\n    return 3 * x\n")
     lines = project.runpytest("katas", "--device", "cpu").stdout.lines
     progress = lines[next(i for i, line in enumerate(lines) if "torch-katas progress" in line) :]
     assert all(len(line) <= 80 for line in progress), "\n".join(progress)
     assert any(line == "  q01  Add two tensors of any …  not started: add" for line in progress)
     quiet = project.runpytest("katas", "--device", "cpu", "-q").stdout
-    quiet.fnmatch_lines(["  q02  Double a tensor * solved 1/1", "Solved 1 of 2 katas*"])
+    quiet.fnmatch_lines(["  q02  Double a tensor * partly solved 0/1: 1 failing", "Solved 0 of 2*"])
     assert "q01" not in quiet.str().split("torch-katas progress")[1].split("Solved")[0]
     assert "arithmetic:" not in quiet.str()
+    solved = project.runpytest("katas", "--device", "cpu", "--solutions", "-q").stdout.str()
+    assert solved.split("torch-katas progress =")[1].split("\n")[1].startswith("Solved 2 of 2")
 
 
 def read_cache(project, key):

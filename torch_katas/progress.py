@@ -380,7 +380,7 @@ def write_table(tr, summary: Summary) -> None:
     for topic, members in topics.items():
         shown = [k for k in members if k.module in summary.results]
         if quiet:  # only the katas being worked on
-            shown = [k for k in shown if summary.statuses[k.module] != NOT_STARTED]
+            shown = [k for k in shown if summary.statuses[k.module] == PARTLY]
         if not shown:
             continue
         if not quiet:
