@@ -44,8 +44,7 @@ class Imports:
 
     root: Path
     files: dict[str, Path]  # kata module -> the file imported for it
-    time_limit: float = 0
-    failures: dict[str, str] = field(default_factory=dict)  # module -> one-line message
+    time_limit: float = 0  # seconds; 0 for none
     changes: dict[str, list[str]] = field(default_factory=dict)  # module -> what it changed
 
     def shown(self, path: Path) -> str:
@@ -91,6 +90,7 @@ class GuardedLoader(importlib.machinery.SourceFileLoader):
             raise ImportTimeout
 
         limit = TimeLimit(self.imports.time_limit, expire)
+        message: str | None = None
         try:
             if not path.is_file():
                 raise FileNotFoundError(path)
@@ -102,14 +102,11 @@ class GuardedLoader(importlib.machinery.SourceFileLoader):
             message = self.failure(ImportTimeout(), error.__traceback__, limit)
         except BaseException as error:  # whatever the module did, this kata alone pays
             message = self.failure(error, error.__traceback__, limit)
-        else:
-            message = None
         finally:
             changed = state.restore()
             if changed:
                 self.imports.changes[self.kata] = changed
         if message is not None:
-            self.imports.failures[self.kata] = message
             stand_in(module, message)
         elif "__getattr__" not in vars(module):
             shown = self.imports.shown(path)

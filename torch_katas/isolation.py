@@ -21,6 +21,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy
 import torch
@@ -32,8 +33,8 @@ class Setting:
     """A global setting, named as the learner would look it up."""
 
     name: str
-    get: Callable[[], object]
-    put: Callable[[object], None]
+    get: Callable[[], Any]
+    put: Callable[[Any], object]
 
 
 def _put_deterministic(value) -> None:
@@ -75,7 +76,7 @@ SETTINGS = (
     Setting(
         "anomaly detection",
         lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
-        lambda value: torch.set_anomaly_enabled(*value),
+        lambda value: torch.set_anomaly_enabled(value[0], value[1]),
     ),
     Setting("torch's thread count", torch.get_num_threads, torch.set_num_threads),
     Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
@@ -97,26 +98,38 @@ NAMESPACES = {
     "builtins": builtins,
 }
 
-LIBRARIES = tuple(Path(module.__file__).parent for module in (torch, numpy))
+LIBRARIES = tuple(Path(str(module.__file__)).parent for module in (torch, numpy))
 MISSING = object()
 
 
-def by_a_library(old: object, new: object) -> bool:
-    """True for changes that torch and NumPy make themselves when a submodule is imported.
+PLAIN_DATA = (bool, int, float, str, bytes, type(None))
 
-    Importing a submodule binds it in its package, and importing torch._dynamo wraps a few
-    torch functions (torch.manual_seed) in a wrapper of its own. Anything else was the code
-    under test.
+
+def by_a_library(name: str, old: object, new: object) -> bool:
+    """True for changes that torch, NumPy and Python make themselves.
+
+    Importing a submodule binds it in its package; torch._dynamo wraps torch.manual_seed and
+    patches nn.Module.__init__ (setting a flag beside it) with functions of its own; copyreg
+    caches `__slotnames__` on classes. The code under test replaces names with functions,
+    lambdas, classes or other callables of its own making: those are put back.
     """
-    if isinstance(new, types.ModuleType):
+    if new is MISSING:
+        return False
+    if isinstance(new, (types.ModuleType, *PLAIN_DATA)):
+        return True
+    if old is MISSING and name.startswith("__") and name.endswith("__"):
         return True
     code = getattr(new, "__code__", None)
-    return (
-        old is not MISSING
-        and getattr(new, "__wrapped__", None) is old
-        and code is not None
-        and any(Path(code.co_filename).is_relative_to(root) for root in LIBRARIES)
-    )
+    if code is not None:
+        return in_a_library(code.co_filename)
+    if isinstance(new, type):
+        module = sys.modules.get(new.__module__)
+        return in_a_library(getattr(module, "__file__", None) or "")
+    return False
+
+
+def in_a_library(filename: str) -> bool:
+    return any(Path(filename).is_relative_to(root) for root in LIBRARIES)
 
 
 class GlobalState:
@@ -152,7 +165,7 @@ def _restore_names(label: str, owner: object, before: dict[str, object]) -> list
     changed = []
     for name in sorted(before.keys() | now.keys()):
         old, new = before.get(name, MISSING), now.get(name, MISSING)
-        if old is new or by_a_library(old, new):
+        if old is new or by_a_library(name, old, new):
             continue
         if old is MISSING:
             delattr(owner, name)
@@ -179,7 +192,7 @@ class TimeLimit:
         self._lock = threading.Lock()
         self._active = False
         self._timer: threading.Timer | None = None
-        self._previous: object = None
+        self._previous: Any = None
         self._signal = hasattr(signal, "SIGALRM") and threading.current_thread() is self._main
 
     @property
@@ -209,14 +222,16 @@ class TimeLimit:
             signal.signal(signal.SIGALRM, self._previous)
 
     def _on_deadline(self) -> None:
+        main = self._main.ident
+        assert main is not None
         with self._lock:
             if not self._active:
                 return
-            frame = sys._current_frames().get(self._main.ident)
+            frame = sys._current_frames().get(main)
             self.stack = traceback.extract_stack(frame) if frame is not None else None
             self.expired = True
             if self._signal:
-                signal.pthread_kill(self._main.ident, signal.SIGALRM)
+                signal.pthread_kill(main, signal.SIGALRM)
             else:
                 import _thread
 

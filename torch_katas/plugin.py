@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from torch_katas import answers, catalog, devices, isolation, progress
+from torch_katas.answers import Imports
 from torch_katas.progress import AFTER_TIMEOUT, DOES_NOT_IMPORT, NOT_IMPLEMENTED, TIMED_OUT
 
 # Topic markers come from katas.toml; these are the plugin's own.
@@ -33,7 +34,7 @@ class KataRun:
     devices: list[str]
     answers: str
     learner: bool  # the learner's own stubs are under test (no --solutions, no --answer-file)
-    imports: answers.Imports
+    imports: Imports
     undo_imports: Callable[[], None] = lambda: None
     threads: int = 1  # torch's thread count before the run, restored after it
     timed_out: dict[str, str] = field(default_factory=dict)  # kata -> its test that timed out
@@ -102,16 +103,17 @@ def pytest_configure(config: pytest.Config) -> None:
         source = "answer files: " + ", ".join(str(path) for path in files.values())
     else:
         source = "your answers (katas/)"
-    imports = answers.Imports(root, files, time_limit=time_limit(config))
+    imports = Imports(root, files, time_limit=time_limit(config))
     run = KataRun(
         root=root, katas=katas, devices=chosen, answers=source, learner=not files, imports=imports
     )
     run.undo_imports = answers.install(imports, set(katas))
     config.stash[RUN] = run
-    config.pluginmanager.register(Selection(config), "torch-katas-selection")
+    selection = Selection(config)
+    config.pluginmanager.register(selection, "torch-katas-selection")
     # On xdist workers the reports go to the controller, which keeps the progress.
     if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(ProgressRecorder(config), "torch-katas-progress")
+        config.pluginmanager.register(ProgressRecorder(config, selection), "torch-katas-progress")
     skip_dtensor_checks()
     # Kata tensors are small: extra threads only add start-up and contention, and xdist
     # workers, each a process of its own, would oversubscribe the cores.
@@ -251,7 +253,7 @@ def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
         return None  # the thread method ends the run on a timeout; nothing to add
     if threading.current_thread() is not threading.main_thread():
         return None
-    import pytest_timeout
+    import pytest_timeout  # type: ignore[import-untyped]
 
     def expire() -> None:
         __tracebackhide__ = True
@@ -342,7 +344,7 @@ def timeout_location(item: pytest.Item, answer: Path, run: KataRun) -> str | Non
     """Where in the answer the time ran out, or None if it ran out elsewhere."""
     limit = item.stash.get(TIME_LIMIT, None)
     entry = limit.last_line_in(answer) if limit is not None else None
-    if entry is None:
+    if limit is None or entry is None:
         return None
     code = f": {entry.line.strip()}" if entry.line else ""
     return (
@@ -432,9 +434,10 @@ class ProgressRecorder:
     Registered on the xdist controller (or the only process), which sees every report.
     """
 
-    def __init__(self, config: pytest.Config):
+    def __init__(self, config: pytest.Config, selection: Selection):
         self.config = config
         self.run = config.stash[RUN]
+        self.selection = selection
         self.results: dict[str, progress.KataResult] = {}
         self.tests: dict[str, set[str] | None] = {}
         self.selected: dict[str, set[str]] = {}
@@ -461,11 +464,9 @@ class ProgressRecorder:
             reporter.showfspath = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        path = Path(report.nodeid.split("::")[0])
-        module = catalog.module_of(path)
-        if path.parent != Path("katas") or module not in self.run.katas:
-            return
-        self.results.setdefault(module, progress.KataResult()).add(report)
+        module = self.kata_module(report.nodeid)
+        if module is not None:
+            self.results.setdefault(module, progress.KataResult()).add(report)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
@@ -482,9 +483,8 @@ class ProgressRecorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.results:
             return
-        selection = self.config.pluginmanager.get_plugin("torch-katas-selection")
-        if not hasattr(self.config, "workerinput") and selection.selected:
-            self.tests, self.selected = selection.tests(), selection.selected
+        if self.selection.selected:  # collected here, not on xdist workers
+            self.tests, self.selected = self.selection.tests(), self.selection.selected
         self.changes.update(self.run.imports.changes)
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         remembered = progress.remember(
@@ -542,22 +542,22 @@ class ProgressRecorder:
         a stub that does not import is shown once, and tests stopped after a timeout not
         at all.
         """
-        numbers = {module: kata.number for module, kata in self.run.katas.items()}
-        shown, others, broken = [], [], set()
+        others, shown, broken = [], [], set()
         for report in reports:
             properties = dict(getattr(report, "user_properties", ()))
-            module = catalog.module_of(Path(report.nodeid.split("::")[0]))
-            if module not in numbers:
+            module = self.kata_module(report.nodeid)
+            if module is None:
                 others.append(report)
             elif NOT_IMPLEMENTED in properties or AFTER_TIMEOUT in properties:
                 continue
-            elif DOES_NOT_IMPORT in properties:
-                if module not in broken:
-                    broken.add(module)
-                    shown.append(report)
-            else:
-                shown.append(report)
-        shown.sort(
-            key=lambda report: numbers[catalog.module_of(Path(report.nodeid.split("::")[0]))]
-        )
-        return others + shown
+            elif DOES_NOT_IMPORT not in properties or module not in broken:
+                broken.update([module] if DOES_NOT_IMPORT in properties else [])
+                shown.append((self.run.katas[module].number, report))
+        shown.sort(key=lambda pair: pair[0])
+        return others + [report for _, report in shown]
+
+    def kata_module(self, nodeid: str) -> str | None:
+        """The kata a test belongs to (by its node id), or None for other tests."""
+        path = Path(nodeid.split("::")[0])
+        module = catalog.module_of(path)
+        return module if path.parent == Path("katas") and module in self.run.katas else None

@@ -61,7 +61,8 @@ class KataResult:
         test.finished = test.finished or report.when == "teardown"
         test.properties.update(report.user_properties)
         if report.failed and test.unwritten is None:
-            test.unwritten = dict(report.user_properties).get(NOT_IMPLEMENTED)
+            unwritten = dict(report.user_properties).get(NOT_IMPLEMENTED)
+            test.unwritten = str(unwritten) if unwritten else None
 
     def ids(self, outcome: str) -> set[str]:
         return {nodeid for nodeid, test in self.tests.items() if test.outcome == outcome}
