@@ -388,6 +388,17 @@ def test_a_run_of_some_tests_never_makes_a_kata_solved(three_tests):
     assert "q02_double" not in statuses(project), "a kata that did not run has no status"
 
 
+def test_rerunning_the_last_failures_of_a_fixed_stub_does_not_solve_it(three_tests):
+    project = three_tests
+    write_stub(project, "def add(a, b):\n    return a.abs() + b.abs()\n")
+    project.runpytest("katas/q01_add_test.py", "--device", "cpu")
+    write_stub(project, "def add(a, b):\n    return a + b\n")
+    project.runpytest("katas/q01_add_test.py", "--device", "cpu", "--lf").assert_outcomes(passed=1)
+    assert statuses(project)["q01_add"] == progress.PARTLY, "the other tests ran on the old stub"
+    project.runpytest("katas/q01_add_test.py", "--device", "cpu")
+    assert statuses(project)["q01_add"] == progress.SOLVED
+
+
 def test_a_kata_is_solved_once_every_test_passed_for_the_same_stub(three_tests):
     project = three_tests
     write_stub(project, "def add(a, b):\n    return a + b\n")

@@ -398,13 +398,15 @@ class Selection:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         whole = whole_paths(self.config)
+        # --lf leaves out the tests that passed last time while collecting, unannounced.
+        last_failed = bool(self.config.getoption("lf", False))
         for item in session.items:
             kata = kata_of(item)
             if kata is None:
                 continue
             self.selected.setdefault(kata.module, set()).add(item.nodeid)
             path = item.path.resolve()
-            if not any(root == path or root in path.parents for root in whole):
+            if last_failed or not any(root == path or root in path.parents for root in whole):
                 self.narrowed.add(kata.module)
 
     def tests(self) -> dict[str, set[str] | None]:
