@@ -18,7 +18,7 @@ import pytest
 
 from torch_katas import progress
 
-TIMEOUT = 1  # seconds per test, and per stub import
+TIMEOUT = 0.5  # seconds per test, and per stub import: well under kata 9's matrix product
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses import the harness of this checkout, not whichever one is installed.
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -33,6 +33,7 @@ KATAS = {
     7: ("q07_skips", "A stub that skips what it cannot do"),
     8: ("q08_loops", "A function that never returns"),
     9: ("q09_slow_op", "One long operation"),
+    10: ("q10_raises", "A stub whose import fails"),
 }
 
 SOLVED_STUB = """
@@ -97,6 +98,7 @@ BROKEN = {
     "q09_slow_op": (
         "import torch\n\ndef answer(x):\n    big = torch.ones(4000, 4000)\n    return big @ big\n"
     ),
+    "q10_raises": "import torch\nimport torchvision_of_another_world\n",
 }
 
 
@@ -204,7 +206,14 @@ def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken)
     assert set(broken.of("q01_total").values()) == {("passed", "")}
     assert len(broken.cases) == 2 + 3 * len(BROKEN), "every test of every kata ran"
     assert broken.after["q01_total"] == progress.SOLVED
-    for module in ("q02_syntax", "q03_exits", "q04_hangs", "q08_loops", "q09_slow_op"):
+    for module in (
+        "q02_syntax",
+        "q03_exits",
+        "q04_hangs",
+        "q08_loops",
+        "q09_slow_op",
+        "q10_raises",
+    ):
         assert {outcome for outcome, _ in broken.of(module).values()} == {"failure"}, module
         assert broken.after[module] == progress.PARTLY
     # Their own functions are right once the state they changed is put back.
@@ -230,6 +239,11 @@ def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken)
             "q04 A stub that never finishes importing: katas/q04_hangs.py line 2 was still "
             f"running after {TIMEOUT} s of importing; an import must not loop or wait "
             "(do the work inside your functions)",
+        ),
+        (
+            "q10_raises",
+            "q10 A stub whose import fails: katas/q10_raises.py line 2 does not import: "
+            "ModuleNotFoundError: No module named 'torchvision_of_another_world'",
         ),
     ],
 )
