@@ -16,6 +16,7 @@ import random
 import signal
 import sys
 import threading
+import time
 import traceback
 import types
 from collections.abc import Callable
@@ -175,10 +176,49 @@ def _restore_names(label: str, owner: object, before: dict[str, object]) -> list
     return changed
 
 
+class Watchdog:
+    """One thread that waits for the nearest deadline of the armed time limits.
+
+    A thread per test would cost more than most kata tests take.
+    """
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._armed: list[TimeLimit] = []
+        self._thread: threading.Thread | None = None
+
+    def arm(self, limit: TimeLimit) -> None:
+        with self._wake:
+            self._armed.append(limit)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._watch, name="torch-katas", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def disarm(self, limit: TimeLimit) -> None:
+        with self._wake:
+            if limit in self._armed:
+                self._armed.remove(limit)
+
+    def _watch(self) -> None:
+        while True:
+            with self._wake:
+                soonest = min(self._armed, key=lambda armed: armed.deadline, default=None)
+                wait = None if soonest is None else soonest.deadline - time.monotonic()
+                if soonest is None or wait is None or wait > 0:
+                    self._wake.wait(wait)
+                    continue
+                self._armed.remove(soonest)
+            soonest._on_deadline()
+
+
+WATCHDOG = Watchdog()
+
+
 class TimeLimit:
     """Interrupt the main thread after `seconds` by calling `expire` there (it raises).
 
-    At the deadline a short-lived thread records the main thread's stack, then signals it.
+    At the deadline the watchdog thread records the main thread's stack, then signals it.
     Where signals cannot reach the main thread (Windows, or not on the main thread), it
     falls back to interrupting it like Ctrl-C: `expired` tells the two apart.
     """
@@ -186,12 +226,12 @@ class TimeLimit:
     def __init__(self, seconds: float, expire: Callable[[], None]):
         self.seconds = seconds
         self.expire = expire
+        self.deadline = 0.0
         self.stack: traceback.StackSummary | None = None
         self.expired = False
         self._main = threading.main_thread()
         self._lock = threading.Lock()
         self._active = False
-        self._timer: threading.Timer | None = None
         self._previous: Any = None
         self._signal = hasattr(signal, "SIGALRM") and threading.current_thread() is self._main
 
@@ -205,9 +245,8 @@ class TimeLimit:
         if self._signal:
             self._previous = signal.signal(signal.SIGALRM, self._on_signal)
         self._active = True
-        self._timer = threading.Timer(self.seconds, self._on_deadline)
-        self._timer.daemon = True
-        self._timer.start()
+        self.deadline = time.monotonic() + self.seconds
+        WATCHDOG.arm(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -215,9 +254,7 @@ class TimeLimit:
             return
         with self._lock:
             self._active = False
-        assert self._timer is not None
-        self._timer.cancel()
-        self._timer.join()
+        WATCHDOG.disarm(self)
         if self._signal:
             signal.signal(signal.SIGALRM, self._previous)
 
