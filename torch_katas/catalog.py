@@ -67,6 +67,12 @@ def topics(root: Path) -> list[str]:
     return order
 
 
+def suggested_order(root: Path, katas: dict[str, Kata]) -> list[Kata]:
+    """Topic by topic as katas.toml orders them, easier katas first within a topic."""
+    rank = {topic: place for place, topic in enumerate(topics(root))}
+    return sorted(katas.values(), key=lambda k: (rank[k.topic], k.difficulty, k.number))
+
+
 def module_of(path: Path) -> str | None:
     """The kata module a stub, test, solution or wrong-answer file belongs to.
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from torch_katas import catalog, progress
 
-HINTS_KEY = "torch_katas/hints"
+HINTS_KEY = progress.HINTS_KEY
 BACKUPS = ".katas-backups"
 
 
@@ -114,19 +114,13 @@ def topics(katas: dict[str, catalog.Kata]) -> str:
     return ", ".join(sorted({kata.topic for kata in katas.values()}))
 
 
-def suggested_order(root: Path, katas: dict[str, catalog.Kata]) -> list[catalog.Kata]:
-    """Topic by topic as katas.toml orders them, easier katas first within a topic."""
-    rank = {topic: place for place, topic in enumerate(catalog.topics(root))}
-    return sorted(katas.values(), key=lambda k: (rank[k.topic], k.difficulty, k.number))
-
-
 def next_unsolved(
     root: Path, katas: dict[str, catalog.Kata], after: catalog.Kata | None = None
 ) -> catalog.Kata | None:
     """The first kata in the suggested order that the last runs did not find solved; with
     `after`, the first one after that kata (wrapping round), never `after` itself."""
     statuses = read_cache(root, progress.CACHE_KEY)
-    order = suggested_order(root, katas)
+    order = catalog.suggested_order(root, katas)
     if after is not None:
         place = order.index(after)
         order = order[place + 1 :] + order[:place]

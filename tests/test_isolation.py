@@ -1,0 +1,375 @@
+"""One kata's broken code never spoils another kata's verdict or the learner's progress.
+
+The runs here are real pytest processes on a small kata project: the stubs change torch's
+global state, hang or exit, and none of that may leak into the process running these checks.
+The learner has solved kata 1; every other stub is broken in its own way, all in one run.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from torch_katas import progress
+
+TIMEOUT = 0.5  # seconds per test, and per stub import: well under kata 9's matrix product
+ROOT = Path(__file__).resolve().parents[1]
+# Subprocesses import the harness of this checkout, not whichever one is installed.
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+KATAS = {
+    1: ("q01_total", "Sum with torch"),
+    2: ("q02_syntax", "A stub with a syntax error"),
+    3: ("q03_exits", "A stub that exits at import"),
+    4: ("q04_hangs", "A stub that never finishes importing"),
+    5: ("q05_dtype", "A stub that changes torch settings at import"),
+    6: ("q06_patches", "A stub that replaces torch functions"),
+    7: ("q07_skips", "A stub that skips what it cannot do"),
+    8: ("q08_loops", "A function that never returns"),
+    9: ("q09_slow_op", "One long operation"),
+    10: ("q10_raises", "A stub whose import fails"),
+}
+
+SOLVED_STUB = """
+import torch.nn.functional as F
+
+def total(x):
+    return x.sum()
+
+def mse(a, b):
+    return F.mse_loss(a, b)
+"""
+
+# Each test fails if global state leaks in from another kata's import.
+SOLVED_TESTS = """
+import torch
+from katas.q01_total import mse, total
+
+def test_total_is_float32_with_a_gradient(device):
+    x = torch.tensor([1.0, 2.0], device=device, requires_grad=True)
+    result = total(x)
+    assert result.item() == 3.0 and result.dtype == torch.float32
+    result.backward()
+    assert torch.equal(x.grad, torch.ones(2, device=device))
+
+def test_mse_matches_the_formula(device):
+    a, b = torch.zeros(3, device=device), torch.tensor([1.0, 2.0, 3.0], device=device)
+    assert abs(mse(a, b).item() - 14 / 3) < 1e-6
+"""
+
+UNTOUCHED = '''
+def answer(x):
+    """Return x."""
+    # TODO
+    raise NotImplementedError
+'''
+
+BROKEN = {
+    "q02_syntax": "import torch\n\ndef answer(x)\n    return x\n",
+    "q03_exits": "import sys\n\nsys.exit(0)\n\ndef answer(x):\n    return x\n",
+    "q04_hangs": "count = 0\nwhile True: count += 1\n",
+    "q05_dtype": (
+        "import torch\n\n"
+        "torch.set_default_dtype(torch.float64)\n"
+        "torch.set_grad_enabled(False)\n\n"
+        "def answer(x):\n    return x\n"
+    ),
+    "q06_patches": (
+        "import torch\nimport torch.nn.functional as F\n\n"
+        "torch.Tensor.sum = lambda self, *args, **kwargs: torch.tensor(0.0)\n"
+        "F.mse_loss = lambda *args, **kwargs: torch.tensor(0.0)\n\n"
+        "def answer(x):\n    return x\n"
+    ),
+    "q07_skips": (
+        "import pytest\n\n"
+        "def answer(x):\n"
+        "    if x.numel() > 1:\n"
+        "        pytest.skip('too many elements for me')\n"
+        "    return x\n"
+    ),
+    "q08_loops": "def answer(x):\n    while True: pass\n",
+    # One matrix product of seconds: the time limit's signal waits until it returns.
+    "q09_slow_op": (
+        "import torch\n\ndef answer(x):\n    big = torch.ones(4000, 4000)\n    return big @ big\n"
+    ),
+    "q10_raises": "import torch\nimport torchvision_of_another_world\n",
+}
+
+
+def kata_tests(module: str) -> str:
+    return textwrap.dedent(f"""
+        import torch
+        from katas.{module} import answer
+        from torch_katas.testing import assert_no_python_loops
+
+        def test_one(device):
+            x = torch.ones(2, device=device)
+            assert torch.equal(answer(x), x)
+            assert_no_python_loops(answer)
+
+        def test_two(device):
+            assert answer(torch.zeros(1, device=device)).shape == (1,)
+
+        def test_three(device):
+            assert answer(torch.ones(3, device=device)).shape == (3,)
+    """)
+
+
+def make_project(root: Path) -> None:
+    (root / "katas").mkdir()
+    (root / "katas" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent("""
+            [tool.pytest.ini_options]
+            python_files = ["*_test.py"]
+            pythonpath = ["."]
+            addopts = ["--strict-markers"]
+            filterwarnings = ["error"]
+        """)
+    )
+    (root / "conftest.py").write_text('pytest_plugins = ["torch_katas.plugin"]\n')
+    entries = [
+        f'[[kata]]\nnumber = {number}\nmodule = "{module}"\ntitle = "{title}"\n'
+        f'topic = "isolation"\ndifficulty = 1\nhints = ["one", "two"]\n'
+        for number, (module, title) in KATAS.items()
+    ]
+    (root / "katas" / "katas.toml").write_text("\n".join(entries))
+    (root / "katas" / "q01_total.py").write_text(SOLVED_STUB)
+    (root / "katas" / "q01_total_test.py").write_text(SOLVED_TESTS)
+    for module in BROKEN:
+        (root / "katas" / f"{module}.py").write_text(UNTOUCHED)
+        (root / "katas" / f"{module}_test.py").write_text(kata_tests(module))
+
+
+def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=ENV,
+    )
+
+
+def statuses(root: Path) -> dict[str, str]:
+    return json.loads((root / ".pytest_cache" / "v" / progress.CACHE_KEY).read_text())
+
+
+@dataclass
+class BrokenRun:
+    before: dict[str, str]  # the statuses the learner had earned
+    after: dict[str, str]
+    output: str
+    returncode: int
+    cases: dict[str, tuple[str, str]]  # "q02_syntax_test.py::test_one[cpu]" -> (outcome, message)
+
+    def of(self, module: str) -> dict[str, tuple[str, str]]:
+        return {name: case for name, case in self.cases.items() if name.startswith(module)}
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory) -> BrokenRun:
+    root = tmp_path_factory.mktemp("broken")
+    make_project(root)
+    run_pytest(root, "katas", "--device", "cpu")
+    before = statuses(root)
+    for module, text in BROKEN.items():
+        (root / "katas" / f"{module}.py").write_text(text)
+    done = run_pytest(
+        root, "katas", "--device", "cpu", "--timeout", str(TIMEOUT), "--junitxml", "report.xml"
+    )
+    cases = {}
+    for case in ET.parse(root / "report.xml").iter("testcase"):
+        problem = next((child for child in case if child.tag != "properties"), None)
+        outcome = "passed" if problem is None else problem.tag
+        message = "" if problem is None else problem.get("message", "")
+        name = case.get("classname").split(".")[-1] + ".py::" + case.get("name")
+        cases[name] = (outcome, message)
+    return BrokenRun(before, statuses(root), done.stdout + done.stderr, done.returncode, cases)
+
+
+def test_the_learner_had_solved_kata_1_before_breaking_the_others(broken):
+    assert broken.before["q01_total"] == progress.SOLVED
+    assert broken.before["q02_syntax"] == progress.NOT_STARTED
+
+
+def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken):
+    assert "error during collection" not in broken.output
+    assert broken.returncode == pytest.ExitCode.TESTS_FAILED
+    assert set(broken.of("q01_total").values()) == {("passed", "")}
+    assert len(broken.cases) == 2 + 3 * len(BROKEN), "every test of every kata ran"
+    assert broken.after["q01_total"] == progress.SOLVED
+    for module in (
+        "q02_syntax",
+        "q03_exits",
+        "q04_hangs",
+        "q08_loops",
+        "q09_slow_op",
+        "q10_raises",
+    ):
+        assert {outcome for outcome, _ in broken.of(module).values()} == {"failure"}, module
+        assert broken.after[module] == progress.PARTLY
+    # Their own functions are right once the state they changed is put back.
+    for module in ("q05_dtype", "q06_patches"):
+        assert {outcome for outcome, _ in broken.of(module).values()} == {"passed"}, module
+
+
+@pytest.mark.parametrize(
+    ("module", "message"),
+    [
+        (
+            "q02_syntax",
+            "q02 A stub with a syntax error: katas/q02_syntax.py line 3 does not import: "
+            "SyntaxError: expected ':'",
+        ),
+        (
+            "q03_exits",
+            "q03 A stub that exits at import: katas/q03_exits.py line 3 called sys.exit(0) "
+            "while importing",
+        ),
+        (
+            "q04_hangs",
+            "q04 A stub that never finishes importing: katas/q04_hangs.py line 2 was still "
+            f"running after {TIMEOUT} s of importing; an import must not loop or wait "
+            "(do the work inside your functions)",
+        ),
+        (
+            "q10_raises",
+            "q10 A stub whose import fails: katas/q10_raises.py line 2 does not import: "
+            "ModuleNotFoundError: No module named 'torchvision_of_another_world'",
+        ),
+    ],
+)
+def test_a_stub_that_does_not_import_fails_its_own_tests_with_one_line(broken, module, message):
+    assert set(broken.of(module).values()) == {("failure", message)}
+    assert message in broken.output.splitlines(), "shown in full once, in the failures"
+    lines = [line for line in broken.output.splitlines() if line.startswith(f"  {module[:3]}  ")]
+    assert len(lines) == 1, lines
+    assert lines[0].endswith("partly solved 0/3: does not import (see above)")
+
+
+def test_state_changed_at_import_is_undone_and_the_stub_named(broken):
+    output = " ".join(broken.output.split())
+    assert (
+        "warning: katas/q05_dtype.py changed the default dtype, grad mode at import; "
+        "torch-katas undid that for the other katas" in output
+    )
+    assert (
+        "warning: katas/q06_patches.py changed torch.Tensor.sum, "
+        "torch.nn.functional.mse_loss at import" in output
+    )
+
+
+def test_a_skip_raised_by_the_answer_counts_as_a_failure(broken):
+    outcome, message = broken.cases["q07_skips_test.py::test_one[cpu]"]
+    assert outcome == "failure"
+    assert message == (
+        "q07 A stub that skips what it cannot do: katas/q07_skips.py line 5 skipped this test "
+        "(too many elements for me); an answer must not skip its kata's tests, so this "
+        "counts as a failure"
+    )
+    assert broken.cases["q07_skips_test.py::test_two[cpu]"] == ("passed", "")
+    assert broken.after["q07_skips"] == progress.PARTLY
+
+
+def test_after_a_timeout_the_katas_other_tests_fail_at_once(broken):
+    cases = broken.of("q08_loops")
+    assert cases["q08_loops_test.py::test_one[cpu]"] == (
+        "failure",
+        f"q08 A function that never returns: still running after the {TIMEOUT} s time limit, "
+        "at katas/q08_loops.py line 2: while True: pass",
+    )
+    for name in ("test_two[cpu]", "test_three[cpu]"):
+        assert cases[f"q08_loops_test.py::{name}"] == (
+            "failure",
+            "q08 A function that never returns: not run, because an earlier test of this kata "
+            "timed out (katas/q08_loops_test.py::test_one[cpu]); fix that one and run again",
+        )
+    (line,) = [line for line in broken.output.splitlines() if line.startswith("  q08  ")]
+    assert line.endswith("  partly solved 0/3: timed out, 2 more stopped")
+
+
+def test_a_long_operation_that_ends_after_the_time_limit_points_at_its_own_line(broken):
+    outcome, message = broken.cases["q09_slow_op_test.py::test_one[cpu]"]
+    assert outcome == "failure"
+    # The signal only lands once the product returns, in the harness's loop check; the
+    # failure still names the learner's line that was running when the time ran out.
+    assert message == (
+        f"q09 One long operation: still running after the {TIMEOUT} s time limit, "
+        "at katas/q09_slow_op.py line 5: return big @ big"
+    )
+    assert "assert_no_python_loops" not in message
+
+
+def interrupted_project(pytester, monkeypatch) -> Path:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    root = pytester.path
+    make_project(root)
+    (root / "katas" / "q02_syntax.py").write_text("def answer(x):\n    return x\n")
+    for module in [m for m in BROKEN if m != "q02_syntax"]:
+        (root / "katas" / f"{module}.py").unlink()
+        (root / "katas" / f"{module}_test.py").unlink()
+    return root
+
+
+def test_an_interrupted_run_records_nothing_as_solved_and_spares_unfinished_katas(
+    pytester, monkeypatch
+):
+    root = interrupted_project(pytester, monkeypatch)
+    # Kata 1 half right, kata 2 solved.
+    (root / "katas" / "q01_total.py").write_text(
+        SOLVED_STUB.replace("F.mse_loss(a, b)", "F.l1_loss(a, b)")
+    )
+    pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert statuses(root) == {"q01_total": progress.PARTLY, "q02_syntax": progress.SOLVED}
+    # Now kata 1 is right, and Ctrl-C comes in the middle of kata 2.
+    (root / "katas" / "q01_total.py").write_text(SOLVED_STUB)
+    (root / "katas" / "q02_syntax.py").write_text(
+        "import os, signal\n\n"
+        "def answer(x):\n"
+        "    if x.numel() == 1:\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return x\n"
+    )
+    result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "  q01  * solved 2/2",
+            "Interrupted: no kata was recorded as solved, and katas that did not finish keep "
+            "their status",
+        ]
+    )
+    assert statuses(root) == {"q01_total": progress.PARTLY, "q02_syntax": progress.SOLVED}
+
+
+def test_a_crashed_run_records_nothing(pytester, monkeypatch):
+    root = interrupted_project(pytester, monkeypatch)
+    pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}
+    (root / "katas" / "q01_total.py").write_text("def total(x):\n    return x\n")
+    (root / "katas" / "q02_syntax.py").write_text("import os\n\ndef answer(x):\n    os._exit(3)\n")
+    result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert result.ret == 3
+    assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}
+
+
+def test_a_damaged_progress_cache_keeps_what_can_be_read_and_says_so(pytester, monkeypatch):
+    root = interrupted_project(pytester, monkeypatch)
+    pytester.runpytest_subprocess("katas/q01_total_test.py", "--device", "cpu", "-p", "no:xdist")
+    path = root / ".pytest_cache" / "v" / progress.CACHE_KEY
+    path.write_text('{\n  "q01_total": "solved",\n  "q02_syntax": "partly so')
+    result = pytester.runpytest_subprocess(
+        "katas/q02_syntax_test.py", "--device", "cpu", "-p", "no:xdist"
+    )
+    result.stdout.fnmatch_lines(
+        ["warning: progress cache torch_katas/status was damaged; kept what was readable"]
+    )
+    assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}

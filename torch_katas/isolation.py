@@ -1,0 +1,290 @@
+"""Keep one kata's code from changing the run for the others.
+
+`GlobalState` is the guard around every kata test and every import of a kata's answer
+module: it records the global settings of torch, NumPy and Python that code can change for
+everyone (the default dtype, grad mode, a torch function replaced by hand...) and puts back
+whatever changed. `TimeLimit` stops code that runs too long, and remembers where it was when
+the time ran out: a long C++ operation is only interrupted once it returns, by which time the
+learner's line that started it may have left the stack.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import random
+import signal
+import sys
+import threading
+import time
+import traceback
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy
+import torch
+import torch.nn.functional as F
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A global setting, named as the learner would look it up."""
+
+    name: str
+    get: Callable[[], Any]
+    put: Callable[[Any], object]
+
+
+def _put_deterministic(value) -> None:
+    torch.use_deterministic_algorithms(value[0], warn_only=value[1])
+
+
+def _put_cudnn(value) -> None:
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = value
+
+
+def _put_default_device(device) -> None:
+    # No default device at all is the same as the CPU, and keeps ops off the slow mode path.
+    torch.set_default_device(None if device == torch.device("cpu") else device)
+
+
+SETTINGS = (
+    Setting("the default dtype", torch.get_default_dtype, torch.set_default_dtype),
+    Setting("grad mode", torch.is_grad_enabled, torch.set_grad_enabled),
+    # Put back only when changed, like every setting: setting this one imports torch._inductor.
+    Setting(
+        "deterministic algorithms",
+        lambda: (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ),
+        _put_deterministic,
+    ),
+    Setting(
+        "cuDNN flags",
+        lambda: (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark),
+        _put_cudnn,
+    ),
+    Setting(
+        "float32 matmul precision",
+        torch.get_float32_matmul_precision,
+        torch.set_float32_matmul_precision,
+    ),
+    Setting("the default device", torch.get_default_device, _put_default_device),
+    Setting(
+        "anomaly detection",
+        lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+        lambda value: torch.set_anomaly_enabled(value[0], value[1]),
+    ),
+    Setting("torch's thread count", torch.get_num_threads, torch.set_num_threads),
+    Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
+)
+
+# Namespaces whose functions and classes code could replace for everyone.
+NAMESPACES = {
+    "torch": torch,
+    "torch.Tensor": torch.Tensor,
+    "torch.nn.functional": F,
+    "torch.nn.init": torch.nn.init,
+    "torch.linalg": torch.linalg,
+    "torch.autograd": torch.autograd,
+    "torch.nn.Module": torch.nn.Module,
+    "torch.optim.Optimizer": torch.optim.Optimizer,
+    "numpy": numpy,
+    "random": random,
+    "math": math,
+    "builtins": builtins,
+}
+
+LIBRARIES = tuple(Path(str(module.__file__)).parent for module in (torch, numpy))
+MISSING = object()
+
+
+PLAIN_DATA = (bool, int, float, str, bytes, type(None))
+
+
+def by_a_library(name: str, old: object, new: object) -> bool:
+    """True for changes that torch, NumPy and Python make themselves.
+
+    Importing a submodule binds it in its package; torch._dynamo wraps torch.manual_seed and
+    patches nn.Module.__init__ (setting a flag beside it) with functions of its own; copyreg
+    caches `__slotnames__` on classes. The code under test replaces names with functions,
+    lambdas, classes or other callables of its own making: those are put back.
+    """
+    if new is MISSING:
+        return False
+    if isinstance(new, (types.ModuleType, *PLAIN_DATA)):
+        return True
+    if old is MISSING and name.startswith("__") and name.endswith("__"):
+        return True
+    code = getattr(new, "__code__", None)
+    if code is not None:
+        return in_a_library(code.co_filename)
+    if isinstance(new, type):
+        module = sys.modules.get(new.__module__)
+        return in_a_library(getattr(module, "__file__", None) or "")
+    return False
+
+
+def in_a_library(filename: str) -> bool:
+    return any(Path(filename).is_relative_to(root) for root in LIBRARIES)
+
+
+class GlobalState:
+    """A record of the global state; `restore()` puts back what changed since."""
+
+    def __init__(self) -> None:
+        self.settings = [setting.get() for setting in SETTINGS]
+        self.namespaces = {name: vars(owner).copy() for name, owner in NAMESPACES.items()}
+
+    def restore(self) -> list[str]:
+        """Put back every setting and replaced name; return what had changed, for the learner."""
+        changed = []
+        for setting, before in zip(SETTINGS, self.settings, strict=True):
+            if setting.get() != before:
+                setting.put(before)
+                changed.append(setting.name)
+        for name, owner in NAMESPACES.items():
+            if not _same(self.namespaces[name], vars(owner)):
+                changed += _restore_names(name, owner, self.namespaces[name])
+        return changed
+
+
+def _same(before: dict[str, object], now) -> bool:
+    """A quick check: dict equality compares identical values without calling __eq__."""
+    try:
+        return bool(before == now)
+    except Exception:  # a value replaced by one whose == is elementwise, such as a tensor
+        return False
+
+
+def _restore_names(label: str, owner: object, before: dict[str, object]) -> list[str]:
+    now = dict(vars(owner))
+    changed = []
+    for name in sorted(before.keys() | now.keys()):
+        old, new = before.get(name, MISSING), now.get(name, MISSING)
+        if old is new or by_a_library(name, old, new):
+            continue
+        if old is MISSING:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, old)
+        changed.append(f"{label}.{name}")
+    return changed
+
+
+class Watchdog:
+    """One thread that waits for the nearest deadline of the armed time limits.
+
+    A thread per test would cost more than most kata tests take.
+    """
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._armed: list[TimeLimit] = []
+        self._thread: threading.Thread | None = None
+
+    def arm(self, limit: TimeLimit) -> None:
+        with self._wake:
+            self._armed.append(limit)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._watch, name="torch-katas", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def disarm(self, limit: TimeLimit) -> None:
+        with self._wake:
+            if limit in self._armed:
+                self._armed.remove(limit)
+
+    def _watch(self) -> None:
+        while True:
+            with self._wake:
+                soonest = min(self._armed, key=lambda armed: armed.deadline, default=None)
+                wait = None if soonest is None else soonest.deadline - time.monotonic()
+                if soonest is None or wait is None or wait > 0:
+                    self._wake.wait(wait)
+                    continue
+                self._armed.remove(soonest)
+            soonest._on_deadline()
+
+
+WATCHDOG = Watchdog()
+
+
+class TimeLimit:
+    """Interrupt the main thread after `seconds` by calling `expire` there (it raises).
+
+    At the deadline the watchdog thread records the main thread's stack, then signals it.
+    Where signals cannot reach the main thread (Windows, or not on the main thread), it
+    falls back to interrupting it like Ctrl-C: `expired` tells the two apart.
+    """
+
+    def __init__(self, seconds: float, expire: Callable[[], None]):
+        self.seconds = seconds
+        self.expire = expire
+        self.deadline = 0.0
+        self.stack: traceback.StackSummary | None = None
+        self.expired = False
+        self._main = threading.main_thread()
+        self._lock = threading.Lock()
+        self._active = False
+        self._previous: Any = None
+        self._signal = hasattr(signal, "SIGALRM") and threading.current_thread() is self._main
+
+    @property
+    def usable(self) -> bool:
+        return threading.current_thread() is self._main and self.seconds > 0
+
+    def __enter__(self) -> TimeLimit:
+        if not self.usable:
+            return self
+        if self._signal:
+            self._previous = signal.signal(signal.SIGALRM, self._on_signal)
+        self._active = True
+        self.deadline = time.monotonic() + self.seconds
+        WATCHDOG.arm(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if not self.usable:
+            return
+        with self._lock:
+            self._active = False
+        WATCHDOG.disarm(self)
+        if self._signal:
+            signal.signal(signal.SIGALRM, self._previous)
+
+    def _on_deadline(self) -> None:
+        main = self._main.ident
+        assert main is not None
+        with self._lock:
+            if not self._active:
+                return
+            frame = sys._current_frames().get(main)
+            self.stack = traceback.extract_stack(frame) if frame is not None else None
+            self.expired = True
+            if self._signal:
+                signal.pthread_kill(main, signal.SIGALRM)
+            else:
+                import _thread
+
+                _thread.interrupt_main()
+
+    def _on_signal(self, signum, frame) -> None:
+        __tracebackhide__ = True
+        if self.expired and self._active:
+            self._active = False
+            self.expire()
+        elif callable(self._previous):  # an outer limit's signal (a run inside a test)
+            self._previous(signum, frame)
+
+    def last_line_in(self, path: Path) -> traceback.FrameSummary | None:
+        """The innermost line of `path` that was running when the time ran out."""
+        for entry in reversed(self.stack or ()):
+            if Path(entry.filename) == path:
+                return entry
+        return None
