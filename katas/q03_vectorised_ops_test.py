@@ -1,6 +1,5 @@
 import pytest
 import torch
-from torch.overrides import TorchFunctionMode
 
 from katas.q03_vectorised_ops import batched_scores, pairwise_sq_dists, standardize_columns
 from torch_katas.testing import (
@@ -9,23 +8,9 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
+    largest_result,
     skip_unless_supported,
 )
-
-
-class _LargestResult(TorchFunctionMode):
-    """Records the most elements of any tensor a torch call returns inside the block."""
-
-    def __init__(self):
-        super().__init__()
-        self.largest = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for value in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(value, torch.Tensor):
-                self.largest = max(self.largest, value.numel())
-        return out
 
 
 def naive_sq_dists(x, y):
@@ -120,7 +105,7 @@ def test_pairwise_sq_dists_is_never_negative_for_coinciding_points(device):
 def test_pairwise_sq_dists_never_builds_all_differences(device):
     n, m, d = 40, 30, 16
     x, y = torch.randn(n, d, device=device), torch.randn(m, d, device=device)
-    with _LargestResult() as record:
+    with largest_result() as record:
         out = dists(x, y)
     check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
     assert record.largest < n * m * d, (

@@ -2,7 +2,6 @@ import math
 
 import pytest
 import torch
-from torch.overrides import TorchFunctionMode
 
 from katas.q06_gradients import grad_of, hessian_vector_product
 from torch_katas.testing import (
@@ -10,6 +9,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
+    largest_result,
     raises,
     skip_unless_supported,
 )
@@ -281,25 +281,10 @@ def test_a_function_that_ignores_x_has_zero_derivatives(device, which, f_kind):
     assert w.grad is None, "w.grad changed; nothing may write into .grad"
 
 
-class _LargestResult(TorchFunctionMode):
-    """Records the most elements of any tensor a torch call returns inside the block."""
-
-    def __init__(self):
-        super().__init__()
-        self.largest = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for value in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(value, torch.Tensor):
-                self.largest = max(self.largest, value.numel())
-        return out
-
-
 def test_hessian_vector_product_never_builds_the_hessian(device):
     n = 64
     x, v = torch.randn(2, n, device=device)
-    with _LargestResult() as record:
+    with largest_result() as record:
         result = hessian_vector_product(lambda t: (t**3).sum(), x, v)
     check_tensor(result, shape=(n,), dtype=x.dtype, device=device, name="H @ v")
     assert_close(result, 6 * x * v, "H @ v is wrong for the sum of cubes")

@@ -386,6 +386,17 @@ def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):
         assert_no_python_loops(func)
 
 
+def test_largest_result_records_the_biggest_tensor_a_torch_call_returns():
+    x = torch.ones(3, 4)  # made before the block: not counted
+    with testing.largest_result() as record:
+        x.sum(0)  # 4 elements
+        torch.split(torch.arange(10), 5)  # 10, then a tuple of two 5s
+    assert record.largest == 10
+    with testing.largest_result() as record:
+        pass
+    assert record.largest == 0
+
+
 def test_every_public_helper_is_tested_here():
     public = {
         name

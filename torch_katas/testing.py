@@ -387,3 +387,31 @@ def assert_no_python_loops(func: Callable) -> None:
                 "tensor operations only, which run as a few kernels on any device "
                 "instead of one Python step per element"
             )
+
+
+class _LargestResult(TorchFunctionMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.largest = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for value in out if isinstance(out, tuple | list) else (out,):
+            if isinstance(value, torch.Tensor):
+                self.largest = max(self.largest, value.numel())
+        return out
+
+
+@contextmanager
+def largest_result() -> Iterator[_LargestResult]:
+    """Inside the block, record the most elements of any tensor a torch call returns.
+
+    For rules on memory ("never build the [N, M, D] tensor of all differences"): check
+    `record.largest` after the block.
+
+    >>> with largest_result() as record:
+    ...     dists(x, y)
+    >>> assert record.largest < n * m * d
+    """
+    with _LargestResult() as record:
+        yield record
