@@ -155,6 +155,9 @@ def test_a_kata_not_started_is_one_line_of_the_functions_to_write(project):
     assert "Traceback" not in output
     assert "raise NotImplementedError" not in output
     assert "hint" not in output.lower()
+    # The progress line: one `n` per kata not started, not one letter per test.
+    result.stdout.re_match_lines([r"^nn +\[100%\]$"])
+    assert result.parseoutcomes()["failed"] == 3, "each test still counts as failed"
 
 
 def test_failures_of_started_katas_are_shown_first_failing_kata_first(project):
