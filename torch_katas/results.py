@@ -22,6 +22,8 @@ import os
 import sys
 from pathlib import Path
 
+from torch_katas import progress
+
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
 # once the candidate's module may have run is tampering. Modules are watched whole.
 WATCHED_MODULES = (
@@ -253,9 +255,16 @@ class Results:
         elif report.skipped and entry["outcome"] == "passed":
             entry["outcome"] = "skipped"
             entry["message"] = first_line(report)
-        entry["not_implemented"] = entry.get("not_implemented", False) or any(
-            name == "torch_katas_not_implemented" for name, _ in report.user_properties
+        properties = dict(report.user_properties)
+        entry["not_implemented"] = entry.get("not_implemented", False) or (
+            progress.NOT_IMPLEMENTED in properties
         )
+        if progress.DOES_NOT_IMPORT in properties:
+            # The harness stood in for a stub that failed to import: the kata is an error.
+            self.stub_imported = False
+            reason = str(properties[progress.DOES_NOT_IMPORT])
+            if reason not in self.collect_errors:
+                self.collect_errors.append(reason[:FAILURE_LINE])
         entry["seconds"] = round(entry.get("seconds", 0.0) + report.duration, 3)
         if report.when == "teardown":
             self.check()
