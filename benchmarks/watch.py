@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from torch_katas import catalog, cli  # noqa: E402
+from torch_katas import catalog, takehome  # noqa: E402
 
 TARGET = 0.5
 ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
@@ -72,7 +72,7 @@ def bare_import(repeat: int) -> list[float]:
 def save_to_verdict(kata: catalog.Kata, repeat: int, settle: float) -> list[float]:
     with tempfile.TemporaryDirectory(prefix="katas-watch-") as scratch:
         suite = Path(scratch) / "suite"
-        cli.copy_harness(ROOT, suite, [kata], stubs_from=ROOT)
+        takehome.practice_copy(ROOT, suite, [kata])
         stub = kata.stub_path(suite)
         versions = [
             (kata.solution_path(ROOT).read_text(encoding="utf-8"), "all tests pass"),

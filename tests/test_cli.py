@@ -29,17 +29,7 @@ def katas(*args: str) -> int:
 def checkout(root: Path, modules: list[str]) -> Path:
     """A git checkout of the suite holding these katas and their reference answers."""
     chosen = [CATALOG[module] for module in modules]
-    harness = ["conftest.py", "pyproject.toml", "torch_katas", "katas/__init__.py"]
-    files = takehome.working_copy(ROOT, harness)
-    files[str(catalog.CATALOG)] = takehome.catalog_text(
-        (ROOT / catalog.CATALOG).read_text(encoding="utf-8"), chosen
-    )
-    for kata in chosen:
-        files.update(takehome.working_copy(ROOT, [f"katas/{kata.module}_test.py"]))
-        files[f"katas/{kata.module}.py"] = takehome.committed(ROOT, [f"katas/{kata.module}.py"])[
-            f"katas/{kata.module}.py"
-        ]
-    takehome.write_files(root, files)
+    takehome.practice_copy(ROOT, root, chosen)
     (root / "solutions").mkdir()
     for kata in chosen:
         shutil.copy(kata.solution_path(ROOT), kata.solution_path(root))

@@ -24,9 +24,16 @@ def main() -> None:
         import numpy  # noqa: F401
         import pytest
         import torch
-        import torch.testing._comparison  # noqa: F401  (the first assert_close imports it)
+        import torch.testing._comparison  # the first assert_close imports it
 
-        from torch_katas import answers, catalog, devices, progress, testing  # noqa: F401
+        from torch_katas import answers, catalog, devices, isolation, progress, testing  # noqa: F401
+
+        # The first op on the simulated device imports torch.distributed.tensor (a second):
+        # pay that now, while the learner edits, when the default run will use the device.
+        chosen = devices.present()
+        if "sim" in chosen:
+            devices.set_up(chosen)
+            torch.ones(1, device="sim").add(1)
     except BaseException:
         traceback.print_exc()
         sys.stderr.flush()

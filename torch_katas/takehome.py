@@ -89,6 +89,17 @@ def suite_files(root: Path, chosen: list[catalog.Kata], *, stubs: bool) -> dict[
     return files
 
 
+def practice_copy(root: Path, target: Path, chosen: list[catalog.Kata]) -> None:
+    """A suite in `target` with only the chosen katas: the harness and tests as they are in
+    `root` (edits included), the stubs as committed. For the self-checks and benchmarks."""
+    paths = [*HARNESS, *(f"katas/{kata.module}_test.py" for kata in chosen)]
+    files = working_copy(root, paths)
+    text = (root / catalog.CATALOG).read_text(encoding="utf-8")
+    files[str(catalog.CATALOG)] = catalog_text(text, chosen)
+    files.update(committed(root, [f"katas/{kata.module}.py" for kata in chosen]))
+    write_files(target, files)
+
+
 def catalog_text(text: str, chosen: list[catalog.Kata]) -> bytes:
     """katas.toml with only the chosen katas' entries, copied as written."""
     header, *entries = re.split(r"(?m)^(?=\[\[kata\]\])", text)
