@@ -1,5 +1,5 @@
 """Wrong: picks the last step by masking and summing over time, so inf/NaN padding
-leaks in and bool turns into int64."""
+leaks in and small integer or bool features come back as int64 (sum promotes them)."""
 
 import torch
 
