@@ -49,6 +49,26 @@ def test_amp_dtype_is_float16_on_cuda_and_bfloat16_elsewhere(device):
     assert amp_dtype(str(device)) == want, f"amp_dtype({str(device)!r}) should accept a string"
 
 
+@pytest.mark.parametrize(
+    ("name", "want"),
+    [
+        ("cuda", torch.float16),
+        ("cuda:1", torch.float16),
+        (torch.device("cuda", 1), torch.float16),
+        ("cpu", torch.bfloat16),
+        ("mps", torch.bfloat16),
+    ],
+    ids=["cuda", "cuda:1", "device(cuda,1)", "cpu", "mps"],
+)
+def test_amp_dtype_reads_the_device_type_of_any_name(device, name, want):
+    # Naming a device builds no tensor, so every name is checked on every machine.
+    got = amp_dtype(name)
+    assert got == want, (
+        f"amp_dtype({name!r}) returned {got}, expected {want}: decide on the device's type, "
+        "torch.device(device).type, not on its full name (a CUDA device may have an index)"
+    )
+
+
 @pytest.mark.parametrize("as_string", [False, True], ids=["torch.device", "string"])
 def test_grad_scaler_is_enabled_only_where_float16_is_used(device, as_string):
     given = str(device) if as_string else device
@@ -60,6 +80,27 @@ def test_grad_scaler_is_enabled_only_where_float16_is_used(device, as_string):
     assert scaler.is_enabled() == want, (
         f"the scaler for {given!r} should be {'enabled' if want else 'disabled'}: float16 "
         "gradients need scaling, bfloat16 ones do not (accept a string too: torch.device(...))"
+    )
+
+
+@pytest.mark.cuda
+def test_grad_scaler_keeps_gradscalers_default_settings(device):
+    scaler, default = make_grad_scaler(device), torch.amp.GradScaler(device.type)
+    got = (
+        scaler.get_scale(),
+        scaler.get_growth_factor(),
+        scaler.get_backoff_factor(),
+        scaler.get_growth_interval(),
+    )
+    want = (
+        default.get_scale(),
+        default.get_growth_factor(),
+        default.get_backoff_factor(),
+        default.get_growth_interval(),
+    )
+    assert got == want, (
+        f"(scale, growth factor, backoff factor, growth interval) is {got}, expected "
+        f"GradScaler's defaults {want}: pass only the device type and `enabled`"
     )
 
 
@@ -88,6 +129,27 @@ def test_master_weights_and_gradients_stay_float32(device, enabled):
         check_tensor(param, dtype=torch.float32, device=device, name=f"parameter {name}")
         if param.grad is not None:
             check_tensor(param.grad, dtype=torch.float32, name=f"the gradient of {name}")
+
+
+def test_backward_runs_after_the_autocast_block(device):
+    model = small_model(device)
+    during_backward = []
+
+    def mse_that_watches_backward(output, target):
+        loss = F.mse_loss(output, target)
+        loss.register_hook(
+            lambda grad: during_backward.append(torch.is_autocast_enabled(device.type))
+        )
+        return loss
+
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = scaler_for(device, False)
+    amp_train_step(model, inputs, targets, mse_that_watches_backward, optimizer, scaler)
+    assert during_backward == [False], (
+        f"autocast enabled during backward: {during_backward} (one entry per backward "
+        "pass); leave the `with torch.autocast(...)` block before calling backward"
+    )
 
 
 def low_precision_mse(output, target):
@@ -141,9 +203,10 @@ def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled
         )
 
 
-def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device):
+@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad):
     model = small_model(device)
-    model[0].weight.register_hook(lambda grad: torch.full_like(grad, math.inf))
+    model[0].weight.register_hook(lambda grad: torch.full_like(grad, bad))
     before = [param.detach().clone() for param in model.parameters()]
     inputs, targets = a_batch(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -152,8 +215,8 @@ def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device):
     for (name, param), old in zip(model.named_parameters(), before, strict=True):
         unchanged = torch.equal(param.detach(), old)
         assert unchanged, (
-            f"{name} changed although a gradient was inf; let scaler.step(optimizer) make "
-            "the step, so it is skipped when gradients overflow"
+            f"{name} changed although a gradient was {bad}; let scaler.step(optimizer) make "
+            "the step, so it is skipped when gradients contain inf or NaN"
         )
     assert scaler.get_scale() < 256.0, (
         f"the scale is still {scaler.get_scale()} after an overflow; call scaler.update() "

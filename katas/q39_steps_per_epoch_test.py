@@ -107,6 +107,42 @@ def test_optimizer_steps_counts_the_accumulation_loop(device, drop_last):
         )
 
 
+HUGE_RUNS = [(2**53 + 1, 1, 1), (10**17 + 1, 3, 7), (10**18 - 1, 10**9, 3), (3 * 10**16, 1, 7)]
+
+
+def steps_in_an_epoch(num_samples, batch_size, accumulation_steps, drop_last):
+    batches = len(DataLoader(range(num_samples), batch_size=batch_size, drop_last=drop_last))
+    return batches // accumulation_steps + (batches % accumulation_steps > 0)  # + leftover
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+def test_optimizer_steps_and_epoch_of_step_are_exact_for_huge_runs(device, drop_last):
+    with dataloader_refused():
+        got = [optimizer_steps(n, b, 3, a, drop_last) for n, b, a in HUGE_RUNS]
+    for (n, b, a), steps in zip(HUGE_RUNS, got, strict=True):
+        want = 3 * steps_in_an_epoch(n, b, a, drop_last)
+        assert steps == want, (
+            f"{n} samples, batch size {b}, accumulation over {a}, drop_last={drop_last}: "
+            f"3 epochs make {want} optimizer steps, got {steps}; use integer arithmetic "
+            "(// and %): floats cannot hold every integer above 2**53"
+        )
+    # The last step of an epoch and the first of the next, early in the run and later.
+    per_epoch = [steps_in_an_epoch(n, b, a, drop_last) for n, b, a in HUGE_RUNS]
+    asked = [
+        (step, n, b, a, step // steps)
+        for (n, b, a), steps in zip(HUGE_RUNS, per_epoch, strict=True)
+        for step in (steps - 1, steps, 5 * steps - 1, 5 * steps)
+    ]
+    with dataloader_refused():
+        got = [epoch_of_step(step, n, b, a, drop_last) for step, n, b, a, _ in asked]
+    for (step, n, b, a, want), epoch in zip(asked, got, strict=True):
+        assert epoch == want, (
+            f"{n} samples, batch size {b}, accumulation over {a}, drop_last={drop_last}: "
+            f"optimizer step {step} happens in epoch {want}, got {epoch}; use integer "
+            "division (//): floats cannot hold every integer above 2**53"
+        )
+
+
 @pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
 def test_epoch_of_step_follows_the_accumulation_loop(device, drop_last):
     cases = [(n, b, a) for n in range(1, 14) for b in (1, 2, 3, 5) for a in range(1, 6)]
@@ -164,7 +200,9 @@ def test_rules_no_loops(device):
         lambda: optimizer_steps(10, 4, -1),
         lambda: optimizer_steps(10, 4, 2, accumulation_steps=0),
         lambda: optimizer_steps(-5, 4, 2),
+        lambda: optimizer_steps(10, 0, 2),
         lambda: epoch_of_step(-1, 10, 4),
+        lambda: epoch_of_step(0, -5, 4),
         lambda: epoch_of_step(0, 10, 0),
         lambda: epoch_of_step(0, 10, 4, accumulation_steps=0),
         lambda: epoch_of_step(0, 0, 4),
@@ -172,7 +210,8 @@ def test_rules_no_loops(device):
     ],
     ids=[
         "negative samples", "batch size 0", "negative epochs", "accumulation 0",
-        "optimizer_steps negative samples", "negative step", "epoch_of_step batch size 0",
+        "optimizer_steps negative samples", "optimizer_steps batch size 0", "negative step",
+        "epoch_of_step negative samples", "epoch_of_step batch size 0",
         "epoch_of_step accumulation 0", "empty dataset", "every batch dropped",
     ],
 )  # fmt: skip

@@ -79,15 +79,16 @@ def draws(device):
     )
 
 
-def test_seed_everything_repeats_every_generator(device):
-    seed_everything(11)
+@pytest.mark.parametrize("seed", [0, 11, 2**32 - 1])  # both ends of the allowed range
+def test_seed_everything_repeats_every_generator(device, seed):
+    seed_everything(seed)
     first = draws(device)
     disturb_global_random_states()
-    seed_everything(11)
+    seed_everything(seed)
     again = draws(device)
     names = ["Python's random", "NumPy", "torch (CPU)", f"torch on {device}"]
     for name, a, b in zip(names, first, again, strict=True):
-        assert a == b, f"{name} gave other numbers after seed_everything(11) a second time"
+        assert a == b, f"{name} gave other numbers after seed_everything({seed}) a second time"
 
 
 def test_seed_everything_with_another_seed_gives_other_numbers(device):

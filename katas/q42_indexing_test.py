@@ -9,6 +9,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
+    skip_unless_supported,
 )
 
 
@@ -48,6 +49,32 @@ def test_last_valid_of_integer_features(device):
     out = last_valid(x, torch.tensor([4, 2], device=device))
     check_tensor(out, shape=(2, 3), dtype=torch.int64, device=device, name="last steps")
     assert out.tolist() == [[9, 10, 11], [15, 16, 17]]
+
+
+def features_of(dtype, shape, device):
+    if dtype == torch.bool:
+        return torch.rand(shape, device=device) < 0.5
+    if dtype.is_floating_point:
+        return torch.randn(shape, device=device).to(dtype)
+    return torch.randint(-100, 100, shape, device=device).to(dtype)
+
+
+@pytest.mark.parametrize(
+    "dtype", [torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.uint8, torch.bool]
+)
+def test_last_valid_keeps_any_dtype_and_ignores_the_padding(device, dtype):
+    skip_unless_supported(device, dtype)
+    lengths = [2, 5, 1]
+    x = features_of(dtype, (3, 5, 4), device)
+    if dtype.is_floating_point:  # padding may hold anything, even inf and NaN
+        x[0, 2:], x[2, 1:] = float("inf"), float("nan")
+    out = last_valid(x, torch.tensor(lengths, device=device))
+    check_tensor(out, shape=(3, 4), dtype=dtype, device=device, name="last steps")
+    expected = torch.stack([x[b, n - 1] for b, n in enumerate(lengths)])
+    assert torch.equal(out, expected), (
+        "out[b] must be x[b, lengths[b] - 1], in x's dtype, whatever the padding holds: "
+        "pick the step (gather or an integer index) rather than masking and summing"
+    )
 
 
 # ---------------------------------------------------------------- valid_steps
@@ -95,6 +122,21 @@ def test_rotate_pairs_for_any_rank(device, shape):
         "out[..., 2i] = -x[..., 2i+1] and out[..., 2i+1] = x[..., 2i]",
     )
     assert torch.equal(x, x_before), "x must not be modified; build a new tensor"
+
+
+@pytest.mark.parametrize(
+    "dtype", [torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.int32]
+)
+def test_rotate_pairs_keeps_any_floating_or_signed_integer_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    x = features_of(dtype, (3, 2, 6), device)
+    out = rotate_pairs(x)
+    check_tensor(out, shape=(3, 2, 6), dtype=dtype, device=device, name="rotated")
+    expected = torch.empty_like(x)
+    expected[..., 0::2], expected[..., 1::2] = -x[..., 1::2], x[..., 0::2]
+    assert torch.equal(out, expected), (
+        "out[..., 2i] = -x[..., 2i+1] and out[..., 2i+1] = x[..., 2i], in x's dtype"
+    )
 
 
 def test_rotate_pairs_of_a_strided_integer_input(device):

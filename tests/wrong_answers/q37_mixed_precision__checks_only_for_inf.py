@@ -1,0 +1,40 @@
+"""Wrong: unscales and skips the step by hand when a gradient is inf, missing NaN."""
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+
+def amp_dtype(device: torch.device | str) -> torch.dtype:
+    # Tensor cores make float16 the fast type on CUDA; elsewhere bfloat16 is the supported
+    # 16-bit type, and its float32-sized exponent means gradients need no scaling.
+    return torch.float16 if torch.device(device).type == "cuda" else torch.bfloat16
+
+
+def make_grad_scaler(device: torch.device | str) -> torch.amp.GradScaler:
+    device = torch.device(device)
+    # A disabled scaler is a pass-through, so callers use it the same way on every device.
+    return torch.amp.GradScaler(device.type, enabled=amp_dtype(device) == torch.float16)
+
+
+def amp_train_step(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler,
+) -> torch.Tensor:
+    optimizer.zero_grad(set_to_none=True)
+    # Autocast covers forward and loss only: it casts per op, so the parameters stay float32
+    # and backward reuses the dtypes the forward pass chose.
+    with torch.autocast(device_type=inputs.device.type, dtype=amp_dtype(inputs.device)):
+        loss = loss_fn(model(inputs), targets)
+    scaler.scale(loss).backward()  # scaled, so small float16 gradients do not flush to zero
+    scaler.unscale_(optimizer)
+    grads = [p.grad for group in optimizer.param_groups for p in group["params"]]
+    if not any(g is not None and torch.isinf(g).any() for g in grads):
+        optimizer.step()
+    scaler.update()  # shrinks the scale after a skipped step, grows it after a run of good ones
+    return loss.detach().float()

@@ -1,0 +1,50 @@
+"""Wrong: optimizer_steps divides by batch_size before checking it (ZeroDivisionError)."""
+
+
+def _check(num_samples: int, batch_size: int, accumulation_steps: int = 1) -> None:
+    if num_samples < 0 or batch_size < 1 or accumulation_steps < 1:
+        raise ValueError(
+            "need num_samples >= 0, batch_size >= 1 and accumulation_steps >= 1, got "
+            f"{num_samples}, {batch_size}, {accumulation_steps}"
+        )
+
+
+def _ceil_div(a: int, b: int) -> int:
+    # Exact for any Python int; math.ceil(a / b) goes through a float and is not.
+    return -(-a // b)
+
+
+def steps_per_epoch(num_samples: int, batch_size: int, drop_last: bool = False) -> int:
+    _check(num_samples, batch_size)
+    if drop_last:
+        return num_samples // batch_size
+    return _ceil_div(num_samples, batch_size)
+
+
+def optimizer_steps(
+    num_samples: int,
+    batch_size: int,
+    epochs: int,
+    accumulation_steps: int = 1,
+    drop_last: bool = False,
+) -> int:
+    if epochs < 0 or accumulation_steps < 1 or num_samples < 0:
+        raise ValueError("need epochs >= 0, accumulation_steps >= 1 and num_samples >= 0")
+    batches = num_samples // batch_size if drop_last else _ceil_div(num_samples, batch_size)
+    # Every full group of batches steps, and so does a leftover group at the epoch's end.
+    return epochs * _ceil_div(batches, accumulation_steps)
+
+
+def epoch_of_step(
+    step: int,
+    num_samples: int,
+    batch_size: int,
+    accumulation_steps: int = 1,
+    drop_last: bool = False,
+) -> int:
+    per_epoch = optimizer_steps(num_samples, batch_size, 1, accumulation_steps, drop_last)
+    if step < 0:
+        raise ValueError(f"step must be >= 0, got {step}")
+    if per_epoch == 0:
+        raise ValueError("an epoch has no batches, so no optimizer step ever happens")
+    return step // per_epoch
