@@ -1,9 +1,15 @@
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 import pytest
+
+# pytester's in-process runs forget the modules imported during them, and torch's modules
+# that register native operators fail when imported a second time. The first operation on
+# the simulated device imports this one: import it once, for the whole session, here.
+import torch.distributed.tensor  # noqa: F401
 
 from torch_katas import catalog
 from torch_katas.answers import is_kata_package
@@ -93,3 +99,23 @@ def committed_stub(tmp_path):
         return path
 
     return stub
+
+
+@pytest.fixture
+def kata_harness(pytester, monkeypatch):
+    """An empty project laid out as torch-katas is (a katas/ package), using the real plugin."""
+    # Subprocess runs import the harness of this checkout, not whichever one is installed.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makefile(
+        ".toml",
+        pyproject=textwrap.dedent("""
+            [tool.pytest.ini_options]
+            python_files = ["*_test.py"]
+            pythonpath = ["."]
+            addopts = ["--strict-markers"]
+            filterwarnings = ["error"]
+        """),
+    )
+    pytester.makeconftest('pytest_plugins = ["torch_katas.plugin"]')
+    pytester.mkpydir("katas")
+    return pytester

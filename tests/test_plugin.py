@@ -2,7 +2,6 @@
 
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -63,22 +62,9 @@ def test_doubles(device):
 
 
 @pytest.fixture
-def project(pytester, monkeypatch):
+def project(kata_harness):
     """A two-kata project laid out as torch-katas is, using the real plugin."""
-    # Subprocess runs import the harness of this checkout, not whichever one is installed.
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
-    pytester.makefile(
-        ".toml",
-        pyproject=textwrap.dedent("""
-            [tool.pytest.ini_options]
-            python_files = ["*_test.py"]
-            pythonpath = ["."]
-            addopts = ["--strict-markers"]
-            filterwarnings = ["error"]
-        """),
-    )
-    pytester.makeconftest('pytest_plugins = ["torch_katas.plugin"]')
-    pytester.mkpydir("katas")
+    pytester = kata_harness
     pytester.mkpydir("solutions")
     (pytester.path / "katas" / "katas.toml").write_text(CATALOG)
     files = {

@@ -2,7 +2,6 @@
 and how the plugin offers it."""
 
 import io
-import textwrap
 
 import pytest
 import torch
@@ -132,19 +131,8 @@ def test_torch_compile_runs_there(dev):
 
 
 @pytest.fixture
-def kata_project(pytester):
-    pytester.makefile(
-        ".toml",
-        pyproject=textwrap.dedent("""
-            [tool.pytest.ini_options]
-            python_files = ["*_test.py"]
-            pythonpath = ["."]
-            addopts = ["--strict-markers"]
-            filterwarnings = ["error"]
-        """),
-    )
-    pytester.makeconftest('pytest_plugins = ["torch_katas.plugin"]')
-    pytester.mkpydir("katas")
+def kata_project(kata_harness):
+    pytester = kata_harness
     pytester.makepyfile(
         device_test="""
         import pytest
