@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from torch_katas import progress
+from torch_katas.isolation import TimeLimit
 
 TIMEOUT = 0.5  # seconds per test, and per stub import: well under kata 9's matrix product
 ROOT = Path(__file__).resolve().parents[1]
@@ -373,3 +375,39 @@ def test_a_damaged_progress_cache_keeps_what_can_be_read_and_says_so(pytester, m
         ["warning: progress cache torch_katas/status was damaged; kept what was readable"]
     )
     assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}
+
+
+# ---- TimeLimit: one watchdog thread, woken only for a deadline sooner than its own
+
+
+class Expired(Exception):
+    pass
+
+
+def expire():
+    raise Expired
+
+
+def runs_until_expired(seconds: float) -> float:
+    """Sleep under a time limit of `seconds`; how long it took the limit to stop it."""
+    start = time.monotonic()
+    with pytest.raises(Expired), TimeLimit(seconds, expire):
+        time.sleep(10)
+    return time.monotonic() - start
+
+
+def test_a_sooner_limit_inside_a_later_one_fires_on_time():
+    with TimeLimit(30, expire):
+        assert runs_until_expired(0.2) < 2
+
+
+def test_a_limit_after_one_that_ended_early_fires_on_time():
+    # The watchdog waits for the first deadline, then finds the second one still armed.
+    with TimeLimit(0.3, expire):
+        pass
+    assert 0.5 <= runs_until_expired(0.6) < 2
+
+
+def test_limits_one_after_another_each_fire():
+    assert runs_until_expired(0.2) < 2
+    assert runs_until_expired(0.2) < 2

@@ -1,9 +1,13 @@
 """The harness plugin's behaviour, on a small kata project made for each test."""
 
+import gc
 import json
+import random
 import textwrap
 
+import numpy
 import pytest
+import torch
 
 from torch_katas import cli, devices, progress
 
@@ -346,6 +350,27 @@ def test_each_test_starts_from_the_same_torch_state(project):
     # In a subprocess: use_deterministic_algorithms imports torch modules that must not be
     # imported twice, and in-process pytester runs forget the modules they imported.
     project.runpytest_subprocess("katas_state_test.py").assert_outcomes(passed=2)
+
+
+def test_a_run_leaves_the_random_generators_and_the_collector_as_it_found_them(project):
+    project.makepyfile(
+        katas_draws_test="""
+        import random
+        import numpy, torch
+
+        def test_draws():
+            random.random(), numpy.random.rand(), torch.rand(1)
+        """
+    )
+    random.random(), numpy.random.rand(), torch.rand(1)  # away from the seeded state
+    before = random.getstate(), numpy.random.get_state(), torch.get_rng_state()
+    threshold = gc.get_threshold()
+    project.runpytest("katas_draws_test.py").assert_outcomes(passed=1)
+    assert random.getstate() == before[0]
+    after = numpy.random.get_state()
+    assert all(numpy.array_equal(a, b) for a, b in zip(after, before[1], strict=True))
+    assert torch.equal(torch.get_rng_state(), before[2])
+    assert gc.get_threshold() == threshold
 
 
 SLOW_TEST_ADD = """

@@ -84,6 +84,34 @@ def test_assert_close_puts_the_advice_above_torchs_report():
     assert "Mismatched elements: 1 / 2" in message  # the numbers are kept
 
 
+@pytest.fixture
+def sim():
+    from torch_katas import devices
+
+    if not devices.available("sim"):
+        pytest.skip("this torch has no simulated device")
+    devices.set_up(["sim"])
+    return torch.device("sim")
+
+
+def test_assert_close_on_one_accelerator_reports_as_torch_does(sim):
+    # Compared on the CPU for speed: the verdict and torch's numbers are the same.
+    assert_close(torch.tensor([1.0], device=sim), torch.tensor([1.0 + 1e-7], device=sim))
+    with pytest.raises(AssertionError) as info:
+        assert_close(torch.tensor([1.0, 2.0], device=sim), torch.tensor([1.0, 3.0], device=sim))
+    assert "Mismatched elements: 1 / 2" in str(info.value)
+    with pytest.raises(AssertionError, match=r"dtype"):
+        assert_close(torch.ones(1, device=sim), torch.ones(1, device=sim, dtype=torch.float64))
+
+
+def test_assert_close_still_tells_devices_apart(sim):
+    with pytest.raises(AssertionError, match=r"device"):
+        assert_close(torch.ones(2), torch.ones(2, device=sim))
+    with pytest.raises(AssertionError, match=r"device"):
+        assert_close(torch.ones(2, device=sim), torch.ones(2))
+    assert_close(torch.ones(2, device=sim), torch.ones(2), check_device=False)
+
+
 def test_assert_close_without_advice_is_torchs_report():
     with pytest.raises(AssertionError) as info:
         assert_close(torch.tensor([1.0]), torch.tensor([2.0]))

@@ -28,6 +28,8 @@ import numpy
 import torch
 import torch.nn.functional as F
 
+from torch_katas import devices
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -176,16 +178,46 @@ def _restore_names(label: str, owner: object, before: dict[str, object]) -> list
     return changed
 
 
+def seed_everything(seed: int = 0) -> None:
+    """Seed Python's, NumPy's and torch's generators (each device kind's own too)."""
+    random.seed(seed)
+    numpy.random.seed(seed)
+    devices.seed_all(seed)
+
+
+class RandomState:
+    """The state of every random generator `seed_everything` seeds; `restore()` puts it back."""
+
+    def __init__(self) -> None:
+        self.python = random.getstate()
+        self.numpy = numpy.random.get_state()
+        self.cpu = torch.get_rng_state()
+        self.kinds = {
+            kind: [getattr(torch, kind).get_rng_state(index) for index in indices]
+            for kind, indices in devices.rng_devices().items()
+        }
+
+    def restore(self) -> None:
+        random.setstate(self.python)
+        numpy.random.set_state(self.numpy)
+        torch.set_rng_state(self.cpu)
+        for kind, states in self.kinds.items():
+            for index, state in enumerate(states):
+                getattr(torch, kind).set_rng_state(state, index)
+
+
 class Watchdog:
     """One thread that waits for the nearest deadline of the armed time limits.
 
-    A thread per test would cost more than most kata tests take.
+    A thread per test would cost more than most kata tests take, and so would waking the
+    thread at every test: it is woken only for a deadline sooner than the one it waits for.
     """
 
     def __init__(self) -> None:
         self._wake = threading.Condition()
         self._armed: list[TimeLimit] = []
         self._thread: threading.Thread | None = None
+        self._wakes_at = math.inf  # when the thread looks at the armed limits next
 
     def arm(self, limit: TimeLimit) -> None:
         with self._wake:
@@ -193,7 +225,8 @@ class Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._watch, name="torch-katas", daemon=True)
                 self._thread.start()
-            self._wake.notify()
+            elif limit.deadline < self._wakes_at:
+                self._wake.notify()
 
     def disarm(self, limit: TimeLimit) -> None:
         with self._wake:
@@ -203,13 +236,17 @@ class Watchdog:
     def _watch(self) -> None:
         while True:
             with self._wake:
-                soonest = min(self._armed, key=lambda armed: armed.deadline, default=None)
-                wait = None if soonest is None else soonest.deadline - time.monotonic()
-                if soonest is None or wait is None or wait > 0:
-                    self._wake.wait(wait)
+                now = time.monotonic()
+                due = [armed for armed in self._armed if armed.deadline <= now]
+                if not due:
+                    soonest = min((armed.deadline for armed in self._armed), default=math.inf)
+                    self._wakes_at = soonest
+                    self._wake.wait(None if soonest == math.inf else soonest - now)
                     continue
-                self._armed.remove(soonest)
-            soonest._on_deadline()
+                for armed in due:
+                    self._armed.remove(armed)
+            for armed in due:
+                armed._on_deadline()
 
 
 WATCHDOG = Watchdog()

@@ -3,15 +3,14 @@ for unimplemented stubs, hints, state isolation and the progress summary."""
 
 from __future__ import annotations
 
-import contextlib
-import random
+import atexit
+import gc
 import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy
 import pytest
 import torch
 
@@ -40,14 +39,23 @@ class KataRun:
     imports: Imports
     undo_imports: Callable[[], None] = lambda: None
     threads: int = 1  # torch's thread count before the run, restored after it
+    gc_threshold: tuple[int, ...] = ()  # the cycle collector's thresholds, restored after it
+    random_state: isolation.RandomState | None = None  # restored after the run
     timed_out: dict[str, str] = field(default_factory=dict)  # kata -> its test that timed out
     # Katas whose "not implemented yet" letter the progress line has shown already.
     shown_unwritten: set[str] = field(default_factory=set)
+    kata_of_file: dict[Path, catalog.Kata | None] = field(default_factory=dict)
 
     def answer_path(self, kata: catalog.Kata) -> Path:
         """The file this run imports for `kata`."""
         return self.imports.files.get(kata.module, kata.stub_path(self.root))
 
+
+# Python's last garbage collections at exit walk every object torch and the run have made,
+# for a second or two; the process is ending, so they are skipped. (Objects are still freed;
+# only reference cycles are left to the operating system.) Handlers registered later, such as
+# torch's worker pools', run before this one.
+atexit.register(gc.freeze)
 
 RUN = pytest.StashKey[KataRun]()
 TIME_LIMIT = pytest.StashKey[isolation.TimeLimit]()
@@ -125,6 +133,12 @@ def pytest_configure(config: pytest.Config) -> None:
     # workers, each a process of its own, would oversubscribe the cores.
     run.threads = torch.get_num_threads()
     torch.set_num_threads(1)
+    run.random_state = isolation.RandomState()
+    # A full collection walks every object torch has made, millions once torch.compile and
+    # torch.export have been imported, and took a tenth of the run: make them rarer.
+    run.gc_threshold = gc.get_threshold()
+    young, middle, full = run.gc_threshold
+    gc.set_threshold(young, middle, full * 10)
 
 
 def time_limit(config: pytest.Config) -> float:
@@ -153,6 +167,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if run is not None:
         run.undo_imports()
         torch.set_num_threads(run.threads)
+        gc.set_threshold(*run.gc_threshold)
+        if run.random_state is not None:
+            run.random_state.restore()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -167,11 +184,13 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def kata_of(item: pytest.Item) -> catalog.Kata | None:
+    # Asked several times for every test: worked out once per test file.
     run = item.config.stash[RUN]
-    module = catalog.module_of(item.path)
-    if module is None or item.path.parent != run.root / "katas":
-        return None
-    return run.katas.get(module)
+    if item.path not in run.kata_of_file:
+        module = catalog.module_of(item.path)
+        in_katas = module is not None and item.path.parent == run.root / "katas"
+        run.kata_of_file[item.path] = run.katas.get(module) if module and in_katas else None
+    return run.kata_of_file[item.path]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -228,30 +247,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
-def _isolate_torch_state(request: pytest.FixtureRequest):
+def _isolate_torch_state():
     """Start each test from the same torch state and undo whatever it changes.
 
-    Seeding every test makes random inputs, and so any statistical check, the same
-    whatever ran before it.
+    Every random generator is seeded with 0 before each test, so random inputs, and so any
+    statistical check, are the same whatever ran before it, and again after it; the run
+    puts back their state from before it when it ends.
     """
     # The same guard as each kata module's import: settings and replaced torch functions.
     state = isolation.GlobalState()
-    python_rng = random.getstate()
-    numpy_rng = numpy.random.get_state()
-    with contextlib.ExitStack() as rng_states:
-        # The CPU's generator always; each device kind's own generators where it has some.
-        rng_states.enter_context(torch.random.fork_rng(devices=[], device_type="cpu"))
-        for kind, indices in devices.rng_devices().items():
-            rng_states.enter_context(torch.random.fork_rng(devices=indices, device_type=kind))
-        torch.manual_seed(0)
-        random.seed(0)
-        numpy.random.seed(0)
-        try:
-            yield
-        finally:
-            state.restore()
-            random.setstate(python_rng)
-            numpy.random.set_state(numpy_rng)
+    isolation.seed_everything()
+    try:
+        yield
+    finally:
+        state.restore()
+        isolation.seed_everything()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -296,8 +306,10 @@ def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
+    if call.excinfo is None:
+        return report
     kata = kata_of(item)
-    if kata is None or call.excinfo is None:
+    if kata is None:
         return report
     run = item.config.stash[RUN]
     if report.skipped:
@@ -494,6 +506,7 @@ class ProgressRecorder:
         self.changes: dict[str, list[str]] = {}
         self.digests: dict[str, str | None] = {}
         self.summary: progress.Summary | None = None
+        self.kata_of_file: dict[str, str | None] = {}  # test file (as in node ids) -> kata
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # Taken before any test runs: an edit during the run gives a new digest next time,
@@ -608,6 +621,10 @@ class ProgressRecorder:
 
     def kata_module(self, nodeid: str) -> str | None:
         """The kata a test belongs to (by its node id), or None for other tests."""
-        path = Path(nodeid.split("::")[0])
-        module = catalog.module_of(path)
-        return module if path.parent == Path("katas") and module in self.run.katas else None
+        file = nodeid.split("::")[0]
+        if file not in self.kata_of_file:
+            path = Path(file)
+            module = catalog.module_of(path)
+            in_katas = path.parent == Path("katas") and module in self.run.katas
+            self.kata_of_file[file] = module if in_katas else None
+        return self.kata_of_file[file]

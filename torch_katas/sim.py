@@ -54,6 +54,10 @@ def unavailable() -> str | None:
     return None
 
 
+# torch.device("sim", 0), made once `sim` is registered (every op makes a tensor on it).
+_DEVICE: torch.device | None = None
+
+
 class SimTensor(torch.Tensor):
     """A tensor on the `sim` device; its data is the CPU tensor `cpu_data`."""
 
@@ -71,7 +75,7 @@ class SimTensor(torch.Tensor):
             storage_offset=data.storage_offset(),
             dtype=data.dtype,
             layout=data.layout,
-            device=torch.device(NAME, 0),
+            device=_DEVICE,
             requires_grad=data.requires_grad,
         )
         out.cpu_data = data
@@ -122,17 +126,6 @@ class SimTensor(torch.Tensor):
         return _run(func, args, kwargs or {})
 
 
-def _unwrap(value):
-    # Operator arguments are tensors, numbers, devices, or flat lists of them.
-    if type(value) is SimTensor:
-        return value.cpu_data
-    if isinstance(value, (list, tuple)):
-        return type(value)(_unwrap(item) for item in value)
-    if isinstance(value, torch.device) and value.type == NAME:
-        return CPU
-    return value
-
-
 class _OpInfo:
     """What `_run` needs to know about an operator, worked out once per operator."""
 
@@ -151,51 +144,76 @@ class _OpInfo:
 _OPS: dict = {}
 
 
+class _Call:
+    """One operator call's arguments with the CPU data in place of each `sim` tensor.
+
+    Every op on the device passes through here, so it is one pass over the arguments.
+    """
+
+    __slots__ = ("allowed", "inputs", "on_sim", "stray")
+
+    def __init__(self, allowed: frozenset[int] | None):
+        self.allowed = allowed
+        self.on_sim = False  # whether any argument is a `sim` tensor
+        self.stray: torch.Tensor | None = None  # a CPU tensor that must not meet one
+        self.inputs: list[tuple[torch.Tensor, torch.Tensor]] = []  # (argument, what ran)
+
+    def unwrap(self, position: int, value):
+        # Operator arguments are tensors, numbers, devices, or flat lists of them.
+        if type(value) is SimTensor:
+            self.on_sim = True
+            self.inputs.append((value, value.cpu_data))
+            return value.cpu_data
+        if isinstance(value, torch.Tensor):
+            self.inputs.append((value, value))
+            allowed = self.allowed
+            checked = allowed is not None and position not in allowed
+            if checked and self.stray is None and value.dim() and value.device.type != "meta":
+                self.stray = value
+            return value
+        if isinstance(value, (list, tuple)):
+            return type(value)([self.unwrap(position, item) for item in value])
+        if isinstance(value, torch.device) and value.type == NAME:
+            return CPU
+        return value
+
+    def wrap(self, value, onto_sim: bool):
+        if not isinstance(value, torch.Tensor):
+            return value
+        # An op that returns one of its inputs (in place, out=) returns the same object.
+        for argument, ran in self.inputs:
+            if value is ran:
+                return argument
+        return SimTensor(value) if onto_sim else value
+
+
 def _run(func, args, kwargs):
     """Run `func` on the CPU data of its `sim` arguments and wrap what it returns."""
     info = _OPS.get(func)
     if info is None:
         info = _OPS[func] = _OpInfo(func)
-    tensors = []
-    checked = []  # the tensors that must be on `sim` if any is
-    allowed = info.on_cpu_allowed
-    for i, value in enumerate((*args, *kwargs.values())):
-        if isinstance(value, torch.Tensor):
-            found = [value]
-        elif isinstance(value, (list, tuple)):
-            found = [item for item in value if isinstance(item, torch.Tensor)]
-        else:
-            continue
-        tensors += found
-        if allowed is not None and i not in allowed:
-            checked += found
-    sims = [tensor for tensor in tensors if type(tensor) is SimTensor]
-    if sims:
-        for tensor in checked:
-            if type(tensor) is not SimTensor and tensor.dim() and tensor.device.type != "meta":
-                raise RuntimeError(
-                    "Expected all tensors to be on the same device, but found at least two "
-                    f"devices, {NAME}:0 and {tensor.device}! (when checking argument in {func})"
-                )
+    call = _Call(info.on_cpu_allowed)
+    cpu_args = [call.unwrap(i, value) for i, value in enumerate(args)]
+    cpu_kwargs = {}
+    for i, (name, value) in enumerate(kwargs.items(), len(args)):
+        cpu_kwargs[name] = call.unwrap(i, value)
+    if call.on_sim and call.stray is not None:
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two "
+            f"devices, {NAME}:0 and {call.stray.device}! (when checking argument in {func})"
+        )
     target = kwargs.get("device")
-    onto_sim = target.type == NAME if isinstance(target, torch.device) else bool(sims)
-    out = func(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})
-    for i, name in info.written if sims else ():
-        _mirror_metadata(args[i] if i < len(args) else kwargs.get(name))
-
-    def wrap(value):
-        if not isinstance(value, torch.Tensor):
-            return value
-        # An op that returns one of its inputs (in place, out=) returns the same object.
-        for tensor in tensors:
-            if value is tensor or (type(tensor) is SimTensor and value is tensor.cpu_data):
-                return tensor
-        return SimTensor(value) if onto_sim else value
-
+    onto_sim = target.type == NAME if isinstance(target, torch.device) else call.on_sim
+    out = func(*cpu_args, **cpu_kwargs)
+    if call.on_sim:
+        for i, name in info.written:
+            _mirror_metadata(args[i] if i < len(args) else kwargs.get(name))
     if isinstance(out, (list, tuple)):
         on_cpu = info.cpu_outputs
-        return type(out)(value if i in on_cpu else wrap(value) for i, value in enumerate(out))
-    return wrap(out)
+        return type(out)(
+            value if i in on_cpu else call.wrap(value, onto_sim) for i, value in enumerate(out)
+        )
+    return call.wrap(out, onto_sim)
 
 
 def _mirror_metadata(wrapper) -> None:
@@ -260,17 +278,19 @@ _library: tuple[torch.library.Library, ...] | None = None
 
 def register() -> str | None:
     """Make `sim` a device torch knows; None when it is ready, else the reason it is absent."""
-    global _library
+    global _library, _DEVICE
     reason = unavailable()
     if reason is not None:
         return reason
     if _library is not None or hasattr(torch, NAME):
+        _DEVICE = torch.device(NAME, 0)
         return None
     # Renames PrivateUse1, adds Tensor.sim() and Module.sim(), registers torch.sim and the
     # device guard and hooks that torch asks of every device (the autograd engine uses them).
     backend_registration._setup_privateuseone_for_python_backend(
         rename=NAME, backend_module=_Module(f"torch.{NAME}")
     )
+    _DEVICE = torch.device(NAME, 0)
     fallbacks = torch.library.Library("_", "IMPL")
     fallbacks.fallback(_fallback, "PrivateUse1")
     # Copies into a `sim` tensor made in C++ (torch.tensor(data, device="sim")) arrive with
