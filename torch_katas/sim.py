@@ -291,6 +291,10 @@ def register() -> str | None:
         rename=NAME, backend_module=_Module(f"torch.{NAME}")
     )
     _DEVICE = torch.device(NAME, 0)
+    # The backward of `sim` tensors runs on the thread that asks for it, as on the CPU: the
+    # autograd engine's thread for the device would hand every backward over to another
+    # thread and back, which took longer than the backward itself.
+    torch.autograd.set_multithreading_enabled(False)
     fallbacks = torch.library.Library("_", "IMPL")
     fallbacks.fallback(_fallback, "PrivateUse1")
     # Copies into a `sim` tensor made in C++ (torch.tensor(data, device="sim")) arrive with
