@@ -3,9 +3,11 @@
 `GlobalState` is the guard around every kata test and every import of a kata's answer
 module: it records the global settings of torch, NumPy and Python that code can change for
 everyone (the default dtype, grad mode, a torch function replaced by hand...) and puts back
-whatever changed. `TimeLimit` stops code that runs too long, and remembers where it was when
-the time ran out: a long C++ operation is only interrupted once it returns, by which time the
-learner's line that started it may have left the stack.
+whatever changed. `seed_everything` gives every test the same random streams, and
+`RandomState` keeps the generators' state of the process around a whole run. `TimeLimit`
+stops code that runs too long, and remembers where it was when the time ran out: a long C++
+operation is only interrupted once it returns, by which time the learner's line that started
+it may have left the stack.
 """
 
 from __future__ import annotations
