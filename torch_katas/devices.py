@@ -20,12 +20,11 @@ class Kind:
     simulated: bool = False
     # Dtypes the kind cannot hold at all; tests that need one skip there.
     missing_dtypes: tuple[torch.dtype, ...] = ()
-    # Indices whose random state is the kind's own and must be saved around each test;
-    # kinds whose random ops use the CPU's generator have none.
+    # Indices whose random state is the kind's own, saved around a run; kinds whose random
+    # ops use the CPU's generator have none.
     rng_devices: Callable[[], list[int]] = lambda: []
-    # Seeds the kind's own generators where it has some (torch.manual_seed seeds every kind
-    # torch knows, and on a machine without CUDA formats a stack trace to queue each call).
-    seed: Callable[[int], object] = lambda seed: None
+    # Seeds all of the kind's own generators; None where it has none.
+    seed: Callable[[int], object] | None = None
     # Shown after the name in the report header.
     note: str = ""
     # Why it is absent when it is, for the header and the --device error.
@@ -39,17 +38,6 @@ def _cuda_rng() -> list[int]:
     return list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
 
 
-def _seed_cuda(seed: int) -> None:
-    # Queued until CUDA starts where it has not yet, so its first test is seeded too.
-    if torch.cuda.is_available():
-        torch.cuda.manual_seed_all(seed)
-
-
-def _seed_mps(seed: int) -> None:
-    if torch.backends.mps.is_available():
-        torch.mps.manual_seed(seed)
-
-
 KINDS = {
     kind.name: kind
     for kind in (
@@ -59,7 +47,7 @@ KINDS = {
             available=torch.cuda.is_available,
             count=torch.cuda.device_count,
             rng_devices=_cuda_rng,
-            seed=_seed_cuda,
+            seed=torch.cuda.manual_seed_all,
         ),
         Kind(
             "mps",
@@ -67,7 +55,7 @@ KINDS = {
             count=lambda: 1,
             missing_dtypes=(torch.float64, torch.complex128),
             rng_devices=lambda: [0] if torch.backends.mps.is_available() else [],
-            seed=_seed_mps,
+            seed=torch.mps.manual_seed,
         ),
         Kind(
             "sim",
@@ -122,10 +110,13 @@ def rng_devices() -> dict[str, list[int]]:
 
 
 def seed_all(seed: int) -> None:
-    """torch.manual_seed for the kinds the suite knows, at a fraction of its cost."""
+    """torch.manual_seed for the kinds present, at a fraction of its cost: torch's seeds every
+    kind it knows, and on a machine without CUDA formats a stack trace to queue each call."""
     torch.random.default_generator.manual_seed(seed)
     for kind in KINDS.values():
-        kind.seed(seed)
+        # CUDA queues the seed until it starts, so a test that starts it is seeded too.
+        if kind.seed is not None and kind.available():
+            kind.seed(seed)
 
 
 def set_up(chosen: list[str]) -> None:

@@ -319,8 +319,7 @@ def pytest_runtest_makereport_unwritten(
     explain_failure replaces it with one line anyway, and formatting thousands of them took
     most of the time of a run on the untouched stubs.
     """
-    kata = kata_of(item) if call.excinfo is not None and call.when == "call" else None
-    if kata is None or call.excinfo is None:
+    if call.when != "call" or call.excinfo is None or (kata := kata_of(item)) is None:
         return None
     function = unimplemented_function(call.excinfo, kata.stub_path(item.config.stash[RUN].root))
     if function is None:
