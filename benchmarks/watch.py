@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from torch_katas import catalog, takehome  # noqa: E402
+from torch_katas import catalog  # noqa: E402
+from torch_katas.grading import takehome  # noqa: E402
 
 TARGET = 0.5
 ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")

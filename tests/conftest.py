@@ -12,7 +12,7 @@ import pytest
 import torch.distributed.tensor  # noqa: F401
 
 from torch_katas import catalog
-from torch_katas.answers import is_kata_package
+from torch_katas.runtime.answers import is_kata_package
 
 ROOT = Path(__file__).resolve().parents[1]
 

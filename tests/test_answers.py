@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog
-from torch_katas.plugin import NOT_IMPLEMENTED
+from torch_katas.status import NOT_IMPLEMENTED
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from torch_katas import catalog, cli, progress, takehome
+from torch_katas import catalog, cli, status
+from torch_katas.cli import commands
+from torch_katas.grading import takehome
+from torch_katas.store import STATUS_KEY, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = catalog.load(ROOT)
@@ -59,7 +62,7 @@ def test_every_command_has_help(command, capsys):
 def test_list_shows_each_kata_with_its_status_from_the_last_run(suite, capsys):
     assert katas("--root", suite, "list") == 0
     assert "q01  Fit a line with autograd  autograd  *..  not run" in capsys.readouterr().out
-    cli.write_cache(suite, progress.CACHE_KEY, {KATA.module: progress.SOLVED})
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
     assert katas("--root", suite, "list", "--topic", "autograd") == 0
     output = capsys.readouterr().out
     assert "*..  solved" in output and "Solved 1 of 1 katas" in output
@@ -82,10 +85,10 @@ def test_reset_saves_the_attempt_then_restores_the_stub(suite):
     stub.write_text("# my attempt\n")
     assert katas("--root", suite, "reset", 1) == 0
     assert stub.read_text() == original
-    (backup,) = (suite / cli.BACKUPS).glob("q01_fit_line-*.py")
+    (backup,) = (suite / commands.BACKUPS).glob("q01_fit_line-*.py")
     assert backup.read_text() == "# my attempt\n"
     assert katas("--root", suite, "reset", 1) == 0  # nothing to do, nothing backed up
-    assert len(list((suite / cli.BACKUPS).iterdir())) == 1
+    assert len(list((suite / commands.BACKUPS).iterdir())) == 1
 
 
 def test_next_goes_topic_by_topic_and_easier_katas_first(tmp_path, capsys):
@@ -94,15 +97,15 @@ def test_next_goes_topic_by_topic_and_easier_katas_first(tmp_path, capsys):
         tmp_path / "suite",
         ["q01_fit_line", "q02_numpy_bridge", "q03_vectorised_ops", "q35_tensor_creation"],
     )
-    solved: dict[str, str] = {"q02_numpy_bridge": progress.PARTLY}
+    solved: dict[str, str] = {"q02_numpy_bridge": status.PARTLY}
     for expected in ("q02", "q35", "q03", "q01"):
-        cli.write_cache(root, progress.CACHE_KEY, solved)
+        Store.for_root(root).write(STATUS_KEY, solved)
         assert katas("--root", root, "next") == 0
         first = capsys.readouterr().out.splitlines()[0]
         assert first.startswith(expected), (expected, first)
         module = next(m for m in CATALOG if m.startswith(expected))
-        solved[module] = progress.SOLVED
-    cli.write_cache(root, progress.CACHE_KEY, solved)
+        solved[module] = status.SOLVED
+    Store.for_root(root).write(STATUS_KEY, solved)
     assert katas("--root", root, "next") == 0
     assert capsys.readouterr().out.strip() == "All 4 katas are solved."
 
@@ -119,11 +122,11 @@ def test_solution_only_once_solved_then_next_to_the_answer(suite, capsys, monkey
     stub.write_text(answer)
     assert katas("--root", suite, "solution", 1) == 2
     assert "q01 is not run yet: solve it first" in capsys.readouterr().err
-    cli.write_cache(suite, progress.CACHE_KEY, {KATA.module: progress.PARTLY})
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.PARTLY})
     assert katas("--root", suite, "solution", 1) == 2
     assert "q01 is partly solved: solve it first" in capsys.readouterr().err
 
-    cli.write_cache(suite, progress.CACHE_KEY, {KATA.module: progress.SOLVED})
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
     monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((200, 40)))
     assert katas("--root", suite, "solution", 1) == 0
     rows = capsys.readouterr().out.splitlines()
@@ -143,12 +146,12 @@ def test_solution_only_once_solved_then_next_to_the_answer(suite, capsys, monkey
 
 
 def test_two_resets_in_one_second_keep_both_attempts(suite, monkeypatch):
-    monkeypatch.setattr(cli, "backup_stamp", lambda: "20260101-120000")
+    monkeypatch.setattr(commands, "backup_stamp", lambda: "20260101-120000")
     stub = KATA.stub_path(suite)
     for attempt in ("# first attempt\n", "# second attempt\n"):
         stub.write_text(attempt)
         assert katas("--root", suite, "reset", 1) == 0
-    saved = cli.backups(suite, KATA)
+    saved = commands.backups(suite, KATA)
     assert [path.read_text() for path in saved] == ["# first attempt\n", "# second attempt\n"]
     assert len({path.name for path in saved}) == 2
 
@@ -161,16 +164,16 @@ def test_restore_brings_back_the_latest_or_a_named_backup(suite, capsys):
     for attempt in ("# first attempt\n", "# second attempt\n"):
         stub.write_text(attempt)
         assert katas("--root", suite, "reset", 1) == 0
-    first, second = cli.backups(suite, KATA)
+    first, second = commands.backups(suite, KATA)
 
     assert katas("--root", suite, "restore", 1) == 0  # the latest; the stub was untouched
     assert stub.read_text() == "# second attempt\n"
-    assert cli.backups(suite, KATA) == [first, second]
+    assert commands.backups(suite, KATA) == [first, second]
 
     stub.write_text("# third attempt\n")
     assert katas("--root", suite, "restore", 1, first.name) == 0
     assert stub.read_text() == "# first attempt\n"
-    *_, third = cli.backups(suite, KATA)
+    *_, third = commands.backups(suite, KATA)
     assert third.read_text() == "# third attempt\n"  # backed up before it was replaced
 
     capsys.readouterr()
@@ -276,7 +279,7 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
 
 def test_the_watcher_itself_imports_no_torch():
     # Only the spare interpreters do: a process that has run torch ops must not fork them.
-    check = "import sys, torch_katas.watch; assert 'torch' not in sys.modules, 'torch imported'"
+    check = "import sys, torch_katas.cli.watch; assert 'torch' not in sys.modules, 'torch imported'"
     subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True)
 
 

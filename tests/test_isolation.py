@@ -1,4 +1,4 @@
-"""One kata's broken code never spoils another kata's verdict or the learner's progress.
+"""One kata's broken code never spoils another kata's verdict or the learner's status.
 
 The runs here are real pytest processes on a small kata project: the stubs change torch's
 global state, hang or exit, and none of that may leak into the process running these checks.
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from torch_katas import progress
-from torch_katas.isolation import TimeLimit
+from torch_katas import status
+from torch_katas.runtime.timelimit import TimeLimit
+from torch_katas.store import STATUS_KEY
 
 TIMEOUT = 0.5  # seconds per test, and per stub import: well under kata 9's matrix product
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,10 +90,12 @@ BROKEN = {
         "def answer(x):\n    return x\n"
     ),
     "q07_skips": (
-        "import pytest\n\n"
+        "import unittest\n\nimport pytest\n\n"
         "def answer(x):\n"
-        "    if x.numel() > 1:\n"
+        "    if x.numel() == 2:\n"
         "        pytest.skip('too many elements for me')\n"
+        "    if x.numel() == 3:\n"
+        "        raise unittest.SkipTest('three is too many')\n"
         "    return x\n"
     ),
     "q08_loops": "def answer(x):\n    while True: pass\n",
@@ -161,7 +164,7 @@ def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def statuses(root: Path) -> dict[str, str]:
-    return json.loads((root / ".pytest_cache" / "v" / progress.CACHE_KEY).read_text())
+    return json.loads((root / ".pytest_cache" / "v" / STATUS_KEY).read_text())
 
 
 @dataclass
@@ -198,8 +201,8 @@ def broken(tmp_path_factory) -> BrokenRun:
 
 
 def test_the_learner_had_solved_kata_1_before_breaking_the_others(broken):
-    assert broken.before["q01_total"] == progress.SOLVED
-    assert broken.before["q02_syntax"] == progress.NOT_STARTED
+    assert broken.before["q01_total"] == status.SOLVED
+    assert broken.before["q02_syntax"] == status.NOT_STARTED
 
 
 def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken):
@@ -207,7 +210,7 @@ def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken)
     assert broken.returncode == pytest.ExitCode.TESTS_FAILED
     assert set(broken.of("q01_total").values()) == {("passed", "")}
     assert len(broken.cases) == 2 + 3 * len(BROKEN), "every test of every kata ran"
-    assert broken.after["q01_total"] == progress.SOLVED
+    assert broken.after["q01_total"] == status.SOLVED
     for module in (
         "q02_syntax",
         "q03_exits",
@@ -217,7 +220,7 @@ def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken)
         "q10_raises",
     ):
         assert {outcome for outcome, _ in broken.of(module).values()} == {"failure"}, module
-        assert broken.after[module] == progress.PARTLY
+        assert broken.after[module] == status.PARTLY
     # Their own functions are right once the state they changed is put back.
     for module in ("q05_dtype", "q06_patches"):
         assert {outcome for outcome, _ in broken.of(module).values()} == {"passed"}, module
@@ -273,12 +276,15 @@ def test_a_skip_raised_by_the_answer_counts_as_a_failure(broken):
     outcome, message = broken.cases["q07_skips_test.py::test_one[cpu]"]
     assert outcome == "failure"
     assert message == (
-        "q07 A stub that skips what it cannot do: katas/q07_skips.py line 5 skipped this test "
-        "(too many elements for me); an answer must not skip its kata's tests, so this "
+        "q07 A stub that skips what it cannot do: katas/q07_skips.py line 7 skipped this test "
+        "(too many elements for me); only the harness may skip a kata's tests, so this "
         "counts as a failure"
     )
+    outcome, message = broken.cases["q07_skips_test.py::test_three[cpu]"]
+    assert outcome == "failure", "unittest.SkipTest is a skip too"
+    assert "katas/q07_skips.py line 9 skipped this test (three is too many)" in message
     assert broken.cases["q07_skips_test.py::test_two[cpu]"] == ("passed", "")
-    assert broken.after["q07_skips"] == progress.PARTLY
+    assert broken.after["q07_skips"] == status.PARTLY
 
 
 def test_after_a_timeout_the_katas_other_tests_fail_at_once(broken):
@@ -330,7 +336,7 @@ def test_an_interrupted_run_records_nothing_as_solved_and_spares_unfinished_kata
         SOLVED_STUB.replace("F.mse_loss(a, b)", "F.l1_loss(a, b)")
     )
     pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
-    assert statuses(root) == {"q01_total": progress.PARTLY, "q02_syntax": progress.SOLVED}
+    assert statuses(root) == {"q01_total": status.PARTLY, "q02_syntax": status.SOLVED}
     # Now kata 1 is right, and Ctrl-C comes in the middle of kata 2.
     (root / "katas" / "q01_total.py").write_text(SOLVED_STUB)
     (root / "katas" / "q02_syntax.py").write_text(
@@ -349,24 +355,31 @@ def test_an_interrupted_run_records_nothing_as_solved_and_spares_unfinished_kata
             "their status",
         ]
     )
-    assert statuses(root) == {"q01_total": progress.PARTLY, "q02_syntax": progress.SOLVED}
+    assert statuses(root) == {"q01_total": status.PARTLY, "q02_syntax": status.SOLVED}
 
 
-def test_a_crashed_run_records_nothing(pytester, monkeypatch):
+def test_a_hard_exit_in_a_test_ends_only_its_kata(pytester, monkeypatch):
     root = interrupted_project(pytester, monkeypatch)
     pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
-    assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}
-    (root / "katas" / "q01_total.py").write_text("def total(x):\n    return x\n")
-    (root / "katas" / "q02_syntax.py").write_text("import os\n\ndef answer(x):\n    os._exit(3)\n")
+    assert statuses(root) == {"q01_total": status.SOLVED, "q02_syntax": status.SOLVED}
+    (root / "katas" / "q02_syntax.py").write_text("import os\n\ndef answer(x):\n    os._exit(0)\n")
     result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
-    assert result.ret == 3
-    assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}
+    assert result.ret == 1, "never exit status 0"
+    result.stdout.fnmatch_lines(
+        [
+            "torch-katas: q02: katas/q02_syntax.py ended the test process (exit status 0, as "
+            "os._exit does) in test_one[[]cpu[]]; the other katas go on in a new process",
+            "*katas/q02_syntax.py ended the test process (exit status 0, as os._exit does) "
+            "during this test; the other katas ran on in a new process",
+        ]
+    )
+    assert statuses(root) == {"q01_total": status.SOLVED, "q02_syntax": status.PARTLY}
 
 
 def test_a_damaged_progress_cache_keeps_what_can_be_read_and_says_so(pytester, monkeypatch):
     root = interrupted_project(pytester, monkeypatch)
     pytester.runpytest_subprocess("katas/q01_total_test.py", "--device", "cpu", "-p", "no:xdist")
-    path = root / ".pytest_cache" / "v" / progress.CACHE_KEY
+    path = root / ".pytest_cache" / "v" / STATUS_KEY
     path.write_text('{\n  "q01_total": "solved",\n  "q02_syntax": "partly so')
     result = pytester.runpytest_subprocess(
         "katas/q02_syntax_test.py", "--device", "cpu", "-p", "no:xdist"
@@ -374,7 +387,7 @@ def test_a_damaged_progress_cache_keeps_what_can_be_read_and_says_so(pytester, m
     result.stdout.fnmatch_lines(
         ["warning: progress cache torch_katas/status was damaged; kept what was readable"]
     )
-    assert statuses(root) == {"q01_total": progress.SOLVED, "q02_syntax": progress.SOLVED}
+    assert statuses(root) == {"q01_total": status.SOLVED, "q02_syntax": status.SOLVED}
 
 
 # ---- TimeLimit: one watchdog thread, woken only for a deadline sooner than its own

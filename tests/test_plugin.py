@@ -9,7 +9,8 @@ import numpy
 import pytest
 import torch
 
-from torch_katas import cli, devices, progress
+from torch_katas import devices, status
+from torch_katas.store import HINTS_KEY, STATUS_KEY
 
 CATALOG = """
 [[kata]]
@@ -196,8 +197,7 @@ def test_hints_come_once_per_kata_one_more_each_run_counted_with_katas_hint(proj
     output = project.runpytest("katas", "--device", "cpu", "--hints").stdout.str()
     assert output.count("hint 1/2: Tensors add with +.") == 1
     assert "hint 2/2" not in output
-    assert read_cache(project, progress.HINTS_KEY) == {"q01_add": 1, "q02_double": 1}
-    assert cli.HINTS_KEY == progress.HINTS_KEY, "`katas hint` must count the same hints"
+    assert read_cache(project, HINTS_KEY) == {"q01_add": 1, "q02_double": 1}
     # An implemented but wrong answer gets the next hint too, under its kata's line.
     result = project.runpytest(
         "katas/q01_add_test.py", "--hints", "--answer-file", "half_right/q01_add.py"
@@ -210,7 +210,7 @@ def test_hints_come_once_per_kata_one_more_each_run_counted_with_katas_hint(proj
         ]
     )
     assert result.stdout.str().count("hint 2/2") == 1
-    assert read_cache(project, progress.HINTS_KEY)["q01_add"] == 2
+    assert read_cache(project, HINTS_KEY)["q01_add"] == 2
 
 
 def test_solutions_flag_tests_the_reference_answers(project):
@@ -239,9 +239,9 @@ def test_xdist_workers_report_progress_to_the_controller(project):
     result = project.runpytest_subprocess("katas", "-n", "2", "--device", "cpu")
     result.assert_outcomes(passed=2, failed=1)
     assert result.stdout.str().count("torch-katas progress") == 1
-    assert read_cache(project, progress.CACHE_KEY) == {
-        "q01_add": progress.SOLVED,
-        "q02_double": progress.NOT_STARTED,
+    assert read_cache(project, STATUS_KEY) == {
+        "q01_add": status.SOLVED,
+        "q02_double": status.NOT_STARTED,
     }
 
 
@@ -383,7 +383,7 @@ def test_adds_many(device):
 
 
 def statuses(project) -> dict[str, str]:
-    return read_cache(project, progress.CACHE_KEY)
+    return read_cache(project, STATUS_KEY)
 
 
 @pytest.fixture
@@ -409,7 +409,7 @@ def test_a_run_of_some_tests_never_makes_a_kata_solved(three_tests):
         args = subset if subset[0].startswith("katas/") else ["katas/q01_add_test.py", *subset]
         result = project.runpytest(*args, "--device", "cpu")
         assert result.ret == pytest.ExitCode.OK, subset
-        assert statuses(project)["q01_add"] == progress.PARTLY, subset
+        assert statuses(project)["q01_add"] == status.PARTLY, subset
         result.stdout.fnmatch_lines(
             ["  q01  Add two tensors  partly solved *: its other tests did not run"]
         )
@@ -423,34 +423,34 @@ def test_rerunning_the_last_failures_of_a_fixed_stub_does_not_solve_it(three_tes
     write_stub(project, "def add(a, b):\n    return a + b\n")
     # Given a folder, --lf drops the tests that passed while collecting, without a word.
     project.runpytest("katas", "--device", "cpu", "--lf").assert_outcomes(passed=1)
-    assert statuses(project)["q01_add"] == progress.PARTLY, "the other tests ran on the old stub"
+    assert statuses(project)["q01_add"] == status.PARTLY, "the other tests ran on the old stub"
     project.runpytest("katas/q01_add_test.py", "--device", "cpu")
-    assert statuses(project)["q01_add"] == progress.SOLVED
+    assert statuses(project)["q01_add"] == status.SOLVED
 
 
 def test_a_kata_is_solved_once_every_test_passed_for_the_same_stub(three_tests):
     project = three_tests
     write_stub(project, "def add(a, b):\n    return a + b\n")
     project.runpytest("katas/q01_add_test.py", "--device", "cpu", "-k", "negative")
-    assert statuses(project)["q01_add"] == progress.PARTLY
+    assert statuses(project)["q01_add"] == status.PARTLY
     project.runpytest("katas/q01_add_test.py", "--device", "cpu", "-k", "not negative")
-    assert statuses(project)["q01_add"] == progress.SOLVED, "every test has now passed"
+    assert statuses(project)["q01_add"] == status.SOLVED, "every test has now passed"
     # A changed stub starts again: the tests that passed before proved nothing about it.
     write_stub(project, "def add(a, b):\n    return b + a\n")
     project.runpytest("katas/q01_add_test.py", "--device", "cpu", "-k", "negative")
-    assert statuses(project)["q01_add"] == progress.PARTLY
+    assert statuses(project)["q01_add"] == status.PARTLY
     project.runpytest("katas/q01_add_test.py", "--device", "cpu")
-    assert statuses(project)["q01_add"] == progress.SOLVED, "all of them in one run"
+    assert statuses(project)["q01_add"] == status.SOLVED, "all of them in one run"
 
 
 def test_a_run_of_some_tests_can_lower_a_status(three_tests):
     project = three_tests
     write_stub(project, "def add(a, b):\n    return a + b\n")
     project.runpytest("katas", "--device", "cpu")
-    assert statuses(project) == {"q01_add": progress.SOLVED, "q02_double": progress.NOT_STARTED}
+    assert statuses(project) == {"q01_add": status.SOLVED, "q02_double": status.NOT_STARTED}
     write_stub(project, "def add(a, b):\n    return a.abs() + b.abs()\n")
     project.runpytest("katas/q01_add_test.py::test_adds_negative[cpu]", "--device", "cpu")
-    assert statuses(project) == {"q01_add": progress.PARTLY, "q02_double": progress.NOT_STARTED}
+    assert statuses(project) == {"q01_add": status.PARTLY, "q02_double": status.NOT_STARTED}
 
 
 def test_dtype_and_device_parameters_get_readable_ids(project):
@@ -475,3 +475,54 @@ def test_dtype_and_device_parameters_get_readable_ids(project):
         ]
     )
     assert "dtype0" not in result.stdout.str() and "where0" not in result.stdout.str()
+
+
+def test_what_the_state_guard_put_back_is_on_the_teardown_report(project):
+    (project.path / "katas" / "q02_double.py").write_text(
+        "import torch\n\ndef double(x):\n"
+        "    torch.set_default_dtype(torch.float64)\n"
+        "    return 2 * x\n"
+    )
+    recorder = project.inline_run("katas/q02_double_test.py", "--device", "cpu")
+    (teardown,) = [
+        report
+        for report in recorder.getreports("pytest_runtest_logreport")
+        if report.when == "teardown"
+    ]
+    assert dict(teardown.user_properties)[status.RESTORED] == ["the default dtype"]
+    clean = project.inline_run("katas/q01_add_test.py", "--device", "cpu", "--solutions")
+    assert all(
+        status.RESTORED not in dict(report.user_properties)
+        for report in clean.getreports("pytest_runtest_logreport")
+    )
+
+
+def test_only_the_harness_skips(project):
+    (project.path / "katas" / "q02_double_test.py").write_text(
+        textwrap.dedent("""
+            import pytest
+            import torch
+            from katas.q02_double import double
+
+            def test_doubles(device):
+                assert double(torch.ones(1, device=device)).item() == 2.0
+
+            def test_skipped_by_the_test_file(device):
+                double(torch.ones(1, device=device))
+                pytest.skip("this machine lacks what the test needs")
+        """)
+    )
+    (project.path / "katas" / "q02_double.py").write_text(
+        "import unittest\n\ndef double(x):\n    raise unittest.SkipTest('not today')\n"
+    )
+    recorder = project.inline_run("katas/q02_double_test.py", "--device", "cpu")
+    passed, skipped, failed = recorder.listoutcomes()
+    assert sorted(report.nodeid.split("::")[1] for report in failed) == [
+        "test_doubles[cpu]",
+        "test_skipped_by_the_test_file[cpu]",
+    ], "the answer's unittest.SkipTest is a failure, wherever it stops a test"
+    (project.path / "katas" / "q02_double.py").write_text("def double(x):\n    return 2 * x\n")
+    passed, skipped, failed = project.inline_run(
+        "katas/q02_double_test.py", "--device", "cpu"
+    ).listoutcomes()
+    assert len(passed) == 1 and len(skipped) == 1 and not failed, "the test file's skip stands"

@@ -9,7 +9,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from torch_katas import devices, sim
+from torch_katas import devices
+from torch_katas.devices import sim
 
 pytestmark = pytest.mark.skipif(
     not devices.available("sim"), reason=f"no simulated device: {sim.unavailable()}"

@@ -1,11 +1,13 @@
-"""The kata catalogue: `katas/katas.toml`, the one list of every kata."""
+"""The kata catalogue: `katas/katas.toml`, the one list of every kata, and how to pick from it."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -16,6 +18,14 @@ CATALOG = Path("katas") / "katas.toml"
 KATA_MODULE = re.compile(r"q(\d\d)_[a-z0-9_]+")
 
 
+class UsageError(Exception):
+    """A problem with what was asked; the message says what to do instead."""
+
+
+class CatalogError(UsageError):
+    """katas.toml does not say what the suite needs; the message names the entry and key."""
+
+
 @dataclass(frozen=True)
 class Kata:
     number: int
@@ -24,6 +34,9 @@ class Kata:
     topic: str
     difficulty: int
     hints: tuple[str, ...]
+    # Standard-library modules a correct answer of this kata may import beyond the usual ones
+    # (the policy for returned code, grading/policy.py).
+    imports: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -39,28 +52,81 @@ class Kata:
         return root / "solutions" / f"{self.module}.py"
 
 
-def load(root: Path) -> dict[str, Kata]:
-    """Read the catalogue under `root`, keyed by module name, in kata order."""
-    data = tomllib.loads((root / CATALOG).read_text(encoding="utf-8"))
-    katas = [
-        Kata(
-            number=entry["number"],
-            module=entry["module"],
-            title=entry["title"],
-            topic=entry["topic"],
-            difficulty=entry["difficulty"],
-            hints=tuple(entry["hints"]),
+# Each key of a [[kata]] entry, its type, and whether it may be left out.
+_FIELDS: dict[str, tuple[type, bool]] = {
+    "number": (int, True),
+    "module": (str, True),
+    "title": (str, True),
+    "topic": (str, True),
+    "difficulty": (int, True),
+    "hints": (list, True),
+    "imports": (list, False),
+}
+
+
+def _kata(entry: Any, place: str) -> Kata:
+    if not isinstance(entry, dict):
+        raise CatalogError(f"{place} is not a table of keys")
+    unknown = sorted(set(entry) - set(_FIELDS))
+    if unknown:
+        raise CatalogError(f"{place} has unknown keys {unknown}; known: {sorted(_FIELDS)}")
+    for key, (kind, required) in _FIELDS.items():
+        if key not in entry:
+            if required:
+                raise CatalogError(f"{place} lacks the key {key!r}")
+            continue
+        value = entry[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise CatalogError(f"{place}: {key} must be a {kind.__name__}, got {value!r}")
+        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+            raise CatalogError(f"{place}: {key} must be a list of strings")
+    module = entry["module"]
+    if not KATA_MODULE.fullmatch(module) or int(module[1:3]) != entry["number"]:
+        raise CatalogError(
+            f"{place}: module {module!r} must be q{entry['number']:02d}_name (lower case)"
         )
-        for entry in data.get("kata", [])
-    ]
-    return {kata.module: kata for kata in sorted(katas, key=lambda k: k.number)}
+    if entry["difficulty"] not in (1, 2, 3):
+        raise CatalogError(f"{place}: difficulty must be 1, 2 or 3, got {entry['difficulty']}")
+    return Kata(
+        number=entry["number"],
+        module=module,
+        title=entry["title"],
+        topic=entry["topic"],
+        difficulty=entry["difficulty"],
+        hints=tuple(entry["hints"]),
+        imports=tuple(entry.get("imports", ())),
+    )
+
+
+def _read(root: Path) -> dict[str, Any]:
+    path = root / CATALOG
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise CatalogError(f"{path} is not valid TOML: {error}") from None
+
+
+def load(root: Path) -> dict[str, Kata]:
+    """Read the catalogue under `root`, keyed by module name, in kata order.
+
+    Raises CatalogError (a UsageError) naming the entry and key where katas.toml is wrong.
+    """
+    data = _read(root)
+    entries = data.get("kata", [])
+    if not isinstance(entries, list):
+        raise CatalogError(f"{root / CATALOG}: [[kata]] entries expected")
+    katas = [_kata(entry, f"{CATALOG} entry {place}") for place, entry in enumerate(entries, 1)]
+    by_module = {kata.module: kata for kata in sorted(katas, key=lambda k: k.number)}
+    numbers = [kata.number for kata in katas]
+    if len(by_module) != len(katas) or len(set(numbers)) != len(numbers):
+        raise CatalogError(f"{root / CATALOG}: two entries share a number or module")
+    return by_module
 
 
 def topics(root: Path) -> list[str]:
     """Every topic, in the order katas.toml suggests them; topics it does not list come
     last, in the order of their first kata."""
-    data = tomllib.loads((root / CATALOG).read_text(encoding="utf-8"))
-    order = list(data.get("topics", []))
+    order = [str(topic) for topic in _read(root).get("topics", [])]
     for kata in load(root).values():
         if kata.topic not in order:
             order.append(kata.topic)
@@ -81,3 +147,44 @@ def module_of(path: Path) -> str | None:
     """
     stem = path.stem.split("__")[0].removesuffix("_test")
     return stem if KATA_MODULE.fullmatch(stem) else None
+
+
+def find_root(start: Path) -> Path:
+    """The torch-katas folder holding `start`."""
+    for folder in (start, *start.parents):
+        if (folder / CATALOG).is_file():
+            return folder
+    raise UsageError(
+        f"no {CATALOG} in {start} or above: run this inside a torch-katas folder or pass --root"
+    )
+
+
+def pick(katas: dict[str, Kata], wanted: list[str]) -> list[Kata]:
+    """Katas by number (6, 06, q06) or module name, in the order given."""
+    by_number = {kata.number: kata for kata in katas.values()}
+    chosen: list[Kata] = []
+    for name in wanted:
+        kata = katas.get(name)
+        digits = name.lower().removeprefix("q")
+        if kata is None and digits.isdigit():
+            kata = by_number.get(int(digits))
+        if kata is None:
+            raise UsageError(f"no kata {name!r}: give a number such as 6, or run `katas list`")
+        if kata not in chosen:
+            chosen.append(kata)
+    return chosen
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def files_digest(*paths: Path) -> str | None:
+    """One digest of the files' contents; None when one cannot be read."""
+    hasher = hashlib.sha256()
+    try:
+        for path in paths:
+            hasher.update(path.read_bytes())
+    except OSError:
+        return None
+    return hasher.hexdigest()

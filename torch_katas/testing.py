@@ -138,7 +138,7 @@ class _ForbidOps(TorchFunctionMode):
         self.names = names
         self.reason = reason
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if getattr(func, "__name__", None) in self.names:
             called = _public_name(func)
             raise AssertionError(
@@ -163,7 +163,7 @@ class _ForbidAtenOps(TorchDispatchMode):
         # torch._dynamo on first use (seconds); nothing is compiled under this mode.
         return False
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if func.overloadpacket.__name__ in self.names:
             raise AssertionError(
                 f"your code computed aten.{func.overloadpacket.__name__}, the operator behind "
@@ -411,7 +411,7 @@ class _LargestResult(TorchFunctionMode):
         super().__init__()
         self.largest = 0
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
         for value in out if isinstance(out, tuple | list) else (out,):
             if isinstance(value, torch.Tensor):

@@ -8,25 +8,44 @@ shipped, so grading need not trust anything in the returned folder.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import datetime
-import hashlib
 import io
 import json
 import re
 import subprocess
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from torch_katas import catalog
-from torch_katas.cli import UsageError, pick
+from torch_katas.catalog import UsageError, pick, sha256
 
 MANIFEST = ".takehome.json"
 RECORDS = ".katas-takehomes"
 HARNESS = ("conftest.py", "pyproject.toml", "katas/__init__.py", "torch_katas")
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+@dataclass
+class Record:
+    """The interviewer's record of one take-home: what it held, by digest."""
+
+    name: str
+    written: str
+    folder: str
+    commit: str | None
+    katas: list[str]
+    files: dict[str, str]  # path -> sha256 of what was shipped
+
+    @classmethod
+    def load(cls, path: Path) -> Record:
+        """The record at `path`; UsageError where it is not one."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls)})
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise UsageError(f"{path} is not a take-home record ({error})") from None
 
 
 def commit(root: Path) -> str | None:
@@ -49,7 +68,7 @@ def committed(root: Path, paths: list[str]) -> dict[str, bytes]:
             f"cannot read {', '.join(paths)} from git HEAD in {root}: take-homes are written "
             f"from a git checkout of torch-katas ({done.stderr.decode().strip()})"
         )
-    files = {}
+    files: dict[str, bytes] = {}
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
         for member in tar.getmembers():
             if member.isfile() and "__pycache__" not in member.name:
@@ -60,7 +79,7 @@ def committed(root: Path, paths: list[str]) -> dict[str, bytes]:
 
 
 def working_copy(root: Path, paths: list[str]) -> dict[str, bytes]:
-    files = {}
+    files: dict[str, bytes] = {}
     for name in paths:
         path = root / name
         found = sorted(path.rglob("*.py")) if path.is_dir() else [path]
@@ -155,7 +174,7 @@ def record_path(root: Path, name: str) -> Path:
     return root / RECORDS / f"{name}.json"
 
 
-def cmd_takehome(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
+def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
     chosen = pick(katas, args.katas)
     out = Path(args.out).resolve()
     if out.exists() and any(out.iterdir()):
@@ -175,15 +194,15 @@ def cmd_takehome(args, root: Path, katas: dict[str, catalog.Kata]) -> int:
     write_files(out, files)
     record.parent.mkdir(exist_ok=True)
     (record.parent / ".gitignore").write_text("*\n", encoding="utf-8")
-    entry = {
-        "name": out.name,
-        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "folder": str(out),
-        "commit": commit(root),
-        "katas": manifest["katas"],
-        "files": {name: digest(data) for name, data in sorted(files.items())},
-    }
-    record.write_text(json.dumps(entry, indent=2) + "\n", encoding="utf-8")
+    entry = Record(
+        name=out.name,
+        written=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        folder=str(out),
+        commit=commit(root),
+        katas=[kata.module for kata in chosen],
+        files={name: sha256(data) for name, data in sorted(files.items())},
+    )
+    record.write_text(json.dumps(dataclasses.asdict(entry), indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out} with katas {', '.join(k.label for k in chosen)}")
     print(f"the record of what it holds is {record} (grading uses it)")
     return 0

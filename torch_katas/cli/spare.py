@@ -5,7 +5,7 @@ for one line on stdin, a JSON list of pytest arguments, runs pytest once and exi
 per process: a module kept from an earlier run could pass a test that the file on disk fails.
 It is started with subprocess, never forked from a process that has run torch ops.
 
-    python -m torch_katas.spare      (then write ["katas/q01_fit_line_test.py"] and a newline)
+    python -m torch_katas.cli.spare      (then write ["katas/q01_fit_line_test.py"] and a newline)
 """
 
 import gc
@@ -26,7 +26,8 @@ def main() -> None:
         import torch
         import torch.testing._comparison  # the first assert_close imports it
 
-        from torch_katas import answers, catalog, devices, isolation, progress, testing  # noqa: F401
+        from torch_katas import catalog, devices, status, store, testing  # noqa: F401
+        from torch_katas.runtime import answers, isolation, timelimit  # noqa: F401
 
         # The first op on the simulated device imports torch.distributed.tensor (a second):
         # pay that now, while the learner edits, when the default run will use the device.

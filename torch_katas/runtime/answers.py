@@ -22,8 +22,12 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from torch_katas.catalog import module_of
+
+if TYPE_CHECKING:
+    from torch_katas.runtime.timelimit import TimeLimit
 
 
 class StubUnavailable(BaseException):
@@ -46,6 +50,10 @@ class Imports:
     files: dict[str, Path]  # kata module -> the file imported for it
     time_limit: float = 0  # seconds; 0 for none
     changes: dict[str, list[str]] = field(default_factory=dict)  # module -> what it changed
+    # Kata modules not to import, with their one-line failure (their import crashed a process).
+    broken: dict[str, str] = field(default_factory=dict)
+    # Told (module, False) before a kata module is imported and (module, True) after.
+    announce: Callable[[str, bool], None] | None = None
 
     def shown(self, path: Path) -> str:
         """`path` as the learner would type it: relative to the suite when inside it."""
@@ -62,7 +70,9 @@ class AnswerFinder(importlib.abc.MetaPathFinder):
         self.imports = imports
         self.modules = modules | set(imports.files)
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         package, _, module = fullname.partition(".")
         if package != "katas" or module not in self.modules:
             return None
@@ -80,13 +90,26 @@ class GuardedLoader(importlib.machinery.SourceFileLoader):
         self.kata = module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        # Imported here: the CLI uses this module's helpers without importing torch.
-        from torch_katas.isolation import GlobalState, TimeLimit
-
         path = Path(self.path)
+        if self.kata in self.imports.broken:
+            stand_in(module, f"{self.imports.shown(path)} {self.imports.broken[self.kata]}")
+            return
+        if self.imports.announce is not None:
+            self.imports.announce(self.kata, False)
+        try:
+            self.guarded_exec(module, path)
+        finally:
+            if self.imports.announce is not None:
+                self.imports.announce(self.kata, True)
+
+    def guarded_exec(self, module: types.ModuleType, path: Path) -> None:
+        # Imported here: the plugin imports this module before torch.
+        from torch_katas.runtime.isolation import GlobalState, stop_threads_in
+        from torch_katas.runtime.timelimit import TimeLimit
+
         state = GlobalState()
 
-        def expire():
+        def expire() -> None:
             raise ImportTimeout
 
         limit = TimeLimit(self.imports.time_limit, expire)
@@ -106,13 +129,23 @@ class GuardedLoader(importlib.machinery.SourceFileLoader):
             changed = state.restore()
             if changed:
                 self.imports.changes[self.kata] = changed
+        threads = stop_threads_in(path)
+        if message is None and threads:
+            message = (
+                f"{self.imports.shown(path)} started a thread while importing that was still "
+                f"running its code afterwards ({', '.join(threads)}); torch-katas stopped it. "
+                "A kata's module must not leave threads running: they would change the state "
+                "the other katas' tests rely on"
+            )
         if message is not None:
             stand_in(module, message)
         elif "__getattr__" not in vars(module):
             shown = self.imports.shown(path)
             module.__getattr__ = lambda name: missing_name(module, shown, name)  # type: ignore[method-assign]
 
-    def failure(self, error: BaseException, tb, limit) -> str:
+    def failure(
+        self, error: BaseException, tb: types.TracebackType | None, limit: TimeLimit
+    ) -> str:
         """One line: which file, which line, what went wrong."""
         path = Path(self.path)
         shown = self.imports.shown(path)
@@ -150,16 +183,16 @@ def one_line(error: BaseException) -> str:
 class _Unavailable(type):
     """The type of a stand-in: calling it, or asking it for a public attribute, fails."""
 
-    def __call__(cls, *args, **kwargs):
+    def __call__(cls, *args: object, **kwargs: object) -> NoReturn:
         raise StubUnavailable(cls.__kata_error__)
 
-    def __getattr__(cls, name: str):
+    def __getattr__(cls, name: str) -> NoReturn:
         if name.startswith("_"):  # pytest, inspect and copy probe for these: not found
             raise AttributeError(name)
         raise StubUnavailable(cls.__kata_error__)
 
 
-def missing_name(module: types.ModuleType, shown: str, name: str):
+def missing_name(module: types.ModuleType, shown: str, name: str) -> type:
     """A stand-in for a public name the module lacks, so that its kata's tests still import
     (and fail) instead of stopping the whole run at collection."""
     if name.startswith("_"):
@@ -180,7 +213,7 @@ def stand_in(module: types.ModuleType, message: str) -> None:
     for name in [n for n in vars(module) if not n.startswith("__")]:
         delattr(module, name)
 
-    def missing(name: str):
+    def missing(name: str) -> type:
         if name.startswith("__"):
             raise AttributeError(name)
         return _Unavailable(name, (), {"__kata_error__": message, "__module__": module.__name__})

@@ -22,7 +22,9 @@ from pathlib import Path
 
 import watchfiles
 
-from torch_katas import catalog, cli
+from torch_katas import catalog
+from torch_katas.cli.commands import show_hint
+from torch_katas.store import Store
 
 try:
     import termios
@@ -49,7 +51,7 @@ class Spare:
         # sys.executable: the interpreter running this command, so no venv needs activating.
         # A session of its own: Ctrl-C reaches the watcher only, which then ends the spare.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "torch_katas.spare"],
+            [sys.executable, "-m", "torch_katas.cli.spare"],
             cwd=root,
             stdin=subprocess.PIPE,
             start_new_session=True,
@@ -104,7 +106,9 @@ def wait_for(process: subprocess.Popen, events: queue.Queue) -> None:
 
 
 class Watch:
-    def __init__(self, root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args):
+    def __init__(
+        self, root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args: list[str]
+    ):
         self.root, self.katas, self.kata, self.pytest_args = root, katas, kata, args
         self.events: queue.Queue = queue.Queue()
         self.terminal = sys.stdout.isatty()
@@ -124,7 +128,7 @@ class Watch:
         return process
 
     def next_kata(self) -> None:
-        following = cli.next_unsolved(self.root, self.katas, after=self.kata)
+        following = Store.for_root(self.root).next_unsolved(self.root, self.katas, after=self.kata)
         if following is None:
             self.say("Every other kata is solved.")
         else:
@@ -160,7 +164,7 @@ class Watch:
                         pending = True
                     elif value == "h":
                         self.say()
-                        cli.show_hint(self.root, self.kata)
+                        show_hint(self.root, self.kata)
                         sys.stdout.flush()
                     elif value == "n":
                         current = self.kata
@@ -177,7 +181,7 @@ class Watch:
                     process.wait()
 
 
-def watch(root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args) -> int:
+def watch(root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args: list[str]) -> int:
     stop = threading.Event()
     session = Watch(root, katas, kata, args)
     saves = threading.Thread(

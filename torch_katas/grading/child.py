@@ -2,12 +2,12 @@
 
 `katas grade` starts this module in a process of its own for each kata (see grading.py):
 
-    python -S -c "from torch_katas.results import main; main()" RESULTS KATA -- ARGS
+    python -S -c "from torch_katas.grading.child import main; main()" RESULTS KATA -- ARGS
 
 It reads a token and the paths it may not read from stdin, watches what the tests rely on,
-runs pytest with ARGS and a plugin that records each test's outcome, writes RESULTS (JSON,
-with the token) and leaves with os._exit, so no exit handler the candidate registered runs
-after it.
+runs pytest with ARGS and a plugin that records each test's outcome, writes RESULTS (JSON of
+the schema in schema.py, with the token) and leaves with os._exit, so no exit handler the
+candidate registered runs after it.
 
 None of this can stop code in the same process from undoing it; it makes tampering visible
 (the kata is flagged) instead of silent. The sandbox, not this module, protects the machine.
@@ -21,8 +21,10 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from torch_katas import progress
+from torch_katas import status
+from torch_katas.grading.schema import VERSION, ChildResults, TestRecord
 
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
 # once the candidate's module may have run is tampering. Modules are watched whole.
@@ -43,10 +45,12 @@ WATCHED_MODULES = (
     "torch.overrides",
     "torch_katas.testing",
     "torch_katas.plugin",
-    "torch_katas.progress",
-    "torch_katas.answers",
+    "torch_katas.plugin.messages",
+    "torch_katas.plugin.summary",
+    "torch_katas.status",
+    "torch_katas.runtime.answers",
     "torch_katas.devices",
-    "torch_katas.results",
+    "torch_katas.grading.child",
 )
 WATCHED_NAMES = {
     "torch": ("equal", "allclose", "isclose", "all", "any", "testing", "autograd"),
@@ -68,7 +72,7 @@ WATCHED_CLASSES = (
 FAILURE_LINE = 300  # characters of a failure message kept for the report
 
 
-def first_line(report) -> str:
+def first_line(report: Any) -> str:
     """The line that says what went wrong: the exception, not the traceback around it."""
     crash = getattr(report.longrepr, "reprcrash", None)
     text = getattr(crash, "message", None) or str(report.longrepr or "")
@@ -78,19 +82,19 @@ def first_line(report) -> str:
     return found[:FAILURE_LINE]
 
 
-def namespace(value) -> dict:
+def namespace(value: object) -> dict[str, tuple[object, object]]:
     """A module's or class's attributes, each with the code object of a function."""
     return {name: (item, code_of(item)) for name, item in list(vars(value).items())}
 
 
-def code_of(item):
+def code_of(item: object) -> object:
     return getattr(getattr(item, "__func__", item), "__code__", None)
 
 
 class Watch:
     """Identities of everything in the WATCHED lists and of pytest's plugins and hooks."""
 
-    def __init__(self, config):
+    def __init__(self, config: Any):
         self.config = config
         # (label, the module or class, its attributes then); whole namespaces for modules
         # and classes, chosen attributes (looked up with getattr) for the WATCHED_NAMES.
@@ -211,18 +215,19 @@ class Results:
         self.token = token
         self.guard = guard
         self.watch: Watch | None = None
-        self.tests: dict[str, dict] = {}
+        self.tests: dict[str, TestRecord] = {}
         self.collect_errors: list[str] = []
         self.tampering: list[str] = []
         self.devices: list[str] = []
         self.autoloaded: list[str] = []  # plugins pytest loaded from installed packages
         self.stub_imported = False
+        self.finished = False  # the session ended, with its last tamper check
 
-    def pytest_collection(self, session) -> None:
+    def pytest_collection(self, session: Any) -> None:
         # The harness is loaded and the candidate's module not yet imported.
-        from torch_katas import plugin
+        from torch_katas import devices
 
-        self.devices = list(session.config.stash[plugin.RUN].devices)
+        self.devices = devices.parse(session.config.getoption("device"))
         manager = session.config.pluginmanager
         self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
         self.watch = Watch(session.config)
@@ -235,20 +240,30 @@ class Results:
             if change not in self.tampering:
                 self.tampering.append(change)
 
-    def pytest_collectreport(self, report) -> None:
+    def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
             self.collect_errors.append(first_line(report) or "collection failed")
 
-    def pytest_internalerror(self, excrepr, excinfo) -> None:
+    def pytest_internalerror(self, excrepr: Any, excinfo: Any) -> None:
         # A SystemExit raised while the stub is imported ends pytest's run here.
         self.collect_errors.append(f"{excinfo.typename}: {excinfo.value}"[:FAILURE_LINE])
 
-    def pytest_collection_finish(self, session) -> None:
+    def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
         self.check()
 
-    def pytest_runtest_logreport(self, report) -> None:
-        entry = self.tests.setdefault(report.nodeid, {"outcome": "passed", "message": ""})
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        entry = self.tests.setdefault(
+            report.nodeid,
+            {
+                "outcome": "passed",
+                "called": False,
+                "message": "",
+                "not_implemented": False,
+                "seconds": 0.0,
+            },
+        )
+        entry["called"] = entry["called"] or (report.when == "call" and not report.skipped)
         if report.failed and entry["outcome"] != "failed":
             entry["outcome"] = "failed"
             entry["message"] = first_line(report)
@@ -256,22 +271,27 @@ class Results:
             entry["outcome"] = "skipped"
             entry["message"] = first_line(report)
         properties = dict(report.user_properties)
-        entry["not_implemented"] = entry.get("not_implemented", False) or (
-            progress.NOT_IMPLEMENTED in properties
-        )
-        if progress.DOES_NOT_IMPORT in properties:
+        entry["not_implemented"] = entry["not_implemented"] or status.NOT_IMPLEMENTED in properties
+        if status.DOES_NOT_IMPORT in properties:
             # The harness stood in for a stub that failed to import: the kata is an error.
             self.stub_imported = False
-            reason = str(properties[progress.DOES_NOT_IMPORT])
+            reason = str(properties[status.DOES_NOT_IMPORT])
             if reason not in self.collect_errors:
                 self.collect_errors.append(reason[:FAILURE_LINE])
-        entry["seconds"] = round(entry.get("seconds", 0.0) + report.duration, 3)
+        entry["seconds"] = round(entry["seconds"] + report.duration, 3)
         if report.when == "teardown":
             self.check()
 
-    def summary(self, exit_code: int) -> dict:
+    def pytest_sessionfinish(self, session: Any) -> None:
+        # The last look, before the harness puts back the settings it changed for the run.
         self.check()
+        self.finished = True
+
+    def summary(self, exit_code: int) -> ChildResults:
+        if not self.finished:
+            self.check()
         return {
+            "version": VERSION,
             "token": self.token,
             "kata": self.kata,
             "exit_code": exit_code,

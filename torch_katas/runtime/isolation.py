@@ -4,22 +4,17 @@
 module: it records the global settings of torch, NumPy and Python that code can change for
 everyone (the default dtype, grad mode, a torch function replaced by hand...) and puts back
 whatever changed. `seed_everything` gives every test the same random streams, and
-`RandomState` keeps the generators' state of the process around a whole run. `TimeLimit`
-stops code that runs too long, and remembers where it was when the time ran out: a long C++
-operation is only interrupted once it returns, by which time the learner's line that started
-it may have left the stack.
+`RandomState` keeps the generators' state of the process around a whole run.
 """
 
 from __future__ import annotations
 
 import builtins
+import ctypes
 import math
 import random
-import signal
 import sys
 import threading
-import time
-import traceback
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,15 +37,15 @@ class Setting:
     put: Callable[[Any], object]
 
 
-def _put_deterministic(value) -> None:
+def _put_deterministic(value: tuple[bool, bool]) -> None:
     torch.use_deterministic_algorithms(value[0], warn_only=value[1])
 
 
-def _put_cudnn(value) -> None:
+def _put_cudnn(value: tuple[bool, bool]) -> None:
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = value
 
 
-def _put_default_device(device) -> None:
+def _put_default_device(device: torch.device) -> None:
     # No default device at all is the same as the CPU, and keeps ops off the slow mode path.
     torch.set_default_device(None if device == torch.device("cpu") else device)
 
@@ -157,7 +152,7 @@ class GlobalState:
         return changed
 
 
-def _same(before: dict[str, object], now) -> bool:
+def _same(before: dict[str, object], now: Any) -> bool:
     """A quick check: dict equality compares identical values without calling __eq__."""
     try:
         return bool(before == now)
@@ -178,6 +173,35 @@ def _restore_names(label: str, owner: object, before: dict[str, object]) -> list
             setattr(owner, name, old)
         changed.append(f"{label}.{name}")
     return changed
+
+
+def stop_threads_in(path: Path) -> list[str]:
+    """Stop every other thread that is running code of `path`; return their names.
+
+    A thread that a kata's code started and left running could change the global state
+    (the default dtype, the random generators) while another kata's tests run. Idle threads
+    (a thread pool waiting for work) run no code of `path` and are left alone. A thread is
+    stopped by raising SystemExit in it, which takes effect at its next Python instruction;
+    one stuck in a single C call stops once that returns.
+    """
+    if threading.active_count() == 1:
+        return []
+    frames = sys._current_frames()
+    running = []
+    for thread in threading.enumerate():
+        frame = frames.get(thread.ident or -1)
+        if thread is threading.current_thread() or frame is None:
+            continue
+        while frame is not None and Path(frame.f_code.co_filename) != path:
+            frame = frame.f_back
+        if frame is not None:
+            running.append(thread)
+    for thread in running:
+        ident = ctypes.c_ulong(thread.ident or 0)
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, ctypes.py_object(SystemExit))
+    for thread in running:
+        thread.join(timeout=1)
+    return [thread.name for thread in running]
 
 
 def seed_everything(seed: int = 0) -> None:
@@ -206,124 +230,3 @@ class RandomState:
         for kind, states in self.kinds.items():
             for index, state in enumerate(states):
                 getattr(torch, kind).set_rng_state(state, index)
-
-
-class Watchdog:
-    """One thread that waits for the nearest deadline of the armed time limits.
-
-    A thread per test would cost more than most kata tests take, and so would waking the
-    thread at every test: it is woken only for a deadline sooner than the one it waits for.
-    """
-
-    def __init__(self) -> None:
-        self._wake = threading.Condition()
-        self._armed: list[TimeLimit] = []
-        self._thread: threading.Thread | None = None
-        self._wakes_at = math.inf  # when the thread looks at the armed limits next
-
-    def arm(self, limit: TimeLimit) -> None:
-        with self._wake:
-            self._armed.append(limit)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._watch, name="torch-katas", daemon=True)
-                self._thread.start()
-            elif limit.deadline < self._wakes_at:
-                self._wake.notify()
-
-    def disarm(self, limit: TimeLimit) -> None:
-        with self._wake:
-            if limit in self._armed:
-                self._armed.remove(limit)
-
-    def _watch(self) -> None:
-        while True:
-            with self._wake:
-                now = time.monotonic()
-                due = [armed for armed in self._armed if armed.deadline <= now]
-                if not due:
-                    soonest = min((armed.deadline for armed in self._armed), default=math.inf)
-                    self._wakes_at = soonest
-                    self._wake.wait(None if soonest == math.inf else soonest - now)
-                    continue
-                for armed in due:
-                    self._armed.remove(armed)
-            for armed in due:
-                armed._on_deadline()
-
-
-WATCHDOG = Watchdog()
-
-
-class TimeLimit:
-    """Interrupt the main thread after `seconds` by calling `expire` there (it raises).
-
-    At the deadline the watchdog thread records the main thread's stack, then signals it.
-    Where signals cannot reach the main thread (Windows, or not on the main thread), it
-    falls back to interrupting it like Ctrl-C: `expired` tells the two apart.
-    """
-
-    def __init__(self, seconds: float, expire: Callable[[], None]):
-        self.seconds = seconds
-        self.expire = expire
-        self.deadline = 0.0
-        self.stack: traceback.StackSummary | None = None
-        self.expired = False
-        self._main = threading.main_thread()
-        self._lock = threading.Lock()
-        self._active = False
-        self._previous: Any = None
-        self._signal = hasattr(signal, "SIGALRM") and threading.current_thread() is self._main
-
-    @property
-    def usable(self) -> bool:
-        return threading.current_thread() is self._main and self.seconds > 0
-
-    def __enter__(self) -> TimeLimit:
-        if not self.usable:
-            return self
-        if self._signal:
-            self._previous = signal.signal(signal.SIGALRM, self._on_signal)
-        self._active = True
-        self.deadline = time.monotonic() + self.seconds
-        WATCHDOG.arm(self)
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        if not self.usable:
-            return
-        with self._lock:
-            self._active = False
-        WATCHDOG.disarm(self)
-        if self._signal:
-            signal.signal(signal.SIGALRM, self._previous)
-
-    def _on_deadline(self) -> None:
-        main = self._main.ident
-        assert main is not None
-        with self._lock:
-            if not self._active:
-                return
-            frame = sys._current_frames().get(main)
-            self.stack = traceback.extract_stack(frame) if frame is not None else None
-            self.expired = True
-            if self._signal:
-                signal.pthread_kill(main, signal.SIGALRM)
-            else:
-                import _thread
-
-                _thread.interrupt_main()
-
-    def _on_signal(self, signum, frame) -> None:
-        __tracebackhide__ = True
-        if self.expired and self._active:
-            self._active = False
-            self.expire()
-        elif callable(self._previous):  # an outer limit's signal (a run inside a test)
-            self._previous(signum, frame)
-
-    def last_line_in(self, path: Path) -> traceback.FrameSummary | None:
-        """The innermost line of `path` that was running when the time ran out."""
-        for entry in reversed(self.stack or ()):
-            if Path(entry.filename) == path:
-                return entry
-        return None

@@ -11,6 +11,7 @@ none of CUDA's own behaviour.
 from __future__ import annotations
 
 import types
+from typing import Any
 
 import torch
 from torch.utils import backend_registration
@@ -67,7 +68,7 @@ class SimTensor(torch.Tensor):
     __torch_function__ = torch._C._disabled_torch_function_impl  # type: ignore[assignment]
 
     @staticmethod
-    def __new__(cls, data: torch.Tensor):
+    def __new__(cls, data: torch.Tensor) -> SimTensor:
         out = torch.Tensor._make_wrapper_subclass(
             cls,
             data.size(),
@@ -82,18 +83,20 @@ class SimTensor(torch.Tensor):
         return out
 
     # What torch.compile and nn.Module.to need to see through the wrapper.
-    def __tensor_flatten__(self):
+    def __tensor_flatten__(self) -> tuple[list[str], None]:
         return ["cpu_data"], None
 
     @staticmethod
-    def __tensor_unflatten__(inner, meta, outer_size, outer_stride):
+    def __tensor_unflatten__(
+        inner: dict[str, torch.Tensor], meta: object, outer_size: object, outer_stride: object
+    ) -> SimTensor:
         return SimTensor(inner["cpu_data"])
 
-    def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
+    def __repr__(self, *, tensor_contents: object = None) -> str:  # type: ignore[override]
         return f"{self.cpu_data!r}"[:-1] + f", device='{NAME}:0')"
 
     # As on a GPU: saved tensors load back onto the device, or where map_location says.
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: Any) -> Any:
         return torch._utils._rebuild_device_tensor_from_cpu_tensor, (
             self.cpu_data.detach(),
             self.dtype,
@@ -101,17 +104,17 @@ class SimTensor(torch.Tensor):
             self.requires_grad,
         )
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self.cpu_data.tolist()
 
-    def numpy(self, *, force: bool = False):
+    def numpy(self, *, force: bool = False) -> Any:
         # The message a CUDA tensor gives.
         raise TypeError(
             f"can't convert {self.device} device type tensor to numpy. "
             "Use Tensor.cpu() to copy the tensor to host memory first."
         )
 
-    def untyped_storage(self):
+    def untyped_storage(self) -> Any:
         # The CPU data's storage, so views of one tensor share one storage as on a GPU;
         # torch.compile, which describes the wrapper itself, gets the wrapper's.
         if torch.compiler.is_compiling():
@@ -122,14 +125,16 @@ class SimTensor(torch.Tensor):
         return self.cpu_data.data_ptr()
 
     @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # type: ignore[override]
+    def __torch_dispatch__(  # type: ignore[override]
+        cls, func: Any, types: Any, args: Any = (), kwargs: Any = None
+    ) -> Any:
         return _run(func, args, kwargs or {})
 
 
 class _OpInfo:
     """What `_run` needs to know about an operator, worked out once per operator."""
 
-    def __init__(self, func):
+    def __init__(self, func: Any):
         name = func._schema.name
         self.on_cpu_allowed = _CROSS_DEVICE.get(name, frozenset())
         self.cpu_outputs = _CPU_OUTPUTS.get(name, ())
@@ -158,7 +163,7 @@ class _Call:
         self.stray: torch.Tensor | None = None  # a CPU tensor that must not meet one
         self.inputs: list[tuple[torch.Tensor, torch.Tensor]] = []  # (argument, what ran)
 
-    def unwrap(self, position: int, value):
+    def unwrap(self, position: int, value: Any) -> Any:
         # Operator arguments are tensors, numbers, devices, or flat lists of them.
         if type(value) is SimTensor:
             self.on_sim = True
@@ -177,7 +182,7 @@ class _Call:
             return CPU
         return value
 
-    def wrap(self, value, onto_sim: bool):
+    def wrap(self, value: Any, onto_sim: bool) -> Any:
         if not isinstance(value, torch.Tensor):
             return value
         # An op that returns one of its inputs (in place, out=) returns the same object.
@@ -187,7 +192,7 @@ class _Call:
         return SimTensor(value) if onto_sim else value
 
 
-def _run(func, args, kwargs):
+def _run(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Run `func` on the CPU data of its `sim` arguments and wrap what it returns."""
     info = _OPS.get(func)
     if info is None:
@@ -216,7 +221,7 @@ def _run(func, args, kwargs):
     return call.wrap(out, onto_sim)
 
 
-def _mirror_metadata(wrapper) -> None:
+def _mirror_metadata(wrapper: object) -> None:
     # In-place ops that change a tensor's shape (an out= op resizing its output, t_,
     # unsqueeze_) changed the CPU data only; copy its sizes and strides onto the wrapper.
     if type(wrapper) is SimTensor:
@@ -225,7 +230,7 @@ def _mirror_metadata(wrapper) -> None:
             wrapper.data = SimTensor(data)
 
 
-def _fallback(op, *args, **kwargs):
+def _fallback(op: Any, *args: Any, **kwargs: Any) -> Any:
     # Reached by ops with no `sim` tensor among their inputs but `device="sim"`:
     # factories (torch.zeros(3, device="sim")) and copies from the CPU (x.to("sim")).
     return _run(op, args, kwargs)
@@ -313,11 +318,11 @@ def register() -> str | None:
 _LOWER_PRECISION = ("linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "conv1d", "conv2d")
 
 
-def _autocast_kernel(op):
-    def kernel(*args, **kwargs):
+def _autocast_kernel(op: Any) -> Any:
+    def kernel(*args: Any, **kwargs: Any) -> Any:
         dtype = torch.get_autocast_dtype(NAME)
 
-        def cast(value):
+        def cast(value: Any) -> Any:
             if isinstance(value, torch.Tensor) and value.dtype in (torch.float32, dtype):
                 return value.to(dtype)
             return value

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from torch_katas import sim
+from torch_katas.devices import sim
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,219 @@
+"""A grade's records, and the reports written from them: report.md, report.json, junit.xml and
+Gradescope's results.json."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from junitparser import Error, Failure, JUnitXml, TestCase, TestSuite
+
+from torch_katas.status import ERROR, FLAGGED, SOLVED
+
+REPORTS = ("report.md", "report.json", "junit.xml", "results.json")
+
+
+@dataclass
+class Flag:
+    """Something an interviewer should look at: an edited file, a refused construct..."""
+
+    reason: str
+    kind: str  # edited, added, refused, tampering, policy, review, sandbox
+    file: str | None = None
+    kata: str | None = None
+
+
+@dataclass
+class FailureGroup:
+    """One distinct failure message and the tests that failed with it."""
+
+    message: str
+    tests: list[str]
+
+
+@dataclass
+class KataGrade:
+    title: str
+    verdict: str  # a status word: solved, partly solved, not started, error, flagged
+    passed: int = 0
+    total: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    reason: str | None = None
+    failures: list[FailureGroup] = field(default_factory=list)
+    tests_run: list[str] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
+    autoloaded_plugins: list[str] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        """Its part of the score: the share of tests passed, 0 when it cannot be trusted."""
+        if self.verdict in (ERROR, FLAGGED) or not self.total:
+            return 0.0
+        return self.passed / self.total
+
+
+@dataclass
+class Report:
+    candidate: str
+    date: str
+    suite_commit: str | None
+    handed_out: str | None  # the commit the take-home was written from
+    torch: str
+    python: str
+    devices: list[str]
+    sandbox: str
+    timeout: float
+    seconds: float
+    katas: dict[str, KataGrade]
+    flags: list[Flag]
+    diffs: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        """Each kata weighs the same, whatever its number of tests."""
+        grades = self.katas.values()
+        return round(sum(g.share for g in grades) / len(grades), 4) if grades else 0.0
+
+    @property
+    def solved(self) -> int:
+        return sum(grade.verdict == SOLVED for grade in self.katas.values())
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["score"] = self.score
+        # A flag's file and kata appear where they apply.
+        data["flags"] = [{k: v for k, v in f.items() if v is not None} for f in data["flags"]]
+        return data
+
+
+def cell(text: str) -> str:
+    """`text` as one Markdown table cell: no line breaks or pipes can add rows or columns."""
+    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def line(text: str) -> str:
+    """`text` on one Markdown line."""
+    return " ".join(text.split())
+
+
+def markdown(report: Report) -> str:
+    lines = [f"# Grading: {line(report.candidate)}", "", "| | |", "| --- | --- |"]
+    lines += [
+        f"| date | {report.date} |",
+        f"| suite commit | {report.suite_commit or 'unknown (not a git checkout)'} |",
+        f"| torch / Python | {report.torch} / {report.python} |",
+        f"| devices | {', '.join(report.devices) or 'none reported'} |",
+        f"| sandbox | {report.sandbox} |",
+        f"| time limit per kata | {report.timeout:g} s |",
+        "",
+    ]
+    if report.warnings:
+        lines += [f"**Warning**: {line(warning)}" for warning in report.warnings] + [""]
+    lines += [
+        f"**Score {report.score:.0%}**: {report.solved} of {len(report.katas)} katas solved. "
+        "Each kata weighs the same: its share of tests passed (0 for `error` and `flagged`).",
+        "",
+        "| kata | title | verdict | tests passed | time (s) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for module, grade in report.katas.items():
+        verdict = grade.verdict + (f": {grade.reason}" if grade.reason else "")
+        lines.append(
+            f"| {module[:3]} | {cell(grade.title)} | {cell(verdict)} | "
+            f"{grade.passed}/{grade.total} | {grade.seconds:.1f} |"
+        )
+    if report.flags:
+        lines += ["", "## Flags", ""]
+        for flag in report.flags:
+            where = ", ".join(f"`{line(value)}`" for value in (flag.kata, flag.file) if value)
+            lines.append(f"- {flag.kind}: {line(flag.reason)}" + (f" ({where})" if where else ""))
+    for module, grade in report.katas.items():
+        if grade.failures:
+            lines += ["", f"## {module}: failures", ""]
+            for failure in grade.failures:
+                tests = failure.tests
+                where = f"`{line(tests[0])}`" if len(tests) == 1 else f"{len(tests)} tests"
+                lines.append(f"- {where}: {line(failure.message)}")
+    if report.diffs:
+        lines += ["", "## Edited test and harness files (not used for grading)", ""]
+        for name, text in report.diffs.items():
+            fence = "`" * max(3, 1 + max((len(r) for r in text.split("`")[1::2]), default=0))
+            lines += [f"### {line(name)}", "", f"{fence}diff", text.rstrip("\n"), fence, ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def junit(report: Report) -> bytes:
+    xml = JUnitXml(f"grading of {report.candidate}")
+    for module, grade in report.katas.items():
+        suite = TestSuite(module)
+        classname = f"katas.{module}_test"
+        failed = {test: f.message for f in grade.failures for test in f.tests}
+        if grade.verdict in (ERROR, FLAGGED) or not grade.total:
+            case = TestCase(module, classname=classname, time=grade.seconds)
+            reason = f"{grade.verdict}: {grade.reason or ''}"
+            result = Error(reason)
+            result.text = reason
+            case.result = [result]
+            suite.add_testcase(case)
+        else:
+            for name in grade.tests_run:
+                case = TestCase(name, classname=classname)
+                if name in failed:
+                    failure = Failure(failed[name])
+                    failure.text = failed[name]
+                    case.result = [failure]
+                suite.add_testcase(case)
+        suite.time = grade.seconds
+        xml.add_testsuite(suite)
+    return bytes(xml.tostring())
+
+
+def gradescope(report: Report) -> dict[str, Any]:
+    tests = []
+    for module, grade in report.katas.items():
+        output = [f"{grade.verdict}: {grade.passed}/{grade.total} tests passed"]
+        if grade.reason:
+            output.append(grade.reason)
+        output += [f"- {f.message} ({len(f.tests)} tests)" for f in grade.failures]
+        tests.append(
+            {
+                "name": f"{module[:3]} {grade.title}",
+                "score": round(grade.share, 4),
+                "max_score": 1,
+                "status": "passed" if grade.verdict == SOLVED else "failed",
+                "output": "\n".join(output),
+            }
+        )
+    return {
+        "score": round(sum(grade.share for grade in report.katas.values()), 4),
+        "execution_time": round(report.seconds),
+        "tests": tests,
+    }
+
+
+def write(out: Path, report: Report, formats: str) -> list[str]:
+    """Write the reports into `out`; returns their names."""
+    if out.is_symlink():
+        out.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    outputs = {
+        "report.md": markdown(report).encode(),
+        "report.json": (json.dumps(report.to_json(), indent=2) + "\n").encode(),
+        "junit.xml": junit(report),
+    }
+    if formats == "gradescope":
+        outputs["results.json"] = (json.dumps(gradescope(report), indent=2) + "\n").encode()
+    for name, data in outputs.items():
+        # Written aside and renamed into place: a symlink planted there is replaced, not followed.
+        descriptor, temporary = tempfile.mkstemp(dir=out, prefix=f".{name}.")
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        os.replace(temporary, out / name)
+    return list(outputs)

@@ -1,0 +1,200 @@
+"""The pytest plugin behind the katas: its hooks, each handing over to the module of its concern.
+
+- run.py: what the plugin knows about the run (the stash); session.py: starting a run
+  (devices, answers, process settings); params.py: markers and the device parametrisation;
+- messages.py: one-line failures (unwritten stubs, imports, time-outs), skips by the answer;
+- summary.py: which tests ran, the learner's progress and the summary at the end.
+
+This file imports no torch: the modules that need it are imported when the run is configured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from torch_katas import catalog
+from torch_katas.plugin import messages
+from torch_katas.plugin.run import RUN
+from torch_katas.plugin.summary import ProgressRecorder, Selection
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("torch-katas")
+    group.addoption(
+        "--solutions",
+        action="store_true",
+        help="test the reference answers in solutions/ instead of your stubs in katas/",
+    )
+    group.addoption(
+        "--answer-file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="test PATH (named like q06_autograd.py) in place of that kata's stub; repeatable",
+    )
+    group.addoption(
+        "--device",
+        metavar="LIST",
+        help="devices to run on, comma-separated (cpu, cuda, mps, sim, cuda:N); "
+        "default: cpu and every accelerator present, else cpu and sim (simulated)",
+    )
+    group.addoption(
+        "--hints",
+        action="store_true",
+        help="show the kata's hints under each failing test",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """Run the session in a supervised child process where that can be (supervisor.py)."""
+    from torch_katas.plugin import supervisor
+
+    return supervisor.supervise(config) if supervisor.should_supervise(config) else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from torch_katas.plugin import params, session, supervisor
+
+    root = config.rootpath
+    try:
+        katas = catalog.load(root) if (root / catalog.CATALOG).is_file() else {}
+    except catalog.CatalogError as error:
+        raise pytest.UsageError(str(error)) from None
+    params.register_markers(config, katas)
+    refuse_stub_arguments(config, katas)
+    run = config.stash[RUN] = session.start(config, katas, messages.time_limit(config))
+    child = config.stash.get(supervisor.CHILD, None)
+    if child is not None:
+        reporter = supervisor.ChildReporter(config, child)
+        config.pluginmanager.register(reporter, "torch-katas-child")
+        run.imports.announce = reporter.announce
+        run.imports.broken.update(child.resume.broken_imports())
+        run.stopped.update(child.resume.stopped())
+    selection = Selection(config)
+    config.pluginmanager.register(selection, "torch-katas-selection")
+    # On xdist workers the reports go to the controller, which keeps the progress.
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ProgressRecorder(config, selection), "torch-katas-progress")
+
+
+def refuse_stub_arguments(config: pytest.Config, katas: dict[str, catalog.Kata]) -> None:
+    """`pytest katas/q06_gradients.py` names the stub, which holds no tests: say what to run."""
+    for arg in config.args:
+        stub = katas.get(Path(arg.split("::")[0]).stem)
+        if stub is not None and arg.endswith(".py"):
+            raise pytest.UsageError(
+                f"{arg} is the stub of kata {stub.number}, not its tests: run "
+                f"pytest katas/{stub.module}_test.py (or katas run {stub.number})"
+            )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = config.stash.get(RUN, None)
+    if run is not None:
+        run.finish()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    from torch_katas import devices
+
+    run = config.stash[RUN]
+    missing = [devices.describe_missing(kind) for kind in devices.missing()]
+    return [
+        f"torch-katas: testing {run.answers}",
+        f"torch-katas: devices {', '.join(devices.describe(name) for name in run.devices)}"
+        + (f" (not found: {', '.join(missing)})" if missing else ""),
+    ]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    from torch_katas.plugin import params
+
+    params.parametrize(metafunc)
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    from torch_katas.plugin import params
+
+    return params.parameter_id(val)
+
+
+@pytest.fixture
+def device(request: pytest.FixtureRequest) -> Any:
+    """The device this test runs on: each kata test runs once per selected device."""
+    import torch
+
+    return torch.device(request.param)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from torch_katas.plugin import params
+
+    params.mark_items(items)
+
+
+@pytest.fixture(autouse=True)
+def _isolate_torch_state(request: pytest.FixtureRequest) -> Generator[None, None, None]:
+    """Start each test from the same torch state and undo whatever it changes.
+
+    Every random generator is seeded with 0 before each test, so random inputs, and so any
+    statistical check, are the same whatever ran before it, and again after it; the run
+    puts back their state from before it when it ends. What was put back is noted on the
+    test's teardown report (status.RESTORED).
+    """
+    from torch_katas.runtime import isolation
+
+    # The same guard as each kata module's import: settings and replaced torch functions.
+    state = isolation.GlobalState()
+    isolation.seed_everything()
+    try:
+        yield
+    finally:
+        changed = state.restore()
+        isolation.seed_everything()
+        if changed:
+            request.node.stash[messages.RESTORED_BY_GUARD] = changed
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    messages.stop_early(item)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
+    return messages.set_timer(item, settings)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_timeout_cancel_timer(item: pytest.Item) -> bool | None:
+    return messages.cancel_timer(item)
+
+
+@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_unwritten(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> pytest.TestReport | None:
+    return messages.report_unwritten(item, call)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    # pytest's unittest plugin turns a unittest.SkipTest into a skip of its own, raised from
+    # its own code: keep the exception as raised, to tell who skipped.
+    raised = call.excinfo
+    report = yield
+    messages.explain(item, report, call.when, raised)
+    return report
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, str] | None:
+    return messages.test_status(report, config)

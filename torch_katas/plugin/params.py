@@ -1,0 +1,74 @@
+"""Markers and the device parametrisation: each kata test runs once per chosen device."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from torch_katas import catalog, devices
+from torch_katas.plugin.run import RUN, kata_of
+
+# Topic markers come from katas.toml; these are the plugin's own.
+MARKERS = {
+    "cuda": "the test needs CUDA; it runs only on CUDA devices and is skipped without one",
+    "slow": "the test takes seconds (inductor compiles, exports); deselect with -m 'not slow'",
+    "not_on_sim": "not_on_sim(reason): the test needs what the simulated device cannot give "
+    "(a CUDA-only API, torch.export); it skips on sim with the reason",
+}
+
+
+def register_markers(config: pytest.Config, katas: dict[str, catalog.Kata]) -> None:
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    for topic in sorted({kata.topic for kata in katas.values()}):
+        config.addinivalue_line("markers", f"{topic}: katas on {topic.replace('_', ' ')}")
+
+
+CUDA_SKIP = "needs CUDA"
+
+
+def parametrize(metafunc: pytest.Metafunc) -> None:
+    if "device" not in metafunc.fixturenames:
+        return
+    chosen: list[str] = metafunc.config.stash[RUN].devices
+    if metafunc.definition.get_closest_marker("cuda"):
+        cuda = [name for name in chosen if name.startswith("cuda")]
+        if not cuda:
+            found = "not selected by --device" if devices.available("cuda") else "none found"
+            metafunc.parametrize(
+                "device",
+                [pytest.param("cuda", marks=pytest.mark.skip(reason=f"{CUDA_SKIP}: {found}"))],
+                indirect=True,
+            )
+            return
+        chosen = cuda
+    params: list[object] = list(chosen)
+    not_on_sim = metafunc.definition.get_closest_marker("not_on_sim")
+    if not_on_sim:
+        reason = "not on the simulated device: " + " ".join(map(str, not_on_sim.args))
+        params = [
+            pytest.param(name, marks=pytest.mark.skip(reason=reason))
+            if devices.kind_of(name) == "sim"
+            else name
+            for name in chosen
+        ]
+    metafunc.parametrize("device", params, indirect=True)
+
+
+def parameter_id(value: object) -> str | None:
+    """Readable test ids for dtypes and devices: `[float32]`, `[cuda:0]`, not `[dtype0]`."""
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    if isinstance(value, torch.device):
+        return str(value)
+    return None
+
+
+def mark_items(items: list[pytest.Item]) -> None:
+    """Each kata test gets its topic's marker; CUDA tests skip where there is none."""
+    for item in items:
+        kata = kata_of(item)
+        if kata is not None:
+            item.add_marker(kata.topic)
+        if item.get_closest_marker("cuda") and not devices.available("cuda"):
+            item.add_marker(pytest.mark.skip(reason=f"{CUDA_SKIP}: none found"))

@@ -1,0 +1,91 @@
+"""Starting a kata run: devices and answers from the options, and the process-wide settings the
+run changes (each put back when it ends)."""
+
+from __future__ import annotations
+
+import atexit
+import gc
+from collections.abc import Callable
+
+import pytest
+import torch
+
+from torch_katas import catalog, devices
+from torch_katas.plugin.run import KataRun
+from torch_katas.runtime import answers, isolation
+from torch_katas.runtime.answers import Imports
+
+
+def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: float) -> KataRun:
+    """Choose devices and answers from the options, and install the answers' importer.
+
+    Raises pytest.UsageError for options that name absent devices or files.
+    """
+    root = config.rootpath
+    try:
+        chosen = devices.parse(config.getoption("device"))
+        files = answers.answer_files(
+            root, config.getoption("solutions"), config.getoption("answer_file")
+        )
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    if config.getoption("solutions"):
+        source = "reference answers (solutions/)"
+    elif files:
+        source = "answer files: " + ", ".join(str(path) for path in files.values())
+    else:
+        source = "your answers (katas/)"
+    devices.set_up(chosen)
+    imports = Imports(root, files, time_limit=time_limit)
+    run = KataRun(
+        root=root, katas=katas, devices=chosen, answers=source, learner=not files, imports=imports
+    )
+    run.undo.append(answers.install(imports, set(katas)))
+    run.undo.append(tune_process())
+    return run
+
+
+_EXIT_SKIPS_COLLECTIONS = False
+
+
+def tune_process() -> Callable[[], None]:
+    """Settings that make kata runs faster; returns what puts them back.
+
+    - One torch thread: kata tensors are small, extra threads only add start-up and
+      contention, and xdist workers, each a process of its own, would oversubscribe the cores.
+    - Rarer full garbage collections: each walks every object torch has made, millions once
+      torch.compile and torch.export have been imported, and took a tenth of the run.
+    - No DTensor branch in torch.testing.assert_close: its first call imports
+      torch.distributed.tensor (and sympy) to handle DTensor inputs, about as long as
+      `import torch` itself, and no kata compares DTensors.
+    - The random generators' state, seeded before every test, is put back when the run ends.
+
+    One change is not put back, as it acts only once the process exits: the interpreter's last
+    garbage collections, which walk every object torch and the run made for a second or two,
+    are skipped (objects are still freed; reference cycles are left to the operating system).
+    Exit handlers registered later, such as torch's worker pools', run before it.
+    """
+    global _EXIT_SKIPS_COLLECTIONS
+    if not _EXIT_SKIPS_COLLECTIONS:
+        atexit.register(gc.freeze)
+        _EXIT_SKIPS_COLLECTIONS = True
+    from torch.testing import _comparison
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    threshold = gc.get_threshold()
+    young, middle, full = threshold
+    gc.set_threshold(young, middle, full * 10)
+    has_dtensor = getattr(_comparison, "_HAS_DTENSOR", None)
+    if has_dtensor is not None:
+        _comparison._HAS_DTENSOR = False
+    random_state = isolation.RandomState()
+
+    def restore() -> None:
+        torch.set_num_threads(threads)
+        gc.set_threshold(*threshold)
+        if has_dtensor is not None:
+            _comparison._HAS_DTENSOR = has_dtensor
+        random_state.restore()
+
+    return restore

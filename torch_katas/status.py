@@ -1,0 +1,159 @@
+"""The result model: what each kata test did, and the rules that make a kata's status of it.
+
+One set of rules, used alike by the plugin (the learner's progress), the CLI (`katas list`) and
+grading (a candidate's verdicts). A kata is solved only when every one of its tests has passed,
+and none failed; it is not started while nothing passed and every failure is a function the
+stub still leaves unwritten; anything between is partly solved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
+
+SOLVED, PARTLY, NOT_STARTED, SKIPPED = "solved", "partly solved", "not started", "skipped"
+# Grading only: the kata could not be graded (a crash, a time-out), or its answer broke a rule.
+ERROR, FLAGGED = "error", "flagged"
+
+# Report properties the plugin sets on kata tests, read by the summary, grading and the
+# self-checks.
+NOT_IMPLEMENTED = "torch_katas_not_implemented"  # value: the stub function not written yet
+DOES_NOT_IMPORT = "torch_katas_does_not_import"  # value: the one-line import failure
+TIMED_OUT = "torch_katas_timed_out"  # value: where the time ran out
+CRASHED = "torch_katas_crashed"  # value: how the answer's code ended the test process
+STOPPED = "torch_katas_stopped"  # value: why the test did not run (an earlier one timed out...)
+RESTORED = "torch_katas_restored"  # on a teardown report: what the state guard put back (list)
+
+
+def decide(
+    passed: set[str],
+    failed: set[str],
+    skipped: set[str],
+    every: set[str] | None,
+    unwritten_only: bool,
+) -> str:
+    """A kata's status from its tests' outcomes.
+
+    `passed` and `skipped` (by the harness) may cover several runs of the same answer; `failed`
+    are the tests failing now; `every` is the kata's whole list of tests, None where it is not
+    known; `unwritten_only` says that each failure is an unwritten stub function.
+    """
+    if failed:
+        return NOT_STARTED if not passed and unwritten_only else PARTLY
+    if every is not None and every <= passed | skipped:
+        return SOLVED if passed & every else SKIPPED
+    if not passed:
+        return SKIPPED if skipped else NOT_STARTED
+    return PARTLY  # what ran passed, but not every test has passed for this answer
+
+
+@dataclass
+class TestOutcome:
+    outcome: str = "passed"  # passed, failed or skipped, over setup, call and teardown
+    finished: bool = False  # its teardown was reported
+    called: bool = False  # its call phase ran to an end (passed or failed)
+    unwritten: str | None = None  # the stub function that raised NotImplementedError
+    properties: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class Earlier:
+    """One kata's tests that passed, or that the harness skipped, since its stub changed."""
+
+    passed: set[str] = field(default_factory=set)
+    skipped: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_record(cls, record: dict[str, object]) -> Earlier:
+        def names(key: str) -> set[str]:
+            value = record.get(key, [])
+            return {str(name) for name in value} if isinstance(value, list) else set()
+
+        return cls(names("passed"), names("skipped"))
+
+
+@dataclass
+class KataResult:
+    """The outcome of each of one kata's tests in this run."""
+
+    tests: dict[str, TestOutcome] = field(default_factory=dict)
+
+    def add(self, report: pytest.TestReport) -> None:
+        test = self.tests.setdefault(report.nodeid, TestOutcome())
+        if report.failed:
+            test.outcome = "failed"
+        elif report.skipped and test.outcome == "passed":
+            test.outcome = "skipped"
+        test.finished = test.finished or report.when == "teardown"
+        test.called = test.called or (report.when == "call" and not report.skipped)
+        test.properties.update(report.user_properties)
+        if report.failed and test.unwritten is None:
+            unwritten = dict(report.user_properties).get(NOT_IMPLEMENTED)
+            test.unwritten = str(unwritten) if unwritten else None
+
+    def ids(self, outcome: str) -> set[str]:
+        return {nodeid for nodeid, test in self.tests.items() if self.outcome_of(test) == outcome}
+
+    @staticmethod
+    def outcome_of(test: TestOutcome) -> str:
+        # A test whose call never ended (cut off by Ctrl-C) passed nothing.
+        if test.outcome == "passed" and not test.called:
+            return "unfinished"
+        return test.outcome
+
+    @property
+    def passed(self) -> int:
+        return len(self.ids("passed"))
+
+    @property
+    def failed(self) -> int:
+        return len(self.ids("failed"))
+
+    @property
+    def finished(self) -> bool:
+        return all(test.finished for test in self.tests.values())
+
+    def unwritten(self) -> list[str]:
+        """The stub functions still to write, in the order the tests met them."""
+        names = (test.unwritten for test in self.tests.values() if test.outcome == "failed")
+        return list(dict.fromkeys(name for name in names if name))
+
+    def first(self, key: str) -> tuple[str, object] | None:
+        """The first test with the report property `key`, and its value."""
+        for nodeid, test in self.tests.items():
+            if key in test.properties:
+                return nodeid, test.properties[key]
+        return None
+
+    def count(self, key: str) -> int:
+        """How many tests carry the report property `key`."""
+        return sum(key in test.properties for test in self.tests.values())
+
+    def since_stub_changed(self, earlier: Earlier) -> Earlier:
+        """`earlier` updated with this run's outcomes."""
+        passed, skipped, failed = self.ids("passed"), self.ids("skipped"), self.ids("failed")
+        return Earlier(
+            passed=(earlier.passed | passed) - failed - skipped,
+            skipped=(earlier.skipped | skipped) - failed - passed,
+        )
+
+    def status(self, earlier: Earlier, every_test: set[str] | None) -> str:
+        """This kata's status, given its tests' outcomes in earlier runs of the same stub
+        and every test the kata has (None when this run could not tell)."""
+        now = self.since_stub_changed(earlier)
+        failed = [test for test in self.tests.values() if test.outcome == "failed"]
+        return decide(
+            now.passed,
+            self.ids("failed"),
+            now.skipped,
+            every_test,
+            unwritten_only=all(test.unwritten for test in failed),
+        )
+
+
+def solved_count(statuses: Iterable[str]) -> int:
+    return sum(status == SOLVED for status in statuses)

@@ -1,0 +1,230 @@
+"""The learner's state between runs: each kata's status, the tests that passed for the stub as
+it is now, and how many hints were shown. One object for the plugin and the CLI alike.
+
+It lives in pytest's cache folder (`cache_dir`, `.pytest_cache` by default), in pytest's own
+layout (`v/torch_katas/...`, JSON), so `pytest --cache-clear` forgets it too. Every write goes
+to a temporary file renamed into place: a run killed while writing leaves the old file whole.
+A file damaged anyway (a bad edit) keeps the entries before the damage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from torch_katas import catalog, status
+from torch_katas.catalog import Kata
+
+if TYPE_CHECKING:
+    import pytest
+
+STATUS_KEY = "torch_katas/status"
+PASSED_KEY = "torch_katas/passed"
+HINTS_KEY = "torch_katas/hints"
+DEFAULT_CACHE_DIR = ".pytest_cache"
+
+
+@dataclass
+class Remembered:
+    """This run's statuses and the ones kept in the store, for the summary."""
+
+    this_run: dict[str, str]  # each kata that ran, as this run saw it
+    known: dict[str, str]  # every kata's status after this run
+    damaged: list[str] = field(default_factory=list)  # entries that had to be salvaged
+
+
+class Store:
+    """The learner's state under `folder` (pytest's cache folder); with None, a store that
+    keeps nothing (a run of other answers than the learner's says nothing of their progress)."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+        self.damaged: list[str] = []
+
+    @classmethod
+    def for_config(cls, config: pytest.Config) -> Store | None:
+        """The store of a pytest run; None where the run keeps no cache (-p no:cacheprovider)."""
+        if getattr(config, "cache", None) is None:
+            return None
+        return cls(_resolve(config.rootpath, str(config.getini("cache_dir"))))
+
+    @classmethod
+    def for_root(cls, root: Path) -> Store:
+        """The store a pytest run in `root` uses, as the suite's pyproject.toml sets it."""
+        folder = DEFAULT_CACHE_DIR
+        try:
+            ini = catalog.tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+            folder = str(ini["tool"]["pytest"]["ini_options"].get("cache_dir", folder))
+        except (OSError, KeyError, TypeError, ValueError):
+            pass
+        return cls(_resolve(root, folder))
+
+    # -- raw entries ---------------------------------------------------------------------
+
+    def path(self, key: str) -> Path | None:
+        return None if self.folder is None else self.folder / "v" / key
+
+    def read(self, key: str) -> dict[str, object]:
+        """The dict kept under `key` ({} if none); a damaged file gives what it still holds."""
+        path = self.path(key)
+        if path is None:
+            return {}
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return {}
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+        if key not in self.damaged:
+            self.damaged.append(key)
+        return salvage(text)
+
+    def write(self, key: str, value: dict[str, object]) -> None:
+        path = self.path(key)
+        if path is None or self.folder is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.folder / ".gitignore"
+            if not ignore.exists():  # as pytest's own cache folder has
+                ignore.write_text("# Created by torch-katas automatically.\n*\n", "utf-8")
+            descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                json.dump(value, file, ensure_ascii=False, indent=2, sort_keys=True)
+            os.replace(temporary, path)
+        except OSError:
+            pass  # a read-only checkout: the run still reports, it only forgets
+
+    # -- what the CLI and the plugin ask -------------------------------------------------
+
+    def statuses(self) -> dict[str, str]:
+        return {module: str(value) for module, value in self.read(STATUS_KEY).items()}
+
+    def status_of(self, kata: Kata, default: str = "not run") -> str:
+        return self.statuses().get(kata.module, default)
+
+    def forget(self, kata: Kata) -> None:
+        """Drop the kata's status and passed tests: its stub starts over."""
+        for key in (STATUS_KEY, PASSED_KEY):
+            entries = self.read(key)
+            if entries.pop(kata.module, None) is not None:
+                self.write(key, entries)
+
+    def next_unsolved(
+        self, root: Path, katas: dict[str, Kata], after: Kata | None = None
+    ) -> Kata | None:
+        """The first kata in the suggested order that the store does not know as solved."""
+        return next_unsolved(root, katas, self.statuses(), after)
+
+    def take_hints(self, kata: Kata, show_all: bool = False) -> tuple[list[str], bool]:
+        """The kata's hints up to one more than shown before (or all), and whether they were
+        all shown already; the count is remembered for `katas hint` and `--hints` alike."""
+        shown = self.read(HINTS_KEY)
+        before = _count(shown.get(kata.module))
+        count = len(kata.hints) if show_all else min(before + 1, len(kata.hints))
+        shown[kata.module] = max(count, before)
+        self.write(HINTS_KEY, shown)
+        hints = [
+            f"hint {number}/{len(kata.hints)}: {hint}"
+            for number, hint in enumerate(kata.hints[:count], 1)
+        ]
+        return hints, before >= len(kata.hints) and not show_all
+
+    def remember(
+        self,
+        results: dict[str, status.KataResult],
+        tests: dict[str, set[str] | None],
+        selected: dict[str, set[str]],
+        digests: dict[str, str | None],
+        interrupted: bool,
+    ) -> Remembered:
+        """Merge one run's outcomes into the statuses kept here.
+
+        `tests` holds each kata's full list of tests where the run could tell it (it collected
+        the whole test file); `selected`, the tests the run meant to run; `digests`, a digest of
+        each kata's stub and tests as the run found them: passes of an older stub never count.
+        """
+        known, records = self.statuses(), self.read(PASSED_KEY)
+        this_run, statuses = {}, dict(known)
+        for module, result in results.items():
+            record = records.get(module)
+            if not isinstance(record, dict) or record.get("digest") != digests.get(module):
+                record = {}
+            earlier = status.Earlier.from_record(record)
+            every = tests.get(module)
+            if every is None and isinstance(record.get("tests"), list) and record["tests"]:
+                every = {str(name) for name in record["tests"]}
+            now = this_run[module] = result.status(earlier, every)
+            finished = module in selected and all(
+                nodeid in result.tests and result.tests[nodeid].finished
+                for nodeid in selected[module]
+            )
+            if interrupted and (now == status.SOLVED or not finished):
+                continue  # an interrupted run proves no kata solved, and judges none it cut short
+            statuses[module] = now
+            if digests.get(module) is not None:
+                since = result.since_stub_changed(earlier)
+                records[module] = {
+                    "digest": digests[module],
+                    "passed": sorted(since.passed),
+                    "skipped": sorted(since.skipped),
+                    "tests": sorted(every) if every is not None else [],
+                }
+        self.write(STATUS_KEY, dict(statuses))
+        self.write(PASSED_KEY, records)
+        return Remembered(this_run, statuses, list(self.damaged))
+
+
+def next_unsolved(
+    root: Path, katas: dict[str, Kata], known: dict[str, str], after: Kata | None = None
+) -> Kata | None:
+    """The first kata in the suggested order not solved in `known`; with `after`, the first
+    one after that kata (wrapping round), never `after` itself."""
+    order = catalog.suggested_order(root, katas)
+    if after is not None:
+        place = order.index(after)
+        order = order[place + 1 :] + order[:place]
+    return next((k for k in order if known.get(k.module) != status.SOLVED), None)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _resolve(root: Path, folder: str) -> Path:
+    # As pytest resolves cache_dir: variables and ~ expanded, relative to the root folder.
+    return root / os.path.expandvars(os.path.expanduser(folder))
+
+
+def salvage(text: str) -> dict[str, object]:
+    """The complete `"key": value` entries at the start of a JSON object cut short."""
+    decoder = json.JSONDecoder()
+    kept: dict[str, object] = {}
+    position = text.find("{") + 1
+    if position == 0:
+        return kept
+    while True:
+        position = _skip(text, position, ",")
+        try:
+            key, position = decoder.raw_decode(text, position)
+            position = _skip(text, position, ":")
+            value, position = decoder.raw_decode(text, position)
+        except (ValueError, IndexError):
+            return kept
+        if not isinstance(key, str):
+            return kept
+        kept[key] = value
+
+
+def _skip(text: str, position: int, separator: str) -> int:
+    while position < len(text) and (text[position].isspace() or text[position] == separator):
+        position += 1
+    return position
