@@ -49,8 +49,8 @@ class MultiHead(nn.Module):
 
     forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
     [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
-    per forward (its layers compute once, whether it is called as `self.trunk(x)` or
-    otherwise) and every head reads its result. A head added later
+    per forward (its Linear computes once, whether the trunk is called as `self.trunk(x)`
+    or otherwise) and every head reads its result. A head added later
     (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the output too.
 
     >>> model = MultiHead(10, 32, {"label": 5, "box": 4})

@@ -101,16 +101,14 @@ def test_multihead_runs_the_trunk_then_each_head(device):
     load(model, state)
     x = torch.randn(3, 2, 6, device=device)
     x_before = x.clone()
-    # Count the trunk's computations at its layers: they run however the trunk is called
+    # Count the trunk's runs at its Linear, which computes however the trunk is called
     # (model.trunk(x), model.trunk.forward(x), layer by layer).
     trunk_runs = []
-    for layer in model.trunk:
-        layer.register_forward_hook(lambda module, args, output: trunk_runs.append(module))
+    model.trunk[0].register_forward_hook(lambda module, args, output: trunk_runs.append(1))
     out = model(x)
     assert isinstance(out, dict), f"forward should return a dict, got {type(out).__name__}"
-    runs = len(trunk_runs) / len(model.trunk)
-    assert runs == 1, (
-        f"the trunk ran {runs:g} times for {len(HEADS)} heads; run it once and let "
+    assert len(trunk_runs) == 1, (
+        f"the trunk ran {len(trunk_runs)} times for {len(HEADS)} heads; run it once and let "
         "every head read its result"
     )
     assert torch.equal(x, x_before), "x must not be modified"
