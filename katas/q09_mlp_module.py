@@ -39,7 +39,7 @@ class MLP(nn.Module):
     model on `.to(device)` and `.to(torch.float64)`.
 
     Raises ValueError if sizes has fewer than two entries or a non-positive entry, or if
-    dropout is not in [0, 1) (NaN is not).
+    dropout is not in [0, 1) (a NaN dropout included).
 
     >>> model = MLP([4, 16, 16, 3], activation=nn.ReLU, dropout=0.1)
     >>> model(torch.randn(8, 4)).shape
