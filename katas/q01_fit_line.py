@@ -25,7 +25,8 @@ def fit_line(
     - x and y are data, not parameters: their values, requires_grad flags and .grad stay
       as they were, also when the caller's x or y requires grad (differentiate with
       respect to w and b only).
-    - Raises ValueError if x or y is not 1-D or their lengths differ.
+    - Raises ValueError if x or y is not 1-D or their lengths differ, before any step
+      (so also with steps=0).
 
     Rules: no torch.optim; use autograd (`backward()` or `torch.autograd.grad`).
 

@@ -86,16 +86,25 @@ def test_does_not_modify_its_inputs(device):
     )
 
 
-def test_leaves_the_grad_of_inputs_that_require_grad_alone(device):
+@pytest.mark.parametrize("preset", [False, True], ids=["grad-None", "grad-set"])
+def test_leaves_the_grad_of_inputs_that_require_grad_alone(device, preset):
     x, y = noisy_line(device)
     x.requires_grad_()
     y.requires_grad_()
+    if preset:  # e.g. x is a parameter of another model, between its backward and its step
+        x.grad, y.grad = torch.full_like(x, 7.0), torch.full_like(y, -3.0)
     w, b = fit_line(x, y, steps=3, lr=0.1)
-    assert x.grad is None and y.grad is None, (
-        "fit_line filled x.grad or y.grad; differentiate the loss with respect to w and b only "
-        "(torch.autograd.grad(loss, (w, b)), or backward() on a loss built from x.detach(), "
-        "y.detach())"
+    advice = (
+        "differentiate the loss with respect to w and b only (torch.autograd.grad(loss, "
+        "(w, b)), or backward() on a loss built from x.detach(), y.detach())"
     )
+    if preset:
+        for name, tensor, value in (("x", x, 7.0), ("y", y, -3.0)):
+            assert tensor.grad is not None and torch.equal(
+                tensor.grad, torch.full_like(tensor, value)
+            ), f"fit_line changed or cleared the {name}.grad the caller had; {advice}"
+    else:
+        assert x.grad is None and y.grad is None, f"fit_line filled x.grad or y.grad; {advice}"
     assert x.requires_grad and y.requires_grad, (
         "leave the caller's requires_grad flags as they were"
     )
@@ -115,10 +124,11 @@ def test_leaves_the_grad_of_inputs_that_require_grad_alone(device):
     [((4, 1), (4, 1)), ((4, 1), (4,)), ((4,), (4, 1)), ((4,), (5,)), ((), ()), ((4,), ())],
     ids=["both 2-D", "x 2-D", "y 2-D", "lengths", "0-D", "y 0-D"],
 )
-def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape):
+@pytest.mark.parametrize("steps", [1, 0], ids=["1 step", "0 steps"])
+def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape, steps):
     x, y = torch.zeros(x_shape, device=device), torch.zeros(y_shape, device=device)
     with raises(ValueError):
-        fit_line(x, y, steps=1)
+        fit_line(x, y, steps=steps)  # checked before any step: steps=0 is no exception
 
 
 def test_updates_parameters_without_torch_optim(device):

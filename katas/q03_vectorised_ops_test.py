@@ -150,6 +150,21 @@ def test_standardize_columns_default_eps(device):
     )
 
 
+def test_standardize_columns_with_eps_0_adds_nothing(device):
+    # Column variances near 1e-5: adding any eps of that size would show.
+    x = 3e-3 * torch.randn(6, 3, device=device)
+    out = standardize_columns(x, eps=0.0)
+    check_tensor(out, shape=(6, 3), dtype=torch.float32, device=device, name="standardized x")
+    assert_close(
+        out.cpu().double(),
+        naive_standardize(x, 0.0),
+        "with eps=0 divide by sqrt(var) itself: 0 is a valid eps, not a missing one "
+        "(`eps or 1e-5` replaces it)",
+        rtol=1e-4,
+        atol=1e-4,
+    )
+
+
 def test_standardize_columns_of_constant_columns_and_a_single_row(device):
     single = standardize_columns(torch.randn(1, 3, device=device))
     constant = standardize_columns(torch.full((5, 2), 0.1, device=device))
@@ -212,6 +227,7 @@ def test_standardize_columns_in_float64(device):
         ((2, 3, 5, 8), (2, 3, 4, 8), (2, 3, 5, 4)),
         ((2, 3, 5, 8), (2, 1, 4, 8), (2, 3, 5, 4)),
         ((5, 8), (2, 3, 4, 8), (2, 3, 5, 4)),
+        ((2, 3, 5, 8), (4, 8), (2, 3, 5, 4)),
         ((1, 1, 8), (3, 1, 8), (3, 1, 1)),
         ((2, 0, 3), (2, 4, 3), (2, 0, 4)),
         ((2, 5, 0), (2, 4, 0), (2, 5, 4)),

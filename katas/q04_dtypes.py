@@ -50,8 +50,9 @@ def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
 def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     """Index of the `width`-long bucket each integer timestamp falls in.
 
-    - timestamps: an integer tensor (int64, int32, ...), any shape, any device; values may
-      be negative (before the epoch) and as large as int64 nanosecond timestamps.
+    - timestamps: a tensor of any integer dtype (int64, int32, int16, int8, uint8), any
+      shape, any device; values may be negative (before the epoch) and as large as int64
+      nanosecond timestamps.
     - width: a positive Python int.
     - Bucket k holds [k * width, (k + 1) * width), so the result is floor(t / width),
       exactly, for every value: -1 with width 10 is in bucket -1, not 0.

@@ -174,6 +174,19 @@ def test_time_bucket_rounds_down_and_keeps_the_integer_dtype(device, width, dtyp
     assert timestamps.tolist() == values, "timestamps must not be modified"
 
 
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int8, torch.uint8], ids=str)
+def test_time_bucket_takes_every_integer_dtype(device, dtype):
+    values = [0, 1, 9, 10, 11, 99, 100, 127] + ([] if dtype == torch.uint8 else [-1, -11, -128])
+    timestamps = torch.tensor(values, dtype=dtype, device=device)
+    result = time_bucket(timestamps, 10)
+    check_tensor(result, shape=(len(values),), dtype=dtype, device=device, name="buckets")
+    assert result.tolist() == floor_div(values, 10), (
+        f"wrong buckets for {dtype} timestamps: every integer dtype is accepted and kept; "
+        "test for integers by what the dtype is not (floating, complex, bool), not by a list "
+        "of two or three integer dtypes"
+    )
+
+
 def test_time_bucket_is_exact_for_nanosecond_timestamps(device):
     values = [1_700_000_000_123_456_789, 1_700_000_000_999_999_999, -1_234_567_890_123_456_789]
     timestamps = torch.tensor(values, device=device).reshape(3, 1)
@@ -199,7 +212,12 @@ def test_time_bucket_rejects_a_width_below_1(device, width):
         time_bucket(torch.arange(5, device=device), width)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bool, torch.complex64], ids=str)
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.bool, torch.complex64],
+    ids=str,
+)
 def test_time_bucket_rejects_a_non_integer_tensor(device, dtype):
+    skip_unless_supported(device, dtype)
     with raises(TypeError):
         time_bucket(torch.ones(4, device=device).to(dtype), 2)

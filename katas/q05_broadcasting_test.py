@@ -231,8 +231,16 @@ def test_normalize_channels_keeps_the_dtype(device, dtype):
         ((2, 3, 4, 4), (4,), (4,)),
         ((2, 3, 4, 4), (3,), (1,)),
         ((2, 3, 4, 4), (3, 1, 1), (3,)),
+        ((2, 3, 4, 4), (3,), (1, 3)),
     ],
-    ids=["3-D", "5-D", "C mismatch (mean and std match W)", "std of shape [1]", "mean [C,1,1]"],
+    ids=[
+        "3-D",
+        "5-D",
+        "C mismatch (mean and std match W)",
+        "std of shape [1]",
+        "mean [C,1,1]",
+        "std [1,C]",
+    ],
 )
 def test_normalize_channels_rejects_wrong_shapes(device, images_shape, mean_shape, std_shape):
     images = torch.randn(images_shape, device=device)

@@ -223,13 +223,25 @@ def test_works_inside_no_grad(device, which):
 @pytest.mark.parametrize(
     "shape, layout", [((), "0-dim"), ((0,), "empty"), ((1, 1), "size-1"), ((3, 4), "transposed")]
 )
-def test_grad_of_odd_shapes_and_layouts(device, shape, layout):
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_odd_shapes_and_layouts(device, which, shape, layout):
     x = torch.randn(shape, device=device)
     if layout == "transposed":
         x = x.t()  # non-contiguous
-    result = grad_of(lambda t: (t.sin() * t).sum(), x)
-    check_tensor(result, shape=x.shape, dtype=x.dtype, device=device, name="grad_of(f, x)")
-    assert_close(result, x.sin() + x * x.cos(), f"wrong gradient for a {layout} x")
+    v = torch.randn_like(x)  # with x's layout: non-contiguous too
+    if which == "grad_of":
+        result = grad_of(lambda t: (t.sin() * t).sum(), x)
+        expected = x.sin() + x * x.cos()
+    else:
+        result = hessian_vector_product(lambda t: (t.sin() * t).sum(), x, v)
+        expected = (2 * x.cos() - x * x.sin()) * v
+    check_tensor(result, shape=x.shape, dtype=x.dtype, device=device, name=which)
+    assert_close(
+        result,
+        expected,
+        f"{which} is wrong for a {layout} x; work elementwise or with reshape, "
+        "not .view(-1), which needs a contiguous tensor",
+    )
 
 
 NOT_SCALARS = {

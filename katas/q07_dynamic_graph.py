@@ -37,7 +37,7 @@ def apply_until_small(
     - Returns (h, steps): h is the last result, still attached to the autograd graph, so
       its gradients equal those of layer(layer(...layer(x))) written out `steps` times;
       steps is a Python int, 0 <= steps <= max_steps. With steps == 0, h is x.
-    - Raises ValueError if max_steps < 0.
+    - Raises ValueError if max_steps < 0, whatever x is (an x that is already small too).
 
     >>> out, steps = apply_until_small(lambda h: h / 2, torch.tensor([8.0]), 1.5, 10)
     >>> out, steps
@@ -59,7 +59,8 @@ def graph_size(t: torch.Tensor) -> int:
     - 0 when t.grad_fn is None (a leaf, or a tensor built without grad).
 
     The graph can be thousands of nodes deep: walk it with your own stack or queue, not
-    recursion. Do not run backward; t and its graph are left as they are.
+    recursion. Do not run backward; t, its graph and the .grad of every leaf are left as
+    they are.
 
     >>> x = torch.ones(3, requires_grad=True)
     >>> graph_size((x * 2).sum())  # SumBackward0, MulBackward0, AccumulateGrad

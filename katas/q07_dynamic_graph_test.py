@@ -124,9 +124,11 @@ def test_never_applies_more_than_max_steps(device, max_steps):
         assert out is x, "with no steps h is x itself"
 
 
-def test_rejects_a_negative_max_steps(device):
+@pytest.mark.parametrize("threshold", [0.5, 1e9], ids=["x large", "x already small"])
+def test_rejects_a_negative_max_steps(device, threshold):
+    # The argument is wrong whatever the data: check it before looking at x.
     with raises(ValueError):
-        apply_until_small(torch.tanh, torch.ones(2, device=device), 0.5, -1)
+        apply_until_small(torch.tanh, torch.ones(2, device=device), threshold, -1)
 
 
 @pytest.mark.parametrize("steps", [1, 2, 5])
@@ -240,11 +242,20 @@ def test_graph_size_grows_with_the_path_taken(device):
     assert len(set(sizes)) == 4, "different paths through the data must give different graphs"
 
 
-def test_graph_size_leaves_the_graph_and_the_leaves_alone(device):
+@pytest.mark.parametrize("preset", [False, True], ids=["grad-None", "grad-set"])
+def test_graph_size_leaves_the_graph_and_the_leaves_alone(device, preset):
     x = torch.randn(4, device=device, requires_grad=True)
+    if preset:
+        x.grad = torch.full_like(x, 7.0)  # a gradient the caller has not used yet
     t = (x.sin() * x).sum()
     size = graph_size(t)
     assert size == len(nodes_by_naive_walk(t)), f"graph_size gave {size}"
-    assert x.grad is None, "graph_size wrote x.grad: walk next_functions, do not run backward"
+    if preset:
+        assert x.grad is not None and torch.equal(x.grad, torch.full_like(x, 7.0)), (
+            "graph_size changed or cleared the x.grad the caller had: walk next_functions, "
+            "do not run backward"
+        )
+    else:
+        assert x.grad is None, "graph_size wrote x.grad: walk next_functions, do not run backward"
     (grad,) = torch.autograd.grad(t, x)  # the graph must still be there, saved tensors included
     assert_close(grad, x.cos() * x + x.sin(), "the graph of t changed")

@@ -61,6 +61,11 @@ def test_evaluate_of_a_model_that_returns_its_input(device, x_requires_grad):
         "never hands back a tensor attached to autograd"
     )
     assert torch.equal(out, x.detach()), "the output of nn.Identity should equal x"
+    assert out is not x, (
+        "evaluate handed back x itself; return x detached (a new tensor, it may share x's "
+        "memory) whether or not x requires grad, so that nothing done to the result (such "
+        "as requires_grad_()) changes the caller's x"
+    )
     assert x.requires_grad == x_requires_grad, "x's requires_grad flag changed"
 
 
@@ -157,11 +162,15 @@ def test_ema_moves_each_parameter_towards_the_source(device, decay):
         )
 
 
-def test_ema_updates_in_place_and_records_nothing(device):
+@pytest.mark.parametrize("preset", [False, True], ids=["grad-None", "grad-set"])
+def test_ema_updates_in_place_and_records_nothing(device, preset):
     target, source = small_net(device), small_net(device)
     params = list(target.parameters())
     pointers = [p.data_ptr() for p in params]
     optimizer = torch.optim.SGD(target.parameters(), lr=0.1)
+    if preset:  # target has gradients of its own (an EMA of a model that still trains)
+        for p in params:
+            p.grad = torch.full_like(p, 0.25)
     source(torch.randn(4, 4, device=device)).sum().backward()  # source has gradients
     source_grads = [p.grad.clone() for p in source.parameters()]
     source_values = [p.detach().clone() for p in source.parameters()]
@@ -178,7 +187,13 @@ def test_ema_updates_in_place_and_records_nothing(device):
             "target's parameters must stay leaves that require grad; update them inside "
             "torch.no_grad()"
         )
-        assert p.grad is None, "target's .grad was written"
+        if preset:
+            assert p.grad is not None and torch.equal(p.grad, torch.full_like(p, 0.25)), (
+                "target's .grad changed or was cleared; leave every .grad as it was "
+                "(no zero_grad(), no backward)"
+            )
+        else:
+            assert p.grad is None, "target's .grad was written"
     assert not saved, f"autograd saved {len(saved)} tensors; do the update under torch.no_grad()"
     for p, g, v in zip(source.parameters(), source_grads, source_values, strict=True):
         assert torch.equal(p.grad, g) and torch.equal(p.detach(), v), "source must not change"

@@ -22,7 +22,9 @@ class MLP(nn.Module):
       Layer i is `nn.Linear(sizes[i], sizes[i + 1])` (with bias), so there are
       len(sizes) - 1 Linear layers and no other parameters.
     - activation: a zero-argument callable returning a module, such as nn.ReLU, nn.Tanh or
-      `lambda: nn.LeakyReLU(0.1)`; called once for each hidden layer.
+      `lambda: nn.LeakyReLU(0.1)`; called once for each hidden layer, in order, while the
+      model is built (never in forward): hidden layer i is followed by the module that the
+      i-th call returned, and by no other.
     - dropout: probability p in [0, 1) of zeroing each hidden unit, scaling the kept ones
       by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
       (`model.train()`, the default for a new module) and off in `model.eval()`.
@@ -37,7 +39,7 @@ class MLP(nn.Module):
     model on `.to(device)` and `.to(torch.float64)`.
 
     Raises ValueError if sizes has fewer than two entries or a non-positive entry, or if
-    dropout is not in [0, 1).
+    dropout is not in [0, 1) (a NaN dropout included).
 
     >>> model = MLP([4, 16, 16, 3], activation=nn.ReLU, dropout=0.1)
     >>> model(torch.randn(8, 4)).shape

@@ -132,6 +132,33 @@ def test_calls_the_activation_factory_once_per_hidden_layer(device, sizes):
     )
 
 
+def test_each_hidden_layer_has_the_activation_made_for_it(device):
+    slopes = []
+
+    def activation():  # a different module each call: hidden layer i gets slope 0.1 * (i + 1)
+        slopes.append(0.1 * (len(slopes) + 1))
+        return nn.LeakyReLU(slopes[-1])
+
+    model = MLP([5, 6, 7, 6, 3], activation=activation, dropout=0.2).to(device).eval()
+    x = torch.randn(4, 5, device=device)
+    out = model(x)
+    model(x)
+    assert len(slopes) == 3, (
+        f"activation() was called {len(slopes)} times for 3 hidden layers over two forward "
+        "passes; call it once per hidden layer while building the model, never in forward"
+    )
+    h = x
+    layers = linear_layers(model)
+    for layer, slope in zip(layers[:-1], slopes, strict=True):
+        h = torch.nn.functional.leaky_relu(h @ layer.weight.T + layer.bias, slope)
+    assert_close(
+        out,
+        h @ layers[-1].weight.T + layers[-1].bias,
+        "hidden layer i must be followed by the module the i-th call of activation() "
+        "returned (here LeakyReLU slopes 0.1, 0.2, 0.3, in that order)",
+    )
+
+
 def test_training_forward_is_linear_activation_dropout(device):
     p = 0.5
     model = MLP([6, 40, 30, 4], activation=nn.Tanh, dropout=p).to(device)
@@ -241,6 +268,7 @@ def test_to_float64_converts_every_parameter(device):
         ([3, 0], 0.0),
         ([3, 2], 1.0),
         ([3, 2], -0.1),
+        ([3, 2], float("nan")),
     ],
     ids=[
         "one-size",
@@ -251,6 +279,7 @@ def test_to_float64_converts_every_parameter(device):
         "zero-outputs",
         "dropout-1",
         "dropout-negative",
+        "dropout-nan",
     ],
 )
 def test_rejects_bad_configurations(device, sizes, dropout):

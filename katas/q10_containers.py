@@ -49,7 +49,8 @@ class MultiHead(nn.Module):
 
     forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
     [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
-    and every head reads its result. A head added later
+    per forward (its Linear computes once, whether the trunk is called as `self.trunk(x)`
+    or otherwise) and every head reads its result. A head added later
     (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the output too.
 
     >>> model = MultiHead(10, 32, {"label": 5, "box": 4})
@@ -75,7 +76,8 @@ class ResidualStack(nn.Module):
     - forward(x): x of shape [..., dim]; returns the same shape. x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's
       tensor (and fails for one that requires grad).
-    - Raises ValueError if dim < 1 or depth < 0 (dim = 1 and depth = 0 are fine).
+    - Raises ValueError if dim < 1 (also with depth 0) or depth < 0 (dim = 1 and depth = 0
+      are fine).
 
     >>> stack = ResidualStack(dim=16, depth=4)
     >>> stack(torch.randn(2, 16)).shape

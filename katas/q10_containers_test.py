@@ -101,8 +101,10 @@ def test_multihead_runs_the_trunk_then_each_head(device):
     load(model, state)
     x = torch.randn(3, 2, 6, device=device)
     x_before = x.clone()
+    # Count the trunk's runs at its Linear, which computes however the trunk is called
+    # (model.trunk(x), model.trunk.forward(x), layer by layer).
     trunk_runs = []
-    model.trunk.register_forward_hook(lambda module, args, output: trunk_runs.append(1))
+    model.trunk[0].register_forward_hook(lambda module, args, output: trunk_runs.append(1))
     out = model(x)
     assert isinstance(out, dict), f"forward should return a dict, got {type(out).__name__}"
     assert len(trunk_runs) == 1, (
@@ -223,7 +225,8 @@ def test_residual_stack_to_float64_converts_every_block(device):
     check_tensor(out, shape=(2, 4), dtype=torch.float64, device=device)
 
 
-@pytest.mark.parametrize("dim, depth", [(0, 2), (3, -1)])
+@pytest.mark.parametrize("dim, depth", [(0, 2), (-1, 2), (0, 0), (-1, 0), (3, -1)])
 def test_residual_stack_rejects_bad_sizes(device, dim, depth):
+    # Checked for every depth: with depth 0 no nn.Linear is made that could refuse the dim.
     with raises(ValueError):
         ResidualStack(dim, depth)

@@ -196,8 +196,9 @@ def test_linear_forward_does_not_modify_its_inputs(device):
         ((3, 4), (2, 2, 4), None),
         ((3, 4), (2, 4), (4,)),
         ((3, 4), (2, 4), (1, 2)),
+        ((2, 4), (2, 4), (2, 1)),
     ],
-    ids=["in-features-differ", "1-d-weight", "3-d-weight", "bias-size", "2-d-bias"],
+    ids=["in-features-differ", "1-d-weight", "3-d-weight", "bias-size", "2-d-bias", "column-bias"],
 )
 def test_linear_forward_rejects_shapes_that_do_not_fit(device, x_shape, weight_shape, bias_shape):
     x, weight = torch.randn(x_shape, device=device), torch.randn(weight_shape, device=device)

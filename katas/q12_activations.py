@@ -67,7 +67,7 @@ def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> tor
     - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, as
       torch does: float16's exp overflows to inf above about 11, below the default
       threshold, so the formula itself would give inf for 11 < x <= 20.
-    - Raises ValueError if beta <= 0.
+    - Raises ValueError if beta <= 0, whatever x's dtype.
 
     Rules: do not call F.softplus, nn.Softplus or F.logsigmoid; use primitives such as
     torch.exp, torch.log1p and torch.where.

@@ -198,7 +198,9 @@ def test_gelu_rejects_an_unknown_approximation(device):
         call(gelu, torch.zeros(3, device=device), approximate="sigmoid")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("beta", [0.0, -1.0])
-def test_softplus_rejects_a_non_positive_beta(device, beta):
+def test_softplus_rejects_a_non_positive_beta(device, beta, dtype):
+    # For every dtype: the half-precision path through float32 checks beta too.
     with raises(ValueError):
-        call(softplus, torch.zeros(3, device=device), beta=beta)
+        call(softplus, torch.zeros(3, device=device, dtype=dtype), beta=beta)

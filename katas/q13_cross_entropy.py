@@ -47,7 +47,7 @@ def cross_entropy(
       for finite logits). logits and target are not modified.
     - Raises ValueError if logits is not 2-D, target's shape is not [N], target's dtype
       is not int64, reduction is not one of "mean", "sum", "none", or label_smoothing
-      is outside [0, 1].
+      is outside [0, 1] (NaN included).
 
     Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax,
     log_softmax or logsumexp, in any spelling (torch.*, F.*, torch.special.*, tensor

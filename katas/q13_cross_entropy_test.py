@@ -84,15 +84,16 @@ def test_defaults_are_mean_no_smoothing_and_ignore_index_minus_100(device):
     )
 
 
-def test_keeps_float64(device):
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_keeps_float64(device, reduction):
     skip_unless_supported(device, torch.float64)
     logits, target = batch(device, dtype=torch.float64)
-    loss = learner_loss(logits, target, label_smoothing=0.1)
-    check_tensor(loss, shape=(), dtype=torch.float64, device=device)
+    loss = learner_loss(logits, target, label_smoothing=0.1, reduction=reduction)
+    check_tensor(loss, shape=expected_shape(reduction, 8), dtype=torch.float64, device=device)
     assert_close(
         loss,
-        F.cross_entropy(logits, target, label_smoothing=0.1),
-        "float64 logits deserve a float64 loss",
+        F.cross_entropy(logits, target, label_smoothing=0.1, reduction=reduction),
+        f"float64 logits deserve a float64 loss, with reduction={reduction!r} too",
     )
 
 
@@ -246,6 +247,7 @@ def test_does_not_modify_its_inputs(device):
         ((4, 3), (4,), torch.int64, {"reduction": "avg"}),
         ((4, 3), (4,), torch.int64, {"label_smoothing": 1.5}),
         ((4, 3), (4,), torch.int64, {"label_smoothing": -0.1}),
+        ((4, 3), (4,), torch.int64, {"label_smoothing": float("nan")}),
     ],
     ids=[
         "1-D logits",
@@ -257,6 +259,7 @@ def test_does_not_modify_its_inputs(device):
         "reduction",
         "smoothing above 1",
         "negative smoothing",
+        "NaN smoothing",
     ],
 )
 def test_rejects_invalid_arguments(device, logits_shape, target_shape, target_dtype, options):

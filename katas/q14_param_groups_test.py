@@ -184,6 +184,30 @@ def test_tied_weights_are_listed_once_without_decay(device):
     assert sum(p is tied for p in held) == 1, "the tied embedding must be in the optimizer once"
 
 
+class FP32LayerNorm(nn.LayerNorm):
+    """A LayerNorm subclass, as many code bases have (it normalises in float32)."""
+
+    def forward(self, x):
+        return super().forward(x.float()).to(x.dtype)
+
+
+class PositionTable(nn.Embedding):
+    pass
+
+
+def test_subclasses_of_the_no_decay_layers_get_no_decay(device):
+    model = nn.Sequential(PositionTable(6, 4), FP32LayerNorm(4), nn.Linear(4, 2)).to(device)
+    decay, no_decay = decay_groups(model)
+    assert_same_parameters(model, decay, [model[2].weight], "decay")
+    assert_same_parameters(
+        model,
+        no_decay,
+        [model[0].weight, model[1].weight, model[1].bias, model[2].bias],
+        "no-decay (a subclass of nn.LayerNorm or nn.Embedding is one too: isinstance, "
+        "not type(module) in ...)",
+    )
+
+
 @pytest.mark.parametrize("make", [OutputFirst, SharedOffset], ids=["linear-first", "named-bias"])
 def test_a_tied_parameter_gets_no_decay_from_any_holder(device, make):
     model = make().to(device)
@@ -289,3 +313,11 @@ def test_rejects_negative_hyperparameters(device, lr, weight_decay):
     model = nn.Linear(3, 2).to(device)
     with raises(ValueError):
         make_optimizer(model, lr=lr, weight_decay=weight_decay)
+
+
+def test_takes_a_zero_learning_rate(device):
+    model = nn.Linear(3, 2).to(device)
+    optimizer = make_optimizer(model, lr=0.0, weight_decay=0.0)
+    assert [group["lr"] for group in optimizer.param_groups] == [0.0, 0.0], (
+        "lr=0 is allowed (only lr < 0 is an error): both groups should have lr 0.0"
+    )

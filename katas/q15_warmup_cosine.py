@@ -36,7 +36,7 @@ def warmup_cosine_factor(
     - `warmup_steps == 0` means no warmup: the decay starts at step 0 with factor 1.
 
     Raises ValueError if `step < 0`, `warmup_steps < 0`, `total_steps <= warmup_steps`
-    or `min_factor` is outside [0, 1].
+    or `min_factor` is outside [0, 1] (NaN included).
 
     >>> warmup_cosine_factor(2, warmup_steps=4, total_steps=12)
     0.5
@@ -85,10 +85,11 @@ def train_with_schedule(
     gradients, compute `loss_fn(model(inputs), targets)`, backpropagate, `optimizer.step()`,
     then `scheduler.step()`.
 
-    Returns the learning rate of param group 0 that each `optimizer.step()` used, one float
-    per batch. Afterwards the optimizer holds the lr for the next step (the scheduler has
-    been stepped once per batch). Must not trigger PyTorch's "`lr_scheduler.step()` before
-    `optimizer.step()`" warning.
+    Returns the learning rate of param group 0 that each `optimizer.step()` used, one
+    Python float per batch (also when the optimizer holds its lr as a tensor). Afterwards
+    the optimizer holds the lr for the next step (the scheduler has been stepped once per
+    batch). Must not trigger PyTorch's "`lr_scheduler.step()` before `optimizer.step()`"
+    warning.
 
     >>> model = nn.Linear(2, 1)
     >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.4)

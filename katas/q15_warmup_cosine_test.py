@@ -75,9 +75,9 @@ def test_factor_key_points(device):
 @pytest.mark.parametrize(
     "step, warmup, total, floor",
     [(-1, 2, 10, 0.0), (0, -1, 10, 0.0), (0, 5, 5, 0.0), (0, 6, 5, 0.0), (0, 2, 10, -0.1),
-     (0, 2, 10, 1.5)],
+     (0, 2, 10, 1.5), (0, 2, 10, float("nan"))],
     ids=["negative step", "negative warmup", "warmup = total", "warmup > total",
-         "min_factor < 0", "min_factor > 1"],
+         "min_factor < 0", "min_factor > 1", "min_factor NaN"],
 )  # fmt: skip
 def test_factor_rejects_bad_arguments(device, step, warmup, total, floor):
     with raises(ValueError):
@@ -130,8 +130,8 @@ def test_scheduler_decays_to_0_by_default(device):
 
 @pytest.mark.parametrize(
     "warmup, total, floor",
-    [(5, 5, 0.0), (-1, 4, 0.0), (1, 4, 1.5)],
-    ids=["warmup = total", "negative", "min_factor"],
+    [(5, 5, 0.0), (-1, 4, 0.0), (1, 4, 1.5), (1, 4, float("nan"))],
+    ids=["warmup = total", "negative", "min_factor", "min_factor NaN"],
 )
 def test_scheduler_rejects_bad_arguments_before_touching_the_optimizer(
     device, warmup, total, floor
@@ -145,6 +145,28 @@ def test_scheduler_rejects_bad_arguments_before_touching_the_optimizer(
         f"the rejected call changed the param groups from {before} to {after}; check the "
         "arguments before creating the LambdaLR, which adds 'initial_lr' to every group"
     )
+
+
+def test_two_schedulers_side_by_side_keep_their_own_schedules(device):
+    first, second = two_group_optimizer(device), two_group_optimizer(device, lrs=(1.0, 0.5))
+    schedulers = (
+        warmup_cosine_scheduler(first, warmup_steps=2, total_steps=6),
+        warmup_cosine_scheduler(second, warmup_steps=0, total_steps=4, min_factor=0.5),
+    )
+    settings = ((first, (0.4, 0.01), (2, 6, 0.0)), (second, (1.0, 0.5), (0, 4, 0.5)))
+    for step in range(8):
+        for optimizer, bases, (warmup, total, floor) in settings:
+            want = [base * expected_factor(step, warmup, total, floor) for base in bases]
+            got = [group["lr"] for group in optimizer.param_groups]
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-12), (
+                f"with two schedulers stepped in turn, after {step} steps the one built with "
+                f"warmup_steps={warmup}, total_steps={total}, min_factor={floor} gives lrs "
+                f"{got}, expected {want}: each scheduler keeps its own settings (no "
+                "module-level state shared between them)"
+            )
+        for optimizer, scheduler in zip((first, second), schedulers, strict=True):
+            optimizer.step()
+            scheduler.step()
 
 
 def regression_batches(device, count, size=6):
@@ -202,6 +224,24 @@ def test_loop_trains_with_the_scheduled_lr(device):
         "the trained weights differ from SGD with the scheduled lrs; per batch: "
         "zero_grad, forward, loss, backward, optimizer.step(), scheduler.step()",
     )
+
+
+def test_loop_records_floats_for_a_tensor_lr(device):
+    # A tensor lr (as fused or compiled optimizers use) is one tensor that the scheduler
+    # updates in place: recording it as it is would give the last lr at every step.
+    model = nn.Linear(2, 1).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=torch.tensor(0.3))
+    scheduler = LambdaLR(optimizer, partial(expected_factor, warmup=2, total=6))
+    lrs = train_with_schedule(
+        model, regression_batches(device, 4), nn.MSELoss(), optimizer, scheduler
+    )
+    assert all(type(lr) is float for lr in lrs), (
+        f"return Python floats, got {[type(lr).__name__ for lr in lrs]}; with a tensor lr, "
+        "param_groups[0]['lr'] is one tensor that scheduler.step() changes in place: "
+        "record float(...) of it"
+    )
+    want = [0.3 * expected_factor(step, 2, 6) for step in range(4)]
+    assert lrs == pytest.approx(want, rel=1e-6, abs=1e-9), f"expected the lrs {want}, got {lrs}"
 
 
 def test_loop_takes_batches_from_a_generator(device):

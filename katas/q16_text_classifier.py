@@ -48,7 +48,8 @@ class TextClassifier(nn.Module):
     the id vocab_size - 1 (nn.Embedding stores it that way in `embedding.padding_idx`).
 
     forward(tokens): tokens is a [B, T] integer tensor of ids in [0, vocab_size), where
-    the padding id marks padding. Returns logits [B, num_classes] in the parameters' dtype,
+    the padding id marks padding wherever it stands (after the real tokens, before them or
+    between them). Returns logits [B, num_classes] in the parameters' dtype,
     on their device: head(masked mean of the embeddings of the non-padding tokens).
     - Padding changes nothing: appending padding ids to a sequence, or whatever finite
       values the padding row of the embedding holds, leaves its logits unchanged.

@@ -1,3 +1,5 @@
+import copy
+
 import pytest
 import torch
 from torch import nn
@@ -167,6 +169,20 @@ def test_classifier_is_embedding_masked_mean_and_linear(device, padding_idx):
     assert_no_python_loops(TextClassifier.forward)
 
 
+def test_padding_anywhere_in_a_row_is_masked(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device)
+    # Left padding (as many tokenizers do) and padding between real tokens.
+    tokens = torch.tensor([[0, 0, 0, 4, 7], [5, 0, 9, 0, 0], [0, 3, 0, 0, 8]], device=device)
+    logits = model(tokens)
+    check_tensor(logits, shape=(3, CLASSES), dtype=torch.float32, device=device, name="logits")
+    assert_close(
+        logits,
+        logits_by_loop(model, tokens, 0),
+        "with padding at the start or in the middle of a row the logits are wrong: mask each "
+        "position by its own id (tokens != padding_idx), not the first `length` positions",
+    )
+
+
 def test_padding_idx_defaults_to_0(device):
     model = TextClassifier(VOCAB, DIM, CLASSES).to(device)
     tokens = random_tokens(device, 4, 6, 0, lengths=[6, 2, 0, 3])
@@ -266,6 +282,23 @@ def test_classifier_batch_of_one_and_float64(device):
     logits = model(tokens)
     check_tensor(logits, shape=(1, CLASSES), dtype=torch.float64, device=device, name="logits")
     assert_close(logits, logits_by_loop(model, tokens, 0), "wrong logits in float64")
+
+
+def test_classifier_in_bfloat16(device):
+    skip_unless_supported(device, torch.bfloat16)
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device).to(torch.bfloat16)
+    tokens = random_tokens(device, 3, 5, 0, lengths=[5, 2, 0])
+    logits = model(tokens)
+    check_tensor(logits, shape=(3, CLASSES), dtype=torch.bfloat16, device=device, name="logits")
+    exact = copy.deepcopy(model).float()  # the same bfloat16 values, computed in float32
+    assert_close(
+        logits.float(),
+        logits_by_loop(exact, tokens, 0),
+        "wrong logits for a bfloat16 model: pool in the embeddings' dtype (a float32 mask "
+        "would promote them to float32)",
+        rtol=2e-2,
+        atol=2e-2,
+    )
 
 
 def test_classifier_rejects_tokens_that_are_not_2d(device):
