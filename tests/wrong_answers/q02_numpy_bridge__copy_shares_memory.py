@@ -1,8 +1,6 @@
 """Wrong: to_numpy_copy returns .numpy() as is, which on the CPU shares the tensor's memory."""
 
-from solutions.q02_numpy_bridge import to_numpy, to_tensor
-
-__all__ = ["to_numpy", "to_numpy_copy", "to_tensor"]
+from solutions.q02_numpy_bridge import to_numpy, to_tensor  # noqa: F401  # the rest as in the reference
 
 
 def to_numpy_copy(t):

@@ -2,9 +2,7 @@
 
 import numpy as np
 
-from solutions.q02_numpy_bridge import to_numpy_copy, to_tensor
-
-__all__ = ["to_numpy", "to_numpy_copy", "to_tensor"]
+from solutions.q02_numpy_bridge import to_numpy_copy, to_tensor  # noqa: F401  # the rest as in the reference
 
 
 def to_numpy(t):

@@ -1,8 +1,6 @@
 """Wrong: uses the matmul identity but does not clamp, so round-off gives negative distances."""
 
-from solutions.q03_vectorised_ops import batched_scores, standardize_columns
-
-__all__ = ["batched_scores", "pairwise_sq_dists", "standardize_columns"]
+from solutions.q03_vectorised_ops import batched_scores, standardize_columns  # noqa: F401  # the rest as in the reference
 
 
 def pairwise_sq_dists(x, y):

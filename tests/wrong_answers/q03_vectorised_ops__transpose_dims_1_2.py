@@ -1,8 +1,6 @@
 """Wrong: swaps k's dims 1 and 2, which is right only for 3-D inputs."""
 
-from solutions.q03_vectorised_ops import pairwise_sq_dists, standardize_columns
-
-__all__ = ["batched_scores", "pairwise_sq_dists", "standardize_columns"]
+from solutions.q03_vectorised_ops import pairwise_sq_dists, standardize_columns  # noqa: F401  # the rest as in the reference
 
 
 def batched_scores(q, k):

@@ -1,8 +1,6 @@
 """Wrong: variance as mean(x**2) - mean(x)**2, which cancels for large offsets, and in place."""
 
-from solutions.q03_vectorised_ops import batched_scores, pairwise_sq_dists
-
-__all__ = ["batched_scores", "pairwise_sq_dists", "standardize_columns"]
+from solutions.q03_vectorised_ops import batched_scores, pairwise_sq_dists  # noqa: F401  # the rest as in the reference
 
 
 def standardize_columns(x, eps=1e-5):

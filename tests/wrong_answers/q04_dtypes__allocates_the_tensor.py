@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q04_dtypes import safe_mean, time_bucket
-
-__all__ = ["nbytes", "safe_mean", "time_bucket"]
+from solutions.q04_dtypes import safe_mean, time_bucket  # noqa: F401  # the rest as in the reference
 
 
 def nbytes(shape, dtype):

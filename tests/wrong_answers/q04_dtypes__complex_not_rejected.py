@@ -1,19 +1,8 @@
 """Wrong: time_bucket rejects floating and bool tensors but not complex ones."""
 
-import math
-
 import torch
 
-
-def nbytes(shape, dtype):
-    return math.prod(shape) * dtype.itemsize
-
-
-def safe_mean(x, dim=None):
-    low_precision = x.dtype in (torch.float16, torch.bfloat16)
-    acc = x.float() if low_precision else x
-    mean = acc.mean() if dim is None else acc.mean(dim)
-    return mean.to(x.dtype)
+from solutions.q04_dtypes import nbytes, safe_mean  # noqa: F401  # the rest as in the reference
 
 
 def time_bucket(timestamps, width):

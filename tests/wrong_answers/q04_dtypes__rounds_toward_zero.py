@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q04_dtypes import nbytes, safe_mean
-
-__all__ = ["nbytes", "safe_mean", "time_bucket"]
+from solutions.q04_dtypes import nbytes, safe_mean  # noqa: F401  # the rest as in the reference
 
 
 def time_bucket(timestamps, width):

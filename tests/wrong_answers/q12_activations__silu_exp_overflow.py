@@ -3,9 +3,7 @@ gradient there becomes nan."""
 
 import torch
 
-from solutions.q12_activations import gelu, softplus
-
-__all__ = ["gelu", "silu", "softplus"]
+from solutions.q12_activations import gelu, softplus  # noqa: F401  # the rest as in the reference
 
 
 def silu(x):

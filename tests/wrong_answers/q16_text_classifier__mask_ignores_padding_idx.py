@@ -2,9 +2,7 @@
 
 from torch import nn
 
-from solutions.q16_text_classifier import masked_mean
-
-__all__ = ["TextClassifier", "masked_mean"]
+from solutions.q16_text_classifier import masked_mean  # the rest as in the reference
 
 
 class TextClassifier(nn.Module):

@@ -1,8 +1,6 @@
 """Wrong: loops over model.children(), so layers nested inside blocks keep their old weights."""
 
-from solutions.q17_init_weights import init_layer
-
-__all__ = ["init_layer", "init_weights"]
+from solutions.q17_init_weights import init_layer  # the rest as in the reference
 
 
 def init_weights(model):

@@ -8,8 +8,6 @@ from torch import nn
 
 from solutions.q17_init_weights import init_layer as reference_init_layer
 
-__all__ = ["init_layer", "init_weights"]
-
 
 def init_layer(module):
     if isinstance(module, nn.Linear):

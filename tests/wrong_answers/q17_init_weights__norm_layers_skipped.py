@@ -2,8 +2,6 @@
 
 from torch import nn
 
-__all__ = ["init_layer", "init_weights"]
-
 
 def init_layer(module):
     if isinstance(module, nn.Linear):

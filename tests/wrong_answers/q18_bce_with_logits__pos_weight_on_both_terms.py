@@ -3,8 +3,6 @@ instead of the positive term only."""
 
 from solutions.q18_bce_with_logits import bce_with_logits as reference
 
-__all__ = ["bce_with_logits"]
-
 
 def bce_with_logits(logits, target, *, pos_weight=None, reduction="mean"):
     if reduction not in ("mean", "sum", "none"):

@@ -2,8 +2,6 @@
 
 from solutions.q20_warmup_step_scheduler import WarmupStepLR as _Reference
 
-__all__ = ["WarmupStepLR"]
-
 
 class WarmupStepLR(_Reference):
     def get_lr(self):

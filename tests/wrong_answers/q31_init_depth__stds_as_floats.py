@@ -1,39 +1,10 @@
 """Wrong: collects the stds as Python floats and builds a new tensor from them, which is
 float32 whatever the dtype of x."""
 
-import math
-
 import torch
 from torch import nn
 
-_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
-
-
-def deep_stack(
-    depth: int,
-    width: int,
-    activation: str,
-    init: str,
-    *,
-    device: torch.device | str | None = None,
-) -> nn.Sequential:
-    if activation not in _ACTIVATIONS:
-        raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
-    if init not in ("normal", "xavier", "kaiming"):
-        raise ValueError(f"init must be 'normal', 'xavier' or 'kaiming', got {init!r}")
-    if depth < 1 or width < 1:
-        raise ValueError(f"depth and width must be at least 1, got {depth} and {width}")
-    layers: list[nn.Module] = []
-    for _ in range(depth):
-        linear = nn.Linear(width, width, bias=False, device=device)
-        if init == "normal":
-            nn.init.normal_(linear.weight, mean=0.0, std=1.0)
-        elif init == "xavier":
-            nn.init.xavier_normal_(linear.weight)
-        else:
-            nn.init.kaiming_normal_(linear.weight, nonlinearity="relu")
-        layers += [linear, _ACTIVATIONS[activation]()]
-    return nn.Sequential(*layers)
+from solutions.q31_init_depth import deep_stack, relu_std_ratio  # noqa: F401  # the rest as in the reference
 
 
 def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
@@ -44,8 +15,3 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
             if not isinstance(layer, nn.Linear):
                 stds.append(x.std().item())
     return torch.tensor(stds, device=x.device)
-
-
-def relu_std_ratio(width: int, weight_std: float) -> float:
-    # Var(pre-activation) = width · weight_std² · E[h²], and ReLU keeps half of it.
-    return math.sqrt(width * weight_std**2 / 2)

@@ -3,8 +3,6 @@
 
 from solutions.q33_plateau_by_hand import PlateauLR as _Reference
 
-__all__ = ["PlateauLR"]
-
 
 class PlateauLR(_Reference):
     def __init__(self, optimizer, *args, **kwargs):

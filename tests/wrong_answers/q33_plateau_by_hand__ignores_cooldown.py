@@ -2,8 +2,6 @@
 
 from solutions.q33_plateau_by_hand import PlateauLR as _Reference
 
-__all__ = ["PlateauLR"]
-
 
 class PlateauLR(_Reference):
     def step(self, metric):

@@ -3,8 +3,6 @@ as an improvement."""
 
 from solutions.q33_plateau_by_hand import PlateauLR as _Reference
 
-__all__ = ["PlateauLR"]
-
 
 class PlateauLR(_Reference):
     def _improves(self, value):

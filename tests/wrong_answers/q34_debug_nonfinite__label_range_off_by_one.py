@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q34_debug_nonfinite import first_nonfinite_module
-
-__all__ = ["first_nonfinite_module", "validate_batch"]
+from solutions.q34_debug_nonfinite import first_nonfinite_module  # noqa: F401  # the rest as in the reference
 
 
 def validate_batch(inputs, labels, num_classes, feature_shape):

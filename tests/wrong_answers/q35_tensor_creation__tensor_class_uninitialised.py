@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q35_tensor_creation import as_tensor_shared, from_data, scalar_like
-
-__all__ = ["as_tensor_shared", "from_data", "scalar_like", "zeros_for"]
+from solutions.q35_tensor_creation import as_tensor_shared, from_data, scalar_like  # noqa: F401  # the rest as in the reference
 
 
 def zeros_for(shape, like):

@@ -5,8 +5,6 @@ import torch.nn.functional as F
 
 from solutions.q36_grad_accumulation import train_accumulated as _reference
 
-__all__ = ["train_accumulated"]
-
 
 def train_accumulated(model, batches, optimizer, accum_steps, loss_fn=F.mse_loss):
     if not batches and accum_steps >= 1:

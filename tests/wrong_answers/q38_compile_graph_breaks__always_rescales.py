@@ -3,9 +3,7 @@ activations up."""
 
 import torch
 
-from solutions.q38_compile_graph_breaks import count_graph_breaks
-
-__all__ = ["clipped_residual", "count_graph_breaks"]
+from solutions.q38_compile_graph_breaks import count_graph_breaks  # noqa: F401  # the rest as in the reference
 
 
 def clipped_residual(x, weight, max_norm=1.0):

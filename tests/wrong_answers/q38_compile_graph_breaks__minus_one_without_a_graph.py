@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q38_compile_graph_breaks import clipped_residual
-
-__all__ = ["clipped_residual", "count_graph_breaks"]
+from solutions.q38_compile_graph_breaks import clipped_residual  # noqa: F401  # the rest as in the reference
 
 
 def count_graph_breaks(fn, *args):

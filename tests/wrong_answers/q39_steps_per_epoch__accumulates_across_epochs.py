@@ -1,9 +1,7 @@
 """Wrong: spreads the accumulation over the whole run, as if leftover batches carried into
 the next epoch, instead of stepping once more at the end of every epoch."""
 
-from solutions.q39_steps_per_epoch import epoch_of_step, steps_per_epoch
-
-__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
+from solutions.q39_steps_per_epoch import epoch_of_step, steps_per_epoch  # noqa: F401  # the rest as in the reference
 
 
 def optimizer_steps(num_samples, batch_size, epochs, accumulation_steps=1, drop_last=False):

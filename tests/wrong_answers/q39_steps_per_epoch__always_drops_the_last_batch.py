@@ -1,8 +1,6 @@
 """Wrong: uses floor division even with drop_last=False, losing the short last batch."""
 
-from solutions.q39_steps_per_epoch import epoch_of_step, optimizer_steps
-
-__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
+from solutions.q39_steps_per_epoch import epoch_of_step, optimizer_steps  # noqa: F401  # the rest as in the reference
 
 
 def steps_per_epoch(num_samples, batch_size, drop_last=False):

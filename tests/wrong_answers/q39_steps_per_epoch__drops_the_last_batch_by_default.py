@@ -1,10 +1,10 @@
 """Wrong: drop_last defaults to True, so a short last batch is not counted unless asked."""
 
-from solutions.q39_steps_per_epoch import epoch_of_step as _epoch_of_step
-from solutions.q39_steps_per_epoch import optimizer_steps as _optimizer_steps
-from solutions.q39_steps_per_epoch import steps_per_epoch as _steps_per_epoch
-
-__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
+from solutions.q39_steps_per_epoch import (  # isort: skip
+    epoch_of_step as _epoch_of_step,
+    optimizer_steps as _optimizer_steps,
+    steps_per_epoch as _steps_per_epoch,
+)
 
 
 def steps_per_epoch(num_samples, batch_size, drop_last=True):

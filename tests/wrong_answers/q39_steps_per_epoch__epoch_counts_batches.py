@@ -1,9 +1,7 @@
 """Wrong: divides the step by the batches per epoch, ignoring that accumulation makes fewer
 optimizer steps per epoch."""
 
-from solutions.q39_steps_per_epoch import optimizer_steps, steps_per_epoch
-
-__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
+from solutions.q39_steps_per_epoch import optimizer_steps, steps_per_epoch  # noqa: F401  # the rest as in the reference
 
 
 def epoch_of_step(step, num_samples, batch_size, accumulation_steps=1, drop_last=False):

@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q40_eval_metrics import confusion_matrix, macro_f1
-
-__all__ = ["confusion_matrix", "evaluate", "macro_f1"]
+from solutions.q40_eval_metrics import confusion_matrix, macro_f1  # the rest as in the reference
 
 
 def evaluate(model, loader, num_classes, device):

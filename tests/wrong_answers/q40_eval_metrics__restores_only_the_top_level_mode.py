@@ -3,9 +3,7 @@ arrived in eval (a frozen part) back to training."""
 
 import torch
 
-from solutions.q40_eval_metrics import confusion_matrix, macro_f1
-
-__all__ = ["confusion_matrix", "evaluate", "macro_f1"]
+from solutions.q40_eval_metrics import confusion_matrix, macro_f1  # the rest as in the reference
 
 
 def evaluate(model, loader, num_classes, device):

@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q40_eval_metrics import evaluate, macro_f1
-
-__all__ = ["confusion_matrix", "evaluate", "macro_f1"]
+from solutions.q40_eval_metrics import evaluate, macro_f1  # noqa: F401  # the rest as in the reference
 
 
 def confusion_matrix(preds, targets, num_classes):

@@ -1,8 +1,6 @@
 """Wrong: gathers with a [B, 1, 1] index, which picks only feature 0 instead of all D."""
 
-from solutions.q42_indexing import batch_histogram, rotate_pairs, valid_steps
-
-__all__ = ["batch_histogram", "last_valid", "rotate_pairs", "valid_steps"]
+from solutions.q42_indexing import batch_histogram, rotate_pairs, valid_steps  # noqa: F401  # the rest as in the reference
 
 
 def last_valid(x, lengths):

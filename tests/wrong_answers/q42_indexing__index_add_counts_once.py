@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q42_indexing import last_valid, rotate_pairs, valid_steps
-
-__all__ = ["batch_histogram", "last_valid", "rotate_pairs", "valid_steps"]
+from solutions.q42_indexing import last_valid, rotate_pairs, valid_steps  # noqa: F401  # the rest as in the reference
 
 
 def batch_histogram(labels, num_bins):

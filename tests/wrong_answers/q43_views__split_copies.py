@@ -1,8 +1,6 @@
 """Wrong: calls .contiguous() after splitting the heads, which copies instead of a view."""
 
-from solutions.q43_views import merge_heads, shares_storage
-
-__all__ = ["merge_heads", "shares_storage", "split_heads"]
+from solutions.q43_views import merge_heads, shares_storage  # noqa: F401  # the rest as in the reference
 
 
 def split_heads(x, num_heads):

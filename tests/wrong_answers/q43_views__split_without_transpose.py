@@ -1,8 +1,6 @@
 """Wrong: views [B, T, E] directly as [B, H, T, D], so heads get the wrong time steps."""
 
-from solutions.q43_views import merge_heads, shares_storage
-
-__all__ = ["merge_heads", "shares_storage", "split_heads"]
+from solutions.q43_views import merge_heads, shares_storage  # noqa: F401  # the rest as in the reference
 
 
 def split_heads(x, num_heads):

@@ -1,8 +1,6 @@
 """Wrong: merges heads with .view after the transpose, which raises for a contiguous x."""
 
-from solutions.q43_views import shares_storage, split_heads
-
-__all__ = ["merge_heads", "shares_storage", "split_heads"]
+from solutions.q43_views import shares_storage, split_heads  # noqa: F401  # the rest as in the reference
 
 
 def merge_heads(x):

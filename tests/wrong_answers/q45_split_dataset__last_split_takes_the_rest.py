@@ -5,8 +5,6 @@ import math
 import torch
 from torch.utils.data import Subset, random_split
 
-__all__ = ["split_dataset", "split_sizes", "stratified_split"]
-
 
 def split_sizes(n, fractions):
     if not fractions or not math.isclose(sum(fractions), 1):

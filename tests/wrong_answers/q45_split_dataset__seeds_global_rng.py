@@ -3,9 +3,7 @@
 import torch
 from torch.utils.data import random_split
 
-from solutions.q45_split_dataset import split_sizes, stratified_split
-
-__all__ = ["split_dataset", "split_sizes", "stratified_split"]
+from solutions.q45_split_dataset import split_sizes, stratified_split  # noqa: F401  # the rest as in the reference
 
 
 def split_dataset(dataset, fractions, seed):

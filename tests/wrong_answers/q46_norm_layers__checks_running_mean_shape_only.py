@@ -1,9 +1,6 @@
 """Wrong: batch_norm checks the shape of running_mean but not of running_var."""
 
-from solutions.q46_norm_layers import batch_norm as _batch_norm
-from solutions.q46_norm_layers import layer_norm
-
-__all__ = ["batch_norm", "layer_norm"]
+from solutions.q46_norm_layers import batch_norm as _batch_norm, layer_norm  # noqa: F401  # isort: skip  # the rest as in the reference
 
 
 def batch_norm(

@@ -3,8 +3,6 @@ inputs sit far from zero."""
 
 import torch
 
-__all__ = ["batch_norm", "layer_norm"]
-
 
 def batch_norm(
     x, running_mean, running_var, weight=None, bias=None, training=True, momentum=0.1, eps=1e-5

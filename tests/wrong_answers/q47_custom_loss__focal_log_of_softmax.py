@@ -2,9 +2,7 @@
 
 from torch import nn
 
-from solutions.q47_custom_loss import HuberFunction
-
-__all__ = ["FocalLoss", "HuberFunction"]
+from solutions.q47_custom_loss import HuberFunction  # noqa: F401  # the rest as in the reference
 
 
 class FocalLoss(nn.Module):

@@ -2,9 +2,7 @@
 
 import torch
 
-from solutions.q47_custom_loss import FocalLoss
-
-__all__ = ["FocalLoss", "HuberFunction"]
+from solutions.q47_custom_loss import FocalLoss  # noqa: F401  # the rest as in the reference
 
 
 class HuberFunction(torch.autograd.Function):

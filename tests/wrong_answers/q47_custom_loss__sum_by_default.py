@@ -1,9 +1,6 @@
 """Wrong: FocalLoss() sums the per-sample losses by default instead of averaging them."""
 
-from solutions.q47_custom_loss import FocalLoss as _FocalLoss
-from solutions.q47_custom_loss import HuberFunction
-
-__all__ = ["FocalLoss", "HuberFunction"]
+from solutions.q47_custom_loss import FocalLoss as _FocalLoss, HuberFunction  # noqa: F401  # isort: skip  # the rest as in the reference
 
 
 class FocalLoss(_FocalLoss):

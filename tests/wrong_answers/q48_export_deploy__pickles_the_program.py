@@ -3,9 +3,7 @@ that torch.export.load cannot read (and that runs code when it is loaded)."""
 
 import torch
 
-from solutions.q48_export_deploy import export_for_inference, export_onnx, run_onnx
-
-__all__ = ["export_for_inference", "export_onnx", "load_program", "run_onnx", "save_program"]
+from solutions.q48_export_deploy import export_for_inference, export_onnx, run_onnx  # noqa: F401  # the rest as in the reference
 
 
 def save_program(program, path):
