@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-from solutions.q02_numpy_bridge import to_numpy, to_numpy_copy  # noqa: F401  # the rest as in the reference
+from solutions.q02_numpy_bridge import to_numpy, to_numpy_copy  # the rest as in the reference
 
 
 def to_tensor(array: np.ndarray, device=None) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """Wrong: calls .cpu().numpy() without detach(), which fails for a tensor that requires grad."""
 
-from solutions.q02_numpy_bridge import to_tensor  # noqa: F401  # the rest as in the reference
+from solutions.q02_numpy_bridge import to_tensor  # the rest as in the reference
 
 
 def to_numpy(t):

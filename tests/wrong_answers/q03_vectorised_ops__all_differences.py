@@ -1,6 +1,9 @@
 """Wrong: builds the [N, M, D] tensor of all differences instead of using a matrix product."""
 
-from solutions.q03_vectorised_ops import batched_scores, standardize_columns  # noqa: F401  # the rest as in the reference
+from solutions.q03_vectorised_ops import (  # the rest as in the reference
+    batched_scores,
+    standardize_columns,
+)
 
 
 def pairwise_sq_dists(x, y):

@@ -1,7 +1,7 @@
 """Wrong: safe_mean averages every dtype in float32, so float64 keeps its dtype but loses
 its precision."""
 
-from solutions.q04_dtypes import nbytes, time_bucket  # noqa: F401  # the rest as in the reference
+from solutions.q04_dtypes import nbytes, time_bucket  # the rest as in the reference
 
 
 def safe_mean(x, dim=None):

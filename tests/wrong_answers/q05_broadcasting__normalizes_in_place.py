@@ -1,6 +1,6 @@
 """Wrong: normalises the images in place with sub_/div_, changing the caller's tensor."""
 
-from solutions.q05_broadcasting import broadcast_shape  # noqa: F401  # the rest as in the reference
+from solutions.q05_broadcasting import broadcast_shape  # the rest as in the reference
 
 
 def normalize_channels(images, mean, std):

@@ -1,6 +1,6 @@
 """Wrong: subtracts the [C] stats as they are, so they line up with W, not with C."""
 
-from solutions.q05_broadcasting import broadcast_shape  # noqa: F401  # the rest as in the reference
+from solutions.q05_broadcasting import broadcast_shape  # the rest as in the reference
 
 
 def normalize_channels(images, mean, std):

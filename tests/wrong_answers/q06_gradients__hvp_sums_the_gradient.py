@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q06_gradients import grad_of  # noqa: F401  # the rest as in the reference
+from solutions.q06_gradients import grad_of  # the rest as in the reference
 
 
 def hessian_vector_product(f, x, v):

@@ -1,6 +1,6 @@
 """Wrong: graph_size walks every path without a visited set, so shared nodes count twice."""
 
-from solutions.q07_dynamic_graph import apply_until_small  # noqa: F401  # the rest as in the reference
+from solutions.q07_dynamic_graph import apply_until_small  # the rest as in the reference
 
 
 def graph_size(t):

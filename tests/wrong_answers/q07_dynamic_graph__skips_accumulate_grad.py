@@ -1,6 +1,6 @@
 """Wrong: graph_size leaves out the AccumulateGrad nodes of the leaves."""
 
-from solutions.q07_dynamic_graph import apply_until_small  # noqa: F401  # the rest as in the reference
+from solutions.q07_dynamic_graph import apply_until_small  # the rest as in the reference
 
 
 def graph_size(t):

@@ -1,6 +1,6 @@
 """Wrong: ema_update_ averages the whole state_dict, so buffers (running stats) change too."""
 
-from solutions.q08_no_grad_detach import evaluate, round_ste  # noqa: F401  # the rest as in the reference
+from solutions.q08_no_grad_detach import evaluate, round_ste  # the rest as in the reference
 
 
 def ema_update_(target, source, decay):

@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q08_no_grad_detach import evaluate, round_ste  # noqa: F401  # the rest as in the reference
+from solutions.q08_no_grad_detach import evaluate, round_ste  # the rest as in the reference
 
 
 def ema_update_(target, source, decay):

@@ -1,6 +1,6 @@
 """Wrong: evaluate runs the model with grad enabled and detaches the output afterwards."""
 
-from solutions.q08_no_grad_detach import ema_update_, round_ste  # noqa: F401  # the rest as in the reference
+from solutions.q08_no_grad_detach import ema_update_, round_ste  # the rest as in the reference
 
 
 def evaluate(model, x):

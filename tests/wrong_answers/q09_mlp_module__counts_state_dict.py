@@ -3,7 +3,7 @@ stats) and list a tied weight under each name, and ignores trainable_only."""
 
 from torch import nn
 
-from solutions.q09_mlp_module import MLP  # noqa: F401  # the rest as in the reference
+from solutions.q09_mlp_module import MLP  # the rest as in the reference
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:

@@ -3,7 +3,7 @@
 
 import torch
 
-from solutions.q11_layer_shapes import conv2d_output_shape  # noqa: F401  # the rest as in the reference
+from solutions.q11_layer_shapes import conv2d_output_shape  # the rest as in the reference
 
 
 def linear_forward(

@@ -1,7 +1,7 @@
 """Wrong: multiplies by weight instead of weight.T, forgetting that nn.Linear stores
 its weight as [out_features, in_features]."""
 
-from solutions.q11_layer_shapes import conv2d_output_shape  # noqa: F401  # the rest as in the reference
+from solutions.q11_layer_shapes import conv2d_output_shape  # the rest as in the reference
 
 
 def linear_forward(x, weight, bias=None):

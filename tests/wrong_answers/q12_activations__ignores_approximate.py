@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from solutions.q12_activations import silu, softplus  # noqa: F401  # the rest as in the reference
+from solutions.q12_activations import silu, softplus  # the rest as in the reference
 
 
 def gelu(x, approximate="none"):

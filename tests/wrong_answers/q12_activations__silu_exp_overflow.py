@@ -3,7 +3,7 @@ gradient there becomes nan."""
 
 import torch
 
-from solutions.q12_activations import gelu, softplus  # noqa: F401  # the rest as in the reference
+from solutions.q12_activations import gelu, softplus  # the rest as in the reference
 
 
 def silu(x):

@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q12_activations import gelu, silu  # noqa: F401  # the rest as in the reference
+from solutions.q12_activations import gelu, silu  # the rest as in the reference
 
 
 def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> torch.Tensor:

@@ -4,7 +4,7 @@ import math
 
 from torch.optim.lr_scheduler import LambdaLR
 
-from solutions.q15_warmup_cosine import train_with_schedule  # noqa: F401  # the rest as in the reference
+from solutions.q15_warmup_cosine import train_with_schedule  # the rest as in the reference
 
 
 def warmup_cosine_factor(step, warmup_steps, total_steps, min_factor=0.0):

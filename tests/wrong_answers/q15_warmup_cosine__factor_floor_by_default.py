@@ -6,7 +6,7 @@ from functools import partial
 import torch
 from torch.optim.lr_scheduler import LambdaLR
 
-from solutions.q15_warmup_cosine import _check, train_with_schedule  # noqa: F401  # the rest as in the reference
+from solutions.q15_warmup_cosine import _check, train_with_schedule  # the rest as in the reference
 
 
 def warmup_cosine_factor(

@@ -6,7 +6,10 @@ import torch
 from torch import nn
 from torch.optim.lr_scheduler import LRScheduler
 
-from solutions.q15_warmup_cosine import warmup_cosine_factor, warmup_cosine_scheduler  # noqa: F401  # the rest as in the reference
+from solutions.q15_warmup_cosine import (  # the rest as in the reference
+    warmup_cosine_factor,
+    warmup_cosine_scheduler,
+)
 
 
 def train_with_schedule(

@@ -1,6 +1,9 @@
 """Wrong: records the lr after scheduler.step(), i.e. the next step's lr, not the one used."""
 
-from solutions.q15_warmup_cosine import warmup_cosine_factor, warmup_cosine_scheduler  # noqa: F401  # the rest as in the reference
+from solutions.q15_warmup_cosine import (  # the rest as in the reference
+    warmup_cosine_factor,
+    warmup_cosine_scheduler,
+)
 
 
 def train_with_schedule(model, batches, loss_fn, optimizer, scheduler):

@@ -1,6 +1,9 @@
 """Wrong: steps the scheduler before the optimizer, so the first lr of the schedule is skipped."""
 
-from solutions.q15_warmup_cosine import warmup_cosine_factor, warmup_cosine_scheduler  # noqa: F401  # the rest as in the reference
+from solutions.q15_warmup_cosine import (  # the rest as in the reference
+    warmup_cosine_factor,
+    warmup_cosine_scheduler,
+)
 
 
 def train_with_schedule(model, batches, loss_fn, optimizer, scheduler):

@@ -6,7 +6,10 @@ from functools import partial
 import torch
 from torch.optim.lr_scheduler import LambdaLR
 
-from solutions.q15_warmup_cosine import train_with_schedule, warmup_cosine_factor  # noqa: F401  # the rest as in the reference
+from solutions.q15_warmup_cosine import (  # the rest as in the reference
+    train_with_schedule,
+    warmup_cosine_factor,
+)
 
 
 def warmup_cosine_scheduler(

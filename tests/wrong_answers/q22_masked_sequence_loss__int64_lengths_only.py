@@ -2,7 +2,10 @@
 
 import torch
 
-from solutions.q22_masked_sequence_loss import masked_cross_entropy, masked_mse  # noqa: F401  # the rest as in the reference
+from solutions.q22_masked_sequence_loss import (  # the rest as in the reference
+    masked_cross_entropy,
+    masked_mse,
+)
 
 
 def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:

@@ -4,7 +4,10 @@ tokens weigh more than a long one's."""
 import torch
 import torch.nn.functional as F
 
-from solutions.q22_masked_sequence_loss import _check_mask, length_mask  # noqa: F401  # the rest as in the reference
+from solutions.q22_masked_sequence_loss import (  # the rest as in the reference
+    _check_mask,
+    length_mask,
+)
 
 
 def _mean_of_means(per_token, mask):

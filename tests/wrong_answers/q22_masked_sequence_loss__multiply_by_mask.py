@@ -4,7 +4,10 @@ give inf there, and inf * 0 = nan."""
 import torch
 import torch.nn.functional as F
 
-from solutions.q22_masked_sequence_loss import _check_mask, length_mask  # noqa: F401  # the rest as in the reference
+from solutions.q22_masked_sequence_loss import (  # the rest as in the reference
+    _check_mask,
+    length_mask,
+)
 
 
 def masked_mse(pred, target, mask):

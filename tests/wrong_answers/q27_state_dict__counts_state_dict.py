@@ -1,7 +1,7 @@
 """Wrong: counts the values in state_dict(), which adds the buffers (running statistics)
 and counts tied weights once per name."""
 
-from solutions.q27_state_dict import buffer_keys, load_checkpoint  # noqa: F401  # the rest as in the reference
+from solutions.q27_state_dict import buffer_keys, load_checkpoint  # the rest as in the reference
 
 
 def count_parameters(model, trainable_only=False):

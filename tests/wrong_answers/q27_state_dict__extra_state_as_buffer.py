@@ -3,7 +3,11 @@ module with get_extra_state is taken for a buffer."""
 
 from torch import nn
 
-from solutions.q27_state_dict import WRAPPER_PREFIX, count_parameters, load_checkpoint  # noqa: F401  # the rest as in the reference
+from solutions.q27_state_dict import (  # the rest as in the reference
+    WRAPPER_PREFIX,
+    count_parameters,
+    load_checkpoint,
+)
 
 
 def buffer_keys(model: nn.Module) -> list[str]:

@@ -1,7 +1,7 @@
 """Wrong: loads with strict=False, so a checkpoint with missing or unexpected keys loads
 "successfully" and leaves part of the model untouched."""
 
-from solutions.q27_state_dict import buffer_keys, count_parameters  # noqa: F401  # the rest as in the reference
+from solutions.q27_state_dict import buffer_keys, count_parameters  # the rest as in the reference
 
 
 def load_checkpoint(model, state_dict):

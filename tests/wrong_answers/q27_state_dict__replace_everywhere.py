@@ -1,7 +1,7 @@
 """Wrong: removes every "module." in a key with str.replace, which also breaks the keys of
 a submodule that is itself called `module`."""
 
-from solutions.q27_state_dict import buffer_keys, count_parameters  # noqa: F401  # the rest as in the reference
+from solutions.q27_state_dict import buffer_keys, count_parameters  # the rest as in the reference
 
 
 def load_checkpoint(model, state_dict):

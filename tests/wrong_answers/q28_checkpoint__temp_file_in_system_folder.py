@@ -11,7 +11,7 @@ from torch import nn
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LRScheduler
 
-from solutions.q28_checkpoint import load_checkpoint  # noqa: F401  # the rest as in the reference
+from solutions.q28_checkpoint import load_checkpoint  # the rest as in the reference
 
 
 def save_checkpoint(

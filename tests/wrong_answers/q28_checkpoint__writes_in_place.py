@@ -4,7 +4,7 @@ import random
 
 import torch
 
-from solutions.q28_checkpoint import load_checkpoint  # noqa: F401  # the rest as in the reference
+from solutions.q28_checkpoint import load_checkpoint  # the rest as in the reference
 
 
 def save_checkpoint(path, model, optimizer, scheduler, epoch):

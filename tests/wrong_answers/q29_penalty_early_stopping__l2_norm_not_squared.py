@@ -1,6 +1,6 @@
 """Wrong: uses the L2 norm ||w|| for the L2 term instead of the sum of squares."""
 
-from solutions.q29_penalty_early_stopping import EarlyStopping  # noqa: F401  # the rest as in the reference
+from solutions.q29_penalty_early_stopping import EarlyStopping  # the rest as in the reference
 
 
 def weight_penalty(model, l1=0.0, l2=0.0):

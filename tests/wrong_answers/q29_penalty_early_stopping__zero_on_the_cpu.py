@@ -4,7 +4,7 @@ device of the model's parameters."""
 import torch
 from torch import nn
 
-from solutions.q29_penalty_early_stopping import EarlyStopping  # noqa: F401  # the rest as in the reference
+from solutions.q29_penalty_early_stopping import EarlyStopping  # the rest as in the reference
 
 
 def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.Tensor:

@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q30_grad_clipping import clip_grad_norm  # noqa: F401  # the rest as in the reference
+from solutions.q30_grad_clipping import clip_grad_norm  # the rest as in the reference
 
 
 @torch.no_grad()

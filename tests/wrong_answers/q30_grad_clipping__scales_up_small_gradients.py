@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q30_grad_clipping import layer_grad_norms  # noqa: F401  # the rest as in the reference
+from solutions.q30_grad_clipping import layer_grad_norms  # the rest as in the reference
 
 
 @torch.no_grad()

@@ -3,7 +3,11 @@
 import torch
 from torch import nn
 
-from solutions.q31_init_depth import _ACTIVATIONS, activation_stds, relu_std_ratio  # noqa: F401  # the rest as in the reference
+from solutions.q31_init_depth import (  # the rest as in the reference
+    _ACTIVATIONS,
+    activation_stds,
+    relu_std_ratio,
+)
 
 
 def deep_stack(

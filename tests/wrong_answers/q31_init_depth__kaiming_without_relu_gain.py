@@ -4,7 +4,7 @@ ReLU zeroing half of its input, so a deep ReLU stack still fades away."""
 import torch
 from torch import nn
 
-from solutions.q31_init_depth import activation_stds, relu_std_ratio  # noqa: F401  # the rest as in the reference
+from solutions.q31_init_depth import activation_stds, relu_std_ratio  # the rest as in the reference
 
 
 def deep_stack(depth, width, activation, init, *, device=None):

@@ -3,7 +3,7 @@
 
 from torch import nn
 
-from solutions.q31_init_depth import activation_stds, relu_std_ratio  # noqa: F401  # the rest as in the reference
+from solutions.q31_init_depth import activation_stds, relu_std_ratio  # the rest as in the reference
 
 
 def deep_stack(depth, width, activation, init, *, device=None):

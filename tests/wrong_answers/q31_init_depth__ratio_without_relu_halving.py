@@ -3,7 +3,7 @@ keeps only half of the mean square."""
 
 import math
 
-from solutions.q31_init_depth import activation_stds, deep_stack  # noqa: F401  # the rest as in the reference
+from solutions.q31_init_depth import activation_stds, deep_stack  # the rest as in the reference
 
 
 def relu_std_ratio(width, weight_std):

@@ -4,7 +4,7 @@ every activation module."""
 import torch
 from torch import nn
 
-from solutions.q31_init_depth import deep_stack, relu_std_ratio  # noqa: F401  # the rest as in the reference
+from solutions.q31_init_depth import deep_stack, relu_std_ratio  # the rest as in the reference
 
 
 def activation_stds(stack, x):

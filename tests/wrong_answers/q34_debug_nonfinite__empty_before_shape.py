@@ -1,7 +1,10 @@
 """Wrong: checks for an empty batch before the shape, so an empty batch of the wrong feature
 shape gets the "empty" message instead of the shape message."""
 
-from solutions.q34_debug_nonfinite import first_nonfinite_module, validate_batch as _reference  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q34_debug_nonfinite import (  # the rest as in the reference
+    first_nonfinite_module,
+    validate_batch as _reference,
+)
 
 
 def validate_batch(inputs, labels, num_classes, feature_shape):

@@ -2,7 +2,10 @@
 
 import torch
 
-from solutions.q34_debug_nonfinite import first_nonfinite_module, validate_batch as _reference  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q34_debug_nonfinite import (  # the rest as in the reference
+    first_nonfinite_module,
+    validate_batch as _reference,
+)
 
 
 def validate_batch(inputs, labels, num_classes, feature_shape):

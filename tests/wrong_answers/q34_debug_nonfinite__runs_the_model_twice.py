@@ -2,7 +2,10 @@
 
 import torch
 
-from solutions.q34_debug_nonfinite import first_nonfinite_module as _hooked, validate_batch  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q34_debug_nonfinite import (  # the rest as in the reference
+    first_nonfinite_module as _hooked,
+    validate_batch,
+)
 
 
 def first_nonfinite_module(model, x):

@@ -3,7 +3,11 @@ so a float64 0.1 or a large int64 loses precision on the way."""
 
 import torch
 
-from solutions.q35_tensor_creation import as_tensor_shared, from_data, zeros_for  # noqa: F401  # the rest as in the reference
+from solutions.q35_tensor_creation import (  # the rest as in the reference
+    as_tensor_shared,
+    from_data,
+    zeros_for,
+)
 
 
 def scalar_like(value, like):

@@ -1,7 +1,10 @@
 """Wrong: casts the model to the 16-bit dtype instead of using autocast, so the float32
 master weights are lost (updates smaller than 16-bit resolution vanish)."""
 
-from solutions.q37_mixed_precision import amp_dtype, make_grad_scaler  # noqa: F401  # the rest as in the reference
+from solutions.q37_mixed_precision import (  # the rest as in the reference
+    amp_dtype,
+    make_grad_scaler,
+)
 
 
 def amp_train_step(model, inputs, targets, loss_fn, optimizer, scaler):

@@ -3,7 +3,10 @@ sees gradients still multiplied by the scale and inf steps are not skipped."""
 
 import torch
 
-from solutions.q37_mixed_precision import amp_dtype, make_grad_scaler  # noqa: F401  # the rest as in the reference
+from solutions.q37_mixed_precision import (  # the rest as in the reference
+    amp_dtype,
+    make_grad_scaler,
+)
 
 
 def amp_train_step(model, inputs, targets, loss_fn, optimizer, scaler):

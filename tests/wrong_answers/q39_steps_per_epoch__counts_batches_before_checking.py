@@ -1,6 +1,6 @@
 """Wrong: optimizer_steps divides by batch_size before checking it (ZeroDivisionError)."""
 
-from solutions.q39_steps_per_epoch import _ceil_div, steps_per_epoch  # noqa: F401  # the rest as in the reference
+from solutions.q39_steps_per_epoch import _ceil_div, steps_per_epoch  # the rest as in the reference
 
 
 def optimizer_steps(

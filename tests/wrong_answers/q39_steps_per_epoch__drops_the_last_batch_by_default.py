@@ -1,6 +1,6 @@
 """Wrong: drop_last defaults to True, so a short last batch is not counted unless asked."""
 
-from solutions.q39_steps_per_epoch import (  # isort: skip
+from solutions.q39_steps_per_epoch import (
     epoch_of_step as _epoch_of_step,
     optimizer_steps as _optimizer_steps,
     steps_per_epoch as _steps_per_epoch,

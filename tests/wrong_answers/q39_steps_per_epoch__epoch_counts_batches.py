@@ -1,7 +1,10 @@
 """Wrong: divides the step by the batches per epoch, ignoring that accumulation makes fewer
 optimizer steps per epoch."""
 
-from solutions.q39_steps_per_epoch import optimizer_steps, steps_per_epoch  # noqa: F401  # the rest as in the reference
+from solutions.q39_steps_per_epoch import (  # the rest as in the reference
+    optimizer_steps,
+    steps_per_epoch,
+)
 
 
 def epoch_of_step(step, num_samples, batch_size, accumulation_steps=1, drop_last=False):

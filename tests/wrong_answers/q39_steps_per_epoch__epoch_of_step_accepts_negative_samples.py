@@ -1,6 +1,10 @@
 """Wrong: epoch_of_step checks step, batch size and accumulation but not num_samples."""
 
-from solutions.q39_steps_per_epoch import _ceil_div, optimizer_steps, steps_per_epoch  # noqa: F401  # the rest as in the reference
+from solutions.q39_steps_per_epoch import (  # the rest as in the reference
+    _ceil_div,
+    optimizer_steps,
+    steps_per_epoch,
+)
 
 
 def epoch_of_step(

@@ -2,7 +2,10 @@
 
 import math
 
-from solutions.q39_steps_per_epoch import epoch_of_step, optimizer_steps  # noqa: F401  # the rest as in the reference
+from solutions.q39_steps_per_epoch import (  # the rest as in the reference
+    epoch_of_step,
+    optimizer_steps,
+)
 
 
 def steps_per_epoch(num_samples, batch_size, drop_last=False):

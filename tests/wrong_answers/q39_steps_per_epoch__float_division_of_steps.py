@@ -1,6 +1,9 @@
 """Wrong: finds the epoch with a float quotient, int(step / per_epoch), off beyond 2**53."""
 
-from solutions.q39_steps_per_epoch import optimizer_steps, steps_per_epoch  # noqa: F401  # the rest as in the reference
+from solutions.q39_steps_per_epoch import (  # the rest as in the reference
+    optimizer_steps,
+    steps_per_epoch,
+)
 
 
 def epoch_of_step(

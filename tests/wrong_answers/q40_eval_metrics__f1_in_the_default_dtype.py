@@ -1,7 +1,7 @@
 """Wrong: macro_f1 divides the integer counts directly, so the result has the default float
 dtype (float64 when that is the default) instead of float32."""
 
-from solutions.q40_eval_metrics import confusion_matrix, evaluate  # noqa: F401  # the rest as in the reference
+from solutions.q40_eval_metrics import confusion_matrix, evaluate  # the rest as in the reference
 
 
 def macro_f1(confusion):

@@ -4,7 +4,7 @@ import random
 
 import torch
 
-from solutions.q41_reproducibility import make_loader, seed_worker  # noqa: F401  # the rest as in the reference
+from solutions.q41_reproducibility import make_loader, seed_worker  # the rest as in the reference
 
 
 def seed_everything(seed):

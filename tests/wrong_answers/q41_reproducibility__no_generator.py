@@ -2,7 +2,10 @@
 
 from torch.utils.data import DataLoader
 
-from solutions.q41_reproducibility import seed_everything, seed_worker  # noqa: F401  # the rest as in the reference
+from solutions.q41_reproducibility import (  # the rest as in the reference
+    seed_everything,
+    seed_worker,
+)
 
 
 def make_loader(dataset, batch_size, seed, num_workers=0):

@@ -3,7 +3,10 @@
 import torch
 from torch.utils.data import DataLoader
 
-from solutions.q41_reproducibility import seed_everything, seed_worker  # noqa: F401  # the rest as in the reference
+from solutions.q41_reproducibility import (  # the rest as in the reference
+    seed_everything,
+    seed_worker,
+)
 
 
 def make_loader(dataset, batch_size, seed, num_workers=0):

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from solutions.q41_reproducibility import seed_everything  # noqa: F401  # the rest as in the reference
+from solutions.q41_reproducibility import seed_everything  # the rest as in the reference
 
 
 def seed_worker(worker_id):

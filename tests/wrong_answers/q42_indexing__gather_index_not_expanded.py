@@ -1,6 +1,10 @@
 """Wrong: gathers with a [B, 1, 1] index, which picks only feature 0 instead of all D."""
 
-from solutions.q42_indexing import batch_histogram, rotate_pairs, valid_steps  # noqa: F401  # the rest as in the reference
+from solutions.q42_indexing import (  # the rest as in the reference
+    batch_histogram,
+    rotate_pairs,
+    valid_steps,
+)
 
 
 def last_valid(x, lengths):

@@ -1,6 +1,6 @@
 """Wrong: reshapes [B, H, T, D] straight to [B, T, H * D], mixing time steps and heads."""
 
-from solutions.q43_views import shares_storage, split_heads  # noqa: F401  # the rest as in the reference
+from solutions.q43_views import shares_storage, split_heads  # the rest as in the reference
 
 
 def merge_heads(x):

@@ -1,6 +1,6 @@
 """Wrong: calls .contiguous() after splitting the heads, which copies instead of a view."""
 
-from solutions.q43_views import merge_heads, shares_storage  # noqa: F401  # the rest as in the reference
+from solutions.q43_views import merge_heads, shares_storage  # the rest as in the reference
 
 
 def split_heads(x, num_heads):

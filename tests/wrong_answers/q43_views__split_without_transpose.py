@@ -1,6 +1,6 @@
 """Wrong: views [B, T, E] directly as [B, H, T, D], so heads get the wrong time steps."""
 
-from solutions.q43_views import merge_heads, shares_storage  # noqa: F401  # the rest as in the reference
+from solutions.q43_views import merge_heads, shares_storage  # the rest as in the reference
 
 
 def split_heads(x, num_heads):

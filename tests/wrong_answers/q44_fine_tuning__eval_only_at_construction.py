@@ -4,7 +4,7 @@ switches its BatchNorm layers back to training mode and their statistics drift."
 import torch
 from torch import nn
 
-from solutions.q44_fine_tuning import make_optimizer  # noqa: F401  # the rest as in the reference
+from solutions.q44_fine_tuning import make_optimizer  # the rest as in the reference
 
 
 class FineTuner(nn.Module):

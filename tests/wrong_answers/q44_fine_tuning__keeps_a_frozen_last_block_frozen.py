@@ -1,7 +1,10 @@
 """Wrong: freezes the frozen part but never unfreezes the last block, so a backbone that
 arrives all frozen trains nothing but the head even with train_last_block=True."""
 
-from solutions.q44_fine_tuning import FineTuner as _Reference, make_optimizer  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q44_fine_tuning import (  # the rest as in the reference
+    FineTuner as _Reference,
+    make_optimizer,
+)
 
 
 class FineTuner(_Reference):

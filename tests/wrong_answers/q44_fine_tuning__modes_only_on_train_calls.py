@@ -3,7 +3,10 @@ that arrived in eval mode stays in eval."""
 
 from torch import nn
 
-from solutions.q44_fine_tuning import FineTuner as _Reference, make_optimizer  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q44_fine_tuning import (  # the rest as in the reference
+    FineTuner as _Reference,
+    make_optimizer,
+)
 
 
 class FineTuner(_Reference):

@@ -1,6 +1,6 @@
 """Wrong: the "stratified" split is a plain random split; class ratios drift."""
 
-from solutions.q45_split_dataset import split_dataset, split_sizes  # noqa: F401  # the rest as in the reference
+from solutions.q45_split_dataset import split_dataset, split_sizes  # the rest as in the reference
 
 
 def stratified_split(dataset, labels, fractions, seed):

@@ -1,6 +1,9 @@
 """Wrong: batch_norm refuses to train on two values per channel (n <= 2 instead of n < 2)."""
 
-from solutions.q46_norm_layers import batch_norm as _batch_norm, layer_norm  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q46_norm_layers import (  # the rest as in the reference
+    batch_norm as _batch_norm,
+    layer_norm,
+)
 
 
 def batch_norm(

@@ -1,6 +1,9 @@
 """Wrong: FocalLoss() sums the per-sample losses by default instead of averaging them."""
 
-from solutions.q47_custom_loss import FocalLoss as _FocalLoss, HuberFunction  # noqa: F401  # isort: skip  # the rest as in the reference
+from solutions.q47_custom_loss import (  # the rest as in the reference
+    FocalLoss as _FocalLoss,
+    HuberFunction,
+)
 
 
 class FocalLoss(_FocalLoss):

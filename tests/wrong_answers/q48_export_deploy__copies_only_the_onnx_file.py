@@ -7,7 +7,12 @@ import tempfile
 
 import torch
 
-from solutions.q48_export_deploy import export_for_inference, load_program, run_onnx, save_program  # noqa: F401  # the rest as in the reference
+from solutions.q48_export_deploy import (  # the rest as in the reference
+    export_for_inference,
+    load_program,
+    run_onnx,
+    save_program,
+)
 
 
 def export_onnx(model, example, path):

@@ -3,7 +3,11 @@ that torch.export.load cannot read (and that runs code when it is loaded)."""
 
 import torch
 
-from solutions.q48_export_deploy import export_for_inference, export_onnx, run_onnx  # noqa: F401  # the rest as in the reference
+from solutions.q48_export_deploy import (  # the rest as in the reference
+    export_for_inference,
+    export_onnx,
+    run_onnx,
+)
 
 
 def save_program(program, path):

@@ -3,7 +3,12 @@ its .module() is the runnable model."""
 
 import torch
 
-from solutions.q48_export_deploy import export_for_inference, export_onnx, run_onnx, save_program  # noqa: F401  # the rest as in the reference
+from solutions.q48_export_deploy import (  # the rest as in the reference
+    export_for_inference,
+    export_onnx,
+    run_onnx,
+    save_program,
+)
 
 
 def load_program(path):

@@ -3,7 +3,11 @@ example's batch size."""
 
 import torch
 
-from solutions.q48_export_deploy import load_program, run_onnx, save_program  # noqa: F401  # the rest as in the reference
+from solutions.q48_export_deploy import (  # the rest as in the reference
+    load_program,
+    run_onnx,
+    save_program,
+)
 
 
 def export_for_inference(model, example):
