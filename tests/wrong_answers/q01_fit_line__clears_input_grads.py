@@ -3,8 +3,6 @@ None: a .grad they already held is lost."""
 
 import torch
 
-__all__ = ["fit_line"]
-
 
 def fit_line(x, y, steps=100, lr=0.1):
     if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:

@@ -5,8 +5,6 @@ import torch
 
 from solutions.q04_dtypes import nbytes, safe_mean
 
-__all__ = ["nbytes", "safe_mean", "time_bucket"]
-
 
 def time_bucket(timestamps, width):
     if width < 1:

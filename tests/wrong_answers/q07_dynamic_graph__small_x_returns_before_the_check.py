@@ -5,8 +5,6 @@ import torch
 
 from solutions.q07_dynamic_graph import graph_size
 
-__all__ = ["apply_until_small", "graph_size"]
-
 
 def apply_until_small(layer, x, threshold, max_steps):
     if torch.linalg.vector_norm(x) < threshold:

@@ -5,8 +5,6 @@ import torch
 
 from solutions.q08_no_grad_detach import evaluate, round_ste
 
-__all__ = ["ema_update_", "evaluate", "round_ste"]
-
 
 def ema_update_(target, source, decay):
     if not 0.0 <= decay <= 1.0:

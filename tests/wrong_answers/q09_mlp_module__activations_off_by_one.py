@@ -7,8 +7,6 @@ from torch import nn
 
 from solutions.q09_mlp_module import count_parameters
 
-__all__ = ["MLP", "count_parameters"]
-
 
 class MLP(nn.Module):
     def __init__(self, sizes, activation=nn.ReLU, dropout=0.0):

@@ -6,8 +6,6 @@ from torch import nn
 
 from solutions.q10_containers import MultiHead, make_mlp
 
-__all__ = ["MultiHead", "ResidualStack", "make_mlp"]
-
 
 class ResidualStack(nn.Module):
     def __init__(self, dim, depth):

@@ -5,8 +5,6 @@ from torch import nn
 
 from solutions.q10_containers import ResidualStack, make_mlp
 
-__all__ = ["MultiHead", "ResidualStack", "make_mlp"]
-
 
 class MultiHead(nn.Module):
     def __init__(self, in_features, hidden, heads):

@@ -3,8 +3,6 @@ is accepted and broadcasts along the wrong dim."""
 
 from solutions.q11_layer_shapes import conv2d_output_shape
 
-__all__ = ["conv2d_output_shape", "linear_forward"]
-
 
 def linear_forward(x, weight, bias=None):
     if weight.dim() != 2 or x.shape[-1:] != weight.shape[1:]:

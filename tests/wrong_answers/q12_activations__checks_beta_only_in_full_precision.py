@@ -5,8 +5,6 @@ import torch
 
 from solutions.q12_activations import gelu, silu
 
-__all__ = ["gelu", "silu", "softplus"]
-
 
 def _softplus(x, beta, threshold):
     scaled = beta * x

@@ -3,8 +3,6 @@ loss is then NaN instead of a ValueError."""
 
 import torch
 
-__all__ = ["cross_entropy"]
-
 
 def cross_entropy(logits, target, *, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
     if logits.dim() != 2 or target.shape != logits.shape[:1] or target.dtype != torch.int64:

@@ -5,8 +5,6 @@ import torch
 
 from solutions.q14_param_groups import _NO_DECAY_LAYERS
 
-__all__ = ["decay_groups", "make_optimizer"]
-
 
 def decay_groups(model):
     no_decay = set()

@@ -5,8 +5,6 @@ import torch
 
 from solutions.q14_param_groups import decay_groups
 
-__all__ = ["decay_groups", "make_optimizer"]
-
 
 def make_optimizer(model, lr, weight_decay):
     if lr <= 0 or weight_decay < 0:

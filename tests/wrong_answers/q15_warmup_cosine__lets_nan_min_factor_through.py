@@ -6,8 +6,6 @@ from torch.optim.lr_scheduler import LambdaLR
 
 from solutions.q15_warmup_cosine import train_with_schedule
 
-__all__ = ["train_with_schedule", "warmup_cosine_factor", "warmup_cosine_scheduler"]
-
 
 def _check(warmup_steps, total_steps, min_factor):
     if warmup_steps < 0 or total_steps <= warmup_steps:

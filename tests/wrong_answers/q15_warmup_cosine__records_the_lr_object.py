@@ -3,8 +3,6 @@ entry is the same tensor, which the scheduler then updates in place."""
 
 from solutions.q15_warmup_cosine import warmup_cosine_factor, warmup_cosine_scheduler
 
-__all__ = ["train_with_schedule", "warmup_cosine_factor", "warmup_cosine_scheduler"]
-
 
 def train_with_schedule(model, batches, loss_fn, optimizer, scheduler):
     lrs = []

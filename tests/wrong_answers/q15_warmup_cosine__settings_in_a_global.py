@@ -5,8 +5,6 @@ from torch.optim.lr_scheduler import LambdaLR
 
 from solutions.q15_warmup_cosine import _check, train_with_schedule, warmup_cosine_factor
 
-__all__ = ["train_with_schedule", "warmup_cosine_factor", "warmup_cosine_scheduler"]
-
 _settings = {}
 
 
