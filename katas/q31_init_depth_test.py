@@ -5,7 +5,13 @@ import torch
 from torch import nn
 
 from katas.q31_init_depth import activation_stds, deep_stack, relu_std_ratio
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    default_dtype,
+    raises,
+    skip_unless_supported,
+)
 
 DEPTH, WIDTH, BATCH = 50, 256, 64
 # Over hundreds of seeds, a Kaiming ReLU stack of this width keeps every activation std
@@ -99,8 +105,8 @@ def test_deep_stack_of_one_layer_of_width_one(device):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_deep_stack_uses_the_default_dtype(device, dtype):
     skip_unless_supported(device, dtype)
-    torch.set_default_dtype(dtype)  # the suite restores it after the test
-    stack = deep_stack(2, 8, "relu", "kaiming", device=device)
+    with default_dtype(dtype):
+        stack = deep_stack(2, 8, "relu", "kaiming", device=device)
     for linear in stack[::2]:
         check_tensor(linear.weight, dtype=dtype, device=device, name="a Linear weight")
 

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from katas.q35_tensor_creation import as_tensor_shared, from_data, scalar_like, zeros_for
-from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
+from torch_katas.testing import assert_close, check_tensor, default_dtype, skip_unless_supported
 
 DEFAULT = "default float dtype"
 
@@ -55,8 +55,8 @@ def test_from_data_of_labels_works_as_cross_entropy_targets(device):
 
 def test_from_data_follows_the_default_float_dtype(device):
     skip_unless_supported(device, torch.float64)
-    torch.set_default_dtype(torch.float64)  # the harness restores it after the test
-    floats, ints = from_data([0.5, 1.5], device), from_data([1, 2], device)
+    with default_dtype(torch.float64):
+        floats, ints = from_data([0.5, 1.5], device), from_data([1, 2], device)
     check_tensor(floats, shape=(2,), dtype=torch.float64, device=device, name="float data")
     check_tensor(ints, shape=(2,), dtype=torch.int64, device=device, name="int data")
 

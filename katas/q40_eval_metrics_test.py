@@ -8,6 +8,7 @@ from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
     check_tensor,
+    default_dtype,
     skip_unless_supported,
 )
 
@@ -87,8 +88,8 @@ def test_macro_f1_matches_a_loop(device, samples, classes):
 
 def test_macro_f1_is_float32_whatever_the_default_dtype(device):
     skip_unless_supported(device, torch.float64)
-    torch.set_default_dtype(torch.float64)  # the harness restores it after the test
-    f1 = macro_f1(torch.tensor([[2, 1], [0, 3]], device=device))
+    with default_dtype(torch.float64):
+        f1 = macro_f1(torch.tensor([[2, 1], [0, 3]], device=device))
     check_tensor(f1, shape=(), dtype=torch.float32, device=device, name="macro_f1")
 
 

@@ -37,6 +37,12 @@ KATAS = {
     8: ("q08_loops", "A function that never returns"),
     9: ("q09_slow_op", "One long operation"),
     10: ("q10_raises", "A stub whose import fails"),
+    11: ("q11_threads", "A stub that leaves a thread running at import"),
+    12: ("q12_test_thread", "A function that leaves a thread running"),
+    13: ("q13_rebinds", "A stub that rebinds library constants"),
+    14: ("q14_later", "A kata solved, tested after the others"),
+    15: ("q15_segfaults", "A function that crashes the process"),
+    16: ("q16_exits", "A stub that ends the process at import"),
 }
 
 SOLVED_STUB = """
@@ -104,7 +110,57 @@ BROKEN = {
         "import torch\n\ndef answer(x):\n    big = torch.ones(4000, 4000)\n    return big @ big\n"
     ),
     "q10_raises": "import torch\nimport torchvision_of_another_world\n",
+    # Threads that keep changing torch's state, started at import and in a test.
+    "q11_threads": (
+        "import threading, time\nimport torch\n\n"
+        "def meddle():\n"
+        "    while True:\n"
+        "        torch.set_default_dtype(torch.float64)\n"
+        "        time.sleep(0.001)\n\n"
+        "threading.Thread(target=meddle, daemon=True).start()\n\n"
+        "def answer(x):\n    return x\n"
+    ),
+    "q12_test_thread": (
+        "import threading, time\nimport torch\n\n"
+        "def meddle():\n"
+        "    while True:\n"
+        "        torch.set_default_dtype(torch.float64)\n"
+        "        torch.manual_seed(123)\n"
+        "        time.sleep(0.001)\n\n"
+        "def answer(x):\n"
+        "    threading.Thread(target=meddle, daemon=True).start()\n"
+        "    return x\n"
+    ),
+    "q13_rebinds": (
+        "import math\nimport torch\n\nmath.pi = 3\ntorch.pi = 3.0\n\ndef answer(x):\n    return x\n"
+    ),
+    # A bad pointer through ctypes stands in for a crashing extension or a fatal CUDA error.
+    "q15_segfaults": (
+        "import ctypes\n\ndef answer(x):\n"
+        "    if x.numel() == 2:\n"
+        "        ctypes.string_at(0)\n"
+        "    return x\n"
+    ),
+    "q16_exits": "import os\n\nos._exit(0)\n",
 }
+
+# A kata the learner solved, whose tests run after the broken ones: they fail if the state
+# those changed (the default dtype, the random generators, library constants) leaks in.
+LATER_STUB = "import math\nimport torch\n\ndef constants():\n    return math.pi, torch.pi\n"
+LATER_TESTS = """
+import math
+import torch
+from katas.q14_later import constants
+
+def test_library_constants_are_intact(device):
+    assert constants() == (math.acos(-1), math.acos(-1))
+
+def test_torch_state_is_the_harness_one(device):
+    constants()
+    assert torch.get_default_dtype() == torch.float32
+    expected = torch.rand(3, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(torch.rand(3), expected), "every test starts from seed 0"
+"""
 
 
 def kata_tests(module: str) -> str:
@@ -147,6 +203,8 @@ def make_project(root: Path) -> None:
     (root / "katas" / "katas.toml").write_text("\n".join(entries))
     (root / "katas" / "q01_total.py").write_text(SOLVED_STUB)
     (root / "katas" / "q01_total_test.py").write_text(SOLVED_TESTS)
+    (root / "katas" / "q14_later.py").write_text(LATER_STUB)
+    (root / "katas" / "q14_later_test.py").write_text(LATER_TESTS)
     for module in BROKEN:
         (root / "katas" / f"{module}.py").write_text(UNTOUCHED)
         (root / "katas" / f"{module}_test.py").write_text(kata_tests(module))
@@ -208,9 +266,10 @@ def test_the_learner_had_solved_kata_1_before_breaking_the_others(broken):
 def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken):
     assert "error during collection" not in broken.output
     assert broken.returncode == pytest.ExitCode.TESTS_FAILED
-    assert set(broken.of("q01_total").values()) == {("passed", "")}
-    assert len(broken.cases) == 2 + 3 * len(BROKEN), "every test of every kata ran"
-    assert broken.after["q01_total"] == status.SOLVED
+    for solved in ("q01_total", "q14_later"):
+        assert set(broken.of(solved).values()) == {("passed", "")}, solved
+        assert broken.after[solved] == status.SOLVED
+    assert len(broken.cases) == 2 * 2 + 3 * len(BROKEN), "every test of every kata ran"
     for module in (
         "q02_syntax",
         "q03_exits",
@@ -218,11 +277,15 @@ def test_every_kata_runs_and_the_solved_one_keeps_its_verdict_and_status(broken)
         "q08_loops",
         "q09_slow_op",
         "q10_raises",
+        "q11_threads",
+        "q15_segfaults",
+        "q16_exits",
     ):
         assert {outcome for outcome, _ in broken.of(module).values()} == {"failure"}, module
         assert broken.after[module] == status.PARTLY
     # Their own functions are right once the state they changed is put back.
-    for module in ("q05_dtype", "q06_patches"):
+    assert broken.after["q12_test_thread"] == status.PARTLY  # its teardowns fail: see below
+    for module in ("q05_dtype", "q06_patches", "q13_rebinds"):
         assert {outcome for outcome, _ in broken.of(module).values()} == {"passed"}, module
 
 
@@ -262,6 +325,7 @@ def test_a_stub_that_does_not_import_fails_its_own_tests_with_one_line(broken, m
 
 def test_state_changed_at_import_is_undone_and_the_stub_named(broken):
     output = " ".join(broken.output.split())
+    assert "warning: katas/q13_rebinds.py changed torch.pi, math.pi at import" in output
     assert (
         "warning: katas/q05_dtype.py changed the default dtype, grad mode at import; "
         "torch-katas undid that for the other katas" in output
@@ -270,6 +334,49 @@ def test_state_changed_at_import_is_undone_and_the_stub_named(broken):
         "warning: katas/q06_patches.py changed torch.Tensor.sum, "
         "torch.nn.functional.mse_loss at import" in output
     )
+
+
+def test_a_thread_left_running_fails_its_kata_and_reaches_no_other(broken):
+    for case, (outcome, message) in broken.of("q11_threads").items():
+        assert outcome == "failure", case
+        assert "katas/q11_threads.py started a thread while importing that was still running" in (
+            message
+        )
+    for case, (outcome, message) in broken.of("q12_test_thread").items():
+        assert outcome == "error", case  # at teardown, once the test itself is over
+        assert "katas/q12_test_thread.py left a thread running after this test" in message
+    assert broken.after["q14_later"] == status.SOLVED
+
+
+def test_a_crash_or_hard_exit_ends_only_its_kata(broken):
+    assert broken.returncode == pytest.ExitCode.TESTS_FAILED, "never exit status 0"
+    crashed = broken.cases["q15_segfaults_test.py::test_one[cpu]"]
+    assert crashed == (
+        "failure",
+        "q15 A function that crashes the process: katas/q15_segfaults.py line 5 crashed the "
+        "test process (SIGSEGV) during this test; the other katas ran on in a new process",
+    )
+    for case in ("test_two[cpu]", "test_three[cpu]"):
+        outcome, message = broken.cases[f"q15_segfaults_test.py::{case}"]
+        assert outcome == "failure", case
+        assert message.startswith(
+            "q15 A function that crashes the process: not run, because an earlier test of "
+            "this kata crashed the test process (SIGSEGV) (katas/q15_segfaults_test.py::"
+            "test_one[cpu]); fix that one and run again"
+        ), message
+    assert set(broken.of("q16_exits").values()) == {
+        (
+            "failure",
+            "q16 A stub that ends the process at import: katas/q16_exits.py ended the test "
+            "process (exit status 0, as os._exit does) while importing",
+        )
+    }
+    lines = broken.output.splitlines()
+    assert (
+        "torch-katas: q15: katas/q15_segfaults.py line 5 crashed the test process (SIGSEGV) in "
+        "test_one[cpu]; the other katas go on in a new process"
+    ) in lines
+    assert "Fatal Python error" not in broken.output, "one line, not faulthandler's dump"
 
 
 def test_a_skip_raised_by_the_answer_counts_as_a_failure(broken):
@@ -321,7 +428,7 @@ def interrupted_project(pytester, monkeypatch) -> Path:
     root = pytester.path
     make_project(root)
     (root / "katas" / "q02_syntax.py").write_text("def answer(x):\n    return x\n")
-    for module in [m for m in BROKEN if m != "q02_syntax"]:
+    for module in [m for m in [*BROKEN, "q14_later"] if m != "q02_syntax"]:
         (root / "katas" / f"{module}.py").unlink()
         (root / "katas" / f"{module}_test.py").unlink()
     return root
@@ -424,3 +531,18 @@ def test_a_limit_after_one_that_ended_early_fires_on_time():
 def test_limits_one_after_another_each_fire():
     assert runs_until_expired(0.2) < 2
     assert runs_until_expired(0.2) < 2
+
+
+def test_a_test_cut_off_by_ctrl_c_is_never_counted_as_passed(pytester, monkeypatch):
+    root = interrupted_project(pytester, monkeypatch)
+    (root / "katas" / "q02_syntax_test.py").write_text(
+        "import torch\nfrom katas.q02_syntax import answer\n\n"
+        "def test_only(device):\n    answer(torch.ones(1, device=device))\n"
+    )
+    (root / "katas" / "q02_syntax.py").write_text(
+        "import os, signal\n\ndef answer(x):\n    os.kill(os.getpid(), signal.SIGINT)\n"
+    )
+    result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    (line,) = [line for line in result.stdout.lines if line.startswith("  q02  ")]
+    assert "0/1" in line and "1/1" not in line, line

@@ -490,6 +490,10 @@ def test_what_the_state_guard_put_back_is_on_the_teardown_report(project):
         if report.when == "teardown"
     ]
     assert dict(teardown.user_properties)[status.RESTORED] == ["the default dtype"]
+    result = project.runpytest("katas/q02_double_test.py", "--device", "cpu")
+    result.stdout.fnmatch_lines(
+        ["warning: katas/q02_double.py changed the default dtype in its tests; torch-katas*"]
+    )
     clean = project.inline_run("katas/q01_add_test.py", "--device", "cpu", "--solutions")
     assert all(
         status.RESTORED not in dict(report.user_properties)

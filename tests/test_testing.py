@@ -436,3 +436,13 @@ def test_every_public_helper_is_tested_here():
     source = Path(__file__).read_text(encoding="utf-8")
     untested = sorted(name for name in public if f"def test_{name}" not in source)
     assert not untested, f"helpers in torch_katas/testing.py without a test here: {untested}"
+
+
+def test_default_dtype_is_put_back_by_the_block_itself(device):
+    before = torch.get_default_dtype()
+    with testing.default_dtype(torch.float64):
+        assert torch.ones(1, device=device).dtype == torch.float64
+    assert torch.get_default_dtype() == before
+    with pytest.raises(ZeroDivisionError), testing.default_dtype(torch.float64):
+        1 / 0  # noqa: B018
+    assert torch.get_default_dtype() == before, "also when the block raises"

@@ -129,6 +129,14 @@ class KataResult:
                 return nodeid, test.properties[key]
         return None
 
+    def restored(self) -> list[str]:
+        """What the state guard put back after this kata's tests, each name once."""
+        names: dict[str, None] = {}
+        for test in self.tests.values():
+            value = test.properties.get(RESTORED)
+            names.update(dict.fromkeys(map(str, value)) if isinstance(value, list) else {})
+        return list(names)
+
     def count(self, key: str) -> int:
         """How many tests carry the report property `key`."""
         return sum(key in test.properties for test in self.tests.values())

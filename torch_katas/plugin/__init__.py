@@ -144,7 +144,8 @@ def _isolate_torch_state(request: pytest.FixtureRequest) -> Generator[None, None
     Every random generator is seeded with 0 before each test, so random inputs, and so any
     statistical check, are the same whatever ran before it, and again after it; the run
     puts back their state from before it when it ends. What was put back is noted on the
-    test's teardown report (status.RESTORED).
+    test's teardown report (status.RESTORED). A thread the answer left running is stopped,
+    and fails the test: it could change that state during another kata's tests.
     """
     from torch_katas.runtime import isolation
 
@@ -158,6 +159,7 @@ def _isolate_torch_state(request: pytest.FixtureRequest) -> Generator[None, None
         isolation.seed_everything()
         if changed:
             request.node.stash[messages.RESTORED_BY_GUARD] = changed
+    messages.stop_threads_left_running(request.node)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -96,6 +96,26 @@ def stop_early(item: pytest.Item) -> None:
         )
 
 
+def stop_threads_left_running(item: pytest.Item) -> None:
+    """Fail a test whose answer left a thread running its code, once the thread is stopped."""
+    from torch_katas.runtime.isolation import stop_threads_in
+
+    kata = kata_of(item)
+    if kata is None:
+        return
+    answer = item.config.stash[RUN].answer_path(kata)
+    threads = stop_threads_in(answer)
+    if threads:
+        shown = item.config.stash[RUN].imports.shown(answer)
+        pytest.fail(
+            f"{kata.label} {kata.title}: {shown} left a thread running after this test "
+            f"({', '.join(threads)}); torch-katas stopped it. Join every thread your code "
+            "starts before returning: a thread left running could change the global state "
+            "(default dtype, random generators) that other tests rely on",
+            pytrace=False,
+        )
+
+
 def _no_traceback(excinfo: pytest.ExceptionInfo[BaseException], style: object = None) -> str:
     return ""
 

@@ -183,6 +183,11 @@ class ProgressRecorder:
                 files.shown(files.files.get(m, self.run.root / "katas" / f"{m}.py")): changed
                 for m, changed in self.changes.items()
             },
+            restored={
+                files.shown(files.files.get(m, self.run.root / "katas" / f"{m}.py")): changed
+                for m, result in self.results.items()
+                if (changed := result.restored())
+            },
             damaged=remembered.damaged,
             interrupted=interrupted,
         )
@@ -266,6 +271,7 @@ class Summary:
     verbosity: int = 0
     hints: dict[str, list[str]] = field(default_factory=dict)
     changes: dict[str, list[str]] = field(default_factory=dict)  # stub -> state it changed
+    restored: dict[str, list[str]] = field(default_factory=dict)  # ... during its tests
     damaged: list[str] = field(default_factory=list)
     interrupted: bool = False
 
@@ -312,11 +318,12 @@ def kata_line(kata: Kata, result: KataResult, status: str, title_width: int) -> 
 
 def write_summary(tr: TerminalReporter, summary: Summary) -> None:
     tr.write_sep("=", "torch-katas progress")
-    for stub, changed in summary.changes.items():
+    warnings = [(stub, changed, "at import") for stub, changed in summary.changes.items()]
+    warnings += [(stub, changed, "in its tests") for stub, changed in summary.restored.items()]
+    for stub, changed, when in warnings:
         text = (
-            f"warning: {stub} changed {', '.join(changed)} at import; torch-katas undid "
-            "that for the other katas (change global state inside your functions, and put "
-            "it back)"
+            f"warning: {stub} changed {', '.join(changed)} {when}; torch-katas undid that "
+            "for the other katas (change global state inside your functions, and put it back)"
         )
         for line in textwrap.wrap(text, WIDTH, subsequent_indent="  "):
             tr.write_line(line, yellow=True)

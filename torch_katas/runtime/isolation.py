@@ -10,12 +10,24 @@ whatever changed. `seed_everything` gives every test the same random streams, an
 from __future__ import annotations
 
 import builtins
+import collections
+import copy
 import ctypes
+import dataclasses
+import functools
+import itertools
 import math
+import numbers
+import operator
+import os
+import pathlib
 import random
+import statistics
 import sys
+import tempfile
 import threading
 import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,50 +94,68 @@ SETTINGS = (
     Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
 )
 
-# Namespaces whose functions and classes code could replace for everyone.
+# Namespaces that code could change for everyone, by any rebinding: torch and the parts of it
+# kata answers use, NumPy, and the standard library modules a kata answer may import.
 NAMESPACES = {
     "torch": torch,
     "torch.Tensor": torch.Tensor,
+    "torch.nn": torch.nn,
     "torch.nn.functional": F,
     "torch.nn.init": torch.nn.init,
-    "torch.linalg": torch.linalg,
-    "torch.autograd": torch.autograd,
+    "torch.nn.utils": torch.nn.utils,
     "torch.nn.Module": torch.nn.Module,
+    "torch.linalg": torch.linalg,
+    "torch.special": torch.special,
+    "torch.fft": torch.fft,
+    "torch.autograd": torch.autograd,
+    "torch.amp": torch.amp,
+    "torch.optim": torch.optim,
     "torch.optim.Optimizer": torch.optim.Optimizer,
+    "torch.optim.lr_scheduler": torch.optim.lr_scheduler,
+    "torch.utils.data": torch.utils.data,
     "numpy": numpy,
-    "random": random,
-    "math": math,
+    "numpy.random": numpy.random,
+    "numpy.linalg": numpy.linalg,
     "builtins": builtins,
+    **{module.__name__: module for module in (math, random, collections, itertools, functools)},
+    **{module.__name__: module for module in (operator, copy, dataclasses, typing, numbers)},
+    **{module.__name__: module for module in (statistics, os, os.path, pathlib, tempfile)},
 }
 
+# The attributes in those namespaces that torch writes itself, as (namespace, name): each is
+# left alone when the new value is torch's own code (or, for the flag, plain data).
+LIBRARY_WRITES = {
+    # torch._dynamo wraps it when it is imported, so that compiled code does not trace it.
+    ("torch", "manual_seed"),
+    # torch._dynamo wraps both on its first compile, to tag the modules it compiled, and
+    # marks the class as done.
+    ("torch.nn.Module", "__init__"),
+    ("torch.nn.Module", "__setstate__"),
+    ("torch.nn.Module", "___needs_generation_tag_patch"),
+}
 LIBRARIES = tuple(Path(str(module.__file__)).parent for module in (torch, numpy))
 MISSING = object()
 
 
-PLAIN_DATA = (bool, int, float, str, bytes, type(None))
+def by_a_library(label: str, owner: object, name: str, old: object, new: object) -> bool:
+    """True for the changes that torch and Python make themselves; every other rebinding,
+    plain data (math.pi = 3) included, is put back.
 
-
-def by_a_library(name: str, old: object, new: object) -> bool:
-    """True for changes that torch, NumPy and Python make themselves.
-
-    Importing a submodule binds it in its package; torch._dynamo wraps torch.manual_seed and
-    patches nn.Module.__init__ (setting a flag beside it) with functions of its own; copyreg
-    caches `__slotnames__` on classes. The code under test replaces names with functions,
-    lambdas, classes or other callables of its own making: those are put back.
+    Besides LIBRARY_WRITES: importing a submodule binds it in its package (torch.fft), and
+    copyreg caches a class's slot names on it (`__slotnames__`) when an instance is first
+    copied or pickled.
     """
     if new is MISSING:
         return False
-    if isinstance(new, (types.ModuleType, *PLAIN_DATA)):
-        return True
-    if old is MISSING and name.startswith("__") and name.endswith("__"):
-        return True
+    if old is MISSING:
+        if isinstance(owner, types.ModuleType) and isinstance(new, types.ModuleType):
+            return sys.modules.get(f"{owner.__name__}.{name}") is new
+        if isinstance(owner, type) and name == "__slotnames__":
+            return True
+    if (label, name) not in LIBRARY_WRITES:
+        return False
     code = getattr(new, "__code__", None)
-    if code is not None:
-        return in_a_library(code.co_filename)
-    if isinstance(new, type):
-        module = sys.modules.get(new.__module__)
-        return in_a_library(getattr(module, "__file__", None) or "")
-    return False
+    return in_a_library(code.co_filename) if code is not None else isinstance(new, bool)
 
 
 def in_a_library(filename: str) -> bool:
@@ -165,7 +195,7 @@ def _restore_names(label: str, owner: object, before: dict[str, object]) -> list
     changed = []
     for name in sorted(before.keys() | now.keys()):
         old, new = before.get(name, MISSING), now.get(name, MISSING)
-        if old is new or by_a_library(name, old, new):
+        if old is new or by_a_library(label, owner, name, old, new):
             continue
         if old is MISSING:
             delattr(owner, name)
@@ -175,14 +205,18 @@ def _restore_names(label: str, owner: object, before: dict[str, object]) -> list
     return changed
 
 
+class ThreadStopped(SystemExit):
+    """Raised in a thread the harness stops; it ends the thread without a report."""
+
+
 def stop_threads_in(path: Path) -> list[str]:
     """Stop every other thread that is running code of `path`; return their names.
 
     A thread that a kata's code started and left running could change the global state
     (the default dtype, the random generators) while another kata's tests run. Idle threads
     (a thread pool waiting for work) run no code of `path` and are left alone. A thread is
-    stopped by raising SystemExit in it, which takes effect at its next Python instruction;
-    one stuck in a single C call stops once that returns.
+    stopped by raising ThreadStopped in it, which takes effect at its next Python
+    instruction; one stuck in a single C call stops once that returns.
     """
     if threading.active_count() == 1:
         return []
@@ -196,11 +230,22 @@ def stop_threads_in(path: Path) -> list[str]:
             frame = frame.f_back
         if frame is not None:
             running.append(thread)
+    if not running:
+        return []
+    hook = threading.excepthook
+
+    def quietly(args: threading.ExceptHookArgs) -> object:
+        # The stopped thread's end is no error of its own (pytest would report it as one).
+        return None if args.exc_type is ThreadStopped else hook(args)
+
+    threading.excepthook = quietly
     for thread in running:
         ident = ctypes.c_ulong(thread.ident or 0)
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, ctypes.py_object(SystemExit))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, ctypes.py_object(ThreadStopped))
     for thread in running:
         thread.join(timeout=1)
+    if not any(thread.is_alive() for thread in running):
+        threading.excepthook = hook  # else kept until the thread ends: it is still to stop
     return [thread.name for thread in running]
 
 
