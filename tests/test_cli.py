@@ -257,7 +257,7 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
     screen = Screen(terminal)
     try:
         screen.wait_for("katas watch: q01 Fit a line with autograd")
-        assert "not started: fit_line" in screen.wait_for("q01: some tests fail")
+        assert "not started: write fit_line" in screen.wait_for("q01: some tests fail")
         screen.wait_for("Enter: rerun  h: hint  n: next kata  q: quit")
         shutil.copy(SOLUTION, KATA.stub_path(root))  # a save, as an editor makes it
         assert re.search(r"\d+ passed in", screen.wait_for("q01: all tests pass"))

@@ -166,7 +166,7 @@ def test_default_devices_without_a_gpu_are_cpu_and_sim(kata_project):
     result.stdout.fnmatch_lines(
         [
             "torch-katas: devices cpu, sim (simulated accelerator: device checks only, "
-            "CPU speed) (not found: cuda, mps)"
+            "CPU speed); not found: cuda, mps"
         ]
     )
     result.stdout.fnmatch_lines_random(

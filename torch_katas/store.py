@@ -35,6 +35,9 @@ class Remembered:
     this_run: dict[str, str]  # each kata that ran, as this run saw it
     known: dict[str, str]  # every kata's status after this run
     damaged: list[str] = field(default_factory=list)  # entries that had to be salvaged
+    # Each kata that ran: its tests passed since its stub last changed (this run and earlier
+    # ones), and how many tests it has (None where no run could tell).
+    progress: dict[str, tuple[int, int | None]] = field(default_factory=dict)
 
 
 class Store:
@@ -154,6 +157,7 @@ class Store:
         """
         known, records = self.statuses(), self.read(PASSED_KEY)
         this_run, statuses = {}, dict(known)
+        progress: dict[str, tuple[int, int | None]] = {}
         for module, result in results.items():
             record = records.get(module)
             if not isinstance(record, dict) or record.get("digest") != digests.get(module):
@@ -163,6 +167,8 @@ class Store:
             if every is None and isinstance(record.get("tests"), list) and record["tests"]:
                 every = {str(name) for name in record["tests"]}
             now = this_run[module] = result.status(earlier, every)
+            since = result.since_stub_changed(earlier)
+            progress[module] = (len(since.passed), len(every) if every is not None else None)
             finished = module in selected and all(
                 nodeid in result.tests and result.tests[nodeid].finished
                 for nodeid in selected[module]
@@ -171,7 +177,6 @@ class Store:
                 continue  # an interrupted run proves no kata solved, and judges none it cut short
             statuses[module] = now
             if digests.get(module) is not None:
-                since = result.since_stub_changed(earlier)
                 records[module] = {
                     "digest": digests[module],
                     "passed": sorted(since.passed),
@@ -180,7 +185,7 @@ class Store:
                 }
         self.write(STATUS_KEY, dict(statuses))
         self.write(PASSED_KEY, records)
-        return Remembered(this_run, statuses, list(self.damaged))
+        return Remembered(this_run, statuses, list(self.damaged), progress)
 
 
 def next_unsolved(

@@ -93,10 +93,12 @@ def describe_missing(name: str) -> str:
     return f"{name} ({reason})" if reason else name
 
 
-def describe(name: str) -> str:
-    """A chosen device as the report header shows it."""
-    note = KINDS[kind_of(name)].note
-    return f"{name} ({note})" if note else name
+def describe(name: str, short: bool = False) -> str:
+    """A chosen device as the report header shows it (`short`: without -v)."""
+    kind = KINDS[kind_of(name)]
+    if short:
+        return f"{name} (simulated)" if kind.simulated else name
+    return f"{name} ({kind.note})" if kind.note else name
 
 
 def missing_dtypes(device: torch.device | str) -> tuple[torch.dtype, ...]:

@@ -47,6 +47,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="show the kata's hints under each failing test",
     )
+    group.addoption(
+        "--digest-height",
+        type=int,
+        metavar="N",
+        help="fit the digest of failures in N lines, first failures first (katas watch)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -103,12 +109,32 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from torch_katas import devices
 
     run = config.stash[RUN]
+    verbose = config.get_verbosity() > 0
     missing = [devices.describe_missing(kind) for kind in devices.missing()]
+    chosen = [devices.describe(name, short=not verbose) for name in run.devices]
     return [
         f"torch-katas: testing {run.answers}",
-        f"torch-katas: devices {', '.join(devices.describe(name) for name in run.devices)}"
-        + (f" (not found: {', '.join(missing)})" if missing else ""),
+        f"torch-katas: devices {', '.join(chosen)}"
+        + (f"; not found: {', '.join(missing)}" if missing else ""),
     ]
+
+
+# Other plugins' lines in the report header, shown with -v only.
+QUIET_HEADER = ("plugins:", "timeout:", "timeout method:", "timeout func_only:")
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_report_header")
+def pytest_report_header_quiet(
+    config: pytest.Config,
+) -> Generator[None, list[object], list[object]]:
+    found = yield
+    if config.get_verbosity() > 0:
+        return found
+    kept: list[object] = []
+    for lines in found:
+        lines = [lines] if isinstance(lines, str) else list(lines)  # type: ignore[call-overload]
+        kept.append([line for line in lines if not str(line).startswith(QUIET_HEADER)])
+    return kept
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -178,10 +204,10 @@ def pytest_timeout_cancel_timer(item: pytest.Item) -> bool | None:
 
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
-def pytest_runtest_makereport_unwritten(
+def pytest_runtest_makereport_briefly(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> pytest.TestReport | None:
-    return messages.report_unwritten(item, call)
+    return messages.report_briefly(item, call)
 
 
 @pytest.hookimpl(wrapper=True)

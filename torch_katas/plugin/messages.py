@@ -20,6 +20,7 @@ import pytest
 import pytest_timeout  # type: ignore[import-untyped]
 
 from torch_katas import catalog
+from torch_katas.plugin import digest
 from torch_katas.plugin.run import RUN, KataRun, kata_of
 from torch_katas.runtime.answers import StubUnavailable
 from torch_katas.runtime.timelimit import TimedOut, TimeLimit
@@ -120,19 +121,25 @@ def _no_traceback(excinfo: pytest.ExceptionInfo[BaseException], style: object = 
     return ""
 
 
-def report_unwritten(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
-    """The report of a test an unwritten stub stopped, without pytest's formatted traceback.
+def report_briefly(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """The report of a failing kata test, without pytest's formatted traceback.
 
-    explain() replaces it with one line anyway, and formatting thousands of them took most of
-    the time of a run on the untouched stubs.
+    An unwritten stub's failure is one line (explain() writes it); in a default run any other
+    failure is the digest's short text. Formatting thousands of full tracebacks, through
+    torch's internals and the stub's docstring, took most of the time of a red run.
     """
     if call.when != "call" or call.excinfo is None or (kata := kata_of(item)) is None:
         return None
-    function = unimplemented_function(call.excinfo, kata.stub_path(item.config.stash[RUN].root))
-    if function is None:
+    if call.excinfo.errisinstance(SKIPS):
         return None
-    item.stash[UNWRITTEN] = function
-    item.repr_failure = _no_traceback  # type: ignore[method-assign]
+    function = unimplemented_function(call.excinfo, kata.stub_path(item.config.stash[RUN].root))
+    if function is not None:
+        item.stash[UNWRITTEN] = function
+        item.repr_failure = _no_traceback  # type: ignore[method-assign]
+    elif digest.active(item.config):
+        item.repr_failure = lambda excinfo, style=None: digest.brief(item, excinfo)  # type: ignore[method-assign]
+    else:
+        return None
     try:
         return pytest.TestReport.from_item_and_call(item, call)
     finally:

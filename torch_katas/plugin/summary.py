@@ -18,6 +18,7 @@ from _pytest.terminal import TerminalReporter
 
 from torch_katas import catalog
 from torch_katas.catalog import Kata
+from torch_katas.plugin import digest
 from torch_katas.plugin.run import RUN, kata_of
 from torch_katas.status import (
     CRASHED,
@@ -190,32 +191,48 @@ class ProgressRecorder:
             },
             damaged=remembered.damaged,
             interrupted=interrupted,
+            progress=remembered.progress,
+            skips=self.skips(session),
+            letters=bool(self.run.shown_unwritten),
         )
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(
         self, terminalreporter: TerminalReporter
     ) -> Generator[None, None, None]:
-        """Show the failures worth reading, then the progress summary."""
+        """Show the failures worth reading (the digest, in a default run), then the progress
+        summary."""
         stats = terminalreporter.stats
-        failed = stats.get("failed")
-        if failed:
-            stats["failed"] = self.failures_to_show(failed)
+        brief = digest.active(self.config)
+        saved = {key: stats.get(key) for key in ("failed", "error")}
+        by_kata: dict[Kata, list[Any]] = {}
+        for key, reports in saved.items():
+            if not reports or (key == "error" and not brief):
+                continue
+            others, kata_reports = self.failures_to_show(reports)
+            stats[key] = others if brief else others + kata_reports
+            for report in kata_reports:
+                kata = self.run.katas[self.kata_module(report.nodeid) or ""]
+                by_kata.setdefault(kata, []).append(report)
+        if brief and by_kata:
+            terminalreporter.write_sep("=", "what to fix", red=True)
+            digest.write(terminalreporter, by_kata, self.config.getoption("digest_height"))
         try:
             result = yield
         finally:
-            if failed:
-                stats["failed"] = failed
+            for key, reports in saved.items():
+                if reports:
+                    stats[key] = reports
         if self.summary is not None:
             write_summary(terminalreporter, self.summary)
         return result
 
-    def failures_to_show(self, reports: list) -> list:
-        """Kata failures first failing kata first, without the ones the summary sums up.
+    def failures_to_show(self, reports: list[Any]) -> tuple[list[Any], list[Any]]:
+        """Other tests' failures, and kata failures first failing kata first, without the ones
+        the summary sums up.
 
         "Not implemented yet" failures become the summary's list of functions to write,
-        a stub that does not import is shown once, and tests stopped after a timeout not
-        at all.
+        a stub that does not import is shown once, and tests stopped early not at all.
         """
         others, shown, broken = [], [], set()
         for report in reports:
@@ -229,7 +246,19 @@ class ProgressRecorder:
                 broken.update([module] if DOES_NOT_IMPORT in properties else [])
                 shown.append((self.run.katas[module].number, report))
         shown.sort(key=lambda pair: pair[0])
-        return others + [report for _, report in shown]
+        return others, [report for _, report in shown]
+
+    def skips(self, session: pytest.Session) -> dict[str, int]:
+        """The reasons of this run's skips, with their counts, most first."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        counts: dict[str, int] = {}
+        for report in getattr(reporter, "stats", {}).get("skipped", []):
+            longrepr = report.longrepr
+            reason = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
+            # "needs CUDA: none found" and its like: the part before the colon says it.
+            reason = reason.removeprefix("Skipped: ").split(":")[0]
+            counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
     def kata_module(self, nodeid: str) -> str | None:
         """The kata a test belongs to (by its node id), or None for other tests."""
@@ -259,6 +288,17 @@ def names_that_fit(names: list[str], width: int) -> str:
     return ""
 
 
+def notes_that_fit(head: str, notes: list[str], width: int) -> str:
+    """`head: note; note`, with as many whole notes (in order) as fit in `width`."""
+    text = head
+    for place, note in enumerate(notes):
+        joined = f"{text}{': ' if place == 0 else '; '}{note}"
+        if len(joined) > width:
+            return text if place else fit(joined, width)
+        text = joined
+    return text
+
+
 @dataclass
 class Summary:
     """Everything the progress summary shows."""
@@ -268,32 +308,47 @@ class Summary:
     known: dict[str, str]  # every kata's status, this run's and remembered ones
     statuses: dict[str, str]  # the status of each kata that ran, as this run saw it
     root: Path
+    # Each kata that ran: tests passed since its stub changed, and how many it has.
+    progress: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     verbosity: int = 0
     hints: dict[str, list[str]] = field(default_factory=dict)
     changes: dict[str, list[str]] = field(default_factory=dict)  # stub -> state it changed
     restored: dict[str, list[str]] = field(default_factory=dict)  # ... during its tests
     damaged: list[str] = field(default_factory=list)
     interrupted: bool = False
+    skips: dict[str, int] = field(default_factory=dict)  # reason -> tests the harness skipped
+    letters: bool = False  # the progress line showed `n` for katas not started
 
 
-def detail(result: KataResult, status: str, room: int) -> str:
-    """What the learner should know about one kata, in `room` characters."""
-    total = len(result.tests)
+def detail(
+    result: KataResult, status: str, progress: tuple[int, int | None], interrupted: bool, room: int
+) -> str:
+    """What the learner should know about one kata, in `room` characters, in whole words."""
+    passed, every = progress
+    total = every if every is not None else len(result.tests)
+    if interrupted and not result.finished:
+        return notes_that_fit(f"cut off by Ctrl-C at {passed}/{total}", ["run it again"], room)
     if status == NOT_STARTED:
-        return f"{status}: " + names_that_fit(result.unwritten(), room - len(status) - 2)
-    text = f"{status} {result.passed}/{total}"
-    if status in (SOLVED, SKIPPED):
-        return text
+        unwritten = result.unwritten()
+        if not unwritten:
+            return status
+        return f"{status}: write " + names_that_fit(unwritten, room - len(status) - 8)
+    head = f"{status} {passed}/{total}"
+    if status == SOLVED:
+        return head
+    if status == SKIPPED:
+        return "skipped: no test of it can run on these devices"
     notes = []
     broken = result.first(DOES_NOT_IMPORT)
     if broken:
         notes.append("does not import (see above)")
     stopped = result.count(STOPPED)
-    more = f", {stopped} more stopped" if stopped else ""
     if result.first(TIMED_OUT):
-        notes.append("timed out" + more)
+        notes.append("timed out")
     if crashed := result.first(CRASHED):
-        notes.append(f"{crashed[1]}{more}")
+        notes.append(str(crashed[1]).replace(" the test process", ""))
+    if stopped:
+        notes.append(f"{stopped} more stopped")
     unwritten = result.unwritten()
     if unwritten and not broken:
         notes.append("write " + ", ".join(unwritten))
@@ -305,15 +360,24 @@ def detail(result: KataResult, status: str, room: int) -> str:
     )
     if others and not broken:
         notes.append(f"{others} failing")
-    if not notes:
-        notes.append("its other tests did not run" if result.finished else "not finished")
-    return fit(text + (": " + "; ".join(notes) if notes else ""), room)
+    failing = sum(test.outcome == "failed" for test in result.tests.values())
+    skipped = len(result.ids("skipped"))
+    if every is None:
+        notes.append("its other tests not run yet")
+    elif (left := every - passed - failing - skipped) > 0:
+        notes.append(f"{left} not run yet")
+    return notes_that_fit(head, notes, room)
 
 
-def kata_line(kata: Kata, result: KataResult, status: str, title_width: int) -> tuple[str, str]:
-    """The kata and its title, then its status and what is left to do."""
+def kata_line(kata: Kata, summary: Summary, title_width: int) -> tuple[str, str, str]:
+    """The kata and its title, then its status and what is left to do, and its colour."""
+    status = summary.statuses[kata.module]
+    progress = summary.progress.get(kata.module, (summary.results[kata.module].passed, None))
     prefix = f"  {kata.label}  {fit(kata.title, title_width):<{title_width}}  "
-    return prefix, detail(result, status, WIDTH - len(prefix))
+    text = detail(
+        summary.results[kata.module], status, progress, summary.interrupted, WIDTH - len(prefix)
+    )
+    return prefix, text, COLOURS[status]
 
 
 def write_summary(tr: TerminalReporter, summary: Summary) -> None:
@@ -334,7 +398,15 @@ def write_summary(tr: TerminalReporter, summary: Summary) -> None:
         )
     if summary.verbosity >= -1:
         write_table(tr, summary)
+    if summary.skips and summary.verbosity >= 0:
+        skipped = [f"{count} {reason}" for reason, count in summary.skips.items()]
+        line = notes_that_fit("Skipped by the harness", skipped, WIDTH - 12) + " (-rs: why)"
+        tr.write_line(line, cyan=True)
     write_totals(tr, summary)
+
+
+def not_started_line(katas: list[Kata], indent: str) -> str:
+    return fit(f"{indent}not started: " + " ".join(kata.label for kata in katas), WIDTH)
 
 
 def write_table(tr: TerminalReporter, summary: Summary) -> None:
@@ -351,19 +423,43 @@ def write_table(tr: TerminalReporter, summary: Summary) -> None:
             shown = [k for k in shown if summary.statuses[k.module] == PARTLY]
         if not shown:
             continue
+        # Two or more katas not started share one line, unless the learner asked for their
+        # hints; one alone gets its own line, naming the functions to write.
+        waiting = [
+            k
+            for k in shown
+            if summary.statuses[k.module] == NOT_STARTED
+            and k.module not in summary.hints
+            and (summary.results[k.module].finished or not summary.interrupted)
+        ]
+        if len(waiting) < 2:
+            waiting = []
+        own = [k for k in shown if k not in waiting]
+        solved = sum(summary.known.get(kata.module) == SOLVED for kata in members)
+        header = f"{topic}: {solved} of {len(members)} solved"
+        if (
+            not quiet
+            and waiting
+            and not own
+            and len(not_started_line(waiting, header + "; ")) < WIDTH
+        ):
+            tr.write_line(not_started_line(waiting, header + "; "), bold=True)
+            continue
         if not quiet:
-            solved = sum(summary.known.get(kata.module) == SOLVED for kata in members)
-            tr.write_line(f"{topic}: {solved} of {len(members)} solved", bold=True)
-        for kata in shown:
-            status = summary.statuses[kata.module]
-            prefix, text = kata_line(kata, summary.results[kata.module], status, title_width)
+            tr.write_line(header, bold=True)
+        for kata in own:
+            prefix, text, colour = kata_line(kata, summary, title_width)
             tr.write(prefix)
-            tr.write_line(text, **{COLOURS[status]: True})
+            tr.write_line(text, **{colour: True})
             for hint in summary.hints.get(kata.module, []):
                 for text in textwrap.wrap(
                     hint, WIDTH, initial_indent=" " * 7, subsequent_indent=" " * 9
                 ):
                     tr.write_line(text)
+        if waiting:
+            tr.write_line(not_started_line(waiting, "  "), red=True)
+    if summary.letters and not quiet:
+        tr.write_line("(n in the line of test letters: a kata whose functions are not written yet)")
 
 
 def write_totals(tr: TerminalReporter, summary: Summary) -> None:
