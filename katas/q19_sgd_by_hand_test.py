@@ -167,7 +167,20 @@ def test_parameters_without_gradient_are_skipped(device):
     assert torch.equal(unused.detach(), before), (
         "a parameter whose .grad is None must not change (not even by weight decay)"
     )
-    assert not optimizer.state.get(unused), "a parameter that never had a gradient gets no state"
+    assert unused not in optimizer.state, (
+        "a parameter that never had a gradient gets no state, not even an empty entry: "
+        "self.state is a defaultdict, so look up self.state[p] only after the .grad check"
+    )
+
+
+def test_no_velocity_without_momentum(device):
+    model = small_model(device)
+    optimizer, _ = learner_run(model, regression_data(device), steps=2, lr=0.1, weight_decay=0.1)
+    kept = [name for name, p in model.named_parameters() if "momentum_buffer" in optimizer.state[p]]
+    assert not kept, (
+        f"with momentum 0 no velocity is kept, but {kept} have a 'momentum_buffer' entry "
+        "(torch.optim.SGD stores none, not even None)"
+    )
 
 
 def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
@@ -233,6 +246,56 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
         assert_close(p.detach(), q.detach(), "parameters after step(closure) differ from torch's")
 
 
+def test_step_under_no_grad_still_runs_the_closure_with_gradients(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    x, y = regression_data(device)
+
+    def closure_for(m, opt):
+        def closure():
+            opt.zero_grad()
+            loss = F.mse_loss(m(x), y)
+            loss.backward()
+            return loss
+
+        return closure
+
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
+        with torch.no_grad():
+            loss = optimizer.step(closure_for(model, optimizer))
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
+    with torch.no_grad():
+        expected = reference.step(closure_for(reference_model, reference))
+    assert_close(
+        loss.detach(),
+        expected.detach(),
+        "step(closure) under torch.no_grad() should return the closure's loss; call the "
+        "closure inside torch.enable_grad()",
+    )
+    for p, q in zip(model.parameters(), reference_model.parameters(), strict=True):
+        assert_close(p.detach(), q.detach(), "parameters after step(closure) differ from torch's")
+
+
+@pytest.mark.parametrize("nesterov", [False, True], ids=["momentum", "nesterov"])
+def test_gradients_are_not_modified_at_any_step(device, nesterov):
+    model = small_model(device)
+    x, y = regression_data(device)
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=nesterov)
+        for step in range(1, 4):
+            # No zero_grad: the gradients accumulate, as they may between two steps.
+            F.mse_loss(model(x), y).backward()
+            grads = [p.grad.clone() for p in model.parameters()]
+            optimizer.step()
+            for (name, p), grad in zip(model.named_parameters(), grads, strict=True):
+                assert torch.equal(p.grad, grad), (
+                    f"{name}.grad was changed by step {step} (nesterov={nesterov}): leave p.grad "
+                    "as it is; the first momentum buffer is a copy of it (clone), and the "
+                    "Nesterov look-ahead is added out of place"
+                )
+
+
 def test_step_without_closure_returns_none_and_keeps_parameters_leaves(device):
     model = small_model(device)
     x, y = regression_data(device)
@@ -280,10 +343,22 @@ def test_default_hyperparameters_and_zero_values(device):
         dict(lr=0.1, weight_decay=-1e-3),
         dict(lr=0.1, nesterov=True),
         dict(lr=0.1, momentum=0.9, dampening=0.5, nesterov=True),
+        dict(lr=0.1, momentum=0.9, dampening=-0.5, nesterov=True),
     ],
-    ids=["lr", "momentum", "weight decay", "nesterov without momentum", "nesterov with dampening"],
+    ids=[
+        "lr",
+        "momentum",
+        "weight decay",
+        "nesterov without momentum",
+        "nesterov with dampening",
+        "nesterov with negative dampening",
+    ],
 )
 def test_rejects_invalid_hyperparameters(device, hyperparameters):
     model = small_model(device)
     with raises(ValueError):
         SGD(model.parameters(), **hyperparameters)
+        pytest.fail(
+            f"SGD({hyperparameters}) should raise ValueError: lr, momentum and weight_decay "
+            "must be >= 0, and nesterov needs momentum > 0 and dampening exactly 0"
+        )
