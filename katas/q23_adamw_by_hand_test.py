@@ -278,27 +278,37 @@ def test_non_contiguous_and_empty_parameters(device):
     "change",
     [
         dict(step=0),
+        dict(step=-1),
         dict(lr=-0.1),
         dict(eps=-1e-8),
         dict(weight_decay=-0.01),
+        dict(weight_decay=-0.01, decoupled=False),
         dict(betas=(1.0, 0.999)),
+        dict(betas=(1.5, 0.999)),
         dict(betas=(0.9, -0.1)),
         dict(betas=(0.9, 1.0)),
         dict(betas=(-0.1, 0.999)),
         dict(lengths=(2, 1, 2, 2)),
+        dict(lengths=(2, 2, 1, 2)),
         dict(lengths=(2, 2, 2, 1)),
+        dict(lengths=(1, 2, 2, 2)),
     ],
     ids=[
         "step 0",
+        "step < 0",
         "lr",
         "eps",
         "weight decay",
+        "weight decay, L2",
         "beta1 1",
+        "beta1 > 1",
         "beta2 < 0",
         "beta2 1",
         "beta1 < 0",
         "grads shorter",
+        "exp_avgs shorter",
         "exp_avg_sqs shorter",
+        "params shorter",
     ],
 )
 def test_rejects_invalid_arguments(device, change):
@@ -312,6 +322,11 @@ def test_rejects_invalid_arguments(device, change):
     arguments = dict(step=1, lr=0.01) | change
     with raises(ValueError):
         adamw_step_(params, grads, exp_avgs, exp_avg_sqs, **arguments)
+        pytest.fail(
+            f"{change or 'lists of lengths ' + str(lengths)} should raise ValueError: the four "
+            "lists have one length, step >= 1, lr, eps and weight_decay >= 0 (in both modes), "
+            "each beta in [0, 1)"
+        )
     for p, m, v in zip(params, exp_avgs, exp_avg_sqs, strict=False):
         assert not (p.any() or m.any() or v.any()), (
             "invalid arguments must be rejected before any tensor is updated; check them all first"
