@@ -117,163 +117,6 @@ CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("config", list(CONFIGS))
-def test_trajectory_equals_torch_adamw(device, config):
-    model, data = setup(device)
-    reference = copy.deepcopy(model)
-    trajectory = learner_trajectory(model, data, **CONFIGS[config])
-    expected = torch_trajectory(reference, data, **CONFIGS[config])
-    assert_same_trajectory(model, trajectory, expected, f"AdamW, {config}")
-
-
-@pytest.mark.parametrize("config", ["defaults", "strong decay", "large eps"])
-def test_l2_mode_equals_torch_adam(device, config):
-    model, data = setup(device)
-    reference = copy.deepcopy(model)
-    trajectory = learner_trajectory(model, data, decoupled=False, **CONFIGS[config])
-    expected = torch_trajectory(reference, data, decoupled=False, **CONFIGS[config])
-    assert_same_trajectory(model, trajectory, expected, f"Adam with L2 (decoupled=False), {config}")
-
-
-def test_adamw_and_adam_with_l2_follow_different_paths(device):
-    model, data = setup(device)
-    l2_model = copy.deepcopy(model)
-    hyperparameters = dict(lr=1e-2, weight_decay=0.3)
-    decoupled = learner_trajectory(model, data, **hyperparameters)[-1][0]
-    l2 = learner_trajectory(l2_model, data, decoupled=False, **hyperparameters)[-1][0]
-    gap = max((a - b).abs().max().item() for a, b in zip(decoupled, l2, strict=True))
-    assert gap > 1e-3, (
-        f"after {STEPS} steps decoupled=True and decoupled=False end within {gap:.1e} of each "
-        "other; AdamW shrinks p directly, Adam with L2 adds weight_decay * p to the gradient"
-    )
-
-
-def test_zero_gradient_shows_where_the_decay_goes(device):
-    adamw_p, l2_p = (
-        torch.tensor([1.0, -2.0], device=device),
-        torch.tensor([1.0, -2.0], device=device),
-    )
-    zero = torch.zeros(2, device=device)
-    with torch_adam_refused():
-        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
-        adamw_step_([adamw_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1)
-        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
-        adamw_step_([l2_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1, decoupled=False)
-    assert_close(
-        adamw_p.cpu(),
-        torch.tensor([0.99, -1.98]),
-        "AdamW with a zero gradient only scales p by 1 - lr * weight_decay",
-    )
-    assert_close(
-        l2_p.cpu(),
-        torch.tensor([0.9, -1.9]),
-        "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
-        "the first bias-corrected step is lr * sign(g)",
-    )
-
-
-def test_first_step_is_lr_times_the_sign_of_the_gradient(device):
-    p = torch.tensor([0.0, 1.0, 2.0, -3.0], device=device)
-    grad = torch.tensor([3.0, -1e-3, 50.0, -0.2], device=device)
-    m, v = torch.zeros_like(p), torch.zeros_like(p)
-    with torch_adam_refused():
-        adamw_step_([p], [grad], [m], [v], 1, lr=0.01, betas=(0.8, 0.999), weight_decay=0.0)
-    assert_close(
-        p.cpu(),
-        torch.tensor([-0.01, 1.01, 1.99, -2.99]),
-        "with bias correction the first step is lr * g / |g| whatever the betas; "
-        "divide m by 1 - beta1**step and v by 1 - beta2**step",
-    )
-    assert_close(m.cpu(), 0.2 * grad.cpu(), "m after step 1 is (1 - beta1) * g")
-    assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "v after step 1 is (1 - beta2) * g**2")
-
-
-def test_default_betas_eps_and_weight_decay(device):
-    # A gradient of 1e-8 makes sqrt(v_hat) as small as eps = 1e-8: the step halves.
-    p = torch.tensor([0.0, 1.0], device=device)
-    grad = torch.tensor([1e-8, 0.0], device=device)
-    m, v = torch.zeros_like(p), torch.zeros_like(p)
-    with torch_adam_refused():
-        adamw_step_([p], [grad], [m], [v], 1, lr=0.1)
-    assert_close(
-        p.cpu(),
-        torch.tensor([-0.05, 0.999]),
-        "with the defaults eps = 1e-8 and weight_decay = 1e-2, p = [0, 1] with g = [1e-8, 0] "
-        "becomes [-lr * g / (|g| + eps), 1 - lr * 0.01]",
-    )
-    assert_close(m.cpu(), 0.1 * grad.cpu(), "the default beta1 is 0.9")
-    assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "the default beta2 is 0.999")
-
-
-def test_accepts_the_boundaries_of_each_range(device):
-    # Zero is allowed for lr, eps, weight_decay and both betas.
-    p = torch.tensor([1.0, -2.0], device=device)
-    grad = torch.tensor([0.5, 0.25], device=device)
-    for arguments in (dict(lr=0.0), dict(lr=0.1, eps=0.0), dict(lr=0.1, betas=(0.0, 0.0))):
-        with torch_adam_refused():
-            adamw_step_(
-                [p.clone()],
-                [grad],
-                [torch.zeros(2, device=device)],
-                [torch.zeros(2, device=device)],
-                1,
-                **arguments,
-            )
-
-
-def test_float64_state_stays_float64_on_its_device(device):
-    skip_unless_supported(device, torch.float64)
-    model, data = setup(device, torch.float64)
-    reference = copy.deepcopy(model)
-    trajectory = learner_trajectory(model, data, steps=5, lr=1e-2, weight_decay=0.1)
-    for name, p in model.named_parameters():
-        check_tensor(p.detach(), dtype=torch.float64, device=device, name=name)
-    expected = torch_trajectory(reference, data, steps=5, lr=1e-2, weight_decay=0.1)
-    assert_same_trajectory(model, trajectory, expected, "float64")
-
-
-def test_updates_in_place_without_a_graph_and_leaves_grads_alone(device):
-    model, (x, y) = setup(device)
-    params = list(model.parameters())
-    grads = torch.autograd.grad(F.mse_loss(model(x), y), params)
-    grads_before = [g.clone() for g in grads]
-    exp_avgs = [torch.zeros_like(p) for p in params]
-    exp_avg_sqs = [torch.zeros_like(p) for p in params]
-    before = [p.detach().clone() for p in params]
-    with torch_adam_refused():
-        result = adamw_step_(params, grads, exp_avgs, exp_avg_sqs, 1, lr=0.1, decoupled=False)
-    assert result is None, "adamw_step_ updates in place and returns None"
-    for (name, p), old, g, g_old, m in zip(
-        model.named_parameters(), before, grads, grads_before, exp_avgs, strict=True
-    ):
-        assert p is dict(model.named_parameters())[name]
-        assert not torch.equal(p.detach(), old), f"{name} did not change: update it in place"
-        assert p.is_leaf and p.grad_fn is None and p.requires_grad, (
-            f"{name} is no longer a trainable leaf; update under torch.no_grad()"
-        )
-        assert m.grad_fn is None, f"the moment of {name} recorded a graph"
-        assert torch.equal(g, g_old), f"the gradient of {name} was modified; add decay out of place"
-
-
-def test_non_contiguous_and_empty_parameters(device):
-    params = [torch.randn(4, 3, device=device).t(), torch.randn(0, 2, device=device)]
-    grads = [torch.randn(3, 4, device=device), torch.randn(0, 2, device=device)]
-    mine = [p.clone() for p in params]  # clone keeps the strides
-    states = [[torch.zeros_like(p) for p in mine] for _ in range(2)]
-    with torch_adam_refused():
-        for step in (1, 2, 3):
-            adamw_step_(mine, grads, *states, step, lr=0.05, weight_decay=0.2)
-    reference = [nn.Parameter(p.clone()) for p in params]
-    optimizer = torch.optim.AdamW(reference, lr=0.05, weight_decay=0.2)
-    for _ in range(3):
-        for p, g in zip(reference, grads, strict=True):
-            p.grad = g.clone()
-        optimizer.step()
-    for a, b in zip(mine, reference, strict=True):
-        check_tensor(a, shape=b.shape, dtype=b.dtype, device=device)
-        assert_close(a, b.detach(), "differs from torch.optim.AdamW on this parameter")
-
-
 @pytest.mark.parametrize(
     "change",
     [
@@ -331,3 +174,160 @@ def test_rejects_invalid_arguments(device, change):
         assert not (p.any() or m.any() or v.any()), (
             "invalid arguments must be rejected before any tensor is updated; check them all first"
         )
+
+
+def test_accepts_the_boundaries_of_each_range(device):
+    # Zero is allowed for lr, eps, weight_decay and both betas.
+    p = torch.tensor([1.0, -2.0], device=device)
+    grad = torch.tensor([0.5, 0.25], device=device)
+    for arguments in (dict(lr=0.0), dict(lr=0.1, eps=0.0), dict(lr=0.1, betas=(0.0, 0.0))):
+        with torch_adam_refused():
+            adamw_step_(
+                [p.clone()],
+                [grad],
+                [torch.zeros(2, device=device)],
+                [torch.zeros(2, device=device)],
+                1,
+                **arguments,
+            )
+
+
+def test_first_step_is_lr_times_the_sign_of_the_gradient(device):
+    p = torch.tensor([0.0, 1.0, 2.0, -3.0], device=device)
+    grad = torch.tensor([3.0, -1e-3, 50.0, -0.2], device=device)
+    m, v = torch.zeros_like(p), torch.zeros_like(p)
+    with torch_adam_refused():
+        adamw_step_([p], [grad], [m], [v], 1, lr=0.01, betas=(0.8, 0.999), weight_decay=0.0)
+    assert_close(
+        p.cpu(),
+        torch.tensor([-0.01, 1.01, 1.99, -2.99]),
+        "with bias correction the first step is lr * g / |g| whatever the betas; "
+        "divide m by 1 - beta1**step and v by 1 - beta2**step",
+    )
+    assert_close(m.cpu(), 0.2 * grad.cpu(), "m after step 1 is (1 - beta1) * g")
+    assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "v after step 1 is (1 - beta2) * g**2")
+
+
+def test_default_betas_eps_and_weight_decay(device):
+    # A gradient of 1e-8 makes sqrt(v_hat) as small as eps = 1e-8: the step halves.
+    p = torch.tensor([0.0, 1.0], device=device)
+    grad = torch.tensor([1e-8, 0.0], device=device)
+    m, v = torch.zeros_like(p), torch.zeros_like(p)
+    with torch_adam_refused():
+        adamw_step_([p], [grad], [m], [v], 1, lr=0.1)
+    assert_close(
+        p.cpu(),
+        torch.tensor([-0.05, 0.999]),
+        "with the defaults eps = 1e-8 and weight_decay = 1e-2, p = [0, 1] with g = [1e-8, 0] "
+        "becomes [-lr * g / (|g| + eps), 1 - lr * 0.01]",
+    )
+    assert_close(m.cpu(), 0.1 * grad.cpu(), "the default beta1 is 0.9")
+    assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "the default beta2 is 0.999")
+
+
+def test_zero_gradient_shows_where_the_decay_goes(device):
+    adamw_p, l2_p = (
+        torch.tensor([1.0, -2.0], device=device),
+        torch.tensor([1.0, -2.0], device=device),
+    )
+    zero = torch.zeros(2, device=device)
+    with torch_adam_refused():
+        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
+        adamw_step_([adamw_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1)
+        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
+        adamw_step_([l2_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1, decoupled=False)
+    assert_close(
+        adamw_p.cpu(),
+        torch.tensor([0.99, -1.98]),
+        "AdamW with a zero gradient only scales p by 1 - lr * weight_decay",
+    )
+    assert_close(
+        l2_p.cpu(),
+        torch.tensor([0.9, -1.9]),
+        "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
+        "the first bias-corrected step is lr * sign(g)",
+    )
+
+
+def test_updates_in_place_without_a_graph_and_leaves_grads_alone(device):
+    model, (x, y) = setup(device)
+    params = list(model.parameters())
+    grads = torch.autograd.grad(F.mse_loss(model(x), y), params)
+    grads_before = [g.clone() for g in grads]
+    exp_avgs = [torch.zeros_like(p) for p in params]
+    exp_avg_sqs = [torch.zeros_like(p) for p in params]
+    before = [p.detach().clone() for p in params]
+    with torch_adam_refused():
+        result = adamw_step_(params, grads, exp_avgs, exp_avg_sqs, 1, lr=0.1, decoupled=False)
+    assert result is None, "adamw_step_ updates in place and returns None"
+    for (name, p), old, g, g_old, m in zip(
+        model.named_parameters(), before, grads, grads_before, exp_avgs, strict=True
+    ):
+        assert p is dict(model.named_parameters())[name]
+        assert not torch.equal(p.detach(), old), f"{name} did not change: update it in place"
+        assert p.is_leaf and p.grad_fn is None and p.requires_grad, (
+            f"{name} is no longer a trainable leaf; update under torch.no_grad()"
+        )
+        assert m.grad_fn is None, f"the moment of {name} recorded a graph"
+        assert torch.equal(g, g_old), f"the gradient of {name} was modified; add decay out of place"
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_trajectory_equals_torch_adamw(device, config):
+    model, data = setup(device)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, **CONFIGS[config])
+    expected = torch_trajectory(reference, data, **CONFIGS[config])
+    assert_same_trajectory(model, trajectory, expected, f"AdamW, {config}")
+
+
+@pytest.mark.parametrize("config", ["defaults", "strong decay", "large eps"])
+def test_l2_mode_equals_torch_adam(device, config):
+    model, data = setup(device)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, decoupled=False, **CONFIGS[config])
+    expected = torch_trajectory(reference, data, decoupled=False, **CONFIGS[config])
+    assert_same_trajectory(model, trajectory, expected, f"Adam with L2 (decoupled=False), {config}")
+
+
+def test_adamw_and_adam_with_l2_follow_different_paths(device):
+    model, data = setup(device)
+    l2_model = copy.deepcopy(model)
+    hyperparameters = dict(lr=1e-2, weight_decay=0.3)
+    decoupled = learner_trajectory(model, data, **hyperparameters)[-1][0]
+    l2 = learner_trajectory(l2_model, data, decoupled=False, **hyperparameters)[-1][0]
+    gap = max((a - b).abs().max().item() for a, b in zip(decoupled, l2, strict=True))
+    assert gap > 1e-3, (
+        f"after {STEPS} steps decoupled=True and decoupled=False end within {gap:.1e} of each "
+        "other; AdamW shrinks p directly, Adam with L2 adds weight_decay * p to the gradient"
+    )
+
+
+def test_float64_state_stays_float64_on_its_device(device):
+    skip_unless_supported(device, torch.float64)
+    model, data = setup(device, torch.float64)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, steps=5, lr=1e-2, weight_decay=0.1)
+    for name, p in model.named_parameters():
+        check_tensor(p.detach(), dtype=torch.float64, device=device, name=name)
+    expected = torch_trajectory(reference, data, steps=5, lr=1e-2, weight_decay=0.1)
+    assert_same_trajectory(model, trajectory, expected, "float64")
+
+
+def test_non_contiguous_and_empty_parameters(device):
+    params = [torch.randn(4, 3, device=device).t(), torch.randn(0, 2, device=device)]
+    grads = [torch.randn(3, 4, device=device), torch.randn(0, 2, device=device)]
+    mine = [p.clone() for p in params]  # clone keeps the strides
+    states = [[torch.zeros_like(p) for p in mine] for _ in range(2)]
+    with torch_adam_refused():
+        for step in (1, 2, 3):
+            adamw_step_(mine, grads, *states, step, lr=0.05, weight_decay=0.2)
+    reference = [nn.Parameter(p.clone()) for p in params]
+    optimizer = torch.optim.AdamW(reference, lr=0.05, weight_decay=0.2)
+    for _ in range(3):
+        for p, g in zip(reference, grads, strict=True):
+            p.grad = g.clone()
+        optimizer.step()
+    for a, b in zip(mine, reference, strict=True):
+        check_tensor(a, shape=b.shape, dtype=b.dtype, device=device)
+        assert_close(a, b.detach(), "differs from torch.optim.AdamW on this parameter")
