@@ -29,9 +29,13 @@ def init_layer(module: nn.Module) -> None:
       the out_proj of nn.MultiheadAttention is a subclass of nn.Linear and gets Xavier.
       Lazy layers (nn.LazyLinear, nn.LazyConv2d, ...) have no shape until their first forward,
       which turns them into the plain layer: run the model once before initialising it.
-    - Any other module keeps its parameters unchanged (nn.Embedding, your own modules, ...).
-      Only the module's own parameters are touched: for an nn.Sequential, nothing happens,
-      because `model.apply` calls init_layer on each of its children separately.
+    - Any other module keeps its parameters unchanged (nn.Embedding, your own modules, and
+      the layers not listed above even where they share a private base class with them:
+      nn.ConvTranspose1d/2d/3d, nn.InstanceNorm1d/2d/3d, ...). Only the module's own
+      parameters are touched: for an nn.Sequential, nothing happens, because `model.apply`
+      calls init_layer on each of its children separately.
+    - Only parameters are set: buffers keep their values (a BatchNorm's running_mean,
+      running_var and num_batches_tracked are left as they are).
     - Works in place: the parameter objects stay the same (same tensors, dtype and device,
       still leaves that require grad), so an optimizer built before still holds them.
 

@@ -130,6 +130,8 @@ def test_other_modules_keep_their_parameters(device):
         nn.Embedding(10, 4, device=device),
         nn.PReLU(device=device),
         Scale(),
+        nn.ConvTranspose2d(3, 4, 3, device=device),  # not a subclass of nn.Conv2d
+        nn.InstanceNorm2d(4, affine=True, device=device),  # not one of the norms listed
         nn.Sequential(nn.Linear(4, 4, device=device), nn.BatchNorm1d(4, device=device)),
     ]
     for module in modules:
@@ -140,6 +142,44 @@ def test_other_modules_keep_their_parameters(device):
             assert torch.equal(parameter, before[name]), (
                 f"init_layer({type(module).__name__}) changed {name}; leave modules of other "
                 "types alone, and do not visit children (model.apply does that)"
+            )
+
+
+def test_norm_running_statistics_are_left_alone(device):
+    norm = nn.BatchNorm2d(4, device=device)
+    with torch.no_grad():
+        norm.running_mean.uniform_(2.0, 3.0)
+        norm.running_var.uniform_(2.0, 3.0)
+        norm.num_batches_tracked.fill_(7)
+    before = {name: buffer.clone() for name, buffer in norm.named_buffers()}
+    init_layer(norm)
+    for name, buffer in norm.named_buffers():
+        assert torch.equal(buffer, before[name]), (
+            f"init_layer(BatchNorm2d) changed the buffer {name}; set only weight and bias "
+            "(nn.init.ones_ / zeros_), not reset_parameters(), which also resets the running "
+            "statistics"
+        )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_init_layer_fills_the_parameters_in_place(device, dtype):
+    skip_unless_supported(device, dtype)
+    layers = [
+        nn.Linear(8, 4, device=device, dtype=dtype),
+        nn.Conv2d(3, 4, 3, device=device, dtype=dtype),
+        nn.LayerNorm(4, device=device, dtype=dtype),
+    ]
+    for layer in layers:
+        before = dict(layer.named_parameters())
+        init_layer(layer)
+        for name, parameter in layer.named_parameters():
+            what = f"{type(layer).__name__}.{name}"
+            assert parameter is before[name], (
+                f"{what} is a new Parameter; fill the existing one in place"
+            )
+            check_tensor(parameter, dtype=dtype, device=device, name=what)
+            assert parameter.requires_grad and parameter.grad_fn is None, (
+                f"{what} should stay a leaf that requires grad; initialise under torch.no_grad()"
             )
 
 

@@ -252,11 +252,36 @@ def test_does_not_modify_its_inputs(device):
 
 @pytest.mark.parametrize(
     "target_shape, reduction",
-    [((4,), "mean"), ((4, 1), "mean"), ((1, 4), "sum"), ((4, 3), "average")],
-    ids=["fewer dims", "trailing 1", "transposed", "reduction"],
+    [
+        ((4,), "mean"),
+        ((4, 1), "mean"),
+        ((1, 4), "sum"),
+        ((4, 1), "none"),
+        ((3, 4), "mean"),
+        ((12,), "none"),
+        ((2, 4, 3), "sum"),
+        ((4, 3), "average"),
+    ],
+    ids=[
+        "fewer dims",
+        "trailing 1",
+        "transposed",
+        "trailing 1, none",
+        "same numel, transposed",
+        "same numel, flat",
+        "more dims",
+        "reduction",
+    ],
 )
 def test_rejects_invalid_arguments(device, target_shape, reduction):
     logits = torch.randn(4, 3, device=device)
     target = torch.zeros(target_shape, device=device)
     with raises(ValueError):
         learner_loss(logits, target, reduction=reduction)
+        pytest.fail(
+            f"reduction={reduction!r} should raise ValueError"
+            if target_shape == (4, 3)
+            else f"target of shape {target_shape} against logits of shape (4, 3) should raise "
+            f"ValueError (reduction={reduction!r}): compare the shapes themselves, not the "
+            "element counts, in every reduction"
+        )

@@ -41,16 +41,21 @@ class SGD(torch.optim.Optimizer):
       True while momentum <= 0 or dampening != 0.
 
     step(closure=None):
-    - If closure is given, calls it once with gradients enabled (it recomputes the loss
-      and calls backward) before the update, and returns what it returned; else None.
+    - If closure is given, calls it once inside torch.enable_grad() (it recomputes the loss
+      and calls backward, which works even when step() itself is called under
+      torch.no_grad()) before the update, and returns what it returned; else None.
     - Reads lr, momentum, dampening, weight_decay and nesterov from each parameter's group
       at every call (a scheduler may have changed them since the last one).
     - Updates each parameter that has a gradient, in place, as in the module docstring,
       recording no autograd graph; parameters whose .grad is None are skipped: unchanged,
-      and they get no state.
+      and they get no state: no entry in self.state at all, not even an empty one (self.state
+      is a defaultdict, so merely reading self.state[p] creates one), as in torch.optim.SGD.
     - Keeps each parameter's velocity in `self.state[p]["momentum_buffer"]` (the key
       torch.optim.SGD uses, so state dicts are interchangeable), created at the
-      parameter's first update when momentum != 0; p.grad itself is not modified.
+      parameter's first update when momentum != 0, as a tensor of its own; with momentum 0
+      no velocity is kept (no "momentum_buffer" entry, not even None).
+    - p.grad itself is not modified, at this step or later ones, in every mode (Nesterov
+      included).
 
     Rules: do not use torch.optim.SGD, torch.optim.sgd.sgd or torch._fused_sgd_ inside.
 

@@ -88,6 +88,185 @@ CONFIGS = {
 }
 
 
+@pytest.mark.parametrize(
+    "hyperparameters",
+    [
+        dict(lr=-0.1),
+        dict(lr=0.1, momentum=-0.5),
+        dict(lr=0.1, weight_decay=-1e-3),
+        dict(lr=0.1, nesterov=True),
+        dict(lr=0.1, momentum=0.9, dampening=0.5, nesterov=True),
+        dict(lr=0.1, momentum=0.9, dampening=-0.5, nesterov=True),
+    ],
+    ids=[
+        "lr",
+        "momentum",
+        "weight decay",
+        "nesterov without momentum",
+        "nesterov with dampening",
+        "nesterov with negative dampening",
+    ],
+)
+def test_rejects_invalid_hyperparameters(device, hyperparameters):
+    model = small_model(device)
+    with raises(ValueError):
+        SGD(model.parameters(), **hyperparameters)
+        pytest.fail(
+            f"SGD({hyperparameters}) should raise ValueError: lr, momentum and weight_decay "
+            "must be >= 0, and nesterov needs momentum > 0 and dampening exactly 0"
+        )
+
+
+def test_default_hyperparameters_and_zero_values(device):
+    model = small_model(device)
+    expected = dict(lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False)
+    optimizer = SGD(model.parameters())
+    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
+    assert actual == expected, (
+        f"the defaults should be {expected} (as in the signature); got {actual}"
+    )
+    zeros = dict(lr=0.0, momentum=0.0, weight_decay=0.0)
+    SGD(model.parameters(), **zeros)  # zero is not negative: accepted
+
+
+def test_is_a_torch_optimizer_with_sgd_defaults(device):
+    model = small_model(device)
+    optimizer = SGD(model.parameters(), lr=0.2, momentum=0.5, weight_decay=0.01)
+    assert isinstance(optimizer, torch.optim.Optimizer), "SGD should subclass torch.optim.Optimizer"
+    expected = dict(lr=0.2, momentum=0.5, dampening=0.0, weight_decay=0.01, nesterov=False)
+    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
+    assert actual == expected, f"each group should carry {expected}; got {actual}"
+
+
+def test_step_without_closure_returns_none_and_keeps_parameters_leaves(device):
+    model = small_model(device)
+    x, y = regression_data(device)
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
+        F.mse_loss(model(x), y).backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        result = optimizer.step()
+    assert result is None, f"step() without a closure should return None, got {result!r}"
+    for (name, p), grad in zip(model.named_parameters(), grads, strict=True):
+        assert p.is_leaf and p.grad_fn is None and p.requires_grad, (
+            f"{name} is no longer a trainable leaf: update it in place under torch.no_grad()"
+        )
+        assert torch.equal(p.grad, grad), (
+            f"{name}.grad was modified by step(); add weight decay out of place"
+        )
+
+
+@pytest.mark.parametrize("nesterov", [False, True], ids=["momentum", "nesterov"])
+def test_gradients_are_not_modified_at_any_step(device, nesterov):
+    model = small_model(device)
+    x, y = regression_data(device)
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=nesterov)
+        for step in range(1, 4):
+            # No zero_grad: the gradients accumulate, as they may between two steps.
+            F.mse_loss(model(x), y).backward()
+            grads = [p.grad.clone() for p in model.parameters()]
+            optimizer.step()
+            for (name, p), grad in zip(model.named_parameters(), grads, strict=True):
+                assert torch.equal(p.grad, grad), (
+                    f"{name}.grad was changed by step {step} (nesterov={nesterov}): leave p.grad "
+                    "as it is; the first momentum buffer is a copy of it (clone), and the "
+                    "Nesterov look-ahead is added out of place"
+                )
+
+
+def test_parameters_without_gradient_are_skipped(device):
+    model = small_model(device)
+    unused = nn.Parameter(torch.randn(4, device=device))
+    with torch_sgd_refused():
+        optimizer = SGD([*model.parameters(), unused], lr=0.1, momentum=0.9, weight_decay=0.1)
+        before = unused.detach().clone()
+        train(model, optimizer, regression_data(device), 3)
+    assert torch.equal(unused.detach(), before), (
+        "a parameter whose .grad is None must not change (not even by weight decay)"
+    )
+    assert unused not in optimizer.state, (
+        "a parameter that never had a gradient gets no state, not even an empty entry: "
+        "self.state is a defaultdict, so look up self.state[p] only after the .grad check"
+    )
+
+
+def test_no_velocity_without_momentum(device):
+    model = small_model(device)
+    optimizer, _ = learner_run(model, regression_data(device), steps=2, lr=0.1, weight_decay=0.1)
+    kept = [name for name, p in model.named_parameters() if "momentum_buffer" in optimizer.state[p]]
+    assert not kept, (
+        f"with momentum 0 no velocity is kept, but {kept} have a 'momentum_buffer' entry "
+        "(torch.optim.SGD stores none, not even None)"
+    )
+
+
+def test_step_runs_the_closure_with_gradients_enabled(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    x, y = regression_data(device)
+
+    calls = []
+
+    def closure_for(m, opt):
+        def closure():
+            calls.append(m)
+            opt.zero_grad()
+            loss = F.mse_loss(m(x), y)
+            loss.backward()
+            return loss
+
+        return closure
+
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
+        losses = [optimizer.step(closure_for(model, optimizer)) for _ in range(5)]
+    assert len(calls) == 5, f"step(closure) should call the closure once, it ran {len(calls)} times"
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
+    expected = [reference.step(closure_for(reference_model, reference)) for _ in range(5)]
+    assert all(isinstance(loss, torch.Tensor) for loss in losses), (
+        "step(closure) should return the closure's loss"
+    )
+    assert_close(
+        torch.stack(losses).detach(),
+        torch.stack(expected).detach(),
+        "step(closure) should return the loss the closure computed before the update",
+    )
+    for p, q in zip(model.parameters(), reference_model.parameters(), strict=True):
+        assert_close(p.detach(), q.detach(), "parameters after step(closure) differ from torch's")
+
+
+def test_step_under_no_grad_still_runs_the_closure_with_gradients(device):
+    model = small_model(device)
+    reference_model = copy.deepcopy(model)
+    x, y = regression_data(device)
+
+    def closure_for(m, opt):
+        def closure():
+            opt.zero_grad()
+            loss = F.mse_loss(m(x), y)
+            loss.backward()
+            return loss
+
+        return closure
+
+    with torch_sgd_refused():
+        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
+        with torch.no_grad():
+            loss = optimizer.step(closure_for(model, optimizer))
+    reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
+    with torch.no_grad():
+        expected = reference.step(closure_for(reference_model, reference))
+    assert_close(
+        loss.detach(),
+        expected.detach(),
+        "step(closure) under torch.no_grad() should return the closure's loss; call the "
+        "closure inside torch.enable_grad()",
+    )
+    for p, q in zip(model.parameters(), reference_model.parameters(), strict=True):
+        assert_close(p.detach(), q.detach(), "parameters after step(closure) differ from torch's")
+
+
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_trajectory_equals_torch_sgd(device, config):
     model = small_model(device)
@@ -157,19 +336,6 @@ def test_reads_the_learning_rate_from_the_group_at_every_step(device):
     assert_same_trajectory(model, trajectory, expected, "lr changed between steps")
 
 
-def test_parameters_without_gradient_are_skipped(device):
-    model = small_model(device)
-    unused = nn.Parameter(torch.randn(4, device=device))
-    with torch_sgd_refused():
-        optimizer = SGD([*model.parameters(), unused], lr=0.1, momentum=0.9, weight_decay=0.1)
-        before = unused.detach().clone()
-        train(model, optimizer, regression_data(device), 3)
-    assert torch.equal(unused.detach(), before), (
-        "a parameter whose .grad is None must not change (not even by weight decay)"
-    )
-    assert not optimizer.state.get(unused), "a parameter that never had a gradient gets no state"
-
-
 def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
     model = small_model(device)
     reference_model = copy.deepcopy(model)
@@ -196,94 +362,3 @@ def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
             reference.state[q]["momentum_buffer"],
             f"self.state[p]['momentum_buffer'] of {name} differs from torch's",
         )
-
-
-def test_step_runs_the_closure_with_gradients_enabled(device):
-    model = small_model(device)
-    reference_model = copy.deepcopy(model)
-    x, y = regression_data(device)
-
-    calls = []
-
-    def closure_for(m, opt):
-        def closure():
-            calls.append(m)
-            opt.zero_grad()
-            loss = F.mse_loss(m(x), y)
-            loss.backward()
-            return loss
-
-        return closure
-
-    with torch_sgd_refused():
-        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9)
-        losses = [optimizer.step(closure_for(model, optimizer)) for _ in range(5)]
-    assert len(calls) == 5, f"step(closure) should call the closure once, it ran {len(calls)} times"
-    reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
-    expected = [reference.step(closure_for(reference_model, reference)) for _ in range(5)]
-    assert all(isinstance(loss, torch.Tensor) for loss in losses), (
-        "step(closure) should return the closure's loss"
-    )
-    assert_close(
-        torch.stack(losses).detach(),
-        torch.stack(expected).detach(),
-        "step(closure) should return the loss the closure computed before the update",
-    )
-    for p, q in zip(model.parameters(), reference_model.parameters(), strict=True):
-        assert_close(p.detach(), q.detach(), "parameters after step(closure) differ from torch's")
-
-
-def test_step_without_closure_returns_none_and_keeps_parameters_leaves(device):
-    model = small_model(device)
-    x, y = regression_data(device)
-    with torch_sgd_refused():
-        optimizer = SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
-        F.mse_loss(model(x), y).backward()
-        grads = [p.grad.clone() for p in model.parameters()]
-        result = optimizer.step()
-    assert result is None, f"step() without a closure should return None, got {result!r}"
-    for (name, p), grad in zip(model.named_parameters(), grads, strict=True):
-        assert p.is_leaf and p.grad_fn is None and p.requires_grad, (
-            f"{name} is no longer a trainable leaf: update it in place under torch.no_grad()"
-        )
-        assert torch.equal(p.grad, grad), (
-            f"{name}.grad was modified by step(); add weight decay out of place"
-        )
-
-
-def test_is_a_torch_optimizer_with_sgd_defaults(device):
-    model = small_model(device)
-    optimizer = SGD(model.parameters(), lr=0.2, momentum=0.5, weight_decay=0.01)
-    assert isinstance(optimizer, torch.optim.Optimizer), "SGD should subclass torch.optim.Optimizer"
-    expected = dict(lr=0.2, momentum=0.5, dampening=0.0, weight_decay=0.01, nesterov=False)
-    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
-    assert actual == expected, f"each group should carry {expected}; got {actual}"
-
-
-def test_default_hyperparameters_and_zero_values(device):
-    model = small_model(device)
-    expected = dict(lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False)
-    optimizer = SGD(model.parameters())
-    actual = {key: optimizer.param_groups[0].get(key) for key in expected}
-    assert actual == expected, (
-        f"the defaults should be {expected} (as in the signature); got {actual}"
-    )
-    zeros = dict(lr=0.0, momentum=0.0, weight_decay=0.0)
-    SGD(model.parameters(), **zeros)  # zero is not negative: accepted
-
-
-@pytest.mark.parametrize(
-    "hyperparameters",
-    [
-        dict(lr=-0.1),
-        dict(lr=0.1, momentum=-0.5),
-        dict(lr=0.1, weight_decay=-1e-3),
-        dict(lr=0.1, nesterov=True),
-        dict(lr=0.1, momentum=0.9, dampening=0.5, nesterov=True),
-    ],
-    ids=["lr", "momentum", "weight decay", "nesterov without momentum", "nesterov with dampening"],
-)
-def test_rejects_invalid_hyperparameters(device, hyperparameters):
-    model = small_model(device)
-    with raises(ValueError):
-        SGD(model.parameters(), **hyperparameters)

@@ -28,12 +28,15 @@ class WarmupStepLR(LRScheduler):
 
     The schedule must resume exactly from a checkpoint: after `state_dict()`, `torch.save`,
     `torch.load(weights_only=True)` and `load_state_dict()` on a freshly built optimizer and
-    scheduler, the following lrs are the same as if training had never stopped. The methods
-    inherited from LRScheduler do this as long as every attribute you store is plain data
-    (numbers, strings, lists), not a function or an object.
+    scheduler, the following lrs are the same as if training had never stopped. A resume
+    restores both state dicts, the optimizer's first (it holds each group's current lr), then
+    the scheduler's; so `get_lr` may work from `self.base_lrs` and `self.last_epoch` (closed
+    form) or from each group's current lr (chainable, as torch's own schedulers do). The
+    methods inherited from LRScheduler do this as long as every attribute you store is plain
+    data (numbers, strings, lists), not a function or an object.
 
     Raises ValueError if `warmup_steps < 1`, `step_size < 1`, `gamma` is not in (0, 1] or
-    `start_factor` is not in (0, 1].
+    `start_factor` is not in (0, 1] (negative values included).
 
     >>> param = torch.zeros(2, requires_grad=True)
     >>> optimizer = torch.optim.SGD([param], lr=1.0)

@@ -145,18 +145,38 @@ def test_resumes_exactly_from_a_checkpoint(device, stop_at):
     "settings",
     [
         dict(warmup_steps=0, step_size=2),
+        dict(warmup_steps=-2, step_size=2),
         dict(warmup_steps=3, step_size=0),
+        dict(warmup_steps=3, step_size=-1),
         dict(warmup_steps=3, step_size=2, gamma=0.0),
+        dict(warmup_steps=3, step_size=2, gamma=-0.5),
         dict(warmup_steps=3, step_size=2, gamma=1.5),
         dict(warmup_steps=3, step_size=2, start_factor=0.0),
+        dict(warmup_steps=3, step_size=2, start_factor=-0.5),
         dict(warmup_steps=3, step_size=2, start_factor=2.0),
     ],
-    ids=["warmup 0", "step_size 0", "gamma 0", "gamma > 1", "start 0", "start > 1"],
+    ids=[
+        "warmup 0",
+        "warmup < 0",
+        "step_size 0",
+        "step_size < 0",
+        "gamma 0",
+        "gamma < 0",
+        "gamma > 1",
+        "start 0",
+        "start < 0",
+        "start > 1",
+    ],
 )
 def test_rejects_bad_settings(device, settings):
     optimizer = make_optimizer(device)
     with raises(ValueError):
         WarmupStepLR(optimizer, **settings)
+        pytest.fail(
+            f"WarmupStepLR(optimizer, **{settings}) should raise ValueError: warmup_steps and "
+            "step_size must be >= 1, gamma and start_factor in (0, 1]; compare with the "
+            "limits, so that negative values fail too"
+        )
 
 
 def test_default_gamma_and_start_factor(device):

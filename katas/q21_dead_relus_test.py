@@ -187,15 +187,39 @@ def test_leaves_the_model_and_input_as_they_were(device, training):
     x = torch.randn(8, 6, device=device)
     x_before = x.clone()
     state_before = {key: value.clone() for key, value in model.state_dict().items()}
-    dead_relu_fraction(model, x)
+    for p in model.parameters():  # measured between a backward and the optimizer step
+        p.grad = torch.randn_like(p)
+    grads_before = {name: p.grad.clone() for name, p in model.named_parameters()}
+    saved = []  # tensors autograd keeps for a backward: none when no graph is recorded
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(1) or t, lambda t: t):
+        dead_relu_fraction(model, x)
     assert all(module.training == training for module in model.modules()), (
         "the model's train/eval mode changed; leave it as it was"
     )
     assert torch.equal(x, x_before), "x was modified"
     for key, value in model.state_dict().items():
         assert torch.equal(value, state_before[key]), f"{key} changed"
-    assert all(p.grad is None for p in model.parameters()), (
-        "gradients were computed; this is a measurement: run the model under torch.no_grad()"
+    assert not saved, (
+        "the forward pass recorded an autograd graph (it saved tensors for a backward); this "
+        "is a measurement: run the model under torch.no_grad()"
+    )
+    for name, p in model.named_parameters():
+        assert p.grad is not None and torch.equal(p.grad, grads_before[name]), (
+            f"{name}.grad changed: leave the gradients the caller accumulated as they are "
+            "(compute none, clear none)"
+        )
+
+
+def test_counts_inside_the_hook_before_later_in_place_ops(device):
+    class AddOne(nn.Module):
+        def forward(self, x):
+            return x.add_(1.0)  # changes the ReLU's output tensor in place
+
+    model = linear_model(device, 4).append(AddOne())
+    result = dead_relu_fraction(model, linear_batch(device, 4))
+    assert result == pytest.approx({"1": 0.5}, abs=1e-6), (
+        f"got {result}: an in-place op after the ReLU changed its output before you counted; "
+        "count the dead units inside the hook, right when the ReLU has run"
     )
 
 
@@ -209,16 +233,19 @@ def batchnorm_model(device):
     return nn.Sequential(nn.BatchNorm1d(4), nn.ReLU()).to(device)
 
 
-def test_batchnorm_in_training_mode_measures_batch_statistics_and_keeps_buffers(device):
-    model = batchnorm_model(device).train()
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_batchnorm_measures_in_the_models_mode_and_keeps_buffers(device, training):
+    model = batchnorm_model(device).train(training)
     x = torch.randn(16, 4, device=device) - 10.0
     buffers_before = {name: b.clone() for name, b in model.named_buffers()}
     fractions = dead_relu_fraction(model, x)
-    # Normalised by the batch's own statistics every unit fires for some example; with the
-    # running statistics (eval mode) all of them would be dead.
-    assert fractions == {"1": 0.0}, (
-        f"got {fractions}: run the forward pass in the mode the model is in (here training, "
-        "where BatchNorm normalises by the batch), do not switch it to eval"
+    # Normalised by the batch's own statistics (training) every unit fires for some example;
+    # with the running statistics (eval) all of them are dead.
+    expected = {"1": 0.0} if training else {"1": 1.0}
+    mode, how = ("training", "by the batch") if training else ("eval", "by its running stats")
+    assert fractions == expected, (
+        f"got {fractions}: run the forward pass in the mode the model is in (here {mode}, "
+        f"where BatchNorm normalises {how}), do not switch it"
     )
     for name, buffer in model.named_buffers():
         assert torch.equal(buffer, buffers_before[name]), (

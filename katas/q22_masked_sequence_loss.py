@@ -23,11 +23,13 @@ def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
     """The [B, max_len] padding mask of sequences with the given lengths.
 
     - lengths: [B] tensor of any integer dtype (int64, int32, uint8, ...), each value in
-      [0, max_len]; B may be 0.
+      [0, max_len]; B may be 0. bool does not count as an integer dtype here: a bool
+      tensor is a mask, not lengths, and is rejected.
     - Returns a bool tensor [B, max_len] on lengths' device: mask[b, t] is True exactly
       when t < lengths[b] (real token), False at padding.
-    - Raises ValueError if lengths is not a 1-D integer tensor, max_len < 0, or a length
-      is negative or larger than max_len.
+    - Raises ValueError if lengths is not a 1-D integer tensor (a 0-dim one included; bool,
+      floating and complex dtypes), max_len < 0, or a length is negative or larger than
+      max_len.
 
     >>> length_mask(torch.tensor([3, 1, 0]), max_len=4)
     tensor([[ True,  True,  True, False],

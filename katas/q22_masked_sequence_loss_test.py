@@ -93,12 +93,16 @@ def test_length_mask_marks_the_first_length_positions(device, lengths, max_len):
 
 @pytest.mark.parametrize(
     "lengths, max_len",
-    [([2, 6], 5), ([-1, 2], 4), ([], -1), ([[1, 2]], 3)],
-    ids=["too long", "negative", "max_len", "2-D lengths"],
+    [([2, 6], 5), ([-1, 2], 4), ([], -1), ([[1, 2]], 3), (2, 3)],
+    ids=["too long", "negative", "max_len", "2-D lengths", "0-dim lengths"],
 )
 def test_length_mask_rejects_impossible_lengths(device, lengths, max_len):
     with raises(ValueError):
         length_mask(torch.tensor(lengths, dtype=torch.int64, device=device), max_len)
+        pytest.fail(
+            f"length_mask(torch.tensor({lengths}), {max_len}) should raise ValueError: lengths "
+            "is a 1-D tensor (not 0-dim, not 2-D) of values in [0, max_len], and max_len >= 0"
+        )
 
 
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.uint8])
@@ -110,9 +114,14 @@ def test_length_mask_accepts_every_integer_dtype(device, dtype):
     )
 
 
-def test_length_mask_rejects_float_lengths(device):
+@pytest.mark.parametrize("lengths", [[1.0, 2.0], [True, False]], ids=["float", "bool"])
+def test_length_mask_rejects_float_and_bool_lengths(device, lengths):
     with raises(ValueError):
-        length_mask(torch.tensor([1.0, 2.0], device=device), 3)
+        length_mask(torch.tensor(lengths, device=device), 3)
+        pytest.fail(
+            f"lengths of dtype {torch.tensor(lengths).dtype} should raise ValueError: only "
+            "integer dtypes are lengths, and bool is not one here (a bool tensor is a mask)"
+        )
 
 
 # --- masked_mse -------------------------------------------------------------------------

@@ -117,59 +117,79 @@ CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("config", list(CONFIGS))
-def test_trajectory_equals_torch_adamw(device, config):
-    model, data = setup(device)
-    reference = copy.deepcopy(model)
-    trajectory = learner_trajectory(model, data, **CONFIGS[config])
-    expected = torch_trajectory(reference, data, **CONFIGS[config])
-    assert_same_trajectory(model, trajectory, expected, f"AdamW, {config}")
-
-
-@pytest.mark.parametrize("config", ["defaults", "strong decay", "large eps"])
-def test_l2_mode_equals_torch_adam(device, config):
-    model, data = setup(device)
-    reference = copy.deepcopy(model)
-    trajectory = learner_trajectory(model, data, decoupled=False, **CONFIGS[config])
-    expected = torch_trajectory(reference, data, decoupled=False, **CONFIGS[config])
-    assert_same_trajectory(model, trajectory, expected, f"Adam with L2 (decoupled=False), {config}")
-
-
-def test_adamw_and_adam_with_l2_follow_different_paths(device):
-    model, data = setup(device)
-    l2_model = copy.deepcopy(model)
-    hyperparameters = dict(lr=1e-2, weight_decay=0.3)
-    decoupled = learner_trajectory(model, data, **hyperparameters)[-1][0]
-    l2 = learner_trajectory(l2_model, data, decoupled=False, **hyperparameters)[-1][0]
-    gap = max((a - b).abs().max().item() for a, b in zip(decoupled, l2, strict=True))
-    assert gap > 1e-3, (
-        f"after {STEPS} steps decoupled=True and decoupled=False end within {gap:.1e} of each "
-        "other; AdamW shrinks p directly, Adam with L2 adds weight_decay * p to the gradient"
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(step=0),
+        dict(step=-1),
+        dict(lr=-0.1),
+        dict(eps=-1e-8),
+        dict(weight_decay=-0.01),
+        dict(weight_decay=-0.01, decoupled=False),
+        dict(betas=(1.0, 0.999)),
+        dict(betas=(1.5, 0.999)),
+        dict(betas=(0.9, -0.1)),
+        dict(betas=(0.9, 1.0)),
+        dict(betas=(-0.1, 0.999)),
+        dict(lengths=(2, 1, 2, 2)),
+        dict(lengths=(2, 2, 1, 2)),
+        dict(lengths=(2, 2, 2, 1)),
+        dict(lengths=(1, 2, 2, 2)),
+    ],
+    ids=[
+        "step 0",
+        "step < 0",
+        "lr",
+        "eps",
+        "weight decay",
+        "weight decay, L2",
+        "beta1 1",
+        "beta1 > 1",
+        "beta2 < 0",
+        "beta2 1",
+        "beta1 < 0",
+        "grads shorter",
+        "exp_avgs shorter",
+        "exp_avg_sqs shorter",
+        "params shorter",
+    ],
+)
+def test_rejects_invalid_arguments(device, change):
+    change = dict(change)
+    lengths = change.pop("lengths", (2, 2, 2, 2))
+    params, grads, exp_avgs, exp_avg_sqs = (
+        [torch.zeros(3, device=device) for _ in range(n)] for n in lengths
     )
+    for g in grads:
+        g.fill_(1.0)
+    arguments = dict(step=1, lr=0.01) | change
+    with raises(ValueError):
+        adamw_step_(params, grads, exp_avgs, exp_avg_sqs, **arguments)
+        pytest.fail(
+            f"{change or 'lists of lengths ' + str(lengths)} should raise ValueError: the four "
+            "lists have one length, step >= 1, lr, eps and weight_decay >= 0 (in both modes), "
+            "each beta in [0, 1)"
+        )
+    for p, m, v in zip(params, exp_avgs, exp_avg_sqs, strict=False):
+        assert not (p.any() or m.any() or v.any()), (
+            "invalid arguments must be rejected before any tensor is updated; check them all first"
+        )
 
 
-def test_zero_gradient_shows_where_the_decay_goes(device):
-    adamw_p, l2_p = (
-        torch.tensor([1.0, -2.0], device=device),
-        torch.tensor([1.0, -2.0], device=device),
-    )
-    zero = torch.zeros(2, device=device)
-    with torch_adam_refused():
-        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
-        adamw_step_([adamw_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1)
-        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
-        adamw_step_([l2_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1, decoupled=False)
-    assert_close(
-        adamw_p.cpu(),
-        torch.tensor([0.99, -1.98]),
-        "AdamW with a zero gradient only scales p by 1 - lr * weight_decay",
-    )
-    assert_close(
-        l2_p.cpu(),
-        torch.tensor([0.9, -1.9]),
-        "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
-        "the first bias-corrected step is lr * sign(g)",
-    )
+def test_accepts_the_boundaries_of_each_range(device):
+    # Zero is allowed for lr, eps, weight_decay and both betas.
+    p = torch.tensor([1.0, -2.0], device=device)
+    grad = torch.tensor([0.5, 0.25], device=device)
+    for arguments in (dict(lr=0.0), dict(lr=0.1, eps=0.0), dict(lr=0.1, betas=(0.0, 0.0))):
+        with torch_adam_refused():
+            adamw_step_(
+                [p.clone()],
+                [grad],
+                [torch.zeros(2, device=device)],
+                [torch.zeros(2, device=device)],
+                1,
+                **arguments,
+            )
 
 
 def test_first_step_is_lr_times_the_sign_of_the_gradient(device):
@@ -205,31 +225,28 @@ def test_default_betas_eps_and_weight_decay(device):
     assert_close(v.cpu(), 0.001 * grad.cpu() ** 2, "the default beta2 is 0.999")
 
 
-def test_accepts_the_boundaries_of_each_range(device):
-    # Zero is allowed for lr, eps, weight_decay and both betas.
-    p = torch.tensor([1.0, -2.0], device=device)
-    grad = torch.tensor([0.5, 0.25], device=device)
-    for arguments in (dict(lr=0.0), dict(lr=0.1, eps=0.0), dict(lr=0.1, betas=(0.0, 0.0))):
-        with torch_adam_refused():
-            adamw_step_(
-                [p.clone()],
-                [grad],
-                [torch.zeros(2, device=device)],
-                [torch.zeros(2, device=device)],
-                1,
-                **arguments,
-            )
-
-
-def test_float64_state_stays_float64_on_its_device(device):
-    skip_unless_supported(device, torch.float64)
-    model, data = setup(device, torch.float64)
-    reference = copy.deepcopy(model)
-    trajectory = learner_trajectory(model, data, steps=5, lr=1e-2, weight_decay=0.1)
-    for name, p in model.named_parameters():
-        check_tensor(p.detach(), dtype=torch.float64, device=device, name=name)
-    expected = torch_trajectory(reference, data, steps=5, lr=1e-2, weight_decay=0.1)
-    assert_same_trajectory(model, trajectory, expected, "float64")
+def test_zero_gradient_shows_where_the_decay_goes(device):
+    adamw_p, l2_p = (
+        torch.tensor([1.0, -2.0], device=device),
+        torch.tensor([1.0, -2.0], device=device),
+    )
+    zero = torch.zeros(2, device=device)
+    with torch_adam_refused():
+        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
+        adamw_step_([adamw_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1)
+        moments = [torch.zeros(2, device=device)], [torch.zeros(2, device=device)]
+        adamw_step_([l2_p], [zero], *moments, 1, lr=0.1, weight_decay=0.1, decoupled=False)
+    assert_close(
+        adamw_p.cpu(),
+        torch.tensor([0.99, -1.98]),
+        "AdamW with a zero gradient only scales p by 1 - lr * weight_decay",
+    )
+    assert_close(
+        l2_p.cpu(),
+        torch.tensor([0.9, -1.9]),
+        "Adam with L2 and a zero gradient steps by lr against weight_decay * p: "
+        "the first bias-corrected step is lr * sign(g)",
+    )
 
 
 def test_updates_in_place_without_a_graph_and_leaves_grads_alone(device):
@@ -255,6 +272,48 @@ def test_updates_in_place_without_a_graph_and_leaves_grads_alone(device):
         assert torch.equal(g, g_old), f"the gradient of {name} was modified; add decay out of place"
 
 
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_trajectory_equals_torch_adamw(device, config):
+    model, data = setup(device)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, **CONFIGS[config])
+    expected = torch_trajectory(reference, data, **CONFIGS[config])
+    assert_same_trajectory(model, trajectory, expected, f"AdamW, {config}")
+
+
+@pytest.mark.parametrize("config", ["defaults", "strong decay", "large eps"])
+def test_l2_mode_equals_torch_adam(device, config):
+    model, data = setup(device)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, decoupled=False, **CONFIGS[config])
+    expected = torch_trajectory(reference, data, decoupled=False, **CONFIGS[config])
+    assert_same_trajectory(model, trajectory, expected, f"Adam with L2 (decoupled=False), {config}")
+
+
+def test_adamw_and_adam_with_l2_follow_different_paths(device):
+    model, data = setup(device)
+    l2_model = copy.deepcopy(model)
+    hyperparameters = dict(lr=1e-2, weight_decay=0.3)
+    decoupled = learner_trajectory(model, data, **hyperparameters)[-1][0]
+    l2 = learner_trajectory(l2_model, data, decoupled=False, **hyperparameters)[-1][0]
+    gap = max((a - b).abs().max().item() for a, b in zip(decoupled, l2, strict=True))
+    assert gap > 1e-3, (
+        f"after {STEPS} steps decoupled=True and decoupled=False end within {gap:.1e} of each "
+        "other; AdamW shrinks p directly, Adam with L2 adds weight_decay * p to the gradient"
+    )
+
+
+def test_float64_state_stays_float64_on_its_device(device):
+    skip_unless_supported(device, torch.float64)
+    model, data = setup(device, torch.float64)
+    reference = copy.deepcopy(model)
+    trajectory = learner_trajectory(model, data, steps=5, lr=1e-2, weight_decay=0.1)
+    for name, p in model.named_parameters():
+        check_tensor(p.detach(), dtype=torch.float64, device=device, name=name)
+    expected = torch_trajectory(reference, data, steps=5, lr=1e-2, weight_decay=0.1)
+    assert_same_trajectory(model, trajectory, expected, "float64")
+
+
 def test_non_contiguous_and_empty_parameters(device):
     params = [torch.randn(4, 3, device=device).t(), torch.randn(0, 2, device=device)]
     grads = [torch.randn(3, 4, device=device), torch.randn(0, 2, device=device)]
@@ -272,47 +331,3 @@ def test_non_contiguous_and_empty_parameters(device):
     for a, b in zip(mine, reference, strict=True):
         check_tensor(a, shape=b.shape, dtype=b.dtype, device=device)
         assert_close(a, b.detach(), "differs from torch.optim.AdamW on this parameter")
-
-
-@pytest.mark.parametrize(
-    "change",
-    [
-        dict(step=0),
-        dict(lr=-0.1),
-        dict(eps=-1e-8),
-        dict(weight_decay=-0.01),
-        dict(betas=(1.0, 0.999)),
-        dict(betas=(0.9, -0.1)),
-        dict(betas=(0.9, 1.0)),
-        dict(betas=(-0.1, 0.999)),
-        dict(lengths=(2, 1, 2, 2)),
-        dict(lengths=(2, 2, 2, 1)),
-    ],
-    ids=[
-        "step 0",
-        "lr",
-        "eps",
-        "weight decay",
-        "beta1 1",
-        "beta2 < 0",
-        "beta2 1",
-        "beta1 < 0",
-        "grads shorter",
-        "exp_avg_sqs shorter",
-    ],
-)
-def test_rejects_invalid_arguments(device, change):
-    change = dict(change)
-    lengths = change.pop("lengths", (2, 2, 2, 2))
-    params, grads, exp_avgs, exp_avg_sqs = (
-        [torch.zeros(3, device=device) for _ in range(n)] for n in lengths
-    )
-    for g in grads:
-        g.fill_(1.0)
-    arguments = dict(step=1, lr=0.01) | change
-    with raises(ValueError):
-        adamw_step_(params, grads, exp_avgs, exp_avg_sqs, **arguments)
-    for p, m, v in zip(params, exp_avgs, exp_avg_sqs, strict=False):
-        assert not (p.any() or m.any() or v.any()), (
-            "invalid arguments must be rejected before any tensor is updated; check them all first"
-        )

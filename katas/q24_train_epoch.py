@@ -33,9 +33,10 @@ def train_epoch(
 
     - model: an nn.Module whose parameters are on `device`. It may arrive in eval mode:
       put it in training mode before the first batch (it stays in training mode).
-    - loader: an iterable of `(inputs, targets)` pairs, such as a DataLoader; the tensors
-      may be on any device (usually the CPU): move both to `device`. The last batch may be
-      smaller than the others.
+    - loader: an iterable of `(inputs, targets)` pairs, such as a DataLoader (with
+      drop_last, a sampler over part of the data, ...) or a generator, which can be
+      iterated only once: go over it once. The tensors may be on any device (usually the
+      CPU): move both to `device`. The last batch may be smaller than the others.
     - loss_fn: returns the mean loss over a batch's samples as a 0-dim tensor, like
       `nn.MSELoss()` or `nn.CrossEntropyLoss()`.
     - optimizer: an optimizer over the model's parameters. Each batch gets exactly one
@@ -45,9 +46,12 @@ def train_epoch(
       parameters the optimizer does not hold, whose .grad this contract leaves open.
 
     Returns the mean loss per sample over the epoch, as a Python float: the sum over batches
-    of (batch loss * number of samples in the batch) divided by the number of samples, where
-    a batch's loss is the one computed for its backward pass and its number of samples is
-    `inputs.shape[0]`.
+    of (batch loss * number of samples in the batch) divided by the number of samples the
+    loader yielded (not len(loader.dataset): drop_last and samplers leave samples out),
+    where a batch's loss is the one computed for its backward pass and its number of
+    samples is `inputs.shape[0]`. Keep each batch's loss as a number (loss.item()): no
+    batch's autograd graph may outlive its step (a sum of loss tensors keeps every
+    batch's graph alive until the epoch ends).
     Raises ValueError if the loader yields no batch.
 
     >>> model = nn.Linear(3, 1)

@@ -1,4 +1,6 @@
 import copy
+import gc
+import weakref
 
 import pytest
 import torch
@@ -107,6 +109,82 @@ def test_returns_the_mean_loss_per_sample(device, setup):
     assert loss == pytest.approx(expected, rel=1e-5), (
         f"the epoch's mean loss per sample is {expected:.6f}, got {loss:.6f}; weight each batch's "
         "mean loss by its number of samples (the last batch is shorter), then divide by the total"
+    )
+
+
+LOADERS = {
+    "drop_last": lambda data: DataLoader(data, batch_size=4, drop_last=True),
+    "sampler over part of the data": lambda data: DataLoader(
+        data, batch_size=2, sampler=[0, 3, 4, 7, 8, 9]
+    ),
+    "generator": lambda data: ((x, y) for x, y in DataLoader(data, batch_size=4)),
+}
+
+
+@pytest.mark.parametrize("loader", list(LOADERS))
+def test_loaders_that_yield_part_of_the_dataset_or_iterate_once(device, loader):
+    data = regression_data().dataset  # 10 samples
+    model = make_model(device, 2)
+    expected_model = copy.deepcopy(model)
+
+    def optimizer(m):
+        return torch.optim.SGD(m.parameters(), lr=0.05)
+
+    loss = train_epoch(model, LOADERS[loader](data), nn.MSELoss(), optimizer(model), device)
+    expected = epoch_by_hand(
+        expected_model, LOADERS[loader](data), squared_error_per_sample, optimizer(expected_model),
+        device,
+    )  # fmt: skip
+    assert_close(
+        model.state_dict(),
+        expected_model.state_dict(),
+        f"with a {loader} loader the model differs from the five-step loop over the batches "
+        "it yields; iterate the loader once",
+    )
+    assert loss == pytest.approx(expected, rel=1e-5), (
+        f"with a {loader} loader the mean loss per sample is {expected:.6f}, got {loss:.6f}; "
+        "divide by the number of samples the loader yielded, not by len(loader.dataset)"
+    )
+
+
+class _Marker:
+    """Lives as long as the autograd graph it is stored in."""
+
+
+class _Carry(torch.autograd.Function):
+    """The identity, keeping `marker` in its graph node."""
+
+    @staticmethod
+    def forward(ctx, loss, marker):
+        ctx.marker = marker
+        return loss.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def test_no_batch_keeps_its_graph_alive(device):
+    markers, kept = [], []
+
+    def watched_mse(outputs, targets):
+        # By now the graph of every batch but the previous one must be gone.
+        for batch, marker in enumerate(markers[:-1]):
+            if marker() is not None:
+                gc.collect()
+            if marker() is not None and batch not in kept:
+                kept.append(batch)
+        marker = _Marker()
+        markers.append(weakref.ref(marker))
+        return _Carry.apply(F.mse_loss(outputs, targets), marker)
+
+    model = make_model(device, 2)
+    train_epoch(
+        model, regression_data(), watched_mse, torch.optim.SGD(model.parameters(), lr=0.05), device
+    )
+    assert len(markers) == 3 and not kept, (
+        f"the graphs of batches {kept} were still alive batches later: keep each batch's loss "
+        "as a number (loss.item()), not as a tensor summed over the epoch"
     )
 
 

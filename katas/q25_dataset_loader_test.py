@@ -4,7 +4,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torch.utils.data import TensorDataset
 
 from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate
-from torch_katas.testing import assert_close, check_tensor, raises
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 CPU = torch.device("cpu")
 
@@ -92,10 +92,14 @@ def test_stride_defaults_to_one(device):
     )
 
 
-@pytest.mark.parametrize("window, stride", [(0, 1), (3, 0), (-1, 1)])
+@pytest.mark.parametrize("window, stride", [(0, 1), (3, 0), (-1, 1), (3, -2)])
 def test_rejects_window_or_stride_below_one(device, window, stride):
     with raises(ValueError):
         SlidingWindows(torch.arange(10, device=device), window=window, stride=stride)
+        pytest.fail(
+            f"window={window}, stride={stride} should raise ValueError: both must be >= 1 "
+            "(compare with 1, so that negative values fail too)"
+        )
 
 
 def test_does_not_modify_the_series(device):
@@ -168,6 +172,26 @@ def test_padding_keeps_integer_dtype(device):
     padded, _, _ = pad_collate(samples, padding_value=0)
     check_tensor(padded, shape=(2, 3), dtype=torch.int64, device=device, name="padded")
     assert padded.tolist() == [[5, 6, 7], [8, 0, 0]]
+
+
+@pytest.mark.parametrize(
+    "sequence_dtype, label_dtype",
+    [(torch.float64, torch.int32), (torch.float16, torch.float64), (torch.uint8, torch.uint8)],
+    ids=str,
+)
+def test_keeps_the_dtypes_of_sequences_and_labels(device, sequence_dtype, label_dtype):
+    skip_unless_supported(device, sequence_dtype)
+    skip_unless_supported(device, label_dtype)
+    samples = [
+        (torch.ones(3, 2, device=device, dtype=sequence_dtype), torch.tensor(1, device=device)),
+        (torch.ones(1, 2, device=device, dtype=sequence_dtype), torch.tensor(2, device=device)),
+    ]
+    samples = [(sequence, label.to(label_dtype)) for sequence, label in samples]
+    padded, lengths, labels = pad_collate(samples, padding_value=0)
+    check_tensor(padded, shape=(2, 3, 2), dtype=sequence_dtype, device=device, name="padded")
+    check_tensor(lengths, shape=(2,), dtype=torch.int64, device=CPU, name="lengths")
+    check_tensor(labels, shape=(2,), dtype=label_dtype, device=device, name="labels (stack them)")
+    assert labels.tolist() == [1, 2] and padded[1, 1:].tolist() == [[0, 0], [0, 0]]
 
 
 def test_lengths_feed_pack_padded_sequence(device):

@@ -1,10 +1,11 @@
 import io
 
+import pytest
 import torch
 from torch import nn
 
 from katas.q27_state_dict import buffer_keys, count_parameters, load_checkpoint
-from torch_katas.testing import assert_close, check_tensor, raises
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 
 class Net(nn.Module):
@@ -236,17 +237,33 @@ def test_keys_are_kept_when_only_some_carry_the_prefix(device):
     )
 
 
-def test_loads_strictly(device):
-    full = Wrapper(trained_net()).state_dict()
-    missing = {key: value for key, value in full.items() if key != "module.head.bias"}
-    with raises(RuntimeError):
-        load_checkpoint(Net().to(device), missing)
-    unexpected = {**full, "module.head.scale": torch.ones(3)}
-    with raises(RuntimeError):
-        load_checkpoint(Net().to(device), unexpected)
-    wrong_shape = {**full, "module.head.bias": torch.zeros(4)}
-    with raises(RuntimeError):
-        load_checkpoint(Net().to(device), wrong_shape)
+@pytest.mark.parametrize("prefix", ["module.", ""], ids=["with prefix", "without prefix"])
+def test_loads_strictly(device, prefix):
+    full = (Wrapper(trained_net()) if prefix else trained_net()).state_dict()
+    broken = {
+        "a missing key": {key: value for key, value in full.items() if key != f"{prefix}head.bias"},
+        "an unexpected key": {**full, f"{prefix}head.scale": torch.ones(3)},
+        "a shape mismatch": {**full, f"{prefix}head.bias": torch.zeros(4)},
+    }
+    for what, checkpoint in broken.items():
+        with raises(RuntimeError):
+            load_checkpoint(Net().to(device), checkpoint)
+            pytest.fail(
+                f"a checkpoint {'with' if prefix else 'without'} the 'module.' prefix and "
+                f"{what} should raise RuntimeError: load strictly (strict=True) in every case"
+            )
+
+
+def test_keeps_the_models_dtype(device):
+    skip_unless_supported(device, torch.float64)
+    source = trained_net()  # float32
+    target = Net().to(device=device, dtype=torch.float64)
+    load_checkpoint(target, saved_and_loaded(Wrapper(source).state_dict()))
+    for key, value in source.state_dict().items():
+        loaded = target.state_dict()[key]
+        dtype = torch.float64 if value.is_floating_point() else value.dtype
+        check_tensor(loaded, dtype=dtype, device=device, name=f"{key} (a float64 model's)")
+        assert_close(loaded.cpu(), value.to(dtype), f"{key} was not loaded")
 
 
 def test_does_not_modify_the_checkpoint(device):

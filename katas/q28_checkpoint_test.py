@@ -1,6 +1,7 @@
 import os
 import random
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,28 @@ def stand_in_for_torch_save(patch, stand_in):
     for name, value in list(vars(module).items()):
         if value is real:
             patch.setattr(module, name, stand_in)
+
+
+def outside_folders(tmp_path, monkeypatch):
+    """An empty working directory, HOME and system temp folder, each of which a save must
+    leave empty (it writes next to its target only)."""
+    folders = {name: tmp_path / name for name in ("cwd", "home", "tmp")}
+    for folder in folders.values():
+        folder.mkdir()
+    monkeypatch.chdir(folders["cwd"])
+    monkeypatch.setenv("HOME", str(folders["home"]))
+    monkeypatch.setenv("TMPDIR", str(folders["tmp"]))
+    monkeypatch.setattr(tempfile, "tempdir", str(folders["tmp"]))
+    return folders
+
+
+def assert_nothing_written_in(folders, keep=()):
+    for name, folder in folders.items():
+        left = sorted(p.name for p in folder.iterdir() if p.name not in keep)
+        assert not left, (
+            f"the save left {left} in the {name} folder; write the temporary file next to the "
+            "checkpoint (in path's own folder) and nowhere else"
+        )
 
 
 def make_run(device, seed):
@@ -196,7 +219,10 @@ def test_load_uses_weights_only(device, tmp_path, monkeypatch):
 
 
 def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypatch):
-    path = tmp_path / "checkpoint.pt"
+    outside = outside_folders(tmp_path, monkeypatch)
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    path = folder / "checkpoint.pt"
     model, optimizer, scheduler = make_run(device, seed=0)
     save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     saved = snapshot(model)
@@ -205,7 +231,7 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
         stand_in_for_torch_save(patch, failing_save)
         with raises(DiskFull):
             save_checkpoint(path, model, optimizer, scheduler, epoch=2)
-    left = sorted(p.name for p in tmp_path.iterdir())
+    left = sorted(p.name for p in folder.iterdir())
     assert left == [path.name], (
         f"after a failed save the folder holds {left}; remove the temporary file on error"
     )
@@ -219,15 +245,18 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
         ) from error
     assert epoch == 1, "the previous checkpoint (epoch 1) should still be there"
     assert_same_weights(fresh[0], saved, "the previous checkpoint's weights changed")
+    assert_nothing_written_in(outside)
 
 
 def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch):
     model, optimizer, scheduler = make_run(device, seed=0)
+    outside = outside_folders(tmp_path, monkeypatch)
     stand_in_for_torch_save(monkeypatch, failing_save)
     with raises(DiskFull):
-        save_checkpoint(tmp_path / "checkpoint.pt", model, optimizer, scheduler, epoch=1)
-    left = sorted(p.name for p in tmp_path.iterdir())
+        save_checkpoint("checkpoint.pt", model, optimizer, scheduler, epoch=1)  # in the cwd
+    left = sorted(p.name for p in outside["cwd"].iterdir())
     assert left == [], f"a failed save should leave no file behind, found {left}"
+    assert_nothing_written_in(outside)
 
 
 def test_saving_again_replaces_the_checkpoint(device, tmp_path):
@@ -243,10 +272,15 @@ def test_saving_again_replaces_the_checkpoint(device, tmp_path):
     assert_same_weights(fresh[0], weights, "the second save should replace the first")
 
 
-def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypatch):
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    path = folder / "checkpoint.pt"
+@pytest.mark.parametrize("bare_name", [False, True], ids=["runs/checkpoint.pt", "checkpoint.pt"])
+def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypatch, bare_name):
+    outside = outside_folders(tmp_path, monkeypatch)
+    if bare_name:  # a bare file name, from the working directory: its folder is the cwd
+        folder, path = outside.pop("cwd"), Path("checkpoint.pt")
+    else:
+        folder = tmp_path / "runs"
+        folder.mkdir()
+        path = folder / "checkpoint.pt"
     model, optimizer, scheduler = make_run(device, seed=0)
     real_save = torch.save
     written_to = []
@@ -268,3 +302,4 @@ def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypa
         "the target's folder (tempfile.mkstemp(dir=path.parent))"
     )
     assert sorted(p.name for p in folder.iterdir()) == [path.name], "only the checkpoint stays"
+    assert_nothing_written_in(outside)

@@ -22,6 +22,9 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
     - The weights are the parameters with two or more dimensions: Linear weight matrices,
       convolution kernels, embedding tables. Parameters with fewer dimensions are left out:
       biases, the weight and bias of norm layers (BatchNorm, LayerNorm), scalar parameters.
+    - Each weight counts once, even when two modules share it (a tied embedding and output
+      layer), and frozen weights (requires_grad=False) count too: the penalty is a function
+      of all the weights, trained or not (a frozen weight's term just gets no gradient).
     - l1, l2 >= 0; raise ValueError if either is negative. The L2 term has no 1/2 in front,
       so its gradient is 2 · l2 · w.
     - Returns a 0-dim tensor with the parameters' dtype, on the model's device (0 for a

@@ -108,6 +108,41 @@ def test_penalty_keeps_the_parameters_dtype(device):
     assert_close(penalty.detach(), expected, "float64 weights: sum them in float64")
 
 
+def test_penalty_of_a_model_without_parameters(device):
+    penalty = weight_penalty(nn.Sequential(nn.ReLU(), nn.Flatten()), l1=0.5, l2=0.5)
+    check_tensor(penalty, shape=(), dtype=torch.float32, device="cpu", name="the penalty")
+    assert penalty.item() == 0.0, (
+        "a model without parameters has penalty 0, a float32 zero on the CPU; do not take the "
+        "device from next(model.parameters()), which has nothing to give"
+    )
+
+
+class TiedLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(6, 3)
+        self.out = nn.Linear(3, 6)
+        self.out.weight = self.embed.weight
+
+
+def test_penalty_counts_a_tied_weight_once_and_frozen_weights_too(device):
+    model = TiedLM().to(device)
+    penalty = weight_penalty(model, l1=0.1, l2=0.2)
+    assert_close(
+        penalty.detach(),
+        penalty_by_hand([model.embed.weight], 0.1, 0.2),
+        "the embedding and output layer share one weight: count it once (model.parameters() "
+        "yields a shared parameter once)",
+    )
+    model.embed.requires_grad_(False)
+    frozen = weight_penalty(model, l1=0.1, l2=0.2)
+    assert_close(
+        frozen.detach(),
+        penalty_by_hand([model.embed.weight], 0.1, 0.2),
+        "a frozen weight (requires_grad=False) is still a weight: it counts in the penalty",
+    )
+
+
 def test_zero_strengths_give_zero(device):
     model = Net().to(device)
     penalty = weight_penalty(model)
@@ -247,6 +282,32 @@ def test_restore_is_not_changed_by_later_in_place_updates(device):
     stopper.restore_best(model)
     for key, value in model.state_dict().items():
         assert_close(value, best[key], f"{key} was not restored to the saved copy", rtol=0, atol=0)
+
+
+def test_two_stoppers_keep_their_own_best_weights(device):
+    models = [bn_model(device), bn_model(device)]
+    stoppers = [EarlyStopping(patience=3), EarlyStopping(patience=3)]
+    losses = [[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]  # best epochs: 0 for the first, 2 for the second
+    best = [None, None]
+    for epoch in range(3):
+        for i in (0, 1):  # interleaved, as with one stopper per model or per metric
+            with torch.no_grad():
+                for p in models[i].parameters():
+                    p.fill_(10 * i + epoch)
+            stoppers[i].step(losses[i][epoch], models[i])
+            if epoch == (0, 2)[i]:
+                best[i] = snapshot(models[i])
+    for i in (0, 1):
+        stoppers[i].restore_best(models[i])
+        for key, value in models[i].state_dict().items():
+            assert_close(
+                value,
+                best[i][key],
+                f"stopper {i} restored {key} from another stopper's best epoch; keep the saved "
+                "copy on the instance, not in a dict shared by the class",
+                rtol=0,
+                atol=0,
+            )
 
 
 def test_restore_before_any_step_raises(device):

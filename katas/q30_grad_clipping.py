@@ -61,6 +61,9 @@ def clip_grad_norm(
       raise RuntimeError and leave every gradient unchanged; otherwise scale anyway, as
       torch does: the factor is 0 for an infinite norm (finite entries become 0, infinite
       ones nan) and nan for a nan norm (every entry becomes nan).
+    - The gradients may live on different devices (a model split across devices): the
+      per-tensor norms are combined on the first gradient's device, and each gradient is
+      scaled where it lives.
     - Returns the total norm from before clipping: a 0-dim tensor with the gradients'
       dtype on the device of the first gradient. With no gradients at all, returns a
       0-dim tensor equal to 0.0 and changes nothing.

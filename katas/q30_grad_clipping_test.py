@@ -126,6 +126,72 @@ def test_layer_grad_norms_show_vanishing_gradients_in_a_deep_sigmoid_stack(devic
         assert torch.equal(p.grad, g), "layer_grad_norms must not change any gradient"
 
 
+def test_layer_grad_norms_keep_float64(device):
+    skip_unless_supported(device, torch.float64)
+    model = model_with_grads(device, dtype=torch.float64)
+    norms = layer_grad_norms(model)
+    assert norms, "the model's layers have gradients: there are norms to report"
+    for name, value in norms.items():
+        check_tensor(value, shape=(), dtype=torch.float64, device=device, name=f"norms[{name!r}]")
+        module = model.get_submodule(name)
+        grads = [p.grad for p in module.parameters(recurse=False) if p.grad is not None]
+        expected = torch.cat([g.flatten() for g in grads]).norm()
+        assert_close(value, expected, f"norm of layer {name!r}, computed in float64")
+
+
+class TiedLM(nn.Module):
+    """The output layer (no bias) shares its weight with the embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(6, 3)
+        self.out = nn.Linear(3, 6, bias=False)
+        self.out.weight = self.embed.weight
+
+    def forward(self, tokens):
+        return self.out(self.embed(tokens))
+
+
+def test_layer_grad_norms_with_a_tied_weight(device):
+    model = TiedLM().to(device)
+    model(torch.tensor([[1, 4, 2]], device=device)).pow(2).sum().backward()
+    norms = layer_grad_norms(model)
+    assert list(norms) == ["embed", "out"], (
+        f"keys {list(norms)}, expected ['embed', 'out']: both modules own the shared weight "
+        "(module.parameters(recurse=False) yields it for each), although named_parameters() "
+        "lists it only once"
+    )
+    expected = model.embed.weight.grad.norm()
+    for name in ("embed", "out"):
+        assert_close(norms[name], expected, f"norm of layer {name!r}: the shared weight's")
+
+
+def give_gradients_a_graph(model, device):
+    """Gradients that carry an autograd graph, as backward(create_graph=True) leaves them."""
+    scale = torch.ones((), device=device, requires_grad=True)
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad = p.grad.detach() * scale
+
+
+def test_nothing_is_recorded_for_gradients_that_carry_a_graph(device):
+    model = model_with_grads(device, loss_scale=10.0)
+    give_gradients_a_graph(model, device)
+    norms = layer_grad_norms(model)
+    recorded = [name for name, value in norms.items() if value.grad_fn is not None]
+    assert not recorded, (
+        f"the norms of layers {recorded} recorded an autograd graph; compute them under "
+        "torch.no_grad()"
+    )
+    graphs = [None if p.grad is None else p.grad.grad_fn for p in model.parameters()]
+    total = clip_grad_norm(model.parameters(), 0.01)
+    assert total.grad_fn is None, "the total norm recorded a graph: clip under torch.no_grad()"
+    for (name, p), before in zip(model.named_parameters(), graphs, strict=True):
+        assert p.grad is None or p.grad.grad_fn is before, (
+            f"scaling {name}.grad was recorded by autograd; clip under torch.no_grad()"
+        )
+
+
 # ---- clip_grad_norm ---------------------------------------------------------
 
 
@@ -252,6 +318,33 @@ def test_a_single_tensor_and_parameters_without_gradients(device):
         "with no gradients the total norm is 0 and nothing changes"
     )
     assert clip_grad_norm([], 1.0).item() == 0.0
+
+
+@pytest.mark.parametrize("first", ["device", "cpu"], ids=["device first", "cpu first"])
+def test_gradients_on_two_devices(device, first):
+    # A model split across devices: the per-tensor norms meet on the first gradient's device.
+    on_device = torch.zeros(3, 2, device=device, requires_grad=True)
+    on_cpu = torch.zeros(4, requires_grad=True)
+    on_device.grad = torch.full((3, 2), 2.0, device=device)
+    on_cpu.grad = torch.arange(4.0)
+    params = [on_device, on_cpu] if first == "device" else [on_cpu, on_device]
+    twins = [p.detach().clone().requires_grad_() for p in params]
+    for p, twin in zip(params, twins, strict=True):
+        twin.grad = p.grad.clone()
+    total = clip_grad_norm(params, 1.0)
+    expected = torch.nn.utils.clip_grad_norm_(twins, 1.0)
+    check_tensor(
+        total, shape=(), dtype=torch.float32, device=params[0].device, name="the total norm"
+    )
+    assert_close(total, expected, "the total norm of gradients on two devices differs")
+    for p, twin in zip(params, twins, strict=True):
+        check_tensor(p.grad, device=twin.device, name="a clipped gradient")
+        assert_close(
+            p.grad,
+            twin.grad,
+            "gradients on two devices: move each per-tensor norm to the first gradient's "
+            "device before combining them, and the factor to each gradient's device",
+        )
 
 
 def test_float64_gradients(device):

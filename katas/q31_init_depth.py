@@ -32,9 +32,13 @@ def deep_stack(
         "xavier":  std sqrt(2 / (fan_in + fan_out)) (Glorot, gain 1);
         "kaiming": std sqrt(2 / fan_in) (He, for ReLU).
       A uniform or a normal distribution with that std: either is accepted.
-    - Returns nn.Sequential(Linear, act, Linear, act, ...) with 2 × depth modules, its
-      parameters created on `device` (None: the default device) in the default dtype.
-    - Raises ValueError for an unknown activation or init, or when depth or width is below 1.
+    - Returns nn.Sequential(Linear, act, Linear, act, ...) with 2 × depth distinct module
+      objects: every Linear is a module of its own with its own weight, drawn independently
+      of the others, and every activation is a new instance too (no module object appears
+      twice, so hooks and named_modules() see every layer). Its parameters are created on
+      `device` (None: the default device) in the default dtype.
+    - Raises ValueError for an unknown activation or init, or when depth or width is below 1
+      (0 or negative).
 
     >>> stack = deep_stack(3, 64, "relu", "kaiming")
     >>> [type(m).__name__ for m in stack][:4], stack[0].bias

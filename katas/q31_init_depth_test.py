@@ -85,13 +85,33 @@ def test_deep_stack_weight_std(device, init, expected_std):
         (3, 8, "gelu", "kaiming"),
         (3, 8, "relu", "orthogonal"),
         (0, 8, "relu", "xavier"),
+        (-2, 8, "relu", "xavier"),
         (3, 0, "tanh", "xavier"),
+        (3, -4, "tanh", "xavier"),
     ],
-    ids=["activation", "init", "depth", "width"],
+    ids=["activation", "init", "depth", "negative depth", "width", "negative width"],
 )
 def test_deep_stack_rejects_bad_arguments(device, args):
     with raises(ValueError):
         deep_stack(*args, device=device)
+        pytest.fail(
+            f"deep_stack{args} should raise ValueError: activation 'relu' or 'tanh', init "
+            "'normal', 'xavier' or 'kaiming', depth and width at least 1 (negative ones too)"
+        )
+
+
+def test_deep_stack_layers_are_distinct_modules(device):
+    stack = deep_stack(4, 8, "relu", "normal", device=device)
+    modules = list(stack)
+    assert len({id(module) for module in modules}) == len(modules) == 8, (
+        "the 8 modules of a depth-4 stack should be 8 distinct objects: build a new Linear and "
+        "a new activation for every layer (a list times depth repeats the same objects)"
+    )
+    weights = [linear.weight for linear in modules[::2]]
+    for i, w in enumerate(weights[1:], start=1):
+        assert not torch.equal(w, weights[0]), (
+            f"layer {i} has the same weight as layer 0: draw every layer's weight on its own"
+        )
 
 
 def test_deep_stack_of_one_layer_of_width_one(device):

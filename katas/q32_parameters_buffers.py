@@ -33,15 +33,17 @@ class CenterAndScale(nn.Module):
     taper, and `state_dict()` only weight and running_mean. `.to(device)` or
     `.to(dtype)`, `.double()`, `.half()` move and cast all three.
 
-    forward(x): x has shape [..., num_features] with the module's dtype and device.
-    - In training mode, first update the running mean in place, without recording it in
-      the autograd graph: `running_mean = (1 - momentum) * running_mean + momentum * m`,
-      where m is the mean of x over all dimensions but the last. In eval mode it is not
-      changed.
+    forward(x): x has shape [..., num_features] with the module's dtype and device (a
+    single [num_features] input without a batch dimension included).
+    - In training mode, first update the running mean in place (the same buffer tensor,
+      not a new one assigned to the attribute), without recording it in the autograd
+      graph: `running_mean = (1 - momentum) * running_mean + momentum * m`, where m is the
+      mean of x over all dimensions but the last (for a 1-D x, x itself). In eval mode it
+      is not changed.
     - Then return `(x - running_mean) * weight * taper` (with the updated running_mean),
       of x's shape. Gradients flow to x and weight; running_mean never has a grad_fn,
       so every training step's backward works on its own graph.
-    - Raises ValueError if x.shape[-1] != num_features.
+    - Raises ValueError if x.shape[-1] != num_features, in training and in eval mode.
 
     >>> layer = CenterAndScale(3)
     >>> [name for name, _ in layer.named_parameters()], list(layer.state_dict())

@@ -174,10 +174,42 @@ def test_eval_mode_uses_the_running_mean_and_keeps_it(device):
     assert_close(out, (x - before) * taper(F, device), "eval mode centers with the running mean")
 
 
-def test_rejects_the_wrong_number_of_features(device):
-    layer = CenterAndScale(F).to(device)
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("shape", [(2, F + 1), (2, F - 1), (2, 1), (F, 2), (1,)], ids=str)
+def test_rejects_the_wrong_number_of_features(device, training, shape):
+    layer = CenterAndScale(F).to(device).train(training)
     with raises(ValueError):
-        layer(torch.randn(2, F + 1, device=device))
+        layer(torch.randn(shape, device=device))
+        pytest.fail(
+            f"an input of shape {shape} in {'training' if training else 'eval'} mode should "
+            f"raise ValueError: its last dimension is not num_features = {F} (a size of 1 "
+            "would broadcast silently); check it in both modes"
+        )
+
+
+def test_an_input_without_a_batch_dimension(device):
+    layer = CenterAndScale(F).to(device).train()
+    x = torch.randn(F, device=device)
+    out = layer(x)
+    assert_close(
+        layer.running_mean,
+        0.1 * x,
+        "for a 1-D input the mean over all dimensions but the last is x itself; note that "
+        "x.mean(dim=()) averages over every dimension",
+    )
+    check_tensor(out, shape=(F,), dtype=torch.float32, device=device, name="the output")
+    assert_close(out, (x - 0.1 * x) * taper(F, device), "y = (x - running_mean) * weight * taper")
+
+
+def test_running_mean_is_updated_in_place(device):
+    layer = CenterAndScale(F).to(device).train()
+    buffer = layer.running_mean
+    layer(torch.randn(4, F, device=device) + 2)
+    assert layer.running_mean is buffer, (
+        "running_mean is a new tensor after a training step: update the registered buffer in "
+        "place (lerp_, mul_/add_ under torch.no_grad()) instead of assigning a new one"
+    )
+    assert buffer.abs().sum() > 0, "the buffer itself should hold the updated running mean"
 
 
 def test_a_single_feature(device):

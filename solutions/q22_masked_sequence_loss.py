@@ -7,7 +7,9 @@ import torch.nn.functional as F
 
 
 def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
-    if lengths.dim() != 1 or lengths.is_floating_point() or lengths.is_complex():
+    # bool is no integer dtype here: a bool tensor is a mask passed where lengths belong.
+    dtype = lengths.dtype
+    if lengths.dim() != 1 or dtype == torch.bool or dtype.is_floating_point or dtype.is_complex:
         raise ValueError(
             f"lengths must be a 1-D integer tensor, got {lengths.dtype} {tuple(lengths.shape)}"
         )

@@ -1,0 +1,32 @@
+"""Wrong: keeps p.grad itself as the first momentum buffer (no copy), so the next step
+changes the caller's gradient, and zero_grad(set_to_none=False) zeroes the velocity."""
+
+import torch
+
+from solutions.q19_sgd_by_hand import SGD as Reference
+
+
+class SGD(Reference):
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                d_p = p.grad.add(p, alpha=weight_decay) if weight_decay else p.grad
+                if momentum:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = d_p  # the gradient tensor itself
+                    else:
+                        buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
+                    d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
+                p.add_(d_p, alpha=-lr)
+        return loss

@@ -1,0 +1,33 @@
+"""Wrong: stores momentum_buffer = None for every parameter when momentum is 0, a state
+entry torch.optim.SGD does not keep."""
+
+import torch
+
+from solutions.q19_sgd_by_hand import SGD as Reference
+
+
+class SGD(Reference):
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                d_p = p.grad.add(p, alpha=weight_decay) if weight_decay else p.grad
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if momentum:
+                    if buf is None:
+                        buf = d_p.clone()
+                    else:
+                        buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
+                    d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
+                state["momentum_buffer"] = buf  # None when momentum is 0
+                p.add_(d_p, alpha=-lr)
+        return loss

@@ -1,0 +1,32 @@
+"""Wrong: looks up self.state[p] before checking p.grad, which gives every skipped
+parameter an (empty) state entry that torch.optim.SGD does not have."""
+
+import torch
+
+from solutions.q19_sgd_by_hand import SGD as Reference
+
+
+class SGD(Reference):
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            for p in group["params"]:
+                state = self.state[p]  # creates an empty entry for every parameter
+                if p.grad is None:
+                    continue
+                d_p = p.grad.add(p, alpha=weight_decay) if weight_decay else p.grad
+                if momentum:
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = d_p.clone()
+                    else:
+                        buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
+                    d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
+                p.add_(d_p, alpha=-lr)
+        return loss

@@ -1,0 +1,40 @@
+"""Wrong: switches the model to training mode for the measurement (and back), so a model
+in eval mode is measured with batch statistics instead of its running ones."""
+
+import torch
+from torch import nn
+
+__all__ = ["dead_relu_fraction"]
+
+
+def dead_relu_fraction(model, x):
+    if x.shape[0] == 0:
+        raise ValueError("x needs at least one example")
+    fractions = {}
+
+    def record(name):
+        def hook(module, inputs, output):
+            dead = (output.reshape(output.shape[0], -1) == 0).all(dim=0)
+            fractions[name] = dead.float().mean().item()
+
+        return hook
+
+    modes = {module: module.training for module in model.modules()}
+    buffers = [(buffer, buffer.clone()) for buffer in model.buffers()]
+    handles = []
+    try:
+        for name, module in model.named_modules():
+            if isinstance(module, nn.ReLU):
+                handles.append(module.register_forward_hook(record(name)))
+        model.train()
+        with torch.no_grad():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+        for module, training in modes.items():
+            module.training = training
+        with torch.no_grad():
+            for buffer, saved in buffers:
+                buffer.copy_(saved)
+    return fractions

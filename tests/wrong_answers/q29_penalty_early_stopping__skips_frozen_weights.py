@@ -1,0 +1,19 @@
+"""Wrong: sums only the weights that require grad, leaving frozen weights out of the
+penalty."""
+
+import torch
+
+from solutions.q29_penalty_early_stopping import EarlyStopping
+
+__all__ = ["EarlyStopping", "weight_penalty"]
+
+
+def weight_penalty(model, l1=0.0, l2=0.0):
+    if l1 < 0 or l2 < 0:
+        raise ValueError(f"penalty strengths must be >= 0, got l1={l1}, l2={l2}")
+    parameters = list(model.parameters())
+    penalty = parameters[0].new_zeros(()) if parameters else torch.zeros(())
+    for w in parameters:
+        if w.dim() >= 2 and w.requires_grad:
+            penalty = penalty + l1 * w.abs().sum() + l2 * w.pow(2).sum()
+    return penalty

@@ -1,0 +1,30 @@
+"""Wrong: rejects a depth or width of 0 (falsy) only, so a negative depth gives an empty
+stack."""
+
+from torch import nn
+
+from solutions.q31_init_depth import activation_stds, relu_std_ratio
+
+__all__ = ["activation_stds", "deep_stack", "relu_std_ratio"]
+
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+
+
+def deep_stack(depth, width, activation, init, *, device=None):
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}")
+    if init not in ("normal", "xavier", "kaiming"):
+        raise ValueError(f"unknown init {init!r}")
+    if not depth or not width:
+        raise ValueError("depth and width must not be 0")
+    layers = []
+    for _ in range(depth):
+        linear = nn.Linear(width, width, bias=False, device=device)
+        if init == "normal":
+            nn.init.normal_(linear.weight, mean=0.0, std=1.0)
+        elif init == "xavier":
+            nn.init.xavier_normal_(linear.weight)
+        else:
+            nn.init.kaiming_normal_(linear.weight, nonlinearity="relu")
+        layers += [linear, _ACTIVATIONS[activation]()]
+    return nn.Sequential(*layers)

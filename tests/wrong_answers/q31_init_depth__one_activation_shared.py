@@ -1,0 +1,31 @@
+"""Wrong: puts one activation module object after every Linear, so the stack's 2 × depth
+modules are not distinct (hooks and named_modules() see that activation once)."""
+
+from torch import nn
+
+from solutions.q31_init_depth import activation_stds, relu_std_ratio
+
+__all__ = ["activation_stds", "deep_stack", "relu_std_ratio"]
+
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+
+
+def deep_stack(depth, width, activation, init, *, device=None):
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}")
+    if init not in ("normal", "xavier", "kaiming"):
+        raise ValueError(f"unknown init {init!r}")
+    if depth < 1 or width < 1:
+        raise ValueError("depth and width must be at least 1")
+    act = _ACTIVATIONS[activation]()
+    layers = []
+    for _ in range(depth):
+        linear = nn.Linear(width, width, bias=False, device=device)
+        if init == "normal":
+            nn.init.normal_(linear.weight, mean=0.0, std=1.0)
+        elif init == "xavier":
+            nn.init.xavier_normal_(linear.weight)
+        else:
+            nn.init.kaiming_normal_(linear.weight, nonlinearity="relu")
+        layers += [linear, act]
+    return nn.Sequential(*layers)
