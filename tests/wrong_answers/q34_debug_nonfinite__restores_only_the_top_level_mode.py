@@ -1,0 +1,14 @@
+"""Wrong: runs the model in eval mode and then restores the model's own mode with
+model.train(was), so a submodule that was in eval mode comes back in training mode."""
+
+from solutions.q34_debug_nonfinite import first_nonfinite_module as _reference
+from solutions.q34_debug_nonfinite import validate_batch  # noqa: F401  # the rest as in the reference
+
+
+def first_nonfinite_module(model, x):
+    was_training = model.training
+    model.eval()
+    try:
+        return _reference(model, x)
+    finally:
+        model.train(was_training)
