@@ -1,5 +1,5 @@
 """Wrong: zeroes the padding and keeps the rows that are not all zero, so a valid step of
-zeros is dropped (and NaN padding slips through the test)."""
+zeros is dropped too."""
 
 import torch
 
