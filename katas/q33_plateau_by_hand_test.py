@@ -182,62 +182,6 @@ BOUNDARIES = {
 }
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS) + list(BOUNDARIES))
-def test_matches_reduce_lr_on_plateau(device, name):
-    settings, metrics, lrs = {**SCENARIOS, **BOUNDARIES}[name]
-    check_against_builtin(device, metrics, settings, lrs)
-
-
-def test_matches_on_random_metric_sequences(device):
-    rng = random.Random(33)
-    for _ in range(40):
-        settings = dict(
-            mode=rng.choice(["min", "max"]),
-            threshold_mode=rng.choice(["rel", "abs"]),
-            threshold=rng.choice([0.0, 1e-4, 0.05]),
-            factor=rng.choice([0.1, 0.5, 0.0]),
-            patience=rng.choice([0, 1, 3]),
-            cooldown=rng.choice([0, 1, 3]),
-            min_lr=rng.choice([0.0, 1e-3]),
-        )
-        metrics, value = [], rng.uniform(-2.0, 2.0)
-        for _ in range(40):
-            value += rng.gauss(0.0, 0.05) + rng.choice([0.0, 0.0, 0.0, 0.3, -0.3])
-            metrics.append(value)
-        check_against_builtin(device, metrics, settings, lrs=(0.1, 0.03))
-
-
-def test_takes_zero_dim_tensor_metrics_on_the_device(device):
-    metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9, 0.95, 0.95, 0.97, 0.8)]
-    check_against_builtin(device, metrics, dict(factor=0.5, patience=1))
-
-
-def test_cuts_the_lrs_the_groups_hold_at_the_cut(device):
-    # Something else (a warm-up, the user) may change the lrs between steps: a cut starts
-    # from the lr in the group at that moment, not from the lr it had at construction.
-    changes = {2: [0.4, 0.08], 6: [0.03, 0.5]}  # step index: lrs set before that step
-    settings = dict(factor=0.5, patience=1)
-    metrics = [1.0] * 10
-    histories = []
-    for make in (PlateauLR, ReduceLROnPlateau):
-        optimizer = make_optimizer(device, (0.1, 0.02))
-        with builtin_plateau_refused() if make is PlateauLR else contextlib.nullcontext():
-            scheduler = make(optimizer, **settings)
-            history = []
-            for epoch, metric in enumerate(metrics):
-                for group, lr in zip(optimizer.param_groups, changes.get(epoch, []), strict=False):
-                    group["lr"] = lr
-                scheduler.step(metric)
-                history.append([group["lr"] for group in optimizer.param_groups])
-        histories.append(history)
-    got, want = histories
-    flat = [lr for lrs in got for lr in lrs]
-    assert flat == pytest.approx([lr for lrs in want for lr in lrs], rel=1e-9, abs=0), (
-        f"with lrs changed to {changes} before those steps, the lrs after each step should be "
-        f"{want}, got {got}: read each group's lr from param_groups when you cut it"
-    )
-
-
 def test_construction_leaves_the_lrs_alone(device):
     optimizer = make_optimizer(device, (0.1, 0.02))
     with builtin_plateau_refused():
@@ -286,3 +230,59 @@ def test_rejects_bad_settings(device, settings):
         "threshold_mode rel/abs, factor in [0, 1), threshold, patience and cooldown >= 0, "
         "checked in every mode"
     )
+
+
+def test_cuts_the_lrs_the_groups_hold_at_the_cut(device):
+    # Something else (a warm-up, the user) may change the lrs between steps: a cut starts
+    # from the lr in the group at that moment, not from the lr it had at construction.
+    changes = {2: [0.4, 0.08], 6: [0.03, 0.5]}  # step index: lrs set before that step
+    settings = dict(factor=0.5, patience=1)
+    metrics = [1.0] * 10
+    histories = []
+    for make in (PlateauLR, ReduceLROnPlateau):
+        optimizer = make_optimizer(device, (0.1, 0.02))
+        with builtin_plateau_refused() if make is PlateauLR else contextlib.nullcontext():
+            scheduler = make(optimizer, **settings)
+            history = []
+            for epoch, metric in enumerate(metrics):
+                for group, lr in zip(optimizer.param_groups, changes.get(epoch, []), strict=False):
+                    group["lr"] = lr
+                scheduler.step(metric)
+                history.append([group["lr"] for group in optimizer.param_groups])
+        histories.append(history)
+    got, want = histories
+    flat = [lr for lrs in got for lr in lrs]
+    assert flat == pytest.approx([lr for lrs in want for lr in lrs], rel=1e-9, abs=0), (
+        f"with lrs changed to {changes} before those steps, the lrs after each step should be "
+        f"{want}, got {got}: read each group's lr from param_groups when you cut it"
+    )
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS) + list(BOUNDARIES))
+def test_matches_reduce_lr_on_plateau(device, name):
+    settings, metrics, lrs = {**SCENARIOS, **BOUNDARIES}[name]
+    check_against_builtin(device, metrics, settings, lrs)
+
+
+def test_matches_on_random_metric_sequences(device):
+    rng = random.Random(33)
+    for _ in range(40):
+        settings = dict(
+            mode=rng.choice(["min", "max"]),
+            threshold_mode=rng.choice(["rel", "abs"]),
+            threshold=rng.choice([0.0, 1e-4, 0.05]),
+            factor=rng.choice([0.1, 0.5, 0.0]),
+            patience=rng.choice([0, 1, 3]),
+            cooldown=rng.choice([0, 1, 3]),
+            min_lr=rng.choice([0.0, 1e-3]),
+        )
+        metrics, value = [], rng.uniform(-2.0, 2.0)
+        for _ in range(40):
+            value += rng.gauss(0.0, 0.05) + rng.choice([0.0, 0.0, 0.0, 0.3, -0.3])
+            metrics.append(value)
+        check_against_builtin(device, metrics, settings, lrs=(0.1, 0.03))
+
+
+def test_takes_zero_dim_tensor_metrics_on_the_device(device):
+    metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9, 0.95, 0.95, 0.97, 0.8)]
+    check_against_builtin(device, metrics, dict(factor=0.5, patience=1))

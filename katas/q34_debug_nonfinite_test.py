@@ -358,6 +358,41 @@ def assert_mentions(message, *words):
     assert not missing, f"the error message {message!r} should mention {missing}"
 
 
+# Check k of the six with every later problem present too, as far as they can coexist
+# (integer inputs hold no NaN): the error is check k's. (error, words in its message)
+FIRST_PROBLEM = {
+    1: (TypeError, ["inputs", "uint8"]),
+    2: (ValueError, ["inputs", "shape", "(4, 3, 4)"]),
+    3: (TypeError, ["labels", "float32"]),
+    4: (ValueError, ["labels", "shape", "(4, 1)"]),
+    5: (ValueError, ["inputs", "NaN"]),
+    6: (ValueError, ["labels", "7"]),
+}
+
+
+@pytest.mark.parametrize("first", list(FIRST_PROBLEM))
+def test_the_checks_run_in_order(device, first):
+    shape = FEATURES if first > 2 else (3, 4)
+    inputs = torch.rand(4, *shape, device=device)
+    if first <= 5:
+        inputs[0, 0, 0] = float("nan")
+    if first == 1:
+        inputs = inputs.nan_to_num(0.0).mul(255).to(torch.uint8)
+    labels = torch.tensor([[0], [7], [2], [1]], device=device)
+    labels = labels if first <= 4 else labels[:, 0]
+    labels = labels.float() if first <= 3 else labels
+    error, words = FIRST_PROBLEM[first]
+    with pytest.raises(error) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    try:
+        assert_mentions(message_of(excinfo), *words)
+    except AssertionError as failure:
+        raise AssertionError(
+            f"this batch fails checks {first} to 6 at once: the error should be check {first}'s, "
+            f"as the docstring orders them. {failure}"
+        ) from None
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])
 def test_inputs_that_are_not_floating_point(device, dtype):
     inputs, labels = good_batch(device)
@@ -440,41 +475,6 @@ def test_labels_out_of_range(device, bad_label):
     with pytest.raises(ValueError) as excinfo:
         validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
     assert_mentions(message_of(excinfo), "labels", str(bad_label))
-
-
-# Check k of the six with every later problem present too, as far as they can coexist
-# (integer inputs hold no NaN): the error is check k's. (error, words in its message)
-FIRST_PROBLEM = {
-    1: (TypeError, ["inputs", "uint8"]),
-    2: (ValueError, ["inputs", "shape", "(4, 3, 4)"]),
-    3: (TypeError, ["labels", "float32"]),
-    4: (ValueError, ["labels", "shape", "(4, 1)"]),
-    5: (ValueError, ["inputs", "NaN"]),
-    6: (ValueError, ["labels", "7"]),
-}
-
-
-@pytest.mark.parametrize("first", list(FIRST_PROBLEM))
-def test_the_checks_run_in_order(device, first):
-    shape = FEATURES if first > 2 else (3, 4)
-    inputs = torch.rand(4, *shape, device=device)
-    if first <= 5:
-        inputs[0, 0, 0] = float("nan")
-    if first == 1:
-        inputs = inputs.nan_to_num(0.0).mul(255).to(torch.uint8)
-    labels = torch.tensor([[0], [7], [2], [1]], device=device)
-    labels = labels if first <= 4 else labels[:, 0]
-    labels = labels.float() if first <= 3 else labels
-    error, words = FIRST_PROBLEM[first]
-    with pytest.raises(error) as excinfo:
-        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
-    try:
-        assert_mentions(message_of(excinfo), *words)
-    except AssertionError as failure:
-        raise AssertionError(
-            f"this batch fails checks {first} to 6 at once: the error should be check {first}'s, "
-            f"as the docstring orders them. {failure}"
-        ) from None
 
 
 def test_a_non_contiguous_batch_is_fine(device):

@@ -162,23 +162,6 @@ def test_loads_in_the_main_process_by_default(device):
     assert [len(batch) for batch in loader] == [4, 4, 2], "batches of batch_size, last shorter"
 
 
-def test_two_runs_with_workers_are_bit_identical(device):
-    first = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
-    disturb_global_random_states()
-    again = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
-    assert {row["worker"] for row in first} == {0, 1}, "both workers should load batches"
-    for field in ("index", "torch", "python", "numpy"):
-        assert [r[field] for r in first] == [r[field] for r in again], (
-            f"two runs with seed 7 differ in {field!r}: the loader needs its own seeded "
-            "generator (it also decides the workers' seeds) and seed_worker as worker_init_fn"
-        )
-    for field in ("torch", "python", "numpy"):
-        by_worker = [[r[field] for r in first if r["worker"] == w] for w in (0, 1)]
-        assert not set(by_worker[0]) & set(by_worker[1]), (
-            f"the two workers drew the same {field!r} numbers: each worker needs its own seed"
-        )
-
-
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_workers_run_seed_worker_and_follow_the_seed(device):
     rows = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
@@ -204,4 +187,21 @@ def test_workers_run_seed_worker_and_follow_the_seed(device):
     for field in ("index", "torch", "python", "numpy"):
         assert [r[field] for r in rows] != [r[field] for r in other], (
             f"seeds 7 and 8 gave the same {field!r} values: the seed should change them"
+        )
+
+
+def test_two_runs_with_workers_are_bit_identical(device):
+    first = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    disturb_global_random_states()
+    again = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    assert {row["worker"] for row in first} == {0, 1}, "both workers should load batches"
+    for field in ("index", "torch", "python", "numpy"):
+        assert [r[field] for r in first] == [r[field] for r in again], (
+            f"two runs with seed 7 differ in {field!r}: the loader needs its own seeded "
+            "generator (it also decides the workers' seeds) and seed_worker as worker_init_fn"
+        )
+    for field in ("torch", "python", "numpy"):
+        by_worker = [[r[field] for r in first if r["worker"] == w] for w in (0, 1)]
+        assert not set(by_worker[0]) & set(by_worker[1]), (
+            f"the two workers drew the same {field!r} numbers: each worker needs its own seed"
         )
