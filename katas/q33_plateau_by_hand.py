@@ -27,7 +27,8 @@ class PlateauLR:
        - mode "max", threshold_mode "rel": `metric > best * (1 + threshold)`
        - mode "max", threshold_mode "abs": `metric > best + threshold`
        `best` starts at +inf in mode "min" and -inf in mode "max" (so the first metric
-       improves) and is never reset. An improvement sets `best = metric` and the count of
+       improves) and is never reset. A NaN metric never improves (every comparison with
+       NaN is false): it is a bad epoch. An improvement sets `best = metric` and the count of
        bad epochs to 0; any other epoch adds 1 to that count.
     2. Cooldown. The `cooldown` epochs right after a cut count no bad epochs: on each of
        them the count is set back to 0 (the best is still updated as in 1).
@@ -40,7 +41,7 @@ class PlateauLR:
       `param_groups[i]["lr"]` (Python floats).
     - metric: a Python float or a 0-dim tensor on any device.
     - Raises ValueError if mode is not "min"/"max", threshold_mode is not "rel"/"abs",
-      factor is not in [0, 1), threshold < 0, patience < 0 or cooldown < 0.
+      factor is not in [0, 1), threshold < 0, patience < 0 or cooldown < 0 (in every mode).
 
     Rule: do not use torch.optim.lr_scheduler.ReduceLROnPlateau.
 

@@ -1,3 +1,4 @@
+import contextlib
 import random
 
 import pytest
@@ -39,6 +40,12 @@ def check_against_builtin(device, metrics, settings, lrs=(0.1,)):
     with builtin_plateau_refused():
         got = lr_history(lambda opt: PlateauLR(opt, **settings), device, metrics, lrs)
     want = lr_history(lambda opt: ReduceLROnPlateau(opt, **settings), device, metrics, lrs)
+    for epoch, got_lrs in enumerate(got):
+        kinds = [type(lr).__name__ for lr in got_lrs if not isinstance(lr, float)]
+        assert not kinds, (
+            f"after step {epoch + 1} the group lrs are {kinds}: write Python floats into "
+            "param_groups[i]['lr'] (compute max(lr * factor, min_lr) with floats, not tensors)"
+        )
     for epoch, (got_lrs, want_lrs) in enumerate(zip(got, want, strict=True)):
         assert got_lrs == pytest.approx(want_lrs, rel=1e-9, abs=0), (
             f"with {settings} and metrics {[round(float(m), 4) for m in metrics[: epoch + 1]]}, "
@@ -154,6 +161,17 @@ BOUNDARIES = {
         [-float("inf")] * 5,
         (0.1,),
     ),
+    # NaN compares false with everything: it never beats the best, in either mode.
+    "a NaN metric is a bad epoch, min": (
+        dict(mode="min", factor=0.5, patience=1),
+        [1.0, float("nan"), float("nan"), 0.5, float("nan"), float("nan")],
+        (0.1,),
+    ),
+    "a NaN metric is a bad epoch, max": (
+        dict(mode="max", factor=0.5, patience=1, threshold_mode="abs"),
+        [1.0, float("nan"), float("nan"), 2.0, float("nan"), float("nan")],
+        (0.1,),
+    ),
     # A gain of 1.5e-4: an improvement for the default threshold 1e-4, not for 2e-4;
     # a cut from 3e-8 to 1.5e-8 is more than the default eps 1e-8, not more than 2e-8.
     "default threshold, patience and eps": (
@@ -162,6 +180,82 @@ BOUNDARIES = {
         (0.1, 3e-8),
     ),
 }
+
+
+def test_construction_leaves_the_lrs_alone(device):
+    optimizer = make_optimizer(device, (0.1, 0.02))
+    with builtin_plateau_refused():
+        PlateauLR(optimizer, factor=0.5, patience=0)
+    assert [group["lr"] for group in optimizer.param_groups] == [0.1, 0.02], (
+        "creating the scheduler must not change any lr; only step() may cut it"
+    )
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(mode="lowest"),
+        dict(threshold_mode="relative"),
+        dict(factor=1.0),
+        dict(factor=1.5),
+        dict(factor=-0.1),
+        dict(threshold=-0.1),
+        dict(threshold=-0.1, threshold_mode="abs"),
+        dict(threshold=-0.1, mode="max", threshold_mode="abs"),
+        dict(patience=-1),
+        dict(cooldown=-1),
+    ],
+    ids=[
+        "mode",
+        "threshold_mode",
+        "factor 1",
+        "factor > 1",
+        "factor < 0",
+        "threshold < 0, rel",
+        "threshold < 0, abs",
+        "threshold < 0, max abs",
+        "patience",
+        "cooldown",
+    ],
+)
+def test_rejects_bad_settings(device, settings):
+    optimizer = make_optimizer(device, (0.1,))
+    with builtin_plateau_refused():
+        try:
+            PlateauLR(optimizer, **settings)
+        except ValueError:
+            return
+    pytest.fail(
+        f"PlateauLR(optimizer, **{settings}) should raise ValueError: mode must be min/max, "
+        "threshold_mode rel/abs, factor in [0, 1), threshold, patience and cooldown >= 0, "
+        "checked in every mode"
+    )
+
+
+def test_cuts_the_lrs_the_groups_hold_at_the_cut(device):
+    # Something else (a warm-up, the user) may change the lrs between steps: a cut starts
+    # from the lr in the group at that moment, not from the lr it had at construction.
+    changes = {2: [0.4, 0.08], 6: [0.03, 0.5]}  # step index: lrs set before that step
+    settings = dict(factor=0.5, patience=1)
+    metrics = [1.0] * 10
+    histories = []
+    for make in (PlateauLR, ReduceLROnPlateau):
+        optimizer = make_optimizer(device, (0.1, 0.02))
+        with builtin_plateau_refused() if make is PlateauLR else contextlib.nullcontext():
+            scheduler = make(optimizer, **settings)
+            history = []
+            for epoch, metric in enumerate(metrics):
+                for group, lr in zip(optimizer.param_groups, changes.get(epoch, []), strict=False):
+                    group["lr"] = lr
+                scheduler.step(metric)
+                history.append([group["lr"] for group in optimizer.param_groups])
+        histories.append(history)
+    got, want = histories
+    flat = [lr for lrs in got for lr in lrs]
+    assert flat == pytest.approx([lr for lrs in want for lr in lrs], rel=1e-9, abs=0), (
+        f"with lrs changed to {changes} before those steps, the lrs after each step should be "
+        f"{want}, got {got}: read each group's lr from param_groups when you cut it"
+    )
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS) + list(BOUNDARIES))
@@ -192,31 +286,3 @@ def test_matches_on_random_metric_sequences(device):
 def test_takes_zero_dim_tensor_metrics_on_the_device(device):
     metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9, 0.95, 0.95, 0.97, 0.8)]
     check_against_builtin(device, metrics, dict(factor=0.5, patience=1))
-
-
-def test_construction_leaves_the_lrs_alone(device):
-    optimizer = make_optimizer(device, (0.1, 0.02))
-    with builtin_plateau_refused():
-        PlateauLR(optimizer, factor=0.5, patience=0)
-    assert [group["lr"] for group in optimizer.param_groups] == [0.1, 0.02], (
-        "creating the scheduler must not change any lr; only step() may cut it"
-    )
-
-
-@pytest.mark.parametrize(
-    "settings",
-    [
-        dict(mode="lowest"),
-        dict(threshold_mode="relative"),
-        dict(factor=1.0),
-        dict(factor=-0.1),
-        dict(threshold=-0.1),
-        dict(patience=-1),
-        dict(cooldown=-1),
-    ],
-    ids=["mode", "threshold_mode", "factor 1", "factor < 0", "threshold", "patience", "cooldown"],
-)
-def test_rejects_bad_settings(device, settings):
-    optimizer = make_optimizer(device, (0.1,))
-    with builtin_plateau_refused(), pytest.raises(ValueError):
-        PlateauLR(optimizer, **settings)

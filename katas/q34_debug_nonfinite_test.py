@@ -4,7 +4,7 @@ from torch import nn
 from torch.nn.modules import module as module_internals
 
 from katas.q34_debug_nonfinite import first_nonfinite_module, validate_batch
-from torch_katas.testing import assert_close
+from torch_katas.testing import assert_close, skip_unless_supported
 
 
 def hooks_left(model):
@@ -102,6 +102,29 @@ class Fails(nn.Module):
         raise ForwardFailed("this forward pass always fails")
 
 
+class ReciprocalInPlace(nn.Module):
+    """1 / x written into its input: the tensor the previous module returned changes."""
+
+    def forward(self, x):
+        return x.reciprocal_()
+
+
+class ZeroNonFiniteInPlace(nn.Module):
+    """Overwrites NaN and inf in its input with 0, in place (a sanitising layer)."""
+
+    def forward(self, x):
+        return x.nan_to_num_(0.0, 0.0, 0.0)
+
+
+class Scale(nn.Module):
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x):
+        return x * self.factor
+
+
 def mlp_with_nan_weight(device):
     model = nn.Sequential(
         nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2)
@@ -176,6 +199,40 @@ def test_a_nan_in_the_input_is_caught_by_the_first_module(device):
     assert first_nonfinite_module(model, x) == "0"
 
 
+@pytest.mark.parametrize(
+    "later, expected",
+    [(ReciprocalInPlace, "1"), (ZeroNonFiniteInPlace, "0")],
+    ids=["makes an inf in place", "clears the NaN in place"],
+)
+def test_checks_each_output_when_its_module_finishes(device, later, expected):
+    # The module after the first changes that module's output tensor in place.
+    model = nn.Sequential(nn.Linear(4, 4), later()).to(device)
+    with torch.no_grad():
+        model[0].weight.zero_()
+        model[0].bias.copy_(torch.tensor([1.0, 0.0, 2.0, float("nan")]))
+        if later is ReciprocalInPlace:
+            model[0].bias[3] = 3.0  # finite out of '0'; '1' turns the 0 into inf
+    name = first_nonfinite_module(model, torch.randn(2, 4, device=device))
+    assert name == expected, (
+        f"module '1' of this model changes the output of module '0' in place, so the answer "
+        f"is {expected!r}; got {name!r}. Check each output inside the hook, when its module "
+        "finishes, not the saved outputs after the forward pass"
+    )
+
+
+@pytest.mark.parametrize("kind", [torch.float64, torch.bfloat16, torch.float16])
+def test_other_floating_dtypes(device, kind):
+    skip_unless_supported(device, kind)
+    big = 1e300 if kind == torch.float64 else 1e3  # finite in the model's own dtype
+    model = nn.Sequential(nn.Linear(4, 4), Scale(big), Overflow()).to(device, kind)
+    name = first_nonfinite_module(model, torch.randn(2, 4, device=device, dtype=kind))
+    assert name == "2", (
+        f"in {kind}, module '1' outputs values near {big:g} (finite in {kind}) and module '2' "
+        f"overflows; got {name!r}. Check each output in its own dtype (torch.isfinite), "
+        "without converting it"
+    )
+
+
 def test_runs_the_model_once(device):
     model = CountsForwards().to(device)
     first_nonfinite_module(model, torch.randn(2, 4, device=device))
@@ -195,6 +252,21 @@ def test_removes_its_hooks(device):
     assert not left, f"hooks are still registered on {left}; call handle.remove() on each"
 
 
+def test_keeps_the_callers_own_hooks(device):
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU()).to(device)
+    calls = []
+    model[0].register_forward_hook(lambda module, args, output: calls.append("forward"))
+    model.register_forward_pre_hook(lambda module, args: calls.append("pre"))
+    x = torch.randn(2, 4, device=device)
+    first_nonfinite_module(model, x)
+    before = len(calls)
+    model(x)
+    assert len(calls) == before + 2, (
+        "the hooks the model had before the call must still be there afterwards: remove only "
+        "the hooks you registered, by their handles"
+    )
+
+
 def test_removes_its_hooks_when_the_forward_fails(device):
     model = Fails().to(device)
     with pytest.raises(ForwardFailed):
@@ -203,12 +275,18 @@ def test_removes_its_hooks_when_the_forward_fails(device):
     assert not left, f"hooks left on {left} after an error: remove them in a finally block"
 
 
-@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("training", [True, False, "mixed"])
 def test_leaves_mode_and_parameters_alone(device, training):
-    model = mlp_with_nan_weight(device).train(training)
+    model = mlp_with_nan_weight(device).train(training is not False)
+    if training == "mixed":
+        model[2].eval()  # a frozen part in a model that trains
+    modes = [m.training for m in model.modules()]
     before = {k: v.clone() for k, v in model.state_dict().items()}
     first_nonfinite_module(model, torch.randn(3, 4, device=device))
-    assert all(m.training == training for m in model.modules()), "restore the train/eval mode"
+    assert [m.training for m in model.modules()] == modes, (
+        f"the modules' train/eval modes were {modes}, and are "
+        f"{[m.training for m in model.modules()]} afterwards: leave every module's mode as it was"
+    )
     for key, value in model.state_dict().items():
         assert_close(
             value,
@@ -244,6 +322,33 @@ def test_a_single_sample_batch_passes(device):
     validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
 
 
+@pytest.mark.parametrize("kind", [torch.float64, torch.bfloat16, torch.float16])
+def test_other_floating_dtypes_pass(device, kind):
+    skip_unless_supported(device, kind)
+    inputs, labels = good_batch(device)
+    big = 1e300 if kind == torch.float64 else 1e3  # finite in that dtype
+    validate_batch(inputs.to(kind) * big, labels, num_classes=5, feature_shape=FEATURES)
+
+
+@pytest.mark.parametrize("kind", [torch.float64, torch.bfloat16, torch.float16])
+def test_non_finite_inputs_of_other_floating_dtypes(device, kind):
+    skip_unless_supported(device, kind)
+    inputs, labels = good_batch(device)
+    inputs = inputs.to(kind)
+    inputs[1, 0, 0, 0] = float("inf")
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    assert_mentions(message_of(excinfo), "inputs", "inf")
+
+
+def test_scalar_features(device):
+    labels = torch.tensor([0, 4, 2], device=device)
+    validate_batch(torch.rand(3, device=device), labels, num_classes=5, feature_shape=())
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(torch.rand((), device=device), labels, num_classes=5, feature_shape=())
+    assert_mentions(message_of(excinfo), "inputs", "shape", "()")
+
+
 def message_of(excinfo):
     return str(excinfo.value)
 
@@ -251,6 +356,41 @@ def message_of(excinfo):
 def assert_mentions(message, *words):
     missing = [w for w in words if w.lower() not in message.lower()]
     assert not missing, f"the error message {message!r} should mention {missing}"
+
+
+# Check k of the six with every later problem present too, as far as they can coexist
+# (integer inputs hold no NaN): the error is check k's. (error, words in its message)
+FIRST_PROBLEM = {
+    1: (TypeError, ["inputs", "uint8"]),
+    2: (ValueError, ["inputs", "shape", "(4, 3, 4)"]),
+    3: (TypeError, ["labels", "float32"]),
+    4: (ValueError, ["labels", "shape", "(4, 1)"]),
+    5: (ValueError, ["inputs", "NaN"]),
+    6: (ValueError, ["labels", "7"]),
+}
+
+
+@pytest.mark.parametrize("first", list(FIRST_PROBLEM))
+def test_the_checks_run_in_order(device, first):
+    shape = FEATURES if first > 2 else (3, 4)
+    inputs = torch.rand(4, *shape, device=device)
+    if first <= 5:
+        inputs[0, 0, 0] = float("nan")
+    if first == 1:
+        inputs = inputs.nan_to_num(0.0).mul(255).to(torch.uint8)
+    labels = torch.tensor([[0], [7], [2], [1]], device=device)
+    labels = labels if first <= 4 else labels[:, 0]
+    labels = labels.float() if first <= 3 else labels
+    error, words = FIRST_PROBLEM[first]
+    with pytest.raises(error) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+    try:
+        assert_mentions(message_of(excinfo), *words)
+    except AssertionError as failure:
+        raise AssertionError(
+            f"this batch fails checks {first} to 6 at once: the error should be check {first}'s, "
+            f"as the docstring orders them. {failure}"
+        ) from None
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])

@@ -54,10 +54,14 @@ def as_tensor_shared(
     - dtype None keeps data's dtype (inferred as in `from_data` for Python data).
     - device None: the default device if one was set with torch.set_default_device, for
       every kind of data, a tensor included (as torch.as_tensor does); otherwise data's own
-      device (the CPU for arrays and Python data).
+      device (the CPU for arrays and Python data). torch.set_default_device("cpu") counts
+      as set: a tensor on a GPU then comes to the CPU. (torch.get_default_device() cannot
+      tell that apart from no default at all; torch.as_tensor can.)
     - No copy when none is needed: if data is a tensor already of that dtype on that
       device, or a CPU NumPy array of that dtype wanted on the CPU, the result shares its
-      memory (it may be data itself). Otherwise the values are converted into a new tensor.
+      memory (it may be data itself), whether dtype was given or left None, and for strided
+      views (a transposed tensor or array) too. Otherwise the values are converted into a
+      new tensor.
     - data is not modified.
 
     >>> t = torch.arange(3)
@@ -97,7 +101,10 @@ def scalar_like(value: bool | int | float, like: torch.Tensor) -> torch.Tensor:
     - value: a Python number; it is converted to like's dtype directly, as exactly as that
       dtype allows (0.1 in float64 is the float64 nearest 0.1, not a float32 value widened).
     - Returns shape () (a single value, not a tensor of `value` elements), on like's device
-      even when torch.set_default_device names another one.
+      even when torch.set_default_device names another one, whatever like's shape (0-dim
+      or empty too).
+    - A new constant: like's values and graph play no part, and the result does not
+      require grad, even if like does.
 
     >>> scalar_like(3, torch.zeros(4, dtype=torch.float16))
     tensor(3., dtype=torch.float16)

@@ -3,7 +3,13 @@ import pytest
 import torch
 
 from katas.q35_tensor_creation import as_tensor_shared, from_data, scalar_like, zeros_for
-from torch_katas.testing import assert_close, check_tensor, default_dtype, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    default_dtype,
+    same_device,
+    skip_unless_supported,
+)
 
 DEFAULT = "default float dtype"
 
@@ -53,12 +59,18 @@ def test_from_data_of_labels_works_as_cross_entropy_targets(device):
     assert_close(loss.cpu(), torch.tensor(4.0).log(), "labels must be int64 class indices")
 
 
-def test_from_data_follows_the_default_float_dtype(device):
+@pytest.mark.parametrize("make", [from_data, as_tensor_shared], ids=lambda f: f.__name__)
+def test_python_floats_follow_the_default_float_dtype(device, make):
     skip_unless_supported(device, torch.float64)
     with default_dtype(torch.float64):
-        floats, ints = from_data([0.5, 1.5], device), from_data([1, 2], device)
-    check_tensor(floats, shape=(2,), dtype=torch.float64, device=device, name="float data")
-    check_tensor(ints, shape=(2,), dtype=torch.int64, device=device, name="int data")
+        floats, ints = make([0.5, 1.5], device=device), make([1, 2], device=device)
+        number = make(0.1, device=device)
+    name = make.__name__
+    advice = "Python floats take torch.get_default_dtype(), here float64"
+    check_tensor(floats, shape=(2,), dtype=torch.float64, device=device, name=f"{name}(floats)")
+    check_tensor(ints, shape=(2,), dtype=torch.int64, device=device, name=f"{name}(ints)")
+    check_tensor(number, shape=(), dtype=torch.float64, device=device, name=f"{name}(0.1)")
+    assert number.item() == 0.1, f"{name}(0.1) holds {number.item()!r}: {advice}"
 
 
 @pytest.mark.parametrize("np_dtype", [np.int32, np.float64, np.uint8], ids=lambda d: d.__name__)
@@ -115,6 +127,29 @@ def test_as_tensor_shared_of_a_numpy_array(device):
     assert result[1].item() == expected, (
         "a CPU array of the right dtype must be shared on the CPU (and copied to any other device)"
     )
+
+
+@pytest.mark.parametrize("dtype", [None, torch.float32], ids=str)
+def test_as_tensor_shared_shares_a_matching_array_and_strided_views(device, dtype):
+    array = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = torch.arange(12.0, device=device).reshape(3, 4)
+    cases = {"a CPU array": array, "a transposed array (array.T)": array.T, "t.T": t.T}
+    results = {what: as_tensor_shared(data, dtype, device) for what, data in cases.items()}
+    for what, result in results.items():
+        data = cases[what]
+        check_tensor(result, dtype=torch.float32, device=device, name=f"the result for {what}")
+        assert result.tolist() == data.tolist()
+        if isinstance(data, np.ndarray):
+            if device.type != "cpu":
+                continue  # an array must be copied to another device
+            shared = np.shares_memory(result.numpy(), data)
+        else:
+            shared = shares_memory(result, t)
+        assert shared, (
+            f"{what} with dtype={dtype} already has the dtype and device asked for: the result "
+            "must share its memory (torch.as_tensor does), also when the dtype is given and "
+            "when the data is a strided view (no .contiguous() or np.ascontiguousarray)"
+        )
 
 
 @pytest.mark.parametrize(
@@ -209,6 +244,25 @@ def test_scalar_like_holds_one_value(device, value, dtype):
     assert (like + result).dtype == dtype, "combining the scalar with like must keep the dtype"
 
 
+@pytest.mark.parametrize("shape", [(0,), (), (5, 0, 3)], ids=str)
+def test_scalar_like_of_an_empty_or_0_dim_like(device, shape):
+    like = torch.zeros(shape, device=device)
+    result = scalar_like(2.5, like)
+    check_tensor(result, shape=(), dtype=torch.float32, device=device, name="scalar_like")
+    assert result.item() == 2.5, f"scalar_like(2.5, like of shape {shape}) holds {result.item()}"
+
+
+def test_scalar_like_is_a_constant(device):
+    like = torch.tensor([1.0, float("inf"), float("nan")], device=device, requires_grad=True)
+    result = scalar_like(2.0, like)
+    check_tensor(result, shape=(), dtype=torch.float32, device=device, name="scalar_like")
+    assert result.item() == 2.0 and not result.requires_grad, (
+        f"scalar_like(2.0, like) gave {result!r}: make a new tensor from the number with "
+        "like's dtype and device only; like's values (here inf and NaN) and its graph play "
+        "no part, and the result does not require grad"
+    )
+
+
 def test_scalar_like_of_a_bool(device):
     result = scalar_like(True, torch.zeros(2, dtype=torch.bool, device=device))
     check_tensor(result, shape=(), dtype=torch.bool, device=device, name="scalar_like(True)")
@@ -238,6 +292,25 @@ def test_device_none_means_the_default_device(device, default_device_meta):
     }
     for call, result in results.items():
         check_tensor(result, dtype=torch.int64, device=meta, name=call)
+
+
+@pytest.fixture
+def default_device_cpu():
+    """torch.set_default_device("cpu") for the test: set, and naming the CPU."""
+    torch.set_default_device("cpu")
+    try:
+        yield torch.device("cpu")
+    finally:
+        torch.set_default_device(None)
+
+
+def test_a_default_device_of_cpu_counts_as_set(device, default_device_cpu):
+    t = torch.arange(3, device=device)
+    result = as_tensor_shared(t)
+    check_tensor(result, shape=(3,), dtype=torch.int64, device=default_device_cpu, name="result")
+    assert same_device(t.device, device), "data must not be modified"
+    assert result.tolist() == [0, 1, 2]
+    assert device.type != "cpu" or shares_memory(result, t), "no copy on the CPU"
 
 
 def test_like_decides_the_device_over_the_default_device(device, default_device_meta):

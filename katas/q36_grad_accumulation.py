@@ -41,7 +41,8 @@ def train_accumulated(
       micro-batch's loss by n_i / N, its number of samples over the group's.
     - Run each micro-batch forward and then backward before the next one's forward, so
       only one micro-batch's graph is alive at a time (do not concatenate a group, and
-      do not sum a group's losses before one backward).
+      do not sum a group's losses before one backward). Backward frees the graph's saved
+      tensors; backward(retain_graph=True) would keep them as long as the loss is kept.
     - Gradients present before the call are discarded, and no gradient carries over
       from one group to the next.
     - Returns a list of Python floats, one per optimizer step: the group's loss as one

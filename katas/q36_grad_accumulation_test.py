@@ -1,5 +1,6 @@
 import copy
 import math
+import weakref
 
 import pytest
 import torch
@@ -51,6 +52,40 @@ def assert_same_parameters(model, expected_model, advice):
         assert_close(
             p, q, f"{name} differs from big-batch training: {advice}", rtol=1e-5, atol=1e-5
         )
+
+
+class Saved:
+    """What autograd keeps for backward, wrapped so the wrapper lives exactly as long as the
+    graph holds it (whatever else refers to the tensor itself)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def test_frees_each_graph_before_the_next_forward(device):
+    model, batches = regression_setup(device, [3, 2, 4, 1, 5])
+    kept = []  # (micro-batch number, weak reference to what its graph saved)
+    alive_before_forward = []
+
+    def pack(tensor):
+        saved = Saved(tensor)
+        kept.append((len(alive_before_forward), weakref.ref(saved)))
+        return saved
+
+    def before_forward(module, args):
+        alive_before_forward.append(sorted({n for n, ref in kept if ref() is not None}))
+
+    model.register_forward_pre_hook(before_forward)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda saved: saved.tensor):
+        train_accumulated(model, batches, make_sgd(model), 2)
+    assert kept, "the micro-batches' forward passes should build graphs"
+    alive = [(i, n) for i, earlier in enumerate(alive_before_forward) for n in earlier]
+    assert not alive, (
+        "when a micro-batch went forward, the graphs of earlier micro-batches were still "
+        f"alive ((forward, graph of micro-batch) = {alive}): call backward without "
+        "retain_graph=True, and keep only detached losses (loss.detach() or loss.item()), "
+        "so that each graph is freed before the next forward"
+    )
 
 
 @pytest.mark.parametrize(

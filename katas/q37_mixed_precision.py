@@ -75,7 +75,8 @@ def amp_train_step(
       unscaled gradients, and a step whose gradients contain inf or NaN leaves the
       parameters unchanged and lowers the scale.
     - Returns the loss of this forward pass (before the update) as a 0-dim float32 tensor
-      on `inputs`' device, detached from the graph, whatever dtype `loss_fn` produced.
+      on `inputs`' device, detached from the graph, whatever dtype `loss_fn` produced
+      (bfloat16, float16 or float64 alike).
 
     >>> model = nn.Linear(3, 1)
     >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q37_mixed_precision import amp_dtype, amp_train_step, make_grad_scaler
-from torch_katas.testing import assert_close, check_tensor
+from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 
 def expected_dtype(device: torch.device) -> torch.dtype:
@@ -57,8 +57,9 @@ def test_amp_dtype_is_float16_on_cuda_and_bfloat16_elsewhere(device):
         (torch.device("cuda", 1), torch.float16),
         ("cpu", torch.bfloat16),
         ("mps", torch.bfloat16),
+        ("xpu:0", torch.bfloat16),
     ],
-    ids=["cuda", "cuda:1", "device(cuda,1)", "cpu", "mps"],
+    ids=["cuda", "cuda:1", "device(cuda,1)", "cpu", "mps", "xpu:0"],
 )
 def test_amp_dtype_reads_the_device_type_of_any_name(device, name, want):
     # Naming a device builds no tensor, so every name is checked on every machine.
@@ -109,13 +110,26 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
     seen = []
     for layer in (model[0], model[2]):
         layer.register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    in_loss = []
+
+    def mse_that_watches_autocast(output, target):
+        kind = device.type
+        in_loss.append((torch.is_autocast_enabled(kind), torch.get_autocast_dtype(kind)))
+        return F.mse_loss(output, target)
+
     inputs, targets = a_batch(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, False))
+    scaler = scaler_for(device, False)
+    amp_train_step(model, inputs, targets, mse_that_watches_autocast, optimizer, scaler)
     want = expected_dtype(device)
     assert seen == [want, want], (
         f"the Linear layers produced {seen}, expected {want}: run the forward pass under "
         f"torch.autocast(device_type={device.type!r}, dtype=amp_dtype(inputs.device))"
+    )
+    assert in_loss == [(True, want)], (
+        f"loss_fn ran with (autocast enabled, autocast dtype) = {in_loss}, expected "
+        f"[(True, {want})]: call loss_fn inside the autocast block too, where autocast runs "
+        "the loss in float32; only backward comes after it"
     )
 
 
@@ -176,6 +190,19 @@ def test_returns_the_loss_before_the_update_as_detached_float32(device):
         rtol=2e-2,
         atol=1e-3,
     )
+
+
+def test_returns_a_float64_loss_as_float32(device):
+    skip_unless_supported(device, torch.float64)
+    model = small_model(device)
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def float64_mse(output, target):
+        return F.mse_loss(output.double(), target.double())
+
+    loss = amp_train_step(model, inputs, targets, float64_mse, optimizer, scaler_for(device))
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the returned loss")
 
 
 @pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from katas.q38_compile_graph_breaks import clipped_residual, count_graph_breaks
-from torch_katas.testing import assert_close, check_tensor
+from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 # Compiled, a sim tensor is traced through its CPU data, and a Python scalar in torch.where
 # then lands on the CPU next to sim tensors: a limit of the simulation, not of the answer.
@@ -42,6 +42,14 @@ def branches_on_a_value(x):
     return x - 1
 
 
+def branches_twice(x):
+    if x.sum() > 0:  # two Python `if`s on values: two graph breaks, whichever way they go
+        x = x * 2
+    if x.mean() > 1:
+        x = x - 1
+    return x + 1
+
+
 # (batch, dim, input scale, max_norm): norms far above and far below max_norm, batch 1,
 # a non-contiguous x, and an all-zero input (norm 0, never scaled).
 CASES = {
@@ -76,13 +84,19 @@ def gradients(fn, x, weight, max_norm):
 
 def test_count_graph_breaks_reports_dynamos_graph_break_count(device):
     x = torch.randn(5, device=device)
-    functions = (no_breaks, branches_on_a_value, no_tensor_operation)
+    functions = (no_breaks, branches_on_a_value, branches_twice, no_tensor_operation)
     got = {fn.__name__: count_graph_breaks(fn, x) for fn in functions}
-    want = {"no_breaks": 0, "branches_on_a_value": 1, "no_tensor_operation": 0}
+    want = {"no_breaks": 0, "branches_on_a_value": 1, "branches_twice": 2, "no_tensor_operation": 0}
     assert got == want, (
         f"count_graph_breaks returned {got}, expected {want}: return the graph_break_count "
         "of torch._dynamo.explain(fn)(*args) (not its graph_count), and 0 where explain "
         "says -1 (no graph at all)"
+    )
+    again = count_graph_breaks(branches_on_a_value, x)
+    assert again == 1, (
+        f"a second call on branches_on_a_value counted {again} breaks, the first 1: code "
+        "compiled during a call must not stay cached for later calls, where it runs without "
+        "compiling again (torch._dynamo.explain resets Dynamo before and after)"
     )
 
 
@@ -139,6 +153,24 @@ def test_gradients_match_the_eager_version(device, case):
             "gradients flow through norm (do not detach it); when it is not, norm == max_norm "
             "included, none flows through norm (torch.where(norm > max_norm, ...), not a clamp)",
         )
+
+
+@pytest.mark.parametrize("case", ["clipped", "not-clipped", "exactly-max-norm"])
+def test_float64_values_and_gradients(device, case):
+    skip_unless_supported(device, torch.float64)
+    x, weight, max_norm = (
+        t.double() if torch.is_tensor(t) else t for t in inputs_for(case, device)
+    )
+    out, norm = clipped_residual(x, weight, max_norm)
+    check_tensor(out, shape=x.shape, dtype=torch.float64, device=device, name="out")
+    check_tensor(norm, shape=(), dtype=torch.float64, device=device, name="norm")
+    want = clipped_residual_eager(x, weight, max_norm)
+    assert_close((out, norm), want, "in float64 too, out and norm equal the eager version's")
+    assert_close(
+        gradients(clipped_residual, x, weight, max_norm),
+        gradients(clipped_residual_eager, x, weight, max_norm),
+        "in float64 too, the gradients equal the eager version's",
+    )
 
 
 @pytest.mark.not_on_sim(SIM_COMPILE)

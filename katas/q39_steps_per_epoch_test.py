@@ -43,6 +43,54 @@ def check_int(value, name):
     )
 
 
+# (function, positional arguments, accumulation_steps) with one argument out of range.
+IMPOSSIBLE = {
+    "negative samples": (steps_per_epoch, (-1, 4), None),
+    "batch size 0": (steps_per_epoch, (10, 0), None),
+    "negative batch size": (steps_per_epoch, (10, -4), None),
+    "negative epochs": (optimizer_steps, (10, 4, -1), 1),
+    "accumulation 0": (optimizer_steps, (10, 4, 2), 0),
+    "negative accumulation": (optimizer_steps, (10, 4, 2), -2),
+    "optimizer_steps negative samples": (optimizer_steps, (-5, 4, 2), 1),
+    "optimizer_steps batch size 0": (optimizer_steps, (10, 0, 2), 1),
+    "optimizer_steps negative batch size": (optimizer_steps, (10, -4, 2), 1),
+    "negative step": (epoch_of_step, (-1, 10, 4), 1),
+    "epoch_of_step negative samples": (epoch_of_step, (0, -5, 4), 1),
+    "epoch_of_step batch size 0": (epoch_of_step, (0, 10, 0), 1),
+    "epoch_of_step negative batch size": (epoch_of_step, (0, 10, -4), 1),
+    "epoch_of_step accumulation 0": (epoch_of_step, (0, 10, 4), 0),
+    "epoch_of_step negative accumulation": (epoch_of_step, (0, 10, 4), -2),
+    "empty dataset": (epoch_of_step, (0, 0, 4), 1),
+}
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+@pytest.mark.parametrize("case", IMPOSSIBLE)
+def test_rejects_impossible_arguments(device, case, drop_last):
+    function, args, accumulation = IMPOSSIBLE[case]
+    kwargs = {"drop_last": drop_last}
+    if accumulation is not None:
+        kwargs["accumulation_steps"] = accumulation
+    shown = [*map(repr, args), *(f"{key}={value!r}" for key, value in kwargs.items())]
+    call = f"{function.__name__}({', '.join(shown)})"
+    with dataloader_refused():
+        try:
+            result = function(*args, **kwargs)
+        except ValueError:
+            return
+    pytest.fail(
+        f"{call} returned {result!r}; it should raise ValueError ({case}): check every "
+        "argument against its limit (num_samples >= 0, batch_size >= 1, epochs >= 0, "
+        "accumulation_steps >= 1, step >= 0), negative values included, in both drop_last "
+        "modes, before computing anything"
+    )
+
+
+def test_rejects_an_epoch_whose_batches_are_all_dropped(device):
+    with dataloader_refused(), pytest.raises(ValueError):
+        epoch_of_step(3, 3, 4, drop_last=True)
+
+
 SIZES = [*range(21), 31, 32, 33, 100]  # empty, smaller than a batch, exact multiples, ...
 BATCH_SIZES = [1, 2, 3, 4, 5, 7, 32]
 
@@ -190,31 +238,3 @@ def test_rules_no_loops(device):
         epoch_of_step(5, 10, 3, 2)
     for function in (steps_per_epoch, optimizer_steps, epoch_of_step):
         assert_no_python_loops(function)
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda: steps_per_epoch(-1, 4),
-        lambda: steps_per_epoch(10, 0),
-        lambda: optimizer_steps(10, 4, -1),
-        lambda: optimizer_steps(10, 4, 2, accumulation_steps=0),
-        lambda: optimizer_steps(-5, 4, 2),
-        lambda: optimizer_steps(10, 0, 2),
-        lambda: epoch_of_step(-1, 10, 4),
-        lambda: epoch_of_step(0, -5, 4),
-        lambda: epoch_of_step(0, 10, 0),
-        lambda: epoch_of_step(0, 10, 4, accumulation_steps=0),
-        lambda: epoch_of_step(0, 0, 4),
-        lambda: epoch_of_step(3, 3, 4, drop_last=True),
-    ],
-    ids=[
-        "negative samples", "batch size 0", "negative epochs", "accumulation 0",
-        "optimizer_steps negative samples", "optimizer_steps batch size 0", "negative step",
-        "epoch_of_step negative samples", "epoch_of_step batch size 0",
-        "epoch_of_step accumulation 0", "empty dataset", "every batch dropped",
-    ],
-)  # fmt: skip
-def test_rejects_impossible_arguments(device, call):
-    with dataloader_refused(), pytest.raises(ValueError):
-        call()

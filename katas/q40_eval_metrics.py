@@ -30,7 +30,7 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
       [t, p] is the number of samples with target t and prediction p (rows: true class,
       columns: predicted class).
     - Raises ValueError if preds or targets is not 1-D, their lengths differ, or a value
-      is outside [0, num_classes).
+      of either is outside [0, num_classes).
 
     Rule: no Python loops (turn each pair into one index, then count with torch.bincount).
 
@@ -78,14 +78,16 @@ def evaluate(
       (`torch.no_grad()` or `torch.inference_mode()`), and leave every submodule in the
       mode it arrived in: a model in training may hold submodules in eval (a frozen
       backbone's batch norm), and they stay so; `model.train(was_training)` alone would
-      switch them back to training.
+      switch them back to training. The modes come back also when the model raises (the
+      error propagates), and autograd is as it was afterwards.
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
-      may be on any device: move them to `device`. The last batch may be shorter.
+      may be on any device: move them to `device`. The last batch may be shorter. Any
+      iterable: a DataLoader, a list, or a generator, which can be read only once.
     - The prediction for a sample is the argmax of its logits.
     - Returns accuracy (correct predictions / all samples of the loader, a Python float),
       the confusion matrix of all samples (as `confusion_matrix`, int64 on `device`) and
       the macro-F1 of that matrix (a Python float).
-    - Raises ValueError if the loader yields no sample.
+    - Raises ValueError if the loader yields no sample (no batch, or only empty ones).
 
     >>> model = nn.Linear(4, 3)
     >>> data = torch.utils.data.TensorDataset(torch.randn(10, 4), torch.randint(0, 3, (10,)))

@@ -59,16 +59,54 @@ def test_confusion_matrix_takes_non_contiguous_inputs_and_leaves_them_alone(devi
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.uint8], ids=str)
+def test_confusion_matrix_of_other_integer_dtypes(device, dtype):
+    preds = torch.tensor([0, 2, 2, 1, 0, 1], device=device, dtype=dtype)
+    targets = torch.tensor([0, 1, 2, 1, 2, 1], device=device, dtype=dtype)
+    confusion = confusion_matrix(preds, targets, 3)
+    check_tensor(confusion, shape=(3, 3), dtype=torch.int64, device=device, name="confusion")
+    assert confusion.cpu().tolist() == confusion_by_loop(preds.long(), targets.long(), 3), (
+        f"wrong counts for {dtype} labels"
+    )
+
+
+# Both sides of the range for preds and targets; some bad values give a flat index t * C + p
+# that still lies in [0, C * C).
 @pytest.mark.parametrize(
     "preds, targets",
-    [([0, 1, 3], [0, 1, 2]), ([0, 1, 2], [0, -1, 2]), ([0, 1], [0, 1, 2]), ([[0, 1]], [[0, 1]])],
-    ids=["prediction = num_classes", "negative target", "lengths differ", "2-D"],
+    [
+        ([0, 1, 3], [0, 1, 2]),
+        ([3, 1, 2], [0, 1, 2]),
+        ([0, -1, 2], [0, 1, 2]),
+        ([0, 1, 2], [0, -1, 2]),
+        ([0, 1, 2], [0, 1, 3]),
+        ([0, 1], [0, 1, 2]),
+        ([[0, 1]], [[0, 1]]),
+        ([0, 1, 2], [[0], [1], [2]]),
+    ],
+    ids=[
+        "prediction = num_classes",
+        "prediction = num_classes for target 0",
+        "negative prediction",
+        "negative target",
+        "target = num_classes",
+        "lengths differ",
+        "2-D",
+        "targets (N, 1)",
+    ],
 )
 def test_confusion_matrix_rejects_bad_labels(device, preds, targets):
     preds = torch.tensor(preds, device=device)
     targets = torch.tensor(targets, device=device)
-    with pytest.raises(ValueError):
+    try:
         confusion_matrix(preds, targets, 3)
+    except ValueError:
+        return
+    pytest.fail(
+        f"confusion_matrix({preds.tolist()}, {targets.tolist()}, num_classes=3) should raise "
+        "ValueError: check that both are 1-D of one length, and every value of each, on both "
+        "sides, lies in [0, num_classes) (a valid flat index t * C + p proves nothing)"
+    )
 
 
 @pytest.mark.parametrize("samples, classes", [(1, 1), (5, 3), (40, 5), (200, 7)])
@@ -186,6 +224,52 @@ def test_evaluate_runs_in_eval_mode_without_grad_and_restores_the_mode(device, a
         f"the model arrived with training={arrives_training} and must leave the same way; "
         "remember model.training first and call model.train(that) at the end"
     )
+    assert torch.is_grad_enabled(), (
+        "autograd is still off after evaluate: switch it off for the loop only (with "
+        "torch.no_grad():), not with torch.set_grad_enabled(False) for the rest of the program"
+    )
+
+
+class FailsOnTheSecondBatch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls == 2:
+            raise BatchFailed("this batch cannot be evaluated")
+        return x
+
+
+class BatchFailed(Exception):
+    """Not a RuntimeError: an unimplemented stub's NotImplementedError must not match it."""
+
+
+def test_evaluate_restores_the_modes_when_the_model_raises(device):
+    model = nn.Sequential(Probe(), nn.Dropout(0.5), FailsOnTheSecondBatch()).to(device)
+    model.train()
+    model[1].eval()
+    modes = [module.training for module in model.modules()]
+    loader, _, _ = crafted_loader()
+    with pytest.raises(BatchFailed):
+        evaluate(model, loader, 4, device)
+    assert [module.training for module in model.modules()] == modes, (
+        f"after the model raised, the modes are {[m.training for m in model.modules()]}, not "
+        f"{modes} as they arrived: restore them in a finally block, so an error on the way "
+        "does not leave the model in eval mode"
+    )
+
+
+def test_evaluate_reads_the_loader_once(device):
+    loader, preds, targets = crafted_loader()
+    batches = (batch for batch in loader)  # a generator: one pass only
+    accuracy, confusion, _ = evaluate(logits_model(device), batches, 4, device)
+    assert confusion.cpu().tolist() == confusion_by_loop(preds, targets, 4), (
+        "loader may be any iterable, a generator included, which yields its batches once: "
+        "go over it in one pass, counting the samples as you go"
+    )
+    assert accuracy == pytest.approx(0.6)
 
 
 def test_evaluate_keeps_each_submodules_own_mode(device):
@@ -205,3 +289,9 @@ def test_evaluate_rejects_an_empty_loader(device):
     empty = DataLoader(TensorDataset(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64)))
     with pytest.raises(ValueError):
         evaluate(logits_model(device), empty, 4, device)
+
+
+def test_evaluate_rejects_a_loader_of_empty_batches(device):
+    batches = [(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64))] * 2
+    with pytest.raises(ValueError):
+        evaluate(logits_model(device), batches, 4, device)

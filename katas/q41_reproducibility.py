@@ -53,7 +53,13 @@ def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int =
     """A shuffling DataLoader whose results depend on `seed`, not on the global state.
 
     - shuffle=True, `batch_size`, `num_workers` workers, `seed_worker` as worker_init_fn,
-      and a `torch.Generator` of its own seeded with `seed`.
+      and a `torch.Generator` of its own seeded with `seed` (one per loader: loaders are not
+      tied to each other).
+    - What counts is what happens inside each worker, checked there: torch keeps the seed
+      the DataLoader gave the worker (`get_worker_info().seed`, from the loader's
+      generator), and `random` and NumPy are seeded with that seed % 2**32. Passing
+      seed_worker does exactly that; a worker_init_fn that reseeds torch (say with
+      seed + worker_id) does not.
     - Two loaders built with the same seed yield the same shuffle order, and, with
       num_workers > 0, the same random numbers drawn inside the workers by torch, `random`
       and NumPy, bit for bit, whatever the global random states are. Another seed gives

@@ -33,6 +33,7 @@ class NoisyDataset(Dataset):
             "index": index,
             "worker": info.id if info is not None else -1,
             "worker_seed": torch.initial_seed() if info is not None else -1,
+            "given_seed": info.seed if info is not None else -1,  # what the DataLoader gave it
             "torch": torch.rand(()),
             "python": random.random(),
             "numpy": np.random.rand(),
@@ -141,6 +142,16 @@ def test_shuffle_order_depends_only_on_the_seed(device):
     assert [v for b in first for v in b] != list(range(20)), "the loader should shuffle"
 
 
+def test_two_loaders_with_one_seed_agree_when_interleaved(device):
+    data = torch.arange(20, device=device)
+    first, second = make_loader(data, 6, seed=5), make_loader(data, 6, seed=5)
+    pairs = [(a.tolist(), b.tolist()) for a, b in zip(first, second, strict=True)]
+    assert all(a == b for a, b in pairs), (
+        f"two loaders built with seed 5 and read side by side gave {pairs}: give each loader "
+        "a torch.Generator of its own, not one generator shared by every loader"
+    )
+
+
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_loads_in_the_main_process_by_default(device):
     loader = make_loader(torch.arange(10, device=device), batch_size=4, seed=1)
@@ -149,6 +160,34 @@ def test_loads_in_the_main_process_by_default(device):
         "(the default: no worker processes) and 4"
     )
     assert [len(batch) for batch in loader] == [4, 4, 2], "batches of batch_size, last shorter"
+
+
+@pytest.mark.filterwarnings(FORK_WARNING)
+def test_workers_run_seed_worker_and_follow_the_seed(device):
+    rows = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    reseeded = {r["worker"] for r in rows if r["worker_seed"] != r["given_seed"]}
+    assert not reseeded, (
+        f"inside worker(s) {sorted(reseeded)} torch's seed is not the one the DataLoader gave "
+        "the worker (get_worker_info().seed, drawn from the loader's generator): the "
+        "worker_init_fn must leave torch's random state alone and seed only Python and NumPy, "
+        "from torch.initial_seed() % 2**32, as seed_worker does"
+    )
+    for worker in (0, 1):
+        mine = [r for r in rows if r["worker"] == worker]
+        seed = int(mine[0]["worker_seed"]) % 2**32
+        python, numpy = random.Random(seed), np.random.RandomState(seed)
+        assert [r["python"] for r in mine] == [python.random() for _ in mine], (
+            f"worker {worker}'s Python random was not seeded by seed_worker: pass "
+            "worker_init_fn=seed_worker to the DataLoader"
+        )
+        assert [r["numpy"] for r in mine] == [numpy.rand() for _ in mine], (
+            f"worker {worker}'s NumPy was not seeded by seed_worker"
+        )
+    other = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=8, num_workers=2)))
+    for field in ("index", "torch", "python", "numpy"):
+        assert [r[field] for r in rows] != [r[field] for r in other], (
+            f"seeds 7 and 8 gave the same {field!r} values: the seed should change them"
+        )
 
 
 def test_two_runs_with_workers_are_bit_identical(device):
@@ -165,25 +204,4 @@ def test_two_runs_with_workers_are_bit_identical(device):
         by_worker = [[r[field] for r in first if r["worker"] == w] for w in (0, 1)]
         assert not set(by_worker[0]) & set(by_worker[1]), (
             f"the two workers drew the same {field!r} numbers: each worker needs its own seed"
-        )
-
-
-@pytest.mark.filterwarnings(FORK_WARNING)
-def test_workers_run_seed_worker_and_follow_the_seed(device):
-    rows = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
-    for worker in (0, 1):
-        mine = [r for r in rows if r["worker"] == worker]
-        seed = int(mine[0]["worker_seed"]) % 2**32
-        python, numpy = random.Random(seed), np.random.RandomState(seed)
-        assert [r["python"] for r in mine] == [python.random() for _ in mine], (
-            f"worker {worker}'s Python random was not seeded by seed_worker: pass "
-            "worker_init_fn=seed_worker to the DataLoader"
-        )
-        assert [r["numpy"] for r in mine] == [numpy.rand() for _ in mine], (
-            f"worker {worker}'s NumPy was not seeded by seed_worker"
-        )
-    other = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=8, num_workers=2)))
-    for field in ("index", "torch", "python", "numpy"):
-        assert [r[field] for r in rows] != [r[field] for r in other], (
-            f"seeds 7 and 8 gave the same {field!r} values: the seed should change them"
         )

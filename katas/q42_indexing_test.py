@@ -99,6 +99,23 @@ def test_valid_steps_matches_a_loop(device, lengths):
     assert torch.equal(x, x_before), "x must not be modified"
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.int32, torch.bool])
+def test_valid_steps_keeps_any_dtype_and_every_valid_step(device, dtype):
+    skip_unless_supported(device, dtype)
+    lengths = [2, 0, 3]
+    x = features_of(dtype, (3, 4, 2), device)
+    x[2, 1] = 0  # a valid step that happens to be all zeros
+    if dtype.is_floating_point:  # padding may hold anything, even inf and NaN
+        x[0, 2:], x[2, 3] = float("inf"), float("nan")
+    out = valid_steps(x, torch.tensor(lengths, device=device))
+    check_tensor(out, shape=(5, 2), dtype=dtype, device=device, name="steps")
+    expected = torch.cat([x[b, :n] for b, n in enumerate(lengths)])
+    assert torch.equal(out, expected), (
+        "expected the valid steps of each sequence in order, in x's dtype, a step of zeros "
+        "included: select with the mask t < lengths[b] (x[mask]), not by what the values are"
+    )
+
+
 # ---------------------------------------------------------------- rotate_pairs
 
 

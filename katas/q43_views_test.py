@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from katas.q43_views import merge_heads, shares_storage, split_heads
-from torch_katas.testing import assert_close, check_tensor
+from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 
 def same_storage(a, b):
@@ -58,6 +58,16 @@ def test_merge_heads_of_integer_values(device):
     assert out.tolist() == [[[0, 1, 4, 5], [2, 3, 6, 7]]]
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bool])
+def test_merge_heads_keeps_any_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    x = heads(device, 2, 3, 2, 2, "transposed")
+    x = x > 0 if dtype == torch.bool else x.to(dtype)
+    out = merge_heads(x)
+    check_tensor(out, shape=(2, 2, 6), dtype=dtype, device=device, name="merged heads")
+    assert torch.equal(out.cpu(), merged_by_hand(x)), f"wrong values for a {dtype} x"
+
+
 def test_merge_heads_undoes_split_heads(device):
     x = torch.randn(2, 5, 12, device=device)
     out = merge_heads(split_heads(x, 3))
@@ -108,7 +118,7 @@ def test_split_heads_is_a_view_of_x(device, layout):
     assert x[1, 2, 7].item() == 1234.0, "writing to the view must write to x"
 
 
-@pytest.mark.parametrize("e, num_heads", [(8, 3), (5, 2)])
+@pytest.mark.parametrize("e, num_heads", [(8, 3), (5, 2), (4, 8)])
 def test_split_heads_rejects_features_that_do_not_divide(device, e, num_heads):
     with pytest.raises(ValueError):
         split_heads(torch.zeros(2, 3, e, device=device), num_heads)
@@ -129,6 +139,7 @@ def related(x):
         ("even and odd elements", flat[::2], flat[1::2], True),
         ("x[2:] and x.t()[1:]", x[2:], x.t()[1:], True),
         ("x and x.detach()", x, x.detach(), True),
+        ("x.detach()[1:] and x[2:]", x.detach()[1:], x[2:], True),  # x.detach()._base is None
         ("x and x.contiguous()", x, x.contiguous(), True),
         ("x and x.clone()", x, x.clone(), False),
         ("x.t() and x.t().contiguous()", x.t(), x.t().contiguous(), False),
@@ -149,5 +160,6 @@ def test_shares_storage(device, name):
     assert type(result) is bool, f"shares_storage must return a Python bool, got {type(result)}"
     assert result is expected, (
         f"shares_storage({name}) should be {expected}: compare the storages "
-        "(a.untyped_storage()), not where the tensors start (a.data_ptr() moves with the offset)"
+        "(a.untyped_storage()), not where the tensors start (a.data_ptr() moves with the offset) "
+        "nor their ._base (x.detach() is no view of x, yet shares its storage)"
     )

@@ -71,9 +71,12 @@ def make_optimizer(
     """torch.optim.SGD (momentum 0.9) over the trainable parameters of `model` only.
 
     - Every parameter with requires_grad=True is in the optimizer, once; no frozen one is.
+      requires_grad is read when make_optimizer is called: a block unfrozen since
+      construction (gradual unfreezing) is in, a parameter frozen since is out.
     - Parameter groups: the last backbone block's parameters, when that block trains, in a
-      group with learning rate `last_block_lr` (default: lr / 10); every other trainable
-      parameter (the head) in a group with learning rate `lr`.
+      group with learning rate `last_block_lr` (None: lr / 10; 0.0 is a learning rate like
+      any other); every other trainable parameter (the head) in a group with learning rate
+      `lr`.
 
     >>> backbone = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 8))
     >>> model = FineTuner(backbone, 8, 3, train_last_block=True)

@@ -200,7 +200,7 @@ def test_optimizer_is_sgd_with_momentum_0_9(device):
     assert momenta == [0.9] * len(momenta), f"every group needs momentum 0.9, got {momenta}"
 
 
-@pytest.mark.parametrize("last_block_lr, expected", [(None, 0.005), (0.02, 0.02)])
+@pytest.mark.parametrize("last_block_lr, expected", [(None, 0.005), (0.02, 0.02), (0.0, 0.0)])
 def test_learning_rate_per_group(device, last_block_lr, expected):
     backbone = pretrained_backbone(device)
     model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
@@ -211,5 +211,27 @@ def test_learning_rate_per_group(device, last_block_lr, expected):
     for name, parameter in backbone[-1].named_parameters():
         assert lr_of[id(parameter)] == pytest.approx(expected), (
             f"backbone[-1].{name}: learning rate should be {expected} "
-            "(last_block_lr, or lr / 10 by default)"
+            "(last_block_lr, or lr / 10 when it is None; 0.0 is a learning rate too, so "
+            "test `is None` rather than `last_block_lr or lr / 10`)"
         )
+
+
+def test_optimizer_follows_requires_grad_after_more_unfreezing(device):
+    # Gradual unfreezing: a middle block is made trainable after construction, and a
+    # new optimizer is built; the head's bias is frozen by hand.
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
+    backbone[1].requires_grad_(True)
+    model.head.bias.requires_grad_(False)
+    optimizer = make_optimizer(model, lr=0.05)
+    lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
+    names = {id(p): name for name, p in model.named_parameters()}
+    trainable = {names[id(p)] for p in model.parameters() if p.requires_grad}
+    held = {names.get(key, "a parameter not in the model") for key in lr_of}
+    assert held == trainable, (
+        f"the optimizer holds {sorted(held - trainable)} too many and misses "
+        f"{sorted(trainable - held)}: choose the parameters by requires_grad as they are "
+        "when make_optimizer is called, not by where they sit in the model"
+    )
+    unfrozen = [names[id(p)] for p in backbone[1].parameters() if lr_of[id(p)] != 0.05]
+    assert not unfrozen, f"{unfrozen} should be in the group with lr (only backbone[-1] is not)"

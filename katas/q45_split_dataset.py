@@ -59,10 +59,14 @@ def stratified_split(
     """Split `dataset` class by class, so that every split keeps the class ratios.
 
     - labels: 1-D integer tensor, the class of each item of `dataset` (same length), on
-      any device. Raise ValueError if it is not 1-D or its length differs from the
-      dataset's, and for fractions that `split_sizes` rejects.
+      any device; class ids are any integers (they need not run from 0, and may be
+      negative). Raise ValueError if it is not 1-D or its length differs from the
+      dataset's (shorter or longer), and for fractions that `split_sizes` rejects.
     - For each class with n_c items, split k gets `split_sizes(n_c, fractions)[k]` of
-      them, chosen at random with a `torch.Generator` seeded with `seed`.
+      them, chosen at random with one `torch.Generator`, seeded once with `seed`, that
+      every class draws from in turn: classes are shuffled independently of each other
+      (a generator seeded anew with `seed` for each class would pick the same positions
+      in every class of the same size).
     - Returns `len(fractions)` Subsets of `dataset` whose `.indices` are lists of Python
       ints (in any order); together they hold every index exactly once. Same seed, same
       split; another seed, another split; the global random state is not used or changed.

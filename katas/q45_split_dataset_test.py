@@ -8,8 +8,8 @@ from torch.utils.data import Subset, TensorDataset, random_split
 
 from katas.q45_split_dataset import split_dataset, split_sizes, stratified_split
 
-BAD_FRACTIONS = [[0.5, 0.4], [0.7, 0.4], [1.2, -0.2], [], [0.5, 0.5, 0.5]]
-BAD_IDS = ["sum below 1", "sum above 1", "negative", "empty", "sum 1.5"]
+BAD_FRACTIONS = [[0.5, 0.4], [0.7, 0.4], [1.2, -0.2], [-0.5, 0.75, 0.75], [], [0.5, 0.5, 0.5]]
+BAD_IDS = ["sum below 1", "sum above 1", "above 1", "negative only", "empty", "sum 1.5"]
 
 
 def sizes_of_random_split(n, fractions):
@@ -218,6 +218,39 @@ def test_stratified_split_is_random_and_reproducible(device):
         )
 
 
+def test_stratified_split_shuffles_the_classes_independently(device):
+    # Two classes of one size, stored one after the other. Re-seeding a generator with
+    # `seed` for each class would pick the same positions in both, for every seed.
+    labels = torch.tensor([0] * 10 + [1] * 10, device=device)
+    dataset = numbered_dataset(device, 20)
+    splits = [stratified_split(dataset, labels, [0.5, 0.5], seed) for seed in range(3)]
+    lockstep = []
+    for first, _ in splits:
+        picked = sorted(first.indices)
+        lockstep.append([i for i in picked if i < 10] == [i - 10 for i in picked if i >= 10])
+    assert not all(lockstep), (
+        "with seeds 0, 1 and 2, split 0 took the same positions of class 0 and of class 1 "
+        "every time: draw every class's shuffle from one generator, seeded once with `seed`, "
+        "instead of a generator seeded anew with `seed` for each class"
+    )
+
+
+def test_stratified_split_takes_any_integer_class_ids(device):
+    counts = {-1: 6, 5: 4, 100: 8}
+    labels = torch.tensor([c for c, n in counts.items() for _ in range(n)], device=device)
+    labels = labels[torch.randperm(len(labels), device=device)]
+    dataset = numbered_dataset(device, len(labels))
+    splits = stratified_split(dataset, labels, [0.5, 0.5], seed=0)
+    assert_partition(splits, len(labels), dataset)
+    for k, split in enumerate(splits):
+        got = {c: int((labels[split.indices] == c).sum()) for c in counts}
+        expected = {c: sizes_by_hand(n, [0.5, 0.5])[k] for c, n in counts.items()}
+        assert got == expected, (
+            f"split {k} holds {got} items per class, expected {expected}: class ids are any "
+            "integers (here -1, 5 and 100); group the items by the values that occur"
+        )
+
+
 def test_stratified_split_leaves_the_global_random_state_alone(device):
     labels = shuffled_labels(device, [6, 6])
     before = torch.get_rng_state()
@@ -227,7 +260,9 @@ def test_stratified_split_leaves_the_global_random_state_alone(device):
     )
 
 
-@pytest.mark.parametrize("labels_shape", [(11,), (12, 1), ()], ids=["too short", "2-D", "0-D"])
+@pytest.mark.parametrize(
+    "labels_shape", [(11,), (13,), (12, 1), ()], ids=["too short", "too long", "2-D", "0-D"]
+)
 def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape):
     labels = torch.zeros(labels_shape, dtype=torch.int64, device=device)
     with pytest.raises(ValueError):

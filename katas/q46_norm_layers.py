@@ -42,12 +42,14 @@ def batch_norm(
       variance used here is the unbiased one (divide by n - 1). momentum is in [0, 1].
       The running statistics never record autograd history, even when x requires grad.
     - training=False: normalise with running_mean and running_var; they stay unchanged.
-    - weight, bias: (C,) scale and shift, or None (scale 1, shift 0).
+    - weight, bias: (C,) scale and shift, each of them or both None (scale 1, shift 0).
     - Returns y with x's shape, dtype and device, differentiable with respect to x,
       weight and bias (the gradients agree with F.batch_norm's).
     - Raises ValueError when x has fewer than two dimensions, when training with fewer
       than two values per channel (n < 2; n = 2 is fine), or when running_mean or
-      running_var (either one) does not have shape (C,).
+      running_var (either one) does not have shape (C,) (the right size in another layout,
+      such as (C, 1), is wrong too). Only the n < 2 check is for training alone; the
+      others hold in both modes.
 
     Rules: build it from primitives (mean, var, sqrt, ...); do not call F.batch_norm,
     F.layer_norm, F.group_norm, F.instance_norm, nor any normalisation module.
@@ -80,7 +82,8 @@ def layer_norm(
       size 1, or contain a 0 (then the result is empty too, and no warning is raised:
       torch.var_mean warns about "degrees of freedom" on an empty input, so compute the
       variance another way or handle that case). x is not modified.
-    - weight, bias: tensors of shape normalized_shape, or None (scale 1, shift 0).
+    - weight, bias: tensors of shape normalized_shape, each of them or both None (scale 1,
+      shift 0; nn.LayerNorm(bias=False) has a weight and no bias).
     - Returns y with x's shape, dtype and device, differentiable with respect to x,
       weight and bias (the gradients agree with F.layer_norm's).
     - Raises ValueError when normalized_shape is empty or x's trailing dimensions differ

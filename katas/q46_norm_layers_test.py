@@ -67,13 +67,21 @@ def channel_stats(device, channels, dtype=torch.float32):
 BN_SHAPES = [(8, 3), (4, 3, 5), (2, 3, 4, 5), (1, 3, 4), (2, 3, 2, 2, 2)]
 
 
+AFFINE = ["affine", "plain"]
+
+
+def affine_parts(affine, weight, bias):
+    """weight and bias as the case has them: each may be None on its own."""
+    keep_weight, keep_bias = affine in ("affine", "weight only"), affine in ("affine", "bias only")
+    return (weight if keep_weight else None), (bias if keep_bias else None)
+
+
 @pytest.mark.parametrize("shape", BN_SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+@pytest.mark.parametrize("affine", AFFINE)
 def test_batch_norm_training_matches_torch(device, shape, affine):
     x = torch.randn(shape, device=device) * 3 + 1
     running_mean, running_var, weight, bias = channel_stats(device, shape[1])
-    if not affine:
-        weight = bias = None
+    weight, bias = affine_parts(affine, weight, bias)
     expected_mean, expected_var = running_mean.clone(), running_var.clone()
     y = batch_norm(x, running_mean, running_var, weight, bias, training=True)
     expected = F.batch_norm(x, expected_mean, expected_var, weight, bias, training=True)
@@ -96,7 +104,8 @@ def test_batch_norm_training_matches_torch(device, shape, affine):
         expected,
         (
             "the output should be normalised with the batch mean and the BIASED "
-            "batch variance (divide by n), per channel over batch and spatial dims"
+            "batch variance (divide by n), per channel over batch and spatial dims; "
+            "then scaled by weight and shifted by bias, each when it is given"
         ),
     )
 
@@ -158,20 +167,51 @@ def test_batch_norm_training_needs_two_values_per_channel(device, shape):
         batch_norm(torch.randn(shape, device=device), running_mean, running_var, training=True)
 
 
-@pytest.mark.parametrize("wrong", ["running_mean", "running_var", "both"])
-def test_batch_norm_rejects_running_statistics_of_the_wrong_size(device, wrong):
-    right, _, _, _ = channel_stats(device, 3)
-    too_long, _, _, _ = channel_stats(device, 4)
-    running_mean = too_long.clone() if wrong in ("running_mean", "both") else right.clone()
-    running_var = too_long.abs() if wrong in ("running_var", "both") else right.abs()
-    with pytest.raises(ValueError):
-        batch_norm(torch.randn(5, 3, device=device), running_mean, running_var)
+MODES = pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
 
 
-def test_batch_norm_rejects_a_one_dimensional_x(device):
+# (which statistic is wrong, its shape) for 3 channels: longer, shorter, and the right size
+# in the wrong layout.
+WRONG_STATS = [
+    ("running_mean", (4,)),
+    ("running_var", (4,)),
+    ("both", (4,)),
+    ("running_mean", (2,)),
+    ("running_var", (2,)),
+    ("running_mean", (3, 1)),
+    ("running_var", (1, 3)),
+]
+
+
+@MODES
+@pytest.mark.parametrize("wrong, shape", WRONG_STATS, ids=[f"{w}-{s}" for w, s in WRONG_STATS])
+def test_batch_norm_rejects_running_statistics_of_the_wrong_size(device, wrong, shape, training):
+    right = torch.rand(3, device=device) + 0.5
+    bad = torch.rand(shape, device=device) + 0.5
+    running_mean = bad.clone() if wrong in ("running_mean", "both") else right.clone()
+    running_var = bad.clone() if wrong in ("running_var", "both") else right.clone()
+    try:
+        batch_norm(torch.randn(5, 3, device=device), running_mean, running_var, training=training)
+    except ValueError:
+        return
+    pytest.fail(
+        f"{wrong} of shape {shape} for 3 channels, training={training}: raise ValueError; "
+        "check that both have shape (C,) exactly (not only their size), in either mode"
+    )
+
+
+@MODES
+@pytest.mark.parametrize("shape", [(3,), ()], ids=["1-D", "0-D"])
+def test_batch_norm_rejects_x_without_a_channel_dimension(device, shape, training):
     running_mean, running_var, _, _ = channel_stats(device, 3)
-    with pytest.raises(ValueError):
-        batch_norm(torch.randn(3, device=device), running_mean, running_var)
+    try:
+        batch_norm(torch.randn(shape, device=device), running_mean, running_var, training=training)
+    except ValueError:
+        return
+    pytest.fail(
+        f"x of shape {shape}, training={training}: raise ValueError, x needs (N, C, ...) "
+        "in either mode"
+    )
 
 
 def test_batch_norm_trains_by_default_and_on_two_values_per_channel(device):
@@ -223,6 +263,7 @@ def test_batch_norm_gradients_match_torch(device, training):
     weight.requires_grad_(True)
     bias.requires_grad_(True)
     y = batch_norm(x, running_mean.clone(), running_var.clone(), weight, bias, training=training)
+    check_tensor(y, shape=x.shape, dtype=torch.float64, device=device, name="batch_norm(x, ...)")
     upstream = torch.randn_like(y)
     grads = torch.autograd.grad(y, (x, weight, bias), upstream)
     expected_y = F.batch_norm(x, running_mean, running_var, weight, bias, training=training)
@@ -245,12 +286,13 @@ LN_CASES = [
 @pytest.mark.parametrize(
     "shape, normalized_shape", LN_CASES, ids=[f"{shape}-{ns}" for shape, ns in LN_CASES]
 )
-@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+@pytest.mark.parametrize("affine", AFFINE)
 def test_layer_norm_matches_torch(device, shape, normalized_shape, affine):
     x = torch.randn(shape, device=device) * 2 - 1
     trailing = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-    weight = torch.randn(tuple(trailing), device=device) if affine else None
-    bias = torch.randn(tuple(trailing), device=device) if affine else None
+    weight = torch.randn(tuple(trailing), device=device)
+    bias = torch.randn(tuple(trailing), device=device)
+    weight, bias = affine_parts(affine, weight, bias)
     y = layer_norm(x, normalized_shape, weight, bias)
     check_tensor(y, shape=shape, dtype=x.dtype, device=device, name="layer_norm(x, ...)")
     expected = F.layer_norm(x, tuple(trailing), weight, bias)
@@ -259,7 +301,8 @@ def test_layer_norm_matches_torch(device, shape, normalized_shape, affine):
         expected,
         (
             "normalise each example over its trailing normalized_shape dims, "
-            "with the biased variance"
+            "with the biased variance; then scale by weight and shift by bias, each when "
+            "it is given (nn.LayerNorm(bias=False) has a weight and no bias)"
         ),
     )
 
@@ -306,6 +349,7 @@ def test_layer_norm_gradients_match_torch(device):
         torch.randn(5, **options),
     )
     y = layer_norm(x, 5, weight, bias)
+    check_tensor(y, shape=x.shape, dtype=torch.float64, device=device, name="layer_norm(x, ...)")
     upstream = torch.randn_like(y)
     grads = torch.autograd.grad(y, (x, weight, bias), upstream)
     expected = torch.autograd.grad(F.layer_norm(x, (5,), weight, bias), (x, weight, bias), upstream)
@@ -321,6 +365,44 @@ def test_layer_norm_gradients_match_torch(device):
 def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
     with pytest.raises(ValueError):
         layer_norm(torch.randn(shape, device=device), normalized_shape)
+
+
+@pytest.mark.parametrize("given", ["weight", "bias"])
+def test_weight_and_bias_are_each_optional(device, given):
+    # nn.LayerNorm(bias=False) passes a weight and no bias; F.batch_norm takes either alone.
+    x = torch.randn(4, 3, 5, device=device)
+    running_mean, running_var, weight, bias = channel_stats(device, 3)
+    expected_stats = running_mean.clone(), running_var.clone()
+    parts = (
+        {"weight": weight, "bias": None} if given == "weight" else {"weight": None, "bias": bias}
+    )
+    y = batch_norm(x, running_mean, running_var, **parts)
+    ln_parts = {k: None if v is None else torch.randn(5, device=device) for k, v in parts.items()}
+    z = layer_norm(x, 5, **ln_parts)
+    advice = f"apply the {given} alone when only the {given} is given"
+    assert_near(
+        y, F.batch_norm(x, *expected_stats, **parts, training=True), "batch_norm: " + advice
+    )
+    assert_near(z, F.layer_norm(x, (5,), **ln_parts), "layer_norm: " + advice)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_inputs_keep_their_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    x = torch.randn(6, 3, 4, device=device).to(dtype)
+    running_mean, running_var, weight, bias = channel_stats(device, 3, dtype)
+    expected_stats = running_mean.clone(), running_var.clone()
+    y = batch_norm(x, running_mean, running_var, weight, bias, training=True)
+    ln_weight, ln_bias = (torch.randn(4, device=device).to(dtype) for _ in range(2))
+    z = layer_norm(x, 4, ln_weight, ln_bias)
+    check_tensor(y, shape=x.shape, dtype=dtype, device=device, name="batch_norm(x, ...)")
+    check_tensor(z, shape=x.shape, dtype=dtype, device=device, name="layer_norm(x, ...)")
+    for stat in (running_mean, running_var):
+        check_tensor(stat, shape=(3,), dtype=dtype, device=device, name="a running statistic")
+    expected = F.batch_norm(x, *expected_stats, weight, bias, training=True)
+    assert_close(y, expected, f"batch_norm of a {dtype} x", rtol=2e-2, atol=2e-2)
+    expected = F.layer_norm(x, (4,), ln_weight, ln_bias)
+    assert_close(z, expected, f"layer_norm of a {dtype} x", rtol=2e-2, atol=2e-2)
 
 
 def test_no_builtin_normalisation(device):

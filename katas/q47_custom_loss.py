@@ -25,7 +25,8 @@ class FocalLoss(nn.Module):
     """Multi-class focal loss: -(1 - p_t)^gamma * log(p_t) per sample.
 
     Constructor: `FocalLoss(gamma=2.0, reduction="mean")`. Raises ValueError if
-    gamma < 0 or reduction is not "mean", "sum" or "none". The module has no parameters.
+    gamma < 0 or reduction is not "mean", "sum" or "none". The module has no parameters
+    (gamma is a setting, not something to train: `parameters()` is empty).
 
     forward(logits, target):
     - logits: [N, C] floating, unnormalised scores, any device, possibly non-contiguous;
@@ -63,7 +64,8 @@ class HuberFunction(torch.autograd.Function):
     Call it as `HuberFunction.apply(input, target, delta)`:
     - input and target: floating tensors of the same shape, dtype and device (any shape,
       empty included); delta: a Python float > 0. Raises ValueError if the shapes differ
-      or delta <= 0.
+      (as shapes: (2, 3) and (3, 2) differ though their sizes agree) or delta <= 0
+      (negative included).
     - Output, of input's shape: with d = input - target,
       `0.5 * d**2` where |d| <= delta and `delta * (|d| - 0.5 * delta)` elsewhere
       (the values of F.huber_loss(..., reduction="none", delta=delta)).

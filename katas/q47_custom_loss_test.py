@@ -45,7 +45,49 @@ def classification_batch(device, n=6, c=4, dtype=torch.float32, scale=2.0):
     return logits, target
 
 
-# ---- FocalLoss --------------------------------------------------------------
+# ---- settings and arguments that are refused, and the module's own state -----
+
+
+def test_focal_loss_has_no_parameters(device):
+    loss_fn = FocalLoss(gamma=1.5)
+    loss_fn(*classification_batch(device))
+    names = [name for name, _ in loss_fn.named_parameters()]
+    assert not names, (
+        f"FocalLoss has parameters {names}: the optimizer would train them; keep gamma and "
+        "the reduction as plain attributes (self.gamma = gamma)"
+    )
+
+
+@pytest.mark.parametrize("kwargs", [{"gamma": -1.0}, {"reduction": "average"}])
+def test_focal_loss_rejects_bad_settings(device, kwargs):
+    with pytest.raises(ValueError):
+        FocalLoss(**kwargs)
+
+
+# (input shape, target shape, delta)
+BAD_HUBER = {
+    "shapes": ((3,), (4,), 1.0),
+    "same size, other shape": ((2, 3), (3, 2), 1.0),
+    "delta 0": ((3,), (3,), 0.0),
+    "negative delta": ((3,), (3,), -1.0),
+}
+
+
+@pytest.mark.parametrize("case", BAD_HUBER)
+def test_huber_rejects_bad_arguments(device, case):
+    input_shape, target_shape, delta = BAD_HUBER[case]
+    x, y = torch.randn(input_shape, device=device), torch.randn(target_shape, device=device)
+    try:
+        HuberFunction.apply(x, y, delta)
+    except ValueError:
+        return
+    pytest.fail(
+        f"input {input_shape}, target {target_shape}, delta {delta}: raise ValueError "
+        "(the shapes must be equal, not only the sizes, and delta > 0)"
+    )
+
+
+# ---- FocalLoss values ------------------------------------------------------
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -76,11 +118,18 @@ def test_focal_loss_defaults_to_gamma_2_and_the_mean(device):
     )
 
 
-@pytest.mark.parametrize("gamma", [0.5, 1.0, 2.0, 5.0])
-def test_focal_loss_values(device, gamma):
-    logits, target = classification_batch(device, n=8, c=5)
+@pytest.mark.parametrize(
+    "gamma, dtype",
+    [
+        *((gamma, torch.float32) for gamma in (0.5, 1.0, 2.0, 5.0)),
+        *((gamma, torch.float64) for gamma in (0.5, 2.0)),
+    ],
+)
+def test_focal_loss_values(device, gamma, dtype):
+    skip_unless_supported(device, dtype)
+    logits, target = classification_batch(device, n=8, c=5, dtype=dtype)
     loss = FocalLoss(gamma=gamma, reduction="none")(logits, target)
-    check_tensor(loss, shape=(8,), dtype=torch.float32, device=device, name="the loss")
+    check_tensor(loss, shape=(8,), dtype=dtype, device=device, name="the loss")
     expected = focal_by_hand(logits, target, gamma)
     assert_close(
         loss.double().cpu(),
@@ -92,6 +141,8 @@ def test_focal_loss_values(device, gamma):
     )
     mean = FocalLoss(gamma=gamma)(logits, target)
     total = FocalLoss(gamma=gamma, reduction="sum")(logits, target)
+    for name, reduced in (("mean", mean), ("sum", total)):
+        check_tensor(reduced, shape=(), dtype=dtype, device=device, name=f"the {name} loss")
     assert_close(mean.double().cpu(), expected.mean(), "the mean reduction", rtol=1e-5, atol=1e-6)
     assert_close(total.double().cpu(), expected.sum(), "the sum reduction", rtol=1e-5, atol=1e-6)
 
@@ -160,12 +211,6 @@ def test_focal_loss_has_no_python_loops(device):
     logits, target = classification_batch(device)
     FocalLoss()(logits, target)
     assert_no_python_loops(FocalLoss.forward)
-
-
-@pytest.mark.parametrize("kwargs", [{"gamma": -1.0}, {"reduction": "average"}])
-def test_focal_loss_rejects_bad_settings(device, kwargs):
-    with pytest.raises(ValueError):
-        FocalLoss(**kwargs)
 
 
 # ---- HuberFunction ----------------------------------------------------------
@@ -251,13 +296,3 @@ def test_huber_on_empty_and_large_inputs(device):
     (grad,) = torch.autograd.grad(loss.sum(), x)
     assert torch.isfinite(loss).all(), "the linear branch must not square huge differences"
     assert_close(grad, torch.tensor([2.0, -2.0], device=device))
-
-
-@pytest.mark.parametrize("case", ["shapes", "delta"])
-def test_huber_rejects_bad_arguments(device, case):
-    x = torch.randn(3, device=device)
-    with pytest.raises(ValueError):
-        if case == "shapes":
-            HuberFunction.apply(x, torch.randn(4, device=device), 1.0)
-        else:
-            HuberFunction.apply(x, torch.randn(3, device=device), 0.0)

@@ -34,7 +34,8 @@ def export_for_inference(model: nn.Module, example: torch.Tensor) -> torch.expor
       `program.module()` accepts any batch size >= 1 and agrees with `model` on it; the
       other dimensions stay as in `example`. A batch of 0 is left open: a plain
       `Dim("batch")` accepts it (its range starts at 0), `Dim("batch", min=1)` refuses
-      it, and both are correct here. The model itself is not changed.
+      it, and both are correct here. The model itself is not changed: its weights and
+      buffers, their requires_grad flags and its train/eval modes are as they were.
 
     >>> model = nn.Linear(4, 2).eval()
     >>> program = export_for_inference(model, torch.randn(3, 4))
@@ -81,7 +82,9 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike
       symbolic and onnxruntime accepts any batch size.
     - Files: `path`, and beside it (by the exporter's default) the weights in a side file
       named `path` + ".data" (model.onnx.data), which onnxruntime reads from the same
-      folder: ship the two together. Nothing else is written, anywhere.
+      folder: ship the two together. Nothing else is written, anywhere: not in the
+      working directory (where the exporter's report=True, profile=True and
+      dump_exported_program=True put their artifacts), not in HOME.
     - Prints nothing to stdout (the exporter's progress lines stay off: verbose=False).
 
     >>> export_onnx(model, torch.randn(3, 4), "model.onnx")  # doctest: +SKIP

@@ -71,12 +71,30 @@ def assert_agrees_with_eager(got, model, inputs, device, what):
     assert_close(got.detach(), want, f"{what} differs from the eager model", rtol=1e-4, atol=1e-4)
 
 
+def model_state(model):
+    """What `the model itself is not changed` covers: values, flags and modes."""
+    return {
+        "state_dict": {key: value.clone() for key, value in model.state_dict().items()},
+        "requires_grad": {name: p.requires_grad for name, p in model.named_parameters()},
+        "training": [module.training for module in model.modules()],
+    }
+
+
 def test_exported_program_runs_other_batch_sizes_like_eager(device):
     model = eval_model(device)
+    before = model_state(model)
     program = export_for_inference(model, features(3, device))
     assert isinstance(program, torch.export.ExportedProgram), (
         f"return the torch.export.ExportedProgram, got {type(program).__name__}"
     )
+    after = model_state(model)
+    for what in ("requires_grad", "training"):
+        assert after[what] == before[what], (
+            f"export_for_inference changed the model's {what} flags from {before[what]} to "
+            f"{after[what]}: export it as it is (torch.export does not need frozen weights)"
+        )
+    for key, value in before["state_dict"].items():
+        assert torch.equal(after["state_dict"][key], value), f"export changed the model's {key}"
     module = program.module()
     for batch in (1, 3, 8):
         inputs = features(batch, device)
@@ -119,13 +137,20 @@ def test_load_program_returns_a_runnable_module(device, tmp_path):
 # torch.onnx.export's own graph decomposition trips a pytree deprecation inside torch 2.13;
 # the warning does not come from the kata's code.
 @pytest.mark.filterwarnings("ignore:.*LeafSpec.* is deprecated:FutureWarning")
-def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, capfd):
+def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, capfd, monkeypatch):
     # Skip (before anything else) where the onnx extra is missing: export needs all three.
     pytest.importorskip("onnx", reason=ONNX_EXTRA)
     pytest.importorskip("onnxscript", reason=ONNX_EXTRA)
     onnxruntime = pytest.importorskip("onnxruntime", reason=ONNX_EXTRA)
     # Wide enough that the exporter moves the weights to the side file scorer.onnx.data.
     model = eval_model(device, hidden=32)
+    # "Nothing else is written, anywhere": run from an empty working directory with an
+    # empty HOME, both inside tmp_path, and look at everything under tmp_path afterwards.
+    elsewhere = {"cwd": tmp_path / "cwd", "home": tmp_path / "home"}
+    for folder in elsewhere.values():
+        folder.mkdir()
+    monkeypatch.chdir(elsewhere["cwd"])
+    monkeypatch.setenv("HOME", str(elsewhere["home"]))
     written = tmp_path / "written"
     written.mkdir()
     path = written / "scorer.onnx"
@@ -133,7 +158,14 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     printed = capfd.readouterr().out
     assert not printed, f"export_onnx printed {printed[:200]!r}; pass verbose=False"
     assert path.is_file(), f"export_onnx wrote nothing at {path}"
-    files = {item.name for item in tmp_path.rglob("*")} - {"written"}
+    for name, folder in elsewhere.items():
+        stray = sorted(str(item.relative_to(folder)) for item in folder.rglob("*"))
+        assert not stray, (
+            f"export_onnx wrote {stray} into the {'working directory' if name == 'cwd' else 'HOME'}"
+            "; write only `path` and its side file (no report=True, profile=True, "
+            "dump_exported_program=True or other artifacts)"
+        )
+    files = {item.name for item in tmp_path.rglob("*")} - {"written", *elsewhere}
     assert files <= {"scorer.onnx", "scorer.onnx.data"}, (
         f"export_onnx wrote {sorted(files)}; expected scorer.onnx and at most its side file "
         "scorer.onnx.data, next to it"

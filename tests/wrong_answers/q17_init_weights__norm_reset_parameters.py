@@ -5,8 +5,6 @@ from torch import nn
 
 from solutions.q17_init_weights import init_weights  # the rest as in the reference
 
-__all__ = ["init_layer", "init_weights"]
-
 _CONVS = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 _NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm, nn.GroupNorm)
 

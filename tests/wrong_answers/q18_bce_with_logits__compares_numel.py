@@ -3,8 +3,6 @@ target of another layout is accepted."""
 
 import torch
 
-__all__ = ["bce_with_logits"]
-
 
 def bce_with_logits(logits, target, *, pos_weight=None, reduction="mean"):
     if target.numel() != logits.numel():

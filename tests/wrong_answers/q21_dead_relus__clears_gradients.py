@@ -3,8 +3,6 @@ gradients the caller had accumulated."""
 
 from solutions.q21_dead_relus import dead_relu_fraction as reference
 
-__all__ = ["dead_relu_fraction"]
-
 
 def dead_relu_fraction(model, x):
     fractions = reference(model, x)

@@ -3,8 +3,6 @@
 
 from torch import nn
 
-__all__ = ["dead_relu_fraction"]
-
 
 def dead_relu_fraction(model, x):
     if x.shape[0] == 0:

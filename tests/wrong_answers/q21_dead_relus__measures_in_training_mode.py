@@ -4,8 +4,6 @@ in eval mode is measured with batch statistics instead of its running ones."""
 import torch
 from torch import nn
 
-__all__ = ["dead_relu_fraction"]
-
 
 def dead_relu_fraction(model, x):
     if x.shape[0] == 0:

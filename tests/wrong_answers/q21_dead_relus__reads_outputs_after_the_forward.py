@@ -4,8 +4,6 @@ in-place op later in the model may have changed them."""
 import torch
 from torch import nn
 
-__all__ = ["dead_relu_fraction"]
-
 
 def dead_relu_fraction(model, x):
     if x.shape[0] == 0:

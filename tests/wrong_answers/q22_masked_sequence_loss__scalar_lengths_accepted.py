@@ -5,8 +5,6 @@ import torch
 
 from solutions.q22_masked_sequence_loss import masked_cross_entropy, masked_mse
 
-__all__ = ["length_mask", "masked_cross_entropy", "masked_mse"]
-
 
 def length_mask(lengths, max_len):
     if lengths.dim() > 1 or lengths.dtype == torch.bool or lengths.is_floating_point():

@@ -5,8 +5,6 @@ import math
 
 import torch
 
-__all__ = ["adamw_step_"]
-
 
 @torch.no_grad()
 def adamw_step_(

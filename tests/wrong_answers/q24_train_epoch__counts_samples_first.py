@@ -1,8 +1,6 @@
 """Wrong: counts the samples in a first pass over the loader, so a loader that can be
 iterated only once (a generator) trains on nothing."""
 
-__all__ = ["train_epoch"]
-
 
 def train_epoch(model, loader, loss_fn, optimizer, device):
     samples = sum(inputs.shape[0] for inputs, _ in loader)

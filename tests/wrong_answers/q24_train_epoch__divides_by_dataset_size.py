@@ -1,8 +1,6 @@
 """Wrong: divides the summed loss by len(loader.dataset), which counts samples the loader
 never yields (drop_last, a sampler over part of the data)."""
 
-__all__ = ["train_epoch"]
-
 
 def train_epoch(model, loader, loss_fn, optimizer, device):
     model.train()

@@ -1,8 +1,6 @@
 """Wrong: sums the batch losses as tensors and calls .item() only at the end, which keeps
 every batch's autograd graph alive until the epoch is over."""
 
-__all__ = ["train_epoch"]
-
 
 def train_epoch(model, loader, loss_fn, optimizer, device):
     model.train()

@@ -1,9 +1,6 @@
 """Wrong: rejects a stride of 0 (falsy) but not a negative one, which then walks backwards."""
 
-from solutions.q25_dataset_loader import SlidingWindows as Reference
-from solutions.q25_dataset_loader import make_loader, pad_collate
-
-__all__ = ["SlidingWindows", "make_loader", "pad_collate"]
+from solutions.q25_dataset_loader import SlidingWindows as Reference, make_loader, pad_collate
 
 
 class SlidingWindows(Reference):

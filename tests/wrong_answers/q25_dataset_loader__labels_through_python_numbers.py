@@ -6,8 +6,6 @@ from torch.nn.utils.rnn import pad_sequence
 
 from solutions.q25_dataset_loader import SlidingWindows, make_loader
 
-__all__ = ["SlidingWindows", "make_loader", "pad_collate"]
-
 
 def pad_collate(batch, padding_value=0.0):
     sequences, labels = zip(*batch, strict=True)

@@ -3,8 +3,6 @@ is loaded with strict=False, so missing and unexpected keys pass silently."""
 
 from solutions.q27_state_dict import buffer_keys, count_parameters
 
-__all__ = ["buffer_keys", "count_parameters", "load_checkpoint"]
-
 
 def load_checkpoint(model, state_dict):
     if state_dict and all(key.startswith("module.") for key in state_dict):

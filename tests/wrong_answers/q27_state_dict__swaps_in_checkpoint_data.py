@@ -5,8 +5,6 @@ import torch
 
 from solutions.q27_state_dict import buffer_keys, count_parameters
 
-__all__ = ["buffer_keys", "count_parameters", "load_checkpoint"]
-
 
 def load_checkpoint(model, state_dict):
     if state_dict and all(key.startswith("module.") for key in state_dict):

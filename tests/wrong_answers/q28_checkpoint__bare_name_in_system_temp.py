@@ -10,8 +10,6 @@ import torch
 
 from solutions.q28_checkpoint import load_checkpoint
 
-__all__ = ["load_checkpoint", "save_checkpoint"]
-
 
 def save_checkpoint(path, model, optimizer, scheduler, epoch):
     checkpoint = {

@@ -3,10 +3,7 @@ every EarlyStopping object shares one saved state."""
 
 import copy
 
-from solutions.q29_penalty_early_stopping import EarlyStopping as Reference
-from solutions.q29_penalty_early_stopping import weight_penalty
-
-__all__ = ["EarlyStopping", "weight_penalty"]
+from solutions.q29_penalty_early_stopping import EarlyStopping as Reference, weight_penalty
 
 
 class EarlyStopping(Reference):

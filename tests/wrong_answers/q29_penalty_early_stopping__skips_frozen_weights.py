@@ -5,8 +5,6 @@ import torch
 
 from solutions.q29_penalty_early_stopping import EarlyStopping
 
-__all__ = ["EarlyStopping", "weight_penalty"]
-
 
 def weight_penalty(model, l1=0.0, l2=0.0):
     if l1 < 0 or l2 < 0:

@@ -5,8 +5,6 @@ import torch
 
 from solutions.q30_grad_clipping import layer_grad_norms
 
-__all__ = ["clip_grad_norm", "layer_grad_norms"]
-
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
     if isinstance(parameters, torch.Tensor):

@@ -5,8 +5,6 @@ import torch
 
 from solutions.q30_grad_clipping import clip_grad_norm
 
-__all__ = ["clip_grad_norm", "layer_grad_norms"]
-
 
 def layer_grad_norms(model):
     norms = {}

@@ -5,8 +5,6 @@ from torch import nn
 
 from solutions.q31_init_depth import activation_stds, relu_std_ratio
 
-__all__ = ["activation_stds", "deep_stack", "relu_std_ratio"]
-
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
 

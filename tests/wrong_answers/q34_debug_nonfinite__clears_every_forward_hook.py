@@ -1,0 +1,28 @@
+"""Wrong: takes its hooks off by clearing every module's forward hooks, so the hooks the
+caller had registered are gone too."""
+
+import torch
+
+from solutions.q34_debug_nonfinite import _has_nonfinite, validate_batch
+
+
+def first_nonfinite_module(model, x):
+    found = []
+
+    def make_hook(name):
+        def hook(module, args, output):
+            if not found and _has_nonfinite(output):
+                found.append(name)
+
+        return hook
+
+    for name, m in model.named_modules():
+        m.register_forward_hook(make_hook(name))
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        for m in model.modules():
+            m._forward_hooks.clear()
+            m._forward_pre_hooks.clear()
+    return found[0] if found else None

@@ -1,0 +1,12 @@
+"""Wrong: checks the labels' dtype before anything about the inputs, so a batch with
+integer inputs and float labels gets the labels message."""
+
+import torch
+
+from solutions.q34_debug_nonfinite import first_nonfinite_module, validate_batch as _reference
+
+
+def validate_batch(inputs, labels, num_classes, feature_shape):
+    if labels.dtype != torch.int64:
+        raise TypeError(f"labels must be int64 class indices, got dtype {labels.dtype}")
+    _reference(inputs, labels, num_classes, feature_shape)
