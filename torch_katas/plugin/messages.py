@@ -132,7 +132,7 @@ def report_briefly(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.Tes
         return None
     if call.excinfo.errisinstance(SKIPS):
         return None
-    function = unimplemented_function(call.excinfo, kata.stub_path(item.config.stash[RUN].root))
+    function = unimplemented_function(call.excinfo, item.config.stash[RUN].answer_path(kata))
     if function is not None:
         item.stash[UNWRITTEN] = function
         item.repr_failure = _no_traceback  # type: ignore[method-assign]
@@ -234,7 +234,7 @@ def explain_failure(
     elif (function := item.stash.get(UNWRITTEN, None)) is not None:
         report.longrepr = (
             prefix + f"{function}() is not implemented yet; "
-            f"open katas/{kata.module}.py and replace its NotImplementedError"
+            f"open {run.imports.shown(run.answer_path(kata))} and replace its NotImplementedError"
         )
         report.user_properties.append((NOT_IMPLEMENTED, function))
 
