@@ -95,7 +95,7 @@ def kata_lines(kata: Kata, reports: list[Any]) -> list[str]:
             if line.strip() and not line.startswith(AT) and not line.startswith(NOISE)
         ]
         frames = [line for line in rest if line.startswith(AT)]
-        lines += [textwrap.shorten(line, WIDTH - 4, placeholder="…") for line in details]
+        lines += ["    " + textwrap.shorten(line, WIDTH - 4, placeholder="…") for line in details]
         lines += [line if len(line) <= WIDTH else line[: WIDTH - 1] + "…" for line in frames]
         checks = sorted(dict.fromkeys(promise(test) for test in cause.tests))
         shown = ", ".join(checks[:2]) + (f" and {len(checks) - 2} more" if len(checks) > 2 else "")
