@@ -176,7 +176,8 @@ def _isolate_torch_state(request: pytest.FixtureRequest) -> Generator[None, None
     from torch_katas.runtime import isolation
 
     # The same guard as each kata module's import: settings and replaced torch functions.
-    state = isolation.GlobalState()
+    run = request.config.stash[RUN]
+    state = run.guard = run.guard or isolation.GlobalState()
     isolation.seed_everything()
     try:
         yield

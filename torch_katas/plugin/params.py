@@ -72,3 +72,50 @@ def mark_items(items: list[pytest.Item]) -> None:
             item.add_marker(kata.topic)
         if item.get_closest_marker("cuda") and not devices.available("cuda"):
             item.add_marker(pytest.mark.skip(reason=f"{CUDA_SKIP}: none found"))
+    items[:] = thin_simulated(items)
+
+
+def dtype_kind(dtype: torch.dtype) -> str:
+    if dtype.is_complex:
+        return "complex"
+    if dtype.is_floating_point:
+        return "floating"
+    return "bool" if dtype == torch.bool else "integer"
+
+
+def thin_simulated(items: list[pytest.Item]) -> list[pytest.Item]:
+    """On the simulated device, one dtype of each kind (floating, integer...) per test.
+
+    The simulated device computes on the CPU, so another dtype of the same kind can show no
+    device mistake the first did not, and the CPU pass checks every dtype's values. (Where
+    the CPU does not run, as with --device sim, every dtype runs on sim.)
+    """
+
+    def params(item: pytest.Item) -> dict[str, object]:
+        callspec = getattr(item, "callspec", None)
+        return dict(callspec.params) if callspec is not None else {}
+
+    def on(item: pytest.Item, kind: str) -> bool:
+        device = params(item).get("device")
+        return isinstance(device, str) and devices.kind_of(device) == kind
+
+    if not any(on(item, "cpu") for item in items):
+        return items
+    kept, seen = [], set()
+    for item in items:
+        found = params(item)
+        if not on(item, "sim") or not any(isinstance(v, torch.dtype) for v in found.values()):
+            kept.append(item)
+            continue
+        key = (
+            item.path,
+            getattr(item, "originalname", item.name),
+            *(
+                (name, dtype_kind(v) if isinstance(v, torch.dtype) else str(v))
+                for name, v in sorted(found.items())
+            ),
+        )
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept

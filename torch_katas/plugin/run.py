@@ -9,11 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from torch_katas import catalog
 from torch_katas.runtime.answers import Imports
+
+if TYPE_CHECKING:
+    from torch_katas.runtime.isolation import GlobalState
 
 
 @dataclass
@@ -33,6 +37,8 @@ class KataRun:
     # Katas whose "not implemented yet" letter the progress line has shown already.
     shown_unwritten: set[str] = field(default_factory=set)
     kata_of_file: dict[Path, catalog.Kata | None] = field(default_factory=dict)
+    # The global state every test starts from, recorded before the first one.
+    guard: GlobalState | None = None
 
     def answer_path(self, kata: catalog.Kata) -> Path:
         """The file this run imports for `kata`."""

@@ -38,6 +38,7 @@ import torch
 import torch.nn.functional as F
 
 from torch_katas import devices
+from torch_katas.runtime.timelimit import WATCHDOG
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,11 @@ def in_a_library(filename: str) -> bool:
 
 
 class GlobalState:
-    """A record of the global state; `restore()` puts back what changed since."""
+    """A record of the global state; `restore()` puts back what changed since.
+
+    One record serves any number of restores: after each, the state is the record again,
+    with the names torch and Python bound themselves meanwhile added to it.
+    """
 
     def __init__(self) -> None:
         self.settings = [setting.get() for setting in SETTINGS]
@@ -179,6 +184,7 @@ class GlobalState:
         for name, owner in NAMESPACES.items():
             if not _same(self.namespaces[name], vars(owner)):
                 changed += _restore_names(name, owner, self.namespaces[name])
+                self.namespaces[name] = vars(owner).copy()
         return changed
 
 
@@ -218,11 +224,13 @@ def stop_threads_in(path: Path) -> list[str]:
     stopped by raising ThreadStopped in it, which takes effect at its next Python
     instruction; one stuck in a single C call stops once that returns.
     """
-    if threading.active_count() == 1:
+    harness = {threading.main_thread(), WATCHDOG.thread}
+    others = [thread for thread in threading.enumerate() if thread not in harness]
+    if not others:
         return []
     frames = sys._current_frames()
     running = []
-    for thread in threading.enumerate():
+    for thread in others:
         frame = frames.get(thread.ident or -1)
         if thread is threading.current_thread() or frame is None:
             continue

@@ -49,6 +49,11 @@ class Watchdog:
             elif limit.deadline < self._wakes_at:
                 self._wake.notify()
 
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The watchdog's thread, once started."""
+        return self._thread
+
     def disarm(self, limit: TimeLimit) -> None:
         with self._wake:
             if limit in self._armed:
