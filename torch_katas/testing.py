@@ -593,6 +593,10 @@ def _measure(func: Callable, args: tuple) -> _Work:
     return work
 
 
+_NO_LOOPS = (
+    "This kata's rule is no Python loops: whole-tensor operations (or arithmetic), as many "
+    "for any size, run as a few kernels on any device instead of one Python step per element"
+)
 _GROWTH = {
     "ops": "ran {} torch operations",
     "lines": "ran {} lines of Python",
@@ -634,9 +638,7 @@ def assert_work_does_not_grow(
                 f"{name} {did.format(before)} for {small} {over} and {after} for {large}: a "
                 f"Python loop over the {over} (for, while, a comprehension, map, "
                 "functools.reduce, recursion, or a helper that loops) does work for each of "
-                "them. This kata asks for tensor operations, whose number does not depend on "
-                "the size: they run as a few kernels on any device instead of one Python "
-                "step per element"
+                f"them. {_NO_LOOPS}"
             )
 
 
@@ -659,11 +661,7 @@ def assert_no_python_loops(
     found = _loop_in_source(target)
     if found:
         kind, line = found
-        raise AssertionError(
-            f"{target.__qualname__} uses {kind} (line {line}); this kata asks for "
-            "tensor operations only, which run as a few kernels on any device "
-            "instead of one Python step per element"
-        )
+        raise AssertionError(f"{target.__qualname__} uses {kind} (line {line}). {_NO_LOOPS}")
     if inputs is not None:
         assert_work_does_not_grow(func, inputs, sizes=sizes, over=over)
 
