@@ -290,7 +290,7 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             refused.append(called)
             raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
-    outer = sys.getprofile()
+    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
     sys.setprofile(watch)
     try:
         yield
@@ -537,9 +537,9 @@ class _CountToPython(TorchFunctionMode):
         self.work = work
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", None) in _TO_PYTHON and args:
-            if isinstance(args[0], torch.Tensor):
-                self.work.to_python += args[0].numel()
+        copied = getattr(func, "__name__", None) in _TO_PYTHON
+        if copied and args and isinstance(args[0], torch.Tensor):
+            self.work.to_python += args[0].numel()
         return func(*args, **(kwargs or {}))
 
 
@@ -749,7 +749,7 @@ def _places(modules: Iterable[types.ModuleType | str]) -> tuple[tuple[str, ...],
         names.append(module.__name__)
         if hasattr(module, "__path__"):  # a package: every file under it
             paths += [str(Path(p)) + ("/" if "/" in str(p) else "\\") for p in module.__path__]
-        elif getattr(module, "__file__", None):
+        elif module.__file__:
             paths.append(str(Path(module.__file__)))
     return tuple(paths), tuple(names)
 
@@ -806,17 +806,17 @@ def forbidden_modules(
         if event == "call":
             code = frame.f_code
             filename = code.co_filename
-            if code.co_name != "<module>" and filename.startswith(paths):
-                if not filename.startswith(allowed_paths):
-                    module = frame.f_globals.get("__name__", "?")
-                    refuse(f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
+            inside = code.co_name != "<module>" and filename.startswith(paths)
+            if inside and not filename.startswith(allowed_paths):
+                module = frame.f_globals.get("__name__", "?")
+                refuse(f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
         elif event == "c_call":
             module = _builtin_module(arg)
             if _in_names(module, names) and not _in_names(module, allowed_names):
                 public = getattr(arg, "__module__", None) or module  # numpy, not numpy._core
                 refuse(f"{public}.{getattr(arg, '__qualname__', getattr(arg, '__name__', arg))}")
 
-    outer = sys.getprofile()
+    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
     sys.setprofile(watch)
     try:
         yield

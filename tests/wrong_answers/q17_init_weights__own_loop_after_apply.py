@@ -1,4 +1,4 @@
-"""Wrong: calls model.apply with a function that does nothing, then loops over the modules itself."""
+"""Wrong: calls model.apply with a function that does nothing, then loops over the modules."""
 
 from solutions.q17_init_weights import init_layer
 

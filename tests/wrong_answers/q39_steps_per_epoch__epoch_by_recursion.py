@@ -1,4 +1,4 @@
-"""Wrong: finds the epoch by recursion, one call per epoch before the step's (a loop in disguise)."""
+"""Wrong: finds the epoch by recursion, one call per epoch before the step's: a loop."""
 
 from solutions.q39_steps_per_epoch import optimizer_steps, steps_per_epoch
 
@@ -13,4 +13,5 @@ def epoch_of_step(step, num_samples, batch_size, accumulation_steps=1, drop_last
         raise ValueError("an epoch has no batches, so no optimizer step ever happens")
     if step < per_epoch:
         return 0
-    return 1 + epoch_of_step(step - per_epoch, num_samples, batch_size, accumulation_steps, drop_last)
+    rest = step - per_epoch
+    return 1 + epoch_of_step(rest, num_samples, batch_size, accumulation_steps, drop_last)

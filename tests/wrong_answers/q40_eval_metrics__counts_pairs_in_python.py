@@ -15,7 +15,7 @@ def confusion_matrix(preds, targets, num_classes):
     both = torch.cat([preds, targets])
     if both.numel() and (both.min() < 0 or both.max() >= num_classes):
         raise ValueError(f"class indices must lie in [0, {num_classes})")
-    pairs = Counter(zip(targets.tolist(), preds.tolist()))
+    pairs = Counter(zip(targets.tolist(), preds.tolist(), strict=True))
     confusion = torch.zeros(num_classes, num_classes, dtype=torch.int64)
     if pairs:
         where = torch.tensor(list(pairs))
