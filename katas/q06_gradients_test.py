@@ -1,3 +1,4 @@
+import contextlib
 import math
 
 import pytest
@@ -9,6 +10,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
+    forbidden_modules,
     largest_result,
     raises,
     skip_unless_supported,
@@ -47,12 +49,27 @@ def refuse_backward():
         ".grad, a side effect"
     )
     assert_no_torch_internals(grad_of, reason=reason)
-    return forbidden_calls(
-        (torch.Tensor, "backward"),
-        (torch.autograd, "backward"),
-        *((module, name) for module, names in others for name in names),
-        reason=reason,
+    return _refused(
+        forbidden_calls(
+            (torch.Tensor, "backward"),
+            (torch.autograd, "backward"),
+            *((module, name) for module, names in others for name in names),
+            reason=reason,
+        ),
+        # By behaviour too: nothing of the functional and func APIs runs, whatever its name
+        # or import (functorch.grad, torch.func.vjp, ...).
+        forbidden_modules(
+            torch.autograd.functional, "torch._functorch", "functorch", reason=reason
+        ),
     )
+
+
+@contextlib.contextmanager
+def _refused(*rules):
+    with contextlib.ExitStack() as stack:
+        for rule in rules:
+            stack.enter_context(rule)
+        yield
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])

@@ -269,6 +269,10 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             continue
         if isinstance(target, (staticmethod, classmethod)):
             target = target.__func__
+        elif isinstance(target, property):  # reading the property runs its getter
+            target = target.fget
+        if target is None:
+            continue
         called = f"{_owner_name(owner)}.{name}"
         code = getattr(inspect.unwrap(target), "__code__", None)
         if code is not None:
