@@ -8,6 +8,7 @@ from katas.q06_gradients import grad_of, hessian_vector_product
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
+    assert_work_does_not_grow,
     check_tensor,
     forbidden_calls,
     forbidden_modules,
@@ -308,6 +309,15 @@ def test_hessian_vector_product_never_builds_the_hessian(device):
     assert record.largest < n * n, (
         f"a tensor of {record.largest} elements was built for x of {n} elements: that is the "
         "full Hessian; differentiate (grad * v).sum() instead, which never builds it"
+    )
+    # Nor row by row: one backward pass per element of x computes the whole Hessian too,
+    # without keeping it. Two backward passes do as many operations for any size of x.
+    assert_work_does_not_grow(
+        hessian_vector_product,
+        lambda size: (lambda t: (t**3).sum(), *torch.randn(2, size, device=device)),
+        over="elements of x",
+        advice="Two backward passes, the second of (grad * v).sum(), take as many operations "
+        "for any size of x; one pass per element computes the whole Hessian",
     )
 
 

@@ -24,6 +24,7 @@ NORM_BUILTINS = [
         "group_norm",
         "native_group_norm",
         "instance_norm",
+        "rms_norm",  # of the centred x, it is layer norm
     )
     if hasattr(torch, name)
 ]
@@ -46,6 +47,8 @@ NORM_ATEN = (
     "group_norm",
     "native_group_norm",
     "instance_norm",
+    "rms_norm",
+    "_fused_rms_norm",
 )
 
 

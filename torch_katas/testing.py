@@ -614,6 +614,7 @@ def assert_work_does_not_grow(
     *,
     sizes: tuple[int, int] = (3, 10),
     over: str = "rows",
+    advice: str = _NO_LOOPS,
 ) -> None:
     """Fail when calling `func` on bigger inputs runs more Python steps or torch operations.
 
@@ -624,7 +625,8 @@ def assert_work_does_not_grow(
     into Python (tolist, numpy). Vectorised code does the same number of each whatever the
     size; a loop over the data, however it is written (for, a comprehension, map,
     functools.reduce, recursion, a helper that loops), does more for more data. `over`
-    names what grows, for the message ("rows", "epochs").
+    names what grows, for the message ("rows", "epochs"); `advice` ends it (by default,
+    what the no-loops rule asks).
 
     >>> assert_work_does_not_grow(pairwise_sq_dists, lambda n: (randn(n, n), randn(n + 1, n)))
     """
@@ -642,7 +644,7 @@ def assert_work_does_not_grow(
                 f"{name} {did.format(before)} for {small} {over} and {after} for {large}: a "
                 f"Python loop over the {over} (for, while, a comprehension, map, "
                 "functools.reduce, recursion, or a helper that loops) does work for each of "
-                f"them. {_NO_LOOPS}"
+                f"them. {advice}"
             )
 
 
