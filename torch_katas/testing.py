@@ -230,8 +230,9 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
     """
     spelled = " / ".join(_public_name(func) for func in funcs)
     with (
+        _DataOntoPythonDevice(),  # below the friendly layer, which a learner may pop
         _ForbidOps({func.__name__ for func in funcs}, reason),
-        _dispatch_mode(_ForbidAtenOps(set(aten), spelled, reason)),
+        _ForbidAtenOps(set(aten), spelled, reason),
     ):
         yield
 
