@@ -326,6 +326,12 @@ def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
         layer_norm(torch.randn(shape, device=device), normalized_shape)
 
 
+def test_layer_norm_rejects_an_empty_normalized_shape_for_a_scalar_too(device):
+    # x of shape () "ends with" the empty shape, yet there is nothing to normalise over.
+    with pytest.raises(ValueError):
+        layer_norm(torch.tensor(1.5, device=device), ())
+
+
 def test_no_builtin_normalisation(device):
     x = torch.randn(4, 3, 2, device=device)
     running_mean, running_var, weight, bias = channel_stats(device, 3)
