@@ -1,5 +1,6 @@
 import inspect
 import itertools
+import sys
 
 import pytest
 import torch
@@ -204,6 +205,36 @@ def test_graph_size_counts_each_reachable_node_once(device, name):
     assert size == expected, (
         f"graph_size gave {size} for the '{name}' graph, which has {expected} distinct "
         "nodes (grad_fn included, AccumulateGrad included, each node once)"
+    )
+
+
+def test_graph_size_walks_with_its_own_stack_not_recursion(device):
+    # By behaviour: how deep the Python calls of the learner's module nest during the walk.
+    # A recursive walk nests once per node of the 3000-deep chain, whatever recursion
+    # limit it sets; a walk with its own stack or queue stays a few calls deep.
+    y = deep_chain(torch.ones(2, device=device, requires_grad=True), 3000).sum()
+    source = inspect.getsourcefile(graph_size)
+    depth = deepest = 0
+
+    def watch(frame, event, arg):
+        nonlocal depth, deepest
+        if frame.f_code.co_filename == source:
+            if event == "call":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif event == "return":
+                depth -= 1
+
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        size = graph_size(y)
+    finally:
+        sys.setprofile(outer)
+    assert size == 3000 + 2, f"3000 MulBackward0, SumBackward0 and AccumulateGrad: got {size}"
+    assert deepest <= 5, (
+        f"the walk nested {deepest} calls deep for a 3000-deep graph: that is recursion; walk "
+        "with a stack or queue of your own (a list and a while loop)"
     )
 
 
