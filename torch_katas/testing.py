@@ -549,11 +549,13 @@ class _CountToPython(TorchFunctionMode):
 
 
 def _library_roots() -> tuple[str, ...]:
+    import site
     import sysconfig
 
     paths = sysconfig.get_paths()
     roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
     roots |= {str(Path(torch.__file__).parent), str(Path(__file__).parent)}
+    roots.add(site.getusersitepackages())
     return tuple(sorted(root.rstrip("/\\") + ("/" if "/" in root else "\\") for root in roots))
 
 
