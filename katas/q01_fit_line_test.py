@@ -7,6 +7,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
+    forbidden_modules,
     raises,
     skip_unless_supported,
 )
@@ -134,7 +135,11 @@ def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape,
 def test_updates_parameters_without_torch_optim(device):
     x, y = noisy_line(device)
     assert_no_torch_internals(fit_line, reason="write the update by hand")
-    with forbidden_calls((torch.optim.Optimizer, "__init__"), reason="write the update by hand"):
+    # Nothing of torch.optim runs: no optimizer, nor its functional form (torch.optim.sgd.sgd).
+    with (
+        forbidden_calls((torch.optim.Optimizer, "__init__"), reason="write the update by hand"),
+        forbidden_modules(torch.optim, reason="write the update by hand"),
+    ):
         fit_line(x, y, steps=2, lr=0.1)
 
 

@@ -1,3 +1,4 @@
+import contextlib
 import math
 
 import pytest
@@ -7,8 +8,10 @@ from katas.q06_gradients import grad_of, hessian_vector_product
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
+    assert_work_does_not_grow,
     check_tensor,
     forbidden_calls,
+    forbidden_modules,
     largest_result,
     raises,
     skip_unless_supported,
@@ -47,12 +50,27 @@ def refuse_backward():
         ".grad, a side effect"
     )
     assert_no_torch_internals(grad_of, reason=reason)
-    return forbidden_calls(
-        (torch.Tensor, "backward"),
-        (torch.autograd, "backward"),
-        *((module, name) for module, names in others for name in names),
-        reason=reason,
+    return _refused(
+        forbidden_calls(
+            (torch.Tensor, "backward"),
+            (torch.autograd, "backward"),
+            *((module, name) for module, names in others for name in names),
+            reason=reason,
+        ),
+        # By behaviour too: nothing of the functional and func APIs runs, whatever its name
+        # or import (functorch.grad, torch.func.vjp, ...).
+        forbidden_modules(
+            torch.autograd.functional, "torch._functorch", "functorch", reason=reason
+        ),
     )
+
+
+@contextlib.contextmanager
+def _refused(*rules):
+    with contextlib.ExitStack() as stack:
+        for rule in rules:
+            stack.enter_context(rule)
+        yield
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
@@ -303,6 +321,15 @@ def test_hessian_vector_product_never_builds_the_hessian(device):
     assert record.largest < n * n, (
         f"a tensor of {record.largest} elements was built for x of {n} elements: that is the "
         "full Hessian; differentiate (grad * v).sum() instead, which never builds it"
+    )
+    # Nor row by row: one backward pass per element of x computes the whole Hessian too,
+    # without keeping it. Two backward passes do as many operations for any size of x.
+    assert_work_does_not_grow(
+        hessian_vector_product,
+        lambda size: (lambda t: (t**3).sum(), *torch.randn(2, size, device=device)),
+        over="elements of x",
+        advice="Two backward passes, the second of (grad * v).sum(), take as many operations "
+        "for any size of x; one pass per element computes the whole Hessian",
     )
 
 

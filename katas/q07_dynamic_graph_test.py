@@ -1,4 +1,6 @@
+import inspect
 import itertools
+import sys
 
 import pytest
 import torch
@@ -205,6 +207,74 @@ def test_graph_size_counts_each_reachable_node_once(device, name):
     assert size == expected, (
         f"graph_size gave {size} for the '{name}' graph, which has {expected} distinct "
         "nodes (grad_fn included, AccumulateGrad included, each node once)"
+    )
+
+
+def test_graph_size_walks_with_its_own_stack_not_recursion(device):
+    # By behaviour: how deep the Python calls of the learner's module nest during the walk.
+    # A recursive walk nests once per node of the 3000-deep chain, whatever recursion
+    # limit it sets; a walk with its own stack or queue stays a few calls deep.
+    y = deep_chain(torch.ones(2, device=device, requires_grad=True), 3000).sum()
+    source = inspect.getsourcefile(graph_size)
+    depth = deepest = 0
+
+    def watch(frame, event, arg):
+        nonlocal depth, deepest
+        if frame.f_code.co_filename == source:
+            if event == "call":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif event == "return":
+                depth -= 1
+
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        size = graph_size(y)
+    finally:
+        sys.setprofile(outer)
+    assert size == 3000 + 2, f"3000 MulBackward0, SumBackward0 and AccumulateGrad: got {size}"
+    assert deepest <= 5, (
+        f"the walk nested {deepest} calls deep for a 3000-deep graph: that is recursion; walk "
+        "with a stack or queue of your own (a list and a while loop)"
+    )
+
+
+class Twice(torch.autograd.Function):
+    """a + b as a node of its own, so a test can watch who reads its next_functions."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+def test_graph_size_visits_a_node_once_not_once_per_path(device, monkeypatch):
+    # 16 diamonds in a row: the deepest node is reached by 2**15 paths. Each node is
+    # counted once, and a walk that marks what it has seen reads each node's parents a
+    # few times at most; one that pushes a node again for every path takes exponential time.
+    x = torch.ones(2, device=device, requires_grad=True)
+    y = x * 1
+    for _ in range(16):
+        y = Twice.apply(y, y)
+    reads = {}
+    node_class = type(y.grad_fn)  # TwiceBackward
+    read_parents = inspect.getattr_static(node_class, "next_functions")
+
+    def counted(node):
+        reads[id(node)] = reads.get(id(node), 0) + 1
+        return read_parents.__get__(node)
+
+    monkeypatch.setattr(node_class, "next_functions", property(counted), raising=False)
+    size = graph_size(y)
+    assert size == 16 + 2, f"16 TwiceBackward, MulBackward0 and AccumulateGrad: 18, got {size}"
+    most = max(reads.values(), default=0)
+    assert most <= 3, (
+        f"one node's parents were read {most} times: the walk goes down every path again; "
+        "skip a node that is already in the seen set before pushing it"
     )
 
 

@@ -72,6 +72,21 @@ def test_make_mlp_computes_like_the_same_sequential_built_by_hand(device, sizes)
     assert_close(out, reference(x), "the output differs from Linear-ReLU-...-Linear")
 
 
+def test_every_layer_is_a_module_of_its_own(device):
+    # A ReLU() in each position, made afresh for each model: one ReLU object shared between
+    # positions (or models) computes the same numbers, but a hook on it fires everywhere.
+    first, second = make_mlp([4, 8, 8, 3]).to(device), make_mlp([4, 8, 8, 3]).to(device)
+    names = [name for name, _ in first.named_modules()][1:]
+    assert names == [str(i) for i in range(len(first))], (
+        f"named_modules() lists {names}: one module object sits in several positions; "
+        "create a new nn.ReLU() for each"
+    )
+    heads = [MultiHead(4, 8, {"a": 2}).to(device) for _ in range(2)]
+    for what, (a, b) in (("make_mlp", (first, second)), ("MultiHead", heads)):
+        shared = {id(m) for m in a.modules()} & {id(m) for m in b.modules()}
+        assert not shared, f"two models built by {what} share a module; build each afresh"
+
+
 @pytest.mark.parametrize("sizes", [[4], []], ids=str)
 def test_make_mlp_rejects_fewer_than_two_sizes(device, sizes):
     with raises(ValueError):

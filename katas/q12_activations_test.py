@@ -15,10 +15,11 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
-RULE = (F.gelu, F.silu, F.softplus, F.logsigmoid)
+# torch.logaddexp(x, 0) and logsumexp of (0, x) are softplus under other names.
+RULE = (F.gelu, F.silu, F.softplus, F.logsigmoid, torch.logaddexp, torch.logsumexp)
 REASON = "build the activation from primitives (erf, tanh, sigmoid, exp, log1p, where)"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-ATEN = ("gelu", "silu", "softplus", "log_sigmoid_forward", "log_sigmoid")
+ATEN = ("gelu", "silu", "softplus", "log_sigmoid_forward", "log_sigmoid", "logaddexp", "logsumexp")
 
 # (name, the kata's function, torch's function) for every activation and mode.
 ACTIVATIONS = [

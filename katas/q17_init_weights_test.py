@@ -251,14 +251,39 @@ def test_init_weights_reaches_every_nested_layer(device):
 def test_init_weights_walks_the_model_with_apply(device):
     calls = []
 
+    def state(model):
+        return {name: value.detach().clone() for name, value in model.state_dict().items()}
+
     class Recording(nn.Sequential):
         def apply(self, fn):
-            calls.append(fn)
-            return super().apply(fn)
+            calls.append(state(self))  # before this walk
+            out = super().apply(fn)
+            calls.append(state(self))  # after it
+            return out
 
-    model = Recording(nn.Linear(4, 4), nn.ReLU()).to(device)
+    model = Recording(nn.Linear(4, 4), nn.ReLU(), nn.Sequential(nn.Linear(4, 2))).to(device)
+    model[0].bias.data.fill_(0.5)
+    model[2][0].bias.data.fill_(0.5)
+    untouched = state(model)
     init_weights(model)
     assert calls, "walk the model with model.apply(init_layer) instead of a loop of your own"
+    done = state(model)
+    # By behaviour: the walk that apply makes is the one that initialises the layers.
+    # Nothing may change before it or after it (a loop of your own over model.modules()
+    # around a model.apply call would), and apply's walk does change them.
+    for name in untouched:
+        assert torch.equal(calls[0][name], untouched[name]), (
+            f"{name} changed before model.apply ran: initialise inside the function you "
+            "pass to model.apply, not in a loop of your own"
+        )
+        assert torch.equal(done[name], calls[-1][name]), (
+            f"{name} changed after model.apply returned: let model.apply(init_layer) walk "
+            "the model, not a loop of your own"
+        )
+    assert not torch.equal(calls[-1]["2.0.bias"], untouched["2.0.bias"]), (
+        "model.apply ran, but the walk did not initialise the nested Linear: pass init_layer "
+        "to model.apply on the whole model"
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

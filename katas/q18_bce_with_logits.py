@@ -52,8 +52,9 @@ def bce_with_logits(
       "mean", "sum", "none".
 
     Rules: do not call F.binary_cross_entropy_with_logits or F.binary_cross_entropy (nor
-    nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus or torch.logaddexp: write
-    the stable form with exp, log1p, abs and torch.maximum yourself.
+    nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus, torch.logaddexp or
+    torch.logsumexp (softplus under other names): write the stable form with exp, log1p,
+    abs and torch.maximum yourself.
 
     >>> logits = torch.tensor([100.0, -100.0, 0.0])
     >>> bce_with_logits(logits, torch.tensor([0.0, 1.0, 1.0]), reduction="none")

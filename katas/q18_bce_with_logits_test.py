@@ -18,6 +18,8 @@ FORBIDDEN = (
     F.logsigmoid,
     F.softplus,
     torch.logaddexp,
+    torch.logsumexp,  # logsumexp of (0, x) is softplus(x)
+    torch.logcumsumexp,
 )
 REASON = "write the stable form max(z, 0) + log1p(exp(-|z|)) yourself"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
@@ -28,6 +30,9 @@ ATEN = (
     "log_sigmoid",
     "softplus",
     "logaddexp",
+    "logsumexp",
+    "logcumsumexp",
+    "_logcumsumexp",
 )
 
 

@@ -1,3 +1,4 @@
+import contextlib
 import copy
 import importlib
 
@@ -12,6 +13,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
+    forbidden_modules,
     raises,
     skip_unless_supported,
 )
@@ -19,6 +21,7 @@ from torch_katas.testing import (
 STEPS = 25
 # torch.optim's own module for SGD (torch.optim does not keep it as an attribute).
 SGD_MODULE = importlib.import_module("torch.optim.sgd")
+OPTIMIZER_MODULE = importlib.import_module("torch.optim.optimizer")
 
 
 def torch_sgd_refused():
@@ -29,12 +32,24 @@ def torch_sgd_refused():
     """
     updates = ("_single_tensor_sgd", "_multi_tensor_sgd", "_fused_sgd")
     assert_no_torch_internals(SGD, reason="write the SGD update by hand")
-    return forbidden_calls(
-        *((SGD_MODULE, name) for name in updates),
-        (torch.optim.SGD, "step"),
-        (torch, "_fused_sgd_"),
-        reason="this kata asks for the SGD update written by hand",
+    reason = "this kata asks for the SGD update written by hand"
+    return _both(
+        forbidden_calls(
+            *((SGD_MODULE, name) for name in updates),
+            (torch.optim.SGD, "step"),
+            (torch, "_fused_sgd_"),
+            reason=reason,
+        ),
+        # By behaviour too: no code of torch.optim runs but the Optimizer base class's
+        # bookkeeping (no other optimizer's step or functional form either).
+        forbidden_modules(torch.optim, allow=[OPTIMIZER_MODULE], reason=reason),
     )
+
+
+@contextlib.contextmanager
+def _both(first, second):
+    with first, second:
+        yield
 
 
 def small_model(device, dtype=torch.float32):

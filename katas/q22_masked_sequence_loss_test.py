@@ -124,6 +124,12 @@ def test_length_mask_rejects_float_and_bool_lengths(device, lengths):
         )
 
 
+def test_length_mask_rejects_complex_lengths(device):
+    # Not floating point, and still no integer: complex lengths are refused as well.
+    with raises(ValueError):
+        length_mask(torch.tensor([1 + 0j, 2 + 0j], device=device), 3)
+
+
 # --- masked_mse -------------------------------------------------------------------------
 
 

@@ -1,3 +1,4 @@
+import contextlib
 import copy
 import importlib
 
@@ -12,6 +13,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_calls,
+    forbidden_modules,
     raises,
     skip_unless_supported,
 )
@@ -27,14 +29,25 @@ def torch_adam_refused():
     of the module-level functions refused here."""
     updates = ("_single_tensor_adam", "_multi_tensor_adam", "_fused_adam")
     assert_no_torch_internals(adamw_step_, reason="write the Adam/AdamW update by hand")
-    return forbidden_calls(
-        *((ADAM_MODULE, name) for name in updates),
-        (torch.optim.Adam, "step"),
-        (torch.optim.AdamW, "step"),
-        (torch, "_fused_adam_"),
-        (torch, "_fused_adamw_"),
-        reason="this kata asks for the Adam/AdamW update written by hand",
+    reason = "this kata asks for the Adam/AdamW update written by hand"
+    return _both(
+        forbidden_calls(
+            *((ADAM_MODULE, name) for name in updates),
+            (torch.optim.Adam, "step"),
+            (torch.optim.AdamW, "step"),
+            (torch, "_fused_adam_"),
+            (torch, "_fused_adamw_"),
+            reason=reason,
+        ),
+        # By behaviour too: no code of torch.optim runs (no other optimizer's update).
+        forbidden_modules(torch.optim, reason=reason),
     )
+
+
+@contextlib.contextmanager
+def _both(first, second):
+    with first, second:
+        yield
 
 
 class Model(nn.Module):

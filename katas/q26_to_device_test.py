@@ -131,6 +131,22 @@ def test_non_tensors_pass_through_as_the_same_object(device, value):
     )
 
 
+class Fielded:
+    """Not a tuple, though it has the `_fields` that namedtuples have."""
+
+    _fields = ("image",)
+    image = None
+
+
+def test_an_object_with_fields_that_is_no_tuple_passes_through(device):
+    value = Fielded()
+    moved = to_device({"value": value, "x": torch.zeros(1, device=device)}, META)
+    assert moved["value"] is value, (
+        "an object with a _fields attribute that is not a tuple is no namedtuple: return it "
+        "as it is (check isinstance(batch, tuple) as well as _fields)"
+    )
+
+
 @pytest.mark.parametrize(
     "dtype", [torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int8, torch.bool]
 )

@@ -202,20 +202,56 @@ def test_the_file_loads_with_weights_only(device, tmp_path):
         ) from error
 
 
-def test_load_uses_weights_only(device, tmp_path, monkeypatch):
+def test_load_uses_weights_only(device, tmp_path):
     model, optimizer, scheduler = make_run(device, seed=0)
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
+    # torch.load's own code, however the learner's module reaches it (torch.load,
+    # `from torch import load`, torch.serialization.load): its arguments as called.
+    load_code = torch.serialization.load.__code__
     calls = []
-    real_load = torch.load
 
-    def spy_load(*args, **kwargs):
-        calls.append(kwargs.get("weights_only", "default"))
-        return real_load(*args, **kwargs)
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code is load_code:
+            calls.append(frame.f_locals.get("weights_only"))
 
-    monkeypatch.setattr(torch, "load", spy_load)
-    load_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler)
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        load_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler)
+    finally:
+        sys.setprofile(outer)
     assert calls, "read the checkpoint with torch.load"
     assert False not in calls, "load with weights_only=True: never unpickle arbitrary objects"
+
+
+SPRUNG = []
+
+
+def spring_the_trap():
+    SPRUNG.append(True)
+    return {}
+
+
+class Trap:
+    """An object whose unpickling runs code: what weights_only=True refuses to load."""
+
+    def __reduce__(self):
+        return spring_the_trap, ()
+
+
+def test_load_never_runs_code_hidden_in_a_file(device, tmp_path):
+    # By behaviour: a file that runs code when unpickled must be refused, whatever the
+    # spelling, and also with no fallback to weights_only=False after the safe load fails.
+    model, optimizer, scheduler = make_run(device, seed=0)
+    path = tmp_path / "c.pt"
+    SPRUNG.clear()
+    torch.save({"model": Trap(), "optimizer": Trap(), "scheduler": Trap(), "epoch": 1}, path)
+    with raises(Exception):
+        load_checkpoint(path, model, optimizer, scheduler)
+    assert not SPRUNG, (
+        "loading ran code hidden in the file: read it with torch.load(path, "
+        "weights_only=True) only, and let its error propagate"
+    )
 
 
 def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypatch):

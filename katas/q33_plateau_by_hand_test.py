@@ -10,10 +10,19 @@ from torch_katas.testing import assert_no_torch_internals, forbidden_calls
 
 
 def builtin_plateau_refused():
-    """Inside the block, any use of torch's ReduceLROnPlateau fails."""
+    """Inside the block, any use of torch's ReduceLROnPlateau fails: every function and
+    property it defines, whatever it is called, and it is no base class of PlateauLR."""
     assert_no_torch_internals(PlateauLR, reason="write the plateau logic by hand")
+    assert not issubclass(PlateauLR, ReduceLROnPlateau), (
+        "PlateauLR subclasses ReduceLROnPlateau; the kata asks for the logic written by hand, "
+        "not even with the builtin as a base class"
+    )
     return forbidden_calls(
-        *((ReduceLROnPlateau, name) for name in ("__init__", "step", "_reduce_lr", "_is_better")),
+        *(
+            (ReduceLROnPlateau, name)
+            for name, value in vars(ReduceLROnPlateau).items()
+            if callable(value) or isinstance(value, property)
+        ),
         reason="this kata asks for the plateau logic written by hand",
     )
 

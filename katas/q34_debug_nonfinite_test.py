@@ -410,6 +410,15 @@ def test_inputs_of_the_wrong_shape(device, shape):
     assert_mentions(message_of(excinfo), "inputs", "shape", str(shape))
 
 
+def test_inputs_without_a_batch_dimension(device):
+    # One sample's scalar feature, with no batch dimension: shape () is not [B].
+    inputs = torch.tensor(0.5, device=device)
+    labels = torch.zeros(1, dtype=torch.int64, device=device)
+    with pytest.raises(ValueError) as excinfo:
+        validate_batch(inputs, labels, num_classes=5, feature_shape=())
+    assert_mentions(message_of(excinfo), "inputs", "shape", "()")
+
+
 def test_empty_batch(device):
     inputs = torch.rand(0, *FEATURES, device=device)
     labels = torch.zeros(0, dtype=torch.int64, device=device)

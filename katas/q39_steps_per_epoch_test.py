@@ -95,6 +95,38 @@ SIZES = [*range(21), 31, 32, 33, 100]  # empty, smaller than a batch, exact mult
 BATCH_SIZES = [1, 2, 3, 4, 5, 7, 32]
 
 
+# Sizes that grow with n: a loop over the batches, the epochs, the accumulation groups or
+# the steps, written as for, map, functools.reduce, recursion or in a helper, runs more
+# lines of Python for the bigger case (integer arithmetic runs the same lines for both).
+LOOP_FREE = {
+    "steps_per_epoch": (steps_per_epoch, lambda n: (7 * n + 3, 7), "batches"),
+    "steps_per_epoch drop last": (steps_per_epoch, lambda n: (7 * n + 3, 7, True), "batches"),
+    "optimizer_steps": (
+        optimizer_steps,
+        lambda n: (12 * n + 5, 4, n, 3),
+        "epochs and batches",
+    ),
+    "optimizer_steps drop last": (
+        optimizer_steps,
+        lambda n: (12 * n + 5, 4, n, 3, True),
+        "epochs and batches",
+    ),
+    "epoch_of_step": (epoch_of_step, lambda n: (n * n, 4 * n + 1, 2, 2), "epochs and steps"),
+    "epoch_of_step drop last": (
+        epoch_of_step,
+        lambda n: (n * n, 4 * n + 1, 2, 2, True),
+        "epochs and steps",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(LOOP_FREE))
+def test_rules_no_loops(device, case):
+    function, inputs, over = LOOP_FREE[case]
+    with dataloader_refused():
+        assert_no_python_loops(function, inputs, over=over)
+
+
 @pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
 def test_steps_per_epoch_equals_len_of_a_dataloader(device, drop_last):
     with dataloader_refused():
@@ -229,12 +261,3 @@ def test_defaults_keep_the_last_batch_and_step_after_every_batch(device):
     assert got == want, (
         f"with the defaults (accumulation_steps=1, drop_last=False) got {got}, expected {want}"
     )
-
-
-def test_rules_no_loops(device):
-    with dataloader_refused():
-        steps_per_epoch(10, 3)
-        optimizer_steps(10, 3, 2, 2)
-        epoch_of_step(5, 10, 3, 2)
-    for function in (steps_per_epoch, optimizer_steps, epoch_of_step):
-        assert_no_python_loops(function)

@@ -152,6 +152,19 @@ def test_two_loaders_with_one_seed_agree_when_interleaved(device):
     )
 
 
+def test_loaders_built_side_by_side_each_follow_their_seed(device):
+    # Each loader has a generator of its own: built one after the other and then used in
+    # turn, two loaders with seed 5 still give the order one loader alone gives.
+    data = torch.arange(20, device=device)
+    alone = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=5)]
+    first, second = make_loader(data, 6, seed=5), make_loader(data, 6, seed=5)
+    orders = [[batch.tolist() for batch in loader] for loader in (first, second)]
+    assert orders == [alone, alone], (
+        "two loaders built with the same seed gave different orders: they share one "
+        "generator; give each loader its own torch.Generator().manual_seed(seed)"
+    )
+
+
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_loads_in_the_main_process_by_default(device):
     loader = make_loader(torch.arange(10, device=device), batch_size=4, seed=1)

@@ -52,7 +52,7 @@ def batch_norm(
       others hold in both modes.
 
     Rules: build it from primitives (mean, var, sqrt, ...); do not call F.batch_norm,
-    F.layer_norm, F.group_norm, F.instance_norm, nor any normalisation module.
+    F.layer_norm, F.group_norm, F.instance_norm, F.rms_norm, nor any normalisation module.
 
     >>> x = torch.tensor([[1.0], [3.0]])
     >>> mean, var = torch.zeros(1), torch.ones(1)

@@ -24,6 +24,7 @@ NORM_BUILTINS = [
         "group_norm",
         "native_group_norm",
         "instance_norm",
+        "rms_norm",  # of the centred x, it is layer norm
     )
     if hasattr(torch, name)
 ]
@@ -46,6 +47,8 @@ NORM_ATEN = (
     "group_norm",
     "native_group_norm",
     "instance_norm",
+    "rms_norm",
+    "_fused_rms_norm",
 )
 
 
@@ -403,6 +406,12 @@ def test_half_precision_inputs_keep_their_dtype(device, dtype):
     assert_close(y, expected, f"batch_norm of a {dtype} x", rtol=2e-2, atol=2e-2)
     expected = F.layer_norm(x, (4,), ln_weight, ln_bias)
     assert_close(z, expected, f"layer_norm of a {dtype} x", rtol=2e-2, atol=2e-2)
+
+
+def test_layer_norm_rejects_an_empty_normalized_shape_for_a_scalar_too(device):
+    # x of shape () "ends with" the empty shape, yet there is nothing to normalise over.
+    with pytest.raises(ValueError):
+        layer_norm(torch.tensor(1.5, device=device), ())
 
 
 def test_no_builtin_normalisation(device):

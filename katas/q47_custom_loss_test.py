@@ -207,10 +207,15 @@ def test_focal_loss_on_odd_inputs(device):
     assert torch.equal(logits, base.t()), "logits must not be modified"
 
 
-def test_focal_loss_has_no_python_loops(device):
-    logits, target = classification_batch(device)
-    FocalLoss()(logits, target)
-    assert_no_python_loops(FocalLoss.forward)
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_focal_loss_has_no_python_loops(device, reduction):
+    # Samples and classes grow with n: a loop over either (for, map, functools.reduce,
+    # recursion, a helper) shows as more work for more data.
+    assert_no_python_loops(
+        FocalLoss(gamma=2.0, reduction=reduction),
+        lambda n: classification_batch(device, n=n, c=n),
+        over="samples and classes",
+    )
 
 
 # ---- HuberFunction ----------------------------------------------------------

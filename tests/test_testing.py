@@ -1,12 +1,17 @@
 """The helpers kata tests are built from (torch_katas/testing.py), each on its own."""
 
+import ast
 import contextlib
 import functools
+import importlib
+import itertools
+import re
 import sys
 import textwrap
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -16,8 +21,10 @@ from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
     assert_no_torch_internals,
+    assert_work_does_not_grow,
     check_tensor,
     forbidden_calls,
+    forbidden_modules,
     forbidden_ops,
     raises,
     same_device,
@@ -270,6 +277,121 @@ def test_forbidden_calls_restores_the_profiler_it_found():
         sys.setprofile(None)
 
 
+def test_forbidden_calls_follows_properties_and_enclosing_watchers():
+    class Scheduler:
+        @property
+        def in_cooldown(self):
+            return True
+
+    with (
+        pytest.raises(AssertionError, match=r"Scheduler\.in_cooldown, which this kata"),
+        forbidden_calls((Scheduler, "in_cooldown"), reason="by hand"),
+    ):
+        Scheduler().in_cooldown  # noqa: B018
+    # An inner rule keeps the outer one watching.
+    with (
+        pytest.raises(AssertionError, match=r"torch\.autograd\.backward"),
+        forbidden_calls((torch.autograd, "backward"), reason="outer"),
+        forbidden_calls((torch.optim.SGD, "step"), reason="inner"),
+    ):
+        torch.autograd.backward(torch.ones(1, requires_grad=True).sum())
+
+
+def test_forbidden_calls_refuses_a_switched_off_profiler():
+    with (
+        pytest.raises(AssertionError, match=r"changed sys\.setprofile"),
+        forbidden_calls((torch.autograd, "backward"), reason="r"),
+    ):
+        sys.setprofile(None)
+
+
+def test_forbidden_ops_lets_tensors_be_built_from_data_on_any_device(any_device):
+    # On the simulated device torch.tensor(data, device=...) fails inside torch's C++ under
+    # a TorchDispatchMode; the rule's own modes must not reject correct code for it.
+    with forbidden_ops(torch.logsumexp, reason="r", aten=["logsumexp"]):
+        made = [
+            torch.tensor([1.0, 2.0], device=any_device),
+            torch.tensor(3.0, device=any_device, requires_grad=True),
+            torch.as_tensor([4.0], device=any_device),
+            torch.ones(1, device=any_device).new_tensor([5.0]),
+        ]
+    for tensor in made:
+        assert tensor.device == torch.ones(1, device=any_device).device
+    assert made[1].requires_grad and made[1].is_leaf
+    assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0], [5.0]]
+
+
+# ---- forbidden_modules: nothing of a whole module or package
+
+
+def test_forbidden_modules_refuses_every_function_of_a_package_however_imported():
+    from torch.optim.sgd import sgd  # a reference saved the way a learner's import saves it
+
+    w = torch.zeros(2, requires_grad=True)
+    w.grad = torch.ones(2)
+    calls = {
+        r"torch\.optim\.sgd\.SGD\.__init__": lambda: torch.optim.SGD([w], lr=0.1),
+        r"torch\.optim\.sgd\.sgd": lambda: sgd([w], [w.grad], [None], weight_decay=0.0,
+                                              momentum=0.0, lr=0.1, dampening=0.0,
+                                              nesterov=False, maximize=False),
+        r"torch\.optim\.asgd\.ASGD\.__init__": lambda: torch.optim.ASGD([w]),
+    }  # fmt: skip
+    for called, call in calls.items():
+        with (
+            pytest.raises(AssertionError, match=rf"called {called}, which this kata .*: by hand"),
+            forbidden_modules(torch.optim, reason="by hand"),
+        ):
+            call()
+
+
+def test_forbidden_modules_allows_what_it_is_told_to_and_everything_else():
+    class ByHand(torch.optim.Optimizer):
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    p.data.add_(p.grad, alpha=-group["lr"])
+
+    w = torch.zeros(2, requires_grad=True)
+    allowed = importlib.import_module("torch.optim.optimizer")
+    with forbidden_modules(torch.optim, allow=[allowed], reason="by hand"):
+        optimizer = ByHand([w], {"lr": 0.5})
+        (w * torch.ones(2)).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    assert torch.equal(w.detach(), torch.full((2,), -0.5))
+
+
+def test_forbidden_modules_refuses_builtins_by_the_module_that_defines_them():
+    with (
+        pytest.raises(AssertionError, match=r"called numpy\.zeros, which this kata forbids"),
+        forbidden_modules(np, "torch", reason="plain Python"),
+    ):
+        np.zeros(3)
+    with (
+        pytest.raises(AssertionError, match=r"called torch\._C\._infer_size"),
+        forbidden_modules(np, "torch", reason="plain Python"),
+    ):
+        torch._C._infer_size((2, 1), (3,))
+    with forbidden_modules(np, "torch", reason="plain Python"):
+        assert tuple(reversed((1, 2))) == (2, 1) and max(3, 4) == 4  # builtins stay allowed
+
+
+def test_forbidden_modules_fails_when_the_refusal_was_swallowed_or_the_profiler_changed():
+    with (
+        pytest.raises(AssertionError, match=r"called numpy\.zeros"),
+        forbidden_modules(np, reason="r"),
+        contextlib.suppress(AssertionError),  # a learner's code that goes on
+    ):
+        np.zeros(1)
+    outer = sys.getprofile()
+    with (
+        pytest.raises(AssertionError, match=r"changed sys\.setprofile"),
+        forbidden_modules(np, reason="r"),
+    ):
+        sys.setprofile(None)
+    assert sys.getprofile() is outer
+
+
 # ---- assert_no_torch_internals: a static check of the learner's module
 
 
@@ -326,6 +448,16 @@ ESCAPES = {
         "import torch.autograd.graph as g\nf = lambda x: g._engine_run_backward",
         "torch.autograd.graph._engine_run_backward",
     ),
+    "getattribute": (
+        "import torch\nf = lambda x: torch.__getattribute__('_C')",
+        "torch.__getattribute__",
+    ),
+    "getattr-as-a-value": (
+        "import functools, torch\nf = lambda x: functools.reduce(getattr, ['_C'], torch)",
+        "getattr passed on as a value",
+    ),
+    "profiler-off": ("import sys\nf = lambda x: sys.setprofile(None)", "sys.setprofile"),
+    "tracer-off": ("from sys import settrace\nf = lambda x: settrace(None)", "settrace"),
 }
 
 
@@ -382,7 +514,7 @@ def test_raises_lets_an_unwritten_stubs_error_through():
         pass
 
 
-# ---- assert_no_python_loops
+# ---- assert_no_python_loops and assert_work_does_not_grow
 
 
 def vectorised(x):
@@ -400,13 +532,85 @@ def comprehended(x):
     return sum([value for value in x])
 
 
-def test_assert_no_python_loops_accepts_tensor_code_and_builtins():
-    assert_no_python_loops(vectorised)
-    assert_no_python_loops(torch.sum)
+def mapped(x):
+    return torch.stack(list(map(torch.sum, x)))
+
+
+def reduced(x):
+    return functools.reduce(torch.add, x.unbind(0))
+
+
+def recursive(x):
+    return x[0] if len(x) == 1 else x[0] + recursive(x[1:])
+
+
+def rows_in_a_helper(x):
+    return loop_over_rows(x)
+
+
+def loop_over_rows(x):
+    total = torch.zeros_like(x[0])
+    for row in x:
+        total = total + row
+    return total
+
+
+def pure_python_in_a_helper(x):
+    return torch.tensor(sum_in_python(x.tolist()))
+
+
+def sum_in_python(rows):
+    total = 0.0
+    for row in rows:
+        total += sum(row)
+    return total
+
+
+def counted_in_c(x):
+    # No Python step per row and no torch call per row: the values go out with tolist.
+    return torch.tensor(sum(itertools.chain.from_iterable(x.tolist())))
+
+
+def reduce_in_a_helper(x):
+    return add_up(x)
+
+
+def add_up(x):
+    return functools.reduce(lambda total, row: total + row, x.unbind(0))
+
+
+def built_from_data(x):
+    # torch.tensor(data, device=...) under a dispatch mode, on any device.
+    return x.sum(0) + torch.tensor([1.0, 2.0, 3.0, 4.0], device=x.device)
+
+
+def rows(device):
+    return lambda n: torch.randn(n, 4, device=device)
+
+
+@pytest.fixture(params=["cpu", "sim"])
+def any_device(request):
+    if request.param == "sim":
+        request.getfixturevalue("sim")
+    return torch.device(request.param)
+
+
+def test_assert_no_python_loops_accepts_tensor_code_and_builtins(any_device):
+    assert_no_python_loops(vectorised, rows(any_device))
+    assert_no_python_loops(built_from_data, rows(any_device))
+    assert_no_python_loops(torch.sum, rows(any_device))
+    assert_no_python_loops(vectorised)  # the look at the source alone
 
 
 @pytest.mark.parametrize(
-    "func, kind, line", [(looped, "a for loop", 2), (comprehended, "a list comprehension", 1)]
+    "func, kind, line",
+    [
+        (looped, "a for loop", 2),
+        (comprehended, "a list comprehension", 1),
+        (mapped, "map", 1),
+        (reduced, "functools.reduce", 1),
+        (recursive, r"recursion \(it calls itself\)", 1),
+    ],
 )
 def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):
     line += func.__code__.co_firstlineno
@@ -414,15 +618,115 @@ def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):
         assert_no_python_loops(func)
 
 
+@pytest.mark.parametrize(
+    "func, measure",
+    [
+        (rows_in_a_helper, "torch operations"),
+        (reduce_in_a_helper, "torch operations"),
+        (pure_python_in_a_helper, "lines of Python"),
+        (counted_in_c, "tensor elements into Python objects"),
+    ],
+)
+def test_assert_no_python_loops_sees_loops_its_source_does_not_show(any_device, func, measure):
+    with pytest.raises(AssertionError) as info:
+        assert_no_python_loops(func, rows(any_device), over="rows")
+    message = str(info.value)
+    assert message.startswith(f"{func.__qualname__} ")
+    assert re.search(rf"\d+ .*{measure}.* for 3 rows and \d+ for 10: a Python loop", message)
+
+
+def test_assert_no_python_loops_looks_at_a_modules_forward():
+    class Looping(torch.nn.Module):
+        def forward(self, x):
+            return torch.stack([row.sum() for row in x])
+
+    with pytest.raises(AssertionError, match=r"Looping\.forward uses a list comprehension"):
+        assert_no_python_loops(Looping(), rows("cpu"))
+    assert_no_python_loops(torch.nn.Linear(4, 2), rows("cpu"))
+    assert_no_python_loops(functools.partial(vectorised), rows("cpu"))
+
+
+def test_assert_work_does_not_grow_counts_the_sizes_it_is_given():
+    calls = []
+
+    def inputs(n):
+        calls.append(n)
+        return torch.randn(n, 4)
+
+    assert_work_does_not_grow(vectorised, inputs, sizes=(2, 7))
+    assert calls == [2, 7]
+    with pytest.raises(AssertionError, match=r"for 2 steps and \d+ for 7: .*\. do it once"):
+        assert_work_does_not_grow(
+            rows_in_a_helper, inputs, sizes=(2, 7), over="steps", advice="do it once"
+        )
+    # Plain numbers too: what grows is then the Python that runs.
+    assert_work_does_not_grow(lambda a, b: a // b + (a % b > 0), lambda n: (7 * n + 1, 7))
+    with pytest.raises(AssertionError, match=r"lines of Python for 3 epochs"):
+        assert_work_does_not_grow(
+            lambda epochs: sum_in_python([[1.0]] * epochs), lambda n: n, over="epochs"
+        )
+
+
+def test_assert_work_does_not_grow_refuses_a_switched_off_tracer():
+    def untraced(x):
+        sys.settrace(None)
+        return x.sum()
+
+    outer = sys.gettrace()
+    with pytest.raises(AssertionError, match=r"changed sys\.settrace"):
+        assert_work_does_not_grow(untraced, rows("cpu"))
+    assert sys.gettrace() is outer
+
+
+# ---- largest_result
+
+
 def test_largest_result_records_the_biggest_tensor_a_torch_call_returns():
     x = torch.ones(3, 4)  # made before the block: not counted
     with testing.largest_result() as record:
         x.sum(0)  # 4 elements
-        torch.split(torch.arange(10), 5)  # 10, then a tuple of two 5s
+        torch.split(torch.arange(10), 5)  # 10, then two views of it: nothing new
     assert record.largest == 10
     with testing.largest_result() as record:
         pass
     assert record.largest == 0
+
+
+def test_largest_result_counts_memory_not_views(any_device):
+    x, y = torch.randn(40, 16, device=any_device), torch.randn(30, 16, device=any_device)
+    with testing.largest_result() as record:
+        x[:, None, :].expand(40, 30, 16)  # a view of x: no new memory
+        x @ y.T
+    assert record.largest == 40 * 30
+    with testing.largest_result() as record:
+        x[:, None, :] - y[None, :, :]
+    assert record.largest == 40 * 30 * 16
+
+
+def test_largest_result_sees_the_batch_torch_func_vmap_builds(any_device):
+    x, y = torch.randn(40, 16, device=any_device), torch.randn(30, 16, device=any_device)
+    pair = torch.vmap(lambda a, b: ((a - b) ** 2).sum(), in_dims=(None, 0))
+    with testing.largest_result() as record:
+        out = torch.vmap(pair, in_dims=(0, None))(x, y)
+    assert out.shape == (40, 30)
+    assert record.largest == 40 * 30 * 16  # each step sees [16]; the operators see it all
+
+
+def test_kata_tests_check_the_no_loop_rule_by_behaviour():
+    # The look at the source alone misses map, functools.reduce, recursion and helpers.
+    katas = Path(__file__).resolve().parents[1] / "katas"
+    static_only = []
+    for path in sorted(katas.glob("q*_test.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "assert_no_python_loops"
+                and len(node.args) + len(node.keywords) < 2
+            ):
+                static_only.append(f"{path.name} line {node.lineno}")
+    assert not static_only, (
+        f"pass inputs to assert_no_python_loops, so it checks the behaviour: {static_only}"
+    )
 
 
 def test_every_public_helper_is_tested_here():

@@ -172,6 +172,48 @@ class _ForbidAtenOps(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+_DATA_CREATIONS = {"tensor", "as_tensor", "new_tensor"}
+
+
+class _DataOntoPythonDevice(TorchFunctionMode):
+    """Under a TorchDispatchMode, `torch.tensor(data, device=...)` onto a device written in
+    Python (the simulated one) fails inside torch's C++ (an internal assert): such tensors
+    are built on the CPU and moved, as torch itself does for a CUDA device. Entered outside
+    every dispatch mode here, so correct code that builds tensors from data passes."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", None)
+        if name in _DATA_CREATIONS:
+            target = kwargs.get("device")
+            if name == "new_tensor" and target is None and args:
+                target = getattr(args[0], "device", None)
+            data = args[1 if name == "new_tensor" else 0] if args else kwargs.get("data")
+            moved = not (name == "as_tensor" and isinstance(data, torch.Tensor))
+            if moved and _on_python_device(target):
+                requires_grad = kwargs.pop("requires_grad", False)
+                kwargs["device"] = "cpu"
+                out = func(*args, **kwargs).to(target)
+                return out.requires_grad_() if requires_grad else out
+        return func(*args, **kwargs)
+
+
+def _on_python_device(device: object) -> bool:
+    if device is None:
+        return False
+    try:
+        kind = torch.device(device).type  # type: ignore[call-overload]
+    except (RuntimeError, TypeError):
+        return False
+    return kind == torch._C._get_privateuse1_backend_name() != "privateuseone"
+
+
+@contextmanager
+def _dispatch_mode(mode: TorchDispatchMode) -> Iterator[Any]:
+    with _DataOntoPythonDevice(), mode as entered:
+        yield entered
+
+
 @contextmanager
 def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> Iterator[None]:
     """Inside the block, calling any of `funcs` fails, however it is reached.
@@ -188,6 +230,7 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
     """
     spelled = " / ".join(_public_name(func) for func in funcs)
     with (
+        _DataOntoPythonDevice(),  # below the friendly layer, which a learner may pop
         _ForbidOps({func.__name__ for func in funcs}, reason),
         _ForbidAtenOps(set(aten), spelled, reason),
     ):
@@ -227,6 +270,10 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             continue
         if isinstance(target, (staticmethod, classmethod)):
             target = target.__func__
+        elif isinstance(target, property):  # reading the property runs its getter
+            target = target.fget
+        if target is None:
+            continue
         called = f"{_owner_name(owner)}.{name}"
         code = getattr(inspect.unwrap(target), "__code__", None)
         if code is not None:
@@ -236,6 +283,8 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
     refused: list[str] = []
 
     def watch(frame: types.FrameType, event: str, arg: object) -> None:
+        if outer is not None:  # an enclosing rule's watcher keeps watching
+            outer(frame, event, arg)
         if event == "call":
             called = codes.get(frame.f_code)
         elif event == "c_call":
@@ -246,19 +295,33 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             refused.append(called)
             raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
-    outer = sys.getprofile()
+    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
     sys.setprofile(watch)
     try:
         yield
+        switched = sys.getprofile() is not watch
     finally:
         # An exception from the watcher switches it off; the watcher is never left behind.
         sys.setprofile(outer)
     if refused:  # the learner's code caught the refusal and went on
         raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
+    if switched:
+        raise AssertionError(_PROFILER_CHANGED)
 
 
 # Calls that look names up by string, which a static check cannot follow.
 _DYNAMIC_LOOKUPS = {"__import__", "eval", "exec", "compile", "vars", "globals"}
+# What reaches modules by name, and what switches off the watchers the rules rely on
+# (forbidden_calls and forbidden_modules profile calls; the loop check traces lines).
+_WATCHERS_ROOTS = {"sys": "sys", "importlib": "importlib", "threading": "threading"}
+_WATCHERS = {
+    "sys.modules",
+    "importlib.import_module",
+    "sys.setprofile",
+    "sys.settrace",
+    "threading.setprofile",
+    "threading.settrace",
+}
 
 
 def _torch_internal(dotted: str) -> bool:
@@ -267,7 +330,7 @@ def _torch_internal(dotted: str) -> bool:
     parts = dotted.split(".")
     if parts[0] != "torch":
         return False
-    if parts[1:2] == ["ops"] or "__dict__" in parts:
+    if parts[1:2] == ["ops"] or {"__dict__", "__getattribute__", "__getattr__"} & set(parts):
         return True
     return any(part.startswith("_") and not part.startswith("__") for part in parts[1:])
 
@@ -309,14 +372,26 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 if isinstance(target, ast.Name):
                     aliases[target.id] = bound
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in inner:
             spelled = _dotted(node, aliases)
             if spelled and _torch_internal(spelled):
                 yield node.lineno, spelled
-            chain = _dotted(node, {"sys": "sys", "importlib": "importlib"})
-            if chain in ("sys.modules", "importlib.import_module"):
+            chain = _dotted(node, _WATCHERS_ROOTS)
+            if chain in _WATCHERS:
                 yield node.lineno, chain
+        elif isinstance(node, ast.ImportFrom) and node.module in ("sys", "threading"):
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in _WATCHERS:
+                    yield node.lineno, f"from {node.module} import {alias.name}"
+        elif (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id in _DYNAMIC_LOOKUPS | {"getattr", "setattr"}
+            and id(node) not in called
+        ):
+            yield node.lineno, f"{node.id} passed on as a value"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id in _DYNAMIC_LOOKUPS:
                 yield node.lineno, f"{node.func.id}(...)"
@@ -374,6 +449,8 @@ def raises(expected: type[BaseException]) -> Iterator[pytest.ExceptionInfo]:
         raise info.value
 
 
+# ---- rules on loops: a fast look at the source, then the behaviour
+
 _LOOPS = {
     ast.For: "a for loop",
     ast.AsyncFor: "an async for loop",
@@ -383,55 +460,388 @@ _LOOPS = {
     ast.DictComp: "a dict comprehension",
     ast.GeneratorExp: "a generator expression",
 }
+# Calls that loop over their arguments out of sight of a for statement.
+_LOOPING_NAMES = {"map": "map", "filter": "filter", "reduce": "functools.reduce"}
+_LOOPING_METHODS = {
+    "reduce": "functools.reduce",
+    "starmap": "itertools.starmap",
+    "accumulate": "itertools.accumulate",
+    "map_": "Tensor.map_",
+    "apply_": "Tensor.apply_",
+}
 
 
-def assert_no_python_loops(func: Callable) -> None:
-    """Fail when the source of `func` loops in Python (for, while, comprehensions).
+def _source_code(func: Callable) -> Callable:
+    """The function whose source the learner wrote: a module's forward, a partial's func."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if isinstance(func, torch.nn.Module):
+        return func.forward
+    return func
 
-    Call it after the function has been run, so an unimplemented stub fails first with
-    its NotImplementedError.
-    """
+
+def _loop_in_source(func: Callable) -> tuple[str, int] | None:
+    """(what, line) of the first loop written in the source of `func`, or None."""
     try:
         source = textwrap.dedent(inspect.getsource(func))
-    except (OSError, TypeError):
-        return  # no source to read (a builtin or a C extension): nothing loops in Python
+        first = func.__code__.co_firstlineno
+    except (OSError, TypeError, AttributeError):
+        return None  # no source to read (a builtin or a C extension): nothing loops in Python
+    own_name = func.__name__
     for node in ast.walk(ast.parse(source)):
         kind = _LOOPS.get(type(node))
+        if kind is None and isinstance(node, ast.Call):
+            called = node.func
+            if isinstance(called, ast.Name) and called.id in _LOOPING_NAMES:
+                kind = _LOOPING_NAMES[called.id]
+            elif isinstance(called, ast.Attribute) and called.attr in _LOOPING_METHODS:
+                kind = _LOOPING_METHODS[called.attr]
+            elif (isinstance(called, ast.Name) and called.id == own_name) or (
+                isinstance(called, ast.Attribute)
+                and called.attr == own_name
+                and isinstance(called.value, ast.Name)
+                and called.value.id in ("self", "cls")
+            ):
+                kind = "recursion (it calls itself)"
         if kind and isinstance(node, (ast.stmt, ast.expr)):
-            line = func.__code__.co_firstlineno + node.lineno - 1
+            return kind, first + node.lineno - 1
+    return None
+
+
+class _Work:
+    """What one call did that grows with a Python loop."""
+
+    def __init__(self) -> None:
+        self.ops = 0  # aten operators dispatched
+        self.lines = 0  # lines of Python run outside torch, the harness and the libraries
+        self.to_python = 0  # tensor elements copied out into Python objects or NumPy
+
+
+class _CountOps(TorchDispatchMode):
+    def __init__(self, work: _Work):
+        super().__init__()
+        self.work = work
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        # Modes run before a tensor subclass's own __torch_dispatch__ (the simulated
+        # device's), so each operator is counted once, on the CPU and on `sim` alike.
+        self.work.ops += 1
+        return func(*args, **(kwargs or {}))
+
+
+_TO_PYTHON = {"tolist", "numpy", "__array__"}
+
+
+class _CountToPython(TorchFunctionMode):
+    def __init__(self, work: _Work):
+        super().__init__()
+        self.work = work
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        copied = getattr(func, "__name__", None) in _TO_PYTHON
+        if copied and args and isinstance(args[0], torch.Tensor):
+            self.work.to_python += args[0].numel()
+        return func(*args, **(kwargs or {}))
+
+
+def _library_roots() -> tuple[str, ...]:
+    import site
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    roots |= {str(Path(torch.__file__).parent), str(Path(__file__).parent)}
+    roots.add(site.getusersitepackages())
+    return tuple(sorted(root.rstrip("/\\") + ("/" if "/" in root else "\\") for root in roots))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_library(filename: str) -> bool:
+    """True for code of torch, of this harness, of the standard library or installed packages."""
+    if filename.startswith("<frozen"):
+        return True
+    return filename.startswith(_LIBRARY_ROOTS)
+
+
+def _measure(func: Callable, args: tuple) -> _Work:
+    work = _Work()
+
+    def line(frame: types.FrameType, event: str, arg: object) -> Callable | None:
+        if event == "line":
+            work.lines += 1
+        return line
+
+    def call(frame: types.FrameType, event: str, arg: object) -> Callable | None:
+        if _is_library(frame.f_code.co_filename):
+            return None  # torch's own Python: its work shows as operators
+        work.lines += 1
+        return line
+
+    outer = sys.gettrace()
+    sys.settrace(call)
+    try:
+        with _CountToPython(work), _dispatch_mode(_CountOps(work)):
+            func(*args)
+        switched = sys.gettrace() is not call
+    finally:
+        sys.settrace(outer)
+    if switched:
+        raise AssertionError(
+            "your code changed sys.settrace while it ran, which switches off the check of "
+            "this kata's rule; leave the tracer alone"
+        )
+    return work
+
+
+_NO_LOOPS = (
+    "This kata's rule is no Python loops: whole-tensor operations (or arithmetic), as many "
+    "for any size, run as a few kernels on any device instead of one Python step per element"
+)
+_GROWTH = {
+    "ops": "ran {} torch operations",
+    "lines": "ran {} lines of Python",
+    "to_python": "copied {} tensor elements into Python objects (tolist, numpy)",
+}
+
+
+def assert_work_does_not_grow(
+    func: Callable,
+    inputs: Callable[[int], Any],
+    *,
+    sizes: tuple[int, int] = (3, 10),
+    over: str = "rows",
+    advice: str = _NO_LOOPS,
+) -> None:
+    """Fail when calling `func` on bigger inputs runs more Python steps or torch operations.
+
+    `inputs(n)` builds the arguments (a tuple, or one argument) for size n: every dimension
+    the rule covers should grow with n. `func` runs once per size in `sizes`, counting the
+    aten operators it dispatches (on any device, the simulated one included), the lines of
+    Python it runs outside torch and the standard library, and the tensor elements it copies
+    into Python (tolist, numpy). Vectorised code does the same number of each whatever the
+    size; a loop over the data, however it is written (for, a comprehension, map,
+    functools.reduce, recursion, a helper that loops), does more for more data. `over`
+    names what grows, for the message ("rows", "epochs"); `advice` ends it (by default,
+    what the no-loops rule asks).
+
+    >>> assert_work_does_not_grow(pairwise_sq_dists, lambda n: (randn(n, n), randn(n + 1, n)))
+    """
+    target = _source_code(func)
+    name = getattr(target, "__qualname__", repr(target))
+    small, large = sizes
+    counts = []
+    for n in sizes:
+        args = inputs(n)
+        counts.append(_measure(func, args if isinstance(args, tuple) else (args,)))
+    for field, did in _GROWTH.items():
+        before, after = getattr(counts[0], field), getattr(counts[1], field)
+        if after > before:
             raise AssertionError(
-                f"{func.__qualname__} uses {kind} (line {line}); this kata asks for "
-                "tensor operations only, which run as a few kernels on any device "
-                "instead of one Python step per element"
+                f"{name} {did.format(before)} for {small} {over} and {after} for {large}: a "
+                f"Python loop over the {over} (for, while, a comprehension, map, "
+                "functools.reduce, recursion, or a helper that loops) does work for each of "
+                f"them. {advice}"
             )
 
 
-class _LargestResult(TorchFunctionMode):
+def assert_no_python_loops(
+    func: Callable,
+    inputs: Callable[[int], Any] | None = None,
+    *,
+    sizes: tuple[int, int] = (3, 10),
+    over: str = "rows",
+) -> None:
+    """Fail when `func` loops in Python.
+
+    First a fast look at its source: a for or while loop, a comprehension, map, filter,
+    functools.reduce, or a call to itself. Then, given `inputs`, its behaviour, which also
+    sees loops in helpers and any other spelling: see `assert_work_does_not_grow` (`inputs`,
+    `sizes`, `over`). Kata tests pass `inputs`; without them, call it after the function has
+    run, so an unimplemented stub fails first with its NotImplementedError.
+    """
+    target = _source_code(func)
+    found = _loop_in_source(target)
+    if found:
+        kind, line = found
+        raise AssertionError(f"{target.__qualname__} uses {kind} (line {line}). {_NO_LOOPS}")
+    if inputs is not None:
+        assert_work_does_not_grow(func, inputs, sizes=sizes, over=over)
+
+
+# ---- rules on memory
+
+
+def _storage_key(tensor: torch.Tensor) -> int | None:
+    try:
+        return tensor.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None  # sparse and other tensors without one storage
+
+
+def _new_elements(tensor: torch.Tensor, inputs: set[int]) -> int:
+    """Elements of the memory an operator's result holds, 0 for a view of its inputs."""
+    key = _storage_key(tensor)
+    if key is None:
+        return tensor.numel()
+    if key in inputs and key != 0:
+        return 0  # a view of (or an in-place change to) an argument: no new memory
+    return max(tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1), 0)
+
+
+class _LargestResult(TorchDispatchMode):
+    """Sees what each aten operator allocates, however it is reached: torch.func.vmap and
+    other transforms hand the operators their whole batched tensors here."""
+
     def __init__(self) -> None:
         super().__init__()
         self.largest = 0
 
-    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
+        tensors = [
+            value
+            for value in (*args, *(kwargs or {}).values())
+            for value in (value if isinstance(value, tuple | list) else (value,))
+            if isinstance(value, torch.Tensor)
+        ]
+        inputs = {key for key in map(_storage_key, tensors) if key is not None}
         for value in out if isinstance(out, tuple | list) else (out,):
             if isinstance(value, torch.Tensor):
-                self.largest = max(self.largest, value.numel())
+                self.largest = max(self.largest, _new_elements(value, inputs))
         return out
 
 
 @contextmanager
 def largest_result() -> Iterator[_LargestResult]:
-    """Inside the block, record the most elements of any tensor a torch call returns.
+    """Inside the block, record the most elements of memory any torch operation allocates.
 
     For rules on memory ("never build the [N, M, D] tensor of all differences"): check
-    `record.largest` after the block.
+    `record.largest` after the block. Counted at the dispatcher, in elements of each result's
+    storage: a view of an argument allocates nothing (x.expand(n, m, d) is free), while a
+    tensor built under torch.func.vmap counts with its whole batch.
 
     >>> with largest_result() as record:
     ...     dists(x, y)
     >>> assert record.largest < n * m * d
     """
-    with _LargestResult() as record:
+    with _dispatch_mode(_LargestResult()) as record:
         yield record
+
+
+# ---- rules on libraries: nothing from a whole module or package
+
+
+def _module_of(value: types.ModuleType | str) -> types.ModuleType:
+    if isinstance(value, str):
+        import importlib
+
+        return importlib.import_module(value)
+    return value
+
+
+def _places(modules: Iterable[types.ModuleType | str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(path prefixes of their files, dotted-name prefixes) for modules and packages."""
+    paths, names = [], []
+    for value in modules:
+        module = _module_of(value)
+        names.append(module.__name__)
+        if hasattr(module, "__path__"):  # a package: every file under it
+            paths += [str(Path(p)) + ("/" if "/" in str(p) else "\\") for p in module.__path__]
+        elif module.__file__:
+            paths.append(str(Path(module.__file__)))
+    return tuple(paths), tuple(names)
+
+
+def _in_names(module: str, names: tuple[str, ...]) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in names)
+
+
+def _builtin_module(func: object) -> str:
+    """The module that defines a builtin function or method (`numpy`, `torch._C`)."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, types.ModuleType):
+        return owner.__name__
+    defined_by = getattr(func, "__objclass__", None)
+    if defined_by is None and owner is not None:
+        name = getattr(func, "__name__", "")
+        kind = owner if isinstance(owner, type) else type(owner)
+        defined_by = next((k for k in kind.__mro__ if name in vars(k)), kind)
+    if defined_by is not None:
+        return getattr(defined_by, "__module__", "") or ""
+    return getattr(func, "__module__", "") or ""
+
+
+@contextmanager
+def forbidden_modules(
+    *modules: types.ModuleType | str,
+    allow: Iterable[types.ModuleType | str] = (),
+    reason: str,
+) -> Iterator[None]:
+    """Inside the block, calling any function of `modules` fails, whatever its name.
+
+    A package covers every module under it (`torch.optim`: each optimizer's class, step and
+    functional form, present and future). Python functions are matched by the file their
+    code comes from, so a reference saved at import time or a subclass's super() call is
+    refused too; builtins by the module that defines them (`numpy.zeros`,
+    `torch._C._infer_size`). `allow` names modules inside them that stay allowed (the
+    Optimizer base class in `torch.optim.optimizer`). Importing a module runs its top level,
+    which is not refused.
+
+    >>> with forbidden_modules(torch.optim, allow=[torch.optim.optimizer], reason="by hand"):
+    ...     my_sgd.step()
+    """
+    paths, names = _places(modules)
+    allowed_paths, allowed_names = _places(allow)
+    refused: list[str] = []
+
+    def refuse(called: str) -> None:
+        refused.append(called)
+        raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
+
+    def watch(frame: types.FrameType, event: str, arg: object) -> None:
+        if outer is not None:
+            outer(frame, event, arg)
+        if event == "call":
+            code = frame.f_code
+            filename = code.co_filename
+            inside = code.co_name != "<module>" and filename.startswith(paths)
+            if inside and not filename.startswith(allowed_paths):
+                module = frame.f_globals.get("__name__", "?")
+                refuse(f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
+        elif event == "c_call":
+            module = _builtin_module(arg)
+            if _in_names(module, names) and not _in_names(module, allowed_names):
+                public = getattr(arg, "__module__", None) or module  # numpy, not numpy._core
+                refuse(f"{public}.{getattr(arg, '__qualname__', getattr(arg, '__name__', arg))}")
+
+    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
+    sys.setprofile(watch)
+    try:
+        yield
+        switched = sys.getprofile() is not watch
+    finally:
+        sys.setprofile(outer)
+    if refused:  # the learner's code caught the refusal and went on
+        raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
+    if switched:
+        raise AssertionError(_PROFILER_CHANGED)
+
+
+_PROFILER_CHANGED = (
+    "your code changed sys.setprofile while it ran, which switches off the check of this "
+    "kata's rule; leave the profiler alone"
+)
 
 
 @contextmanager

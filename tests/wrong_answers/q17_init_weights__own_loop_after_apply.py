@@ -1,0 +1,12 @@
+"""Wrong: calls model.apply with a function that does nothing, then loops over the modules."""
+
+from solutions.q17_init_weights import init_layer
+
+__all__ = ["init_layer", "init_weights"]
+
+
+def init_weights(model):
+    model.apply(lambda module: None)
+    for module in model.modules():
+        init_layer(module)
+    return model
