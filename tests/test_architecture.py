@@ -36,12 +36,14 @@ def imports_of(path: Path) -> set[str]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names}
+            # `from package import module` needs the module; `from module import name`, the module.
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & set(MODULE_NAMES)
+            found |= submodules if len(submodules) == len(node.names) else {base, *submodules}
     return {module for module in found if module.split(".")[0] == "torch_katas"}
 
 
 MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+MODULE_NAMES = tuple(MODULES)
 GRAPH = {
     name: {imported for imported in imports_of(path) if imported in MODULES and imported != name}
     for name, path in MODULES.items()

@@ -3,8 +3,6 @@
 import torch
 from torch.optim.sgd import sgd
 
-__all__ = ["fit_line"]
-
 
 def fit_line(x, y, steps=100, lr=0.1):
     if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:

@@ -4,8 +4,6 @@ import torch
 
 from solutions.q03_vectorised_ops import pairwise_sq_dists, standardize_columns
 
-__all__ = ["batched_scores", "pairwise_sq_dists", "standardize_columns"]
-
 
 def batched_scores(q, k):
     batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])

@@ -4,8 +4,6 @@ import torch
 
 from solutions.q03_vectorised_ops import batched_scores, standardize_columns
 
-__all__ = ["batched_scores", "pairwise_sq_dists", "standardize_columns"]
-
 
 def squared_distance(a, b):
     return ((a - b) ** 2).sum()

@@ -4,8 +4,6 @@ import sys
 
 from solutions.q07_dynamic_graph import apply_until_small
 
-__all__ = ["apply_until_small", "graph_size"]
-
 
 def visit(node, seen):
     for parent, _ in node.next_functions:

@@ -2,8 +2,6 @@
 
 from solutions.q07_dynamic_graph import apply_until_small
 
-__all__ = ["apply_until_small", "graph_size"]
-
 
 def graph_size(t):
     if t.grad_fn is None:

@@ -2,8 +2,6 @@
 
 from solutions.q17_init_weights import init_layer
 
-__all__ = ["init_layer", "init_weights"]
-
 
 def init_weights(model):
     model.apply(lambda module: None)

@@ -2,8 +2,6 @@
 
 import torch
 
-__all__ = ["bce_with_logits"]
-
 
 def bce_with_logits(logits, target, *, pos_weight=None, reduction="mean"):
     if target.shape != logits.shape:

@@ -7,8 +7,6 @@ import torch
 
 from solutions.q28_checkpoint import save_checkpoint
 
-__all__ = ["load_checkpoint", "save_checkpoint"]
-
 
 def load_checkpoint(path, model, optimizer, scheduler):
     try:

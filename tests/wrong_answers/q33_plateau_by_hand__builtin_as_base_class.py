@@ -2,8 +2,6 @@
 
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
-__all__ = ["PlateauLR"]
-
 
 class PlateauLR(ReduceLROnPlateau):
     def __init__(

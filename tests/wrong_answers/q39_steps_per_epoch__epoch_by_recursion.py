@@ -2,8 +2,6 @@
 
 from solutions.q39_steps_per_epoch import optimizer_steps, steps_per_epoch
 
-__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
-
 
 def epoch_of_step(step, num_samples, batch_size, accumulation_steps=1, drop_last=False):
     per_epoch = optimizer_steps(num_samples, batch_size, 1, accumulation_steps, drop_last)

@@ -4,8 +4,6 @@ import functools
 
 from solutions.q39_steps_per_epoch import epoch_of_step, steps_per_epoch
 
-__all__ = ["epoch_of_step", "optimizer_steps", "steps_per_epoch"]
-
 
 def optimizer_steps(num_samples, batch_size, epochs, accumulation_steps=1, drop_last=False):
     if accumulation_steps < 1:

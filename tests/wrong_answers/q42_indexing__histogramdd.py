@@ -4,8 +4,6 @@ import torch
 
 from solutions.q42_indexing import last_valid, rotate_pairs, valid_steps
 
-__all__ = ["batch_histogram", "last_valid", "rotate_pairs", "valid_steps"]
-
 
 def batch_histogram(labels, num_bins):
     rows, length = labels.shape

@@ -6,8 +6,6 @@ import torch
 
 from solutions.q42_indexing import last_valid, rotate_pairs, valid_steps
 
-__all__ = ["batch_histogram", "last_valid", "rotate_pairs", "valid_steps"]
-
 
 def batch_histogram(labels, num_bins):
     counts = torch.zeros(labels.shape[0], num_bins, dtype=torch.int64, device=labels.device)
