@@ -17,7 +17,6 @@ from typing import Any
 import _pytest
 import pluggy
 import pytest
-import pytest_timeout  # type: ignore[import-untyped]
 
 from torch_katas import catalog
 from torch_katas.plugin import digest
@@ -66,6 +65,8 @@ def set_timer(item: pytest.Item, settings: Any) -> bool | None:
         return None  # the thread method ends the run on a timeout; nothing to add
     if threading.current_thread() is not threading.main_thread():
         return None
+
+    import pytest_timeout  # type: ignore[import-untyped]  # the plugin calling this hook
 
     def expire() -> None:
         __tracebackhide__ = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 from collections.abc import Callable
 
 import pytest
@@ -42,7 +43,21 @@ def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: flo
     )
     run.undo.append(answers.install(imports, set(katas)))
     run.undo.append(tune_process())
+    run.undo.append(compile_cache(config))
     return run
+
+
+def compile_cache(config: pytest.Config) -> Callable[[], object]:
+    """torch.compile's caches (inductor's FX graphs and kernels) in the suite's cache folder,
+    so that compiling the same code again in a later run is a cache hit; returns what puts the
+    environment back. An INDUCTOR cache folder of the learner's own choice is kept."""
+    from torch_katas.store import Store
+
+    store = Store.for_config(config)
+    if store is None or store.folder is None or "TORCHINDUCTOR_CACHE_DIR" in os.environ:
+        return lambda: None
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(store.folder / "torch-katas" / "inductor")
+    return lambda: os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
 
 
 _EXIT_SKIPS_COLLECTIONS = False
