@@ -19,6 +19,11 @@ from torch_katas.cli import commands
 from torch_katas.grading import takehome
 from torch_katas.store import STATUS_KEY, Store
 
+# Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
+# test file inside this one: on a busy 2-core machine that can take longer than the suite's
+# 60 s limit per test, so these tests have a limit of their own.
+pytestmark = pytest.mark.timeout(600)
+
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = catalog.load(ROOT)
 KATA = CATALOG["q01_fit_line"]

@@ -152,6 +152,11 @@ import math
 import torch
 from katas.q14_later import constants
 
+# Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
+# test file inside this one: on a busy 2-core machine that can take longer than the suite's
+# 60 s limit per test, so these tests have a limit of their own.
+pytestmark = pytest.mark.timeout(600)
+
 def test_library_constants_are_intact(device):
     assert constants() == (math.acos(-1), math.acos(-1))
 
