@@ -21,6 +21,11 @@ from torch_katas import status
 from torch_katas.runtime.timelimit import TimeLimit
 from torch_katas.store import STATUS_KEY
 
+# Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
+# test file inside this one: on a busy 2-core machine that can take longer than the suite's
+# 60 s limit per test, so these tests have a limit of their own.
+pytestmark = pytest.mark.timeout(600)
+
 TIMEOUT = 0.5  # seconds per test, and per stub import: well under kata 9's matrix product
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses import the harness of this checkout, not whichever one is installed.
@@ -151,11 +156,6 @@ LATER_TESTS = """
 import math
 import torch
 from katas.q14_later import constants
-
-# Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
-# test file inside this one: on a busy 2-core machine that can take longer than the suite's
-# 60 s limit per test, so these tests have a limit of their own.
-pytestmark = pytest.mark.timeout(600)
 
 def test_library_constants_are_intact(device):
     assert constants() == (math.acos(-1), math.acos(-1))

@@ -12,6 +12,11 @@ import torch
 from torch_katas import devices, status
 from torch_katas.store import HINTS_KEY, STATUS_KEY
 
+# Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
+# test file inside this one: on a busy 2-core machine that can take longer than the suite's
+# 60 s limit per test, so these tests have a limit of their own.
+pytestmark = pytest.mark.timeout(600)
+
 CATALOG = """
 [[kata]]
 number = 1
@@ -313,11 +318,6 @@ def test_topic_markers_select_katas_and_cuda_tests_need_cuda(project):
             "katas/q02_double_test": TEST_DOUBLE
             + """
 import pytest
-
-# Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
-# test file inside this one: on a busy 2-core machine that can take longer than the suite's
-# 60 s limit per test, so these tests have a limit of their own.
-pytestmark = pytest.mark.timeout(600)
 
 @pytest.mark.cuda
 @pytest.mark.slow
