@@ -304,13 +304,28 @@ def test_solution_sets_the_code_side_by_side_without_docstrings(suite, capsys, m
     assert not any(re.search(r" [<>] ", row) for row in rows)  # nothing only one side has
 
 
-def test_solution_in_a_narrow_terminal_is_a_unified_diff_that_fits(suite, capsys, monkeypatch):
+def test_solution_in_two_columns_from_123_columns(suite, capsys, monkeypatch):
     KATA.stub_path(suite).write_text(ANSWER)
     Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
-    terminal(monkeypatch, 60)
+    for width, columns in ((123, 2), (122, 1)):  # as the README says, for code this long
+        terminal(monkeypatch, width)
+        assert katas("--root", suite, "solution", 1) == 0
+        rows = capsys.readouterr().out.splitlines()
+        assert all(len(row) <= width for row in rows), max(rows, key=len)
+        assert any(" | " in row for row in rows) == (columns == 2)
+        assert ("+++ reference: solutions/q01_fit_line.py" in rows) == (columns == 1)
+
+
+@pytest.mark.parametrize("width", [100, 60, 40])
+def test_solution_in_a_narrow_terminal_is_a_unified_diff_that_fits(
+    suite, width, capsys, monkeypatch
+):
+    KATA.stub_path(suite).write_text(ANSWER)
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    terminal(monkeypatch, width)
     assert katas("--root", suite, "solution", 1) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert all(len(row) <= 60 for row in rows), max(rows, key=len)
+    assert all(len(row) <= width for row in rows), max(rows, key=len)
     assert "--- your answer: katas/q01_fit_line.py" in rows
     assert "+++ reference: solutions/q01_fit_line.py" in rows
     assert "-    return w.detach(), b" in rows and "+    return w.detach(), b.detach()" in rows

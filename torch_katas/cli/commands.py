@@ -241,7 +241,7 @@ def unified(left: list[str], right: list[str], names: tuple[str, str], width: in
     return rows
 
 
-MIN_COLUMN = 60  # narrower than this, two columns of code read worse than a unified diff
+MIN_COLUMN = 60  # columns narrower than this (and than the code) read worse than a unified diff
 
 
 def classic_mistakes(root: Path, kata: Kata) -> list[str]:
@@ -276,11 +276,12 @@ def cmd_solution(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -
     names = (f"your answer: katas/{kata.module}.py", f"reference: solutions/{kata.module}.py")
     width = columns()
     print(fit(f"{kata.label} {kata.title}: the code, docstrings left out", width) + "\n")
-    column = min((width - 3) // 2, max(len(line) for line in [*mine, *theirs, *names]))
+    longest = max(len(line) for line in [*mine, *theirs, *names])
+    column = min((width - 3) // 2, longest)
     if mine == theirs:
         print("Your code is the reference's, line for line:\n")
         print("\n".join(row for line in theirs for row in pieces(line, width)))
-    elif column >= MIN_COLUMN:
+    elif column >= min(MIN_COLUMN, longest):
         print(f"{fit(names[0], column):<{column}}   {fit(names[1], column)}\n")
         print("\n".join(side_by_side(mine, theirs, column)))
     else:  # too narrow for two columns
