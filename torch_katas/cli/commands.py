@@ -163,11 +163,14 @@ def progress_words(kata: Kata, known: Progress) -> str:
 def code_lines(text: str) -> list[str]:
     """The module's lines without its docstrings (the module's, each class's and function's),
     which state the task rather than answer it; every line where it does not parse."""
-    lines = text.expandtabs().splitlines()
+    # Lines as the parser counts them (str.splitlines also breaks at form feeds and others).
+    lines = re.split(r"\r\n?|\n", text)
+    if lines[-1] == "":  # the line end of the last line
+        lines.pop()
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return lines
+        return [line.expandtabs() for line in lines]
     dropped: set[int] = set()
     for node in ast.walk(tree):
         if not isinstance(node, DOCUMENTED) or not node.body:
@@ -183,7 +186,7 @@ def code_lines(text: str) -> list[str]:
         after = lines[end].encode()[first.end_col_offset or 0 :]
         if not before.strip() and not after.strip():
             dropped.update(range(start, end + 1))
-    kept = [line for number, line in enumerate(lines) if number not in dropped]
+    kept = [line.expandtabs() for number, line in enumerate(lines) if number not in dropped]
     while kept and not kept[0].strip():
         kept.pop(0)
     return kept
@@ -202,9 +205,10 @@ def pieces(line: str | None, width: int) -> list[str]:
     indent = " " * (len(line) - len(line.lstrip()) + 4)
     if len(indent) >= width // 2:
         indent = ""
-    return textwrap.wrap(
+    folded = textwrap.wrap(
         line, width, subsequent_indent=indent, break_on_hyphens=False, replace_whitespace=False
     )
+    return folded or [line[:width]]  # a line of blanks alone
 
 
 def side_by_side(left: list[str], right: list[str], column: int) -> list[str]:

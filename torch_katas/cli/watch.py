@@ -79,6 +79,11 @@ def learners_answers(args: list[str]) -> bool:
     return not any(arg == "--solutions" or arg.startswith("--answer-file") for arg in args)
 
 
+def shown(text: str, width: int) -> str:
+    """`text` cut to the terminal's `width`, where it is known (not 0)."""
+    return fit(text, width) if width else text
+
+
 def terminal_size() -> tuple[int, int]:
     """The terminal's columns and rows; 0 for what it does not say (or no terminal)."""
     try:
@@ -181,8 +186,7 @@ class Watch:
 
     def header(self, width: int) -> str:
         test_file = self.kata.test_path(self.root).relative_to(self.root)
-        text = f"katas watch: {self.kata.label} {self.kata.title}: pytest {test_file}"
-        return fit(text, width) if width else text
+        return shown(f"katas watch: {self.kata.label} {self.kata.title}: pytest {test_file}", width)
 
     def start_run(self, spare: Spare) -> subprocess.Popen:
         if self.terminal:
@@ -216,8 +220,7 @@ class Watch:
     def closing(self, code: int, keys: bool, width: int) -> list[str]:
         """The lines under a run's output: a blank one, the verdict and the footer."""
         self.following = self.upcoming()  # one decision, for the footer and for `n`
-        lines = ["", self.verdict(code), self.footer(keys)]
-        return [fit(line, width) if width else line for line in lines]
+        return [shown(line, width) for line in ("", self.verdict(code), self.footer(keys))]
 
     def loop(self, keys: bool) -> int:
         spare: Spare | None = Spare(self.root)
