@@ -34,6 +34,11 @@ def katas(*args: str) -> int:
 WRONG_ANSWERS = Path("tests") / "wrong_answers"
 
 
+def mistakes_of(kata: catalog.Kata) -> list[Path]:
+    """The kata's wrong answers in this suite."""
+    return sorted((ROOT / WRONG_ANSWERS).glob(f"{kata.module}__*.py"))
+
+
 def checkout(root: Path, modules: list[str], wrong_answers: bool = True) -> Path:
     """A git checkout of the suite holding these katas, their reference answers and (unless
     told not to) their wrong answers."""
@@ -43,9 +48,8 @@ def checkout(root: Path, modules: list[str], wrong_answers: bool = True) -> Path
     (root / WRONG_ANSWERS).mkdir(parents=True)
     for kata in chosen:
         shutil.copy(kata.solution_path(ROOT), kata.solution_path(root))
-        for path in (ROOT / WRONG_ANSWERS).glob(f"{kata.module}__*.py"):
-            if wrong_answers:
-                shutil.copy(path, root / WRONG_ANSWERS / path.name)
+        for path in mistakes_of(kata) if wrong_answers else []:
+            shutil.copy(path, root / WRONG_ANSWERS / path.name)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
         subprocess.run([*git, *command], cwd=root, check=True)
@@ -274,12 +278,8 @@ BODY = SOLUTION.read_text().split(") -> tuple[torch.Tensor, torch.Tensor]:\n", 1
 ANSWER = STUB[: STUB.index("    # TODO")] + BODY.replace(
     "return w.detach(), b.detach()", "return w.detach(), b"
 )
-STUB_DOCSTRING = ast.get_docstring(ast.parse(KATA.stub_path(ROOT).read_text()))
+STUB_DOCSTRING = ast.get_docstring(ast.parse(STUB))
 REFERENCE_DOCSTRING = ast.get_docstring(ast.parse(SOLUTION.read_text()))
-
-
-def mistakes_of(kata: catalog.Kata) -> list[str]:
-    return sorted((ROOT / WRONG_ANSWERS).glob(f"{kata.module}__*.py"))
 
 
 def test_solution_sets_the_code_side_by_side_without_docstrings(suite, capsys, monkeypatch):
