@@ -75,13 +75,15 @@ def save_to_verdict(kata: catalog.Kata, repeat: int, settle: float) -> list[floa
         suite = Path(scratch) / "suite"
         takehome.practice_copy(ROOT, suite, [kata])
         stub = kata.stub_path(suite)
+        # The verdicts `katas watch` prints once the run has recorded the stub's status.
+        untouched = f"{kata.label}: nothing written yet"
         versions = [
-            (kata.solution_path(ROOT).read_text(encoding="utf-8"), "all tests pass"),
-            (stub.read_text(encoding="utf-8"), "some tests fail"),
+            (kata.solution_path(ROOT).read_text(encoding="utf-8"), f"{kata.label}: solved "),
+            (stub.read_text(encoding="utf-8"), untouched),
         ]
         command = [sys.executable, "-m", "torch_katas", "watch", str(kata.number)]
         terminal = Terminal(command, suite)
-        terminal.wait_for(f"{kata.label}: some tests fail")
+        terminal.wait_for(untouched)
         times = []
         try:
             for turn in range(repeat):
@@ -89,7 +91,7 @@ def save_to_verdict(kata: catalog.Kata, repeat: int, settle: float) -> list[floa
                 text, verdict = versions[turn % 2]
                 start = time.perf_counter()
                 stub.write_text(text, encoding="utf-8")
-                times.append(terminal.wait_for(f"{kata.label}: {verdict}") - start)
+                times.append(terminal.wait_for(verdict) - start)
         finally:
             terminal.quit()
     return times

@@ -16,7 +16,6 @@ from torch_katas.testing import (
 )
 
 
-
 class _NoTorchCalls(TorchFunctionMode):
     """Fails on any torch function called inside the block (including tensor creation)."""
 

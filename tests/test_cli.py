@@ -1,6 +1,8 @@
 """The `katas` learner commands: list, next, hint, watch, run, solution, reset and restore
 (takehome and grade: test_grading.py)."""
 
+import argparse
+import ast
 import os
 import pty
 import re
@@ -34,13 +36,25 @@ def katas(*args: str) -> int:
     return cli.main([str(a) for a in args])
 
 
-def checkout(root: Path, modules: list[str]) -> Path:
-    """A git checkout of the suite holding these katas and their reference answers."""
+WRONG_ANSWERS = Path("tests") / "wrong_answers"
+
+
+def mistakes_of(kata: catalog.Kata) -> list[Path]:
+    """The kata's wrong answers in this suite."""
+    return sorted((ROOT / WRONG_ANSWERS).glob(f"{kata.module}__*.py"))
+
+
+def checkout(root: Path, modules: list[str], wrong_answers: bool = True) -> Path:
+    """A git checkout of the suite holding these katas, their reference answers and (unless
+    told not to) their wrong answers."""
     chosen = [CATALOG[module] for module in modules]
     takehome.practice_copy(ROOT, root, chosen)
     (root / "solutions").mkdir()
+    (root / WRONG_ANSWERS).mkdir(parents=True)
     for kata in chosen:
         shutil.copy(kata.solution_path(ROOT), kata.solution_path(root))
+        for path in mistakes_of(kata) if wrong_answers else []:
+            shutil.copy(path, root / WRONG_ANSWERS / path.name)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
         subprocess.run([*git, *command], cwd=root, check=True)
@@ -53,15 +67,64 @@ def suite(tmp_path):
     return checkout(tmp_path / "suite", [KATA.module])
 
 
-COMMANDS = ["list", "next", "hint", "watch", "run", "solution", "reset", "restore"]
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser, as `katas` builds them."""
+    (choices,) = (
+        action.choices
+        for action in cli.parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    return dict(choices)
 
 
-@pytest.mark.parametrize("command", [*COMMANDS, "takehome", "grade"])
-def test_every_command_has_help(command, capsys):
+def help_of(arguments: list[str], capsys) -> str:
     with pytest.raises(SystemExit) as exit:
-        katas(command, "--help")
+        katas(*arguments, "--help")
     assert exit.value.code == 0
-    assert "usage: katas" in capsys.readouterr().out
+    return capsys.readouterr().out
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("command", sorted(subcommands()))
+def test_every_commands_help_says_what_it_does_and_each_option(command, capsys):
+    parser = subcommands()[command]
+    shown = words(help_of([command], capsys))
+    assert shown.startswith(f"usage: katas {command}")
+    assert parser.description, f"katas {command} --help says nothing of what it does"
+    assert words(parser.description) in shown
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        assert action.help and action.help != argparse.SUPPRESS, (command, action.dest)
+        assert words(action.help) in shown, (command, action.dest)
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_run_and_watch_help_say_that_arguments_after_two_dashes_go_to_pytest(command, capsys):
+    shown = help_of([command], capsys)
+    assert f"usage: katas {command} [-h] KATA" in shown and "[-- ARGS]" in shown
+    assert "Arguments after -- go to pytest" in shown
+    assert re.search(rf"^  katas {command} 6 (\d+ )?-- --device \w+ ", shown, re.MULTILINE)
+
+
+def test_the_main_help_lists_every_command_and_what_bare_katas_does(capsys):
+    shown = help_of([], capsys)
+    for command in subcommands():
+        assert re.search(rf"^    {command} +\S", shown, re.MULTILINE), command
+    assert "Without a command:" in shown
+
+
+def test_bare_katas_says_what_katas_next_says_and_how_to_watch_it(suite, capsys):
+    assert katas("--root", suite) == 0
+    bare = capsys.readouterr().out
+    assert katas("--root", suite, "next") == 0
+    upcoming = capsys.readouterr().out
+    assert bare.startswith(upcoming)
+    assert "then run: katas watch 1" in upcoming
+    assert "katas --help" in bare.removeprefix(upcoming)
 
 
 def test_list_shows_each_kata_with_its_status_from_the_last_run(suite, capsys):
@@ -71,6 +134,45 @@ def test_list_shows_each_kata_with_its_status_from_the_last_run(suite, capsys):
     assert katas("--root", suite, "list", "--topic", "autograd") == 0
     output = capsys.readouterr().out
     assert "*..  solved" in output and "Solved 1 of 1 katas" in output
+
+
+@pytest.fixture
+def every_kata(tmp_path):
+    """A folder with the whole catalogue, the longest status kept for half the katas."""
+    (tmp_path / "katas").mkdir()
+    shutil.copy(ROOT / catalog.CATALOG, tmp_path / catalog.CATALOG)
+    statuses = {module: status.PARTLY for module in list(CATALOG)[::2]}
+    Store.for_root(tmp_path).write(STATUS_KEY, statuses)
+    return tmp_path
+
+
+@pytest.mark.parametrize("width", [80, 60, 40, 30])
+def test_list_fits_the_terminal_cutting_titles_never_wrapping(
+    every_kata, width, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert katas("--root", every_kata, "list") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= width for line in lines), max(lines, key=len)
+    rows = lines[: len(CATALOG)]  # one line per kata, in order, then the totals
+    assert [row[:3] for row in rows] == [kata.label for kata in CATALOG.values()]
+    longest = max(CATALOG.values(), key=lambda kata: len(kata.title))
+    row = rows[list(CATALOG).index(longest.module)]
+    assert longest.title not in row and "…" in row  # cut, with an ellipsis
+    assert all(row.endswith(("partly solved", "not run")) for row in rows)
+    if width == 80:
+        assert all(
+            f"  {kata.topic}  " in row for kata, row in zip(CATALOG.values(), rows, strict=True)
+        )
+    assert lines[len(CATALOG) + 1].startswith("Solved 0 of 48 katas.")
+
+
+def test_list_in_a_wide_terminal_shows_whole_titles(every_kata, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert katas("--root", every_kata, "list") == 0
+    output = capsys.readouterr().out
+    assert "…" not in output
+    assert all(kata.title in output for kata in CATALOG.values())
 
 
 def test_hint_shows_one_more_hint_each_time_and_all_on_request(suite, capsys):
@@ -94,6 +196,47 @@ def test_reset_saves_the_attempt_then_restores_the_stub(suite):
     assert backup.read_text() == "# my attempt\n"
     assert katas("--root", suite, "reset", 1) == 0  # nothing to do, nothing backed up
     assert len(list((suite / commands.BACKUPS).iterdir())) == 1
+
+
+def run_kata(root: Path) -> int:
+    """`katas run 1` on the CPU, as a learner runs it: the run records the kata's status."""
+    command = [sys.executable, "-m", "torch_katas", "--root", str(root), "run", "1"]
+    return subprocess.run([*command, "--", "--device", "cpu"], capture_output=True).returncode
+
+
+def listed_status(root: Path, capsys) -> str:
+    assert katas("--root", root, "list") == 0
+    (row,) = (row for row in capsys.readouterr().out.splitlines() if row.startswith("q01"))
+    return row.rsplit("  ", 1)[1]
+
+
+def test_reset_clears_the_status_at_once_until_the_kata_is_solved_again(suite, capsys):
+    shutil.copy(SOLUTION, KATA.stub_path(suite))
+    assert run_kata(suite) == 0
+    assert listed_status(suite, capsys) == "solved"
+    assert katas("--root", suite, "solution", 1) == 0
+    assert "yours avoided them" in capsys.readouterr().out
+
+    assert katas("--root", suite, "reset", 1) == 0
+    assert "its status is cleared" in capsys.readouterr().out
+    assert listed_status(suite, capsys) == "not run"
+    assert katas("--root", suite, "solution", 1) == 2
+    assert "q01 is not run yet: solve it first" in capsys.readouterr().err
+
+    assert katas("--root", suite, "restore", 1) == 0  # the answer is back, not yet its status
+    assert katas("--root", suite, "solution", 1) == 2
+    capsys.readouterr()
+    assert run_kata(suite) == 0
+    assert listed_status(suite, capsys) == "solved"
+    assert katas("--root", suite, "solution", 1) == 0
+
+
+def test_reset_of_an_untouched_stub_clears_its_status_too(suite, capsys):
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    assert katas("--root", suite, "reset", 1) == 0
+    assert "already the original stub; its status is cleared" in capsys.readouterr().out
+    assert KATA.module not in Store.for_root(suite).statuses()
+    assert not (suite / commands.BACKUPS).exists()
 
 
 def test_next_goes_topic_by_topic_and_easier_katas_first(tmp_path, capsys):
@@ -121,33 +264,105 @@ def test_topics_in_katas_toml_are_every_kata_topic_once():
     assert len(listed) == len(set(listed))
 
 
-def test_solution_only_once_solved_then_next_to_the_answer(suite, capsys, monkeypatch):
-    stub = KATA.stub_path(suite)
-    answer = SOLUTION.read_text().replace("return w.detach(), b.detach()", "return w.detach(), b")
-    stub.write_text(answer)
+def terminal(monkeypatch, columns: int) -> None:
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((columns, 40)))
+
+
+def test_solution_only_once_solved(suite, capsys):
     assert katas("--root", suite, "solution", 1) == 2
     assert "q01 is not run yet: solve it first" in capsys.readouterr().err
     Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.PARTLY})
     assert katas("--root", suite, "solution", 1) == 2
     assert "q01 is partly solved: solve it first" in capsys.readouterr().err
 
-    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
-    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((200, 40)))
-    assert katas("--root", suite, "solution", 1) == 0
-    rows = capsys.readouterr().out.splitlines()
-    assert "your answer: katas/q01_fit_line.py" in rows[0]
-    assert "reference: solutions/q01_fit_line.py" in rows[0]
-    changed = [row for row in rows if " | " in row]
-    assert len(changed) == 1 and re.search(
-        r"return w.detach\(\), b +\| +return w.detach", changed[0]
-    )
-    assert any(re.fullmatch(r"import torch +import torch", row) for row in rows)
 
-    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((80, 40)))
+# A learner's answer: the stub with its function's body written as the reference's, but for
+# the last line.
+STUB = KATA.stub_path(ROOT).read_text()
+BODY = SOLUTION.read_text().split(") -> tuple[torch.Tensor, torch.Tensor]:\n", 1)[1]
+ANSWER = STUB[: STUB.index("    # TODO")] + BODY.replace(
+    "return w.detach(), b.detach()", "return w.detach(), b"
+)
+STUB_DOCSTRING = ast.get_docstring(ast.parse(STUB))
+REFERENCE_DOCSTRING = ast.get_docstring(ast.parse(SOLUTION.read_text()))
+
+
+def test_solution_sets_the_code_side_by_side_without_docstrings(suite, capsys, monkeypatch):
+    KATA.stub_path(suite).write_text(ANSWER)
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    terminal(monkeypatch, 200)
     assert katas("--root", suite, "solution", 1) == 0
     output = capsys.readouterr().out
-    assert output.index("== your answer") < output.index(answer.splitlines()[-1])
-    assert output.index("== reference") < output.index(SOLUTION.read_text().splitlines()[-1])
+    rows = output.splitlines()
+    assert all(len(row) <= 200 for row in rows)
+    header = next(row for row in rows if "your answer: katas/q01_fit_line.py" in row)
+    assert "reference: solutions/q01_fit_line.py" in header
+    changed = [row for row in rows if " | " in row]
+    assert len(changed) == 1 and re.search(
+        r"return w.detach\(\), b +\| +return w.detach\(\), b.detach\(\)", changed[0]
+    )
+    assert any(re.fullmatch(r"import torch +import torch", row) for row in rows)
+    # Docstrings are the task, not the answer: neither file's is shown, the stub's function
+    # docstring neither, so only the code and its comments are compared.
+    for docstring in (STUB_DOCSTRING, REFERENCE_DOCSTRING, "Fit `y ≈ w * x + b` with"):
+        assert docstring.splitlines()[0] not in output
+    assert not any(re.search(r" [<>] ", row) for row in rows)  # nothing only one side has
+
+
+def test_solution_in_two_columns_from_123_columns(suite, capsys, monkeypatch):
+    KATA.stub_path(suite).write_text(ANSWER)
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    for width, columns in ((123, 2), (122, 1)):  # as the README says, for code this long
+        terminal(monkeypatch, width)
+        assert katas("--root", suite, "solution", 1) == 0
+        rows = capsys.readouterr().out.splitlines()
+        assert all(len(row) <= width for row in rows), max(rows, key=len)
+        assert any(" | " in row for row in rows) == (columns == 2)
+        assert ("+++ reference: solutions/q01_fit_line.py" in rows) == (columns == 1)
+
+
+@pytest.mark.parametrize("width", [100, 60, 40])
+def test_solution_in_a_narrow_terminal_is_a_unified_diff_that_fits(
+    suite, width, capsys, monkeypatch
+):
+    KATA.stub_path(suite).write_text(ANSWER)
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    terminal(monkeypatch, width)
+    assert katas("--root", suite, "solution", 1) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert all(len(row) <= width for row in rows), max(rows, key=len)
+    assert "--- your answer: katas/q01_fit_line.py" in rows
+    assert "+++ reference: solutions/q01_fit_line.py" in rows
+    assert "-    return w.detach(), b" in rows and "+    return w.detach(), b.detach()" in rows
+    assert " import torch" in rows  # every line, the same ones as context
+    assert STUB_DOCSTRING.splitlines()[0] not in "\n".join(rows)
+
+
+def test_solution_names_the_classic_mistakes_the_tests_catch(suite, capsys, monkeypatch):
+    shutil.copy(SOLUTION, KATA.stub_path(suite))
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    terminal(monkeypatch, 80)
+    assert katas("--root", suite, "solution", 1) == 0
+    output = capsys.readouterr().out
+    assert "Your code is the reference's, line for line" in output
+    _, heading, listed = output.partition("The classic mistakes this kata's tests catch")
+    assert heading, output
+    bullets = [line for line in listed.splitlines() if line.startswith("  - ")]
+    assert len(bullets) == len(mistakes_of(KATA)) > 1
+    assert "  - calls backward() every step but never resets .grad, so gradients pile up." in (
+        listed.splitlines()
+    )
+    assert all(len(line) <= 80 for line in output.splitlines())
+    # Without a run that recorded this stub, the store cannot vouch for it.
+    assert "yours avoided them" not in output and "katas run 1" in heading + listed
+
+
+def test_solution_in_a_folder_without_wrong_answers_names_none(tmp_path, capsys):
+    root = checkout(tmp_path / "suite", [KATA.module], wrong_answers=False)
+    shutil.copy(SOLUTION, KATA.stub_path(root))
+    Store.for_root(root).write(STATUS_KEY, {KATA.module: status.SOLVED})
+    assert katas("--root", root, "solution", 1) == 0
+    assert "mistakes" not in capsys.readouterr().out
 
 
 def test_two_resets_in_one_second_keep_both_attempts(suite, monkeypatch):
@@ -251,6 +466,13 @@ def processes_in(folder: Path) -> list[str]:
 WATCH = [sys.executable, "-m", "torch_katas", "watch", "1", "--", "--device", "cpu"]
 
 
+def counts(screen: Screen, verdict: str) -> tuple[int, int]:
+    """Wait for `verdict` followed by "passed/total", and return those numbers."""
+    screen.wait_for(verdict)
+    passed, total = screen.wait_for("\n").strip().split("/")
+    return int(passed), int(total)
+
+
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs Linux's /proc")
 def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
     root = checkout(tmp_path / "suite", ["q01_fit_line", "q02_numpy_bridge"]).resolve()
@@ -262,16 +484,22 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
     screen = Screen(terminal)
     try:
         screen.wait_for("katas watch: q01 Fit a line with autograd")
-        assert "not started: write fit_line" in screen.wait_for("q01: some tests fail")
-        screen.wait_for("Enter: rerun  h: hint  n: next kata  q: quit")
+        screen.wait_for("q01: nothing written yet: open katas/q01_fit_line.py")
+        screen.wait_for("Enter: rerun  h: hint  q: quit  n: q02 Cross the NumPy bridge")
+        shutil.copy(
+            ROOT / WRONG_ANSWERS / "q01_fit_line__grads_accumulate.py", KATA.stub_path(root)
+        )
+        passed, total = counts(screen, "q01: partly solved ")
+        assert 0 < passed < total
         shutil.copy(SOLUTION, KATA.stub_path(root))  # a save, as an editor makes it
-        assert re.search(r"\d+ passed in", screen.wait_for("q01: all tests pass"))
+        assert counts(screen, "q01: solved ") == (total, total)
         os.write(terminal, b"h")
         screen.wait_for(f"hint 1/{len(KATA.hints)}: {KATA.hints[0]}")
         os.write(terminal, b"\r")
         screen.wait_for("katas watch: q01 Fit a line with autograd")
-        screen.wait_for("q01: all tests pass")
-        os.write(terminal, b"n")
+        screen.wait_for("q01: solved ")
+        screen.wait_for("n: q02 Cross the NumPy bridge")
+        os.write(terminal, b"n")  # where the footer said
         screen.wait_for("katas watch: q02 Cross the NumPy bridge")
         os.write(terminal, b"q")  # while q02 runs: that run ends too
         assert watch.wait(timeout=30) == 0
@@ -280,6 +508,62 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
         watch.wait()
         os.close(terminal)
     assert processes_in(root) == []  # the spare interpreter ended with it
+
+
+def test_watch_passes_pytest_the_rows_its_own_lines_leave_the_digest(suite):
+    from torch_katas.cli import watch
+
+    session = watch.Watch(suite, catalog.load(suite), KATA, ["--device", "cpu"])
+    # Its own lines: the header, then under pytest's output a blank line, the verdict and the
+    # footer; and the row the cursor waits on.
+    assert len([session.header(0), *session.closing(1, True, 0)]) + 1 == watch.WATCH_ROWS
+    height = 40 - watch.WATCH_ROWS - watch.PYTEST_ROWS
+    test_file = "katas/q01_fit_line_test.py"
+    assert session.arguments(40) == [
+        *("-qq", test_file, "--digest-height", str(height)),
+        *("--device", "cpu"),
+    ]
+    assert session.arguments(0) == ["-qq", test_file, "--device", "cpu"]  # rows not known
+    assert session.arguments(5)[2:4] == ["--digest-height", str(watch.MIN_DIGEST)]
+    chosen = watch.Watch(suite, catalog.load(suite), KATA, ["-v", "--digest-height=9"])
+    assert chosen.arguments(40) == [test_file, "-v", "--digest-height=9"]  # theirs, as given
+
+
+def test_watch_verdict_says_what_the_store_says_only_of_a_run_it_recorded(suite):
+    from torch_katas.cli import watch
+
+    session = watch.Watch(suite, catalog.load(suite), KATA, [])
+    Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.PARTLY})
+    # The store keeps no record of the stub as it is: the exit code's words.
+    assert session.verdict(1) == "q01: some tests fail"
+    assert session.verdict(5) == "q01: no tests ran"
+    shutil.copy(SOLUTION, KATA.stub_path(suite))
+    assert run_kata(suite) == 0
+    assert re.fullmatch(r"q01: solved (\d+)/\1", session.verdict(0))
+    reference = watch.Watch(suite, catalog.load(suite), KATA, ["--solutions"])
+    assert reference.verdict(1) == "q01: some tests fail"  # not the learner's answers
+
+
+def test_watch_footer_names_the_kata_n_goes_to(tmp_path):
+    from torch_katas.cli import watch
+
+    root = checkout(tmp_path / "suite", ["q01_fit_line", "q02_numpy_bridge", "q35_tensor_creation"])
+    here = catalog.load(root)
+    # q02 is first in the suggested order: "the first unsolved kata" is q02 itself, while
+    # `n` moves on from it.
+    first = here["q02_numpy_bridge"]
+    session = watch.Watch(root, here, first, [])
+    *_, footer = session.closing(1, True, 0)
+    assert session.following == here["q35_tensor_creation"]
+    assert footer == f"{watch.KEYS}  n: q35 {here['q35_tensor_creation'].title}"
+    Store.for_root(root).write(STATUS_KEY, {"q35_tensor_creation": status.SOLVED})
+    *_, footer = session.closing(1, True, 40)
+    assert session.following == here["q01_fit_line"] and len(footer) == 40
+    assert footer.startswith(f"{watch.KEYS}  n: q01 ") and footer.endswith("…")
+    Store.for_root(root).write(STATUS_KEY, dict.fromkeys(here, status.SOLVED))
+    *_, footer = session.closing(0, True, 0)
+    assert session.following is None and footer.endswith("(every other kata is solved)")
+    assert session.closing(0, False, 0)[-1] == "Watching for saves; Ctrl-C quits."
 
 
 def test_the_watcher_itself_imports_no_torch():
@@ -304,7 +588,7 @@ def test_watch_without_a_terminal_reads_no_keys(suite):
         watch.stdin.write(b"q\n")  # not a key press: ignored
         watch.stdin.flush()
         screen = Screen(watch.stdout.fileno())
-        screen.wait_for("q01: some tests fail")
+        screen.wait_for("q01: nothing written yet: open katas/q01_fit_line.py")
         screen.wait_for("Watching for saves; Ctrl-C quits.")
         assert watch.poll() is None
         watch.send_signal(signal.SIGINT)

@@ -1,21 +1,24 @@
 """`katas`: the command line for learners, dojos and interviewers.
 
+katas                           the kata to work on next, and how to watch it
 katas list                      every kata, with its status from your last run
 katas next                      the first unsolved kata in the suggested order
 katas hint 6 [--all]            the next hint for kata 6 (or all of them)
 katas watch 6 [-- ARGS]         rerun kata 6's tests on every save
 katas run 6 7 8 [-- ARGS]       run these katas' tests (ARGS go to pytest)
-katas solution 6                once kata 6 is solved: the reference next to your answer
-katas reset 6                   restore kata 6's stub; your attempt is backed up first
-katas restore 6 [BACKUP]        bring back a backed-up attempt (the latest by default)
+katas solution 6                once kata 6 is solved: the reference and yours
+katas reset 6                   start kata 6 over (your attempt is backed up)
+katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
-katas grade DIR [--out REPORT]  grade a returned take-home folder, each kata in a clean copy
+katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import textwrap
 from pathlib import Path
 
 from torch_katas import catalog
@@ -30,73 +33,175 @@ def cmd_watch(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
     return watch.watch(root, katas, kata, args.pytest_args)
 
 
+RUN_EXAMPLES = """\
+Arguments after -- go to pytest, for example:
+  katas run 6 -- --device cuda     on the GPU alone
+  katas run 6 7 -- -x              stop at the first failure
+  katas run 6 -- -k hessian -v     the tests named *hessian*, one line each"""
+
+WATCH_EXAMPLES = """\
+Arguments after -- go to pytest, for each run, for example:
+  katas watch 6 -- --device cpu    on the CPU alone: the quicker run
+  katas watch 6 -- -k hessian      only the tests with "hessian" in their names
+  katas watch 6 -- -v              pytest's full report instead of the digest"""
+
+
+class Formatter(argparse.HelpFormatter):
+    """Help text filled to the terminal line by line; indented lines (examples) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(
+            indent + line
+            if line.startswith(" ")
+            else textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
+            for line in text.splitlines()
+        )
+
+
+def command(
+    subcommands: argparse._SubParsersAction,
+    name: str,
+    summary: str,
+    description: str,
+    epilog: str | None = None,
+    usage: str | None = None,
+) -> argparse.ArgumentParser:
+    """A subcommand with its line in `katas --help` and the whole story in its own --help."""
+    return subcommands.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        usage=usage,
+        formatter_class=Formatter,
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="katas",
-        description="Practise, run, hand out and grade torch-katas.",
+        description="Practise, run, hand out and grade torch-katas. Without a command:\n"
+        "the kata to work on next and how to watch it, as `katas next` says.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(__doc__ or "").split("\n\n")[1],
     )
     main.add_argument("--root", help="the torch-katas folder (default: found from here)")
-    subcommands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subcommands = main.add_subparsers(dest="command", metavar="COMMAND")
 
-    listing = subcommands.add_parser("list", help="every kata, with its status from your last run")
-    listing.add_argument("--topic", help="only this topic")
+    listing = command(
+        subcommands,
+        "list",
+        "every kata, with its status from your last run",
+        "Every kata, one line each: number, title, topic, difficulty (* easy, ** medium, "
+        "*** hard) and its status from your last run (solved, partly solved, not started, "
+        "or not run). The lines fit the terminal: long titles are cut.",
+    )
+    listing.add_argument("--topic", help="only the katas of this topic, e.g. autograd")
     listing.set_defaults(run=commands.cmd_list)
 
-    upcoming = subcommands.add_parser(
-        "next", help="the first unsolved kata: topic by topic, easier katas first"
+    upcoming = command(
+        subcommands,
+        "next",
+        "the first unsolved kata: topic by topic, easier katas first",
+        "The first kata you have not solved, topic by topic, easier katas first, with the "
+        "file to open and the command that watches it. Bare `katas` says the same.",
     )
     upcoming.set_defaults(run=commands.cmd_next)
 
-    hint = subcommands.add_parser("hint", help="the next hint for a kata, one more each time")
-    hint.add_argument("kata", help="kata number, e.g. 6")
+    hint = command(
+        subcommands,
+        "hint",
+        "the next hint for a kata, one more each time",
+        "The kata's hints, one more each time you ask (the count is shared with `h` in "
+        "katas watch and with pytest --hints); --all shows every hint.",
+    )
+    hint.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     hint.add_argument("--all", action="store_true", help="show every hint")
     hint.set_defaults(run=commands.cmd_hint)
 
-    watch = subcommands.add_parser(
+    watch = command(
+        subcommands,
         "watch",
-        help="rerun a kata's tests whenever its stub or tests are saved",
-        description="Rerun a kata's tests whenever its stub or its tests are saved. Keys: "
-        "Enter reruns, h shows the next hint, n moves on to the next unsolved kata, q quits. "
-        "Arguments after -- go to pytest.",
+        "rerun a kata's tests whenever its stub or tests are saved",
+        "Run a kata's tests now and again whenever its stub or its tests are saved, each "
+        "run's report fitted to the terminal, first failure on top, then what the kata's "
+        "status now is. Keys: Enter reruns, h shows the next hint, n moves on to the kata the "
+        "last line names, q quits.",
+        epilog=WATCH_EXAMPLES,
+        usage="katas watch [-h] KATA [-- ARGS]",
     )
-    watch.add_argument("kata", help="kata number, e.g. 6")
+    watch.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     watch.set_defaults(run=cmd_watch)
 
-    run = subcommands.add_parser("run", help="run the tests of these katas")
-    run.add_argument("katas", nargs="+", help="kata numbers, e.g. 6 7 8")
+    run = command(
+        subcommands,
+        "run",
+        "run the tests of these katas",
+        "Run these katas' tests once, as pytest does on their test files, and show your "
+        "progress after.",
+        epilog=RUN_EXAMPLES,
+        usage="katas run [-h] KATA [KATA ...] [-- ARGS]",
+    )
+    run.add_argument("katas", nargs="+", metavar="KATA", help="kata numbers, e.g. 6 7 8")
     run.set_defaults(run=commands.cmd_run)
 
-    solution = subcommands.add_parser(
-        "solution", help="once a kata is solved: the reference answer next to yours"
+    solution = command(
+        subcommands,
+        "solution",
+        "once a kata is solved: the reference answer beside yours",
+        "Once a kata is solved: the reference answer beside your code, docstrings left out "
+        "(two columns where the terminal is wide enough, else a unified diff), then the "
+        "classic mistakes the kata's tests catch. Until then it refuses.",
     )
-    solution.add_argument("kata", help="kata number, e.g. 6")
+    solution.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     solution.set_defaults(run=commands.cmd_solution)
 
-    reset = subcommands.add_parser("reset", help="restore a kata's stub, backing up your attempt")
-    reset.add_argument("kata", help="kata number, e.g. 6")
+    reset = command(
+        subcommands,
+        "reset",
+        "start a kata over: its original stub back, its status cleared",
+        "Start a kata over: put its stub back as the suite ships it (from git) and clear "
+        f"its status. Your attempt is first saved in {commands.BACKUPS}/ (katas restore "
+        "brings it back).",
+    )
+    reset.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     reset.set_defaults(run=commands.cmd_reset)
 
-    restore = subcommands.add_parser(
+    restore = command(
+        subcommands,
         "restore",
-        help="bring back a backed-up attempt; the current one is backed up first",
-        description="Bring back an attempt that reset or restore saved in "
+        "bring back a backed-up attempt; the current one is backed up first",
+        "Bring back an attempt that reset or restore saved in "
         f"{commands.BACKUPS}/: the latest by default, or the one named. The current stub is "
         "backed up first.",
     )
-    restore.add_argument("kata", help="kata number, e.g. 6")
+    restore.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     restore.add_argument("backup", nargs="?", help="a backup's file name (default: the latest)")
     restore.add_argument("--list", action="store_true", help="list the kata's backups")
     restore.set_defaults(run=commands.cmd_restore)
 
-    takehome = subcommands.add_parser("takehome", help="write a take-home folder for a candidate")
-    takehome.add_argument("katas", nargs="+", help="kata numbers, e.g. 6 24 36")
+    takehome = command(
+        subcommands,
+        "takehome",
+        "write a take-home folder for a candidate",
+        "Write a self-contained folder for a candidate: these katas' stubs and tests, the "
+        "harness and a README, all from git HEAD, no reference answers. A record of what "
+        "was handed out goes to .katas-takehomes/ here, for katas grade.",
+    )
+    takehome.add_argument("katas", nargs="+", metavar="KATA", help="kata numbers, e.g. 6 24 36")
     takehome.add_argument("--out", required=True, help="the new folder to write")
     takehome.set_defaults(run=commands.cmd_takehome)
 
-    grade = subcommands.add_parser("grade", help="grade a returned take-home folder")
-    grade.add_argument("folder", help="the candidate's folder")
+    grade = command(
+        subcommands,
+        "grade",
+        "grade a returned take-home folder",
+        "Grade a returned take-home folder: each kata in a process of its own, in a fresh "
+        "copy of the suite holding only the candidate's stub (in a sandbox where one "
+        "works), then report.md, report.json and junit.xml. Exits 0 when every kata is "
+        "solved, 1 otherwise.",
+    )
+    grade.add_argument("folder", metavar="FOLDER", help="the candidate's folder")
     grade.add_argument("--out", help="where to write the report (default: FOLDER/grading)")
     grade.add_argument("--device", help="devices to grade on, as pytest's --device")
     grade.add_argument(
@@ -129,11 +234,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = argv[: argv.index("--")] if "--" in argv else argv
     args = parser().parse_args(argv)
     args.pytest_args = pytest_args
+    if args.command is None:  # bare `katas`
+        args.run = commands.cmd_start
     try:
         root = Path(args.root).resolve() if args.root else catalog.find_root(Path.cwd())
         if not (root / catalog.CATALOG).is_file():
             raise UsageError(f"{root} has no {catalog.CATALOG}: is it a torch-katas folder?")
         return args.run(args, root, catalog.load(root))
     except UsageError as error:
-        print(f"katas {args.command}: {error}", file=sys.stderr)
+        print(f"katas {args.command or ''}".rstrip() + f": {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `katas list | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

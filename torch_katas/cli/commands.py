@@ -1,8 +1,9 @@
-"""The learner's commands: list, next, hint, solution, reset, restore, run and watch."""
+"""The learner's commands: list, next, hint, solution, reset, restore and run (watch: watch.py)."""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import difflib
 import itertools
@@ -10,13 +11,55 @@ import os
 import re
 import shutil
 import subprocess
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 from torch_katas import status
-from torch_katas.catalog import Kata, UsageError, pick
-from torch_katas.store import Store
+from torch_katas.catalog import Kata, UsageError, files_digest, pick
+from torch_katas.store import PASSED_KEY, Store
 
 BACKUPS = ".katas-backups"
+
+
+def fit(text: str, width: int) -> str:
+    """`text`, cut to `width` characters with an ellipsis where it is longer."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def columns() -> int:
+    """The terminal's width (COLUMNS where set; 80 where nothing says)."""
+    return shutil.get_terminal_size().columns
+
+
+def level(kata: Kata) -> str:
+    return "*" * kata.difficulty + "." * (3 - kata.difficulty)
+
+
+MIN_TITLE = 16  # below this the topic column makes room for the title
+
+
+def table(rows: list[tuple[Kata, str]], width: int) -> list[str]:
+    """One line per kata: number, title, topic, difficulty and status, in `width` columns.
+
+    The title takes what the other columns leave, cut with an ellipsis; where that is too
+    little, the topic column goes (`--topic` chooses one), and a line still too long is cut.
+    """
+    topic_width = max(len(kata.topic) for kata, _ in rows)
+    status_width = max(len(known) for _, known in rows)
+    longest = max(len(kata.title) for kata, _ in rows)
+    fixed = 3 + 2 + 2 + 3 + 2 + status_width  # label, title, difficulty, status, separators
+    show_topic = width - fixed - topic_width - 2 >= min(MIN_TITLE, longest)
+    if show_topic:
+        fixed += topic_width + 2
+    title_width = max(min(longest, width - fixed), 1)
+    lines = []
+    for kata, known in rows:
+        title = f"{fit(kata.title, title_width):<{title_width}}"
+        topic = f"  {kata.topic:<{topic_width}}" if show_topic else ""
+        line = f"{kata.label}  {title}{topic}  {level(kata)}  {known}".rstrip()
+        lines.append(fit(line, width))
+    return lines
 
 
 def cmd_list(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
@@ -24,14 +67,15 @@ def cmd_list(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> in
     shown = [k for k in katas.values() if args.topic in (None, k.topic)]
     if not shown:
         raise UsageError(f"no kata has topic {args.topic!r}; topics: {topics(katas)}")
-    width = max(len(kata.title) for kata in shown)
-    topic_width = max(len(kata.topic) for kata in shown)
-    for kata in shown:
-        level = "*" * kata.difficulty + "." * (3 - kata.difficulty)
-        known = statuses.get(kata.module, "not run")
-        print(f"{kata.label}  {kata.title:<{width}}  {kata.topic:<{topic_width}}  {level}  {known}")
+    width = columns()
+    print("\n".join(table([(k, statuses.get(k.module, "not run")) for k in shown], width)))
     solved = sum(statuses.get(kata.module) == status.SOLVED for kata in katas.values())
-    print(f"\nSolved {solved} of {len(katas)} katas. Difficulty: * easy, ** medium, *** hard.")
+    totals = f"Solved {solved} of {len(katas)} katas."
+    legend = "Difficulty: * easy, ** medium, *** hard."
+    together = f"{totals} {legend}"
+    print(
+        "\n" + (together if len(together) <= width else f"{totals}\n{textwrap.fill(legend, width)}")
+    )
     return 0
 
 
@@ -45,10 +89,15 @@ def cmd_next(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> in
     if kata is None:
         print(f"All {len(katas)} katas are solved.")
         return 0
-    known = store.status_of(kata)
-    level = "*" * kata.difficulty + "." * (3 - kata.difficulty)
-    print(f"{kata.label}  {kata.title}  {kata.topic}  {level}  {known}")
+    print("\n".join(table([(kata, store.status_of(kata))], columns())))
     print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}")
+    return 0
+
+
+def cmd_start(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
+    """Bare `katas`: the kata to work on next and how to watch it, as `katas next` says."""
+    cmd_next(args, root, katas)
+    print("Every command: katas --help")
     return 0
 
 
@@ -68,9 +117,104 @@ def cmd_hint(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> in
     return 0
 
 
+# -- what the store says of one kata --------------------------------------------------------
+
+
+@dataclass
+class Progress:
+    """One kata as the learner's store has it after its last run."""
+
+    status: str  # its status, "not run" where none is kept
+    passed: int | None = None  # its tests passed since the stub last changed, where kept
+    total: int | None = None  # how many tests it has, where a run saw them all
+    current: bool = False  # the store's record is of the stub and tests as they are now
+
+
+def progress(root: Path, kata: Kata) -> Progress:
+    store = Store.for_root(root)
+    known = Progress(store.status_of(kata))
+    record = store.read(PASSED_KEY).get(kata.module)
+    if not isinstance(record, dict):
+        return known
+    digest = files_digest(kata.stub_path(root), kata.test_path(root))
+    known.current = digest is not None and record.get("digest") == digest
+    passed, every = record.get("passed"), record.get("tests")
+    if isinstance(passed, list):
+        tests = set(map(str, every)) if isinstance(every, list) and every else None
+        known.passed = len(set(map(str, passed)) & tests) if tests else len(passed)
+        known.total = len(tests) if tests else None
+    return known
+
+
+def progress_words(kata: Kata, known: Progress) -> str:
+    """What the store says of the kata, as the learner reads it: "partly solved 12/50"."""
+    if known.status == status.NOT_STARTED:
+        return f"nothing written yet: open katas/{kata.module}.py"
+    if known.status in (status.SOLVED, status.PARTLY) and known.passed is not None:
+        if known.total is not None:
+            return f"{known.status} {known.passed}/{known.total}"
+        return f"{known.status}: {known.passed} tests passed"
+    return known.status
+
+
+# -- katas solution ---------------------------------------------------------------------------
+
+
+def code_lines(text: str) -> list[str]:
+    """The module's lines without its docstrings (the module's, each class's and function's),
+    which state the task rather than answer it; every line where it does not parse."""
+    # Lines as the parser counts them (str.splitlines also breaks at form feeds and others).
+    lines = re.split(r"\r\n?|\n", text)
+    if lines[-1] == "":  # the line end of the last line
+        lines.pop()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return [line.expandtabs() for line in lines]
+    dropped: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, DOCUMENTED) or not node.body:
+            continue
+        first = node.body[0]
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)):
+            continue
+        if not isinstance(first.value.value, str) or first.end_lineno is None:
+            continue
+        start, end = first.lineno - 1, first.end_lineno - 1
+        # Only a docstring on lines of its own (ast's columns count UTF-8 bytes).
+        before = lines[start].encode()[: first.col_offset]
+        after = lines[end].encode()[first.end_col_offset or 0 :]
+        if not before.strip() and not after.strip():
+            dropped.update(range(start, end + 1))
+    kept = [line.expandtabs() for number, line in enumerate(lines) if number not in dropped]
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    return kept
+
+
+DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def pieces(line: str | None, width: int) -> list[str]:
+    """`line` folded into rows of at most `width` characters, at spaces where it can be,
+    the rows after the first indented past the line's own indentation ([] for no line)."""
+    if line is None:
+        return []
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    if len(indent) >= width // 2:
+        indent = ""
+    folded = textwrap.wrap(
+        line, width, subsequent_indent=indent, break_on_hyphens=False, replace_whitespace=False
+    )
+    return folded or [line[:width]]  # a line of blanks alone
+
+
 def side_by_side(left: list[str], right: list[str], column: int) -> list[str]:
-    """Two texts in two columns, equal lines level with each other, changed lines marked
-    as diff -y marks them (| changed, < only left, > only right)."""
+    """Two texts in two columns of `column` characters, equal lines level with each other,
+    changed lines marked as diff -y marks them (| changed, < only left, > only right); a line
+    longer than its column is folded onto the rows below."""
     rows = []
     matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -79,32 +223,86 @@ def side_by_side(left: list[str], right: list[str], column: int) -> list[str]:
                 mark = " "
             else:
                 mark = ">" if mine is None else "<" if theirs is None else "|"
-            rows.append(f"{mine or '':<{column}} {mark} {theirs or ''}".rstrip())
+            parts = itertools.zip_longest(
+                pieces(mine, column), pieces(theirs, column), fillvalue=""
+            )
+            for place, (a, b) in enumerate(parts):
+                rows.append(f"{a:<{column}} {mark if place == 0 else ' '} {b}".rstrip())
     return rows
+
+
+def unified(left: list[str], right: list[str], names: tuple[str, str], width: int) -> list[str]:
+    """A unified diff of the two texts with every line as context, each row folded to fit
+    `width` (its folded rows keep its mark)."""
+    diff = difflib.unified_diff(left, right, *names, lineterm="", n=max(len(left), len(right)))
+    rows = []
+    for number, row in enumerate(diff):
+        if number < 3:  # ---, +++ and @@: the names and the range
+            rows.append(fit(row, width))
+            continue
+        mark, text = row[:1], row[1:]
+        rows += [mark + piece for piece in pieces(text, max(width - 1, 1))]
+    return rows
+
+
+MIN_COLUMN = 60  # columns narrower than this (and than the code) read worse than a unified diff
+
+
+def classic_mistakes(root: Path, kata: Kata) -> list[str]:
+    """What each of the kata's wrong answers gets wrong: their docstrings' first sentences
+    (tests/wrong_answers/, which a take-home folder does not have: none there)."""
+    found = []
+    for path in sorted((root / "tests" / "wrong_answers").glob(f"{kata.module}__*.py")):
+        try:
+            docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        if docstring:
+            summary = " ".join(docstring.split("\n\n")[0].split())
+            found.append(summary.removeprefix("Wrong:").strip())
+    return found
 
 
 def cmd_solution(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
     (kata,) = pick(katas, [args.kata])
-    known = Store.for_root(root).status_of(kata, "not run yet")
-    if known != status.SOLVED:
+    known = progress(root, kata)
+    if known.status != status.SOLVED:
+        shown = "not run yet" if known.status == "not run" else known.status
         raise UsageError(
-            f"{kata.label} is {known}: solve it first (katas watch {kata.number}), "
+            f"{kata.label} is {shown}: solve it first (katas watch {kata.number}), "
             "then compare your answer with the reference"
         )
     reference = kata.solution_path(root)
     if not reference.is_file():
         raise UsageError(f"this folder has no reference answers ({reference} is missing)")
-    mine = kata.stub_path(root).read_text(encoding="utf-8").expandtabs().splitlines()
-    theirs = reference.read_text(encoding="utf-8").expandtabs().splitlines()
+    mine = code_lines(kata.stub_path(root).read_text(encoding="utf-8"))
+    theirs = code_lines(reference.read_text(encoding="utf-8"))
     names = (f"your answer: katas/{kata.module}.py", f"reference: solutions/{kata.module}.py")
-    column = max(len(line) for line in [*mine, names[0]])
-    if 2 * column + 3 <= shutil.get_terminal_size().columns:
-        print(f"{names[0]:<{column}}   {names[1]}\n")
+    width = columns()
+    print(fit(f"{kata.label} {kata.title}: the code, docstrings left out", width) + "\n")
+    longest = max(len(line) for line in [*mine, *theirs, *names])
+    column = min((width - 3) // 2, longest)
+    if mine == theirs:
+        print("Your code is the reference's, line for line:\n")
+        print("\n".join(row for line in theirs for row in pieces(line, width)))
+    elif column >= min(MIN_COLUMN, longest):
+        print(f"{fit(names[0], column):<{column}}   {fit(names[1], column)}\n")
         print("\n".join(side_by_side(mine, theirs, column)))
-    else:  # too narrow for two columns: one after the other
-        for name, lines in zip(names, (mine, theirs), strict=True):
-            print(f"== {name}\n")
-            print("\n".join(lines) + "\n")
+    else:  # too narrow for two columns
+        print("\n".join(unified(mine, theirs, names, width)))
+    mistakes = classic_mistakes(root, kata)
+    if mistakes:
+        verdict = (
+            "yours avoided them"
+            if known.current
+            else f"your stub changed since its last run: katas run {kata.number} checks it"
+        )
+        print(
+            "\n"
+            + textwrap.fill(f"The classic mistakes this kata's tests catch ({verdict}):", width)
+        )
+        for mistake in mistakes:
+            print(textwrap.fill(mistake, width, initial_indent="  - ", subsequent_indent="    "))
     return 0
 
 
@@ -165,14 +363,15 @@ def cmd_reset(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> i
     stub = kata.stub_path(root)
     original = original_stub(root, kata)
     current = stub.read_text(encoding="utf-8") if stub.exists() else None
+    # The kata starts over at once: `katas list` and `katas solution` go by its status.
+    Store.for_root(root).forget(kata)
     if current == original:
-        print(f"{stub.relative_to(root)} is already the original stub; nothing to reset")
+        print(f"{stub.relative_to(root)} is already the original stub; its status is cleared")
         return 0
     if current is not None:
         save_attempt(root, kata, current)
     stub.write_text(original, encoding="utf-8")
-    Store.for_root(root).forget(kata)
-    print(f"{stub.relative_to(root)} is back to the original stub")
+    print(f"{stub.relative_to(root)} is back to the original stub; its status is cleared")
     return 0
 
 

@@ -6,8 +6,13 @@ next spare starts as soon as a run ends. So a rerun pays for the kata's tests, n
 `import torch`, and no module survives from one run into the next. This process imports
 neither torch nor any kata; watchfiles reports the saves.
 
-Keys, when stdin is a terminal: Enter reruns, h shows the next hint, n moves on to the next
-unsolved kata, q quits.
+pytest runs quietly (-qq) with the plugin's failure digest fitted to the terminal's rows
+(--digest-height), first failure on top; the watcher's own last lines say what the learner's
+store now says of the kata and which kata `n` goes to, in place of the progress table and its
+"Next:" line.
+
+Keys, when stdin is a terminal: Enter reruns, h shows the next hint, n moves on to the kata
+the footer names, q quits.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -23,7 +29,7 @@ from pathlib import Path
 import watchfiles
 
 from torch_katas import catalog
-from torch_katas.cli.commands import show_hint
+from torch_katas.cli.commands import fit, progress, progress_words, show_hint
 from torch_katas.store import Store
 
 try:
@@ -40,8 +46,51 @@ VERDICTS = {
     4: "pytest usage error (see above)",
     5: "no tests ran",
 }
-KEYS = "Enter: rerun  h: hint  n: next kata  q: quit"
+KEYS = "Enter: rerun  h: hint  q: quit"
 CLEAR = "\033[H\033[2J"
+QUIET = "-qq"  # no header, progress table or "Next:": the watcher's last lines say as much
+# The rows the watcher fills itself: its header, a blank line, the verdict, the footer and the
+# line the cursor waits on; and those pytest fills at -qq beside the digest: the test letters
+# (two lines for up to about 140 tests), the skips (a heading and a line), the progress
+# summary's heading and its totals.
+WATCH_ROWS = 5
+PYTEST_ROWS = 6
+MIN_DIGEST = 3
+
+
+def digest_height(rows: int) -> int | None:
+    """The rows the failure digest may take in a terminal of `rows` (None: not known)."""
+    return max(rows - WATCH_ROWS - PYTEST_ROWS, MIN_DIGEST) if rows > 0 else None
+
+
+def sets_verbosity(args: list[str]) -> bool:
+    """Whether pytest arguments choose a verbosity themselves (-v, -qq, --verbose...)."""
+    return any(
+        re.fullmatch(r"-[A-Za-z]*[vq][A-Za-z]*", arg)
+        or arg in ("--verbose", "--quiet")
+        or arg.startswith("--verbosity")
+        for arg in args
+    )
+
+
+def learners_answers(args: list[str]) -> bool:
+    """Whether a run with these pytest arguments tests the learner's stubs (and so records
+    their progress), not the reference answers or other files."""
+    return not any(arg == "--solutions" or arg.startswith("--answer-file") for arg in args)
+
+
+def shown(text: str, width: int) -> str:
+    """`text` cut to the terminal's `width`, where it is known (not 0)."""
+    return fit(text, width) if width else text
+
+
+def terminal_size() -> tuple[int, int]:
+    """The terminal's columns and rows; 0 for what it does not say (or no terminal)."""
+    try:
+        size = os.get_terminal_size(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return 0, 0
+    return size.columns, size.lines
 
 
 class Spare:
@@ -112,27 +161,66 @@ class Watch:
         self.root, self.katas, self.kata, self.pytest_args = root, katas, kata, args
         self.events: queue.Queue = queue.Queue()
         self.terminal = sys.stdout.isatty()
+        self.following: catalog.Kata | None = None  # where `n` goes, as the footer says
 
-    def say(self, text: str = "") -> None:
-        print(text, flush=True)
+    def say(self, text: str = "", end: str = "\n") -> None:
+        print(text, end=end, flush=True)
 
     def files(self) -> set[Path]:
         return {self.kata.stub_path(self.root).resolve(), self.kata.test_path(self.root).resolve()}
 
-    def start_run(self, spare: Spare) -> subprocess.Popen:
-        self.say(CLEAR if self.terminal else "")
+    def size(self) -> tuple[int, int]:
+        return terminal_size() if self.terminal else (0, 0)
+
+    def arguments(self, rows: int) -> list[str]:
+        """pytest's arguments for one run of the kata in a terminal of `rows` rows (0: not
+        known): quiet, its digest fitted to the rows left, then the learner's own."""
         test_file = self.kata.test_path(self.root).relative_to(self.root)
-        self.say(f"katas watch: {self.kata.label} {self.kata.title}: pytest {test_file}")
-        process = spare.run([str(test_file), *self.pytest_args])
+        chosen = [] if sets_verbosity(self.pytest_args) else [QUIET]
+        chosen.append(str(test_file))
+        height = digest_height(rows)
+        given = any(arg.startswith("--digest-height") for arg in self.pytest_args)
+        if height is not None and not given:
+            chosen += ["--digest-height", str(height)]
+        return chosen + self.pytest_args
+
+    def header(self, width: int) -> str:
+        test_file = self.kata.test_path(self.root).relative_to(self.root)
+        return shown(f"katas watch: {self.kata.label} {self.kata.title}: pytest {test_file}", width)
+
+    def start_run(self, spare: Spare) -> subprocess.Popen:
+        if self.terminal:
+            self.say(CLEAR, end="")
+        width, rows = self.size()
+        self.say(self.header(width))
+        process = spare.run(self.arguments(rows))
         threading.Thread(target=wait_for, args=(process, self.events), daemon=True).start()
         return process
 
-    def next_kata(self) -> None:
-        following = Store.for_root(self.root).next_unsolved(self.root, self.katas, after=self.kata)
-        if following is None:
-            self.say("Every other kata is solved.")
-        else:
-            self.kata = following
+    def verdict(self, code: int) -> str:
+        """The run's last word: what the store now says of the kata, where the run recorded
+        it; else what pytest's exit code means."""
+        if code in (0, 1) and learners_answers(self.pytest_args):
+            known = progress(self.root, self.kata)
+            if known.current:  # the record is of the stub and tests as they are now
+                return f"{self.kata.label}: {progress_words(self.kata, known)}"
+        return f"{self.kata.label}: {VERDICTS.get(code, f'exit code {code}')}"
+
+    def upcoming(self) -> catalog.Kata | None:
+        """The kata `n` moves on to: the next unsolved one after this kata."""
+        return Store.for_root(self.root).next_unsolved(self.root, self.katas, after=self.kata)
+
+    def footer(self, keys: bool) -> str:
+        if not keys:
+            return "Watching for saves; Ctrl-C quits."
+        if self.following is None:
+            return f"{KEYS}  (every other kata is solved)"
+        return f"{KEYS}  n: {self.following.label} {self.following.title}"
+
+    def closing(self, code: int, keys: bool, width: int) -> list[str]:
+        """The lines under a run's output: a blank one, the verdict and the footer."""
+        self.following = self.upcoming()  # one decision, for the footer and for `n`
+        return [shown(line, width) for line in ("", self.verdict(code), self.footer(keys))]
 
     def loop(self, keys: bool) -> int:
         spare: Spare | None = Spare(self.root)
@@ -150,8 +238,8 @@ class Watch:
                 elif kind == "done":
                     running = None
                     spare = Spare(self.root)  # warm up for the next save at once
-                    self.say(f"\n{self.kata.label}: {VERDICTS.get(value, f'exit code {value}')}")
-                    self.say(KEYS if keys else "Watching for saves; Ctrl-C quits.")
+                    for line in self.closing(value, keys, self.size()[0]):
+                        self.say(line)
                     for key in waiting_keys:
                         self.events.put(("key", key))
                     waiting_keys.clear()
@@ -167,9 +255,10 @@ class Watch:
                         show_hint(self.root, self.kata)
                         sys.stdout.flush()
                     elif value == "n":
-                        current = self.kata
-                        self.next_kata()
-                        pending = self.kata != current
+                        if self.following is None:
+                            self.say("Every other kata is solved.")
+                        else:
+                            self.kata, pending = self.following, True
         except KeyboardInterrupt:
             return 130
         finally:
