@@ -44,7 +44,7 @@ _CROSS_DEVICE: dict[str, frozenset[int] | None] = {
 _CPU_OUTPUTS = {"aten::_pack_padded_sequence": {1}, "aten::_pad_packed_sequence": {1}}
 # Ops that refuse even a 0-dim CPU tensor next to device tensors: on CUDA only elementwise
 # (TensorIterator) kernels take CPU scalars, and these check every argument's device.
-_NO_CPU_SCALARS = frozenset({"aten::stack", "aten::masked_fill_"})
+_NO_CPU_SCALARS = frozenset({"aten::stack", "aten::masked_fill", "aten::masked_fill_"})
 
 
 def unavailable() -> str | None:
@@ -110,8 +110,8 @@ class SimTensor(torch.Tensor):
     # back there, or where map_location says (a string, a device, a dict or a function).
     def __reduce_ex__(self, protocol: Any) -> Any:
         if getattr(self, "_is_param", False):  # an nn.Parameter stays one
-            state = (self.detach(), self.requires_grad, collections.OrderedDict())
-            return torch._utils._rebuild_parameter, state
+            hooks: collections.OrderedDict = collections.OrderedDict()
+            return torch._utils._rebuild_parameter, (self.detach(), self.requires_grad, hooks)
         data = self.cpu_data
         storage = torch.TypedStorage(
             wrap_storage=_SimStorage.of(data.untyped_storage()), dtype=self.dtype, _internal=True
@@ -182,7 +182,7 @@ class _SimStorage(torch.UntypedStorage):
         out._set_cdata(storage._cdata)  # the same memory, referenced once more
         return out
 
-    def clone(self) -> _SimStorage:  # type: ignore[override]
+    def clone(self) -> _SimStorage:
         # UntypedStorage.clone allocates on self.device, which torch cannot do for `sim`.
         return _SimStorage.of(torch.UntypedStorage(self.nbytes()).copy_(self))
 
@@ -247,9 +247,13 @@ class _Call:
             self.inputs.append((value, value))
             allowed = self.allowed
             checked = allowed is not None and position not in allowed
-            if checked and self.stray is None and kind != "meta":
-                if value.dim() or not self.cpu_scalars:
-                    self.stray = value
+            if (
+                checked
+                and self.stray is None
+                and kind != "meta"
+                and (value.dim() or not self.cpu_scalars)
+            ):
+                self.stray = value
             return value
         if isinstance(value, (list, tuple)):
             return type(value)([self.unwrap(position, item) for item in value])
@@ -304,7 +308,7 @@ def _mismatch(func: Any, args: Any, stray: torch.Tensor) -> Exception:
         return IndexError(
             "indices should be either on cpu or on the same device as the indexed tensor (cpu)"
         )
-    if name == "aten::masked_fill_" and len(args) > 1 and args[1] is stray:
+    if name in ("aten::masked_fill", "aten::masked_fill_") and len(args) > 1 and args[1] is stray:
         return RuntimeError(
             "expected self and mask to be on the same device, but got mask on "
             f"{stray.device} and self on {NAME}:0"
@@ -325,8 +329,7 @@ def _check_generators(
         generator = args[i] if i < len(args) else kwargs.get(name)
         if isinstance(generator, torch.Generator):
             raise RuntimeError(
-                f"Expected a '{NAME}' device type for generator but found "
-                f"'{generator.device.type}'"
+                f"Expected a '{NAME}' device type for generator but found '{generator.device.type}'"
             )
 
 
@@ -363,9 +366,7 @@ def _is_pinned_cpu(tensor: torch.Tensor, device: object = None) -> bool:
 
 
 def _pin_sim_tensor(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
-    raise RuntimeError(
-        f"cannot pin '{args[0].type()}' only dense CPU tensors can be pinned"
-    )
+    raise RuntimeError(f"cannot pin '{args[0].type()}' only dense CPU tensors can be pinned")
 
 
 # Ops on `sim` tensors that do not run on their CPU data: only CPU tensors are pinned.
@@ -382,7 +383,7 @@ def _storage_location(storage: object) -> str | None:
     return None  # torch's own tag for the PrivateUse1 device names `sim` storages "sim:0"
 
 
-def _restore(storage: torch.UntypedStorage, location: str) -> _SimStorage | None:
+def _restore(storage: Any, location: str) -> _SimStorage | None:
     """torch.load's storage for `location` when it is `sim`: the CPU bytes read, on `sim`."""
     kind, _, index = location.partition(":")
     if kind != NAME:
@@ -491,7 +492,7 @@ def _copy(dst: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> t
     return _run(torch.ops.aten.copy_.default, (dst, src, non_blocking), {})
 
 
-def _local_scalar_dense(tensor: torch.Tensor) -> Any:
+def _local_scalar_dense(tensor: SimTensor) -> Any:
     return tensor.cpu_data.item()
 
 
@@ -503,7 +504,7 @@ def _local_scalar_dense(tensor: torch.Tensor) -> Any:
 # norms, losses, softmax, sums) in float32; ops mixing inputs at the widest of their dtypes;
 # binary_cross_entropy is refused. tests/test_sim_conformance.py checks these lists against
 # the ops torch registers for CUDA's autocast and against what its kernels do.
-_AUTOCAST_LOWER = (
+_AUTOCAST_LOWER = (  # noqa: SIM905 (a list of names, read as one)
     "_convolution.deprecated _convolution conv1d conv2d conv3d conv_tbc conv_transpose1d "
     "conv_transpose2d.input conv_transpose3d.input convolution cudnn_convolution "
     "cudnn_convolution_transpose prelu addmm addmv addr matmul einsum mm mv linalg_vecdot "
@@ -511,7 +512,7 @@ _AUTOCAST_LOWER = (
     "_thnn_fused_gru_cell lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell "
     "_scaled_dot_product_flash_attention scaled_dot_product_attention"
 ).split()
-_AUTOCAST_FP32 = (
+_AUTOCAST_FP32 = (  # noqa: SIM905 (a list of names, read as one)
     "acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan "
     "pow.Tensor_Scalar pow.Tensor_Tensor pow.Scalar softplus layer_norm native_layer_norm "
     "group_norm rms_norm frobenius_norm.dim nuclear_norm nuclear_norm.dim cosine_similarity "
@@ -519,12 +520,12 @@ _AUTOCAST_FP32 = (
     "l1_loss smooth_l1_loss huber_loss mse_loss margin_ranking_loss multilabel_margin_loss "
     "soft_margin_loss triplet_margin_loss multi_margin_loss binary_cross_entropy_with_logits "
     "dist pdist cdist renorm logsumexp upsample_nearest1d _upsample_nearest_exact1d "
-    "upsample_nearest2d _upsample_nearest_exact2d upsample_nearest3d _upsample_nearest_exact3d "
-    "upsample_linear1d upsample_bilinear2d _upsample_bilinear2d_aa upsample_trilinear3d "
-    "upsample_bicubic2d _upsample_bicubic2d_aa"
+    "upsample_nearest2d _upsample_nearest_exact2d upsample_nearest3d "
+    "_upsample_nearest_exact3d upsample_linear1d upsample_bilinear2d _upsample_bilinear2d_aa "
+    "upsample_trilinear3d upsample_bicubic2d _upsample_bicubic2d_aa"
 ).split()
 # float32 through the op's own dtype argument, where the caller gave none.
-_AUTOCAST_FP32_DTYPE_ARG = (
+_AUTOCAST_FP32_DTYPE_ARG = (  # noqa: SIM905 (a list of names, read as one)
     "prod prod.dim_int softmax.int log_softmax.int cumprod cumsum linalg_vector_norm "
     "linalg_matrix_norm linalg_matrix_norm.str_ord sum sum.dim_IntList"
 ).split()
@@ -533,7 +534,7 @@ _AUTOCAST_FP32_WITH_DTYPE = {
     "norm.Scalar": "norm.ScalarOpt_dtype",
     "norm.ScalarOpt_dim": "norm.ScalarOpt_dim_dtype",
 }
-_AUTOCAST_PROMOTE = (
+_AUTOCAST_PROMOTE = (  # noqa: SIM905 (a list of names, read as one)
     "addcdiv addcmul atan2 bilinear cross dot vdot grid_sampler index_put tensordot scatter_add"
 ).split()
 _AUTOCAST_BANNED = {
@@ -594,11 +595,14 @@ def _first_tensor(args: Any) -> Any:
 
 
 def _autocast_kernels() -> dict[str, Callable[..., Any]]:
-    """The AutocastPrivateUse1 kernel of each op in `autocast_policy()` this torch has."""
+    """The AutocastPrivateUse1 kernel of each op in `autocast_policy()` that this torch's
+    CUDA autocast has a rule for (older releases have fewer)."""
     kernels: dict[str, Callable[..., Any]] = {}
     for name, policy in autocast_policy().items():
         op = _overload(name)
-        if op is not None:
+        if op is not None and torch._C._dispatch_has_kernel_for_dispatch_key(
+            f"aten::{name}", "AutocastCUDA"
+        ):
             kernels[name] = _autocast_kernel(name, policy, op)
     return kernels
 
