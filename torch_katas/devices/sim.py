@@ -236,8 +236,7 @@ class _Call:
             self.inputs.append((value, value.cpu_data))
             return value.cpu_data
         if isinstance(value, torch.Tensor):
-            kind = value.device.type
-            if kind == NAME:
+            if type(value) is not torch.Tensor and value.device.type == NAME:
                 # On `sim` without being a SimTensor: a fake tensor that torch.compile made
                 # while tracing (a factory with device=); its CPU counterpart runs.
                 self.on_sim = True
@@ -250,8 +249,8 @@ class _Call:
             if (
                 checked
                 and self.stray is None
-                and kind != "meta"
                 and (value.dim() or not self.cpu_scalars)
+                and value.device.type != "meta"
             ):
                 self.stray = value
             return value
