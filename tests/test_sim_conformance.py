@@ -1,19 +1,23 @@
 """The simulated device against CUDA: a table of the small PyTorch calls kata answers make,
 each with the outcome CUDA gives (where the result lies, or the error and its message).
 
-Each row runs on `sim` here, and on CUDA wherever CUDA is present (the `cuda` parameter, which
-the GPU job runs), so that a GPU run checks the table itself. A row whose `sim` outcome differs
-from CUDA's says so (`sim=`, with the reason); the README's device section lists each of them.
-Where CUDA's outcome is known only in part (the error, not its exact message), the row checks
-that part alone and says so. Messages are written with {device} ("cuda:0", "sim:0") and {kind}
-("cuda", "sim").
+Each row runs on `sim` here, and on CUDA wherever CUDA is present (test_the_table_on_cuda,
+marked `cuda`, which the GPU job runs), so that a GPU run checks the table itself. A row whose
+`sim` outcome differs from CUDA's says so (`sim=`, with the reason); the README's device
+section lists each of them. Where CUDA's outcome is known only in part (the error, not its
+exact message), the row checks that part alone and says so. Messages are written with {device}
+("cuda:0", "sim:0") and {kind} ("cuda", "sim").
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -600,8 +604,13 @@ def loader_batches_of_a_device_dataset(dev):
 
 @row(On("cpu", pinned=True))
 def loader_with_pin_memory(dev):
+    if dev.type != "cuda" and "torch.accelerator.is_available()" not in LOADER_SOURCE:
+        pytest.skip("this torch's DataLoader pins memory for CUDA alone")
     loader = DataLoader(TensorDataset(torch.arange(6.0)), batch_size=4, pin_memory=True)
     return next(iter(loader))
+
+
+LOADER_SOURCE = inspect.getsource(torch.utils.data.dataloader)
 
 
 @row(On("device"))
@@ -810,11 +819,15 @@ def check(outcome: Outcome, call: Callable[[torch.device], object], dev: torch.d
         assert [t.is_pinned() for t in tensors] == [outcome.pinned] * len(tensors)
 
 
-@pytest.fixture(
-    params=["sim", pytest.param("cuda", marks=pytest.mark.cuda)],
-)
+# Registering `sim` makes it the process's accelerator (PyTorch puts a PrivateUse1 device
+# first), which changes what pinning and the DataLoader do on CUDA too. So the rows run on
+# CUDA in a process of their own, where `sim` is never registered: test_the_table_on_cuda.
+ON_CUDA_ONLY = os.environ.get("TORCH_KATAS_CONFORMANCE") == "cuda"
+
+
+@pytest.fixture(params=["cuda"] if ON_CUDA_ONLY else ["sim"])
 def target(request: pytest.FixtureRequest) -> torch.device:
-    """The device a row runs on: sim always, and CUDA where present (the GPU job)."""
+    """The device a row runs on: sim, or CUDA in test_the_table_on_cuda's process."""
     if request.param == "sim":
         assert sim.register() is None
     return torch.device(request.param)
@@ -832,6 +845,35 @@ def test_row(name: str, target: torch.device) -> None:
     row = ROWS[name]
     outcome = row.sim if target.type == "sim" and row.sim is not None else row.cuda
     check(outcome, row.call, target)
+
+
+@pytest.mark.cuda
+@pytest.mark.timeout(600)
+def test_the_table_on_cuda() -> None:
+    """Every row on CUDA, in a fresh process: the GPU job checks the table itself here."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            __file__,
+            "-k",
+            "test_row",
+            "-rf",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "TORCH_KATAS_CONFORMANCE": "cuda", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
+    failed = re.findall(r"^FAILED \S+\[(\S+)\]", done.stdout, re.MULTILINE)
+    assert done.returncode == 0, (
+        f"rows whose CUDA outcome is not the table's: {failed}\n{done.stdout[-3000:]}"
+    )
+    assert "passed" in done.stdout.splitlines()[-1]
 
 
 def device_section() -> str:
