@@ -4,11 +4,6 @@ import torch
 from katas.q38_compile_graph_breaks import clipped_residual, count_graph_breaks
 from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
-# Compiled, a sim tensor is traced through its CPU data, and a Python scalar in torch.where
-# then lands on the CPU next to sim tensors: a limit of the simulation, not of the answer.
-# The eager tests run on sim; these run on the CPU and real accelerators.
-SIM_COMPILE = "torch.compile traces sim tensors through their CPU data"
-
 
 @pytest.fixture(autouse=True)
 def fresh_dynamo():
@@ -173,7 +168,6 @@ def test_float64_values_and_gradients(device, case):
     )
 
 
-@pytest.mark.not_on_sim(SIM_COMPILE)
 def test_compiles_into_one_graph_without_breaks(device):
     x, weight, max_norm = inputs_for("clipped", device)
     clipped_residual(x, weight, max_norm)  # runs eagerly first: a stub fails here, clearly
@@ -186,7 +180,6 @@ def test_compiles_into_one_graph_without_breaks(device):
     )
 
 
-@pytest.mark.not_on_sim(SIM_COMPILE)
 def test_compiled_with_fullgraph_agrees_with_eager_values_and_gradients(device):
     clipped_residual(*inputs_for("clipped", device))  # eagerly first: a stub fails here, clearly
     # The "eager" backend runs Dynamo's captured graph as it is: fullgraph=True still fails
@@ -206,7 +199,6 @@ def test_compiled_with_fullgraph_agrees_with_eager_values_and_gradients(device):
         )
 
 
-@pytest.mark.not_on_sim(SIM_COMPILE)
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # a cold inductor compile took 30 s on a busy 2-core machine
 # Inductor's own imports and setup warn inside torch (a TorchScript deprecation, and on

@@ -1,7 +1,11 @@
 """The simulated accelerator: what runs on it like on a GPU, what fails on it like on a GPU,
 and how the plugin offers it."""
 
+import copy
 import io
+import pickle
+import textwrap
+from pathlib import Path
 
 import pytest
 import torch
@@ -45,10 +49,12 @@ def test_a_cpu_tensor_meeting_a_sim_tensor_fails_with_pytorchs_message(dev):
         x @ torch.eye(3)
     with pytest.raises(RuntimeError, match=SAME_DEVICE):
         F.cross_entropy(torch.randn(4, 5, device=dev), torch.tensor([0, 1, 2, 3]))
-    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+    with pytest.raises(IndexError, match="indices should be either on cpu or on the same"):
         torch.zeros(4)[torch.tensor([1], device=dev)]
     with pytest.raises(TypeError, match="can't convert sim:0 device type tensor to numpy"):
         x.numpy()
+    with pytest.raises(RuntimeError, match="Expected a 'sim' device type for generator"):
+        torch.randperm(4, generator=torch.Generator(), device=dev)
 
 
 def test_autograd_and_optimizers_match_the_cpu(dev):
@@ -126,6 +132,114 @@ def test_torch_compile_runs_there(dev):
         torch._dynamo.reset()
     assert compiled.device.type == "sim"
     torch.testing.assert_close(compiled.cpu(), f(x, w).cpu())
+
+
+def test_pinned_memory_is_only_for_cpu_tensors(dev):
+    pinned = torch.arange(4.0).pin_memory()
+    assert pinned.is_pinned() and pinned.pin_memory() is pinned, "pinning twice is a no-op"
+    assert pinned[1:].is_pinned(), "a view of pinned memory is pinned"
+    assert not torch.arange(4.0).is_pinned()
+    moved = pinned.to(dev, non_blocking=True)
+    assert moved.device.type == "sim" and not moved.is_pinned()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        moved.pin_memory()
+
+
+def test_autocast_rules_reach_composite_ops_and_backward(dev):
+    model = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Linear(4, 2)).to(dev)
+    x, targets = torch.randn(5, 3, device=dev), torch.tensor([0, 1, 1, 0, 1], device=dev)
+    with torch.autocast(device_type="sim", dtype=torch.float16):
+        hidden = model[0](x)
+        normed = model[1](hidden)
+        logits = model[2](normed)
+        loss = F.cross_entropy(logits, targets)
+    assert (hidden.dtype, normed.dtype, logits.dtype) == (
+        torch.float16,
+        torch.float32,
+        torch.float16,
+    )
+    assert loss.dtype == torch.float32
+    loss.backward()
+    assert all(
+        p.grad.dtype == torch.float32 and p.grad.device.type == "sim" for p in model.parameters()
+    )
+
+
+def test_saved_parameters_and_modules_load_back_as_they_were(dev):
+    model = nn.Linear(3, 2).to(dev)
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=False)
+    assert isinstance(loaded.weight, nn.Parameter) and loaded.weight.device.type == "sim"
+    torch.testing.assert_close(loaded.weight.cpu(), model.weight.cpu())
+    copied = copy.deepcopy(model)
+    assert isinstance(copied.weight, nn.Parameter) and copied.weight.device.type == "sim"
+    restored = pickle.loads(pickle.dumps(torch.arange(3.0, device=dev)))
+    assert restored.device.type == "sim" and restored.tolist() == [0.0, 1.0, 2.0]
+
+
+# ------------------------------------------------------------------ kata answers on sim
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def kata_failures(run_pytest_inline, tmp_path, name, source):
+    """Run a kata's tests on sim against an answer file; the failed reports."""
+    answer = tmp_path / f"{name}.py"
+    answer.write_text(textwrap.dedent(source))
+    kata = name.partition("__")[0]
+    reports = run_pytest_inline(
+        str(ROOT / "katas" / f"{kata}_test.py"), "--answer-file", str(answer), "--device", "sim"
+    )
+    assert reports, f"no test of {kata} ran"
+    return [report.nodeid for report in reports if report.failed]
+
+
+def test_numpy_with_force_is_a_correct_kata_2_answer_on_sim(run_pytest_inline, tmp_path):
+    source = """
+        from solutions.q02_numpy_bridge import to_tensor  # the rest as in the reference
+
+
+        def to_numpy(t):
+            return t.numpy(force=True)  # detach, copy to the CPU, convert
+
+
+        def to_numpy_copy(t):
+            return t.numpy(force=True).copy()
+    """
+    assert kata_failures(run_pytest_inline, tmp_path, "q02_numpy_bridge__force", source) == []
+
+
+def test_drawing_on_the_device_with_a_cpu_generator_fails_kata_45_on_sim(
+    run_pytest_inline, tmp_path
+):
+    # torch.randperm(n, generator=cpu_generator, device=labels.device) raises on CUDA.
+    source = """
+        import torch
+        from torch.utils.data import Subset
+
+        from solutions.q45_split_dataset import split_dataset, split_sizes
+
+
+        def stratified_split(dataset, labels, fractions, seed):
+            if labels.dim() != 1 or len(labels) != len(dataset):
+                raise ValueError("labels must be 1-D, one per item")
+            split_sizes(len(dataset), fractions)
+            generator = torch.Generator().manual_seed(seed)
+            splits = [[] for _ in fractions]
+            for label in torch.unique(labels).tolist():
+                members = torch.nonzero(labels == label).flatten()
+                drawn = torch.randperm(len(members), generator=generator, device=labels.device)
+                order = members[drawn]
+                start = 0
+                for split, size in zip(splits, split_sizes(len(members), fractions)):
+                    split.extend(order[start : start + size].tolist())
+                    start += size
+            return [Subset(dataset, indices) for indices in splits]
+    """
+    failed = kata_failures(run_pytest_inline, tmp_path, "q45_split_dataset__device_draw", source)
+    assert any("stratified" in nodeid for nodeid in failed), failed
 
 
 # ------------------------------------------------------------------ the plugin
