@@ -40,6 +40,16 @@ class Remembered:
     progress: dict[str, tuple[int, int | None]] = field(default_factory=dict)
 
 
+@dataclass
+class Progress:
+    """One kata as the store has it after its last run."""
+
+    status: str  # its status, "not run" where none is kept
+    passed: int | None = None  # its tests passed since the stub last changed, where kept
+    total: int | None = None  # how many tests it has, where a run saw them all
+    current: bool = False  # the record is of the stub and tests as they are now
+
+
 class Store:
     """The learner's state under `folder` (pytest's cache folder); with None, a store that
     keeps nothing (a run of other answers than the learner's says nothing of their progress)."""
@@ -113,6 +123,21 @@ class Store:
 
     def status_of(self, kata: Kata, default: str = "not run") -> str:
         return self.statuses().get(kata.module, default)
+
+    def progress(self, root: Path, kata: Kata) -> Progress:
+        """The kata's status, and its tests passed of all, as the last run recorded them."""
+        known = Progress(self.status_of(kata))
+        record = self.read(PASSED_KEY).get(kata.module)
+        if not isinstance(record, dict):
+            return known
+        digest = catalog.files_digest(kata.stub_path(root), kata.test_path(root))
+        known.current = digest is not None and record.get("digest") == digest
+        passed, every = record.get("passed"), record.get("tests")
+        if isinstance(passed, list):
+            tests = set(map(str, every)) if isinstance(every, list) and every else None
+            known.passed = len(set(map(str, passed)) & tests) if tests else len(passed)
+            known.total = len(tests) if tests else None
+        return known
 
     def forget(self, kata: Kata) -> None:
         """Drop the kata's status and passed tests: its stub starts over."""

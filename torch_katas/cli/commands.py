@@ -12,19 +12,14 @@ import re
 import shutil
 import subprocess
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 from torch_katas import status
-from torch_katas.catalog import Kata, UsageError, files_digest, pick
-from torch_katas.store import PASSED_KEY, Store
+from torch_katas.catalog import Kata, UsageError, pick
+from torch_katas.store import Progress, Store
+from torch_katas.text import fit
 
 BACKUPS = ".katas-backups"
-
-
-def fit(text: str, width: int) -> str:
-    """`text`, cut to `width` characters with an ellipsis where it is longer."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def columns() -> int:
@@ -120,30 +115,8 @@ def cmd_hint(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> in
 # -- what the store says of one kata --------------------------------------------------------
 
 
-@dataclass
-class Progress:
-    """One kata as the learner's store has it after its last run."""
-
-    status: str  # its status, "not run" where none is kept
-    passed: int | None = None  # its tests passed since the stub last changed, where kept
-    total: int | None = None  # how many tests it has, where a run saw them all
-    current: bool = False  # the store's record is of the stub and tests as they are now
-
-
 def progress(root: Path, kata: Kata) -> Progress:
-    store = Store.for_root(root)
-    known = Progress(store.status_of(kata))
-    record = store.read(PASSED_KEY).get(kata.module)
-    if not isinstance(record, dict):
-        return known
-    digest = files_digest(kata.stub_path(root), kata.test_path(root))
-    known.current = digest is not None and record.get("digest") == digest
-    passed, every = record.get("passed"), record.get("tests")
-    if isinstance(passed, list):
-        tests = set(map(str, every)) if isinstance(every, list) and every else None
-        known.passed = len(set(map(str, passed)) & tests) if tests else len(passed)
-        known.total = len(tests) if tests else None
-    return known
+    return Store.for_root(root).progress(root, kata)
 
 
 def progress_words(kata: Kata, known: Progress) -> str:

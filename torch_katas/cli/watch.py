@@ -29,8 +29,9 @@ from pathlib import Path
 import watchfiles
 
 from torch_katas import catalog
-from torch_katas.cli.commands import fit, progress, progress_words, show_hint
+from torch_katas.cli.commands import progress, progress_words, show_hint
 from torch_katas.store import Store
+from torch_katas.text import fit
 
 try:
     import termios

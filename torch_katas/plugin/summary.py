@@ -33,6 +33,7 @@ from torch_katas.status import (
     KataResult,
 )
 from torch_katas.store import Store, next_unsolved
+from torch_katas.text import fit, names_that_fit, notes_that_fit
 
 COLOURS = {SOLVED: "green", PARTLY: "yellow", NOT_STARTED: "red", SKIPPED: "cyan"}
 WIDTH = 80  # the summary fits 80 columns
@@ -272,31 +273,6 @@ class ProgressRecorder:
 
 
 # -- the summary ------------------------------------------------------------
-
-
-def fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def names_that_fit(names: list[str], width: int) -> str:
-    """`a, b, c`, or as many as fit then `+N more`."""
-    for shown in range(len(names), 0, -1):
-        rest = len(names) - shown
-        text = ", ".join(names[:shown]) + (f", +{rest} more" if rest else "")
-        if len(text) <= width or shown == 1:
-            return fit(text, width)
-    return ""
-
-
-def notes_that_fit(head: str, notes: list[str], width: int) -> str:
-    """`head: note; note`, with as many whole notes (in order) as fit in `width`."""
-    text = head
-    for place, note in enumerate(notes):
-        joined = f"{text}{': ' if place == 0 else '; '}{note}"
-        if len(joined) > width:
-            return text if place else fit(joined, width)
-        text = joined
-    return text
 
 
 @dataclass
