@@ -8,6 +8,7 @@ katas run 6 7 8 [-- ARGS]       run these katas' tests (ARGS go to pytest)
 katas solution 6                once kata 6 is solved: the reference next to your answer
 katas reset 6                   restore kata 6's stub; your attempt is backed up first
 katas restore 6 [BACKUP]        bring back a backed-up attempt (the latest by default)
+katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, each kata in a clean copy
 """
@@ -28,6 +29,12 @@ def cmd_watch(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
 
     (kata,) = catalog.pick(katas, [args.kata])
     return watch.watch(root, katas, kata, args.pytest_args)
+
+
+def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    from torch_katas.cli import notebook  # nbformat: only for this command
+
+    return notebook.cmd_notebook(args, root, katas)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -89,6 +96,18 @@ def parser() -> argparse.ArgumentParser:
     restore.add_argument("backup", nargs="?", help="a backup's file name (default: the latest)")
     restore.add_argument("--list", action="store_true", help="list the kata's backups")
     restore.set_defaults(run=commands.cmd_restore)
+
+    notebook = subcommands.add_parser(
+        "notebook",
+        help="write a Jupyter notebook of katas: each one's task and its stub in a cell",
+        description="Write a Jupyter notebook with one section per kata: the task, then the "
+        "stub in a cell that starts with %%kata N; running that cell saves it as the stub and "
+        "runs the kata's tests. Needs the notebook extra: pip install -e '.[notebook]'.",
+    )
+    notebook.add_argument("katas", nargs="*", help="kata numbers (default: every kata)")
+    notebook.add_argument("--out", help="the notebook to write (default: katas.ipynb in the suite)")
+    notebook.add_argument("--force", action="store_true", help="replace an existing notebook")
+    notebook.set_defaults(run=cmd_notebook)
 
     takehome = subcommands.add_parser("takehome", help="write a take-home folder for a candidate")
     takehome.add_argument("katas", nargs="+", help="kata numbers, e.g. 6 24 36")
