@@ -1,9 +1,12 @@
 """The notebook path: `katas notebook` writes a notebook, and its %%kata cells, run on a real
 Jupyter kernel, save the learner's code and run the kata's tests as `pytest` runs them."""
 
+import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from test_cli import CATALOG, ROOT, checkout, katas
 from torch_katas import status
 from torch_katas.catalog import UsageError
 from torch_katas.cli import commands
-from torch_katas.notebook import stub
+from torch_katas.notebook import run, stub
 from torch_katas.store import PASSED_KEY, STATUS_KEY, Store
 
 KATA = CATALOG["q02_numpy_bridge"]
@@ -113,6 +116,83 @@ def test_the_extension_imports_neither_torch_nor_pytest_nor_a_kata():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="5">
+<testcase classname="katas.q02_numpy_bridge_test" name="test_a[cpu]"/>
+<testcase classname="katas.q02_numpy_bridge_test" name="test_b[cpu]">
+  <failure message="AssertionError: use the last dim&#10;Tensor-likes are not close!">...</failure>
+</testcase>
+<testcase classname="katas.q02_numpy_bridge_test" name="test_b[sim]">
+  <failure message="AssertionError: use the last dim&#10;Tensor-likes are not close!">...</failure>
+</testcase>
+<testcase classname="katas.q02_numpy_bridge_test" name="test_c[cpu]">
+  <error message="failed on setup with &quot;OSError&quot;">...</error>
+</testcase>
+<testcase classname="katas.q02_numpy_bridge_test" name="test_d[cpu]">
+  <skipped message="float64 is not supported on mps"/>
+</testcase>
+</testsuite></testsuites>
+"""
+
+
+def outcome(**fields) -> run.Outcome:
+    given = {"command": [], "exit_code": 1, "output": "", "seconds": 1.0, "status": "partly solved"}
+    return run.Outcome(kata=KATA, **{**given, **fields})
+
+
+def test_the_cell_shows_each_failure_message_once_with_its_tests(tmp_path):
+    junit = tmp_path / "junit.xml"
+    junit.write_text(JUNIT, encoding="utf-8")
+    output = (
+        "torch-katas: devices cpu, sim\n..\n== torch-katas progress ==\n  q02 ..\n== 3 failed =="
+    )
+    shown = outcome(output=output)
+    run.read_junit(junit, shown)
+    assert (shown.tests, shown.passed, shown.skipped, shown.failed) == (5, 1, 1, 3)
+    text = run.report(shown)
+    assert text.splitlines()[:2] == [
+        f"{KATA.label} {KATA.title}: some tests fail; partly solved (1 of 5 tests pass, 1 skipped)",
+        "devices cpu, sim",
+    ]
+    assert "- AssertionError: use the last dim\n  Tensor-likes are not close!\n" in text
+    assert "(test_b[cpu], test_b[sim])" in text and "failed on setup" in text
+    assert text.endswith("\n\ntorch-katas progress\n  q02 ..\n3 failed")
+
+
+def test_the_cell_shows_pytests_output_when_pytest_did_not_run_the_tests():
+    text = run.report(outcome(output="/usr/bin/python: No module named pytest\n"))
+    assert "pytest did not run the tests (exit code 1)" in text
+    assert text.endswith("No module named pytest")
+
+
+def test_interrupting_the_kernel_stops_the_run_and_its_processes(suite, monkeypatch):
+    looping = "import time\n\n\ndef to_tensor(array, device=None):\n    while True:\n"
+    KATA.stub_path(suite).write_text(f"{looping}        time.sleep(0.01)\n", encoding="utf-8")
+    started = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(run.subprocess, "Popen", Recorded)
+    # What the kernel does on an interrupt: raise KeyboardInterrupt in the running cell.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # also in xdist workers
+    interrupt = threading.Timer(3, os.kill, (os.getpid(), signal.SIGINT))
+    interrupt.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run.run_tests(suite, KATA, [])
+    finally:
+        interrupt.cancel()
+        signal.signal(signal.SIGINT, previous)
+    (process,) = started
+    assert process.returncode is not None
+    with pytest.raises(ProcessLookupError):  # nothing of its process group is left
+        os.killpg(process.pid, 0)
+    assert Store.for_root(suite).status_of(KATA) != status.SOLVED
 
 
 # -- a real kernel ---------------------------------------------------------------------------
@@ -251,3 +331,26 @@ def test_a_generated_notebook_runs_on_a_real_kernel_as_pytest_runs(suite, tmp_pa
     assert "UsageError: %kata: watch is for a terminal" in text["watch"]
     failed = [name for name, cell in cells.items() if reply_of(cell)["status"] != "ok"]
     assert failed == ["watch"]
+
+
+def test_open_in_colab_opens_a_notebook_that_installs_the_suite_then_loads_the_magics():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    link = re.search(
+        r"\(https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/main/(\S+)\)", readme
+    )
+    assert link, "README has no Open in Colab link"
+    notebook = read_notebook(ROOT / link[1])
+    setup, *rest = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    steps = [line for line in setup.splitlines() if not line.startswith("#")]
+    clone = re.search(r"git clone .*(https://github\.com/\S+)", steps[1])
+    assert clone and clone[1] in readme  # the README's URL, and the same first cell there
+    assert steps[2:] == ["%cd torch-katas", "!pip install -q -e .", "%load_ext torch_katas"]
+    # Every later cell is a %kata command that exists.
+    for source in rest:
+        command = source.removeprefix("%kata ").split()[0]
+        assert command in magics_commands(), source
+
+
+def magics_commands() -> tuple[str, ...]:
+    magics = pytest.importorskip("torch_katas.notebook.magics", reason=f"the extra: {EXTRA}")
+    return magics.SHARED_COMMANDS

@@ -10,6 +10,7 @@ output. Nothing here imports pytest, torch or the kata.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import re
@@ -53,6 +54,7 @@ class Outcome:
     output: str  # pytest's stdout and stderr, interleaved
     seconds: float
     status: str  # the kata's status in the store after the run
+    reported: bool = False  # whether pytest wrote its report of the tests
     tests: int = 0
     passed: int = 0
     skipped: int = 0
@@ -75,7 +77,7 @@ def run_tests(root: Path, kata: Kata, pytest_args: list[str]) -> Outcome:
         junit = Path(scratch) / "junit.xml"
         argv = command(root, kata, junit, pytest_args)
         start = time.perf_counter()
-        # A session of its own: an interrupt of the kernel is passed on below, once.
+        # A process group of its own: an interrupt of the kernel is passed on to it below.
         process = subprocess.Popen(
             argv,
             cwd=root,
@@ -106,15 +108,19 @@ def run_tests(root: Path, kata: Kata, pytest_args: list[str]) -> Outcome:
 
 
 def stop(process: subprocess.Popen) -> None:
-    """Interrupt the run as Ctrl-C would (pytest then records no kata as solved), then end it."""
-    if os.name == "posix":
-        process.send_signal(signal.SIGINT)
-    else:  # pragma: no cover - Windows has no SIGINT for another process group
-        process.terminate()
+    """Interrupt the run as Ctrl-C in a terminal would, its whole process group (pytest then
+    records no kata as solved); kill the group if it is still running 10 s later."""
+    if os.name != "posix":  # pragma: no cover - no process groups to signal
+        process.kill()
+        process.communicate()
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)
     try:
         process.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    except subprocess.TimeoutExpired:  # still running, so the group is still its own
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
 
 
@@ -124,6 +130,7 @@ def read_junit(path: Path, outcome: Outcome) -> None:
         tree = ElementTree.parse(path)
     except ElementTree.ParseError:
         return
+    outcome.reported = True
     groups: dict[str, Failure] = {}
     for case in tree.getroot().iter("testcase"):
         outcome.tests += 1
@@ -149,9 +156,11 @@ def progress_block(output: str) -> list[str]:
 
 
 def verdict(outcome: Outcome) -> str:
-    kata = outcome.kata
-    said = VERDICTS.get(outcome.exit_code, f"exit code {outcome.exit_code}")
-    if outcome.exit_code not in (0, 1):
+    kata, code = outcome.kata, outcome.exit_code
+    said = VERDICTS.get(code, f"exit code {code}")
+    if not outcome.reported:
+        return f"{kata.label} {kata.title}: pytest did not run the tests (exit code {code})"
+    if code not in (0, 1):
         return f"{kata.label} {kata.title}: {said}"
     counts = f"{outcome.passed} of {outcome.tests} tests pass"
     if outcome.skipped:
@@ -165,7 +174,7 @@ def report(outcome: Outcome) -> str:
     devices = next((ln for ln in outcome.output.splitlines() if ln.startswith(DEVICES_LINE)), None)
     if devices:
         lines.append(devices.removeprefix("torch-katas: ").strip())
-    if outcome.exit_code not in (0, 1):  # no verdict of the tests: show what pytest said
+    if not outcome.reported or outcome.exit_code not in (0, 1):  # show what pytest said
         lines += ["", *outcome.output.rstrip().splitlines()[-40:]]
         return "\n".join(lines)
     if outcome.failures:
