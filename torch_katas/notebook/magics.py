@@ -9,9 +9,9 @@
     %kata solution 6        once kata 6 is solved: the reference next to your answer
     %kata reset 6, %kata restore 6 [BACKUP]   as the `katas` commands
 
-The tests run in a fresh process, `python -m pytest katas/qNN_name_test.py` (run.py), on every
-device the machine has; the kernel imports neither torch nor the stub, so a broken cell cannot
-break it, and no module goes stale between runs.
+The tests run in a fresh process, `python -m pytest katas/qNN_name_test.py`, on every device
+the machine has; the kernel imports neither torch nor the stub, so a broken cell cannot break
+it, and no module goes stale between runs.
 """
 
 from __future__ import annotations
@@ -56,8 +56,7 @@ def suite_root(given: str | None = None) -> Path:
         if (checkout / catalog.CATALOG).is_file():
             return checkout
         raise UsageError(
-            f"no {catalog.CATALOG} in {Path.cwd()} or above: `%cd` into a clone of "
-            "torch-katas (or pass --root PATH)"
+            f"no {catalog.CATALOG} in {Path.cwd()} or above: `%cd` into a clone of torch-katas"
         ) from None
 
 
@@ -87,10 +86,14 @@ class KataMagics(Magics):
     def kata(self, line: str, cell: str | None = None) -> None:
         """Practise torch-katas in this notebook (`%kata help` for the commands)."""
         try:
+            try:
+                words = shlex.split(line)
+            except ValueError as error:  # an unclosed quote
+                raise UsageError(str(error)) from None
             if cell is None:
-                self.line(shlex.split(line))
+                self.line(words)
             else:
-                self.cell(shlex.split(line), cell)
+                self.cell(words, cell)
         except UsageError as error:
             # IPython's own kind: shown as one line, and `Run all` stops here.
             raise MagicUsageError(f"%kata: {error}") from None
