@@ -118,53 +118,50 @@ def test_the_extension_imports_neither_torch_nor_pytest_nor_a_kata():
     assert done.stdout.strip() == "[]"
 
 
-JUNIT = """<?xml version="1.0" encoding="utf-8"?>
-<testsuites><testsuite name="pytest" tests="5">
-<testcase classname="katas.q02_numpy_bridge_test" name="test_a[cpu]"/>
-<testcase classname="katas.q02_numpy_bridge_test" name="test_b[cpu]">
-  <failure message="AssertionError: use the last dim&#10;Tensor-likes are not close!">...</failure>
-</testcase>
-<testcase classname="katas.q02_numpy_bridge_test" name="test_b[sim]">
-  <failure message="AssertionError: use the last dim&#10;Tensor-likes are not close!">...</failure>
-</testcase>
-<testcase classname="katas.q02_numpy_bridge_test" name="test_c[cpu]">
-  <error message="failed on setup with &quot;OSError&quot;">...</error>
-</testcase>
-<testcase classname="katas.q02_numpy_bridge_test" name="test_d[cpu]">
-  <skipped message="float64 is not supported on mps"/>
-</testcase>
-</testsuite></testsuites>
+OUTPUT = """\x1b[1m=== test session starts ===\x1b[0m
+platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.7.0
+torch-katas: testing your answers (katas/)
+torch-katas: devices cpu, sim (simulated); not found: cuda, mps
+rootdir: /suite
+collected 66 items
+
+katas/q02_numpy_bridge_test.py \x1b[31mF\x1b[0m.....    [100%]
+
+=== what to fix ===
+1 test: to_tensor should have dtype torch.float64, got torch.float32
+=== torch-katas progress ===
+Solved 0 of 1 katas (1 partly solved, 0 not started)
+=== 1 failed, 65 passed in 1.50s ===
 """
 
 
-def outcome(**fields) -> run.Outcome:
-    given = {"command": [], "exit_code": 1, "output": "", "seconds": 1.0, "status": "partly solved"}
-    return run.Outcome(kata=KATA, **{**given, **fields})
-
-
-def test_the_cell_shows_each_failure_message_once_with_its_tests(tmp_path):
-    junit = tmp_path / "junit.xml"
-    junit.write_text(JUNIT, encoding="utf-8")
-    output = (
-        "torch-katas: devices cpu, sim\n..\n== torch-katas progress ==\n  q02 ..\n== 3 failed =="
+def outcome(output: str, exit_code: int = 1) -> run.Outcome:
+    test_file = "katas/q02_numpy_bridge_test.py"
+    return run.Outcome(
+        KATA,
+        test_file,
+        ["python", "-m", "pytest", test_file],
+        exit_code,
+        output,
+        1.5,
+        "partly solved",
     )
-    shown = outcome(output=output)
-    run.read_junit(junit, shown)
-    assert (shown.tests, shown.passed, shown.skipped, shown.failed) == (5, 1, 1, 3)
-    text = run.report(shown)
-    assert text.splitlines()[:2] == [
-        f"{KATA.label} {KATA.title}: some tests fail; partly solved (1 of 5 tests pass, 1 skipped)",
-        "devices cpu, sim",
+
+
+def test_the_cell_shows_the_verdict_then_what_pytest_printed_after_its_header():
+    lines = run.report(outcome(OUTPUT)).splitlines()
+    assert lines[:3] == [
+        f"{KATA.label} {KATA.title}: some tests fail; partly solved",
+        "torch-katas: devices cpu, sim (simulated); not found: cuda, mps",
+        "",
     ]
-    assert "- AssertionError: use the last dim\n  Tensor-likes are not close!\n" in text
-    assert "(test_b[cpu], test_b[sim])" in text and "failed on setup" in text
-    assert text.endswith("\n\ntorch-katas progress\n  q02 ..\n3 failed")
+    assert lines[3:] == OUTPUT.rstrip().splitlines()[7:]  # colours and all
 
 
-def test_the_cell_shows_pytests_output_when_pytest_did_not_run_the_tests():
-    text = run.report(outcome(output="/usr/bin/python: No module named pytest\n"))
+def test_the_cell_shows_pytests_whole_output_when_pytest_did_not_run_the_tests():
+    text = run.report(outcome("/usr/bin/python: No module named pytest\n"))
     assert "pytest did not run the tests (exit code 1)" in text
-    assert text.endswith("No module named pytest")
+    assert text.endswith("\n\n/usr/bin/python: No module named pytest")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="elsewhere the run is killed: no process groups")
@@ -213,13 +210,16 @@ def recorded(root: Path) -> tuple[object, object]:
     return store.read(STATUS_KEY), store.read(PASSED_KEY)
 
 
-def progress(text: str) -> list[str]:
-    """The plugin's progress summary, from its header to pytest's last line, without the
-    rulers around them and the run's duration."""
-    lines = text.rstrip().splitlines()
-    start = next(i for i, line in enumerate(lines) if "torch-katas progress" in line)
-    lines = [line.strip("= ") if line.startswith("=") else line for line in lines[start:]]
-    return [re.sub(r" in [\d.]+s$", "", line) for line in lines]
+def results(text: str) -> list[str]:
+    """What pytest printed from its first line of test results on (after its session header),
+    without colours, rulers and the run's duration."""
+    lines = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line) for line in text.rstrip().splitlines()]
+    test_file = KATA.test_path(ROOT).relative_to(ROOT).as_posix()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{test_file} "))
+    return [
+        re.sub(r" in [\d.]+s$", "", line.strip("= ")) if line.startswith("=") else line
+        for line in lines[start:]
+    ]
 
 
 def text_of(cell) -> str:
@@ -295,11 +295,11 @@ def test_a_generated_notebook_runs_on_a_real_kernel_as_pytest_runs(suite, tmp_pa
     def reply_of(cell):
         return replies[notebook.cells.index(cell)]["content"]
 
-    # The same progress as pytest's, recorded and shown, for each version of the stub.
+    # The same progress as pytest's, recorded and shown, for each version of the stub: the
+    # cell shows what pytest prints in a terminal, failures, progress and counts.
     assert kernel_records == terminal_records
     for name in answers:
-        shown = [re.sub(r" in [\d.]+s$", "", line) for line in text[name].splitlines()]
-        assert progress(terminal_output[name]) == shown[-len(progress(terminal_output[name])) :]
+        assert results(text[name]) == results(terminal_output[name])
         # On the default devices: every one the machine has.
         devices = re.search(r"^torch-katas: (devices .*)$", terminal_output[name], re.M)[1]
         assert devices in text[name]
@@ -312,11 +312,11 @@ def test_a_generated_notebook_runs_on_a_real_kernel_as_pytest_runs(suite, tmp_pa
     payload = reply_of(cells["show"])["payload"]
     assert [p["text"] for p in payload if p["source"] == "set_next_input"] == [cell_text]
     # The wrong answer: the verdict and its failure message.
-    assert "some tests fail; partly solved (" in text["wrong"]
+    assert f"{KATA.label} {KATA.title}: some tests fail; partly solved\n" in text["wrong"]
     assert WRONG_MESSAGE in text["wrong"]
     # The right one: solved, no failure; its previous version kept as reset keeps it.
-    passed = re.search(r"all tests pass; solved \((\d+) of (\d+) tests pass\)", text["right"])
-    assert passed and passed[1] == passed[2] and "failing" not in text["right"]
+    assert f"{KATA.label} {KATA.title}: all tests pass; solved\n" in text["right"]
+    assert not re.search(r"\bfail", results(text["right"])[-1])
     assert "your attempt is saved as .katas-backups/" in text["right"]
     # The broken one: its tests fail with the line that does not import; the kernel goes on.
     assert "katas/q02_numpy_bridge.py line 1 does not import: SyntaxError" in text["broken"]

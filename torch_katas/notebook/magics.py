@@ -21,7 +21,6 @@ import contextlib
 import io
 import shlex
 from pathlib import Path
-from typing import Any
 
 from IPython.core.error import UsageError as MagicUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -29,7 +28,7 @@ from IPython.display import Code, display
 
 from torch_katas import catalog, cli
 from torch_katas.catalog import Kata, UsageError
-from torch_katas.notebook.run import report, report_html, run_tests
+from torch_katas.notebook.run import report, run_tests
 from torch_katas.notebook.stub import cell_text, save
 from torch_katas.store import Store
 
@@ -172,9 +171,4 @@ class KataMagics(Magics):
             f"running pytest {test_file} ...",
             flush=True,
         )
-        outcome = run_tests(root, kata, pytest_args)
-        bundle: dict[str, Any] = {
-            "text/plain": report(outcome),
-            "text/html": report_html(outcome),
-        }
-        display(bundle, raw=True)
+        print(report(run_tests(root, kata, pytest_args)), flush=True)
