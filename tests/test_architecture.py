@@ -14,6 +14,7 @@ LAYERS = [
     {"runtime", "testing"},  # answer import, state guard, time limits; kata tests' helpers
     {"plugin", "grading"},  # the pytest plugin; take-homes and grading
     {"cli"},  # the learner's command line, which also starts grading
+    {"notebook"},  # the IPython extension: the CLI's commands and backups in a kernel
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
@@ -100,3 +101,13 @@ def test_no_import_cycles():
 def test_the_checks_see_the_imports():
     assert "torch_katas.store" in GRAPH["torch_katas.plugin.summary"]
     assert "torch_katas.grading.grade" in GRAPH["torch_katas.cli.commands"]
+    assert "torch_katas.cli.commands" in GRAPH["torch_katas.notebook.stub"]
+    assert "torch_katas.notebook" in GRAPH["torch_katas"]
+
+
+def test_the_package_itself_imports_nothing_when_imported():
+    """torch_katas/__init__.py, outside the layers, imports the notebook package only when
+    IPython loads the extension: importing any module of torch_katas imports nothing more."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    eager = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not eager, f"torch_katas/__init__.py imports at its top: line {eager[0].lineno}"

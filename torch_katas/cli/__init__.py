@@ -9,6 +9,7 @@ katas run 6 7 8 [-- ARGS]       run these katas' tests (ARGS go to pytest)
 katas solution 6                once kata 6 is solved: the reference and yours
 katas reset 6                   start kata 6 over (your attempt is backed up)
 katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
+katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
 """
@@ -75,6 +76,12 @@ def command(
         usage=usage,
         formatter_class=Formatter,
     )
+
+
+def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    from torch_katas.cli import notebook  # nbformat: only for this command
+
+    return notebook.cmd_notebook(args, root, katas)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -179,6 +186,21 @@ def parser() -> argparse.ArgumentParser:
     restore.add_argument("backup", nargs="?", help="a backup's file name (default: the latest)")
     restore.add_argument("--list", action="store_true", help="list the kata's backups")
     restore.set_defaults(run=commands.cmd_restore)
+
+    notebook = command(
+        subcommands,
+        "notebook",
+        "write a Jupyter notebook of katas: each one's task and its stub in a cell",
+        "Write a Jupyter notebook with one section per kata: the task, then the stub in a "
+        "cell that starts with %%kata N; running that cell saves it as the stub and runs the "
+        "kata's tests. Needs the notebook extra: pip install -e '.[notebook]'.",
+    )
+    notebook.add_argument(
+        "katas", nargs="*", metavar="KATA", help="kata numbers (default: every kata)"
+    )
+    notebook.add_argument("--out", help="the notebook to write (default: katas.ipynb in the suite)")
+    notebook.add_argument("--force", action="store_true", help="replace an existing notebook")
+    notebook.set_defaults(run=cmd_notebook)
 
     takehome = command(
         subcommands,
