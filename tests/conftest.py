@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 # pytester's in-process runs forget the modules imported during them, and torch's modules
-# that register native operators fail when imported a second time. The first operation on
-# the simulated device imports this one: import it once, for the whole session, here.
+# that register native operators fail when imported a second time. Kata 38's compiled tests
+# import this one: import it once, for the whole session, here.
 import torch.distributed.tensor  # noqa: F401
 
 from torch_katas import catalog

@@ -23,18 +23,13 @@ def main() -> None:
         # their asserts, and warns (an error in this suite) when they were imported before.
         import numpy  # noqa: F401
         import pytest
-        import torch
-        import torch.testing._comparison  # the first assert_close imports it
 
         from torch_katas import catalog, devices, status, store, testing  # noqa: F401
         from torch_katas.runtime import answers, isolation, timelimit  # noqa: F401
 
-        # The first op on the simulated device imports torch.distributed.tensor (a second):
-        # pay that now, while the learner edits, when the default run will use the device.
-        chosen = devices.present()
-        if "sim" in chosen:
-            devices.set_up(chosen)
-            torch.ones(1, device="sim").add(1)
+        # Setting up the simulated device runs its first op: pay that now, while the learner
+        # edits, when the default run will use the device.
+        devices.set_up(devices.present())
     except BaseException:
         traceback.print_exc()
         sys.stderr.flush()

@@ -14,6 +14,7 @@ at CPU speed, and its random draws come from the CPU's generator (CUDA has its o
 from __future__ import annotations
 
 import collections
+import sys
 import types
 import weakref
 from collections.abc import Callable
@@ -478,7 +479,35 @@ def register() -> str | None:
         _aten.impl(name, kernel, "AutocastPrivateUse1")
     torch.serialization.register_package(11, _storage_location, _restore)
     _library = (fallbacks, _aten)
+    _first_op_without_dtensor()
     return None
+
+
+def _first_op_without_dtensor() -> None:
+    """Run the device's first op without importing torch.distributed.tensor (and sympy).
+
+    torch's C++ dispatch of a tensor subclass imports torch.distributed.tensor on its first
+    op, once per process, only to learn the DTensor class, and that import takes about as
+    long as `import torch`. When nothing has imported it yet, the first op here sees a
+    stand-in module whose DTensor is a class no tensor is an instance of; the stand-in is
+    gone right after, so any later `import torch.distributed.tensor` imports the real one
+    (a real DTensor then takes torch's general path instead of a C++ shortcut). If this torch
+    asks more of the module, the first op is simply done again with the real one.
+    """
+    name = "torch.distributed.tensor"
+    if name in sys.modules:
+        return
+    stand_in = types.ModuleType(name)
+    stand_in.DTensor = type("DTensor", (), {})  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+    try:
+        torch.ones(1, device=_DEVICE).add_(1)
+    except Exception:
+        del sys.modules[name]
+        torch.ones(1, device=_DEVICE).add_(1)
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
 
 
 def _fallback(op: Any, *args: Any, **kwargs: Any) -> Any:
