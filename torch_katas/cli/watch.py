@@ -1,10 +1,12 @@
 """`katas watch`: rerun one kata's tests on every save of its stub or its tests.
 
-Each run happens in a spare interpreter (torch_katas/spare.py) started ahead of time, which
-has already imported torch, pytest and the harness: it runs pytest once and exits, and the
-next spare starts as soon as a run ends. So a rerun pays for the kata's tests, not for
-`import torch`, and no module survives from one run into the next. This process imports
-neither torch nor any kata; watchfiles reports the saves.
+Each run happens in a spare interpreter (torch_katas/cli/spare.py) started ahead of time,
+which has already imported torch, pytest and the harness: it runs pytest once and exits, and
+the next spare starts as soon as a run starts, so that it is ready for a save soon after the
+verdict. So a rerun pays for the kata's tests, not for `import torch`, and no module survives
+from one run into the next. While a run goes on, two interpreters hold torch (the run's and
+the next spare); between runs, one. This process imports neither torch nor any kata;
+watchfiles reports the saves.
 
 pytest runs quietly (-qq) with the plugin's failure digest fitted to the terminal's rows
 (--digest-height), first failure on top; the watcher's own last lines say what the learner's
@@ -232,13 +234,14 @@ class Watch:
             while True:
                 if pending and running is None and spare is not None:
                     pending = False
-                    running, spare = self.start_run(spare), None
+                    # The next spare warms up while this run goes on: a save soon after the
+                    # verdict finds it ready (two interpreters with torch for that while).
+                    running, spare = self.start_run(spare), Spare(self.root)
                 kind, value = self.events.get()
                 if kind == "save" and value & self.files():
                     pending = True
                 elif kind == "done":
                     running = None
-                    spare = Spare(self.root)  # warm up for the next save at once
                     for line in self.closing(value, keys, self.size()[0]):
                         self.say(line)
                     for key in waiting_keys:
