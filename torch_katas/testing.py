@@ -820,11 +820,20 @@ def forbidden_modules(
                 module = frame.f_globals.get("__name__", "?")
                 refuse(f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
         elif event == "c_call":
-            module = _builtin_module(arg)
-            if _in_names(module, names) and not _in_names(module, allowed_names):
-                public = getattr(arg, "__module__", None) or module  # numpy, not numpy._core
+            # Every builtin call passes here: its verdict is worked out once per function.
+            owner = getattr(arg, "__self__", None)
+            kind = owner if isinstance(owner, types.ModuleType | type) else type(owner)
+            key = (kind, getattr(arg, "__module__", None), getattr(arg, "__name__", None))
+            forbidden = verdicts.get(key)
+            if forbidden is None:
+                module = _builtin_module(arg)
+                forbidden = _in_names(module, names) and not _in_names(module, allowed_names)
+                verdicts[key] = forbidden
+            if forbidden:
+                public = getattr(arg, "__module__", None) or _builtin_module(arg)  # numpy
                 refuse(f"{public}.{getattr(arg, '__qualname__', getattr(arg, '__name__', arg))}")
 
+    verdicts: dict[tuple[object, object, object], bool] = {}
     outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
     sys.setprofile(watch)
     try:

@@ -88,6 +88,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ProgressRecorder(config, selection), "torch-katas-progress")
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    from torch_katas.plugin import session as kata_session
+
+    if RUN in session.config.stash:
+        kata_session.skip_the_last_collection(session.config)
+
+
 def refuse_stub_arguments(config: pytest.Config, katas: dict[str, catalog.Kata]) -> None:
     """`pytest katas/q06_gradients.py` names the stub, which holds no tests: say what to run."""
     for arg in config.args:

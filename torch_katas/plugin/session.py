@@ -41,6 +41,8 @@ def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: flo
     run = KataRun(
         root=root, katas=katas, devices=chosen, answers=source, learner=not files, imports=imports
     )
+    _ACTIVE.append(run)
+    run.undo.append(_ACTIVE.pop)
     run.undo.append(answers.install(imports, set(katas)))
     run.undo.append(tune_process())
     run.undo.append(compile_cache(config))
@@ -61,6 +63,19 @@ def compile_cache(config: pytest.Config) -> Callable[[], object]:
 
 
 _EXIT_SKIPS_COLLECTIONS = False
+_ACTIVE: list[KataRun] = []  # the runs of this process now going on, outermost first
+
+
+def skip_the_last_collection(config: pytest.Config) -> None:
+    """In a run that is its process's own (not one inside another), skip the full garbage
+    collection pytest runs after the session to find exceptions raised in `__del__` of
+    objects in reference cycles: it walks every object torch.compile and torch.export made,
+    for a second or two, as the process ends. (Exceptions in `__del__` of objects freed the
+    usual way are still reported as they happen.) Registered at the session's start, so it
+    runs before pytest's own clean-up, which then finds every object frozen.
+    """
+    if len(_ACTIVE) == 1:
+        config.add_cleanup(gc.freeze)
 
 
 def tune_process() -> Callable[[], None]:
