@@ -286,6 +286,7 @@ class _Checker:
         self.bound: set[str] = set()  # names bound to an imported module or class
         self.handler_types: set[int] = set()  # ids of nodes naming an except clause's types
         self.shadowed: set[int] = set()  # ids of names that are the answer's own, not builtins
+        self.called: set[int] = set()  # ids of the names that calls are made through
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -298,6 +299,7 @@ class _Checker:
                 self.handler_types.update(id(n) for n in ast.walk(node.type))
         self.bound = set(self.imported)
         self.shadowed = shadowed(tree)
+        self.called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
         self.find_aliases(tree)
         for node in ast.walk(tree):
             self.visit(node)
@@ -475,6 +477,8 @@ class _Checker:
             return  # the answer's own binding (a parameter called `input`), not the builtin
         if name in REFUSED_BUILTINS:
             self.note(node, "builtin", f"uses {name} ({REFUSED_BUILTINS[name]})")
+        elif name in NAMED_ATTRIBUTES and id(node) not in self.called:
+            self.note(node, "builtin", f"uses {name} other than in a call of its own")
         elif is_dunder(name) and name not in DUNDER_NAMES and name not in REFUSED_BUILTINS:
             self.note(node, "name", f"uses {name}")
 
