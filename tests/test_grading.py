@@ -4,6 +4,7 @@ Each grade runs real processes (one per kata), so one take-home covers many case
 kata in it is a different way for a returned stub to be right, wrong, broken or dishonest.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -17,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog, cli
-from torch_katas.grading import review, sandbox, takehome
-from torch_katas.grading.reports import KataGrade
+from torch_katas.grading import reports, sandbox, schema, takehome
+from torch_katas.grading.reports import Flag, KataGrade, Report
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
@@ -246,20 +247,32 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     code, report = grade(suite, folder, "--timeout", 60)
 
     assert code == 1
+    # Each of the stubs that do what an answer has no use for is flagged by the policy for
+    # returned code, before it runs; what its run showed is kept beside the verdict.
     assert verdicts(report) == {
         1: "partly solved",
         2: "error",
-        6: "error",
-        7: "error",
+        6: "flagged",
+        7: "flagged",
         9: "flagged",
         10: "flagged",
-        14: "not started",  # the forged results were never written
+        14: "flagged",
         16: "flagged",
         17: "flagged",
         18: "not started",
         20: "flagged",
     }
     entries = {int(m[1:3]): e for m, e in report["katas"].items()}
+    runs = {n: entries[n].get("run_verdict") for n in (6, 7, 9, 10, 14, 16, 20)}
+    assert runs == {
+        6: "error",
+        7: "error",
+        9: "flagged",
+        10: "flagged",
+        14: "not started",  # the forged results were never written
+        16: "flagged",
+        20: "error",  # results that do not fit the schema
+    }
     # The suite's tests ran, not the candidate's one-test replacement.
     assert 0 < entries[1]["passed"] < entries[1]["total"] > 1
     assert "syntax error (line 1)" in entries[2]["reason"]
@@ -271,10 +284,11 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert "solutions" in entries[16]["reason"]
     assert "symbolic link" in entries[17]["reason"]
     assert "missing" in entries[18]["reason"]
-    assert "results file was not written by the grading plugin" in entries[20]["reason"]
+    assert "its results could not be read" in entries[20]["reason"]
     assert all(entries[n]["reason"] for n in (2, 6, 7, 9, 10, 16, 17, 18))
 
-    assert {i["kata"][:3] for i in flags_of(report, "tampering")} == {"q09", "q10", "q16", "q20"}
+    tampering = {i["kata"][:3] for i in flags_of(report, "tampering")}
+    assert tampering == {"q09", "q10", "q16", "q20"}
     assert [i["kata"] for i in flags_of(report, "refused")] == ["q17_init_weights"]
     edited = {item["file"] for item in flags_of(report, "edited")}
     assert edited == {
@@ -287,17 +301,29 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert {item["file"] for item in flags_of(report, "added")} == {"katas/conftest.py"}
     assert set(report["diffs"]) == edited - {takehome.MANIFEST}
     assert "+# edited" in report["diffs"]["pyproject.toml"]
-    reviewed = {(i["kata"][:3], i["reason"].split(": ", 1)[1]) for i in flags_of(report, "review")}
-    assert ("q10", "imports gc (the garbage collector (a way to reach the harness's objects))") in (
-        reviewed
-    )
-    assert ("q07", "imports ctypes (raw memory and C calls)") in reviewed
-    assert not [i for i in flags_of(report, "review") if i["kata"].startswith("q01")]
+    refused = {
+        (i["kata"][:3], i["line"], i["rule"], i["reason"]) for i in flags_of(report, "policy")
+    }
+    assert (
+        "q10",
+        2,
+        "import",
+        "imports gc (not among the modules this kata's answers may import)",
+    ) in refused
+    assert (
+        "q07",
+        1,
+        "import",
+        "imports ctypes (not among the modules this kata's answers may import)",
+    ) in refused
+    assert {kata for kata, *_ in refused} == {"q06", "q07", "q09", "q10", "q14", "q16", "q20"}
+    assert all(item["file"] == f"katas/{item['kata']}.py" for item in flags_of(report, "policy"))
 
     # The report: what an interviewer reads, and nothing left from before.
     assert report["candidate"] == "many"
     assert report["sandbox"] == ("bwrap" if sandbox.bwrap_works() else "none")
     assert report["devices"] == ["cpu"] and report["suite_commit"]
+    assert report["hints"] == "first"
     # pytest-xdist and pytest-timeout are installed; grading loads neither on its own.
     assert all(entry.get("autoloaded_plugins", []) == [] for entry in entries.values())
     assert report["torch"] and report["python"] == ".".join(map(str, sys.version_info[:3]))
@@ -311,6 +337,12 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     markdown = (folder / "grading" / "report.md").read_text()
     assert "| q01 | Fit a line with autograd | partly solved | " in markdown
     assert "not started: katas/q18_" in markdown
+    assert "(its tests alone: error)" in markdown
+    assert (
+        "- policy: imports gc (not among the modules this kata's answers may import) [import]"
+        in (markdown)
+    )
+    assert "`katas/q10_containers.py:2`" in markdown
     messages = [f["message"] for f in entries[1]["failures"]]
     assert len(messages) == len(set(messages)) and all(messages)
     output = capsys.readouterr().out
@@ -357,7 +389,8 @@ def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path)
     elapsed = time.monotonic() - started
 
     assert code == 1
-    assert verdicts(report) == {1: "solved", 2: "error", 3: "not started"}
+    assert verdicts(report) == {1: "solved", 2: "error", 3: "flagged"}
+    assert report["katas"]["q03_vectorised_ops"]["run_verdict"] == "not started"
     entries = list(report["katas"].values())
     assert f"{limit:g} s limit" in entries[1]["reason"]
     others = entries[0]["seconds"] + entries[2]["seconds"]
@@ -368,9 +401,9 @@ def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path)
         os.kill(daemon, 0)
     assert report["candidate"] == "Jane Doe" and report["sandbox"] == "none"
     assert "forged" not in report_path.read_text()
-    # Only the daemon's code is listed for review; nothing else differs from what was sent.
+    # Only the daemon's code is refused by the policy; nothing else differs from what was sent.
     assert {(item["kind"], item["kata"]) for item in report["flags"]} == {
-        ("review", "q03_vectorised_ops")
+        ("policy", "q03_vectorised_ops")
     }
     gradescope = json.loads((folder / "grading" / "results.json").read_text())
     assert gradescope["score"] == 1 and gradescope["execution_time"] >= limit
@@ -390,7 +423,7 @@ def test_a_skip_from_the_stub_counts_as_a_failure(suite, tmp_path):
     path.write_text("import pytest\n" + source)
     _, report = grade(suite, folder, "--timeout", 60)
     (entry,) = report["katas"].values()
-    assert entry["verdict"] != "solved"
+    assert entry["verdict"] == "flagged" and entry["run_verdict"] == "partly solved"
     assert entry["total"] > 0 and entry["passed"] == 0 and entry["skipped"] == 0
     assert "not handled" in entry["failures"][0]["message"]
 
@@ -434,32 +467,336 @@ def wait_for(found, seconds: float = 60):
     raise AssertionError("timed out")
 
 
-def test_review_lists_what_a_solution_has_no_business_doing():
-    findings = review.scan(PATCHES + READS_THE_REFERENCE + "import subprocess, socket\n")
-    text = "\n".join(findings)
-    for expected in (
-        "imports _pytest.reports",
-        "assigns to torch.testing.assert_close",
-        "imports importlib.metadata",
-        "calls exec",
-        "uses __file__",
-        "imports subprocess",
-        "imports socket",
-    ):
-        assert expected in text
-    for kata in KATAS.values():
-        assert review.scan(kata.solution_path(ROOT).read_text()) == [], kata.module
+# -- the attacks of a candidate who reads the harness -----------------------------------------
+
+THREAD_OP = """
+from concurrent.futures import ThreadPoolExecutor
+
+import torch.nn.functional as F
+
+
+def cross_entropy(logits, target, *, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(
+            F.cross_entropy, logits, target, ignore_index=ignore_index,
+            label_smoothing=label_smoothing, reduction=reduction,
+        ).result()
+"""
+
+RECORDER_SUMMARY = """
+def _forge():
+    try:
+        raise ValueError
+    except ValueError as error:
+        frame = error.__traceback__.tb_frame
+    while frame is not None:
+        recorder = frame.f_locals.get("recorder")
+        if recorder is not None and hasattr(recorder, "summary"):
+            honest = recorder.summary
+
+            def summary(code):
+                data = honest(code)
+                for test in data["tests"].values():
+                    test.update(outcome="passed", called=True, message="")
+                data["tampering"], data["exit_code"] = [], 0
+                return data
+
+            recorder.summary = summary
+            return
+        frame = frame.f_back
+
+
+_forge()
+"""
+
+TEST_HOOK = """
+
+class _Planted:
+    @property
+    def __test__(self):
+        try:
+            raise ValueError
+        except ValueError as error:
+            frame = error.__traceback__.tb_frame
+        while frame is not None:
+            module = getattr(frame.f_locals.get("self"), "obj", None)
+            if getattr(module, "__name__", "").endswith("_test"):
+                for name, value in list(vars(module).items()):
+                    if name.startswith("test_"):
+                        value.__code__ = (lambda device: None).__code__
+                return False
+            frame = frame.f_back
+        return False
+
+
+CenterAndScale = _Planted()
+"""
+
+COMPARISONS_REPLACED = """
+
+def decay_groups(model):
+    torch.isclose = lambda *args, **kwargs: torch.tensor(True)
+    torch.equal = lambda *args, **kwargs: True
+    torch.isnan = lambda x: torch.zeros_like(x, dtype=torch.bool)
+    raise NotImplementedError
+"""
+
+AGREEABLE = """
+
+class _Agreeable(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        result = super().__torch_function__(func, types, args, kwargs or {})
+        if getattr(func, "__name__", "") in ("eq", "__eq__", "isclose", "allclose", "equal"):
+            return True if func.__name__ in ("allclose", "equal") else torch.ones_like(result)
+        return result
+
+
+def gelu(x, approximate="none"):
+    return torch.zeros_like(x).as_subclass(_Agreeable)
+"""
+
+DEEP_RESULTS = """
+import os
+import sys
+
+with open(sys.argv[1], "w") as file:
+    file.write("[" * 200_000 + "]" * 200_000)
+os._exit(0)
+"""
+
+SEEKED_OUTPUT = """
+import os
+
+os.lseek(1, 2**40, os.SEEK_SET)
+os.write(1, b"x")
+os._exit(0)
+"""
+
+FORK_CHAIN = """
+import os
+import time
+
+if os.fork() == 0:
+    while True:  # each process forks the next, then leaves it to the grader
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+        time.sleep(0.002)
+"""
+
+STARTS_A_PROGRAM = """
+import subprocess
+import sys
+
+try:
+    subprocess.run([sys.executable, "-c", "print(open('/etc/hostname').read())"], check=False)
+except PermissionError:
+    pass
+"""
+
+FAKE_ROWS = (
+    'raise ValueError("no\\n| q99 | Fake | solved | 99/99 | 0.0 |\\n'
+    '<table><tr><td>q98 solved</td></tr></table>")'
+)
+
+ATTACKS = {  # kata: (how the stub is changed, what it is)
+    21: ("interrupt", "the stub's function raises KeyboardInterrupt"),
+    24: ("skip", "the stub's function raises unittest.SkipTest"),
+    13: ("replace", THREAD_OP),
+    27: ("inject", RECORDER_SUMMARY),
+    32: ("append", TEST_HOOK),
+    14: ("append", COMPARISONS_REPLACED),
+    12: ("append", AGREEABLE),
+    41: ("inject", DEEP_RESULTS),
+    28: ("inject", SEEKED_OUTPUT),
+    36: ("inject", FORK_CHAIN),
+    44: ("inject", STARTS_A_PROGRAM),
+    40: ("inject", FAKE_ROWS),
+}
+
+
+def attack(folder: Path, number: int) -> None:
+    how, code = ATTACKS[number]
+    path = stub(folder, number)
+    text = path.read_text()
+    if how == "interrupt":
+        path.write_text(text.replace("raise NotImplementedError", "raise KeyboardInterrupt"))
+    elif how == "skip":
+        skipped = text.replace("raise NotImplementedError", 'raise unittest.SkipTest("cannot")')
+        path.write_text("import unittest\n" + skipped)
+    elif how == "replace":
+        path.write_text(code)
+    elif how == "append":
+        path.write_text(text + code)
+    else:
+        inject(folder, number, code)
+
+
+def processes_of(folder: Path) -> list[int]:
+    """Processes still running with a working directory in a grade of `folder`."""
+    found = []
+    for cwd in Path("/proc").glob("[0-9]*/cwd"):
+        with contextlib.suppress(OSError):
+            if "katas-grade-" in os.readlink(cwd):
+                found.append(int(cwd.parent.name))
+    return found
+
+
+# Grades a whole take-home, a process per kata, once per sandbox: minutes on a busy 2-core
+# machine, far longer than the suite's 60 s limit per test, so it has a limit of its own.
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
+    if mode == "bwrap" and not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    folder = hand_out(suite, tmp_path / f"attacks-{mode}", *ATTACKS)
+    for number in ATTACKS:
+        attack(folder, number)
+
+    started = time.monotonic()
+    code, report = grade(suite, folder, "--sandbox", mode, "--timeout", 120)
+    elapsed = time.monotonic() - started
+
+    assert code == 1 and report["sandbox"] == mode
+    entries = {int(m[1:3]): e for m, e in report["katas"].items()}
+    verdicts_now = {n: e["verdict"] for n, e in entries.items()}
+    # Every attack needs code an answer has no use for: the policy flags each before it runs,
+    # except the stub whose only trick is its error message.
+    assert verdicts_now == {n: "error" if n == 40 else "flagged" for n in ATTACKS}
+    rules: dict[int, set[str]] = {}
+    for item in flags_of(report, "policy"):
+        assert item["file"] == f"katas/{item['kata']}.py" and item["line"] > 0
+        rules.setdefault(int(item["kata"][1:3]), set()).add(item["rule"])
+    assert set(rules) == set(ATTACKS) - {40}
+    expected_rules = {
+        21: {"raise"},
+        24: {"import"},
+        13: {"import"},
+        27: {"dunder", "frame"},
+        32: {"definition", "dunder"},
+        14: {"patch"},
+        12: {"definition"},
+        41: {"import", "private"},
+        28: {"private"},
+        36: {"import"},
+        44: {"import"},
+    }
+    assert {n: expected_rules[n] & rules[n] for n in expected_rules} == expected_rules
+    runs = {n: e.get("run_verdict") for n, e in entries.items()}
+    reasons = {n: e["reason"] for n, e in entries.items()}
+    tampering = {int(i["kata"][1:3]): i["reason"] for i in flags_of(report, "tampering")}
+
+    # What the runs alone show, beside the policy.
+    # KeyboardInterrupt: the run stops; the tests it never ran are failed, not left out.
+    assert runs[21] == "error" and "pytest exit status 2: interrupted" in reasons[21]
+    assert entries[21]["passed"] == 0 and entries[21]["total"] > 1
+    # unittest.SkipTest from the stub: failures, not skips.
+    assert runs[24] == "partly solved" and entries[24]["skipped"] == 0
+    assert "only the harness may skip" in entries[24]["failures"][0]["message"]
+    # A forbidden op on a worker thread fails the rule, saying so.
+    assert runs[13] == "partly solved"
+    assert any("ran on another thread" in f["message"] for f in entries[13]["failures"])
+    # The recorder's summary replaced on the instance: the results are still the real ones.
+    assert runs[27] == "not started" and entries[27]["passed"] == 0
+    # Test functions' code swapped through a __test__ lookup at collection.
+    assert runs[32] == "flagged" and "is not its test file's" in tampering[32]
+    # Comparisons replaced inside each call: what the state guard put back is tampering.
+    assert runs[14] == "flagged" and "torch.isclose was replaced during" in tampering[14]
+    # A returned tensor subclass that makes comparisons agree is refused by the checks.
+    assert entries[12]["passed"] == 0
+    assert any("subclass of torch.Tensor" in f["message"] for f in entries[12]["failures"])
+    # Results nested 200,000 deep, and output seeked to 1 TB: that kata's error only.
+    assert runs[41] == "error" and "could not be read" in reasons[41] and 41 in tampering
+    assert runs[28] == "error" and "File too large" in reasons[28]  # RLIMIT_FSIZE
+    # A chain of processes forking once per session is stopped and killed; it costs little.
+    assert runs[36] == "not started" and entries[36]["seconds"] < 60
+    assert processes_of(folder) == []
+    # A program started by the answer would run without the checks: refused.
+    assert runs[44] == "flagged" and "started a program" in tampering[44]
+    # A multi-line reason adds no rows to the report.
+    markdown = (folder / "grading" / "report.md").read_text()
+    assert "q99" in reasons[40] and "<table>" in reasons[40]
+    assert not [line for line in markdown.splitlines() if line.startswith("| q99")]
+    assert "<table>" not in markdown and "&lt;table&gt;" in markdown
+    assert elapsed < GRADING_LIMIT
+
+
+def test_results_that_do_not_fit_are_refused_without_a_crash(tmp_path):
+    deep = "[" * 200_000 + "]" * 200_000
+    for text, message in [
+        (deep, "nested deeper"),
+        ('{"version": 1}', "token: expected str"),
+        ("[]", "not a JSON object"),
+        ("{" + "x" * 100, "not JSON"),
+    ]:
+        with pytest.raises(schema.SchemaError, match=message):
+            schema.parse(text)
+    huge = tmp_path / "results.json"
+    with huge.open("wb") as file:
+        file.truncate(schema.MAX_BYTES + 10)
+    with pytest.raises(schema.SchemaError, match="larger than"):
+        schema.read(huge)
+    with pytest.raises(schema.NoResults):
+        schema.read(tmp_path / "missing.json")
+
+
+def test_the_markdown_report_escapes_what_the_candidate_wrote():
+    grade = KataGrade("Title", "error", reason="x\n| q99 | fake | solved | 1/1 | 0 |\n<b>bold</b>")
+    grade.failures = [reports.FailureGroup("a\n## Fake heading\n- fake item | x", ["t"])]
+    report = Report(
+        candidate="c", date="d", suite_commit=None, handed_out=None, torch="t", python="p",
+        devices=[], sandbox="none", timeout=1, seconds=1, katas={"q01_fit_line": grade},
+        flags=[Flag("y\n| q98 | fake |", "tampering", "katas/q01_fit_line.py\n| q97 |")],
+        diffs={}, warnings=["w\n| q96 |"],
+    )  # fmt: skip
+    markdown = reports.markdown(report)
+    rows = [line for line in markdown.splitlines() if line.startswith("| q")]
+    assert len(rows) == 1 and rows[0].startswith("| q01 | Title | error: x \\| q99")
+    assert not [line for line in markdown.splitlines() if line.startswith(("## Fake", "- fake"))]
+    assert "&lt;b&gt;bold&lt;/b&gt;" in markdown and "<b>" not in markdown
+
+
+def test_auto_falls_back_to_none_with_a_warning_where_bwrap_cannot_start(
+    suite, tmp_path, monkeypatch, capsys
+):
+    # As on a runner whose kernel refuses unprivileged user namespaces (Ubuntu 24.04's
+    # AppArmor default, some containers): bwrap is installed but cannot start.
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "BWRAP", str(fake))
+    sandbox.bwrap_problem.cache_clear()
+    try:
+        folder = hand_out(suite, tmp_path / "fallback", 2)
+        shutil.copy(KATAS["q02_numpy_bridge"].solution_path(suite), stub(folder, 2))
+        code, report = grade(suite, folder, "--timeout", 120)
+        assert katas("--root", suite, "grade", folder, "--sandbox", "bwrap") == 2
+    finally:
+        sandbox.bwrap_problem.cache_clear()
+    assert code == 0 and report["sandbox"] == "none"
+    (warning,) = report["warnings"]
+    assert "--sandbox auto fell back to none" in warning and "uid map: Permission denied" in warning
+    err = capsys.readouterr().err
+    assert "warning: --sandbox auto fell back to none" in err
+    assert "--sandbox bwrap:" in err and "(bwrap: setting up uid map: Permission denied)" in err
+    markdown = (folder / "grading" / "report.md").read_text()
+    assert "**Warning**: --sandbox auto fell back to none" in markdown
 
 
 def test_asking_for_bwrap_where_it_cannot_run_is_an_error(monkeypatch):
     monkeypatch.setattr(sandbox, "BWRAP", "no-such-bwrap")
-    sandbox.bwrap_works.cache_clear()
+    sandbox.bwrap_problem.cache_clear()
     try:
-        assert sandbox.choose("auto") == "none"
-        with pytest.raises(ValueError, match="install the bubblewrap package"):
+        mode, warning = sandbox.choose("auto")
+        assert mode == "none" and "no-such-bwrap is not installed" in warning
+        assert "ran as you" in warning
+        with pytest.raises(ValueError, match="needs the bubblewrap package"):
             sandbox.choose("bwrap")
     finally:
-        sandbox.bwrap_works.cache_clear()
+        sandbox.bwrap_problem.cache_clear()
 
 
 def test_equal_weight_per_kata():

@@ -363,8 +363,9 @@ TAMPERING = {
     "dunder-import": ("m = __import__('os')", [(1, "builtin")]),
     "file": ("where = __file__", [(1, "name")]),
     "builtins": ("b = __builtins__", [(1, "name")]),
-    "keyboard-interrupt": ("def f():\n    raise KeyboardInterrupt", [(2, "raise"), (2, "raise")]),
-    "system-exit": ("def f():\n    raise SystemExit(0)", [(2, "raise"), (2, "raise")]),
+    "keyboard-interrupt": ("def f():\n    raise KeyboardInterrupt", [(2, "raise")]),
+    "system-exit": ("def f():\n    raise SystemExit(0)", [(2, "raise")]),
+    "interrupt-alias": ("stop = KeyboardInterrupt", [(1, "raise")]),
     "base-subclass": ("class Stop(BaseException):\n    pass", [(1, "raise")]),
     "exit": ("exit()", [(1, "builtin")]),
     "torch-function": (

@@ -277,6 +277,7 @@ class Results:
         self.guard = guard
         self.processes = processes
         self.settings: set[str] = set()
+        self.codes: dict[str, object] = {}  # each test's code object, as collected
         self.watch: Watch | None = None
         self.tests: dict[str, TestRecord] = {}
         self.collect_errors: list[str] = []
@@ -315,7 +316,42 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        # Each test's code, as collected: it must be the test file's own, and stay the same.
+        for item in session.items:
+            code = getattr(getattr(item, "obj", None), "__code__", None)
+            if code is None:
+                continue
+            self.codes[item.nodeid] = code
+            if os.path.realpath(code.co_filename) != os.path.realpath(str(item.path)):
+                self.note(
+                    f"the code of {item.originalname} is not its test file's "
+                    f"(it comes from {Path(code.co_filename).name})"
+                )
+        # The test module's functions too: a module whose collection failed has no items.
+        module = next(
+            (m for name, m in list(sys.modules.items()) if name.endswith(f"{self.kata}_test")),
+            None,
+        )
+        for name, value in list(vars(module).items()) if module is not None else []:
+            code = getattr(value, "__code__", None)
+            path = getattr(module, "__file__", None) or ""
+            if not name.startswith("test") or code is None:
+                continue
+            if os.path.realpath(code.co_filename) != os.path.realpath(path):
+                self.note(
+                    f"the code of {name} is not its test file's "
+                    f"(it comes from {Path(code.co_filename).name})"
+                )
         self.check()
+
+    def pytest_runtest_setup(self, item: Any) -> None:
+        code = getattr(getattr(item, "obj", None), "__code__", None)
+        if item.nodeid in self.codes and code is not self.codes[item.nodeid]:
+            self.note(f"the code of {item.originalname} was replaced after collection")
+
+    def note(self, change: str) -> None:
+        if change not in self.tampering and len(self.tampering) < 50:
+            self.tampering.append(change)
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         entry = self.tests.setdefault(
@@ -358,11 +394,9 @@ class Results:
         for name in put_back:
             if str(name) in self.settings:
                 continue
-            change = (
+            self.note(
                 f"{str(name)[:100]} was replaced during {test[:100]} (the state guard put it back)"
             )
-            if change not in self.tampering and len(self.tampering) < 50:
-                self.tampering.append(change)
 
     def pytest_sessionfinish(self, session: Any) -> None:
         # The last look, before the harness puts back the settings it changed for the run.
