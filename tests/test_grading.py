@@ -810,8 +810,12 @@ def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
     # Comparisons replaced inside each call: what the state guard put back is tampering.
     assert runs[14] == "flagged" and "torch.isclose was replaced during" in tampering[14]
     # A returned tensor subclass that makes comparisons agree is refused by the checks.
-    assert entries[12]["passed"] == 0
-    assert any("subclass of torch.Tensor" in f["message"] for f in entries[12]["failures"])
+    # (The gelu tests that look at no result, such as one that checks the input is left alone,
+    # pass: the answer does leave it alone.)
+    refused_subclass = [
+        f for f in entries[12]["failures"] if "subclass of torch.Tensor" in f["message"]
+    ]
+    assert runs[12] == "partly solved" and sum(len(f["tests"]) for f in refused_subclass) >= 10
     # Results nested 200,000 deep, and output seeked to 1 TB: that kata's error only.
     assert runs[41] == "error" and "could not be read" in reasons[41] and 41 in tampering
     assert runs[28] == "error" and "File too large" in reasons[28]  # RLIMIT_FSIZE
