@@ -701,8 +701,8 @@ except PermissionError:
 """
 
 FAKE_ROWS = (
-    'raise ValueError("no\\n| q99 | Fake | solved | 99/99 | 0.0 |\\n'
-    '<table><tr><td>q98 solved</td></tr></table>")'
+    'raise ValueError("no | q99 | Fake | solved | 99/99 | 0.0 | '
+    '<table><tr><td>q98 solved</td></tr></table>\\n| q97 | Fake | solved |")'
 )
 
 ATTACKS = {  # kata: (how the stub is changed, what it is)
@@ -759,6 +759,7 @@ def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
     folder = hand_out(suite, tmp_path / f"attacks-{mode}", *ATTACKS)
     for number in ATTACKS:
         attack(folder, number)
+    (folder / "katas" / "new\n| q96 | Fake | solved | 9 of 9 | 0 |.py").write_text("")
 
     started = time.monotonic()
     code, report = grade(suite, folder, "--sandbox", mode, "--timeout", 120)
@@ -827,7 +828,8 @@ def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
     # A multi-line reason adds no rows to the report.
     markdown = (folder / "grading" / "report.md").read_text()
     assert "q99" in reasons[40] and "<table>" in reasons[40]
-    assert not [line for line in markdown.splitlines() if line.startswith("| q99")]
+    assert not [line for line in markdown.splitlines() if line.startswith(("| q99", "| q96"))]
+    assert "no \\| q99 \\| Fake" in markdown
     assert "<table>" not in markdown and "&lt;table&gt;" in markdown
     assert elapsed < GRADING_LIMIT
 
