@@ -234,9 +234,10 @@ def grade_kata(
     root: Path,
     scratch: Path,
     options: Options,
-    expected: set[str],
+    collection: Collection,
 ) -> tuple[KataGrade, list[Flag]]:
-    """The kata's grade from its run (the tests in `expected`), and the flags the run raised."""
+    """The kata's grade from its run (of the tests the collection found), and the flags the
+    run raised."""
     place = scratch / kata.module
     suite, work = place / "suite", place / "work"
     files = takehome.suite_files(root, [kata], stubs=False)
@@ -259,7 +260,11 @@ def grade_kata(
         stdin=f"{token}\n{json.dumps(options.forbidden)}",
         log=place / "log.txt",
     )
-    grade, flags = judge(kata, outcome, results, token, place / "log.txt", options, expected)
+    expected = collection.tests()
+    if isinstance(expected, str):  # the suite's own problem, not the candidate's
+        return KataGrade(kata.title, ERROR, reason=expected, seconds=round(outcome.seconds, 2)), []
+    log = place / "log.txt"
+    grade, flags = judge(kata, outcome, results, token, log, options, expected[kata.module])
     grade.seconds = round(outcome.seconds, 2)
     if outcome.survivors:
         reason = (
@@ -391,50 +396,64 @@ def judge(
     return grade, []
 
 
-def collect(
-    root: Path, chosen: list[catalog.Kata], scratch: Path, options: Options
-) -> dict[str, set[str]] | str:
-    """Each kata's tests (node ids), from one collection of the suite with the stubs as
-    handed out, before any of the candidate's code runs; or why that failed."""
-    place = scratch / "collection"
-    suite, work = place / "suite", place / "work"
-    takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True))
-    work.mkdir()
-    test_files = [f"katas/{kata.module}_test.py" for kata in chosen]
-    env = sandbox.environment(suite, work)
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "--collect-only",
-        *test_files,
-        *pytest_options(options),
-    ]
-    try:
-        done = subprocess.run(
-            command, cwd=suite, env=env, capture_output=True, timeout=COLLECT_TIMEOUT, check=False
-        )
-    except subprocess.TimeoutExpired:
-        return f"collecting the suite's tests took over {COLLECT_TIMEOUT} s"
-    output = done.stdout.decode(errors="replace")
-    if done.returncode != 0:
-        lines = [
-            line
-            for line in (output + done.stderr.decode(errors="replace")).splitlines()
-            if line.strip()
-        ]
-        return f"collecting the suite's tests failed (status {done.returncode}): " + (
-            lines[-1][:200] if lines else "no output"
-        )
-    found: dict[str, set[str]] = {kata.module: set() for kata in chosen}
-    for line in output.splitlines():
-        module = catalog.module_of(Path(line.split("::", 1)[0])) if "::" in line else None
-        if module in found:
-            found[module].add(line.strip())
-    empty = [module for module, tests in found.items() if not tests]
-    if empty:
-        return f"collecting the suite's tests found none for {', '.join(empty)}"
-    return found
+class Collection:
+    """Each kata's tests (node ids), from one `pytest --collect-only` of the suite with the
+    stubs as handed out, in a process of its own that no code of the candidate's can reach:
+    started before any of it runs, read when first needed."""
+
+    def __init__(self, root: Path, chosen: list[catalog.Kata], scratch: Path, options: Options):
+        self.chosen = chosen
+        place = scratch / "collection"
+        suite, work = place / "suite", place / "work"
+        takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True))
+        work.mkdir()
+        test_files = [f"katas/{kata.module}_test.py" for kata in chosen]
+        command = [sys.executable, "-m", "pytest", "--collect-only", *test_files]
+        self.output = place / "output.txt"
+        self.started = time.monotonic()
+        with self.output.open("wb") as output:
+            self.process = subprocess.Popen(
+                [*command, *pytest_options(options)],
+                cwd=suite,
+                env=sandbox.environment(suite, work),
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        self.result: dict[str, set[str]] | str | None = None
+
+    def tests(self) -> dict[str, set[str]] | str:
+        """The tests by kata module, or why the collection failed."""
+        if self.result is None:
+            self.result = self.finish()
+        return self.result
+
+    def finish(self) -> dict[str, set[str]] | str:
+        left = COLLECT_TIMEOUT - (time.monotonic() - self.started)
+        try:
+            returncode = self.process.wait(timeout=max(left, 0))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return f"collecting the suite's tests took over {COLLECT_TIMEOUT} s"
+        output = self.output.read_text(errors="replace")
+        if returncode != 0:
+            lines = [line for line in output.splitlines() if line.strip()]
+            last = lines[-1][:200] if lines else "no output"
+            return f"collecting the suite's tests failed (status {returncode}): {last}"
+        found: dict[str, set[str]] = {kata.module: set() for kata in self.chosen}
+        for line in output.splitlines():
+            module = catalog.module_of(Path(line.split("::", 1)[0])) if "::" in line else None
+            if module in found:
+                found[module].add(line.strip())
+        empty = [module for module, tests in found.items() if not tests]
+        if empty:
+            return f"collecting the suite's tests found none for {', '.join(empty)}"
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 # -- the whole take-home --------------------------------------------------------------------
@@ -528,12 +547,13 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
     print(f"grading {folder.name}: {len(chosen)} katas, sandbox {mode}, {args.timeout:g} s each")
     scratch = Path(tempfile.mkdtemp(prefix="katas-grade-"))
     reaping = sandbox.set_subreaper(True)
+    collection: Collection | None = None
     try:
-        # Before any of the candidate's code runs: what each kata's tests are.
-        expected = collect(root, chosen, scratch, options)
-        if isinstance(expected, str):
-            print(f"warning: {expected}", file=sys.stderr)
-            warnings.append(expected)
+        # What each kata's tests are, from a process the candidate's code cannot reach: under
+        # bwrap it runs beside the first kata (in namespaces of its own); under none, first.
+        collection = Collection(root, chosen, scratch, options)
+        if mode == "none":
+            collection.tests()
         for number, kata in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {kata.label} {kata.title}: ", end="", flush=True)
             stub = f"katas/{kata.module}.py"
@@ -542,27 +562,29 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                 grade = KataGrade(kata.title, source.verdict, reason=source.reason)
                 if source.flag_kind is not None:
                     flags.append(Flag(source.reason, source.flag_kind, stub, kata.module))
-            elif isinstance(expected, str):
-                grade = KataGrade(kata.title, ERROR, reason=expected)
             else:
                 findings = policy.check(source.decode(errors="replace"), kata.imports, stub)
                 for finding in findings:
                     flags.append(
                         Flag(finding.text, "policy", stub, kata.module, finding.line, finding.rule)
                     )
-                grade, raised = grade_kata(
-                    kata, source, root, scratch, options, expected[kata.module]
-                )
+                grade, raised = grade_kata(kata, source, root, scratch, options, collection)
                 flags += raised
                 if findings:
                     apply_policy(grade, findings)
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             print(f"{shown}, {grade.passed}/{grade.total} tests, {grade.seconds:.1f} s")
+        problem = collection.tests()
+        if isinstance(problem, str):
+            print(f"warning: {problem}", file=sys.stderr)
+            warnings.append(problem)
     except KeyboardInterrupt:
         print("\ngrading interrupted: no report written", file=sys.stderr)
         return 130
     finally:
+        if collection is not None:
+            collection.stop()
         if reaping:
             sandbox.set_subreaper(False)
         remove_tree(scratch)
