@@ -816,7 +816,7 @@ def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
     refused_subclass = [
         f for f in entries[12]["failures"] if "subclass of torch.Tensor" in f["message"]
     ]
-    assert runs[12] == "partly solved" and sum(len(f["tests"]) for f in refused_subclass) >= 10
+    assert runs[12] == "partly solved" and sum(len(f["tests"]) for f in refused_subclass) >= 5
     # Results nested 200,000 deep, and output seeked to 1 TB: that kata's error only.
     assert runs[41] == "error" and "could not be read" in reasons[41] and 41 in tampering
     assert runs[28] == "error" and "File too large" in reasons[28]  # RLIMIT_FSIZE
