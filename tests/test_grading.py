@@ -133,7 +133,7 @@ def test_takehome_ships_the_hints_the_interviewer_chose(suite, tmp_path, hints):
         "first": "a kata's first hint, the only one shipped",
         "all": "one more each time",
     }
-    assert said[hints] in readme
+    assert said[hints] in " ".join(readme.split())
 
 
 def test_the_candidate_readme_says_how_to_install_and_how_grading_works(suite, tmp_path):
@@ -147,18 +147,19 @@ def test_the_candidate_readme_says_how_to_install_and_how_grading_works(suite, t
     assert "The tests run with any torch" in readme and "from 2.6 (what this suite" in readme
     assert f"graded with torch {version}" in readme
     # How grading works, as the grader does it.
+    flat = " ".join(readme.split())
     for said in (
         "Each kata is graded on its own",
         "without network",
         "runs to its end and passes",
-        "a skip raised by your\n  code",
-        "policy for returned\n  code",
+        "a skip raised by your code",
+        "policy for returned code",
         "`katas review katas/q02_numpy_bridge.py`",
-        "q02 also `numpy`",
-        "q28 also `io`, `os`, `pathlib`, `tempfile`",
+        "for q02, `numpy`",
+        "for q28, `io`, `os`, `pathlib`, `tempfile`",
         "*flagged* (it scores 0)",
     ):
-        assert said in readme, said
+        assert said in flat, said
     assert all(f"`{module}`" in readme for module in ("math", "itertools", "dataclasses"))
 
 

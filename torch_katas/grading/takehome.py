@@ -17,6 +17,7 @@ import json
 import re
 import subprocess
 import tarfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -224,8 +225,8 @@ version the interviewer's suite runs, which the lines above install.
 
 ```
 pytest                                  # every kata's tests
-pytest katas/{first}_test.py    # one kata's tests
-katas watch {first_number}                           # rerun them each time you save the stub
+pytest katas/{first}_test.py  # one kata's tests
+katas watch {first_number}  # rerun them each time you save the stub
 ```
 
 A kata's tests take a few seconds on a laptop's CPU, most of it importing torch. They run on
@@ -241,9 +242,10 @@ one a plain file in `katas/`; nothing else you change is used.
 
 - Each kata is graded on its own: your stub, and nothing else from this folder, runs against
   the suite's own copy of its tests and of the harness (`conftest.py`, `pyproject.toml`,
-  `katas/katas.toml`, `torch_katas/`), in a process of its own, in a sandbox without network,
-  with a time limit for the kata (300 s unless the interviewer says otherwise) and for each
-  test (60 s). Edited or new files are not used, and the interviewer sees them listed.
+  `katas/katas.toml`, `torch_katas/`), in a process of its own (normally in a sandbox,
+  without network), with a time limit for the kata (300 s unless the interviewer says
+  otherwise) and for each test (60 s). Edited or new files are not used, and the interviewer
+  sees them listed.
 - A kata is *solved* when every one of its tests passes; *partly solved* when some do. Its
   score is its share of tests passed, and each kata weighs the same. A test counts as passed
   only if it runs to its end and passes: a test the run never reaches, a skip raised by your
@@ -256,10 +258,11 @@ one a plain file in `katas/`; nothing else you change is used.
   and generators. It may not import anything else (os, sys, subprocess, threading, pytest,
   ...), use torch's private or internal parts (`torch._C`, `torch.ops`, `torch.overrides`,
   `torch.library`), call `eval`, `exec`, `compile`, `globals`, `locals`, `vars`,
-  `__import__` or `open`, use `getattr`, `setattr` or `delattr` with a computed name, assign
-  to an attribute of a module or class it imports, define `__torch_function__`,
-  `__getattr__`, `__eq__` and similar hooks, read frame, traceback or code attributes, raise
-  `KeyboardInterrupt` or `SystemExit`, or start threads or processes. Anything the policy
+  `__import__` or `open` (unless the kata may import `io`), use `getattr`, `setattr` or
+  `delattr` with a computed name, assign to an attribute of a module or class it imports,
+  define `__torch_function__`, `__getattr__`, `__eq__` and similar hooks, read frame,
+  traceback or code attributes, raise `KeyboardInterrupt` or `SystemExit`, or start threads
+  or processes. Anything the policy
   refuses makes that kata *flagged* (it scores 0), with its line shown to the interviewer.
   `katas review katas/{first}.py` runs the same check here.
 - Tests and harness files are the suite's own: code that inspects or changes them, pytest,
@@ -298,11 +301,11 @@ def torch_version() -> str | None:
 def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str) -> str:
     rows = "\n".join(f"| {k.label} | {k.title} | `katas/{k.module}.py` |" for k in chosen)
     extra = [
-        f"{k.label} also {', '.join(f'`{m}`' for m in k.imports)}" for k in chosen if k.imports
+        f"for {k.label}, {', '.join(f'`{m}`' for m in k.imports)}" for k in chosen if k.imports
     ]
     grader = torch_version()
     floor = torch_floor(root)
-    return CANDIDATE_README.format(
+    text = CANDIDATE_README.format(
         count=f"{len(chosen)} kata" + ("s" if len(chosen) > 1 else ""),
         rows=rows,
         first=chosen[0].module,
@@ -312,8 +315,27 @@ def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str) -> str:
         grader_torch=grader or "the interviewer's",
         hints=HINT_LINES[hints].format(number=chosen[0].number),
         allowed=", ".join(f"`{m}`" for m in policy.ALLOWED if m != "__future__"),
-        extra=f" (and, for {'; '.join(extra)})" if extra else "",
+        extra=f" (and also: {'; '.join(extra)})" if extra else "",
     )
+    return wrapped(text)
+
+
+def wrapped(text: str, width: int = 94) -> str:
+    """`text` with its long prose lines wrapped (code blocks and tables as they are)."""
+    lines, in_code = [], False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+        if in_code or len(line) <= width or line.lstrip().startswith("|"):
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        follow = indent + ("  " if line.lstrip().startswith("- ") else "")
+        lines += textwrap.wrap(
+            line.strip(), width, initial_indent=indent, subsequent_indent=follow,
+            break_on_hyphens=False, break_long_words=False,
+        )  # fmt: skip
+    return "\n".join(lines) + "\n"
 
 
 def record_path(root: Path, name: str) -> Path:
