@@ -4,6 +4,7 @@ Each grade runs real processes (one per kata), so one take-home covers many case
 kata in it is a different way for a returned stub to be right, wrong, broken or dishonest.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -17,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog, cli
-from torch_katas.grading import review, sandbox, takehome
-from torch_katas.grading.reports import KataGrade
+from torch_katas.grading import reports, sandbox, schema, takehome
+from torch_katas.grading.reports import Flag, KataGrade, Report
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
@@ -109,6 +110,111 @@ def test_takehome_ships_the_committed_stubs_and_keeps_a_record(suite, tmp_path):
     assert record["files"]["katas/q01_fit_line.py"] == catalog.sha256(committed.encode())
     assert (suite / takehome.RECORDS / ".gitignore").read_text() == "*\n"
     assert katas("--root", suite, "takehome", 1, "--out", folder) == 2  # will not overwrite
+
+
+@pytest.mark.parametrize("hints", ["none", "first", "all"])
+def test_takehome_ships_the_hints_the_interviewer_chose(suite, tmp_path, hints):
+    folder = tmp_path / f"hints-{hints}"
+    assert katas("--root", suite, "takehome", 2, 6, "--out", folder, "--hints", hints) == 0
+    shipped = catalog.load(folder)
+    for module, kata in shipped.items():
+        every = KATAS[module].hints
+        assert kata.hints == {"none": (), "first": every[:1], "all": every}[hints]
+        assert (kata.title, kata.topic, kata.imports) == (
+            KATAS[module].title,
+            KATAS[module].topic,
+            KATAS[module].imports,
+        )
+    record = json.loads((suite / takehome.RECORDS / f"hints-{hints}.json").read_text())
+    assert record["hints"] == hints
+    readme = (folder / "README.md").read_text()
+    said = {
+        "none": "ships no hints",
+        "first": "a kata's first hint, the only one shipped",
+        "all": "one more each time",
+    }
+    assert said[hints] in " ".join(readme.split())
+
+
+def test_the_candidate_readme_says_how_to_install_and_how_grading_works(suite, tmp_path):
+    folder = hand_out(suite, tmp_path / "readme", 2, 28)
+    readme = (folder / "README.md").read_text()
+    version = takehome.torch_version()
+    assert version and "+" not in version
+    cpu = f"pip install torch=={version} --index-url https://download.pytorch.org/whl/cpu"
+    assert cpu in readme and f"\n  pip install torch=={version}\n" in readme
+    assert "a Mac" in readme and ".venv\\Scripts\\activate" in readme
+    assert "The tests run with any torch" in readme and "from 2.6 (what this suite" in readme
+    assert f"graded with torch {version}" in readme
+    # How grading works, as the grader does it.
+    flat = " ".join(readme.split())
+    for said in (
+        "Each kata is graded on its own",
+        "without network",
+        "runs to its end and passes",
+        "a skip raised by your code",
+        "policy for returned code",
+        "`katas review katas/q02_numpy_bridge.py`",
+        "for q02, `numpy`",
+        "for q28, `io`, `os`, `pathlib`, `tempfile`",
+        "*flagged* (it scores 0)",
+    ):
+        assert said in flat, said
+    assert all(f"`{module}`" in readme for module in ("math", "itertools", "dataclasses"))
+
+
+CPU_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
+
+
+# Installs torch and the suite into a fresh virtual environment, runs the take-home's tests and
+# grades the folder: minutes, so it is slow and has a time limit of its own.
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_a_candidate_installs_the_takehome_as_its_readme_says_and_it_grades(suite, tmp_path):
+    folder = hand_out(suite, tmp_path / "laptop", 2, 6)
+    readme = (folder / "README.md").read_text()
+    block = readme.split("without an NVIDIA GPU", 1)[1].split("```", 2)[1]
+    lines = [line.strip() for line in block.strip().splitlines()]
+    assert any(CPU_INDEX in line for line in lines), lines
+    # The CPU line as written, less its index: this machine cannot reach download.pytorch.org,
+    # and its pip finds the same CPU build of torch on local disk.
+    install = " && ".join(line.replace(CPU_INDEX, "") for line in lines)
+    shutil.copy(KATAS["q02_numpy_bridge"].solution_path(suite), stub(folder, 2))
+    environment = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"{install} && python -c 'import torch; print(torch.__version__)' && pytest",
+        ],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output[-3000:]  # kata 6 is still a stub
+    assert "+cpu" in output and "nvidia" not in output.lower(), output[-3000:]
+    assert "q02" in output and "Solved 1 of 2 katas" in output, output[-3000:]
+
+    code, report = grade(suite, folder, "--timeout", 300)
+    assert code == 1 and verdicts(report) == {2: "solved", 6: "not started"}
+    assert report["flags"] == []  # the environment and caches it made are not new files
+    candidate = report["candidate_environment"]
+    assert candidate["torch"].endswith("+cpu") and candidate["python"] == report["python"]
+
+
+def test_the_report_shows_the_candidates_torch_from_their_last_run(tmp_path):
+    from torch_katas.grading import grade as grading
+
+    assert grading.candidate_environment(tmp_path) is None
+    cache = tmp_path / ".pytest_cache" / "v" / "torch_katas"
+    cache.mkdir(parents=True)
+    (cache / "environment").write_text('{"torch": "2.6.0+cpu", "python": "3.12.1", "x": 1}')
+    assert grading.candidate_environment(tmp_path) == {"torch": "2.6.0+cpu", "python": "3.12.1"}
+    (cache / "environment").write_text("not json")
+    assert grading.candidate_environment(tmp_path) is None
 
 
 def test_grading_without_a_record_asks_what_was_handed_out(suite, tmp_path, capsys):
@@ -246,20 +352,32 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     code, report = grade(suite, folder, "--timeout", 60)
 
     assert code == 1
+    # Each of the stubs that do what an answer has no use for is flagged by the policy for
+    # returned code, before it runs; what its run showed is kept beside the verdict.
     assert verdicts(report) == {
         1: "partly solved",
         2: "error",
-        6: "error",
-        7: "error",
+        6: "flagged",
+        7: "flagged",
         9: "flagged",
         10: "flagged",
-        14: "not started",  # the forged results were never written
+        14: "flagged",
         16: "flagged",
         17: "flagged",
         18: "not started",
         20: "flagged",
     }
     entries = {int(m[1:3]): e for m, e in report["katas"].items()}
+    runs = {n: entries[n].get("run_verdict") for n in (6, 7, 9, 10, 14, 16, 20)}
+    assert runs == {
+        6: "error",
+        7: "error",
+        9: "flagged",
+        10: "flagged",
+        14: "not started",  # the forged results were never written
+        16: "flagged",
+        20: "error",  # results that do not fit the schema
+    }
     # The suite's tests ran, not the candidate's one-test replacement.
     assert 0 < entries[1]["passed"] < entries[1]["total"] > 1
     assert "syntax error (line 1)" in entries[2]["reason"]
@@ -271,10 +389,11 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert "solutions" in entries[16]["reason"]
     assert "symbolic link" in entries[17]["reason"]
     assert "missing" in entries[18]["reason"]
-    assert "results file was not written by the grading plugin" in entries[20]["reason"]
+    assert "its results could not be read" in entries[20]["reason"]
     assert all(entries[n]["reason"] for n in (2, 6, 7, 9, 10, 16, 17, 18))
 
-    assert {i["kata"][:3] for i in flags_of(report, "tampering")} == {"q09", "q10", "q16", "q20"}
+    tampering = {i["kata"][:3] for i in flags_of(report, "tampering")}
+    assert tampering == {"q09", "q10", "q16", "q20"}
     assert [i["kata"] for i in flags_of(report, "refused")] == ["q17_init_weights"]
     edited = {item["file"] for item in flags_of(report, "edited")}
     assert edited == {
@@ -287,17 +406,29 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert {item["file"] for item in flags_of(report, "added")} == {"katas/conftest.py"}
     assert set(report["diffs"]) == edited - {takehome.MANIFEST}
     assert "+# edited" in report["diffs"]["pyproject.toml"]
-    reviewed = {(i["kata"][:3], i["reason"].split(": ", 1)[1]) for i in flags_of(report, "review")}
-    assert ("q10", "imports gc (the garbage collector (a way to reach the harness's objects))") in (
-        reviewed
-    )
-    assert ("q07", "imports ctypes (raw memory and C calls)") in reviewed
-    assert not [i for i in flags_of(report, "review") if i["kata"].startswith("q01")]
+    refused = {
+        (i["kata"][:3], i["line"], i["rule"], i["reason"]) for i in flags_of(report, "policy")
+    }
+    assert (
+        "q10",
+        2,
+        "import",
+        "imports gc (not among the modules this kata's answers may import)",
+    ) in refused
+    assert (
+        "q07",
+        1,
+        "import",
+        "imports ctypes (not among the modules this kata's answers may import)",
+    ) in refused
+    assert {kata for kata, *_ in refused} == {"q06", "q07", "q09", "q10", "q14", "q16", "q20"}
+    assert all(item["file"] == f"katas/{item['kata']}.py" for item in flags_of(report, "policy"))
 
     # The report: what an interviewer reads, and nothing left from before.
     assert report["candidate"] == "many"
     assert report["sandbox"] == ("bwrap" if sandbox.bwrap_works() else "none")
     assert report["devices"] == ["cpu"] and report["suite_commit"]
+    assert report["hints"] == "first"
     # pytest-xdist and pytest-timeout are installed; grading loads neither on its own.
     assert all(entry.get("autoloaded_plugins", []) == [] for entry in entries.values())
     assert report["torch"] and report["python"] == ".".join(map(str, sys.version_info[:3]))
@@ -311,6 +442,12 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     markdown = (folder / "grading" / "report.md").read_text()
     assert "| q01 | Fit a line with autograd | partly solved | " in markdown
     assert "not started: katas/q18_" in markdown
+    assert "(its tests alone: error)" in markdown
+    assert (
+        "- policy: imports gc (not among the modules this kata's answers may import) [import]"
+        in (markdown)
+    )
+    assert "`katas/q10_containers.py:2`" in markdown
     messages = [f["message"] for f in entries[1]["failures"]]
     assert len(messages) == len(set(messages)) and all(messages)
     output = capsys.readouterr().out
@@ -357,20 +494,22 @@ def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path)
     elapsed = time.monotonic() - started
 
     assert code == 1
-    assert verdicts(report) == {1: "solved", 2: "error", 3: "not started"}
+    assert verdicts(report) == {1: "solved", 2: "error", 3: "flagged"}
+    assert report["katas"]["q03_vectorised_ops"]["run_verdict"] == "not started"
     entries = list(report["katas"].values())
     assert f"{limit:g} s limit" in entries[1]["reason"]
     others = entries[0]["seconds"] + entries[2]["seconds"]
-    assert elapsed < limit + others + 5, (elapsed, others)
+    # The rest is the collection of the suite's tests (one pytest process) and the reports.
+    assert elapsed < limit + others + 25, (elapsed, others)
     # The candidate's daemon was killed with its kata, so the report stays the grader's.
     daemon = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(daemon, 0)
     assert report["candidate"] == "Jane Doe" and report["sandbox"] == "none"
     assert "forged" not in report_path.read_text()
-    # Only the daemon's code is listed for review; nothing else differs from what was sent.
+    # Only the daemon's code is refused by the policy; nothing else differs from what was sent.
     assert {(item["kind"], item["kata"]) for item in report["flags"]} == {
-        ("review", "q03_vectorised_ops")
+        ("policy", "q03_vectorised_ops")
     }
     gradescope = json.loads((folder / "grading" / "results.json").read_text())
     assert gradescope["score"] == 1 and gradescope["execution_time"] >= limit
@@ -390,7 +529,7 @@ def test_a_skip_from_the_stub_counts_as_a_failure(suite, tmp_path):
     path.write_text("import pytest\n" + source)
     _, report = grade(suite, folder, "--timeout", 60)
     (entry,) = report["katas"].values()
-    assert entry["verdict"] != "solved"
+    assert entry["verdict"] == "flagged" and entry["run_verdict"] == "partly solved"
     assert entry["total"] > 0 and entry["passed"] == 0 and entry["skipped"] == 0
     assert "not handled" in entry["failures"][0]["message"]
 
@@ -434,32 +573,402 @@ def wait_for(found, seconds: float = 60):
     raise AssertionError("timed out")
 
 
-def test_review_lists_what_a_solution_has_no_business_doing():
-    findings = review.scan(PATCHES + READS_THE_REFERENCE + "import subprocess, socket\n")
-    text = "\n".join(findings)
-    for expected in (
-        "imports _pytest.reports",
-        "assigns to torch.testing.assert_close",
-        "imports importlib.metadata",
-        "calls exec",
-        "uses __file__",
-        "imports subprocess",
-        "imports socket",
-    ):
-        assert expected in text
-    for kata in KATAS.values():
-        assert review.scan(kata.solution_path(ROOT).read_text()) == [], kata.module
+# -- the attacks of a candidate who reads the harness -----------------------------------------
+
+THREAD_OP = """
+from concurrent.futures import ThreadPoolExecutor
+
+import torch.nn.functional as F
+
+
+def cross_entropy(logits, target, *, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(
+            F.cross_entropy, logits, target, ignore_index=ignore_index,
+            label_smoothing=label_smoothing, reduction=reduction,
+        ).result()
+"""
+
+RECORDER_SUMMARY = """
+def _forge():
+    try:
+        raise ValueError
+    except ValueError as error:
+        frame = error.__traceback__.tb_frame
+    while frame is not None:
+        recorder = frame.f_locals.get("recorder")
+        if recorder is not None and hasattr(recorder, "summary"):
+            honest = recorder.summary
+
+            def summary(code):
+                data = honest(code)
+                for test in data["tests"].values():
+                    test.update(outcome="passed", called=True, message="")
+                data["tampering"], data["exit_code"] = [], 0
+                return data
+
+            recorder.summary = summary
+            return
+        frame = frame.f_back
+
+
+_forge()
+"""
+
+TEST_HOOK = """
+
+class _Planted:
+    @property
+    def __test__(self):
+        try:
+            raise ValueError
+        except ValueError as error:
+            frame = error.__traceback__.tb_frame
+        while frame is not None:
+            module = getattr(frame.f_locals.get("self"), "obj", None)
+            if getattr(module, "__name__", "").endswith("_test"):
+                for name, value in list(vars(module).items()):
+                    if name.startswith("test_"):
+                        value.__code__ = (lambda device: None).__code__
+                return False
+            frame = frame.f_back
+        return False
+
+
+CenterAndScale = _Planted()
+"""
+
+COMPARISONS_REPLACED = """
+
+def decay_groups(model):
+    torch.isclose = lambda *args, **kwargs: torch.tensor(True)
+    torch.equal = lambda *args, **kwargs: True
+    torch.isnan = lambda x: torch.zeros_like(x, dtype=torch.bool)
+    raise NotImplementedError
+"""
+
+AGREEABLE = """
+
+class _Agreeable(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        result = super().__torch_function__(func, types, args, kwargs or {})
+        if getattr(func, "__name__", "") in ("eq", "__eq__", "isclose", "allclose", "equal"):
+            return True if func.__name__ in ("allclose", "equal") else torch.ones_like(result)
+        return result
+
+
+def gelu(x, approximate="none"):
+    return torch.zeros_like(x).as_subclass(_Agreeable)
+"""
+
+DEEP_RESULTS = """
+import os
+import sys
+
+with open(sys.argv[1], "w") as file:
+    file.write("[" * 200_000 + "]" * 200_000)
+os._exit(0)
+"""
+
+SEEKED_OUTPUT = """
+import os
+
+os.lseek(1, 2**40, os.SEEK_SET)
+os.write(1, b"x")
+os._exit(0)
+"""
+
+FORK_CHAIN = """
+import os
+import time
+
+if os.fork() == 0:
+    while True:  # each process forks the next, then leaves it to the grader
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+        time.sleep(0.002)
+"""
+
+STARTS_A_PROGRAM = """
+import subprocess
+import sys
+
+try:
+    subprocess.run([sys.executable, "-c", "print(open('/etc/hostname').read())"], check=False)
+except PermissionError:
+    pass
+"""
+
+FAKE_ROWS = (
+    'raise ValueError("no | q99 | Fake | solved | 99/99 | 0.0 | '
+    '<table><tr><td>q98 solved</td></tr></table>\\n| q97 | Fake | solved |")'
+)
+
+ATTACKS = {  # kata: (how the stub is changed, what it is)
+    21: ("interrupt", "the stub's function raises KeyboardInterrupt"),
+    24: ("skip", "the stub's function raises unittest.SkipTest"),
+    13: ("replace", THREAD_OP),
+    27: ("inject", RECORDER_SUMMARY),
+    32: ("append", TEST_HOOK),
+    14: ("append", COMPARISONS_REPLACED),
+    12: ("append", AGREEABLE),
+    41: ("inject", DEEP_RESULTS),
+    28: ("inject", SEEKED_OUTPUT),
+    36: ("inject", FORK_CHAIN),
+    44: ("inject", STARTS_A_PROGRAM),
+    40: ("inject", FAKE_ROWS),
+}
+
+
+def attack(folder: Path, number: int) -> None:
+    how, code = ATTACKS[number]
+    path = stub(folder, number)
+    text = path.read_text()
+    if how == "interrupt":
+        path.write_text(text.replace("raise NotImplementedError", "raise KeyboardInterrupt"))
+    elif how == "skip":
+        skipped = text.replace("raise NotImplementedError", 'raise unittest.SkipTest("cannot")')
+        path.write_text("import unittest\n" + skipped)
+    elif how == "replace":
+        path.write_text(code)
+    elif how == "append":
+        path.write_text(text + code)
+    else:
+        inject(folder, number, code)
+
+
+def processes_in(kata: str) -> list[int]:
+    """Processes still running in a grade's copy of the suite for `kata` (as seen from here:
+    under bwrap, processes see other paths, and none outlive their sandbox)."""
+    found = []
+    for cwd in Path("/proc").glob("[0-9]*/cwd"):
+        with contextlib.suppress(OSError):
+            place = os.readlink(cwd)
+            if "katas-grade-" in place and f"/{kata}/" in place:
+                found.append(int(cwd.parent.name))
+    return found
+
+
+# Grades a whole take-home, a process per kata, once per sandbox: minutes on a busy 2-core
+# machine, far longer than the suite's 60 s limit per test, so it has a limit of its own.
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
+    if mode == "bwrap" and not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    folder = hand_out(suite, tmp_path / f"attacks-{mode}", *ATTACKS)
+    for number in ATTACKS:
+        attack(folder, number)
+    (folder / "katas" / "new\n| q96 | Fake | solved | 9 of 9 | 0 |.py").write_text("")
+
+    started = time.monotonic()
+    code, report = grade(suite, folder, "--sandbox", mode, "--timeout", 120)
+    elapsed = time.monotonic() - started
+
+    assert code == 1 and report["sandbox"] == mode
+    entries = {int(m[1:3]): e for m, e in report["katas"].items()}
+    verdicts_now = {n: e["verdict"] for n, e in entries.items()}
+    # Every attack needs code an answer has no use for: the policy flags each before it runs,
+    # except the stub whose only trick is its error message.
+    assert verdicts_now == {n: "error" if n == 40 else "flagged" for n in ATTACKS}
+    rules: dict[int, set[str]] = {}
+    for item in flags_of(report, "policy"):
+        assert item["file"] == f"katas/{item['kata']}.py" and item["line"] > 0
+        rules.setdefault(int(item["kata"][1:3]), set()).add(item["rule"])
+    assert set(rules) == set(ATTACKS) - {40}
+    expected_rules = {
+        21: {"raise"},
+        24: {"import"},
+        13: {"import"},
+        27: {"dunder", "frame"},
+        32: {"definition", "dunder"},
+        14: {"patch"},
+        12: {"definition"},
+        41: {"import", "private"},
+        28: {"private"},
+        36: {"import"},
+        44: {"import"},
+    }
+    assert {n: expected_rules[n] & rules[n] for n in expected_rules} == expected_rules
+    runs = {n: e.get("run_verdict") for n, e in entries.items()}
+    reasons = {n: e["reason"] for n, e in entries.items()}
+    tampering = {int(i["kata"][1:3]): i["reason"] for i in flags_of(report, "tampering")}
+
+    # What the runs alone show, beside the policy.
+    # KeyboardInterrupt: the run stops; the tests it never ran are failed, not left out.
+    assert runs[21] == "error" and "pytest exit status 2: interrupted" in reasons[21]
+    assert entries[21]["passed"] == 0 and entries[21]["total"] > 1
+    # unittest.SkipTest from the stub: failures, not skips.
+    assert runs[24] == "partly solved" and entries[24]["skipped"] == 0
+    assert "only the harness may skip" in entries[24]["failures"][0]["message"]
+    # A forbidden op on a worker thread fails the rule, saying so.
+    assert runs[13] == "partly solved"
+    assert any("ran on another thread" in f["message"] for f in entries[13]["failures"])
+    # The recorder's summary replaced on the instance: the results are still the real ones.
+    assert runs[27] == "not started" and entries[27]["passed"] == 0
+    # Test functions' code swapped through a __test__ lookup at collection.
+    assert runs[32] == "flagged" and "is not its test file's" in tampering[32]
+    # Comparisons replaced inside each call: what the state guard put back is tampering.
+    assert runs[14] == "flagged" and "torch.isclose was replaced during" in tampering[14]
+    # A returned tensor subclass that makes comparisons agree is refused by the checks.
+    # (The gelu tests that look at no result, such as one that checks the input is left alone,
+    # pass: the answer does leave it alone.)
+    refused_subclass = [
+        f for f in entries[12]["failures"] if "subclass of torch.Tensor" in f["message"]
+    ]
+    assert runs[12] == "partly solved" and sum(len(f["tests"]) for f in refused_subclass) >= 5
+    # Results nested 200,000 deep, and output seeked to 1 TB: that kata's error only.
+    assert runs[41] == "error" and "could not be read" in reasons[41] and 41 in tampering
+    assert runs[28] == "error" and "File too large" in reasons[28]  # RLIMIT_FSIZE
+    # A chain of processes forking once per session is stopped and killed; it costs little.
+    assert runs[36] == "not started" and entries[36]["seconds"] < 60
+    assert processes_in("q36_grad_accumulation") == []  # no other test grades kata 36
+    # A program started by the answer would run without the checks: refused.
+    assert runs[44] == "flagged" and "started a program" in tampering[44]
+    # A multi-line reason adds no rows to the report.
+    markdown = (folder / "grading" / "report.md").read_text()
+    assert "q99" in reasons[40] and "<table>" in reasons[40]
+    assert not [line for line in markdown.splitlines() if line.startswith(("| q99", "| q96"))]
+    assert "no \\| q99 \\| Fake" in markdown
+    assert "<table>" not in markdown and "&lt;table&gt;" in markdown
+    assert elapsed < GRADING_LIMIT
+
+
+def test_results_that_do_not_fit_are_refused_without_a_crash(tmp_path):
+    deep = "[" * 200_000 + "]" * 200_000
+    for text, message in [
+        (deep, "nested deeper"),
+        ('{"version": 1}', "token: expected str"),
+        ("[]", "not a JSON object"),
+        ("{" + "x" * 100, "not JSON"),
+    ]:
+        with pytest.raises(schema.SchemaError, match=message):
+            schema.parse(text)
+    huge = tmp_path / "results.json"
+    with huge.open("wb") as file:
+        file.truncate(schema.MAX_BYTES + 10)
+    with pytest.raises(schema.SchemaError, match="larger than"):
+        schema.read(huge)
+    with pytest.raises(schema.NoResults):
+        schema.read(tmp_path / "missing.json")
+
+
+def test_the_markdown_report_escapes_what_the_candidate_wrote():
+    grade = KataGrade("Title", "error", reason="x\n| q99 | fake | solved | 1/1 | 0 |\n<b>bold</b>")
+    grade.failures = [reports.FailureGroup("a\n## Fake heading\n- fake item | x", ["t"])]
+    report = Report(
+        candidate="c", date="d", suite_commit=None, handed_out=None, torch="t", python="p",
+        devices=[], sandbox="none", timeout=1, seconds=1, katas={"q01_fit_line": grade},
+        flags=[Flag("y\n| q98 | fake |", "tampering", "katas/q01_fit_line.py\n| q97 |")],
+        diffs={}, warnings=["w\n| q96 |"],
+    )  # fmt: skip
+    markdown = reports.markdown(report)
+    rows = [line for line in markdown.splitlines() if line.startswith("| q")]
+    assert len(rows) == 1 and rows[0].startswith("| q01 | Title | error: x \\| q99")
+    assert not [line for line in markdown.splitlines() if line.startswith(("## Fake", "- fake"))]
+    assert "&lt;b&gt;bold&lt;/b&gt;" in markdown and "<b>" not in markdown
+
+
+def test_auto_falls_back_to_none_with_a_warning_where_bwrap_cannot_start(
+    suite, tmp_path, monkeypatch, capsys
+):
+    # As on a runner whose kernel refuses unprivileged user namespaces (Ubuntu 24.04's
+    # AppArmor default, some containers): bwrap is installed but cannot start.
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "BWRAP", str(fake))
+    sandbox.bwrap_problem.cache_clear()
+    try:
+        folder = hand_out(suite, tmp_path / "fallback", 2)
+        shutil.copy(KATAS["q02_numpy_bridge"].solution_path(suite), stub(folder, 2))
+        code, report = grade(suite, folder, "--timeout", 120)
+        assert katas("--root", suite, "grade", folder, "--sandbox", "bwrap") == 2
+    finally:
+        sandbox.bwrap_problem.cache_clear()
+    assert code == 0 and report["sandbox"] == "none"
+    (warning,) = report["warnings"]
+    assert "--sandbox auto fell back to none" in warning and "uid map: Permission denied" in warning
+    err = capsys.readouterr().err
+    assert "warning: --sandbox auto fell back to none" in err
+    assert "--sandbox bwrap:" in err and "(bwrap: setting up uid map: Permission denied)" in err
+    markdown = (folder / "grading" / "report.md").read_text()
+    assert "**Warning**: --sandbox auto fell back to none" in markdown
 
 
 def test_asking_for_bwrap_where_it_cannot_run_is_an_error(monkeypatch):
     monkeypatch.setattr(sandbox, "BWRAP", "no-such-bwrap")
-    sandbox.bwrap_works.cache_clear()
+    sandbox.bwrap_problem.cache_clear()
     try:
-        assert sandbox.choose("auto") == "none"
-        with pytest.raises(ValueError, match="install the bubblewrap package"):
+        mode, warning = sandbox.choose("auto")
+        assert mode == "none" and "no-such-bwrap is not installed" in warning
+        assert "ran as you" in warning
+        with pytest.raises(ValueError, match="needs the bubblewrap package"):
             sandbox.choose("bwrap")
     finally:
-        sandbox.bwrap_works.cache_clear()
+        sandbox.bwrap_problem.cache_clear()
+
+
+PURE_FORK_CHAIN = """
+import os, time
+if os.fork() == 0:
+    while True:
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+        time.sleep(0.002)
+time.sleep(60)
+"""
+
+
+def run_python(
+    tmp_path, code: str, timeout: float, mode: str = "none"
+) -> tuple[sandbox.Outcome, str]:
+    suite, work = tmp_path / "suite", tmp_path / "work"
+    suite.mkdir()
+    work.mkdir()
+    log = tmp_path / "log.txt"
+    outcome = sandbox.run(
+        ["-c", code], suite=suite, work=work, mode=mode, timeout=timeout, stdin="", log=log
+    )
+    return outcome, log.read_text()
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_the_sandbox_limits_files_and_processes_in_every_mode(tmp_path, mode):
+    if mode == "bwrap" and not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    code = "import resource; print(resource.getrlimit(resource.RLIMIT_FSIZE)[0])"
+    outcome, log = run_python(tmp_path, code, 60, mode)
+    assert outcome.returncode == 0 and int(log.split()[-1]) == sandbox.FILE_LIMIT
+
+
+def test_a_process_chain_is_stopped_and_killed_within_the_deadline(tmp_path):
+    reaping = sandbox.set_subreaper(True)
+    try:
+        started = time.monotonic()
+        outcome, _ = run_python(tmp_path, PURE_FORK_CHAIN, 3)
+        elapsed = time.monotonic() - started
+    finally:
+        if reaping:
+            sandbox.set_subreaper(False)
+    assert outcome.returncode is None and outcome.survivors == 0
+    assert elapsed < 3 + sandbox.KILL_DEADLINE
+    assert sandbox.children() == set()
+
+
+def test_a_full_scratch_folder_ends_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "SCRATCH_LIMIT", 2**20)
+    code = "import os, time\nopen(os.environ['TMPDIR'] + '/big', 'wb').write(bytes(2**22))"
+    code += "\ntime.sleep(60)"
+    started = time.monotonic()
+    outcome, _ = run_python(tmp_path, code, 60)
+    assert outcome.exceeded == "wrote more than 1 MiB in its scratch folder"
+    assert time.monotonic() - started < 30
 
 
 def test_equal_weight_per_kata():

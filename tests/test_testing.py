@@ -1,6 +1,7 @@
 """The helpers kata tests are built from (torch_katas/testing.py), each on its own."""
 
 import ast
+import concurrent.futures
 import contextlib
 import functools
 import importlib
@@ -8,6 +9,7 @@ import itertools
 import re
 import sys
 import textwrap
+import threading
 import types
 from pathlib import Path
 
@@ -65,6 +67,30 @@ def test_check_tensor_names_the_value():
         check_tensor(torch.zeros(2), shape=(), name="the mean")
 
 
+class _Agreeable(torch.Tensor):
+    """A returned tensor that makes every comparison of it agree."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        result = super().__torch_function__(func, types, args, kwargs or {})
+        if func in (torch.Tensor.__eq__, torch.isclose, torch.eq):
+            return torch.ones_like(result, dtype=torch.bool)
+        return result
+
+
+def test_check_tensor_refuses_a_tensor_subclass_the_contract_does_not_name():
+    cheat = torch.zeros(3).as_subclass(_Agreeable)
+    with pytest.raises(AssertionError, match=r"the loss is a .*_Agreeable, a subclass of torch"):
+        check_tensor(cheat, shape=(3,), name="the loss")
+    check_tensor(cheat, shape=(3,), subclasses=(_Agreeable,))  # one the contract names
+    check_tensor(torch.nn.Parameter(torch.zeros(3)), shape=(3,))  # parameters are plain
+
+
+def test_check_tensor_accepts_tensors_on_the_simulated_device(sim):
+    check_tensor(torch.zeros(2, device=sim), shape=(2,), device=sim)
+    check_tensor(torch.nn.Parameter(torch.zeros(2, device=sim)), device=sim)
+
+
 def test_same_device_treats_a_missing_index_as_any_index():
     assert same_device("cuda", "cuda:0") and same_device(torch.device("cuda:1"), "cuda")
     assert not same_device("cuda:0", "cuda:1")
@@ -117,6 +143,17 @@ def test_assert_close_still_tells_devices_apart(sim):
     with pytest.raises(AssertionError, match=r"device"):
         assert_close(torch.ones(2, device=sim), torch.ones(2))
     assert_close(torch.ones(2, device=sim), torch.ones(2), check_device=False)
+
+
+def test_assert_close_refuses_tensor_subclasses_where_they_are_compared():
+    cheat = torch.zeros(3).as_subclass(_Agreeable)
+    assert bool((cheat == torch.ones(3)).all())  # what it would make a comparison say
+    with pytest.raises(AssertionError, match=r"the result is a .*_Agreeable"):
+        assert_close(cheat, torch.ones(3))
+    with pytest.raises(AssertionError, match=r"the result\[1\] is a .*_Agreeable"):
+        assert_close((torch.ones(3), cheat), (torch.ones(3), torch.ones(3)))
+    with pytest.raises(AssertionError, match=r"the expected value\['b'\] is a"):
+        assert_close({"b": torch.ones(3)}, {"b": cheat})
 
 
 def test_assert_close_without_advice_is_torchs_report():
@@ -202,6 +239,54 @@ def test_forbidden_ops_lets_the_primitives_and_their_gradients_through():
     assert grad.shape == x.shape
 
 
+@pytest.fixture
+def warm_pool():
+    """A thread pool whose thread was started before the rule's block, as at an import."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(int).result()
+        yield pool
+
+
+def test_forbidden_ops_fails_an_op_run_on_another_thread():
+    x, t = torch.randn(3, 4), torch.tensor([0, 1, 3])
+    message = r"ran on another thread \(.*\) while this kata's rule was checked.*shift by the max"
+    with (
+        pytest.raises(AssertionError, match=message),
+        forbidden_ops(F.cross_entropy, reason="shift by the max", aten=LOG_SOFTMAX),
+        concurrent.futures.ThreadPoolExecutor(1) as pool,
+    ):
+        pool.submit(F.cross_entropy, x, t).result()  # on a thread started in the block
+    # The checks on the calling thread are no weaker for it.
+    with (
+        pytest.raises(AssertionError, match=r"called torch\.nn\.functional\.cross_entropy"),
+        forbidden_ops(F.cross_entropy, reason="shift by the max", aten=LOG_SOFTMAX),
+    ):
+        F.cross_entropy(x, t)
+
+
+def test_forbidden_ops_fails_an_op_run_on_a_thread_started_before(warm_pool):
+    x, t = torch.randn(3, 4), torch.tensor([0, 1, 3])
+    with (
+        pytest.raises(AssertionError, match=r"ran on another thread \(ThreadPoolExecutor"),
+        forbidden_ops(F.cross_entropy, reason="shift by the max", aten=LOG_SOFTMAX),
+    ):
+        warm_pool.submit(F.cross_entropy, x, t).result()
+
+
+def test_forbidden_ops_lets_idle_threads_be(warm_pool):
+    x = torch.randn(3, 4)
+    with forbidden_ops(F.log_softmax, reason="shift by the max", aten=LOG_SOFTMAX):
+        (x - x.amax(1, keepdim=True)).exp()  # the pool's thread exists, and does nothing
+    # An error of the block's own is not hidden by the thread check.
+    with (
+        pytest.raises(NotImplementedError),
+        forbidden_ops(F.log_softmax, reason="shift by the max"),
+        concurrent.futures.ThreadPoolExecutor(1) as pool,
+    ):
+        pool.submit(int).result()
+        raise NotImplementedError
+
+
 # ---- forbidden_calls: Python-level APIs, however they are referenced
 
 
@@ -262,6 +347,16 @@ def test_forbidden_calls_fails_at_the_end_when_the_refusal_was_swallowed():
         # A learner's code that catches the refusal and goes on.
         with contextlib.suppress(AssertionError):
             torch.autograd.backward(x.sum())
+
+
+def test_forbidden_calls_fails_a_call_made_on_another_thread(warm_pool):
+    x = torch.ones(1, requires_grad=True)
+    with (
+        pytest.raises(AssertionError, match=r"ran on another thread .*use torch\.autograd\.grad"),
+        forbidden_calls((torch.autograd, "backward"), reason="use torch.autograd.grad"),
+    ):
+        warm_pool.submit(torch.autograd.backward, x.sum()).result()
+    assert threading.getprofile() is None  # the hook for new threads is taken down
 
 
 def test_forbidden_calls_restores_the_profiler_it_found():

@@ -34,7 +34,7 @@ class Kata:
     topic: str
     difficulty: int
     hints: tuple[str, ...]
-    # Standard-library modules a correct answer of this kata may import beyond the usual ones
+    # Modules a correct answer of this kata may import beyond the ones every answer may
     # (the policy for returned code, grading/policy.py).
     imports: tuple[str, ...] = ()
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 STATUS_KEY = "torch_katas/status"
 PASSED_KEY = "torch_katas/passed"
 HINTS_KEY = "torch_katas/hints"
+# The torch and Python of the last run (grading shows a take-home's, as its candidate ran it).
+ENVIRONMENT_KEY = "torch_katas/environment"
 DEFAULT_CACHE_DIR = ".pytest_cache"
 
 
@@ -210,7 +214,18 @@ class Store:
                 }
         self.write(STATUS_KEY, dict(statuses))
         self.write(PASSED_KEY, records)
+        self.write(ENVIRONMENT_KEY, environment())
         return Remembered(this_run, statuses, list(self.damaged), progress)
+
+
+def environment() -> dict[str, object]:
+    """This run's torch and Python, without importing torch (the run already has)."""
+    torch = sys.modules.get("torch")
+    return {
+        "torch": str(getattr(torch, "__version__", "not imported")),
+        "python": platform.python_version(),
+        "platform": f"{sys.platform} {platform.machine()}",
+    }
 
 
 def next_unsolved(

@@ -10,6 +10,7 @@ import functools
 import inspect
 import sys
 import textwrap
+import threading
 import types
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -31,11 +32,18 @@ def check_tensor(
     dtype: torch.dtype | None = None,
     device: torch.device | str | None = None,
     name: str = "the result",
+    subclasses: tuple[type, ...] = (),
 ) -> None:
-    """Assert that `actual` is a tensor with the given shape, dtype and device."""
+    """Assert that `actual` is a tensor with the given shape, dtype and device.
+
+    It must be a plain tensor (or an nn.Parameter): a subclass of torch.Tensor can make any
+    check agree with it, so one is refused unless the kata's contract names it in
+    `subclasses`.
+    """
     assert isinstance(actual, torch.Tensor), (
         f"{name} should be a torch.Tensor, got {type(actual).__name__}"
     )
+    _refuse_subclass(actual, name, subclasses)
     if shape is not None:
         assert tuple(actual.shape) == tuple(shape), (
             f"{name} should have shape {tuple(shape)}, got {tuple(actual.shape)}"
@@ -47,6 +55,40 @@ def check_tensor(
             f"{name} should be on {torch.device(device)} (where the inputs are), "
             f"got {actual.device}; create new tensors with device=... or .to(...)"
         )
+
+
+def _plain_types() -> tuple[type, ...]:
+    """What a tensor result may be: a tensor, a parameter, or a tensor on the simulated
+    device (whose tensors are a wrapper class of the harness)."""
+    found: tuple[type, ...] = (torch.Tensor, torch.nn.Parameter)
+    simulated = sys.modules.get("torch_katas.devices.sim")
+    if simulated is not None:
+        found += (simulated.SimTensor,)
+    return found
+
+
+def _refuse_subclass(value: object, name: str, allowed: tuple[type, ...] = ()) -> None:
+    # nn.Parameter is a metaclass check: a parameter of a simulated tensor is a SimTensor.
+    kind = type(value)
+    if kind in _plain_types() or kind in allowed:
+        return
+    raise AssertionError(
+        f"{name} is a {kind.__module__}.{kind.__qualname__}, a subclass of torch.Tensor; "
+        "return plain tensors (torch.Tensor, or nn.Parameter where the kata returns "
+        "parameters): a subclass can change how every comparison of it turns out"
+    )
+
+
+def _refuse_subclasses(value: object, name: str, depth: int = 0) -> None:
+    """Refuse a tensor subclass in `value` or in the lists, tuples and dicts it holds."""
+    if isinstance(value, torch.Tensor):
+        _refuse_subclass(value, name)
+    elif depth < 4 and isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _refuse_subclasses(item, f"{name}[{index}]", depth + 1)
+    elif depth < 4 and isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_subclasses(item, f"{name}[{key!r}]", depth + 1)
 
 
 def same_device(actual: torch.device | str, expected: torch.device | str) -> bool:
@@ -64,8 +106,10 @@ def assert_close(
 
     The advice says what to change; torch's report (which elements differ, by how much)
     always follows it, so the numbers are never lost. `options` go to torch as they are
-    (rtol, atol, check_dtype, ...).
+    (rtol, atol, check_dtype, ...). Tensor subclasses are refused (as by check_tensor).
     """
+    _refuse_subclasses(actual, "the result")
+    _refuse_subclasses(expected, "the expected value")
     if (
         isinstance(actual, torch.Tensor)
         and isinstance(expected, torch.Tensor)
@@ -214,6 +258,51 @@ def _dispatch_mode(mode: TorchDispatchMode) -> Iterator[Any]:
         yield entered
 
 
+def _cpu_time(native_id: int | None) -> int | None:
+    """Nanoseconds a thread of this process has run (Linux), or None where unknown."""
+    if native_id is None:
+        return None
+    try:
+        with open(f"/proc/self/task/{native_id}/schedstat", encoding="ascii") as file:
+            return int(file.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@contextmanager
+def _this_thread_only(reason: str) -> Iterator[None]:
+    """The rules watch the calling thread: inside the block, code that runs on any other
+    thread (one started in the block, or one that already existed and did any work) fails
+    the rule, once the block ends without an error of its own."""
+    me = threading.get_ident()
+    others = [thread for thread in threading.enumerate() if thread.ident != me]
+    before = {thread: _cpu_time(thread.native_id) for thread in others}
+    started: list[str] = []
+    hook = threading.getprofile()
+
+    def first_event(frame: types.FrameType, event: str, arg: object) -> None:
+        started.append(threading.current_thread().name)
+        sys.setprofile(hook)  # the thread goes on as it would have
+
+    threading.setprofile(first_event)
+    try:
+        yield
+    finally:
+        threading.setprofile(hook)
+    worked = [
+        thread.name
+        for thread, then in before.items()
+        if then is not None and (now := _cpu_time(thread.native_id)) is not None and now > then
+    ]
+    if started or worked:
+        names = ", ".join(dict.fromkeys([*started, *worked]))
+        raise AssertionError(
+            f"your code ran on another thread ({names}) while this kata's rule was checked: "
+            "the rule is checked on the thread that calls your code, so an answer that runs "
+            f"code on other threads fails it; compute on the calling thread ({reason})"
+        )
+
+
 @contextmanager
 def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> Iterator[None]:
     """Inside the block, calling any of `funcs` fails, however it is reached.
@@ -223,13 +312,15 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
     `aten` names the aten operators those builtins compute (`"_log_softmax"`,
     `"nll_loss_forward"`): they are refused at the dispatcher too, which also sees
     `torch._C._nn.cross_entropy_loss` or `torch.ops.aten.log_softmax`. Name only
-    operators that a correct answer never reaches.
+    operators that a correct answer never reaches. The modes watch the calling thread: code
+    that runs on another thread inside the block fails the rule, saying so.
 
     >>> with forbidden_ops(F.gelu, reason="write GELU yourself", aten=["gelu"]):
     ...     my_gelu(x)
     """
     spelled = " / ".join(_public_name(func) for func in funcs)
     with (
+        _this_thread_only(reason),
         _DataOntoPythonDevice(),  # below the friendly layer, which a learner may pop
         _ForbidOps({func.__name__ for func in funcs}, reason),
         _ForbidAtenOps(set(aten), spelled, reason),
@@ -252,7 +343,8 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
     Calls are matched by the function's code (or, for a builtin, the function itself), not
     by the name it is looked up under, so a reference saved at import time
     (`from torch.autograd.functional import hvp`) is refused as well.
-    Names the owner lacks are skipped, so one list serves several torch versions.
+    Names the owner lacks are skipped, so one list serves several torch versions. As for
+    forbidden_ops, code that runs on another thread inside the block fails the rule.
 
     >>> with forbidden_calls((torch.optim.SGD, "step"), reason="write the update by hand"):
     ...     my_sgd_step(params)
@@ -296,13 +388,14 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
     outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
-    sys.setprofile(watch)
-    try:
-        yield
-        switched = sys.getprofile() is not watch
-    finally:
-        # An exception from the watcher switches it off; the watcher is never left behind.
-        sys.setprofile(outer)
+    with _this_thread_only(reason):
+        sys.setprofile(watch)
+        try:
+            yield
+            switched = sys.getprofile() is not watch
+        finally:
+            # An exception from the watcher switches it off; the watcher is never left behind.
+            sys.setprofile(outer)
     if refused:  # the learner's code caught the refusal and went on
         raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
     if switched:

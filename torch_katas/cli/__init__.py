@@ -12,6 +12,7 @@ katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
+katas review FILE...            check files against the policy for returned code
 """
 
 from __future__ import annotations
@@ -212,6 +213,12 @@ def parser() -> argparse.ArgumentParser:
     )
     takehome.add_argument("katas", nargs="+", metavar="KATA", help="kata numbers, e.g. 6 24 36")
     takehome.add_argument("--out", required=True, help="the new folder to write")
+    takehome.add_argument(
+        "--hints",
+        choices=["none", "first", "all"],
+        default="first",
+        help="which of each kata's hints to ship (default: first)",
+    )
     takehome.set_defaults(run=commands.cmd_takehome)
 
     grade = command(
@@ -246,6 +253,16 @@ def parser() -> argparse.ArgumentParser:
         help="gradescope: also write Gradescope's results.json",
     )
     grade.set_defaults(run=commands.cmd_grade)
+
+    review = subcommands.add_parser(
+        "review",
+        help="check files against the policy for returned code",
+        description="Read each file (a kata answer, named like katas/q06_gradients.py) "
+        "against the policy `katas grade` applies to returned stubs, without running it, "
+        "and list what it refuses. Exit status 1 when anything is refused.",
+    )
+    review.add_argument("files", nargs="+", help="answer files, e.g. katas/q06_gradients.py")
+    review.set_defaults(run=commands.cmd_review)
     return main
 
 

@@ -14,7 +14,7 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from torch_katas import status
+from torch_katas import catalog, status
 from torch_katas.catalog import Kata, UsageError, pick
 from torch_katas.store import Progress, Store
 from torch_katas.text import fit
@@ -407,3 +407,25 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> i
     from torch_katas.grading import grade
 
     return grade.cmd_grade(args, root, katas)
+
+
+def cmd_review(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
+    from torch_katas.grading import policy
+
+    refused = 0
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            raise UsageError(f"{name} is not a file")
+        kata = katas.get(catalog.module_of(path) or "")
+        findings = policy.check_file(path, kata.imports if kata else ())
+        refused += bool(findings)
+        for finding in findings:
+            print(f"{name}:{finding.line}: {finding.text} ({finding.rule})")
+        if kata is None:
+            print(
+                f"{name}: not named after a kata; checked with the modules every answer may import"
+            )
+        if not findings:
+            print(f"{name}: nothing the policy refuses")
+    return 1 if refused else 0

@@ -20,6 +20,8 @@ import importlib
 import json
 import os
 import sys
+import sysconfig
+import types
 from pathlib import Path
 from typing import Any
 
@@ -207,13 +209,75 @@ class Guard:
         return None
 
 
+# Audit events that start another program: its process has none of the checks here.
+STARTS_PROGRAMS = {
+    "subprocess.Popen",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.system",
+    "pty.spawn",
+}
+LIBRARIES = tuple(
+    os.path.realpath(p) for p in {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
+)
+
+
+class ProcessGuard:
+    """An audit hook: the candidate's code may not start programs (a program it started would
+    run without the audit hook above, and could read what the test process may not).
+
+    Programs that torch starts for the tests (a C++ compiler for torch.compile) are allowed:
+    the innermost caller outside the standard library decides, and only the answer's own file
+    is refused. Forked processes keep both hooks.
+    """
+
+    def __init__(self, stub: Path):
+        self.stub = os.path.realpath(stub)
+        self.armed = False
+        self.refused: list[str] = []
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if not self.armed or event not in STARTS_PROGRAMS:
+            return
+        frame: types.FrameType | None = sys._getframe(1)
+        while frame is not None:
+            filename = os.path.realpath(frame.f_code.co_filename)
+            if not filename.startswith(LIBRARIES) or "-packages" in filename:
+                break
+            frame = frame.f_back
+        if frame is None or os.path.realpath(frame.f_code.co_filename) != self.stub:
+            return
+        program = next((a for a in args[:2] if a), "") if args else ""
+        shown = " ".join(map(str, program)) if isinstance(program, (list, tuple)) else str(program)
+        reason = (
+            f"started a program ({shown[:80]}) from {Path(self.stub).name} line {frame.f_lineno}"
+        )
+        if len(self.refused) < 20:
+            self.refused.append(reason)
+        raise PermissionError("grading does not allow a kata answer to start programs")
+
+
+# What the state guard reports as restored that is a setting (the tests themselves change
+# the default dtype, for one), not a replaced function.
+def settings_names() -> set[str]:
+    try:
+        from torch_katas.runtime import isolation
+    except ImportError:  # pragma: no cover - the harness is always there
+        return set()
+    return {setting.name for setting in isolation.SETTINGS}
+
+
 class Results:
     """The pytest plugin of the grading child: each test's outcome, and tamper checks."""
 
-    def __init__(self, kata: str, token: str, guard: Guard):
+    def __init__(self, kata: str, token: str, guard: Guard, processes: ProcessGuard):
         self.kata = kata
         self.token = token
         self.guard = guard
+        self.processes = processes
+        self.settings: set[str] = set()
+        self.codes: dict[str, object] = {}  # each test's code object, as collected
         self.watch: Watch | None = None
         self.tests: dict[str, TestRecord] = {}
         self.collect_errors: list[str] = []
@@ -231,7 +295,9 @@ class Results:
         manager = session.config.pluginmanager
         self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
         self.watch = Watch(session.config)
+        self.settings = settings_names()
         self.guard.armed = True
+        self.processes.armed = True
 
     def check(self) -> None:
         if self.watch is None:
@@ -250,7 +316,42 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        # Each test's code, as collected: it must be the test file's own, and stay the same.
+        for item in session.items:
+            code = getattr(getattr(item, "obj", None), "__code__", None)
+            if code is None:
+                continue
+            self.codes[item.nodeid] = code
+            if os.path.realpath(code.co_filename) != os.path.realpath(str(item.path)):
+                self.note(
+                    f"the code of {item.originalname} is not its test file's "
+                    f"(it comes from {Path(code.co_filename).name})"
+                )
+        # The test module's functions too: a module whose collection failed has no items.
+        module = next(
+            (m for name, m in list(sys.modules.items()) if name.endswith(f"{self.kata}_test")),
+            None,
+        )
+        for name, value in list(vars(module).items()) if module is not None else []:
+            code = getattr(value, "__code__", None)
+            path = getattr(module, "__file__", None) or ""
+            if not name.startswith("test") or code is None:
+                continue
+            if os.path.realpath(code.co_filename) != os.path.realpath(path):
+                self.note(
+                    f"the code of {name} is not its test file's "
+                    f"(it comes from {Path(code.co_filename).name})"
+                )
         self.check()
+
+    def pytest_runtest_setup(self, item: Any) -> None:
+        code = getattr(getattr(item, "obj", None), "__code__", None)
+        if item.nodeid in self.codes and code is not self.codes[item.nodeid]:
+            self.note(f"the code of {item.originalname} was replaced after collection")
+
+    def note(self, change: str) -> None:
+        if change not in self.tampering and len(self.tampering) < 50:
+            self.tampering.append(change)
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         entry = self.tests.setdefault(
@@ -280,7 +381,22 @@ class Results:
                 self.collect_errors.append(reason[:FAILURE_LINE])
         entry["seconds"] = round(entry["seconds"] + report.duration, 3)
         if report.when == "teardown":
+            self.restored(report.nodeid, properties.get(status.RESTORED))
             self.check()
+
+    def restored(self, nodeid: str, put_back: object) -> None:
+        """What the per-test state guard put back: a replaced function is tampering (the
+        guard's repair hid it from the checks after the test); a setting is not (tests set
+        the default dtype themselves, and the guard is there to undo it)."""
+        if not isinstance(put_back, (list, tuple)):
+            return
+        test = nodeid.split("::", 1)[-1]
+        for name in put_back:
+            if str(name) in self.settings:
+                continue
+            self.note(
+                f"{str(name)[:100]} was replaced during {test[:100]} (the state guard put it back)"
+            )
 
     def pytest_sessionfinish(self, session: Any) -> None:
         # The last look, before the harness puts back the settings it changed for the run.
@@ -300,7 +416,7 @@ class Results:
             "collect_errors": self.collect_errors,
             "tests": self.tests,
             "tampering": self.tampering,
-            "refused_reads": self.guard.refused,
+            "refused_reads": self.guard.refused + self.processes.refused,
             "autoloaded_plugins": self.autoloaded,
         }
 
@@ -320,7 +436,10 @@ def main() -> None:
     place = Path.cwd().resolve().parent
     guard = Guard(place, [Path(p) for p in json.loads(forbidden)], allowed)
     sys.addaudithook(guard)
-    recorder = Results(kata, token, guard)
+    processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py")
+    sys.addaudithook(processes)
+    recorder = Results(kata, token, guard, processes)
+    summary = Results.summary  # the class's, not whatever the instance holds by then
     import pytest
 
     try:
@@ -328,7 +447,7 @@ def main() -> None:
     except BaseException as error:  # a SystemExit or worse that escaped pytest itself
         code = 3
         recorder.collect_errors.append(f"the run ended with {type(error).__name__}: {error}")
-    data = dumps(recorder.summary(code)).encode()
+    data = dumps(summary(recorder, code)).encode()
     descriptor = os.open(results, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     write(descriptor, data)
     os.close(descriptor)

@@ -1,10 +1,14 @@
 """`katas grade`: grade a returned take-home folder, one kata at a time, trusting only the stubs.
 
 What was handed out comes from the interviewer's record (takehome.py) or `--katas`, never from
-the returned folder. Each kata runs in a process of its own (child.py), in a fresh copy of
-the suite holding only that kata's test, the harness and the candidate's stub, under a time
-limit and a sandbox where the machine has one (sandbox.py). The grader alone writes the
-reports (reports.py), after every process the candidate's code started is gone.
+the returned folder. Each returned stub is read against the policy for returned code
+(policy.py) before anything runs. The list of each kata's tests comes from one collection of
+the suite with the stubs as handed out, before the candidate's code runs. Each kata then runs
+in a process of its own (child.py), in a fresh copy of the suite holding only that kata's test,
+the harness and the candidate's stub, under a time limit and a sandbox where the machine has
+one (sandbox.py); a test that process does not report as passed in its call is failed. The
+grader alone writes the reports (reports.py), after every process the candidate's code started
+is gone.
 """
 
 from __future__ import annotations
@@ -20,15 +24,16 @@ import secrets
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from torch_katas import catalog, status
+from torch_katas import catalog, status, store
 from torch_katas.catalog import UsageError, pick, sha256
-from torch_katas.grading import reports, review, sandbox, schema, takehome
+from torch_katas.grading import policy, reports, sandbox, schema, takehome
 from torch_katas.grading.reports import REPORTS, FailureGroup, Flag, KataGrade, Report
 from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 
@@ -37,6 +42,10 @@ TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
 IGNORED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 CHILD = "from torch_katas.grading.child import main; main()"
 LISTED = 30  # new or edited files listed one by one; more are counted
+LOG_TAIL = 64 * 1024  # bytes read from the end of a kata process's output
+COLLECT_TIMEOUT = 300  # seconds for collecting the suite's own tests
+# pytest's exit statuses other than 0 (all passed) and 1 (some failed): the run did not finish.
+PYTEST_EXITS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
 
 
 @dataclass
@@ -45,6 +54,13 @@ class Options:
     device: str | None
     sandbox: str
     forbidden: list[str]  # paths the candidate's code may not read
+
+
+def pytest_options(options: Options) -> list[str]:
+    """What every pytest process of a grade runs with, the collection's included."""
+    args = ["-p", "pytest_timeout", "-p", "no:cacheprovider", "-q", "--color=no"]
+    args += ["-o", f"timeout={min(TEST_TIMEOUT, options.timeout):g}"]
+    return args + (["--device", options.device] if options.device else [])
 
 
 # -- what was handed out ------------------------------------------------------------------
@@ -213,9 +229,15 @@ def diff(ours: bytes, theirs: bytes, name: str) -> str:
 
 
 def grade_kata(
-    kata: catalog.Kata, source: bytes, root: Path, scratch: Path, options: Options
-) -> tuple[KataGrade, str | None]:
-    """The kata's grade and, where it is flagged, the flag's kind."""
+    kata: catalog.Kata,
+    source: bytes,
+    root: Path,
+    scratch: Path,
+    options: Options,
+    collection: Collection,
+) -> tuple[KataGrade, list[Flag]]:
+    """The kata's grade from its run (of the tests the collection found), and the flags the
+    run raised."""
     place = scratch / kata.module
     suite, work = place / "suite", place / "work"
     files = takehome.suite_files(root, [kata], stubs=False)
@@ -227,10 +249,7 @@ def grade_kata(
     work.mkdir()
     token = secrets.token_hex(16)
     results = work / "results.json"
-    pytest_args = [f"katas/{kata.module}_test.py", "-p", "pytest_timeout", "-p", "no:cacheprovider"]
-    pytest_args += ["-o", f"timeout={min(TEST_TIMEOUT, options.timeout)}", "-q", "--color=no"]
-    if options.device:
-        pytest_args += ["--device", options.device]
+    pytest_args = [f"katas/{kata.module}_test.py", *pytest_options(options)]
     command = ["-S", "-c", CHILD, str(results), kata.module]
     outcome = sandbox.run(
         [*command, "--", *pytest_args],
@@ -241,16 +260,31 @@ def grade_kata(
         stdin=f"{token}\n{json.dumps(options.forbidden)}",
         log=place / "log.txt",
     )
-    grade, kind = judge(kata, outcome, results, token, place / "log.txt", options.timeout)
+    expected = collection.tests()
+    if isinstance(expected, str):  # the suite's own problem, not the candidate's
+        return KataGrade(kata.title, ERROR, reason=expected, seconds=round(outcome.seconds, 2)), []
+    log = place / "log.txt"
+    grade, flags = judge(kata, outcome, results, token, log, options, expected[kata.module])
     grade.seconds = round(outcome.seconds, 2)
-    return grade, kind
+    if outcome.survivors:
+        reason = (
+            f"{outcome.survivors} processes its code started were still being created "
+            f"{sandbox.KILL_DEADLINE:g} s after the kata ended; some may still run"
+        )
+        flags.append(Flag(reason, "sandbox", f"katas/{kata.module}.py", kata.module))
+        grade.verdict, grade.reason = ERROR, reason
+    return grade, flags
 
 
 def last_line(log: Path) -> str:
+    """The last line of a process's output, read from its last LOG_TAIL bytes only."""
     try:
-        lines = [line.strip() for line in log.read_text(errors="replace").splitlines()]
+        with log.open("rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - LOG_TAIL))
+            text = file.read(LOG_TAIL).decode(errors="replace")
     except OSError:
         return ""
+    lines = [line.strip() for line in text.splitlines()]
     lines = [line for line in lines if line and not line.startswith("=")]
     return lines[-1][:200] if lines else ""
 
@@ -261,23 +295,34 @@ def judge(
     path: Path,
     token: str,
     log: Path,
-    limit: float,
-) -> tuple[KataGrade, str | None]:
-    """The kata's grade from what its process did and wrote, and the flag's kind if any."""
-    grade = KataGrade(kata.title, ERROR)
+    options: Options,
+    expected: set[str],
+) -> tuple[KataGrade, list[Flag]]:
+    """The kata's grade from what its process did and wrote, and the flags it raised.
+
+    The tests are those of `expected`, the suite's own collection: one the process does not
+    report as passed in its call is failed, whatever the process says of it.
+    """
+    stub = f"katas/{kata.module}.py"
+    grade = KataGrade(kata.title, ERROR, total=len(expected))
+    if outcome.exceeded:
+        grade.reason = f"its code {outcome.exceeded}: killed"
+        return grade, []
     if outcome.returncode is None:
         grade.reason = (
-            f"no result within the {limit:g} s limit (an endless loop or a hang, perhaps at "
-            "import): killed"
+            f"no result within the {options.timeout:g} s limit (an endless loop or a hang, "
+            "perhaps at import): killed"
         )
-        return grade, None
+        return grade, []
     if outcome.returncode < 0:
         try:
             name = signal.Signals(-outcome.returncode).name
         except ValueError:
             name = f"signal {-outcome.returncode}"
         grade.reason = f"the test process crashed ({name})"
-        return grade, None
+        if name == "SIGXFSZ":
+            grade.reason += f": it wrote a file past the {sandbox.FILE_LIMIT // 2**20} MiB limit"
+        return grade, []
     try:
         data = schema.read(path)
     except schema.NoResults:
@@ -286,52 +331,129 @@ def judge(
             f"the test process exited (status {outcome.returncode}) before reporting its tests"
             + (f"; last output: {hint}" if hint else "")
         )
-        return grade, None
+        return grade, []
     except schema.SchemaError as error:
         # The child always writes results that fit; these were written by something else.
-        grade.verdict = FLAGGED
-        grade.reason = f"the results file was not written by the grading plugin ({error})"
-        return grade, "tampering"
+        grade.reason = f"its results could not be read ({error})"
+        flag = f"the results file was not written by the grading plugin ({error})"
+        return grade, [Flag(flag, "tampering", stub, kata.module)]
     if not secrets.compare_digest(data["token"], token):
         grade.verdict = FLAGGED
         grade.reason = "the results file was not written by the grading plugin"
-        return grade, "tampering"
+        return grade, [Flag(grade.reason, "tampering", stub, kata.module)]
     if outcome.returncode != 0:
         grade.reason = f"the test process exited with status {outcome.returncode}"
-        return grade, None
-    tests = data["tests"]
+        return grade, []
+    reported = data["tests"]
+    tests = {name: reported[name] for name in expected if name in reported}
     passed = {n for n, t in tests.items() if t["outcome"] == "passed" and t["called"]}
     skipped = {n for n, t in tests.items() if t["outcome"] == "skipped"}
-    failed = set(tests) - passed - skipped
-    counted = [n for n in tests if n not in skipped]
+    failed = set(expected) - passed - skipped
     grade.devices = data["devices"]
     grade.autoloaded_plugins = data["autoloaded_plugins"]
-    grade.passed, grade.total, grade.skipped = len(passed), len(counted), len(skipped)
-    grade.tests_run = [name.split("::", 1)[-1] for name in counted]
+    grade.passed, grade.total, grade.skipped = (
+        len(passed),
+        len(expected) - len(skipped),
+        len(skipped),
+    )
+    ordered = sorted(expected, key=lambda name: (name not in reported, name))
+    grade.tests_run = [name.split("::", 1)[-1] for name in ordered if name not in skipped]
     by_message: dict[str, list[str]] = {}
-    for name in counted:
+    for name in ordered:
         if name in failed:
-            message = tests[name]["message"] or "its call never finished"
+            if name not in reported:
+                message = "never reported: the test run ended before this test, or lost its report"
+            else:
+                message = tests[name]["message"] or "its call never finished"
             by_message.setdefault(message, []).append(name.split("::", 1)[-1])
     grade.failures = [FailureGroup(m, t) for m, t in by_message.items()]
     problems = data["tampering"] + data["refused_reads"]
+    extra = sorted(set(reported) - set(expected))
+    if extra:
+        shown = ", ".join(name.split("::", 1)[-1][:80] for name in extra[:3])
+        problems.append(f"the run reported {len(extra)} tests the suite does not have ({shown})")
     if problems:
         grade.verdict = FLAGGED
         grade.reason = "; ".join(problems[:5])
-        return grade, "tampering"
+        return grade, [Flag(grade.reason, "tampering", stub, kata.module)]
+    exit_code = data["exit_code"]
     if not data["stub_imported"]:
         message = (data["collect_errors"] or list(by_message) or ["no message"])[0]
         grade.reason = f"the stub failed to import: {message}"
     elif data["collect_errors"]:
         grade.reason = f"collecting the tests failed: {data['collect_errors'][0]}"
+    elif exit_code not in (0, 1):
+        what = PYTEST_EXITS.get(exit_code, "an unknown status")
+        grade.reason = f"the test run did not finish (pytest exit status {exit_code}: {what})"
     else:
-        unwritten_only = all(tests[name]["not_implemented"] for name in failed)
-        verdict = status.decide(passed, failed, skipped, set(tests), unwritten_only)
+        unwritten_only = all(tests[n]["not_implemented"] for n in failed if n in tests)
+        unwritten_only = unwritten_only and failed <= set(tests)
+        verdict = status.decide(passed, failed, skipped, set(expected), unwritten_only)
         if verdict == status.SKIPPED:
             grade.reason = "no test ran"
         else:
             grade.verdict = verdict
-    return grade, None
+    return grade, []
+
+
+class Collection:
+    """Each kata's tests (node ids), from one `pytest --collect-only` of the suite with the
+    stubs as handed out, in a process of its own that no code of the candidate's can reach:
+    started before any of it runs, read when first needed."""
+
+    def __init__(self, root: Path, chosen: list[catalog.Kata], scratch: Path, options: Options):
+        self.chosen = chosen
+        place = scratch / "collection"
+        suite, work = place / "suite", place / "work"
+        takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True))
+        work.mkdir()
+        test_files = [f"katas/{kata.module}_test.py" for kata in chosen]
+        command = [sys.executable, "-m", "pytest", "--collect-only", *test_files]
+        self.output = place / "output.txt"
+        self.started = time.monotonic()
+        with self.output.open("wb") as output:
+            self.process = subprocess.Popen(
+                [*command, *pytest_options(options)],
+                cwd=suite,
+                env=sandbox.environment(suite, work),
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        self.result: dict[str, set[str]] | str | None = None
+
+    def tests(self) -> dict[str, set[str]] | str:
+        """The tests by kata module, or why the collection failed."""
+        if self.result is None:
+            self.result = self.finish()
+        return self.result
+
+    def finish(self) -> dict[str, set[str]] | str:
+        left = COLLECT_TIMEOUT - (time.monotonic() - self.started)
+        try:
+            returncode = self.process.wait(timeout=max(left, 0))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return f"collecting the suite's tests took over {COLLECT_TIMEOUT} s"
+        output = self.output.read_text(errors="replace")
+        if returncode != 0:
+            lines = [line for line in output.splitlines() if line.strip()]
+            last = lines[-1][:200] if lines else "no output"
+            return f"collecting the suite's tests failed (status {returncode}): {last}"
+        found: dict[str, set[str]] = {kata.module: set() for kata in self.chosen}
+        for line in output.splitlines():
+            module = catalog.module_of(Path(line.split("::", 1)[0])) if "::" in line else None
+            if module in found:
+                found[module].add(line.strip())
+        empty = [module for module, tests in found.items() if not tests]
+        if empty:
+            return f"collecting the suite's tests found none for {', '.join(empty)}"
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 # -- the whole take-home --------------------------------------------------------------------
@@ -374,6 +496,32 @@ def version(name: str) -> str:
         return "not installed"
 
 
+def candidate_environment(folder: Path) -> dict[str, str] | None:
+    """The torch and Python the candidate's last run of the take-home reported, where the
+    folder holds that run's cache (informative only: the candidate can write anything there)."""
+    path = folder / store.DEFAULT_CACHE_DIR / "v" / store.ENVIRONMENT_KEY
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with path.open("rb") as file:
+            data = json.loads(file.read(4096).decode(errors="replace"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {key: str(data[key])[:60] for key in ("torch", "python", "platform") if key in data}
+
+
+def apply_policy(grade: KataGrade, findings: list[policy.Finding]) -> None:
+    """A refused construct makes the kata flagged; what its tests said is kept beside it."""
+    grade.run_verdict = grade.verdict
+    shown = "; ".join(str(finding) for finding in findings[:3])
+    more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
+    refused = f"the policy for returned code refuses {shown}{more}"
+    grade.reason = refused + (f"; its tests: {grade.reason}" if grade.reason else "")
+    grade.verdict = FLAGGED
+
+
 def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
     folder = Path(args.folder).resolve()
     if not folder.is_dir():
@@ -382,10 +530,13 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
         raise UsageError("--timeout: give the seconds each kata may take, such as 300")
     out = Path(args.out).resolve() if args.out else folder / "grading"
     try:
-        mode = sandbox.choose(args.sandbox)
+        mode, warning = sandbox.choose(args.sandbox)
     except ValueError as error:
         raise UsageError(str(error)) from None
     chosen, record, flags = handed_out(args, root, folder, katas)
+    warnings = [warning] if warning else []
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     clear_old_reports(folder, out)
     suite = takehome.suite_files(root, chosen, stubs=False)
     more, diffs = file_flags(folder, chosen, record, suite)
@@ -396,27 +547,44 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
     print(f"grading {folder.name}: {len(chosen)} katas, sandbox {mode}, {args.timeout:g} s each")
     scratch = Path(tempfile.mkdtemp(prefix="katas-grade-"))
     reaping = sandbox.set_subreaper(True)
+    collection: Collection | None = None
     try:
+        # What each kata's tests are, from a process the candidate's code cannot reach: under
+        # bwrap it runs beside the first kata (in namespaces of its own); under none, first.
+        collection = Collection(root, chosen, scratch, options)
+        if mode == "none":
+            collection.tests()
         for number, kata in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {kata.label} {kata.title}: ", end="", flush=True)
             stub = f"katas/{kata.module}.py"
             source = check_stub(folder, kata)
             if isinstance(source, Refusal):
                 grade = KataGrade(kata.title, source.verdict, reason=source.reason)
-                kind = source.flag_kind
+                if source.flag_kind is not None:
+                    flags.append(Flag(source.reason, source.flag_kind, stub, kata.module))
             else:
-                grade, kind = grade_kata(kata, source, root, scratch, options)
-                for finding in review.scan(source.decode(errors="replace")):
-                    flags.append(Flag(finding, "review", stub, kata.module))
-            if kind is not None and grade.reason:
-                flags.append(Flag(grade.reason, kind, stub, kata.module))
+                findings = policy.check(source.decode(errors="replace"), kata.imports, stub)
+                for finding in findings:
+                    flags.append(
+                        Flag(finding.text, "policy", stub, kata.module, finding.line, finding.rule)
+                    )
+                grade, raised = grade_kata(kata, source, root, scratch, options, collection)
+                flags += raised
+                if findings:
+                    apply_policy(grade, findings)
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             print(f"{shown}, {grade.passed}/{grade.total} tests, {grade.seconds:.1f} s")
+        problem = collection.tests()
+        if isinstance(problem, str):
+            print(f"warning: {problem}", file=sys.stderr)
+            warnings.append(problem)
     except KeyboardInterrupt:
         print("\ngrading interrupted: no report written", file=sys.stderr)
         return 130
     finally:
+        if collection is not None:
+            collection.stop()
         if reaping:
             sandbox.set_subreaper(False)
         remove_tree(scratch)
@@ -434,6 +602,9 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
         katas=grades,
         flags=flags,
         diffs=diffs,
+        warnings=warnings,
+        hints=record.hints if record else None,
+        candidate_environment=candidate_environment(folder),
     )
     written = reports.write(out, report, args.format)
     print(

@@ -23,9 +23,11 @@ class Flag:
     """Something an interviewer should look at: an edited file, a refused construct..."""
 
     reason: str
-    kind: str  # edited, added, refused, tampering, policy, review, sandbox
+    kind: str  # edited, added, refused, tampering, policy, sandbox
     file: str | None = None
     kata: str | None = None
+    line: int | None = None  # policy: the line of the refused construct
+    rule: str | None = None  # policy: the rule it breaks (policy.Finding.rule)
 
 
 @dataclass
@@ -49,6 +51,8 @@ class KataGrade:
     tests_run: list[str] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     autoloaded_plugins: list[str] = field(default_factory=list)
+    # Where the policy for returned code flagged the kata: the verdict of its tests alone.
+    run_verdict: str | None = None
 
     @property
     def share(self) -> float:
@@ -74,6 +78,9 @@ class Report:
     flags: list[Flag]
     diffs: dict[str, str]
     warnings: list[str] = field(default_factory=list)
+    hints: str | None = None  # which hints the take-home shipped, from the record
+    # The candidate's torch and Python as their last run reported them (informative only).
+    candidate_environment: dict[str, str] | None = None
 
     @property
     def score(self) -> float:
@@ -93,14 +100,24 @@ class Report:
         return data
 
 
+def line(text: str) -> str:
+    """`text` on one Markdown line, as text: no line break can start a row, a heading or a
+    list item, and no HTML tag (a `<table>` of fake rows) is rendered."""
+    flat = " ".join(str(text).split())
+    return flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def cell(text: str) -> str:
     """`text` as one Markdown table cell: no line breaks or pipes can add rows or columns."""
-    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+    return line(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def line(text: str) -> str:
-    """`text` on one Markdown line."""
-    return " ".join(text.split())
+def candidate(report: Report) -> str:
+    found = report.candidate_environment
+    if not found:
+        return "not known (the folder holds no run of the take-home)"
+    shown = f"{found.get('torch', '?')} / {found.get('python', '?')}"
+    return cell(shown + " (from their last run; as reported, not checked)")
 
 
 def markdown(report: Report) -> str:
@@ -109,9 +126,11 @@ def markdown(report: Report) -> str:
         f"| date | {report.date} |",
         f"| suite commit | {report.suite_commit or 'unknown (not a git checkout)'} |",
         f"| torch / Python | {report.torch} / {report.python} |",
+        f"| the candidate's torch / Python | {candidate(report)} |",
         f"| devices | {', '.join(report.devices) or 'none reported'} |",
         f"| sandbox | {report.sandbox} |",
         f"| time limit per kata | {report.timeout:g} s |",
+        f"| hints shipped | {report.hints or 'unknown (no record of the take-home)'} |",
         "",
     ]
     if report.warnings:
@@ -125,6 +144,8 @@ def markdown(report: Report) -> str:
     ]
     for module, grade in report.katas.items():
         verdict = grade.verdict + (f": {grade.reason}" if grade.reason else "")
+        if grade.run_verdict and grade.run_verdict != grade.verdict:
+            verdict += f" (its tests alone: {grade.run_verdict})"
         lines.append(
             f"| {module[:3]} | {cell(grade.title)} | {cell(verdict)} | "
             f"{grade.passed}/{grade.total} | {grade.seconds:.1f} |"
@@ -132,8 +153,12 @@ def markdown(report: Report) -> str:
     if report.flags:
         lines += ["", "## Flags", ""]
         for flag in report.flags:
-            where = ", ".join(f"`{line(value)}`" for value in (flag.kata, flag.file) if value)
-            lines.append(f"- {flag.kind}: {line(flag.reason)}" + (f" ({where})" if where else ""))
+            place = flag.file and (f"{flag.file}:{flag.line}" if flag.line else flag.file)
+            where = ", ".join(f"`{line(value)}`" for value in (flag.kata, place) if value)
+            rule = f" [{line(flag.rule)}]" if flag.rule else ""
+            lines.append(
+                f"- {flag.kind}: {line(flag.reason)}{rule}" + (f" ({where})" if where else "")
+            )
     for module, grade in report.katas.items():
         if grade.failures:
             lines += ["", f"## {module}: failures", ""]

@@ -6,6 +6,12 @@ of the suite (read-only) and a scratch folder (writable); no network, its own pr
 (every process in it dies with it), the interviewer's checkout and home invisible.
 none: a process group of its own, killed as a whole afterwards, with the grader as the
 "subreaper" of every process the candidate's code forks, so a daemon cannot escape either.
+
+In every mode: limits on the size of any file written (RLIMIT_FSIZE, which also bounds the
+log of the process's output) and on the processes it may start (RLIMIT_NPROC, where the
+interviewer is not root), a size limit on its scratch folder (watched while it runs, and a
+tmpfs of that size for /tmp under bwrap), and a deadline on killing what it left behind:
+processes are stopped (SIGSTOP, so none can fork again) before they are killed.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import contextlib
 import ctypes
 import functools
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -30,10 +37,19 @@ PR_SET_CHILD_SUBREAPER = 36
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
 
 
+FILE_LIMIT = 256 * 1024 * 1024  # bytes in any one file the candidate's code writes
+SCRATCH_LIMIT = 1024 * 1024 * 1024  # bytes in its scratch folder
+SCRATCH_ENTRIES = 20_000  # files and folders in its scratch folder
+PROCESS_MARGIN = 256  # processes and threads it may add to the user's (RLIMIT_NPROC)
+KILL_DEADLINE = 10.0  # seconds to kill every process it left
+
+
 @dataclass
 class Outcome:
-    returncode: int | None  # None: killed at the time limit
+    returncode: int | None  # None: killed at the time limit (or for a limit in `exceeded`)
     seconds: float
+    exceeded: str | None = None  # the limit it was killed for, other than the time limit
+    survivors: int = 0  # processes still being created when the kill deadline passed
 
 
 def python_paths() -> list[Path]:
@@ -49,35 +65,51 @@ def site_packages() -> list[str]:
 
 
 @functools.cache
-def bwrap_works() -> bool:
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot run here, or None when it can."""
     if shutil.which(BWRAP) is None:
-        return False
+        return f"{BWRAP} is not installed"
     command = [*bwrap_command(Path("/"), None), sys.executable, "-S", "-c", "pass"]
     try:
         done = subprocess.run(command, capture_output=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{BWRAP} did not start ({error})"
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"{BWRAP} cannot start here ({said[-1][:200] if said else done.returncode})"
+    return None
 
 
-def choose(mode: str) -> str:
-    """`auto` means bwrap when it runs here; asking for bwrap where it cannot is an error."""
+def bwrap_works() -> bool:
+    return bwrap_problem() is None
+
+
+def choose(mode: str) -> tuple[str, str | None]:
+    """The sandbox to use for `mode` and, where `auto` falls back to none, a warning.
+
+    Asking for bwrap where it cannot run is an error (ValueError).
+    """
     if mode == "none":
-        return "none"
-    if bwrap_works():
-        return "bwrap"
+        return "none", None
+    problem = bwrap_problem()
+    if problem is None:
+        return "bwrap", None
     if mode == "bwrap":
         raise ValueError(
-            "--sandbox bwrap: bubblewrap is missing or cannot create namespaces here "
-            "(install the bubblewrap package, or pass --sandbox none on a machine where "
-            "running the candidate's code unconfined is acceptable)"
+            f"--sandbox bwrap: {problem}; bubblewrap needs the bubblewrap package and "
+            "unprivileged user namespaces (or pass --sandbox none on a machine where running "
+            "the candidate's code unconfined is acceptable)"
         )
-    return "none"
+    return "none", (
+        f"--sandbox auto fell back to none: {problem}. The candidate's code ran as you, "
+        "with your files and network (README: what grading can and cannot promise)"
+    )
 
 
 def bwrap_command(suite: Path, work: Path | None) -> list[str]:
     command = [BWRAP, "--die-with-parent", "--new-session", "--unshare-all"]
-    command += ["--tmpfs", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    command += ["--tmpfs", "/", "--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(SCRATCH_LIMIT), "--tmpfs", "/tmp"]
     for name in SYSTEM:
         path = Path(name)
         if path.is_symlink():
@@ -132,22 +164,118 @@ def children() -> set[int]:
     return found
 
 
-def kill_everything(process: subprocess.Popen, before: set[int]) -> None:
-    """Kill the child's process group, then every orphan that came to the grader."""
+def children_of(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.update(int(p) for p in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def descendants(roots: set[int]) -> set[int]:
+    """`roots` and every process below them."""
+    found, pending = set(), list(roots)
+    while pending:
+        pid = pending.pop()
+        if pid not in found:
+            found.add(pid)
+            pending.extend(children_of(pid))
+    return found
+
+
+def kill_everything(
+    process: subprocess.Popen, before: set[int], deadline: float = KILL_DEADLINE
+) -> int:
+    """Kill the child's process group, then every process that came to the grader and all
+    below them; returns how many were still appearing when `deadline` seconds had passed.
+
+    Each round stops every process found first (a stopped process cannot fork), then kills
+    them, so a chain of processes that each fork a new one before they die ends too.
+    """
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+    ends = time.monotonic() + deadline
     quiet = 0
+    stray: set[int] = set()
     while quiet < 3:
-        stray = children() - before
+        stray = descendants(children() - before)
         quiet = quiet + 1 if not stray else 0
-        for pid in stray:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in stray:
+        for sent in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in stray:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sent)
+            if sent == signal.SIGSTOP:  # what they forked before they stopped
+                stray |= descendants(stray)
+        for pid in children() - before:
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+                os.waitpid(pid, os.WNOHANG)
+        if time.monotonic() > ends:
+            return len(stray)
         time.sleep(0.02)
+    return 0
+
+
+def user_tasks() -> int:
+    """Processes and threads of this real user, as RLIMIT_NPROC counts them."""
+    uid, count = os.getuid(), 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(
+                line.split(":", 1) for line in status.read_text().splitlines() if ":" in line
+            )
+            if int(fields["Uid"].split()[0]) == uid:
+                count += int(fields["Threads"])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
+
+
+def limits() -> list[tuple[int, int]]:
+    """(resource, limit) for the candidate's process, set in it before it starts."""
+    chosen = [(resource.RLIMIT_FSIZE, FILE_LIMIT)]
+    if os.getuid() != 0 and sys.platform.startswith("linux"):  # root is not counted
+        allowed = user_tasks() + PROCESS_MARGIN + 8 * (os.cpu_count() or 1)
+        chosen.append((resource.RLIMIT_NPROC, allowed))
+    return chosen
+
+
+def limit_process(chosen: list[tuple[int, int]]) -> None:
+    for kind, value in chosen:
+        _, hard = resource.getrlimit(kind)
+        capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(kind, (capped, capped))
+
+
+def scratch_size(folder: Path) -> tuple[int, int]:
+    """Bytes and entries under `folder`, counting no further than the limits."""
+    size = entries = 0
+    pending = [folder]
+    while pending and entries <= SCRATCH_ENTRIES and size <= SCRATCH_LIMIT:
+        try:
+            with os.scandir(pending.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    with contextlib.suppress(OSError):
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(Path(entry.path))
+                        else:
+                            size += entry.stat(follow_symlinks=False).st_blocks * 512
+        except OSError:
+            continue
+    return size, entries
+
+
+def over_scratch_limit(folder: Path) -> str | None:
+    size, entries = scratch_size(folder)
+    if size > SCRATCH_LIMIT:
+        return f"wrote more than {SCRATCH_LIMIT // 2**20} MiB in its scratch folder"
+    if entries > SCRATCH_ENTRIES:
+        return f"made more than {SCRATCH_ENTRIES} files in its scratch folder"
+    return None
 
 
 def run(
@@ -172,8 +300,11 @@ def run(
         command = [sys.executable, *python_args]
         cwd = suite
     (work / "tmp").mkdir(parents=True, exist_ok=True)
+    chosen = limits()
     before = children()
     started = time.monotonic()
+    exceeded = None
+    returncode: int | None = None
     with open(log, "wb") as output:
         process = subprocess.Popen(
             command,
@@ -183,6 +314,7 @@ def run(
             stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=functools.partial(limit_process, chosen),
         )
         try:
             assert process.stdin is not None  # started with stdin=PIPE
@@ -191,14 +323,19 @@ def run(
                 process.stdin.close()
             except BrokenPipeError:
                 pass
-            returncode: int | None = process.wait(timeout=timeout)
+            ends = started + timeout
+            while returncode is None and exceeded is None:
+                try:
+                    returncode = process.wait(timeout=max(0.0, min(0.5, ends - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= ends:
+                        break
+                    exceeded = over_scratch_limit(work)
             if mode == "bwrap" and returncode is not None and returncode > 128:
                 returncode = 128 - returncode  # bwrap exits 128 + N for a child killed by N
-        except subprocess.TimeoutExpired:
-            returncode = None
         finally:
-            kill_everything(process, before)
-    return Outcome(returncode, time.monotonic() - started)
+            survivors = kill_everything(process, before)
+    return Outcome(returncode, time.monotonic() - started, exceeded, survivors)
 
 
 def replace_paths(text: str, mapping: dict[str, str]) -> str:

@@ -11,20 +11,25 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import importlib.metadata
 import io
 import json
 import re
 import subprocess
 import tarfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from torch_katas import catalog
 from torch_katas.catalog import UsageError, pick, sha256
+from torch_katas.grading import policy
 
 MANIFEST = ".takehome.json"
 RECORDS = ".katas-takehomes"
 HARNESS = ("conftest.py", "pyproject.toml", "katas/__init__.py", "torch_katas")
+# `--hints`: which of each kata's hints the take-home ships.
+HINTS = ("none", "first", "all")
 
 
 @dataclass
@@ -37,13 +42,21 @@ class Record:
     commit: str | None
     katas: list[str]
     files: dict[str, str]  # path -> sha256 of what was shipped
+    hints: str = "all"  # which hints it shipped (HINTS); records written before had all
 
     @classmethod
     def load(cls, path: Path) -> Record:
         """The record at `path`; UsageError where it is not one."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls)})
+            fields = dataclasses.fields(cls)
+            return cls(
+                **{
+                    f.name: data[f.name]
+                    for f in fields
+                    if f.name in data or f.default is dataclasses.MISSING
+                }
+            )
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise UsageError(f"{path} is not a take-home record ({error})") from None
 
@@ -89,7 +102,9 @@ def working_copy(root: Path, paths: list[str]) -> dict[str, bytes]:
     return files
 
 
-def suite_files(root: Path, chosen: list[catalog.Kata], *, stubs: bool) -> dict[str, bytes]:
+def suite_files(
+    root: Path, chosen: list[catalog.Kata], *, stubs: bool, hints: str = "all"
+) -> dict[str, bytes]:
     """The harness and the chosen katas' tests (and stubs), as committed.
 
     Grading on a machine where the suite is not a git checkout (an unpacked release) reads
@@ -104,7 +119,8 @@ def suite_files(root: Path, chosen: list[catalog.Kata], *, stubs: bool) -> dict[
         files = committed(root, paths)
     else:
         files = working_copy(root, paths)
-    files[str(catalog.CATALOG)] = catalog_text(files[str(catalog.CATALOG)].decode(), chosen)
+    text = files[str(catalog.CATALOG)].decode()
+    files[str(catalog.CATALOG)] = catalog_text(text, chosen, hints)
     return files
 
 
@@ -119,16 +135,46 @@ def practice_copy(root: Path, target: Path, chosen: list[catalog.Kata]) -> None:
     write_files(target, files)
 
 
-def catalog_text(text: str, chosen: list[catalog.Kata]) -> bytes:
-    """katas.toml with only the chosen katas' entries, copied as written."""
+def catalog_text(text: str, chosen: list[catalog.Kata], hints: str = "all") -> bytes:
+    """katas.toml with only the chosen katas' entries, copied as written, and of their hints
+    all, the first or none."""
     header, *entries = re.split(r"(?m)^(?=\[\[kata\]\])", text)
-    modules = {kata.module for kata in chosen}
-    keep = [
-        entry
-        for entry in entries
-        if (found := re.search(r'module = "([^"]+)"', entry)) and found.group(1) in modules
-    ]
+    by_module = {kata.module: kata for kata in chosen}
+    keep = []
+    for entry in entries:
+        found = re.search(r'module = "([^"]+)"', entry)
+        if found and found.group(1) in by_module:
+            kata = by_module[found.group(1)]
+            keep.append(
+                entry if hints == "all" else with_hints(entry, kata.hints[: HINTS.index(hints)])
+            )
     return (header + "".join(keep)).encode()
+
+
+def with_hints(entry: str, hints: tuple[str, ...]) -> str:
+    """A katas.toml entry with its `hints = [...]` array replaced by `hints`."""
+    start = re.search(r"(?m)^hints = \[", entry)
+    if start is None:
+        raise UsageError("katas.toml: an entry without hints")
+    end, in_string, escaped = start.end(), "", False
+    while end < len(entry):  # the closing bracket, outside the strings
+        char = entry[end]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\" and in_string == '"':
+                escaped = True
+            elif char == in_string:
+                in_string = ""
+        elif char in "\"'":
+            in_string = char
+        elif char == "]":
+            break
+        end += 1
+    # JSON strings are TOML basic strings.
+    items = "".join(f"    {json.dumps(hint, ensure_ascii=False)},\n" for hint in hints)
+    array = f"hints = [\n{items}]" if hints else "hints = []"
+    return entry[: start.start()] + array + entry[end + 1 :]
 
 
 def write_files(target: Path, files: dict[str, bytes]) -> None:
@@ -142,32 +188,154 @@ CANDIDATE_README = """# PyTorch take-home: {count}
 
 Each kata is a Python module in `katas/` with a task, a contract and a
 `raise NotImplementedError` where your code goes. Its tests (`katas/*_test.py`) are red until
-your code is right.
+your code is right. Read the stub's docstring first: it is the specification, and the tests
+check what it promises.
 
 | kata | title | stub to edit |
 | --- | --- | --- |
 {rows}
 
-## Run
+## Install
 
-With Python 3.10 or newer:
+With Python 3.10 or newer, in this folder. Pick the lines for your machine:
+
+- a laptop or desktop without an NVIDIA GPU (Linux or Windows): take the CPU-only build of
+  PyTorch (a plain `pip install torch` brings the CUDA build to Linux, several GB):
+
+  ```
+  python -m venv .venv && . .venv/bin/activate
+  pip install {torch_requirement} --index-url https://download.pytorch.org/whl/cpu
+  pip install -e .
+  ```
+
+- a machine with an NVIDIA GPU (CUDA), or a Mac (the macOS build runs on the CPU and on
+  Apple GPUs):
+
+  ```
+  python -m venv .venv && . .venv/bin/activate
+  pip install {torch_requirement}
+  pip install -e .
+  ```
+
+On Windows, activate with `.venv\\Scripts\\activate` instead. The tests run with any torch
+{torch_range} (what this suite supports); your work is graded with torch {grader_torch}, the
+version the interviewer's suite runs, which the lines above install.
+
+## Practise
 
 ```
-python -m venv .venv && . .venv/bin/activate && pip install -e . && pytest
+pytest                                  # every kata's tests
+pytest katas/{first}_test.py  # one kata's tests
+katas watch {first_number}  # rerun them each time you save the stub
 ```
 
-`pytest katas/{first}_test.py` runs one kata; `--hints` adds hints to failures. The tests run on
-the CPU and on any GPU this machine has.
+A kata's tests take a few seconds on a laptop's CPU, most of it importing torch. They run on
+the CPU and on each GPU the machine has (or on `sim`, a simulated GPU that catches tensors
+left on the wrong device), as they will when graded. {hints}
 
-## Rules
+## What to return
 
-- Edit only the stub modules listed above, and keep each one a plain file in `katas/`.
-  Grading runs each stub against a clean copy of the tests and harness; edits to any other
-  file, and new files, are not used and are flagged for the interviewer.
-- Your code is graded by the tests alone: code that inspects or changes the tests, the
-  harness, pytest or torch.testing, or reads files outside your folder, is flagged.
-- Read the tests as much as you like: they are the specification.
+This folder, with your code in the stubs listed above. Edit only those files and keep each
+one a plain file in `katas/`; nothing else you change is used.
+
+## How it is graded
+
+- Each kata is graded on its own: your stub, and nothing else from this folder, runs against
+  the suite's own copy of its tests and of the harness (`conftest.py`, `pyproject.toml`,
+  `katas/katas.toml`, `torch_katas/`), in a process of its own (normally in a sandbox,
+  without network), with a time limit for the kata (300 s unless the interviewer says
+  otherwise) and for each test (60 s). Edited or new files are not used, and the interviewer
+  sees them listed.
+- A kata is *solved* when every one of its tests passes; *partly solved* when some do. Its
+  score is its share of tests passed, and each kata weighs the same. A test counts as passed
+  only if it runs to its end and passes: a test the run never reaches, a skip raised by your
+  code, a stub that does not import, and a run that stops early all count against the kata.
+- Before any of your code runs, each stub is read (not run) against a policy for returned
+  code. A solution may import torch and its public modules (`torch.nn`,
+  `torch.nn.functional`, `torch.optim`, `torch.utils.data`, `torch.autograd`, ...) and
+  {allowed}{extra}. It may define functions, classes (with private attributes and helpers,
+  `super().__init__()`, a Dataset's `__len__` and `__getitem__`), dataclasses, comprehensions
+  and generators. It may not import anything else (os, sys, subprocess, threading, pytest,
+  ...), use torch's private or internal parts (`torch._C`, `torch.ops`, `torch.overrides`,
+  `torch.library`), call `eval`, `exec`, `compile`, `globals`, `locals`, `vars`,
+  `__import__` or `open` (unless the kata may import `io`), use `getattr`, `setattr` or
+  `delattr` with a computed name, assign to an attribute of a module or class it imports,
+  define `__torch_function__`, `__getattr__`, `__eq__` and similar hooks, read frame,
+  traceback or code attributes, raise `KeyboardInterrupt` or `SystemExit`, or start threads
+  or processes. Anything the policy
+  refuses makes that kata *flagged* (it scores 0), with its line shown to the interviewer.
+  `katas review katas/{first}.py` runs the same check here.
+- Tests and harness files are the suite's own: code that inspects or changes them, pytest,
+  or torch's testing functions, or that reads files outside this folder, is flagged too.
 """
+HINT_LINES = {
+    "none": "This take-home ships no hints.",
+    "first": "`katas hint {number}` shows a kata's first hint, the only one shipped, and "
+    "`pytest --hints` adds it to the failures.",
+    "all": "`katas hint {number}` shows a kata's next hint, one more each time (the last "
+    "ones come close to the answer), and `pytest --hints` adds them to the failures.",
+}
+
+
+def torch_floor(root: Path) -> str:
+    """The torch versions the suite's pyproject.toml accepts, such as `>=2.6`."""
+    try:
+        project = catalog.tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        for requirement in project["project"]["dependencies"]:
+            found = re.fullmatch(r"torch\s*([<>=!~][^;]*)", str(requirement).strip())
+            if found:
+                return found.group(1).strip()
+    except (OSError, KeyError, TypeError, ValueError):
+        pass
+    return ">=2.6"
+
+
+def torch_version() -> str | None:
+    """The torch this interpreter has, as a public version (`2.13.0`, not `2.13.0+cpu`)."""
+    try:
+        return importlib.metadata.version("torch").split("+")[0]
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str) -> str:
+    rows = "\n".join(f"| {k.label} | {k.title} | `katas/{k.module}.py` |" for k in chosen)
+    extra = [
+        f"for {k.label}, {', '.join(f'`{m}`' for m in k.imports)}" for k in chosen if k.imports
+    ]
+    grader = torch_version()
+    floor = torch_floor(root)
+    text = CANDIDATE_README.format(
+        count=f"{len(chosen)} kata" + ("s" if len(chosen) > 1 else ""),
+        rows=rows,
+        first=chosen[0].module,
+        first_number=chosen[0].number,
+        torch_requirement=f"torch=={grader}" if grader else f'"torch{floor}"',
+        torch_range=floor.replace(">=", "from ").replace(",", ", "),
+        grader_torch=grader or "the interviewer's",
+        hints=HINT_LINES[hints].format(number=chosen[0].number),
+        allowed=", ".join(f"`{m}`" for m in policy.ALLOWED if m != "__future__"),
+        extra=f" (and also: {'; '.join(extra)})" if extra else "",
+    )
+    return wrapped(text)
+
+
+def wrapped(text: str, width: int = 94) -> str:
+    """`text` with its long prose lines wrapped (code blocks and tables as they are)."""
+    lines, in_code = [], False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+        if in_code or len(line) <= width or line.lstrip().startswith("|"):
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        follow = indent + ("  " if line.lstrip().startswith("- ") else "")
+        lines += textwrap.wrap(
+            line.strip(), width, initial_indent=indent, subsequent_indent=follow,
+            break_on_hyphens=False, break_long_words=False,
+        )  # fmt: skip
+    return "\n".join(lines) + "\n"
 
 
 def record_path(root: Path, name: str) -> Path:
@@ -184,11 +352,9 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
         raise UsageError(
             f"{record} already records a take-home named {out.name!r}: choose another folder name"
         )
-    files = suite_files(root, chosen, stubs=True)
-    rows = "\n".join(f"| {k.label} | {k.title} | `katas/{k.module}.py` |" for k in chosen)
-    count = f"{len(chosen)} kata" + ("s" if len(chosen) > 1 else "")
-    readme = CANDIDATE_README.format(count=count, rows=rows, first=chosen[0].module)
-    files["README.md"] = readme.encode()
+    hints = getattr(args, "hints", None) or "first"
+    files = suite_files(root, chosen, stubs=True, hints=hints)
+    files["README.md"] = candidate_readme(root, chosen, hints).encode()
     manifest = {"name": out.name, "katas": [kata.module for kata in chosen]}
     files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
     write_files(out, files)
@@ -201,8 +367,9 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
         commit=commit(root),
         katas=[kata.module for kata in chosen],
         files={name: sha256(data) for name, data in sorted(files.items())},
+        hints=hints,
     )
     record.write_text(json.dumps(dataclasses.asdict(entry), indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out} with katas {', '.join(k.label for k in chosen)}")
+    print(f"wrote {out} with katas {', '.join(k.label for k in chosen)} (hints: {hints})")
     print(f"the record of what it holds is {record} (grading uses it)")
     return 0
