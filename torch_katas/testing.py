@@ -373,6 +373,7 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
         else:
             builtins[id(target)] = called
     refused: list[str] = []
+    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
 
     def watch(frame: types.FrameType, event: str, arg: object) -> None:
         if outer is not None:  # an enclosing rule's watcher keeps watching
@@ -387,19 +388,8 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             refused.append(called)
             raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
-    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
-    with _this_thread_only(reason):
-        sys.setprofile(watch)
-        try:
-            yield
-            switched = sys.getprofile() is not watch
-        finally:
-            # An exception from the watcher switches it off; the watcher is never left behind.
-            sys.setprofile(outer)
-    if refused:  # the learner's code caught the refusal and went on
-        raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
-    if switched:
-        raise AssertionError(_PROFILER_CHANGED)
+    with _watching(watch, outer, refused, reason):
+        yield
 
 
 # Calls that look names up by string, which a static check cannot follow.
@@ -897,6 +887,8 @@ def forbidden_modules(
     paths, names = _places(modules)
     allowed_paths, allowed_names = _places(allow)
     refused: list[str] = []
+    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
+    verdicts: dict[tuple[object, object, object], bool] = {}
 
     def refuse(called: str) -> None:
         refused.append(called)
@@ -926,24 +918,39 @@ def forbidden_modules(
                 public = getattr(arg, "__module__", None) or _builtin_module(arg)  # numpy
                 refuse(f"{public}.{getattr(arg, '__qualname__', getattr(arg, '__name__', arg))}")
 
-    verdicts: dict[tuple[object, object, object], bool] = {}
-    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
-    sys.setprofile(watch)
-    try:
+    with _watching(watch, outer, refused, reason):
         yield
-        switched = sys.getprofile() is not watch
-    finally:
-        sys.setprofile(outer)
-    if refused:  # the learner's code caught the refusal and went on
-        raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
-    if switched:
-        raise AssertionError(_PROFILER_CHANGED)
 
 
 _PROFILER_CHANGED = (
     "your code changed sys.setprofile while it ran, which switches off the check of this "
     "kata's rule; leave the profiler alone"
 )
+
+
+@contextmanager
+def _watching(
+    watch: Callable[[types.FrameType, str, object], None],
+    outer: Any,
+    refused: list[str],
+    reason: str,
+) -> Iterator[None]:
+    """The block with `watch` as the profile function (it calls on `outer`, the one it
+    replaces), on the calling thread alone; afterwards, a failure for what `watch` refused
+    (the learner's code may have caught the refusal and gone on) or for a profile function
+    switched off."""
+    with _this_thread_only(reason):
+        sys.setprofile(watch)
+        try:
+            yield
+            switched = sys.getprofile() is not watch
+        finally:
+            # An exception from the watcher switches it off; the watcher is never left behind.
+            sys.setprofile(outer)
+    if refused:
+        raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
+    if switched:
+        raise AssertionError(_PROFILER_CHANGED)
 
 
 @contextmanager
