@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import xml.etree.ElementTree as ET
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from torch_katas import status
+from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import TimeLimit
 from torch_katas.store import STATUS_KEY
 
@@ -553,3 +555,11 @@ def test_a_test_cut_off_by_ctrl_c_is_never_counted_as_passed(pytester, monkeypat
     assert result.ret == pytest.ExitCode.INTERRUPTED
     (line,) = [line for line in result.stdout.lines if line.startswith("  q02  ")]
     assert "0/1" in line and "1/1" not in line, line
+
+
+def test_the_first_temporary_name_is_tempfiles_own_change_and_a_learners_is_not():
+    # tempfile makes its name generator on first use, in whichever kata's test comes first.
+    made = type(tempfile._get_candidate_names())()
+    assert isolation.by_a_library("tempfile", tempfile, "_name_sequence", None, made)
+    assert not isolation.by_a_library("tempfile", tempfile, "_name_sequence", None, iter("ab"))
+    assert not isolation.by_a_library("tempfile", tempfile, "_name_sequence", made, type(made)())

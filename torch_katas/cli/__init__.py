@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 from torch_katas import catalog
@@ -65,11 +66,17 @@ def command(
     name: str,
     summary: str,
     description: str,
+    run: Callable[..., int],
+    *,
+    kata: bool = False,
+    katas: str | None = None,
     epilog: str | None = None,
     usage: str | None = None,
 ) -> argparse.ArgumentParser:
-    """A subcommand with its line in `katas --help` and the whole story in its own --help."""
-    return subcommands.add_parser(
+    """A subcommand with its line in `katas --help` and the whole story in its own --help;
+    `run` carries it out; `kata` gives it one kata number as its first argument, `katas`
+    (an nargs, "+" or "*") a list of them."""
+    sub = subcommands.add_parser(
         name,
         help=summary,
         description=description,
@@ -77,6 +84,13 @@ def command(
         usage=usage,
         formatter_class=Formatter,
     )
+    if kata:
+        sub.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
+    if katas:
+        every = " (default: every kata)" if katas == "*" else ", e.g. 6 7 8"
+        sub.add_argument("katas", nargs=katas, metavar="KATA", help=f"kata numbers{every}")
+    sub.set_defaults(run=run)
+    return sub
 
 
 def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
@@ -103,18 +117,18 @@ def parser() -> argparse.ArgumentParser:
         "Every kata, one line each: number, title, topic, difficulty (* easy, ** medium, "
         "*** hard) and its status from your last run (solved, partly solved, not started, "
         "or not run). The lines fit the terminal: long titles are cut.",
+        commands.cmd_list,
     )
     listing.add_argument("--topic", help="only the katas of this topic, e.g. autograd")
-    listing.set_defaults(run=commands.cmd_list)
 
-    upcoming = command(
+    command(
         subcommands,
         "next",
         "the first unsolved kata: topic by topic, easier katas first",
         "The first kata you have not solved, topic by topic, easier katas first, with the "
         "file to open and the command that watches it. Bare `katas` says the same.",
+        commands.cmd_next,
     )
-    upcoming.set_defaults(run=commands.cmd_next)
 
     hint = command(
         subcommands,
@@ -122,12 +136,12 @@ def parser() -> argparse.ArgumentParser:
         "the next hint for a kata, one more each time",
         "The kata's hints, one more each time you ask (the count is shared with `h` in "
         "katas watch and with pytest --hints); --all shows every hint.",
+        commands.cmd_hint,
+        kata=True,
     )
-    hint.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     hint.add_argument("--all", action="store_true", help="show every hint")
-    hint.set_defaults(run=commands.cmd_hint)
 
-    watch = command(
+    command(
         subcommands,
         "watch",
         "rerun a kata's tests whenever its stub or tests are saved",
@@ -135,45 +149,45 @@ def parser() -> argparse.ArgumentParser:
         "run's report fitted to the terminal, first failure on top, then what the kata's "
         "status now is. Keys: Enter reruns, h shows the next hint, n moves on to the kata the "
         "last line names, q quits.",
+        cmd_watch,
+        kata=True,
         epilog=WATCH_EXAMPLES,
         usage="katas watch [-h] KATA [-- ARGS]",
     )
-    watch.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
-    watch.set_defaults(run=cmd_watch)
 
-    run = command(
+    command(
         subcommands,
         "run",
         "run the tests of these katas",
         "Run these katas' tests once, as pytest does on their test files, and show your "
         "progress after.",
+        commands.cmd_run,
+        katas="+",
         epilog=RUN_EXAMPLES,
         usage="katas run [-h] KATA [KATA ...] [-- ARGS]",
     )
-    run.add_argument("katas", nargs="+", metavar="KATA", help="kata numbers, e.g. 6 7 8")
-    run.set_defaults(run=commands.cmd_run)
 
-    solution = command(
+    command(
         subcommands,
         "solution",
         "once a kata is solved: the reference answer beside yours",
         "Once a kata is solved: the reference answer beside your code, docstrings left out "
         "(two columns where the terminal is wide enough, else a unified diff), then the "
         "classic mistakes the kata's tests catch. Until then it refuses.",
+        commands.cmd_solution,
+        kata=True,
     )
-    solution.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
-    solution.set_defaults(run=commands.cmd_solution)
 
-    reset = command(
+    command(
         subcommands,
         "reset",
         "start a kata over: its original stub back, its status cleared",
         "Start a kata over: put its stub back as the suite ships it (from git) and clear "
         f"its status. Your attempt is first saved in {commands.BACKUPS}/ (katas restore "
         "brings it back).",
+        commands.cmd_reset,
+        kata=True,
     )
-    reset.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
-    reset.set_defaults(run=commands.cmd_reset)
 
     restore = command(
         subcommands,
@@ -182,11 +196,11 @@ def parser() -> argparse.ArgumentParser:
         "Bring back an attempt that reset or restore saved in "
         f"{commands.BACKUPS}/: the latest by default, or the one named. The current stub is "
         "backed up first.",
+        commands.cmd_restore,
+        kata=True,
     )
-    restore.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
     restore.add_argument("backup", nargs="?", help="a backup's file name (default: the latest)")
     restore.add_argument("--list", action="store_true", help="list the kata's backups")
-    restore.set_defaults(run=commands.cmd_restore)
 
     notebook = command(
         subcommands,
@@ -194,14 +208,13 @@ def parser() -> argparse.ArgumentParser:
         "write a Jupyter notebook of katas: each one's task and its stub in a cell",
         "Write a Jupyter notebook with one section per kata: the task, then the stub in a "
         "cell that starts with %%kata N; running that cell saves it as the stub and runs the "
-        "kata's tests. Needs the notebook extra: pip install -e '.[notebook]'.",
+        "kata's tests. Needs the notebook extra (nbformat writes the notebook; ipykernel "
+        "runs it): pip install -e '.[notebook]'.",
+        cmd_notebook,
+        katas="*",
     )
-    notebook.add_argument(
-        "katas", nargs="*", metavar="KATA", help="kata numbers (default: every kata)"
-    )
-    notebook.add_argument("--out", help="the notebook to write (default: katas.ipynb in the suite)")
     notebook.add_argument("--force", action="store_true", help="replace an existing notebook")
-    notebook.set_defaults(run=cmd_notebook)
+    notebook.add_argument("--out", help="the notebook to write (default: katas.ipynb in the suite)")
 
     takehome = command(
         subcommands,
@@ -210,8 +223,9 @@ def parser() -> argparse.ArgumentParser:
         "Write a self-contained folder for a candidate: these katas' stubs and tests, the "
         "harness and a README, all from git HEAD, no reference answers. A record of what "
         "was handed out goes to .katas-takehomes/ here, for katas grade.",
+        commands.cmd_takehome,
+        katas="+",
     )
-    takehome.add_argument("katas", nargs="+", metavar="KATA", help="kata numbers, e.g. 6 24 36")
     takehome.add_argument("--out", required=True, help="the new folder to write")
     takehome.add_argument(
         "--hints",
@@ -219,7 +233,6 @@ def parser() -> argparse.ArgumentParser:
         default="first",
         help="which of each kata's hints to ship (default: first)",
     )
-    takehome.set_defaults(run=commands.cmd_takehome)
 
     grade = command(
         subcommands,
@@ -229,6 +242,7 @@ def parser() -> argparse.ArgumentParser:
         "copy of the suite holding only the candidate's stub (in a sandbox where one "
         "works), then report.md, report.json and junit.xml. Exits 0 when every kata is "
         "solved, 1 otherwise.",
+        commands.cmd_grade,
     )
     grade.add_argument("folder", metavar="FOLDER", help="the candidate's folder")
     grade.add_argument("--out", help="where to write the report (default: FOLDER/grading)")
@@ -252,17 +266,17 @@ def parser() -> argparse.ArgumentParser:
         default="report",
         help="gradescope: also write Gradescope's results.json",
     )
-    grade.set_defaults(run=commands.cmd_grade)
 
-    review = subcommands.add_parser(
+    review = command(
+        subcommands,
         "review",
-        help="check files against the policy for returned code",
-        description="Read each file (a kata answer, named like katas/q06_gradients.py) "
-        "against the policy `katas grade` applies to returned stubs, without running it, "
-        "and list what it refuses. Exit status 1 when anything is refused.",
+        "check files against the policy for returned code",
+        "Read each file (a kata answer, named like katas/q06_gradients.py) against the "
+        "policy `katas grade` applies to returned stubs, without running it, and list what "
+        "it refuses. Exit status 1 when anything is refused.",
+        commands.cmd_review,
     )
     review.add_argument("files", nargs="+", help="answer files, e.g. katas/q06_gradients.py")
-    review.set_defaults(run=commands.cmd_review)
     return main
 
 

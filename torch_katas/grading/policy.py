@@ -102,14 +102,10 @@ REFUSED_TORCH = (
     "torch.testing",
     "torch.utils.cpp_extension",
 )
-# Dunder attributes an answer may read.
-DUNDER_ATTRIBUTES = {
+# The protocol methods an answer may both define and call.
+_PROTOCOL = {
     "__init__",
-    "__name__",
-    "__qualname__",
-    "__class__",
-    "__doc__",
-    "__module__",
+    "__post_init__",
     "__len__",
     "__getitem__",
     "__iter__",
@@ -120,30 +116,18 @@ DUNDER_ATTRIBUTES = {
     "__repr__",
     "__str__",
     "__contains__",
-    "__post_init__",
     "__version__",
 }
+# Dunder attributes an answer may read.
+DUNDER_ATTRIBUTES = _PROTOCOL | {"__name__", "__qualname__", "__class__", "__doc__", "__module__"}
 # Dunder names an answer may define (as methods or class attributes) or bind at module level.
-DEFINABLE = {
-    "__init__",
-    "__post_init__",
-    "__len__",
-    "__getitem__",
+DEFINABLE = _PROTOCOL | {
     "__setitem__",
-    "__iter__",
-    "__next__",
     "__reversed__",
-    "__call__",
-    "__enter__",
-    "__exit__",
-    "__repr__",
-    "__str__",
-    "__contains__",
     "__getstate__",
     "__setstate__",
     "__all__",
     "__slots__",
-    "__version__",
 }
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}

@@ -155,13 +155,7 @@ def set_subreaper(on: bool) -> bool:
 
 
 def children() -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
-        try:
-            found.update(int(p) for p in (task / "children").read_text().split())
-        except (OSError, ValueError):
-            continue
-    return found
+    return children_of(os.getpid())
 
 
 def children_of(pid: int) -> set[int]:
