@@ -19,8 +19,8 @@ import _pytest
 import pluggy
 import pytest
 
+import torch_katas.plugin.digest as digest
 from torch_katas import catalog
-from torch_katas.plugin import digest
 from torch_katas.plugin.run import RUN, KataRun, kata_of
 from torch_katas.runtime.answers import StubUnavailable
 from torch_katas.runtime.timelimit import TimedOut, TimeLimit

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from _pytest.terminal import TerminalReporter
 
+import torch_katas.plugin.digest as digest
 from torch_katas import catalog
 from torch_katas.catalog import Kata
-from torch_katas.plugin import digest
 from torch_katas.plugin.run import RUN, kata_of
 from torch_katas.status import (
     CRASHED,
