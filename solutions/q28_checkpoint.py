@@ -51,7 +51,13 @@ def load_checkpoint(
     scheduler: LRScheduler,
 ) -> int:
     # weights_only=True unpickles tensors and plain containers only, never arbitrary code.
-    checkpoint = torch.load(path, weights_only=True)
+    return _restore(torch.load(path, weights_only=True), model, optimizer, scheduler)
+
+
+def _restore(
+    checkpoint: dict, model: nn.Module, optimizer: Optimizer, scheduler: LRScheduler
+) -> int:
+    """Put every piece of a loaded checkpoint back; return the epoch it was saved after."""
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
     scheduler.load_state_dict(checkpoint["scheduler"])
