@@ -487,6 +487,51 @@ def test_forbidden_modules_fails_when_the_refusal_was_swallowed_or_the_profiler_
     assert sys.getprofile() is outer
 
 
+def test_rules_inside_each_other_pass_every_event_on_to_another_profiler():
+    seen = []
+
+    def python_function():
+        return None
+
+    def profiler(frame, event, arg):
+        if frame.f_code is python_function.__code__ or arg is divmod:
+            seen.append(event)
+
+    sys.setprofile(profiler)
+    try:
+        with (
+            forbidden_calls((torch.autograd, "backward"), reason="outer"),
+            forbidden_modules(np, reason="inner"),
+        ):
+            python_function()
+            divmod(7, 2)
+    finally:
+        sys.setprofile(None)
+    # Each event once, calls and returns alike, though two rules watch.
+    assert seen == ["call", "return", "c_call", "c_return"]
+
+
+def test_rules_watch_code_that_runs_on_the_simulated_device(sim):
+    w = torch.zeros(2, device=sim, requires_grad=True)
+    w.grad = torch.ones(2, device=sim)
+    rule = forbidden_modules(torch.optim, reason="by hand")
+    with pytest.raises(AssertionError, match=r"called torch\.optim\.sgd\.SGD\.__init__"), rule:
+        torch.optim.SGD([w], lr=0.1).step()
+    with forbidden_calls((torch.autograd, "backward"), reason="r"):
+        watched = sys.getprofile()
+        (w + 1).exp()  # ops on the device pause the watcher while they run, then put it back
+        assert sys.getprofile() is watched is not None
+    with pytest.raises(AssertionError, match=r"torch\.autograd\.backward"), watched_rule(sim):
+        torch.autograd.backward((w * 3).sum())
+
+
+@contextlib.contextmanager
+def watched_rule(device):
+    with forbidden_calls((torch.autograd, "backward"), reason="r"):
+        torch.ones(2, device=device).add_(1)  # an op on the device first
+        yield
+
+
 # ---- assert_no_torch_internals: a static check of the learner's module
 
 

@@ -373,22 +373,28 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
         else:
             builtins[id(target)] = called
     refused: list[str] = []
-    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
+    outer, returns = _outer_watcher()
 
     def watch(frame: types.FrameType, event: str, arg: object) -> None:
-        if outer is not None:  # an enclosing rule's watcher keeps watching
-            outer(frame, event, arg)
         if event == "call":
+            if outer is not None:  # an enclosing rule's watcher keeps watching
+                outer(frame, event, arg)
             called = codes.get(frame.f_code)
         elif event == "c_call":
+            if outer is not None:
+                outer(frame, event, arg)
+            if not builtins:
+                return
             called = builtins.get(id(arg))
         else:
+            if returns is not None:
+                returns(frame, event, arg)
             return
         if called is not None:
             refused.append(called)
             raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
-    with _watching(watch, outer, refused, reason):
+    with _watching(watch, outer, returns, refused, reason):
         yield
 
 
@@ -887,28 +893,40 @@ def forbidden_modules(
     paths, names = _places(modules)
     allowed_paths, allowed_names = _places(allow)
     refused: list[str] = []
-    outer: Any = sys.getprofile()  # an enclosing rule's watcher, called on by watch
-    verdicts: dict[tuple[object, object, object], bool] = {}
+    outer, returns = _outer_watcher()
+    # Verdicts worked out once: per file for Python code, per function for builtins.
+    files: dict[str, bool] = {}
+    verdicts: dict[tuple[object, ...], bool] = {}
+    owners = (types.ModuleType, type)
 
     def refuse(called: str) -> None:
         refused.append(called)
         raise AssertionError(f"your code called {called}, which this kata forbids: {reason}")
 
     def watch(frame: types.FrameType, event: str, arg: object) -> None:
-        if outer is not None:
-            outer(frame, event, arg)
         if event == "call":
+            if outer is not None:
+                outer(frame, event, arg)
             code = frame.f_code
             filename = code.co_filename
-            inside = code.co_name != "<module>" and filename.startswith(paths)
-            if inside and not filename.startswith(allowed_paths):
+            inside = files.get(filename)
+            if inside is None:
+                inside = files[filename] = filename.startswith(paths) and not filename.startswith(
+                    allowed_paths
+                )
+            if inside and code.co_name != "<module>":
                 module = frame.f_globals.get("__name__", "?")
                 refuse(f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
         elif event == "c_call":
+            if outer is not None:
+                outer(frame, event, arg)
             # Every builtin call passes here: its verdict is worked out once per function.
             owner = getattr(arg, "__self__", None)
-            kind = owner if isinstance(owner, types.ModuleType | type) else type(owner)
-            key = (kind, getattr(arg, "__module__", None), getattr(arg, "__name__", None))
+            name = getattr(arg, "__name__", None)
+            if owner is None:
+                key: tuple[object, ...] = (None, getattr(arg, "__module__", None), name)
+            else:
+                key = (owner if isinstance(owner, owners) else type(owner), name)
             forbidden = verdicts.get(key)
             if forbidden is None:
                 module = _builtin_module(arg)
@@ -916,9 +934,11 @@ def forbidden_modules(
                 verdicts[key] = forbidden
             if forbidden:
                 public = getattr(arg, "__module__", None) or _builtin_module(arg)  # numpy
-                refuse(f"{public}.{getattr(arg, '__qualname__', getattr(arg, '__name__', arg))}")
+                refuse(f"{public}.{getattr(arg, '__qualname__', name or arg)}")
+        elif returns is not None:
+            returns(frame, event, arg)
 
-    with _watching(watch, outer, refused, reason):
+    with _watching(watch, outer, returns, refused, reason):
         yield
 
 
@@ -928,10 +948,25 @@ _PROFILER_CHANGED = (
 )
 
 
+# The rules' own watchers by id, each with the watcher it passes return events on to (None
+# where no profile function below it wants them): a rule inside another then costs one
+# Python call per return event, not one per rule.
+_RETURNS: dict[int, tuple[Callable[..., Any], Any]] = {}
+
+
+def _outer_watcher() -> tuple[Any, Any]:
+    """The profile function a new rule's watcher replaces and calls on for calls (an
+    enclosing rule's watcher, or another profiler), and what it passes return events to."""
+    outer = sys.getprofile()
+    watch, returns = _RETURNS.get(id(outer), (None, outer))
+    return outer, returns if watch is outer else outer
+
+
 @contextmanager
 def _watching(
     watch: Callable[[types.FrameType, str, object], None],
     outer: Any,
+    returns: Any,
     refused: list[str],
     reason: str,
 ) -> Iterator[None]:
@@ -939,14 +974,18 @@ def _watching(
     replaces), on the calling thread alone; afterwards, a failure for what `watch` refused
     (the learner's code may have caught the refusal and gone on) or for a profile function
     switched off."""
-    with _this_thread_only(reason):
-        sys.setprofile(watch)
-        try:
-            yield
-            switched = sys.getprofile() is not watch
-        finally:
-            # An exception from the watcher switches it off; the watcher is never left behind.
-            sys.setprofile(outer)
+    _RETURNS[id(watch)] = (watch, returns)
+    try:
+        with _this_thread_only(reason):
+            sys.setprofile(watch)
+            try:
+                yield
+                switched = sys.getprofile() is not watch
+            finally:
+                # An exception from the watcher switches it off; it is never left behind.
+                sys.setprofile(outer)
+    finally:
+        del _RETURNS[id(watch)]
     if refused:
         raise AssertionError(f"your code called {refused[0]}, which this kata forbids: {reason}")
     if switched:

@@ -25,6 +25,7 @@ from torch.utils import backend_registration
 
 NAME = "sim"
 CPU = torch.device("cpu")
+_STRIDED = torch.strided
 
 # Arguments that may be on the CPU next to `sim` tensors, as next to CUDA ones (None: all):
 # copies, CPU indices, and the lengths of packed sequences, which must be on the CPU.
@@ -81,16 +82,22 @@ class SimTensor(torch.Tensor):
 
     @staticmethod
     def __new__(cls, data: torch.Tensor) -> SimTensor:
-        out = torch.Tensor._make_wrapper_subclass(
-            cls,
-            data.size(),
-            strides=data.stride(),
-            storage_offset=data.storage_offset(),
-            dtype=data.dtype,
-            layout=data.layout,
-            device=_DEVICE,
-            requires_grad=data.requires_grad,
-        )
+        if not data.storage_offset() and not data.requires_grad and data.layout is _STRIDED:
+            # Most results: fewer arguments to parse, on every op's path.
+            out = torch.Tensor._make_wrapper_subclass(
+                cls, data.size(), strides=data.stride(), dtype=data.dtype, device=_DEVICE
+            )
+        else:
+            out = torch.Tensor._make_wrapper_subclass(
+                cls,
+                data.size(),
+                strides=data.stride(),
+                storage_offset=data.storage_offset(),
+                dtype=data.dtype,
+                layout=data.layout,
+                device=_DEVICE,
+                requires_grad=data.requires_grad,
+            )
         out.cpu_data = data
         return out
 
@@ -191,6 +198,8 @@ class _SimStorage(torch.UntypedStorage):
 class _OpInfo:
     """What `_run` needs to know about an operator, worked out once per operator."""
 
+    __slots__ = ("cpu_outputs", "cpu_scalars", "generators", "on_cpu_allowed", "special", "written")
+
     def __init__(self, func: Any):
         name = func._schema.name
         self.on_cpu_allowed = _CROSS_DEVICE.get(name, frozenset())
@@ -212,13 +221,15 @@ class _OpInfo:
         )
 
 
-_OPS: dict = {}
+# By the operator's id: OpOverload hashes in Python, and this lookup is on every op's path.
+_OPS: dict[int, tuple[Any, _OpInfo]] = {}
 
 
 class _Call:
     """One operator call's arguments with the CPU data in place of each `sim` tensor.
 
-    Every op on the device passes through here, so it is one pass over the arguments.
+    Every op on the device passes through here, so it is one pass over the arguments, the
+    common cases first (a `sim` tensor, a number).
     """
 
     __slots__ = ("allowed", "cpu_scalars", "inputs", "on_sim", "stray")
@@ -232,12 +243,16 @@ class _Call:
 
     def unwrap(self, position: int, value: Any) -> Any:
         # Operator arguments are tensors, numbers, devices, or flat lists of them.
-        if type(value) is SimTensor:
+        kind = type(value)
+        if kind is SimTensor:
             self.on_sim = True
-            self.inputs.append((value, value.cpu_data))
-            return value.cpu_data
+            data = value.cpu_data
+            self.inputs.append((value, data))
+            return data
+        if kind in _PLAIN:
+            return value
         if isinstance(value, torch.Tensor):
-            if type(value) is not torch.Tensor and value.device.type == NAME:
+            if kind is not torch.Tensor and value.device.type == NAME:
                 # On `sim` without being a SimTensor: a fake tensor that torch.compile made
                 # while tracing (a factory with device=); its CPU counterpart runs.
                 self.on_sim = True
@@ -271,26 +286,53 @@ class _Call:
         return SimTensor(value) if onto_sim else value
 
 
+# Argument types that pass through as they are (no tensor, list or device inside).
+_PLAIN = frozenset(
+    {int, float, bool, type(None), str, torch.dtype, torch.layout, torch.memory_format}
+)
+
+
 def _run(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
-    """Run `func` on the CPU data of its `sim` arguments and wrap what it returns."""
-    info = _OPS.get(func)
-    if info is None:
-        info = _OPS[func] = _OpInfo(func)
+    """Run `func` on the CPU data of its `sim` arguments and wrap what it returns.
+
+    A rule's profile watcher (forbidden_calls, forbidden_modules) is paused meanwhile: what
+    runs here is the device's own bookkeeping and an aten kernel, never the learner's code,
+    and watching each of its calls made a watched op on `sim` three times as slow.
+    """
+    # (torch.compile traces this function, and cannot trace sys.getprofile.)
+    watcher = None if torch.compiler.is_compiling() else sys.getprofile()
+    if watcher is None:
+        return _run_op(func, args, kwargs)
+    sys.setprofile(None)
+    try:
+        return _run_op(func, args, kwargs)
+    finally:
+        sys.setprofile(watcher)
+
+
+def _run_op(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+    entry = _OPS.get(id(func))
+    if entry is None or entry[0] is not func:
+        entry = _OPS[id(func)] = (func, _OpInfo(func))
+    info = entry[1]
     call = _Call(info.on_cpu_allowed, info.cpu_scalars)
-    cpu_args = [call.unwrap(i, value) for i, value in enumerate(args)]
+    unwrap = call.unwrap
+    cpu_args = [unwrap(i, value) for i, value in enumerate(args)]
     cpu_kwargs = {}
-    for i, (name, value) in enumerate(kwargs.items(), len(args)):
-        cpu_kwargs[name] = call.unwrap(i, value)
-    if call.on_sim and call.stray is not None:
+    if kwargs:
+        for i, (name, value) in enumerate(kwargs.items(), len(args)):
+            cpu_kwargs[name] = unwrap(i, value)
+    on_sim = call.on_sim
+    if on_sim and call.stray is not None:
         raise _mismatch(func, args, call.stray)
-    target = kwargs.get("device")
-    onto_sim = target.type == NAME if isinstance(target, torch.device) else call.on_sim
+    target = kwargs.get("device") if kwargs else None
+    onto_sim = target.type == NAME if isinstance(target, torch.device) else on_sim
     if info.generators and onto_sim:
         _check_generators(info.generators, args, kwargs)
-    if info.special is not None and call.on_sim:
+    if info.special is not None and on_sim:
         return info.special(func, args, kwargs)
-    out = func(*cpu_args, **cpu_kwargs)
-    if call.on_sim:
+    out = func._op(*cpu_args, **cpu_kwargs)  # the C++ operator: one Python call less
+    if on_sim:
         for i, name in info.written:
             _mirror_metadata(args[i] if i < len(args) else kwargs.get(name))
     if isinstance(out, (list, tuple)):
