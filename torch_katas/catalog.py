@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sys
@@ -99,7 +100,15 @@ def _kata(entry: Any, place: str) -> Kata:
 
 
 def _read(root: Path) -> dict[str, Any]:
+    """katas.toml's contents: parsed once per version of the file (a run reads it several
+    times, and each parse costs milliseconds). Callers only read what it returns."""
     path = root / CATALOG
+    stat = path.stat()
+    return _parse(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:

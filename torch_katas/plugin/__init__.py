@@ -170,30 +170,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     params.mark_items(items)
 
 
-@pytest.fixture(autouse=True)
-def _isolate_torch_state(request: pytest.FixtureRequest) -> Generator[None, None, None]:
-    """Start each test from the same torch state and undo whatever it changes.
+# Each test starts from the same torch state, and whatever it changes is undone: hooks
+# around setup and teardown rather than an autouse fixture, which costs every test pytest's
+# fixture machinery. Every random generator is seeded with 0 before each test (before any
+# fixture), so random inputs, and so any statistical check, are the same whatever ran
+# before it, and again after it (after every fixture's teardown); the run puts back their
+# state from before it when it ends. What was put back is noted on the test's teardown
+# report (status.RESTORED). A thread the answer left running is stopped, and fails the test:
+# it could change that state during another kata's tests.
 
-    Every random generator is seeded with 0 before each test, so random inputs, and so any
-    statistical check, are the same whatever ran before it, and again after it; the run
-    puts back their state from before it when it ends. What was put back is noted on the
-    test's teardown report (status.RESTORED). A thread the answer left running is stopped,
-    and fails the test: it could change that state during another kata's tests.
-    """
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
     from torch_katas.runtime import isolation
 
     # The same guard as each kata module's import: settings and replaced torch functions.
-    run = request.config.stash[RUN]
-    state = run.guard = run.guard or isolation.GlobalState()
+    run = item.config.stash[RUN]
+    run.guard = run.guard or isolation.GlobalState()
     isolation.seed_everything()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+    from torch_katas.runtime import isolation
+
     try:
         yield
-    finally:
-        changed = state.restore()
+    finally:  # after every fixture's teardown, even one that failed
+        guard = item.config.stash[RUN].guard
+        changed = guard.restore() if guard is not None else []
         isolation.seed_everything()
         if changed:
-            request.node.stash[messages.RESTORED_BY_GUARD] = changed
-    messages.stop_threads_left_running(request.node)
+            item.stash[messages.RESTORED_BY_GUARD] = changed
+        messages.stop_threads_left_running(item)
 
 
 @pytest.hookimpl(tryfirst=True)

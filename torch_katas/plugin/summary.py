@@ -71,13 +71,18 @@ class Selection:
         whole = whole_paths(self.config)
         # --lf leaves out the tests that passed last time while collecting, unannounced.
         last_failed = bool(self.config.getoption("lf", False))
+        collected_whole: dict[Path, bool] = {}  # per test file: resolving a path is slow
         for item in items:
             kata = kata_of(item)
             if kata is None:
                 continue
             self.selected.setdefault(kata.module, set()).add(item.nodeid)
-            path = item.path.resolve()
-            if last_failed or not any(root == path or root in path.parents for root in whole):
+            inside = collected_whole.get(item.path)
+            if inside is None:
+                path = item.path.resolve()
+                inside = any(root == path or root in path.parents for root in whole)
+                collected_whole[item.path] = inside
+            if last_failed or not inside:
                 self.narrowed.add(kata.module)
 
     def tests(self) -> dict[str, set[str] | None]:
