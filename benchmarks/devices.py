@@ -36,6 +36,7 @@ def seconds(command: list[str], where: Path = ROOT) -> float:
     start = time.perf_counter()
     # PYTHONPATH: the harness of the tree being timed, not of wherever torch-katas is installed.
     env = {**os.environ, "PYTHONPATH": str(where)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caches kept, as on a learner's machine
     done = subprocess.run(command, cwd=where, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     # pytest's 1: tests failed, as every test of an untouched stub does.

@@ -15,7 +15,9 @@ Rows (each command in a fresh process; times are wall clock, best of --repeat):
   (TORCH_KATAS_SUPERVISOR=0; the target: within 1.2x);
 - torch.compile's caches: kata 38's inductor test with an empty cache, then warm.
 Ratios of two runs go by the median of back-to-back pairs: a shared machine's speed drifts
-over minutes, and a pair's two runs drift alike.
+over minutes, and a pair's two runs drift alike. Each command runs as on a learner's machine,
+where Python keeps its bytecode caches (and pytest its rewritten test modules): a
+PYTHONDONTWRITEBYTECODE in the environment is left out of the commands' environment.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, d
     with tempfile.TemporaryDirectory() as folder:
         timing = Path(folder) / "timing.json"
         environment = {**os.environ, "PYTHONPATH": str(ROOT), "TORCH_KATAS_TIMING": str(timing)}
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
         environment.update(env or {})
         start = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=environment)

@@ -103,6 +103,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds of each (default 5)")
     parser.add_argument("--kata", default="q01_fit_line", help="the kata watched")
     args = parser.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # caches kept, as on a learner's machine
     kata = catalog.load(ROOT)[args.kata]
     imports = bare_import(args.repeat)
     floor = statistics.median(imports)
