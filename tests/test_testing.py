@@ -525,6 +525,22 @@ def test_rules_watch_code_that_runs_on_the_simulated_device(sim):
         torch.autograd.backward((w * 3).sum())
 
 
+def test_the_simulated_device_pauses_the_rules_watchers_alone(sim):
+    seen = []
+
+    def profiler(frame, event, arg):
+        if event == "call":
+            seen.append(frame.f_code.co_name)
+
+    x = torch.ones(2, device=sim)
+    sys.setprofile(profiler)
+    try:
+        x + 1
+    finally:
+        sys.setprofile(None)
+    assert "_run_op" in seen, "a profiler of the learner's sees the device's own code too"
+
+
 @contextlib.contextmanager
 def watched_rule(device):
     with forbidden_calls((torch.autograd, "backward"), reason="r"):

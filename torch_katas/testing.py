@@ -23,6 +23,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
+from torch_katas.devices import sim
 
 
 def check_tensor(
@@ -975,6 +976,7 @@ def _watching(
     (the learner's code may have caught the refusal and gone on) or for a profile function
     switched off."""
     _RETURNS[id(watch)] = (watch, returns)
+    setattr(watch, sim.PAUSED_DURING_OPS, True)  # what runs inside an op is no learner's code
     try:
         with _this_thread_only(reason):
             sys.setprofile(watch)

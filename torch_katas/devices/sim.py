@@ -292,6 +292,11 @@ _PLAIN = frozenset(
 )
 
 
+# Set to True on a kata rule's profile watcher (torch_katas.testing): it is paused while an
+# op on `sim` runs. Any other profile function (a profiler's) sees every call as usual.
+PAUSED_DURING_OPS = "_paused_during_sim_ops"
+
+
 def _run(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Run `func` on the CPU data of its `sim` arguments and wrap what it returns.
 
@@ -301,7 +306,7 @@ def _run(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """
     # (torch.compile traces this function, and cannot trace sys.getprofile.)
     watcher = None if torch.compiler.is_compiling() else sys.getprofile()
-    if watcher is None:
+    if watcher is None or not getattr(watcher, PAUSED_DURING_OPS, False):
         return _run_op(func, args, kwargs)
     sys.setprofile(None)
     try:
