@@ -96,12 +96,7 @@ def check_same_training(device, setup, prepare=lambda model: None):
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))
-def test_trains_like_the_five_step_loop(device, setup):
-    check_same_training(device, setup)
-
-
-@pytest.mark.parametrize("setup", list(SETUPS))
-def test_returns_the_mean_loss_per_sample(device, setup):
+def test_trains_like_the_five_step_loop_and_returns_the_mean_loss_per_sample(device, setup):
     loss, expected = check_same_training(device, setup)
     assert isinstance(loss, float), (
         f"return a Python float (loss.item()), got {type(loss).__name__}"

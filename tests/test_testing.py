@@ -10,6 +10,7 @@ import re
 import sys
 import textwrap
 import threading
+import time
 import types
 from pathlib import Path
 
@@ -19,7 +20,9 @@ import torch
 import torch.nn.functional as F
 
 from torch_katas import testing
+from torch_katas.runtime.timelimit import TimeLimit
 from torch_katas.testing import (
+    assert_all_close,
     assert_close,
     assert_no_python_loops,
     assert_no_torch_internals,
@@ -160,6 +163,39 @@ def test_assert_close_without_advice_is_torchs_report():
     with pytest.raises(AssertionError) as info:
         assert_close(torch.tensor([1.0]), torch.tensor([2.0]))
     assert str(info.value).startswith("Tensor-likes are not close!")
+
+
+def test_assert_all_close_passes_close_pairs_and_names_the_first_that_differs():
+    same = [(torch.ones(2), torch.ones(2) + 1e-7, f"pair {i}") for i in range(3)]
+    assert_all_close(same)
+    assert_all_close(same, rtol=0, atol=1e-6)
+    differs = [*same, (torch.ones(2), torch.zeros(2), "the fourth"), (*same[0][:2], "last")]
+    with pytest.raises(AssertionError) as info:
+        assert_all_close(differs)
+    assert str(info.value).startswith("the fourth\n")
+    with pytest.raises(AssertionError, match=r"^pair 1\n"):
+        exact = (torch.ones(2), torch.ones(2), "pair 0")
+        assert_all_close([exact, (torch.ones(2), torch.ones(2) + 1e-7, "pair 1")], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "actual, expected, checked",
+    [
+        (torch.ones(2), torch.ones(2, dtype=torch.float64), r"dtype"),
+        (torch.ones(2), torch.ones(1, 2), r"[Ss]hape"),
+        (torch.zeros(3).as_subclass(_Agreeable), torch.ones(3), r"_Agreeable"),
+    ],
+    ids=["dtype", "shape", "subclass"],
+)
+def test_assert_all_close_checks_each_pair_as_assert_close_does(actual, expected, checked):
+    with pytest.raises(AssertionError, match=checked):
+        assert_all_close([(torch.ones(1), torch.ones(1), "first"), (actual, expected, "second")])
+
+
+def test_assert_all_close_on_one_accelerator_tells_devices_apart(sim):
+    assert_all_close([(torch.ones(2, device=sim), torch.ones(2, device=sim), "on sim")])
+    with pytest.raises(AssertionError, match=r"^on two devices\n.*device"):
+        assert_all_close([(torch.ones(2, device=sim), torch.ones(2), "on two devices")])
 
 
 # ---- skip_unless_supported and skip_without_float64
@@ -390,6 +426,12 @@ def test_forbidden_calls_follows_properties_and_enclosing_watchers():
         forbidden_calls((torch.optim.SGD, "step"), reason="inner"),
     ):
         torch.autograd.backward(torch.ones(1, requires_grad=True).sum())
+
+
+def test_rules_leave_the_time_limits_watchdog_alone():
+    # A limit whose deadline passes inside the rule: the watchdog's thread wakes and works.
+    with forbidden_calls((torch.autograd, "backward"), reason="r"), TimeLimit(0.01, lambda: None):
+        time.sleep(0.1)
 
 
 def test_forbidden_calls_refuses_a_switched_off_profiler():

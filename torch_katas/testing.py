@@ -24,6 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.devices import sim
+from torch_katas.runtime.timelimit import WATCHDOG
 
 
 def check_tensor(
@@ -58,20 +59,15 @@ def check_tensor(
         )
 
 
-def _plain_types() -> tuple[type, ...]:
-    """What a tensor result may be: a tensor, a parameter, or a tensor on the simulated
-    device (whose tensors are a wrapper class of the harness)."""
-    found: tuple[type, ...] = (torch.Tensor, torch.nn.Parameter)
-    simulated = sys.modules.get("torch_katas.devices.sim")
-    if simulated is not None:
-        found += (simulated.SimTensor,)
-    return found
+# What a tensor result may be: a tensor, a parameter, or a tensor on the simulated device
+# (whose tensors are a wrapper class of the harness).
+_PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter, sim.SimTensor)
 
 
 def _refuse_subclass(value: object, name: str, allowed: tuple[type, ...] = ()) -> None:
     # nn.Parameter is a metaclass check: a parameter of a simulated tensor is a SimTensor.
     kind = type(value)
-    if kind in _plain_types() or kind in allowed:
+    if kind in _PLAIN_TYPES or kind in allowed:
         return
     raise AssertionError(
         f"{name} is a {kind.__module__}.{kind.__qualname__}, a subclass of torch.Tensor; "
@@ -130,6 +126,50 @@ def assert_close(
 
 # Options whose checks would see the copies rather than the tensors given.
 _CHANGE_CHECKS = {"check_device", "allow_subclasses"}
+
+
+def assert_all_close(checks: Iterable[tuple[object, object, str]], **options: Any) -> None:
+    """`assert_close` of many (actual, expected, advice) at about the cost of one.
+
+    The values are compared in one go; only when something differs are they compared one by
+    one, so that the first that differs fails with its own advice. `options` go to each
+    comparison (rtol, atol).
+
+    >>> assert_all_close((p, q, f"{name} differs") for name, p, q in triples)
+    """
+    checks = list(checks)
+    if not _close_in_one_go(checks, options):
+        for actual, expected, advice in checks:
+            assert_close(actual, expected, advice, **options)
+
+
+def _close_in_one_go(checks: list[tuple[object, object, str]], options: dict[str, Any]) -> bool:
+    """True when every pair is of plain tensors alike in shape, dtype (one for all) and
+    device, and all their values are close: then each comparison alone passes too."""
+    if not checks or options.keys() - {"rtol", "atol"}:
+        return False
+    dtype = getattr(checks[0][0], "dtype", None)
+    for actual, expected, _ in checks:
+        if not (
+            type(actual) in _PLAIN_TYPES
+            and type(expected) in _PLAIN_TYPES
+            and isinstance(actual, torch.Tensor)
+            and isinstance(expected, torch.Tensor)
+            and actual.layout == expected.layout == torch.strided
+            and actual.dtype == expected.dtype == dtype
+            and actual.shape == expected.shape
+            and actual.device == expected.device
+        ):
+            return False
+    sides = [
+        torch.cat([tensor.detach().reshape(-1).cpu() for tensor in side])
+        for side in ([c[0] for c in checks], [c[1] for c in checks])
+    ]
+    try:
+        torch.testing.assert_close(sides[0], sides[1], **options)
+    except AssertionError:
+        return False
+    return True
 
 
 def _on_one_accelerator(actual: torch.Tensor, expected: torch.Tensor) -> bool:
@@ -276,7 +316,13 @@ def _this_thread_only(reason: str) -> Iterator[None]:
     thread (one started in the block, or one that already existed and did any work) fails
     the rule, once the block ends without an error of its own."""
     me = threading.get_ident()
-    others = [thread for thread in threading.enumerate() if thread.ident != me]
+    # The time limits' watchdog is the harness's own: it wakes now and then to look at its
+    # deadlines, whatever code runs.
+    others = [
+        thread
+        for thread in threading.enumerate()
+        if thread.ident != me and thread is not WATCHDOG.thread
+    ]
     before = {thread: _cpu_time(thread.native_id) for thread in others}
     started: list[str] = []
     hook = threading.getprofile()
