@@ -1,3 +1,4 @@
+import functools
 import random
 import warnings
 
@@ -19,20 +20,18 @@ from torch_katas.testing import (
 # conv2d_output_shape
 
 
-def real_conv_shape(device, input_shape, out_channels, **options):
+def real_conv_shape(input_shape, out_channels, **options):
     """The shape a real convolution produces, or ValueError where nn.Conv2d refuses the
     configuration. F.conv2d with an all-zero weight is nn.Conv2d's forward without the
     cost of initialising a layer."""
     kernel = options["kernel_size"]
     kernel = (kernel, kernel) if isinstance(kernel, int) else kernel
-    weight = torch.zeros(out_channels, input_shape[-3], *kernel, device=device)
+    weight = torch.zeros(out_channels, input_shape[-3], *kernel)
     arguments = {key: options[key] for key in ("stride", "padding", "dilation")}
     try:
         with warnings.catch_warnings():  # 'same' with an even kernel warns about a padded copy
             warnings.simplefilter("ignore")
-            return tuple(
-                F.conv2d(torch.zeros(input_shape, device=device), weight, **arguments).shape
-            )
+            return tuple(F.conv2d(torch.zeros(input_shape), weight, **arguments).shape)
     except (RuntimeError, ValueError):
         return ValueError
 
@@ -55,6 +54,13 @@ def conv_configurations(count=150, seed=0):
         yield input_shape, rng.randint(1, 3), options
 
 
+@functools.cache  # the shapes are the same on every device: convolve once, on the CPU
+def configurations_and_real_shapes():
+    return [
+        (*config, real_conv_shape(*config[:2], **config[2])) for config in conv_configurations()
+    ]
+
+
 def shape_or_error(input_shape, out_channels, options):
     try:
         return conv2d_output_shape(input_shape, out_channels, **options)
@@ -67,10 +73,9 @@ def describe(result):
 
 
 def test_output_shape_agrees_with_a_real_conv2d(device):
-    configurations = list(conv_configurations())
-    results = [shape_or_error(*config) for config in configurations]
-    for (input_shape, out_channels, options), got in zip(configurations, results, strict=True):
-        expected = real_conv_shape(device, input_shape, out_channels, **options)
+    cases = configurations_and_real_shapes()
+    results = [shape_or_error(*case[:3]) for case in cases]
+    for (input_shape, out_channels, options, expected), got in zip(cases, results, strict=True):
         assert got == expected, (
             f"for an input of shape {input_shape} and nn.Conv2d(C_in, {out_channels}, "
             f"**{options}) expected {describe(expected)}, got {describe(got)}"
@@ -165,12 +170,12 @@ def test_linear_forward_gradients(device):
     skip_unless_supported(device, torch.float64)
     options = dict(dtype=torch.float64, device=device, requires_grad=True)
     x, weight, bias = (
-        torch.randn(2, 3, 4, **options),
-        torch.randn(5, 4, **options),
-        torch.randn(5, **options),
+        torch.randn(3, 2, 2, **options),  # two leading dims, each summed into the bias grad
+        torch.randn(4, 2, **options),  # not square: a missing transpose shows
+        torch.randn(4, **options),
     )
     out = call_linear(x, weight, bias)
-    check_tensor(out, shape=(2, 3, 5), dtype=torch.float64, device=device)
+    check_tensor(out, shape=(3, 2, 4), dtype=torch.float64, device=device)
     with forbidden_ops(*FORBIDDEN, reason=REASON):
         assert torch.autograd.gradcheck(linear_forward, (x, weight, bias))
         assert torch.autograd.gradcheck(lambda a, w: linear_forward(a, w), (x, weight))

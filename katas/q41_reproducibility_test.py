@@ -22,10 +22,11 @@ def _restore_numpy_random_state():
 
 class NoisyDataset(Dataset):
     """Each item draws one number from torch, Python's random and NumPy, in whatever
-    process loads it, and says which worker that was and its torch seed."""
+    process loads it, and says which worker that was and its torch seed. Six items in
+    batches of 3: one batch, three draws of each kind, for each of two workers."""
 
     def __len__(self):
-        return 12
+        return 6
 
     def __getitem__(self, index):
         info = get_worker_info()

@@ -237,8 +237,10 @@ def test_huber_values(device, delta, dtype):
 @pytest.mark.parametrize("delta", [0.5, 1.0, 2.5])
 def test_huber_backward_passes_gradcheck(device, delta):
     skip_unless_supported(device, torch.float64)
-    x = (3 * torch.randn(3, 4, device=device, dtype=torch.float64)).requires_grad_()
-    y = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(2, 3, device=device, dtype=torch.float64, requires_grad=True)
+    # Differences inside the band and beyond it on both sides, for every delta above.
+    diff = torch.tensor([[-4.0, -1.7, -0.3], [0.2, 1.6, 3.5]], dtype=torch.float64, device=device)
+    x = (y.detach() + diff).requires_grad_()
     HuberFunction.apply(x, y, delta)
     assert_gradcheck(
         lambda a, b: HuberFunction.apply(a, b, delta), (x, y), f"HuberFunction (delta={delta})"
