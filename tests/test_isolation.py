@@ -6,17 +6,20 @@ The learner has solved kata 1; every other stub is broken in its own way, all in
 """
 
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
+import types
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import torch
 
 from torch_katas import status
 from torch_katas.runtime import isolation
@@ -563,3 +566,32 @@ def test_the_first_temporary_name_is_tempfiles_own_change_and_a_learners_is_not(
     assert isolation.by_a_library("tempfile", tempfile, "_name_sequence", None, made)
     assert not isolation.by_a_library("tempfile", tempfile, "_name_sequence", None, iter("ab"))
     assert not isolation.by_a_library("tempfile", tempfile, "_name_sequence", made, type(made)())
+
+
+def test_the_guard_puts_back_names_assigned_on_modules_and_classes():
+    guard = isolation.GlobalState()
+    tau, mean = math.tau, torch.Tensor.__dict__.get("mean", isolation.MISSING)
+    try:
+        math.tau = 6  # on a guarded module: counted as it is assigned
+        torch.Tensor.mean = lambda self: 0  # on a guarded class: compared after every test
+        assert sorted(guard.restore()) == ["math.tau", "torch.Tensor.mean"]
+        assert math.tau == tau and torch.Tensor.__dict__.get("mean", isolation.MISSING) is mean
+        assert guard.restore() == [], "nothing changed since"
+    finally:
+        math.tau = tau
+        if mean is isolation.MISSING and "mean" in vars(torch.Tensor):
+            del torch.Tensor.mean
+
+
+def test_the_guard_finds_a_name_written_into_a_modules_dictionary_at_the_files_end():
+    guard = isolation.GlobalState()
+    try:
+        vars(math)["tau"] = 6  # no assignment to count: found when every name is compared
+        assert guard.restore(everything=True) == ["math.tau"]
+        assert math.tau == 2 * math.pi
+        math.__class__ = types.ModuleType  # the counting class put back: compared again
+        vars(math)["tau"] = 6
+        assert guard.restore() == ["math.tau"] and math.tau == 2 * math.pi
+        assert type(math) is not types.ModuleType, "watched again"
+    finally:
+        vars(math)["tau"] = 2 * math.pi

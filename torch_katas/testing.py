@@ -149,6 +149,7 @@ def _close_in_one_go(checks: list[tuple[object, object, str]], options: dict[str
     if not checks or options.keys() - {"rtol", "atol"}:
         return False
     dtype = getattr(checks[0][0], "dtype", None)
+    actuals, expecteds = [], []
     for actual, expected, _ in checks:
         if not (
             type(actual) in _PLAIN_TYPES
@@ -161,12 +162,10 @@ def _close_in_one_go(checks: list[tuple[object, object, str]], options: dict[str
             and actual.device == expected.device
         ):
             return False
-    sides = [
-        torch.cat([tensor.detach().reshape(-1).cpu() for tensor in side])
-        for side in ([c[0] for c in checks], [c[1] for c in checks])
-    ]
+        actuals.append(actual.detach().reshape(-1).cpu())
+        expecteds.append(expected.detach().reshape(-1).cpu())
     try:
-        torch.testing.assert_close(sides[0], sides[1], **options)
+        torch.testing.assert_close(torch.cat(actuals), torch.cat(expecteds), **options)
     except AssertionError:
         return False
     return True

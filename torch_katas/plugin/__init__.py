@@ -191,14 +191,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+def pytest_runtest_teardown(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, None, None]:
     from torch_katas.runtime import isolation
 
     try:
         yield
     finally:  # after every fixture's teardown, even one that failed
         guard = item.config.stash[RUN].guard
-        changed = guard.restore() if guard is not None else []
+        # Every name is compared after a test file's last test; the modules written to,
+        # after each test.
+        last_of_file = nextitem is None or nextitem.path != item.path
+        changed = guard.restore(everything=last_of_file) if guard is not None else []
         isolation.seed_everything()
         if changed:
             item.stash[messages.RESTORED_BY_GUARD] = changed

@@ -126,7 +126,7 @@ class GuardedLoader(importlib.machinery.SourceFileLoader):
         except BaseException as error:  # whatever the module did, this kata alone pays
             message = self.failure(error, error.__traceback__, limit)
         finally:
-            changed = state.restore()
+            changed = state.restore(everything=True)
             if changed:
                 self.imports.changes[self.kata] = changed
         threads = stop_threads_in(path)
