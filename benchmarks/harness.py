@@ -9,6 +9,8 @@ Rows (each command in a fresh process; times are wall clock, best of --repeat):
 - per test: every kata but 38 and 48 (compile, export) on the CPU, with the harness and with
   plain pytest running the same test bodies (benchmarks/plain.py): the difference is what the
   harness (plugin, state guard, rules, progress) costs per test;
+- what no kata test avoids: plain pytest's own cost per test (1000 empty tests), and the
+  imports torch makes on first use within a full run (torch._dynamo, the ONNX exporter's);
 - a red run against a green one: kata 13 answered with the forbidden log_softmax against its
   reference answer (the target: within 1.5x);
 - the supervisor: the full run watched by a parent process against the same run unwatched
@@ -104,6 +106,27 @@ def main() -> None:
         f"{'katas but 38 and 48, --device cpu, per test':<52} {per_test:7.2f} ms "
         f"({harness['tests']:.0f} tests); plain pytest {per_plain:.2f} ms: the harness adds "
         f"{per_test - per_plain:.2f} ms a test (goal: <= 2 ms a test in all)"
+    )
+
+    # What no kata test can avoid: pytest's own cost per test, and torch's lazy imports.
+    with tempfile.TemporaryDirectory() as folder:
+        empty = Path(folder) / "test_empty.py"
+        empty.write_text(
+            "import pytest\n\n@pytest.mark.parametrize('i', range(1000))\n"
+            "def test_nothing(i):\n    pass\n"
+        )
+        per_empty = min(
+            1000 * session["seconds"] / session["tests"]
+            for _, session in (
+                run([*PYTEST, "-p", "no:torch_katas.plugin", str(empty)]) for _ in range(repeat)
+            )
+        )
+    print(f"{'pytest alone, per empty test':<52} {per_empty:7.2f} ms")
+    lazy = "import torch, torch._dynamo, onnxscript, onnxruntime"
+    once = best([sys.executable, "-c", lazy], repeat) - floor
+    print(
+        f"{'imports a full run adds: torch._dynamo, ONNX':<52} {once:7.2f} s {once / floor:6.2f}x  "
+        "(the first optimizer built imports torch._dynamo; kata 48 exports to ONNX)"
     )
 
     # A red run against a green one.
