@@ -495,6 +495,21 @@ def test_a_hard_exit_in_a_test_ends_only_its_kata(pytester, monkeypatch):
     assert statuses(root) == {"q01_total": status.SOLVED, "q02_syntax": status.PARTLY}
 
 
+def test_an_exit_outside_any_kata_is_said_so(pytester, monkeypatch):
+    root = interrupted_project(pytester, monkeypatch)
+    (root / "conftest.py").write_text(
+        (root / "conftest.py").read_text()
+        + "\n\ndef pytest_collection_finish(session):\n    import os\n\n    os._exit(0)\n"
+    )
+    result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert result.ret != 0, "never exit status 0"
+    output = " ".join(result.stdout.str().split())
+    assert (
+        "torch-katas: code outside any kata ended the test process (exit status 0, as "
+        "os._exit does)" in output
+    )
+
+
 def test_a_damaged_progress_cache_keeps_what_can_be_read_and_says_so(pytester, monkeypatch):
     root = interrupted_project(pytester, monkeypatch)
     pytester.runpytest_subprocess("katas/q01_total_test.py", "--device", "cpu", "-p", "no:xdist")

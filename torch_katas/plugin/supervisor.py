@@ -237,7 +237,7 @@ def _crash(config: pytest.Config, last: dict[str, Any], status: int, dump: Path)
         module = catalog.module_of(Path(str(last["start"]).split("::")[0]))
     if module is None:
         sys.stderr.write(dump.read_text(errors="replace") if dump.exists() else "")
-        print(f"torch-katas: the test process {_how(status).split(' ', 1)[1]} outside any kata")
+        print(f"torch-katas: code outside any kata {_how(status)}")
         return None
     crash = Crash(module, _how(status), *_where(config, module, dump))
     if "start" in last:
