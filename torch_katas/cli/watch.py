@@ -5,8 +5,8 @@ which has already imported torch, pytest and the harness: it runs pytest once an
 the next spare starts as soon as a run starts, so that it is ready for a save soon after the
 verdict. So a rerun pays for the kata's tests, not for `import torch`, and no module survives
 from one run into the next. While a run goes on, two interpreters hold torch (the run's and
-the next spare, about 240 MB each); between runs, one. This process imports neither torch nor any kata;
-watchfiles reports the saves.
+the next spare, about 240 MB each); between runs, one. This process imports neither torch
+nor any kata; watchfiles reports the saves.
 
 pytest runs quietly (-qq) with the plugin's failure digest fitted to the terminal's rows
 (--digest-height), first failure on top; the watcher's own last lines say what the learner's
