@@ -25,7 +25,6 @@ from torch.utils import backend_registration
 
 NAME = "sim"
 CPU = torch.device("cpu")
-_STRIDED = torch.strided
 
 # Arguments that may be on the CPU next to `sim` tensors, as next to CUDA ones (None: all):
 # copies, CPU indices, and the lengths of packed sequences, which must be on the CPU.
@@ -82,22 +81,16 @@ class SimTensor(torch.Tensor):
 
     @staticmethod
     def __new__(cls, data: torch.Tensor) -> SimTensor:
-        if not data.storage_offset() and not data.requires_grad and data.layout is _STRIDED:
-            # Most results: fewer arguments to parse, on every op's path.
-            out = torch.Tensor._make_wrapper_subclass(
-                cls, data.size(), strides=data.stride(), dtype=data.dtype, device=_DEVICE
-            )
-        else:
-            out = torch.Tensor._make_wrapper_subclass(
-                cls,
-                data.size(),
-                strides=data.stride(),
-                storage_offset=data.storage_offset(),
-                dtype=data.dtype,
-                layout=data.layout,
-                device=_DEVICE,
-                requires_grad=data.requires_grad,
-            )
+        out = torch.Tensor._make_wrapper_subclass(
+            cls,
+            data.size(),
+            strides=data.stride(),
+            storage_offset=data.storage_offset(),
+            dtype=data.dtype,
+            layout=data.layout,
+            device=_DEVICE,
+            requires_grad=data.requires_grad,
+        )
         out.cpu_data = data
         return out
 
