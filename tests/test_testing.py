@@ -28,6 +28,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     assert_work_does_not_grow,
     check_tensor,
+    deepest_nesting,
     forbidden_calls,
     forbidden_modules,
     forbidden_ops,
@@ -1050,4 +1051,23 @@ def test_the_rules_read_the_answers_own_modules_it_imports(tmp_path):
             assert_no_python_loops(main.looping, rows("cpu"))
     finally:
         for name in names:
+            sys.modules.pop(name, None)
+
+
+def test_deepest_nesting_counts_the_answers_calls_in_every_module(tmp_path):
+    try:
+        module_from(
+            tmp_path, "def down(n):\n    return 0 if n == 0 else 1 + down(n - 1)\n", "answer_walk"
+        )
+        main = module_from(
+            tmp_path,
+            "from answer_walk import down\ndef f(n):\n    return down(n)\n"
+            "def flat(n):\n    return sum(range(n))\n",
+            "answer_nest",
+        )
+        assert deepest_nesting(main.f, 30) == (30, 32)  # f, then down 31 times
+        assert deepest_nesting(main.flat, 30) == (435, 1)
+        assert deepest_nesting(torch.ones(3).sum) == (torch.tensor(3.0), 0)
+    finally:
+        for name in ("answer_walk", "answer_nest"):
             sys.modules.pop(name, None)

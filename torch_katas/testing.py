@@ -798,6 +798,31 @@ def _measure(func: Callable, args: tuple) -> _Work:
     return work
 
 
+def deepest_nesting(func: Callable, *args: Any) -> tuple[Any, int]:
+    """(what `func(*args)` returns, how deep the answer's own Python calls nested in it).
+
+    Every function of the answer counts, in whichever of its modules it is written (a
+    helper, a method, a lambda); torch, the harness, the standard library and the kata
+    tests do not. A walk with a stack of its own stays a few calls deep; recursion nests
+    once per level, however it is spelled.
+    """
+    depth = deepest = 0
+
+    def watch(frame: types.FrameType, event: str, arg: object) -> None:
+        nonlocal depth, deepest
+        if event in ("call", "return") and _is_learner_code(frame.f_code.co_filename):
+            depth += 1 if event == "call" else -1
+            deepest = max(deepest, depth)
+
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        result = func(*args)
+    finally:
+        sys.setprofile(outer)
+    return result, deepest
+
+
 _NO_LOOPS = (
     "This kata's rule is no Python loops: whole-tensor operations (or arithmetic), as many "
     "for any size, run as a few kernels on any device instead of one Python step per element"
