@@ -8,14 +8,22 @@ just the inputs you name and leaves every `.grad` alone. With `create_graph=True
 backward pass is itself recorded, so a gradient can be differentiated again: that is how
 second derivatives (Hessian-vector products, gradient penalties) are computed.
 
+That `.backward()` adds rather than overwrites is also a tool: gradient accumulation
+runs a batch too large for memory as several micro-batches, one backward pass each, and
+steps once. And a graph is freed by the backward pass that walks it: to walk it again (two
+losses that share one forward pass), the earlier passes ask for `retain_graph=True`, which
+keeps every saved tensor in memory until the last.
+
 Task: write `grad_of(f, x)`, the gradient of a scalar function at a point, as a pure
-function (no `.grad` anywhere changes), and `hessian_vector_product(f, x, v)` with
-double backward.
+function (no `.grad` anywhere changes), `hessian_vector_product(f, x, v)` with
+double backward, `accumulate_gradients` over micro-batches, and `grads_per_loss` for
+losses that share one graph.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
+from torch import nn
 
 
 def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
@@ -72,4 +80,60 @@ def hessian_vector_product(
     tensor([ 6., 12.])
     """
     # TODO: differentiate the gradient once more, using create_graph=True.
+    raise NotImplementedError
+
+
+def accumulate_gradients(
+    model: nn.Module,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    micro_batch_size: int,
+) -> None:
+    """Add the gradient of the whole batch's loss into the parameters' `.grad`, computed
+    micro-batch by micro-batch.
+
+    - loss_fn(outputs, targets) returns the mean loss over the samples it is given (as
+      `F.mse_loss` and `F.cross_entropy` do by default).
+    - Split `inputs` and `targets` along dim 0 into consecutive micro-batches of
+      `micro_batch_size` samples (the last may be smaller); run the model and one
+      `.backward()` per micro-batch. Never run the whole batch at once.
+    - Afterwards each parameter's `.grad` has grown by the gradient of
+      `loss_fn(model(inputs), targets)`: the mean over the whole batch, whatever the size of
+      the last micro-batch. `.grad` adds up as `.backward()` does: zero it before calling
+      if it should hold this batch alone (what was there before stays added in).
+    - A parameter that does not require grad keeps its `.grad` as it was.
+    - micro_batch_size >= 1 (ValueError otherwise); the batch has at least one sample.
+
+    Rule: `.backward()` once per micro-batch (this is what it is for).
+
+    >>> model = nn.Linear(3, 1)
+    >>> mse = nn.functional.mse_loss
+    >>> accumulate_gradients(model, mse, torch.randn(10, 3), torch.randn(10, 1), 4)
+    """
+    # TODO: one forward and backward per micro-batch, each loss weighted by its share.
+    raise NotImplementedError
+
+
+def grads_per_loss(
+    losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor]
+) -> list[tuple[torch.Tensor, ...]]:
+    """The gradients of each loss with respect to `params`, one tuple per loss, in order.
+
+    - losses: 0-dim tensors that may share one graph (two heads on one trunk, computed by
+      one forward pass). params: tensors that require grad, each reached by every loss.
+    - Returns `[grads of losses[0], grads of losses[1], ...]`, each a tuple with one tensor
+      per param (its shape, dtype and device), detached from any graph.
+    - Each loss's own gradients, never their sum; the forward pass is not run again.
+    - No `.grad` changes (use torch.autograd.grad, not `.backward()`).
+    - The shared graph is kept only as long as needed: the last loss's pass frees it (only
+      the earlier passes retain it), so the saved tensors' memory is released. Afterwards
+      another pass through that graph raises RuntimeError, as after any backward pass.
+
+    >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> h = w * 3  # a shared trunk
+    >>> grads_per_loss([h.sum(), (h**2).sum()], [w])
+    [(tensor([3., 3.]),), (tensor([18., 36.]),)]
+    """
+    # TODO: torch.autograd.grad per loss; retain_graph=True on all passes but the last.
     raise NotImplementedError

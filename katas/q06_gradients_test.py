@@ -1,10 +1,18 @@
 import contextlib
+import copy
 import math
 
 import pytest
 import torch
+import torch.nn.functional as F
+from torch import nn
 
-from katas.q06_gradients import grad_of, hessian_vector_product
+from katas.q06_gradients import (
+    accumulate_gradients,
+    grad_of,
+    grads_per_loss,
+    hessian_vector_product,
+)
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -341,3 +349,114 @@ def test_uses_torch_autograd_grad(device, which):
             grad_of(lambda t: t.sin().sum(), x)
         else:
             hessian_vector_product(lambda t: t.sin().sum(), x, torch.ones_like(x))
+
+
+# --- accumulate_gradients ----------------------------------------------------------------
+
+
+def small_model(device):
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2)).to(device)
+    model[0].bias.requires_grad_(False)  # frozen: its .grad stays None
+    return model
+
+
+def full_batch_grads(model, loss_fn, inputs, targets):
+    """The oracle: the whole batch in one forward pass, its gradient returned."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    return torch.autograd.grad(loss_fn(model(inputs), targets), params)
+
+
+LOSSES = {
+    "mse": (F.mse_loss, lambda n, device: torch.randn(n, 2, device=device)),
+    "cross-entropy": (F.cross_entropy, lambda n, device: torch.arange(n, device=device) % 2),
+}
+
+
+@pytest.mark.parametrize("loss", list(LOSSES))
+@pytest.mark.parametrize("batch, micro", [(10, 4), (8, 8), (7, 1), (5, 10), (9, 3)])
+def test_accumulated_gradient_is_the_whole_batch_gradient(device, loss, batch, micro):
+    loss_fn, make_targets = LOSSES[loss]
+    inputs, targets = torch.randn(batch, 3, device=device), make_targets(batch, device)
+    model = small_model(device)
+    expected = full_batch_grads(copy.deepcopy(model), loss_fn, inputs, targets)
+    accumulate_gradients(model, loss_fn, inputs, targets, micro)
+    params = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+    for (name, param), want in zip(params, expected, strict=True):
+        assert param.grad is not None, f"{name}.grad is None: run .backward() per micro-batch"
+        assert_close(
+            param.grad,
+            want,
+            msg=f"{name}.grad after {batch} samples in micro-batches of {micro} (the whole "
+            "batch's mean loss: weight each micro-batch's mean by its share of the samples)",
+        )
+    assert model[0].bias.grad is None, "a parameter that does not require grad gets no .grad"
+
+
+def test_accumulation_adds_to_what_grad_held(device):
+    inputs, targets = torch.randn(6, 3, device=device), torch.randn(6, 2, device=device)
+    model = small_model(device)
+    expected = full_batch_grads(copy.deepcopy(model), F.mse_loss, inputs, targets)
+    params = [p for p in model.parameters() if p.requires_grad]
+    for param in params:
+        param.grad = torch.ones_like(param)
+    accumulate_gradients(model, F.mse_loss, inputs, targets, 4)
+    for param, want in zip(params, expected, strict=True):
+        assert_close(param.grad, want + 1, msg=".grad adds up, as .backward() does")
+
+
+def test_accumulation_runs_micro_batches_only(device):
+    inputs, targets = torch.randn(10, 3, device=device), torch.randn(10, 2, device=device)
+    model = small_model(device)
+    seen = []
+    model.register_forward_pre_hook(lambda module, args: seen.append(len(args[0])))
+    accumulate_gradients(model, F.mse_loss, inputs, targets, 4)
+    assert seen == [4, 4, 2], (
+        f"the model saw batches of {seen}; run it on consecutive micro-batches of 4 "
+        "(4, 4 and 2 samples), never on the whole batch"
+    )
+
+
+@pytest.mark.parametrize("micro", [0, -1])
+def test_accumulation_refuses_an_empty_micro_batch(device, micro):
+    inputs, targets = torch.randn(4, 3, device=device), torch.randn(4, 2, device=device)
+    with raises(ValueError):
+        accumulate_gradients(small_model(device), F.mse_loss, inputs, targets, micro)
+
+
+# --- grads_per_loss ----------------------------------------------------------------------
+
+
+def two_heads(w, b, x):
+    """Two losses on one trunk; tanh saves its result, so a freed graph shows."""
+    trunk = (x @ w + b).tanh()
+    return [trunk.pow(2).mean(), (trunk * x[:, :1]).sum().sin()]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_grads_per_loss_gives_each_losss_own_gradients(device, count):
+    w = torch.randn(3, 4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device, requires_grad=True)
+    x = torch.randn(5, 3, device=device)
+    losses = (two_heads(w, b, x) * 2)[:count]
+    expected = [torch.autograd.grad(two_heads(w, b, x)[i % 2], (w, b)) for i in range(count)]
+    got = grads_per_loss(losses, [w, b])
+    assert isinstance(got, list) and len(got) == count, f"one tuple per loss, got {got!r}"
+    for index, (grads, want) in enumerate(zip(got, expected, strict=True)):
+        assert len(grads) == 2, f"loss {index}: one gradient per param, got {len(grads)}"
+        for name, grad, oracle in zip("wb", grads, want, strict=True):
+            check_tensor(grad, shape=oracle.shape, dtype=oracle.dtype, device=device, name=name)
+            assert not grad.requires_grad, f"loss {index}: d/d{name} should be detached"
+            assert_close(grad, oracle, msg=f"d(loss {index})/d{name}: its own, not a sum")
+    assert w.grad is None and b.grad is None, "no .grad changes: use torch.autograd.grad"
+
+
+def test_grads_per_loss_frees_the_graph_after_the_last_pass(device):
+    w = torch.randn(3, 4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device, requires_grad=True)
+    losses = two_heads(w, b, torch.randn(5, 3, device=device))
+    grads_per_loss(losses, [w, b])
+    with pytest.raises(RuntimeError, match=r"second time|freed"):
+        torch.autograd.grad(losses[0], [w, b])
+    # The message above is torch's: the shared trunk's saved tensors are gone, as they
+    # should be once the last loss has been differentiated (retain_graph on every pass
+    # would keep them in memory for as long as the losses live).

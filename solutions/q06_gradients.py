@@ -1,8 +1,9 @@
 """Kata 6: gradients without side effects (reference answer)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
+from torch import nn
 
 
 def _scalar_at(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor):
@@ -41,3 +42,32 @@ def hessian_vector_product(
         grad = _gradient(out, point, create_graph=True)
         # Where the gradient is constant (f linear in x), this gives zeros.
         return _gradient((grad * v).sum(), point, create_graph=False)
+
+
+def accumulate_gradients(
+    model: nn.Module,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    micro_batch_size: int,
+) -> None:
+    if micro_batch_size < 1:
+        raise ValueError(f"micro_batch_size must be >= 1, got {micro_batch_size}")
+    total = len(inputs)
+    pieces = zip(inputs.split(micro_batch_size), targets.split(micro_batch_size), strict=True)
+    for x, t in pieces:
+        # A micro-batch's mean loss, weighted by its share of the batch: the weighted sum
+        # is the whole batch's mean, also when the last micro-batch is smaller.
+        (loss_fn(model(x), t) * (len(x) / total)).backward()  # adds into every .grad
+
+
+def grads_per_loss(
+    losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor]
+) -> list[tuple[torch.Tensor, ...]]:
+    last = len(losses) - 1
+    # Each pass frees the graph's saved tensors unless told to keep them: keep them for
+    # the passes still to come, and let the last one free them.
+    return [
+        torch.autograd.grad(loss, params, retain_graph=index < last)
+        for index, loss in enumerate(losses)
+    ]
