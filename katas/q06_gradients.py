@@ -10,20 +10,19 @@ second derivatives (Hessian-vector products, gradient penalties) are computed.
 
 That `.backward()` adds rather than overwrites is also a tool: gradient accumulation
 runs a batch too large for memory as several micro-batches, one backward pass each, and
-steps once. And a graph is freed by the backward pass that walks it: to walk it again (two
+steps once (kata 36). And a graph is freed by the backward pass that walks it: to walk it again (two
 losses that share one forward pass), the earlier passes ask for `retain_graph=True`, which
 keeps every saved tensor in memory until the last.
 
 Task: write `grad_of(f, x)`, the gradient of a scalar function at a point, as a pure
 function (no `.grad` anywhere changes), `hessian_vector_product(f, x, v)` with
-double backward, `accumulate_gradients` over micro-batches, and `grads_per_loss` for
-losses that share one graph.
+double backward, and for losses that share one graph `backward_each`, whose gradients
+add up in `.grad`, and `grads_per_loss`, each loss's own.
 """
 
 from collections.abc import Callable, Sequence
 
 import torch
-from torch import nn
 
 
 def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
@@ -83,35 +82,28 @@ def hessian_vector_product(
     raise NotImplementedError
 
 
-def accumulate_gradients(
-    model: nn.Module,
-    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
-    inputs: torch.Tensor,
-    targets: torch.Tensor,
-    micro_batch_size: int,
-) -> None:
-    """Add the gradient of the whole batch's loss into the parameters' `.grad`, computed
-    micro-batch by micro-batch.
+def backward_each(losses: Sequence[torch.Tensor]) -> None:
+    """Run `.backward()` on each loss in turn, so that every leaf's `.grad` grows by the sum
+    of the losses' gradients.
 
-    - loss_fn(outputs, targets) returns the mean loss over the samples it is given (as
-      `F.mse_loss` and `F.cross_entropy` do by default).
-    - Split `inputs` and `targets` along dim 0 into consecutive micro-batches of
-      `micro_batch_size` samples (the last may be smaller); run the model and one
-      `.backward()` per micro-batch. Never run the whole batch at once.
-    - Afterwards each parameter's `.grad` has grown by the gradient of
-      `loss_fn(model(inputs), targets)`: the mean over the whole batch, whatever the size of
-      the last micro-batch. `.grad` adds up as `.backward()` does: zero it before calling
-      if it should hold this batch alone (what was there before stays added in).
-    - A parameter that does not require grad keeps its `.grad` as it was.
-    - micro_batch_size >= 1 (ValueError otherwise); the batch has at least one sample.
+    - losses: 0-dim tensors that may share one graph (two heads on one trunk), each
+      reaching some tensors that require grad.
+    - `.grad` adds up, as `.backward()` does: what a leaf held before stays added in (None
+      counts as zeros); a leaf reached by one loss only gets that loss's gradient.
+    - The shared graph is kept only as long as needed: the last pass frees it (only the
+      earlier passes retain it). Afterwards another pass through it raises RuntimeError.
+    - An empty list changes nothing.
 
-    Rule: `.backward()` once per micro-batch (this is what it is for).
+    (One `.backward()` on the losses' sum gives the same `.grad`; calling it per loss is
+    what a loop over tasks or micro-batches does, and kata 36 builds on it.)
 
-    >>> model = nn.Linear(3, 1)
-    >>> mse = nn.functional.mse_loss
-    >>> accumulate_gradients(model, mse, torch.randn(10, 3), torch.randn(10, 1), 4)
+    >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> h = w * 3  # a shared trunk
+    >>> backward_each([h.sum(), (h**2).sum()])
+    >>> w.grad
+    tensor([21., 39.])
     """
-    # TODO: one forward and backward per micro-batch, each loss weighted by its share.
+    # TODO: backward per loss; retain_graph=True on every pass but the last.
     raise NotImplementedError
 
 

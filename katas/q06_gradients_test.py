@@ -1,14 +1,11 @@
 import contextlib
-import copy
 import math
 
 import pytest
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 from katas.q06_gradients import (
-    accumulate_gradients,
+    backward_each,
     grad_of,
     grads_per_loss,
     hessian_vector_product,
@@ -351,76 +348,51 @@ def test_uses_torch_autograd_grad(device, which):
             hessian_vector_product(lambda t: t.sin().sum(), x, torch.ones_like(x))
 
 
-# --- accumulate_gradients ----------------------------------------------------------------
+# --- backward_each -----------------------------------------------------------------------
 
 
-def small_model(device):
-    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2)).to(device)
-    model[0].bias.requires_grad_(False)  # frozen: its .grad stays None
-    return model
+def shared_setup(device):
+    w = torch.randn(3, 4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device, requires_grad=True)
+    return w, b, torch.randn(5, 3, device=device)
 
 
-def full_batch_grads(model, loss_fn, inputs, targets):
-    """The oracle: the whole batch in one forward pass, its gradient returned."""
-    params = [p for p in model.parameters() if p.requires_grad]
-    return torch.autograd.grad(loss_fn(model(inputs), targets), params)
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_backward_each_adds_every_losss_gradient_into_grad(device, count):
+    w, b, x = shared_setup(device)
+    expected = [torch.zeros_like(w), torch.ones_like(b)]
+    b.grad = torch.ones_like(b)  # what b held before stays added in; w's None counts as 0
+    for i in range(count):
+        grads = torch.autograd.grad(two_heads(w, b, x)[i % 2], (w, b))
+        for total, grad in zip(expected, grads, strict=True):
+            total += grad
+    losses = (two_heads(w, b, x) * 2)[:count]
+    backward_each(losses)
+    for name, param, want in zip("wb", (w, b), expected, strict=True):
+        assert param.grad is not None, f"{name}.grad is None: call .backward() on each loss"
+        assert_close(param.grad, want, msg=f"{name}.grad: what it held plus every loss's gradient")
 
 
-LOSSES = {
-    "mse": (F.mse_loss, lambda n, device: torch.randn(n, 2, device=device)),
-    "cross-entropy": (F.cross_entropy, lambda n, device: torch.arange(n, device=device) % 2),
-}
+def test_backward_each_reaches_each_loss_own_leaves(device):
+    w, b, x = shared_setup(device)
+    other = torch.randn(4, device=device, requires_grad=True)
+    losses = [*two_heads(w, b, x), (other**2).sum()]
+    backward_each(losses)
+    assert_close(other.grad, 2 * other.detach(), msg="a leaf reached by one loss only")
 
 
-@pytest.mark.parametrize("loss", list(LOSSES))
-@pytest.mark.parametrize("batch, micro", [(10, 4), (8, 8), (7, 1), (5, 10), (9, 3)])
-def test_accumulated_gradient_is_the_whole_batch_gradient(device, loss, batch, micro):
-    loss_fn, make_targets = LOSSES[loss]
-    inputs, targets = torch.randn(batch, 3, device=device), make_targets(batch, device)
-    model = small_model(device)
-    expected = full_batch_grads(copy.deepcopy(model), loss_fn, inputs, targets)
-    accumulate_gradients(model, loss_fn, inputs, targets, micro)
-    params = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
-    for (name, param), want in zip(params, expected, strict=True):
-        assert param.grad is not None, f"{name}.grad is None: run .backward() per micro-batch"
-        assert_close(
-            param.grad,
-            want,
-            msg=f"{name}.grad after {batch} samples in micro-batches of {micro} (the whole "
-            "batch's mean loss: weight each micro-batch's mean by its share of the samples)",
-        )
-    assert model[0].bias.grad is None, "a parameter that does not require grad gets no .grad"
+def test_backward_each_frees_the_graph_after_the_last_pass(device):
+    w, b, x = shared_setup(device)
+    losses = two_heads(w, b, x)
+    backward_each(losses)
+    with pytest.raises(RuntimeError, match=r"second time|freed"):
+        losses[0].backward()
 
 
-def test_accumulation_adds_to_what_grad_held(device):
-    inputs, targets = torch.randn(6, 3, device=device), torch.randn(6, 2, device=device)
-    model = small_model(device)
-    expected = full_batch_grads(copy.deepcopy(model), F.mse_loss, inputs, targets)
-    params = [p for p in model.parameters() if p.requires_grad]
-    for param in params:
-        param.grad = torch.ones_like(param)
-    accumulate_gradients(model, F.mse_loss, inputs, targets, 4)
-    for param, want in zip(params, expected, strict=True):
-        assert_close(param.grad, want + 1, msg=".grad adds up, as .backward() does")
-
-
-def test_accumulation_runs_micro_batches_only(device):
-    inputs, targets = torch.randn(10, 3, device=device), torch.randn(10, 2, device=device)
-    model = small_model(device)
-    seen = []
-    model.register_forward_pre_hook(lambda module, args: seen.append(len(args[0])))
-    accumulate_gradients(model, F.mse_loss, inputs, targets, 4)
-    assert seen == [4, 4, 2], (
-        f"the model saw batches of {seen}; run it on consecutive micro-batches of 4 "
-        "(4, 4 and 2 samples), never on the whole batch"
-    )
-
-
-@pytest.mark.parametrize("micro", [0, -1])
-def test_accumulation_refuses_an_empty_micro_batch(device, micro):
-    inputs, targets = torch.randn(4, 3, device=device), torch.randn(4, 2, device=device)
-    with raises(ValueError):
-        accumulate_gradients(small_model(device), F.mse_loss, inputs, targets, micro)
+def test_backward_each_of_nothing_changes_nothing(device):
+    w, _, _ = shared_setup(device)
+    backward_each([])
+    assert w.grad is None
 
 
 # --- grads_per_loss ----------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from collections.abc import Callable, Sequence
 
 import torch
-from torch import nn
 
 
 def _scalar_at(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor):
@@ -44,21 +43,11 @@ def hessian_vector_product(
         return _gradient((grad * v).sum(), point, create_graph=False)
 
 
-def accumulate_gradients(
-    model: nn.Module,
-    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
-    inputs: torch.Tensor,
-    targets: torch.Tensor,
-    micro_batch_size: int,
-) -> None:
-    if micro_batch_size < 1:
-        raise ValueError(f"micro_batch_size must be >= 1, got {micro_batch_size}")
-    total = len(inputs)
-    pieces = zip(inputs.split(micro_batch_size), targets.split(micro_batch_size), strict=True)
-    for x, t in pieces:
-        # A micro-batch's mean loss, weighted by its share of the batch: the weighted sum
-        # is the whole batch's mean, also when the last micro-batch is smaller.
-        (loss_fn(model(x), t) * (len(x) / total)).backward()  # adds into every .grad
+def backward_each(losses: Sequence[torch.Tensor]) -> None:
+    last = len(losses) - 1
+    for index, loss in enumerate(losses):
+        # Adds into every leaf's .grad; keeps the shared graph for the passes to come.
+        loss.backward(retain_graph=index < last)
 
 
 def grads_per_loss(

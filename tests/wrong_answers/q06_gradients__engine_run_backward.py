@@ -4,7 +4,7 @@ import torch
 from torch.autograd.graph import _engine_run_backward
 
 from solutions.q06_gradients import (  # the rest as in the reference
-    accumulate_gradients,
+    backward_each,
     grads_per_loss,
 )
 

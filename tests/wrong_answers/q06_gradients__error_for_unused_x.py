@@ -4,7 +4,7 @@ being zeros (no materialize_grads, no check that f(x) requires grad)."""
 import torch
 
 from solutions.q06_gradients import (  # the rest as in the reference
-    accumulate_gradients,
+    backward_each,
     grads_per_loss,
 )
 

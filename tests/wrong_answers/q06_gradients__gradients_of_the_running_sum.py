@@ -2,7 +2,7 @@
 
 import torch
 
-from solutions.q06_gradients import accumulate_gradients, grad_of, hessian_vector_product
+from solutions.q06_gradients import backward_each, grad_of, hessian_vector_product
 
 
 def grads_per_loss(losses, params):

@@ -3,7 +3,7 @@
 import torch
 
 from solutions.q06_gradients import (  # the rest as in the reference
-    accumulate_gradients,
+    backward_each,
     grads_per_loss,
 )
 

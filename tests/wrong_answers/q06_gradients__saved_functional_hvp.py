@@ -4,7 +4,7 @@ import torch
 from torch.autograd.functional import hvp
 
 from solutions.q06_gradients import (  # the rest as in the reference
-    accumulate_gradients,
+    backward_each,
     grads_per_loss,
 )
 
