@@ -133,6 +133,8 @@ def test_every_link_to_a_file_leads_to_one(page):
 
 
 def test_the_readmes_test_command_is_the_one_ci_runs():
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    assert "run: bash .ci/run" in workflow, "GitHub's Linux job runs .ci/run, not a copy of it"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     (command,) = re.findall(r"^pytest .*$", ci, re.MULTILINE)
     assert any(command in code for code in CODE[README]), (
