@@ -140,3 +140,15 @@ def test_the_readmes_test_command_is_the_one_ci_runs():
     assert any(command in code for code in CODE[README]), (
         f".ci/run runs `{command}`, which is not the README's test command"
     )
+
+
+def test_every_kata_number_and_topic_in_a_command_exists():
+    numbers = {kata.number for kata in KATAS.values()}
+    markers = {*catalog.topics(ROOT), "slow", "cuda"}
+    for page, codes in CODE.items():
+        for code in codes:
+            for args in re.findall(r"katas (?:[a-z]+ )+((?:\d+ ?)+)", code):
+                unknown = {int(n) for n in args.split()} - numbers
+                assert not unknown, f"{page}: `{code}` names katas {sorted(unknown)}: none is"
+            for marker in re.findall(r"pytest [^\n`]*?-m \"?(?:not )?(\w+)", code):
+                assert marker in markers, f"{page}: `{code}` selects {marker!r}: no such marker"
