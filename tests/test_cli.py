@@ -312,7 +312,7 @@ def test_solution_sets_the_code_side_by_side_without_docstrings(suite, capsys, m
 def test_solution_in_two_columns_from_123_columns(suite, capsys, monkeypatch):
     KATA.stub_path(suite).write_text(ANSWER)
     Store.for_root(suite).write(STATUS_KEY, {KATA.module: status.SOLVED})
-    for width, columns in ((123, 2), (122, 1)):  # as the README says, for code this long
+    for width, columns in ((123, 2), (122, 1)):  # as docs/learner.md says, for code this long
         terminal(monkeypatch, width)
         assert katas("--root", suite, "solution", 1) == 0
         rows = capsys.readouterr().out.splitlines()
