@@ -3,11 +3,17 @@ tests, commands, links and counts they name exist and agree with the catalogue."
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from torch_katas import catalog, cli
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
@@ -152,3 +158,28 @@ def test_every_kata_number_and_topic_in_a_command_exists():
                 assert not unknown, f"{page}: `{code}` names katas {sorted(unknown)}: none is"
             for marker in re.findall(r"pytest [^\n`]*?-m \"?(?:not )?(\w+)", code):
                 assert marker in markers, f"{page}: `{code}` selects {marker!r}: no such marker"
+
+
+def test_every_extra_named_exists():
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        extras = set(tomllib.load(file)["project"]["optional-dependencies"])
+    named = {
+        (page, extra)
+        for page, codes in CODE.items()
+        for code in codes
+        for extra in re.findall(r"\.\[(\w+)\]", code)
+    }
+    assert named, "no page names an extra"
+    unknown = sorted((page, extra) for page, extra in named if extra not in extras)
+    assert not unknown, f"extras named but not in pyproject.toml: {unknown}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_kata_named_by_number_exists(page):
+    """ "kata 23", "kata 37's", "katas 2 and 35": the numbers of katas the catalogue has (or of
+    the walkthrough's new kata)."""
+    text = PAGES[page]
+    named = {int(n) for n in re.findall(r"\b[Kk]ata (\d+)\b", text)}
+    named |= {int(n) for pair in re.findall(r"\b[Kk]atas (\d+) and (\d+)\b", text) for n in pair}
+    known = {kata.number for kata in KATAS.values()} | {int(NEW_KATA[1:3])}
+    assert named <= known, f"{page} names katas {sorted(named - known)}, which do not exist"
