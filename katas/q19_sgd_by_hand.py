@@ -107,7 +107,7 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     - The parameters themselves and their gradients do not count (they are the model's).
     - State appears on the first step: before it, the total is 0.
 
-    >>> model = nn.Linear(1000, 1000)
+    >>> model = torch.nn.Linear(1000, 1000)
     >>> optimizer = torch.optim.Adam(model.parameters())
     >>> model(torch.randn(1, 1000)).sum().backward(); optimizer.step()
     >>> optimizer_state_bytes(optimizer)  # two float32 buffers per parameter, two steps

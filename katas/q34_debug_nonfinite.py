@@ -133,8 +133,11 @@ def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None
     - Anomaly detection is off again afterwards, also when compute_loss raises (the error
       propagates). Its warnings are the tool's own output: do not silence them.
 
+    >>> import warnings
     >>> x = torch.tensor([-1.0, 4.0], requires_grad=True)
-    >>> nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+    >>> with warnings.catch_warnings():  # anomaly detection warns, by design
+    ...     warnings.simplefilter("ignore")
+    ...     nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
     'SqrtBackward0'
     """
     # TODO: detect_anomaly around forward and backward; turn its RuntimeError into a name.
