@@ -37,8 +37,9 @@ def amp_dtype(device: torch.device | str) -> torch.dtype:
 
     >>> amp_dtype(torch.device("cpu"))
     torch.bfloat16
-    >>> amp_dtype("cuda:0")  # doctest: +SKIP (on an A100 or H100; a V100 gives float16)
+    >>> amp_dtype("cuda:0")  # doctest: +SKIP
     torch.bfloat16
+    >>> # (on an A100 or H100; a V100 gives torch.float16)
     """
     # TODO: choose the dtype from the device's type (and, on CUDA, what the GPU supports).
     raise NotImplementedError
