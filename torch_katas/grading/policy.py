@@ -137,6 +137,14 @@ MUTABLE = {
     "training",
     "weight",
 }
+# Module-level settings of torch that answers set by design (reproducibility, precision).
+SETTINGS = {
+    "torch.backends.cudnn.allow_tf32",
+    "torch.backends.cudnn.benchmark",
+    "torch.backends.cudnn.deterministic",
+    "torch.backends.cudnn.enabled",
+    "torch.backends.cuda.matmul.allow_tf32",
+}
 # The protocol methods an answer may both define and call.
 _PROTOCOL = {
     "__init__",
@@ -187,8 +195,9 @@ DEFINABLE = _PROTOCOL | {
 }
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
-# Dunder names an answer may write as strings (the module name of a `__main__` check).
-DUNDER_STRINGS = DUNDER_ATTRIBUTES | DEFINABLE | {"__main__"}
+# Dunder names an answer may write as strings (the module name of a `__main__` check); others
+# only as what `hasattr` asks for, which reads nothing.
+DUNDER_STRINGS = {"__main__"}
 REFUSED_BUILTINS = {
     "eval": "runs code from a string",
     "exec": "runs code from a string",
@@ -515,7 +524,8 @@ class _Checker:
         for index, part in enumerate(parts[1:], 1):
             here = f"{module}.{part}"
             kinds = self.names.modules.get(module, {})
-            if kinds.get(part) == "submodules" or (part not in kinds and package(here)):
+            recorded = here in self.names.modules or package(here)
+            if kinds.get(part) == "submodules" or (part not in kinds and recorded):
                 module = here
                 continue
             if is_dunder(part):
@@ -711,6 +721,7 @@ class _Checker:
         submodule = dotted is not None and (dotted in self.names.modules or package(dotted))
         self.attribute_name(node, node.attr, submodule)
         parent = self.parents.get(id(node))
+        self.named_by_operator(node, dotted, parent)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
         if dotted is not None and (outermost or spelled):
             kind = self.resolve(node, dotted)
@@ -737,6 +748,13 @@ class _Checker:
                     node, "private", f"uses the private {attr}, which the answer did not define"
                 )
 
+    def named_by_operator(self, node: ast.AST, dotted: str | None, parent: ast.AST | None) -> None:
+        """operator.attrgetter other than called where it is named: like getattr."""
+        if dotted in NAMED_BY_OPERATOR and not (
+            isinstance(parent, ast.Call) and parent.func is node
+        ):
+            self.note(node, "builtin", f"uses {dotted} other than in a call of its own")
+
     def module_value(self, node: ast.AST, dotted: str) -> None:
         """A module anywhere but left of a `.`: bound, passed or returned."""
         parent = self.parents.get(id(node))
@@ -754,10 +772,11 @@ class _Checker:
                 self.note(node, "name", f"binds {name}")
             return
         if name in self.imported:
+            self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
             kind = self.kind_of(self.imported[name])
             if kind == "metaclass":
                 self.note(node, "class", f"uses {self.imported[name]}, a metaclass")
-            elif self.imported[name] in self.names.modules or "." not in self.imported[name]:
+            elif self.is_module(self.imported[name]) and not self.named_owner(node):
                 self.module_value(node, self.imported[name])
             return
         if name == "open" and "io" in self.extra:
@@ -774,6 +793,22 @@ class _Checker:
             self.note(node, "builtin", "uses type other than as type(x)")
         elif is_dunder(name) and name not in DUNDER_NAMES and name not in REFUSED_BUILTINS:
             self.note(node, "name", f"uses {name}")
+
+    def is_module(self, dotted: str) -> bool:
+        return dotted in self.names.modules or "." not in dotted
+
+    def named_owner(self, node: ast.AST) -> bool:
+        """The module in getattr(module, "name", ...) or hasattr: an attribute spelled out."""
+        parent = self.parents.get(id(node))
+        return (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("getattr", "hasattr")
+            and parent.args[:1] == [node]
+            and len(parent.args) >= 2
+            and isinstance(parent.args[1], ast.Constant)
+            and isinstance(parent.args[1].value, str)
+        )
 
     def plain_type(self, node: ast.Name, parent: ast.AST | None) -> bool:
         """`type(x)`, `type[...]` and `type` in an annotation or isinstance: not a class maker."""
@@ -795,6 +830,8 @@ class _Checker:
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:
             self.note(node, "builtin", "makes a class with type(name, bases, namespace)")
         dotted = self.dotted(func)
+        if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
+            self.note(node, "file", "calls logging.basicConfig with a file name")
         if dotted in NAMED_BY_OPERATOR:
             for arg in node.args:
                 if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
@@ -837,12 +874,15 @@ class _Checker:
         assert dotted is not None
         before = len(self.found)
         self.resolve(node, dotted)
-        missing = [f for f in self.found[before:] if "is not a public name" in f.text]
+        missing = [f for f in self.found[before:] if "is not among the public names" in f.text]
         self.found = [f for f in self.found if f not in missing]
 
     def write(self, statement: ast.AST, owner: ast.AST, attr: str, text: str) -> None:
-        """`owner.attr = ...`: on a module or class never; on an object the answer did not
-        make, not over a name torch or NumPy gives a method or function."""
+        """`owner.attr = ...`: on a module or class never (but torch's documented settings);
+        on an object the answer did not make, not over a name torch or NumPy gives a method
+        or function."""
+        if self.dotted(owner) and f"{self.dotted(owner)}.{attr}" in SETTINGS:
+            return
         if self.refers_to_imported(owner) or self.through_class(owner):
             self.note(statement, "patch", f"assigns to {text}, an attribute of a module or class")
             return
@@ -865,7 +905,13 @@ class _Checker:
 
     def string(self, node: ast.Constant) -> None:
         """Names in strings: dunders, frame attributes, format fields that read attributes."""
-        if id(node) in self.docstrings:
+        parent = self.parents.get(id(node))
+        if id(node) in self.docstrings or (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id == "hasattr"
+            and parent.args[1:2] == [node]
+        ):
             return
         text = str(node.value)
         for dunder in re.findall(r"__\w+?__", text):

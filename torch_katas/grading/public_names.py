@@ -217,7 +217,9 @@ def describe(module: types.ModuleType) -> tuple[dict[str, list[str]], dict[str, 
     recorded ones (name: module)."""
     kinds: dict[str, list[str]] = {"submodules": [], "classes": [], "metaclasses": [], "other": []}
     aliases = {}
-    for name in sorted(dir(module)):
+    # A module object of a class of its own (torch.backends.cudnn) has its settings there.
+    own = set(dir(type(module))) - set(dir(types.ModuleType))
+    for name in sorted(set(dir(module)) | own):
         if name.startswith("_"):
             continue
         try:
