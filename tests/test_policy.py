@@ -394,6 +394,19 @@ ATTACKS = {
     "np-f2py": ("import numpy.f2py", "import"),
     "np-testing": ("import numpy.testing", "import"),
     "name-newer-than-the-data": ("import torch\nx = torch.newmodule.thing", "name"),
+    # Classes reached through type(x).mro(), dunder and private writes, subclasses that lie.
+    "class-through-mro": ("def f(x):\n    c = type(x).mro()[1]\n    c.weight = None", "patch"),
+    "class-of-an-argument": ("def f(model, M):\n    model.__class__ = M", "patch"),
+    "private-of-an-argument": ("def f(model):\n    model._forward_hooks = {}", "patch"),
+    "tensor-subclass": (
+        "import torch\nclass T(torch.Tensor):\n    def allclose(self, *a, **k):\n"
+        "        return True",
+        "class",
+    ),
+    "ndarray-subclass": ("import numpy as np\nclass A(np.ndarray):\n    pass", "class"),
+    "abc-register": ("import numbers\nclass X:\n    pass\nnumbers.Real.register(X)", "patch"),
+    "current-frame": ("import logging\nf = logging.currentframe()", "attribute"),
+    "ndarray-dump": ("def f(a):\n    a.dump('x')", "attribute"),
     # Builtins and the __main__ block.
     "help": ("help(print)", "builtin"),
     "name-rebound": ("__name__ = '__main__'", "name"),

@@ -124,6 +124,8 @@ REFUSED_ATTRIBUTES = {
     "get_type_hints": "evaluates strings",
     "evaluate_forward_ref": "evaluates a string",
     "chdir": "changes the process's directory",
+    "currentframe": "reaches the caller's frame",
+    "dump": "writes a file",
 }
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.
@@ -211,6 +213,14 @@ REFUSED_BUILTINS = {
     "exit": "ends the process",
     "quit": "ends the process",
     "input": "reads the terminal",
+}
+# Classes whose subclasses change what tests see of the objects an answer returns: a Tensor or
+# array subclass can answer any method call (`.allclose`, `.item`) as it likes.
+UNSUBCLASSABLE = {
+    "torch.Tensor": "a tensor whose methods answer as the answer likes",
+    "torch.nn.Parameter": "a tensor whose methods answer as the answer likes",
+    "torch.nn.parameter.Parameter": "a tensor whose methods answer as the answer likes",
+    "numpy.ndarray": "an array whose methods answer as the answer likes",
 }
 # What reads or writes an attribute named by a string.
 NAMED_ATTRIBUTES = {"getattr", "setattr", "delattr"}
@@ -538,6 +548,9 @@ class _Checker:
             if named in FILE_APIS and named not in self.allow:
                 self.note(node, "file", f"uses {named} (files: not allowed for this kata)")
             kind = kinds[part]
+            rest = parts[index + 1 :]
+            if kind == "classes" and rest and rest[0] == "register":
+                self.note(node, "patch", f"uses {dotted}: registers with a class it did not make")
             if kind == "metaclasses":
                 self.note(node, "class", f"uses {named}, a metaclass (it makes classes)")
             return {"classes": "class", "metaclasses": "metaclass"}.get(kind, "other")
@@ -657,16 +670,18 @@ class _Checker:
         return False
 
     def through_class(self, node: ast.AST) -> bool:
-        """A chain reaching a class through `type(x)` or `__class__`, or a call's result."""
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            if isinstance(node, ast.Attribute) and node.attr == "__class__":
+        """A chain reaching a class through `type(x)`, `__class__` or `mro()`, anywhere in it
+        (`type(x).mro()[1]`)."""
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            if isinstance(node, ast.Attribute) and node.attr in ("__class__", "mro"):
                 return True
-            node = node.value
-        if isinstance(node, ast.Name):
-            return node.id in self.classes
-        if isinstance(node, ast.Call):
-            return isinstance(node.func, ast.Name) and node.func.id == "type"
-        return False
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name) and node.func.id == "type":
+                    return True
+                node = node.func
+            else:
+                node = node.value
+        return isinstance(node, ast.Name) and node.id in self.classes
 
     def dotted(self, node: ast.AST) -> str | None:
         """`torch.nn.functional.relu` for a chain rooted at an imported name, else None."""
@@ -693,6 +708,10 @@ class _Checker:
             if is_dunder(node.name) and node.name not in DEFINABLE:
                 self.note(node, "definition", f"defines {node.name}")
             if isinstance(node, ast.ClassDef):
+                for base in node.bases:
+                    dotted = self.dotted(base)
+                    if dotted in UNSUBCLASSABLE:
+                        self.note(node, "class", f"subclasses {dotted} ({UNSUBCLASSABLE[dotted]})")
                 for keyword in node.keywords:
                     what = keyword.arg or "**"
                     self.note(node, "class", f"passes {what}= to a class (metaclass hooks)")
@@ -892,9 +911,18 @@ class _Checker:
             if not self.makes_object(root):
                 self.note(statement, "patch", f"assigns to {text}, an attribute of a call's result")
             return
-        if isinstance(root, ast.Name) and root.id in self.own and root is owner:
+        own = isinstance(root, ast.Name) and root.id in self.own and root is owner
+        if is_dunder(attr) and attr not in ("__doc__", "__name__", "__qualname__"):
+            self.note(statement, "patch", f"assigns to {text}, a dunder attribute")
+        elif own:
             return
-        if attr in self.names.protected and attr not in MUTABLE:
+        elif attr.startswith("_"):
+            self.note(
+                statement,
+                "patch",
+                f"assigns to {text}, private, on an object the answer did not make",
+            )
+        elif attr in self.names.protected and attr not in MUTABLE:
             self.note(
                 statement,
                 "patch",
