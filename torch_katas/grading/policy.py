@@ -251,9 +251,10 @@ INTERNALS = {
     if re.fullmatch(r"(tb|f|gi|cr|ag|co)_\w+|cell_contents", name)
 } | {"f_generator", "gi_frame", "cr_frame", "ag_frame", "f_locals", "f_globals", "f_back"}
 # Modules that reach the interpreter, the process or the test run: an attribute named after one
-# (`x.sys`) is refused on anything, as a re-export is how they are reached.
+# (`x.sys`) is refused on anything, as a re-export is how they are reached. (Not `types` or
+# `signal`, which honest data classes name fields after.)
 INTERPRETER_MODULES = {
-    *public_names.FOREIGN,
+    *(public_names.FOREIGN - {"types", "signal"}),
     "atexit",
     "copyreg",
     "dis",
@@ -262,12 +263,31 @@ INTERPRETER_MODULES = {
     "pytest",
     "_pytest",
     "pluggy",
-    "site",
     "sysconfig",
     "traceback",
     "tracemalloc",
     "unittest",
     "weakref",
+}
+# Module names refused as whole strings, for the APIs that turn strings into attribute reads
+# (torch.fx's get_attr): the ones no honest string equals (not "os" or "nt", which name
+# platforms).
+STRING_MODULES = {
+    "_pytest",
+    "builtins",
+    "ctypes",
+    "gc",
+    "importlib",
+    "inspect",
+    "marshal",
+    "multiprocessing",
+    "pickle",
+    "pluggy",
+    "pytest",
+    "runpy",
+    "subprocess",
+    "sys",
+    "threading",
 }
 # What starts processes or threads, or ends the process, in modules a kata may add.
 REFUSED_MODULE_ATTRIBUTES = {
@@ -950,7 +970,7 @@ class _Checker:
         for field in re.findall(r"\{([^{}]*)\}", text):
             for attr in re.findall(r"\.(\w+)", field.split("!")[0].split(":")[0]):
                 self.attribute_name(node, attr)
-        if text in INTERPRETER_MODULES:
+        if text in STRING_MODULES:
             self.note(node, "string", f"names the module {text} in a string")
 
     def string_annotations(self, tree: ast.Module) -> Iterator[ast.Constant]:
