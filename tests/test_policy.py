@@ -407,6 +407,15 @@ ATTACKS = {
     "abc-register": ("import numbers\nclass X:\n    pass\nnumbers.Real.register(X)", "patch"),
     "current-frame": ("import logging\nf = logging.currentframe()", "attribute"),
     "ndarray-dump": ("def f(a):\n    a.dump('x')", "attribute"),
+    # Code generated or loaded by torch from what the answer chooses.
+    "fx-symbolic-trace": ("import torch\ng = torch.fx.symbolic_trace", "name"),
+    "fx-graph-module-importer": (
+        "import torch.fx\nm = torch.fx.graph_module.sys_importer",
+        "attribute",
+    ),
+    "compiler-load-config": ("import torch\ntorch.compiler.config.load_config(b'')", "attribute"),
+    "compiled-function": ("import torch\nf = torch.compiler.load_compiled_function", "attribute"),
+    "file-reader": ("import torch\nr = torch.PyTorchFileReader('x.pt')", "attribute"),
     # Builtins and the __main__ block.
     "help": ("help(print)", "builtin"),
     "name-rebound": ("__name__ = '__main__'", "name"),
@@ -499,6 +508,10 @@ HONEST_IDIOMS = {
         "    return type(x).__name__, isinstance(cls, type)"
     ),
     "torch-settings": "import torch\ntorch.backends.cudnn.deterministic = True",
+    "compile-backend-types": (
+        "import torch\ndef backend(gm: torch.fx.GraphModule, inputs):\n"
+        "    return gm.forward\nf = torch.compile(lambda x: x + 1, backend=backend)"
+    ),
     "public-names-of-torch": (
         "import torch\nimport torch.nn.functional as F\nfrom torch.optim.lr_scheduler import StepLR"
         "\nfrom torch.utils.data import DataLoader\nx = (torch.float32, torch.finfo, F.relu,"

@@ -126,6 +126,21 @@ REFUSED_ATTRIBUTES = {
     "chdir": "changes the process's directory",
     "currentframe": "reaches the caller's frame",
     "dump": "writes a file",
+    "PyTorchFileReader": "reads a file",
+    "PyTorchFileWriter": "writes a file",
+    "import_ir_module": "loads code",
+    "import_ir_module_from_buffer": "loads code",
+    "load_cache_artifacts": "loads compiled code",
+    "load_compiled_function": "loads compiled code",
+    "save_cache_artifacts": "writes files",
+    "load_config": "unpickles a configuration",
+    "save_config": "pickles a configuration",
+    "compile_shader": "compiles native code",
+    "load_metallib": "loads native code",
+    "load_nvprof": "reads a file",
+    "sys_importer": "imports modules",
+    "PackageImporter": "imports modules",
+    "Importer": "imports modules",
 }
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.

@@ -109,6 +109,13 @@ PRIVATE = {
         "tree_unflatten",
     )
 }
+# Modules recorded for a few names only, without their submodules: torch.fx generates Python
+# from names an answer can choose (a submodule called `a"); ...`), so an answer may name its
+# types (a compile backend's `gm: torch.fx.GraphModule`) but not build or trace graphs.
+LIMITED = {
+    **PRIVATE,
+    "torch.fx": ("Graph", "GraphModule", "Interpreter", "Node"),
+}
 # The classes whose methods the policy keeps an answer from replacing on objects it did not
 # make (`model.forward = ...` on a model the test hands over).
 MEMBERS_OF = (
@@ -254,9 +261,9 @@ def generate() -> dict[str, Any]:
         except ImportError:
             continue  # typing_extensions where it is not installed
         kinds, found = describe(module)
-        if name in PRIVATE:
+        if name in LIMITED:
             kinds = {
-                kind: [n for n in names if n in PRIVATE[name]] for kind, names in kinds.items()
+                kind: [n for n in names if n in LIMITED[name]] for kind, names in kinds.items()
             }
             found = {}
         modules[name] = kinds
