@@ -21,6 +21,7 @@ import json
 import platform
 import sys
 import types
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +231,9 @@ def describe(module: types.ModuleType) -> tuple[dict[str, list[str]], dict[str, 
         if name.startswith("_"):
             continue
         try:
-            value = getattr(module, name)
+            with warnings.catch_warnings():  # the same names whatever the warning filters
+                warnings.simplefilter("ignore")
+                value = getattr(module, name)
         except Exception:  # a lazy attribute that fails to load is not an answer's to use
             continue
         if isinstance(value, types.ModuleType):
@@ -270,6 +273,18 @@ def generate() -> dict[str, Any]:
         for alias, target in found.items():
             aliases.setdefault(alias, set()).add(target)
         pending += [f"{name}.{sub}" for sub in kinds["submodules"]]
+        if not pending:
+            # Public submodules a package imports but does not keep as attributes
+            # (torch.optim.sgd): importable by name, so recorded too.
+            pending = [
+                loaded
+                for loaded in sorted(sys.modules)
+                if loaded not in modules
+                and _recorded(loaded)
+                and not any(part.startswith("_") for part in loaded.split("."))
+                and loaded.rpartition(".")[0] in modules
+                and loaded.rpartition(".")[0] not in LIMITED
+            ]
     return {
         "python": platform.python_version(),
         "torch": torch.__version__.split("+")[0],
