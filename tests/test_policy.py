@@ -301,6 +301,8 @@ ATTACKS = {
         "import collections\nm = (lambda: collections)()\nx = m._sys",
         "private",
     ),
+    "private-named-after-the-interpreter": ("def f(o):\n    return o._getframe", "private"),
+    "private-of-an-imported-class": ("from torch import nn\nf = nn.Module._apply", "private"),
     "import-in-a-function": ("def f():\n    import sys\n    return sys", "import"),
     "pytest-as-attribute": ("def f(x):\n    return x.pytest", "module"),
     "weakref-as-attribute": ("def f(m):\n    return m.weakref", "module"),
@@ -416,6 +418,21 @@ ATTACKS = {
     "compiler-load-config": ("import torch\ntorch.compiler.config.load_config(b'')", "attribute"),
     "compiled-function": ("import torch\nf = torch.compiler.load_compiled_function", "attribute"),
     "file-reader": ("import torch\nr = torch.PyTorchFileReader('x.pt')", "attribute"),
+    "method-taken-from-its-class": (
+        "class H:\n    def patch(self):\n        self.forward = lambda x: x\n"
+        "def f(model):\n    H.patch(model)",
+        "patch",
+    ),
+    "method-mapped-over-objects": (
+        "class H:\n    def patch(self):\n        self.step = None\n"
+        "def f(opts):\n    list(map(H.patch, opts))",
+        "patch",
+    ),
+    "name-from-a-match": (
+        "from torch import nn\ndef f(x):\n    m = nn.Linear(1, 1)\n    match x:\n"
+        "        case [m]:\n            m.forward = print",
+        "patch",
+    ),
     # Builtins and the __main__ block.
     "help": ("help(print)", "builtin"),
     "name-rebound": ("__name__ = '__main__'", "name"),
@@ -516,6 +533,18 @@ HONEST_IDIOMS = {
         "import torch\nimport torch.nn.functional as F\nfrom torch.optim.lr_scheduler import StepLR"
         "\nfrom torch.utils.data import DataLoader\nx = (torch.float32, torch.finfo, F.relu,"
         " torch.nn.utils.clip_grad_norm_, torch.cuda.is_available, torch.__version__)"
+    ),
+    "base-init-with-own-self": (
+        "class Base:\n    def __init__(self, size):\n        self.size = size\n"
+        "class Child(Base):\n    def __init__(self):\n        Base.__init__(self, 3)\n"
+        "        self.step = 0\n    @classmethod\n    def make(cls):\n        return cls()\n"
+        "c = Child.make()"
+    ),
+    "private-of-what-tests-hand-over": (
+        "def f(x, model):\n    return x._version, list(model._modules)"
+    ),
+    "dunder-in-an-error-message": (
+        "def f(x):\n    raise TypeError('call super().__init__() before using f_back')"
     ),
     "own-private-attributes": (
         "class A:\n    def __init__(self):\n        self._n = 0\n        self.__secret = 1\n"

@@ -637,6 +637,14 @@ class _Checker:
             for name in bound_names(target):
                 made_by.setdefault(name, []).append(self.makes_object(value))
         for node in ast.walk(tree):
+            # Names bound to what an exception or a match subject holds.
+            caught = getattr(node, "name", None) if isinstance(node, ast.ExceptHandler) else None
+            if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+                caught = node.name
+            elif isinstance(node, ast.MatchMapping):
+                caught = node.rest
+            if caught:
+                made_by.setdefault(caught, []).append(False)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 arguments = node.args
                 every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
@@ -795,8 +803,16 @@ class _Checker:
         elif attr in INTERPRETER_MODULES and not submodule:
             self.note(node, "module", f"uses .{attr}, a module reached as an attribute")
         elif attr.startswith("_") and attr not in self.made and attr not in NAMEDTUPLE:
+            # Private attributes of what the tests hand over (`tensor._version`) are read by
+            # honest code; not those of what is imported, nor ones named after the interpreter.
             dotted = self.dotted(node) if isinstance(node, ast.Attribute) else None
-            if not (dotted and self.lenient(dotted)):
+            imported = isinstance(node, ast.Attribute) and self.refers_to_imported(node.value)
+            inward = attr.strip("_") in INTERPRETER_MODULES or any(
+                word in attr for word in ("frame", "globals", "builtins", "import", "code")
+            )
+            if (imported or inward or not isinstance(node, ast.Attribute)) and not (
+                dotted and self.lenient(dotted)
+            ):
                 self.note(
                     node, "private", f"uses the private {attr}, which the answer did not define"
                 )
@@ -976,12 +992,15 @@ class _Checker:
         ):
             return
         text = str(node.value)
-        for dunder in re.findall(r"__\w+?__", text):
-            if dunder not in DUNDER_STRINGS:
-                self.note(node, "string", f"names {dunder} in a string")
-        for name in re.findall(r"\b\w+\b", text):
-            if name in INTERNALS:
-                self.note(node, "string", f"names {name} in a string")
+        # A name handed to what reads attributes by name is one word (or a dotted path); a
+        # sentence that mentions `__init__` in an error message is not.
+        if not re.search(r"\s", text):
+            for dunder in re.findall(r"__\w+?__", text):
+                if dunder not in DUNDER_STRINGS:
+                    self.note(node, "string", f"names {dunder} in a string")
+            for name in re.findall(r"\w+", text):
+                if name in INTERNALS:
+                    self.note(node, "string", f"names {name} in a string")
         for field in re.findall(r"\{([^{}]*)\}", text):
             for attr in re.findall(r"\.(\w+)", field.split("!")[0].split(":")[0]):
                 self.attribute_name(node, attr)
@@ -1056,7 +1075,38 @@ def methods_selves(tree: ast.AST) -> set[str]:
                 selves.update(positional[:1])
             else:
                 others.update(positional)
-    return selves - others
+    selves -= others
+    # A method taken from its class (`Helper.patch(model)`, `map(Helper.patch, models)`) runs
+    # with any object as its first parameter: then no `self` is the answer's own for sure.
+    # `Base.__init__(self)` from a method passes its own self on, which is fine.
+    plain = {
+        (node.name, item.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not any(
+            isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
+            for d in item.decorator_list
+        )
+    }
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            continue
+        if (node.value.id, node.attr) not in plain:
+            continue
+        call = parents.get(id(node))
+        passes_self = (
+            isinstance(call, ast.Call)
+            and call.func is node
+            and call.args[:1] != []
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id in selves
+        )
+        if not passes_self:
+            return set()
+    return selves
 
 
 def bound_names(target: ast.AST) -> Iterator[str]:
