@@ -375,7 +375,8 @@ def names() -> Names:
         for module, kinds in data["modules"].items()
     }
     every = {name for listed in modules.values() for name in listed}
-    versions = f"torch {data['torch']}, NumPy {data['numpy']}, Python {data['python']}"
+    pythons = ", ".join(data["python"])
+    versions = f"torch {data['torch']}, NumPy {data['numpy']}, Python {pythons}"
     aliases = frozenset(data["module_aliases"])
     return Names(versions, modules, aliases, frozenset((every | set(data["members"])) - MUTABLE))
 

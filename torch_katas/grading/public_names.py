@@ -3,9 +3,10 @@ for returned code (policy.py), with the versions of Python, torch and NumPy they
 
 The policy reads public_names.json and imports none of these modules: an answer's names are
 checked against what the recorded versions offer, the same on every machine. Regenerate the
-file after moving the pinned torch (the version the project's own checks run on):
+file after moving the pinned torch (the version the project's own checks run on), naming the
+other supported Pythons so that the standard modules' names are those any of them has:
 
-    python -m torch_katas.grading.public_names
+    python -m torch_katas.grading.public_names python3.10 python3.12 python3.13
 
 A module's public names are its attributes without a leading underscore, less the modules it
 merely re-exports (`torch.sys`, `logging.os`: reached that way they escape the list) and less
@@ -19,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import platform
+import subprocess
 import sys
 import types
 import warnings
@@ -247,14 +249,12 @@ def describe(module: types.ModuleType) -> tuple[dict[str, list[str]], dict[str, 
     return kinds, aliases
 
 
-def generate() -> dict[str, Any]:
-    """The data public_names.json holds, from the modules installed here."""
-    import numpy
-    import torch
-
+def walk(roots: list[str]) -> tuple[dict[str, dict[str, list[str]]], dict[str, set[str]]]:
+    """The recorded modules under `roots` with their public names by kind, and the modules
+    they hold as attributes (name: modules)."""
     modules: dict[str, dict[str, list[str]]] = {}
     aliases: dict[str, set[str]] = {}
-    pending = [*STANDARD, *TORCH, *NUMPY, *PRIVATE]
+    pending = list(roots)
     while pending:
         name = pending.pop()
         if name in modules or not _recorded(name):
@@ -285,8 +285,32 @@ def generate() -> dict[str, Any]:
                 and loaded.rpartition(".")[0] in modules
                 and loaded.rpartition(".")[0] not in LIMITED
             ]
+    return modules, aliases
+
+
+def generate(pythons: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The data public_names.json holds, from the modules installed here and the standard
+    modules of the other Python interpreters `pythons` (a name any supported Python has is
+    one an honest answer may use)."""
+    import numpy
+    import torch
+
+    modules, aliases = walk([*STANDARD, *TORCH, *NUMPY, *PRIVATE])
+    versions = [platform.python_version()]
+    for python in pythons:
+        done = subprocess.run(
+            [python, "-I", __file__, "--standard"], capture_output=True, text=True, check=True
+        )
+        other = json.loads(done.stdout)
+        versions.append(other["python"])
+        for name, kinds in other["modules"].items():
+            mine = modules.setdefault(name, {kind: [] for kind in kinds})
+            for kind, listed in kinds.items():
+                mine[kind] = sorted(set(mine[kind]) | set(listed))
+        for alias, targets in other["module_aliases"].items():
+            aliases.setdefault(alias, set()).update(targets)
     return {
-        "python": platform.python_version(),
+        "python": sorted(versions, key=lambda v: tuple(map(int, v.split(".")))),
         "torch": torch.__version__.split("+")[0],
         "numpy": numpy.__version__,
         "module_aliases": {name: sorted(aliases[name]) for name in sorted(aliases)},
@@ -322,10 +346,19 @@ def load() -> dict[str, Any]:
     return data
 
 
-def main() -> None:
-    DATA.write_text(dump(generate()), encoding="utf-8")
+def main(argv: list[str]) -> None:
+    if argv == ["--standard"]:  # run by another interpreter for its standard modules
+        modules, aliases = walk(list(STANDARD))
+        found = {name: sorted(targets) for name, targets in aliases.items()}
+        print(
+            json.dumps(
+                {"python": platform.python_version(), "modules": modules, "module_aliases": found}
+            )
+        )
+        return
+    DATA.write_text(dump(generate(tuple(argv))), encoding="utf-8")
     print(f"wrote {DATA}")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
