@@ -546,6 +546,37 @@ HONEST_IDIOMS = {
     "dunder-in-an-error-message": (
         "def f(x):\n    raise TypeError('call super().__init__() before using f_back')"
     ),
+    "files-where-the-kata-writes-them": (
+        "import io, os, pathlib\nimport torch\ndef save(obj, path):\n"
+        "    tmp = f'{path}.tmp{os.getpid()}'\n    buffer = io.BytesIO()\n"
+        "    torch.save(obj, buffer)\n    pathlib.Path(tmp).write_bytes(buffer.getvalue())\n"
+        "    os.replace(tmp, path)\n    return os.name == 'nt'",
+        "q28_checkpoint",
+    ),
+    "container-methods-as-callables": (
+        "def f(model, x):\n    outs = {}\n    handles = [m.register_forward_hook("
+        "lambda mod, i, o, n=n: outs.__setitem__(n, o)) for n, m in model.named_modules()]\n"
+        "    model(x)\n    for h in handles:\n        h.remove()\n    return outs"
+    ),
+    "own-class-attribute": (
+        "class Counter:\n    count = 0\n    def bump(self):\n        Counter.count += 1"
+    ),
+    "module-attributes-named-like-methods": (
+        "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.size, self.step, self.mean = 3, 0, None"
+    ),
+    "optimizer-subclass-state": (
+        "import torch\nclass MySGD(torch.optim.Optimizer):\n"
+        "    def __init__(self, params, lr=0.1):\n        super().__init__(params, dict(lr=lr))\n"
+        "    @torch.no_grad()\n    def step(self, closure=None):\n"
+        "        for group in self.param_groups:\n            for p in group['params']:\n"
+        "                self.state[p]['steps'] = self.state[p].get('steps', 0) + 1"
+    ),
+    "scheduler-fields": "def f(sched):\n    sched.last_epoch = 0\n    sched.base_lrs = [0.1]",
+    "match-statement": (
+        "def f(x):\n    match x:\n        case (a, b):\n            return a + b\n"
+        "        case {'k': v}:\n            return v"
+    ),
     "own-private-attributes": (
         "class A:\n    def __init__(self):\n        self._n = 0\n        self.__secret = 1\n"
         "    def _bump(self):\n        return self._n, self.__secret\n"
@@ -557,7 +588,14 @@ HONEST_IDIOMS = {
 
 @pytest.mark.parametrize("case", sorted(HONEST_IDIOMS))
 def test_honest_idioms_pass_the_policy(case):
-    assert [str(f) for f in policy.check(HONEST_IDIOMS[case])] == []
+    code, *kata = (
+        (HONEST_IDIOMS[case],) if isinstance(HONEST_IDIOMS[case], str) else HONEST_IDIOMS[case]
+    )
+    entry = KATAS[kata[0]] if kata else None
+    findings = policy.check(
+        code, entry.imports if entry else (), allow=entry.allow if entry else ()
+    )
+    assert [str(f) for f in findings] == []
 
 
 def test_file_apis_need_the_katas_allow_key():

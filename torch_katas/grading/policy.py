@@ -195,6 +195,9 @@ DUNDER_ATTRIBUTES = _PROTOCOL | {
     "__context__",
     "__suppress_context__",
     "__notes__",
+    # A container's own methods, handed on as callables (`outs.__setitem__`).
+    "__setitem__",
+    "__delitem__",
 }
 # Dunder names an answer may define (as methods or class attributes) or bind at module level.
 DEFINABLE = _PROTOCOL | {
@@ -336,8 +339,6 @@ REFUSED_MODULE_ATTRIBUTES = {
         "setsid",
         "chdir",
         "fchdir",
-        "getppid",
-        "getpid",
         "environ",
         "putenv",
         "unsetenv",
@@ -480,6 +481,7 @@ class _Checker:
         self.docstrings: set[int] = set()
         self.annotations: set[int] = set()  # ids of nodes inside annotations
         self.local_classes: set[str] = set()
+        self.own_classes: set[str] = set()
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -504,6 +506,9 @@ class _Checker:
                     self.docstrings.add(id(body[0].value))
         self.bound = set(self.imported)
         self.local_classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        # The answer's classes, where their names are bound to nothing else.
+        rebound = {name for target, _ in bindings_of(tree) for name in bound_names(target)}
+        self.own_classes = self.local_classes - rebound - set(self.imported)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
@@ -963,7 +968,9 @@ class _Checker:
             if not self.makes_object(root):
                 self.note(statement, "patch", f"assigns to {text}, an attribute of a call's result")
             return
-        own = isinstance(root, ast.Name) and root.id in self.own and root is owner
+        own = (
+            isinstance(root, ast.Name) and root is owner and root.id in self.own | self.own_classes
+        )
         if is_dunder(attr) and attr not in ("__doc__", "__name__", "__qualname__"):
             self.note(statement, "patch", f"assigns to {text}, a dunder attribute")
         elif own:

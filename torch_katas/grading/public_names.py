@@ -219,7 +219,9 @@ def _foreign(module: str, value: Any) -> bool:
     if not isinstance(owner, str):
         return False
     root, home = owner.split(".")[0], module.split(".")[0]
-    return root in FOREIGN and root != home and not (home == "os" and root in ("posix", "nt"))
+    # A module's own C half (_io for io, posix for os) is not foreign to it.
+    own = root.lstrip("_") == home or (home == "os" and root in ("posix", "nt"))
+    return root in FOREIGN and not own
 
 
 def describe(module: types.ModuleType) -> tuple[dict[str, list[str]], dict[str, str]]:
