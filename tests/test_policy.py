@@ -328,7 +328,7 @@ ATTACKS = {
         "class A:\n    def __init_subclass__(cls, **kw):\n        pass",
         "definition",
     ),
-    "class-keyword": ("class A(dict, flag=True):\n    pass", "class"),
+    "class-keywords-unpacked": ("class A(dict, **options):\n    pass", "class"),
     "set-name": (
         "class D:\n    def __set_name__(self, owner, name):\n        owner.x = 1",
         "definition",
@@ -571,6 +571,9 @@ HONEST_IDIOMS = {
         "    @torch.no_grad()\n    def step(self, closure=None):\n"
         "        for group in self.param_groups:\n            for p in group['params']:\n"
         "                self.state[p]['steps'] = self.state[p].get('steps', 0) + 1"
+    ),
+    "typed-dict-total": (
+        "from typing import TypedDict\nclass Config(TypedDict, total=False):\n    lr: float"
     ),
     "scheduler-fields": "def f(sched):\n    sched.last_epoch = 0\n    sched.base_lrs = [0.1]",
     "match-statement": (

@@ -761,9 +761,12 @@ class _Checker:
                     dotted = self.dotted(base)
                     if dotted in UNSUBCLASSABLE:
                         self.note(node, "class", f"subclasses {dotted} ({UNSUBCLASSABLE[dotted]})")
+                # Other keywords go to a base's __init_subclass__ (TypedDict's total=), which
+                # only imported classes can define.
                 for keyword in node.keywords:
-                    what = keyword.arg or "**"
-                    self.note(node, "class", f"passes {what}= to a class (metaclass hooks)")
+                    if keyword.arg in (None, "metaclass"):
+                        what = keyword.arg or "**"
+                        self.note(node, "class", f"passes {what}= to a class (a metaclass)")
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
