@@ -641,13 +641,15 @@ def test_the_data_records_no_module_reached_as_an_attribute():
 
 # Imports each recorded module again (seconds). torch's and NumPy's parts are compared where
 # the installed version is the recorded one; the standard modules' names are the union over
-# the recorded Pythons, so this Python's must be among them where it is one of those.
+# the recorded Pythons, so this Python's must be among them where it is one of those (on
+# Linux, where the data is made).
 @pytest.mark.slow
 def test_the_data_is_what_the_generator_makes_from_the_recorded_versions():
     data, fresh = public_names.load(), public_names.generate()
     python = fresh["python"][0]
     same = {"torch": data["torch"] == fresh["torch"], "numpy": data["numpy"] == fresh["numpy"]}
-    same["python"] = python in data["python"]
+    # The standard modules differ by platform (os, time): the data is read on Linux.
+    same["python"] = python in data["python"] and sys.platform == "linux"
     if not any(same.values()):
         pytest.skip(f"no library here has a version the data records ({same})")
 
