@@ -795,7 +795,9 @@ class _Checker:
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
         if dotted is not None and (outermost or spelled):
             kind = self.resolve(node, dotted)
-            if kind == "module" and not spelled:
+            if kind == "module" and spelled:  # getattr(torch, "utils") returns the module
+                self.note(node, "module", f"uses the module {dotted} as a value")
+            elif kind == "module":
                 self.module_value(node, dotted)
 
     def attribute_name(self, node: ast.AST, attr: str, submodule: bool = False) -> None:
@@ -836,7 +838,7 @@ class _Checker:
     def module_value(self, node: ast.AST, dotted: str) -> None:
         """A module anywhere but left of a `.`: bound, passed or returned."""
         parent = self.parents.get(id(node))
-        if isinstance(parent, ast.Attribute) and parent.value is node:
+        if (isinstance(parent, ast.Attribute) and parent.value is node) or self.named_owner(node):
             return
         self.note(node, "module", f"uses the module {dotted} as a value (import what it needs)")
 
