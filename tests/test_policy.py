@@ -119,10 +119,6 @@ TAMPERING = {
     "patch-through-type": ("def f(t):\n    type(t).add = print", [(2, "patch")]),
     "setattr-module": ("import torch\nsetattr(torch, 'equal', print)", [(2, "patch")]),
     "setattr-computed": ("def f(o, n):\n    setattr(o, n, 1)", [(2, "attribute-by-name")]),
-    "getattr-of-a-package": (
-        "import torch\nm = getattr(torch, 'utils')\nm.cpp_extension.load_inline('x', '')",
-        [(2, "module")],
-    ),
     "getattr-computed": ("def f(o, n):\n    return getattr(o, n)", [(2, "attribute-by-name")]),
     "getattr-dunder": ("def f(e):\n    return getattr(e, '__traceback__')", [(2, "dunder")]),
     "getattr-alias": ("g = getattr", [(1, "builtin")]),
@@ -282,7 +278,7 @@ ATTACKS = {
     ),
     "getattr-of-a-package": (
         "import torch\nm = getattr(torch, 'utils')\nm.cpp_extension.load_inline('x', '')",
-        [(2, "module")],
+        "module",
     ),
     "getattr-computed": ("import torch\nm = getattr(torch, 's' + 'ys')", "attribute-by-name"),
     "reduce-getattr": (
