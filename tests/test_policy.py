@@ -276,6 +276,13 @@ ATTACKS = {
         "import torch\nm = getattr(torch, 'serialization', None)",
         "module",
     ),
+    "update-wrapper-by-name": (
+        "import functools\nimport torch.nn.functional as F\ndef f(fake, name):\n"
+        "    functools.update_wrapper(F.relu, fake, assigned=(name,))",
+        "attribute-by-name",
+    ),
+    "log-record-factory": ("import logging\nlogging.setLogRecordFactory(print)", "attribute"),
+    "numpy-error-callback": ("import numpy as np\nnp.seterrcall(print)", "attribute"),
     "getattr-of-a-package": (
         "import torch\nm = getattr(torch, 'utils')\nm.cpp_extension.load_inline('x', '')",
         "module",

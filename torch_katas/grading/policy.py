@@ -141,6 +141,11 @@ REFUSED_ATTRIBUTES = {
     "sys_importer": "imports modules",
     "PackageImporter": "imports modules",
     "Importer": "imports modules",
+    # Global callbacks: the answer's code would run whenever anything in the process logs or
+    # meets a floating-point error, after its tests too.
+    "setLogRecordFactory": "runs the answer's code on every log record",
+    "setLoggerClass": "runs the answer's code on every new logger",
+    "seterrcall": "runs the answer's code on floating-point errors",
 }
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.
@@ -910,6 +915,13 @@ class _Checker:
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:
             self.note(node, "builtin", "makes a class with type(name, bases, namespace)")
         dotted = self.dotted(func)
+        wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
+        limit = 2 if dotted == "functools.update_wrapper" else 1
+        if wrapper and (
+            len(node.args) > limit or any(k.arg in ("assigned", "updated") for k in node.keywords)
+        ):
+            # assigned= names the attributes it sets: setattr by name.
+            self.note(node, "attribute-by-name", f"calls {dotted} with the attributes to set")
         if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
             self.note(node, "file", "calls logging.basicConfig with a file name")
         if dotted in NAMED_BY_OPERATOR:
