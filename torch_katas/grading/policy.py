@@ -16,30 +16,36 @@ runs:
   never a value (`m = torch`, `f(np)`); a name missing from the data is refused with the
   torch, NumPy or Python version the data came from;
 - attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES), no private
-  attribute the answer did not make itself, no frame, traceback, generator, coroutine or code
-  attribute (by their real names), no attribute named after a module that reaches the
-  interpreter (`.sys`, `.builtins`, `.gc`), no file API (FILE_APIS) unless the kata's entry
-  allows it (`allow = [...]`);
+  attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
+  frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
+  NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
+  interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
+  (REFUSED_ATTRIBUTES), no file API (FILE_APIS) unless the kata's entry allows it
+  (`allow = [...]`);
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
-  `operator.methodcaller` with a literal name only, checked as if written `x.name`; no string
-  holding a dunder name, a frame attribute or a format field that reads one (`"{0.__class__}"`);
+  `operator.methodcaller` with a literal name only, checked as if written `x.name`
+  (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
+  data lacks it); no one-word string holding a dunder name or a frame attribute, no format
+  field that reads one (`"{0.__class__}"`);
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
-  `__float__`, never `__eq__`, `__getattr__`, `__torch_function__`, `__init_subclass__`); no
-  class keywords (`metaclass=`), no metaclass, no `type` but `type(x)`;
-- writes: no assignment to an attribute of an imported module or class, of a class reached
-  through `type(x)` or `__class__`, or through a call's result; on objects the answer did not
-  make (its arguments, what calls return), no assignment that replaces a method or public
-  name of torch or NumPy (`model.forward = ...`) beyond the documented mutable attributes
-  (MUTABLE: `grad`, `data`, `requires_grad`, `training`...);
+  `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
+  `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
+  of torch.Tensor or np.ndarray;
+- writes: no assignment to an attribute of an imported module or class (torch's documented
+  settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
+  through a call's result; on objects the answer did not make (its arguments, what calls
+  return, `self` of a method taken from its class), no dunder, no private name and nothing
+  that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
+  documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...);
 - builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
   exception that is not an Exception, except to name it in an `except` clause;
-- an `if __name__ == "__main__":` block at the end of the module is not read: it never runs
+- an `if __name__ == "__main__":` block at the module's top level is not read: it never runs
   when the tests import the answer.
 
 `check()` lists what the source does that the policy refuses, each with its line and rule;
 none for every reference answer and for honest answers written in any common style
-(tests/test_policy.py holds independently written ones).
+(tests/honest_answers holds independently written ones).
 """
 
 from __future__ import annotations
