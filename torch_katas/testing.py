@@ -24,6 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.devices import sim
+from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
 
 
@@ -1171,3 +1172,17 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
         yield
     finally:
         torch.set_default_dtype(previous)
+
+
+@contextmanager
+def settings_put_back() -> Iterator[None]:
+    """Inside the block the answer may change torch's global settings (deterministic
+    algorithms, the cuDNN flags, the default dtype...) as its kata asks; the test puts them
+    back itself when the block ends, so the harness has nothing to undo or to warn about."""
+    before = [setting.get() for setting in isolation.SETTINGS]
+    try:
+        yield
+    finally:
+        for setting, value in zip(isolation.SETTINGS, before, strict=True):
+            if setting.get() != value:
+                setting.put(value)

@@ -595,7 +595,7 @@ class _Checker:
                 self.refuse_name(node, module, part, dotted)
                 return None
             named = ".".join(parts[: index + 1])
-            if part in REFUSED_MODULE_ATTRIBUTES.get(module, ()):
+            if part in REFUSED_MODULE_ATTRIBUTES.get(module, ()) and named not in self.allow:
                 self.note(node, "process", f"uses {named} (processes or their state)")
             if named in FILE_APIS and named not in self.allow:
                 self.note(node, "file", f"uses {named} (files: not allowed for this kata)")
