@@ -1,6 +1,6 @@
 """One private helper that both functions share, a detached clone as the point, allow_unused."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -38,3 +38,20 @@ def hessian_vector_product(
             return torch.zeros_like(point).detach()
         (hv,) = torch.autograd.grad((grad * v).sum(), point, allow_unused=True)
     return torch.zeros_like(x).detach() if hv is None else hv.detach()
+
+
+def backward_each(losses: Sequence[torch.Tensor]) -> None:
+    *earlier, last = losses or [None]
+    for loss in earlier:
+        loss.backward(retain_graph=True)
+    if last is not None:
+        last.backward()
+
+
+def grads_per_loss(
+    losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor]
+) -> list[tuple[torch.Tensor, ...]]:
+    grads = []
+    for remaining, loss in zip(range(len(losses) - 1, -1, -1), losses):
+        grads.append(tuple(torch.autograd.grad(loss, list(params), retain_graph=remaining > 0)))
+    return grads

@@ -1,6 +1,7 @@
 """A seeded numpy Generator's seed through np.random.seed, the loader built with a partial."""
 
 import functools
+import os
 import random
 
 import numpy as np
@@ -24,3 +25,13 @@ def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int =
     generator.manual_seed(seed)
     build = functools.partial(DataLoader, shuffle=True, worker_init_fn=seed_worker)
     return build(dataset, batch_size=batch_size, num_workers=num_workers, generator=generator)
+
+
+def make_deterministic(enabled: bool = True) -> None:
+    torch.backends.cudnn.benchmark = not enabled
+    torch.backends.cudnn.deterministic = enabled
+    torch.use_deterministic_algorithms(mode=enabled, warn_only=False)
+    if enabled:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        if os.environ["CUBLAS_WORKSPACE_CONFIG"] not in {":4096:8", ":16:8"}:
+            os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
