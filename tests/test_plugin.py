@@ -117,6 +117,24 @@ def test_an_unimplemented_stub_fails_with_one_short_line(project):
     }
 
 
+@pytest.mark.parametrize("verbosity", [[], ["-v"], ["-q"], ["--tb=long"]])
+def test_each_failure_records_its_one_line_message_as_data_at_any_verbosity(project, verbosity):
+    (project.path / "katas" / "q01_add.py").write_text(
+        "def add(a, b):\n    assert a.ndim == 7, 'add wants seven dimensions'\n"
+    )
+    reports = project.inline_run("katas", "--device", "cpu", *verbosity).getfailures()
+    messages = {
+        report.nodeid.split("::")[1]: dict(report.user_properties)[status.MESSAGE]
+        for report in reports
+    }
+    assert messages == {
+        "test_adds[cpu]": "add wants seven dimensions",
+        "test_adds_negative[cpu]": "add wants seven dimensions",
+        "test_doubles[cpu]": "double() is not implemented yet; "
+        "open katas/q02_double.py and replace its NotImplementedError",
+    }
+
+
 def test_torch_raising_not_implemented_in_written_code_is_a_real_failure(project):
     # torch has no floor division of complex numbers: its NotImplementedError is a mistake
     # in the learner's code, not an unwritten stub.
