@@ -15,6 +15,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
+__all__ = [
+    "CRASHED",
+    "DOES_NOT_IMPORT",
+    "ERROR",
+    "FLAGGED",
+    "MESSAGE",
+    "NOT_IMPLEMENTED",
+    "NOT_STARTED",
+    "PARTLY",
+    "RESTORED",
+    "SKIPPED",
+    "SOLVED",
+    "STOPPED",
+    "TIMED_OUT",
+    "Earlier",
+    "KataResult",
+    "TestOutcome",
+    "decide",
+    "solved_count",
+]
+
 SOLVED, PARTLY, NOT_STARTED, SKIPPED = "solved", "partly solved", "not started", "skipped"
 # Grading only: the kata could not be graded (a crash, a time-out), or its answer broke a rule.
 ERROR, FLAGGED = "error", "flagged"

@@ -24,6 +24,18 @@ from torch_katas.catalog import Kata
 if TYPE_CHECKING:
     import pytest
 
+__all__ = [
+    "DEFAULT_CACHE_DIR",
+    "ENVIRONMENT_KEY",
+    "HINTS_KEY",
+    "PASSED_KEY",
+    "STATUS_KEY",
+    "Progress",
+    "Remembered",
+    "Store",
+    "next_unsolved",
+]
+
 STATUS_KEY = "torch_katas/status"
 PASSED_KEY = "torch_katas/passed"
 HINTS_KEY = "torch_katas/hints"

@@ -19,6 +19,26 @@ from torch_katas.catalog import Kata, UsageError, pick
 from torch_katas.store import Progress, Store
 from torch_katas.text import fit
 
+__all__ = [
+    "BACKUPS",
+    "cmd_grade",
+    "cmd_hint",
+    "cmd_list",
+    "cmd_next",
+    "cmd_reset",
+    "cmd_restore",
+    "cmd_review",
+    "cmd_run",
+    "cmd_solution",
+    "cmd_start",
+    "cmd_takehome",
+    "original_stub",
+    "progress",
+    "progress_words",
+    "save_attempt",
+    "show_hint",
+]
+
 BACKUPS = ".katas-backups"
 
 

@@ -41,6 +41,11 @@ try:
 except ImportError:  # pragma: no cover - Windows: no single-key input, saves still rerun
     termios = None  # type: ignore[assignment]
 
+__all__ = [
+    "VERDICTS",
+    "watch",
+]
+
 VERDICTS = {
     0: "all tests pass",
     1: "some tests fail",

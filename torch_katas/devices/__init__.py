@@ -9,6 +9,22 @@ import torch
 
 from torch_katas.devices import sim
 
+__all__ = [
+    "KINDS",
+    "Kind",
+    "available",
+    "describe",
+    "describe_missing",
+    "kind_of",
+    "missing",
+    "missing_dtypes",
+    "parse",
+    "present",
+    "rng_devices",
+    "seed_all",
+    "set_up",
+]
+
 
 @dataclass(frozen=True)
 class Kind:

@@ -23,6 +23,13 @@ from typing import Any
 import torch
 from torch.utils import backend_registration
 
+__all__ = [
+    "PAUSED_DURING_OPS",
+    "SimTensor",
+    "register",
+    "unavailable",
+]
+
 NAME = "sim"
 CPU = torch.device("cpu")
 

@@ -28,6 +28,10 @@ from typing import Any
 from torch_katas import status
 from torch_katas.grading.schema import VERSION, ChildResults, TestRecord
 
+__all__ = [
+    "main",
+]
+
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
 # once the candidate's module may have run is tampering. Modules are watched whole.
 WATCHED_MODULES = (

@@ -39,6 +39,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = [
+    "ALLOWED",
+    "Finding",
+    "check",
+    "check_file",
+]
+
 # Modules every kata answer may import (with their submodules).
 ALLOWED = (
     "__future__",

@@ -15,6 +15,16 @@ from junitparser import Error, Failure, JUnitXml, TestCase, TestSuite
 
 from torch_katas.status import ERROR, FLAGGED, SOLVED
 
+__all__ = [
+    "REPORTS",
+    "SCHEMA_VERSION",
+    "FailureGroup",
+    "Flag",
+    "KataGrade",
+    "Report",
+    "write",
+]
+
 REPORTS = ("report.md", "report.json", "junit.xml", "results.json")
 # report.json's layout: raised when a key is renamed, removed or changes meaning (a key added
 # keeps it), so that a tool reading the file can tell. tests/golden/ holds its examples.

@@ -21,6 +21,28 @@ from torch_katas.plugin import messages
 from torch_katas.plugin.run import RUN
 from torch_katas.plugin.summary import ProgressRecorder, Selection
 
+__all__ = [
+    "device",
+    "pytest_addoption",
+    "pytest_cmdline_main",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_generate_tests",
+    "pytest_make_parametrize_id",
+    "pytest_report_header",
+    "pytest_report_header_quiet",
+    "pytest_report_teststatus",
+    "pytest_runtest_call",
+    "pytest_runtest_makereport",
+    "pytest_runtest_makereport_briefly",
+    "pytest_runtest_setup",
+    "pytest_runtest_teardown",
+    "pytest_sessionstart",
+    "pytest_timeout_cancel_timer",
+    "pytest_timeout_set_timer",
+    "pytest_unconfigure",
+]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("torch-katas")

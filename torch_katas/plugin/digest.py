@@ -21,6 +21,13 @@ from torch_katas.catalog import Kata
 from torch_katas.plugin.run import RUN, kata_of
 from torch_katas.status import MESSAGE
 
+__all__ = [
+    "active",
+    "brief",
+    "exception_lines",
+    "write",
+]
+
 WIDTH = 80
 MESSAGE_LINES = 6  # of a cause's message, for its first test
 FRAMES = 3  # of the answer's lines a cause shows, innermost last

@@ -33,6 +33,18 @@ from torch_katas.status import (
     TIMED_OUT,
 )
 
+__all__ = [
+    "RESTORED_BY_GUARD",
+    "cancel_timer",
+    "explain",
+    "report_briefly",
+    "set_timer",
+    "stop_early",
+    "stop_threads_left_running",
+    "test_status",
+    "time_limit",
+]
+
 TIME_LIMIT = pytest.StashKey[TimeLimit]()
 STOPPED_EARLY = pytest.StashKey[str]()  # on a test not run because an earlier one timed out
 UNWRITTEN = pytest.StashKey[str]()  # on a test an unwritten stub stopped: the function's name

@@ -8,6 +8,13 @@ import torch
 from torch_katas import catalog, devices
 from torch_katas.plugin.run import RUN, kata_of
 
+__all__ = [
+    "mark_items",
+    "parameter_id",
+    "parametrize",
+    "register_markers",
+]
+
 # Topic markers come from katas.toml; these are the plugin's own.
 MARKERS = {
     "cuda": "the test needs CUDA; it runs only on CUDA devices and is skipped without one",

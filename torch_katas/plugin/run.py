@@ -19,6 +19,12 @@ from torch_katas.runtime.answers import Imports
 if TYPE_CHECKING:
     from torch_katas.runtime.isolation import GlobalState
 
+__all__ = [
+    "RUN",
+    "KataRun",
+    "kata_of",
+]
+
 
 @dataclass
 class KataRun:

@@ -16,6 +16,11 @@ from torch_katas.plugin.run import KataRun
 from torch_katas.runtime import answers, isolation
 from torch_katas.runtime.answers import Imports
 
+__all__ = [
+    "skip_the_last_collection",
+    "start",
+]
+
 
 def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: float) -> KataRun:
     """Choose devices and answers from the options, and install the answers' importer.

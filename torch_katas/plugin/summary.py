@@ -35,6 +35,11 @@ from torch_katas.status import (
 from torch_katas.store import Store, next_unsolved
 from torch_katas.text import fit, names_that_fit, notes_that_fit
 
+__all__ = [
+    "ProgressRecorder",
+    "Selection",
+]
+
 COLOURS = {SOLVED: "green", PARTLY: "yellow", NOT_STARTED: "red", SKIPPED: "cyan"}
 WIDTH = 80  # the summary fits 80 columns
 

@@ -35,6 +35,13 @@ from torch_katas import catalog
 from torch_katas.plugin.run import RUN
 from torch_katas.status import CRASHED, MESSAGE
 
+__all__ = [
+    "CHILD",
+    "ChildReporter",
+    "should_supervise",
+    "supervise",
+]
+
 CHILD = pytest.StashKey["Child"]()
 # Options after which pytest runs no test, or runs them elsewhere.
 UNSUPERVISED_OPTIONS = (

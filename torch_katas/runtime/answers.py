@@ -29,6 +29,14 @@ from torch_katas.catalog import module_of
 if TYPE_CHECKING:
     from torch_katas.runtime.timelimit import TimeLimit
 
+__all__ = [
+    "Imports",
+    "StubUnavailable",
+    "answer_files",
+    "install",
+    "is_kata_package",
+]
+
 
 class StubUnavailable(BaseException):
     """Raised by every public name of a kata module that failed to import.

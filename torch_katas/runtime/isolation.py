@@ -42,6 +42,14 @@ import torch.nn.functional as F
 from torch_katas import devices
 from torch_katas.runtime.timelimit import WATCHDOG
 
+__all__ = [
+    "SETTINGS",
+    "GlobalState",
+    "RandomState",
+    "seed_everything",
+    "stop_threads_in",
+]
+
 
 @dataclass(frozen=True)
 class Setting:
