@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -15,6 +16,7 @@ __all__ = [
     "available",
     "describe",
     "describe_missing",
+    "from_config",
     "kind_of",
     "missing",
     "missing_dtypes",
@@ -147,10 +149,21 @@ def kind_of(name: str) -> str:
     return name.partition(":")[0]
 
 
-def parse(option: str | None) -> list[str]:
+def from_config(config: Any) -> list[str]:
+    """The devices a pytest run chose: its --device option, else the `device` ini setting (as
+    pytest-timeout pairs --timeout with `timeout`), else the default list. ValueError as
+    parse() raises it, naming where the list came from."""
+    option = config.getoption("device", None)
+    if option:
+        return parse(option)
+    return parse(config.getini("device") or None, source="device =")
+
+
+def parse(option: str | None, source: str = "--device") -> list[str]:
     """Turn `--device cpu,cuda` into a device list; absent devices are a usage error.
 
-    Raises ValueError with a message meant for the person who typed the option.
+    Raises ValueError with a message meant for the person who typed the option (`source`:
+    how they typed it).
     """
     if not option:
         return present()
@@ -161,21 +174,23 @@ def parse(option: str | None) -> list[str]:
         kind, _, index = name.partition(":")
         if kind not in KINDS or (index and not index.isdigit()):
             raise ValueError(
-                f"--device {name}: unknown device; use {', '.join(KINDS)} or cuda:N, "
+                f"{source} {name}: unknown device; use {', '.join(KINDS)} or cuda:N, "
                 "comma-separated (for example --device cpu,cuda)"
             )
         row = KINDS[kind]
         if not row.available():
             reason = row.absent_reason()
             raise ValueError(
-                f"--device {name}: {kind} is not available on this machine"
+                f"{source} {name}: {kind} is not available on this machine"
                 + (f" ({reason})" if reason else "")
                 + f" (found: {', '.join(present())})"
             )
         if index and int(index) >= row.count():
-            raise ValueError(f"--device {name}: this machine has {row.count()} {kind} device(s)")
+            raise ValueError(f"{source} {name}: this machine has {row.count()} {kind} device(s)")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
-        raise ValueError("--device: name at least one device, for example --device cpu")
+        raise ValueError(
+            f"{source.rstrip(' =')}: name at least one device, for example --device cpu"
+        )
     return chosen

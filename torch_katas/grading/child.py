@@ -306,7 +306,7 @@ class Results:
         # The harness is loaded and the candidate's module not yet imported.
         from torch_katas import devices
 
-        self.devices = devices.parse(session.config.getoption("device"))
+        self.devices = devices.from_config(session.config)
         manager = session.config.pluginmanager
         self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
         self.watch = Watch(session.config)

@@ -58,12 +58,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="test PATH (named like q06_autograd.py) in place of that kata's stub; repeatable",
     )
-    group.addoption(
-        "--device",
-        metavar="LIST",
-        help="devices to run on, comma-separated (cpu, cuda, mps, sim, cuda:N); "
-        "default: cpu and every accelerator present, else cpu and sim (simulated)",
+    device_help = (
+        "devices to run on, comma-separated (cpu, cuda, mps, sim, cuda:N); "
+        "default: cpu and every accelerator present, else cpu and sim (simulated)"
     )
+    group.addoption("--device", metavar="LIST", help=device_help + "; overrides the ini setting")
+    parser.addini("device", device_help + "; --device overrides it", type="string", default="")
     group.addoption(
         "--hints",
         action="store_true",
@@ -189,7 +189,13 @@ def device(request: pytest.FixtureRequest) -> Any:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from torch_katas.plugin import params
 
-    params.mark_items(items)
+    params.mark_items(config, items)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    from torch_katas.plugin import params
+
+    return params.thinned_line(config)
 
 
 # Each test starts from the same torch state, and whatever it changes is undone: hooks

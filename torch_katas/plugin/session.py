@@ -29,7 +29,7 @@ def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: flo
     """
     root = config.rootpath
     try:
-        chosen = devices.parse(config.getoption("device"))
+        chosen = devices.from_config(config)
         files = answers.answer_files(
             root, config.getoption("solutions"), config.getoption("answer_file")
         )
