@@ -22,8 +22,9 @@ __all__ = [
     "missing_dtypes",
     "parse",
     "present",
-    "rng_devices",
+    "rng_states",
     "seed_all",
+    "set_rng_states",
     "set_up",
 ]
 
@@ -43,6 +44,10 @@ class Kind:
     rng_devices: Callable[[], list[int]] = lambda: []
     # Seeds all of the kind's own generators; None where it has none.
     seed: Callable[[int], object] | None = None
+    # The random state of the kind's generator on one index (of rng_devices), and what puts
+    # a state back there; None where it has no generator of its own.
+    get_rng_state: Callable[[int], torch.Tensor] | None = None
+    set_rng_state: Callable[[torch.Tensor, int], object] | None = None
     # Shown after the name in the report header.
     note: str = ""
     # Why it is absent when it is, for the header and the --device error.
@@ -66,6 +71,8 @@ KINDS = {
             count=torch.cuda.device_count,
             rng_devices=_cuda_rng,
             seed=torch.cuda.manual_seed_all,
+            get_rng_state=torch.cuda.get_rng_state,
+            set_rng_state=torch.cuda.set_rng_state,
         ),
         Kind(
             "mps",
@@ -74,6 +81,9 @@ KINDS = {
             missing_dtypes=(torch.float64, torch.complex128),
             rng_devices=lambda: [0] if torch.backends.mps.is_available() else [],
             seed=torch.mps.manual_seed,
+            # One MPS device: its functions take no index.
+            get_rng_state=lambda index: torch.mps.get_rng_state(),
+            set_rng_state=lambda state, index: torch.mps.set_rng_state(state),
         ),
         Kind(
             "sim",
@@ -124,9 +134,23 @@ def missing_dtypes(device: torch.device | str) -> tuple[torch.dtype, ...]:
     return kind.missing_dtypes if kind else ()
 
 
-def rng_devices() -> dict[str, list[int]]:
-    """Each kind with random state of its own in use now, with the indices to save."""
-    return {name: indices for name, kind in KINDS.items() if (indices := kind.rng_devices())}
+def rng_states() -> dict[str, dict[int, torch.Tensor]]:
+    """The random state of each kind's own generators in use now, by index."""
+    found = {}
+    for name, kind in KINDS.items():
+        indices = kind.rng_devices()
+        if indices and kind.get_rng_state is not None:
+            found[name] = {index: kind.get_rng_state(index) for index in indices}
+    return found
+
+
+def set_rng_states(states: dict[str, dict[int, torch.Tensor]]) -> None:
+    """Put back what rng_states() returned."""
+    for name, by_index in states.items():
+        put_back = KINDS[name].set_rng_state
+        for index, state in by_index.items():
+            if put_back is not None:
+                put_back(state, index)
 
 
 def seed_all(seed: int) -> None:
