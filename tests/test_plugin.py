@@ -601,3 +601,25 @@ def test_the_device_ini_setting_chooses_devices_and_the_option_overrides_it(proj
     result = project.runpytest("katas/q02_double_test.py", "--solutions")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*device = tpu: unknown device*"])
+
+
+def test_an_answer_file_not_named_after_a_kata_is_a_usage_error_naming_the_right_name(project):
+    answers = project.path / "answers"
+    answers.mkdir()
+    for name in ("q01_addition.py", "my_answer.py"):
+        (answers / name).write_text("def add(a, b):\n    return a + b\n")
+    # In a process of its own, as a learner runs it (supervised: the run happens in a child).
+    result = project.runpytest_subprocess("katas", "--answer-file", "answers/q01_addition.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*--answer-file answers/q01_addition.py: not named after a kata; "
+            "kata 1's answer is named q01_add.py (or q01_add__any_note.py)"
+        ]
+    )
+    assert "ended the test process" not in result.stdout.str() + result.stderr.str()
+    result = project.runpytest("katas", "--answer-file", "answers/my_answer.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*my_answer.py: not named after a kata; * (for example q01_add.py*"]
+    )

@@ -31,7 +31,7 @@ def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: flo
     try:
         chosen = devices.from_config(config)
         files = answers.answer_files(
-            root, config.getoption("solutions"), config.getoption("answer_file")
+            root, config.getoption("solutions"), config.getoption("answer_file"), set(katas)
         )
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None

@@ -149,6 +149,8 @@ def supervise(config: pytest.Config) -> int | None:
             status = _wait(pid)
             if finished is not None:
                 return max(finished, 1) if resume.crashes else finished
+            if status == pytest.ExitCode.USAGE_ERROR and not last and not resume.reports:
+                return status  # the child's configure refused the options, and said why
             crash = _crash(config, last, status, dump)
             if crash is None:
                 return int(pytest.ExitCode.INTERNAL_ERROR)
