@@ -643,3 +643,22 @@ def test_the_run_puts_back_each_kinds_random_state_through_its_row(monkeypatch):
     finally:
         saved.restore()
     assert {index: state.item() for index, state in put_back.items()} == {0: 1, 1: 2}
+
+
+def test_ctrl_c_in_the_tests_of_an_unwritten_stub_still_says_what_to_write(pytester, monkeypatch):
+    root = interrupted_project(pytester, monkeypatch)
+    (root / "katas" / "q02_syntax.py").write_text(
+        "def answer(x):\n    # TODO\n    raise NotImplementedError\n"
+    )
+    (root / "katas" / "q02_syntax_test.py").write_text(
+        "import os, signal\n\nimport torch\nfrom katas.q02_syntax import answer\n\n"
+        "def test_one(device):\n    answer(torch.ones(1, device=device))\n\n"
+        "def test_two(device):\n    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    answer(torch.ones(1, device=device))\n\n"
+        "def test_three(device):\n    answer(torch.ones(1, device=device))\n"
+    )
+    result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    (line,) = [line for line in result.stdout.lines if line.startswith("  q02  ")]
+    assert line.endswith("not started: write answer"), line
+    assert "run it again" not in result.stdout.str()
