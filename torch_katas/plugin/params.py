@@ -9,10 +9,12 @@ from torch_katas import catalog, devices
 from torch_katas.plugin.run import RUN, kata_of
 
 __all__ = [
+    "THINNED",
     "mark_items",
     "parameter_id",
     "parametrize",
     "register_markers",
+    "thinned_line",
 ]
 
 # Topic markers come from katas.toml; these are the plugin's own.
