@@ -483,9 +483,15 @@ def write_totals(tr: TerminalReporter, summary: Summary) -> None:
         head = "Next"
     else:
         head = "Start here"
-    stub = f"katas/{following.module}.py"
-    # Whole words, no line of the full width: some terminals wrap a line of exactly 80.
-    text = f"{head}: {following.label} {following.title}, in {stub}"
-    for line in textwrap.wrap(text, WIDTH - 1, subsequent_indent="  ", break_on_hyphens=False):
+    # Whole words, no line of the full width (some terminals wrap a line of exactly 80), and
+    # the stub's path whole on one line.
+    text = f"{head}: {following.label} {following.title},"
+    lines = textwrap.wrap(text, WIDTH - 1, subsequent_indent="  ", break_on_hyphens=False)
+    where = f"in katas/{following.module}.py"
+    if len(lines[-1]) + 1 + len(where) < WIDTH:
+        lines[-1] += f" {where}"
+    else:
+        lines.append(f"  {where}")
+    for line in lines:
         tr.write_line(line)
     tr.write_line(f"  run its tests: pytest katas/{following.module}_test.py")
