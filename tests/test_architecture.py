@@ -112,3 +112,113 @@ def test_the_package_itself_imports_nothing_when_imported():
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     eager = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
     assert not eager, f"torch_katas/__init__.py imports at its top: line {eager[0].lineno}"
+
+
+# -- the declared public names (__all__) ---------------------------------------------------
+
+ROOT = PACKAGE.parent
+
+
+def declared(module: str) -> list[str] | None:
+    """The module's `__all__` as written (a list of strings), or None where it has none."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = ast.literal_eval(node.value) if node.value is not None else None
+            return list(value) if isinstance(value, list) else None
+    return None
+
+
+def defined(module: str) -> set[str]:
+    """The names a module binds at its top level (in `if` and `try` blocks too)."""
+    found = set()
+    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+    return found
+
+
+def names_used(path: Path) -> list[tuple[str, str, int]]:
+    """(module, name, line) for each name `path` takes from a torch_katas module: imported
+    from it, or looked up on it (`devices.parse` after `from torch_katas import devices`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases: dict[str, str] = {}
+    used = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module in MODULES:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                if submodule in MODULES:
+                    aliases[alias.asname or alias.name] = submodule
+                else:
+                    used.append((node.module, alias.name, node.lineno))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES and alias.asname:
+                    aliases[alias.asname] = alias.name
+    # A name the file also binds otherwise (an argument, a variable) may not be the module.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) or (
+            isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        ):
+            aliases.pop(node.arg if isinstance(node, ast.arg) else node.id, None)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            module = aliases.get(node.value.id)
+            if module is not None and f"{module}.{node.attr}" not in MODULES:
+                used.append((module, node.attr, node.lineno))
+    return used
+
+
+def test_every_module_declares_its_public_names_and_defines_them():
+    problems = []
+    for module in sorted(MODULES):
+        names = declared(module)
+        if names is None:
+            problems.append(f"{module} has no __all__ list")
+            continue
+        undefined = sorted(set(names) - defined(module))
+        if undefined:
+            problems.append(f"{module}.__all__ names what it does not define: {undefined}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_harness_uses_only_the_declared_names_of_its_other_modules():
+    outside = []
+    for module, path in sorted(MODULES.items()):
+        for target, name, line in names_used(path):
+            if target != module and name not in (declared(target) or []):
+                outside.append(f"{path.relative_to(ROOT)}:{line} uses {target}.{name}")
+    assert not outside, "add these to their module's __all__, or keep them inside:\n" + "\n".join(
+        outside
+    )
+
+
+def test_kata_tests_import_only_the_declared_helpers_of_testing():
+    allowed = set(declared("torch_katas.testing") or [])
+    outside = []
+    for path in sorted((ROOT / "katas").glob("q*_test.py")):
+        for target, name, line in names_used(path):
+            if target != "torch_katas.testing" or name not in allowed:
+                outside.append(f"{path.relative_to(ROOT)}:{line} uses {target}.{name}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = [node.module] if isinstance(node, ast.ImportFrom) else []
+            modules += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            wrong = [
+                m
+                for m in modules
+                if m and m.startswith("torch_katas") and m != "torch_katas.testing"
+            ]
+            outside += [f"{path.relative_to(ROOT)}:{node.lineno} imports {m}" for m in wrong]
+    assert not outside, "kata tests use torch_katas.testing.__all__ only:\n" + "\n".join(outside)
+
+
+def test_the_declared_names_checks_see_uses():
+    used = {(target, name) for target, name, _ in names_used(PACKAGE / "plugin" / "summary.py")}
+    assert ("torch_katas.store", "Store") in used  # imported by name
+    assert ("torch_katas.plugin.digest", "write") in used  # looked up on the module

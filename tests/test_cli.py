@@ -177,13 +177,13 @@ def test_list_in_a_wide_terminal_shows_whole_titles(every_kata, capsys, monkeypa
 
 def test_hint_shows_one_more_hint_each_time_and_all_on_request(suite, capsys):
     katas("--root", suite, "hint", 1)
-    first = capsys.readouterr().out
-    assert KATA.hints[0] in first and KATA.hints[1] not in first
+    first = words(capsys.readouterr().out)
+    assert words(KATA.hints[0]) in first and words(KATA.hints[1]) not in first
     katas("--root", suite, "hint", "q01")
-    assert KATA.hints[1] in capsys.readouterr().out
+    assert words(KATA.hints[1]) in words(capsys.readouterr().out)
     katas("--root", suite, "hint", 1, "--all")
-    every = capsys.readouterr().out
-    assert all(hint in every for hint in KATA.hints)
+    every = words(capsys.readouterr().out)
+    assert all(words(hint) in every for hint in KATA.hints)
 
 
 def test_reset_saves_the_attempt_then_restores_the_stub(suite):
@@ -494,7 +494,10 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
         shutil.copy(SOLUTION, KATA.stub_path(root))  # a save, as an editor makes it
         assert counts(screen, "q01: solved ") == (total, total)
         os.write(terminal, b"h")
-        screen.wait_for(f"hint 1/{len(KATA.hints)}: {KATA.hints[0]}")
+        # Wrapped to the terminal in whole words: the hint's last word ends a line.
+        *first, last = KATA.hints[0].split()
+        shown = screen.wait_for(last)
+        assert words(shown).endswith(f"hint 1/{len(KATA.hints)}: {' '.join(first)}")
         os.write(terminal, b"\r")
         screen.wait_for("katas watch: q01 Fit a line with autograd")
         screen.wait_for("q01: solved ")
@@ -600,3 +603,60 @@ def test_watch_without_a_terminal_reads_no_keys(suite):
         watch.stdin.close()
     if Path("/proc/self/cwd").exists():
         assert processes_in(suite.resolve()) == []  # Ctrl-C ends the spare interpreter too
+
+
+def test_list_says_changed_not_run_once_the_stub_changed_after_its_run(suite, capsys):
+    shutil.copy(SOLUTION, KATA.stub_path(suite))
+    assert run_kata(suite) == 0
+    assert listed_status(suite, capsys) == status.SOLVED
+    with KATA.stub_path(suite).open("a") as stub:
+        stub.write("\n# an afterthought\n")
+    assert katas("--root", suite, "list") == 0
+    output = capsys.readouterr().out
+    assert "*..  changed, not run" in output
+    assert "changed, not run: the stub or its tests changed after its last run" in output
+    assert "Solved 0 of 1 katas" in output
+    assert run_kata(suite) == 0
+    assert listed_status(suite, capsys) == status.SOLVED
+
+
+def test_hints_wrap_in_whole_words_to_the_terminal(suite, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    assert katas("--root", suite, "hint", 1, "--all") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) < 40 for line in lines), max(lines, key=len)
+    shown = " ".join(line.strip() for line in lines[1:])
+    for number, hint in enumerate(KATA.hints, 1):
+        assert f"hint {number}/{len(KATA.hints)}: {' '.join(hint.split())}" in shown
+
+
+def test_watch_n_and_the_runs_next_line_name_the_same_kata(tmp_path):
+    from torch_katas.cli import watch
+
+    root = checkout(tmp_path / "suite", ["q01_fit_line", "q02_numpy_bridge", "q35_tensor_creation"])
+    here = catalog.load(root)
+    command = [sys.executable, "-m", "torch_katas", "--root", str(root), "run", "2"]
+    for answer in ([], ["--answer-file", str(here["q02_numpy_bridge"].solution_path(ROOT))]):
+        done = subprocess.run(
+            [*command, "--", "--device", "cpu", *answer], capture_output=True, text=True
+        )
+        (line,) = [line for line in done.stdout.splitlines() if line.startswith(("After", "Next"))]
+        session = watch.Watch(root, here, here["q02_numpy_bridge"], [])
+        session.closing(done.returncode, True, 0)
+        assert session.following is not None
+        assert line.split(": ", 1)[1].startswith(session.following.label), line
+    # Unsolved, kata 2 comes first: the line says so.
+    assert line.startswith("After q02: q35 ") or answer
+
+
+def test_the_summary_names_the_kata_to_go_on_to_in_whole_words_within_80_columns(tmp_path):
+    # The longest title of all, named as the kata after kata 1.
+    root = checkout(tmp_path / "suite", ["q01_fit_line", "q08_no_grad_detach"])
+    command = [sys.executable, "-m", "torch_katas", "--root", str(root), "run", "1"]
+    done = subprocess.run([*command, "--", "--device", "cpu"], capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(("After", "Next", "Start")))
+    tail = [line for line in lines[start:] if not line.startswith("=")]
+    assert all(len(line) < 80 and "…" not in line for line in tail), tail
+    title = CATALOG["q08_no_grad_detach"].title
+    assert title in " ".join(line.strip() for line in tail)

@@ -610,3 +610,55 @@ def test_the_guard_finds_a_name_written_into_a_modules_dictionary_at_the_files_e
         assert type(math) is not types.ModuleType, "watched again"
     finally:
         vars(math)["tau"] = 2 * math.pi
+
+
+def test_each_device_kind_declares_how_its_random_state_is_read_and_put_back():
+    from torch_katas import devices
+
+    for name, kind in devices.KINDS.items():
+        own = kind.seed is not None  # a kind that seeds a generator of its own
+        declared = kind.get_rng_state is not None and kind.set_rng_state is not None
+        assert own == declared, f"{name}: seed, get_rng_state and set_rng_state go together"
+
+
+def test_the_run_puts_back_each_kinds_random_state_through_its_row(monkeypatch):
+    from torch_katas import devices
+
+    states = {0: torch.tensor([1]), 1: torch.tensor([2])}
+    put_back = {}
+    row = devices.Kind(
+        "fake",
+        available=lambda: True,
+        count=lambda: 2,
+        rng_devices=lambda: [0, 1],
+        seed=lambda seed: states.update({0: torch.tensor([seed]), 1: torch.tensor([seed])}),
+        get_rng_state=lambda index: states[index].clone(),
+        set_rng_state=lambda state, index: put_back.update({index: state}),
+    )
+    monkeypatch.setitem(devices.KINDS, "fake", row)
+    saved = isolation.RandomState()
+    try:
+        isolation.seed_everything(7)
+        assert states[1].item() == 7
+    finally:
+        saved.restore()
+    assert {index: state.item() for index, state in put_back.items()} == {0: 1, 1: 2}
+
+
+def test_ctrl_c_in_the_tests_of_an_unwritten_stub_still_says_what_to_write(pytester, monkeypatch):
+    root = interrupted_project(pytester, monkeypatch)
+    (root / "katas" / "q02_syntax.py").write_text(
+        "def answer(x):\n    # TODO\n    raise NotImplementedError\n"
+    )
+    (root / "katas" / "q02_syntax_test.py").write_text(
+        "import os, signal\n\nimport torch\nfrom katas.q02_syntax import answer\n\n"
+        "def test_one(device):\n    answer(torch.ones(1, device=device))\n\n"
+        "def test_two(device):\n    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    answer(torch.ones(1, device=device))\n\n"
+        "def test_three(device):\n    answer(torch.ones(1, device=device))\n"
+    )
+    result = pytester.runpytest_subprocess("katas", "--device", "cpu", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    (line,) = [line for line in result.stdout.lines if line.startswith("  q02  ")]
+    assert line.endswith("not started: write answer"), line
+    assert "run it again" not in result.stdout.str()

@@ -117,6 +117,24 @@ def test_an_unimplemented_stub_fails_with_one_short_line(project):
     }
 
 
+@pytest.mark.parametrize("verbosity", [[], ["-v"], ["-q"], ["--tb=long"]])
+def test_each_failure_records_its_one_line_message_as_data_at_any_verbosity(project, verbosity):
+    (project.path / "katas" / "q01_add.py").write_text(
+        "def add(a, b):\n    assert a.ndim == 7, 'add wants seven dimensions'\n"
+    )
+    reports = project.inline_run("katas", "--device", "cpu", *verbosity).getfailures()
+    messages = {
+        report.nodeid.split("::")[1]: dict(report.user_properties)[status.MESSAGE]
+        for report in reports
+    }
+    assert messages == {
+        "test_adds[cpu]": "add wants seven dimensions",
+        "test_adds_negative[cpu]": "add wants seven dimensions",
+        "test_doubles[cpu]": "double() is not implemented yet; "
+        "open katas/q02_double.py and replace its NotImplementedError",
+    }
+
+
 def test_torch_raising_not_implemented_in_written_code_is_a_real_failure(project):
     # torch has no floor division of complex numbers: its NotImplementedError is a mistake
     # in the learner's code, not an unwritten stub.
@@ -536,3 +554,72 @@ def test_only_the_harness_skips(project):
         "katas/q02_double_test.py", "--device", "cpu"
     ).listoutcomes()
     assert len(passed) == 1 and len(skipped) == 1 and not failed, "the test file's skip stands"
+
+
+DTYPE_TEST = """
+import pytest
+import torch
+from katas.q02_double import double
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])
+def test_doubles_each_dtype(device, dtype):
+    assert double(torch.ones(1, device=device, dtype=dtype)).item() == 2
+"""
+
+
+def test_the_tests_the_sim_pass_thins_are_counted_and_explained(project):
+    if not devices.available("sim"):
+        pytest.skip("the simulated device is not available here")
+    (project.path / "katas" / "q02_double_test.py").write_text(DTYPE_TEST)
+    result = project.runpytest("katas/q02_double_test.py", "--device", "cpu,sim", "--solutions")
+    # 4 dtypes on each device; on sim one floating and one integer dtype run.
+    result.stdout.fnmatch_lines(
+        [
+            "collected 8 items / 2 deselected / 6 selected",
+            "torch-katas: 2 deselected: sim runs one dtype per kind, the CPU all of them",
+        ]
+    )
+    result.assert_outcomes(passed=6, deselected=2)
+    why = next(line for line in result.stdout.lines if " deselected: " in line)
+    assert len(why.replace(" 2 ", " 9999 ")) <= 80, "fits 80 columns for any count"
+    # Without the CPU every dtype runs on sim, and nothing is deselected.
+    alone = project.runpytest("katas/q02_double_test.py", "--device", "sim", "--solutions")
+    alone.assert_outcomes(passed=4)
+    assert "deselected" not in alone.stdout.str()
+
+
+def test_the_device_ini_setting_chooses_devices_and_the_option_overrides_it(project):
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().rstrip() + '\ndevice = "cpu"\n')
+    result = project.runpytest("katas/q02_double_test.py", "--solutions")
+    result.stdout.fnmatch_lines(["torch-katas: devices cpu*"])
+    result.assert_outcomes(passed=1)
+    if devices.available("sim"):
+        result = project.runpytest("katas/q02_double_test.py", "--solutions", "--device", "sim")
+        result.stdout.fnmatch_lines(["torch-katas: devices sim (simulated)*"])
+    pyproject.write_text(pyproject.read_text().replace('device = "cpu"', 'device = "tpu"'))
+    result = project.runpytest("katas/q02_double_test.py", "--solutions")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*device = tpu: unknown device*"])
+
+
+def test_an_answer_file_not_named_after_a_kata_is_a_usage_error_naming_the_right_name(project):
+    answers = project.path / "answers"
+    answers.mkdir()
+    for name in ("q01_addition.py", "my_answer.py"):
+        (answers / name).write_text("def add(a, b):\n    return a + b\n")
+    # In a process of its own, as a learner runs it (supervised: the run happens in a child).
+    result = project.runpytest_subprocess("katas", "--answer-file", "answers/q01_addition.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*--answer-file answers/q01_addition.py: not named after a kata; "
+            "kata 1's answer is named q01_add.py (or q01_add__any_note.py)"
+        ]
+    )
+    assert "ended the test process" not in result.stdout.str() + result.stderr.str()
+    result = project.runpytest("katas", "--answer-file", "answers/my_answer.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*my_answer.py: not named after a kata; * (for example q01_add.py*"]
+    )

@@ -1,5 +1,10 @@
 """torch-katas: PyTorch fundamentals as pytest katas."""
 
+__all__ = [
+    "__version__",
+    "load_ipython_extension",
+]
+
 __version__ = "0.1.0"
 
 

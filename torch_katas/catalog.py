@@ -15,6 +15,22 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+__all__ = [
+    "CATALOG",
+    "CatalogError",
+    "Kata",
+    "UsageError",
+    "files_digest",
+    "find_root",
+    "load",
+    "module_of",
+    "pick",
+    "sha256",
+    "suggested_order",
+    "tomllib",
+    "topics",
+]
+
 CATALOG = Path("katas") / "katas.toml"
 KATA_MODULE = re.compile(r"q(\d\d)_[a-z0-9_]+")
 

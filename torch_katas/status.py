@@ -15,6 +15,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
+__all__ = [
+    "CRASHED",
+    "DOES_NOT_IMPORT",
+    "ERROR",
+    "FLAGGED",
+    "MESSAGE",
+    "NOT_IMPLEMENTED",
+    "NOT_STARTED",
+    "PARTLY",
+    "RESTORED",
+    "SKIPPED",
+    "SOLVED",
+    "STOPPED",
+    "TIMED_OUT",
+    "Earlier",
+    "KataResult",
+    "TestOutcome",
+    "decide",
+    "solved_count",
+]
+
 SOLVED, PARTLY, NOT_STARTED, SKIPPED = "solved", "partly solved", "not started", "skipped"
 # Grading only: the kata could not be graded (a crash, a time-out), or its answer broke a rule.
 ERROR, FLAGGED = "error", "flagged"
@@ -27,6 +48,9 @@ TIMED_OUT = "torch_katas_timed_out"  # value: where the time ran out
 CRASHED = "torch_katas_crashed"  # value: how the answer's code ended the test process
 STOPPED = "torch_katas_stopped"  # value: why the test did not run (an earlier one timed out...)
 RESTORED = "torch_katas_restored"  # on a teardown report: what the state guard put back (list)
+# On each failed or skipped kata test report: what went wrong (or why it skipped) in one line,
+# without the traceback, whatever the run's verbosity; the digest and grading read this.
+MESSAGE = "torch_katas_message"
 
 
 def decide(
@@ -53,11 +77,42 @@ def decide(
 
 @dataclass
 class TestOutcome:
+    """One test's setup, call and teardown reports, merged."""
+
     outcome: str = "passed"  # passed, failed or skipped, over setup, call and teardown
     finished: bool = False  # its teardown was reported
     called: bool = False  # its call phase ran to an end (passed or failed)
     unwritten: str | None = None  # the stub function that raised NotImplementedError
+    message: str = ""  # the first failure's MESSAGE (or the skip's, for a skipped test)
+    seconds: float = 0.0  # over its phases
     properties: dict[str, object] = field(default_factory=dict)
+
+    def add(self, report: pytest.TestReport) -> None:
+        """Merge one phase's report: a failure in any phase fails the test, and its first
+        failure is the one that says why."""
+        properties = dict(report.user_properties)
+        if report.failed and self.outcome != "failed":
+            self.outcome = "failed"
+            self.message = message_of(report, properties)
+        elif report.skipped and self.outcome == "passed":
+            self.outcome = "skipped"
+            self.message = message_of(report, properties)
+        self.finished = self.finished or report.when == "teardown"
+        self.called = self.called or (report.when == "call" and not report.skipped)
+        self.seconds += report.duration
+        self.properties.update(properties)
+        if report.failed and self.unwritten is None:
+            unwritten = properties.get(NOT_IMPLEMENTED)
+            self.unwritten = str(unwritten) if unwritten else None
+
+
+def message_of(report: pytest.TestReport, properties: dict[str, object]) -> str:
+    """The report's MESSAGE; for a test outside the katas (no MESSAGE), pytest's own one-line
+    description of the exception, where it kept one."""
+    if MESSAGE in properties:
+        return str(properties[MESSAGE])
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return str(getattr(crash, "message", "") or "").strip().partition("\n")[0]
 
 
 @dataclass
@@ -82,18 +137,11 @@ class KataResult:
 
     tests: dict[str, TestOutcome] = field(default_factory=dict)
 
-    def add(self, report: pytest.TestReport) -> None:
+    def add(self, report: pytest.TestReport) -> TestOutcome:
+        """Merge a report into its test's outcome; returns that outcome."""
         test = self.tests.setdefault(report.nodeid, TestOutcome())
-        if report.failed:
-            test.outcome = "failed"
-        elif report.skipped and test.outcome == "passed":
-            test.outcome = "skipped"
-        test.finished = test.finished or report.when == "teardown"
-        test.called = test.called or (report.when == "call" and not report.skipped)
-        test.properties.update(report.user_properties)
-        if report.failed and test.unwritten is None:
-            unwritten = dict(report.user_properties).get(NOT_IMPLEMENTED)
-            test.unwritten = str(unwritten) if unwritten else None
+        test.add(report)
+        return test
 
     def ids(self, outcome: str) -> set[str]:
         return {nodeid for nodeid, test in self.tests.items() if self.outcome_of(test) == outcome}

@@ -24,12 +24,29 @@ from torch_katas.catalog import Kata
 if TYPE_CHECKING:
     import pytest
 
+__all__ = [
+    "CHANGED",
+    "DEFAULT_CACHE_DIR",
+    "ENVIRONMENT_KEY",
+    "HINTS_KEY",
+    "PASSED_KEY",
+    "STATUS_KEY",
+    "Progress",
+    "Remembered",
+    "Store",
+    "next_unsolved",
+    "upcoming",
+]
+
 STATUS_KEY = "torch_katas/status"
 PASSED_KEY = "torch_katas/passed"
 HINTS_KEY = "torch_katas/hints"
 # The torch and Python of the last run (grading shows a take-home's, as its candidate ran it).
 ENVIRONMENT_KEY = "torch_katas/environment"
 DEFAULT_CACHE_DIR = ".pytest_cache"
+# What `katas list` and the summary say of a kata whose stub or tests changed since the run
+# that recorded its status: that status was of other files.
+CHANGED = "changed, not run"
 
 
 @dataclass
@@ -128,6 +145,13 @@ class Store:
     def status_of(self, kata: Kata, default: str = "not run") -> str:
         return self.statuses().get(kata.module, default)
 
+    def known(
+        self, root: Path, katas: dict[str, Kata], digests: dict[str, str | None] | None = None
+    ) -> dict[str, str]:
+        """Each kata's status as kept here, CHANGED where its stub or tests are no longer the
+        files the status is of (`digests`: the files' digests where already taken)."""
+        return changed_since(self.statuses(), self.read(PASSED_KEY), root, katas, digests)
+
     def progress(self, root: Path, kata: Kata) -> Progress:
         """The kata's status, and its tests passed of all, as the last run recorded them."""
         known = Progress(self.status_of(kata))
@@ -154,7 +178,7 @@ class Store:
         self, root: Path, katas: dict[str, Kata], after: Kata | None = None
     ) -> Kata | None:
         """The first kata in the suggested order that the store does not know as solved."""
-        return next_unsolved(root, katas, self.statuses(), after)
+        return next_unsolved(root, katas, self.known(root, katas), after)
 
     def take_hints(self, kata: Kata, show_all: bool = False) -> tuple[list[str], bool]:
         """The kata's hints up to one more than shown before (or all), and whether they were
@@ -215,7 +239,35 @@ class Store:
         self.write(STATUS_KEY, dict(statuses))
         self.write(PASSED_KEY, records)
         self.write(ENVIRONMENT_KEY, environment())
-        return Remembered(this_run, statuses, list(self.damaged), progress)
+        known = changed_since(statuses, records, None, {}, digests)
+        return Remembered(this_run, known, list(self.damaged), progress)
+
+
+def changed_since(
+    statuses: dict[str, str],
+    records: dict[str, object],
+    root: Path | None,
+    katas: dict[str, Kata],
+    digests: dict[str, str | None] | None,
+) -> dict[str, str]:
+    """`statuses`, with CHANGED for each kata whose files' digest now (from `digests`, else
+    read under `root`) is not the one its record was made with."""
+    found = dict(statuses)
+    for module in statuses:
+        record = records.get(module)
+        kept = record.get("digest") if isinstance(record, dict) else None
+        if kept is None:
+            continue  # no digest was recorded: nothing to compare
+        if digests is not None and module in digests:
+            now = digests[module]
+        elif root is not None and module in katas:
+            kata = katas[module]
+            now = catalog.files_digest(kata.stub_path(root), kata.test_path(root))
+        else:
+            continue
+        if now is not None and now != kept:
+            found[module] = CHANGED
+    return found
 
 
 def environment() -> dict[str, object]:
@@ -238,6 +290,15 @@ def next_unsolved(
         place = order.index(after)
         order = order[place + 1 :] + order[:place]
     return next((k for k in order if known.get(k.module) != status.SOLVED), None)
+
+
+def upcoming(
+    root: Path, katas: dict[str, Kata], known: dict[str, str], worked_on: list[Kata]
+) -> Kata | None:
+    """The kata to go on to: the one the run's "Next:" line names and watch's `n` moves to.
+    After work on one kata, the first kata not solved after it in the suggested order
+    (wrapping round, never that kata); after a run of several, or none, the first not solved."""
+    return next_unsolved(root, katas, known, worked_on[0] if len(worked_on) == 1 else None)
 
 
 def _count(value: object) -> int:

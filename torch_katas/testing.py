@@ -27,6 +27,24 @@ from torch_katas.devices import sim
 from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
 
+__all__ = [
+    "assert_all_close",
+    "assert_close",
+    "assert_no_python_loops",
+    "assert_no_torch_internals",
+    "assert_work_does_not_grow",
+    "check_tensor",
+    "default_dtype",
+    "forbidden_calls",
+    "forbidden_modules",
+    "forbidden_ops",
+    "largest_result",
+    "raises",
+    "same_device",
+    "skip_unless_supported",
+    "skip_without_float64",
+]
+
 
 def check_tensor(
     actual: object,

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "fit",
+    "names_that_fit",
+    "notes_that_fit",
+]
+
 
 def fit(text: str, width: int) -> str:
     """`text`, cut to `width` characters with an ellipsis where it is longer."""

@@ -28,6 +28,11 @@ from torch_katas import catalog
 from torch_katas.catalog import UsageError
 from torch_katas.cli import commands
 
+__all__ = [
+    "main",
+    "parser",
+]
+
 
 def cmd_watch(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
     from torch_katas.cli import watch  # watchfiles and threads: only for this command

@@ -16,8 +16,28 @@ from pathlib import Path
 
 from torch_katas import catalog, status
 from torch_katas.catalog import Kata, UsageError, pick
-from torch_katas.store import Progress, Store
+from torch_katas.store import CHANGED, Progress, Store
 from torch_katas.text import fit
+
+__all__ = [
+    "BACKUPS",
+    "cmd_grade",
+    "cmd_hint",
+    "cmd_list",
+    "cmd_next",
+    "cmd_reset",
+    "cmd_restore",
+    "cmd_review",
+    "cmd_run",
+    "cmd_solution",
+    "cmd_start",
+    "cmd_takehome",
+    "original_stub",
+    "progress",
+    "progress_words",
+    "save_attempt",
+    "show_hint",
+]
 
 BACKUPS = ".katas-backups"
 
@@ -58,12 +78,15 @@ def table(rows: list[tuple[Kata, str]], width: int) -> list[str]:
 
 
 def cmd_list(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
-    statuses = Store.for_root(root).statuses()
+    statuses = Store.for_root(root).known(root, katas)
     shown = [k for k in katas.values() if args.topic in (None, k.topic)]
     if not shown:
         raise UsageError(f"no kata has topic {args.topic!r}; topics: {topics(katas)}")
     width = columns()
     print("\n".join(table([(k, statuses.get(k.module, "not run")) for k in shown], width)))
+    if any(statuses.get(kata.module) == CHANGED for kata in shown):
+        note = f"{CHANGED}: the stub or its tests changed after its last run; run it again"
+        print(textwrap.fill(note, width))
     solved = sum(statuses.get(kata.module) == status.SOLVED for kata in katas.values())
     totals = f"Solved {solved} of {len(katas)} katas."
     legend = "Difficulty: * easy, ** medium, *** hard."
@@ -84,7 +107,8 @@ def cmd_next(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> in
     if kata is None:
         print(f"All {len(katas)} katas are solved.")
         return 0
-    print("\n".join(table([(kata, store.status_of(kata))], columns())))
+    known = store.known(root, katas).get(kata.module, "not run")
+    print("\n".join(table([(kata, known)], columns())))
     print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}")
     return 0
 
@@ -99,9 +123,18 @@ def cmd_start(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> i
 def show_hint(root: Path, kata: Kata, show_all: bool = False) -> None:
     """Print the kata's hints up to the next one not shown yet (or all), and remember it."""
     hints, all_shown = Store.for_root(root).take_hints(kata, show_all)
-    print(f"{kata.label} {kata.title}")
+    width = columns() - 1  # whole words; a line of the full width wraps in some terminals
+    print(fit(f"{kata.label} {kata.title}", width))
     for hint in hints:
-        print(f"  {hint}")
+        print(
+            textwrap.fill(
+                hint,
+                width,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_on_hyphens=False,
+            )
+        )
     if all_shown:
         print("  (that was the last hint)")
 

@@ -16,6 +16,10 @@ from typing import Any
 from torch_katas import catalog
 from torch_katas.catalog import Kata, UsageError
 
+__all__ = [
+    "cmd_notebook",
+]
+
 NOTEBOOK = "katas.ipynb"
 INTRO = """# torch-katas
 

@@ -14,6 +14,10 @@ import os
 import sys
 import traceback
 
+__all__ = [
+    "main",
+]
+
 INTERNAL_ERROR = 3  # pytest's own exit code for a failure outside the tests
 
 

@@ -32,7 +32,7 @@ import watchfiles
 
 from torch_katas import catalog
 from torch_katas.cli.commands import progress, progress_words, show_hint
-from torch_katas.store import Store
+from torch_katas.store import Store, upcoming
 from torch_katas.text import fit
 
 try:
@@ -40,6 +40,11 @@ try:
     import tty
 except ImportError:  # pragma: no cover - Windows: no single-key input, saves still rerun
     termios = None  # type: ignore[assignment]
+
+__all__ = [
+    "VERDICTS",
+    "watch",
+]
 
 VERDICTS = {
     0: "all tests pass",
@@ -210,8 +215,9 @@ class Watch:
         return f"{self.kata.label}: {VERDICTS.get(code, f'exit code {code}')}"
 
     def upcoming(self) -> catalog.Kata | None:
-        """The kata `n` moves on to: the next unsolved one after this kata."""
-        return Store.for_root(self.root).next_unsolved(self.root, self.katas, after=self.kata)
+        """The kata `n` moves on to: the one a run of this kata's tests names as next."""
+        known = Store.for_root(self.root).known(self.root, self.katas)
+        return upcoming(self.root, self.katas, known, [self.kata])
 
     def footer(self, keys: bool) -> str:
         if not keys:

@@ -4,10 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from torch_katas.devices import sim
+
+__all__ = [
+    "KINDS",
+    "Kind",
+    "available",
+    "describe",
+    "describe_missing",
+    "from_config",
+    "kind_of",
+    "missing",
+    "missing_dtypes",
+    "parse",
+    "present",
+    "rng_states",
+    "seed_all",
+    "set_rng_states",
+    "set_up",
+]
 
 
 @dataclass(frozen=True)
@@ -25,6 +44,10 @@ class Kind:
     rng_devices: Callable[[], list[int]] = lambda: []
     # Seeds all of the kind's own generators; None where it has none.
     seed: Callable[[int], object] | None = None
+    # The random state of the kind's generator on one index (of rng_devices), and what puts
+    # a state back there; None where it has no generator of its own.
+    get_rng_state: Callable[[int], torch.Tensor] | None = None
+    set_rng_state: Callable[[torch.Tensor, int], object] | None = None
     # Shown after the name in the report header.
     note: str = ""
     # Why it is absent when it is, for the header and the --device error.
@@ -48,6 +71,8 @@ KINDS = {
             count=torch.cuda.device_count,
             rng_devices=_cuda_rng,
             seed=torch.cuda.manual_seed_all,
+            get_rng_state=torch.cuda.get_rng_state,
+            set_rng_state=torch.cuda.set_rng_state,
         ),
         Kind(
             "mps",
@@ -56,6 +81,9 @@ KINDS = {
             missing_dtypes=(torch.float64, torch.complex128),
             rng_devices=lambda: [0] if torch.backends.mps.is_available() else [],
             seed=torch.mps.manual_seed,
+            # One MPS device: its functions take no index.
+            get_rng_state=lambda index: torch.mps.get_rng_state(),
+            set_rng_state=lambda state, index: torch.mps.set_rng_state(state),
         ),
         Kind(
             "sim",
@@ -106,9 +134,23 @@ def missing_dtypes(device: torch.device | str) -> tuple[torch.dtype, ...]:
     return kind.missing_dtypes if kind else ()
 
 
-def rng_devices() -> dict[str, list[int]]:
-    """Each kind with random state of its own in use now, with the indices to save."""
-    return {name: indices for name, kind in KINDS.items() if (indices := kind.rng_devices())}
+def rng_states() -> dict[str, dict[int, torch.Tensor]]:
+    """The random state of each kind's own generators in use now, by index."""
+    found = {}
+    for name, kind in KINDS.items():
+        indices = kind.rng_devices()
+        if indices and kind.get_rng_state is not None:
+            found[name] = {index: kind.get_rng_state(index) for index in indices}
+    return found
+
+
+def set_rng_states(states: dict[str, dict[int, torch.Tensor]]) -> None:
+    """Put back what rng_states() returned."""
+    for name, by_index in states.items():
+        put_back = KINDS[name].set_rng_state
+        for index, state in by_index.items():
+            if put_back is not None:
+                put_back(state, index)
 
 
 def seed_all(seed: int) -> None:
@@ -131,10 +173,21 @@ def kind_of(name: str) -> str:
     return name.partition(":")[0]
 
 
-def parse(option: str | None) -> list[str]:
+def from_config(config: Any) -> list[str]:
+    """The devices a pytest run chose: its --device option, else the `device` ini setting (as
+    pytest-timeout pairs --timeout with `timeout`), else the default list. ValueError as
+    parse() raises it, naming where the list came from."""
+    option = config.getoption("device", None)
+    if option:
+        return parse(option)
+    return parse(config.getini("device") or None, source="device =")
+
+
+def parse(option: str | None, source: str = "--device") -> list[str]:
     """Turn `--device cpu,cuda` into a device list; absent devices are a usage error.
 
-    Raises ValueError with a message meant for the person who typed the option.
+    Raises ValueError with a message meant for the person who typed the option (`source`:
+    how they typed it).
     """
     if not option:
         return present()
@@ -145,21 +198,23 @@ def parse(option: str | None) -> list[str]:
         kind, _, index = name.partition(":")
         if kind not in KINDS or (index and not index.isdigit()):
             raise ValueError(
-                f"--device {name}: unknown device; use {', '.join(KINDS)} or cuda:N, "
+                f"{source} {name}: unknown device; use {', '.join(KINDS)} or cuda:N, "
                 "comma-separated (for example --device cpu,cuda)"
             )
         row = KINDS[kind]
         if not row.available():
             reason = row.absent_reason()
             raise ValueError(
-                f"--device {name}: {kind} is not available on this machine"
+                f"{source} {name}: {kind} is not available on this machine"
                 + (f" ({reason})" if reason else "")
                 + f" (found: {', '.join(present())})"
             )
         if index and int(index) >= row.count():
-            raise ValueError(f"--device {name}: this machine has {row.count()} {kind} device(s)")
+            raise ValueError(f"{source} {name}: this machine has {row.count()} {kind} device(s)")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
-        raise ValueError("--device: name at least one device, for example --device cpu")
+        raise ValueError(
+            f"{source.rstrip(' =')}: name at least one device, for example --device cpu"
+        )
     return chosen

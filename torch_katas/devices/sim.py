@@ -24,6 +24,13 @@ import torch
 from torch._decomp import decomposition_table
 from torch.utils import backend_registration
 
+__all__ = [
+    "PAUSED_DURING_OPS",
+    "SimTensor",
+    "register",
+    "unavailable",
+]
+
 NAME = "sim"
 CPU = torch.device("cpu")
 

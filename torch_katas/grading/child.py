@@ -28,6 +28,10 @@ from typing import Any
 from torch_katas import status
 from torch_katas.grading.schema import VERSION, ChildResults, TestRecord
 
+__all__ = [
+    "main",
+]
+
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
 # once the candidate's module may have run is tampering. Modules are watched whole.
 WATCHED_MODULES = (
@@ -82,6 +86,17 @@ def first_line(report: Any) -> str:
     errors = [line[1:].strip() for line in lines if line.startswith("E ")]
     found = errors[0] if errors else lines[0] if lines else ""
     return found[:FAILURE_LINE]
+
+
+def record(test: status.TestOutcome) -> TestRecord:
+    """A test's merged outcome as the results schema has it."""
+    return {
+        "outcome": test.outcome,
+        "called": test.called,
+        "message": test.message[:FAILURE_LINE],
+        "not_implemented": test.unwritten is not None,
+        "seconds": round(test.seconds, 3),
+    }
 
 
 def namespace(value: object) -> dict[str, tuple[object, object]]:
@@ -279,7 +294,7 @@ class Results:
         self.settings: set[str] = set()
         self.codes: dict[str, object] = {}  # each test's code object, as collected
         self.watch: Watch | None = None
-        self.tests: dict[str, TestRecord] = {}
+        self.result = status.KataResult()
         self.collect_errors: list[str] = []
         self.tampering: list[str] = []
         self.devices: list[str] = []
@@ -291,7 +306,7 @@ class Results:
         # The harness is loaded and the candidate's module not yet imported.
         from torch_katas import devices
 
-        self.devices = devices.parse(session.config.getoption("device"))
+        self.devices = devices.from_config(session.config)
         manager = session.config.pluginmanager
         self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
         self.watch = Watch(session.config)
@@ -354,32 +369,14 @@ class Results:
             self.tampering.append(change)
 
     def pytest_runtest_logreport(self, report: Any) -> None:
-        entry = self.tests.setdefault(
-            report.nodeid,
-            {
-                "outcome": "passed",
-                "called": False,
-                "message": "",
-                "not_implemented": False,
-                "seconds": 0.0,
-            },
-        )
-        entry["called"] = entry["called"] or (report.when == "call" and not report.skipped)
-        if report.failed and entry["outcome"] != "failed":
-            entry["outcome"] = "failed"
-            entry["message"] = first_line(report)
-        elif report.skipped and entry["outcome"] == "passed":
-            entry["outcome"] = "skipped"
-            entry["message"] = first_line(report)
+        self.result.add(report)  # the one merge of a test's reports (status.py)
         properties = dict(report.user_properties)
-        entry["not_implemented"] = entry["not_implemented"] or status.NOT_IMPLEMENTED in properties
         if status.DOES_NOT_IMPORT in properties:
             # The harness stood in for a stub that failed to import: the kata is an error.
             self.stub_imported = False
             reason = str(properties[status.DOES_NOT_IMPORT])
             if reason not in self.collect_errors:
                 self.collect_errors.append(reason[:FAILURE_LINE])
-        entry["seconds"] = round(entry["seconds"] + report.duration, 3)
         if report.when == "teardown":
             self.restored(report.nodeid, properties.get(status.RESTORED))
             self.check()
@@ -414,7 +411,7 @@ class Results:
             "devices": self.devices,
             "stub_imported": self.stub_imported,
             "collect_errors": self.collect_errors,
-            "tests": self.tests,
+            "tests": {nodeid: record(test) for nodeid, test in self.result.tests.items()},
             "tampering": self.tampering,
             "refused_reads": self.guard.refused + self.processes.refused,
             "autoloaded_plugins": self.autoloaded,

@@ -37,6 +37,10 @@ from torch_katas.grading import policy, reports, sandbox, schema, takehome
 from torch_katas.grading.reports import REPORTS, FailureGroup, Flag, KataGrade, Report
 from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 
+__all__ = [
+    "cmd_grade",
+]
+
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
 # Left by running the take-home (environments, caches), not written by the candidate.
 IGNORED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}

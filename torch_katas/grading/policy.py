@@ -60,6 +60,13 @@ from pathlib import Path
 
 from torch_katas.grading import public_names
 
+__all__ = [
+    "ALLOWED",
+    "Finding",
+    "check",
+    "check_file",
+]
+
 # Modules every kata answer may import (with their recorded submodules).
 ALLOWED = (
     "__future__",

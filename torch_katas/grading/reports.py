@@ -15,7 +15,20 @@ from junitparser import Error, Failure, JUnitXml, TestCase, TestSuite
 
 from torch_katas.status import ERROR, FLAGGED, SOLVED
 
+__all__ = [
+    "REPORTS",
+    "SCHEMA_VERSION",
+    "FailureGroup",
+    "Flag",
+    "KataGrade",
+    "Report",
+    "write",
+]
+
 REPORTS = ("report.md", "report.json", "junit.xml", "results.json")
+# report.json's layout: raised when a key is renamed, removed or changes meaning (a key added
+# keeps it), so that a tool reading the file can tell. tests/golden/ holds its examples.
+SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -93,7 +106,7 @@ class Report:
         return sum(grade.verdict == SOLVED for grade in self.katas.values())
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        data = {"schema_version": SCHEMA_VERSION, **dataclasses.asdict(self)}
         data["score"] = self.score
         # A flag's file and kata appear where they apply.
         data["flags"] = [{k: v for k, v in f.items() if v is not None} for f in data["flags"]]

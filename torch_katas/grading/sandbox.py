@@ -29,6 +29,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = [
+    "FILE_LIMIT",
+    "KILL_DEADLINE",
+    "Outcome",
+    "choose",
+    "environment",
+    "run",
+    "set_subreaper",
+]
+
 BWRAP = "bwrap"
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 INSIDE = Path("/grading")  # where the kata's suite and scratch folder appear in the sandbox

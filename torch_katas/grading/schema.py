@@ -13,6 +13,16 @@ import os
 from pathlib import Path
 from typing import TypedDict
 
+__all__ = [
+    "VERSION",
+    "ChildResults",
+    "NoResults",
+    "SchemaError",
+    "TestRecord",
+    "parse",
+    "read",
+]
+
 VERSION = 1
 MAX_BYTES = 16 * 1024 * 1024  # far more than any kata's results take
 MAX_DEPTH = 6  # the schema nests four levels; deeper input is refused before parsing

@@ -25,6 +25,16 @@ from torch_katas import catalog
 from torch_katas.catalog import UsageError, pick, sha256
 from torch_katas.grading import policy
 
+__all__ = [
+    "MANIFEST",
+    "RECORDS",
+    "Record",
+    "cmd_takehome",
+    "commit",
+    "suite_files",
+    "write_files",
+]
+
 MANIFEST = ".takehome.json"
 RECORDS = ".katas-takehomes"
 HARNESS = ("conftest.py", "pyproject.toml", "katas/__init__.py", "torch_katas")

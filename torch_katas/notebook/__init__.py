@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "load_ipython_extension",
+]
+
 
 def load_ipython_extension(ipython: Any) -> None:
     from torch_katas.notebook.magics import KataMagics  # IPython: only inside a kernel

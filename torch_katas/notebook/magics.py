@@ -32,6 +32,10 @@ from torch_katas.notebook.run import report, run_tests
 from torch_katas.notebook.stub import cell_text, save
 from torch_katas.store import Store
 
+__all__ = [
+    "KataMagics",
+]
+
 # `katas` commands that mean the same in a notebook; the others have a notebook way instead.
 SHARED_COMMANDS = ("hint", "next", "list", "solution", "reset", "restore")
 INSTEAD = {

@@ -24,6 +24,11 @@ from torch_katas.catalog import Kata
 from torch_katas.cli.watch import VERDICTS
 from torch_katas.store import Store
 
+__all__ = [
+    "report",
+    "run_tests",
+]
+
 # The plugin's summary section, and its header line naming the devices of the run.
 PROGRESS_HEADER = "torch-katas progress"
 DEVICES_LINE = "torch-katas: devices"

@@ -13,6 +13,11 @@ from pathlib import Path
 from torch_katas.catalog import Kata, UsageError
 from torch_katas.cli.commands import original_stub, save_attempt
 
+__all__ = [
+    "cell_text",
+    "save",
+]
+
 
 def cell_text(kata: Kata, code: str) -> str:
     """The cell that saves `code` as the kata's stub and runs its tests."""

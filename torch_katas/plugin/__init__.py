@@ -21,6 +21,28 @@ from torch_katas.plugin import messages
 from torch_katas.plugin.run import RUN
 from torch_katas.plugin.summary import ProgressRecorder, Selection
 
+__all__ = [
+    "device",
+    "pytest_addoption",
+    "pytest_cmdline_main",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_generate_tests",
+    "pytest_make_parametrize_id",
+    "pytest_report_header",
+    "pytest_report_header_quiet",
+    "pytest_report_teststatus",
+    "pytest_runtest_call",
+    "pytest_runtest_makereport",
+    "pytest_runtest_makereport_briefly",
+    "pytest_runtest_setup",
+    "pytest_runtest_teardown",
+    "pytest_sessionstart",
+    "pytest_timeout_cancel_timer",
+    "pytest_timeout_set_timer",
+    "pytest_unconfigure",
+]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("torch-katas")
@@ -36,12 +58,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="test PATH (named like q06_autograd.py) in place of that kata's stub; repeatable",
     )
-    group.addoption(
-        "--device",
-        metavar="LIST",
-        help="devices to run on, comma-separated (cpu, cuda, mps, sim, cuda:N); "
-        "default: cpu and every accelerator present, else cpu and sim (simulated)",
+    device_help = (
+        "devices to run on, comma-separated (cpu, cuda, mps, sim, cuda:N); "
+        "default: cpu and every accelerator present, else cpu and sim (simulated)"
     )
+    group.addoption("--device", metavar="LIST", help=device_help + "; overrides the ini setting")
+    parser.addini("device", device_help + "; --device overrides it", type="string", default="")
     group.addoption(
         "--hints",
         action="store_true",
@@ -167,7 +189,13 @@ def device(request: pytest.FixtureRequest) -> Any:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from torch_katas.plugin import params
 
-    params.mark_items(items)
+    params.mark_items(config, items)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    from torch_katas.plugin import params
+
+    return params.thinned_line(config)
 
 
 # Each test starts from the same torch state, and whatever it changes is undone: hooks

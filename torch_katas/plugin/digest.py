@@ -19,6 +19,14 @@ import pytest
 
 from torch_katas.catalog import Kata
 from torch_katas.plugin.run import RUN, kata_of
+from torch_katas.status import MESSAGE
+
+__all__ = [
+    "active",
+    "brief",
+    "exception_lines",
+    "write",
+]
 
 WIDTH = 80
 MESSAGE_LINES = 6  # of a cause's message, for its first test
@@ -33,13 +41,18 @@ def active(config: pytest.Config) -> bool:
     return config.get_verbosity() <= 0 and config.option.tbstyle == "auto"
 
 
+def exception_lines(excinfo: pytest.ExceptionInfo[BaseException]) -> list[str]:
+    """What an exception says: an assertion's own message, else `Type: message`."""
+    value = excinfo.value
+    text = str(value) if isinstance(value, AssertionError) else excinfo.exconly()
+    return (text.strip() or excinfo.typename).splitlines()
+
+
 def brief(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
     """A kata failure's report: the exception's message, then the answer's own lines."""
     run = item.config.stash[RUN]
     kata = kata_of(item)
-    value = excinfo.value
-    text = str(value) if isinstance(value, AssertionError) else excinfo.exconly()
-    lines = (text.strip() or excinfo.typename).splitlines()
+    lines = exception_lines(excinfo)
     answer = run.answer_path(kata) if kata is not None else None
     frames = []
     for entry in excinfo.traceback:
@@ -61,11 +74,11 @@ class Cause:
 
 
 def causes(reports: Iterable[Any]) -> list[Cause]:
-    """The reports' causes, most tests first."""
+    """The reports' causes (their MESSAGE, the one line grading reads too), most tests first."""
     found: dict[str, Cause] = {}
     for report in reports:
         text = str(report.longrepr or "").strip() or "failed"
-        first = text.splitlines()[0]
+        first = str(dict(report.user_properties).get(MESSAGE) or text.splitlines()[0])
         name = report.nodeid.split("::", 1)[-1]
         found.setdefault(first, Cause(first, text)).tests.append(name)
     return sorted(found.values(), key=lambda cause: -len(cause.tests))
@@ -86,8 +99,8 @@ def kata_lines(kata: Kata, reports: list[Any]) -> list[str]:
     for cause in found[:CAUSES]:
         count = len(cause.tests)
         head = f"{count} tests" if count > 1 else "1 test"
-        message, *rest = cause.text.splitlines()
-        message = message.removeprefix(f"{kata.label} {kata.title}: ")  # the heading says it
+        rest = cause.text.splitlines()[1:]
+        message = cause.first.removeprefix(f"{kata.label} {kata.title}: ")  # the heading says it
         lines += textwrap.wrap(f"{head}: {message}", WIDTH, subsequent_indent="    ")
         details = [
             line

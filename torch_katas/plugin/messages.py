@@ -26,11 +26,24 @@ from torch_katas.runtime.answers import StubUnavailable
 from torch_katas.runtime.timelimit import TimedOut, TimeLimit
 from torch_katas.status import (
     DOES_NOT_IMPORT,
+    MESSAGE,
     NOT_IMPLEMENTED,
     RESTORED,
     STOPPED,
     TIMED_OUT,
 )
+
+__all__ = [
+    "RESTORED_BY_GUARD",
+    "cancel_timer",
+    "explain",
+    "report_briefly",
+    "set_timer",
+    "stop_early",
+    "stop_threads_left_running",
+    "test_status",
+    "time_limit",
+]
 
 TIME_LIMIT = pytest.StashKey[TimeLimit]()
 STOPPED_EARLY = pytest.StashKey[str]()  # on a test not run because an earlier one timed out
@@ -167,6 +180,20 @@ def explain(
         skipped_by_answer(report, excinfo, kata, run, item.path)
     if report.failed:
         explain_failure(item, report, excinfo, kata, run)
+    if (report.failed or report.skipped) and MESSAGE not in dict(report.user_properties):
+        if report.skipped:
+            longrepr = report.longrepr
+            text = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
+            text = text.removeprefix("Skipped: ")
+        else:
+            text = digest.exception_lines(excinfo)[0]
+        record_message(report, text)
+
+
+def record_message(report: pytest.TestReport, text: str) -> None:
+    """Note on the report, as data, the one line that says what went wrong (status.MESSAGE)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    report.user_properties.append((MESSAGE, lines[0] if lines else "failed"))
 
 
 def skipped_by_answer(
@@ -196,10 +223,12 @@ def skipped_by_answer(
         del report.wasxfail
     reason = str(excinfo.value) or type(excinfo.value).__name__
     report.outcome = "failed"
-    report.longrepr = (
-        f"{kata.label} {kata.title}: {where}{by} skipped this test ({reason}); only the "
+    message = (
+        f"{where}{by} skipped this test ({reason}); only the "
         "harness may skip a kata's tests, so this counts as a failure"
     )
+    report.longrepr = f"{kata.label} {kata.title}: {message}"
+    record_message(report, message)
 
 
 def skip_origin(excinfo: pytest.ExceptionInfo[BaseException]) -> Path | None:
@@ -219,26 +248,29 @@ def explain_failure(
     run: KataRun,
 ) -> None:
     """Replace the traceback with one line where one line says it all."""
-    prefix = f"{kata.label} {kata.title}: "
     if excinfo.errisinstance(StubUnavailable):
-        report.longrepr = prefix + str(excinfo.value)
-        report.user_properties.append((DOES_NOT_IMPORT, str(excinfo.value)))
+        line = str(excinfo.value)
+        report.user_properties.append((DOES_NOT_IMPORT, line))
     elif STOPPED_EARLY in item.stash:
-        report.longrepr = prefix + str(excinfo.value)
+        line = str(excinfo.value)
         report.user_properties.append((STOPPED, item.stash[STOPPED_EARLY]))
     elif excinfo.errisinstance(TimedOut):
         run.stopped.setdefault(
             kata.module, f"an earlier test of this kata timed out ({item.nodeid})"
         )
         where = timeout_location(item, run.answer_path(kata), run)
-        report.longrepr = prefix + (where or f"{excinfo.value}: still running at the time limit")
+        line = where or f"{excinfo.value}: still running at the time limit"
         report.user_properties.append((TIMED_OUT, where or str(excinfo.value)))
     elif (function := item.stash.get(UNWRITTEN, None)) is not None:
-        report.longrepr = (
-            prefix + f"{function}() is not implemented yet; "
+        line = (
+            f"{function}() is not implemented yet; "
             f"open {run.imports.shown(run.answer_path(kata))} and replace its NotImplementedError"
         )
         report.user_properties.append((NOT_IMPLEMENTED, function))
+    else:
+        return
+    report.longrepr = f"{kata.label} {kata.title}: {line}"
+    record_message(report, line)
 
 
 def timeout_location(item: pytest.Item, answer: Path, run: KataRun) -> str | None:

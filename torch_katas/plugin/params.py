@@ -8,6 +8,15 @@ import torch
 from torch_katas import catalog, devices
 from torch_katas.plugin.run import RUN, kata_of
 
+__all__ = [
+    "THINNED",
+    "mark_items",
+    "parameter_id",
+    "parametrize",
+    "register_markers",
+    "thinned_line",
+]
+
 # Topic markers come from katas.toml; these are the plugin's own.
 MARKERS = {
     "cuda": "the test needs CUDA; it runs only on CUDA devices and is skipped without one",
@@ -64,15 +73,36 @@ def parameter_id(value: object) -> str | None:
     return None
 
 
-def mark_items(items: list[pytest.Item]) -> None:
-    """Each kata test gets its topic's marker; CUDA tests skip where there is none."""
+THINNED = pytest.StashKey[bool]()  # on a test left out of the run by thin_simulated
+THINNED_WHY = "sim runs one dtype per kind, the CPU all of them"
+
+
+def mark_items(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each kata test gets its topic's marker; CUDA tests skip where there is none; the sim
+    pass is thinned, its tests left out reported as deselected (thinned_line says why)."""
     for item in items:
         kata = kata_of(item)
         if kata is not None:
             item.add_marker(kata.topic)
         if item.get_closest_marker("cuda") and not devices.available("cuda"):
             item.add_marker(pytest.mark.skip(reason=f"{CUDA_SKIP}: none found"))
-    items[:] = thin_simulated(items)
+    kept = thin_simulated(items)
+    if len(kept) < len(items):
+        chosen = set(map(id, kept))
+        dropped = [item for item in items if id(item) not in chosen]
+        for item in dropped:
+            item.stash[THINNED] = True
+        config.stash[RUN].thinned += len(dropped)
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def thinned_line(config: pytest.Config) -> list[str]:
+    """The line under "collected N items" that says why some were deselected."""
+    count = config.stash[RUN].thinned
+    if not count or config.get_verbosity() < 0:
+        return []
+    return [f"torch-katas: {count} deselected: {THINNED_WHY}"]
 
 
 def dtype_kind(dtype: torch.dtype) -> str:

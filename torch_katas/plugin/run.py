@@ -19,6 +19,12 @@ from torch_katas.runtime.answers import Imports
 if TYPE_CHECKING:
     from torch_katas.runtime.isolation import GlobalState
 
+__all__ = [
+    "RUN",
+    "KataRun",
+    "kata_of",
+]
+
 
 @dataclass
 class KataRun:
@@ -37,6 +43,7 @@ class KataRun:
     # Katas whose "not implemented yet" letter the progress line has shown already.
     shown_unwritten: set[str] = field(default_factory=set)
     kata_of_file: dict[Path, catalog.Kata | None] = field(default_factory=dict)
+    thinned: int = 0  # tests the sim pass left out (params.thin_simulated), as deselected
     # The global state every test starts from, recorded before the first one.
     guard: GlobalState | None = None
 

@@ -16,6 +16,11 @@ from torch_katas.plugin.run import KataRun
 from torch_katas.runtime import answers, isolation
 from torch_katas.runtime.answers import Imports
 
+__all__ = [
+    "skip_the_last_collection",
+    "start",
+]
+
 
 def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: float) -> KataRun:
     """Choose devices and answers from the options, and install the answers' importer.
@@ -24,9 +29,9 @@ def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: flo
     """
     root = config.rootpath
     try:
-        chosen = devices.parse(config.getoption("device"))
+        chosen = devices.from_config(config)
         files = answers.answer_files(
-            root, config.getoption("solutions"), config.getoption("answer_file")
+            root, config.getoption("solutions"), config.getoption("answer_file"), set(katas)
         )
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None

@@ -32,8 +32,13 @@ from torch_katas.status import (
     TIMED_OUT,
     KataResult,
 )
-from torch_katas.store import Store, next_unsolved
+from torch_katas.store import Store, upcoming
 from torch_katas.text import fit, names_that_fit, notes_that_fit
+
+__all__ = [
+    "ProgressRecorder",
+    "Selection",
+]
 
 COLOURS = {SOLVED: "green", PARTLY: "yellow", NOT_STARTED: "red", SKIPPED: "cyan"}
 WIDTH = 80  # the summary fits 80 columns
@@ -59,8 +64,11 @@ class Selection:
         self.narrowed: set[str] = set()
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        from torch_katas.plugin.params import THINNED  # imports torch: not at the top
+
         for item in items:
-            if kata := kata_of(item):
+            # A test the sim pass thins out is none of the kata's tests in this run's setting.
+            if (kata := kata_of(item)) and not item.stash.get(THINNED, False):
                 self.deselected.setdefault(kata.module, set()).add(item.nodeid)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -307,13 +315,14 @@ def detail(
     """What the learner should know about one kata, in `room` characters, in whole words."""
     passed, every = progress
     total = every if every is not None else len(result.tests)
+    # A stub whose functions are still unwritten: the same advice, cut off or not (another
+    # run would only fail the same way).
+    if status == NOT_STARTED and (unwritten := result.unwritten()):
+        return f"{status}: write " + names_that_fit(unwritten, room - len(status) - 8)
     if interrupted and not result.finished:
         return notes_that_fit(f"cut off by Ctrl-C at {passed}/{total}", ["run it again"], room)
     if status == NOT_STARTED:
-        unwritten = result.unwritten()
-        if not unwritten:
-            return status
-        return f"{status}: write " + names_that_fit(unwritten, room - len(status) - 8)
+        return status
     head = f"{status} {passed}/{total}"
     if status == SOLVED:
         return head
@@ -464,11 +473,25 @@ def write_totals(tr: TerminalReporter, summary: Summary) -> None:
         )
     if summary.verbosity < -1:
         return
-    upcoming = next_unsolved(summary.root, katas, known)
-    if upcoming is None:
+    ran = [kata for kata in katas.values() if kata.module in summary.results]
+    following = upcoming(summary.root, katas, known, ran)
+    if following is None:
         return
-    started = any(status != NOT_STARTED for status in known.values())
-    stub = f"katas/{upcoming.module}.py"
-    title = fit(upcoming.title, WIDTH - len(f"Start here: {upcoming.label} , in {stub}"))
-    tr.write_line(f"{'Next' if started else 'Start here'}: {upcoming.label} {title}, in {stub}")
-    tr.write_line(f"  run its tests: pytest katas/{upcoming.module}_test.py")
+    if len(ran) == 1 and known.get(ran[0].module) != SOLVED:
+        head = f"After {ran[0].label}"  # the kata `n` in katas watch moves on to
+    elif any(status != NOT_STARTED for status in known.values()):
+        head = "Next"
+    else:
+        head = "Start here"
+    # Whole words, no line of the full width (some terminals wrap a line of exactly 80), and
+    # the stub's path whole on one line.
+    text = f"{head}: {following.label} {following.title},"
+    lines = textwrap.wrap(text, WIDTH - 1, subsequent_indent="  ", break_on_hyphens=False)
+    where = f"in katas/{following.module}.py"
+    if len(lines[-1]) + 1 + len(where) < WIDTH:
+        lines[-1] += f" {where}"
+    else:
+        lines.append(f"  {where}")
+    for line in lines:
+        tr.write_line(line)
+    tr.write_line(f"  run its tests: pytest katas/{following.module}_test.py")

@@ -33,7 +33,14 @@ import pytest
 
 from torch_katas import catalog
 from torch_katas.plugin.run import RUN
-from torch_katas.status import CRASHED
+from torch_katas.status import CRASHED, MESSAGE
+
+__all__ = [
+    "CHILD",
+    "ChildReporter",
+    "should_supervise",
+    "supervise",
+]
 
 CHILD = pytest.StashKey["Child"]()
 # Options after which pytest runs no test, or runs them elsewhere.
@@ -142,6 +149,8 @@ def supervise(config: pytest.Config) -> int | None:
             status = _wait(pid)
             if finished is not None:
                 return max(finished, 1) if resume.crashes else finished
+            if status == pytest.ExitCode.USAGE_ERROR and not last and not resume.reports:
+                return status  # the child's configure refused the options, and said why
             crash = _crash(config, last, status, dump)
             if crash is None:
                 return int(pytest.ExitCode.INTERNAL_ERROR)
@@ -348,9 +357,10 @@ class ChildReporter:
                 continue
             kata = katas[crash.kata]
             message = (
-                f"{kata.label} {kata.title}: {crash.place()} {crash.how} during this test; "
+                f"{crash.place()} {crash.how} during this test; "
                 "the other katas ran on in a new process"
             )
+            shown = f"{kata.label} {kata.title}: {message}"
             location = crash.location or (crash.nodeid.split("::")[0], None, crash.nodeid)
             for when, outcome in (("call", "failed"), ("teardown", "passed")):
                 crashed = pytest.TestReport(
@@ -358,9 +368,11 @@ class ChildReporter:
                     location=location,
                     keywords={},
                     outcome=outcome,  # type: ignore[arg-type]
-                    longrepr=message if outcome == "failed" else None,
+                    longrepr=shown if outcome == "failed" else None,
                     when=when,  # type: ignore[arg-type]
-                    user_properties=[(CRASHED, crash.how)] if outcome == "failed" else [],
+                    user_properties=[(CRASHED, crash.how), (MESSAGE, message)]
+                    if outcome == "failed"
+                    else [],
                 )
                 replayed(crashed)
 

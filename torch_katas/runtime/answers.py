@@ -19,7 +19,7 @@ import importlib.util
 import sys
 import traceback
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -28,6 +28,14 @@ from torch_katas.catalog import module_of
 
 if TYPE_CHECKING:
     from torch_katas.runtime.timelimit import TimeLimit
+
+__all__ = [
+    "Imports",
+    "StubUnavailable",
+    "answer_files",
+    "install",
+    "is_kata_package",
+]
 
 
 class StubUnavailable(BaseException):
@@ -222,8 +230,14 @@ def stand_in(module: types.ModuleType, message: str) -> None:
     module.__kata_error__ = message  # type: ignore[attr-defined]
 
 
-def answer_files(root: Path, solutions: bool, extra: list[str]) -> dict[str, Path]:
-    """Map kata modules to the files that stand in for their stubs."""
+def answer_files(
+    root: Path, solutions: bool, extra: list[str], katas: Collection[str] = ()
+) -> dict[str, Path]:
+    """Map kata modules to the files that stand in for their stubs.
+
+    Raises ValueError where an --answer-file is missing or not named after one of `katas`
+    (the modules of the catalogue; where empty, any kata-like name is taken).
+    """
     files: dict[str, Path] = {}
     if solutions:
         for path in sorted((root / "solutions").glob("q*.py")):
@@ -232,13 +246,28 @@ def answer_files(root: Path, solutions: bool, extra: list[str]) -> dict[str, Pat
     for name in extra:
         path = Path(name).resolve()
         module = module_of(path)
-        if module is None or not path.is_file():
-            raise ValueError(
-                f"--answer-file {name}: expected an existing file named after a kata, "
-                "such as q06_autograd.py or q06_autograd__some_mistake.py"
-            )
+        if not path.is_file():
+            raise ValueError(f"--answer-file {name}: no such file")
+        if module is None or (katas and module not in katas):
+            raise ValueError(f"--answer-file {name}: {expected_names(path.name, katas)}")
         files[module] = path
     return files
+
+
+def expected_names(name: str, katas: Collection[str]) -> str:
+    """What an answer file named `name` should have been named, for the usage error."""
+    same_number = [m for m in sorted(katas) if name[:3] == m[:3] and name[:1] == "q"]
+    if same_number:
+        module = same_number[0]
+        return (
+            f"not named after a kata; kata {int(module[1:3])}'s answer is named "
+            f"{module}.py (or {module}__any_note.py)"
+        )
+    example = sorted(katas)[0] if katas else "q06_gradients"
+    return (
+        "not named after a kata; name it as the stub it stands in for is named in katas/ "
+        f"(for example {example}.py, or {example}__any_note.py)"
+    )
 
 
 def is_kata_package(name: str) -> bool:

@@ -42,6 +42,14 @@ import torch.nn.functional as F
 from torch_katas import devices
 from torch_katas.runtime.timelimit import WATCHDOG
 
+__all__ = [
+    "SETTINGS",
+    "GlobalState",
+    "RandomState",
+    "seed_everything",
+    "stop_threads_in",
+]
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -325,15 +333,10 @@ class RandomState:
         self.python = random.getstate()
         self.numpy = numpy.random.get_state()
         self.cpu = torch.get_rng_state()
-        self.kinds = {
-            kind: [getattr(torch, kind).get_rng_state(index) for index in indices]
-            for kind, indices in devices.rng_devices().items()
-        }
+        self.kinds = devices.rng_states()
 
     def restore(self) -> None:
         random.setstate(self.python)
         numpy.random.set_state(self.numpy)
         torch.set_rng_state(self.cpu)
-        for kind, states in self.kinds.items():
-            for index, state in enumerate(states):
-                getattr(torch, kind).set_rng_state(state, index)
+        devices.set_rng_states(self.kinds)

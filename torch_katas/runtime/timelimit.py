@@ -19,6 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "WATCHDOG",
+    "TimeLimit",
+    "TimedOut",
+]
+
 
 class TimedOut(BaseException):
     """Raised in the main thread when its time limit ran out.
