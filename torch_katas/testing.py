@@ -34,6 +34,7 @@ __all__ = [
     "assert_no_torch_internals",
     "assert_work_does_not_grow",
     "check_tensor",
+    "deepest_nesting",
     "default_dtype",
     "forbidden_calls",
     "forbidden_modules",
@@ -41,6 +42,7 @@ __all__ = [
     "largest_result",
     "raises",
     "same_device",
+    "settings_put_back",
     "skip_unless_supported",
     "skip_without_float64",
 ]

@@ -27,6 +27,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+__all__ = ["FOREIGN", "NOT_RECORDED", "PRIVATE", "TORCH", "generate", "load", "main"]
+
 DATA = Path(__file__).with_name("public_names.json")
 
 # Standard modules recorded (with their genuine submodules): the ones every answer may import
