@@ -1071,3 +1071,15 @@ def test_deepest_nesting_counts_the_answers_calls_in_every_module(tmp_path):
     finally:
         for name in ("answer_walk", "answer_nest"):
             sys.modules.pop(name, None)
+
+
+def test_settings_put_back_restores_what_the_block_changed():
+    before = torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.benchmark
+    with testing.settings_put_back():
+        torch.use_deterministic_algorithms(not before[0])
+        torch.backends.cudnn.benchmark = not before[1]
+    assert (torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.benchmark) == before
+    with pytest.raises(ZeroDivisionError), testing.settings_put_back():
+        torch.set_default_dtype(torch.float64)
+        1 / 0  # noqa: B018
+    assert torch.get_default_dtype() == torch.float32, "put back also when the block raises"
