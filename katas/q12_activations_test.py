@@ -183,6 +183,41 @@ def test_half_precision_input_keeps_its_dtype(device, name, mine, reference, dty
 
 
 @pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_is_computed_in_float32_and_rounded_once(
+    device, name, mine, reference, dtype
+):
+    # As torch computes them: in float32, the result (and the gradient) rounded once to
+    # x's dtype. Natively, float16's x**3 and 3 * x**2 overflow above about 40 and 150
+    # (a nan gradient), and bfloat16 loses several bits on the way.
+    skip_unless_supported(device, dtype)
+    values = [*LARGE, *torch.linspace(-6, 6, 49).tolist()]
+    x = torch.tensor(values, device=device).to(dtype)
+    out, grad = value_and_grad(mine, x, forbid=True)
+    expected_out, expected_grad = value_and_grad(reference, x)
+    check_tensor(out, shape=(len(values),), dtype=dtype, device=device, name=f"{name} output")
+    assert torch.isfinite(grad).all(), (
+        f"the {dtype} gradient of {name} is not finite: {grad.tolist()}; compute in float32 "
+        "and convert back, as torch does"
+    )
+    # One rounding apart; a gradient near a zero of the derivative (SiLU's at x = -1.28)
+    # cancels, and two float32 formulas for it differ there by more than that.
+    ulp = torch.finfo(dtype).eps
+    for what, got, expected, atol in (
+        ("values", out, expected_out, 1e-5),
+        ("gradients", grad, expected_grad, 1e-3),
+    ):
+        assert_close(
+            got.float(),
+            expected.float(),
+            f"{name} {what} in {dtype} differ from torch's by more than a rounding: compute "
+            "16-bit input in float32 and round once to x's dtype",
+            rtol=ulp,
+            atol=atol,
+        )
+
+
+@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
 def test_empty_and_non_contiguous_inputs_are_left_unmodified(device, name, mine, reference):
     x = torch.randn(6, 5, device=device).T  # non-contiguous view
     before = x.clone()
