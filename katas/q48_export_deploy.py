@@ -37,8 +37,9 @@ def export_for_inference(model: nn.Module, example: torch.Tensor) -> torch.expor
       that batches of 1 and more run, not the range the program reports: for
       `Dim.DYNAMIC` its `range_constraints` start at 2 (torch traces sizes 0 and 1 as
       special cases), yet batches of 1 run. A batch of 0 is left open: a plain
-      `Dim("batch")` accepts it, `Dim("batch", min=1)` refuses it; both are correct here. The model itself is not changed: its weights and
-      buffers, their requires_grad flags and its train/eval modes are as they were.
+      `Dim("batch")` accepts it, `Dim("batch", min=1)` refuses it; both are correct here.
+    - The model itself is not changed: its weights and buffers, their requires_grad flags
+      and its train/eval modes are as they were.
 
     >>> model = nn.Linear(4, 2).eval()
     >>> program = export_for_inference(model, torch.randn(3, 4))
