@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q11_layer_shapes import conv2d_output_shape, linear_forward
+from torch_katas.op_families import LINEAR
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -125,13 +126,13 @@ def test_rejects_configurations_nn_conv2d_rejects(device, input_shape, args):
 
 # linear_forward
 
-FORBIDDEN = (F.linear,)
+FORBIDDEN = LINEAR.ops
 REASON = "write y = x W^T + b with matrix multiplication"
 
 
 def call_linear(*args):
     assert_no_torch_internals(linear_forward, reason=REASON)
-    with forbidden_ops(*FORBIDDEN, reason=REASON, aten=("linear",)):
+    with forbidden_ops(*FORBIDDEN, reason=REASON, aten=LINEAR.aten):
         return linear_forward(*args)
 
 

@@ -74,8 +74,9 @@ def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> tor
       threshold, so the formula itself would give inf for 11 < x <= 20.
     - Raises ValueError if beta <= 0, whatever x's dtype.
 
-    Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor torch.logaddexp or
-    torch.logsumexp (softplus under other names); use primitives such as torch.exp,
+    Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor any way torch offers a
+    log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax, log_softmax,
+    the cross-entropies): softplus under other names. Use primitives such as torch.exp,
     torch.log1p and torch.where.
 
     >>> softplus(torch.tensor([-20.0, 0.0, 100.0]))

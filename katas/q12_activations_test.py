@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q12_activations import gelu, silu, softplus
+from torch_katas.op_families import GELU, SILU, SOFTPLUS
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -15,11 +16,12 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
-# torch.logaddexp(x, 0) and logsumexp of (0, x) are softplus under other names.
-RULE = (F.gelu, F.silu, F.softplus, F.logsigmoid, torch.logaddexp, torch.logsumexp)
+# Every way torch offers these (torch.logaddexp(x, 0) and logsumexp of (0, x) are softplus
+# under other names: the softplus family holds them).
+RULE = (GELU | SILU | SOFTPLUS).ops
 REASON = "build the activation from primitives (erf, tanh, sigmoid, exp, log1p, where)"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-ATEN = ("gelu", "silu", "softplus", "log_sigmoid_forward", "log_sigmoid", "logaddexp", "logsumexp")
+ATEN = (GELU | SILU | SOFTPLUS).aten
 
 # (name, the kata's function, torch's function) for every activation and mode.
 ACTIVATIONS = [

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from torch.autograd.gradcheck import GradcheckError
 
 from katas.q47_custom_loss import FocalLoss, HuberFunction
+from torch_katas.op_families import HUBER
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -17,7 +18,7 @@ from torch_katas.testing import (
 
 HUBER_RULE = "write the Huber loss yourself"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-HUBER_ATEN = ("huber_loss", "huber_loss_backward", "smooth_l1_loss", "smooth_l1_loss_backward")
+HUBER_ATEN = HUBER.aten
 
 
 def focal_by_hand(logits, target, gamma):
@@ -271,7 +272,7 @@ def test_huber_values(device, delta, dtype):
     x = 3 * torch.randn(4, 5, device=device, dtype=dtype)
     y = torch.randn(4, 5, device=device, dtype=dtype)
     assert_no_torch_internals(HuberFunction, reason=HUBER_RULE)
-    with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason=HUBER_RULE, aten=HUBER_ATEN):
+    with forbidden_ops(*HUBER.ops, reason=HUBER_RULE, aten=HUBER_ATEN):
         loss = HuberFunction.apply(x, y, delta)
     check_tensor(loss, shape=(4, 5), dtype=dtype, device=device, name="the Huber loss")
     assert_close(loss, F.huber_loss(x, y, reduction="none", delta=delta))
@@ -295,7 +296,7 @@ def test_huber_backward_by_formula(device):
     x.requires_grad_()
     y = torch.zeros(8, device=device, requires_grad=True)
     upstream = torch.linspace(0.5, 2.0, 8, device=device)
-    with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason=HUBER_RULE, aten=HUBER_ATEN):
+    with forbidden_ops(*HUBER.ops, reason=HUBER_RULE, aten=HUBER_ATEN):
         loss = HuberFunction.apply(x, y, 1.0)
         grad_x, grad_y = torch.autograd.grad(loss, (x, y), upstream)
     assert type(loss.grad_fn).__name__ == "HuberFunctionBackward", (
