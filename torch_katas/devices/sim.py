@@ -137,7 +137,7 @@ class SimTensor(torch.Tensor):
     # metadata, so the CPU data follows here. (A plain CPU tensor is refused by set_data
     # itself: `sim` tensors and CPU ones are of different tensor types.)
     @property
-    def data(self) -> torch.Tensor:  # type: ignore[override]
+    def data(self) -> torch.Tensor:
         return torch._C.TensorBase.data.__get__(self)  # type: ignore[attr-defined]
 
     @data.setter
