@@ -513,6 +513,18 @@ def data_assignment_of_a_cpu_tensor(dev):
     return x
 
 
+# conj() only sets the conjugate bit (no copy), and a copy to the CPU keeps it: numpy() then
+# refuses the result until resolve_conj().
+@row(
+    Gives(True),
+    sim=Gives(False),
+    why="sim's tensor does not carry its CPU data's conjugate bit: z.conj() looks resolved",
+)
+def conj_is_a_flag(dev):
+    conjugated = torch.tensor([1 + 2j], device=dev).conj()
+    return conjugated.is_conj() and conjugated.cpu().is_conj()
+
+
 # ------------------------------------------------------------------ modules and optimizers
 
 
