@@ -8,12 +8,19 @@ just the inputs you name and leaves every `.grad` alone. With `create_graph=True
 backward pass is itself recorded, so a gradient can be differentiated again: that is how
 second derivatives (Hessian-vector products, gradient penalties) are computed.
 
+That `.backward()` adds rather than overwrites is also a tool: gradient accumulation
+runs a batch too large for memory as several micro-batches, one backward pass each, and
+steps once (kata 36). And a graph is freed by the backward pass that walks it: to walk it again (two
+losses that share one forward pass), the earlier passes ask for `retain_graph=True`, which
+keeps every saved tensor in memory until the last.
+
 Task: write `grad_of(f, x)`, the gradient of a scalar function at a point, as a pure
-function (no `.grad` anywhere changes), and `hessian_vector_product(f, x, v)` with
-double backward.
+function (no `.grad` anywhere changes), `hessian_vector_product(f, x, v)` with
+double backward, and for losses that share one graph `backward_each`, whose gradients
+add up in `.grad`, and `grads_per_loss`, each loss's own.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -72,4 +79,53 @@ def hessian_vector_product(
     tensor([ 6., 12.])
     """
     # TODO: differentiate the gradient once more, using create_graph=True.
+    raise NotImplementedError
+
+
+def backward_each(losses: Sequence[torch.Tensor]) -> None:
+    """Run `.backward()` on each loss in turn, so that every leaf's `.grad` grows by the sum
+    of the losses' gradients.
+
+    - losses: 0-dim tensors that may share one graph (two heads on one trunk), each
+      reaching some tensors that require grad.
+    - `.grad` adds up, as `.backward()` does: what a leaf held before stays added in (None
+      counts as zeros); a leaf reached by one loss only gets that loss's gradient.
+    - The shared graph is kept only as long as needed: the last pass frees it (only the
+      earlier passes retain it). Afterwards another pass through it raises RuntimeError.
+    - An empty list changes nothing.
+
+    (One `.backward()` on the losses' sum gives the same `.grad`; calling it per loss is
+    what a loop over tasks or micro-batches does, and kata 36 builds on it.)
+
+    >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> h = w * 3  # a shared trunk
+    >>> backward_each([h.sum(), (h**2).sum()])
+    >>> w.grad
+    tensor([21., 39.])
+    """
+    # TODO: backward per loss; retain_graph=True on every pass but the last.
+    raise NotImplementedError
+
+
+def grads_per_loss(
+    losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor]
+) -> list[tuple[torch.Tensor, ...]]:
+    """The gradients of each loss with respect to `params`, one tuple per loss, in order.
+
+    - losses: 0-dim tensors that may share one graph (two heads on one trunk, computed by
+      one forward pass). params: tensors that require grad, each reached by every loss.
+    - Returns `[grads of losses[0], grads of losses[1], ...]`, each a tuple with one tensor
+      per param (its shape, dtype and device), detached from any graph.
+    - Each loss's own gradients, never their sum; the forward pass is not run again.
+    - No `.grad` changes (use torch.autograd.grad, not `.backward()`).
+    - The shared graph is kept only as long as needed: the last loss's pass frees it (only
+      the earlier passes retain it), so the saved tensors' memory is released. Afterwards
+      another pass through that graph raises RuntimeError, as after any backward pass.
+
+    >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> h = w * 3  # a shared trunk
+    >>> grads_per_loss([h.sum(), (h**2).sum()], [w])
+    [(tensor([3., 3.]),), (tensor([18., 36.]),)]
+    """
+    # TODO: torch.autograd.grad per loss; retain_graph=True on all passes but the last.
     raise NotImplementedError

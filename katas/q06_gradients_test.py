@@ -4,7 +4,12 @@ import math
 import pytest
 import torch
 
-from katas.q06_gradients import grad_of, hessian_vector_product
+from katas.q06_gradients import (
+    backward_each,
+    grad_of,
+    grads_per_loss,
+    hessian_vector_product,
+)
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -341,3 +346,89 @@ def test_uses_torch_autograd_grad(device, which):
             grad_of(lambda t: t.sin().sum(), x)
         else:
             hessian_vector_product(lambda t: t.sin().sum(), x, torch.ones_like(x))
+
+
+# --- backward_each -----------------------------------------------------------------------
+
+
+def shared_setup(device):
+    w = torch.randn(3, 4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device, requires_grad=True)
+    return w, b, torch.randn(5, 3, device=device)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_backward_each_adds_every_losss_gradient_into_grad(device, count):
+    w, b, x = shared_setup(device)
+    expected = [torch.zeros_like(w), torch.ones_like(b)]
+    b.grad = torch.ones_like(b)  # what b held before stays added in; w's None counts as 0
+    for i in range(count):
+        grads = torch.autograd.grad(two_heads(w, b, x)[i % 2], (w, b))
+        for total, grad in zip(expected, grads, strict=True):
+            total += grad
+    losses = (two_heads(w, b, x) * 2)[:count]
+    backward_each(losses)
+    for name, param, want in zip("wb", (w, b), expected, strict=True):
+        assert param.grad is not None, f"{name}.grad is None: call .backward() on each loss"
+        assert_close(param.grad, want, msg=f"{name}.grad: what it held plus every loss's gradient")
+
+
+def test_backward_each_reaches_each_loss_own_leaves(device):
+    w, b, x = shared_setup(device)
+    other = torch.randn(4, device=device, requires_grad=True)
+    losses = [*two_heads(w, b, x), (other**2).sum()]
+    backward_each(losses)
+    assert_close(other.grad, 2 * other.detach(), msg="a leaf reached by one loss only")
+
+
+def test_backward_each_frees_the_graph_after_the_last_pass(device):
+    w, b, x = shared_setup(device)
+    losses = two_heads(w, b, x)
+    backward_each(losses)
+    with pytest.raises(RuntimeError, match=r"second time|freed"):
+        losses[0].backward()
+
+
+def test_backward_each_of_nothing_changes_nothing(device):
+    w, _, _ = shared_setup(device)
+    backward_each([])
+    assert w.grad is None
+
+
+# --- grads_per_loss ----------------------------------------------------------------------
+
+
+def two_heads(w, b, x):
+    """Two losses on one trunk; tanh saves its result, so a freed graph shows."""
+    trunk = (x @ w + b).tanh()
+    return [trunk.pow(2).mean(), (trunk * x[:, :1]).sum().sin()]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_grads_per_loss_gives_each_losss_own_gradients(device, count):
+    w = torch.randn(3, 4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device, requires_grad=True)
+    x = torch.randn(5, 3, device=device)
+    losses = (two_heads(w, b, x) * 2)[:count]
+    expected = [torch.autograd.grad(two_heads(w, b, x)[i % 2], (w, b)) for i in range(count)]
+    got = grads_per_loss(losses, [w, b])
+    assert isinstance(got, list) and len(got) == count, f"one tuple per loss, got {got!r}"
+    for index, (grads, want) in enumerate(zip(got, expected, strict=True)):
+        assert len(grads) == 2, f"loss {index}: one gradient per param, got {len(grads)}"
+        for name, grad, oracle in zip("wb", grads, want, strict=True):
+            check_tensor(grad, shape=oracle.shape, dtype=oracle.dtype, device=device, name=name)
+            assert not grad.requires_grad, f"loss {index}: d/d{name} should be detached"
+            assert_close(grad, oracle, msg=f"d(loss {index})/d{name}: its own, not a sum")
+    assert w.grad is None and b.grad is None, "no .grad changes: use torch.autograd.grad"
+
+
+def test_grads_per_loss_frees_the_graph_after_the_last_pass(device):
+    w = torch.randn(3, 4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device, requires_grad=True)
+    losses = two_heads(w, b, torch.randn(5, 3, device=device))
+    grads_per_loss(losses, [w, b])
+    with pytest.raises(RuntimeError, match=r"second time|freed"):
+        torch.autograd.grad(losses[0], [w, b])
+    # The message above is torch's: the shared trunk's saved tensors are gone, as they
+    # should be once the last loss has been differentiated (retain_graph on every pass
+    # would keep them in memory for as long as the losses live).

@@ -1,13 +1,18 @@
 import inspect
 import itertools
-import sys
 
 import pytest
 import torch
 from torch import nn
 
 from katas.q07_dynamic_graph import apply_until_small, graph_size
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    deepest_nesting,
+    raises,
+    skip_unless_supported,
+)
 
 
 def nodes_by_naive_walk(t):
@@ -211,28 +216,11 @@ def test_graph_size_counts_each_reachable_node_once(device, name):
 
 def test_graph_size_walks_with_its_own_stack_not_recursion(device):
     # A chain deeper than Python's recursion limit (1000) is counted exactly, and the walk
-    # is watched by behaviour: how deep the Python calls of the learner's module nest.
+    # is watched by behaviour: how deep the Python calls of the learner's code nest.
     # A recursive walk nests once per node of the 1500-deep chain, whatever recursion
     # limit it sets; a walk with its own stack or queue stays a few calls deep.
     y = deep_chain(torch.ones(2, device=device, requires_grad=True), 1500).sum()
-    source = inspect.getsourcefile(graph_size)
-    depth = deepest = 0
-
-    def watch(frame, event, arg):
-        nonlocal depth, deepest
-        if frame.f_code.co_filename == source:
-            if event == "call":
-                depth += 1
-                deepest = max(deepest, depth)
-            elif event == "return":
-                depth -= 1
-
-    outer = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        size = graph_size(y)
-    finally:
-        sys.setprofile(outer)
+    size, deepest = deepest_nesting(graph_size, y)
     assert size == 1500 + 2, f"1500 MulBackward0, SumBackward0 and AccumulateGrad: got {size}"
     assert deepest <= 5, (
         f"the walk nested {deepest} calls deep for a 1500-deep graph: that is recursion; walk "

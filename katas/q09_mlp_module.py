@@ -6,7 +6,8 @@ nn.Sequential / nn.ModuleList) are registered, so the module finds their paramet
 `parameters()`, `state_dict()`, `.to(...)`, and switches them with `.train()` / `.eval()`.
 
 Task: write a multilayer perceptron whose depth, width, activation and dropout are set by
-its arguments, and a function that counts a model's parameters.
+its arguments. (Counting a model's parameters, and how parameters() differs from
+state_dict(), is kata 27.)
 """
 
 from collections.abc import Callable, Sequence
@@ -58,19 +59,3 @@ class MLP(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # TODO: apply the layers in order.
         raise NotImplementedError
-
-
-def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """The number of scalar parameters in `model` (a Python int).
-
-    - Counts the elements of every parameter of the model and its submodules, each
-      parameter once even when several submodules share it (tied weights).
-    - Buffers (such as BatchNorm's running_mean) are not parameters and do not count.
-    - trainable_only=True counts only parameters with requires_grad=True (frozen ones are
-      left out).
-
-    >>> count_parameters(nn.Linear(3, 2))
-    8
-    """
-    # TODO: add up the sizes of the model's parameters.
-    raise NotImplementedError

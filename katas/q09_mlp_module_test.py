@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from katas.q09_mlp_module import MLP, count_parameters
+from katas.q09_mlp_module import MLP
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1]]
@@ -41,49 +41,6 @@ def test_has_one_registered_linear_layer_per_pair_of_sizes(device, sizes):
         f"model.parameters() holds {registered} numbers, expected {expected_count(sizes)}: "
         "every weight must be a registered nn.Parameter (inside a registered module)"
     )
-
-
-@pytest.mark.parametrize("sizes", SIZES, ids=str)
-def test_count_parameters_of_the_mlp_matches_the_formula(device, sizes):
-    count = count_parameters(MLP(sizes, dropout=0.2).to(device))
-    assert isinstance(count, int), f"count_parameters should return an int, got {type(count)}"
-    assert count == expected_count(sizes), (
-        f"an MLP with sizes {sizes} has sum(in * out + out) = {expected_count(sizes)} "
-        f"parameters, count_parameters says {count}"
-    )
-
-
-def test_count_parameters_skips_buffers_and_counts_shared_weights_once(device):
-    shared = nn.Linear(4, 4)
-    embedding = nn.Embedding(10, 4)
-    decoder = nn.Linear(4, 10, bias=False)
-    decoder.weight = embedding.weight  # tied weights: one parameter used by two modules
-    model = nn.Sequential(
-        embedding, nn.BatchNorm1d(4), shared, nn.ReLU(), shared, nn.Conv1d(4, 2, 3), decoder
-    ).to(device)
-    count = count_parameters(model)
-    # embedding 10*4, BatchNorm weight and bias 2*4 (running stats are buffers),
-    # shared Linear 4*4+4 once, Conv1d 2*4*3+2, decoder weight is the embedding's.
-    expected = 40 + 8 + 20 + 26
-    assert count == expected, (
-        f"expected {expected} parameters, got {count}: count each parameter once (tied "
-        "weights included) and leave out buffers such as BatchNorm's running stats"
-    )
-
-
-def test_trainable_only_leaves_frozen_parameters_out(device):
-    model = nn.Sequential(nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 3), nn.LayerNorm(3))
-    model.to(device)
-    model[0].requires_grad_(False)
-    model[3].bias.requires_grad_(False)
-    trainable = count_parameters(model, trainable_only=True)
-    everything = count_parameters(model)
-    assert everything == 24 + 15 + 6, "trainable_only=False (the default) counts every parameter"
-    assert trainable == 15 + 3, (
-        f"with trainable_only=True expected {15 + 3} (the frozen first layer and LayerNorm "
-        f"bias left out), got {trainable}; keep only parameters with requires_grad=True"
-    )
-    assert count_parameters(model, trainable_only=False) == everything
 
 
 @pytest.mark.parametrize(

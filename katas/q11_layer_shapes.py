@@ -7,13 +7,26 @@ follows from the kernel size k, stride s, padding p and dilation d:
 
     out = floor((size + 2 p - d (k - 1) - 1) / s) + 1
 
-Task: compute a Conv2d's output shape without running it, and write a Linear layer's
-forward from tensor operations.
+Sequence layers have shapes of their own. nn.LSTM takes [T, B, features] unless built
+with batch_first=True ([B, T, features]); it returns `output`, the last layer's hidden
+state at every step ([B, T, H * directions] when batch_first), and `(h_n, c_n)`, every
+layer's and direction's state after the last step, always laid out
+[layers * directions, B, H] whatever batch_first says. A bidirectional LSTM's backward
+direction reads the sequence from the end, so its final state sits at step 0 of `output`.
+Attention (`F.scaled_dot_product_attention`) maps queries [B, heads, L, d] and keys and
+values [B, heads, S, d] to [B, heads, L, d]; its boolean mask marks with True the
+positions that *take part*, the opposite of `key_padding_mask` in nn.MultiheadAttention
+and nn.Transformer, where True marks padding to ignore.
+
+Task: compute a Conv2d's output shape without running it, write a Linear layer's forward
+from tensor operations, take an LSTM's final states, and call attention with a padding
+mask and a causal mask.
 """
 
 from collections.abc import Sequence
 
 import torch
+from torch import nn
 
 
 def conv2d_output_shape(
@@ -69,4 +82,51 @@ def linear_forward(
     True
     """
     # TODO: check the shapes, then multiply by the transposed weight and add the bias.
+    raise NotImplementedError
+
+
+def lstm_final_states(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
+    """Run `lstm` on `x`; return the last layer's final hidden state, per sequence.
+
+    - lstm: any nn.LSTM (any number of layers, uni- or bidirectional, batch_first True or
+      False, with or without proj_size); x: a batched input laid out as the LSTM expects
+      ([B, T, features] when batch_first, else [T, B, features]), T >= 1, no initial state.
+    - Returns [B, H * directions] (H: proj_size if set, else hidden_size): the last
+      layer's final state of the forward direction, then (bidirectional) that of the
+      backward direction, which has read the sequence from its end back to step 0.
+    - Gradients flow to x and the LSTM's parameters.
+
+    >>> lstm = nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True)
+    >>> lstm_final_states(lstm, torch.randn(3, 5, 4)).shape
+    torch.Size([3, 12])
+    """
+    # TODO: run the LSTM, then pick the last layer's directions out of h_n.
+    raise NotImplementedError
+
+
+def padded_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    key_padding_mask: torch.Tensor | None = None,
+    causal: bool = False,
+) -> torch.Tensor:
+    """Scaled dot-product attention of q over k and v, ignoring padded keys.
+
+    - q: [B, heads, L, d]; k, v: [B, heads, S, d] (v may have its own last size);
+      key_padding_mask: bool [B, S], True where a key is padding (nn.Transformer's
+      convention), or None. causal=True: query i sees keys 0..i only (L == S).
+    - Returns softmax(q k^T / sqrt(d) + mask) v, shape [B, heads, L, v's last size],
+      q's dtype and device. Every query sees at least one key (the caller's promise).
+    - Both masks may be given together.
+
+    Rule: compute it with `torch.nn.functional.scaled_dot_product_attention` (that is the
+    point: its boolean mask is True where a key takes part).
+
+    >>> q = k = v = torch.randn(2, 1, 3, 4)
+    >>> pad = torch.tensor([[False, False, True], [False, False, False]])
+    >>> padded_attention(q, k, v, pad).shape
+    torch.Size([2, 1, 3, 4])
+    """
+    # TODO: turn the padding mask into SDPA's "True takes part" mask, add causality.
     raise NotImplementedError

@@ -1,4 +1,5 @@
 import functools
+import math
 import random
 import warnings
 
@@ -7,7 +8,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from katas.q11_layer_shapes import conv2d_output_shape, linear_forward
+from katas.q11_layer_shapes import (
+    conv2d_output_shape,
+    linear_forward,
+    lstm_final_states,
+    padded_attention,
+)
 from torch_katas.op_families import LINEAR
 from torch_katas.testing import (
     assert_close,
@@ -211,3 +217,110 @@ def test_linear_forward_rejects_shapes_that_do_not_fit(device, x_shape, weight_s
     bias = None if bias_shape is None else torch.randn(bias_shape, device=device)
     with raises(ValueError):
         call_linear(x, weight, bias)
+
+
+# --- lstm_final_states -------------------------------------------------------------------
+
+LSTMS = {
+    "one-layer": dict(num_layers=1, bidirectional=False, batch_first=True, proj_size=0),
+    "seq-first": dict(num_layers=1, bidirectional=False, batch_first=False, proj_size=0),
+    "bidirectional": dict(num_layers=1, bidirectional=True, batch_first=True, proj_size=0),
+    "deep-bidirectional-seq-first": dict(
+        num_layers=2, bidirectional=True, batch_first=False, proj_size=0
+    ),
+    "deep-projected": dict(num_layers=2, bidirectional=True, batch_first=True, proj_size=3),
+}
+
+
+# torch's CPU kernel says it runs projected LSTMs without oneDNN: nothing to change in the
+# learner's code.
+@pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
+@pytest.mark.parametrize("name", list(LSTMS))
+def test_lstm_final_states_are_the_last_layers_in_each_direction(device, name):
+    settings = LSTMS[name]
+    lstm = nn.LSTM(4, 5, **settings).to(device)
+    batch, steps = 3, 6
+    shape = (batch, steps, 4) if settings["batch_first"] else (steps, batch, 4)
+    x = torch.randn(*shape, device=device, requires_grad=True)
+    got = lstm_final_states(lstm, x)
+    # The oracle reads `output`, the last layer's state at every step: the forward
+    # direction ends at the last step, the backward one at step 0.
+    output, _ = lstm(x)
+    if not settings["batch_first"]:
+        output = output.transpose(0, 1)
+    size = settings["proj_size"] or 5
+    parts = [output[:, -1, :size]]
+    if settings["bidirectional"]:
+        parts.append(output[:, 0, size:])
+    expected = torch.cat(parts, dim=-1)
+    check_tensor(got, shape=expected.shape, dtype=x.dtype, device=device, name="final states")
+    assert_close(
+        got,
+        expected,
+        msg=f"{name}: the last layer's final hidden state, forward direction then backward "
+        "(h_n is [layers * directions, B, H] whatever batch_first says)",
+    )
+    got.sum().backward()
+    assert x.grad is not None, "gradients should flow back to x"
+
+
+# --- padded_attention --------------------------------------------------------------------
+
+
+def attention_by_hand(q, k, v, padding=None, causal=False):
+    """The oracle: the formula written out, masked scores set to -inf before the softmax."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if padding is not None:
+        scores = scores.masked_fill(padding[:, None, None, :], float("-inf"))
+    if causal:
+        future = torch.ones(scores.shape[-2:], dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    return scores.softmax(dim=-1) @ v
+
+
+class CallsSeen(torch.overrides.TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.names.add(getattr(func, "__name__", ""))
+        return func(*args, **(kwargs or {}))
+
+
+def padding_of(lengths, size, device):
+    return torch.arange(size, device=device) >= torch.tensor(lengths, device=device)[:, None]
+
+
+ATTENTION_CASES = {
+    "plain": dict(lengths=None, causal=False, query_len=4),
+    "padded": dict(lengths=[5, 2], causal=False, query_len=3),
+    "causal": dict(lengths=None, causal=True, query_len=5),
+    "padded-and-causal": dict(lengths=[5, 3], causal=True, query_len=5),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("name", list(ATTENTION_CASES))
+def test_padded_attention_matches_the_formula(device, name, dtype):
+    skip_unless_supported(device, dtype)
+    case = ATTENTION_CASES[name]
+    batch, heads, keys = 2, 3, 5
+    q = torch.randn(batch, heads, case["query_len"], 8, device=device, dtype=dtype)
+    k = torch.randn(batch, heads, keys, 8, device=device, dtype=dtype)
+    v = torch.randn(batch, heads, keys, 6, device=device, dtype=dtype)
+    padding = None if case["lengths"] is None else padding_of(case["lengths"], keys, device)
+    seen = CallsSeen()
+    with seen:
+        got = padded_attention(q, k, v, padding, causal=case["causal"])
+    expected = attention_by_hand(q, k, v, padding, case["causal"])
+    check_tensor(got, shape=expected.shape, dtype=dtype, device=device, name="attention")
+    assert_close(
+        got,
+        expected,
+        msg=f"{name}: True in key_padding_mask marks padding to ignore; SDPA's boolean "
+        "attn_mask marks with True the keys that take part",
+    )
+    assert "scaled_dot_product_attention" in seen.names, (
+        "compute it with torch.nn.functional.scaled_dot_product_attention"
+    )

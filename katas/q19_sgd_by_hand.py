@@ -18,8 +18,19 @@ dict holding its params and its own hyperparameters, which schedulers change bet
 steps), per-parameter `self.state`, zero_grad(), state_dict() and load_state_dict().
 Writing `step` is the whole job.
 
+Choosing an optimizer is choosing what it keeps and how it scales a step. SGD keeps
+nothing (with momentum, one buffer per parameter); Adam and AdamW keep two (running means
+of the gradient and of its square), twice the model's memory again. In exchange Adam
+divides each coordinate's step by its own gradient scale, so a long, narrow valley (a
+loss far steeper in one direction than another) does not slow it down, while plain SGD's
+learning rate is capped by the steepest direction and crawls along the flattest. Typical
+choices: AdamW for transformers and most new models, SGD with momentum for convolutional
+networks trained long on a schedule, plain Adam where no weight decay is wanted.
+
 Task: write `SGD` so that it follows the same trajectory as torch.optim.SGD, without
-using torch.optim.SGD (or its functional form) inside.
+using torch.optim.SGD (or its functional form) inside; `optimizer_state_bytes`, the memory
+an optimizer keeps; and `race_in_a_valley`, torch's SGD, SGD with momentum and Adam on one
+ill-conditioned problem.
 """
 
 from collections.abc import Callable, Iterable
@@ -85,3 +96,45 @@ class SGD(torch.optim.Optimizer):
         # TODO: call the closure (with grad enabled), then update every parameter that has
         # a gradient, without recording a graph, group by group.
         raise NotImplementedError
+
+
+def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
+    """The bytes of tensor memory `optimizer` keeps for its parameters, as a Python int.
+
+    - Every tensor in `optimizer.state` counts, at `numel() * element_size()` bytes: each
+      parameter's entries (momentum buffers, running averages, step counters held as
+      0-dim tensors), also tensors inside a list or tuple there. Numbers and None count 0.
+    - The parameters themselves and their gradients do not count (they are the model's).
+    - State appears on the first step: before it, the total is 0.
+
+    >>> model = torch.nn.Linear(1000, 1000)
+    >>> optimizer = torch.optim.Adam(model.parameters())
+    >>> model(torch.randn(1, 1000)).sum().backward(); optimizer.step()
+    >>> optimizer_state_bytes(optimizer)  # two float32 buffers per parameter, two steps
+    8008008
+    """
+    # TODO: add up the sizes of the tensors in optimizer.state.
+    raise NotImplementedError
+
+
+def race_in_a_valley(scales: torch.Tensor, steps: int = 100) -> dict[str, torch.Tensor]:
+    """Minimise f(x) = 0.5 * sum(scales * x**2) with three of torch's optimizers; return the
+    point each one reaches.
+
+    - scales: a 1-D floating tensor of positive curvatures, on any device (say [1, 1000]:
+      a valley 1000 times steeper across than along).
+    - Each optimizer starts from its own x = ones like `scales` (same dtype and device)
+      and runs `steps` steps of: zero the gradient, compute f, backward, step.
+    - "sgd": torch.optim.SGD with lr = 1 / scales.max() (the largest rate that settles
+      the steepest direction; above 2 / scales.max() SGD diverges there).
+    - "momentum": torch.optim.SGD with the same lr and momentum=0.9.
+    - "adam": torch.optim.Adam with lr=0.1 (its other settings left as they are).
+    - Returns {"sgd": x, "momentum": x, "adam": x}: each final x detached, in scales' dtype
+      and device. `scales` is not modified.
+
+    >>> reached = race_in_a_valley(torch.tensor([1.0, 1000.0]))
+    >>> reached["sgd"], reached["adam"]  # SGD has barely moved along the valley
+    (tensor([0.9048, 0.0000]), tensor([0.0029, 0.0029]))
+    """
+    # TODO: one loop per optimizer, each from x = ones; return the three end points.
+    raise NotImplementedError

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from katas.q19_sgd_by_hand import SGD
+from katas.q19_sgd_by_hand import SGD, optimizer_state_bytes, race_in_a_valley
 from torch_katas.testing import (
     assert_all_close,
     assert_close,
@@ -386,3 +386,136 @@ def test_momentum_buffers_match_torch_and_resume_from_its_state_dict(device):
             reference.state[q]["momentum_buffer"],
             f"self.state[p]['momentum_buffer'] of {name} differs from torch's",
         )
+
+
+# --- optimizer_state_bytes ---------------------------------------------------------------
+
+
+def stepped(make_optimizer, device, dtype=torch.float32):
+    """A model of 3 * 4 + 4 = 16 scalars in two tensors, and its optimizer after one step."""
+    model = nn.Linear(3, 4).to(device, dtype)
+    optimizer = make_optimizer(model.parameters())
+    model(torch.randn(2, 3, device=device, dtype=dtype)).sum().backward()
+    optimizer.step()
+    return optimizer
+
+
+# Worked out from what each optimizer keeps per parameter tensor (16 scalars, 2 tensors):
+# its buffers of the parameter's size, and Adam's step counter as a 0-dim float32 tensor.
+STATE_BYTES = {
+    "sgd": (lambda p: torch.optim.SGD(p, lr=0.1), lambda size: 0),
+    "momentum": (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), lambda size: 16 * size),
+    "adam": (lambda p: torch.optim.Adam(p), lambda size: 2 * 16 * size + 2 * 4),
+    "adamw-amsgrad": (
+        lambda p: torch.optim.AdamW(p, amsgrad=True),
+        lambda size: 3 * 16 * size + 2 * 4,
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("name", list(STATE_BYTES))
+def test_optimizer_state_bytes_counts_what_each_optimizer_keeps(device, name, dtype):
+    skip_unless_supported(device, dtype)
+    make, expected = STATE_BYTES[name]
+    optimizer = stepped(make, device, dtype)
+    got = optimizer_state_bytes(optimizer)
+    want = expected(torch.empty((), dtype=dtype).element_size())
+    assert type(got) is int, f"return a Python int, got {type(got).__name__}"
+    assert got == want, (
+        f"{name} keeps {want} bytes of state for 16 {dtype} parameters in 2 tensors, got "
+        f"{got}: count numel() * element_size() of every tensor in optimizer.state, "
+        "0-dim step counters included"
+    )
+
+
+def test_optimizer_state_bytes_is_zero_before_the_first_step(device):
+    model = nn.Linear(3, 4).to(device)
+    assert optimizer_state_bytes(torch.optim.Adam(model.parameters())) == 0
+
+
+def test_optimizer_state_bytes_looks_inside_lists(device):
+    optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
+    param = optimizer.param_groups[0]["params"][0]
+    optimizer.state[param]["history"] = [
+        torch.zeros(5, device=device),
+        torch.zeros(2, dtype=torch.float16, device=device),
+    ]
+    optimizer.state[param]["count"] = 3
+    assert optimizer_state_bytes(optimizer) == 5 * 4 + 2 * 2, (
+        "tensors inside a list in the state count too; plain numbers count 0"
+    )
+
+
+# --- race_in_a_valley --------------------------------------------------------------------
+
+
+def heavy_ball(scales, lr, steps, momentum=0.9):
+    """The oracle for SGD with momentum, written out: the first velocity is the gradient."""
+    x, velocity = torch.ones_like(scales), None
+    for _ in range(steps):
+        g = scales * x
+        velocity = g.clone() if velocity is None else momentum * velocity + g
+        x = x - lr * velocity
+    return x
+
+
+def adam_by_formula(scales, lr, steps, betas=(0.9, 0.999), eps=1e-8):
+    """The oracle for Adam, from its paper's formulas."""
+    x = torch.ones_like(scales)
+    m, v = torch.zeros_like(x), torch.zeros_like(x)
+    for t in range(1, steps + 1):
+        g = scales * x
+        m = betas[0] * m + (1 - betas[0]) * g
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        m_hat, v_hat = m / (1 - betas[0] ** t), v / (1 - betas[1] ** t)
+        x = x - lr * m_hat / (v_hat.sqrt() + eps)
+    return x
+
+
+def expected_points(scales, steps):
+    """Each optimizer's end point, worked out on the CPU, outside the answer."""
+    curvatures = torch.tensor(scales)
+    lr = 1 / max(scales)
+    return {
+        # Plain SGD on a quadratic: each coordinate shrinks by (1 - lr * scale) per step.
+        "sgd": (1 - lr * curvatures) ** steps,
+        "momentum": heavy_ball(curvatures, lr, steps),
+        "adam": adam_by_formula(curvatures, 0.1, steps),
+    }
+
+
+def check_points(reached, expected, device, steps):
+    assert sorted(reached) == ["adam", "momentum", "sgd"], f"got keys {sorted(reached)}"
+    for name, want in expected.items():
+        got = reached[name]
+        check_tensor(got, shape=want.shape, dtype=want.dtype, device=device, name=name)
+        assert not got.requires_grad, f"{name}: return x detached"
+        assert_close(
+            got.cpu(), want, rtol=1e-4, atol=1e-6, msg=f"where {name} ends after {steps} steps"
+        )
+
+
+@pytest.mark.parametrize("scales, steps", [([2.0, 50.0, 10.0], 7), ([4.0], 1), ([3.0], 0)])
+def test_race_in_a_valley_follows_each_optimizer(device, scales, steps):
+    curvatures = torch.tensor(scales, device=device)
+    kept = curvatures.clone()
+    reached = race_in_a_valley(curvatures, steps=steps)
+    check_points(reached, expected_points(scales, steps), device, steps)
+    assert torch.equal(curvatures, kept), "scales was modified"
+
+
+def test_adam_crosses_the_valley_where_sgd_crawls(device):
+    # The lesson in numbers, at the default 100 steps: with a 1000:1 valley, SGD's rate is
+    # set by the steep side and it covers a tenth of the flat side; Adam covers both.
+    scales = torch.tensor([1.0, 1000.0], device=device)
+    reached = race_in_a_valley(scales)
+    check_points(reached, expected_points([1.0, 1000.0], 100), device, 100)
+
+    def f(x):
+        return (0.5 * (scales * x**2).sum()).item()
+
+    assert f(reached["sgd"]) > 0.3 > 0.01 > f(reached["adam"]), (
+        f"after 100 steps f is {f(reached['sgd']):.3g} for SGD and {f(reached['adam']):.3g} "
+        "for Adam"
+    )

@@ -1,4 +1,10 @@
-"""Kata 34: find where a NaN comes from, and stop bad batches at the door.
+"""Kata 34: a loss that will not go down, or turns NaN.
+
+The first check when a loss will not go down: train on one small batch alone. Any model
+that can learn memorises one batch, so its loss falls close to zero; if it does not, the
+bug is in the model or the loop (a softmax before cross_entropy, a missing zero_grad, a
+tensor detached from the graph, a learning rate far off), not in the data or the model's
+size, and no amount of training on the full data set will fix it.
 
 When the loss turns NaN, the question is where the first non-finite number appeared: one
 layer overflows to inf, the next turns inf - inf into NaN, and from then on everything is
@@ -8,8 +14,17 @@ model and slow down (or break) every later forward pass. Many NaNs, though, come
 data: a NaN pixel, float labels, a label equal to the number of classes. A validator that
 checks each batch and says in plain words what is wrong saves hours of debugging.
 
-Task: `first_nonfinite_module` with forward hooks, and `validate_batch` with clear errors.
+A NaN can also be born in the backward pass while every forward value is finite:
+`torch.where(x > 0, x.sqrt(), 0)` at a negative x picks 0, but the sqrt's gradient there
+is NaN, and 0 * NaN is NaN. `torch.autograd.detect_anomaly()` checks each backward node's
+results and raises, naming the first node that returned a NaN (and, as a warning, the
+forward line that built it). It is slow: switch it on to find the bug, then off.
+
+Task: `overfit_one_batch`, `first_nonfinite_module` with forward hooks, `validate_batch`
+with clear errors, and `nan_born_in_backward` with anomaly detection.
 """
+
+from collections.abc import Callable
 
 import torch
 from torch import nn
@@ -73,4 +88,57 @@ def validate_batch(
     ValueError: labels must be class indices in [0, 5), found 5
     """
     # TODO: run the six checks in order; make each message say what is wrong.
+    raise NotImplementedError
+
+
+def overfit_one_batch(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    steps: int = 50,
+    lr: float = 0.5,
+) -> list[float]:
+    """Train `model` on this one batch for `steps` steps; return the loss before each step.
+
+    - Loss: `F.cross_entropy(model(inputs), targets)` (logits [B, C], int64 class indices).
+    - Optimizer: `torch.optim.SGD(model.parameters(), lr=lr)`, plain (no momentum, no
+      weight decay), made once.
+    - Each step: zero the gradients, compute the loss, backward, step.
+    - Returns `steps` Python floats: the loss each step computed, before its update.
+      steps=0 returns [] and changes nothing.
+    - The model is trained in place; its train/eval mode is left as it is. `inputs` and
+      `targets` are not modified.
+
+    >>> model = nn.Linear(3, 4)
+    >>> losses = overfit_one_batch(model, torch.randn(8, 3), torch.arange(8) % 4, steps=200)
+    >>> losses[-1] < 0.1 * losses[0]  # a healthy model and loop memorise one batch
+    True
+    """
+    # TODO: make the optimizer once; then zero_grad, loss, backward, step, `steps` times.
+    raise NotImplementedError
+
+
+def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None:
+    """Run `compute_loss()` and the backward pass of its result with anomaly detection on;
+    name the backward node that first returned a NaN.
+
+    - compute_loss: a function of no arguments that runs the forward pass and returns a
+      scalar loss (whose graph reaches the tensors that require grad).
+    - Both the forward and the backward run under `torch.autograd.detect_anomaly()`.
+    - Returns the node's name as autograd names it (`type(node).__name__`, e.g.
+      "SqrtBackward0"), or None when the whole backward pass is finite (the gradients are
+      then accumulated into `.grad`, as `loss.backward()` does).
+    - A loss that is already NaN or infinite raises ValueError: that NaN was born in the
+      forward pass (look there with `first_nonfinite_module`).
+    - Anomaly detection is off again afterwards, also when compute_loss raises (the error
+      propagates). Its warnings are the tool's own output: do not silence them.
+
+    >>> import warnings
+    >>> x = torch.tensor([-1.0, 4.0], requires_grad=True)
+    >>> with warnings.catch_warnings():  # anomaly detection warns, by design
+    ...     warnings.simplefilter("ignore")
+    ...     nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+    'SqrtBackward0'
+    """
+    # TODO: detect_anomaly around forward and backward; turn its RuntimeError into a name.
     raise NotImplementedError

@@ -1,9 +1,18 @@
+import copy
+import warnings
+
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.nn.modules import module as module_internals
 
-from katas.q34_debug_nonfinite import first_nonfinite_module, validate_batch
+from katas.q34_debug_nonfinite import (
+    first_nonfinite_module,
+    nan_born_in_backward,
+    overfit_one_batch,
+    validate_batch,
+)
 from torch_katas.testing import assert_close, skip_unless_supported
 
 
@@ -490,3 +499,185 @@ def test_a_non_contiguous_batch_is_fine(device):
     inputs = torch.rand(4, *FEATURES[::-1], device=device).permute(0, 3, 2, 1)
     labels = torch.tensor([[0, 1], [2, 3], [4, 0], [1, 2]], device=device)[:, 0]
     validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
+
+
+# --- overfit_one_batch -------------------------------------------------------------------
+
+
+def one_batch(device, features=8, classes=4, size=8):
+    inputs = torch.randn(size, features, device=device)
+    return inputs, torch.arange(size, device=device) % classes
+
+
+def plain_sgd_losses(model, inputs, targets, steps, lr):
+    """The oracle: the loop the contract describes, written out with torch's own SGD."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def small_mlp(device):
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4)).to(device)
+    model[0].bias.requires_grad_(False)  # a frozen parameter stays as it is
+    return model
+
+
+@pytest.mark.parametrize("steps, lr", [(1, 0.5), (5, 0.5), (5, 0.05)])
+def test_overfit_one_batch_is_plain_sgd_on_cross_entropy(device, steps, lr):
+    inputs, targets = one_batch(device)
+    model = small_mlp(device)
+    twin = copy.deepcopy(model)
+    losses = overfit_one_batch(model, inputs, targets, steps=steps, lr=lr)
+    assert isinstance(losses, list) and all(type(loss) is float for loss in losses), (
+        f"return a list of Python floats (loss.item()), got {losses!r}"
+    )
+    expected = plain_sgd_losses(twin, inputs, targets, steps, lr)
+    assert len(losses) == steps, f"{steps} steps should give {steps} losses, got {len(losses)}"
+    assert_close(torch.tensor(losses), torch.tensor(expected), msg="the loss before each SGD step")
+    for (name, got), want in zip(model.named_parameters(), twin.parameters(), strict=True):
+        assert_close(got, want, msg=f"parameter {name} after {steps} steps of plain SGD")
+
+
+def test_overfit_one_batch_defaults(device):
+    inputs, targets = one_batch(device)
+    model = small_mlp(device)
+    twin = copy.deepcopy(model)
+    losses = overfit_one_batch(model, inputs, targets)
+    expected = plain_sgd_losses(twin, inputs, targets, steps=50, lr=0.5)
+    assert_close(torch.tensor(losses), torch.tensor(expected), msg="50 steps at lr=0.5")
+
+
+def test_overfit_zero_steps_changes_nothing(device):
+    inputs, targets = one_batch(device)
+    model = small_mlp(device)
+    before = copy.deepcopy(model.state_dict())
+    assert overfit_one_batch(model, inputs, targets, steps=0) == []
+    for name, value in model.state_dict().items():
+        assert torch.equal(value, before[name]), f"steps=0 changed {name}"
+
+
+def test_a_healthy_model_memorises_one_batch(device):
+    # Eight points in eight dimensions can always be told apart by a linear layer: the
+    # loss on this one batch must fall most of the way to zero.
+    inputs, targets = one_batch(device)
+    losses = overfit_one_batch(nn.Linear(8, 4).to(device), inputs, targets, steps=100)
+    assert losses[-1] < 0.2 * losses[0], (
+        f"the loss went from {losses[0]:.3f} to {losses[-1]:.3f} on one batch: a model that can "
+        "learn memorises it (zero the gradients every step, step after backward)"
+    )
+
+
+def test_a_softmax_before_cross_entropy_shows_as_a_plateau(device):
+    # cross_entropy applies log_softmax itself: fed probabilities, its loss cannot fall
+    # below about log(1 + 3/e) = 0.74 for four classes, about half the starting loss.
+    inputs, targets = one_batch(device)
+    model = nn.Sequential(nn.Linear(8, 4), nn.Softmax(dim=1)).to(device)
+    losses = overfit_one_batch(model, inputs, targets, steps=100)
+    assert losses[-1] > 0.5 * losses[0], "a softmax before cross_entropy cannot memorise"
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_overfit_leaves_the_mode_and_the_batch_alone(device, training):
+    inputs, targets = one_batch(device)
+    kept = inputs.clone(), targets.clone()
+    model = nn.Sequential(nn.Linear(8, 4), nn.Dropout(0.0)).to(device).train(training)
+    overfit_one_batch(model, inputs, targets, steps=2)
+    assert all(m.training is training for m in model.modules()), "leave train/eval mode as is"
+    assert torch.equal(inputs, kept[0]) and torch.equal(targets, kept[1]), "batch modified"
+
+
+# --- nan_born_in_backward ----------------------------------------------------------------
+
+ANOMALY_WARNINGS = (
+    "ignore:Anomaly Detection has been enabled:UserWarning",
+    "ignore:Error detected in:UserWarning",
+)
+
+
+def anomaly_warnings_ignored(test):
+    for spec in ANOMALY_WARNINGS:
+        test = pytest.mark.filterwarnings(spec)(test)
+    return test
+
+
+# Each forward value is finite (where picks the safe branch); each gradient of the unpicked
+# branch is NaN, and 0 * NaN is NaN.
+BORN_IN_BACKWARD = {
+    "SqrtBackward0": (lambda x: torch.where(x > 0, x.sqrt(), 0), [-1.0, 4.0]),
+    "LogBackward0": (lambda x: torch.where(x > 0, x.log(), 0), [0.0, 2.0]),
+    "ReciprocalBackward0": (lambda x: torch.where(x != 0, 1 / x, 0), [0.0, 3.0]),
+    "AcosBackward0": (lambda x: torch.where(x.abs() < 1, x.acos(), 0), [2.0, 0.5]),
+}
+
+
+@anomaly_warnings_ignored
+@pytest.mark.parametrize("node", list(BORN_IN_BACKWARD))
+def test_names_the_backward_node_that_returned_nan(device, node):
+    f, values = BORN_IN_BACKWARD[node]
+    x = torch.tensor(values, device=device, requires_grad=True)
+    assert torch.isfinite(f(x)).all()  # the forward is clean
+    found = nan_born_in_backward(lambda: (f(x) * 2).sum())
+    assert found == node, f"the NaN was born in {node}'s backward, got {found!r}"
+
+
+@anomaly_warnings_ignored
+def test_names_the_first_of_two_nans(device):
+    # The backward pass reaches the log (applied last) before the sqrt.
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    inner = torch.where(x > 0, x.sqrt(), 0)
+    found = nan_born_in_backward(lambda: torch.where(inner > 0, inner.log(), 0).sum())
+    assert found == "LogBackward0", f"the first node to return NaN is LogBackward0, got {found!r}"
+
+
+@anomaly_warnings_ignored
+def test_a_finite_backward_gives_none_and_the_gradients(device):
+    x = torch.tensor([1.0, 4.0], device=device, requires_grad=True)
+    (expected,) = torch.autograd.grad(x.sqrt().sum(), x)
+    assert nan_born_in_backward(lambda: x.sqrt().sum()) is None
+    assert x.grad is not None, "a finite backward pass leaves its gradients in .grad"
+    assert_close(x.grad, expected, msg="x.grad after a finite backward pass")
+
+
+@anomaly_warnings_ignored
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_non_finite_loss_was_born_in_the_forward(device, bad):
+    x = torch.tensor([1.0, bad], device=device, requires_grad=True)
+    with pytest.raises(ValueError):
+        nan_born_in_backward(lambda: (x * 2).sum())
+
+
+def test_runs_under_anomaly_detection(device):
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+    said = [str(warning.message) for warning in caught]
+    assert any(text.startswith("Anomaly Detection has been enabled") for text in said), (
+        "run the forward and backward passes under torch.autograd.detect_anomaly()"
+    )
+
+
+class LossFailed(Exception):
+    """Not a RuntimeError: an unimplemented stub's NotImplementedError must not match it."""
+
+
+@anomaly_warnings_ignored
+def test_switches_anomaly_detection_off_again(device):
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+    assert not torch.is_anomaly_enabled(), "anomaly detection is slow: switch it off again"
+    nan_born_in_backward(lambda: x.exp().sum())
+    assert not torch.is_anomaly_enabled(), "switch it off after a finite backward too"
+
+    def fails():
+        raise LossFailed("the forward pass failed")
+
+    with pytest.raises(LossFailed):
+        nan_born_in_backward(fails)
+    assert not torch.is_anomaly_enabled(), "switch it off also when compute_loss raises"

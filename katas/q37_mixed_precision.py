@@ -5,14 +5,17 @@ float type, while the weights, the optimizer and the precision-sensitive operati
 (reductions, losses) stay in float32. `torch.autocast` picks the dtype op by op; you keep
 float32 "master" weights and never cast the model yourself.
 
-Which 16-bit type depends on the device:
-- CUDA uses float16, which tensor cores run fast. Its range is small: gradients below
+Which 16-bit type depends on the hardware:
+- bfloat16 has float32's exponent range, so gradients neither flush to zero nor overflow
+  more than in float32, and no loss scaling is needed. Recent GPUs (NVIDIA's since Ampere,
+  compute capability 8.0: A100, H100, RTX 30xx and later) run it as fast as float16, which
+  makes bfloat16 without a scaler today's usual choice there; the CPU uses it too.
+- Older GPUs (V100, T4) have fast float16 only. Its range is small: gradients below
   about 6e-8 flush to zero. So the loss is multiplied by a large factor before backward
   (`torch.amp.GradScaler`), the gradients are divided by it again before the optimizer
   step, a step whose gradients overflowed to inf/NaN is skipped, and the factor shrinks.
-- The CPU uses bfloat16, which has float32's range, so no scaling is needed. A GradScaler
-  created with `enabled=False` passes everything through unchanged, so one piece of code
-  serves both devices.
+A GradScaler created with `enabled=False` passes everything through unchanged, so one
+piece of code serves every device.
 
 Task: write the pieces of such a training step once, for any device. Use the
 device-generic `torch.amp` APIs; the old `torch.cuda.amp` ones are deprecated.
@@ -27,15 +30,18 @@ from torch import nn
 def amp_dtype(device: torch.device | str) -> torch.dtype:
     """The 16-bit dtype autocast should use on `device`.
 
-    - Returns torch.float16 for a CUDA device and torch.bfloat16 for any other device.
+    - A CUDA device: torch.bfloat16 where the GPU runs it natively, as
+      `torch.cuda.is_bf16_supported()` says (ask it: that is the rule), else torch.float16.
+    - Any other device: torch.bfloat16.
     - `device` is a torch.device or a string such as "cpu", "cuda" or "cuda:1".
 
     >>> amp_dtype(torch.device("cpu"))
     torch.bfloat16
-    >>> amp_dtype("cuda:0")
-    torch.float16
+    >>> amp_dtype("cuda:0")  # doctest: +SKIP
+    torch.bfloat16
+    >>> # (on an A100 or H100; a V100 gives torch.float16)
     """
-    # TODO: choose the dtype from the device's type.
+    # TODO: choose the dtype from the device's type (and, on CUDA, what the GPU supports).
     raise NotImplementedError
 
 

@@ -11,7 +11,9 @@ from torch_katas.testing import assert_close, check_tensor, skip_unless_supporte
 
 
 def expected_dtype(device: torch.device) -> torch.dtype:
-    return torch.float16 if device.type == "cuda" else torch.bfloat16
+    if device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        return torch.float16  # a GPU older than Ampere
+    return torch.bfloat16
 
 
 def small_model(device):
@@ -42,31 +44,31 @@ def sgd_by_hand_in_float32(model, batches, lr):
     return [param.detach() for param in params]
 
 
-def test_amp_dtype_is_float16_on_cuda_and_bfloat16_elsewhere(device):
+def test_amp_dtype_fits_the_device(device):
     got = amp_dtype(device)
     want = expected_dtype(device)
     assert got == want, f"amp_dtype({device}) returned {got}; use {want} on {device.type}"
     assert amp_dtype(str(device)) == want, f"amp_dtype({str(device)!r}) should accept a string"
 
 
+@pytest.mark.parametrize("bf16", [True, False], ids=["ampere-or-later", "older-gpu"])
 @pytest.mark.parametrize(
-    ("name", "want"),
-    [
-        ("cuda", torch.float16),
-        ("cuda:1", torch.float16),
-        (torch.device("cuda", 1), torch.float16),
-        ("cpu", torch.bfloat16),
-        ("mps", torch.bfloat16),
-        ("xpu:0", torch.bfloat16),
-    ],
+    "name",
+    ["cuda", "cuda:1", torch.device("cuda", 1), "cpu", "mps", "xpu:0"],
     ids=["cuda", "cuda:1", "device(cuda,1)", "cpu", "mps", "xpu:0"],
 )
-def test_amp_dtype_reads_the_device_type_of_any_name(device, name, want):
-    # Naming a device builds no tensor, so every name is checked on every machine.
+def test_amp_dtype_reads_the_device_type_of_any_name(device, monkeypatch, name, bf16):
+    # Naming a device builds no tensor, so every name is checked on every machine, for a
+    # GPU that runs bfloat16 and for one that does not (what torch.cuda says is replaced).
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: bf16)
+    on_cuda = torch.device(name).type == "cuda"
+    want = torch.float16 if on_cuda and not bf16 else torch.bfloat16
     got = amp_dtype(name)
     assert got == want, (
-        f"amp_dtype({name!r}) returned {got}, expected {want}: decide on the device's type, "
-        "torch.device(device).type, not on its full name (a CUDA device may have an index)"
+        f"amp_dtype({name!r}) returned {got}, expected {want} "
+        f"{'where torch.cuda.is_bf16_supported() is ' + str(bf16) if on_cuda else ''}: "
+        "decide on the device's type, torch.device(device).type (a CUDA device may have an "
+        "index), and on CUDA on what the GPU supports"
     )
 
 
@@ -77,7 +79,7 @@ def test_grad_scaler_is_enabled_only_where_float16_is_used(device, as_string):
     assert isinstance(scaler, torch.amp.GradScaler), (
         f"make_grad_scaler should return a torch.amp.GradScaler, got {type(scaler).__name__}"
     )
-    want = device.type == "cuda"
+    want = expected_dtype(device) == torch.float16
     assert scaler.is_enabled() == want, (
         f"the scaler for {given!r} should be {'enabled' if want else 'disabled'}: float16 "
         "gradients need scaling, bfloat16 ones do not (accept a string too: torch.device(...))"
@@ -259,7 +261,8 @@ def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad):
 def test_float16_gradients_too_small_for_float16_survive_through_the_scaler(device):
     # The loss's gradient, 2**-27, is below float16's smallest subnormal (2**-24): unscaled
     # it flushes to zero in the float16 backward pass; scaled by GradScaler's default 2**16
-    # it survives, and unscaling in float32 restores the true value.
+    # it survives, and unscaling in float32 restores the true value. On a GPU that runs
+    # bfloat16 no scaler is needed: its range holds 2**-27 as float32's does.
     def tiny_loss(output, target):
         return (output.float() * target).sum() * 2.0**-27
 

@@ -9,7 +9,15 @@ randomness in data loading: a `worker_init_fn` that seeds Python and NumPy insid
 worker from `torch.initial_seed()`, and a seeded `torch.Generator` for the loader. Then
 the shuffle order and every number the workers draw repeat exactly from run to run.
 
-Task: `seed_everything`, the `seed_worker` worker_init_fn, and a loader that uses both.
+Seeds fix the numbers drawn, not the arithmetic: some GPU kernels (atomic adds in a
+scatter or a backward pass, cuDNN's convolution algorithms picked by benchmarking) give
+results that differ in the last bits from run to run. `torch.use_deterministic_algorithms`
+makes torch use deterministic kernels or raise where it has none; cuDNN has flags of its own,
+and cuBLAS needs an environment variable. They cost speed, so they are a choice for a run
+that must repeat exactly (a debugging session, a published result), not a default.
+
+Task: `seed_everything`, the `seed_worker` worker_init_fn, a loader that uses both, and
+`make_deterministic`, the switch for deterministic kernels.
 """
 
 from torch.utils.data import DataLoader, Dataset
@@ -70,4 +78,28 @@ def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int =
     [[0, 4, 5], [1, 2, 3]]
     """
     # TODO: pass shuffle, generator and worker_init_fn to the DataLoader.
+    raise NotImplementedError
+
+
+def make_deterministic(enabled: bool = True) -> None:
+    """Ask torch, cuDNN and cuBLAS for deterministic kernels (or give them back their speed).
+
+    - enabled=True: `torch.use_deterministic_algorithms(True)` (an error, not a warning, where
+      an op has no deterministic kernel: warn_only stays False);
+      `torch.backends.cudnn.deterministic = True` and `torch.backends.cudnn.benchmark = False`
+      (benchmarking picks the fastest convolution algorithm on each run, which may differ
+      between runs); and the environment variable `CUBLAS_WORKSPACE_CONFIG` set to ":4096:8"
+      unless it already holds ":4096:8" or ":16:8" (cuBLAS reads it for deterministic
+      matrix products on CUDA 10.2 and later).
+    - enabled=False: deterministic algorithms off, cudnn.deterministic False,
+      cudnn.benchmark True (the fast choice for fixed input shapes); the environment is left
+      as it is.
+    - These are global settings: they hold for the whole process until changed again. All
+      of them can be set on a machine without a GPU (they take effect where a GPU is used).
+
+    >>> make_deterministic()
+    >>> torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.benchmark
+    (True, False)
+    """
+    # TODO: set torch's deterministic algorithms, the two cuDNN flags and the cuBLAS variable.
     raise NotImplementedError

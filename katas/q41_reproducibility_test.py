@@ -1,4 +1,5 @@
 import multiprocessing
+import os
 import random
 
 import numpy as np
@@ -6,7 +7,8 @@ import pytest
 import torch
 from torch.utils.data import Dataset, get_worker_info
 
-from katas.q41_reproducibility import make_loader, seed_everything, seed_worker
+from katas.q41_reproducibility import make_deterministic, make_loader, seed_everything, seed_worker
+from torch_katas.testing import settings_put_back
 
 # Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
 FORK_WARNING = "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
@@ -219,3 +221,85 @@ def test_two_runs_with_workers_are_bit_identical(device):
         assert not set(by_worker[0]) & set(by_worker[1]), (
             f"the two workers drew the same {field!r} numbers: each worker needs its own seed"
         )
+
+
+def settings():
+    return {
+        "deterministic algorithms": torch.are_deterministic_algorithms_enabled(),
+        "warn only": torch.is_deterministic_algorithms_warn_only_enabled(),
+        "cudnn.deterministic": torch.backends.cudnn.deterministic,
+        "cudnn.benchmark": torch.backends.cudnn.benchmark,
+    }
+
+
+def put(deterministic, warn_only, cudnn_deterministic, benchmark):
+    torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+    torch.backends.cudnn.deterministic = cudnn_deterministic
+    torch.backends.cudnn.benchmark = benchmark
+
+
+ON = {
+    "deterministic algorithms": True,
+    "warn only": False,
+    "cudnn.deterministic": True,
+    "cudnn.benchmark": False,
+}
+OFF = {
+    "deterministic algorithms": False,
+    "warn only": False,
+    "cudnn.deterministic": False,
+    "cudnn.benchmark": True,
+}
+
+
+# From every other state: the switch sets each flag, whatever it was before.
+@pytest.mark.parametrize("before", [(False, False, False, True), (True, True, True, False)])
+@pytest.mark.parametrize("enabled", [True, False])
+def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before):
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    with settings_put_back():
+        put(*before)
+        make_deterministic(enabled)
+        now = settings()
+    expected = ON if enabled else OFF
+    wrong = {name: value for name, value in now.items() if value != expected[name]}
+    assert not wrong, (
+        f"make_deterministic({enabled}) left {wrong}; expected {expected}: "
+        "torch.use_deterministic_algorithms, and both cuDNN flags (benchmark is the opposite)"
+    )
+
+
+def test_make_deterministic_is_the_default_switch(device, monkeypatch):
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    with settings_put_back():
+        put(False, False, False, True)
+        make_deterministic()
+        now = settings()
+    assert now == ON, f"make_deterministic() should switch determinism on; left {now}"
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [(None, ":4096:8"), (":16:8", ":16:8"), (":4096:8", ":4096:8"), ("junk", ":4096:8")],
+)
+def test_make_deterministic_sets_the_cublas_workspace(device, monkeypatch, before, after):
+    if before is None:
+        monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", before)
+    with settings_put_back():
+        make_deterministic(True)
+    value = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    assert value == after, (
+        f"CUBLAS_WORKSPACE_CONFIG was {before!r} and became {value!r}; expected {after!r} "
+        "(cuBLAS is deterministic only with ':4096:8' or ':16:8'; keep either if set)"
+    )
+
+
+def test_switching_off_leaves_the_environment_alone(device, monkeypatch):
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", "junk")
+    with settings_put_back():
+        make_deterministic(False)
+    assert os.environ.get("CUBLAS_WORKSPACE_CONFIG") == "junk", (
+        "make_deterministic(False) should leave CUBLAS_WORKSPACE_CONFIG as it was"
+    )

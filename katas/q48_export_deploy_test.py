@@ -12,7 +12,7 @@ from katas.q48_export_deploy import (
 from torch_katas.testing import assert_close, check_tensor
 
 # torch.export cannot trace the simulated device's tensors (a wrapper around CPU data) with a
-# dynamic batch dimension; the tests that export skip there (README, "Devices and GPU runs").
+# dynamic batch dimension; the tests that export skip there (docs/devices.md).
 SIM_EXPORT = "torch.export cannot trace its tensors with a dynamic batch dimension"
 
 ONNX_EXTRA = 'the ONNX check needs the onnx extra: pip install "torch-katas[onnx]"'

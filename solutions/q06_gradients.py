@@ -1,6 +1,6 @@
 """Kata 6: gradients without side effects (reference answer)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -41,3 +41,22 @@ def hessian_vector_product(
         grad = _gradient(out, point, create_graph=True)
         # Where the gradient is constant (f linear in x), this gives zeros.
         return _gradient((grad * v).sum(), point, create_graph=False)
+
+
+def backward_each(losses: Sequence[torch.Tensor]) -> None:
+    last = len(losses) - 1
+    for index, loss in enumerate(losses):
+        # Adds into every leaf's .grad; keeps the shared graph for the passes to come.
+        loss.backward(retain_graph=index < last)
+
+
+def grads_per_loss(
+    losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor]
+) -> list[tuple[torch.Tensor, ...]]:
+    last = len(losses) - 1
+    # Each pass frees the graph's saved tensors unless told to keep them: keep them for
+    # the passes still to come, and let the last one free them.
+    return [
+        torch.autograd.grad(loss, params, retain_graph=index < last)
+        for index, loss in enumerate(losses)
+    ]

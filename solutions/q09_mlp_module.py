@@ -30,8 +30,3 @@ class MLP(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers(x)
-
-
-def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    # parameters() yields each shared parameter once and never yields buffers.
-    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)

@@ -1,8 +1,11 @@
-"""Kata 11: conv output shapes and a linear layer by hand (reference answer)."""
+"""Kata 11: conv output shapes, a linear layer by hand, LSTM states, attention masks
+(reference answer)."""
 
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 
 def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
@@ -53,3 +56,32 @@ def linear_forward(
     # matmul broadcasts over all leading dims of x; weight.T is a view, not a copy.
     y = x @ weight.T
     return y if bias is None else y + bias
+
+
+def lstm_final_states(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
+    _, (h_n, _) = lstm(x)
+    directions = 2 if lstm.bidirectional else 1
+    # h_n is [layers * directions, B, H] whatever batch_first says; the last layer's
+    # directions are its last rows, forward first.
+    last = h_n[-directions:]
+    return torch.cat(list(last), dim=-1)
+
+
+def padded_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    key_padding_mask: torch.Tensor | None = None,
+    causal: bool = False,
+) -> torch.Tensor:
+    keep = None
+    if key_padding_mask is not None:
+        # SDPA's boolean mask is True where a key takes part: the padding mask inverted,
+        # shaped [B, 1, 1, S] to broadcast over heads and queries.
+        keep = ~key_padding_mask[:, None, None, :]
+    if causal:
+        length = q.shape[-2]
+        below = torch.ones(length, length, dtype=torch.bool, device=q.device).tril()
+        # SDPA refuses is_causal together with a mask: fold causality into the mask.
+        keep = below if keep is None else keep & below
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)

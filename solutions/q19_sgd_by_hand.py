@@ -59,3 +59,36 @@ class SGD(torch.optim.Optimizer):
                     d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
                 p.add_(d_p, alpha=-lr)
         return loss
+
+
+def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
+    total = 0
+    for entries in optimizer.state.values():
+        for value in entries.values():
+            # Adam's step counter is a 0-dim tensor too; a list holds a buffer per entry.
+            for tensor in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(tensor, torch.Tensor):
+                    total += tensor.numel() * tensor.element_size()
+    return total
+
+
+def _descend(scales: torch.Tensor, steps: int, make_optimizer) -> torch.Tensor:
+    x = torch.ones_like(scales, requires_grad=True)
+    optimizer = make_optimizer([x])
+    for _ in range(steps):
+        optimizer.zero_grad()
+        (0.5 * (scales * x**2).sum()).backward()
+        optimizer.step()
+    return x.detach()
+
+
+def race_in_a_valley(scales: torch.Tensor, steps: int = 100) -> dict[str, torch.Tensor]:
+    # SGD's rate is capped by the steepest curvature; the flat directions then move by
+    # a factor (1 - lr * scale) per step. Adam rescales every coordinate by its own
+    # gradient size, so each direction moves at about the same pace.
+    lr = 1 / scales.max().item()
+    return {
+        "sgd": _descend(scales, steps, lambda p: torch.optim.SGD(p, lr=lr)),
+        "momentum": _descend(scales, steps, lambda p: torch.optim.SGD(p, lr=lr, momentum=0.9)),
+        "adam": _descend(scales, steps, lambda p: torch.optim.Adam(p, lr=0.1)),
+    }

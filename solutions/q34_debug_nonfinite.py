@@ -1,6 +1,10 @@
-"""Kata 34: find where a NaN comes from, and stop bad batches at the door (reference answer)."""
+"""Kata 34: a loss that will not go down, or turns NaN (reference answer)."""
+
+import re
+from collections.abc import Callable
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -70,3 +74,41 @@ def validate_batch(
         raise ValueError(
             f"labels must be class indices in [0, {num_classes}), found {bad[0].item()}"
         )
+
+
+def overfit_one_batch(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    steps: int = 50,
+    lr: float = 0.5,
+) -> list[float]:
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()  # backward adds to .grad: without this, steps pile up
+        loss = F.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+# detect_anomaly's error names the node: "Function 'SqrtBackward0' returned nan values ...".
+_NODE = re.compile(r"Function '(\w+)' returned nan values")
+
+
+def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None:
+    # The context manager puts the previous setting back however the block ends.
+    with torch.autograd.detect_anomaly():
+        loss = compute_loss()
+        if not torch.isfinite(loss).all():
+            raise ValueError(f"the loss is already {loss.item()}: the NaN comes from the forward")
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            found = _NODE.search(str(error))
+            if found is None:
+                raise  # another error of the backward pass: not ours to hide
+            return found.group(1)
+    return None

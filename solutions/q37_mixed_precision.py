@@ -7,9 +7,12 @@ from torch import nn
 
 
 def amp_dtype(device: torch.device | str) -> torch.dtype:
-    # Tensor cores make float16 the fast type on CUDA; elsewhere bfloat16 is the supported
-    # 16-bit type, and its float32-sized exponent means gradients need no scaling.
-    return torch.float16 if torch.device(device).type == "cuda" else torch.bfloat16
+    # bfloat16 keeps float32's range, so it needs no loss scaling: the choice wherever the
+    # hardware runs it fast (the CPU, NVIDIA GPUs since Ampere). Older GPUs have fast
+    # float16 only, which needs a GradScaler.
+    if torch.device(device).type == "cuda" and not torch.cuda.is_bf16_supported():
+        return torch.float16
+    return torch.bfloat16
 
 
 def make_grad_scaler(device: torch.device | str) -> torch.amp.GradScaler:

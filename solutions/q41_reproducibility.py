@@ -1,5 +1,6 @@
 """Kata 41: reproducible runs, data-loading workers included (reference answer)."""
 
+import os
 import random
 
 import numpy as np
@@ -31,3 +32,15 @@ def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int =
         worker_init_fn=seed_worker,
         generator=torch.Generator().manual_seed(seed),
     )
+
+
+def make_deterministic(enabled: bool = True) -> None:
+    # Raise, not warn, where an op has no deterministic kernel: a silent fallback would let
+    # a run that must repeat exactly drift.
+    torch.use_deterministic_algorithms(enabled)
+    torch.backends.cudnn.deterministic = enabled
+    # Benchmarking times several convolution algorithms and keeps the fastest, which can
+    # differ from run to run: off for determinism, on for speed.
+    torch.backends.cudnn.benchmark = not enabled
+    if enabled and os.environ.get("CUBLAS_WORKSPACE_CONFIG") not in (":4096:8", ":16:8"):
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"

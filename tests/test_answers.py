@@ -55,16 +55,18 @@ def reports_by_test(reports):
 
 @pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
 def test_every_kata_test_fails_on_the_stub_by_not_implemented_error(
-    run_pytest_inline, committed_stub, kata
+    run_pytest_inline, committed_stub, kata, request
 ):
     stub = committed_stub(kata)
+    # A stub fails the same way on every device: on the CPU, unless this run names devices
+    # (the GPU tier, benchmarks/gpu.py, runs this with --device cuda).
+    device = request.config.getoption("device") or "cpu"
     reports = run_pytest_inline(
         str(kata.test_path(ROOT)),
         "--answer-file",
         str(stub),
-        # A stub fails the same way on every device.
         "--device",
-        "cpu",
+        device,
         "--timeout",
         TEST_LIMIT,
         time_limit=STUB_RUN_LIMIT,
@@ -85,6 +87,9 @@ def test_every_kata_test_fails_on_the_stub_by_not_implemented_error(
     )
 
 
+# Slow: one nested pytest run per wrong answer, half of the self-checks' time. The quick tier
+# leaves the sweep out; `pytest tests -k q13` still runs it for one kata.
+@pytest.mark.slow
 @pytest.mark.parametrize("answer", WRONG_ANSWERS, ids=lambda path: path.stem)
 def test_every_wrong_answer_is_rejected(run_pytest_inline, answer):
     kata = KATAS[catalog.module_of(answer)]

@@ -2,6 +2,7 @@
 refuses nothing in honest answers: the reference answers, the stubs, and answers written
 independently of them in other styles."""
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -10,251 +11,18 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog, cli
-from torch_katas.grading import policy
+from torch_katas.grading import policy, public_names
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
 
 # Correct answers written without looking at the reference answers, each in a style of its
-# own; test_independent_answers_pass_their_katas checks that they are correct.
-INDEPENDENT = {
-    # A loop from the right with a private helper, f-strings, views for the channels.
-    "q05_broadcasting": """
-        from __future__ import annotations
-
-        import torch
+# own (its docstring says which); test_honest_answers_pass_their_katas checks they are correct.
+HONEST = sorted((ROOT / "tests" / "honest_answers").glob("q*.py"))
 
 
-        def _from_the_right(shape: tuple[int, ...], count: int) -> tuple[int, ...]:
-            return (1,) * (count - len(shape)) + tuple(shape)
-
-
-        def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-            count = max(len(a), len(b))
-            left, right = _from_the_right(a, count), _from_the_right(b, count)
-            out = []
-            i = count - 1
-            while i >= 0:
-                x, y = left[i], right[i]
-                if x == y or y == 1:
-                    out.append(x)
-                elif x == 1:
-                    out.append(y)
-                else:
-                    raise ValueError(f"cannot broadcast {tuple(a)} with {tuple(b)}")
-                i -= 1
-            return tuple(reversed(out))
-
-
-        def normalize_channels(
-            images: torch.Tensor, mean: torch.Tensor, std: torch.Tensor
-        ) -> torch.Tensor:
-            if images.ndim != 4:
-                raise ValueError(f"expected [N, C, H, W], got {images.ndim} dims")
-            c = images.size(1)
-            if tuple(mean.shape) != (c,) or tuple(std.shape) != (c,):
-                shapes = f"{list(mean.shape)} and {list(std.shape)}"
-                raise ValueError(f"mean and std must have shape [{c}], got {shapes}")
-            return (images - mean.view(1, c, 1, 1)) / std.view(1, c, 1, 1)
-    """,
-    # functools.singledispatch on annotated helpers, a namedtuple told by its _fields.
-    "q26_to_device": """
-        import copy
-        import functools
-        from typing import Any
-
-        import torch
-
-
-        @functools.singledispatch
-        def _move(value: Any, device: torch.device | str) -> Any:
-            return value
-
-
-        @_move.register
-        def _(value: torch.Tensor, device: torch.device | str) -> torch.Tensor:
-            return value.to(device)
-
-
-        @_move.register
-        def _(value: dict, device: torch.device | str) -> dict:
-            out = copy.copy(value)
-            out.update({key: _move(item, device) for key, item in value.items()})
-            return out
-
-
-        @_move.register
-        def _(value: list, device: torch.device | str) -> list:
-            return [_move(item, device) for item in value]
-
-
-        @_move.register
-        def _(value: tuple, device: torch.device | str) -> tuple:
-            items = [_move(item, device) for item in value]
-            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-
-
-        def to_device(batch: Any, device: torch.device | str) -> Any:
-            return _move(batch, device)
-    """,
-    # A dataclass with private fields and __post_init__; a penalty over a filtered list.
-    "q29_penalty_early_stopping": """
-        import math
-        from dataclasses import dataclass, field
-        from typing import Optional
-
-        import torch
-        from torch import nn
-
-
-        def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.Tensor:
-            if min(l1, l2) < 0:
-                raise ValueError("l1 and l2 must not be negative")
-            params = list(model.parameters())
-            if not params:
-                return torch.zeros(())
-            total = torch.zeros((), dtype=params[0].dtype, device=params[0].device)
-            for p in filter(lambda p: p.ndim >= 2, params):
-                total = total + l1 * p.abs().sum() + l2 * (p * p).sum()
-            return total
-
-
-        @dataclass
-        class EarlyStopping:
-            patience: int
-            min_delta: float = 0.0
-            best_loss: float = field(default=math.inf, init=False)
-            _saved: Optional[dict] = field(default=None, init=False, repr=False)
-            _waited: int = field(default=0, init=False, repr=False)
-
-            def __post_init__(self) -> None:
-                if not self.patience >= 1:
-                    raise ValueError(f"patience must be at least 1, got {self.patience}")
-                if not self.min_delta >= 0:
-                    raise ValueError(f"min_delta must be >= 0, got {self.min_delta}")
-
-            def step(self, val_loss: float, model: nn.Module) -> bool:
-                if math.isfinite(val_loss) and val_loss < self.best_loss - self.min_delta:
-                    self.best_loss = val_loss
-                    self._saved = {k: v.detach().clone() for k, v in model.state_dict().items()}
-                    self._waited = 0
-                else:
-                    self._waited += 1
-                return self._waited >= self.patience
-
-            def restore_best(self, model: nn.Module) -> None:
-                if self._saved is None:
-                    raise RuntimeError("no epoch has improved yet: nothing to restore")
-                model.load_state_dict(self._saved)
-    """,
-    # A Dataset with super().__init__(), private state, negative indices, padding by hand.
-    "q25_dataset_loader": """
-        from collections.abc import Callable
-        from typing import Any
-
-        import torch
-        from torch.utils.data import DataLoader, Dataset
-
-
-        class SlidingWindows(Dataset):
-            def __init__(self, series: torch.Tensor, window: int, stride: int = 1) -> None:
-                super().__init__()
-                if window < 1 or stride < 1:
-                    raise ValueError("window and stride must both be at least 1")
-                self.series, self.window, self.stride = series, window, stride
-                room = len(series) - 1 - window
-                self._count = room // stride + 1 if room >= 0 else 0
-
-            def __len__(self) -> int:
-                return self._count
-
-            def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
-                if index < 0:
-                    index += self._count
-                if not 0 <= index < self._count:
-                    raise IndexError(f"index {index} out of range")
-                start = index * self.stride
-                return self.series[start : start + self.window], self.series[start + self.window]
-
-
-        def pad_collate(
-            batch: list[tuple[torch.Tensor, torch.Tensor]], padding_value: float = 0.0
-        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            sequences = [sequence for sequence, _ in batch]
-            labels = torch.stack([label for _, label in batch])
-            longest = max(sequence.shape[0] for sequence in sequences)
-            first = sequences[0]
-            padded = first.new_full((len(sequences), longest, *first.shape[1:]), padding_value)
-            for i, sequence in enumerate(sequences):
-                padded[i, : sequence.shape[0]] = sequence
-            lengths = torch.tensor([s.shape[0] for s in sequences], dtype=torch.int64)
-            return padded, lengths, labels
-
-
-        def make_loader(
-            dataset: Dataset,
-            batch_size: int,
-            seed: int,
-            collate_fn: Callable[[list], Any] | None = None,
-        ) -> DataLoader:
-            generator = torch.Generator()
-            generator.manual_seed(seed)
-            return DataLoader(
-                dataset,
-                batch_size=batch_size,
-                shuffle=True,
-                generator=generator,
-                collate_fn=collate_fn,
-                num_workers=0,
-            )
-    """,
-    # ModuleLists, a name-mangled private attribute, __class__.__name__ in extra_repr.
-    "q09_mlp_module": """
-        import math
-        from collections.abc import Callable, Sequence
-
-        import torch
-        from torch import nn
-
-
-        class MLP(nn.Module):
-            def __init__(
-                self,
-                sizes: Sequence[int],
-                activation: Callable[[], nn.Module] = nn.ReLU,
-                dropout: float = 0.0,
-            ) -> None:
-                super().__init__()
-                sizes = list(sizes)
-                if len(sizes) < 2 or min(sizes) < 1:
-                    raise ValueError(f"need two or more positive sizes, got {sizes}")
-                if math.isnan(dropout) or not 0 <= dropout < 1:
-                    raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-                self.linears = nn.ModuleList()
-                self.activations = nn.ModuleList()
-                self.dropouts = nn.ModuleList()
-                for i in range(len(sizes) - 1):
-                    self.linears.append(nn.Linear(sizes[i], sizes[i + 1]))
-                    if i < len(sizes) - 2:
-                        self.activations.append(activation())
-                        self.dropouts.append(nn.Dropout(dropout))
-                self.__depth = len(self.linears)
-
-            def forward(self, x: torch.Tensor) -> torch.Tensor:
-                *hidden, last = self.linears
-                for linear, act, drop in zip(hidden, self.activations, self.dropouts):
-                    x = drop(act(linear(x)))
-                return last(x)
-
-            def extra_repr(self) -> str:
-                return f"{self.__class__.__name__} of {self.__depth} Linear layers"
-
-
-        def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-            chosen = (p for p in model.parameters() if p.requires_grad or not trainable_only)
-            return sum(map(lambda p: p.numel(), chosen))
-    """,
-}
+def kata_of(path: Path) -> catalog.Kata:
+    return KATAS[path.name.split("__")[0]]
 
 
 def source(text: str) -> str:
@@ -268,24 +36,28 @@ def refused(text: str, extra: tuple[str, ...] = ()) -> list[tuple[int, str]]:
 def test_reference_answers_and_stubs_pass_the_policy():
     for kata in KATAS.values():
         for path in (kata.solution_path(ROOT), kata.stub_path(ROOT)):
-            assert policy.check_file(path, kata.imports) == [], path
+            assert policy.check_file(path, kata.imports, kata.allow) == [], path
 
 
-@pytest.mark.parametrize("module", sorted(INDEPENDENT))
-def test_independent_answers_pass_the_policy(module):
-    assert policy.check(source(INDEPENDENT[module]), KATAS[module].imports) == []
+@pytest.mark.parametrize("path", HONEST, ids=lambda path: path.stem)
+def test_honest_answers_pass_the_policy(path):
+    kata = kata_of(path)
+    assert [str(f) for f in policy.check_file(path, kata.imports, kata.allow)] == []
 
 
-# Runs five katas' tests in a pytest process of its own: a few seconds, longer on a busy
-# machine, so it has a time limit of its own.
-@pytest.mark.timeout(300)
-def test_independent_answers_pass_their_katas(tmp_path):
-    files = []
-    for module, text in INDEPENDENT.items():
-        path = tmp_path / f"{module}__independent.py"
-        path.write_text(source(text))
-        files += ["--answer-file", str(path)]
-    tests = [f"katas/{module}_test.py" for module in INDEPENDENT]
+def test_the_honest_answers_cover_many_katas_in_styles_of_their_own():
+    katas = [kata_of(path).module for path in HONEST]
+    assert len(HONEST) >= 30 and len(set(katas)) == len(katas)  # one run takes one per kata
+    for path in HONEST:
+        assert ast.get_docstring(ast.parse(path.read_text())), f"{path.name}: say its style"
+
+
+# Runs thirty katas' tests in a pytest process of its own.
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_honest_answers_pass_their_katas():
+    files = [arg for path in HONEST for arg in ("--answer-file", str(path))]
+    tests = [str(kata_of(path).test_path(ROOT)) for path in HONEST]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *tests, *files, "-q", "-p", "no:cacheprovider"],
         cwd=ROOT,
@@ -303,7 +75,6 @@ def test_independent_answers_pass_their_katas(tmp_path):
         ("import threading", [(1, "import")]),
         ("from concurrent.futures import ThreadPoolExecutor", [(1, "import")]),
         ("import os", [(1, "import")]),
-        ("import numpy", [(1, "import")]),
         ("import unittest", [(1, "import")]),
         ("import pytest", [(1, "import")]),
         ("import torch.overrides", [(1, "import")]),
@@ -316,7 +87,7 @@ def test_independent_answers_pass_their_katas(tmp_path):
     ids=lambda value: value if isinstance(value, str) else None,
 )
 def test_imports_outside_the_allow_list_are_refused(code, expected):
-    assert refused(code) == expected
+    assert set(expected) <= set(refused(code))
 
 
 def test_the_modules_a_kata_adds_are_allowed_for_it_only():
@@ -325,7 +96,7 @@ def test_the_modules_a_kata_adds_are_allowed_for_it_only():
         refused("import torch\ntorch._dynamo.explain", KATAS["q38_compile_graph_breaks"].imports)
         == []
     )
-    assert refused("import torch\ntorch._dynamo.explain") == [(2, "private")]
+    assert (2, "private") in refused("import torch\ntorch._dynamo.explain")
     # io where a kata writes files: the builtin open is io.open.
     assert refused("open('x', 'wb')", KATAS["q28_checkpoint"].imports) == []
     assert refused("open('x', 'wb')") == [(1, "builtin")]
@@ -346,7 +117,7 @@ TAMPERING = {
     ),
     "patch-through-class": ("def f(t):\n    t.__class__.add = print", [(2, "patch")]),
     "patch-through-type": ("def f(t):\n    type(t).add = print", [(2, "patch")]),
-    "setattr-module": ("import torch\nsetattr(torch, 'equal', print)", [(2, "attribute-by-name")]),
+    "setattr-module": ("import torch\nsetattr(torch, 'equal', print)", [(2, "patch")]),
     "setattr-computed": ("def f(o, n):\n    setattr(o, n, 1)", [(2, "attribute-by-name")]),
     "getattr-computed": ("def f(o, n):\n    return getattr(o, n)", [(2, "attribute-by-name")]),
     "getattr-dunder": ("def f(e):\n    return getattr(e, '__traceback__')", [(2, "dunder")]),
@@ -398,10 +169,10 @@ TAMPERING = {
         "import torch\nf = torch._C._nn.cross_entropy_loss",
         [(2, "private"), (2, "private")],
     ),
-    "torch-ops": ("import torch\nf = torch.ops.aten.log_softmax", [(2, "attribute")] * 3),
+    "torch-ops": ("import torch\nf = torch.ops.aten.log_softmax", [(2, "name")]),
     "torch-library": (
         "import torch\nlib = torch.library.Library",
-        [(2, "attribute"), (2, "attribute")],
+        [(2, "name")],
     ),
     "global-hook": (
         "from torch import nn\nnn.modules.module.register_module_forward_hook(print)",
@@ -417,7 +188,7 @@ TAMPERING = {
 @pytest.mark.parametrize("case", sorted(TAMPERING))
 def test_tampering_constructs_are_refused(case):
     code, expected = TAMPERING[case]
-    assert sorted(refused(code)) == sorted(expected)
+    assert set(expected) <= set(refused(code))
 
 
 def test_findings_name_the_line_and_the_rule():
@@ -486,3 +257,424 @@ def test_katas_review_runs_the_policy_alone(tmp_path, capsys):
         == 0
     )
     assert "nothing the policy refuses" in capsys.readouterr().out
+
+
+# Ways to reach the grader, the tests' comparisons or the reference answers from an answer,
+# each with the rule that refuses it and, where it matters, the kata whose entry it is read
+# for (the modules and file APIs that kata adds do not open the way).
+ATTACKS = {
+    # Modules reached as attributes of allowed ones, by name, string or call.
+    "gc-through-torch-sys": ("import torch\ngc = torch.sys.modules['gc']", "module"),
+    "torch-os-kill": ("import torch\ntorch.os.kill(torch.os.getppid(), 19)", "module"),
+    "torch-builtins": ("import torch\ntorch.builtins.eval('1')", "module"),
+    "from-torch-import-sys": ("from torch import sys", "import"),
+    "logging-sys": ("import logging\nm = logging.sys.modules", "module"),
+    "nested-reexport": ("import torch\nm = torch.nn.modules.module.sys", "module"),
+    "getattr-literal-sys": ("import torch\nm = getattr(torch, 'sys')", "module"),
+    "getattr-default-sys": ("import torch\nm = getattr(torch, 'sys', None)", "module"),
+    "getattr-default-submodule": (
+        "import torch\nm = getattr(torch, 'serialization', None)",
+        "module",
+    ),
+    "update-wrapper-by-name": (
+        "import functools\nimport torch.nn.functional as F\ndef f(fake, name):\n"
+        "    functools.update_wrapper(F.relu, fake, assigned=(name,))",
+        "attribute-by-name",
+    ),
+    "log-record-factory": ("import logging\nlogging.setLogRecordFactory(print)", "attribute"),
+    "numpy-error-callback": ("import numpy as np\nnp.seterrcall(print)", "attribute"),
+    "getattr-of-a-package": (
+        "import torch\nm = getattr(torch, 'utils')\nm.cpp_extension.load_inline('x', '')",
+        "module",
+    ),
+    "getattr-computed": ("import torch\nm = getattr(torch, 's' + 'ys')", "attribute-by-name"),
+    "reduce-getattr": (
+        "import functools, torch\nm = functools.reduce(getattr, ['sys', 'modules'], torch)",
+        "builtin",
+    ),
+    "attrgetter": (
+        "import operator, torch\nm = operator.attrgetter('sys.modules')(torch)",
+        "module",
+    ),
+    "attrgetter-computed": (
+        "import operator\ndef f(o, n):\n    return operator.attrgetter(n)(o)",
+        "attribute-by-name",
+    ),
+    "attrgetter-alias": ("from operator import attrgetter\ng = attrgetter", "builtin"),
+    "methodcaller-dunder": (
+        "import operator\nf = operator.methodcaller('__subclasses__')",
+        "dunder",
+    ),
+    "module-in-a-list": ("import torch\nm = [torch][0]\nm.sys", "module"),
+    "module-from-a-lambda": ("import torch\nm = (lambda: torch)()\nx = m.sys", "module"),
+    "module-in-a-loop": ("import torch\nfor m in [torch]:\n    m.sys", "module"),
+    "private-of-a-call-result": (
+        "import collections\nm = (lambda: collections)()\nx = m._sys",
+        "private",
+    ),
+    "private-named-after-the-interpreter": ("def f(o):\n    return o._getframe", "private"),
+    "private-of-an-imported-class": ("from torch import nn\nf = nn.Module._apply", "private"),
+    "import-in-a-function": ("def f():\n    import sys\n    return sys", "import"),
+    "pytest-as-attribute": ("def f(x):\n    return x.pytest", "module"),
+    "weakref-as-attribute": ("def f(m):\n    return m.weakref", "module"),
+    "module-name-in-a-string": ("x = 'builtins'", "string"),
+    # Dunder names and frame attributes spelled as strings.
+    "dunder-string": ("def f(x):\n    return getattr(x, '__class__')", "string"),
+    "globals-string": ("def f(fn):\n    return getattr(fn, '__globals__')", "dunder"),
+    "format-field-dunder": ("def f(fn):\n    return '{0.__globals__}'.format(fn)", "dunder"),
+    "format-field-frame": ("def f(g):\n    return '{0.gi_frame.f_back}'.format(g)", "frame"),
+    "frame-by-name": ("def f(g):\n    return g.gi_frame", "frame"),
+    "cell-contents": ("def f(fn):\n    return fn.cell_contents", "frame"),
+    "frame-as-string": ("import operator\nf = operator.attrgetter('f_back')", "frame"),
+    "exception-chain-to-frames": ("def f(e):\n    return e.__cause__.__traceback__", "dunder"),
+    "super-setattr": ("class A:\n    def f(self):\n        super().__setattr__('x', 1)", "dunder"),
+    # Classes made or changed at their creation.
+    "type-three-arguments": ("T = type('T', (object,), {'x': 1})", "builtin"),
+    "type-alias": ("t = type\nT = t('T', (), {})", "builtin"),
+    "type-subclass": ("class Meta(type):\n    pass", "builtin"),
+    "metaclass-keyword": ("import abc\nclass A(metaclass=abc.ABCMeta):\n    pass", "class"),
+    "metaclass-call": ("import abc\nA = abc.ABCMeta('A', (), {})", "class"),
+    "enum-metaclass": ("import enum\nM = enum.EnumMeta", "class"),
+    "init-subclass": (
+        "class A:\n    def __init_subclass__(cls, **kw):\n        pass",
+        "definition",
+    ),
+    "class-keywords-unpacked": ("class A(dict, **options):\n    pass", "class"),
+    "set-name": (
+        "class D:\n    def __set_name__(self, owner, name):\n        owner.x = 1",
+        "definition",
+    ),
+    "bool-always-true": ("class Yes:\n    def __bool__(self):\n        return True", "definition"),
+    "sub-always-zero": ("class Z:\n    def __sub__(self, other):\n        return 0", "definition"),
+    # Attribute writes on what the answer did not make.
+    "class-through-type": ("def f(layer):\n    cls = type(layer)\n    cls.weight = None", "patch"),
+    "forward-of-an-argument": ("def f(act):\n    act.forward = lambda self, x: x", "patch"),
+    "isclose-of-an-argument": ("def f(m):\n    m.isclose = lambda *a, **k: True", "patch"),
+    "step-of-an-optimizer": ("def f(opt):\n    opt.step = lambda: None", "patch"),
+    "call-result": ("def f(g):\n    g().equal = print", "patch"),
+    "setattr-forward": ("def f(model):\n    setattr(model, 'forward', print)", "patch"),
+    "setattr-computed-on-self": (
+        "class A:\n    def __init__(self, **kw):\n        for k, v in kw.items():\n"
+        "            setattr(self, k, v)",
+        "attribute-by-name",
+    ),
+    "module-setting": ("import warnings\nwarnings.showwarning = print", "patch"),
+    "class-attribute": ("from torch import nn\nnn.Linear.weight = None", "patch"),
+    # Files and processes.
+    "torch-from-file": (
+        "import torch\nt = torch.from_file('solutions/q13_cross_entropy.py', size=10)",
+        "attribute",
+    ),
+    "storage-from-file": (
+        "import torch\ns = torch.UntypedStorage.from_file('x', False, 9)",
+        "attribute",
+    ),
+    "torch-load": ("import torch\nx = torch.load('solutions/x.pt')", "file"),
+    "torch-save": ("import torch\ntorch.save({}, 'x.pt')", "file"),
+    "from-torch-import-load": ("from torch import load", "import"),
+    "np-load": ("import numpy as np\nx = np.load('x.npy')", "file"),
+    "np-fromfile": ("import numpy as np\nx = np.fromfile('solutions/q01_fit_line.py')", "file"),
+    "ndarray-tofile": ("def f(a):\n    a.tofile('x')", "attribute"),
+    "logging-file-handler": ("import logging\nh = logging.FileHandler('report.md')", "file"),
+    "logging-basic-config-file": ("import logging\nlogging.basicConfig(filename='r.md')", "file"),
+    "logging-config": ("import logging.config", "import"),
+    "contextlib-chdir": ("import contextlib\nwith contextlib.chdir('/'):\n    pass", "attribute"),
+    "get-type-hints": ("import typing\nh = typing.get_type_hints", "attribute"),
+    "load-library": ("import torch\ntorch.classes.load_library('x.so')", "attribute"),
+    "os-system-as-callback": (
+        "import os\nfrom torch.utils.data import DataLoader\n"
+        "def f(ds):\n    return DataLoader(ds, collate_fn=os.system)",
+        "process",
+        "q28_checkpoint",
+    ),
+    "from-os-import-system": ("from os import system", "import", "q28_checkpoint"),
+    "os-kill-parent": ("import os\nos.kill(os.getppid(), 19)", "process", "q28_checkpoint"),
+    "os-environ": ("import os\nos.environ['PYTHONPATH'] = '.'", "process", "q28_checkpoint"),
+    "np-load-where-torch-save-is-allowed": (
+        "import numpy as np\nx = np.load('x.npy')",
+        "file",
+        "q28_checkpoint",
+    ),
+    # Private and unrecorded parts of torch and NumPy.
+    "private-torch-import": ("import torch.utils._python_dispatch", "import"),
+    "private-torch-attribute": ("import torch\nx = torch._C", "private"),
+    "private-pytree-reexport": ("import torch.utils._pytree as p\nx = p.sys", "module"),
+    "private-pytree-name": ("from torch.utils._pytree import _private_thing", "import"),
+    "fx-experimental": ("import torch.fx.experimental", "import"),
+    "torch-jit-fork": ("import torch\nf = torch.jit.fork", "module"),
+    "torch-hub": ("import torch\ntorch.hub.load('a', 'b')", "name"),
+    "np-ctypeslib": ("import numpy as np\nx = np.ctypeslib", "attribute"),
+    "np-f2py": ("import numpy.f2py", "import"),
+    "np-testing": ("import numpy.testing", "import"),
+    "name-newer-than-the-data": ("import torch\nx = torch.newmodule.thing", "name"),
+    # Classes reached through type(x).mro(), dunder and private writes, subclasses that lie.
+    "class-through-mro": ("def f(x):\n    c = type(x).mro()[1]\n    c.weight = None", "patch"),
+    "class-of-an-argument": ("def f(model, M):\n    model.__class__ = M", "patch"),
+    "private-of-an-argument": ("def f(model):\n    model._forward_hooks = {}", "patch"),
+    "tensor-subclass": (
+        "import torch\nclass T(torch.Tensor):\n    def allclose(self, *a, **k):\n"
+        "        return True",
+        "class",
+    ),
+    "ndarray-subclass": ("import numpy as np\nclass A(np.ndarray):\n    pass", "class"),
+    "abc-register": ("import numbers\nclass X:\n    pass\nnumbers.Real.register(X)", "patch"),
+    "current-frame": ("import logging\nf = logging.currentframe()", "attribute"),
+    "ndarray-dump": ("def f(a):\n    a.dump('x')", "attribute"),
+    # Code generated or loaded by torch from what the answer chooses.
+    "fx-symbolic-trace": ("import torch\ng = torch.fx.symbolic_trace", "name"),
+    "fx-graph-module-importer": (
+        "import torch.fx\nm = torch.fx.graph_module.sys_importer",
+        "attribute",
+    ),
+    "compiler-load-config": ("import torch\ntorch.compiler.config.load_config(b'')", "attribute"),
+    "compiled-function": ("import torch\nf = torch.compiler.load_compiled_function", "attribute"),
+    "file-reader": ("import torch\nr = torch.PyTorchFileReader('x.pt')", "attribute"),
+    "method-taken-from-its-class": (
+        "class H:\n    def patch(self):\n        self.forward = lambda x: x\n"
+        "def f(model):\n    H.patch(model)",
+        "patch",
+    ),
+    "method-mapped-over-objects": (
+        "class H:\n    def patch(self):\n        self.step = None\n"
+        "def f(opts):\n    list(map(H.patch, opts))",
+        "patch",
+    ),
+    "name-from-a-match": (
+        "from torch import nn\ndef f(x):\n    m = nn.Linear(1, 1)\n    match x:\n"
+        "        case [m]:\n            m.forward = print",
+        "patch",
+    ),
+    # Builtins and the __main__ block.
+    "help": ("help(print)", "builtin"),
+    "name-rebound": ("__name__ = '__main__'", "name"),
+    "main-block-with-else": (
+        "if __name__ == '__main__':\n    pass\nelse:\n    import subprocess",
+        "import",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ATTACKS))
+def test_attacks_are_refused_by_their_rule(case):
+    code, rule, *kata = ATTACKS[case]
+    entry = KATAS[kata[0]] if kata else None
+    findings = policy.check(
+        code, entry.imports if entry else (), allow=entry.allow if entry else ()
+    )
+    assert rule in {finding.rule for finding in findings}, [str(f) for f in findings]
+
+
+# What honest answers do that an earlier policy refused, and idioms next to the attacks above.
+HONEST_IDIOMS = {
+    "operator": (
+        "import functools, operator\ndef prod(xs):\n"
+        "    return functools.reduce(operator.mul, xs, 1)"
+        "\nkey = operator.itemgetter(1)\nshape_of = operator.attrgetter('shape')"
+    ),
+    "pytree": (
+        "import torch\nimport torch.utils._pytree as pytree\n"
+        "from torch.utils._pytree import tree_map"
+        "\ndef to(batch, device):\n    return tree_map(lambda t: t.to(device), batch)"
+        "\nleaves = pytree.tree_leaves"
+    ),
+    "numpy-in-any-kata": (
+        "import numpy as np\nimport torch\ndef f(t):\n"
+        "    return torch.from_numpy(np.ascontiguousarray(t.detach().cpu().numpy() * 2))"
+    ),
+    "getattr-of-a-newer-class": (
+        "from torch import nn\nNorm = getattr(nn, 'RMSNorm', None) or nn.LayerNorm"
+        "\nLater = getattr(nn, 'NormFromTheFuture', None)"
+    ),
+    "logging": (
+        "import logging\nlog = logging.getLogger(__name__)\nlogging.basicConfig(level=logging.INFO)"
+        "\ndef f(x):\n    log.info('x=%s', x)\n    return x"
+    ),
+    "time": (
+        "import time\ndef f():\n    t = time.perf_counter()\n"
+        "    return time.perf_counter() - t, time.monotonic()"
+    ),
+    "namedtuple-field-f-x": (
+        "from typing import NamedTuple\nclass P(NamedTuple):\n    f_x: float\n    co_y: float"
+        "\ndef g(p: P) -> float:\n    return p.f_x + p.co_y"
+    ),
+    "main-block-doctest": (
+        "def f(x):\n    return x + 1\n\nif __name__ == '__main__':\n    import doctest\n"
+        "    import sys\n    sys.exit(doctest.testmod().failed)"
+    ),
+    "contextlib": (
+        "import contextlib\n@contextlib.contextmanager\ndef evaluating(model):\n"
+        "    was = model.training\n    model.eval()\n    try:\n        yield model\n"
+        "    finally:\n        model.train(was)\nquiet = contextlib.suppress(ValueError)"
+    ),
+    "warnings": (
+        "import warnings\ndef f(x):\n    if x < 0:\n        warnings.warn('negative', stacklevel=2)"
+        "\n    with warnings.catch_warnings():\n        warnings.simplefilter('ignore')\n"
+        "    return x"
+    ),
+    "protocol-dunders": (
+        "class Meter:\n    def __float__(self):\n        return 1.0\n    def __int__(self):\n"
+        "        return 1\n    def __index__(self):\n        return 1\n    def __hash__(self):\n"
+        "        return 1\n    def __format__(self, spec):\n"
+        "        return format(float(self), spec)"
+    ),
+    "exception-cause": (
+        "def root(e):\n    while e.__cause__ is not None:\n        e = e.__cause__\n"
+        "    return e, e.__context__, e.__suppress_context__"
+    ),
+    "hasattr-dunder": "def iterable(x):\n    return hasattr(x, '__iter__')",
+    "own-module-attributes": (
+        "from torch import nn\ndef build():\n    m = nn.Linear(2, 2)\n    m.forward = print\n"
+        "    return m"
+    ),
+    "model-surgery": (
+        "from torch import nn\ndef head(model, n):\n"
+        "    model.fc = nn.Linear(model.fc.in_features, n)"
+        "\n    for p in model.parameters():\n        p.requires_grad = False\n    return model"
+    ),
+    "type-of-x": (
+        "from torch import nn\ndef f(x, cls: type[nn.Module]):\n"
+        "    return type(x).__name__, isinstance(cls, type)"
+    ),
+    "torch-settings": "import torch\ntorch.backends.cudnn.deterministic = True",
+    "compile-backend-types": (
+        "import torch\ndef backend(gm: torch.fx.GraphModule, inputs):\n"
+        "    return gm.forward\nf = torch.compile(lambda x: x + 1, backend=backend)"
+    ),
+    "public-names-of-torch": (
+        "import torch\nimport torch.nn.functional as F\nfrom torch.optim.lr_scheduler import StepLR"
+        "\nfrom torch.utils.data import DataLoader\nx = (torch.float32, torch.finfo, F.relu,"
+        " torch.nn.utils.clip_grad_norm_, torch.cuda.is_available, torch.__version__)"
+    ),
+    "base-init-with-own-self": (
+        "class Base:\n    def __init__(self, size):\n        self.size = size\n"
+        "class Child(Base):\n    def __init__(self):\n        Base.__init__(self, 3)\n"
+        "        self.step = 0\n    @classmethod\n    def make(cls):\n        return cls()\n"
+        "c = Child.make()"
+    ),
+    "private-of-what-tests-hand-over": (
+        "def f(x, model):\n    return x._version, list(model._modules)"
+    ),
+    "dunder-in-an-error-message": (
+        "def f(x):\n    raise TypeError('call super().__init__() before using f_back')"
+    ),
+    "files-where-the-kata-writes-them": (
+        "import io, os, pathlib\nimport torch\ndef save(obj, path):\n"
+        "    tmp = f'{path}.tmp{os.getpid()}'\n    buffer = io.BytesIO()\n"
+        "    torch.save(obj, buffer)\n    pathlib.Path(tmp).write_bytes(buffer.getvalue())\n"
+        "    os.replace(tmp, path)\n    return os.name == 'nt'",
+        "q28_checkpoint",
+    ),
+    "container-methods-as-callables": (
+        "def f(model, x):\n    outs = {}\n    handles = [m.register_forward_hook("
+        "lambda mod, i, o, n=n: outs.__setitem__(n, o)) for n, m in model.named_modules()]\n"
+        "    model(x)\n    for h in handles:\n        h.remove()\n    return outs"
+    ),
+    "own-class-attribute": (
+        "class Counter:\n    count = 0\n    def bump(self):\n        Counter.count += 1"
+    ),
+    "module-attributes-named-like-methods": (
+        "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.size, self.step, self.mean = 3, 0, None"
+    ),
+    "optimizer-subclass-state": (
+        "import torch\nclass MySGD(torch.optim.Optimizer):\n"
+        "    def __init__(self, params, lr=0.1):\n        super().__init__(params, dict(lr=lr))\n"
+        "    @torch.no_grad()\n    def step(self, closure=None):\n"
+        "        for group in self.param_groups:\n            for p in group['params']:\n"
+        "                self.state[p]['steps'] = self.state[p].get('steps', 0) + 1"
+    ),
+    "typed-dict-total": (
+        "from typing import TypedDict\nclass Config(TypedDict, total=False):\n    lr: float"
+    ),
+    "scheduler-fields": "def f(sched):\n    sched.last_epoch = 0\n    sched.base_lrs = [0.1]",
+    "match-statement": (
+        "def f(x):\n    match x:\n        case (a, b):\n            return a + b\n"
+        "        case {'k': v}:\n            return v"
+    ),
+    "own-private-attributes": (
+        "class A:\n    def __init__(self):\n        self._n = 0\n        self.__secret = 1\n"
+        "    def _bump(self):\n        return self._n, self.__secret\n"
+        "def f(p):\n    return p._asdict(), p._replace(x=1), p._fields"
+    ),
+    "format-strings": "def f(x):\n    return '{} {:.3f} {0.real}'.format(x, 1.0) + f'{x!r:>9}'",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_IDIOMS))
+def test_honest_idioms_pass_the_policy(case):
+    code, *kata = (
+        (HONEST_IDIOMS[case],) if isinstance(HONEST_IDIOMS[case], str) else HONEST_IDIOMS[case]
+    )
+    entry = KATAS[kata[0]] if kata else None
+    findings = policy.check(
+        code, entry.imports if entry else (), allow=entry.allow if entry else ()
+    )
+    assert [str(f) for f in findings] == []
+
+
+def test_file_apis_need_the_katas_allow_key():
+    code = "import torch\ndef f(x, path):\n    torch.save(x, path)\n    return torch.load(path)"
+    assert KATAS["q28_checkpoint"].allow == ("torch.save", "torch.load")
+    kata = KATAS["q28_checkpoint"]
+    assert policy.check(code, kata.imports, allow=kata.allow) == []
+    assert {f.rule for f in policy.check(code, KATAS["q13_cross_entropy"].imports)} == {"file"}
+
+
+def test_every_name_the_policy_lists_is_one_the_data_records():
+    # A stale name in FILE_APIS or SETTINGS would refuse or allow nothing.
+    recorded = policy.names().modules
+    for dotted in [*policy.FILE_APIS, *policy.SETTINGS]:
+        module, _, name = dotted.rpartition(".")
+        while module not in recorded:
+            module, _, parent = module.rpartition(".")
+            name = f"{parent}.{name}"
+        assert name.split(".")[0] in recorded[module], dotted
+    for module in [*policy.ALLOWED, *policy.ALLOWED_TORCH]:
+        assert module in recorded, module
+
+
+def test_a_name_missing_from_the_data_is_refused_with_the_versions_it_came_from():
+    (finding,) = policy.check("import torch\nx = torch.newer_than_the_data(1)")
+    data = public_names.load()
+    assert f"recorded from torch {data['torch']}" in finding.text
+    assert "not among the public names of torch" in finding.text
+
+
+def test_the_data_records_no_module_reached_as_an_attribute():
+    data = public_names.load()
+    for module, kinds in data["modules"].items():
+        for name in kinds["submodules"]:
+            assert f"{module}.{name}" in data["modules"], f"{module}.{name}"
+        names = {name for listed in kinds.values() for name in listed}
+        assert not names & {"sys", "os", "builtins", "gc", "importlib", "subprocess"}, module
+    assert not any(refused in data["modules"] for refused in public_names.NOT_RECORDED)
+
+
+# Imports each recorded module again (seconds). torch's and NumPy's parts are compared where
+# the installed version is the recorded one; the standard modules' names are the union over
+# the recorded Pythons, so this Python's must be among them where it is one of those (on
+# Linux, where the data is made).
+@pytest.mark.slow
+def test_the_data_is_what_the_generator_makes_from_the_recorded_versions():
+    data, fresh = public_names.load(), public_names.generate()
+    python = fresh["python"][0]
+    same = {"torch": data["torch"] == fresh["torch"], "numpy": data["numpy"] == fresh["numpy"]}
+    # The standard modules differ by platform (os, time): the data is read on Linux.
+    same["python"] = python in data["python"] and sys.platform == "linux"
+    if not any(same.values()):
+        pytest.skip(f"no library here has a version the data records ({same})")
+
+    def part(module: str) -> str:
+        root = module.split(".")[0]
+        return root if root in ("torch", "numpy") else "python"
+
+    for module in sorted(set(data["modules"]) | set(fresh["modules"])):
+        if not same[part(module)]:
+            continue
+        recorded, made = data["modules"].get(module), fresh["modules"].get(module)
+        if part(module) != "python":
+            assert recorded == made, module
+        else:  # this Python's names are among the union's
+            assert made is not None and recorded is not None, module
+            for kind, names in made.items():
+                assert set(names) <= set(recorded[kind]), (module, kind)

@@ -95,6 +95,25 @@ def test_layers_with_state_and_randomness(dev):
     assert tied[1].weight is tied[0].weight
 
 
+@pytest.mark.parametrize("kind", [nn.LSTM, nn.GRU, nn.RNN])
+def test_recurrent_layers_run_there_forward_and_backward(dev, kind):
+    # On an accelerator torch runs them as fused kernels that exist for CUDA alone; on
+    # `sim`, as torch's decomposition, which must agree with the CPU's kernels.
+    torch.manual_seed(0)
+    layer = kind(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+    x = torch.randn(2, 5, 3, requires_grad=True)
+    moved = copy.deepcopy(layer).to(dev)
+    x_dev = x.detach().to(dev).requires_grad_()
+    (out, _), (out_dev, _) = layer(x), moved(x_dev)
+    out.sum().backward()
+    out_dev.sum().backward()
+    assert out_dev.device.type == "sim" and x_dev.grad.device.type == "sim"
+    torch.testing.assert_close(out_dev.cpu(), out.detach())
+    torch.testing.assert_close(x_dev.grad.cpu(), x.grad)
+    for expected, actual in zip(layer.parameters(), moved.parameters(), strict=True):
+        torch.testing.assert_close(actual.grad.cpu(), expected.grad)
+
+
 def test_loader_batches_moved_there(dev):
     loader = DataLoader(TensorDataset(torch.arange(10.0), torch.arange(10)), batch_size=4)
     for inputs, targets in loader:

@@ -3,8 +3,8 @@ each with the outcome CUDA gives (where the result lies, or the error and its me
 
 Each row runs on `sim` here, and on CUDA wherever CUDA is present (test_the_table_on_cuda,
 marked `cuda`, which the GPU job runs), so that a GPU run checks the table itself. A row whose
-`sim` outcome differs from CUDA's says so (`sim=`, with the reason); the README's device
-section lists each of them. Where CUDA's outcome is known only in part (the error, not its
+`sim` outcome differs from CUDA's says so (`sim=`, with the reason); docs/devices.md
+lists each of them. Where CUDA's outcome is known only in part (the error, not its
 exact message), the row checks that part alone and says so. Messages are written with {device}
 ("cuda:0", "sim:0") and {kind} ("cuda", "sim").
 """
@@ -69,7 +69,7 @@ class Row:
     call: Callable[[torch.device], object]
     cuda: Outcome
     sim: Outcome | None = None  # where the simulated device differs from CUDA
-    why: str = ""  # why it differs, as the README says it
+    why: str = ""  # why it differs, as docs/devices.md says it
     mps: Outcome | None = None  # where Apple's MPS differs from CUDA (what its kind models)
 
 
@@ -956,19 +956,12 @@ def test_the_mps_kind_lacks_what_the_table_says() -> None:
     assert lacks_float64 == (torch.float64 in devices.KINDS["mps"].missing_dtypes)
 
 
-def device_section() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("## Devices and GPU runs")
-    end = readme.index("\n## ", start + 1)
-    return readme[start:end]
-
-
-def test_the_readme_names_every_row_where_sim_differs_from_cuda() -> None:
-    section = device_section()
+def test_the_device_page_names_every_row_where_sim_differs_from_cuda() -> None:
+    section = (ROOT / "docs" / "devices.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`([a-z0-9-]+)`", section)) & set(ROWS)
     differing = {name for name, row in ROWS.items() if row.sim is not None}
     assert named == differing, (
-        f"rows where sim differs but the README's device section does not name them: "
+        f"rows where sim differs but docs/devices.md does not name them: "
         f"{sorted(differing - named)}; named there but not differing: {sorted(named - differing)}"
     )
 

@@ -28,6 +28,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     assert_work_does_not_grow,
     check_tensor,
+    deepest_nesting,
     forbidden_calls,
     forbidden_modules,
     forbidden_ops,
@@ -825,9 +826,9 @@ def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):
         (counted_in_c, "tensor elements into Python objects"),
     ],
 )
-def test_assert_no_python_loops_sees_loops_its_source_does_not_show(any_device, func, measure):
+def test_assert_work_does_not_grow_sees_loops_however_written(any_device, func, measure):
     with pytest.raises(AssertionError) as info:
-        assert_no_python_loops(func, rows(any_device), over="rows")
+        assert_work_does_not_grow(func, rows(any_device), over="rows")
     message = str(info.value)
     assert message.startswith(f"{func.__qualname__} ")
     assert re.search(rf"\d+ .*{measure}.* for 3 rows and \d+ for 10: a Python loop", message)
@@ -948,3 +949,125 @@ def test_default_dtype_is_put_back_by_the_block_itself(device):
     with pytest.raises(ZeroDivisionError), testing.default_dtype(torch.float64):
         1 / 0  # noqa: B018
     assert torch.get_default_dtype() == before, "also when the block raises"
+
+
+# ---- the rules see every function the answer runs, wherever it is written
+
+
+def fixed_loop_in_a_helper(x):
+    return halves_added(x)
+
+
+def halves_added(x):
+    # A loop over two halves: the same work for any number of rows, a loop all the same.
+    total = torch.zeros_like(x[:, :2])
+    for half in (x[:, :2], x[:, 2:]):
+        total = total + half
+    return total
+
+
+def loop_in_a_lambda(x):
+    return SUM_COLUMNS(x)
+
+
+SUM_COLUMNS = lambda x: torch.stack([x[:, j] for j in range(2)], 1)  # noqa: E731
+
+
+class Columns:
+    def total(self, x):
+        return sum(x[:, j] for j in range(2))
+
+
+def loop_in_a_method(x):
+    return Columns().total(x)
+
+
+def ping(x, depth=2):
+    return x.sum(0) if depth == 0 else pong(x, depth)
+
+
+def pong(x, depth):
+    return ping(x, depth - 1)
+
+
+SCALERS = [lambda x, k=k: x * k for k in (1, 2)]  # a module-level comprehension, not run
+
+
+def honest_helpers(x):
+    return SCALERS[1](centred(x)).sum(0)
+
+
+def centred(x):
+    return x - x.mean(0, keepdim=True)
+
+
+@pytest.mark.parametrize(
+    "func, helper, kind",
+    [
+        (fixed_loop_in_a_helper, "halves_added", "a for loop"),
+        (loop_in_a_lambda, "<lambda>", "a list comprehension"),
+        (loop_in_a_method, "Columns.total", "a generator expression"),
+    ],
+)
+def test_assert_no_python_loops_reads_every_function_the_answer_runs(
+    any_device, func, helper, kind
+):
+    with pytest.raises(AssertionError, match=rf"calls {re.escape(helper)}, which uses {kind}"):
+        assert_no_python_loops(func, rows(any_device))
+
+
+def test_assert_no_python_loops_refuses_recursion_through_other_functions():
+    with pytest.raises(AssertionError, match=r"runs ping inside itself"):
+        assert_no_python_loops(ping, rows("cpu"))
+
+
+def test_assert_no_python_loops_accepts_helpers_and_lambdas_without_loops(any_device):
+    assert_no_python_loops(honest_helpers, rows(any_device))
+
+
+def test_the_rules_read_the_answers_own_modules_it_imports(tmp_path):
+    names = ["answer_helpers", "answer_loops", "answer_main"]
+    try:
+        module_from(
+            tmp_path,
+            "import torch\ndef total(x):\n    return torch._C._VariableFunctions.sum(x)\n",
+            names[0],
+        )
+        module_from(
+            tmp_path,
+            "import torch\ndef each(x):\n    return torch.stack([r.sum() for r in x])\n",
+            names[1],
+        )
+        main = module_from(
+            tmp_path,
+            "from answer_helpers import total\nimport answer_loops as helpers\n"
+            "def f(x):\n    return total(x)\n"
+            "def looping(x):\n    return helpers.each(x)\n",
+            names[2],
+        )
+        with pytest.raises(AssertionError, match=r"answer_helpers\.py reaches torch's internals"):
+            assert_no_torch_internals(main.f, reason="by hand")
+        with pytest.raises(AssertionError, match=r"calls each, which uses a list comprehension"):
+            assert_no_python_loops(main.looping, rows("cpu"))
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)
+
+
+def test_deepest_nesting_counts_the_answers_calls_in_every_module(tmp_path):
+    try:
+        module_from(
+            tmp_path, "def down(n):\n    return 0 if n == 0 else 1 + down(n - 1)\n", "answer_walk"
+        )
+        main = module_from(
+            tmp_path,
+            "from answer_walk import down\ndef f(n):\n    return down(n)\n"
+            "def flat(n):\n    return sum(range(n))\n",
+            "answer_nest",
+        )
+        assert deepest_nesting(main.f, 30) == (30, 32)  # f, then down 31 times
+        assert deepest_nesting(main.flat, 30) == (435, 1)
+        assert deepest_nesting(torch.ones(3).sum) == (torch.tensor(3.0), 0)
+    finally:
+        for name in ("answer_walk", "answer_nest"):
+            sys.modules.pop(name, None)

@@ -38,6 +38,9 @@ class Kata:
     # Modules a correct answer of this kata may import beyond the ones every answer may
     # (the policy for returned code, grading/policy.py).
     imports: tuple[str, ...] = ()
+    # File and process APIs a correct answer of this kata may use (`torch.save`): the policy
+    # refuses them elsewhere.
+    allow: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -62,6 +65,7 @@ _FIELDS: dict[str, tuple[type, bool]] = {
     "difficulty": (int, True),
     "hints": (list, True),
     "imports": (list, False),
+    "allow": (list, False),
 }
 
 
@@ -96,6 +100,7 @@ def _kata(entry: Any, place: str) -> Kata:
         difficulty=entry["difficulty"],
         hints=tuple(entry["hints"]),
         imports=tuple(entry.get("imports", ())),
+        allow=tuple(entry.get("allow", ())),
     )
 
 

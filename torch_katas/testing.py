@@ -24,6 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.devices import sim
+from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
 
 
@@ -544,31 +545,53 @@ def _internals_in_file(path: str, mtime_ns: int, size: int) -> list[tuple[int, s
     return sorted(set(_internals_used(tree)))
 
 
+def _learner_modules(module: types.ModuleType) -> list[types.ModuleType]:
+    """`module` and every module of the answer's own that it reaches through its names
+    (`import helpers`, `from helpers import f`), and so on from those."""
+    found = {module.__name__: module}
+    todo = [module]
+    while todo:
+        for value in vars(todo.pop()).values():
+            if not isinstance(value, types.ModuleType):
+                name = getattr(value, "__module__", None)
+                value = sys.modules.get(name) if isinstance(name, str) else None
+            path = getattr(value, "__file__", None)
+            if value is None or path is None or value.__name__ in found:
+                continue
+            if _is_learner_code(str(path)):
+                found[value.__name__] = value
+                todo.append(value)
+    return list(found.values())
+
+
 def assert_no_torch_internals(code: object, *, reason: str) -> None:
     """Fail when the module that defines `code` reaches torch's internals.
 
-    A static check of the learner's whole module (its source, parsed), for the katas with
-    rules: `torch._C...`, `torch.ops...`, private names such as `torch._log_softmax` or
-    `torch.overrides._pop_mode_temporarily`, and names looked up by strings (`getattr`,
-    `importlib`, `eval`) compute a forbidden builtin, or switch the checks off, unseen.
-    `reason` says what the kata asks instead.
+    A static check of the learner's whole module (its source, parsed), and of every module
+    of the learner's own it uses, for the katas with rules: `torch._C...`, `torch.ops...`,
+    private names such as `torch._log_softmax` or `torch.overrides._pop_mode_temporarily`,
+    and names looked up by strings (`getattr`, `importlib`, `eval`) compute a forbidden
+    builtin, or switch the checks off, unseen. `reason` says what the kata asks instead.
     """
     while isinstance(code, functools.partial):
         code = code.func
     if inspect.isbuiltin(code):
         return  # no source to read: a builtin or C extension
     module = code if isinstance(code, types.ModuleType) else inspect.getmodule(code)
-    path = getattr(module, "__file__", None)
-    if path is None:
+    if module is None:
         return
-    stat = Path(path).stat()
-    used = _internals_in_file(path, stat.st_mtime_ns, stat.st_size)
-    if used:
-        where = "; ".join(f"line {line}: {spelling}" for line, spelling in used)
-        raise AssertionError(
-            f"{Path(path).name} reaches torch's internals ({where}). These get around the "
-            f"kata's rule; use torch's public API only, as the kata asks: {reason}"
-        )
+    for each in _learner_modules(module):
+        path = getattr(each, "__file__", None)
+        if path is None:
+            continue
+        stat = Path(path).stat()
+        used = _internals_in_file(path, stat.st_mtime_ns, stat.st_size)
+        if used:
+            where = "; ".join(f"line {line}: {spelling}" for line, spelling in used)
+            raise AssertionError(
+                f"{Path(path).name} reaches torch's internals ({where}). These get around "
+                f"the kata's rule; use torch's public API only, as the kata asks: {reason}"
+            )
 
 
 @contextmanager
@@ -617,29 +640,52 @@ def _source_code(func: Callable) -> Callable:
 
 def _loop_in_source(func: Callable) -> tuple[str, int] | None:
     """(what, line) of the first loop written in the source of `func`, or None."""
+    code = getattr(func, "__code__", None)
+    return None if code is None else _loop_in_code(code)
+
+
+_COMPREHENSIONS = {
+    "<listcomp>": "a list comprehension",
+    "<setcomp>": "a set comprehension",
+    "<dictcomp>": "a dict comprehension",
+    "<genexpr>": "a generator expression",
+}
+
+
+@functools.lru_cache(maxsize=1024)
+def _loop_in_code(code: types.CodeType) -> tuple[str, int] | None:
+    """(what, line) of the first loop in the source of a function's code, or None: its
+    own statements for a def, the expression alone for a lambda."""
+    if code.co_name in _COMPREHENSIONS:  # a comprehension's own code (before Python 3.12)
+        return _COMPREHENSIONS[code.co_name], code.co_firstlineno
     try:
-        source = textwrap.dedent(inspect.getsource(func))
-        first = func.__code__.co_firstlineno
-    except (OSError, TypeError, AttributeError):
-        return None  # no source to read (a builtin or a C extension): nothing loops in Python
-    own_name = func.__name__
-    for node in ast.walk(ast.parse(source)):
-        kind = _LOOPS.get(type(node))
-        if kind is None and isinstance(node, ast.Call):
-            called = node.func
-            if isinstance(called, ast.Name) and called.id in _LOOPING_NAMES:
-                kind = _LOOPING_NAMES[called.id]
-            elif isinstance(called, ast.Attribute) and called.attr in _LOOPING_METHODS:
-                kind = _LOOPING_METHODS[called.attr]
-            elif (isinstance(called, ast.Name) and called.id == own_name) or (
-                isinstance(called, ast.Attribute)
-                and called.attr == own_name
-                and isinstance(called.value, ast.Name)
-                and called.value.id in ("self", "cls")
-            ):
-                kind = "recursion (it calls itself)"
-        if kind and isinstance(node, (ast.stmt, ast.expr)):
-            return kind, first + node.lineno - 1
+        source = textwrap.dedent(inspect.getsource(code))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None  # no source to read (a builtin, a C extension, a notebook cell)
+    first = code.co_firstlineno
+    own_name = code.co_name
+    roots: list[ast.AST] = [tree]
+    if own_name == "<lambda>":  # getsource gives the whole statement: read its lambdas alone
+        roots = [node.body for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+    for root in roots:
+        for node in ast.walk(root):
+            kind = _LOOPS.get(type(node))
+            if kind is None and isinstance(node, ast.Call):
+                called = node.func
+                if isinstance(called, ast.Name) and called.id in _LOOPING_NAMES:
+                    kind = _LOOPING_NAMES[called.id]
+                elif isinstance(called, ast.Attribute) and called.attr in _LOOPING_METHODS:
+                    kind = _LOOPING_METHODS[called.attr]
+                elif (isinstance(called, ast.Name) and called.id == own_name) or (
+                    isinstance(called, ast.Attribute)
+                    and called.attr == own_name
+                    and isinstance(called.value, ast.Name)
+                    and called.value.id in ("self", "cls")
+                ):
+                    kind = "recursion (it calls itself)"
+            if kind and isinstance(node, (ast.stmt, ast.expr)):
+                return kind, first + node.lineno - 1
     return None
 
 
@@ -650,6 +696,9 @@ class _Work:
         self.ops = 0  # aten operators dispatched
         self.lines = 0  # lines of Python run outside torch, the harness and the libraries
         self.to_python = 0  # tensor elements copied out into Python objects or NumPy
+        # The learner's functions that ran (helpers, lambdas, methods), first call first.
+        self.codes: dict[types.CodeType, None] = {}
+        self.recursion: types.CodeType | None = None  # one that called itself, directly or not
 
 
 class _CountOps(TorchDispatchMode):
@@ -705,18 +754,33 @@ def _is_library(filename: str) -> bool:
     return filename.startswith(_LIBRARY_ROOTS)
 
 
+def _is_learner_code(filename: str) -> bool:
+    """True for code the answer brings: neither a library nor a kata test file."""
+    return not (_is_library(filename) or filename.endswith(("_test.py", "conftest.py")))
+
+
 def _measure(func: Callable, args: tuple) -> _Work:
     work = _Work()
+    active: list[types.CodeType] = []  # the learner's frames on the stack, innermost last
 
     def line(frame: types.FrameType, event: str, arg: object) -> Callable | None:
         if event == "line":
             work.lines += 1
+        elif event == "return" and active:
+            active.pop()
         return line
 
     def call(frame: types.FrameType, event: str, arg: object) -> Callable | None:
-        if _is_library(frame.f_code.co_filename):
+        code = frame.f_code
+        if _is_library(code.co_filename):
             return None  # torch's own Python: its work shows as operators
         work.lines += 1
+        if _is_learner_code(code.co_filename):
+            work.codes.setdefault(code)
+            generator = code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE)
+            if code in active and not generator and work.recursion is None:
+                work.recursion = code
+        active.append(code)
         return line
 
     outer = sys.gettrace()
@@ -733,6 +797,31 @@ def _measure(func: Callable, args: tuple) -> _Work:
             "this kata's rule; leave the tracer alone"
         )
     return work
+
+
+def deepest_nesting(func: Callable, *args: Any) -> tuple[Any, int]:
+    """(what `func(*args)` returns, how deep the answer's own Python calls nested in it).
+
+    Every function of the answer counts, in whichever of its modules it is written (a
+    helper, a method, a lambda); torch, the harness, the standard library and the kata
+    tests do not. A walk with a stack of its own stays a few calls deep; recursion nests
+    once per level, however it is spelled.
+    """
+    depth = deepest = 0
+
+    def watch(frame: types.FrameType, event: str, arg: object) -> None:
+        nonlocal depth, deepest
+        if event in ("call", "return") and _is_learner_code(frame.f_code.co_filename):
+            depth += 1 if event == "call" else -1
+            deepest = max(deepest, depth)
+
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        result = func(*args)
+    finally:
+        sys.setprofile(outer)
+    return result, deepest
 
 
 _NO_LOOPS = (
@@ -768,13 +857,21 @@ def assert_work_does_not_grow(
 
     >>> assert_work_does_not_grow(pairwise_sq_dists, lambda n: (randn(n, n), randn(n + 1, n)))
     """
+    counts = [_measure_at(func, inputs, n) for n in sizes]
+    _assert_same_work(func, counts, sizes, over, advice)
+
+
+def _measure_at(func: Callable, inputs: Callable[[int], Any], n: int) -> _Work:
+    args = inputs(n)
+    return _measure(func, args if isinstance(args, tuple) else (args,))
+
+
+def _assert_same_work(
+    func: Callable, counts: list[_Work], sizes: tuple[int, int], over: str, advice: str
+) -> None:
     target = _source_code(func)
     name = getattr(target, "__qualname__", repr(target))
     small, large = sizes
-    counts = []
-    for n in sizes:
-        args = inputs(n)
-        counts.append(_measure(func, args if isinstance(args, tuple) else (args,)))
     for field, did in _GROWTH.items():
         before, after = getattr(counts[0], field), getattr(counts[1], field)
         if after > before:
@@ -784,6 +881,10 @@ def assert_work_does_not_grow(
                 "functools.reduce, recursion, or a helper that loops) does work for each of "
                 f"them. {advice}"
             )
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)  # Python 3.11 on
 
 
 def assert_no_python_loops(
@@ -796,18 +897,37 @@ def assert_no_python_loops(
     """Fail when `func` loops in Python.
 
     First a fast look at its source: a for or while loop, a comprehension, map, filter,
-    functools.reduce, or a call to itself. Then, given `inputs`, its behaviour, which also
-    sees loops in helpers and any other spelling: see `assert_work_does_not_grow` (`inputs`,
-    `sizes`, `over`). Kata tests pass `inputs`; without them, call it after the function has
-    run, so an unimplemented stub fails first with its NotImplementedError.
+    functools.reduce, or a call to itself. Then, given `inputs`, its behaviour: every
+    function of the answer that runs in the call (a helper, a lambda, a method, in any of
+    its modules) gets the same look, a function that calls itself directly or through
+    others fails, and then `assert_work_does_not_grow` (`inputs`, `sizes`, `over`) sees
+    any other spelling. Kata tests pass `inputs`; without them, call it after the function
+    has run, so an unimplemented stub fails first with its NotImplementedError.
     """
     target = _source_code(func)
     found = _loop_in_source(target)
     if found:
         kind, line = found
         raise AssertionError(f"{target.__qualname__} uses {kind} (line {line}). {_NO_LOOPS}")
-    if inputs is not None:
-        assert_work_does_not_grow(func, inputs, sizes=sizes, over=over)
+    if inputs is None:
+        return
+    first = _measure_at(func, inputs, sizes[0])
+    for code in first.codes:
+        found = _loop_in_code(code)
+        if found:
+            kind, line = found
+            raise AssertionError(
+                f"{target.__qualname__} calls {_qualname(code)}, which uses {kind} "
+                f"({Path(code.co_filename).name}, line {line}): the rule covers every "
+                f"function your answer runs. {_NO_LOOPS}"
+            )
+    if first.recursion is not None:
+        raise AssertionError(
+            f"{target.__qualname__} runs {_qualname(first.recursion)} inside itself "
+            f"(recursion, directly or through other functions). {_NO_LOOPS}"
+        )
+    counts = [first, _measure_at(func, inputs, sizes[1])]
+    _assert_same_work(func, counts, sizes, over, _NO_LOOPS)
 
 
 # ---- rules on memory
@@ -1052,3 +1172,17 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
         yield
     finally:
         torch.set_default_dtype(previous)
+
+
+@contextmanager
+def settings_put_back() -> Iterator[None]:
+    """Inside the block the answer may change torch's global settings (deterministic
+    algorithms, the cuDNN flags, the default dtype...) as its kata asks; the test puts them
+    back itself when the block ends, so the harness has nothing to undo or to warn about."""
+    before = [setting.get() for setting in isolation.SETTINGS]
+    try:
+        yield
+    finally:
+        for setting, value in zip(isolation.SETTINGS, before, strict=True):
+            if setting.get() != value:
+                setting.put(value)

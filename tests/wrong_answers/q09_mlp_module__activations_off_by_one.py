@@ -5,8 +5,6 @@ from itertools import pairwise
 
 from torch import nn
 
-from solutions.q09_mlp_module import count_parameters
-
 
 class MLP(nn.Module):
     def __init__(self, sizes, activation=nn.ReLU, dropout=0.0):

@@ -1,7 +1,11 @@
 """Wrong: checks the bias with len(bias), its first dim only, so an [out_features, 1] bias
 is accepted and broadcasts along the wrong dim."""
 
-from solutions.q11_layer_shapes import conv2d_output_shape
+from solutions.q11_layer_shapes import (  # the rest as in the reference
+    conv2d_output_shape,
+    lstm_final_states,
+    padded_attention,
+)
 
 
 def linear_forward(x, weight, bias=None):

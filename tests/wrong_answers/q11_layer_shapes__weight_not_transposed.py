@@ -1,7 +1,11 @@
 """Wrong: multiplies by weight instead of weight.T, forgetting that nn.Linear stores
 its weight as [out_features, in_features]."""
 
-from solutions.q11_layer_shapes import conv2d_output_shape  # the rest as in the reference
+from solutions.q11_layer_shapes import (  # the rest as in the reference
+    conv2d_output_shape,
+    lstm_final_states,
+    padded_attention,
+)
 
 
 def linear_forward(x, weight, bias=None):

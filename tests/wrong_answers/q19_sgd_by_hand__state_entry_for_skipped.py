@@ -3,7 +3,11 @@ parameter an (empty) state entry that torch.optim.SGD does not have."""
 
 import torch
 
-from solutions.q19_sgd_by_hand import SGD as Reference
+from solutions.q19_sgd_by_hand import (  # the rest as in the reference
+    SGD as Reference,
+    optimizer_state_bytes,
+    race_in_a_valley,
+)
 
 
 class SGD(Reference):

@@ -3,6 +3,8 @@ shape gets the "empty" message instead of the shape message."""
 
 from solutions.q34_debug_nonfinite import (  # the rest as in the reference
     first_nonfinite_module,
+    nan_born_in_backward,
+    overfit_one_batch,
     validate_batch as _reference,
 )
 

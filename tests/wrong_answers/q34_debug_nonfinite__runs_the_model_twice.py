@@ -4,6 +4,8 @@ import torch
 
 from solutions.q34_debug_nonfinite import (  # the rest as in the reference
     first_nonfinite_module as _hooked,
+    nan_born_in_backward,
+    overfit_one_batch,
     validate_batch,
 )
 

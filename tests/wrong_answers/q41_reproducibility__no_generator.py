@@ -3,6 +3,7 @@
 from torch.utils.data import DataLoader
 
 from solutions.q41_reproducibility import (  # the rest as in the reference
+    make_deterministic,
     seed_everything,
     seed_worker,
 )

@@ -4,6 +4,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from solutions.q41_reproducibility import (  # the rest as in the reference
+    make_deterministic,
     seed_everything,
     seed_worker,
 )

@@ -5,7 +5,11 @@ import random
 import numpy as np
 import torch
 
-from solutions.q41_reproducibility import make_loader, seed_worker  # the rest as in the reference
+from solutions.q41_reproducibility import (  # the rest as in the reference
+    make_deterministic,
+    make_loader,
+    seed_worker,
+)
 
 
 def seed_everything(seed: int) -> None:

@@ -4,7 +4,7 @@ side draw from each other's stream."""
 import torch
 from torch.utils.data import DataLoader
 
-from solutions.q41_reproducibility import seed_everything, seed_worker
+from solutions.q41_reproducibility import make_deterministic, seed_everything, seed_worker
 
 _GENERATOR = torch.Generator()
 

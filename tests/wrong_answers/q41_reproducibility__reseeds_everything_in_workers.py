@@ -4,7 +4,7 @@ each worker instead of keeping the seed the DataLoader drew for it."""
 import torch
 from torch.utils.data import DataLoader
 
-from solutions.q41_reproducibility import seed_everything, seed_worker
+from solutions.q41_reproducibility import make_deterministic, seed_everything, seed_worker
 
 
 def make_loader(dataset, batch_size, seed, num_workers=0):

@@ -6,7 +6,10 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from solutions.q41_reproducibility import seed_everything  # the rest as in the reference
+from solutions.q41_reproducibility import (  # the rest as in the reference
+    make_deterministic,
+    seed_everything,
+)
 
 
 def seed_worker(worker_id):

@@ -1,6 +1,7 @@
 """Wrong: num_workers defaults to 2 instead of 0, so a plain call starts worker processes."""
 
 from solutions.q41_reproducibility import (  # the rest as in the reference
+    make_deterministic,
     make_loader as _make_loader,
     seed_everything,
     seed_worker,

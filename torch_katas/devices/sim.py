@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch._decomp import decomposition_table
 from torch.utils import backend_registration
 
 NAME = "sim"
@@ -521,6 +522,11 @@ class _Module(types.ModuleType):
 
 
 _library: tuple[torch.library.Library, ...] | None = None
+# nn.LSTM, nn.GRU and nn.RNN, on padded and on packed sequences.
+_RECURRENT = (  # noqa: SIM905 (a list of names, read as one)
+    "lstm.input lstm.data gru.input gru.data rnn_tanh.input rnn_tanh.data rnn_relu.input "
+    "rnn_relu.data"
+).split()
 
 
 def register() -> str | None:
@@ -558,6 +564,11 @@ def register() -> str | None:
     fallbacks.fallback(torch.library.fallthrough_kernel, "AutocastPrivateUse1")
     for name, kernel in _autocast_kernels().items():
         _aten.impl(name, kernel, "AutocastPrivateUse1")
+    # Recurrent layers: on an accelerator torch runs them as fused cell kernels that exist
+    # for CUDA alone; on `sim` they run as torch's own decomposition into matrix products
+    # and pointwise ops, each with its gradient (as the CPU computes them).
+    for name in _RECURRENT:
+        _aten.impl(name, decomposition_table[_overload(name)], "AutogradPrivateUse1")
     torch.serialization.register_package(11, _storage_location, _restore)
     _library = (fallbacks, _aten)
     _first_op_without_dtensor()

@@ -2,49 +2,71 @@
 
 A kata answer is tensor code: it imports torch and a few standard modules, defines functions
 and classes, and computes. Every way to tamper with a grade from inside the test process
-(patching the tests' helpers or pytest, reaching the harness through frames or the garbage
-collector, skipping or interrupting the run, computing a forbidden op on another thread,
-a tensor subclass that agrees with any comparison, reading the reference answers) needs code
-that a kata answer has no use for. So the policy is an allow-list, read on the AST of the
-returned stub before anything runs:
+(patching the tests' helpers or pytest, reaching the harness through frames, the garbage
+collector or `sys.modules`, skipping or interrupting the run, a class that agrees with any
+comparison, reading the reference answers) needs code that a kata answer has no use for. So
+the policy is an allow-list over names, read on the AST of the returned stub before anything
+runs:
 
-- imports: torch and its public modules that katas use, a few standard modules (ALLOWED),
-  and the modules the kata's entry in katas.toml adds (`imports = [...]`);
-- attributes: no dunder attribute beyond a short list (DUNDER_ATTRIBUTES), no private
-  attribute of an imported module or class, no frame, traceback, generator or code attribute
-  (`tb_*`, `f_*`, `gi_*`, `cr_*`, `ag_*`, `co_*`), none of torch's refused modules
-  (torch.library, torch.overrides, torch.ops...) or global hooks;
-- definitions: dunder methods from a short list only (DEFINABLE): no `__torch_function__`,
-  `__torch_dispatch__`, `__getattr__`, `__getattribute__`, `__test__`, `__del__`, `__eq__`...;
-- no assignment to an attribute of an imported module or class (or of a name bound to one,
-  or through `type(...)` or `__class__`), no `getattr`/`setattr`/`delattr` with a computed
-  name or on a module, no `eval`, `exec`, `compile`, `globals`, `locals`, `vars`,
-  `__import__`, `open` (unless the kata may import `io`: the builtin is `io.open`),
-  `breakpoint`, `exit`, `quit`, `input`;
-- no exception that is not an Exception (KeyboardInterrupt, SystemExit, GeneratorExit,
-  BaseException), except to name it in an `except` clause;
-- no threads or processes: the modules that start them are not allowed, and neither are the
-  os functions that do where a kata may import os.
+- imports: torch's public parts that katas use, a few standard modules and NumPy (ALLOWED,
+  ALLOWED_TORCH), and the modules the kata's entry in katas.toml adds (`imports = [...]`);
+- names: every attribute chain that starts at an imported module resolves, part by part, to a
+  public name recorded in public_names.json (each module's public attributes, less the modules
+  it re-exports: `torch.sys`, `logging.os`); a module is only ever the left side of a `.`,
+  never a value (`m = torch`, `f(np)`); a name missing from the data is refused with the
+  torch, NumPy or Python version the data came from;
+- attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES), no private
+  attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
+  frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
+  NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
+  interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
+  (REFUSED_ATTRIBUTES), no file API (FILE_APIS) unless the kata's entry allows it
+  (`allow = [...]`);
+- names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
+  `operator.methodcaller` with a literal name only, checked as if written `x.name`
+  (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
+  data lacks it); no one-word string holding a dunder name or a frame attribute, no format
+  field that reads one (`"{0.__class__}"`);
+- classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
+  `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
+  `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
+  of torch.Tensor or np.ndarray;
+- writes: no assignment to an attribute of an imported module or class (torch's documented
+  settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
+  through a call's result; on objects the answer did not make (its arguments, what calls
+  return, `self` of a method taken from its class), no dunder, no private name and nothing
+  that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
+  documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...);
+- builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `__import__`, `open`
+  (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
+  exception that is not an Exception, except to name it in an `except` clause;
+- an `if __name__ == "__main__":` block at the module's top level is not read: it never runs
+  when the tests import the answer.
 
 `check()` lists what the source does that the policy refuses, each with its line and rule;
 none for every reference answer and for honest answers written in any common style
-(tests/test_policy.py holds independently written ones).
+(tests/honest_answers holds independently written ones).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
+import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-# Modules every kata answer may import (with their submodules).
+from torch_katas.grading import public_names
+
+# Modules every kata answer may import (with their recorded submodules).
 ALLOWED = (
     "__future__",
     "abc",
     "bisect",
     "collections",
+    "contextlib",
     "copy",
     "dataclasses",
     "enum",
@@ -52,56 +74,104 @@ ALLOWED = (
     "functools",
     "heapq",
     "itertools",
+    "logging",
     "math",
     "numbers",
+    "numpy",
+    "operator",
     "random",
     "statistics",
+    "time",
     "typing",
     "typing_extensions",
+    "warnings",
+    *public_names.PRIVATE,
 )
-# torch and the public parts of it that kata answers use (with their public submodules).
-ALLOWED_TORCH = (
-    "torch",
-    "torch.amp",
-    "torch.autograd",
-    "torch.backends",
-    "torch.compiler",
-    "torch.cuda",
-    "torch.distributions",
-    "torch.export",
-    "torch.fft",
-    "torch.func",
-    "torch.fx",
-    "torch.linalg",
-    "torch.masked",
-    "torch.mps",
-    "torch.nested",
-    "torch.nn",
-    "torch.onnx",
-    "torch.optim",
-    "torch.random",
-    "torch.signal",
-    "torch.sparse",
-    "torch.special",
-    "torch.types",
-    "torch.utils.checkpoint",
-    "torch.utils.data",
-    "torch.utils.hooks",
-)
+# torch and the public parts of it that kata answers use (with their recorded submodules).
+ALLOWED_TORCH = public_names.TORCH
 # Parts of torch no answer may reach, imported or spelled out (`torch.library.impl`).
-REFUSED_TORCH = (
-    "torch.distributed",
-    "torch.futures",
-    "torch.hub",
-    "torch.jit.fork",
-    "torch.library",
-    "torch.multiprocessing",
-    "torch.ops",
-    "torch.overrides",
-    "torch.package",
-    "torch.testing",
-    "torch.utils.cpp_extension",
-)
+REFUSED_TORCH = tuple(m for m in public_names.NOT_RECORDED if m.startswith("torch"))
+# File and process APIs an answer may use only where its kata's entry in katas.toml allows
+# them (`allow = ["torch.save"]`): they read or write files behind the grader's back.
+FILE_APIS = {
+    "logging.FileHandler",
+    "numpy.fromfile",
+    "numpy.genfromtxt",
+    "numpy.load",
+    "numpy.loadtxt",
+    "numpy.memmap",
+    "numpy.save",
+    "numpy.savetxt",
+    "numpy.savez",
+    "numpy.savez_compressed",
+    "torch.export.load",
+    "torch.export.save",
+    "torch.load",
+    "torch.onnx.export",
+    "torch.save",
+}
+# Attributes no answer needs, on anything: raw memory, files read or written where Python's
+# own file checks do not see them, libraries loaded, strings evaluated, the directory changed.
+REFUSED_ATTRIBUTES = {
+    "ctypes": "raw memory",
+    "ctypeslib": "raw memory",
+    "stride_tricks": "raw memory",
+    "from_file": "reads a file",
+    "fromfile": "reads a file",
+    "tofile": "writes a file",
+    "to_folder": "writes files",
+    "export_chrome_trace": "writes a file",
+    "loadtxt": "reads a file",
+    "genfromtxt": "reads a file",
+    "fromregex": "reads a file",
+    "memmap": "maps a file",
+    "load_library": "loads native code",
+    "ForwardRef": "evaluates a string",
+    "get_type_hints": "evaluates strings",
+    "evaluate_forward_ref": "evaluates a string",
+    "chdir": "changes the process's directory",
+    "currentframe": "reaches the caller's frame",
+    "dump": "writes a file",
+    "PyTorchFileReader": "reads a file",
+    "PyTorchFileWriter": "writes a file",
+    "import_ir_module": "loads code",
+    "import_ir_module_from_buffer": "loads code",
+    "load_cache_artifacts": "loads compiled code",
+    "load_compiled_function": "loads compiled code",
+    "save_cache_artifacts": "writes files",
+    "load_config": "unpickles a configuration",
+    "save_config": "pickles a configuration",
+    "compile_shader": "compiles native code",
+    "load_metallib": "loads native code",
+    "load_nvprof": "reads a file",
+    "sys_importer": "imports modules",
+    "PackageImporter": "imports modules",
+    "Importer": "imports modules",
+    # Global callbacks: the answer's code would run whenever anything in the process logs or
+    # meets a floating-point error, after its tests too.
+    "setLogRecordFactory": "runs the answer's code on every log record",
+    "setLoggerClass": "runs the answer's code on every new logger",
+    "seterrcall": "runs the answer's code on floating-point errors",
+}
+# Attributes an answer may set on objects it did not make (a model or tensor a test hands
+# over), though torch or NumPy also name them.
+MUTABLE = {
+    "bias",
+    "data",
+    "grad",
+    "momentum",
+    "requires_grad",
+    "training",
+    "weight",
+}
+# Module-level settings of torch that answers set by design (reproducibility, precision).
+SETTINGS = {
+    "torch.backends.cudnn.allow_tf32",
+    "torch.backends.cudnn.benchmark",
+    "torch.backends.cudnn.deterministic",
+    "torch.backends.cudnn.enabled",
+    "torch.backends.cuda.matmul.allow_tf32",
+}
 # The protocol methods an answer may both define and call.
 _PROTOCOL = {
     "__init__",
@@ -116,21 +186,48 @@ _PROTOCOL = {
     "__repr__",
     "__str__",
     "__contains__",
+    "__float__",
+    "__int__",
+    "__index__",
+    "__complex__",
+    "__hash__",
+    "__format__",
     "__version__",
 }
 # Dunder attributes an answer may read.
-DUNDER_ATTRIBUTES = _PROTOCOL | {"__name__", "__qualname__", "__class__", "__doc__", "__module__"}
+DUNDER_ATTRIBUTES = _PROTOCOL | {
+    "__name__",
+    "__qualname__",
+    "__class__",
+    "__doc__",
+    "__module__",
+    # An exception's chain: other exceptions (their __traceback__ stays refused).
+    "__cause__",
+    "__context__",
+    "__suppress_context__",
+    "__notes__",
+    # A container's own methods, handed on as callables (`outs.__setitem__`).
+    "__setitem__",
+    "__delitem__",
+}
 # Dunder names an answer may define (as methods or class attributes) or bind at module level.
 DEFINABLE = _PROTOCOL | {
     "__setitem__",
+    "__delitem__",
+    "__missing__",
     "__reversed__",
     "__getstate__",
     "__setstate__",
+    "__copy__",
+    "__deepcopy__",
     "__all__",
     "__slots__",
 }
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
+# Dunder names an answer may write as strings (the module name of a `__main__` check); others
+# only as what `hasattr` asks for, which reads nothing.
+DUNDER_STRINGS = {"__main__"}
 REFUSED_BUILTINS = {
     "eval": "runs code from a string",
     "exec": "runs code from a string",
@@ -141,11 +238,22 @@ REFUSED_BUILTINS = {
     "__import__": "imports by name",
     "open": "opens files",
     "breakpoint": "starts a debugger",
+    "help": "imports modules by name",
     "exit": "ends the process",
     "quit": "ends the process",
     "input": "reads the terminal",
 }
+# Classes whose subclasses change what tests see of the objects an answer returns: a Tensor or
+# array subclass can answer any method call (`.allclose`, `.item`) as it likes.
+UNSUBCLASSABLE = {
+    "torch.Tensor": "a tensor whose methods answer as the answer likes",
+    "torch.nn.Parameter": "a tensor whose methods answer as the answer likes",
+    "torch.nn.parameter.Parameter": "a tensor whose methods answer as the answer likes",
+    "numpy.ndarray": "an array whose methods answer as the answer likes",
+}
+# What reads or writes an attribute named by a string.
 NAMED_ATTRIBUTES = {"getattr", "setattr", "delattr"}
+NAMED_BY_OPERATOR = {"operator.attrgetter", "operator.methodcaller"}
 NOT_EXCEPTIONS = {
     "BaseException",
     "BaseExceptionGroup",
@@ -153,23 +261,63 @@ NOT_EXCEPTIONS = {
     "KeyboardInterrupt",
     "SystemExit",
 }
-# Attributes no answer needs, on anything: global module hooks, raw memory, readers of files
-# that Python's own file checks do not see, lookups that evaluate strings.
-REFUSED_ATTRIBUTES = {
-    "ctypes": "raw memory",
-    "ctypeslib": "raw memory",
-    "stride_tricks": "raw memory",
-    "from_file": "reads a file",
-    "fromfile": "reads a file",
-    "loadtxt": "reads a file",
-    "genfromtxt": "reads a file",
-    "fromregex": "reads a file",
-    "memmap": "maps a file",
-    "ForwardRef": "evaluates a string",
-}
 GLOBAL_HOOKS = re.compile(r"register_module_\w+")
-# Frame, traceback, generator, coroutine and code attributes: the way to other frames' data.
-INTERNALS = re.compile(r"(tb|f|gi|cr|ag|co)_[a-z_]+")
+# Frame, traceback, generator, coroutine, code and cell attributes, by the names this Python
+# gives them and those others do: the way to other frames' data.
+_INTERNAL_TYPES = (
+    types.FrameType,
+    types.TracebackType,
+    types.GeneratorType,
+    types.CoroutineType,
+    types.AsyncGeneratorType,
+    types.CodeType,
+    types.CellType,
+)
+INTERNALS = {
+    name
+    for kind in _INTERNAL_TYPES
+    for name in dir(kind)
+    if re.fullmatch(r"(tb|f|gi|cr|ag|co)_\w+|cell_contents", name)
+} | {"f_generator", "gi_frame", "cr_frame", "ag_frame", "f_locals", "f_globals", "f_back"}
+# Modules that reach the interpreter, the process or the test run: an attribute named after one
+# (`x.sys`) is refused on anything, as a re-export is how they are reached. (Not `types` or
+# `signal`, which honest data classes name fields after.)
+INTERPRETER_MODULES = {
+    *(public_names.FOREIGN - {"types", "signal"}),
+    "atexit",
+    "copyreg",
+    "dis",
+    "faulthandler",
+    "linecache",
+    "pytest",
+    "_pytest",
+    "pluggy",
+    "sysconfig",
+    "traceback",
+    "tracemalloc",
+    "unittest",
+    "weakref",
+}
+# Module names refused as whole strings, for the APIs that turn strings into attribute reads
+# (torch.fx's get_attr): the ones no honest string equals (not "os" or "nt", which name
+# platforms).
+STRING_MODULES = {
+    "_pytest",
+    "builtins",
+    "ctypes",
+    "gc",
+    "importlib",
+    "inspect",
+    "marshal",
+    "multiprocessing",
+    "pickle",
+    "pluggy",
+    "pytest",
+    "runpy",
+    "subprocess",
+    "sys",
+    "threading",
+}
 # What starts processes or threads, or ends the process, in modules a kata may add.
 REFUSED_MODULE_ATTRIBUTES = {
     "os": {
@@ -202,6 +350,9 @@ REFUSED_MODULE_ATTRIBUTES = {
         "setsid",
         "chdir",
         "fchdir",
+        "environ",
+        "putenv",
+        "unsetenv",
     },
 }
 
@@ -218,18 +369,28 @@ class Finding:
         return f"line {self.line}: {self.text} ({self.rule})"
 
 
-def allowed_import(name: str, extra: Iterable[str] = ()) -> bool:
-    """True when a kata answer (with the kata's `extra` modules) may import `name`."""
-    parts = name.split(".")
-    if any(within(name, allowed) for allowed in extra):
-        return True
-    if name.startswith("torch"):
-        if any(part.startswith("_") for part in parts) or refused_torch(name):
-            return False
-        return any(within(name, allowed) for allowed in ALLOWED_TORCH)
-    if any(part.startswith("_") for part in parts) and name != "__future__":
-        return False
-    return any(within(name, allowed) for allowed in (*ALLOWED, *extra))
+@dataclass(frozen=True)
+class Names:
+    """public_names.json, read once: each recorded module's public names and their kinds."""
+
+    versions: str
+    modules: dict[str, dict[str, str]]  # module -> name -> kind
+    aliases: frozenset[str]  # names under which recorded modules hold other modules
+    protected: frozenset[str]  # names an answer may not set on objects it did not make
+
+
+@functools.cache
+def names() -> Names:
+    data = public_names.load()
+    modules = {
+        module: {name: kind for kind, listed in kinds.items() for name in listed}
+        for module, kinds in data["modules"].items()
+    }
+    every = {name for listed in modules.values() for name in listed}
+    pythons = ", ".join(data["python"])
+    versions = f"torch {data['torch']}, NumPy {data['numpy']}, Python {pythons}"
+    aliases = frozenset(data["module_aliases"])
+    return Names(versions, modules, aliases, frozenset((every | set(data["members"])) - MUTABLE))
 
 
 def within(name: str, package: str) -> bool:
@@ -240,54 +401,129 @@ def refused_torch(dotted: str) -> bool:
     return any(within(dotted, refused) for refused in REFUSED_TORCH)
 
 
+def allowed_import(name: str, extra: Iterable[str] = ()) -> bool:
+    """True when a kata answer (with the kata's `extra` modules) may import `name`."""
+    return why_not_import(name, tuple(extra)) is None
+
+
+def why_not_import(name: str, extra: tuple[str, ...]) -> str | None:
+    """Why a kata answer may not import the module `name`, or None when it may."""
+    if name.startswith("."):
+        return "a relative import"
+    if any(within(name, e) for e in unrecorded(extra)):
+        return None  # a module the kata adds that the data does not record: onnx, torch._dynamo
+    if any(within(name, e) for e in extra):
+        pass
+    elif name.startswith("torch"):
+        if refused_torch(name) or not any(within(name, m) for m in (*ALLOWED_TORCH, *ALLOWED)):
+            return "not a part of torch a kata answer may use"
+    elif not any(within(name, m) for m in ALLOWED):
+        return "not among the modules this kata's answers may import"
+    if name not in names().modules and not package(name):
+        return f"not a module recorded in public_names.json ({names().versions})"
+    return None
+
+
+def unrecorded(extra: Iterable[str]) -> list[str]:
+    """The modules a kata adds that public_names.json does not record: read leniently."""
+    return [e for e in extra if e not in names().modules and not package(e)]
+
+
+def package(dotted: str) -> bool:
+    """A package the data records only submodules of (torch.utils for torch.utils.data)."""
+    return any(m.startswith(dotted + ".") for m in names().modules) and not refused_torch(dotted)
+
+
 def check(
-    source: str, extra_imports: Iterable[str] = (), filename: str = "<answer>"
+    source: str,
+    extra_imports: Iterable[str] = (),
+    filename: str = "<answer>",
+    allow: Iterable[str] = (),
 ) -> list[Finding]:
     """What `source` does that the policy refuses, in line order; [] for a plain answer.
 
-    `extra_imports` are the modules the kata's entry adds. Source that does not parse gives
-    one finding (it is graded as a syntax error anyway).
+    `extra_imports` are the modules the kata's entry adds, `allow` the file APIs it allows.
+    Source that does not parse gives one finding (it is graded as a syntax error anyway).
     """
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError) as error:
         return [Finding(getattr(error, "lineno", None) or 1, "syntax", "does not parse")]
-    checker = _Checker(tuple(extra_imports))
+    checker = _Checker(tuple(extra_imports), frozenset(allow))
     checker.run(tree)
     unique = {(f.line, f.rule, f.text): f for f in checker.found}
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
 
 
-def check_file(path: Path, extra_imports: Iterable[str] = ()) -> list[Finding]:
-    return check(path.read_text(encoding="utf-8", errors="replace"), extra_imports, str(path))
+def check_file(
+    path: Path, extra_imports: Iterable[str] = (), allow: Iterable[str] = ()
+) -> list[Finding]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return check(text, extra_imports, str(path), allow)
+
+
+def main_block(node: ast.stmt) -> bool:
+    """`if __name__ == "__main__":` (either way round), with no `else`."""
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
+    main = {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+    return isinstance(test.ops[0], ast.Eq) and sides == main
 
 
 class _Checker:
-    def __init__(self, extra: tuple[str, ...]):
+    def __init__(self, extra: tuple[str, ...], allow: frozenset[str]):
         self.extra = extra
-        # Private parts of torch a kata names (torch._dynamo for kata 38) may be used.
-        self.private_extra = [e for e in extra if any(p.startswith("_") for p in e.split("."))]
+        self.allow = allow
+        self.names = names()
         self.raised: set[int] = set()  # ids of the names raised directly (one finding each)
         self.found: list[Finding] = []
         self.imported: dict[str, str] = {}  # local name -> what it was imported as (dotted)
         self.bound: set[str] = set()  # names bound to an imported module or class
+        self.classes: set[str] = set()  # names bound to a class through type(x) or __class__
+        self.own: set[str] = set()  # names bound only to objects the answer makes
+        self.made: set[str] = set()  # attribute names the answer defines or assigns
         self.handler_types: set[int] = set()  # ids of nodes naming an except clause's types
         self.shadowed: set[int] = set()  # ids of names that are the answer's own, not builtins
-        self.called: set[int] = set()  # ids of the names that calls are made through
+        self.parents: dict[int, ast.AST] = {}
+        self.docstrings: set[int] = set()
+        self.annotations: set[int] = set()  # ids of nodes inside annotations
+        self.local_classes: set[str] = set()
+        self.own_classes: set[str] = set()
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
 
     def run(self, tree: ast.Module) -> None:
+        # What runs only as a script is never run by the tests.
+        tree.body = [node for node in tree.body if not main_block(node)]
         for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.imports(node)
             elif isinstance(node, ast.ExceptHandler) and node.type is not None:
                 self.handler_types.update(id(n) for n in ast.walk(node.type))
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = node.body
+                if (
+                    body
+                    and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                ):
+                    self.docstrings.add(id(body[0].value))
         self.bound = set(self.imported)
+        self.local_classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        # The answer's classes, where their names are bound to nothing else.
+        rebound = {name for target, _ in bindings_of(tree) for name in bound_names(target)}
+        self.own_classes = self.local_classes - rebound - set(self.imported)
         self.shadowed = shadowed(tree)
-        self.called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
+        self.find_own(tree)
         for node in ast.walk(tree):
             self.visit(node)
         for annotation in self.string_annotations(tree):
@@ -297,6 +533,9 @@ class _Checker:
                 continue
             for node in ast.walk(parsed):
                 ast.copy_location(node, annotation)
+                for child in ast.iter_child_nodes(node):
+                    self.parents[id(child)] = node
+            for node in ast.walk(parsed):
                 self.visit(node)
 
     # -- imports and names bound to imported things --------------------------------------
@@ -304,66 +543,169 @@ class _Checker:
     def imports(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
-            names = [f"{module}.{alias.name}" for alias in node.names]
-            if node.level or not allowed_import(module, self.extra):
-                self.note(node, "import", f"imports {module or '.'} ({self.why_import(module)})")
-            else:
-                for alias, dotted in zip(node.names, names, strict=True):
-                    if alias.name == "*":
-                        self.note(node, "import", f"imports * from {module}")
-                    elif alias.name.startswith("_") and module != "__future__":
-                        self.note(node, "import", f"imports the private name {dotted}")
-                    elif refused_torch(dotted) or (
-                        module.startswith("torch") and alias.name in ("ops",)
-                    ):
-                        self.note(node, "import", f"imports {dotted} (refused for answers)")
-                    self.imported[alias.asname or alias.name] = dotted
+            why = why_not_import(module, self.extra)
+            if why is not None:
+                self.note(node, "import", f"imports {module or '.'} ({why})")
+                return
+            for alias in node.names:
+                dotted = f"{module}.{alias.name}"
+                if alias.name == "*":
+                    self.note(node, "import", f"imports * from {module}")
+                    continue
+                if module != "__future__":
+                    self.resolve(node, dotted, "import")
+                self.imported[alias.asname or alias.name] = dotted
             return
         for alias in node.names:
-            if not allowed_import(alias.name, self.extra):
-                why = self.why_import(alias.name)
+            why = why_not_import(alias.name, self.extra)
+            if why is not None:
                 self.note(node, "import", f"imports {alias.name} ({why})")
             local = alias.asname or alias.name.split(".")[0]
             self.imported[local] = alias.name if alias.asname else alias.name.split(".")[0]
 
-    def why_import(self, module: str) -> str:
-        if module.startswith("."):
-            return "a relative import"
-        if module.startswith("torch"):
-            return "not a part of torch a kata answer may use"
-        return "not among the modules this kata's answers may import"
+    def lenient(self, dotted: str) -> bool:
+        """Within a module the kata adds that the data does not record (torch._dynamo, onnx)."""
+        return any(within(dotted, e) for e in unrecorded(self.extra))
+
+    def resolve(self, node: ast.AST, dotted: str, rule: str = "") -> str | None:
+        """The kind of what `dotted` (rooted at an imported module) names: 'module', 'class',
+        'metaclass', 'other'; None (with a finding) where it is not a recorded public name."""
+        if self.lenient(dotted):
+            return "other"
+        if rule:  # one rule for what an import names
+            before = len(self.found)
+            kind = self.resolve(node, dotted)
+            self.found[before:] = [Finding(f.line, rule, f.text) for f in self.found[before:]]
+            return kind
+        parts = dotted.split(".")
+        module = parts[0]
+        if module not in self.names.modules and not package(module):
+            self.note(node, "name", f"uses {dotted} (not a recorded module)")
+            return None
+        for index, part in enumerate(parts[1:], 1):
+            here = f"{module}.{part}"
+            kinds = self.names.modules.get(module, {})
+            recorded = here in self.names.modules or package(here)
+            if kinds.get(part) == "submodules" or (part not in kinds and recorded):
+                module = here
+                continue
+            if is_dunder(part):
+                return "other"  # __version__, __name__: the rules on dunders apply
+            if part not in kinds:
+                self.refuse_name(node, module, part, dotted)
+                return None
+            named = ".".join(parts[: index + 1])
+            if part in REFUSED_MODULE_ATTRIBUTES.get(module, ()) and named not in self.allow:
+                self.note(node, "process", f"uses {named} (processes or their state)")
+            if named in FILE_APIS and named not in self.allow:
+                self.note(node, "file", f"uses {named} (files: not allowed for this kata)")
+            kind = kinds[part]
+            rest = parts[index + 1 :]
+            if kind == "classes" and rest and rest[0] == "register":
+                self.note(node, "patch", f"uses {dotted}: registers with a class it did not make")
+            if kind == "metaclasses":
+                self.note(node, "class", f"uses {named}, a metaclass (it makes classes)")
+            return {"classes": "class", "metaclasses": "metaclass"}.get(kind, "other")
+        if refused_torch(module):
+            self.note(node, "name", f"uses {module} (refused for answers)")
+            return None
+        return "module"
+
+    def refuse_name(self, node: ast.AST, module: str, part: str, dotted: str) -> None:
+        if refused_torch(f"{module}.{part}"):
+            self.note(node, "name", f"uses {module}.{part} (refused for answers)")
+        elif part.startswith("_"):
+            self.note(node, "private", f"uses the private {module}.{part}")
+        elif part in self.names.aliases:
+            self.note(
+                node,
+                "module",
+                f"uses {dotted}: {module}.{part} is a module reached as an attribute",
+            )
+        else:
+            self.note(
+                node,
+                "name",
+                f"uses {dotted}: {part} is not among the public names of {module} in "
+                f"public_names.json (recorded from {self.names.versions})",
+            )
 
     def find_aliases(self, tree: ast.Module) -> None:
-        """Names bound to an imported module or class (`t = torch`, `for m in (F, torch)`)."""
-        bindings: list[tuple[ast.AST, ast.AST]] = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign):
-                bindings += [(target, node.value) for target in node.targets]
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-                if node.value is not None:
-                    bindings.append((node.target, node.value))
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                bindings.append((node.target, node.iter))
-            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                bindings.append((node.optional_vars, node.context_expr))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                arguments = node.args
-                positional = [*arguments.posonlyargs, *arguments.args]
-                first = len(positional) - len(arguments.defaults)
-                defaults = zip(positional[first:], arguments.defaults, strict=True)
-                kw_defaults = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-                for arg, default in [*defaults, *kw_defaults]:
-                    if default is not None:
-                        bindings.append((ast.Name(arg.arg, ast.Store()), default))
+        """Names bound to an imported module or class (`t = torch`, `for m in (F, torch)`),
+        and to a class reached through `type(x)` or `__class__`."""
+        bindings = list(bindings_of(tree))
         changed = True
         while changed:
             changed = False
             for target, value in bindings:
-                if self.refers_to_imported(value):
-                    for name in bound_names(target):
-                        if name not in self.bound:
-                            self.bound.add(name)
-                            changed = True
+                for name in bound_names(target):
+                    if self.refers_to_imported(value) and name not in self.bound:
+                        self.bound.add(name)
+                        changed = True
+                    if self.through_class(value) and name not in self.classes:
+                        self.classes.add(name)
+                        changed = True
+
+    def find_own(self, tree: ast.Module) -> None:
+        """Names bound only to objects the answer makes (`m = nn.Linear(2, 2)`, `d = {}`), and
+        the attribute names it defines or assigns itself."""
+        made_by: dict[str, list[bool]] = {}
+        for target, value in bindings_of(tree):
+            for name in bound_names(target):
+                made_by.setdefault(name, []).append(self.makes_object(value))
+        for node in ast.walk(tree):
+            # Names bound to what an exception or a match subject holds.
+            caught = getattr(node, "name", None) if isinstance(node, ast.ExceptHandler) else None
+            if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+                caught = node.name
+            elif isinstance(node, ast.MatchMapping):
+                caught = node.rest
+            if caught:
+                made_by.setdefault(caught, []).append(False)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                arguments = node.args
+                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+                every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+                for arg in every:
+                    made_by.setdefault(arg.arg, []).append(False)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.made.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                self.made.add(node.attr)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for statement in node.body:
+                    targets: list[ast.AST] = []
+                    if isinstance(statement, ast.Assign):
+                        targets = list(statement.targets)
+                    elif isinstance(statement, ast.AnnAssign):
+                        targets = [statement.target]
+                    for target in targets:
+                        self.made.update(bound_names(target))
+        self.own = {name for name, made in made_by.items() if all(made)}
+        self.own |= methods_selves(tree)
+
+    def makes_object(self, value: ast.AST) -> bool:
+        """Does `value` make a new object of the answer's own (not a module, class or what
+        some function returns)?"""
+        if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.Tuple, ast.Constant)):
+            return True
+        if isinstance(value, (ast.ListComp, ast.DictComp, ast.SetComp, ast.JoinedStr)):
+            return True
+        if isinstance(value, ast.Call):
+            func = value.func
+            if isinstance(func, ast.Name) and func.id in self.imported:
+                return self.kind_of(self.imported[func.id]) == "class"
+            if isinstance(func, ast.Name):
+                return func.id in self.local_classes or func.id in BUILTIN_CLASSES
+            dotted = self.dotted(func)
+            return dotted is not None and self.kind_of(dotted) == "class"
+        return False
+
+    def kind_of(self, dotted: str) -> str | None:
+        module, _, name = dotted.rpartition(".")
+        kind = self.names.modules.get(module, {}).get(name)
+        return {"classes": "class", "metaclasses": "metaclass"}.get(kind or "", kind)
 
     def refers_to_imported(self, node: ast.AST) -> bool:
         """Could `node` evaluate to an imported module or class (not a call's result)?"""
@@ -387,6 +729,20 @@ class _Checker:
             return self.refers_to_imported(node.body)
         return False
 
+    def through_class(self, node: ast.AST) -> bool:
+        """A chain reaching a class through `type(x)`, `__class__` or `mro()`, anywhere in it
+        (`type(x).mro()[1]`)."""
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            if isinstance(node, ast.Attribute) and node.attr in ("__class__", "mro"):
+                return True
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name) and node.func.id == "type":
+                    return True
+                node = node.func
+            else:
+                node = node.value
+        return isinstance(node, ast.Name) and node.id in self.classes
+
     def dotted(self, node: ast.AST) -> str | None:
         """`torch.nn.functional.relu` for a chain rooted at an imported name, else None."""
         chain = []
@@ -406,9 +762,22 @@ class _Checker:
             self.name(node)
         elif isinstance(node, ast.Call):
             self.call(node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            self.string(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if is_dunder(node.name) and node.name not in DEFINABLE:
                 self.note(node, "definition", f"defines {node.name}")
+            if isinstance(node, ast.ClassDef):
+                for base in node.bases:
+                    dotted = self.dotted(base)
+                    if dotted in UNSUBCLASSABLE:
+                        self.note(node, "class", f"subclasses {dotted} ({UNSUBCLASSABLE[dotted]})")
+                # Other keywords go to a base's __init_subclass__ (TypedDict's total=), which
+                # only imported classes can define.
+                for keyword in node.keywords:
+                    if keyword.arg in (None, "metaclass"):
+                        what = keyword.arg or "**"
+                        self.note(node, "class", f"passes {what}= to a class (a metaclass)")
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
@@ -416,7 +785,7 @@ class _Checker:
                     if isinstance(each, ast.Attribute) and isinstance(
                         each.ctx, (ast.Store, ast.Del)
                     ):
-                        self.patch(node, each)
+                        self.write(node, each.value, each.attr, ast.unparse(each))
         elif isinstance(node, ast.Raise) and node.exc is not None:
             raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(raised, ast.Name) and raised.id in NOT_EXCEPTIONS:
@@ -427,29 +796,62 @@ class _Checker:
                 if is_dunder(name):
                     self.note(node, "name", f"declares {name}")
 
-    def attribute(self, node: ast.Attribute) -> None:
-        attr = node.attr
+    def attribute(self, node: ast.Attribute, spelled: bool = False) -> None:
         dotted = self.dotted(node)
+        # A recorded submodule (torch.types) is not a module reached as an attribute.
+        submodule = dotted is not None and (dotted in self.names.modules or package(dotted))
+        self.attribute_name(node, node.attr, submodule)
+        parent = self.parents.get(id(node))
+        self.named_by_operator(node, dotted, parent)
+        outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
+        if dotted is not None and (outermost or spelled):
+            kind = self.resolve(node, dotted)
+            if kind == "module" and spelled:  # getattr(torch, "utils") returns the module
+                self.note(node, "module", f"uses the module {dotted} as a value")
+            elif kind == "module":
+                self.module_value(node, dotted)
+
+    def attribute_name(self, node: ast.AST, attr: str, submodule: bool = False) -> None:
+        """The rules on an attribute's name, whatever it is an attribute of."""
         if is_dunder(attr):
             if attr not in DUNDER_ATTRIBUTES:
                 self.note(node, "dunder", f"uses the attribute {attr}")
-        elif INTERNALS.fullmatch(attr):
+        elif attr in INTERNALS:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
-        elif attr in REFUSED_ATTRIBUTES:
+        elif attr in REFUSED_ATTRIBUTES and attr not in {a.rpartition(".")[2] for a in self.allow}:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
         elif GLOBAL_HOOKS.fullmatch(attr):
             self.note(node, "attribute", f"uses {attr} (a hook on every module)")
-        elif (
-            attr.startswith("_")
-            and self.refers_to_imported(node.value)
-            and not (dotted and any(within(dotted, extra) for extra in self.private_extra))
+        elif attr in INTERPRETER_MODULES and not submodule:
+            self.note(node, "module", f"uses .{attr}, a module reached as an attribute")
+        elif attr.startswith("_") and attr not in self.made and attr not in NAMEDTUPLE:
+            # Private attributes of what the tests hand over (`tensor._version`) are read by
+            # honest code; not those of what is imported, nor ones named after the interpreter.
+            dotted = self.dotted(node) if isinstance(node, ast.Attribute) else None
+            imported = isinstance(node, ast.Attribute) and self.refers_to_imported(node.value)
+            inward = attr.strip("_") in INTERPRETER_MODULES or any(
+                word in attr for word in ("frame", "globals", "builtins", "import", "code")
+            )
+            if (imported or inward or not isinstance(node, ast.Attribute)) and not (
+                dotted and self.lenient(dotted)
+            ):
+                self.note(
+                    node, "private", f"uses the private {attr}, which the answer did not define"
+                )
+
+    def named_by_operator(self, node: ast.AST, dotted: str | None, parent: ast.AST | None) -> None:
+        """operator.attrgetter other than called where it is named: like getattr."""
+        if dotted in NAMED_BY_OPERATOR and not (
+            isinstance(parent, ast.Call) and parent.func is node
         ):
-            self.note(node, "private", f"uses the private {attr} of an imported module or class")
-        if dotted is not None and refused_torch(dotted):
-            self.note(node, "attribute", f"uses {dotted} (refused for answers)")
-        root = dotted.split(".")[0] if dotted else None
-        if root in REFUSED_MODULE_ATTRIBUTES and attr in REFUSED_MODULE_ATTRIBUTES[root]:
-            self.note(node, "process", f"uses {root}.{attr} (starts or ends processes)")
+            self.note(node, "builtin", f"uses {dotted} other than in a call of its own")
+
+    def module_value(self, node: ast.AST, dotted: str) -> None:
+        """A module anywhere but left of a `.`: bound, passed or returned."""
+        parent = self.parents.get(id(node))
+        if (isinstance(parent, ast.Attribute) and parent.value is node) or self.named_owner(node):
+            return
+        self.note(node, "module", f"uses the module {dotted} as a value (import what it needs)")
 
     def name(self, node: ast.Name) -> None:
         name = node.id
@@ -460,22 +862,86 @@ class _Checker:
             if is_dunder(name) and name not in DEFINABLE:
                 self.note(node, "name", f"binds {name}")
             return
+        if name in self.imported:
+            self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
+            kind = self.kind_of(self.imported[name])
+            if kind == "metaclass":
+                self.note(node, "class", f"uses {self.imported[name]}, a metaclass")
+            elif self.is_module(self.imported[name]) and not self.named_owner(node):
+                self.module_value(node, self.imported[name])
+            return
         if name == "open" and "io" in self.extra:
             return  # the builtin open is io.open
         if id(node) in self.shadowed:
             return  # the answer's own binding (a parameter called `input`), not the builtin
+        parent = self.parents.get(id(node))
+        called = isinstance(parent, ast.Call) and parent.func is node
         if name in REFUSED_BUILTINS:
             self.note(node, "builtin", f"uses {name} ({REFUSED_BUILTINS[name]})")
-        elif name in NAMED_ATTRIBUTES and id(node) not in self.called:
+        elif name in NAMED_ATTRIBUTES and not called:
             self.note(node, "builtin", f"uses {name} other than in a call of its own")
+        elif name == "type" and not self.plain_type(node, parent):
+            self.note(node, "builtin", "uses type other than as type(x)")
         elif is_dunder(name) and name not in DUNDER_NAMES and name not in REFUSED_BUILTINS:
             self.note(node, "name", f"uses {name}")
+
+    def is_module(self, dotted: str) -> bool:
+        return dotted in self.names.modules or "." not in dotted
+
+    def named_owner(self, node: ast.AST) -> bool:
+        """The module in getattr(module, "name", ...) or hasattr: an attribute spelled out."""
+        parent = self.parents.get(id(node))
+        return (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("getattr", "hasattr")
+            and parent.args[:1] == [node]
+            and len(parent.args) >= 2
+            and isinstance(parent.args[1], ast.Constant)
+            and isinstance(parent.args[1].value, str)
+        )
+
+    def plain_type(self, node: ast.Name, parent: ast.AST | None) -> bool:
+        """`type(x)`, `type[...]` and `type` in an annotation or isinstance: not a class maker."""
+        if id(node) in self.annotations:
+            return True
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return len(parent.args) == 1 and not parent.keywords
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return True
+        grand = self.parents.get(id(parent)) if isinstance(parent, ast.Tuple) else parent
+        return (
+            isinstance(grand, ast.Call)
+            and isinstance(grand.func, ast.Name)
+            and grand.func.id in ("isinstance", "issubclass")
+        )
 
     def call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:
             self.note(node, "builtin", "makes a class with type(name, bases, namespace)")
+        dotted = self.dotted(func)
+        wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
+        limit = 2 if dotted == "functools.update_wrapper" else 1
+        if wrapper and (
+            len(node.args) > limit or any(k.arg in ("assigned", "updated") for k in node.keywords)
+        ):
+            # assigned= names the attributes it sets: setattr by name.
+            self.note(node, "attribute-by-name", f"calls {dotted} with the attributes to set")
+        if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
+            self.note(node, "file", "calls logging.basicConfig with a file name")
+        if dotted in NAMED_BY_OPERATOR:
+            for arg in node.args:
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    self.note(node, "attribute-by-name", f"calls {dotted} with a computed name")
+                    continue
+                parts = arg.value.split(".") if dotted == "operator.attrgetter" else [arg.value]
+                for part in parts:
+                    self.attribute_name(arg, part)
+            return
         if not (isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTES):
+            return
+        if id(func) in self.shadowed:
             return
         if len(node.args) < 2 or node.keywords:
             self.note(node, "attribute-by-name", f"calls {func.id} with a computed name")
@@ -484,44 +950,194 @@ class _Checker:
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             self.note(node, "attribute-by-name", f"calls {func.id} with a computed name")
             return
-        if self.refers_to_imported(owner) or self.through_class(owner):
-            self.note(node, "attribute-by-name", f"calls {func.id} on a module or class")
         # The literal name obeys the same rules as `owner.name`.
         spelled = ast.Attribute(owner, name.value, ast.Load())
         ast.copy_location(spelled, node)
-        self.attribute(spelled)
+        self.parents[id(spelled)] = node
+        newer = name.value[:1].isupper() and name.value not in self.names.aliases
+        if func.id == "getattr" and len(node.args) == 3 and self.dotted(spelled) and newer:
+            # getattr(nn, "RMSNorm", None): a class that newer torch has, asked for with a
+            # default (a missing name is no finding; modules are never asked for this way).
+            self.attribute_name(spelled, name.value)
+            self.resolve_quietly(spelled)
+        else:
+            self.attribute(spelled, spelled=True)
+        if func.id != "getattr":
+            self.write(node, owner, name.value, f"{ast.unparse(owner)}.{name.value}")
 
-    def patch(self, statement: ast.AST, target: ast.Attribute) -> None:
-        """`owner.name = ...` where owner is an imported module or class, or a class."""
-        if self.refers_to_imported(target.value) or self.through_class(target.value):
+    def resolve_quietly(self, node: ast.Attribute) -> None:
+        """A name missing from the data is no finding when its absence is handled; what the
+        data refuses otherwise (a module re-export, a file API) still is."""
+        dotted = self.dotted(node)
+        assert dotted is not None
+        before = len(self.found)
+        self.resolve(node, dotted)
+        missing = [f for f in self.found[before:] if "is not among the public names" in f.text]
+        self.found = [f for f in self.found if f not in missing]
+
+    def write(self, statement: ast.AST, owner: ast.AST, attr: str, text: str) -> None:
+        """`owner.attr = ...`: on a module or class never (but torch's documented settings);
+        on an object the answer did not make, not over a name torch or NumPy gives a method
+        or function."""
+        if self.dotted(owner) and f"{self.dotted(owner)}.{attr}" in SETTINGS:
+            return
+        if self.refers_to_imported(owner) or self.through_class(owner):
+            self.note(statement, "patch", f"assigns to {text}, an attribute of a module or class")
+            return
+        root = owner
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Call):
+            if not self.makes_object(root):
+                self.note(statement, "patch", f"assigns to {text}, an attribute of a call's result")
+            return
+        own = (
+            isinstance(root, ast.Name) and root is owner and root.id in self.own | self.own_classes
+        )
+        if is_dunder(attr) and attr not in ("__doc__", "__name__", "__qualname__"):
+            self.note(statement, "patch", f"assigns to {text}, a dunder attribute")
+        elif own:
+            return
+        elif attr.startswith("_"):
             self.note(
                 statement,
                 "patch",
-                f"assigns to {ast.unparse(target)}, an attribute of a module or class",
+                f"assigns to {text}, private, on an object the answer did not make",
+            )
+        elif attr in self.names.protected and attr not in MUTABLE:
+            self.note(
+                statement,
+                "patch",
+                f"assigns to {text}: {attr} is a method or public name of torch or NumPy, "
+                "on an object the answer did not make",
             )
 
-    def through_class(self, node: ast.AST) -> bool:
-        """A chain reaching a class through `type(x)`, `__class__` or a call's result."""
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            if isinstance(node, ast.Attribute) and node.attr == "__class__":
-                return True
-            node = node.value
-        return isinstance(node, ast.Call)
+    def string(self, node: ast.Constant) -> None:
+        """Names in strings: dunders, frame attributes, format fields that read attributes."""
+        parent = self.parents.get(id(node))
+        if id(node) in self.docstrings or (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id == "hasattr"
+            and parent.args[1:2] == [node]
+        ):
+            return
+        text = str(node.value)
+        # A name handed to what reads attributes by name is one word (or a dotted path); a
+        # sentence that mentions `__init__` in an error message is not.
+        if not re.search(r"\s", text):
+            for dunder in re.findall(r"__\w+?__", text):
+                if dunder not in DUNDER_STRINGS:
+                    self.note(node, "string", f"names {dunder} in a string")
+            for name in re.findall(r"\w+", text):
+                if name in INTERNALS:
+                    self.note(node, "string", f"names {name} in a string")
+        for field in re.findall(r"\{([^{}]*)\}", text):
+            for attr in re.findall(r"\.(\w+)", field.split("!")[0].split(":")[0]):
+                self.attribute_name(node, attr)
+        if text in STRING_MODULES:
+            self.note(node, "string", f"names the module {text} in a string")
 
     def string_annotations(self, tree: ast.Module) -> Iterator[ast.Constant]:
         """Annotations written as strings: typing can evaluate them."""
-        annotations: list[ast.AST | None] = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.arg):
-                annotations.append(node.annotation)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                annotations.append(node.returns)
-            elif isinstance(node, ast.AnnAssign):
-                annotations.append(node.annotation)
-        for annotation in annotations:
-            for node in ast.walk(annotation) if annotation is not None else ():
+        for annotation in annotation_nodes(tree):
+            for node in ast.walk(annotation):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str):
                     yield node
+
+
+# The public methods of namedtuples, which start with an underscore to stay out of the way.
+NAMEDTUPLE = {"_fields", "_field_defaults", "_asdict", "_replace", "_make"}
+# Builtin classes whose instances are the answer's own.
+BUILTIN_CLASSES = {"dict", "list", "set", "object", "bytearray", "frozenset", "tuple", "str"}
+
+
+def annotation_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            yield node.returns
+        elif isinstance(node, ast.AnnAssign):
+            yield node.annotation
+
+
+def bindings_of(tree: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(target, value) for each binding in `tree`: assignments, loops, with, defaults."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                yield target, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            if node.value is not None:
+                yield node.target, node.value
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            yield node.target, ast.Call(ast.Name("iter", ast.Load()), [node.iter], [])
+            yield node.target, node.iter
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            yield node.optional_vars, ast.Call(ast.Name("enter", ast.Load()), [], [])
+            yield node.optional_vars, node.context_expr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            first = len(positional) - len(arguments.defaults)
+            defaults = zip(positional[first:], arguments.defaults, strict=True)
+            kw_defaults = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+            for arg, default in [*defaults, *kw_defaults]:
+                if default is not None:
+                    yield ast.Name(arg.arg, ast.Store()), default
+
+
+def methods_selves(tree: ast.AST) -> set[str]:
+    """The first parameter of each method (`self`, `cls`), unless that name is also a
+    parameter of a function outside a class."""
+    methods = {
+        id(item)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    selves, others = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+            if id(node) in methods:
+                selves.update(positional[:1])
+            else:
+                others.update(positional)
+    selves -= others
+    # A method taken from its class (`Helper.patch(model)`, `map(Helper.patch, models)`) runs
+    # with any object as its first parameter: then no `self` is the answer's own for sure.
+    # `Base.__init__(self)` from a method passes its own self on, which is fine.
+    plain = {
+        (node.name, item.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not any(
+            isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
+            for d in item.decorator_list
+        )
+    }
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            continue
+        if (node.value.id, node.attr) not in plain:
+            continue
+        call = parents.get(id(node))
+        passes_self = (
+            isinstance(call, ast.Call)
+            and call.func is node
+            and call.args[:1] != []
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id in selves
+        )
+        if not passes_self:
+            return set()
+    return selves
 
 
 def bound_names(target: ast.AST) -> Iterator[str]:

@@ -102,7 +102,7 @@ def choose(mode: str) -> tuple[str, str | None]:
         )
     return "none", (
         f"--sandbox auto fell back to none: {problem}. The candidate's code ran as you, "
-        "with your files and network (README: what grading can and cannot promise)"
+        "with your files and network (docs/interviewer.md: what grading can and cannot promise)"
     )
 
 

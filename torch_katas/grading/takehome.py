@@ -255,12 +255,15 @@ one a plain file in `katas/`; nothing else you change is used.
   `torch.nn.functional`, `torch.optim`, `torch.utils.data`, `torch.autograd`, ...) and
   {allowed}{extra}. It may define functions, classes (with private attributes and helpers,
   `super().__init__()`, a Dataset's `__len__` and `__getitem__`), dataclasses, comprehensions
-  and generators. It may not import anything else (os, sys, subprocess, threading, pytest,
-  ...), use torch's private or internal parts (`torch._C`, `torch.ops`, `torch.overrides`,
-  `torch.library`), call `eval`, `exec`, `compile`, `globals`, `locals`, `vars`,
-  `__import__` or `open` (unless the kata may import `io`), use `getattr`, `setattr` or
-  `delattr` with a computed name, assign to an attribute of a module or class it imports,
-  define `__torch_function__`, `__getattr__`, `__eq__` and similar hooks, read frame,
+  and generators. Every name it reaches from an import must be a public name of that module
+  (not a module another one imports, such as `torch.sys`). It may not import anything else
+  (os, sys, subprocess, threading, pytest, ...), use torch's private or internal parts
+  (`torch._C`, `torch.ops`, `torch.overrides`, `torch.library`), read or write files with
+  torch's or NumPy's functions (`torch.load`, `np.load`) unless listed for its kata, call
+  `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `__import__` or `open` (unless the
+  kata may import `io`), use `getattr`, `setattr` or `delattr` with a computed name or a
+  dunder name, assign to an attribute of a module or class, define `__torch_function__`,
+  `__getattr__`, `__eq__`, a metaclass and similar hooks, subclass `torch.Tensor`, read frame,
   traceback or code attributes, raise `KeyboardInterrupt` or `SystemExit`, or start threads
   or processes. Anything the policy
   refuses makes that kata *flagged* (it scores 0), with its line shown to the interviewer.
@@ -301,7 +304,9 @@ def torch_version() -> str | None:
 def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str) -> str:
     rows = "\n".join(f"| {k.label} | {k.title} | `katas/{k.module}.py` |" for k in chosen)
     extra = [
-        f"for {k.label}, {', '.join(f'`{m}`' for m in k.imports)}" for k in chosen if k.imports
+        f"for {k.label}, {', '.join(f'`{m}`' for m in (*k.imports, *k.allow))}"
+        for k in chosen
+        if k.imports or k.allow
     ]
     grader = torch_version()
     floor = torch_floor(root)

@@ -1,0 +1,45 @@
+"""An Enum for the reduction, typing.Final constants, the log-sum-exp through a masked mean."""
+
+import enum
+from typing import Final
+
+import torch
+
+_NO_CLASS: Final = 0
+
+
+class Reduction(enum.Enum):
+    MEAN = "mean"
+    SUM = "sum"
+    NONE = "none"
+
+
+def cross_entropy(
+    logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    if logits.ndim != 2 or target.shape != (logits.shape[0],):
+        raise ValueError(f"need [N, C] logits and [N] target, got {logits.shape}, {target.shape}")
+    if target.dtype is not torch.int64:
+        raise ValueError("target must be int64")
+    try:
+        how = Reduction(reduction)
+    except ValueError as error:
+        raise ValueError(f"bad reduction {reduction!r}") from error
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError("label_smoothing must lie in [0, 1]")
+    top = logits.max(dim=-1, keepdim=True).values.detach()
+    log_norm = (logits - top).exp().sum(-1, keepdim=True).log() + top
+    log_probs = logits - log_norm
+    valid = target.ne(ignore_index)
+    picked = log_probs.gather(-1, target.masked_fill(~valid, _NO_CLASS)[:, None])[:, 0]
+    per_sample = -(1.0 - label_smoothing) * picked - label_smoothing * log_probs.mean(-1)
+    per_sample = per_sample.masked_fill(~valid, 0.0)
+    if how is Reduction.NONE:
+        return per_sample
+    total = per_sample.sum()
+    return total if how is Reduction.SUM else total / valid.sum()

@@ -1,0 +1,15 @@
+"""Wrong: counts the state's elements, not its bytes, so float64 state looks as small as float32."""
+
+import torch
+
+from solutions.q19_sgd_by_hand import SGD, race_in_a_valley
+
+
+def optimizer_state_bytes(optimizer):
+    total = 0
+    for entries in optimizer.state.values():
+        for value in entries.values():
+            for tensor in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(tensor, torch.Tensor):
+                    total += tensor.numel()
+    return total

@@ -1,0 +1,15 @@
+"""Wrong: turns cuDNN benchmarking on with determinism, so the algorithm may change per run."""
+
+import os
+
+import torch
+
+from solutions.q41_reproducibility import make_loader, seed_everything, seed_worker
+
+
+def make_deterministic(enabled=True):
+    torch.use_deterministic_algorithms(enabled)
+    torch.backends.cudnn.deterministic = enabled
+    torch.backends.cudnn.benchmark = enabled
+    if enabled and os.environ.get("CUBLAS_WORKSPACE_CONFIG") not in (":4096:8", ":16:8"):
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
