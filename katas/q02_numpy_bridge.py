@@ -17,6 +17,9 @@ import torch
 def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> torch.Tensor:
     """The array as a tensor on `device` (None: the CPU), same shape, values and dtype.
 
+    None means the CPU even when torch's default device is another one
+    (`torch.set_default_device`, `with torch.device(...)`).
+
     - array: a NumPy array of a dtype PyTorch supports, any shape; slices and transposes
       are fine (strides must not be negative).
     - device: a torch.device, a string such as "cpu" or "cuda:0", or None.
@@ -39,10 +42,14 @@ def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> to
 def to_numpy(t: torch.Tensor) -> np.ndarray:
     """t's values as a NumPy array, for any tensor: one that requires grad, one on a GPU.
 
+    Any tensor includes one whose conjugation is only a flag (`z.conj()` sets the
+    "conjugate bit", its `.imag` the "negative bit"): the array holds the values t shows.
+
     - Same shape; the NumPy twin of t's dtype (torch.float64 -> float64, torch.int64 ->
       int64, torch.bool -> bool, ...). bfloat16 is not supported: NumPy has no such type.
     - For a CPU tensor there is no copy: the array shares t's memory, so a write through
-      either one shows in the other. From another device the values are copied to the CPU.
+      either one shows in the other. From another device the values are copied to the CPU,
+      and a flag such as the conjugate bit, which NumPy lacks, is applied in a copy.
     - t is left as it was: still on its device, still requiring grad if it did.
 
     >>> w = torch.ones(2, requires_grad=True)

@@ -186,3 +186,37 @@ def test_the_bridge_keeps_any_shape(device, shape):
             f"{convert.__name__} of a {shape} int64 tensor gave {back.shape} {back.dtype}"
         )
         np.testing.assert_array_equal(back, array)
+
+
+def test_to_tensor_with_no_device_is_on_the_cpu_whatever_the_default_device(device):
+    # None means the CPU, not torch's current default device: set another default (the
+    # test's device, or "meta" when that is the CPU) and the tensor must still wrap the array.
+    array = np.arange(6.0).reshape(2, 3)
+    with torch.device("meta" if device.type == "cpu" else device):
+        t = to_tensor(array)
+    check_tensor(t, shape=(2, 3), dtype=torch.float64, device="cpu", name="to_tensor(array)")
+    assert same_memory(t, array), (
+        "to_tensor(array) must wrap the array on the CPU even under another default device "
+        "(torch.set_default_device, `with torch.device(...)`): pass device='cpu' for None"
+    )
+
+
+@pytest.mark.parametrize("convert", [to_numpy, to_numpy_copy], ids=lambda f: f.__name__)
+def test_numpy_array_of_a_lazily_conjugated_or_negated_tensor(device, convert):
+    skip_unless_supported(device, torch.complex64)
+    z = torch.tensor([1 + 2j, 3 - 1j], device=device)
+    conjugated = z.conj()  # the conjugate bit: no copy, a flag NumPy cannot represent
+    cases = [(conjugated, np.array([1 - 2j, 3 + 1j], dtype=np.complex64))]
+    if conjugated.is_conj():  # (`sim` conjugates at once, so it has no lazy negative bit)
+        cases.append((conjugated.imag, np.array([-2.0, 1.0], dtype=np.float32)))  # negative bit
+    for tensor, expected in cases:
+        array = convert(tensor)
+        assert isinstance(array, np.ndarray), f"{convert.__name__} must return a NumPy array"
+        np.testing.assert_array_equal(
+            array,
+            expected,
+            err_msg=f"{convert.__name__} of z.conj() (or its .imag) must hold the conjugated "
+            "values: resolve the conjugate and negative bits (resolve_conj, resolve_neg, or "
+            "t.numpy(force=True), which does it all)",
+        )
+        assert array.dtype == expected.dtype

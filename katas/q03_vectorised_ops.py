@@ -24,7 +24,8 @@ def pairwise_sq_dists(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     - Never negative: in floating point the identity can come out slightly below zero for
       points that (nearly) coincide; such entries must come out as 0.
 
-    Rules: no Python loops; do not call torch.cdist.
+    Rules: no Python loops; do not call torch.cdist, nor F.pairwise_distance or F.pdist
+    (distances under other names).
 
     >>> pairwise_sq_dists(torch.tensor([[0.0, 0.0], [1.0, 1.0]]), torch.tensor([[1.0, 0.0]]))
     tensor([[1.],

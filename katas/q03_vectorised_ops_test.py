@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from katas.q03_vectorised_ops import batched_scores, pairwise_sq_dists, standardize_columns
+from torch_katas.op_families import EINSUM, PAIRWISE_DISTANCES
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -36,9 +37,7 @@ def naive_standardize(x, eps):
 def dists(x, y):
     reason = "build the distances from a matrix product"
     assert_no_torch_internals(pairwise_sq_dists, reason=reason)
-    with forbidden_ops(
-        torch.cdist, reason=reason, aten=("cdist", "_cdist_forward", "_euclidean_dist")
-    ):
+    with forbidden_ops(*PAIRWISE_DISTANCES.ops, reason=reason, aten=PAIRWISE_DISTANCES.aten):
         return pairwise_sq_dists(x, y)
 
 
@@ -262,7 +261,9 @@ def test_standardize_columns_in_float64(device):
 def test_batched_scores_matches_elementwise_products(device, q_shape, k_shape, out_shape):
     q, k = torch.randn(q_shape, device=device), torch.randn(k_shape, device=device)
     q_before, k_before = q.clone(), k.clone()
-    with forbidden_ops(torch.einsum, reason="write it as one `@` with k's last dims swapped"):
+    with forbidden_ops(
+        *EINSUM.ops, reason="write it as one `@` with k's last dims swapped", aten=EINSUM.aten
+    ):
         out = batched_scores(q, k)
     check_tensor(out, shape=out_shape, dtype=torch.float32, device=device, name="scores")
     expected = (q.cpu().double().unsqueeze(-2) * k.cpu().double().unsqueeze(-3)).sum(-1)

@@ -50,12 +50,15 @@ def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
 def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     """Index of the `width`-long bucket each integer timestamp falls in.
 
-    - timestamps: a tensor of any integer dtype (int64, int32, int16, int8, uint8), any
-      shape, any device; values may be negative (before the epoch) and as large as int64
-      nanosecond timestamps.
-    - width: a positive Python int.
+    - timestamps: a tensor of an integer dtype torch computes with (int64, int32, int16,
+      int8, uint8), any shape, any device; values may be negative (before the epoch) and
+      as large as int64 nanosecond timestamps. (uint16, uint32 and uint64 are not asked
+      for: torch has almost no arithmetic for them.)
+    - width: a positive Python int, of any size: it need not fit timestamps' dtype.
     - Bucket k holds [k * width, (k + 1) * width), so the result is floor(t / width),
-      exactly, for every value: -1 with width 10 is in bucket -1, not 0.
+      exactly, for every value and every width: -1 with width 10 is in bucket -1, not 0,
+      and int8 [5, -5] with width 1000 is [0, -1] (torch converts a Python number to the
+      tensor's dtype, where 1000 wraps).
     - Returns a tensor of timestamps' dtype, shape and device. timestamps is not modified.
     - Raises ValueError if width < 1, TypeError if timestamps is not an integer tensor
       (floating, complex and bool tensors are not).

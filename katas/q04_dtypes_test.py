@@ -187,6 +187,24 @@ def test_time_bucket_takes_every_integer_dtype(device, dtype):
     )
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8], ids=str
+)
+def test_time_bucket_with_a_width_beyond_the_dtypes_range(device, dtype):
+    info = torch.iinfo(dtype)
+    candidates = {info.min, info.min + 1, -5, -1, 0, 1, 5, info.max}
+    values = sorted(value for value in candidates if info.min <= value <= info.max)
+    timestamps = torch.tensor(values, dtype=dtype, device=device)
+    for width in (info.max, info.max + 1, 1000, 2**40, 2**63, 2**70):
+        result = time_bucket(timestamps, width)
+        check_tensor(result, shape=(len(values),), dtype=dtype, device=device, name="buckets")
+        assert result.tolist() == floor_div(values, width), (
+            f"{dtype} timestamps with width {width}: the bucket is floor(t / width) even when "
+            "the width does not fit the dtype (then every t is in bucket 0, or -1 before the "
+            "epoch); torch converts a Python number to the tensor's dtype, where it wraps"
+        )
+
+
 def test_time_bucket_is_exact_for_nanosecond_timestamps(device):
     values = [1_700_000_000_123_456_789, 1_700_000_000_999_999_999, -1_234_567_890_123_456_789]
     timestamps = torch.tensor(values, device=device).reshape(3, 1)

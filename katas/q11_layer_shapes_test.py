@@ -14,6 +14,7 @@ from katas.q11_layer_shapes import (
     lstm_final_states,
     padded_attention,
 )
+from torch_katas.op_families import LINEAR
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -131,13 +132,13 @@ def test_rejects_configurations_nn_conv2d_rejects(device, input_shape, args):
 
 # linear_forward
 
-FORBIDDEN = (F.linear,)
+FORBIDDEN = LINEAR.ops
 REASON = "write y = x W^T + b with matrix multiplication"
 
 
 def call_linear(*args):
     assert_no_torch_internals(linear_forward, reason=REASON)
-    with forbidden_ops(*FORBIDDEN, reason=REASON, aten=("linear",)):
+    with forbidden_ops(*FORBIDDEN, reason=REASON, aten=LINEAR.aten):
         return linear_forward(*args)
 
 

@@ -13,7 +13,8 @@ into nan even where the forward value looks fine.
 - softplus(x) = log(1 + exp(β x)) / β, a smooth ReLU.
 
 Task: write the three with tensor operations, matching torch's versions in values and in
-gradients over the whole float range.
+gradients over the whole float range. All three compute float16 and bfloat16 input in
+float32 and round the result once to the input's dtype, as torch does.
 """
 
 import torch
@@ -25,6 +26,9 @@ def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     - x: a floating tensor of any shape (including empty), on any device.
     - approximate: "none" for the exact form with erf, "tanh" for the tanh approximation.
     - Returns a tensor of x's shape, dtype and device; gradients flow to x. x is not modified.
+    - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, values
+      and gradients, as torch does: natively, float16's x**3 overflows above about 40 (a
+      nan gradient), and bfloat16 loses bits at every step.
     - Raises ValueError if approximate is neither "none" nor "tanh".
 
     Rules: do not call F.gelu or nn.GELU; use primitives such as torch.erf and torch.tanh.
@@ -42,6 +46,7 @@ def silu(x: torch.Tensor) -> torch.Tensor:
     - x: a floating tensor of any shape, on any device.
     - Returns a tensor of x's shape, dtype and device. Values and gradients must be finite
       and correct for every finite x, including -1e4 and 1e4. x is not modified.
+    - float16 and bfloat16 are computed in float32 and rounded once, as for gelu.
 
     Rules: do not call F.silu or nn.SiLU; torch.sigmoid is allowed.
 
@@ -69,8 +74,9 @@ def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> tor
       threshold, so the formula itself would give inf for 11 < x <= 20.
     - Raises ValueError if beta <= 0, whatever x's dtype.
 
-    Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor torch.logaddexp or
-    torch.logsumexp (softplus under other names); use primitives such as torch.exp,
+    Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor any way torch offers a
+    log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax, log_softmax,
+    the cross-entropies): softplus under other names. Use primitives such as torch.exp,
     torch.log1p and torch.where.
 
     >>> softplus(torch.tensor([-20.0, 0.0, 100.0]))

@@ -49,9 +49,10 @@ def cross_entropy(
       is not int64, reduction is not one of "mean", "sum", "none", or label_smoothing
       is outside [0, 1] (NaN included).
 
-    Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax,
-    log_softmax or logsumexp, in any spelling (torch.*, F.*, torch.special.*, tensor
-    methods): write the log-sum-exp with the max shift yourself.
+    Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax, softmin,
+    log_softmax, logsumexp, logcumsumexp or logaddexp, in any spelling (torch.*, F.*,
+    torch.special.*, tensor methods): every way torch offers a log-sum-exp. Write the
+    log-sum-exp with the max shift yourself.
 
     >>> logits = torch.tensor([[2.0, 0.0, 0.0], [1e4, 0.0, -1e4]])
     >>> cross_entropy(logits, torch.tensor([0, 1]), reduction="none")

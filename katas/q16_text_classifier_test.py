@@ -149,6 +149,28 @@ def test_masked_mean_keeps_a_half_precision_dtype(device, dtype):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_masked_mean_in_half_precision_does_not_overflow_where_the_mean_does_not(device, dtype):
+    # 1000 real positions of 100: their sum, 1e5, is inf in float16 (max 65504); the mean is
+    # 100. (In bfloat16 the sum fits but keeps 8 significant bits.)
+    values = torch.full((2, 1000, 3), 100.0, device=device).to(dtype)
+    values[1, :, 1] = 50.0
+    mask = torch.ones(2, 1000, dtype=torch.bool, device=device)
+    mask[1, 500:] = False
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(2, 3), dtype=dtype, device=device, name="masked_mean")
+    expected = torch.tensor([[100.0, 100.0, 100.0], [100.0, 50.0, 100.0]])
+    assert_close(
+        out.float().cpu(),
+        expected,
+        f"a {dtype} masked mean of 1000 values of 100 must be 100: the sum overflows (or "
+        "loses its low bits) where the mean would not; accumulate in float32 and convert "
+        "back, or divide before summing",
+        rtol=1e-2,
+        atol=0.0,
+    )
+
+
 def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
     values = torch.randn(4, 3, 5, device=device).transpose(0, 2)  # [5, 3, 4], non-contiguous
     mask = torch.rand(3, 5, device=device).T > 0.5

@@ -52,9 +52,12 @@ def bce_with_logits(
       "mean", "sum", "none".
 
     Rules: do not call F.binary_cross_entropy_with_logits or F.binary_cross_entropy (nor
-    nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus, torch.logaddexp or
-    torch.logsumexp (softplus under other names): write the stable form with exp, log1p,
-    abs and torch.maximum yourself.
+    nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus, nor any way torch
+    offers a log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax,
+    log_softmax, the cross-entropies): softplus under other names. Write the stable form
+    yourself. Hint, not rule: exp, log1p, abs and torch.maximum make it; any other
+    primitives that give the same values and gradients (torch.where with a branch kept
+    finite, say) will do.
 
     >>> logits = torch.tensor([100.0, -100.0, 0.0])
     >>> bce_with_logits(logits, torch.tensor([0.0, 1.0, 1.0]), reduction="none")

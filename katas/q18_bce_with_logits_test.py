@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q18_bce_with_logits import bce_with_logits
+from torch_katas.op_families import BINARY_CROSS_ENTROPY
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -12,28 +13,12 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
-FORBIDDEN = (
-    F.binary_cross_entropy_with_logits,
-    F.binary_cross_entropy,
-    F.logsigmoid,
-    F.softplus,
-    torch.logaddexp,
-    torch.logsumexp,  # logsumexp of (0, x) is softplus(x)
-    torch.logcumsumexp,
-)
+# Every way torch offers a binary cross-entropy or a softplus, and so a log-sum-exp (of 0 and
+# x) and a (log-)softmax or cross-entropy (of the two logits 0 and x).
+FORBIDDEN = BINARY_CROSS_ENTROPY.ops
 REASON = "write the stable form max(z, 0) + log1p(exp(-|z|)) yourself"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-ATEN = (
-    "binary_cross_entropy_with_logits",
-    "binary_cross_entropy",
-    "log_sigmoid_forward",
-    "log_sigmoid",
-    "softplus",
-    "logaddexp",
-    "logsumexp",
-    "logcumsumexp",
-    "_logcumsumexp",
-)
+ATEN = BINARY_CROSS_ENTROPY.aten
 
 
 def learner_loss(logits, target, **options):

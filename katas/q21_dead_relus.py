@@ -40,9 +40,11 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
       can differ), and the model is left as it was: its train/eval mode, its parameters
       and their .grad, and its buffers (in training mode a BatchNorm's forward updates
       running_mean, running_var and num_batches_tracked: put them back afterwards). x is
-      not modified either. No gradients are computed, and no autograd graph is recorded
-      either (run the forward pass under torch.no_grad()): gradients the caller had already
-      accumulated in the parameters' .grad are left as they are.
+      not modified either, even by a model that works in place on its input (one whose
+      first layer is nn.ReLU(inplace=True)): run it on a copy. No gradients are computed,
+      and no autograd graph is recorded either (run the forward pass under
+      torch.no_grad()): gradients the caller had already accumulated in the parameters'
+      .grad are left as they are.
     - Count the dead units inside the hook, when the ReLU has just run: a later in-place op
       in the model (x.add_(1) after the ReLU) may change that output tensor.
     - Raises ValueError if x has no examples (batch size 0).

@@ -210,6 +210,19 @@ def test_leaves_the_model_and_input_as_they_were(device, training):
         )
 
 
+def test_leaves_x_as_it_was_when_the_model_works_in_place_on_its_input(device):
+    model = nn.Sequential(nn.ReLU(inplace=True), nn.Linear(4, 3)).to(device)
+    x = torch.randn(5, 4, device=device)
+    x[:, 0] = -1.0  # unit 0 of the first ReLU is dead
+    x_before = x.clone()
+    result = dead_relu_fraction(model, x)
+    assert torch.equal(x, x_before), (
+        "x was modified: the model's first layer is nn.ReLU(inplace=True), which overwrites "
+        "its input; run the model on a copy of x (x.clone())"
+    )
+    assert result == pytest.approx({"0": dead_fraction_by_loop(x_before.clamp(min=0))})
+
+
 def test_counts_inside_the_hook_before_later_in_place_ops(device):
     class AddOne(nn.Module):
         def forward(self, x):

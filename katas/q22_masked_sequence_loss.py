@@ -22,9 +22,12 @@ import torch
 def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
     """The [B, max_len] padding mask of sequences with the given lengths.
 
-    - lengths: [B] tensor of any integer dtype (int64, int32, uint8, ...), each value in
-      [0, max_len]; B may be 0. bool does not count as an integer dtype here: a bool
-      tensor is a mask, not lengths, and is rejected.
+    - lengths: [B] tensor of any integer dtype (int64, int32, uint8, uint16, ...), each
+      value in [0, max_len]; B may be 0. bool does not count as an integer dtype here: a
+      bool tensor is a mask, not lengths, and is rejected.
+    - max_len: a Python int that need not fit lengths' dtype: uint8 lengths [100, 255] with
+      max_len 512 are valid (compare the values as integers; torch would convert 512 to
+      uint8, where it wraps).
     - Returns a bool tensor [B, max_len] on lengths' device: mask[b, t] is True exactly
       when t < lengths[b] (real token), False at padding.
     - Raises ValueError if lengths is not a 1-D integer tensor (a 0-dim one included; bool,
@@ -53,6 +56,9 @@ def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> 
       they change neither the loss nor the gradient, which is exactly 0 at padded
       positions of pred.
     - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
+    - float16 and bfloat16: no intermediate value may overflow (or lose its low bits)
+      where the loss would not: 1000 squared errors of 100 give 100, not inf. Compute in
+      float32 and round once, or divide before summing.
     - Returns a 0-dim tensor of pred's dtype on pred's device, differentiable with
       respect to pred. pred, target and mask are not modified.
     - Raises ValueError if pred and target shapes differ, pred has fewer than 2 dims,
@@ -84,6 +90,8 @@ def masked_cross_entropy(
       they change neither the loss nor the gradient, which is exactly 0 at padded
       positions of logits.
     - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
+    - float16 and bfloat16: as for masked_mse, a sum may not overflow where the mean
+      would not (1000 tokens that cost 100 each give 100, not inf).
     - Returns a 0-dim tensor of logits' dtype on logits' device, differentiable with
       respect to logits. logits, target and mask are not modified.
     - Raises ValueError if logits is not 3-D, target's dtype is not int64, target's shape

@@ -114,6 +114,29 @@ def test_length_mask_accepts_every_integer_dtype(device, dtype):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64], ids=str)
+def test_length_mask_accepts_the_unsigned_storage_dtypes(device, dtype):
+    # torch has hardly any arithmetic for these dtypes (no comparisons): convert first.
+    mask = length_mask(torch.tensor([3, 0, 1], device=device).to(dtype), 4)
+    check_tensor(mask, shape=(3, 4), dtype=torch.bool, device=device)
+    assert torch.equal(mask.cpu(), prefix_mask([3, 0, 1], 4, "cpu")), (
+        f"lengths of dtype {dtype} are integers too: accept any integer dtype"
+    )
+
+
+def test_length_mask_compares_lengths_with_a_max_len_beyond_their_dtype(device):
+    # max_len need not fit the lengths' dtype: uint8 lengths up to 255 with max_len 512.
+    mask = length_mask(torch.tensor([100, 255, 0], dtype=torch.uint8, device=device), 512)
+    check_tensor(mask, shape=(3, 512), dtype=torch.bool, device=device)
+    assert torch.equal(mask.cpu(), prefix_mask([100, 255, 0], 512, "cpu")), (
+        "uint8 lengths with max_len 512: compare the values as integers (torch converts a "
+        "Python number to the tensor's dtype, where 512 does not fit)"
+    )
+    with raises(ValueError):
+        length_mask(torch.tensor([200], dtype=torch.uint8, device=device), 100)
+        pytest.fail("a uint8 length of 200 with max_len 100 should raise ValueError")
+
+
 @pytest.mark.parametrize("lengths", [[1.0, 2.0], [True, False]], ids=["float", "bool"])
 def test_length_mask_rejects_float_and_bool_lengths(device, lengths):
     with raises(ValueError):
@@ -228,6 +251,29 @@ def test_mse_keeps_float64(device):
         oracle_mse(pred.cpu(), target.cpu(), mask.cpu()),
         "the loss differs from the mean over the real tokens",
     )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_mse_in_half_precision_does_not_overflow_where_the_mean_does_not(device, dtype):
+    # 1000 real tokens with a squared error of 100: their sum, 1e5, is inf in float16
+    # (max 65504); the mean is 100.
+    mask = torch.ones(2, 500, dtype=torch.bool, device=device)
+    mask[1, 400:] = False
+    pred = torch.full((2, 500), 10.0, device=device).to(dtype).requires_grad_()
+    target = torch.zeros(2, 500, device=device).to(dtype)
+    loss = masked_mse(pred, target, mask)
+    check_tensor(loss, shape=(), dtype=dtype, device=device, name="the loss")
+    assert_close(
+        loss.float().cpu(),
+        torch.tensor(100.0),
+        f"a {dtype} loss of 900 squared errors of 100 must be 100: their sum overflows (or "
+        "loses its low bits) where the mean would not; accumulate in float32 and convert "
+        "back, or divide before summing",
+        rtol=1e-2,
+        atol=0.0,
+    )
+    loss.backward()
+    assert pred.grad is not None and torch.isfinite(pred.grad).all(), "finite gradients"
 
 
 def test_mse_non_contiguous_inputs(device):
@@ -353,6 +399,28 @@ def test_cross_entropy_keeps_float64(device):
     check_tensor(loss, shape=(), dtype=torch.float64, device=device, name="the loss")
     expected = oracle_cross_entropy(logits.cpu(), target.cpu(), mask.cpu())
     assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_cross_entropy_in_half_precision_does_not_overflow_where_the_mean_does_not(device, dtype):
+    # 900 real tokens that each cost 100 (logits [100, 0], target 1): their sum is inf in
+    # float16 (max 65504); the mean is 100.
+    mask = torch.ones(2, 500, dtype=torch.bool, device=device)
+    mask[1, 400:] = False
+    logits = torch.zeros(2, 500, 2, device=device)
+    logits[..., 0] = 100.0
+    logits = logits.to(dtype).requires_grad_()
+    target = torch.ones(2, 500, dtype=torch.int64, device=device)
+    loss = masked_cross_entropy(logits, target, mask)
+    check_tensor(loss, shape=(), dtype=dtype, device=device, name="the loss")
+    assert_close(
+        loss.float().cpu(),
+        torch.tensor(100.0),
+        f"a {dtype} loss of 900 tokens that cost 100 each must be 100: their sum overflows "
+        "where the mean would not; accumulate in float32 and convert back, or average",
+        rtol=1e-2,
+        atol=0.0,
+    )
 
 
 def test_cross_entropy_non_contiguous_inputs(device):

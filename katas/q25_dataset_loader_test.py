@@ -262,8 +262,10 @@ def test_leaves_the_global_random_state_alone(device):
     loader = make_loader(numbers(device), batch_size=4, seed=5)
     epoch_order(loader)
     assert torch.equal(torch.get_rng_state(), before), (
-        "building or iterating the loader changed torch's global random state; "
-        "do not call torch.manual_seed, pass generator=torch.Generator().manual_seed(seed)"
+        "building or iterating the loader changed torch's global random state: a DataLoader "
+        "without a generator of its own draws each epoch's shuffle seed from it (and so does "
+        "a torch.manual_seed call, which resets it); pass "
+        "generator=torch.Generator().manual_seed(seed) to the DataLoader"
     )
 
 

@@ -62,7 +62,10 @@ def load_checkpoint(
 ) -> int:
     """Restore a checkpoint written by `save_checkpoint`; return its epoch.
 
-    - Read it with `torch.load(path, weights_only=True)` (never weights_only=False).
+    - Read it with `torch.load(path, weights_only=True)`, the argument written out (never
+      weights_only=False, and not a plain `torch.load(path)`: its default can be changed,
+      by TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 in the environment or an older torch, and then
+      it unpickles whatever the file holds; an explicit weights_only=True cannot be).
     - Load the saved states into `model`, `optimizer` and `scheduler` (built the same way
       as the saved ones, possibly freshly initialised), and set the random generators back
       to their saved states, so training continues exactly where it stopped: a run

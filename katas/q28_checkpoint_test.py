@@ -221,7 +221,11 @@ def test_load_uses_weights_only(device, tmp_path):
     finally:
         sys.setprofile(outer)
     assert calls, "read the checkpoint with torch.load"
-    assert False not in calls, "load with weights_only=True: never unpickle arbitrary objects"
+    assert all(weights_only is True for weights_only in calls), (
+        "load with torch.load(path, weights_only=True), the argument written out: never "
+        "unpickle arbitrary objects, and do not rely on torch's default, which the "
+        "environment can change"
+    )
 
 
 SPRUNG = []
@@ -239,9 +243,14 @@ class Trap:
         return spring_the_trap, ()
 
 
-def test_load_never_runs_code_hidden_in_a_file(device, tmp_path):
+# torch's warning that the environment turned a plain torch.load(path) into an unsafe one.
+@pytest.mark.filterwarnings("ignore:Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+def test_load_never_runs_code_hidden_in_a_file(device, tmp_path, monkeypatch):
     # By behaviour: a file that runs code when unpickled must be refused, whatever the
     # spelling, and also with no fallback to weights_only=False after the safe load fails.
+    # This variable makes torch.load unpickle anything unless the call itself says
+    # weights_only=True (monkeypatch restores the environment after the test).
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
     model, optimizer, scheduler = make_run(device, seed=0)
     path = tmp_path / "c.pt"
     SPRUNG.clear()
@@ -250,7 +259,9 @@ def test_load_never_runs_code_hidden_in_a_file(device, tmp_path):
         load_checkpoint(path, model, optimizer, scheduler)
     assert not SPRUNG, (
         "loading ran code hidden in the file: read it with torch.load(path, "
-        "weights_only=True) only, and let its error propagate"
+        "weights_only=True) only, and let its error propagate. Say weights_only=True in the "
+        "call: torch's default can be changed (TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 in the "
+        "environment, as here, or an older torch), an explicit argument cannot"
     )
 
 

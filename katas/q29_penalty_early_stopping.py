@@ -64,7 +64,9 @@ class EarlyStopping:
     """
 
     def __init__(self, patience: int, min_delta: float = 0.0) -> None:
-        """patience >= 1 and min_delta >= 0, else ValueError. `best_loss` starts at inf."""
+        """patience >= 1 and min_delta finite and >= 0, else ValueError (nan and inf
+        included: with an infinite min_delta no epoch could improve). `best_loss` starts
+        at inf."""
         # TODO: keep the settings; start with best_loss = inf and no saved weights.
         raise NotImplementedError
 

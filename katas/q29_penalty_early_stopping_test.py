@@ -316,10 +316,19 @@ def test_restore_before_any_step_raises(device):
         stopper.restore_best(bn_model(device))
 
 
-@pytest.mark.parametrize("patience, min_delta", [(0, 0.0), (-1, 0.0), (2, -0.1)])
+@pytest.mark.parametrize(
+    "patience, min_delta",
+    [(0, 0.0), (-1, 0.0), (2, -0.1), (2, math.nan), (2, math.inf), (2, -math.inf)],
+)
 def test_rejects_bad_settings(device, patience, min_delta):
+    # min_delta is a finite number >= 0: a check written `min_delta < 0` lets nan through
+    # (every comparison with nan is False), and with inf no epoch could ever improve.
     with raises(ValueError):
         EarlyStopping(patience=patience, min_delta=min_delta)
+        pytest.fail(
+            f"EarlyStopping(patience={patience}, min_delta={min_delta}) should raise "
+            "ValueError: patience >= 1 and min_delta finite and >= 0 (nan and inf refused)"
+        )
 
 
 def test_restores_a_deep_copied_model_too(device):

@@ -21,8 +21,9 @@ from torch import nn
 class CenterAndScale(nn.Module):
     """`y = (x - running_mean) * weight * taper`, over the last dimension of x.
 
-    Constructor: `CenterAndScale(num_features, momentum=0.1)` registers, on the CPU in
-    the default dtype (float32):
+    Constructor: `CenterAndScale(num_features, momentum=0.1)` registers, as torch's own
+    layers do, on torch's default device (the CPU unless `torch.set_default_device` or
+    `with torch.device(...)` chose another) in the default dtype (float32):
     - `weight`: an nn.Parameter of shape [num_features], all ones, learnable;
     - `running_mean`: a persistent buffer of shape [num_features], all zeros: state
       that is updated in training and needed again after a reload;

@@ -45,6 +45,16 @@ def test_buffers_are_the_running_mean_and_the_taper(device):
     )
 
 
+def test_built_on_the_default_device_as_torch_layers_are(device):
+    # Like nn.Linear, the layer is built where torch's default device says (the test's
+    # device, or "meta" when that is the CPU): nothing is created on the CPU and moved.
+    default = torch.device("meta" if device.type == "cpu" else device)
+    with torch.device(default):
+        layer = CenterAndScale(F)
+    for name, tensor in [*layer.named_parameters(), *layer.named_buffers()]:
+        check_tensor(tensor, shape=(F,), dtype=torch.float32, device=default, name=name)
+
+
 def test_state_dict_saves_weight_and_running_mean_only(device):
     layer = CenterAndScale(F).to(device)
     keys = set(layer.state_dict())

@@ -68,7 +68,9 @@ def clipped_residual(
       caller can log it outside the compiled code.
     - Values and gradients (for x and weight) equal those of the eager version wherever
       h is not zero: when h is scaled, gradients flow through norm as they do there; when
-      it is not (also at norm == max_norm exactly), no gradient flows through norm.
+      it is not (also at norm == max_norm exactly), no gradient flows through norm. That
+      holds for a tiny non-zero h too (a norm of 1e-4 in float16), where max_norm / norm
+      and its gradient overflow: keep them out of the backward pass wherever h is not scaled.
 
     Rules: no `.item()` or `.tolist()`, no `print`, no Python `if` or loop on a tensor's
     value; `torch._dynamo.explain` must report one graph and no breaks. Do not decorate the

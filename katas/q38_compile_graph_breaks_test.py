@@ -142,6 +142,28 @@ def test_gradients_match_the_eager_version(device, case):
         )
 
 
+@pytest.mark.parametrize(
+    ("dtype", "scale"), [(torch.float16, 1e-4), (torch.float32, 1e-21)], ids=str
+)
+def test_gradients_are_finite_for_a_small_nonzero_h(device, dtype, scale):
+    # max_norm / norm is huge here: even unselected, its gradient (-max_norm / norm**2)
+    # overflows, and torch.where sends 0 * inf = nan back through the branch it did not take.
+    skip_unless_supported(device, dtype)
+    x = (scale * torch.tensor([[1.0, -2.0, 3.0], [2.0, 1.0, -1.0]])).to(device, dtype)
+    weight = torch.eye(3, device=device, dtype=dtype)
+    got = gradients(clipped_residual, x, weight, 1.0)
+    want = gradients(clipped_residual_eager, x, weight, 1.0)
+    for name, grad, expected in zip(("x", "weight"), got, want, strict=True):
+        assert_close(
+            grad,
+            expected,
+            f"the {dtype} gradient for {name} with a small h (norm about {scale}) differs from "
+            "the eager version's: the branch torch.where does not take still backpropagates, "
+            "and max_norm / norm's gradient overflows there; divide by a safe value instead "
+            "(torch.where(norm > max_norm, norm, max_norm) is max_norm where h is not scaled)",
+        )
+
+
 @pytest.mark.parametrize("case", ["clipped", "not-clipped", "exactly-max-norm"])
 def test_float64_values_and_gradients(device, case):
     skip_unless_supported(device, torch.float64)

@@ -32,7 +32,8 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
     - Raises ValueError if preds or targets is not 1-D, their lengths differ, or a value
       of either is outside [0, num_classes).
 
-    Rule: no Python loops (turn each pair into one index, then count with torch.bincount).
+    Rule: no Python loops. Hint, not rule: turn each pair into one index, then count with
+    torch.bincount (scatter_add_ or index_put_ with accumulate=True count as well).
 
     >>> confusion_matrix(torch.tensor([0, 2, 2, 1]), torch.tensor([0, 1, 2, 1]), num_classes=3)
     tensor([[1, 0, 0],

@@ -77,8 +77,10 @@ def batch_histogram(labels: torch.Tensor, num_bins: int) -> torch.Tensor:
     - Returns [B, num_bins] int64 on labels' device: out[b, k] = number of j with
       labels[b, j] == k. labels is not modified.
 
-    Rules: no Python loops; use `scatter_add_` (torch.bincount, torch.histc and
-    F.one_hot are not allowed).
+    Rules: no Python loops; count with a scatter-add: `scatter_add_` or its out-of-place
+    twin `scatter_add` (Tensor method or torch.scatter_add), either one, or
+    `scatter_reduce(..., "sum")`. torch.bincount, torch.histc, torch.histogram and
+    F.one_hot are not allowed.
 
     >>> batch_histogram(torch.tensor([[0, 2, 2], [1, 1, 1]]), 3)
     tensor([[1, 0, 2],

@@ -1,8 +1,8 @@
 import pytest
 import torch
-import torch.nn.functional as F
 
 from katas.q42_indexing import batch_histogram, last_valid, rotate_pairs, valid_steps
+from torch_katas.op_families import COUNTING
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -196,21 +196,7 @@ def test_rotate_pairs_rejects_an_odd_last_dim(device, shape):
 def histogram(labels, num_bins):
     assert_no_torch_internals(batch_histogram, reason="count with scatter_add_ along dim 1")
     with forbidden_ops(
-        torch.bincount,
-        torch.histc,
-        torch.histogram,
-        torch.histogramdd,
-        F.one_hot,
-        reason="count with scatter_add_ along dim 1",
-        aten=(
-            "bincount",
-            "histc",
-            "histogram",
-            "one_hot",
-            "_histogramdd_bin_edges",
-            "_histogramdd_from_bin_cts",
-            "_histogramdd_from_bin_tensors",
-        ),
+        *COUNTING.ops, reason="count with scatter_add_ along dim 1", aten=COUNTING.aten
     ):
         return batch_histogram(labels, num_bins)
 

@@ -63,6 +63,11 @@ def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
     - True when one is a view of the other, or both are views of one tensor: x and
       x.view(...), x[1:], x.t(), x[0] and x[1], x.detach(). False for x.clone() and for
       separately created tensors, even with equal values.
+    - The memory block is what counts: two torch.from_numpy(array) tensors of one array
+      share it (True), though each has a storage object of its own.
+    - Meta tensors (device "meta") have no memory, and every data pointer there is 0: two
+      of them share storage only when they are views of one tensor (there, compare the
+      storage objects: `a.untyped_storage() is b.untyped_storage()`).
     - Returns a Python bool.
 
     >>> x = torch.zeros(3, 4)

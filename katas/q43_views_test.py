@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -162,4 +163,34 @@ def test_shares_storage(device, name):
         f"shares_storage({name}) should be {expected}: compare the storages "
         "(a.untyped_storage()), not where the tensors start (a.data_ptr() moves with the offset) "
         "nor their ._base (x.detach() is no view of x, yet shares its storage)"
+    )
+
+
+@pytest.mark.parametrize("name", ["x and x[1:].t()", "two separate tensors"])
+def test_shares_storage_of_meta_tensors(device, name):
+    # Meta tensors have shapes and no memory: every data pointer is 0, so equal pointers
+    # say nothing there. (The test's device plays no part: meta is a device of its own.)
+    x = torch.empty(3, 4, device="meta")
+    b, expected = (
+        (x[1:].t(), True)
+        if name == "x and x[1:].t()"
+        else (torch.empty(3, 4, device="meta"), False)
+    )
+    result = shares_storage(x, b)
+    assert type(result) is bool, f"shares_storage must return a Python bool, got {type(result)}"
+    assert result is expected, (
+        f"shares_storage of meta tensors ({name}) should be {expected}: a meta storage has no "
+        "memory and data pointer 0, so compare the storage objects themselves there "
+        "(a.untyped_storage() is b.untyped_storage())"
+    )
+
+
+def test_shares_storage_of_two_tensors_over_one_numpy_array(device):
+    # Two torch.from_numpy calls make two storage objects over one memory block: that is
+    # the memory shared, so the answer is True (a write through one shows in the other).
+    array = np.zeros((3, 4), dtype=np.float32)
+    a, b = torch.from_numpy(array), torch.from_numpy(array)[1:]
+    assert shares_storage(a, b) is True, (
+        "two torch.from_numpy tensors of one array share one memory block: compare where "
+        "the storages' memory begins (untyped_storage().data_ptr())"
     )

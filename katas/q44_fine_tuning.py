@@ -73,10 +73,11 @@ def make_optimizer(
     - Every parameter with requires_grad=True is in the optimizer, once; no frozen one is.
       requires_grad is read when make_optimizer is called: a block unfrozen since
       construction (gradual unfreezing) is in, a parameter frozen since is out.
-    - Parameter groups: the last backbone block's parameters, when that block trains, in a
-      group with learning rate `last_block_lr` (None: lr / 10; 0.0 is a learning rate like
-      any other); every other trainable parameter (the head) in a group with learning rate
-      `lr`.
+    - Parameter groups: the last backbone block's trainable parameters in a group with
+      learning rate `last_block_lr` (None: lr / 10; 0.0 is a learning rate like any
+      other), whether the block trains from construction (train_last_block=True) or was
+      unfrozen since; every other trainable parameter (the head, a middle block unfrozen
+      since) in a group with learning rate `lr`.
 
     >>> backbone = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 8))
     >>> model = FineTuner(backbone, 8, 3, train_last_block=True)

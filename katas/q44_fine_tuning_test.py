@@ -235,3 +235,18 @@ def test_optimizer_follows_requires_grad_after_more_unfreezing(device):
     )
     unfrozen = [names[id(p)] for p in backbone[1].parameters() if lr_of[id(p)] != 0.05]
     assert not unfrozen, f"{unfrozen} should be in the group with lr (only backbone[-1] is not)"
+
+
+def test_a_last_block_unfrozen_after_construction_gets_last_block_lr(device):
+    # Built with the whole backbone frozen, then the last block unfrozen by hand (gradual
+    # unfreezing): it trains now, so its parameters move with last_block_lr, not lr.
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=False)
+    backbone[-1].requires_grad_(True)
+    optimizer = make_optimizer(model, lr=0.05)
+    lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
+    for name, parameter in backbone[-1].named_parameters():
+        assert id(parameter) in lr_of and lr_of[id(parameter)] == pytest.approx(0.005), (
+            f"backbone[-1].{name} was unfrozen after construction: it trains, so it belongs "
+            "in the group with last_block_lr (lr / 10 here), whatever train_last_block was"
+        )

@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q46_norm_layers import batch_norm, layer_norm
+from torch_katas.op_families import NORMALISATION
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -12,44 +13,9 @@ from torch_katas.testing import (
 )
 
 # Every builtin that normalises for you, whatever namespace it is reached through.
-NORM_BUILTINS = [
-    getattr(torch, name)
-    for name in (
-        "batch_norm",
-        "native_batch_norm",
-        "batch_norm_stats",
-        "batch_norm_elemt",
-        "layer_norm",
-        "native_layer_norm",
-        "group_norm",
-        "native_group_norm",
-        "instance_norm",
-        "rms_norm",  # of the centred x, it is layer norm
-    )
-    if hasattr(torch, name)
-]
+NORM_BUILTINS = NORMALISATION.ops
 # The aten operators behind them on every device, however they are reached.
-NORM_ATEN = (
-    "batch_norm",
-    "native_batch_norm",
-    "_native_batch_norm_legit",
-    "_native_batch_norm_legit_no_training",
-    "_native_batch_norm_legit_functional",
-    "_batch_norm_with_update",
-    "_batch_norm_no_update",
-    "_batch_norm_impl_index",
-    "cudnn_batch_norm",
-    "miopen_batch_norm",
-    "batch_norm_stats",
-    "batch_norm_elemt",
-    "layer_norm",
-    "native_layer_norm",
-    "group_norm",
-    "native_group_norm",
-    "instance_norm",
-    "rms_norm",
-    "_fused_rms_norm",
-)
+NORM_ATEN = NORMALISATION.aten
 
 
 def assert_near(actual, expected, advice):

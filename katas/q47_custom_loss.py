@@ -39,8 +39,10 @@ class FocalLoss(nn.Module):
     - gamma = 0 gives the cross-entropy of F.cross_entropy, to float round-off: the same
       formula, though a "mean" or "sum" may differ from F.cross_entropy's in the last bits
       (another summation order), so it is not bit for bit.
-    - Differentiable with respect to logits by autograd; logits and target are not
-      modified.
+    - Differentiable with respect to logits by autograd, with finite gradients for every
+      finite input, also for a confidently correct sample (p_t rounds to 1), where
+      (1 - p_t)^gamma has an infinite derivative for gamma < 1: the gradient there is
+      (about) 0, not nan. logits and target are not modified.
 
     Rules: no Python loops over samples or classes.
 

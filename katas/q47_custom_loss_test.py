@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from torch.autograd.gradcheck import GradcheckError
 
 from katas.q47_custom_loss import FocalLoss, HuberFunction
+from torch_katas.op_families import HUBER
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -17,7 +18,7 @@ from torch_katas.testing import (
 
 HUBER_RULE = "write the Huber loss yourself"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-HUBER_ATEN = ("huber_loss", "huber_loss_backward", "smooth_l1_loss", "smooth_l1_loss_backward")
+HUBER_ATEN = HUBER.aten
 
 
 def focal_by_hand(logits, target, gamma):
@@ -189,6 +190,49 @@ def test_focal_loss_is_stable_for_huge_logits(device):
     )
 
 
+def focal_gradient_oracle(logits, target, gamma):
+    """d(sum of focal losses) / d logits, by hand in float64: with s = log p_t and
+    u = 1 - p_t = -expm1(s), dL/ds = -u^gamma + gamma * s * u^(gamma - 1) * p_t, whose limit
+    where u is 0 is 0 (and -1 for gamma = 0); ds/dz = one_hot(target) - softmax(z)."""
+    z = logits.detach().double().cpu()
+    log_p = torch.log_softmax(z, dim=1)
+    target = target.cpu()
+    s = log_p.gather(1, target.unsqueeze(1)).squeeze(1)
+    u = -torch.expm1(s)
+    safe = torch.where(u > 0, u, 1.0)
+    d_s = -(safe**gamma) + gamma * s * safe ** (gamma - 1) * s.exp()
+    d_s = torch.where(u > 0, d_s, -1.0 if gamma == 0 else 0.0)
+    one_hot = F.one_hot(target, z.shape[1]).double()
+    return d_s.unsqueeze(1) * (one_hot - log_p.exp())
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.25, 0.5, 0.9, 2.0])
+def test_focal_loss_gradients_for_confident_correct_logits(device, gamma):
+    # p_t rounds to 1 here, so 1 - p_t is 0, and the derivative of (1 - p_t)^gamma there is
+    # infinite for gamma < 1: 0 * inf = nan. The true gradient is finite (about 0).
+    logits = torch.tensor(
+        [[30.0, 0.0, 0.0], [200.0, 0.0, -5.0], [2.0, 0.0, 0.0], [0.0, 120.0, 3.0]],
+        device=device,
+        requires_grad=True,
+    )
+    target = torch.tensor([0, 0, 0, 1], device=device)
+    loss = FocalLoss(gamma=gamma, reduction="sum")(logits, target)
+    (grad,) = torch.autograd.grad(loss, logits)
+    assert torch.isfinite(grad).all(), (
+        f"FocalLoss(gamma={gamma}) gives gradients {grad.tolist()} for confident correct "
+        "logits: p_t rounds to 1, and (1 - p_t) ** gamma has an infinite derivative at 0 for "
+        "gamma < 1 (0 * inf = nan); compute 1 - p_t as -torch.expm1(log_pt), and keep the "
+        "power's derivative out of the backward pass where 1 - p_t is 0"
+    )
+    assert_close(
+        grad.double().cpu(),
+        focal_gradient_oracle(logits, target, gamma),
+        f"FocalLoss(gamma={gamma}) gradients for confident correct logits",
+        rtol=1e-4,
+        atol=1e-6,
+    )
+
+
 def test_focal_loss_on_odd_inputs(device):
     base = torch.randn(4, 3, device=device)
     logits = base.t()  # [3, 4], non-contiguous
@@ -228,7 +272,7 @@ def test_huber_values(device, delta, dtype):
     x = 3 * torch.randn(4, 5, device=device, dtype=dtype)
     y = torch.randn(4, 5, device=device, dtype=dtype)
     assert_no_torch_internals(HuberFunction, reason=HUBER_RULE)
-    with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason=HUBER_RULE, aten=HUBER_ATEN):
+    with forbidden_ops(*HUBER.ops, reason=HUBER_RULE, aten=HUBER_ATEN):
         loss = HuberFunction.apply(x, y, delta)
     check_tensor(loss, shape=(4, 5), dtype=dtype, device=device, name="the Huber loss")
     assert_close(loss, F.huber_loss(x, y, reduction="none", delta=delta))
@@ -252,7 +296,7 @@ def test_huber_backward_by_formula(device):
     x.requires_grad_()
     y = torch.zeros(8, device=device, requires_grad=True)
     upstream = torch.linspace(0.5, 2.0, 8, device=device)
-    with forbidden_ops(F.huber_loss, F.smooth_l1_loss, reason=HUBER_RULE, aten=HUBER_ATEN):
+    with forbidden_ops(*HUBER.ops, reason=HUBER_RULE, aten=HUBER_ATEN):
         loss = HuberFunction.apply(x, y, 1.0)
         grad_x, grad_y = torch.autograd.grad(loss, (x, y), upstream)
     assert type(loss.grad_fn).__name__ == "HuberFunctionBackward", (

@@ -32,10 +32,14 @@ def export_for_inference(model: nn.Module, example: torch.Tensor) -> torch.expor
       example: such an input with B >= 2, on the model's device.
     - Returns the `torch.export.ExportedProgram`. Dimension 0 of the input is dynamic, so
       `program.module()` accepts any batch size >= 1 and agrees with `model` on it; the
-      other dimensions stay as in `example`. A batch of 0 is left open: a plain
-      `Dim("batch")` accepts it (its range starts at 0), `Dim("batch", min=1)` refuses
-      it, and both are correct here. The model itself is not changed: its weights and
-      buffers, their requires_grad flags and its train/eval modes are as they were.
+      other dimensions stay as in `example`. Any way of marking dimension 0 dynamic does:
+      `Dim("batch")`, `Dim("batch", min=1)`, `Dim.DYNAMIC` or `Dim.AUTO`. What counts is
+      that batches of 1 and more run, not the range the program reports: for
+      `Dim.DYNAMIC` its `range_constraints` start at 2 (torch traces sizes 0 and 1 as
+      special cases), yet batches of 1 run. A batch of 0 is left open: a plain
+      `Dim("batch")` accepts it, `Dim("batch", min=1)` refuses it; both are correct here.
+    - The model itself is not changed: its weights and buffers, their requires_grad flags
+      and its train/eval modes are as they were.
 
     >>> model = nn.Linear(4, 2).eval()
     >>> program = export_for_inference(model, torch.randn(3, 4))

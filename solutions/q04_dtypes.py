@@ -23,6 +23,10 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
         raise ValueError(f"width must be a positive int, got {width}")
     if timestamps.is_floating_point() or timestamps.is_complex() or timestamps.dtype == torch.bool:
         raise TypeError(f"timestamps must be an integer tensor, got {timestamps.dtype}")
+    if width > torch.iinfo(timestamps.dtype).max:
+        # torch would convert the width to the dtype, where it wraps. Every value is
+        # smaller than such a width in magnitude: bucket 0, or -1 before the epoch.
+        return torch.where(timestamps < 0, -1, 0).to(timestamps.dtype)
     # rounding_mode="floor" divides in the integer dtype: exact for every int64 value and
     # rounds negatives down. Plain `/` would go through float and lose the low digits.
     return torch.div(timestamps, width, rounding_mode="floor")

@@ -13,10 +13,13 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     keep = mask.unsqueeze(-1)  # [B, T, 1] broadcasts over D
     # where() rather than a multiply: whatever sits at a masked position is replaced,
     # not scaled, and its gradient is exactly zero.
-    total = torch.where(keep, values, 0).sum(dim=1)
+    # float16/bfloat16 sum in float32: a sum can overflow (1000 values of 100 in float16)
+    # or lose its low bits where the mean would not. The mean is rounded once, at the end.
+    low_precision = values.dtype in (torch.float16, torch.bfloat16)
+    total = torch.where(keep, values, 0).sum(dim=1, dtype=torch.float32 if low_precision else None)
     # An all-padding row would divide 0 by 0; clamping the count to 1 gives 0 instead.
-    count = keep.sum(dim=1).clamp(min=1).to(values.dtype)
-    return total / count
+    count = keep.sum(dim=1).clamp(min=1)
+    return (total / count).to(values.dtype)
 
 
 class TextClassifier(nn.Module):

@@ -27,7 +27,9 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             if isinstance(module, nn.ReLU):
                 handles.append(module.register_forward_hook(record(name)))
         with torch.no_grad():  # a measurement: no graph, no gradients
-            model(x)
+            # On a copy: a model may work in place on its input (nn.ReLU(inplace=True)
+            # first), and the caller's x must stay as it was.
+            model(x.clone())
     finally:
         # Removing through the handles takes off our hooks only, whatever happened above.
         for handle in handles:

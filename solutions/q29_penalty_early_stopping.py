@@ -23,7 +23,9 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
 
 class EarlyStopping:
     def __init__(self, patience: int, min_delta: float = 0.0) -> None:
-        if patience < 1 or min_delta < 0:
+        # Written so that nan fails it (every comparison with nan is False); with an
+        # infinite min_delta no epoch could improve.
+        if not (patience >= 1 and 0 <= min_delta < math.inf):
             raise ValueError(f"need patience >= 1 and min_delta >= 0, got {patience}, {min_delta}")
         self.patience, self.min_delta = patience, min_delta
         self.best_loss = math.inf

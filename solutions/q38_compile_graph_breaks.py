@@ -18,9 +18,11 @@ def clipped_residual(
     h = x @ weight
     norm = h.norm()
     # The branch becomes a select in the graph: the same condition as the eager `if`, so
-    # at norm == max_norm the scale is the constant 1 and no gradient flows through norm
-    # (a clamp would pass one there). At norm == 0 the unselected quotient is inf, unused.
-    scale = torch.where(norm > max_norm, max_norm / norm, 1.0)
+    # at norm == max_norm the scale is exactly 1 and no gradient flows through norm (a
+    # clamp would pass one there). The select is on the divisor, not on the quotient: a
+    # branch torch.where does not take still backpropagates, and max_norm / norm's
+    # gradient overflows for a small norm (0 * inf = nan); max_norm / max_norm has none.
+    scale = max_norm / torch.where(norm > max_norm, norm, max_norm)
     # norm goes back to the caller as a tensor: logging it there keeps print and .item()
     # (both graph breaks) out of the compiled function.
     return x + torch.relu(h * scale), norm

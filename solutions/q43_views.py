@@ -23,4 +23,10 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
     # data_ptr() is where a tensor's first element is (it moves with the offset of
     # x[1:]); the storage's data_ptr is where the whole memory block starts.
+    if a.device != b.device:
+        return False
+    if a.device.type == "meta":
+        # Meta tensors have no memory (every data pointer is 0): the storage object is all
+        # there is, and torch hands out one Python object per storage.
+        return a.untyped_storage() is b.untyped_storage()
     return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()

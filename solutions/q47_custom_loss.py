@@ -18,9 +18,15 @@ class FocalLoss(nn.Module):
     def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         # log_softmax subtracts the row maximum inside: finite where log(softmax) is not.
         log_pt = F.log_softmax(logits, dim=1).gather(1, target.unsqueeze(1)).squeeze(1)
-        pt = log_pt.exp()
-        # (1 - p_t)^gamma shrinks the loss of examples the model already gets right.
-        loss = -((1 - pt) ** self.gamma) * log_pt
+        # 1 - p_t as -expm1(log p_t): exact where 1 - exp(log p_t) would round to 0.
+        not_pt = -torch.expm1(log_pt)
+        # (1 - p_t)^gamma shrinks the loss of examples the model already gets right. Where
+        # 1 - p_t is still 0, the power's derivative is infinite for gamma < 1, and autograd
+        # would multiply it by 0 (nan): there the weight is the constant 0 ** gamma, and
+        # the power sees a positive base whose gradient clamp_min stops.
+        tiny = torch.finfo(not_pt.dtype).tiny
+        weight = torch.where(not_pt > 0, not_pt.clamp_min(tiny) ** self.gamma, 0.0**self.gamma)
+        loss = -weight * log_pt
         if self.reduction == "mean":
             return loss.mean()
         if self.reduction == "sum":

@@ -21,6 +21,9 @@ pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
 WRONG_ANSWERS = sorted((ROOT / "tests" / "wrong_answers").glob("q*__*.py"))
+# Correct answers in other styles than the reference's, where a contract leaves a choice
+# (a hint that is not a rule, two readings both allowed): the kata's tests must pass them.
+CORRECT_ANSWERS = sorted((ROOT / "tests" / "correct_answers").glob("q*__*.py"))
 # A stub fails each test at once; a kata's tests on its stub take a second or two, far less
 # than this even on a busy machine.
 STUB_RUN_LIMIT = 600
@@ -102,6 +105,17 @@ def test_every_wrong_answer_is_rejected(run_pytest_inline, answer):
     assert not failed_by_not_implemented(failures[0], answer), (
         f"{answer.name} is rejected only by a NotImplementedError: implement its whole API"
     )
+
+
+@pytest.mark.parametrize("answer", CORRECT_ANSWERS, ids=lambda path: path.stem)
+def test_every_correct_answer_in_another_style_passes(run_pytest_inline, answer):
+    kata = KATAS[catalog.module_of(answer)]
+    reports = run_pytest_inline(
+        str(kata.test_path(ROOT)), "--answer-file", str(answer), "--timeout", TEST_LIMIT
+    )
+    failed = sorted({report.nodeid for report in reports if report.failed})
+    style = answer.read_text().split("\n")[0]
+    assert not failed, f"{answer.name} ({style}) fails these tests:\n" + "\n".join(failed)
 
 
 def test_a_nested_run_stops_when_its_time_is_spent(run_pytest_inline):

@@ -70,17 +70,20 @@ class Row:
     cuda: Outcome
     sim: Outcome | None = None  # where the simulated device differs from CUDA
     why: str = ""  # why it differs, as docs/devices.md says it
+    mps: Outcome | None = None  # where Apple's MPS differs from CUDA (what its kind models)
 
 
 ROWS: dict[str, Row] = {}
 
 
-def row(cuda: Outcome, *, sim: Outcome | None = None, why: str = "") -> Callable:
+def row(
+    cuda: Outcome, *, sim: Outcome | None = None, why: str = "", mps: Outcome | None = None
+) -> Callable:
     def add(call: Callable[[torch.device], object]) -> Callable[[torch.device], object]:
         name = call.__name__.replace("_", "-")
         assert name not in ROWS, name
         assert (sim is None) == (not why), f"{name}: a sim outcome of its own needs its reason"
-        ROWS[name] = Row(call, cuda, sim, why)
+        ROWS[name] = Row(call, cuda, sim, why, mps)
         return call
 
     return add
@@ -448,6 +451,78 @@ def assert_close_of_tensors_on_two_devices(dev):
 )
 def is_cuda(dev):
     return torch.ones(1, device=dev).is_cuda
+
+
+# ------------------------------------------------------------------ dtypes and kernels
+
+
+# MPS has no float64 (nor complex128): its kind lists them as missing, so float64 checks skip
+# there (torch_katas.devices, test_the_mps_kind_lacks_what_the_table_says).
+@row(On("device"), mps=Raises(TypeError, r"MPS framework doesn't support float64"))
+def float64_tensor(dev):
+    return torch.ones(3, dtype=torch.float64, device=dev)
+
+
+# CUDA's matrix products dispatch on floating and complex dtypes only (cuBLAS); the message
+# names the kernel ("addmm_cuda", "bmm_cuda"), so only its end is checked.
+INTEGER_PRODUCT = Raises(RuntimeError, r"not implemented for 'Long'")
+
+
+@row(INTEGER_PRODUCT)
+def integer_matmul(dev):
+    a = torch.ones(2, 3, dtype=torch.int64, device=dev)
+    return a @ a.T
+
+
+@row(INTEGER_PRODUCT)
+def integer_bmm(dev):
+    a = torch.ones(2, 2, 3, dtype=torch.int64, device=dev)
+    return torch.bmm(a, a.mT)
+
+
+@row(INTEGER_PRODUCT)
+def integer_matrix_vector_product(dev):
+    return torch.ones(2, 3, dtype=torch.int64, device=dev) @ torch.ones(
+        3, dtype=torch.int64, device=dev
+    )
+
+
+@row(On("device"))
+def integer_products_by_broadcasting(dev):
+    a = torch.ones(2, 3, dtype=torch.int64, device=dev)
+    return (a[:, None, :] * a[None, :, :]).sum(-1), a.float() @ a.T.float()
+
+
+# set_data swaps the tensor's storage and metadata for the new tensor's: the variable (a
+# module's Parameter) stays the same object with the new values and shape.
+@row(Gives(True))
+def data_assignment_swaps_the_storage(dev):
+    weight = nn.Linear(2, 3).to(dev).weight
+    weight.data = torch.full((4, 2), 5.0, device=dev)
+    return weight.shape == (4, 2) and weight.cpu().tolist() == [[5.0, 5.0]] * 4
+
+
+@row(
+    On("cpu"),
+    sim=Raises(RuntimeError, r"incompatible tensor type"),
+    why="a `sim` tensor cannot become a CPU tensor: set_data refuses the other tensor type",
+)
+def data_assignment_of_a_cpu_tensor(dev):
+    x = torch.zeros(3, device=dev)
+    x.data = torch.ones(3)
+    return x
+
+
+# conj() only sets the conjugate bit (no copy), and a copy to the CPU keeps it: numpy() then
+# refuses the result until resolve_conj().
+@row(
+    Gives(True),
+    sim=Gives(False),
+    why="sim's tensor does not carry its CPU data's conjugate bit: z.conj() looks resolved",
+)
+def conj_is_a_flag(dev):
+    conjugated = torch.tensor([1 + 2j], device=dev).conj()
+    return conjugated.is_conj() and conjugated.cpu().is_conj()
 
 
 # ------------------------------------------------------------------ modules and optimizers
@@ -874,6 +949,11 @@ def test_the_table_on_cuda() -> None:
         f"rows whose CUDA outcome is not the table's: {failed}\n{done.stdout[-3000:]}"
     )
     assert "passed" in done.stdout.splitlines()[-1]
+
+
+def test_the_mps_kind_lacks_what_the_table_says() -> None:
+    lacks_float64 = isinstance(ROWS["float64-tensor"].mps, Raises)
+    assert lacks_float64 == (torch.float64 in devices.KINDS["mps"].missing_dtypes)
 
 
 def test_the_device_page_names_every_row_where_sim_differs_from_cuda() -> None:

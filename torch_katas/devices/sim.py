@@ -54,6 +54,12 @@ _CPU_OUTPUTS = {"aten::_pack_padded_sequence": {1}, "aten::_pad_packed_sequence"
 # Ops that refuse even a 0-dim CPU tensor next to device tensors: on CUDA only elementwise
 # (TensorIterator) kernels take CPU scalars, and these check every argument's device.
 _NO_CPU_SCALARS = frozenset({"aten::stack", "aten::masked_fill", "aten::masked_fill_"})
+# Matrix products CUDA has no integer (or bool) kernel for: its BLAS-backed kernels dispatch
+# on floating and complex dtypes only, so `int_tensor @ int_tensor` fails there.
+_FLOATING_ONLY = frozenset(
+    f"aten::{name}"
+    for name in ("mm", "bmm", "addmm", "addbmm", "baddbmm", "mv", "addmv", "dot", "vdot")
+)
 
 
 def unavailable() -> str | None:
@@ -134,6 +140,19 @@ class SimTensor(torch.Tensor):
             collections.OrderedDict(),
         )
 
+    # `t.data = new` swaps t's storage for new's (torch's set_data), which on CUDA is how a
+    # module's weight gets another tensor in place; set_data copies only the wrapper's own
+    # metadata, so the CPU data follows here. (A plain CPU tensor is refused by set_data
+    # itself: `sim` tensors and CPU ones are of different tensor types.)
+    @property
+    def data(self) -> torch.Tensor:
+        return torch._C.TensorBase.data.__get__(self)  # type: ignore[attr-defined]
+
+    @data.setter
+    def data(self, new: torch.Tensor) -> None:
+        torch._C.TensorBase.data.__set__(self, new)  # type: ignore[attr-defined]
+        self.cpu_data = new.cpu_data  # type: ignore[attr-defined]
+
     def tolist(self) -> Any:
         return self.cpu_data.tolist()
 
@@ -199,10 +218,19 @@ class _SimStorage(torch.UntypedStorage):
 class _OpInfo:
     """What `_run` needs to know about an operator, worked out once per operator."""
 
-    __slots__ = ("cpu_outputs", "cpu_scalars", "generators", "on_cpu_allowed", "special", "written")
+    __slots__ = (
+        "cpu_outputs",
+        "cpu_scalars",
+        "floating_only",
+        "generators",
+        "on_cpu_allowed",
+        "special",
+        "written",
+    )
 
     def __init__(self, func: Any):
         name = func._schema.name
+        self.floating_only = name in _FLOATING_ONLY
         self.on_cpu_allowed = _CROSS_DEVICE.get(name, frozenset())
         self.cpu_scalars = name not in _NO_CPU_SCALARS
         self.cpu_outputs = _CPU_OUTPUTS.get(name, ())
@@ -335,6 +363,8 @@ def _run_op(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     onto_sim = target.type == NAME if isinstance(target, torch.device) else on_sim
     if info.generators and onto_sim:
         _check_generators(info.generators, args, kwargs)
+    if info.floating_only and on_sim:
+        _refuse_integers(func, cpu_args)
     if info.special is not None and on_sim:
         return info.special(func, args, kwargs)
     out = func._op(*cpu_args, **cpu_kwargs)  # the C++ operator: one Python call less
@@ -347,6 +377,17 @@ def _run_op(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
             value if i in on_cpu else call.wrap(value, onto_sim) for i, value in enumerate(out)
         )
     return call.wrap(out, onto_sim)
+
+
+def _refuse_integers(func: Any, args: list[Any]) -> None:
+    """The error CUDA's matrix products give for integer or bool inputs."""
+    for value in args:
+        if isinstance(value, torch.Tensor) and not (
+            value.is_floating_point() or value.is_complex()
+        ):
+            kind = value.type().removeprefix("torch.").removesuffix("Tensor")  # "Long", "Int"
+            name = func._schema.name.removeprefix("aten::")
+            raise RuntimeError(f"\"{name}_{NAME}\" not implemented for '{kind}'")
 
 
 def _mismatch(func: Any, args: Any, stray: torch.Tensor) -> Exception:

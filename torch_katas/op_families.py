@@ -1,0 +1,169 @@
+"""Families of torch builtins that compute the same thing, for the kata rules that forbid one.
+
+A rule that forbids `torch.logsumexp` and not `torch.logcumsumexp` (whose last element is the
+same number) is evaded by taking the family's other member. So a rule names a family, defined
+here once: every way torch offers to compute it, as the Python functions `forbidden_ops`
+matches by name (a method or module that calls one is matched too: `Tensor.softmax`,
+`nn.Softmax`) and the aten operators behind them, which it refuses at the dispatcher however
+they are reached. A family that computes another one inside includes it: log_softmax gives a
+log-sum-exp (x - log_softmax(x)), so the log-sum-exp family holds the softmax family.
+
+    with forbidden_ops(*LOG_SUM_EXP.ops, reason=..., aten=LOG_SUM_EXP.aten):
+        answer(...)
+
+Name only builtins a correct answer never needs: every op of a family is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+
+@dataclass(frozen=True)
+class OpFamily:
+    """The Python functions (matched by name) and the aten operators of one computation."""
+
+    ops: tuple[Callable, ...]
+    aten: tuple[str, ...] = ()
+
+    def __or__(self, other: OpFamily) -> OpFamily:
+        return OpFamily(
+            tuple(dict.fromkeys(self.ops + other.ops)), tuple(dict.fromkeys(self.aten + other.aten))
+        )
+
+
+def _present(owner: object, *names: str) -> tuple[Callable, ...]:
+    """The functions of `owner` with these names that this torch has."""
+    return tuple(getattr(owner, name) for name in names if hasattr(owner, name))
+
+
+# softmax(x) and log_softmax(x), under every name; softmin(x) is softmax(-x).
+SOFTMAX = OpFamily(
+    (F.softmax, F.log_softmax, F.softmin, torch.special.softmax, torch.special.log_softmax),
+    ("_softmax", "softmax", "_log_softmax", "log_softmax"),
+)
+
+# cross-entropy and the negative log-likelihood it ends with (F.cross_entropy computes a
+# log-sum-exp inside: logsumexp(x) - x[target]).
+CROSS_ENTROPY = OpFamily(
+    (F.cross_entropy, F.nll_loss),
+    ("cross_entropy_loss", "nll_loss", "nll_loss_nd", "nll_loss_forward", "nll_loss2d_forward"),
+)
+
+# log(sum(exp(x))): directly, as the last element of the running version, by pairs (in base e
+# or 2), or from a log-softmax or a cross-entropy.
+LOG_SUM_EXP = (
+    OpFamily(
+        (
+            torch.logsumexp,
+            torch.special.logsumexp,
+            torch.logcumsumexp,
+            torch.logaddexp,
+            torch.logaddexp2,
+        ),
+        ("logsumexp", "logcumsumexp", "_logcumsumexp", "logaddexp", "logaddexp2"),
+    )
+    | SOFTMAX
+    | CROSS_ENTROPY
+)
+
+# softplus(x) = log(1 + exp(x)) = logaddexp(0, x) = -logsigmoid(-x), and the binary
+# cross-entropy from logits, which is softplus(x) at a target of 0.
+SOFTPLUS = (
+    OpFamily(
+        (F.softplus, F.logsigmoid, F.binary_cross_entropy_with_logits),
+        (
+            "softplus",
+            "log_sigmoid",
+            "log_sigmoid_forward",
+            "binary_cross_entropy_with_logits",
+        ),
+    )
+    | LOG_SUM_EXP
+)
+
+# The binary cross-entropy, from probabilities or from logits.
+BINARY_CROSS_ENTROPY = OpFamily((F.binary_cross_entropy,), ("binary_cross_entropy",)) | SOFTPLUS
+
+# sigmoid(x) = 1 / (1 + exp(-x)), also spelled expit.
+SIGMOID = OpFamily((torch.sigmoid, torch.special.expit, F.sigmoid), ("sigmoid",))
+
+GELU = OpFamily((F.gelu,), ("gelu",))
+
+# silu(x) = x * sigmoid(x), also called swish.
+SILU = OpFamily((F.silu,), ("silu",))
+
+# The Huber loss, and the smooth L1 loss, which is the Huber loss divided by its beta.
+HUBER = OpFamily(
+    (F.huber_loss, F.smooth_l1_loss),
+    ("huber_loss", "huber_loss_backward", "smooth_l1_loss", "smooth_l1_loss_backward"),
+)
+
+# Distances between the rows of two sets: all pairs at once, pair by pair (broadcast to all
+# pairs), or within one set.
+PAIRWISE_DISTANCES = OpFamily(
+    (torch.cdist, F.pairwise_distance, F.pdist),
+    ("cdist", "_cdist_forward", "_euclidean_dist", "pairwise_distance", "pdist", "_pdist_forward"),
+)
+
+# Einstein summation.
+EINSUM = OpFamily((torch.einsum,), ("einsum",))
+
+# y = x W^T + b in one call.
+LINEAR = OpFamily((F.linear,), ("linear",))
+
+# Counting values into bins: by value, by range, or by a one-hot encoding summed.
+COUNTING = OpFamily(
+    (torch.bincount, torch.histc, torch.histogram, torch.histogramdd, F.one_hot),
+    (
+        "bincount",
+        "histc",
+        "histogram",
+        "one_hot",
+        "_histogramdd_bin_edges",
+        "_histogramdd_from_bin_cts",
+        "_histogramdd_from_bin_tensors",
+    ),
+)
+
+# Normalisation layers' builtins (rms_norm of a centred x is a layer norm).
+NORMALISATION = OpFamily(
+    _present(
+        torch,
+        "batch_norm",
+        "native_batch_norm",
+        "batch_norm_stats",
+        "batch_norm_elemt",
+        "layer_norm",
+        "native_layer_norm",
+        "group_norm",
+        "native_group_norm",
+        "instance_norm",
+        "rms_norm",
+    ),
+    (
+        "batch_norm",
+        "native_batch_norm",
+        "_native_batch_norm_legit",
+        "_native_batch_norm_legit_no_training",
+        "_native_batch_norm_legit_functional",
+        "_batch_norm_with_update",
+        "_batch_norm_no_update",
+        "_batch_norm_impl_index",
+        "cudnn_batch_norm",
+        "miopen_batch_norm",
+        "batch_norm_stats",
+        "batch_norm_elemt",
+        "layer_norm",
+        "native_layer_norm",
+        "group_norm",
+        "native_group_norm",
+        "instance_norm",
+        "rms_norm",
+        "_fused_rms_norm",
+    ),
+)
