@@ -40,7 +40,12 @@ from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
 # Left by running the take-home (environments, caches), not written by the candidate.
 IGNORED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
-CHILD = "from torch_katas.grading.child import main; main()"
+# Isolated (-I: no PYTHON* variables, no user site, not the working folder first) and without
+# site (-S: no .pth file runs): the standard library first, then the suite, then site-packages.
+CHILD = (
+    "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
+    "from torch_katas.grading.child import main; main()"
+)
 LISTED = 30  # new or edited files listed one by one; more are counted
 LOG_TAIL = 64 * 1024  # bytes read from the end of a kata process's output
 COLLECT_TIMEOUT = 300  # seconds for collecting the suite's own tests
@@ -248,9 +253,9 @@ def grade_kata(
     suite.chmod(0o555)
     work.mkdir()
     token = secrets.token_hex(16)
-    results = work / "results.json"
     pytest_args = [f"katas/{kata.module}_test.py", *pytest_options(options)]
-    command = ["-S", "-c", CHILD, str(results), kata.module]
+    paths = os.pathsep.join([str(suite), *sandbox.site_packages()])
+    command = ["-I", "-S", "-B", "-c", CHILD, paths, sandbox.RESULTS_FD, kata.module]
     outcome = sandbox.run(
         [*command, "--", *pytest_args],
         suite=suite,
@@ -264,7 +269,7 @@ def grade_kata(
     if isinstance(expected, str):  # the suite's own problem, not the candidate's
         return KataGrade(kata.title, ERROR, reason=expected, seconds=round(outcome.seconds, 2)), []
     log = place / "log.txt"
-    grade, flags = judge(kata, outcome, results, token, log, options, expected[kata.module])
+    grade, flags = judge(kata, outcome, token, log, options, expected[kata.module])
     grade.seconds = round(outcome.seconds, 2)
     if outcome.survivors:
         reason = (
@@ -292,7 +297,6 @@ def last_line(log: Path) -> str:
 def judge(
     kata: catalog.Kata,
     outcome: sandbox.Outcome,
-    path: Path,
     token: str,
     log: Path,
     options: Options,
@@ -324,7 +328,13 @@ def judge(
             grade.reason += f": it wrote a file past the {sandbox.FILE_LIMIT // 2**20} MiB limit"
         return grade, []
     try:
-        data = schema.read(path)
+        if outcome.overflow:
+            raise schema.SchemaError(f"more than {sandbox.RESULTS_LIMIT // 2**20} MiB of results")
+        data = schema.collect(outcome.messages, token)
+    except schema.Forged:
+        grade.verdict = FLAGGED
+        grade.reason = "its results were not all written by the grading plugin"
+        return grade, [Flag(grade.reason, "tampering", stub, kata.module)]
     except schema.NoResults:
         hint = last_line(log)
         grade.reason = (
@@ -335,12 +345,8 @@ def judge(
     except schema.SchemaError as error:
         # The child always writes results that fit; these were written by something else.
         grade.reason = f"its results could not be read ({error})"
-        flag = f"the results file was not written by the grading plugin ({error})"
+        flag = f"its results were not written by the grading plugin ({error})"
         return grade, [Flag(flag, "tampering", stub, kata.module)]
-    if not secrets.compare_digest(data["token"], token):
-        grade.verdict = FLAGGED
-        grade.reason = "the results file was not written by the grading plugin"
-        return grade, [Flag(grade.reason, "tampering", stub, kata.module)]
     if outcome.returncode != 0:
         grade.reason = f"the test process exited with status {outcome.returncode}"
         return grade, []
@@ -367,7 +373,7 @@ def judge(
                 message = tests[name]["message"] or "its call never finished"
             by_message.setdefault(message, []).append(name.split("::", 1)[-1])
     grade.failures = [FailureGroup(m, t) for m, t in by_message.items()]
-    problems = data["tampering"] + data["refused_reads"]
+    problems = data["problems"] + data["tampering"] + data["refused_reads"]
     extra = sorted(set(reported) - set(expected))
     if extra:
         shown = ", ".join(name.split("::", 1)[-1][:80] for name in extra[:3])
@@ -530,7 +536,7 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
         raise UsageError("--timeout: give the seconds each kata may take, such as 300")
     out = Path(args.out).resolve() if args.out else folder / "grading"
     try:
-        mode, warning = sandbox.choose(args.sandbox)
+        mode, warning = sandbox.choose(args.sandbox, args.allow_root)
     except ValueError as error:
         raise UsageError(str(error)) from None
     chosen, record, flags = handed_out(args, root, folder, katas)
