@@ -20,6 +20,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -48,6 +49,8 @@ CHILD = (
 )
 LISTED = 30  # new or edited files listed one by one; more are counted
 LOG_TAIL = 64 * 1024  # bytes read from the end of a kata process's output
+RETURNED_LIMIT = 4 * 1024 * 1024  # bytes read of any one returned file
+DEVICE = re.compile(r"[a-z]{1,16}(:[0-9]{1,3})?")  # a device's name: cpu, cuda:1, sim
 COLLECT_TIMEOUT = 300  # seconds for collecting the suite's own tests
 # pytest's exit statuses other than 0 (all passed) and 1 (some failed): the run did not finish.
 PYTEST_EXITS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
@@ -85,11 +88,41 @@ def find_record(root: Path, folder: Path, manifest: dict[str, object]) -> takeho
     return None
 
 
+class NotPlain(Exception):
+    """A returned file that is not read: not a regular file, or too large; the message says
+    which."""
+
+
+def read_returned(path: Path, limit: int = RETURNED_LIMIT) -> bytes:
+    """A returned file's contents. Only a regular file is opened (a named pipe would block,
+    a device would never end, a symbolic link leads elsewhere), checked with lstat before
+    and fstat after opening, and read from at most `limit` bytes."""
+    info = os.lstat(path)
+    kinds = {stat.S_ISLNK: "a symbolic link", stat.S_ISFIFO: "a named pipe"}
+    kinds |= {stat.S_ISCHR: "a device", stat.S_ISBLK: "a device", stat.S_ISSOCK: "a socket"}
+    kinds |= {stat.S_ISDIR: "a folder"}
+    for test, kind in kinds.items():
+        if test(info.st_mode):
+            raise NotPlain(f"is {kind}, not a regular file")
+    if info.st_size > limit:
+        raise NotPlain(f"is larger than {limit // 2**20} MiB")
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as file:
+        now = os.fstat(file.fileno())
+        if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+            raise NotPlain("changed while it was read")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise NotPlain(f"is larger than {limit // 2**20} MiB")
+    return data
+
+
 def read_manifest(folder: Path) -> dict[str, object]:
     path = folder / takehome.MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
+        data = json.loads(read_returned(path, 64 * 1024)) if os.path.lexists(path) else {}
+    except (OSError, ValueError, NotPlain):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -171,7 +204,10 @@ def check_stub(folder: Path, kata: catalog.Kata) -> bytes | Refusal:
         return Refusal(FLAGGED, reason, "refused")
     if folder.resolve() not in path.resolve().parents:
         return Refusal(FLAGGED, f"{relative} resolves outside the returned folder", "refused")
-    source = path.read_bytes()
+    try:
+        source = read_returned(path)
+    except (OSError, NotPlain) as error:
+        return Refusal(FLAGGED, f"{relative} {error}; only plain files are graded", "refused")
     try:
         compile(source, relative, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
@@ -203,14 +239,21 @@ def file_flags(
             continue
         if path.is_symlink():
             flags.append(Flag(f"{name} is a symbolic link; not used for grading", "added", name))
-        elif name not in expected:
+            continue
+        if name not in expected:
             extra.append(name)
-        elif expected[name] is not None and sha256(path.read_bytes()) != expected[name]:
+            continue
+        try:
+            data = read_returned(path)
+        except (OSError, NotPlain) as error:
+            flags.append(Flag(f"{name} {error}; not read, not used for grading", "refused", name))
+            continue
+        if expected[name] is not None and sha256(data) != expected[name]:
             flags.append(
                 Flag(f"{name} was edited; the grade used the suite's copy", "edited", name)
             )
             if name in suite:
-                diffs[name] = diff(suite[name], path.read_bytes(), name)
+                diffs[name] = diff(suite[name], data, name)
     for name in extra[:LISTED]:
         flags.append(Flag(f"{name} is a new file; not used for grading", "added", name))
     if len(extra) > LISTED:
@@ -355,7 +398,9 @@ def judge(
     passed = {n for n, t in tests.items() if t["outcome"] == "passed" and t["called"]}
     skipped = {n for n, t in tests.items() if t["outcome"] == "skipped"}
     failed = set(expected) - passed - skipped
-    grade.devices = data["devices"]
+    grade.devices = [d for d in data["devices"] if DEVICE.fullmatch(d)]
+    if grade.devices != data["devices"]:
+        data["problems"].append("the run named devices that are not device names")
     grade.autoloaded_plugins = data["autoloaded_plugins"]
     grade.passed, grade.total, grade.skipped = (
         len(passed),
@@ -507,11 +552,8 @@ def candidate_environment(folder: Path) -> dict[str, str] | None:
     folder holds that run's cache (informative only: the candidate can write anything there)."""
     path = folder / store.DEFAULT_CACHE_DIR / "v" / store.ENVIRONMENT_KEY
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        with path.open("rb") as file:
-            data = json.loads(file.read(4096).decode(errors="replace"))
-    except (OSError, ValueError):
+        data = json.loads(read_returned(path, 4096).decode(errors="replace"))
+    except (OSError, ValueError, NotPlain):
         return None
     if not isinstance(data, dict):
         return None
@@ -580,10 +622,13 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     apply_policy(grade, findings)
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
+            shown = reports.plain(
+                shown
+            )  # no escape sequence of the candidate's reaches the terminal
             print(f"{shown}, {grade.passed}/{grade.total} tests, {grade.seconds:.1f} s")
         problem = collection.tests()
         if isinstance(problem, str):
-            print(f"warning: {problem}", file=sys.stderr)
+            print(f"warning: {reports.plain(problem)}", file=sys.stderr)
             warnings.append(problem)
     except KeyboardInterrupt:
         print("\ngrading interrupted: no report written", file=sys.stderr)
