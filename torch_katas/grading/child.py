@@ -301,7 +301,8 @@ class ProcessGuard:
         if any(part in Path(filename).parts for part in COMPILERS) and filename != self.stub:
             return
         program = next((a for a in args[:2] if a), "") if args else ""
-        shown = " ".join(map(str, program)) if isinstance(program, (list, tuple)) else str(program)
+        parts = program if isinstance(program, (list, tuple)) else [program]
+        shown = " ".join(os.fsdecode(p) if isinstance(p, bytes) else str(p) for p in parts)
         where = f"{Path(filename).name} line {frame.f_lineno}" if frame is not None else "?"
         self.send("refused", text=f"started a program ({shown[:80]}) from {where}")
         raise PermissionError("grading does not allow a kata answer to start programs")
@@ -384,6 +385,13 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        # What the stub changed at import: the state guard put it back, which hid it from
+        # the checks below; a replaced function or class attribute is tampering all the same.
+        from torch_katas.plugin.session import import_changes
+
+        for name in import_changes(self.kata):
+            if name not in self.settings:
+                self.note(f"{name[:100]} was replaced while the stub was imported (put back)")
         # Each test's code, as collected: it must be the test file's own, and stay the same.
         for item in session.items:
             code = getattr(getattr(item, "obj", None), "__code__", None)
