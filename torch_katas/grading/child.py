@@ -387,7 +387,7 @@ class Results:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
         # What the stub changed at import: the state guard put it back, which hid it from
         # the checks below; a replaced function or class attribute is tampering all the same.
-        from torch_katas.plugin.session import import_changes
+        from torch_katas.runtime.answers import import_changes
 
         for name in import_changes(self.kata):
             if name not in self.settings:

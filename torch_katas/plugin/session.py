@@ -66,12 +66,6 @@ _EXIT_SKIPS_COLLECTIONS = False
 _ACTIVE: list[KataRun] = []  # the runs of this process now going on, outermost first
 
 
-def import_changes(module: str) -> list[str]:
-    """What importing the kata module changed that the state guard put back, in this
-    process's runs."""
-    return [name for run in _ACTIVE for name in run.imports.changes.get(module, [])]
-
-
 def skip_the_last_collection(config: pytest.Config) -> None:
     """In a run that is its process's own (not one inside another), skip the full garbage
     collection pytest runs after the session to find exceptions raised in `__del__` of
