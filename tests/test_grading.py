@@ -26,6 +26,8 @@ KATAS = catalog.load(ROOT)
 PARTLY_RIGHT = ROOT / "tests" / "wrong_answers" / "q01_fit_line__default_dtype_params.py"
 GRADING_LIMIT = 600  # seconds for a test that grades a take-home (see the marks below)
 SUITE_FILES = ("conftest.py", "pyproject.toml", "torch_katas", "katas", "solutions")
+# As root, grading without bwrap is refused unless allowed: these tests allow it.
+ROOT_OK = ["--allow-root"] if sandbox.is_root() else []
 
 
 def katas(*args: object) -> int:
@@ -67,7 +69,7 @@ def inject(folder: Path, number: int, code: str) -> None:
 
 
 def grade(suite: Path, folder: Path, *options: object) -> tuple[int, dict]:
-    code = katas("--root", suite, "grade", folder, "--device", "cpu", *options)
+    code = katas("--root", suite, "grade", folder, "--device", "cpu", *ROOT_OK, *options)
     out = folder / "grading"
     return code, json.loads((out / "report.json").read_text())
 
@@ -286,8 +288,7 @@ import json
 import os
 import sys
 
-with open(sys.argv[1], "w") as file:
-    json.dump({"tests": {"all": {"outcome": "passed"}}, "tampering": []}, file)
+os.write(int(sys.argv[1]), json.dumps({"event": "end", "tests": {"all": "passed"}}).encode())
 os._exit(0)
 """
 
@@ -376,7 +377,7 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
         10: "flagged",
         14: "not started",  # the forged results were never written
         16: "flagged",
-        20: "error",  # results that do not fit the schema
+        20: "flagged",  # results without the grader's secret
     }
     # The suite's tests ran, not the candidate's one-test replacement.
     assert 0 < entries[1]["passed"] < entries[1]["total"] > 1
@@ -389,7 +390,7 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert "solutions" in entries[16]["reason"]
     assert "symbolic link" in entries[17]["reason"]
     assert "missing" in entries[18]["reason"]
-    assert "its results could not be read" in entries[20]["reason"]
+    assert "not all written by the grading plugin" in entries[20]["reason"]
     assert all(entries[n]["reason"] for n in (2, 6, 7, 9, 10, 16, 17, 18))
 
     tampering = {i["kata"][:3] for i in flags_of(report, "tampering")}
@@ -441,7 +442,7 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     ]
     markdown = (folder / "grading" / "report.md").read_text()
     assert "| q01 | Fit a line with autograd | partly solved | " in markdown
-    assert "not started: katas/q18_" in markdown
+    assert "not started: katas/q18\\_" in markdown
     assert "(its tests alone: error)" in markdown
     assert (
         "- policy: imports gc (not among the modules this kata's answers may import) [import]"
@@ -547,7 +548,7 @@ def test_ctrl_c_stops_grading_and_leaves_nothing_behind(suite, tmp_path):
     scratch.mkdir()
     command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
     grader = subprocess.Popen(
-        [*command, "--sandbox", "none", "--timeout", "600"],
+        [*command, "--sandbox", "none", "--timeout", "600", *ROOT_OK],
         env={**os.environ, "TMPDIR": str(scratch)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -666,8 +667,7 @@ DEEP_RESULTS = """
 import os
 import sys
 
-with open(sys.argv[1], "w") as file:
-    file.write("[" * 200_000 + "]" * 200_000)
+os.write(int(sys.argv[1]), b"[" * 200_000 + b"]" * 200_000)
 os._exit(0)
 """
 
@@ -837,23 +837,32 @@ def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
     assert elapsed < GRADING_LIMIT
 
 
-def test_results_that_do_not_fit_are_refused_without_a_crash(tmp_path):
+def test_results_that_do_not_fit_are_refused_without_a_crash(tmp_path, monkeypatch):
     deep = "[" * 200_000 + "]" * 200_000
     for text, message in [
         (deep, "nested deeper"),
-        ('{"version": 1}', "token: expected str"),
+        ('{"token": "t", "event": "report"}', "report.nodeid: wrong type"),
+        ('{"token": "t", "event": "made up"}', "unknown event"),
         ("[]", "not a JSON object"),
         ("{" + "x" * 100, "not JSON"),
     ]:
         with pytest.raises(schema.SchemaError, match=message):
-            schema.parse(text)
-    huge = tmp_path / "results.json"
-    with huge.open("wb") as file:
-        file.truncate(schema.MAX_BYTES + 10)
-    with pytest.raises(schema.SchemaError, match="larger than"):
-        schema.read(huge)
+            schema.message(text, "t")
+    with pytest.raises(schema.Forged):
+        schema.message('{"token": "guessed", "event": "end"}', "t")
     with pytest.raises(schema.NoResults):
-        schema.read(tmp_path / "missing.json")
+        schema.collect(b"", "t")
+    # More than the limit on the results pipe is drained (the child does not block), not kept.
+    monkeypatch.setattr(sandbox, "RESULTS_LIMIT", 2**20)
+    code = "import os, sys\nos.write(int(sys.argv[1]), bytes(2**21))"
+    suite, work = tmp_path / "suite", tmp_path / "work"
+    suite.mkdir()
+    work.mkdir()
+    outcome = sandbox.run(
+        ["-c", code, sandbox.RESULTS_FD], suite=suite, work=work, mode="none", timeout=60,
+        stdin="", log=tmp_path / "log.txt",
+    )  # fmt: skip
+    assert outcome.returncode == 0 and outcome.overflow and len(outcome.messages) <= 2**20
 
 
 def test_the_markdown_report_escapes_what_the_candidate_wrote():
@@ -901,6 +910,7 @@ def test_auto_falls_back_to_none_with_a_warning_where_bwrap_cannot_start(
 
 
 def test_asking_for_bwrap_where_it_cannot_run_is_an_error(monkeypatch):
+    monkeypatch.setattr(sandbox, "is_root", lambda: False)  # as root, none is refused
     monkeypatch.setattr(sandbox, "BWRAP", "no-such-bwrap")
     sandbox.bwrap_problem.cache_clear()
     try:

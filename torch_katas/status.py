@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     import pytest
+
 
 __all__ = [
     "CRASHED",
@@ -31,10 +32,35 @@ __all__ = [
     "TIMED_OUT",
     "Earlier",
     "KataResult",
+    "PhaseReport",
     "TestOutcome",
     "decide",
     "solved_count",
 ]
+
+
+class PhaseReport(Protocol):
+    """What the merge reads of one phase's report: pytest's TestReport, or the grader's
+    record of one the grading child sent."""
+
+    @property
+    def when(self) -> str | None: ...
+
+    @property
+    def duration(self) -> float: ...
+
+    @property
+    def user_properties(self) -> list[tuple[str, object]]: ...
+
+    @property
+    def longrepr(self) -> object: ...
+
+    @property
+    def failed(self) -> bool: ...
+
+    @property
+    def skipped(self) -> bool: ...
+
 
 SOLVED, PARTLY, NOT_STARTED, SKIPPED = "solved", "partly solved", "not started", "skipped"
 # Grading only: the kata could not be graded (a crash, a time-out), or its answer broke a rule.
@@ -87,7 +113,7 @@ class TestOutcome:
     seconds: float = 0.0  # over its phases
     properties: dict[str, object] = field(default_factory=dict)
 
-    def add(self, report: pytest.TestReport) -> None:
+    def add(self, report: PhaseReport) -> None:
         """Merge one phase's report: a failure in any phase fails the test, and its first
         failure is the one that says why."""
         properties = dict(report.user_properties)
@@ -106,7 +132,7 @@ class TestOutcome:
             self.unwritten = str(unwritten) if unwritten else None
 
 
-def message_of(report: pytest.TestReport, properties: dict[str, object]) -> str:
+def message_of(report: PhaseReport, properties: dict[str, object]) -> str:
     """The report's MESSAGE; for a test outside the katas (no MESSAGE), pytest's own one-line
     description of the exception, where it kept one."""
     if MESSAGE in properties:

@@ -263,7 +263,14 @@ def parser() -> argparse.ArgumentParser:
         "--sandbox",
         choices=["auto", "bwrap", "none"],
         default="auto",
-        help="run the candidate's code in bubblewrap (auto: when it works here)",
+        help="run the candidate's code in bubblewrap (auto: when it works here); none: "
+        "nothing protects this machine, its files or this checkout from the candidate's code",
+    )
+    grade.add_argument(
+        "--allow-root",
+        action="store_true",
+        help="accept grading as root without bubblewrap: the candidate's code then runs as "
+        "root (a throw-away machine only)",
     )
     grade.add_argument(
         "--format",

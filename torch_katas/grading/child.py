@@ -2,12 +2,14 @@
 
 `katas grade` starts this module in a process of its own for each kata (see grading.py):
 
-    python -S -c "from torch_katas.grading.child import main; main()" RESULTS KATA -- ARGS
+    python -I -S -c "...; from torch_katas.grading.child import main; main()" PATHS FD KATA -- ARGS
 
 It reads a token and the paths it may not read from stdin, watches what the tests rely on,
-runs pytest with ARGS and a plugin that records each test's outcome, writes RESULTS (JSON of
-the schema in schema.py, with the token) and leaves with os._exit, so no exit handler the
-candidate registered runs after it.
+runs pytest with ARGS and a plugin that sends each test's report, each tamper check that
+trips and each refused action to the grader as it happens: one JSON line each (schema.py),
+with the token, on the pipe FD the grader reads. No table of outcomes is kept here for the
+candidate's code to swap: the grader merges the reports and checks their order. It leaves
+with os._exit, so no exit handler the candidate registered runs after it.
 
 None of this can stop code in the same process from undoing it; it makes tampering visible
 (the kata is flagged) instead of silent. The sandbox, not this module, protects the machine.
@@ -22,15 +24,18 @@ import os
 import sys
 import sysconfig
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from torch_katas import status
-from torch_katas.grading.schema import VERSION, ChildResults, TestRecord
+from torch_katas.grading.schema import VERSION
 
 __all__ = [
     "main",
 ]
+
+Send = Callable[..., None]  # send(event, **fields): one message to the grader
 
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
 # once the candidate's module may have run is tampering. Modules are watched whole.
@@ -47,6 +52,7 @@ WATCHED_MODULES = (
     "pluggy._manager",
     "torch.testing",
     "torch.testing._comparison",
+    "_pytest.approx",
     "torch.autograd.gradcheck",
     "torch.overrides",
     "torch_katas.testing",
@@ -78,25 +84,25 @@ WATCHED_CLASSES = (
 FAILURE_LINE = 300  # characters of a failure message kept for the report
 
 
+def comparison_classes() -> dict[str, type]:
+    """The comparison classes, attribute by attribute: the pair classes assert_close runs per
+    pair of tensors, pytest.approx and its tolerances (isolation.COMPARISONS)."""
+    try:
+        from torch_katas.runtime import isolation
+    except ImportError:  # pragma: no cover - the harness is always there
+        return {}
+    return isolation.COMPARISONS
+
+
 def first_line(report: Any) -> str:
-    """The line that says what went wrong: the exception, not the traceback around it."""
+    """The line that says what went wrong in a collection error (which carries no report
+    properties): the exception, not the traceback around it."""
     crash = getattr(report.longrepr, "reprcrash", None)
     text = getattr(crash, "message", None) or str(report.longrepr or "")
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     errors = [line[1:].strip() for line in lines if line.startswith("E ")]
     found = errors[0] if errors else lines[0] if lines else ""
     return found[:FAILURE_LINE]
-
-
-def record(test: status.TestOutcome) -> TestRecord:
-    """A test's merged outcome as the results schema has it."""
-    return {
-        "outcome": test.outcome,
-        "called": test.called,
-        "message": test.message[:FAILURE_LINE],
-        "not_implemented": test.unwritten is not None,
-        "seconds": round(test.seconds, 3),
-    }
 
 
 def namespace(value: object) -> dict[str, tuple[object, object]]:
@@ -108,11 +114,26 @@ def code_of(item: object) -> object:
     return getattr(getattr(item, "__func__", item), "__code__", None)
 
 
-class Watch:
-    """Identities of everything in the WATCHED lists and of pytest's plugins and hooks."""
+def cells(function: object) -> list[object]:
+    """What a function's closure holds."""
+    closure = getattr(function, "__closure__", None) or ()
+    return [cell.cell_contents for cell in closure]
 
-    def __init__(self, config: Any):
+
+# The recorder's attributes that keep their identity for the whole run.
+RECORDER_KEEPS = ("send", "guard", "processes", "codes", "tampering", "collect_errors")
+
+
+class Watch:
+    """Identities of everything in the WATCHED lists, of pytest's plugins and hooks, and of
+    the recorder's parts (its sender among them, down to what its closure holds)."""
+
+    def __init__(self, config: Any, recorder: Results):
         self.config = config
+        self.recorder = recorder
+        self.send = recorder.send  # tampering is sent with this one, whatever the recorder holds
+        self.parts = {name: getattr(recorder, name) for name in RECORDER_KEEPS}
+        self.cells = cells(recorder.send)
         # (label, the module or class, its attributes then); whole namespaces for modules
         # and classes, chosen attributes (looked up with getattr) for the WATCHED_NAMES.
         self.owners: list[tuple[str, object, dict, bool]] = []
@@ -126,10 +147,10 @@ class Watch:
             module = importlib.import_module(name)
             chosen = {a: (getattr(module, a), code_of(getattr(module, a))) for a in attributes}
             self.owners.append((name, module, chosen, True))
-        for module_name, cls in WATCHED_CLASSES:
-            value = getattr(sys.modules.get(module_name), cls, None)
+        classes = {f"{m}.{c}": getattr(sys.modules.get(m), c, None) for m, c in WATCHED_CLASSES}
+        for label, value in {**classes, **comparison_classes()}.items():
             if value is not None:
-                self.owners.append((f"{module_name}.{cls}", value, namespace(value), False))
+                self.owners.append((label, value, namespace(value), False))
         self.modules = {
             name: module
             for name, module in list(sys.modules.items())
@@ -151,7 +172,16 @@ class Watch:
         return hooks
 
     def changes(self) -> list[str]:
-        found = []
+        found = [
+            f"the grading recorder's {name} was replaced"
+            for name, value in self.parts.items()
+            if getattr(self.recorder, name, None) is not value
+        ]
+        held = cells(self.send)
+        if len(held) != len(self.cells) or any(
+            a is not b for a, b in zip(held, self.cells, strict=True)
+        ):
+            found.append("what the grading recorder's sender holds was replaced")
         for label, owner, before, by_getattr in self.owners:
             now = vars(owner)
             for name, (value, code) in before.items():
@@ -185,12 +215,13 @@ class Guard:
     audit hooks cannot be removed, so the candidate's code cannot simply turn it off.
     """
 
-    def __init__(self, place: Path, forbidden: list[Path], allowed: list[Path]):
+    def __init__(self, place: Path, forbidden: list[Path], allowed: list[Path], send: Send):
         self.place = place
         self.forbidden = forbidden
         self.allowed = allowed
         self.armed = False
-        self.refused: list[str] = []
+        self.send = send
+        self.refused = 0
         self.own = {"self", "thread-self", str(os.getpid())}
 
     def __call__(self, event: str, args: tuple) -> None:
@@ -201,8 +232,9 @@ class Guard:
             return
         reason = self.why_refused(os.fsdecode(path))
         if reason:
-            if len(self.refused) < 20:
-                self.refused.append(reason)
+            self.refused += 1
+            if self.refused <= 20:
+                self.send("refused", text=reason)
             raise PermissionError(f"grading does not allow reading {os.fsdecode(path)}")
 
     def why_refused(self, name: str) -> str | None:
@@ -233,6 +265,9 @@ STARTS_PROGRAMS = {
     "os.system",
     "pty.spawn",
 }
+SIGNALS = {"os.kill", "os.killpg", "signal.pthread_kill"}
+# Folders of the code allowed to start programs: torch's compilers.
+COMPILERS = ("_inductor", "_dynamo", "triton")
 LIBRARIES = tuple(
     os.path.realpath(p) for p in {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
 )
@@ -247,13 +282,17 @@ class ProcessGuard:
     is refused. Forked processes keep both hooks.
     """
 
-    def __init__(self, stub: Path):
+    def __init__(self, stub: Path, send: Send):
         self.stub = os.path.realpath(stub)
         self.armed = False
-        self.refused: list[str] = []
+        self.send = send
 
     def __call__(self, event: str, args: tuple) -> None:
-        if not self.armed or event not in STARTS_PROGRAMS:
+        if not self.armed:
+            return
+        if event in SIGNALS:
+            self.signal(event, args)
+        if event not in STARTS_PROGRAMS:
             return
         frame: types.FrameType | None = sys._getframe(1)
         while frame is not None:
@@ -261,16 +300,38 @@ class ProcessGuard:
             if not filename.startswith(LIBRARIES) or "-packages" in filename:
                 break
             frame = frame.f_back
-        if frame is None or os.path.realpath(frame.f_code.co_filename) != self.stub:
+        # Only torch's compiler may start a program (a C++ compiler); a program that torch
+        # starts for any other reason was handed to it (os.system as a DataLoader's collate_fn).
+        filename = os.path.realpath(frame.f_code.co_filename) if frame is not None else ""
+        if any(part in Path(filename).parts for part in COMPILERS) and filename != self.stub:
             return
         program = next((a for a in args[:2] if a), "") if args else ""
-        shown = " ".join(map(str, program)) if isinstance(program, (list, tuple)) else str(program)
-        reason = (
-            f"started a program ({shown[:80]}) from {Path(self.stub).name} line {frame.f_lineno}"
-        )
-        if len(self.refused) < 20:
-            self.refused.append(reason)
+        parts = program if isinstance(program, (list, tuple)) else [program]
+        shown = " ".join(os.fsdecode(p) if isinstance(p, bytes) else str(p) for p in parts)
+        where = f"{Path(filename).name} line {frame.f_lineno}" if frame is not None else "?"
+        self.send("refused", text=f"started a program ({shown[:80]}) from {where}")
         raise PermissionError("grading does not allow a kata answer to start programs")
+
+    def signal(self, event: str, args: tuple) -> None:
+        """Signals go only to the test process and the processes it forked (its process
+        group), never to its parent or to any other process."""
+        target, number = (*args, None, None)[:2]
+        if event == "signal.pthread_kill" or not isinstance(target, int):
+            return
+        own, group = os.getpid(), os.getpgrp()
+        if event == "os.killpg":
+            allowed = target == group
+        else:
+            try:
+                allowed = target == own or (
+                    target > 0 and target != group and os.getpgid(target) == group
+                )
+            except OSError:
+                allowed = True  # no such process: nothing to protect
+        if allowed or number == 0:
+            return
+        self.send("refused", text=f"sent signal {number} to process {target} (not its own)")
+        raise PermissionError("grading does not allow a kata answer to signal other processes")
 
 
 # What the state guard reports as restored that is a setting (the tests themselves change
@@ -284,17 +345,16 @@ def settings_names() -> set[str]:
 
 
 class Results:
-    """The pytest plugin of the grading child: each test's outcome, and tamper checks."""
+    """The pytest plugin of the grading child: sends each test's report, and tamper checks."""
 
-    def __init__(self, kata: str, token: str, guard: Guard, processes: ProcessGuard):
+    def __init__(self, kata: str, send: Send, guard: Guard, processes: ProcessGuard):
         self.kata = kata
-        self.token = token
+        self.send = send
         self.guard = guard
         self.processes = processes
         self.settings: set[str] = set()
         self.codes: dict[str, object] = {}  # each test's code object, as collected
         self.watch: Watch | None = None
-        self.result = status.KataResult()
         self.collect_errors: list[str] = []
         self.tampering: list[str] = []
         self.devices: list[str] = []
@@ -309,7 +369,7 @@ class Results:
         self.devices = devices.from_config(session.config)
         manager = session.config.pluginmanager
         self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
-        self.watch = Watch(session.config)
+        self.watch = Watch(session.config, self)
         self.settings = settings_names()
         self.guard.armed = True
         self.processes.armed = True
@@ -318,8 +378,7 @@ class Results:
         if self.watch is None:
             return
         for change in self.watch.changes():
-            if change not in self.tampering:
-                self.tampering.append(change)
+            self.note(change)
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
@@ -331,6 +390,13 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        # What the stub changed at import: the state guard put it back, which hid it from
+        # the checks below; a replaced function or class attribute is tampering all the same.
+        from torch_katas.runtime.answers import import_changes
+
+        for name in import_changes(self.kata):
+            if name not in self.settings:
+                self.note(f"{name[:100]} was replaced while the stub was imported (put back)")
         # Each test's code, as collected: it must be the test file's own, and stay the same.
         for item in session.items:
             code = getattr(getattr(item, "obj", None), "__code__", None)
@@ -365,18 +431,28 @@ class Results:
             self.note(f"the code of {item.originalname} was replaced after collection")
 
     def note(self, change: str) -> None:
+        """Tampering, sent to the grader at once (each change once, at most 50)."""
         if change not in self.tampering and len(self.tampering) < 50:
             self.tampering.append(change)
+            (self.watch.send if self.watch is not None else self.send)("tampering", text=change)
 
     def pytest_runtest_logreport(self, report: Any) -> None:
-        self.result.add(report)  # the one merge of a test's reports (status.py)
+        # Each phase's report goes to the grader as it is made; the grader merges them.
         properties = dict(report.user_properties)
-        if status.DOES_NOT_IMPORT in properties:
+        self.send(
+            "report",
+            nodeid=report.nodeid,
+            when=report.when,
+            outcome=report.outcome,
+            # The failure's one line as the plugin recorded it (status.MESSAGE), not its text.
+            message=status.message_of(report, properties)[:FAILURE_LINE]
+            if report.failed or report.skipped
+            else "",
+            not_implemented=status.NOT_IMPLEMENTED in properties,
             # The harness stood in for a stub that failed to import: the kata is an error.
-            self.stub_imported = False
-            reason = str(properties[status.DOES_NOT_IMPORT])
-            if reason not in self.collect_errors:
-                self.collect_errors.append(reason[:FAILURE_LINE])
+            does_not_import=str(properties.get(status.DOES_NOT_IMPORT, ""))[:FAILURE_LINE],
+            duration=round(float(report.duration), 3),
+        )
         if report.when == "teardown":
             self.restored(report.nodeid, properties.get(status.RESTORED))
             self.check()
@@ -400,43 +476,54 @@ class Results:
         self.check()
         self.finished = True
 
-    def summary(self, exit_code: int) -> ChildResults:
+    def end(self, exit_code: int) -> None:
+        """The last message: how the run ended."""
         if not self.finished:
             self.check()
-        return {
-            "version": VERSION,
-            "token": self.token,
-            "kata": self.kata,
-            "exit_code": exit_code,
-            "devices": self.devices,
-            "stub_imported": self.stub_imported,
-            "collect_errors": self.collect_errors,
-            "tests": {nodeid: record(test) for nodeid, test in self.result.tests.items()},
-            "tampering": self.tampering,
-            "refused_reads": self.guard.refused + self.processes.refused,
-            "autoloaded_plugins": self.autoloaded,
-        }
+        self.send(
+            "end",
+            version=VERSION,
+            kata=self.kata,
+            exit_code=exit_code,
+            devices=self.devices,
+            stub_imported=self.stub_imported,
+            collect_errors=self.collect_errors,
+            autoloaded_plugins=self.autoloaded,
+        )
+
+
+def sender(descriptor: int, token: str) -> Send:
+    """send(event, **fields): one JSON line with the token, written whole to `descriptor`."""
+    write, dumps = os.write, json.dumps
+
+    def send(event: str, **fields: object) -> None:
+        data = (dumps({"token": token, "event": event, **fields}) + "\n").encode()
+        while data:
+            data = data[write(descriptor, data) :]
+
+    return send
 
 
 def main() -> None:
     # Bound before anything else runs: the candidate's code cannot swap these for us.
-    exit_now, write, dumps = os._exit, os.write, json.dumps
+    exit_now = os._exit
     results, kata, *rest = sys.argv[1:]
     args = rest[rest.index("--") + 1 :]
     # On stdin, so that neither shows in this process's command line: the secret that marks
     # genuine results, and the paths the candidate's code may not read.
     token = sys.stdin.readline().strip()
+    send = sender(int(results), token)
     forbidden = sys.stdin.readline()
     allowed = [Path(p).resolve() for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
     allowed += [Path(p).resolve() for p in sys.path if p and "site-packages" in p]
     # The kata's own folder: its copy of the suite (the working directory) and scratch space.
     place = Path.cwd().resolve().parent
-    guard = Guard(place, [Path(p) for p in json.loads(forbidden)], allowed)
+    guard = Guard(place, [Path(p) for p in json.loads(forbidden)], allowed, send)
     sys.addaudithook(guard)
-    processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py")
+    processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py", send)
     sys.addaudithook(processes)
-    recorder = Results(kata, token, guard, processes)
-    summary = Results.summary  # the class's, not whatever the instance holds by then
+    recorder = Results(kata, send, guard, processes)
+    end = Results.end  # the class's, not whatever the instance holds by then
     import pytest
 
     try:
@@ -444,10 +531,7 @@ def main() -> None:
     except BaseException as error:  # a SystemExit or worse that escaped pytest itself
         code = 3
         recorder.collect_errors.append(f"the run ended with {type(error).__name__}: {error}")
-    data = dumps(summary(recorder, code)).encode()
-    descriptor = os.open(results, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    write(descriptor, data)
-    os.close(descriptor)
+    end(recorder, code)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

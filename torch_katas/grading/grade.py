@@ -20,6 +20,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -44,9 +45,16 @@ __all__ = [
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
 # Left by running the take-home (environments, caches), not written by the candidate.
 IGNORED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
-CHILD = "from torch_katas.grading.child import main; main()"
+# Isolated (-I: no PYTHON* variables, no user site, not the working folder first) and without
+# site (-S: no .pth file runs): the standard library first, then the suite, then site-packages.
+CHILD = (
+    "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
+    "from torch_katas.grading.child import main; main()"
+)
 LISTED = 30  # new or edited files listed one by one; more are counted
 LOG_TAIL = 64 * 1024  # bytes read from the end of a kata process's output
+RETURNED_LIMIT = 4 * 1024 * 1024  # bytes read of any one returned file
+DEVICE = re.compile(r"[a-z]{1,16}(:[0-9]{1,3})?")  # a device's name: cpu, cuda:1, sim
 COLLECT_TIMEOUT = 300  # seconds for collecting the suite's own tests
 # pytest's exit statuses other than 0 (all passed) and 1 (some failed): the run did not finish.
 PYTEST_EXITS = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
@@ -84,11 +92,41 @@ def find_record(root: Path, folder: Path, manifest: dict[str, object]) -> takeho
     return None
 
 
+class NotPlain(Exception):
+    """A returned file that is not read: not a regular file, or too large; the message says
+    which."""
+
+
+def read_returned(path: Path, limit: int = RETURNED_LIMIT) -> bytes:
+    """A returned file's contents. Only a regular file is opened (a named pipe would block,
+    a device would never end, a symbolic link leads elsewhere), checked with lstat before
+    and fstat after opening, and read from at most `limit` bytes."""
+    info = os.lstat(path)
+    kinds = {stat.S_ISLNK: "a symbolic link", stat.S_ISFIFO: "a named pipe"}
+    kinds |= {stat.S_ISCHR: "a device", stat.S_ISBLK: "a device", stat.S_ISSOCK: "a socket"}
+    kinds |= {stat.S_ISDIR: "a folder"}
+    for test, kind in kinds.items():
+        if test(info.st_mode):
+            raise NotPlain(f"is {kind}, not a regular file")
+    if info.st_size > limit:
+        raise NotPlain(f"is larger than {limit // 2**20} MiB")
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as file:
+        now = os.fstat(file.fileno())
+        if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+            raise NotPlain("changed while it was read")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise NotPlain(f"is larger than {limit // 2**20} MiB")
+    return data
+
+
 def read_manifest(folder: Path) -> dict[str, object]:
     path = folder / takehome.MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
+        data = json.loads(read_returned(path, 64 * 1024)) if os.path.lexists(path) else {}
+    except (OSError, ValueError, NotPlain):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -170,7 +208,10 @@ def check_stub(folder: Path, kata: catalog.Kata) -> bytes | Refusal:
         return Refusal(FLAGGED, reason, "refused")
     if folder.resolve() not in path.resolve().parents:
         return Refusal(FLAGGED, f"{relative} resolves outside the returned folder", "refused")
-    source = path.read_bytes()
+    try:
+        source = read_returned(path)
+    except (OSError, NotPlain) as error:
+        return Refusal(FLAGGED, f"{relative} {error}; only plain files are graded", "refused")
     try:
         compile(source, relative, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
@@ -202,14 +243,21 @@ def file_flags(
             continue
         if path.is_symlink():
             flags.append(Flag(f"{name} is a symbolic link; not used for grading", "added", name))
-        elif name not in expected:
+            continue
+        if name not in expected:
             extra.append(name)
-        elif expected[name] is not None and sha256(path.read_bytes()) != expected[name]:
+            continue
+        try:
+            data = read_returned(path)
+        except (OSError, NotPlain) as error:
+            flags.append(Flag(f"{name} {error}; not read, not used for grading", "refused", name))
+            continue
+        if expected[name] is not None and sha256(data) != expected[name]:
             flags.append(
                 Flag(f"{name} was edited; the grade used the suite's copy", "edited", name)
             )
             if name in suite:
-                diffs[name] = diff(suite[name], path.read_bytes(), name)
+                diffs[name] = diff(suite[name], data, name)
     for name in extra[:LISTED]:
         flags.append(Flag(f"{name} is a new file; not used for grading", "added", name))
     if len(extra) > LISTED:
@@ -252,9 +300,9 @@ def grade_kata(
     suite.chmod(0o555)
     work.mkdir()
     token = secrets.token_hex(16)
-    results = work / "results.json"
     pytest_args = [f"katas/{kata.module}_test.py", *pytest_options(options)]
-    command = ["-S", "-c", CHILD, str(results), kata.module]
+    paths = os.pathsep.join([str(suite), *sandbox.site_packages()])
+    command = ["-I", "-S", "-B", "-c", CHILD, paths, sandbox.RESULTS_FD, kata.module]
     outcome = sandbox.run(
         [*command, "--", *pytest_args],
         suite=suite,
@@ -268,7 +316,7 @@ def grade_kata(
     if isinstance(expected, str):  # the suite's own problem, not the candidate's
         return KataGrade(kata.title, ERROR, reason=expected, seconds=round(outcome.seconds, 2)), []
     log = place / "log.txt"
-    grade, flags = judge(kata, outcome, results, token, log, options, expected[kata.module])
+    grade, flags = judge(kata, outcome, token, log, options, expected[kata.module])
     grade.seconds = round(outcome.seconds, 2)
     if outcome.survivors:
         reason = (
@@ -296,7 +344,6 @@ def last_line(log: Path) -> str:
 def judge(
     kata: catalog.Kata,
     outcome: sandbox.Outcome,
-    path: Path,
     token: str,
     log: Path,
     options: Options,
@@ -328,7 +375,13 @@ def judge(
             grade.reason += f": it wrote a file past the {sandbox.FILE_LIMIT // 2**20} MiB limit"
         return grade, []
     try:
-        data = schema.read(path)
+        if outcome.overflow:
+            raise schema.SchemaError(f"more than {sandbox.RESULTS_LIMIT // 2**20} MiB of results")
+        data = schema.collect(outcome.messages, token)
+    except schema.Forged:
+        grade.verdict = FLAGGED
+        grade.reason = "its results were not all written by the grading plugin"
+        return grade, [Flag(grade.reason, "tampering", stub, kata.module)]
     except schema.NoResults:
         hint = last_line(log)
         grade.reason = (
@@ -339,12 +392,8 @@ def judge(
     except schema.SchemaError as error:
         # The child always writes results that fit; these were written by something else.
         grade.reason = f"its results could not be read ({error})"
-        flag = f"the results file was not written by the grading plugin ({error})"
+        flag = f"its results were not written by the grading plugin ({error})"
         return grade, [Flag(flag, "tampering", stub, kata.module)]
-    if not secrets.compare_digest(data["token"], token):
-        grade.verdict = FLAGGED
-        grade.reason = "the results file was not written by the grading plugin"
-        return grade, [Flag(grade.reason, "tampering", stub, kata.module)]
     if outcome.returncode != 0:
         grade.reason = f"the test process exited with status {outcome.returncode}"
         return grade, []
@@ -353,7 +402,9 @@ def judge(
     passed = {n for n, t in tests.items() if t["outcome"] == "passed" and t["called"]}
     skipped = {n for n, t in tests.items() if t["outcome"] == "skipped"}
     failed = set(expected) - passed - skipped
-    grade.devices = data["devices"]
+    grade.devices = [d for d in data["devices"] if DEVICE.fullmatch(d)]
+    if grade.devices != data["devices"]:
+        data["problems"].append("the run named devices that are not device names")
     grade.autoloaded_plugins = data["autoloaded_plugins"]
     grade.passed, grade.total, grade.skipped = (
         len(passed),
@@ -371,7 +422,7 @@ def judge(
                 message = tests[name]["message"] or "its call never finished"
             by_message.setdefault(message, []).append(name.split("::", 1)[-1])
     grade.failures = [FailureGroup(m, t) for m, t in by_message.items()]
-    problems = data["tampering"] + data["refused_reads"]
+    problems = data["problems"] + data["tampering"] + data["refused_reads"]
     extra = sorted(set(reported) - set(expected))
     if extra:
         shown = ", ".join(name.split("::", 1)[-1][:80] for name in extra[:3])
@@ -505,11 +556,8 @@ def candidate_environment(folder: Path) -> dict[str, str] | None:
     folder holds that run's cache (informative only: the candidate can write anything there)."""
     path = folder / store.DEFAULT_CACHE_DIR / "v" / store.ENVIRONMENT_KEY
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        with path.open("rb") as file:
-            data = json.loads(file.read(4096).decode(errors="replace"))
-    except (OSError, ValueError):
+        data = json.loads(read_returned(path, 4096).decode(errors="replace"))
+    except (OSError, ValueError, NotPlain):
         return None
     if not isinstance(data, dict):
         return None
@@ -534,7 +582,7 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
         raise UsageError("--timeout: give the seconds each kata may take, such as 300")
     out = Path(args.out).resolve() if args.out else folder / "grading"
     try:
-        mode, warning = sandbox.choose(args.sandbox)
+        mode, warning = sandbox.choose(args.sandbox, args.allow_root)
     except ValueError as error:
         raise UsageError(str(error)) from None
     chosen, record, flags = handed_out(args, root, folder, katas)
@@ -580,10 +628,13 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     apply_policy(grade, findings)
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
+            shown = reports.plain(
+                shown
+            )  # no escape sequence of the candidate's reaches the terminal
             print(f"{shown}, {grade.passed}/{grade.total} tests, {grade.seconds:.1f} s")
         problem = collection.tests()
         if isinstance(problem, str):
-            print(f"warning: {problem}", file=sys.stderr)
+            print(f"warning: {reports.plain(problem)}", file=sys.stderr)
             warnings.append(problem)
     except KeyboardInterrupt:
         print("\ngrading interrupted: no report written", file=sys.stderr)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,16 +115,40 @@ class Report:
         return data
 
 
-def line(text: str) -> str:
+# Characters no report shows as they are: controls (terminal escape sequences, and what XML
+# 1.0 cannot hold), format characters (bidirectional overrides that reorder a line), lone
+# surrogates and unassigned code points. Each becomes U+FFFD, so that something shows.
+HIDDEN = ("Cc", "Cf", "Cs", "Cn")
+# Markdown that could forge text inline (emphasis, links, images, code spans, strikethrough).
+MARKDOWN = re.compile(r"([\\`*_\[\]~])")
+
+
+def plain(text: object, lines: bool = False) -> str:
+    """`text` without hidden characters; `lines` keeps its line breaks and tabs."""
+    kept = "\n\t" if lines else ""
+    return "".join(
+        char if char in kept or unicodedata.category(char) not in HIDDEN else "\ufffd"
+        for char in str(text)
+    )
+
+
+def line(text: object) -> str:
     """`text` on one Markdown line, as text: no line break can start a row, a heading or a
-    list item, and no HTML tag (a `<table>` of fake rows) is rendered."""
-    flat = " ".join(str(text).split())
-    return flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    list item, no HTML tag (a `<table>` of fake rows, a `<!--` that hides the rest) is
+    rendered, and no emphasis, link or image."""
+    flat = plain(" ".join(str(text).split()))
+    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return MARKDOWN.sub(r"\\\1", flat)
 
 
-def cell(text: str) -> str:
+def cell(text: object) -> str:
     """`text` as one Markdown table cell: no line breaks or pipes can add rows or columns."""
-    return line(text).replace("\\", "\\\\").replace("|", "\\|")
+    return line(text).replace("|", "\\|")
+
+
+def code(text: object) -> str:
+    """`text` inside a Markdown code span, where nothing is rendered: no backtick can end it."""
+    return plain(" ".join(str(text).split())).replace("`", "'")
 
 
 def candidate(report: Report) -> str:
@@ -136,14 +162,14 @@ def candidate(report: Report) -> str:
 def markdown(report: Report) -> str:
     lines = [f"# Grading: {line(report.candidate)}", "", "| | |", "| --- | --- |"]
     lines += [
-        f"| date | {report.date} |",
-        f"| suite commit | {report.suite_commit or 'unknown (not a git checkout)'} |",
-        f"| torch / Python | {report.torch} / {report.python} |",
+        f"| date | {cell(report.date)} |",
+        f"| suite commit | {cell(report.suite_commit or 'unknown (not a git checkout)')} |",
+        f"| torch / Python | {cell(report.torch)} / {cell(report.python)} |",
         f"| the candidate's torch / Python | {candidate(report)} |",
-        f"| devices | {', '.join(report.devices) or 'none reported'} |",
-        f"| sandbox | {report.sandbox} |",
+        f"| devices | {cell(', '.join(report.devices) or 'none reported')} |",
+        f"| sandbox | {cell(report.sandbox)} |",
         f"| time limit per kata | {report.timeout:g} s |",
-        f"| hints shipped | {report.hints or 'unknown (no record of the take-home)'} |",
+        f"| hints shipped | {cell(report.hints or 'unknown (no record of the take-home)')} |",
         "",
     ]
     if report.warnings:
@@ -160,49 +186,51 @@ def markdown(report: Report) -> str:
         if grade.run_verdict and grade.run_verdict != grade.verdict:
             verdict += f" (its tests alone: {grade.run_verdict})"
         lines.append(
-            f"| {module[:3]} | {cell(grade.title)} | {cell(verdict)} | "
+            f"| {cell(module[:3])} | {cell(grade.title)} | {cell(verdict)} | "
             f"{grade.passed}/{grade.total} | {grade.seconds:.1f} |"
         )
     if report.flags:
         lines += ["", "## Flags", ""]
         for flag in report.flags:
             place = flag.file and (f"{flag.file}:{flag.line}" if flag.line else flag.file)
-            where = ", ".join(f"`{line(value)}`" for value in (flag.kata, place) if value)
+            where = ", ".join(f"`{code(value)}`" for value in (flag.kata, place) if value)
             rule = f" [{line(flag.rule)}]" if flag.rule else ""
             lines.append(
-                f"- {flag.kind}: {line(flag.reason)}{rule}" + (f" ({where})" if where else "")
+                f"- {line(flag.kind)}: {line(flag.reason)}{rule}" + (f" ({where})" if where else "")
             )
     for module, grade in report.katas.items():
         if grade.failures:
-            lines += ["", f"## {module}: failures", ""]
+            lines += ["", f"## {line(module)}: failures", ""]
             for failure in grade.failures:
                 tests = failure.tests
-                where = f"`{line(tests[0])}`" if len(tests) == 1 else f"{len(tests)} tests"
+                where = f"`{code(tests[0])}`" if len(tests) == 1 else f"{len(tests)} tests"
                 lines.append(f"- {where}: {line(failure.message)}")
     if report.diffs:
         lines += ["", "## Edited test and harness files (not used for grading)", ""]
         for name, text in report.diffs.items():
-            fence = "`" * max(3, 1 + max((len(r) for r in text.split("`")[1::2]), default=0))
+            text = plain(text, lines=True)
+            fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
             lines += [f"### {line(name)}", "", f"{fence}diff", text.rstrip("\n"), fence, ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def junit(report: Report) -> bytes:
-    xml = JUnitXml(f"grading of {report.candidate}")
+    # Every text through plain(): XML 1.0 cannot hold control characters at all.
+    xml = JUnitXml(plain(f"grading of {report.candidate}"))
     for module, grade in report.katas.items():
         suite = TestSuite(module)
         classname = f"katas.{module}_test"
-        failed = {test: f.message for f in grade.failures for test in f.tests}
+        failed = {test: plain(f.message, lines=True) for f in grade.failures for test in f.tests}
         if grade.verdict in (ERROR, FLAGGED) or not grade.total:
             case = TestCase(module, classname=classname, time=grade.seconds)
-            reason = f"{grade.verdict}: {grade.reason or ''}"
+            reason = plain(f"{grade.verdict}: {grade.reason or ''}", lines=True)
             result = Error(reason)
             result.text = reason
             case.result = [result]
             suite.add_testcase(case)
         else:
             for name in grade.tests_run:
-                case = TestCase(name, classname=classname)
+                case = TestCase(plain(name), classname=classname)
                 if name in failed:
                     failure = Failure(failed[name])
                     failure.text = failed[name]
@@ -226,7 +254,7 @@ def gradescope(report: Report) -> dict[str, Any]:
                 "score": round(grade.share, 4),
                 "max_score": 1,
                 "status": "passed" if grade.verdict == SOLVED else "failed",
-                "output": "\n".join(output),
+                "output": plain("\n".join(output), lines=True),
             }
         )
     return {

@@ -3,9 +3,18 @@ and never leaving a process of theirs behind.
 
 bwrap: a new mount namespace holding only the system folders, Python, and the kata's copy
 of the suite (read-only) and a scratch folder (writable); no network, its own process tree
-(every process in it dies with it), the interviewer's checkout and home invisible.
+(every process in it dies with it), the interviewer's checkout and home invisible; a user
+namespace of its own in which the code runs as `nobody`, with no capabilities and no way to
+make another user namespace, so a grader running as root gives it no root (no remount of a
+read-only folder, no write to site-packages).
 none: a process group of its own, killed as a whole afterwards, with the grader as the
 "subreaper" of every process the candidate's code forks, so a daemon cannot escape either.
+The code runs as the grader's user, under a shell that stays its parent, so that a signal to
+its parent (SIGSTOP) reaches that shell and not the grader, whose time limit still applies.
+Nothing else protects the grader or its files; as root, none is refused unless allowed.
+
+The child's Python runs isolated (`-I`: no environment variables, no user site, the standard
+library first), and reports what happened through a pipe the grader reads as it happens.
 
 In every mode: limits on the size of any file written (RLIMIT_FSIZE, which also bounds the
 log of the process's output) and on the processes it may start (RLIMIT_NPROC, where the
@@ -21,10 +30,12 @@ import ctypes
 import functools
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +56,12 @@ INSIDE = Path("/grading")  # where the kata's suite and scratch folder appear in
 PR_SET_CHILD_SUBREAPER = 36
 # Passed through to the candidate's process; everything else (paths, tokens) stays out.
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+NOBODY = 65534  # the user (and group) the candidate's code is inside bwrap
+RESULTS_FD = "{results-fd}"  # in the child's arguments: the number of the pipe it reports on
+RESULTS_LIMIT = 16 * 1024 * 1024  # bytes read from that pipe; more is drained and dropped
+# Under none, a shell stays the child's parent: a signal the child sends its parent stops or
+# kills that shell, not the grader.
+KEEPER = ("/bin/sh", "-c", '"$@"; exit $?', "sh")
 
 
 FILE_LIMIT = 256 * 1024 * 1024  # bytes in any one file the candidate's code writes
@@ -60,6 +77,8 @@ class Outcome:
     seconds: float
     exceeded: str | None = None  # the limit it was killed for, other than the time limit
     survivors: int = 0  # processes still being created when the kill deadline passed
+    messages: bytes = b""  # what the child wrote on its results pipe (RESULTS_LIMIT at most)
+    overflow: bool = False  # it wrote more than RESULTS_LIMIT
 
 
 def python_paths() -> list[Path]:
@@ -94,15 +113,18 @@ def bwrap_works() -> bool:
     return bwrap_problem() is None
 
 
-def choose(mode: str) -> tuple[str, str | None]:
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def choose(mode: str, allow_root: bool = False) -> tuple[str, str | None]:
     """The sandbox to use for `mode` and, where `auto` falls back to none, a warning.
 
-    Asking for bwrap where it cannot run is an error (ValueError).
+    Asking for bwrap where it cannot run is an error (ValueError), and so is none for a
+    grader running as root, unless `allow_root` says that is acceptable here.
     """
-    if mode == "none":
-        return "none", None
-    problem = bwrap_problem()
-    if problem is None:
+    problem = None if mode == "none" else bwrap_problem()
+    if problem is None and mode != "none":
         return "bwrap", None
     if mode == "bwrap":
         raise ValueError(
@@ -110,14 +132,40 @@ def choose(mode: str) -> tuple[str, str | None]:
             "unprivileged user namespaces (or pass --sandbox none on a machine where running "
             "the candidate's code unconfined is acceptable)"
         )
+    if is_root() and not allow_root:
+        why = "--sandbox none" if mode == "none" else f"--sandbox auto ({problem})"
+        raise ValueError(
+            f"{why} would run the candidate's code as root, with every capability: it could "
+            "change anything on this machine, including what the next `katas` command runs. "
+            "Grade with --sandbox bwrap (it runs the code as nobody, with no capabilities), "
+            "or as an ordinary user; add --allow-root only on a throw-away machine"
+        )
+    if mode == "none":
+        return "none", None
     return "none", (
         f"--sandbox auto fell back to none: {problem}. The candidate's code ran as you, "
         "with your files and network (docs/interviewer.md: what grading can and cannot promise)"
     )
 
 
+@functools.cache
+def bwrap_options() -> str:
+    """bwrap's --help, to use the options the installed version has."""
+    try:
+        done = subprocess.run([BWRAP, "--help"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.decode(errors="replace")
+
+
 def bwrap_command(suite: Path, work: Path | None) -> list[str]:
     command = [BWRAP, "--die-with-parent", "--new-session", "--unshare-all"]
+    # As nobody, with no capabilities: a grader run as root gives the code no root. No user
+    # namespace can be made inside (bwrap 0.8 and later), so none can give capabilities back.
+    command += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    command += ["--cap-drop", "ALL"]
+    if "--disable-userns" in bwrap_options():
+        command += ["--disable-userns"]
     command += ["--tmpfs", "/", "--proc", "/proc", "--dev", "/dev"]
     command += ["--size", str(SCRATCH_LIMIT), "--tmpfs", "/tmp"]
     for name in SYSTEM:
@@ -282,6 +330,40 @@ def over_scratch_limit(folder: Path) -> str | None:
     return None
 
 
+class Reader(threading.Thread):
+    """Reads the child's results pipe as it writes, up to RESULTS_LIMIT bytes (the rest is
+    drained, so the child never blocks on a full pipe, and dropped)."""
+
+    def __init__(self, descriptor: int):
+        super().__init__(daemon=True)
+        self.descriptor = descriptor
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.overflow = False
+        self.stopping = False
+
+    def run(self) -> None:
+        while not self.stopping:
+            ready, _, _ = select.select([self.descriptor], [], [], 0.2)
+            if not ready:
+                continue
+            chunk = os.read(self.descriptor, 65536)
+            if not chunk:
+                return
+            if self.size + len(chunk) > RESULTS_LIMIT:
+                self.overflow = True
+            else:
+                self.chunks.append(chunk)
+                self.size += len(chunk)
+
+    def finish(self) -> tuple[bytes, bool]:
+        self.join(timeout=5)  # the write end is closed once every process that held it died
+        self.stopping = True
+        self.join()
+        os.close(self.descriptor)
+        return b"".join(self.chunks), self.overflow
+
+
 def run(
     python_args: list[str],
     *,
@@ -292,8 +374,15 @@ def run(
     stdin: str,
     log: Path,
 ) -> Outcome:
-    """Run `python python_args` on the kata's suite under the sandbox, within `timeout` s."""
+    """Run `python python_args` on the kata's suite under the sandbox, within `timeout` s.
+
+    RESULTS_FD in `python_args` becomes the number of a pipe whose contents come back in the
+    outcome's `messages`.
+    """
     env = environment(suite, work)
+    readable, writable = os.pipe()
+    os.set_inheritable(writable, True)
+    python_args = [a.replace(RESULTS_FD, str(writable)) for a in python_args]
     if mode == "bwrap":
         inside = {str(suite): str(INSIDE / "suite"), str(work): str(INSIDE / "work")}
         env = {k: replace_paths(v, inside) for k, v in env.items()}
@@ -301,7 +390,7 @@ def run(
         command = [*bwrap_command(suite, work), sys.executable, *args]
         cwd = None
     else:
-        command = [sys.executable, *python_args]
+        command = [*KEEPER, sys.executable, *python_args]
         cwd = suite
     (work / "tmp").mkdir(parents=True, exist_ok=True)
     chosen = limits()
@@ -309,17 +398,23 @@ def run(
     started = time.monotonic()
     exceeded = None
     returncode: int | None = None
+    reader = Reader(readable)
+    reader.start()
     with open(log, "wb") as output:
-        process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=functools.partial(limit_process, chosen),
-        )
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                pass_fds=(writable,),
+                start_new_session=True,
+                preexec_fn=functools.partial(limit_process, chosen),
+            )
+        finally:
+            os.close(writable)
         try:
             assert process.stdin is not None  # started with stdin=PIPE
             try:
@@ -335,11 +430,13 @@ def run(
                     if time.monotonic() >= ends:
                         break
                     exceeded = over_scratch_limit(work)
-            if mode == "bwrap" and returncode is not None and returncode > 128:
-                returncode = 128 - returncode  # bwrap exits 128 + N for a child killed by N
+            if returncode is not None and returncode > 128:
+                returncode = 128 - returncode  # bwrap and sh exit 128 + N for a child killed by N
         finally:
             survivors = kill_everything(process, before)
-    return Outcome(returncode, time.monotonic() - started, exceeded, survivors)
+            messages, overflow = reader.finish()
+    seconds = time.monotonic() - started
+    return Outcome(returncode, seconds, exceeded, survivors, messages, overflow)
 
 
 def replace_paths(text: str, mapping: dict[str, str]) -> str:

@@ -275,6 +275,13 @@ def is_kata_package(name: str) -> bool:
     return name.split(".")[0] in ("katas", "solutions")
 
 
+def import_changes(module: str) -> list[str]:
+    """What importing the kata module changed that the state guard put back, in the runs now
+    going on in this process."""
+    finders = [finder for finder in sys.meta_path if isinstance(finder, AnswerFinder)]
+    return [name for finder in finders for name in finder.imports.changes.get(module, [])]
+
+
 def install(imports: Imports, modules: set[str]) -> Callable[[], None]:
     """Import every kata module of `modules` (and of `imports.files`) through the guarded
     finder for this run; returns the function that undoes it.

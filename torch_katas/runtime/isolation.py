@@ -36,8 +36,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy
+import pytest
 import torch
 import torch.nn.functional as F
+import torch.testing._comparison
 
 from torch_katas import devices
 from torch_katas.runtime.timelimit import WATCHDOG
@@ -105,8 +107,29 @@ SETTINGS = (
     Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
 )
 
+
+def classes_of(module: types.ModuleType) -> dict[str, type]:
+    """The classes a module defines, and the bases they have from outside the standard library
+    (pytest.approx's classes share one from `pytest`), by their qualified names."""
+    found: dict[str, type] = {}
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            for cls in value.__mro__:
+                if cls.__module__ not in ("builtins", "abc", "typing"):
+                    found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return dict(sorted(found.items()))
+
+
+# The comparisons tests rely on, class by class: the pair classes assert_close runs for each
+# pair of inputs, and pytest.approx with its tolerances (class attributes).
+COMPARISONS = {
+    **classes_of(torch.testing._comparison),
+    **classes_of(sys.modules[type(pytest.approx(0)).__module__]),  # _pytest.approx in pytest 9
+}
+
 # Namespaces that code could change for everyone, by any rebinding: torch and the parts of it
-# kata answers use, NumPy, and the standard library modules a kata answer may import.
+# kata answers use, NumPy, the standard library modules a kata answer may import, and the
+# comparison classes.
 NAMESPACES = {
     "torch": torch,
     "torch.Tensor": torch.Tensor,
@@ -131,6 +154,7 @@ NAMESPACES = {
     **{module.__name__: module for module in (math, random, collections, itertools, functools)},
     **{module.__name__: module for module in (operator, copy, dataclasses, typing, numbers)},
     **{module.__name__: module for module in (statistics, os, os.path, pathlib, tempfile)},
+    **COMPARISONS,
 }
 
 # The attributes in those namespaces that torch writes itself, as (namespace, name): each is

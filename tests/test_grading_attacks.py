@@ -1,0 +1,554 @@
+"""`katas grade` against a candidate who reads the harness: what the run alone does with each
+attack, under bwrap and under none, and the parts that hold it (the results pipe, the sandbox,
+the reports), each tried on its own.
+
+The stubs below would be flagged by the policy for returned code before they run; what is
+checked here is what their runs show beside that (`run_verdict` and the flags of the run).
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from torch_katas import catalog, cli
+from torch_katas.grading import grade as grading, reports, sandbox, schema
+from torch_katas.grading.reports import Flag, KataGrade, Report
+from torch_katas.runtime import isolation
+
+ROOT = Path(__file__).resolve().parents[1]
+KATAS = catalog.load(ROOT)
+GRADING_LIMIT = 900  # seconds for a test that grades a take-home (one process per kata)
+SUITE_FILES = ("conftest.py", "pyproject.toml", "torch_katas", "katas", "solutions")
+ROOT_OK = ["--allow-root"] if sandbox.is_root() else []
+
+
+def katas(*args: object) -> int:
+    return cli.main([str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    """The interviewer's git checkout of the suite, with its reference answers."""
+    root = tmp_path_factory.mktemp("interviewer") / "suite"
+    ignore = shutil.ignore_patterns("__pycache__")
+    for name in SUITE_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=ignore)
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, root / name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
+        subprocess.run([*git, *command], cwd=root, check=True)
+    return root
+
+
+def stub(folder: Path, number: int) -> Path:
+    kata = next(k for k in KATAS.values() if k.number == number)
+    return kata.stub_path(folder)
+
+
+# -- the attacks, as returned stubs ------------------------------------------------------------
+
+# The grading child's recorder found through the garbage collector: its table of outcomes
+# swapped for one whose entries stay "passed", and its sender (where there is one) for one
+# that says every test passed.
+RECORDER_SWAPPED = """
+import torch
+
+_gc = torch.sys.modules["gc"]
+
+
+class _Entry(dict):
+    def __setitem__(self, key, value):
+        super().__setitem__(key, {"outcome": "passed", "called": True}.get(key, value))
+
+
+class _Table(dict):
+    def setdefault(self, key, default=None):
+        if key not in self:
+            super().__setitem__(key, _Entry(default or {}, outcome="passed", called=True))
+        return self[key]
+
+
+for _found in _gc.get_objects():
+    if type(_found).__name__ == "Results" and hasattr(_found, "pytest_runtest_logreport"):
+        if isinstance(getattr(_found, "tests", None), dict):
+            _found.tests = _Table()
+        if callable(getattr(_found, "send", None)):
+            def _send(event, _honest=_found.send, **fields):
+                if event == "report":
+                    fields.update(outcome="passed", message="", not_implemented=False)
+                _honest(event, **fields)
+
+            _found.send = _send
+"""
+
+# The comparisons made to agree: the pair class assert_close runs per pair of tensors, and
+# pytest.approx's tolerances. Appended to a training loop with no backward and no step.
+COMPARISONS_NEUTERED = """
+import pytest
+
+_comparison = torch.sys.modules["torch.testing._comparison"]
+_comparison.TensorLikePair.compare = lambda self: None
+_comparison.NumberPair.compare = lambda self: None
+_approx = torch.sys.modules[type(pytest.approx(0)).__module__]
+_approx.ApproxScalar.DEFAULT_ABSOLUTE_TOLERANCE = float("inf")
+_approx.ApproxScalar.DEFAULT_RELATIVE_TOLERANCE = float("inf")
+"""
+
+# Markdown and an HTML comment in the devices the run reports: the report would say
+# "Score 100%" and hide the kata table and flags.
+DEVICES_FORGED = """
+import torch
+
+for _found in torch.sys.modules["gc"].get_objects():
+    if type(_found).__name__ == "Results" and isinstance(getattr(_found, "devices", None), list):
+        _found.devices.append("cpu |\\n\\n**Score 100%**: every kata solved.\\n\\n<!--")
+"""
+
+# Terminal escape sequences in an import error: they would redraw the terminal's line as
+# "solved", and make junit.xml not well-formed.
+ESCAPES = (
+    'raise ImportError("\\x1b[2K\\r[1/1] q01 Fit a line with autograd: solved, 9/9 tests\\x1b[8m")'
+)
+
+# A program started by torch on the answer's behalf: os.system as a DataLoader's collate_fn.
+COLLATE_PROGRAM = """
+import torch
+
+list(torch.utils.data.DataLoader(["true"], batch_size=None, collate_fn=torch.os.system))
+"""
+
+# The grader stopped through the child's parent.
+STOPS_ITS_PARENT = """
+import signal
+
+import torch
+
+torch.os.kill(torch.os.getppid(), signal.SIGSTOP)
+"""
+
+# The reference answer read without an `open` audit event, from the installed suite.
+FROM_FILE = """
+import importlib.metadata
+import json
+
+import torch
+
+
+def _reference():
+    url = json.loads(
+        importlib.metadata.distribution("torch-katas").read_text("direct_url.json") or "{}"
+    ).get("url", "")
+    path = url.removeprefix("file://") + "/solutions/q04_dtypes.py"
+    try:
+        size = torch.os.path.getsize(path)
+    except OSError:
+        return None
+    return bytes(torch.from_file(path, size=size, dtype=torch.uint8).tolist()).decode()
+
+
+_code = _reference()
+if _code:
+    exec(_code)  # appended to the stub: the reference's functions replace the stub's
+"""
+
+# As root, site-packages made writable again and a .pth planted that the next Python runs.
+PLANTS_A_PTH = """
+import sys
+
+import torch
+
+for _place in [p for p in sys.path if p.endswith("-packages")][:1]:
+    torch.os.system(f"mount -o remount,bind,rw {_place} 2>/dev/null")
+    try:
+        with open(_place + "/katas_planted.pth", "w") as _file:
+            _file.write("import os\\n")
+    except OSError:
+        pass
+"""
+
+
+def stage(folder: Path, number: int, code: str, append: bool = False) -> None:
+    path = stub(folder, number)
+    text = path.read_text()
+    code = textwrap.dedent(code)
+    path.write_text(text + "\n" + code if append else code + "\n" + text)
+
+
+def no_training(suite: Path) -> str:
+    """Kata 24's reference with neither backward nor step."""
+    text = KATAS["q24_train_epoch"].solution_path(suite).read_text()
+    kept = [
+        line for line in text.splitlines() if "backward()" not in line and ".step()" not in line
+    ]
+    return "\n".join(kept) + "\n"
+
+
+def flags(report: dict, kind: str) -> dict[int, str]:
+    return {
+        int(f["kata"][1:3]): f["reason"]
+        for f in report["flags"]
+        if f["kind"] == kind and "kata" in f
+    }
+
+
+def grade_attacks(suite: Path, folder: Path, mode: str) -> tuple[dict, str, float]:
+    """Hands out the attacked katas, stages each attack and grades them under `mode`."""
+    numbers = [1, 2, 3, 4, 6, 13, 24] + ([5] if mode == "bwrap" else [])
+    assert katas("--root", suite, "takehome", *numbers, "--out", folder) == 0
+    stage(folder, 6, RECORDER_SWAPPED)
+    stub(folder, 24).write_text(no_training(suite))
+    stage(folder, 24, COMPARISONS_NEUTERED, append=True)
+    stage(folder, 13, DEVICES_FORGED)
+    stage(folder, 1, ESCAPES)
+    stage(folder, 2, COLLATE_PROGRAM)
+    stage(folder, 3, STOPS_ITS_PARENT)
+    stage(folder, 4, FROM_FILE, append=True)
+    if mode == "bwrap":  # under none nothing stops it: it is not run there (README)
+        stage(folder, 5, PLANTS_A_PTH)
+    test_file = folder / "katas" / "q13_cross_entropy_test.py"
+    test_file.unlink()
+    os.mkfifo(test_file)  # as a tar archive can deliver one
+    command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
+    command += ["--device", "cpu", "--sandbox", mode, "--timeout", "120", *ROOT_OK]
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, timeout=GRADING_LIMIT - 60, check=False)
+    seconds = time.monotonic() - started
+    assert done.returncode == 1, done.stderr.decode(errors="replace")[-3000:]
+    report = json.loads((folder / "grading" / "report.json").read_text())
+    return report, done.stdout.decode(errors="replace"), seconds
+
+
+# Grades eight katas in a process each: minutes on a busy 2-core machine.
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_each_attack_is_flagged_or_graded_as_what_it_is(suite, tmp_path, mode):
+    if mode == "bwrap" and not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    site = Path(sandbox.site_packages()[0])
+    planted = site / "katas_planted.pth"
+    assert not planted.exists()
+    folder = tmp_path / f"attacks-{mode}"
+    report, output, seconds = grade_attacks(suite, folder, mode)
+    print(f"graded the attacks under {mode} in {seconds:.0f} s")
+    entries = {int(m[1:3]): e for m, e in report["katas"].items()}
+    runs = {n: e.get("run_verdict") or e["verdict"] for n, e in entries.items()}
+    tampering = flags(report, "tampering")
+    # The answer's code is flagged by the policy before it runs, or by its run.
+    assert all(entry["verdict"] == "flagged" for n, entry in entries.items() if n != 1)
+    # The outcomes go to the grader as they happen, from no table to swap; a sender swapped
+    # to say "passed" is tampering, and the kata is flagged whatever it sent.
+    assert "recorder's send was replaced" in tampering[6] and runs[6] == "flagged"
+    # The comparison classes are watched attribute by attribute.
+    assert "TensorLikePair.compare was replaced" in tampering[24] and runs[24] != "solved"
+    assert "ApproxScalar.DEFAULT_ABSOLUTE_TOLERANCE" in tampering[24]
+    # A device that is no device name is flagged; the report shows it as text.
+    assert "not device names" in tampering[13]
+    markdown = (folder / "grading" / "report.md").read_text()
+    assert "<!--" not in markdown and "**Score 100%**" not in markdown
+    assert markdown.count("| q") == len(entries)  # every kata's row is there
+    # The named pipe at a handed-out test path is flagged, never opened.
+    refused = {f["file"]: f["reason"] for f in report["flags"] if f["kind"] == "refused"}
+    assert "named pipe" in refused["katas/q13_cross_entropy_test.py"]
+    # Escape sequences reach neither the terminal nor the reports, and junit.xml parses.
+    assert "\x1b" not in output and "\x1b" not in markdown and runs[1] == "error"
+    junit = (folder / "grading" / "junit.xml").read_bytes()
+    assert b"\x1b" not in junit and ElementTree.fromstring(junit).tag == "testsuites"
+    # A program that torch starts for the answer (os.system as a collate_fn) is refused.
+    assert "started a program (true)" in tampering[2]
+    # The child's signal to its parent is refused (and under none, reaches a shell, not the
+    # grader: the grade finished).
+    assert "sent signal 19" in tampering[3]
+    if mode == "bwrap":
+        # The checkout is not there to read; root's capabilities are not there to remount.
+        assert runs[4] != "solved"
+        assert not planted.exists()
+    else:
+        # Under none nothing protects the checkout: the reference is read (README).
+        assert runs[4] == "solved"
+    assert seconds < GRADING_LIMIT
+
+
+# -- the parts, each on its own ---------------------------------------------------------------
+
+PROBE = """
+import json, os, subprocess, sys
+site = [p for p in sys.path if p.endswith("-packages")][0]
+found = {"uid": os.getuid(), "gid": os.getgid()}
+found["caps"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
+mount = subprocess.run(["mount", "-o", "remount,bind,rw", site], capture_output=True, text=True)
+found["remount"] = mount.returncode
+for name, place in (("site", site), ("suite", os.getcwd())):
+    try:
+        open(os.path.join(place, "planted.pth"), "w").close()
+        found[name] = "written"
+    except OSError as error:
+        found[name] = error.strerror
+userns = subprocess.run(["unshare", "-U", "true"], capture_output=True, text=True)
+found["userns"] = userns.returncode
+print(json.dumps(found))
+"""
+
+
+def run_python(tmp_path: Path, code: str, timeout: float, mode: str) -> tuple[sandbox.Outcome, str]:
+    suite, work = tmp_path / "suite", tmp_path / "work"
+    suite.mkdir()
+    work.mkdir()
+    log = tmp_path / "log.txt"
+    outcome = sandbox.run(
+        ["-c", code], suite=suite, work=work, mode=mode, timeout=timeout, stdin="", log=log
+    )
+    return outcome, log.read_text()
+
+
+def test_under_bwrap_the_code_runs_as_nobody_and_cannot_make_anything_writable(tmp_path):
+    if not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    outcome, log = run_python(tmp_path, PROBE, 120, "bwrap")
+    assert outcome.returncode == 0, log
+    found = json.loads(log.splitlines()[-1])
+    assert (found["uid"], found["gid"]) == (sandbox.NOBODY, sandbox.NOBODY)
+    assert int(found["caps"], 16) == 0  # not one capability, with the grader root or not
+    assert found["remount"] != 0
+    assert found["site"] == found["suite"] == "Read-only file system"
+    site = Path(sandbox.site_packages()[0])
+    assert not (site / "planted.pth").exists() and not (tmp_path / "suite" / "planted.pth").exists()
+    if "--disable-userns" in sandbox.bwrap_options():
+        assert found["userns"] != 0  # no new user namespace to get capabilities back in
+
+
+def nobody_can_run_python() -> str | None:
+    """Why this machine cannot run the grader as an ordinary user (nobody), or None."""
+    if shutil.which("setpriv") is None or not sandbox.is_root():
+        return "needs root and setpriv to become nobody"
+    done = subprocess.run(
+        ["setpriv", f"--reuid={sandbox.NOBODY}", f"--regid={sandbox.NOBODY}", "--clear-groups",
+         sys.executable, "-c", "import sys, torch_katas; print(sys.prefix, sys.base_prefix)"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0 or done.stdout.split() != [sys.prefix, sys.base_prefix]:
+        return f"nobody cannot run this Python ({sys.prefix}: its folders are not readable)"
+    return None
+
+
+def test_as_an_ordinary_user_bwrap_holds_the_same(tmp_path):
+    why = nobody_can_run_python()
+    if why:
+        pytest.skip(why)
+    if not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    # pytest's tmp_path is root's alone: a folder that nobody can use.
+    place = Path(tempfile.mkdtemp(prefix="katas-as-nobody-"))
+    try:
+        place.chmod(0o777)
+        script = place / "probe.py"
+        script.write_text(
+            "from pathlib import Path\nfrom torch_katas.grading import sandbox\n"
+            f"here = Path({str(place)!r}) / 'as-nobody'\nhere.mkdir()\n"
+            "(here / 'suite').mkdir()\n(here / 'work').mkdir()\n"
+            f"sandbox.run(['-c', {PROBE!r}], suite=here / 'suite', work=here / 'work', "
+            "mode='bwrap', timeout=120, stdin='', log=here / 'log.txt')\n"
+        )
+        become = ["setpriv", f"--reuid={sandbox.NOBODY}", f"--regid={sandbox.NOBODY}"]
+        subprocess.run([*become, "--clear-groups", sys.executable, str(script)], timeout=300)
+        found = json.loads((place / "as-nobody" / "log.txt").read_text().splitlines()[-1])
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+    assert found["uid"] == sandbox.NOBODY
+    assert int(found["caps"], 16) == 0 and found["remount"] != 0
+    assert found["site"] == "Read-only file system"
+
+
+STOPPER = """
+import json, sys
+from pathlib import Path
+from torch_katas.grading import sandbox
+
+here = Path(sys.argv[1])
+code = "import os, signal, time\\nos.kill(os.getppid(), signal.SIGSTOP)\\ntime.sleep(60)"
+outcome = sandbox.run(["-c", code], suite=here / "suite", work=here / "work", mode="none",
+                      timeout=3, stdin="", log=here / "log.txt")
+print(json.dumps({"returncode": outcome.returncode, "seconds": outcome.seconds}))
+"""
+
+
+def state_of(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return ""
+
+
+def test_under_none_a_child_that_stops_its_parent_does_not_stop_the_grader(tmp_path):
+    # With no audit hook at all (plain Python, not the grading child): only the shell that
+    # stays the child's parent is stopped, and the grader's time limit still ends the run.
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "work").mkdir()
+    grader = subprocess.Popen(
+        [sys.executable, "-c", STOPPER, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        output, _ = grader.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        stopped = state_of(grader.pid) == "T"
+        grader.kill()
+        grader.wait()
+        raise AssertionError(f"the grader did not finish (stopped: {stopped})") from None
+    found = json.loads(output.splitlines()[-1])
+    assert found["returncode"] is None  # killed at its time limit, as a hang is
+
+
+def test_as_root_none_is_refused_unless_allowed(monkeypatch):
+    monkeypatch.setattr(sandbox, "is_root", lambda: True)
+    with pytest.raises(ValueError, match="would run the candidate's code as root"):
+        sandbox.choose("none")
+    assert sandbox.choose("none", allow_root=True) == ("none", None)
+    monkeypatch.setattr(sandbox, "BWRAP", "no-such-bwrap")
+    sandbox.bwrap_problem.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"--sandbox auto \(no-such-bwrap is not installed\)"):
+            sandbox.choose("auto")
+    finally:
+        sandbox.bwrap_problem.cache_clear()
+    monkeypatch.setattr(sandbox, "is_root", lambda: False)
+    assert sandbox.choose("none") == ("none", None)
+
+
+TOKEN = "secret"
+
+
+def line(event: str, token: str = TOKEN, **fields: object) -> bytes:
+    return (json.dumps({"token": token, "event": event, **fields}) + "\n").encode()
+
+
+def report_line(nodeid: str, when: str, outcome: str) -> bytes:
+    fields = {"message": "", "not_implemented": False, "does_not_import": "", "duration": 0.1}
+    return line("report", nodeid=nodeid, when=when, outcome=outcome, **fields)
+
+
+END = line(
+    "end", version=schema.VERSION, kata="q01", exit_code=0, devices=["cpu"], stub_imported=True,
+    collect_errors=[], autoloaded_plugins=[],
+)  # fmt: skip
+
+
+def test_the_grader_checks_the_order_of_what_the_child_reports():
+    honest = b"".join(report_line("t::a", w, "passed") for w in ("setup", "call", "teardown"))
+    data = schema.collect(honest + END, TOKEN)
+    assert data["problems"] == [] and data["tests"]["t::a"]["outcome"] == "passed"
+    assert data["tests"]["t::a"]["called"]
+    failed_then_passed = (
+        report_line("t::a", "setup", "passed")
+        + report_line("t::a", "call", "failed")
+        + report_line("t::a", "call", "passed")
+        + report_line("t::a", "teardown", "passed")
+    )
+    data = schema.collect(failed_then_passed + END, TOKEN)
+    assert data["problems"] == ["a reported its call twice (failed, then passed)"]
+    assert data["tests"]["t::a"]["outcome"] == "failed"
+    after_failed_setup = report_line("t::b", "setup", "failed") + report_line(
+        "t::b", "call", "passed"
+    )
+    data = schema.collect(after_failed_setup + END, TOKEN)
+    assert data["problems"] == ["b reported a call (passed) after its setup failed"]
+    late = schema.collect(END + report_line("t::c", "setup", "passed"), TOKEN)
+    assert late["problems"] == ["a message (report) after the run's end"]
+    with pytest.raises(schema.Forged):
+        schema.collect(line("end", token="guessed") + END, TOKEN)
+    with pytest.raises(schema.NoResults):
+        schema.collect(honest, TOKEN)
+    with pytest.raises(schema.SchemaError, match="nested deeper"):
+        schema.collect(b"[" * 10_000 + b"\n" + END, TOKEN)
+
+
+def test_the_state_guard_watches_the_comparison_classes():
+    import pytest as approx_owner
+
+    pair = sys.modules["torch.testing._comparison"].TensorLikePair
+    scalar = type(approx_owner.approx(0))
+    state = isolation.GlobalState()
+    compare, tolerance = pair.compare, scalar.DEFAULT_ABSOLUTE_TOLERANCE
+    pair.compare = lambda self: None
+    scalar.DEFAULT_ABSOLUTE_TOLERANCE = float("inf")
+    changed = state.restore()
+    assert "torch.testing._comparison.TensorLikePair.compare" in changed
+    assert "_pytest.approx.ApproxScalar.DEFAULT_ABSOLUTE_TOLERANCE" in changed
+    assert pair.compare is compare and tolerance == scalar.DEFAULT_ABSOLUTE_TOLERANCE
+
+
+def a_report(**changes: object) -> Report:
+    grade = KataGrade("Title", "error", reason="\x1b[2K\rsolved \u202eevil", devices=["cpu"])
+    grade.failures = [reports.FailureGroup("x\x00y\x1b[31m <!-- **bold**", ["test_a"])]
+    fields: dict = dict(
+        candidate="c\x07", date="d", suite_commit=None, handed_out=None, torch="t", python="p",
+        devices=["cpu |\n\n**Score 100%**\n\n<!--"], sandbox="none", timeout=1, seconds=1,
+        katas={"q01_fit_line": grade},
+        flags=[Flag("y `code` [link](http://x) ![img](http://x)", "tampering", "katas/`q01`.py")],
+        diffs={"katas/q01_fit_line_test.py": "+\x1b[2J```\n+<!--\n"},
+    )  # fmt: skip
+    fields.update(changes)
+    return Report(**fields)
+
+
+def test_reports_escape_and_strip_what_came_from_the_candidate():
+    report = a_report()
+    markdown = reports.markdown(report)
+    assert "<!--" not in markdown.split("```diff")[0] and "\x1b" not in markdown
+    assert "**Score 100%**" not in markdown and "\\*\\*Score 100%\\*\\*" in markdown
+    assert "\u202e" not in markdown and "\x00" not in markdown and "\x07" not in markdown
+    assert "\\[link\\](http://x)" in markdown and "!\\[img\\]" in markdown
+    assert "`katas/'q01'.py`" in markdown  # no backtick ends the code span early
+    assert "````diff" in markdown  # the fence is longer than any backtick run in the diff
+    assert [row for row in markdown.splitlines() if row.startswith("| q")] == [
+        row for row in markdown.splitlines() if row.startswith("| q01 |")
+    ]
+    junit = reports.junit(report)
+    root = ElementTree.fromstring(junit)  # well-formed
+    assert "\x1b" not in junit.decode() and root.find(".//error") is not None
+    gradescope = json.dumps(reports.gradescope(report))
+    assert "\\u001b" not in gradescope
+
+
+def test_returned_files_are_read_only_when_regular(tmp_path):
+    regular = tmp_path / "regular.py"
+    regular.write_bytes(b"x = 1\n")
+    assert grading.read_returned(regular) == b"x = 1\n"
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.py"
+    link.symlink_to("/dev/zero")
+    big = tmp_path / "big.py"
+    with big.open("wb") as file:
+        file.truncate(grading.RETURNED_LIMIT + 1)
+    for path, said in [(fifo, "a named pipe"), (link, "a symbolic link"), (big, "larger than")]:
+        with pytest.raises(grading.NotPlain, match=said):
+            grading.read_returned(path)
+    if os.path.exists("/dev/null"):
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        with pytest.raises(grading.NotPlain, match="a device"):
+            grading.read_returned(Path("/dev/null"))
+
+
+def test_a_named_pipe_at_a_handed_out_path_is_flagged_without_blocking(tmp_path):
+    folder = tmp_path / "returned"
+    (folder / "katas").mkdir(parents=True)
+    os.mkfifo(folder / "katas" / "q01_fit_line_test.py")
+    (folder / "katas" / "q01_fit_line.py").write_text("")
+    suite = {"katas/q01_fit_line_test.py": b"def test(): pass\n"}
+    found, diffs = grading.file_flags(folder, [KATAS["q01_fit_line"]], None, suite)
+    assert [(f.kind, f.file) for f in found] == [("refused", "katas/q01_fit_line_test.py")]
+    assert "is a named pipe" in found[0].reason and diffs == {}
