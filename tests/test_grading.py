@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog, cli
+from torch_katas.catalog import UsageError
 from torch_katas.grading import reports, sandbox, schema, takehome
 from torch_katas.grading.reports import Flag, KataGrade, Report
 
@@ -32,22 +33,52 @@ def katas(*args: object) -> int:
     return cli.main([str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory):
-    """The interviewer's git checkout of the suite, with its reference answers."""
-    root = tmp_path_factory.mktemp("interviewer") / "suite"
+def committed_stubs(source: Path, root: Path) -> None:
+    """Put the stubs of `source` as committed at git HEAD into the copy `root` (a stub not
+    committed yet, or a source that is no git checkout, leaves the copy's as it is)."""
+    for kata in catalog.load(source).values():
+        relative = kata.stub_path(source).relative_to(source).as_posix()
+        try:
+            (root / relative).write_bytes(takehome.committed(source, [relative])[relative])
+        except (UsageError, KeyError):
+            continue
+
+
+def interviewer_checkout(source: Path, root: Path) -> Path:
+    """A git checkout in `root` of the suite in `source`, with its reference answers: the
+    harness and tests as they are, the stubs as committed (a learner's answers in `source`
+    would otherwise be handed out)."""
     ignore = shutil.ignore_patterns("__pycache__")
     for name in SUITE_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, root / name, ignore=ignore)
+        if (source / name).is_dir():
+            shutil.copytree(source / name, root / name, ignore=ignore)
         else:
             root.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name)
+            shutil.copy2(source / name, root / name)
+    committed_stubs(source, root)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
         subprocess.run([*git, *command], cwd=root, check=True)
     return root
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    """The interviewer's git checkout of the suite, with its reference answers."""
+    return interviewer_checkout(ROOT, tmp_path_factory.mktemp("interviewer") / "suite")
+
+
+def test_the_interviewers_checkout_hands_out_the_committed_stubs_not_the_learners(tmp_path):
+    # A learner's clone of the suite in which kata 6 is partly written.
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    practised = stub(clone, 6)
+    original = practised.read_text()
+    practised.write_text(original.replace("raise NotImplementedError", "return None", 1))
+    root = interviewer_checkout(clone, tmp_path / "suite")
+    assert stub(root, 6).read_text() == original
+    folder = hand_out(root, tmp_path / "takehome", 6)
+    assert stub(folder, 6).read_text() == original
 
 
 def hand_out(suite: Path, folder: Path, *numbers: int) -> Path:
