@@ -240,11 +240,16 @@ def test_the_report_shows_the_candidates_torch_from_their_last_run(tmp_path):
     from torch_katas.grading import grade as grading
 
     assert grading.candidate_environment(tmp_path) is None
+    # Where earlier versions kept it, in pytest's cache; then where the store keeps it now.
     cache = tmp_path / ".pytest_cache" / "v" / "torch_katas"
     cache.mkdir(parents=True)
     (cache / "environment").write_text('{"torch": "2.6.0+cpu", "python": "3.12.1", "x": 1}')
     assert grading.candidate_environment(tmp_path) == {"torch": "2.6.0+cpu", "python": "3.12.1"}
-    (cache / "environment").write_text("not json")
+    kept = tmp_path / ".katas-progress" / "environment.json"
+    kept.parent.mkdir()
+    kept.write_text('{"torch": "2.7.0+cpu", "python": "3.12.2"}')
+    assert grading.candidate_environment(tmp_path) == {"torch": "2.7.0+cpu", "python": "3.12.2"}
+    kept.write_text("not json")
     assert grading.candidate_environment(tmp_path) is None
 
 

@@ -38,8 +38,27 @@ from torch_katas.grading.reports import REPORTS, FailureGroup, Flag, KataGrade, 
 from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
-# Left by running the take-home (environments, caches), not written by the candidate.
-IGNORED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+# Left by working on the take-home (version control, environments, caches, builds, the
+# learner's progress and backups), not answers: never flagged, never read. A folder holding
+# pyvenv.cfg is an environment whatever its name.
+IGNORED = {
+    *(".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", ".eggs", "build", "dist"),
+    *("__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis"),
+    *(".ipynb_checkpoints", ".idea", ".vscode", store.FOLDER, ".katas-backups"),
+}
+IGNORED_FILES = {".DS_Store", "Thumbs.db"}
+
+
+def ignored(folder: Path, name: str) -> bool:
+    """Whether `name` in `folder` is left by working on the take-home, not part of it."""
+    path = folder / name
+    if name in IGNORED_FILES:
+        return True
+    if name in IGNORED or name.endswith(".egg-info"):
+        return path.is_dir() or path.is_symlink()
+    return path.is_dir() and not path.is_symlink() and (path / "pyvenv.cfg").is_file()
+
+
 CHILD = "from torch_katas.grading.child import main; main()"
 LISTED = 30  # new or edited files listed one by one; more are counted
 LOG_TAIL = 64 * 1024  # bytes read from the end of a kata process's output
@@ -127,13 +146,10 @@ def returned_files(folder: Path) -> dict[str, Path]:
     found = {}
     for current, dirs, files in os.walk(folder):
         here = Path(current)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in IGNORED and not d.endswith(".egg-info") and not (here / d).is_symlink()
-        )
+        dirs[:] = sorted(d for d in dirs if not ignored(here, d) and not (here / d).is_symlink())
         for name in [*files, *(d for d in os.listdir(here) if (here / d).is_symlink())]:
-            found[str((here / name).relative_to(folder))] = here / name
+            if not ignored(here, name):
+                found[str((here / name).relative_to(folder))] = here / name
     return found
 
 
@@ -499,11 +515,14 @@ def version(name: str) -> str:
 def candidate_environment(folder: Path) -> dict[str, str] | None:
     """The torch and Python the candidate's last run of the take-home reported, where the
     folder holds that run's cache (informative only: the candidate can write anything there)."""
-    path = folder / store.DEFAULT_CACHE_DIR / "v" / store.ENVIRONMENT_KEY
+    # Read, not opened as a Store: that would write to the candidate's folder.
+    path = store.Store(folder / store.FOLDER).path(store.ENVIRONMENT_KEY)
+    older = folder / store.DEFAULT_CACHE_DIR / "v" / "torch_katas" / store.ENVIRONMENT_KEY
     try:
-        if path.is_symlink() or not path.is_file():
+        found = next((p for p in (path, older) if p and not p.is_symlink() and p.is_file()), None)
+        if found is None:
             return None
-        with path.open("rb") as file:
+        with found.open("rb") as file:
             data = json.loads(file.read(4096).decode(errors="replace"))
     except (OSError, ValueError):
         return None

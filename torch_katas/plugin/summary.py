@@ -372,9 +372,9 @@ def write_summary(tr: TerminalReporter, summary: Summary) -> None:
         )
         for line in textwrap.wrap(text, WIDTH, subsequent_indent="  "):
             tr.write_line(line, yellow=True)
-    for key in summary.damaged:
+    for name in summary.damaged:
         tr.write_line(
-            fit(f"warning: progress cache {key} was damaged; kept what was readable", WIDTH),
+            fit(f"warning: {name} was damaged; kept what was readable", WIDTH),
             yellow=True,
         )
     if summary.verbosity >= -1:
