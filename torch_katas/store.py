@@ -16,6 +16,7 @@ import os
 import platform
 import sys
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -169,10 +170,14 @@ class Store:
                 self.write(key, entries)
 
     def next_unsolved(
-        self, root: Path, katas: dict[str, Kata], after: Kata | None = None
+        self,
+        root: Path,
+        katas: dict[str, Kata],
+        after: Kata | None = None,
+        topics: Collection[str] | None = None,
     ) -> Kata | None:
         """The first kata in the suggested order that the store does not know as solved."""
-        return next_unsolved(root, katas, self.statuses(), after)
+        return next_unsolved(root, katas, self.statuses(), after, topics)
 
     def take_hints(self, kata: Kata, show_all: bool = False) -> tuple[list[str], bool]:
         """The kata's hints up to one more than shown before (or all), and whether they were
@@ -247,14 +252,20 @@ def environment() -> dict[str, object]:
 
 
 def next_unsolved(
-    root: Path, katas: dict[str, Kata], known: dict[str, str], after: Kata | None = None
+    root: Path,
+    katas: dict[str, Kata],
+    known: dict[str, str],
+    after: Kata | None = None,
+    topics: Collection[str] | None = None,
 ) -> Kata | None:
     """The first kata in the suggested order not solved in `known`; with `after`, the first
-    one after that kata (wrapping round), never `after` itself."""
+    one after that kata (wrapping round), never `after` itself; with `topics`, one of theirs."""
     order = catalog.suggested_order(root, katas)
     if after is not None:
         place = order.index(after)
         order = order[place + 1 :] + order[:place]
+    if topics is not None:
+        order = [kata for kata in order if kata.topic in topics]
     return next((k for k in order if known.get(k.module) != status.SOLVED), None)
 
 

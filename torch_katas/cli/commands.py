@@ -80,13 +80,35 @@ def topics(katas: dict[str, Kata]) -> str:
 
 def cmd_next(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
     store = Store.for_root(root)
-    kata = store.next_unsolved(root, katas)
+    topic = catalog.topic_of(katas, getattr(args, "topic", None))
+    kata = store.next_unsolved(root, katas, topics=None if topic is None else {topic})
     if kata is None:
-        print(f"All {len(katas)} katas are solved.")
+        if topic is None:
+            print(f"All {len(katas)} katas are solved.")
+        else:
+            print(f"Every kata of {topic} is solved.")
         return 0
     print("\n".join(table([(kata, store.status_of(kata))], columns())))
-    print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}")
+    within = f" --topic {topic}" if topic else ""
+    print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}{within}")
     return 0
+
+
+def chosen_or_current(
+    root: Path, katas: dict[str, Kata], wanted: str | None, topic: str | None = None
+) -> Kata:
+    """The kata asked for by number; without one, the current kata: the first unsolved one
+    (of `topic`, where given), as `katas next` names it."""
+    if wanted is not None:
+        (kata,) = pick(katas, [wanted])
+        return kata
+    current = Store.for_root(root).next_unsolved(
+        root, katas, topics=None if topic is None else {topic}
+    )
+    if current is None:
+        every = f"every kata of {topic}" if topic else "every kata"
+        raise UsageError(f"{every} is solved: give a kata's number, such as 6")
+    return current
 
 
 def cmd_start(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
@@ -107,8 +129,7 @@ def show_hint(root: Path, kata: Kata, show_all: bool = False) -> None:
 
 
 def cmd_hint(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
-    (kata,) = pick(katas, [args.kata])
-    show_hint(root, kata, args.all)
+    show_hint(root, chosen_or_current(root, katas, args.kata), args.all)
     return 0
 
 
@@ -391,7 +412,8 @@ def cmd_run(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int
     import pytest
 
     os.chdir(root)
-    return int(pytest.main([*test_files(root, pick(katas, args.katas)), *args.pytest_args]))
+    chosen = pick(katas, args.katas, topics=True)
+    return int(pytest.main([*test_files(root, chosen), *args.pytest_args]))
 
 
 # -- interviewer commands (grading/) --------------------------------------------------------

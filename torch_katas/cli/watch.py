@@ -159,9 +159,15 @@ def wait_for(process: subprocess.Popen, events: queue.Queue) -> None:
 
 class Watch:
     def __init__(
-        self, root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args: list[str]
+        self,
+        root: Path,
+        katas: dict[str, catalog.Kata],
+        kata: catalog.Kata,
+        args: list[str],
+        topic: str | None = None,
     ):
         self.root, self.katas, self.kata, self.pytest_args = root, katas, kata, args
+        self.topic = topic  # `n` stays within it, where given
         self.events: queue.Queue = queue.Queue()
         self.terminal = sys.stdout.isatty()
         self.following: catalog.Kata | None = None  # where `n` goes, as the footer says
@@ -210,14 +216,18 @@ class Watch:
         return f"{self.kata.label}: {VERDICTS.get(code, f'exit code {code}')}"
 
     def upcoming(self) -> catalog.Kata | None:
-        """The kata `n` moves on to: the next unsolved one after this kata."""
-        return Store.for_root(self.root).next_unsolved(self.root, self.katas, after=self.kata)
+        """The kata `n` moves on to: the next unsolved one after this kata (in its topic)."""
+        topics = None if self.topic is None else {self.topic}
+        return Store.for_root(self.root).next_unsolved(
+            self.root, self.katas, after=self.kata, topics=topics
+        )
 
     def footer(self, keys: bool) -> str:
         if not keys:
             return "Watching for saves; Ctrl-C quits."
         if self.following is None:
-            return f"{KEYS}  (every other kata is solved)"
+            other = f"other kata of {self.topic}" if self.topic else "other kata"
+            return f"{KEYS}  (every {other} is solved)"
         return f"{KEYS}  n: {self.following.label} {self.following.title}"
 
     def closing(self, code: int, keys: bool, width: int) -> list[str]:
@@ -274,9 +284,15 @@ class Watch:
                     process.wait()
 
 
-def watch(root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args: list[str]) -> int:
+def watch(
+    root: Path,
+    katas: dict[str, catalog.Kata],
+    kata: catalog.Kata,
+    args: list[str],
+    topic: str | None = None,
+) -> int:
     stop = threading.Event()
-    session = Watch(root, katas, kata, args)
+    session = Watch(root, katas, kata, args, topic)
     saves = threading.Thread(
         target=report_saves, args=(root / "katas", session.events, stop), daemon=True
     )
