@@ -15,6 +15,7 @@ katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
+katas gradescope 6 24 --out DIR Gradescope's autograder (setup.sh, run_autograder)
 katas review FILE...            check files against the policy for returned code
 """
 
@@ -65,6 +66,17 @@ class Formatter(argparse.HelpFormatter):
             else textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
             for line in text.splitlines()
         )
+
+
+class MainFormatter(argparse.RawDescriptionHelpFormatter):
+    """The main help: each command's summary on the command's own line, the longest
+    command's too (argparse counts the commands' names two columns short)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max(map(len, action.choices), default=0) + self._current_indent + 2
+            self._action_max_length = max(self._action_max_length, longest)
 
 
 def command(
@@ -129,7 +141,7 @@ def parser() -> argparse.ArgumentParser:
         prog="katas",
         description="Practise, run, hand out and grade torch-katas. Without a command:\n"
         "the kata to work on next and how to watch it, as `katas next` says.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=MainFormatter,
         epilog=(__doc__ or "").split("\n\n")[1],
     )
     main.add_argument("--root", help="the torch-katas folder (default: found from here)")
@@ -336,6 +348,26 @@ def parser() -> argparse.ArgumentParser:
         choices=["report", "gradescope"],
         default="report",
         help="gradescope: also write Gradescope's results.json",
+    )
+
+    scope = command(
+        subcommands,
+        "gradescope",
+        "build Gradescope's autograder (setup.sh, run_autograder) for these katas",
+        "Build the autograder Gradescope runs for an assignment of these katas: setup.sh "
+        "(installs torch and the suite), run_autograder (grades /autograder/submission into "
+        "/autograder/results/results.json with katas grade --format gradescope) and the "
+        "suite's harness and tests as committed, then autograder.zip of them to upload.",
+        commands.cmd_gradescope,
+        katas="+",
+    )
+    scope.add_argument("--out", required=True, help="the new folder to write")
+    scope.add_argument("--torch", help="the torch version setup.sh installs (default: this one's)")
+    scope.add_argument(
+        "--hints",
+        choices=["none", "first", "all"],
+        default="first",
+        help="the hints the take-home shipped, as katas takehome --hints (default: first)",
     )
 
     review = command(

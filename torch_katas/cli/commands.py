@@ -431,6 +431,12 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> i
     return grade.cmd_grade(args, root, katas)
 
 
+def cmd_gradescope(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
+    from torch_katas.grading import gradescope
+
+    return gradescope.cmd_gradescope(args, root, katas)
+
+
 def cmd_review(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
     from torch_katas.grading import policy
 

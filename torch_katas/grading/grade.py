@@ -205,7 +205,7 @@ def file_flags(
         dict(record.files) if record else {n: sha256(d) for n, d in suite.items()}
     )
     if not record:  # written by `katas takehome`, not knowable here
-        expected.update({"README.md": None, takehome.MANIFEST: None})
+        expected.update({"README.md": None, ".gitignore": None, takehome.MANIFEST: None})
     flags, diffs = [], {}
     found = returned_files(folder)
     extra = []
@@ -226,7 +226,8 @@ def file_flags(
         flags.append(Flag(f"{name} is a new file; not used for grading", "added", name))
     if len(extra) > LISTED:
         flags.append(Flag(f"{len(extra) - LISTED} more new files", "added"))
-    for name in sorted(set(expected) - set(found) - stubs - {"README.md", takehome.MANIFEST}):
+    unused = {"README.md", ".gitignore", takehome.MANIFEST}  # the candidate's to change
+    for name in sorted(set(expected) - set(found) - stubs - unused):
         flags.append(Flag(f"{name} was deleted; the grade used the suite's copy", "edited", name))
     return flags, diffs
 
@@ -421,7 +422,8 @@ class Collection:
         self.chosen = chosen
         place = scratch / "collection"
         suite, work = place / "suite", place / "work"
-        takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True))
+        # Only the tests' names come of it: stubs of an unpacked suite do as well as any.
+        takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True, unpacked=True))
         work.mkdir()
         test_files = [f"katas/{kata.module}_test.py" for kata in chosen]
         command = [sys.executable, "-m", "pytest", "--collect-only", *test_files]
