@@ -59,6 +59,7 @@ QUIET = "-qq"  # no header, progress table or "Next:": the watcher's last lines 
 WATCH_ROWS = 5
 PYTEST_ROWS = 6
 MIN_DIGEST = 3
+SAVE_QUIET_MS = 10  # a batch of saved files ends after this long without a change
 
 
 def digest_height(rows: int) -> int | None:
@@ -148,8 +149,11 @@ def report_saves(folder: Path, events: queue.Queue, stop: threading.Event) -> No
         return change != watchfiles.Change.deleted and catalog.module_of(Path(path)) is not None
 
     # The folder, not the files: editors that save by renaming a new file over the old one
-    # would end a watch on the file itself.
-    for changes in watchfiles.watch(folder, watch_filter=is_kata_file, stop_event=stop):
+    # would end a watch on the file itself. A batch ends after 10 ms without a change, not
+    # watchfiles' 50: a save's writes come microseconds apart, and a later one reruns anyway.
+    for changes in watchfiles.watch(
+        folder, watch_filter=is_kata_file, stop_event=stop, step=SAVE_QUIET_MS
+    ):
         events.put(("save", {Path(path).resolve() for _, path in changes}))
 
 
