@@ -12,6 +12,7 @@ from torch_katas.testing import (
     raises,
     skip_unless_supported,
 )
+from torch_katas.text import plural
 
 # Every way torch offers a cross-entropy, a log-sum-exp or a (log-)softmax: logcumsumexp and
 # logaddexp give a log-sum-exp too, and log_softmax one subtracted from x.
@@ -163,7 +164,7 @@ def test_size_one_and_empty_dimensions(device, n, c, reduction):
     assert_close(
         loss,
         F.cross_entropy(logits, target, reduction=reduction, label_smoothing=0.1),
-        f"wrong for {n} samples of {c} classes",
+        f"wrong for {plural(n, 'sample')} of {plural(c, 'class', 'classes')}",
         equal_nan=True,  # the mean over no samples is nan, in PyTorch as in the contract
     )
 

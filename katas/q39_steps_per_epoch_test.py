@@ -10,6 +10,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     forbidden_calls,
 )
+from torch_katas.text import plural
 
 
 def dataloader_refused():
@@ -135,7 +136,8 @@ def test_steps_per_epoch_equals_len_of_a_dataloader(device, drop_last):
         check_int(count, "steps_per_epoch")
         want = loader_length(n, b, drop_last)
         assert count == want, (
-            f"{n} samples in batches of {b} with drop_last={drop_last} make {want} batches, "
+            f"{plural(n, 'sample')} in batches of {b} with drop_last={drop_last} make "
+            f"{plural(want, 'batch', 'batches')}, "
             f"got {count}"
             + ("; a short last batch still counts unless drop_last" if not drop_last else "")
         )
@@ -161,8 +163,8 @@ def test_steps_per_epoch_is_exact_for_huge_datasets(device, num_samples, batch_s
         )
     hint = " or ".join(hints) or "count whole batches, plus one for a remainder unless drop_last"
     assert count == want, (
-        f"{num_samples} samples in batches of {batch_size} with drop_last={drop_last} make "
-        f"{want} batches, got {count}; {hint}"
+        f"{plural(num_samples, 'sample')} in batches of {batch_size} with drop_last={drop_last} "
+        f"make {plural(want, 'batch', 'batches')}, got {count}; {hint}"
     )
 
 
@@ -181,9 +183,9 @@ def test_optimizer_steps_counts_the_accumulation_loop(device, drop_last):
         check_int(count, "optimizer_steps")
         want = len(steps_by_loop(loader_length(n, b, drop_last), e, a))
         assert count == want, (
-            f"{n} samples, batch size {b}, drop_last={drop_last}, {e} epochs, accumulation "
-            f"over {a} batches: the loop steps the optimizer {want} times, got {count}; each "
-            "epoch steps after every full group and once more for a leftover group"
+            f"{plural(n, 'sample')}, batch size {b}, drop_last={drop_last}, {e} epochs, "
+            f"accumulation over {a} batches: the loop steps the optimizer {want} times, got "
+            f"{count}; each epoch steps after every full group and once more for a leftover group"
         )
 
 
@@ -202,7 +204,7 @@ def test_optimizer_steps_and_epoch_of_step_are_exact_for_huge_runs(device, drop_
     for (n, b, a), steps in zip(HUGE_RUNS, got, strict=True):
         want = 3 * steps_in_an_epoch(n, b, a, drop_last)
         assert steps == want, (
-            f"{n} samples, batch size {b}, accumulation over {a}, drop_last={drop_last}: "
+            f"{plural(n, 'sample')}, batch size {b}, accumulation over {a}, drop_last={drop_last}: "
             f"3 epochs make {want} optimizer steps, got {steps}; use integer arithmetic "
             "(// and %): floats cannot hold every integer above 2**53"
         )
@@ -217,7 +219,7 @@ def test_optimizer_steps_and_epoch_of_step_are_exact_for_huge_runs(device, drop_
         got = [epoch_of_step(step, n, b, a, drop_last) for step, n, b, a, _ in asked]
     for (step, n, b, a, want), epoch in zip(asked, got, strict=True):
         assert epoch == want, (
-            f"{n} samples, batch size {b}, accumulation over {a}, drop_last={drop_last}: "
+            f"{plural(n, 'sample')}, batch size {b}, accumulation over {a}, drop_last={drop_last}: "
             f"optimizer step {step} happens in epoch {want}, got {epoch}; use integer "
             "division (//): floats cannot hold every integer above 2**53"
         )
@@ -238,9 +240,9 @@ def test_epoch_of_step_follows_the_accumulation_loop(device, drop_last):
         for step, (epoch, want_epoch) in enumerate(zip(epochs, want, strict=True)):
             check_int(epoch, "epoch_of_step")
             assert epoch == want_epoch, (
-                f"{n} samples, batch size {b}, drop_last={drop_last}, accumulation over {a} "
-                f"batches: optimizer step {step} happens in epoch {want_epoch}, got {epoch}; "
-                "count optimizer steps per epoch, not batches"
+                f"{plural(n, 'sample')}, batch size {b}, drop_last={drop_last}, accumulation "
+                f"over {a} batches: optimizer step {step} happens in epoch {want_epoch}, got "
+                f"{epoch}; count optimizer steps per epoch, not batches"
             )
 
 

@@ -11,13 +11,16 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import textwrap
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from torch_katas import catalog, cli
+from torch_katas.catalog import UsageError
 from torch_katas.grading import reports, sandbox, schema, takehome
 from torch_katas.grading.reports import Flag, KataGrade, Report
 
@@ -34,22 +37,52 @@ def katas(*args: object) -> int:
     return cli.main([str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory):
-    """The interviewer's git checkout of the suite, with its reference answers."""
-    root = tmp_path_factory.mktemp("interviewer") / "suite"
+def committed_stubs(source: Path, root: Path) -> None:
+    """Put the stubs of `source` as committed at git HEAD into the copy `root` (a stub not
+    committed yet, or a source that is no git checkout, leaves the copy's as it is)."""
+    for kata in catalog.load(source).values():
+        relative = kata.stub_path(source).relative_to(source).as_posix()
+        try:
+            (root / relative).write_bytes(takehome.committed(source, [relative])[relative])
+        except (UsageError, KeyError):
+            continue
+
+
+def interviewer_checkout(source: Path, root: Path) -> Path:
+    """A git checkout in `root` of the suite in `source`, with its reference answers: the
+    harness and tests as they are, the stubs as committed (a learner's answers in `source`
+    would otherwise be handed out)."""
     ignore = shutil.ignore_patterns("__pycache__")
     for name in SUITE_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, root / name, ignore=ignore)
+        if (source / name).is_dir():
+            shutil.copytree(source / name, root / name, ignore=ignore)
         else:
             root.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name)
+            shutil.copy2(source / name, root / name)
+    committed_stubs(source, root)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
         subprocess.run([*git, *command], cwd=root, check=True)
     return root
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    """The interviewer's git checkout of the suite, with its reference answers."""
+    return interviewer_checkout(ROOT, tmp_path_factory.mktemp("interviewer") / "suite")
+
+
+def test_the_interviewers_checkout_hands_out_the_committed_stubs_not_the_learners(tmp_path):
+    # A learner's clone of the suite in which kata 6 is partly written.
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    practised = stub(clone, 6)
+    original = practised.read_text()
+    practised.write_text(original.replace("raise NotImplementedError", "return None", 1))
+    root = interviewer_checkout(clone, tmp_path / "suite")
+    assert stub(root, 6).read_text() == original
+    folder = hand_out(root, tmp_path / "takehome", 6)
+    assert stub(folder, 6).read_text() == original
 
 
 def hand_out(suite: Path, folder: Path, *numbers: int) -> Path:
@@ -95,7 +128,7 @@ def test_takehome_ships_the_committed_stubs_and_keeps_a_record(suite, tmp_path):
         practised.write_text(committed)
     assert stub(folder, 1).read_text() == committed  # from HEAD, not the practised answer
     files = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
-    assert {"README.md", "conftest.py", "pyproject.toml", takehome.MANIFEST} <= files
+    assert {"README.md", ".gitignore", "conftest.py", "pyproject.toml", takehome.MANIFEST} <= files
     assert {f for f in files if f.startswith("katas/")} == {
         "katas/__init__.py",
         "katas/katas.toml",
@@ -165,6 +198,47 @@ def test_the_candidate_readme_says_how_to_install_and_how_grading_works(suite, t
     assert all(f"`{module}`" in readme for module in allowed)
 
 
+def readme_block(readme: str, after: str) -> str:
+    """The first code block of the README after the words `after`, as one command."""
+    block = readme.split(after, 1)[1].split("```", 2)[1]
+    return " && ".join(line.strip() for line in block.strip().splitlines())
+
+
+def made_by_working(folder: Path) -> None:
+    """What installing and running the take-home leaves in its folder: an environment (the
+    README's .venv, and one of another name), caches, build folders, an editor's file."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder / ".venv"], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder / "env2"], check=True)
+    for made in ("__pycache__", "katas/__pycache__", ".pytest_cache/v", "build/lib", "dist"):
+        (folder / made).mkdir(parents=True, exist_ok=True)
+        (folder / made / "x.pyc").write_bytes(b"cached")
+    (folder / "torch_katas.egg-info").mkdir()
+    (folder / ".hypothesis").mkdir()
+    (folder / ".DS_Store").write_bytes(b"finder")
+
+
+def test_the_candidate_readme_says_what_to_return_without_the_venv(suite, tmp_path):
+    folder = hand_out(suite, tmp_path / "ada", 2)
+    made_by_working(folder)
+    readme = (folder / "README.md").read_text()
+    # The archive, with the command the README gives, run in the folder.
+    subprocess.run(readme_block(readme, "an archive"), shell=True, cwd=folder, check=True)
+    with tarfile.open(tmp_path / "ada.tar.gz") as archive:
+        names = {name.removeprefix("./") for name in archive.getnames()}
+    assert "katas/q02_numpy_bridge.py" in names and "README.md" in names
+    assert not [n for n in names if n.startswith((".venv", ".pytest_cache", "build", "dist"))]
+    assert not [n for n in names if "__pycache__" in n or ".egg-info" in n]
+    # The git repository, with the README's commands.
+    git = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
+    git.update(GIT_COMMITTER_NAME="a", GIT_COMMITTER_EMAIL="a@example.com")
+    subprocess.run(
+        readme_block(readme, "a git repository"), shell=True, cwd=folder, env=git, check=True
+    )
+    tracked = subprocess.run(["git", "ls-files"], cwd=folder, capture_output=True, text=True)
+    assert "katas/q02_numpy_bridge.py" in tracked.stdout.split()
+    assert ".venv" not in tracked.stdout and "__pycache__" not in tracked.stdout
+
+
 CPU_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
 
 
@@ -211,11 +285,16 @@ def test_the_report_shows_the_candidates_torch_from_their_last_run(tmp_path):
     from torch_katas.grading import grade as grading
 
     assert grading.candidate_environment(tmp_path) is None
+    # Where earlier versions kept it, in pytest's cache; then where the store keeps it now.
     cache = tmp_path / ".pytest_cache" / "v" / "torch_katas"
     cache.mkdir(parents=True)
     (cache / "environment").write_text('{"torch": "2.6.0+cpu", "python": "3.12.1", "x": 1}')
     assert grading.candidate_environment(tmp_path) == {"torch": "2.6.0+cpu", "python": "3.12.1"}
-    (cache / "environment").write_text("not json")
+    kept = tmp_path / ".katas-progress" / "environment.json"
+    kept.parent.mkdir()
+    kept.write_text('{"torch": "2.7.0+cpu", "python": "3.12.2"}')
+    assert grading.candidate_environment(tmp_path) == {"torch": "2.7.0+cpu", "python": "3.12.2"}
+    kept.write_text("not json")
     assert grading.candidate_environment(tmp_path) is None
 
 
@@ -879,6 +958,88 @@ def test_the_markdown_report_escapes_what_the_candidate_wrote():
     assert len(rows) == 1 and rows[0].startswith("| q01 | Title | error: x \\| q99")
     assert not [line for line in markdown.splitlines() if line.startswith(("## Fake", "- fake"))]
     assert "&lt;b&gt;bold&lt;/b&gt;" in markdown and "<b>" not in markdown
+
+
+def test_the_report_gives_the_interviewer_each_katas_causes_largest_first(suite, tmp_path):
+    folder = hand_out(suite, tmp_path / "causes", 1, 6)
+    shutil.copy(PARTLY_RIGHT, stub(folder, 1))  # kata 6 stays unwritten
+    code, report = grade(suite, folder, "--timeout", 300)
+    assert code == 1 and verdicts(report) == {1: "partly solved", 6: "not started"}
+    markdown = (folder / "grading" / "report.md").read_text()
+    why = markdown.split("## Why tests fail", 1)[1]
+    q06 = why.split("### q06 Gradients and Hessian-vector products without side effects")[1]
+    total = report["katas"]["q06_gradients"]["total"]
+    assert f"not started: 0 of {total} tests passed, {total} failed (2 causes)." in q06
+    causes = [line for line in q06.splitlines() if line.startswith("- **")]
+    counts = [int(line.split("**")[1].split()[0]) for line in causes]
+    assert len(causes) == 2 and counts == sorted(counts, reverse=True) and sum(counts) == total
+    hvp = next(line for line in causes if "hessian_vector_product() was left unwritten" in line)
+    assert (
+        ": hessian_vector_product() was left unwritten: it still raises NotImplementedError." in hvp
+    )
+    assert "`test_hessian_vector_product_matches_the_one_worked_out_by_hand`" in hvp
+    assert all("[" not in line.split("Breaks", 1)[1] for line in causes)  # names, not ids
+    q01 = why.split("### q01 Fit a line with autograd")[1].split("###")[0]
+    assert "- **1 test**: " in q01 and "1 tests" not in markdown
+    # The learner's voice is gone: no instruction to open a file or replace anything.
+    assert "replace its NotImplementedError" not in markdown and "open katas/" not in markdown
+
+
+def archive_text(out: Path, name: str) -> str:
+    with zipfile.ZipFile(out / "autograder.zip") as archive:
+        return archive.read(name).decode()
+
+
+def gradescope_layout(base: Path, autograder: Path, submission: Path) -> Path:
+    """/autograder as Gradescope lays it out, under `base`: the uploaded zip unpacked into
+    source/, run_autograder copied beside it, the student's files in submission/."""
+    root = base / "autograder"
+    with zipfile.ZipFile(autograder) as archive:
+        archive.extractall(root / "source")
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "run_autograder").chmod(0o755)
+    shutil.copytree(submission, root / "submission" / submission.name, symlinks=True)
+    return root
+
+
+def test_gradescope_autograder_grades_a_submission_laid_out_as_gradescope_lays_it(
+    suite, tmp_path, capsys
+):
+    out = tmp_path / "autograder"
+    assert katas("--root", suite, "gradescope", 1, 2, "--out", out) == 0
+    assert "upload " in capsys.readouterr().out
+    with zipfile.ZipFile(out / "autograder.zip") as archive:
+        names = set(archive.namelist())
+        modes = {name: archive.getinfo(name).external_attr >> 16 for name in names}
+    assert {"setup.sh", "run_autograder", "suite/pyproject.toml", "suite/katas/katas.toml"} <= names
+    assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+    assert not [n for n in names if n.startswith(("suite/solutions", "suite/tests"))]
+    assert archive_text(out, "suite/katas/q02_numpy_bridge.py") == stub(suite, 2).read_text()
+    setup = (out / "setup.sh").read_text()
+    assert f"torch=={takehome.torch_version()}" in setup and 'pip" install --quiet -e' in setup
+    assert subprocess.run(["bash", "-n", out / "setup.sh"]).returncode == 0
+    # A student's upload: the take-home folder, as zipped (one level down), with kata 2
+    # solved and what working on it leaves behind.
+    folder = hand_out(suite, tmp_path / "student", 1, 2)
+    shutil.copy(KATAS["q02_numpy_bridge"].solution_path(suite), stub(folder, 2))
+    made_by_working(folder)
+    root = gradescope_layout(tmp_path, out / "autograder.zip", folder)
+    # setup.sh made /autograder/venv; here the environment running this test has katas.
+    environment = {**os.environ, "AUTOGRADER_ROOT": str(root)}
+    environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment['PATH']}"
+    done = subprocess.run(
+        [root / "run_autograder"], env=environment, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    tests = {test["name"][:3]: test for test in results["tests"]}
+    assert tests["q02"]["score"] == 1 and tests["q02"]["status"] == "passed"
+    assert tests["q01"]["score"] == 0 and tests["q01"]["status"] == "failed"
+    assert tests["q01"]["output"].startswith("not started: 0/")
+    assert "fit_line() was left unwritten" in tests["q01"]["output"]
+    assert results["score"] == 1
+    # The environments, caches and build folders it returned are not flagged.
+    assert json.loads((root / "results" / "report.json").read_text())["flags"] == []
 
 
 def test_auto_falls_back_to_none_with_a_warning_where_bwrap_cannot_start(

@@ -24,7 +24,7 @@ import torch
 from torch_katas import status
 from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import TimeLimit
-from torch_katas.store import STATUS_KEY
+from torch_katas.store import FOLDER, STATUS_KEY, Store
 
 # Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
 # test file inside this one: on a busy 2-core machine that can take longer than the suite's
@@ -232,7 +232,7 @@ def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def statuses(root: Path) -> dict[str, str]:
-    return json.loads((root / ".pytest_cache" / "v" / STATUS_KEY).read_text())
+    return json.loads(Store(root / FOLDER).path(STATUS_KEY).read_text())
 
 
 @dataclass
@@ -513,13 +513,13 @@ def test_an_exit_outside_any_kata_is_said_so(pytester, monkeypatch):
 def test_a_damaged_progress_cache_keeps_what_can_be_read_and_says_so(pytester, monkeypatch):
     root = interrupted_project(pytester, monkeypatch)
     pytester.runpytest_subprocess("katas/q01_total_test.py", "--device", "cpu", "-p", "no:xdist")
-    path = root / ".pytest_cache" / "v" / STATUS_KEY
+    path = Store(root / FOLDER).path(STATUS_KEY)
     path.write_text('{\n  "q01_total": "solved",\n  "q02_syntax": "partly so')
     result = pytester.runpytest_subprocess(
         "katas/q02_syntax_test.py", "--device", "cpu", "-p", "no:xdist"
     )
     result.stdout.fnmatch_lines(
-        ["warning: progress cache torch_katas/status was damaged; kept what was readable"]
+        ["warning: .katas-progress/status.json was damaged; kept what was readable"]
     )
     assert statuses(root) == {"q01_total": status.SOLVED, "q02_syntax": status.SOLVED}
 

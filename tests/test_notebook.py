@@ -1,6 +1,7 @@
 """The notebook path: `katas notebook` writes a notebook, and its %%kata cells, run on a real
 Jupyter kernel, save the learner's code and run the kata's tests as `pytest` runs them."""
 
+import json
 import os
 import re
 import signal
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_cli import CATALOG, ROOT, checkout, katas
 
-from torch_katas import status
+from torch_katas import catalog, status
 from torch_katas.catalog import UsageError
 from torch_katas.cli import commands
 from torch_katas.notebook import run, stub
@@ -333,22 +334,87 @@ def test_a_generated_notebook_runs_on_a_real_kernel_as_pytest_runs(suite, tmp_pa
     assert failed == ["watch"]
 
 
-def test_open_in_colab_opens_a_notebook_that_installs_the_suite_then_loads_the_magics():
+def colab_notebook():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     link = re.search(
         r"\(https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/main/(\S+)\)", readme
     )
     assert link, "README has no Open in Colab link"
-    notebook = read_notebook(ROOT / link[1])
-    setup, *rest = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
-    steps = [line for line in setup.splitlines() if not line.startswith("#")]
-    clone = re.search(r"git clone .*(https://github\.com/\S+)", steps[1])
-    assert clone and clone[1] in readme  # the README's URL, and the same first cell there
-    assert steps[2:] == ["%cd torch-katas", "!pip install -q -e .", "%load_ext torch_katas"]
+    return read_notebook(ROOT / link[1])
+
+
+def test_open_in_colab_opens_a_notebook_that_installs_the_suite_then_loads_the_magics():
+    notebook = colab_notebook()
+    repository, install, *rest = [
+        cell.source for cell in notebook.cells if cell.cell_type == "code"
+    ]
+    # The repository is named in one place: REPO, in the first cell.
+    assert len(re.findall(r"^REPO = ", repository, re.MULTILINE)) == 1
+    assert "github.com/OWNER" not in json.dumps(notebook)
+    steps = [line for line in install.splitlines() if not line.startswith("#")]
+    assert steps == ["!pip install -q -e .", "%load_ext torch_katas"]
     # Every later cell is a %kata command that exists.
     for source in rest:
         command = source.removeprefix("%kata ").split()[0]
         assert command in magics_commands(), source
+
+
+def test_colabs_first_cell_says_in_one_line_to_set_repo_then_clones_it(tmp_path):
+    nbclient = pytest.importorskip("nbclient", reason=f"the notebook extra: {EXTRA}")
+    nbformat = pytest.importorskip("nbformat", reason=f"the notebook extra: {EXTRA}")
+    notebook = colab_notebook()
+    # A repository to clone, as GitHub would serve it.
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    (origin / "README.md").write_text("torch-katas\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "suite"]):
+        subprocess.run([*git, *command], cwd=origin, check=True)
+    runtime = tmp_path / "content"  # where the runtime starts, /content on Colab
+    runtime.mkdir()
+    cell = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    client = nbclient.NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(runtime)}}
+    )
+    with client.setup_kernel():
+        # Unset: the cell fails, in one line that says what to do.
+        with pytest.raises(nbclient.exceptions.CellExecutionError):
+            client.execute_cell(cell, 0)
+        (error,) = [out for out in cell.outputs if out.output_type == "error"]
+        assert error.traceback == [
+            "RepositoryNotSet: set REPO in this cell to the torch-katas repository to clone, "
+            "such as https://github.com/ACCOUNT/torch-katas, then run the cell again"
+        ]
+        assert not (runtime / "torch-katas").exists()
+        # Set, as the learner sets it in the cell: it clones, and a second run clones no more.
+        cell.source = re.sub(r'^REPO = ""', f'REPO = "{origin.as_uri()}"', cell.source, flags=re.M)
+        for _ in range(2):
+            client.execute_cell(cell, 0)
+            assert not [out for out in cell.outputs if out.output_type == "error"]
+        assert (runtime / "torch-katas" / "README.md").read_text() == "torch-katas\n"
+        assert not (runtime / "torch-katas" / "torch-katas").exists()
+        # The next cell (the install) runs in the clone.
+        where = nbformat.v4.new_code_cell("import os; print(os.getcwd())")
+        client.execute_cell(where, 1)
+        assert where.outputs[0].text.strip() == str(runtime / "torch-katas")
+
+
+def test_katas_notebook_names_a_front_end_that_is_installed(suite, capsys):
+    pytest.importorskip("nbformat", reason=f"the notebook extra: {EXTRA}")
+    assert katas("--root", suite, "notebook", 2) == 0
+    said = capsys.readouterr().out
+    if "open it: jupyter lab " in said:
+        done = subprocess.run(
+            [Path(sys.executable).parent / "jupyter", "lab", "--version"], capture_output=True
+        )
+        assert done.returncode == 0, done.stderr
+    else:
+        assert "no Jupyter front end is installed here: pip install jupyterlab" in said
+    # The extra installs the front end that it names.
+    project = catalog.tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(
+        r.startswith("jupyterlab") for r in project["project"]["optional-dependencies"]["notebook"]
+    )
 
 
 def magics_commands() -> tuple[str, ...]:

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from torch_katas import devices, status
-from torch_katas.store import HINTS_KEY, STATUS_KEY
+from torch_katas.store import FOLDER, HINTS_KEY, STATUS_KEY, Store
 
 # Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
 # test file inside this one: on a busy 2-core machine that can take longer than the suite's
@@ -216,7 +216,7 @@ def test_the_summary_fits_80_columns_and_q_shortens_it(project):
 
 
 def read_cache(project, key):
-    return json.loads((project.path / ".pytest_cache" / "v" / key).read_text())
+    return json.loads(Store(project.path / FOLDER).path(key).read_text())
 
 
 def test_hints_come_once_per_kata_one_more_each_run_counted_with_katas_hint(project):
@@ -237,6 +237,41 @@ def test_hints_come_once_per_kata_one_more_each_run_counted_with_katas_hint(proj
     )
     assert result.stdout.str().count("hint 2/2") == 1
     assert read_cache(project, HINTS_KEY)["q01_add"] == 2
+
+
+def test_progress_and_hints_survive_pytest_cache_clear(project, capsys):
+    from torch_katas import cli
+
+    (project.path / "katas" / "q01_add.py").write_text("def add(a, b):\n    return a + b\n")
+    project.runpytest("katas", "--device", "cpu")
+    assert cli.main(["--root", str(project.path), "hint", "2"]) == 0
+    assert "hint 1/2" in capsys.readouterr().out
+    # A run with --cache-clear (pytest's own cache folder emptied) forgets neither.
+    result = project.runpytest("katas/q02_double_test.py", "--device", "cpu", "--cache-clear")
+    result.stdout.fnmatch_lines(["Solved 1 of 2 katas*"])
+    assert read_cache(project, STATUS_KEY)["q01_add"] == status.SOLVED
+    assert cli.main(["--root", str(project.path), "hint", "2"]) == 0
+    assert "hint 2/2: return 2 * x" in capsys.readouterr().out
+    assert not (project.path / ".pytest_cache" / "v" / "torch_katas").exists()
+
+
+def test_progress_an_earlier_version_kept_in_pytests_cache_is_moved_once(project, capsys):
+    from torch_katas import cli
+
+    old = project.path / ".pytest_cache" / "v" / "torch_katas"
+    old.mkdir(parents=True)
+    (old / "status").write_text(json.dumps({"q01_add": status.SOLVED}))
+    (old / "hints").write_text(json.dumps({"q02_double": 1}))
+    assert cli.main(["--root", str(project.path), "list"]) == 0
+    assert "Solved 1 of 2 katas" in capsys.readouterr().out
+    assert read_cache(project, HINTS_KEY) == {"q02_double": 1}
+    # Moved once: what is kept now is the store's, whatever the old folder holds later.
+    (old / "status").write_text(json.dumps({"q02_double": status.SOLVED}))
+    project.runpytest("katas/q02_double_test.py", "--device", "cpu")
+    assert read_cache(project, STATUS_KEY) == {
+        "q01_add": status.SOLVED,
+        "q02_double": status.NOT_STARTED,
+    }
 
 
 def test_solutions_flag_tests_the_reference_answers(project):

@@ -189,20 +189,34 @@ def find_root(start: Path) -> Path:
     )
 
 
-def pick(katas: dict[str, Kata], wanted: list[str]) -> list[Kata]:
-    """Katas by number (6, 06, q06) or module name, in the order given."""
+def pick(katas: dict[str, Kata], wanted: list[str], topics: bool = False) -> list[Kata]:
+    """Katas by number (6, 06, q06) or module name, in the order given; with `topics`, a
+    topic's name stands for its katas, in number order."""
     by_number = {kata.number: kata for kata in katas.values()}
+    known_topics = {kata.topic for kata in katas.values()}
     chosen: list[Kata] = []
     for name in wanted:
-        kata = katas.get(name)
+        found = [katas[name]] if name in katas else []
         digits = name.lower().removeprefix("q")
-        if kata is None and digits.isdigit():
-            kata = by_number.get(int(digits))
-        if kata is None:
-            raise UsageError(f"no kata {name!r}: give a number such as 6, or run `katas list`")
-        if kata not in chosen:
-            chosen.append(kata)
+        if not found and digits.isdigit() and int(digits) in by_number:
+            found = [by_number[int(digits)]]
+        if not found and topics and name in known_topics:
+            found = [kata for kata in katas.values() if kata.topic == name]
+        if not found:
+            also = " or a topic such as autograd" if topics else ""
+            raise UsageError(
+                f"no kata {name!r}: give a number such as 6{also}, or run `katas list`"
+            )
+        chosen += [kata for kata in found if kata not in chosen]
     return chosen
+
+
+def topic_of(katas: dict[str, Kata], name: str | None) -> str | None:
+    """`name` where it is a topic (None stays None); else a UsageError listing the topics."""
+    names = sorted({kata.topic for kata in katas.values()})
+    if name is not None and name not in names:
+        raise UsageError(f"no topic {name!r}; topics: {', '.join(names)}")
+    return name
 
 
 def sha256(data: bytes) -> str:

@@ -1,10 +1,12 @@
 """The learner's state between runs: each kata's status, the tests that passed for the stub as
 it is now, and how many hints were shown. One object for the plugin and the CLI alike.
 
-It lives in pytest's cache folder (`cache_dir`, `.pytest_cache` by default), in pytest's own
-layout (`v/torch_katas/...`, JSON), so `pytest --cache-clear` forgets it too. Every write goes
-to a temporary file renamed into place: a run killed while writing leaves the old file whole.
-A file damaged anyway (a bad edit) keeps the entries before the damage.
+It lives in `.katas-progress/` in the suite's folder, one JSON file per key, outside pytest's
+cache folder: `pytest --cache-clear`, a common habit, must not forget a learner's progress.
+Progress kept by earlier versions in pytest's cache (`.pytest_cache/v/torch_katas/`) is
+copied there once. Every write goes to a temporary file renamed into place: a run killed while
+writing leaves the old file whole. A file damaged anyway (a bad edit) keeps the entries before
+the damage.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import platform
 import sys
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +31,7 @@ __all__ = [
     "CHANGED",
     "DEFAULT_CACHE_DIR",
     "ENVIRONMENT_KEY",
+    "FOLDER",
     "HINTS_KEY",
     "PASSED_KEY",
     "STATUS_KEY",
@@ -38,11 +42,14 @@ __all__ = [
     "upcoming",
 ]
 
-STATUS_KEY = "torch_katas/status"
-PASSED_KEY = "torch_katas/passed"
-HINTS_KEY = "torch_katas/hints"
+FOLDER = ".katas-progress"
+STATUS_KEY = "status"
+PASSED_KEY = "passed"
+HINTS_KEY = "hints"
 # The torch and Python of the last run (grading shows a take-home's, as its candidate ran it).
-ENVIRONMENT_KEY = "torch_katas/environment"
+ENVIRONMENT_KEY = "environment"
+KEYS = (STATUS_KEY, PASSED_KEY, HINTS_KEY, ENVIRONMENT_KEY)
+# Where versions before FOLDER kept the same keys: pytest's cache, as pytest lays it out.
 DEFAULT_CACHE_DIR = ".pytest_cache"
 # What `katas list` and the summary say of a kata whose stub or tests changed since the run
 # that recorded its status: that status was of other files.
@@ -72,7 +79,7 @@ class Progress:
 
 
 class Store:
-    """The learner's state under `folder` (pytest's cache folder); with None, a store that
+    """The learner's state in `folder` (FOLDER in the suite's folder); with None, a store that
     keeps nothing (a run of other answers than the learner's says nothing of their progress)."""
 
     def __init__(self, folder: Path | None):
@@ -81,26 +88,35 @@ class Store:
 
     @classmethod
     def for_config(cls, config: pytest.Config) -> Store | None:
-        """The store of a pytest run; None where the run keeps no cache (-p no:cacheprovider)."""
+        """The store of a pytest run; None where the run keeps no cache (-p no:cacheprovider,
+        as the suite's self-checks run: a run that keeps no cache keeps no progress either)."""
         if getattr(config, "cache", None) is None:
             return None
-        return cls(_resolve(config.rootpath, str(config.getini("cache_dir"))))
+        return cls.for_root(config.rootpath, str(config.getini("cache_dir")))
 
     @classmethod
-    def for_root(cls, root: Path) -> Store:
-        """The store a pytest run in `root` uses, as the suite's pyproject.toml sets it."""
-        folder = DEFAULT_CACHE_DIR
-        try:
-            ini = catalog.tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-            folder = str(ini["tool"]["pytest"]["ini_options"].get("cache_dir", folder))
-        except (OSError, KeyError, TypeError, ValueError):
-            pass
-        return cls(_resolve(root, folder))
+    def for_root(cls, root: Path, cache_dir: str | None = None) -> Store:
+        """The store of the suite in `root`, with what an earlier version kept in pytest's
+        cache folder (`cache_dir`: pyproject.toml's where not given) moved in first."""
+        folder = root / FOLDER
+        store = cls(folder)
+        if not folder.exists():
+            store.migrate(_resolve(root, cache_dir or _cache_dir(root)) / "v" / "torch_katas")
+        return store
+
+    def migrate(self, old: Path) -> None:
+        """Copy each key an earlier version kept in `old` (once: this store is new)."""
+        for key in KEYS:
+            try:
+                text = (old / key).read_text(encoding="utf-8")
+            except OSError:
+                continue
+            self.write(key, self.read_text(key, text))
 
     # -- raw entries ---------------------------------------------------------------------
 
     def path(self, key: str) -> Path | None:
-        return None if self.folder is None else self.folder / "v" / key
+        return None if self.folder is None else self.folder / f"{key}.json"
 
     def read(self, key: str) -> dict[str, object]:
         """The dict kept under `key` ({} if none); a damaged file gives what it still holds."""
@@ -111,14 +127,18 @@ class Store:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return {}
+        return self.read_text(key, text)
+
+    def read_text(self, key: str, text: str) -> dict[str, object]:
         try:
             value = json.loads(text)
         except ValueError:
             value = None
         if isinstance(value, dict):
             return value
-        if key not in self.damaged:
-            self.damaged.append(key)
+        name = f"{FOLDER}/{key}.json"
+        if name not in self.damaged:
+            self.damaged.append(name)
         return salvage(text)
 
     def write(self, key: str, value: dict[str, object]) -> None:
@@ -128,7 +148,7 @@ class Store:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.folder / ".gitignore"
-            if not ignore.exists():  # as pytest's own cache folder has
+            if not ignore.exists():  # the learner's own, never committed
                 ignore.write_text("# Created by torch-katas automatically.\n*\n", "utf-8")
             descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
             with os.fdopen(descriptor, "w", encoding="utf-8") as file:
@@ -175,10 +195,14 @@ class Store:
                 self.write(key, entries)
 
     def next_unsolved(
-        self, root: Path, katas: dict[str, Kata], after: Kata | None = None
+        self,
+        root: Path,
+        katas: dict[str, Kata],
+        after: Kata | None = None,
+        topics: Collection[str] | None = None,
     ) -> Kata | None:
         """The first kata in the suggested order that the store does not know as solved."""
-        return next_unsolved(root, katas, self.known(root, katas), after)
+        return next_unsolved(root, katas, self.known(root, katas), after, topics)
 
     def take_hints(self, kata: Kata, show_all: bool = False) -> tuple[list[str], bool]:
         """The kata's hints up to one more than shown before (or all), and whether they were
@@ -281,28 +305,49 @@ def environment() -> dict[str, object]:
 
 
 def next_unsolved(
-    root: Path, katas: dict[str, Kata], known: dict[str, str], after: Kata | None = None
+    root: Path,
+    katas: dict[str, Kata],
+    known: dict[str, str],
+    after: Kata | None = None,
+    topics: Collection[str] | None = None,
 ) -> Kata | None:
     """The first kata in the suggested order not solved in `known`; with `after`, the first
-    one after that kata (wrapping round), never `after` itself."""
+    one after that kata (wrapping round), never `after` itself; with `topics`, one of theirs."""
     order = catalog.suggested_order(root, katas)
     if after is not None:
         place = order.index(after)
         order = order[place + 1 :] + order[:place]
+    if topics is not None:
+        order = [kata for kata in order if kata.topic in topics]
     return next((k for k in order if known.get(k.module) != status.SOLVED), None)
 
 
 def upcoming(
-    root: Path, katas: dict[str, Kata], known: dict[str, str], worked_on: list[Kata]
+    root: Path,
+    katas: dict[str, Kata],
+    known: dict[str, str],
+    worked_on: list[Kata],
+    topics: Collection[str] | None = None,
 ) -> Kata | None:
     """The kata to go on to: the one the run's "Next:" line names and watch's `n` moves to.
     After work on one kata, the first kata not solved after it in the suggested order
-    (wrapping round, never that kata); after a run of several, or none, the first not solved."""
-    return next_unsolved(root, katas, known, worked_on[0] if len(worked_on) == 1 else None)
+    (wrapping round, never that kata); after a run of several, or none, the first not solved;
+    with `topics`, within them."""
+    after = worked_on[0] if len(worked_on) == 1 else None
+    return next_unsolved(root, katas, known, after, topics)
 
 
 def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _cache_dir(root: Path) -> str:
+    """pytest's cache folder as the suite's pyproject.toml sets it."""
+    try:
+        ini = catalog.tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        return str(ini["tool"]["pytest"]["ini_options"].get("cache_dir", DEFAULT_CACHE_DIR))
+    except (OSError, KeyError, TypeError, ValueError):
+        return DEFAULT_CACHE_DIR
 
 
 def _resolve(root: Path, folder: str) -> Path:

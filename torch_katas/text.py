@@ -33,3 +33,8 @@ def notes_that_fit(head: str, notes: list[str], width: int) -> str:
             return text if place else fit(joined, width)
         text = joined
     return text
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """`1 sample`, `2 samples` (`words`: the plural where it is not `word` + s)."""
+    return f"{count} {word if count == 1 else words or word + 's'}"

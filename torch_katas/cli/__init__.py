@@ -2,16 +2,20 @@
 
 katas                           the kata to work on next, and how to watch it
 katas list                      every kata, with its status from your last run
-katas next                      the first unsolved kata in the suggested order
-katas hint 6 [--all]            the next hint for kata 6 (or all of them)
-katas watch 6 [-- ARGS]         rerun kata 6's tests on every save
-katas run 6 7 8 [-- ARGS]       run these katas' tests (ARGS go to pytest)
+katas next [--topic T]          the first unsolved kata in the suggested order
+katas show 6                    kata 6's task and contract, large, for a projector
+katas progress [--json]         your progress; --json for katas board
+katas board FILE...|DIR         a room's progress from their --json files, and an HTML page
+katas hint [6] [--all]          the next hint for kata 6 (default: the current kata)
+katas watch [6|TOPIC] [-- ARGS] rerun kata 6's tests on every save
+katas run 6 7 TOPIC [-- ARGS]   run these katas' tests (ARGS go to pytest)
 katas solution 6                once kata 6 is solved: the reference and yours
 katas reset 6                   start kata 6 over (your attempt is backed up)
 katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
+katas gradescope 6 24 --out DIR Gradescope's autograder (setup.sh, run_autograder)
 katas review FILE...            check files against the policy for returned code
 """
 
@@ -37,8 +41,11 @@ __all__ = [
 def cmd_watch(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
     from torch_katas.cli import watch  # watchfiles and threads: only for this command
 
-    (kata,) = catalog.pick(katas, [args.kata])
-    return watch.watch(root, katas, kata, args.pytest_args)
+    topic = args.topic
+    if args.kata is not None and args.kata in {kata.topic for kata in katas.values()}:
+        topic, args.kata = args.kata, None  # `katas watch optimizers`
+    kata = commands.chosen_or_current(root, katas, args.kata, catalog.topic_of(katas, topic))
+    return watch.watch(root, katas, kata, args.pytest_args, topic)
 
 
 RUN_EXAMPLES = """\
@@ -66,6 +73,17 @@ class Formatter(argparse.HelpFormatter):
         )
 
 
+class MainFormatter(argparse.RawDescriptionHelpFormatter):
+    """The main help: each command's summary on the command's own line, the longest
+    command's too (argparse counts the commands' names two columns short)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max(map(len, action.choices), default=0) + self._current_indent + 2
+            self._action_max_length = max(self._action_max_length, longest)
+
+
 def command(
     subcommands: argparse._SubParsersAction,
     name: str,
@@ -74,13 +92,14 @@ def command(
     run: Callable[..., int],
     *,
     kata: bool = False,
+    current: bool = False,
     katas: str | None = None,
     epilog: str | None = None,
     usage: str | None = None,
 ) -> argparse.ArgumentParser:
     """A subcommand with its line in `katas --help` and the whole story in its own --help;
-    `run` carries it out; `kata` gives it one kata number as its first argument, `katas`
-    (an nargs, "+" or "*") a list of them."""
+    `run` carries it out; `kata` gives it one kata number as its first argument, `current`
+    one that may be left out (the current kata), `katas` (an nargs, "+" or "*") a list."""
     sub = subcommands.add_parser(
         name,
         help=summary,
@@ -91,6 +110,13 @@ def command(
     )
     if kata:
         sub.add_argument("kata", metavar="KATA", help="kata number, e.g. 6")
+    if current:
+        sub.add_argument(
+            "kata",
+            metavar="KATA",
+            nargs="?",
+            help="kata number, e.g. 6 (default: the current kata, the one `katas next` names)",
+        )
     if katas:
         every = " (default: every kata)" if katas == "*" else ", e.g. 6 7 8"
         sub.add_argument("katas", nargs=katas, metavar="KATA", help=f"kata numbers{every}")
@@ -104,12 +130,23 @@ def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
     return notebook.cmd_notebook(args, root, katas)
 
 
+def room_command(name: str) -> Callable[..., int]:
+    """A dojo command of room.py, imported when it runs."""
+
+    def run(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
+        from torch_katas.cli import room
+
+        return int(getattr(room, name)(args, root, katas))
+
+    return run
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="katas",
         description="Practise, run, hand out and grade torch-katas. Without a command:\n"
         "the kata to work on next and how to watch it, as `katas next` says.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=MainFormatter,
         epilog=(__doc__ or "").split("\n\n")[1],
     )
     main.add_argument("--root", help="the torch-katas folder (default: found from here)")
@@ -126,7 +163,7 @@ def parser() -> argparse.ArgumentParser:
     )
     listing.add_argument("--topic", help="only the katas of this topic, e.g. autograd")
 
-    command(
+    upcoming = command(
         subcommands,
         "next",
         "the first unsolved kata: topic by topic, easier katas first",
@@ -134,42 +171,88 @@ def parser() -> argparse.ArgumentParser:
         "file to open and the command that watches it. Bare `katas` says the same.",
         commands.cmd_next,
     )
+    upcoming.add_argument("--topic", help="the first unsolved kata of this topic, e.g. optimizers")
 
     hint = command(
         subcommands,
         "hint",
         "the next hint for a kata, one more each time",
         "The kata's hints, one more each time you ask (the count is shared with `h` in "
-        "katas watch and with pytest --hints); --all shows every hint.",
+        "katas watch and with pytest --hints); --all shows every hint. Without a number, the "
+        "current kata's: the one `katas next` names.",
         commands.cmd_hint,
-        kata=True,
+        current=True,
     )
     hint.add_argument("--all", action="store_true", help="show every hint")
 
-    command(
+    watching = command(
         subcommands,
         "watch",
         "rerun a kata's tests whenever its stub or tests are saved",
         "Run a kata's tests now and again whenever its stub or its tests are saved, each "
         "run's report fitted to the terminal, first failure on top, then what the kata's "
         "status now is. Keys: Enter reruns, h shows the next hint, n moves on to the kata the "
-        "last line names, q quits.",
+        "last line names, q quits. Without a number, the current kata (the one `katas next` "
+        "names); with a topic (katas watch optimizers, or --topic), its first unsolved kata, "
+        "and n moves on within the topic.",
         cmd_watch,
-        kata=True,
+        current=True,
         epilog=WATCH_EXAMPLES,
-        usage="katas watch [-h] KATA [-- ARGS]",
+        usage="katas watch [-h] [KATA | TOPIC] [--topic TOPIC] [-- ARGS]",
     )
+    watching.add_argument("--topic", help="stay within this topic, e.g. optimizers")
 
     command(
         subcommands,
         "run",
         "run the tests of these katas",
         "Run these katas' tests once, as pytest does on their test files, and show your "
-        "progress after.",
+        "progress after. A topic's name stands for its katas: katas run optimizers.",
         commands.cmd_run,
         katas="+",
         epilog=RUN_EXAMPLES,
-        usage="katas run [-h] KATA [KATA ...] [-- ARGS]",
+        usage="katas run [-h] KATA|TOPIC [KATA|TOPIC ...] [-- ARGS]",
+    )
+
+    show = command(
+        subcommands,
+        "show",
+        "a kata's task and contract, large, for a projector",
+        "A kata's task and each function's contract, as its stub's docstrings state them, "
+        "without the stub's code: to put on a projector (zoom the terminal, or --html).",
+        room_command("cmd_show"),
+        kata=True,
+    )
+    show.add_argument("--width", type=int, help="fill the text to this many columns")
+    show.add_argument("--html", metavar="FILE", help="write a page in large type instead")
+
+    progress = command(
+        subcommands,
+        "progress",
+        "your progress; --json writes it for katas board",
+        "Your progress, topic by topic. With --json, the same as JSON on standard output, "
+        "for the room's board: katas progress --json > NAME.json, then katas board on the "
+        "collected files.",
+        room_command("cmd_progress"),
+    )
+    progress.add_argument("--json", action="store_true", help="print JSON for katas board")
+    progress.add_argument("--name", help="your name on the board (default: user@host)")
+
+    board = command(
+        subcommands,
+        "board",
+        "a room's progress from their katas progress --json files",
+        "A room's progress from the files of katas progress --json (or a folder of them): "
+        "per kata and per person, in the terminal, and with --html as a static page a "
+        "facilitator can put on the screen (no server; run the command again to update it: "
+        "the page reloads itself).",
+        room_command("cmd_board"),
+    )
+    board.add_argument("files", nargs="+", metavar="FILE|DIR", help="progress files or folders")
+    board.add_argument("--topic", help="only the katas of this topic")
+    board.add_argument("--html", metavar="FILE", help="also write the board as an HTML page")
+    board.add_argument(
+        "--refresh", type=int, default=30, help="seconds between the page's reloads (0: never)"
     )
 
     command(
@@ -277,6 +360,26 @@ def parser() -> argparse.ArgumentParser:
         choices=["report", "gradescope"],
         default="report",
         help="gradescope: also write Gradescope's results.json",
+    )
+
+    scope = command(
+        subcommands,
+        "gradescope",
+        "build Gradescope's autograder (setup.sh, run_autograder) for these katas",
+        "Build the autograder Gradescope runs for an assignment of these katas: setup.sh "
+        "(installs torch and the suite), run_autograder (grades /autograder/submission into "
+        "/autograder/results/results.json with katas grade --format gradescope) and the "
+        "suite's harness and tests as committed, then autograder.zip of them to upload.",
+        commands.cmd_gradescope,
+        katas="+",
+    )
+    scope.add_argument("--out", required=True, help="the new folder to write")
+    scope.add_argument("--torch", help="the torch version setup.sh installs (default: this one's)")
+    scope.add_argument(
+        "--hints",
+        choices=["none", "first", "all"],
+        default="first",
+        help="the hints the take-home shipped, as katas takehome --hints (default: first)",
     )
 
     review = command(

@@ -103,14 +103,36 @@ def topics(katas: dict[str, Kata]) -> str:
 
 def cmd_next(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
     store = Store.for_root(root)
-    kata = store.next_unsolved(root, katas)
+    topic = catalog.topic_of(katas, getattr(args, "topic", None))
+    kata = store.next_unsolved(root, katas, topics=None if topic is None else {topic})
     if kata is None:
-        print(f"All {len(katas)} katas are solved.")
+        if topic is None:
+            print(f"All {len(katas)} katas are solved.")
+        else:
+            print(f"Every kata of {topic} is solved.")
         return 0
     known = store.known(root, katas).get(kata.module, "not run")
     print("\n".join(table([(kata, known)], columns())))
-    print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}")
+    within = f" --topic {topic}" if topic else ""
+    print(f"Open katas/{kata.module}.py, then run: katas watch {kata.number}{within}")
     return 0
+
+
+def chosen_or_current(
+    root: Path, katas: dict[str, Kata], wanted: str | None, topic: str | None = None
+) -> Kata:
+    """The kata asked for by number; without one, the current kata: the first unsolved one
+    (of `topic`, where given), as `katas next` names it."""
+    if wanted is not None:
+        (kata,) = pick(katas, [wanted])
+        return kata
+    current = Store.for_root(root).next_unsolved(
+        root, katas, topics=None if topic is None else {topic}
+    )
+    if current is None:
+        every = f"every kata of {topic}" if topic else "every kata"
+        raise UsageError(f"{every} is solved: give a kata's number, such as 6")
+    return current
 
 
 def cmd_start(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
@@ -140,8 +162,7 @@ def show_hint(root: Path, kata: Kata, show_all: bool = False) -> None:
 
 
 def cmd_hint(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
-    (kata,) = pick(katas, [args.kata])
-    show_hint(root, kata, args.all)
+    show_hint(root, chosen_or_current(root, katas, args.kata), args.all)
     return 0
 
 
@@ -424,7 +445,8 @@ def cmd_run(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int
     import pytest
 
     os.chdir(root)
-    return int(pytest.main([*test_files(root, pick(katas, args.katas)), *args.pytest_args]))
+    chosen = pick(katas, args.katas, topics=True)
+    return int(pytest.main([*test_files(root, chosen), *args.pytest_args]))
 
 
 # -- interviewer commands (grading/) --------------------------------------------------------
@@ -440,6 +462,12 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> i
     from torch_katas.grading import grade
 
     return grade.cmd_grade(args, root, katas)
+
+
+def cmd_gradescope(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
+    from torch_katas.grading import gradescope
+
+    return gradescope.cmd_gradescope(args, root, katas)
 
 
 def cmd_review(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:

@@ -87,5 +87,23 @@ def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -
     nbformat.validate(notebook)
     out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, str(out))
-    print(f"wrote {out} with {len(chosen)} kata(s); open it in Jupyter: jupyter lab {out}")
+    print(f"wrote {out} with {len(chosen)} kata(s); {how_to_open(out)}")
     return 0
+
+
+# Front ends that open a notebook, by the module that comes with each, and their command.
+FRONT_ENDS = (("jupyterlab", "jupyter lab"), ("notebook", "jupyter notebook"))
+
+
+def how_to_open(path: Path) -> str:
+    """The command that opens the notebook with a front end installed here; where none is,
+    how to install one (the notebook extra brings JupyterLab)."""
+    import importlib.util
+
+    for module, command in FRONT_ENDS:
+        if importlib.util.find_spec(module) is not None:
+            return f"open it: {command} {path}"
+    return (
+        "no Jupyter front end is installed here: pip install jupyterlab (or pip install -e "
+        f'".[notebook]"), then: jupyter lab {path}; or open it in VS Code'
+    )

@@ -21,6 +21,21 @@ __all__ = [
 INTERNAL_ERROR = 3  # pytest's own exit code for a failure outside the tests
 
 
+def warm_pytest() -> None:
+    """Import now what pytest would import when the run starts: its own plugins, and what
+    the installed plugins import (never the plugins' own modules, whose asserts pytest
+    rewrites as it imports them)."""
+    import contextlib
+    import importlib
+
+    from _pytest.config import default_plugins
+
+    for name in default_plugins:
+        importlib.import_module(f"_pytest.{name}")
+    with contextlib.suppress(ImportError):
+        importlib.import_module("execnet")  # pytest-xdist's
+
+
 def main() -> None:
     try:
         # Not torch_katas.plugin, nor any pytest plugin: pytest imports those itself, to rewrite
@@ -30,6 +45,8 @@ def main() -> None:
 
         from torch_katas import catalog, devices, status, store, testing  # noqa: F401
         from torch_katas.runtime import answers, isolation, timelimit  # noqa: F401
+
+        warm_pytest()
 
         # Setting up the simulated device runs its first op: pay that now, while the learner
         # edits, when the default run will use the device.

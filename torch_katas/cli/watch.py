@@ -64,6 +64,7 @@ QUIET = "-qq"  # no header, progress table or "Next:": the watcher's last lines 
 WATCH_ROWS = 5
 PYTEST_ROWS = 6
 MIN_DIGEST = 3
+SAVE_QUIET_MS = 10  # a batch of saved files ends after this long without a change
 
 
 def digest_height(rows: int) -> int | None:
@@ -153,8 +154,11 @@ def report_saves(folder: Path, events: queue.Queue, stop: threading.Event) -> No
         return change != watchfiles.Change.deleted and catalog.module_of(Path(path)) is not None
 
     # The folder, not the files: editors that save by renaming a new file over the old one
-    # would end a watch on the file itself.
-    for changes in watchfiles.watch(folder, watch_filter=is_kata_file, stop_event=stop):
+    # would end a watch on the file itself. A batch ends after 10 ms without a change, not
+    # watchfiles' 50: a save's writes come microseconds apart, and a later one reruns anyway.
+    for changes in watchfiles.watch(
+        folder, watch_filter=is_kata_file, stop_event=stop, step=SAVE_QUIET_MS
+    ):
         events.put(("save", {Path(path).resolve() for _, path in changes}))
 
 
@@ -164,9 +168,15 @@ def wait_for(process: subprocess.Popen, events: queue.Queue) -> None:
 
 class Watch:
     def __init__(
-        self, root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args: list[str]
+        self,
+        root: Path,
+        katas: dict[str, catalog.Kata],
+        kata: catalog.Kata,
+        args: list[str],
+        topic: str | None = None,
     ):
         self.root, self.katas, self.kata, self.pytest_args = root, katas, kata, args
+        self.topic = topic  # `n` stays within it, where given
         self.events: queue.Queue = queue.Queue()
         self.terminal = sys.stdout.isatty()
         self.following: catalog.Kata | None = None  # where `n` goes, as the footer says
@@ -215,15 +225,18 @@ class Watch:
         return f"{self.kata.label}: {VERDICTS.get(code, f'exit code {code}')}"
 
     def upcoming(self) -> catalog.Kata | None:
-        """The kata `n` moves on to: the one a run of this kata's tests names as next."""
+        """The kata `n` moves on to: the one a run of this kata's tests names as next (within
+        the topic watch was given)."""
         known = Store.for_root(self.root).known(self.root, self.katas)
-        return upcoming(self.root, self.katas, known, [self.kata])
+        topics = None if self.topic is None else {self.topic}
+        return upcoming(self.root, self.katas, known, [self.kata], topics)
 
     def footer(self, keys: bool) -> str:
         if not keys:
             return "Watching for saves; Ctrl-C quits."
         if self.following is None:
-            return f"{KEYS}  (every other kata is solved)"
+            other = f"other kata of {self.topic}" if self.topic else "other kata"
+            return f"{KEYS}  (every {other} is solved)"
         return f"{KEYS}  n: {self.following.label} {self.following.title}"
 
     def closing(self, code: int, keys: bool, width: int) -> list[str]:
@@ -280,9 +293,15 @@ class Watch:
                     process.wait()
 
 
-def watch(root: Path, katas: dict[str, catalog.Kata], kata: catalog.Kata, args: list[str]) -> int:
+def watch(
+    root: Path,
+    katas: dict[str, catalog.Kata],
+    kata: catalog.Kata,
+    args: list[str],
+    topic: str | None = None,
+) -> int:
     stop = threading.Event()
-    session = Watch(root, katas, kata, args)
+    session = Watch(root, katas, kata, args, topic)
     saves = threading.Thread(
         target=report_saves, args=(root / "katas", session.events, stop), daemon=True
     )

@@ -43,8 +43,27 @@ __all__ = [
 ]
 
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
-# Left by running the take-home (environments, caches), not written by the candidate.
-IGNORED = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+# Left by working on the take-home (version control, environments, caches, builds, the
+# learner's progress and backups), not answers: never flagged, never read. A folder holding
+# pyvenv.cfg is an environment whatever its name.
+IGNORED = {
+    *(".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", ".eggs", "build", "dist"),
+    *("__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis"),
+    *(".ipynb_checkpoints", ".idea", ".vscode", store.FOLDER, ".katas-backups"),
+}
+IGNORED_FILES = {".DS_Store", "Thumbs.db"}
+
+
+def ignored(folder: Path, name: str) -> bool:
+    """Whether `name` in `folder` is left by working on the take-home, not part of it."""
+    path = folder / name
+    if name in IGNORED_FILES:
+        return True
+    if name in IGNORED or name.endswith(".egg-info"):
+        return path.is_dir() or path.is_symlink()
+    return path.is_dir() and not path.is_symlink() and (path / "pyvenv.cfg").is_file()
+
+
 # Isolated (-I: no PYTHON* variables, no user site, not the working folder first) and without
 # site (-S: no .pth file runs): the standard library first, then the suite, then site-packages.
 CHILD = (
@@ -169,13 +188,10 @@ def returned_files(folder: Path) -> dict[str, Path]:
     found = {}
     for current, dirs, files in os.walk(folder):
         here = Path(current)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in IGNORED and not d.endswith(".egg-info") and not (here / d).is_symlink()
-        )
+        dirs[:] = sorted(d for d in dirs if not ignored(here, d) and not (here / d).is_symlink())
         for name in [*files, *(d for d in os.listdir(here) if (here / d).is_symlink())]:
-            found[str((here / name).relative_to(folder))] = here / name
+            if not ignored(here, name):
+                found[str((here / name).relative_to(folder))] = here / name
     return found
 
 
@@ -234,7 +250,7 @@ def file_flags(
         dict(record.files) if record else {n: sha256(d) for n, d in suite.items()}
     )
     if not record:  # written by `katas takehome`, not knowable here
-        expected.update({"README.md": None, takehome.MANIFEST: None})
+        expected.update({"README.md": None, ".gitignore": None, takehome.MANIFEST: None})
     flags, diffs = [], {}
     found = returned_files(folder)
     extra = []
@@ -262,7 +278,8 @@ def file_flags(
         flags.append(Flag(f"{name} is a new file; not used for grading", "added", name))
     if len(extra) > LISTED:
         flags.append(Flag(f"{len(extra) - LISTED} more new files", "added"))
-    for name in sorted(set(expected) - set(found) - stubs - {"README.md", takehome.MANIFEST}):
+    unused = {"README.md", ".gitignore", takehome.MANIFEST}  # the candidate's to change
+    for name in sorted(set(expected) - set(found) - stubs - unused):
         flags.append(Flag(f"{name} was deleted; the grade used the suite's copy", "edited", name))
     return flags, diffs
 
@@ -460,7 +477,8 @@ class Collection:
         self.chosen = chosen
         place = scratch / "collection"
         suite, work = place / "suite", place / "work"
-        takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True))
+        # Only the tests' names come of it: stubs of an unpacked suite do as well as any.
+        takehome.write_files(suite, takehome.suite_files(root, chosen, stubs=True, unpacked=True))
         work.mkdir()
         test_files = [f"katas/{kata.module}_test.py" for kata in chosen]
         command = [sys.executable, "-m", "pytest", "--collect-only", *test_files]
@@ -554,9 +572,16 @@ def version(name: str) -> str:
 def candidate_environment(folder: Path) -> dict[str, str] | None:
     """The torch and Python the candidate's last run of the take-home reported, where the
     folder holds that run's cache (informative only: the candidate can write anything there)."""
-    path = folder / store.DEFAULT_CACHE_DIR / "v" / store.ENVIRONMENT_KEY
+    # Read, not opened as a Store: that would write to the candidate's folder.
+    path = store.Store(folder / store.FOLDER).path(store.ENVIRONMENT_KEY)
+    older = folder / store.DEFAULT_CACHE_DIR / "v" / "torch_katas" / store.ENVIRONMENT_KEY
     try:
-        data = json.loads(read_returned(path, 4096).decode(errors="replace"))
+        # The progress folder, or pytest's cache where versions before it kept the same key:
+        # each read as any returned file is (a regular file only, capped).
+        found = next((p for p in (path, older) if os.path.lexists(p)), None)
+        if found is None:
+            return None
+        data = json.loads(read_returned(found, 4096).decode(errors="replace"))
     except (OSError, ValueError, NotPlain):
         return None
     if not isinstance(data, dict):

@@ -16,6 +16,7 @@ from typing import Any
 from junitparser import Error, Failure, JUnitXml, TestCase, TestSuite
 
 from torch_katas.status import ERROR, FLAGGED, SOLVED
+from torch_katas.text import plural
 
 __all__ = [
     "REPORTS",
@@ -198,13 +199,32 @@ def markdown(report: Report) -> str:
             lines.append(
                 f"- {line(flag.kind)}: {line(flag.reason)}{rule}" + (f" ({where})" if where else "")
             )
-    for module, grade in report.katas.items():
-        if grade.failures:
-            lines += ["", f"## {line(module)}: failures", ""]
-            for failure in grade.failures:
-                tests = failure.tests
-                where = f"`{code(tests[0])}`" if len(tests) == 1 else f"{len(tests)} tests"
-                lines.append(f"- {where}: {line(failure.message)}")
+    failing = {
+        module: found for module, grade in report.katas.items() if (found := causes(module, grade))
+    }
+    if failing:
+        lines += [
+            "",
+            "## Why tests fail",
+            "",
+            "Per kata, the causes of its failing tests as the candidate's own runs group them, "
+            "the cause that fails most tests first; each with the number of tests it fails and "
+            "the tests (the promises) it breaks.",
+        ]
+    for module, found in failing.items():
+        grade = report.katas[module]
+        failed = sum(len(tests) for _, tests in found)
+        lines += [
+            "",
+            f"### {module[:3]} {line(grade.title)}",
+            "",
+            f"{grade.verdict}: {grade.passed} of {plural(grade.total, 'test')} passed, "
+            f"{failed} failed ({plural(len(found), 'cause')}).",
+            "",
+        ]
+        for message, tests in found:
+            names = ", ".join(f"`{code(name)}`" for name in dict.fromkeys(map(promise, tests)))
+            lines.append(f"- **{plural(len(tests), 'test')}**: {line(message)}. Breaks {names}.")
     if report.diffs:
         lines += ["", "## Edited test and harness files (not used for grading)", ""]
         for name, text in report.diffs.items():
@@ -212,6 +232,35 @@ def markdown(report: Report) -> str:
             fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
             lines += [f"### {line(name)}", "", f"{fence}diff", text.rstrip("\n"), fence, ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def promise(test: str) -> str:
+    """A test's name without its parameters: `test_keeps_dtype[cpu-float64]` ->
+    `test_keeps_dtype`, the promise every parametrisation of it checks."""
+    return test.partition("[")[0]
+
+
+# The harness's words to a learner for a function still unwritten (plugin/messages.py), and
+# the same fact for an interviewer.
+UNWRITTEN = re.compile(
+    r"(\S+)\(\) is not implemented yet; open \S+ and replace its NotImplementedError"
+)
+
+
+def cause(module: str, title: str, message: str) -> str:
+    """A failure's cause as an interviewer reads it: the learner's message without its kata's
+    heading, in the third person."""
+    text = message.removeprefix(f"{module[:3]} {title}: ").strip().rstrip(".")
+    return UNWRITTEN.sub(r"\1() was left unwritten: it still raises NotImplementedError", text)
+
+
+def causes(module: str, grade: KataGrade) -> list[tuple[str, list[str]]]:
+    """The kata's failures by cause, as the learner's digest groups them (the first line of
+    the message), the cause failing most tests first."""
+    found: dict[str, list[str]] = {}
+    for failure in grade.failures:
+        found.setdefault(cause(module, grade.title, failure.message), []).extend(failure.tests)
+    return sorted(found.items(), key=lambda item: -len(item[1]))
 
 
 def junit(report: Report) -> bytes:
@@ -247,7 +296,9 @@ def gradescope(report: Report) -> dict[str, Any]:
         output = [f"{grade.verdict}: {grade.passed}/{grade.total} tests passed"]
         if grade.reason:
             output.append(grade.reason)
-        output += [f"- {f.message} ({len(f.tests)} tests)" for f in grade.failures]
+        output += [
+            f"- {plural(len(tests), 'test')}: {text}" for text, tests in causes(module, grade)
+        ]
         tests.append(
             {
                 "name": f"{module[:3]} {grade.title}",

@@ -113,19 +113,25 @@ def working_copy(root: Path, paths: list[str]) -> dict[str, bytes]:
 
 
 def suite_files(
-    root: Path, chosen: list[catalog.Kata], *, stubs: bool, hints: str = "all"
+    root: Path,
+    chosen: list[catalog.Kata],
+    *,
+    stubs: bool,
+    hints: str = "all",
+    unpacked: bool = False,
 ) -> dict[str, bytes]:
     """The harness and the chosen katas' tests (and stubs), as committed.
 
-    Grading on a machine where the suite is not a git checkout (an unpacked release) reads
-    the files as they are; stubs are never read from there.
+    Grading on a machine where the suite is not a git checkout (an unpacked release, the
+    Gradescope autograder) reads the files as they are; stubs are read from there only where
+    `unpacked` says that is fine (collecting the tests' names), never for a take-home.
     """
     paths = [*HARNESS, str(catalog.CATALOG)]
     for kata in chosen:
         paths.append(f"katas/{kata.module}_test.py")
         if stubs:
             paths.append(f"katas/{kata.module}.py")
-    if stubs or commit(root) is not None:
+    if commit(root) is not None or (stubs and not unpacked):
         files = committed(root, paths)
     else:
         files = working_copy(root, paths)
@@ -245,8 +251,23 @@ left on the wrong device), as they will when graded. {hints}
 
 ## What to return
 
-This folder, with your code in the stubs listed above. Edit only those files and keep each
-one a plain file in `katas/`; nothing else you change is used.
+Your code in the stubs listed above: edit only those files and keep each one a plain file in
+`katas/`; nothing else you change is used. Return the folder without `.venv` (about 1 GB of
+installed packages) and caches, in one of two ways, whichever the interviewer asked for:
+
+- a git repository (this folder's `.gitignore` leaves `.venv` and the caches out), pushed to
+  a private repository you share with the interviewer:
+
+  ```
+  git init -q && git add . && git commit -qm "My answers"
+  ```
+
+- an archive, made in this folder (`tar` comes with Linux, macOS and Windows 10 and later),
+  which writes `{archive}` beside it, to send as it is:
+
+  ```
+  {tar}
+  ```
 
 ## How it is graded
 
@@ -311,7 +332,20 @@ def torch_version() -> str | None:
         return None
 
 
-def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str) -> str:
+# Left out of what a candidate returns: made by installing and running the take-home.
+LEFT_OUT = (".venv", "__pycache__", ".pytest_cache", "*.egg-info", "build", "dist")
+GITIGNORE = "".join(f"{name}/\n" for name in LEFT_OUT)
+
+
+def archive_command(name: str) -> tuple[str, str]:
+    """The archive a candidate returns and the command, run in the folder, that writes it."""
+    archive = f"{name}.tar.gz"
+    # Quoted where a shell would expand them (bash, zsh, cmd and PowerShell all take "").
+    excluded = " ".join(f'--exclude="{n}"' if "*" in n else f"--exclude={n}" for n in LEFT_OUT)
+    return archive, f"tar -czf ../{archive} {excluded} ."
+
+
+def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str, name: str) -> str:
     rows = "\n".join(f"| {k.label} | {k.title} | `katas/{k.module}.py` |" for k in chosen)
     extra = [
         f"for {k.label}, {', '.join(f'`{m}`' for m in (*k.imports, *k.allow))}"
@@ -331,6 +365,8 @@ def candidate_readme(root: Path, chosen: list[catalog.Kata], hints: str) -> str:
         hints=HINT_LINES[hints].format(number=chosen[0].number),
         allowed=", ".join(f"`{m}`" for m in policy.ALLOWED if m != "__future__"),
         extra=f" (and also: {'; '.join(extra)})" if extra else "",
+        archive=archive_command(name)[0],
+        tar=archive_command(name)[1],
     )
     return wrapped(text)
 
@@ -369,7 +405,8 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
         )
     hints = getattr(args, "hints", None) or "first"
     files = suite_files(root, chosen, stubs=True, hints=hints)
-    files["README.md"] = candidate_readme(root, chosen, hints).encode()
+    files["README.md"] = candidate_readme(root, chosen, hints, out.name).encode()
+    files[".gitignore"] = GITIGNORE.encode()
     manifest = {"name": out.name, "katas": [kata.module for kata in chosen]}
     files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
     write_files(out, files)

@@ -55,15 +55,13 @@ def start(config: pytest.Config, katas: dict[str, catalog.Kata], time_limit: flo
 
 
 def compile_cache(config: pytest.Config) -> Callable[[], object]:
-    """torch.compile's caches (inductor's FX graphs and kernels) in the suite's cache folder,
-    so that compiling the same code again in a later run is a cache hit; returns what puts the
+    """torch.compile's caches (inductor's FX graphs and kernels) in pytest's cache folder, so
+    that compiling the same code again in a later run is a cache hit; returns what puts the
     environment back. An INDUCTOR cache folder of the learner's own choice is kept."""
-    from torch_katas.store import Store
-
-    store = Store.for_config(config)
-    if store is None or store.folder is None or "TORCHINDUCTOR_CACHE_DIR" in os.environ:
+    cache = getattr(config, "cache", None)
+    if cache is None or "TORCHINDUCTOR_CACHE_DIR" in os.environ:
         return lambda: None
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(store.folder / "torch-katas" / "inductor")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache.mkdir("torch-katas-inductor"))
     return lambda: os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
 
 

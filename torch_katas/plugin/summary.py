@@ -381,9 +381,9 @@ def write_summary(tr: TerminalReporter, summary: Summary) -> None:
         )
         for line in textwrap.wrap(text, WIDTH, subsequent_indent="  "):
             tr.write_line(line, yellow=True)
-    for key in summary.damaged:
+    for name in summary.damaged:
         tr.write_line(
-            fit(f"warning: progress cache {key} was damaged; kept what was readable", WIDTH),
+            fit(f"warning: {name} was damaged; kept what was readable", WIDTH),
             yellow=True,
         )
     if summary.verbosity >= -1:
@@ -474,7 +474,13 @@ def write_totals(tr: TerminalReporter, summary: Summary) -> None:
     if summary.verbosity < -1:
         return
     ran = [kata for kata in katas.values() if kata.module in summary.results]
-    following = upcoming(summary.root, katas, known, ran)
+    # A run of whole topics (pytest -m optimizers, katas run optimizers) goes on within them.
+    topics = {kata.topic for kata in ran}
+    whole = all(k.module in summary.results for k in katas.values() if k.topic in topics)
+    within = topics if whole and len(topics) < len({k.topic for k in katas.values()}) else None
+    following = upcoming(summary.root, katas, known, ran, within) or upcoming(
+        summary.root, katas, known, ran
+    )
     if following is None:
         return
     if len(ran) == 1 and known.get(ran[0].module) != SOLVED:
