@@ -578,7 +578,7 @@ def candidate_environment(folder: Path) -> dict[str, str] | None:
     try:
         # The progress folder, or pytest's cache where versions before it kept the same key:
         # each read as any returned file is (a regular file only, capped).
-        found = next((p for p in (path, older) if os.path.lexists(p)), None)
+        found = next((p for p in (path, older) if p is not None and os.path.lexists(p)), None)
         if found is None:
             return None
         data = json.loads(read_returned(found, 4096).decode(errors="replace"))
