@@ -77,6 +77,10 @@ def test_saved_bytes_runs_fn_once_and_starts_afresh(device):
 
 # ------------------------------------------------------------------ checkpointed_forward
 
+# The first checkpoint in a process imports torch._dynamo (torch reads one of its settings
+# there), about as long as `import torch` itself; a full run pays it once, as it does for
+# the first optimizer built.
+
 
 def stack(device, blocks=3, width=6):
     return [
