@@ -8,7 +8,16 @@ stacked, so their collate_fn pads them and says how long each one really was. Sh
 draws from a random generator; give the loader its own seeded `torch.Generator` and the
 order is the same every run, whatever else uses the global random state.
 
-Task: a sliding-window forecasting Dataset, a padding collate_fn, and a seeded loader.
+A loader that keeps an accelerator busy prepares batches while the model computes:
+`num_workers` processes load and collate in parallel, each keeping `prefetch_factor`
+batches ready ahead; `persistent_workers=True` keeps them alive from one epoch to the next
+instead of starting them again (a process start costs far more than a tiny batch);
+`pin_memory=True` collates into pinned memory, from which the copy to the accelerator can
+run with `non_blocking=True` (kata 26). With no workers, everything happens in the main
+process between steps, and DataLoader refuses `prefetch_factor` or `persistent_workers`.
+
+Task: a sliding-window forecasting Dataset, a padding collate_fn, a seeded loader, and a
+loader built for throughput.
 """
 
 from collections.abc import Callable
@@ -98,4 +107,42 @@ def make_loader(
     [[5, 1, 0, 3], [2, 4]]
     """
     # TODO: build a DataLoader that shuffles with its own seeded torch.Generator.
+    raise NotImplementedError
+
+
+def throughput_loader(
+    dataset: Dataset,
+    batch_size: int,
+    device: torch.device | str,
+    num_workers: int,
+    prefetch: int = 2,
+) -> DataLoader:
+    """A DataLoader over `dataset` set up for the situation: where the batches go and how
+    many worker processes load them.
+
+    - Batches of `batch_size` in the dataset's order (no shuffling; the last batch may be
+      smaller), default collate, `num_workers` worker processes (0: the main process).
+    - Rule, one row per situation (`device` is where the batches will be used; any device
+      but the CPU is an accelerator):
+
+      | situation                  | pin_memory | prefetch_factor | persistent_workers |
+      | -------------------------- | ---------- | --------------- | ------------------ |
+      | no workers, CPU            | False      | None (default)  | False (default)    |
+      | no workers, accelerator    | True       | None (default)  | False (default)    |
+      | workers > 0, CPU           | False      | prefetch        | True               |
+      | workers > 0, accelerator   | True       | prefetch        | True               |
+
+      Pinning serves a copy to an accelerator only (on the CPU it is a copy for nothing).
+      Without workers, leave prefetch_factor and persistent_workers unset: DataLoader
+      raises ValueError for either when num_workers is 0.
+    - Hint: the loader's start method is the platform's default; a caller may set
+      `loader.multiprocessing_context` before iterating.
+
+    >>> loader = throughput_loader(list(range(5)), batch_size=2, device="cpu", num_workers=0)
+    >>> [batch.tolist() for batch in loader]
+    [[0, 1], [2, 3], [4]]
+    >>> loader.pin_memory, loader.prefetch_factor, loader.persistent_workers
+    (False, None, False)
+    """
+    # TODO: num_workers as given; pin for an accelerator; prefetch and persist with workers.
     raise NotImplementedError

@@ -1,9 +1,12 @@
+import multiprocessing
+import os
+
 import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-from torch.utils.data import TensorDataset
+from torch.utils.data import Dataset, TensorDataset
 
-from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate
+from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate, throughput_loader
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 CPU = torch.device("cpu")
@@ -278,3 +281,106 @@ def test_loader_with_pad_collate(device):
         assert padded.shape[1] == max(batch_lengths.tolist()), "pad to the longest in the batch"
         seen += batch_lengths.tolist()
     assert sorted(seen) == sorted(lengths)
+
+
+# ------------------------------------------------------------------ throughput_loader
+
+# (workers, target) -> (pin_memory, prefetch_factor, persistent_workers) with prefetch=3:
+# the contract's table, written out.
+SITUATIONS = {
+    "no-workers-cpu": (0, "cpu", (False, None, False)),
+    "no-workers-cuda": (0, "cuda", (True, None, False)),
+    "no-workers-mps": (0, "mps", (True, None, False)),
+    "workers-cpu": (2, "cpu", (False, 3, True)),
+    "workers-cuda": (2, "cuda:0", (True, 3, True)),
+    "workers-xpu": (1, "xpu", (True, 3, True)),
+}
+# DataLoader warns when it makes more workers than the machine has cores: a fact about the
+# machine, not about the answer.
+FEW_CORES = pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")
+
+
+@FEW_CORES
+@pytest.mark.parametrize("situation", list(SITUATIONS))
+def test_throughput_loader_fits_the_situation(device, situation):
+    # Building a loader starts no process and touches no device: any target will do here.
+    workers, target, (pin, prefetch, persistent) = SITUATIONS[situation]
+    loader = throughput_loader(list(range(7)), 3, torch.device(target), workers, prefetch=3)
+    assert (loader.batch_size, loader.num_workers) == (3, workers), (
+        f"the loader should have batch_size 3 and num_workers {workers}, got "
+        f"{loader.batch_size} and {loader.num_workers}"
+    )
+    assert loader.pin_memory is pin, (
+        f"for batches bound to {target}, pin_memory should be {pin}: pinned memory is what "
+        "makes a copy to an accelerator overlap, and only that"
+    )
+    assert loader.prefetch_factor == prefetch, (
+        f"with {workers} workers prefetch_factor should be {prefetch}, got "
+        f"{loader.prefetch_factor}"
+        + ("" if workers else " (without workers DataLoader takes None only)")
+    )
+    assert loader.persistent_workers is persistent, (
+        f"with {workers} workers persistent_workers should be {persistent}"
+        + (
+            ": workers kept between epochs are not started again"
+            if workers
+            else " (DataLoader refuses True without workers)"
+        )
+    )
+
+
+def test_throughput_loader_takes_the_device_as_a_string(device):
+    loader = throughput_loader(list(range(4)), 2, str(device), 0)
+    assert loader.pin_memory is (device.type != "cpu"), (
+        f"device={str(device)!r} is {'the CPU' if device.type == 'cpu' else 'an accelerator'}"
+    )
+
+
+def test_throughput_loader_without_workers_yields_the_batches(device):
+    data = torch.arange(10.0)
+    loader = throughput_loader(TensorDataset(data, data.long()), 4, device, 0)
+    batches = [x for x, _ in loader]
+    assert [b.tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]], (
+        "the loader should yield the dataset in order, in batches of batch_size"
+    )
+    if device.type != "cpu":
+        assert all(b.is_pinned() for b in batches), (
+            f"batches bound to {device} should come out pinned"
+        )
+
+
+class WhoLoads(Dataset):
+    """Item i is (i, the id of the process that loaded it)."""
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, index):
+        return torch.tensor(float(index)), os.getpid()
+
+
+@pytest.mark.filterwarnings(
+    "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
+)
+def test_throughput_loader_with_workers_keeps_them_between_epochs(device):
+    loader = throughput_loader(WhoLoads(), 2, device, 2, prefetch=2)
+    # Forked workers run the answer under test whatever the platform's default start
+    # method (spawn and forkserver re-import the kata module from katas/).
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("this check needs the fork start method for DataLoader workers")
+    loader.multiprocessing_context = "fork"
+    epochs = []
+    for _ in range(2):
+        batches = list(loader)
+        assert [x.tolist() for x, _ in batches] == [[0, 1], [2, 3], [4, 5]], (
+            "with workers the loader should still yield the dataset in order"
+        )
+        if device.type != "cpu":
+            assert all(x.is_pinned() for x, _ in batches), "batches should come out pinned"
+        epochs.append({pid for _, pids in batches for pid in pids.tolist()})
+    del loader  # ends the persistent workers
+    assert os.getpid() not in epochs[0], "the batches should be loaded by worker processes"
+    assert epochs[0] == epochs[1], (
+        "the second epoch was loaded by new processes: persistent_workers=True keeps the "
+        "workers of the first"
+    )

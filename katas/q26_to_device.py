@@ -1,17 +1,102 @@
-"""Kata 26: move a whole batch to a device.
+"""Kata 26: move tensors and models between the CPU and an accelerator.
 
-A model and the tensors it computes on must be on the same device; `tensor.to(device)` and
-`model.to(device)` move them. Real batches are rarely one tensor: a DataLoader yields
-dicts, lists, tuples and namedtuples of tensors mixed with ids, file names and other plain
-values. One small recursive function moves all the tensors, keeps every container the kind
-it was (code downstream reads `batch.image` or unpacks a tuple), and passes the rest through.
+A model and the tensors it computes on must be on the same device. Three facts answer most
+questions about getting them there:
 
-Task: write `to_device`, the helper every training loop needs.
+- Which device: `torch.accelerator` names the machine's accelerator whatever its kind
+  (CUDA, ROCm, Apple MPS, Intel XPU...): `torch.accelerator.is_available()` and
+  `torch.accelerator.current_accelerator()`. Code that asks `torch.cuda.is_available()`
+  runs on the CPU on every other accelerator.
+- `module.to(device)` moves the module's parameters and buffers *in place* and returns the
+  module itself; `tensor.to(device)` returns a *new* tensor on the device and leaves the
+  original where it was (or returns the tensor itself when nothing changes). `x.to(device)`
+  on a line of its own does nothing useful; `model.to(device)` on a line of its own does.
+  An optimizer built before `model.to` still holds the model's parameters: they are the
+  same objects, with their data moved.
+- `non_blocking=True` lets a copy from the CPU to the accelerator run in the background
+  while the CPU goes on (preparing the next batch); it overlaps only when the source is in
+  pinned (page-locked) memory, `tensor.pin_memory()`, which is what `DataLoader(...,
+  pin_memory=True)` gives (kata 25). It is safe because the kernels that read the copy run
+  after it on the same stream. The other way, a `non_blocking` copy to the CPU returns
+  before the values have arrived: reading them needs `torch.accelerator.synchronize()`
+  first. A plain blocking copy to the CPU has no such trap.
+
+Real batches are rarely one tensor: a DataLoader yields dicts, lists, tuples and namedtuples
+of tensors mixed with ids, file names and other plain values. One small recursive function
+moves all the tensors, keeps every container the kind it was (code downstream reads
+`batch.image` or unpacks a tuple), and passes the rest through.
+
+Task: `pick_device`, `place_for_training` (a model in place, its inputs as copies),
+`copy_to` (pinned and non-blocking where that is safe) and `to_device` for nested batches.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch import nn
+
+
+def pick_device() -> torch.device:
+    """The device to train on: the machine's current accelerator, or the CPU without one.
+
+    - Rule: ask `torch.accelerator`: when `torch.accelerator.is_available()`, return
+      `torch.accelerator.current_accelerator()` (a `torch.device` such as `cuda` or `mps`,
+      whatever the kind); otherwise `torch.device("cpu")`. Not `torch.cuda` alone: it misses
+      every accelerator that is not CUDA.
+    - Returns a `torch.device` (not a string); its index may be left out (None) or be
+      `torch.accelerator.current_device_index()`.
+
+    >>> isinstance(pick_device(), torch.device)
+    True
+    """
+    # TODO: the current accelerator when one is available, else the CPU.
+    raise NotImplementedError
+
+
+def place_for_training(
+    model: nn.Module, inputs: Sequence[torch.Tensor], device: torch.device | str
+) -> list[torch.Tensor]:
+    """Put `model` on `device` and return `inputs` moved there.
+
+    - model: moved in place, every parameter and every buffer (a BatchNorm's running
+      statistics too), so the caller's `model` object is on `device` afterwards. Its
+      parameters stay the same `nn.Parameter` objects: an optimizer built before the call
+      still updates the moved model. Nothing is returned for it (module.to moves in place;
+      hint: what it returns is the module itself).
+    - inputs: tensors on any device. Returns a new list of them moved to `device`: same
+      values, shapes and dtypes. The caller's tensors stay where they were (tensor.to
+      returns a copy; a tensor already on `device` may come back as itself).
+
+    >>> model = nn.Linear(2, 1)
+    >>> (x,) = place_for_training(model, [torch.ones(3, 2)], "meta")
+    >>> model.weight.device, x.device
+    (device(type='meta'), device(type='meta'))
+    """
+    # TODO: move the model in place, and return the moved copies of the inputs.
+    raise NotImplementedError
+
+
+def copy_to(tensor: torch.Tensor, device: torch.device | str) -> torch.Tensor:
+    """`tensor` on `device`, copied the way an input pipeline copies it.
+
+    - Rule, from the CPU to an accelerator (tensor on the CPU, device not the CPU): copy
+      from pinned memory with `non_blocking=True`. Pin a tensor that is not pinned yet
+      (`tensor.pin_memory()` returns a pinned copy; a tensor already pinned may be used as
+      it is), then `.to(device, non_blocking=True)` from the pinned tensor.
+    - Rule, every other copy (to the CPU, or between devices) is blocking
+      (`non_blocking` False, the default): a non-blocking copy to the CPU hands back a
+      tensor whose values may not have arrived yet, and the caller would read it without
+      a `torch.accelerator.synchronize()`.
+    - A tensor already on `device` comes back as itself, not pinned and not copied.
+    - Returns a tensor with the same values, shape and dtype on `device`; `tensor` is not
+      modified.
+
+    >>> copy_to(torch.arange(3), "cpu")
+    tensor([0, 1, 2])
+    """
+    # TODO: pin and copy non-blocking from the CPU to an accelerator; block otherwise.
+    raise NotImplementedError
 
 
 def to_device(batch: Any, device: torch.device | str) -> Any:

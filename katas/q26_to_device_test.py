@@ -1,10 +1,13 @@
+import copy
 from collections import OrderedDict, defaultdict, namedtuple
 
 import numpy as np
 import pytest
 import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode
 
-from katas.q26_to_device import to_device
+from katas.q26_to_device import copy_to, pick_device, place_for_training, to_device
 from torch_katas.testing import assert_close, check_tensor, same_device
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
@@ -211,3 +214,201 @@ def test_a_single_tensor(device):
     x = torch.randn(2, 3, device=device)
     moved = to_device(x, META)
     check_tensor(moved, shape=(2, 3), dtype=torch.float32, device=META, name="the result")
+
+
+# ------------------------------------------------------------------ pick_device
+
+
+def fake_accelerator(monkeypatch, built, available):
+    """This machine as one whose torch was built for `built` (None: for none), with the
+    device `available` or not at run time (a CUDA build on a machine without a GPU)."""
+
+    def current_accelerator(check_available=False):
+        if built is None or (check_available and not available):
+            return None
+        return torch.device(built)
+
+    monkeypatch.setattr(torch.accelerator, "is_available", lambda: built is not None and available)
+    monkeypatch.setattr(torch.accelerator, "current_accelerator", current_accelerator)
+    monkeypatch.setattr(torch.accelerator, "current_device_index", lambda: 0)
+
+
+@pytest.mark.parametrize("kind", ["cuda", "xpu", "mps"])
+def test_pick_device_takes_the_current_accelerator_whatever_its_kind(device, monkeypatch, kind):
+    fake_accelerator(monkeypatch, kind, available=True)
+    chosen = pick_device()
+    assert isinstance(chosen, torch.device), (
+        f"pick_device should return a torch.device, got {chosen!r}"
+    )
+    assert chosen.type == kind and chosen.index in (None, 0), (
+        f"with a {kind} accelerator available pick_device should return it, got {chosen}; ask "
+        "torch.accelerator, which knows every kind of accelerator (torch.cuda knows one)"
+    )
+
+
+@pytest.mark.parametrize("built", [None, "cuda"], ids=["no-accelerator", "built-but-absent"])
+def test_pick_device_falls_back_to_the_cpu(device, monkeypatch, built):
+    fake_accelerator(monkeypatch, built, available=False)
+    chosen = pick_device()
+    assert chosen == torch.device("cpu"), (
+        f"without an available accelerator pick_device should return torch.device('cpu'), got "
+        f"{chosen!r}; current_accelerator() names the one torch was built for, available or not "
+        "(check torch.accelerator.is_available())"
+    )
+
+
+def test_pick_device_on_this_machine(device):
+    chosen = pick_device()
+    available = torch.accelerator.current_accelerator(check_available=True)
+    expected = available.type if available is not None else "cpu"
+    assert isinstance(chosen, torch.device) and chosen.type == expected, (
+        f"this machine's accelerator is {expected}; pick_device returned {chosen!r}"
+    )
+
+
+# ------------------------------------------------------------------ place_for_training
+
+
+def small_model():
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
+
+
+def test_place_for_training_moves_the_model_in_place(device):
+    torch.manual_seed(0)
+    model = small_model()
+    reference = copy.deepcopy(model)
+    params = list(model.parameters())  # what an optimizer built now would hold
+    x, y = torch.randn(5, 3), torch.randn(5, 2)
+    moved = place_for_training(model, [x, y], device)
+    for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+        assert same_device(tensor.device, device), (
+            f"the caller's model should be on {device} after the call, but {name} is on "
+            f"{tensor.device}; model.to(device) moves parameters and buffers in place"
+        )
+    assert all(a is b for a, b in zip(model.parameters(), params, strict=True)), (
+        "the model's parameters should stay the same objects (model.to keeps them), so an "
+        "optimizer built before the move still updates the model"
+    )
+    assert isinstance(moved, list) and len(moved) == 2, "return a list with each input moved"
+    for name, value, original in [("x", moved[0], x), ("y", moved[1], y)]:
+        check_tensor(value, shape=original.shape, dtype=original.dtype, device=device, name=name)
+        assert_close(value.cpu(), original, f"moving {name} changed its values", rtol=0, atol=0)
+        assert original.device.type == "cpu", (
+            f"the caller's {name} should stay on the CPU: tensor.to returns a moved copy"
+        )
+    # One SGD step through the parameters held before the move, against the same step on
+    # the CPU: it must change the moved model.
+    nn.functional.mse_loss(model(moved[0]), moved[1]).backward()
+    nn.functional.mse_loss(reference(x), y).backward()
+    with torch.no_grad():
+        for held, ref in zip(params, reference.parameters(), strict=True):
+            held -= 0.1 * held.grad
+            ref -= 0.1 * ref.grad
+    for (name, value), expected in zip(
+        model.state_dict().items(), reference.state_dict().values(), strict=True
+    ):
+        assert_close(value.cpu(), expected, f"{name} after one step", rtol=1e-5, atol=1e-6)
+
+
+def test_place_for_training_to_another_device(device):
+    model = small_model().to(device)
+    inputs = [torch.randn(2, 3, device=device), torch.arange(2, device=device)]
+    moved = place_for_training(model, inputs, META)
+    for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+        assert tensor.device == META, f"{name} should be on meta after the call"
+    assert [t.device for t in moved] == [META, META], "every returned input should be on meta"
+    assert [t.dtype for t in moved] == [torch.float32, torch.int64], "moving kept no dtype"
+    assert all(same_device(t.device, device) for t in inputs), (
+        "the caller's inputs should stay where they were"
+    )
+
+
+def test_place_for_training_returns_a_new_list(device):
+    inputs = [torch.randn(2, 3, device=device)]
+    moved = place_for_training(small_model().to(device), inputs, device)
+    assert moved is not inputs and len(inputs) == 1, "return a new list; leave the caller's"
+
+
+# ------------------------------------------------------------------ copy_to
+
+
+class CopiesSeen(TorchFunctionMode):
+    """Records each copy the code under it asks for as (function name, non_blocking, source
+    device, whether the source is pinned, destination device), and each pin_memory call."""
+
+    def __init__(self):
+        super().__init__()
+        self.copies, self.pins = [], 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        result = func(*args, **kwargs)
+        if name == "pin_memory":
+            self.pins += 1
+        elif name in ("to", "cuda", "copy_", "_to_copy") and isinstance(result, torch.Tensor):
+            source = args[1] if name == "copy_" else args[0]
+            # non_blocking by keyword, or as the first bool among the positional arguments
+            flags = [arg for arg in args[1:] if isinstance(arg, bool)]
+            non_blocking = bool(kwargs.get("non_blocking", flags[0] if flags else False))
+            pinned = source.device.type == "cpu" and source.is_pinned()
+            self.copies.append((name, non_blocking, source.device, pinned, result.device))
+        return result
+
+
+def test_copy_to_from_the_cpu(device):
+    x = torch.randn(4, 3)
+    with CopiesSeen() as seen:
+        out = copy_to(x, device)
+    check_tensor(out, shape=(4, 3), dtype=torch.float32, device=device, name="copy_to(x)")
+    assert_close(out.cpu(), x, "copy_to changed the values", rtol=0, atol=0)
+    if device.type == "cpu":
+        assert out is x and seen.pins == 0, (
+            "a CPU tensor copied to the CPU should come back as itself, not pinned: pinning "
+            "is for copies to an accelerator"
+        )
+        return
+    uploads = [c for c in seen.copies if c[2].type == "cpu" and c[4].type != "cpu"]
+    assert uploads, f"no copy from the CPU to {device} was seen"
+    for name, non_blocking, _, pinned, _ in uploads:
+        assert non_blocking, (
+            f"the copy to {device} ({name}) should be non_blocking=True so that it can run in "
+            "the background"
+        )
+        assert pinned, (
+            f"the non-blocking copy to {device} ({name}) should read from pinned memory "
+            "(tensor.pin_memory()): from ordinary memory it cannot overlap"
+        )
+
+
+def test_copy_to_from_pinned_memory(device):
+    if device.type == "cpu":
+        x = torch.randn(3)
+        assert copy_to(x, device) is x, "a tensor already on the device comes back as itself"
+        return
+    x = torch.randn(3).pin_memory()
+    with CopiesSeen() as seen:
+        out = copy_to(x, device)
+    check_tensor(out, shape=(3,), dtype=torch.float32, device=device, name="copy_to(pinned)")
+    assert_close(out.cpu(), x, "copy_to changed the values", rtol=0, atol=0)
+    assert all(c[1] and c[3] for c in seen.copies if c[4].type != "cpu"), (
+        "a pinned tensor should go to the accelerator with non_blocking=True"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool], ids=str)
+def test_copy_to_the_cpu_blocks(device, dtype):
+    x = (torch.arange(6, device=device) % 3).to(dtype)
+    with CopiesSeen() as seen:
+        out = copy_to(x, "cpu")
+    check_tensor(out, shape=(6,), dtype=dtype, device="cpu", name="copy_to(x, 'cpu')")
+    assert_close(out, (torch.arange(6) % 3).to(dtype), "copy_to changed the values", rtol=0, atol=0)
+    if device.type == "cpu":
+        assert out is x and seen.pins == 0, "a CPU tensor copied to the CPU comes back as itself"
+        return
+    for name, non_blocking, source, _, _ in seen.copies:
+        assert not (non_blocking and source.type != "cpu"), (
+            f"the copy from {source} to the CPU ({name}) should block (non_blocking=False): a "
+            "non-blocking copy to the CPU returns before its values have arrived, and nothing "
+            "here synchronizes before the caller reads them"
+        )

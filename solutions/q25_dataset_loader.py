@@ -49,3 +49,22 @@ def make_loader(
     return DataLoader(
         dataset, batch_size=batch_size, shuffle=True, collate_fn=collate_fn, generator=generator
     )
+
+
+def throughput_loader(
+    dataset: Dataset,
+    batch_size: int,
+    device: torch.device | str,
+    num_workers: int,
+    prefetch: int = 2,
+) -> DataLoader:
+    # Pinned batches copy to an accelerator in the background; for the CPU, pinning is waste.
+    pin = torch.device(device).type != "cpu"
+    # prefetch_factor and persistent_workers mean something only for worker processes, and
+    # DataLoader refuses them without any.
+    with_workers: dict[str, Any] = (
+        {"prefetch_factor": prefetch, "persistent_workers": True} if num_workers > 0 else {}
+    )
+    return DataLoader(
+        dataset, batch_size=batch_size, num_workers=num_workers, pin_memory=pin, **with_workers
+    )

@@ -1,9 +1,41 @@
-"""Kata 26: move a whole batch to a device (reference answer)."""
+"""Kata 26: move tensors and models between the CPU and an accelerator (reference answer)."""
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch import nn
+
+
+def pick_device() -> torch.device:
+    # torch.accelerator covers CUDA, MPS, XPU and the rest; torch.cuda only CUDA.
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None:
+            return accelerator
+    return torch.device("cpu")
+
+
+def place_for_training(
+    model: nn.Module, inputs: Sequence[torch.Tensor], device: torch.device | str
+) -> list[torch.Tensor]:
+    # In place: parameters and buffers move, and the Parameter objects an optimizer holds
+    # stay the same. The return value (the model itself) is not needed.
+    model.to(device)
+    # Tensors are not moved in place: keep what .to returns.
+    return [x.to(device) for x in inputs]
+
+
+def copy_to(tensor: torch.Tensor, device: torch.device | str) -> torch.Tensor:
+    target = torch.device(device)
+    if tensor.device.type == "cpu" and target.type != "cpu":
+        # From pinned memory the copy runs in the background; the accelerator's own
+        # kernels that read it are queued after it, so nothing reads it too early.
+        # pin_memory() returns the tensor itself when it is pinned already.
+        return tensor.pin_memory().to(target, non_blocking=True)
+    # To the CPU (or between devices): blocking, so the values are there when it returns.
+    return tensor.to(target)
 
 
 def to_device(batch: Any, device: torch.device | str) -> Any:

@@ -1,6 +1,11 @@
 """Wrong: rejects a stride of 0 (falsy) but not a negative one, which then walks backwards."""
 
-from solutions.q25_dataset_loader import SlidingWindows as Reference, make_loader, pad_collate
+from solutions.q25_dataset_loader import (
+    SlidingWindows as Reference,
+    make_loader,
+    pad_collate,
+    throughput_loader,
+)
 
 
 class SlidingWindows(Reference):

@@ -4,7 +4,7 @@ float64 ones float32)."""
 import torch
 from torch.nn.utils.rnn import pad_sequence
 
-from solutions.q25_dataset_loader import SlidingWindows, make_loader
+from solutions.q25_dataset_loader import SlidingWindows, make_loader, throughput_loader
 
 
 def pad_collate(batch, padding_value=0.0):

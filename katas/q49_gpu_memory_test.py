@@ -1,0 +1,167 @@
+import pytest
+import torch
+from torch import nn
+
+from katas.q49_gpu_memory import checkpointed_forward, saved_bytes
+from torch_katas.testing import assert_close, check_tensor
+
+# ------------------------------------------------------------------ saved_bytes
+
+# What each function saves for backward, from autograd's formulas (x: [3, 5] float32 that
+# requires grad, 60 bytes).
+SAVED = {
+    "sin saves its input": (torch.sin, 60),
+    "exp saves its output": (torch.exp, 60),
+    "x * x saves x twice, held once": (lambda x: x * x, 60),
+    "sin saves exp's output, which exp saved": (lambda x: x.exp().sin(), 60),
+    "a saved slice holds its whole storage": (lambda x: x[:, :2].sin(), 60),
+    "two outputs saved": (lambda x: x.exp().exp(), 120),
+    "nothing saved: addition needs no tensor": (lambda x: x + 1, 0),
+}
+
+
+@pytest.mark.parametrize("case", list(SAVED))
+def test_saved_bytes_of_elementwise_functions(device, case):
+    fn, expected = SAVED[case]
+    x = torch.randn(3, 5, device=device, requires_grad=True)
+    got = saved_bytes(fn, x)
+    assert got == expected, (
+        f"{case}: expected {expected} bytes, got {got}; count each storage once "
+        "(untyped_storage().data_ptr()), with its whole size (untyped_storage().nbytes())"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16], ids=str)
+def test_saved_bytes_counts_the_dtype(device, dtype):
+    x = torch.randn(7, device=device).to(dtype).requires_grad_()
+    expected = 7 * x.element_size()
+    assert saved_bytes(torch.sin, x) == expected, f"7 {dtype} elements hold {expected} bytes"
+
+
+def test_saved_bytes_depends_on_what_requires_grad(device):
+    a = torch.randn(4, device=device, requires_grad=True)
+    b = torch.randn(4, device=device)
+    # d(a*b)/da needs b; d(a*b)/db is not wanted, so a is not saved.
+    assert saved_bytes(torch.mul, a, b) == 16, "a * b with only a requiring grad saves b"
+    assert saved_bytes(torch.mul, a, b.requires_grad_()) == 32, "with both, it saves both"
+    assert saved_bytes(torch.sin, b.detach()) == 0, "nothing requires grad: nothing is saved"
+    with torch.no_grad():
+        assert saved_bytes(torch.sin, a) == 0, "under torch.no_grad() nothing is saved"
+
+
+def test_saved_bytes_counts_parameters_too(device):
+    layer = nn.Linear(6, 3).to(device)
+    inputs = torch.randn(5, 6, device=device)
+    # input @ weight.T: the weight's gradient needs the input; the input's would need the
+    # weight, wanted only when the input requires grad.
+    assert saved_bytes(layer, inputs) == 5 * 6 * 4, "a layer on a plain input saves the input"
+    assert saved_bytes(layer, inputs.requires_grad_()) == 5 * 6 * 4 + 3 * 6 * 4, (
+        "with the input requiring grad the layer saves its weight (a transposed view of it) too"
+    )
+
+
+def test_saved_bytes_runs_fn_once_and_starts_afresh(device):
+    calls = []
+    x = torch.randn(3, 5, device=device, requires_grad=True)
+
+    def fn(t):
+        calls.append(1)
+        return t.sin()
+
+    assert saved_bytes(fn, x) == 60 and len(calls) == 1, "run fn(*args) once"
+    assert saved_bytes(fn, x) == 60, "a second call counts afresh (60 bytes), not on top"
+    loss = x.exp().sum()
+    loss.backward()  # nothing of saved_bytes's hooks is left in place
+    assert_close(x.grad, x.detach().exp(), "x.grad after saved_bytes")
+
+
+# ------------------------------------------------------------------ checkpointed_forward
+
+# The first checkpoint in a process imports torch._dynamo (torch reads one of its settings
+# there), about as long as `import torch` itself; a full run pays it once, as it does for
+# the first optimizer built.
+
+
+def stack(device, blocks=3, width=6):
+    return [
+        nn.Sequential(
+            nn.Linear(width, width), nn.GELU(), nn.Dropout(0.3), nn.Linear(width, width), nn.Tanh()
+        ).to(device)
+        for _ in range(blocks)
+    ]
+
+
+def plain_forward(blocks, x):
+    for block in blocks:
+        x = block(x)
+    return x
+
+
+def storages_saved(fn):
+    """Bytes of the distinct storages autograd saves while fn() runs: the test's own watch."""
+    storages = {}
+
+    def pack(tensor):
+        storages[tensor.untyped_storage().data_ptr()] = tensor.untyped_storage().nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        fn()
+    return sum(storages.values())
+
+
+@pytest.mark.parametrize("input_requires_grad", [False, True], ids=["input", "input-with-grad"])
+def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_grad):
+    blocks = stack(device)
+    x = torch.randn(4, 6, device=device, requires_grad=input_requires_grad)
+    torch.manual_seed(1)  # the same dropout masks in both runs
+    expected = plain_forward(blocks, x)
+    expected.square().sum().backward()
+    expected_grads = [p.grad.clone() for block in blocks for p in block.parameters()]
+    expected_x_grad = x.grad.clone() if input_requires_grad else None
+    for block in blocks:
+        block.zero_grad(set_to_none=True)
+    x.grad = None
+    torch.manual_seed(1)
+    out = checkpointed_forward(blocks, x)
+    check_tensor(out, shape=(4, 6), dtype=torch.float32, device=device, name="the output")
+    assert_close(out, expected, "the output, against the plain stack")
+    out.square().sum().backward()
+    got = [p.grad for block in blocks for p in block.parameters()]
+    assert all(g is not None for g in got), (
+        "some parameters got no gradient: the reentrant checkpoint (use_reentrant=True) gives "
+        "none when the block's input does not require grad; use use_reentrant=False"
+    )
+    for i, (g, e) in enumerate(zip(got, expected_grads, strict=True)):
+        assert_close(g, e, f"parameter {i}'s gradient (dropout's masks must be the same again)")
+    if input_requires_grad:
+        assert_close(x.grad, expected_x_grad, "x.grad")
+
+
+def test_checkpointed_forward_recomputes_each_block_in_backward(device):
+    blocks = stack(device, blocks=4)
+    calls = []
+    for i, block in enumerate(blocks):
+        block.register_forward_pre_hook(lambda module, args, i=i: calls.append(i))
+    out = checkpointed_forward(blocks, torch.randn(2, 6, device=device))
+    assert calls == [0, 1, 2, 3], f"the forward pass should run each block once, got {calls}"
+    calls.clear()
+    out.sum().backward()
+    assert calls == [3, 2, 1, 0], (
+        f"the backward pass should run each block's forward again, last block first (each "
+        f"under its own checkpoint), got the blocks {calls}"
+        + ("; nothing was recomputed: call each block through checkpoint()" if not calls else "")
+    )
+
+
+def test_checkpointed_forward_saves_less(device):
+    blocks = stack(device, blocks=4)
+    x = torch.randn(8, 6, device=device)
+    plain = storages_saved(lambda: plain_forward(blocks, x))
+    checkpointed = storages_saved(lambda: checkpointed_forward(blocks, x))
+    # A checkpoint keeps its block's input, one [8, 6] float32 tensor a block, at most.
+    at_most = len(blocks) * x.numel() * 4
+    assert checkpointed <= at_most < plain, (
+        f"the plain stack saves {plain} bytes for backward; checkpointed, it should keep at "
+        f"most one input a block ({at_most} bytes), got {checkpointed}"
+    )
