@@ -83,7 +83,8 @@ def args(*positional: Any, **keywords: Any) -> Args:
 @dataclass(frozen=True)
 class Facet:
     """One dimension of a contract. `label` tells two facets of one kind apart in test ids;
-    `defects` names the cases the reference answer gets wrong (case label -> why)."""
+    `defects` names the cases the reference answer gets wrong (case label -> why; a label
+    followed by " on cpu" for one device kind only)."""
 
     label: str = field(default="", kw_only=True)
     defects: Mapping[str, str] = field(default_factory=dict, kw_only=True)
@@ -103,7 +104,27 @@ class Dtypes(Facet):
     oracle: Callable[..., Any]
     dtypes: tuple[torch.dtype, ...] = FLOATING
     result: Callable[[torch.dtype], torch.dtype] | None = None
-    atol: float | None = None
+    # Absolute tolerance (one for all, or by dtype) where values near 0 come from cancellation.
+    atol: float | Mapping[torch.dtype, float] | None = None
+    # In ulps of the dtype, where the contract allows more than one rounding (a native sum).
+    ulps: float = 1.0
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
+
+
+@dataclass(frozen=True)
+class Gradients(Facet):
+    """Gradients of the result's sum with respect to the first argument are finite wherever
+    the float64 oracle's are, and close to them rounded to the dtype (`ulps` apart): no NaN
+    from an intermediate value that overflows, or from the unselected branch of a where.
+    make(dtype, device) -> Args; oracle as for Dtypes, differentiable."""
+
+    make: Callable[[torch.dtype, torch.device], Args]
+    oracle: Callable[..., Any]
+    dtypes: tuple[torch.dtype, ...] = FLOATING
+    ulps: float = 8.0
+    atol: float | Mapping[torch.dtype, float] | None = None
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
@@ -375,7 +396,8 @@ def run(case: Case, device: torch.device) -> None:
     if case.dtype is not None and case.dtype in devices.missing_dtypes(device):
         pytest.skip(f"{device.type} has no {case.dtype}")
     check = CHECKERS[type(case.facet)]
-    defect = case.facet.defects.get(case.label)
+    defects = case.facet.defects
+    defect = defects.get(f"{case.label} on {device.type}".lstrip()) or defects.get(case.label)
     if defect is None or not _is_reference(case.function.target):
         check(case, device)
         return
@@ -465,7 +487,8 @@ def _compare(
     dtype: torch.dtype,
     device: torch.device,
     what: str,
-    atol: float | None,
+    atol: float | Mapping[torch.dtype, float] | None,
+    ulps: float = 1.0,
 ) -> None:
     assert isinstance(actual, torch.Tensor), (
         f"{what}: expected a tensor, got {type(actual).__name__}"
@@ -480,11 +503,13 @@ def _compare(
     expected = torch.as_tensor(expected)
     if dtype.is_floating_point:
         rtol, default_atol = TOLERANCE.get(dtype, (1e-5, 1e-7))
+        if isinstance(atol, Mapping):
+            atol = atol.get(dtype)
         rounded = expected.to(dtype).double()
         torch.testing.assert_close(
             actual.detach().cpu().double(),
             rounded,
-            rtol=rtol,
+            rtol=rtol * ulps,
             atol=default_atol if atol is None else atol,
             equal_nan=True,
             msg=lambda report: (
@@ -506,7 +531,34 @@ def check_dtypes(case: Case, device: torch.device) -> None:
     expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
     expected = facet.oracle(*_to_oracle(arguments.args), **_to_oracle(dict(arguments.kwargs)))
     what = f"{case.function.name} of {case.dtype} input"
-    _compare(result, expected, expected_dtype, device, what, facet.atol)
+    _compare(result, expected, expected_dtype, device, what, facet.atol, facet.ulps)
+
+
+def check_gradients(case: Case, device: torch.device) -> None:
+    facet: Gradients = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
+    arguments = facet.make(case.dtype, device)
+    first = arguments.args[0].detach().requires_grad_()
+    arguments = Args((first, *arguments.args[1:]), arguments.kwargs)
+    result = _call(case, arguments)
+    assert isinstance(result, torch.Tensor) and result.requires_grad, (
+        f"{case.function.name}: the result should be differentiable with respect to its input"
+    )
+    (grad,) = torch.autograd.grad(result.sum(), first)
+    exact = _to_oracle(first).requires_grad_()
+    rest = _to_oracle(arguments.args[1:])
+    (expected,) = torch.autograd.grad(
+        facet.oracle(exact, *rest, **_to_oracle(dict(arguments.kwargs))).sum(), exact
+    )
+    finite = torch.isfinite(expected)
+    bad = finite & ~torch.isfinite(grad.detach().cpu())
+    assert not bad.any(), (
+        f"{case.function.name} of {case.dtype} input gives non-finite gradients where the "
+        f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
+        "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
+    )
+    what = f"{case.function.name}'s gradient for {case.dtype} input"
+    _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
 
 
 def check_shapes(case: Case, device: torch.device) -> None:
@@ -609,9 +661,10 @@ def check_unmodified(case: Case, device: torch.device) -> None:
         assert now is not None, f"{where}: it is gone"
         assert now.dtype == dtype and now.device == place, f"{where}: dtype or device"
         assert now.requires_grad == requires_grad, f"{where}: requires_grad"
-        assert torch.equal(now.detach().isnan(), values.isnan()) and torch.equal(
-            now.detach().nan_to_num(), values.nan_to_num()
-        ), f"{where}: its values; work on a copy, or out of place"
+        # Compared on the CPU, the conjugate bit resolved, NaN equal to NaN.
+        a, b = now.detach().cpu().resolve_conj(), values.cpu().resolve_conj()
+        same = torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
+        assert same, f"{where}: its values; work on a copy, or out of place"
 
 
 def check_no_graph(case: Case, device: torch.device) -> None:
@@ -667,14 +720,16 @@ def check_returns(case: Case, device: torch.device) -> None:
         return
     for path, tensor in _tensors(arguments):
         assert result is not tensor, f"{case.function.name} returned its input {path} itself"
-        if isinstance(tensor, torch.Tensor) and isinstance(result, torch.Tensor):
+        if isinstance(tensor, torch.Tensor) and isinstance(result, (torch.Tensor, np.ndarray)):
             assert not _overlaps(result, tensor), (
                 f"{case.function.name}'s result shares memory with the input {path}: "
                 "return a new tensor"
             )
 
 
-def _overlaps(a: torch.Tensor, b: torch.Tensor) -> bool:
+def _overlaps(a: torch.Tensor | np.ndarray, b: torch.Tensor) -> bool:
+    if isinstance(a, np.ndarray):
+        return b.device.type == "cpu" and np.shares_memory(a, b.detach().numpy(force=True))
     if a.device != b.device or a.numel() == 0 or b.numel() == 0 or a.device.type == "meta":
         return False
     try:
@@ -730,6 +785,7 @@ def check_classes(case: Case, device: torch.device) -> None:
 
 CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Dtypes: check_dtypes,
+    Gradients: check_gradients,
     Shapes: check_shapes,
     Number: check_number,
     Setting: check_setting,
