@@ -167,12 +167,16 @@ class Setting(Facet):
     high_open: bool = False
     error: type[BaseException] = ValueError
     integer: bool = False
+    # False only where the contract names the bound alone ("if lr is negative", as torch's
+    # optimizers check it): NaN is then not probed.
+    nan: bool = True
 
     def probes(self) -> dict[str, tuple[float, bool]]:
         """label -> (value, valid)."""
         found: dict[str, tuple[float, bool]] = {}
-        if not self.integer:
+        if not self.integer and self.nan:
             found["nan"] = (math.nan, False)
+        if not self.integer:
             found["inf"] = (math.inf, self.high == math.inf and not self.high_open)
             found["-inf"] = (-math.inf, self.low == -math.inf and not self.low_open)
         for side, bound, opened, outward in (
@@ -470,6 +474,8 @@ def _to_oracle(value: Any) -> Any:
         return value.double() if value.is_floating_point() else value.clone()
     if isinstance(value, (list, tuple)):
         return type(value)(_to_oracle(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _to_oracle(item) for key, item in value.items()}
     return value
 
 
