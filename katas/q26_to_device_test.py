@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from katas.q26_to_device import to_device
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, same_device
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
@@ -211,3 +212,23 @@ def test_a_single_tensor(device):
     x = torch.randn(2, 3, device=device)
     moved = to_device(x, META)
     check_tensor(moved, shape=(2, 3), dtype=torch.float32, device=META, name="the result")
+
+
+# ---------------------------------------------------------------- facets
+
+
+def nested(device):
+    batch = {"x": torch.arange(3.0), "rest": [torch.ones(2), (torch.zeros(1), "tag")]}
+    return facets.args(batch, device)
+
+
+FACETS = facets.declare(
+    facets.of(
+        to_device,
+        facets.Unmodified(nested, inputs=lambda arguments: arguments.args[0]),
+        facets.Returns(
+            lambda device: facets.args(torch.ones(2, device=device), device), kind="same"
+        ),
+    ),
+)
+test_facets = FACETS.test

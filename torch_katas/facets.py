@@ -470,13 +470,17 @@ def _snapshot(value: Any) -> list[tuple[str, Any]]:
 def _to_oracle(value: Any) -> Any:
     """The CPU copy an oracle gets: floating tensors in float64."""
     if isinstance(value, torch.Tensor):
-        value = value.detach().cpu()
-        return value.double() if value.is_floating_point() else value.clone()
+        dtype = torch.float64 if value.is_floating_point() else value.dtype
+        return value.detach().to("cpu", dtype, copy=True)  # never the caller's own storage
     if isinstance(value, (list, tuple)):
         return type(value)(_to_oracle(item) for item in value)
     if isinstance(value, dict):
         return {key: _to_oracle(item) for key, item in value.items()}
     return value
+
+
+def _oracle_args(arguments: Args) -> Args:
+    return Args(_to_oracle(arguments.args), _to_oracle(dict(arguments.kwargs)))
 
 
 def _strided(value: Any) -> Any:
@@ -535,9 +539,10 @@ def check_dtypes(case: Case, device: torch.device) -> None:
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     arguments = facet.make(case.dtype, device)
+    exact = _oracle_args(arguments)  # before the call, which may work in place
     result = _call(case, arguments)
     expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
-    expected = facet.oracle(*_to_oracle(arguments.args), **_to_oracle(dict(arguments.kwargs)))
+    expected = facet.oracle(*exact.args, **exact.kwargs)
     what = f"{case.function.name} of {case.dtype} input"
     if isinstance(expected, tuple):  # several results, each in the dtype
         assert isinstance(result, tuple) and len(result) == len(expected), (
@@ -563,15 +568,15 @@ def check_gradients(case: Case, device: torch.device) -> None:
     arguments = facet.make(case.dtype, device)
     first = arguments.args[0].detach().requires_grad_()
     arguments = Args((first, *arguments.args[1:]), arguments.kwargs)
+    exact_arguments = _oracle_args(arguments)
     result = _call(case, arguments)
     assert isinstance(result, torch.Tensor) and result.requires_grad, (
         f"{case.function.name}: the result should be differentiable with respect to its input"
     )
     (grad,) = torch.autograd.grad(result.sum(), first)
-    exact = _to_oracle(first).requires_grad_()
-    rest = _to_oracle(arguments.args[1:])
+    exact = exact_arguments.args[0].requires_grad_()
     (expected,) = torch.autograd.grad(
-        facet.oracle(exact, *rest, **_to_oracle(dict(arguments.kwargs))).sum(), exact
+        facet.oracle(exact, *exact_arguments.args[1:], **exact_arguments.kwargs).sum(), exact
     )
     finite = torch.isfinite(expected)
     bad = finite & ~torch.isfinite(grad.detach().cpu())
@@ -592,8 +597,9 @@ def check_shapes(case: Case, device: torch.device) -> None:
             tuple(_strided(a) for a in arguments.args),
             {key: _strided(a) for key, a in arguments.kwargs.items()},
         )
+    exact = _oracle_args(arguments)
     result = _call(case, arguments)
-    expected = facet.oracle(*_to_oracle(arguments.args), **_to_oracle(dict(arguments.kwargs)))
+    expected = facet.oracle(*exact.args, **exact.kwargs)
     assert isinstance(result, torch.Tensor), (
         f"{case.function.name} of a {case.label} input: expected a tensor, got "
         f"{type(result).__name__}"
