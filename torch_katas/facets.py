@@ -364,8 +364,11 @@ class Declaration:
         ]
 
     @property
-    def test(self) -> Callable[..., None]:
+    def test(self) -> Callable[..., None] | None:
+        """The generated test; None (nothing to collect) where no function has a facet."""
         cases = self.cases()
+        if not cases:
+            return None
 
         @pytest.mark.parametrize(
             "case, dtype",
