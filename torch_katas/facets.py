@@ -210,8 +210,9 @@ class Setting(Facet):
 
 @dataclass(frozen=True)
 class DefaultDevice(Facet):
-    """`device=None` (left out by make) means torch's current default device, or the CPU where
-    `where="cpu"`: under `torch.device(...)` (meta on the CPU's run, the test's device on an
+    """`device=None` (left out by make) means torch's current default device; or the CPU
+    (`where="cpu"`); or the inputs' device, made on the test's device (`where="input"`):
+    under `torch.device(...)` (meta on the CPU's run, the test's device on an
     accelerator's), every tensor of the result is there. make(device) -> Args. A function
     that needs values (data-dependent ops) gives `meta=False`: its CPU run then checks the CPU."""
 
@@ -659,7 +660,7 @@ def check_default_device(case: Case, device: torch.device) -> None:
     default = torch.device("meta" if device.type == "cpu" and facet.meta else device)
     with torch.device(default):
         result = _call(case, arguments)
-    expected = torch.device("cpu") if facet.where == "cpu" else default
+    expected = {"cpu": torch.device("cpu"), "input": device}.get(facet.where, default)
     found = list(_tensors(result))
     assert found, f"{case.function.name} returned no tensor"
     for path, tensor in found:
@@ -667,11 +668,11 @@ def check_default_device(case: Case, device: torch.device) -> None:
             assert same_device(tensor.device, expected), (
                 f"{case.function.name} with device=None under the default device {default}: "
                 f"the result{path} is on {tensor.device}, should be on {expected}"
-                + (
-                    " (None means torch's current default device, torch.get_default_device())"
-                    if facet.where == "default"
-                    else " (None means the CPU here)"
-                )
+                + {
+                    "default": " (None means torch's current default device)",
+                    "cpu": " (None means the CPU here)",
+                    "input": " (where the inputs are, whatever the default device)",
+                }[facet.where]
             )
 
 
