@@ -7,6 +7,7 @@ import torch
 from torch.utils.data import Dataset, get_worker_info
 
 from katas.q41_reproducibility import make_loader, seed_everything, seed_worker
+from torch_katas import facets
 
 # Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
 FORK_WARNING = "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
@@ -219,3 +220,13 @@ def test_two_runs_with_workers_are_bit_identical(device):
         assert not set(by_worker[0]) & set(by_worker[1]), (
             f"the two workers drew the same {field!r} numbers: each worker needs its own seed"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+FACETS = facets.declare(
+    facets.none(seed_everything, "global random states: the kata's own tests cover them"),
+    facets.none(seed_worker, "a worker's random states: the kata's own tests cover them"),
+    facets.none(make_loader, "a loader's random order: the kata's own tests cover it"),
+)
+test_facets = FACETS.test
