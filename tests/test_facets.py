@@ -21,7 +21,7 @@ UNDECLARED = {
     for module in KATAS
     if "FACETS" not in (ROOT / "katas" / f"{module}_test.py").read_text(encoding="utf-8")
 }
-UNDECLARED_NOW = 8  # how many are left; lower it as katas are declared
+UNDECLARED_NOW = 5  # how many are left; lower it as katas are declared
 
 
 def public_names(path: Path) -> set[str]:

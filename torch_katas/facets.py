@@ -115,7 +115,7 @@ class Dtypes(Facet):
 
 @dataclass(frozen=True)
 class Gradients(Facet):
-    """Gradients of the result's sum with respect to the first argument are finite wherever
+    """Gradients of the result's sum with respect to an argument are finite wherever
     the float64 oracle's are, and close to them rounded to the dtype (`ulps` apart): no NaN
     from an intermediate value that overflows, or from the unselected branch of a where.
     make(dtype, device) -> Args; oracle as for Dtypes, differentiable."""
@@ -125,6 +125,7 @@ class Gradients(Facet):
     dtypes: tuple[torch.dtype, ...] = FLOATING
     ulps: float = 8.0
     atol: float | Mapping[torch.dtype, float] | None = None
+    wrt: int = 0  # the positional argument to differentiate with respect to
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
@@ -570,17 +571,19 @@ def check_gradients(case: Case, device: torch.device) -> None:
     facet: Gradients = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     arguments = facet.make(case.dtype, device)
-    first = arguments.args[0].detach().requires_grad_()
-    arguments = Args((first, *arguments.args[1:]), arguments.kwargs)
+    first = arguments.args[facet.wrt].detach().requires_grad_()
+    positional = list(arguments.args)
+    positional[facet.wrt] = first
+    arguments = Args(tuple(positional), arguments.kwargs)
     exact_arguments = _oracle_args(arguments)
     result = _call(case, arguments)
     assert isinstance(result, torch.Tensor) and result.requires_grad, (
         f"{case.function.name}: the result should be differentiable with respect to its input"
     )
     (grad,) = torch.autograd.grad(result.sum(), first)
-    exact = exact_arguments.args[0].requires_grad_()
+    exact = exact_arguments.args[facet.wrt].requires_grad_()
     (expected,) = torch.autograd.grad(
-        facet.oracle(exact, *exact_arguments.args[1:], **exact_arguments.kwargs).sum(), exact
+        facet.oracle(*exact_arguments.args, **exact_arguments.kwargs).sum(), exact
     )
     finite = torch.isfinite(expected)
     bad = finite & ~torch.isfinite(grad.detach().cpu())
