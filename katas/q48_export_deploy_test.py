@@ -9,6 +9,7 @@ from katas.q48_export_deploy import (
     run_onnx,
     save_program,
 )
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor
 
 # torch.export cannot trace the simulated device's tensors (a wrapper around CPU data) with a
@@ -243,3 +244,15 @@ def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_pat
         rtol=1e-5,
         atol=1e-5,
     )
+
+
+# ---------------------------------------------------------------- facets
+
+REASON = "exports and files: the kata's own (slow) tests cover them"
+FACETS = facets.declare(
+    *(
+        facets.none(function, REASON)
+        for function in (export_for_inference, save_program, load_program, export_onnx, run_onnx)
+    ),
+)
+test_facets = FACETS.test
