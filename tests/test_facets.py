@@ -15,6 +15,8 @@ from torch_katas import catalog, facets
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
+
+
 def public_names(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {
@@ -118,6 +120,29 @@ def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
 
     assert_catches(facet, right, float32)
     assert_catches(facet, right, native)
+
+
+def test_gradients_catches_nan_from_an_intermediate_overflow():
+    facet = facets.Gradients(
+        lambda dtype, device: facets.args(torch.tensor([-100.0, 0.0, 100.0], dtype=dtype)),
+        oracle=torch.nn.functional.softplus,
+    )
+
+    def stable(x):
+        return torch.where(x > 10, x, torch.log1p(torch.exp(x.clamp(max=10))))
+
+    def naive(x):
+        return torch.log(1 + torch.exp(x))  # exp(100) is inf in float32: the gradient is NaN
+
+    assert_catches(facet, stable, naive)
+
+
+def test_every_checker_has_a_test_that_it_can_fail():
+    source = Path(__file__).read_text(encoding="utf-8")
+    untested = [
+        kind.__name__ for kind in facets.CHECKERS if f"facets.{kind.__name__}(" not in source
+    ]
+    assert not untested, f"no test here feeds these checkers a wrong answer: {untested}"
 
 
 def test_shapes_catches_a_shape_not_handled():
