@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from katas.q01_fit_line import fit_line
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -164,3 +165,30 @@ def test_takes_the_gradients_from_autograd(device):
         "the gradients did not come from autograd; make w and b require grad and call "
         "loss.backward() or torch.autograd.grad(loss, (w, b)) instead of writing dL/dw by hand"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+# A few steps computed in the dtype: each rounds.
+ROUNDED = {torch.float16: 8 * 2.0**-10, torch.bfloat16: 8 * 2.0**-7}
+
+
+def line(dtype, device, requires_grad=False):
+    x = torch.linspace(-1, 1, 8, dtype=torch.float64)
+    y = 3 * x - 2
+    x, y = (t.to(dtype=dtype, device=device).requires_grad_(requires_grad) for t in (x, y))
+    return facets.args(x, y, steps=3, lr=0.1)
+
+
+FACETS = facets.declare(
+    facets.of(
+        fit_line,
+        facets.Dtypes(line, oracle=gradient_descent_by_hand, ulps=16, atol=ROUNDED),
+        facets.Unmodified(lambda device: line(torch.float32, device, requires_grad=True)),
+        facets.NoGraph(
+            lambda device: line(torch.float32, device, requires_grad=True),
+            state=lambda arguments, result: result,
+        ),
+    ),
+)
+test_facets = FACETS.test

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, same_device, skip_unless_supported
 
 # NumPy dtype -> the torch dtype the bridge must keep.
@@ -220,3 +221,58 @@ def test_numpy_array_of_a_lazily_conjugated_or_negated_tensor(device, convert):
             "t.numpy(force=True), which does it all)",
         )
         assert array.dtype == expected.dtype
+
+
+# ---------------------------------------------------------------- facets
+
+
+def array_of(dtype):
+    return sample_array(torch.empty(0, dtype=dtype).numpy().dtype.type)
+
+
+KEPT = (
+    torch.float64,
+    torch.float32,
+    torch.float16,
+    torch.int64,
+    torch.int32,
+    torch.uint8,
+    torch.bool,
+)
+
+
+def grad_tensor(device):
+    return facets.args(torch.arange(6.0, device=device).reshape(2, 3).requires_grad_())
+
+
+FACETS = facets.declare(
+    facets.of(
+        to_tensor,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(array_of(dtype), device),
+            oracle=lambda array, device: torch.from_numpy(array),
+            dtypes=KEPT,
+        ),
+        facets.DefaultDevice(
+            lambda device: facets.args(array_of(torch.float32)),
+            where="cpu",
+            defects={"": "the reference puts the tensor on the default device"},
+        ),
+        facets.Unmodified(lambda device: facets.args(array_of(torch.float32), device)),
+    ),
+    facets.of(
+        to_numpy,
+        facets.Unmodified(grad_tensor),
+        facets.Unmodified(
+            lambda device: facets.args(torch.tensor([1 + 2j, 3 - 1j], device=device).conj()),
+            label="conjugate",
+            defects={"on cpu": "the reference raises on a CPU tensor with the conjugate bit set"},
+        ),
+    ),
+    facets.of(
+        to_numpy_copy,
+        facets.Unmodified(grad_tensor),
+        facets.Returns(grad_tensor),
+    ),
+)
+test_facets = FACETS.test

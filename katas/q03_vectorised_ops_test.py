@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from katas.q03_vectorised_ops import batched_scores, pairwise_sq_dists, standardize_columns
+from torch_katas import facets
 from torch_katas.op_families import EINSUM, PAIRWISE_DISTANCES
 from torch_katas.testing import (
     assert_close,
@@ -320,3 +321,59 @@ def test_every_function_keeps_the_input_dtype(device, dtype):
             f"{name} is wrong for {dtype} inputs; compute in the input's dtype",
             **tolerance,
         )
+
+
+# ---------------------------------------------------------------- facets
+
+# Distances by the identity cancel: a few units of the dtype's precision of |x|^2 (about 4).
+CANCEL = {torch.float16: 16 * 2.0**-10, torch.bfloat16: 16 * 2.0**-7, torch.float32: 1e-5}
+
+
+def points(dtype, device, n=5, m=4, d=3):
+    grid = torch.linspace(-1, 1, (n + m) * d, dtype=torch.float64).reshape(n + m, d)
+    grid = grid.to(dtype=dtype, device=device)
+    return facets.args(grid[:n].clone(), grid[n:].flip(0).clone())
+
+
+def columns(dtype, device):
+    x = torch.linspace(-2, 3, 24, dtype=torch.float64).reshape(6, 4) ** 2
+    return facets.args(x.to(dtype=dtype, device=device), eps=1e-3)
+
+
+def queries(dtype, device):
+    q = torch.linspace(-1, 1, 2 * 3 * 4, dtype=torch.float64).reshape(2, 3, 4)
+    k = torch.linspace(1, -1, 5 * 4, dtype=torch.float64).reshape(5, 4)
+    return facets.args(q.to(dtype=dtype, device=device), k.to(dtype=dtype, device=device))
+
+
+def by_shape(shape, device):
+    """x [N, D] and y [M, D] from one named shape [N, D]: y the rows of x reversed."""
+    if len(shape) < 2:
+        shape = (*shape, 1) if shape else (1, 1)
+    x = torch.linspace(-1, 1, torch.Size(shape).numel()).reshape(shape).to(device)
+    return facets.args(x, x.flip(0))
+
+
+def standardize64(x, eps):
+    return (x - x.mean(0)) / (x.var(0, unbiased=False) + eps).sqrt()
+
+
+FACETS = facets.declare(
+    facets.of(
+        pairwise_sq_dists,
+        facets.Dtypes(points, oracle=naive_sq_dists, ulps=4, atol=CANCEL),
+        facets.Shapes(by_shape, oracle=naive_sq_dists, shapes=("empty", "2-D", "non-contiguous")),
+        facets.Unmodified(lambda device: points(torch.float32, device)),
+    ),
+    facets.of(
+        standardize_columns,
+        facets.Dtypes(columns, oracle=standardize64, ulps=8, atol=CANCEL),
+        facets.Unmodified(lambda device: columns(torch.float32, device)),
+    ),
+    facets.of(
+        batched_scores,
+        facets.Dtypes(queries, oracle=lambda q, k: q @ k.mT, ulps=4),
+        facets.Unmodified(lambda device: queries(torch.float32, device)),
+    ),
+)
+test_facets = FACETS.test

@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from katas.q04_dtypes import nbytes, safe_mean, time_bucket
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 DTYPES = [
@@ -239,3 +240,93 @@ def test_time_bucket_rejects_a_non_integer_tensor(device, dtype):
     skip_unless_supported(device, dtype)
     with raises(TypeError):
         time_bucket(torch.ones(4, device=device).to(dtype), 2)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def spread(shape, dtype, device):
+    """Values up to 200 whose float16 sum overflows: the mean is not."""
+    count = max(1, torch.Size(shape).numel())
+    values = torch.linspace(1.0, 200.0, count, dtype=torch.float64).reshape(shape)
+    return values.to(dtype=dtype, device=device)
+
+
+def timestamps(dtype, device):
+    info = torch.iinfo(dtype)
+    values = [0, 9, 10, 999, 1000, 1001, min(info.max, 2**63 - 1)]
+    if info.min < 0:
+        values += [-1, -11, -1000, -1001, info.min]
+    return torch.tensor(values, dtype=torch.int64).to(dtype=dtype, device=device)
+
+
+def floor_div_oracle(stamps, width):
+    return torch.tensor([t // width for t in stamps.tolist()])
+
+
+FACETS = facets.declare(
+    facets.of(
+        nbytes,
+        facets.Number(lambda device: facets.args(torch.zeros(2, 3).shape, torch.int8), int),
+    ),
+    facets.of(
+        safe_mean,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(spread((3, 600), dtype, device)),
+            oracle=lambda x: x.mean(),
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(spread((3, 600), dtype, device), dim=-1),
+            oracle=lambda x, dim: x.mean(dim),
+            label="dim",
+        ),
+        facets.Shapes(
+            lambda shape, device: facets.args(spread(shape, torch.float32, device)),
+            oracle=lambda x: x.mean(),
+            shapes=("0-dim", "1-D", "2-D", "non-contiguous"),
+        ),
+        facets.Unmodified(lambda device: facets.args(spread((4, 5), torch.float16, device), 0)),
+    ),
+    facets.of(
+        time_bucket,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(timestamps(dtype, device), 7),
+            oracle=floor_div_oracle,
+            dtypes=facets.INTEGER,
+            defects={
+                name: "the reference has no floor division for this dtype"
+                for name in ("uint16", "uint32", "uint64")
+            },
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(timestamps(dtype, device), 1000),
+            oracle=floor_div_oracle,
+            dtypes=facets.INTEGER,
+            label="wide",
+            defects={
+                "int8": "the reference casts the width to the timestamps' dtype",
+                "uint8": "the reference casts the width to the timestamps' dtype",
+                "uint16": "the reference has no floor division for this dtype",
+                "uint32": "the reference has no floor division for this dtype",
+                "uint64": "the reference has no floor division for this dtype",
+            },
+        ),
+        facets.Shapes(
+            lambda shape, device: facets.args(
+                torch.arange(-30, -30 + torch.Size(shape).numel(), device=device).reshape(shape),
+                7,
+            ),
+            oracle=lambda stamps, width: floor_div_oracle(stamps.flatten(), width).reshape(
+                stamps.shape
+            ),
+        ),
+        facets.Setting(
+            lambda device: facets.args(torch.arange(-5, 5, device=device), width=3),
+            "width",
+            low=1,
+            integer=True,
+        ),
+        facets.Unmodified(lambda device: facets.args(torch.arange(-5, 5, device=device), 3)),
+    ),
+)
+test_facets = FACETS.test

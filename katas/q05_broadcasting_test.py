@@ -7,6 +7,7 @@ import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from katas.q05_broadcasting import broadcast_shape, normalize_channels
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -275,3 +276,36 @@ def test_normalize_channels_rejects_wrong_shapes(device, images_shape, mean_shap
     std = torch.ones(std_shape, device=device)
     with raises(ValueError):
         normalize_channels(images, mean, std)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def batch(dtype, device, n=2):
+    images = torch.linspace(-3, 3, n * 3 * 4 * 5, dtype=torch.float64).reshape(n, 3, 4, 5)
+    mean = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+    std = torch.tensor([0.25, 2.0, 3.0], dtype=torch.float64)
+    return facets.args(*(t.to(dtype=dtype, device=device) for t in (images, mean, std)))
+
+
+def normalized64(images, mean, std):
+    return (images - mean[:, None, None]) / std[:, None, None]
+
+
+FACETS = facets.declare(
+    facets.of(
+        broadcast_shape, facets.Number(lambda device: facets.args(torch.Size([2, 1]), (3,)), tuple)
+    ),
+    facets.of(
+        normalize_channels,
+        facets.Dtypes(batch, oracle=normalized64, ulps=2),
+        facets.Shapes(
+            lambda shape, device: batch(torch.float32, device, n=shape[0]),
+            oracle=normalized64,
+            shapes=("empty", "non-contiguous"),  # images [N, 3, 4, 5], N from the shape
+        ),
+        facets.Unmodified(lambda device: batch(torch.float32, device)),
+        facets.Returns(lambda device: batch(torch.float32, device)),
+    ),
+)
+test_facets = FACETS.test

@@ -10,6 +10,7 @@ from katas.q06_gradients import (
     grads_per_loss,
     hessian_vector_product,
 )
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -432,3 +433,56 @@ def test_grads_per_loss_frees_the_graph_after_the_last_pass(device):
     # The message above is torch's: the shared trunk's saved tensors are gone, as they
     # should be once the last loss has been differentiated (retain_graph on every pass
     # would keep them in memory for as long as the losses live).
+
+
+# ---------------------------------------------------------------- facets
+
+
+def cube(t):
+    return (t**3).sum()
+
+
+def cubic(dtype, device, requires_grad=False):
+    x = torch.linspace(-2, 2, 9, dtype=torch.float64).to(dtype=dtype, device=device)
+    return facets.args(cube, x.requires_grad_(requires_grad))
+
+
+def cubic_hvp(dtype, device, requires_grad=False):
+    f, x = cubic(dtype, device, requires_grad).args
+    return facets.args(f, x, torch.linspace(1, -1, 9, dtype=dtype, device=device))
+
+
+def cubic_of_shape(shape, device):
+    x = torch.linspace(-2, 2, 12)[: torch.Size(shape).numel()].reshape(shape).to(device)
+    return facets.args(cube, x)
+
+
+def hvp_of_shape(shape, device):
+    f, x = cubic_of_shape(shape, device).args
+    return facets.args(f, x, x.flip(tuple(range(x.dim()))) if x.dim() else x * 2)
+
+
+SHAPES = ("0-dim", "1-D", "empty", "non-contiguous")
+FACETS = facets.declare(
+    facets.of(
+        grad_of,
+        facets.Dtypes(cubic, oracle=lambda f, x: 3 * x**2, ulps=2),
+        facets.Shapes(cubic_of_shape, oracle=lambda f, x: 3 * x**2, shapes=SHAPES),
+        facets.Unmodified(lambda device: cubic(torch.float32, device, requires_grad=True)),
+        facets.NoGraph(
+            lambda device: cubic(torch.float32, device, requires_grad=True),
+            state=lambda arguments, result: result,
+        ),
+    ),
+    facets.of(
+        hessian_vector_product,
+        facets.Dtypes(cubic_hvp, oracle=lambda f, x, v: 6 * x * v, ulps=2),
+        facets.Shapes(hvp_of_shape, oracle=lambda f, x, v: 6 * x * v, shapes=SHAPES),
+        facets.Unmodified(lambda device: cubic_hvp(torch.float32, device, requires_grad=True)),
+        facets.NoGraph(
+            lambda device: cubic_hvp(torch.float32, device, requires_grad=True),
+            state=lambda arguments, result: result,
+        ),
+    ),
+)
+test_facets = FACETS.test

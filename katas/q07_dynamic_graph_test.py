@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from katas.q07_dynamic_graph import apply_until_small, graph_size
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
@@ -317,3 +318,26 @@ def test_graph_size_leaves_the_graph_and_the_leaves_alone(device, preset):
         assert x.grad is None, "graph_size wrote x.grad: walk next_functions, do not run backward"
     (grad,) = torch.autograd.grad(t, x)  # the graph must still be there, saved tensors included
     assert_close(grad, x.cos() * x + x.sin(), "the graph of t changed")
+
+
+# ---------------------------------------------------------------- facets
+
+
+def halving(device):
+    return facets.args(lambda h: h / 2, torch.tensor([8.0], device=device), 1.5, max_steps=10)
+
+
+def chain(device):
+    x = torch.ones(3, device=device, requires_grad=True)
+    return facets.args((x * 2).exp().sum())
+
+
+FACETS = facets.declare(
+    facets.of(
+        apply_until_small,
+        facets.Setting(halving, "max_steps", low=0, integer=True),
+        facets.Unmodified(halving),
+    ),
+    facets.of(graph_size, facets.Number(chain, int), facets.Unmodified(chain)),
+)
+test_facets = FACETS.test

@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from katas.q08_no_grad_detach import ema_update_, evaluate, round_ste
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 
@@ -296,3 +297,54 @@ def test_round_ste_without_grad_and_inputs_unchanged(device):
     assert torch.equal(x, before), "x was modified"
     z = round_ste(torch.empty(0, 2, device=device))
     check_tensor(z, shape=(0, 2), dtype=torch.float32, device=device, name="round_ste(empty)")
+
+
+# ---------------------------------------------------------------- facets
+
+
+def model_and_input(device):
+    model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5)).to(device)
+    return facets.args(model, torch.randn(5, 4, device=device, requires_grad=True))
+
+
+def pair(device, decay=0.5):
+    target, source = nn.Linear(3, 2).to(device), nn.Linear(3, 2).to(device)
+    return facets.args(target, source, decay=decay)
+
+
+def values(dtype, device, requires_grad=False):
+    x = torch.linspace(-3, 3, 25, dtype=torch.float64).to(dtype=dtype, device=device)
+    return facets.args(x.requires_grad_(requires_grad))
+
+
+def straight_through(x):
+    return x + (x.round() - x).detach()
+
+
+FACETS = facets.declare(
+    facets.of(
+        evaluate,
+        facets.Modes(model_and_input, module=lambda arguments: arguments.args[0]),
+        facets.NoGraph(model_and_input, state=lambda arguments, result: result),
+        facets.Unmodified(model_and_input),
+    ),
+    facets.of(
+        ema_update_,
+        facets.Setting(pair, "decay", low=0, high=1),
+        facets.Number(pair, type(None)),
+        facets.NoGraph(pair, state=lambda arguments, result: arguments.args[0]),
+        facets.UpdatesAll(pair, params=lambda arguments: list(arguments.args[0].parameters())),
+        facets.Unmodified(pair, inputs=lambda arguments: arguments.args[1]),
+    ),
+    facets.of(
+        round_ste,
+        facets.Dtypes(values, oracle=torch.round),
+        facets.Gradients(
+            lambda dtype, device: values(dtype, device, requires_grad=True),
+            oracle=straight_through,
+            ulps=0,
+        ),
+        facets.Unmodified(lambda device: values(torch.float32, device, requires_grad=True)),
+    ),
+)
+test_facets = FACETS.test

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q09_mlp_module import MLP
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1]]
@@ -242,3 +243,51 @@ def test_to_float64_converts_every_parameter(device):
 def test_rejects_bad_configurations(device, sizes, dropout):
     with raises(ValueError):
         MLP(sizes, dropout=dropout).to(device)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def mlp64(model, x):
+    linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    for index, linear in enumerate(linears):
+        x = x @ linear.weight.detach().cpu().double().T + linear.bias.detach().cpu().double()
+        if index < len(linears) - 1:
+            x = x.relu()
+    return x
+
+
+def mlp_and_input(dtype, device):
+    model = MLP([4, 6, 5, 3], activation=nn.ReLU, dropout=0.0).to(device=device, dtype=dtype)
+    x = torch.linspace(-2, 2, 8 * 4, dtype=torch.float64).reshape(8, 4)
+    return facets.args(model, x.to(device=device, dtype=dtype))
+
+
+def train(model, device):
+    return model.to(device)(torch.randn(5, 4, device=device))
+
+
+FACETS = facets.declare(
+    facets.of(
+        MLP,
+        facets.Setting(
+            lambda device: facets.args([4, 6, 3], dropout=0.1),
+            "dropout",
+            low=0,
+            high=1,
+            high_open=True,
+        ),
+        facets.DefaultDevice(lambda device: facets.args([4, 6, 3], dropout=0.1)),
+        facets.Trains(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
+    ),
+    facets.of(
+        MLP,
+        facets.Dtypes(
+            mlp_and_input, oracle=mlp64, ulps=8, atol={torch.bfloat16: 0.05, torch.float16: 0.01}
+        ),
+        facets.Unmodified(lambda device: mlp_and_input(torch.float32, device)),
+        name="MLP.forward",
+        call=lambda model, x: model(x),
+    ),
+)
+test_facets = FACETS.test

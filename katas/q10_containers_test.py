@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q10_containers import MultiHead, ResidualStack, make_mlp
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 HEADS = {"label": 5, "box": 4, "score": 1}
@@ -245,3 +246,48 @@ def test_residual_stack_rejects_bad_sizes(device, dim, depth):
     # Checked for every depth: with depth 0 no nn.Linear is made that could refuse the dim.
     with raises(ValueError):
         ResidualStack(dim, depth)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def heads_sum(model, device):
+    return sum(out.sum() for out in model.to(device)(torch.randn(3, 5, device=device)).values())
+
+
+FACETS = facets.declare(
+    facets.of(
+        make_mlp,
+        facets.DefaultDevice(lambda device: facets.args([4, 6, 2])),
+        facets.Trains(
+            lambda device: facets.args([4, 6, 5, 2]),
+            forward=lambda model, device: model.to(device)(torch.randn(3, 4, device=device)),
+        ),
+    ),
+    facets.of(
+        MultiHead,
+        facets.DefaultDevice(lambda device: facets.args(5, 8, {"a": 2, "b": 3})),
+        facets.Trains(lambda device: facets.args(5, 8, {"a": 2, "b": 3}), forward=heads_sum),
+    ),
+    facets.of(
+        ResidualStack,
+        facets.Setting(lambda device: facets.args(dim=4, depth=2), "dim", low=1, integer=True),
+        facets.Setting(lambda device: facets.args(dim=4, depth=2), "depth", low=0, integer=True),
+        facets.DefaultDevice(lambda device: facets.args(4, 2)),
+        facets.Trains(
+            lambda device: facets.args(4, 3),
+            forward=lambda model, device: model.to(device)(torch.randn(2, 4, device=device)),
+        ),
+    ),
+    facets.of(
+        ResidualStack,
+        facets.Unmodified(
+            lambda device: facets.args(
+                ResidualStack(4, 2).to(device), torch.randn(3, 4, device=device)
+            )
+        ),
+        name="ResidualStack.forward",
+        call=lambda model, x: model(x),
+    ),
+)
+test_facets = FACETS.test

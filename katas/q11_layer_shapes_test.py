@@ -14,6 +14,7 @@ from katas.q11_layer_shapes import (
     lstm_final_states,
     padded_attention,
 )
+from torch_katas import facets
 from torch_katas.op_families import LINEAR
 from torch_katas.testing import (
     assert_close,
@@ -324,3 +325,42 @@ def test_padded_attention_matches_the_formula(device, name, dtype):
     assert "scaled_dot_product_attention" in seen.names, (
         "compute it with torch.nn.functional.scaled_dot_product_attention"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def layer_inputs(dtype, device, shape=(2, 3, 4)):
+    count = torch.Size(shape).numel()
+    x = torch.linspace(-2, 2, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
+    weight = torch.linspace(-1, 1, 5 * shape[-1], dtype=torch.float64).reshape(5, shape[-1])
+    bias = torch.linspace(0, 1, 5, dtype=torch.float64)
+    return facets.args(*(t.to(dtype=dtype, device=device) for t in (x, weight, bias)))
+
+
+def linear64(x, weight, bias):
+    return x @ weight.T + bias
+
+
+FACETS = facets.declare(
+    facets.of(
+        conv2d_output_shape,
+        facets.Number(lambda device: facets.args(torch.Size([1, 3, 8, 8]), 4, 3), tuple),
+    ),
+    facets.of(
+        linear_forward,
+        facets.Dtypes(
+            layer_inputs, oracle=linear64, ulps=4, atol={torch.bfloat16: 0.03, torch.float16: 4e-3}
+        ),
+        facets.Gradients(
+            layer_inputs, oracle=linear64, atol={torch.bfloat16: 0.06, torch.float16: 8e-3}
+        ),
+        facets.Shapes(
+            lambda shape, device: layer_inputs(torch.float32, device, shape=shape or (3,)),
+            oracle=linear64,
+            shapes=("1-D", "empty", "2-D", "non-contiguous"),
+        ),
+        facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
+    ),
+)
+test_facets = FACETS.test

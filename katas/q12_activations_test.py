@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q12_activations import gelu, silu, softplus
+from torch_katas import facets
 from torch_katas.op_families import GELU, SILU, SOFTPLUS
 from torch_katas.testing import (
     assert_close,
@@ -242,3 +243,76 @@ def test_softplus_rejects_a_non_positive_beta(device, beta, dtype):
     # For every dtype: the half-precision path through float32 checks beta too.
     with raises(ValueError):
         call(softplus, torch.zeros(3, device=device, dtype=dtype), beta=beta)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def inputs(dtype, device):
+    """Moderate values and the large ones the contract names, exactly representable."""
+    x = torch.cat([torch.linspace(-8, 8, 33, dtype=torch.float64), torch.tensor(LARGE)])
+    return facets.args(x.to(dtype=dtype, device=device))
+
+
+# The contract leaves open whether gelu and silu compute 16-bit input natively, where
+# 1 + erf(x) cancels for negative x: a few units of the dtype's precision absolute.
+NATIVE = {torch.float16: 4 * 2.0**-10, torch.bfloat16: 4 * 2.0**-7}
+# Gradients of order 1, computed in the dtype: a few units of its precision absolute.
+GRADIENT = {
+    torch.float16: 8 * 2.0**-10,
+    torch.bfloat16: 8 * 2.0**-7,
+    torch.float32: 8 * 2.0**-23,
+    torch.float64: 1e-12,
+}
+
+
+def activation_facets(function, oracle, ulps, atol=None, defects=None):
+    """The facets every activation shares."""
+    return (
+        facets.Dtypes(inputs, oracle=oracle, ulps=ulps, atol=atol),
+        facets.Gradients(inputs, oracle=oracle, atol=GRADIENT, defects=defects or {}),
+        facets.Shapes(
+            lambda shape, device: facets.args(
+                torch.linspace(-3, 3, 12)[: torch.Size(shape).numel()].reshape(shape).to(device)
+            ),
+            oracle=oracle,
+            shapes=("0-dim", "1-D", "empty", "non-contiguous"),
+        ),
+        facets.Unmodified(lambda device: inputs(torch.float32, device)),
+    )
+
+
+def tanh_gelu(x):
+    return F.gelu(x, approximate="tanh")
+
+
+FACETS = facets.declare(
+    facets.of(gelu, *activation_facets(gelu, F.gelu, ulps=4, atol=NATIVE)),
+    facets.of(
+        gelu,
+        *activation_facets(
+            tanh_gelu,
+            tanh_gelu,
+            ulps=4,
+            atol=NATIVE,
+            defects={
+                "float16": "the reference's tanh form gives NaN gradients in float16 at large x"
+            },
+        ),
+        name="gelu(approximate=tanh)",
+        call=lambda x: gelu(x, approximate="tanh"),
+    ),
+    facets.of(silu, *activation_facets(silu, F.silu, ulps=4, atol=NATIVE)),
+    facets.of(
+        softplus,
+        *activation_facets(softplus, F.softplus, ulps=1),  # float32, rounded once
+        facets.Setting(
+            lambda device: facets.args(torch.linspace(-3, 3, 5, device=device), beta=1.0),
+            "beta",
+            low=0,
+            low_open=True,
+            defects={"beta nan": "the reference checks `beta <= 0`, which NaN passes"},
+        ),
+    ),
+)
+test_facets = FACETS.test

@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q13_cross_entropy import cross_entropy
+from torch_katas import facets
 from torch_katas.op_families import LOG_SUM_EXP
 from torch_katas.testing import (
     assert_close,
@@ -251,3 +252,33 @@ def test_rejects_invalid_arguments(device, logits_shape, target_shape, target_dt
     target = torch.zeros(target_shape, dtype=target_dtype, device=device)
     with raises(ValueError):
         learner_loss(logits, target, **options)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def scores(dtype, device, requires_grad=False):
+    logits = torch.linspace(-6, 6, 8 * 5, dtype=torch.float64).reshape(8, 5)
+    logits[0, 0] = 1e4  # large values the contract names
+    target = torch.tensor([0, 1, 2, 3, 4, -100, 1, 2])
+    logits = logits.to(dtype=dtype, device=device).requires_grad_(requires_grad)
+    return facets.args(logits, target.to(device), label_smoothing=0.1)
+
+
+def cross_entropy64(logits, target, label_smoothing):
+    return F.cross_entropy(logits, target, label_smoothing=label_smoothing)
+
+
+KEPT = (torch.float32, torch.float64)
+FACETS = facets.declare(
+    facets.of(
+        cross_entropy,
+        facets.Dtypes(scores, oracle=cross_entropy64, dtypes=KEPT, ulps=4),
+        facets.Gradients(scores, oracle=cross_entropy64, dtypes=KEPT),
+        facets.Setting(
+            lambda device: scores(torch.float32, device), "label_smoothing", low=0, high=1
+        ),
+        facets.Unmodified(lambda device: scores(torch.float32, device, requires_grad=True)),
+    ),
+)
+test_facets = FACETS.test

@@ -3,6 +3,7 @@ import torch
 from torch import nn
 
 from katas.q14_param_groups import decay_groups, make_optimizer
+from torch_katas import facets
 from torch_katas.testing import assert_close, raises
 
 
@@ -321,3 +322,65 @@ def test_takes_a_zero_learning_rate(device):
     assert [group["lr"] for group in optimizer.param_groups] == [0.0, 0.0], (
         "lr=0 is allowed (only lr < 0 is an error): both groups should have lr 0.0"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+# Constructor arguments of each layer kind the rule names, and of others (whose weight decays).
+LAYER_ARGUMENTS = {
+    nn.BatchNorm1d: (4,),
+    nn.BatchNorm2d: (4,),
+    nn.BatchNorm3d: (4,),
+    nn.SyncBatchNorm: (4,),
+    nn.InstanceNorm1d: (4, 1e-5, 0.1, True),
+    nn.InstanceNorm2d: (4, 1e-5, 0.1, True),
+    nn.InstanceNorm3d: (4, 1e-5, 0.1, True),
+    nn.LayerNorm: (4,),
+    nn.GroupNorm: (2, 4),
+    nn.RMSNorm: (4,),
+    nn.Embedding: (5, 4),
+    nn.EmbeddingBag: (5, 4),
+    nn.Linear: (4, 4),
+    nn.Conv1d: (4, 4, 3),
+    nn.Bilinear: (4, 4, 2),
+    nn.PReLU: (4,),
+}
+
+
+def layer(cls, device):
+    base = next(kind for kind in cls.__mro__ if kind in LAYER_ARGUMENTS)
+    return facets.args(nn.Sequential(cls(*LAYER_ARGUMENTS[base])).to(device))
+
+
+def weight_without_decay(arguments, result):
+    weight = arguments.args[0][0].weight
+    return any(parameter is weight for parameter in result[1])
+
+
+def small_model(device):
+    return facets.args(nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8)).to(device))
+
+
+FACETS = facets.declare(
+    facets.of(
+        decay_groups,
+        facets.Classes(
+            layer,
+            treated=weight_without_decay,
+            covered=tuple(LAYER_ARGUMENTS)[:12],
+            others=tuple(LAYER_ARGUMENTS)[12:],
+        ),
+        facets.Unmodified(small_model),
+    ),
+    facets.of(
+        make_optimizer,
+        *(
+            facets.Setting(
+                lambda device: small_model(device).replace(lr=1e-3, weight_decay=0.1), name, low=0
+            )
+            for name in ("lr", "weight_decay")
+        ),
+        facets.Unmodified(lambda device: small_model(device).replace(lr=1e-3, weight_decay=0.1)),
+    ),
+)
+test_facets = FACETS.test

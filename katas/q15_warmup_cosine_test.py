@@ -12,6 +12,7 @@ from katas.q15_warmup_cosine import (
     warmup_cosine_factor,
     warmup_cosine_scheduler,
 )
+from torch_katas import facets
 from torch_katas.testing import assert_close, raises
 
 
@@ -270,3 +271,45 @@ def test_loop_steps_the_optimizer_before_the_scheduler(device):
         "PyTorch warned that lr_scheduler.step() ran before optimizer.step(): call "
         "optimizer.step() first, then scheduler.step(), or the first lr of the schedule is skipped"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def schedule(device, **changes):
+    return facets.args(step=0, warmup_steps=0, total_steps=10, min_factor=0).replace(**changes)
+
+
+def sgd(device, **changes):
+    optimizer = torch.optim.SGD([torch.zeros(2, device=device, requires_grad=True)], lr=0.1)
+    return facets.args(optimizer, warmup_steps=2, total_steps=10, min_factor=0.0).replace(**changes)
+
+
+def trained(device):
+    model = nn.Linear(3, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = LambdaLR(optimizer, lambda step: 1.0)
+    batches = [(torch.randn(4, 3, device=device), torch.randn(4, 2, device=device))] * 2
+    return facets.args(model, batches, nn.MSELoss(), optimizer, scheduler)
+
+
+FACETS = facets.declare(
+    facets.of(
+        warmup_cosine_factor,
+        facets.Number(schedule, float, label="no warmup"),  # factor 1 from ints: still a float
+        facets.Number(lambda device: schedule(device, step=20), float, label="after"),
+        facets.Setting(schedule, "step", low=0, integer=True),
+        facets.Setting(schedule, "warmup_steps", low=0, integer=True),
+        facets.Setting(schedule, "min_factor", low=0, high=1),
+    ),
+    facets.of(
+        warmup_cosine_scheduler,
+        facets.Setting(sgd, "warmup_steps", low=0, integer=True),
+        facets.Setting(sgd, "min_factor", low=0, high=1),
+    ),
+    facets.of(
+        train_with_schedule,
+        facets.UpdatesAll(trained, params=lambda arguments: list(arguments.args[0].parameters())),
+    ),
+)
+test_facets = FACETS.test

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q16_text_classifier import TextClassifier, masked_mean
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -347,3 +348,69 @@ def test_classifier_rejects_tokens_that_are_not_2d(device):
     model = TextClassifier(VOCAB, DIM, CLASSES).to(device)
     with raises(ValueError):
         model(torch.tensor([1, 2, 3], device=device))
+
+
+# ---------------------------------------------------------------- facets
+
+
+def padded(dtype, device, length=1000):
+    """Values about 100 in rows long enough that a float16 sum of them overflows."""
+    values = torch.linspace(90, 110, 2 * length * 2, dtype=torch.float64).reshape(2, length, 2)
+    mask = torch.arange(length) < torch.tensor([[length - 3], [length // 2]])
+    return facets.args(values.to(dtype=dtype, device=device), mask.to(device))
+
+
+def mean64(values, mask):
+    kept = values * mask[..., None]
+    return kept.sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
+
+
+def classifier(dtype, device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device=device, dtype=dtype)
+    tokens = torch.tensor([[3, 5, 0, 7, 0], [0, 0, 0, 0, 0], [1, 2, 3, 4, 5]], device=device)
+    return facets.args(model, tokens)
+
+
+def classifier64(model, tokens):
+    table = model.embedding.weight.detach().cpu().double()
+    weight, bias = (p.detach().cpu().double() for p in (model.head.weight, model.head.bias))
+    keep = (tokens != 0).double()
+    pooled = (table[tokens] * keep[..., None]).sum(1) / keep.sum(1, keepdim=True).clamp(min=1)
+    return pooled @ weight.T + bias
+
+
+def forward(model, tokens):
+    return model(tokens)
+
+
+FACETS = facets.declare(
+    facets.of(
+        masked_mean,
+        facets.Dtypes(
+            padded,
+            oracle=mean64,
+            ulps=4,  # a sum in the values' dtype may round more than once
+            defects={"float16": "the reference sums in float16 before dividing: inf"},
+        ),
+        facets.Unmodified(lambda device: padded(torch.float32, device, length=5)),
+        facets.Returns(lambda device: padded(torch.float32, device, length=5)),
+    ),
+    facets.of(
+        TextClassifier,
+        facets.Dtypes(classifier, oracle=classifier64, ulps=4),
+        facets.DefaultDevice(lambda device: facets.args(VOCAB, DIM, CLASSES)),
+        facets.Trains(
+            lambda device: facets.args(VOCAB, DIM, CLASSES).replace(padding_idx=0),
+            forward=lambda model, device: model.to(device)(
+                torch.tensor([[3, 5, 0]], device=device)
+            ),
+        ),
+        facets.Unmodified(lambda device: classifier(torch.float32, device)),
+        call=lambda model_or_size, *rest, **options: (
+            forward(model_or_size, *rest)
+            if isinstance(model_or_size, nn.Module)
+            else TextClassifier(model_or_size, *rest, **options)
+        ),
+    ),
+)
+test_facets = FACETS.test

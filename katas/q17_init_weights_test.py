@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q17_init_weights import init_layer, init_weights
+from torch_katas import facets
 from torch_katas.testing import check_tensor, skip_unless_supported
 
 # Every weight checked below has at least 18,000 entries: the sample std of a correct
@@ -303,3 +304,66 @@ def test_initialises_in_place(device, dtype):
         assert parameter.requires_grad and parameter.grad_fn is None, (
             f"{name} should stay a leaf that requires grad; initialise under torch.no_grad()"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+# Constructor arguments of the layers the rule names, and of others it leaves alone.
+LAYER_ARGUMENTS = {
+    nn.Linear: (4, 3),
+    nn.modules.linear.NonDynamicallyQuantizableLinear: (4, 3),
+    nn.Conv1d: (2, 3, 3),
+    nn.Conv2d: (2, 3, 3),
+    nn.Conv3d: (2, 3, 3),
+    nn.BatchNorm1d: (3,),
+    nn.BatchNorm2d: (3,),
+    nn.BatchNorm3d: (3,),
+    nn.LayerNorm: (3,),
+    nn.GroupNorm: (1, 3),
+    nn.ConvTranspose1d: (2, 3, 3),
+    nn.ConvTranspose2d: (2, 3, 3),
+    nn.InstanceNorm1d: (3, 1e-5, 0.1, True),
+    nn.Embedding: (5, 3),
+    nn.Bilinear: (2, 2, 3),
+}
+COVERED = tuple(LAYER_ARGUMENTS)[:10]
+
+
+def preset_layer(cls, device, nested=False):
+    """A layer of `cls` whose parameters hold values no initialisation gives (2.5)."""
+    base = next(kind for kind in cls.__mro__ if kind in LAYER_ARGUMENTS)
+    layer = cls(*LAYER_ARGUMENTS[base]).to(device)
+    with torch.no_grad():
+        for parameter in layer.parameters():
+            parameter.fill_(2.5)
+    return facets.args(nn.Sequential(nn.Sequential(layer)) if nested else layer)
+
+
+def changed(arguments, result):
+    return any(not bool((p == 2.5).all()) for p in arguments.args[0].parameters())
+
+
+FACETS = facets.declare(
+    facets.of(
+        init_layer,
+        facets.Classes(
+            preset_layer, treated=changed, covered=COVERED, others=tuple(LAYER_ARGUMENTS)[10:]
+        ),
+        facets.Number(lambda device: preset_layer(nn.Linear, device), type(None)),
+        facets.UpdatesAll(
+            lambda device: preset_layer(nn.Linear, device),
+            params=lambda arguments: list(arguments.args[0].parameters()),
+        ),
+    ),
+    facets.of(
+        init_weights,
+        facets.Classes(
+            lambda cls, device: preset_layer(cls, device, nested=True),
+            treated=changed,
+            covered=(nn.Linear, nn.Conv2d, nn.LayerNorm),
+            others=(nn.ConvTranspose2d, nn.Embedding),
+        ),
+        facets.Returns(lambda device: preset_layer(nn.Linear, device, nested=True), kind="same"),
+    ),
+)
+test_facets = FACETS.test

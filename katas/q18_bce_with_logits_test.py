@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q18_bce_with_logits import bce_with_logits
+from torch_katas import facets
 from torch_katas.op_families import BINARY_CROSS_ENTROPY
 from torch_katas.testing import (
     assert_close,
@@ -275,3 +276,41 @@ def test_rejects_invalid_arguments(device, target_shape, reduction):
             f"ValueError (reduction={reduction!r}): compare the shapes themselves, not the "
             "element counts, in every reduction"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def labelled(dtype, device, shape=(4, 5), requires_grad=False):
+    count = torch.Size(shape).numel()
+    logits = torch.linspace(-12, 12, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
+    if count:
+        logits.view(-1)[0], logits.view(-1)[-1] = 1e4, 0.0  # huge, and exactly 0
+    target = (torch.arange(count, dtype=torch.float64).reshape(shape) % 3) / 2
+    pos_weight = torch.tensor(1.5, dtype=torch.float64)
+    logits = logits.to(dtype=dtype, device=device).requires_grad_(requires_grad)
+    return facets.args(
+        logits,
+        target.to(dtype=dtype, device=device),
+        pos_weight=pos_weight.to(dtype=dtype, device=device),
+    )
+
+
+def bce64(logits, target, pos_weight):
+    return F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight)
+
+
+KEPT = (torch.float32, torch.float64)
+FACETS = facets.declare(
+    facets.of(
+        bce_with_logits,
+        facets.Dtypes(labelled, oracle=bce64, dtypes=KEPT, ulps=4),
+        facets.Gradients(labelled, oracle=bce64, dtypes=KEPT),
+        facets.Shapes(
+            lambda shape, device: labelled(torch.float32, device, shape=shape),
+            oracle=bce64,
+        ),
+        facets.Unmodified(lambda device: labelled(torch.float32, device, requires_grad=True)),
+    ),
+)
+test_facets = FACETS.test

@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q19_sgd_by_hand import SGD, optimizer_state_bytes, race_in_a_valley
+from torch_katas import facets
 from torch_katas.testing import (
     assert_all_close,
     assert_close,
@@ -519,3 +520,60 @@ def test_adam_crosses_the_valley_where_sgd_crawls(device):
         f"after 100 steps f is {f(reached['sgd']):.3g} for SGD and {f(reached['adam']):.3g} "
         "for Adam"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def with_graph_grads(device, momentum=0.9):
+    """An optimizer over two parameters whose .grad carries a graph (create_graph=True)."""
+    model = nn.Linear(3, 2).to(device)
+    loss = (model(torch.randn(4, 3, device=device)) ** 2).sum()
+    parameters = list(model.parameters())
+    for parameter, grad in zip(
+        parameters, torch.autograd.grad(loss, parameters, create_graph=True), strict=True
+    ):
+        parameter.grad = grad
+    optimizer = SGD(model.parameters(), lr=0.1, momentum=momentum, weight_decay=0.01)
+    return facets.args(optimizer)
+
+
+def state_and_params(arguments, result):
+    optimizer = arguments.args[0]
+    return [p for group in optimizer.param_groups for p in group["params"]], optimizer
+
+
+def grads(arguments):
+    return [p.grad for group in arguments.args[0].param_groups for p in group["params"]]
+
+
+def settings(device):
+    return facets.args(
+        [torch.zeros(2, device=device, requires_grad=True)], lr=0.1, momentum=0.5, weight_decay=0.01
+    )
+
+
+FACETS = facets.declare(
+    facets.of(
+        SGD,
+        *(
+            # "Raises ValueError if ... is negative", as torch.optim.SGD checks it.
+            facets.Setting(settings, name, low=0, nan=False)
+            for name in ("lr", "momentum", "weight_decay")
+        ),
+    ),
+    facets.of(
+        SGD,
+        facets.NoGraph(with_graph_grads, state=state_and_params),
+        facets.UpdatesAll(
+            with_graph_grads,
+            params=lambda arguments: [
+                p for g in arguments.args[0].param_groups for p in g["params"]
+            ],
+        ),
+        facets.Unmodified(with_graph_grads, inputs=grads),
+        name="SGD.step",
+        call=lambda optimizer: optimizer.step(),
+    ),
+)
+test_facets = FACETS.test

@@ -6,6 +6,7 @@ import torch
 from torch.optim.lr_scheduler import LinearLR, LRScheduler, SequentialLR, StepLR
 
 from katas.q20_warmup_step_scheduler import WarmupStepLR
+from torch_katas import facets
 from torch_katas.testing import raises
 
 BASE_LRS = (0.5, 0.02)
@@ -184,3 +185,23 @@ def test_default_gamma_and_start_factor(device):
     scheduler = WarmupStepLR(optimizer, warmup_steps=2, step_size=1)
     expected = [[lr * formula(t, 2, 1, 0.1, 0.1) for lr in BASE_LRS] for t in range(5)]
     compare(run(optimizer, scheduler, 5), expected, "gamma and start_factor default to 0.1 each")
+
+
+# ---------------------------------------------------------------- facets
+
+
+def scheduled(device):
+    optimizer = torch.optim.SGD([torch.zeros(2, device=device, requires_grad=True)], lr=1.0)
+    return facets.args(optimizer, warmup_steps=2, step_size=2, gamma=0.5, start_factor=0.5)
+
+
+FACETS = facets.declare(
+    facets.of(
+        WarmupStepLR,
+        facets.Setting(scheduled, "warmup_steps", low=1, integer=True),
+        facets.Setting(scheduled, "step_size", low=1, integer=True),
+        facets.Setting(scheduled, "gamma", low=0, high=1, low_open=True),
+        facets.Setting(scheduled, "start_factor", low=0, high=1, low_open=True),
+    ),
+)
+test_facets = FACETS.test

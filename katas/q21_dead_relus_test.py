@@ -5,6 +5,7 @@ from torch import nn
 from torch.nn.modules import module as module_internals
 
 from katas.q21_dead_relus import dead_relu_fraction
+from torch_katas import facets
 from torch_katas.testing import raises
 
 HOOK_DICTS = (
@@ -281,3 +282,38 @@ def test_batchnorm_buffers_restored_when_the_forward_pass_raises(device):
         assert torch.equal(buffer, buffers_before[name]), (
             f"{name} changed after a failed forward pass; put the buffers back in `finally:`"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def relu_model(device, first=nn.ReLU):
+    model = nn.Sequential(first(), nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU()).to(device)
+    return facets.args(model, torch.linspace(-1, 1, 20, device=device).reshape(5, 4))
+
+
+def activation(cls, device):
+    return facets.args(
+        nn.Sequential(nn.Linear(3, 4), cls()).to(device), torch.randn(5, 3, device=device)
+    )
+
+
+FACETS = facets.declare(
+    facets.of(
+        dead_relu_fraction,
+        facets.Modes(relu_model, module=lambda arguments: arguments.args[0]),
+        facets.Unmodified(relu_model),
+        facets.Unmodified(
+            lambda device: relu_model(device, first=lambda: nn.ReLU(inplace=True)),
+            label="in-place ReLU first",
+            defects={"": "the reference lets a first in-place ReLU overwrite the caller's x"},
+        ),
+        facets.Classes(
+            activation,
+            treated=lambda arguments, result: "1" in result,
+            covered=(nn.ReLU,),
+            others=(nn.ReLU6, nn.LeakyReLU, nn.Hardtanh),
+        ),
+    ),
+)
+test_facets = FACETS.test

@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q22_masked_sequence_loss import length_mask, masked_cross_entropy, masked_mse
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 HUGE = 1e30  # finite in float32, but its square is inf
@@ -480,3 +481,91 @@ def test_cross_entropy_rejects_mismatched_arguments(
     mask = torch.ones(mask_shape, dtype=mask_dtype, device=device)
     with raises(ValueError):
         masked_cross_entropy(logits, target, mask)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def lengths_of(dtype, device):
+    top = min(torch.iinfo(dtype).max, 300)
+    return facets.args(torch.tensor([0, 1, 100, top], dtype=torch.int64).to(device, dtype), 300)
+
+
+def mask_by_loop(lengths, max_len):
+    return torch.tensor([[t < n for t in range(max_len)] for n in lengths.tolist()]).reshape(
+        len(lengths), max_len
+    )
+
+
+def long_batch(dtype, device, classes=None, length=1000):
+    """Real tokens enough that a float16 sum of their squared errors (about 100 each)
+    overflows."""
+    mask = (torch.arange(length) < torch.tensor([[length - 3], [length // 2]])).to(device)
+    size = (2, length, *((classes,) if classes else ()))
+    grid = torch.linspace(-3, 3, torch.Size(size).numel(), dtype=torch.float64).reshape(size)
+    if classes:
+        target = (torch.arange(2 * length).reshape(2, length) % classes).to(device)
+        return facets.args(grid.to(dtype=dtype, device=device), target, mask)
+    return facets.args(
+        (grid * 4).to(dtype=dtype, device=device),
+        -(grid * 3).flip(1).to(dtype=dtype, device=device),
+        mask,
+    )
+
+
+def mse64(pred, target, mask):
+    errors = ((pred - target) ** 2).reshape(*mask.shape, -1).mean(-1)
+    return (errors * mask).sum() / mask.sum().clamp(min=1)
+
+
+def cross_entropy64(logits, target, mask):
+    losses = F.cross_entropy(logits.flatten(0, 1), target.flatten(), reduction="none")
+    return (losses * mask.flatten()).sum() / mask.sum().clamp(min=1)
+
+
+FACETS = facets.declare(
+    facets.of(
+        length_mask,
+        facets.Dtypes(
+            lengths_of,
+            oracle=mask_by_loop,
+            dtypes=facets.INTEGER,
+            result=lambda dtype: torch.bool,
+            defects={
+                "int8": "the reference compares max_len in the lengths' dtype",
+                "uint8": "the reference compares max_len in the lengths' dtype",
+                **{
+                    name: "the reference compares in a dtype torch has no comparison for"
+                    for name in ("uint16", "uint32", "uint64")
+                },
+            },
+        ),
+        facets.Setting(
+            lambda device: facets.args(torch.zeros(2, dtype=torch.int64, device=device), max_len=3),
+            "max_len",
+            low=0,
+            integer=True,
+        ),
+        facets.Unmodified(lambda device: lengths_of(torch.int64, device)),
+    ),
+    facets.of(
+        masked_mse,
+        facets.Dtypes(
+            long_batch,
+            oracle=mse64,
+            ulps=4,
+            defects={"float16": "the reference sums in float16 before dividing: inf"},
+        ),
+        facets.Unmodified(lambda device: long_batch(torch.float32, device, length=5)),
+    ),
+    facets.of(
+        masked_cross_entropy,
+        facets.Dtypes(
+            lambda dtype, device: long_batch(dtype, device, classes=4),
+            oracle=cross_entropy64,
+            ulps=4,
+        ),
+        facets.Unmodified(lambda device: long_batch(torch.float32, device, classes=4, length=5)),
+    ),
+)
+test_facets = FACETS.test

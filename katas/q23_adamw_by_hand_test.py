@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q23_adamw_by_hand import adamw_step_
+from torch_katas import facets
 from torch_katas.testing import (
     assert_all_close,
     assert_close,
@@ -347,3 +348,87 @@ def test_non_contiguous_and_empty_parameters(device):
     for a, b in zip(mine, reference, strict=True):
         check_tensor(a, shape=b.shape, dtype=b.dtype, device=device)
         assert_close(a, b.detach(), "differs from torch.optim.AdamW on this parameter")
+
+
+# ---------------------------------------------------------------- facets
+
+OPTIONS = {"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.5}
+
+
+def first_step(shape, dtype, device, requires_grad=False):
+    """State before step 1 of one parameter: values, gradient, zero moments."""
+    count = torch.Size(shape).numel()
+    p = torch.linspace(-2, 2, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
+    g = torch.linspace(1, -0.5, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
+    p, g = (t.to(dtype=dtype, device=device) for t in (p, g))
+    p.requires_grad_(requires_grad)
+    return facets.args([p], [g], [torch.zeros_like(g)], [torch.zeros_like(g)], step=1, **OPTIONS)
+
+
+def stepped_param(params, grads, exp_avgs, exp_avg_sqs, step, **options):
+    """The kata's step, then the updated parameter: the result the facets compare."""
+    adamw_step_(params, grads, exp_avgs, exp_avg_sqs, step, **options)
+    return params[0]
+
+
+def adamw64(params, grads, exp_avgs, exp_avg_sqs, step, lr, betas, eps, weight_decay):
+    """Step 1 of AdamW written out: moments (1 - beta) g and (1 - beta2) g², bias-corrected."""
+    (p,), (g,) = params, grads
+    m, v = (1 - betas[0]) * g / (1 - betas[0]), (1 - betas[1]) * g**2 / (1 - betas[1])
+    return p.detach() * (1 - lr * weight_decay) - lr * m / (v.sqrt() + eps)
+
+
+def all_tensors(arguments):
+    return arguments.args[:4]
+
+
+# 16-bit steps round in each of several ops.
+ROUNDED = {torch.float16: 4 * 2.0**-10, torch.bfloat16: 4 * 2.0**-7}
+FACETS = facets.declare(
+    facets.of(
+        adamw_step_,
+        *(
+            # "Raises ValueError if ... is negative", as the contract names it.
+            facets.Setting(
+                lambda device: first_step((3,), torch.float32, device), name, low=0, nan=False
+            )
+            for name in ("lr", "eps", "weight_decay")
+        ),
+        facets.Setting(
+            lambda device: first_step((3,), torch.float32, device).replace(step=1),
+            "step",
+            low=1,
+            integer=True,
+        ),
+        facets.NoGraph(
+            lambda device: first_step((3,), torch.float32, device, requires_grad=True),
+            state=lambda arguments, result: all_tensors(arguments),
+        ),
+        facets.UpdatesAll(
+            lambda device: first_step((4,), torch.float32, device),
+            params=lambda arguments: [*arguments.args[0], *arguments.args[2], *arguments.args[3]],
+        ),
+        facets.Unmodified(
+            lambda device: first_step((3,), torch.float32, device),
+            inputs=lambda arguments: arguments.args[1],
+        ),
+        facets.Number(lambda device: first_step((3,), torch.float32, device), type(None)),
+    ),
+    facets.of(
+        adamw_step_,
+        facets.Dtypes(
+            lambda dtype, device: first_step((2, 3), dtype, device),
+            oracle=adamw64,
+            ulps=8,
+            atol=ROUNDED,
+        ),
+        facets.Shapes(
+            lambda shape, device: first_step(shape, torch.float32, device),
+            oracle=adamw64,
+            shapes=("0-dim", "empty", "non-contiguous"),
+        ),
+        name="adamw_step_(parameter)",
+        call=stepped_param,
+    ),
+)
+test_facets = FACETS.test

@@ -9,6 +9,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from katas.q24_train_epoch import train_epoch
+from torch_katas import facets
 from torch_katas.testing import assert_close, raises, same_device
 
 
@@ -219,3 +220,23 @@ def test_rejects_an_empty_loader(device):
     empty = DataLoader(TensorDataset(torch.randn(0, 3), torch.randn(0, 2)), batch_size=4)
     with raises(ValueError):
         train_epoch(model, empty, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), device)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def epoch(device):
+    model = nn.Linear(3, 2).to(device)
+    data = TensorDataset(torch.randn(10, 3), torch.randn(10, 2))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return facets.args(model, DataLoader(data, batch_size=4), nn.MSELoss(), optimizer, device)
+
+
+FACETS = facets.declare(
+    facets.of(
+        train_epoch,
+        facets.Number(epoch, float),
+        facets.UpdatesAll(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
+    ),
+)
+test_facets = FACETS.test

@@ -7,6 +7,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torch.utils.data import Dataset, TensorDataset
 
 from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate, throughput_loader
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 CPU = torch.device("cpu")
@@ -384,3 +385,66 @@ def test_throughput_loader_with_workers_keeps_them_between_epochs(device):
         "the second epoch was loaded by new processes: persistent_workers=True keeps the "
         "workers of the first"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+ANY_DTYPE = (torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.uint8, torch.bool)
+
+
+def series(dtype, device, window=3, stride=2):
+    values = (torch.arange(20).reshape(10, 2) % 7).to(device=device, dtype=dtype)
+    return facets.args(values, window=window, stride=stride)
+
+
+def sample_one(values, window, stride):
+    """Sample 1 as the contract defines it."""
+    return values[stride : stride + window], values[stride + window]
+
+
+def sequences(dtype, device):
+    samples = [
+        ((torch.arange(6).reshape(3, 2) % 5).to(dtype=dtype), torch.tensor(0)),
+        (torch.zeros(0, 2, dtype=dtype), torch.tensor(1)),
+        (torch.ones(1, 2, dtype=dtype), torch.tensor(2)),
+    ]
+    return facets.args([(s.to(device), label.to(device)) for s, label in samples])
+
+
+FACETS = facets.declare(
+    facets.of(
+        SlidingWindows,
+        facets.Setting(lambda device: series(torch.float32, device), "window", low=1, integer=True),
+        facets.Setting(lambda device: series(torch.float32, device), "stride", low=1, integer=True),
+        facets.Unmodified(lambda device: series(torch.float32, device)),
+    ),
+    facets.of(
+        SlidingWindows,
+        facets.Dtypes(series, oracle=sample_one, dtypes=ANY_DTYPE),
+        name="SlidingWindows[1]",
+        call=lambda values, window, stride: SlidingWindows(values, window, stride)[1],
+    ),
+    facets.of(
+        pad_collate,
+        facets.DefaultDevice(
+            lambda device: sequences(torch.float32, "cpu"),
+            where="cpu",
+            defects={"": "the reference makes the lengths on the default device, not the CPU"},
+        ),
+        facets.Unmodified(lambda device: sequences(torch.float32, device)),
+    ),
+    facets.of(
+        pad_collate,
+        facets.Dtypes(
+            sequences,
+            oracle=lambda batch: torch.nn.utils.rnn.pad_sequence(
+                [s for s, _ in batch], batch_first=True
+            ),
+            dtypes=ANY_DTYPE,
+        ),
+        name="pad_collate(padded)",
+        call=lambda batch: pad_collate(batch)[0],
+    ),
+    facets.none(make_loader, "its random state is the contract: its own tests check it"),
+)
+test_facets = FACETS.test

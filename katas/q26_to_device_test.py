@@ -8,6 +8,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from katas.q26_to_device import copy_to, pick_device, place_for_training, to_device
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, same_device
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
@@ -412,3 +413,23 @@ def test_copy_to_the_cpu_blocks(device, dtype):
             "non-blocking copy to the CPU returns before its values have arrived, and nothing "
             "here synchronizes before the caller reads them"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def nested(device):
+    batch = {"x": torch.arange(3.0), "rest": [torch.ones(2), (torch.zeros(1), "tag")]}
+    return facets.args(batch, device)
+
+
+FACETS = facets.declare(
+    facets.of(
+        to_device,
+        facets.Unmodified(nested, inputs=lambda arguments: arguments.args[0]),
+        facets.Returns(
+            lambda device: facets.args(torch.ones(2, device=device), device), kind="same"
+        ),
+    ),
+)
+test_facets = FACETS.test

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q27_state_dict import buffer_keys, count_parameters, load_checkpoint
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 
@@ -276,3 +277,28 @@ def test_does_not_modify_the_checkpoint(device):
     )
     for key, value in checkpoint.items():
         assert torch.equal(value, values_before[key]), f"checkpoint[{key!r}] was modified"
+
+
+# ---------------------------------------------------------------- facets
+
+
+def with_buffers(device):
+    return facets.args(nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).to(device))
+
+
+def wrapped_checkpoint(device):
+    source = nn.Linear(3, 2)
+    state = {"module." + key: value for key, value in source.state_dict().items()}
+    return facets.args(nn.Linear(3, 2).to(device), state)
+
+
+FACETS = facets.declare(
+    facets.of(count_parameters, facets.Number(with_buffers, int), facets.Unmodified(with_buffers)),
+    facets.of(buffer_keys, facets.Number(with_buffers, list), facets.Unmodified(with_buffers)),
+    facets.of(
+        load_checkpoint,
+        facets.Returns(wrapped_checkpoint, kind="same"),
+        facets.Unmodified(wrapped_checkpoint, inputs=lambda arguments: arguments.args[1]),
+    ),
+)
+test_facets = FACETS.test

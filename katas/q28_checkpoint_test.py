@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q28_checkpoint import load_checkpoint, save_checkpoint
+from torch_katas import facets
 from torch_katas.testing import assert_close, raises, same_device
 
 
@@ -350,3 +351,12 @@ def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypa
     )
     assert sorted(p.name for p in folder.iterdir()) == [path.name], "only the checkpoint stays"
     assert_nothing_written_in(outside)
+
+
+# ---------------------------------------------------------------- facets
+
+FACETS = facets.declare(
+    facets.none(save_checkpoint, "files and random states: the kata's own tests cover them"),
+    facets.none(load_checkpoint, "files and random states: the kata's own tests cover them"),
+)
+test_facets = FACETS.test

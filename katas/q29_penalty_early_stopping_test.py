@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from katas.q29_penalty_early_stopping import EarlyStopping, weight_penalty
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
@@ -344,3 +345,81 @@ def test_restores_a_deep_copied_model_too(device):
     stopper.restore_best(other)
     for key, value in other.state_dict().items():
         assert_close(value, best[key], f"{key} was not restored", rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def net(dtype, device):
+    return Net().to(device=device, dtype=dtype)
+
+
+def penalty64(model, l1, l2):
+    return penalty_by_hand([w.double().cpu() for w in model.weights()], l1, l2)
+
+
+def stepped(device):
+    """A stopper that kept the weights of its first epoch, and a model trained since."""
+    model = bn_model(device)
+    stopper = EarlyStopping(patience=3)
+    stopper.step(1.0, model)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(1.0)
+    return facets.args(stopper, model)
+
+
+FACETS = facets.declare(
+    facets.of(
+        weight_penalty,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(net(dtype, device), 0.01, 0.1),
+            oracle=penalty64,
+            ulps=8,  # a sum of many terms in the parameters' dtype
+        ),
+        *(
+            facets.Setting(
+                lambda device: facets.args(nn.Linear(2, 2).to(device), l1=0.1, l2=0.1),
+                name,
+                low=0,
+                defects={f"{name} nan": f"the reference checks `{name} < 0`, which NaN passes"},
+            )
+            for name in ("l1", "l2")
+        ),
+        facets.DefaultDevice(
+            lambda device: facets.args(nn.ReLU(), 0.1, 0.1),
+            where="cpu",
+            defects={
+                "": "the reference makes the penalty of a model without parameters on the "
+                "default device, not the CPU"
+            },
+        ),
+        facets.Unmodified(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
+    ),
+    facets.of(
+        EarlyStopping,
+        facets.Setting(
+            lambda device: facets.args(patience=2, min_delta=0.0), "patience", low=1, integer=True
+        ),
+        facets.Setting(
+            lambda device: facets.args(patience=2, min_delta=0.0),
+            "min_delta",
+            low=0,
+            defects={"min_delta nan": "the reference checks `min_delta < 0`, which NaN passes"},
+        ),
+    ),
+    facets.of(
+        EarlyStopping,
+        facets.Number(lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device)), bool),
+        facets.Unmodified(lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device))),
+        name="EarlyStopping.step",
+        call=lambda stopper, loss, model: stopper.step(loss, model),
+    ),
+    facets.of(
+        EarlyStopping,
+        facets.UpdatesAll(stepped, params=lambda arguments: list(arguments.args[1].parameters())),
+        name="EarlyStopping.restore_best",
+        call=lambda stopper, model: stopper.restore_best(model),
+    ),
+)
+test_facets = FACETS.test

@@ -7,6 +7,7 @@ import torch.nn.utils.clip_grad as torch_clip_grad
 from torch import nn
 
 from katas.q30_grad_clipping import clip_grad_norm, layer_grad_norms
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -362,3 +363,57 @@ def test_written_by_hand(device):
     model = model_with_grads(device, loss_scale=10.0)
     with refuse_torch_clipping():
         clip_grad_norm(model.parameters(), 0.1)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def graded_model(device, dtype=torch.float32, create_graph=False):
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to(
+        device=device, dtype=dtype
+    )
+    x = torch.linspace(-1, 1, 15, dtype=dtype, device=device).reshape(5, 3)
+    parameters = list(model.parameters())
+    grads = torch.autograd.grad((model(x) ** 2).sum() * 10, parameters, create_graph=create_graph)
+    for parameter, grad in zip(parameters, grads, strict=True):
+        parameter.grad = grad
+    return model
+
+
+def grads_in(arguments):
+    return [p.grad for p in arguments.args[0].parameters()]
+
+
+def clipping(dtype, device):
+    """The parameters, their gradients (for the oracle, which sees copies) and max_norm."""
+    parameters = list(graded_model(device, dtype).parameters())
+    return facets.args(parameters, [p.grad for p in parameters], max_norm=0.5)
+
+
+def total_norm64(parameters, grads, max_norm):
+    return torch.linalg.vector_norm(torch.cat([grad.flatten() for grad in grads]))
+
+
+FACETS = facets.declare(
+    facets.of(
+        layer_grad_norms,
+        facets.NoGraph(
+            lambda device: facets.args(graded_model(device, create_graph=True)),
+            state=lambda arguments, result: result,
+        ),
+        facets.Unmodified(
+            lambda device: facets.args(graded_model(device)),
+            inputs=grads_in,
+        ),
+    ),
+    facets.of(
+        clip_grad_norm,
+        facets.Dtypes(clipping, oracle=total_norm64, ulps=4),
+        facets.UpdatesAll(
+            lambda device: clipping(torch.float32, device),
+            params=lambda arguments: [p.grad for p in arguments.args[0]],
+        ),
+        call=lambda parameters, grads, max_norm: clip_grad_norm(parameters, max_norm),
+    ),
+)
+test_facets = FACETS.test

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q31_init_depth import activation_stds, deep_stack, relu_std_ratio
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
@@ -255,3 +256,48 @@ def test_relu_std_ratio_predicts_a_measured_stack(device, scale):
         f"a measured stack grows by {measured:.3f} per layer, you predicted {predicted:.3f}; "
         "did you account for ReLU halving the mean square?"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def stack_and_input(device):
+    stack = nn.Sequential(
+        nn.Linear(4, 4, bias=False), nn.ReLU(), nn.Linear(4, 4, bias=False), nn.Tanh()
+    ).to(device)
+    x = torch.randn(6, 4, device=device, requires_grad=True)
+    return facets.args(stack, x)
+
+
+def built(device):
+    return facets.args(3, 8, "relu", "kaiming")
+
+
+FACETS = facets.declare(
+    facets.of(
+        deep_stack,
+        facets.DefaultDevice(built),
+        facets.Setting(
+            lambda device: facets.args(depth=3, width=8, activation="relu", init="kaiming"),
+            "depth",
+            low=1,
+            integer=True,
+        ),
+        facets.Setting(
+            lambda device: facets.args(depth=3, width=8, activation="relu", init="kaiming"),
+            "width",
+            low=1,
+            integer=True,
+        ),
+        facets.Trains(
+            built, forward=lambda model, device: model.to(device)(torch.randn(2, 8, device=device))
+        ),
+    ),
+    facets.of(
+        activation_stds,
+        facets.NoGraph(stack_and_input, state=lambda arguments, result: result),
+        facets.Unmodified(stack_and_input),
+    ),
+    facets.of(relu_std_ratio, facets.Number(lambda device: facets.args(8, 1), float)),
+)
+test_facets = FACETS.test

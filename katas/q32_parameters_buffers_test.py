@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from katas.q32_parameters_buffers import CenterAndScale
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 F = 5
@@ -226,3 +227,39 @@ def test_a_single_feature(device):
     layer = CenterAndScale(1).to(device)
     out = layer(torch.full((2, 1), 4.0, device=device))
     assert_close(out, torch.full((2, 1), 3.6, device=device), "one feature: (4 - 0.4) * 1 * 1")
+
+
+# ---------------------------------------------------------------- facets
+
+
+def layer_and_input(device):
+    layer = CenterAndScale(3).to(device)
+    return facets.args(layer, torch.randn(4, 3, device=device, requires_grad=True))
+
+
+FACETS = facets.declare(
+    facets.of(
+        CenterAndScale,
+        facets.DefaultDevice(
+            lambda device: facets.args(3),
+            where="cpu",
+            defects={
+                "": "the reference registers the buffers on the default device, not the "
+                "CPU its docstring names"
+            },
+        ),
+        facets.Trains(
+            lambda device: facets.args(3),
+            forward=lambda layer, device: layer.to(device)(torch.randn(4, 3, device=device)),
+        ),
+    ),
+    facets.of(
+        CenterAndScale,
+        facets.NoGraph(
+            layer_and_input, state=lambda arguments, result: arguments.args[0].running_mean
+        ),
+        name="CenterAndScale.forward",
+        call=lambda layer, x: layer(x),
+    ),
+)
+test_facets = FACETS.test

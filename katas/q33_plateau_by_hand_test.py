@@ -6,6 +6,7 @@ import torch
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
 from katas.q33_plateau_by_hand import PlateauLR
+from torch_katas import facets
 from torch_katas.testing import assert_no_torch_internals, forbidden_calls
 
 
@@ -297,3 +298,35 @@ def test_matches_on_random_metric_sequences(device):
 def test_takes_zero_dim_tensor_metrics_on_the_device(device):
     metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9, 0.95, 0.95, 0.97, 0.8)]
     check_against_builtin(device, metrics, dict(factor=0.5, patience=1))
+
+
+# ---------------------------------------------------------------- facets
+
+
+def plateau(device):
+    optimizer = torch.optim.SGD([torch.zeros(2, device=device, requires_grad=True)], lr=1.0)
+    return facets.args(optimizer, factor=0.5, patience=1, threshold=1e-4, cooldown=0)
+
+
+FACETS = facets.declare(
+    facets.of(
+        PlateauLR,
+        facets.Setting(plateau, "factor", low=0, high=1, high_open=True),
+        # "threshold < 0": the contract names the bound alone.
+        facets.Setting(plateau, "threshold", low=0, nan=False),
+        facets.Setting(plateau, "patience", low=0, integer=True),
+        facets.Setting(plateau, "cooldown", low=0, integer=True),
+    ),
+    facets.of(
+        PlateauLR,
+        facets.Number(
+            lambda device: facets.args(
+                PlateauLR(plateau(device).args[0]), torch.tensor(0.5, device=device)
+            ),
+            type(None),
+        ),
+        name="PlateauLR.step",
+        call=lambda scheduler, metric: scheduler.step(metric),
+    ),
+)
+test_facets = FACETS.test

@@ -13,6 +13,7 @@ from katas.q34_debug_nonfinite import (
     overfit_one_batch,
     validate_batch,
 )
+from torch_katas import facets
 from torch_katas.testing import assert_close, skip_unless_supported
 
 
@@ -681,3 +682,34 @@ def test_switches_anomaly_detection_off_again(device):
     with pytest.raises(LossFailed):
         nan_born_in_backward(fails)
     assert not torch.is_anomaly_enabled(), "switch it off also when compute_loss raises"
+
+
+# ---------------------------------------------------------------- facets
+
+
+def broken_model(device):
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Dropout(0.5), nn.Linear(4, 1))
+    with torch.no_grad():
+        model[3].weight[0, 0] = float("inf")
+    return facets.args(model.to(device), torch.ones(5, 3, device=device))
+
+
+def batch(device):
+    return facets.args(
+        torch.rand(4, 3, device=device), torch.tensor([0, 1, 2, 1], device=device), 3, (3,)
+    )
+
+
+FACETS = facets.declare(
+    facets.of(
+        first_nonfinite_module,
+        facets.Modes(broken_model, module=lambda arguments: arguments.args[0]),
+        # The contract names the parameters (not the buffers) and x.
+        facets.Unmodified(
+            broken_model,
+            inputs=lambda arguments: (list(arguments.args[0].parameters()), arguments.args[1]),
+        ),
+    ),
+    facets.of(validate_batch, facets.Number(batch, type(None)), facets.Unmodified(batch)),
+)
+test_facets = FACETS.test

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from katas.q35_tensor_creation import as_tensor_shared, from_data, scalar_like, zeros_for
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
@@ -317,3 +318,55 @@ def test_like_decides_the_device_over_the_default_device(device, default_device_
     like = torch.ones(2, device=device)
     check_tensor(zeros_for((2,), like), shape=(2,), device=device, name="zeros_for")
     check_tensor(scalar_like(2.0, like), shape=(), device=device, name="scalar_like")
+
+
+# ---------------------------------------------------------------- facets
+
+ANY_DTYPE = (*facets.FLOATING, torch.int64, torch.int8, torch.uint8, torch.bool)
+
+
+def like(dtype, device, requires_grad=False):
+    return torch.ones(2, 3, dtype=dtype, device=device).requires_grad_(requires_grad)
+
+
+FACETS = facets.declare(
+    facets.of(
+        from_data,
+        facets.DefaultDevice(lambda device: facets.args([[1, 2], [3, 4]])),
+        facets.Returns(lambda device: facets.args(np.arange(4.0))),
+    ),
+    facets.of(
+        as_tensor_shared,
+        facets.DefaultDevice(lambda device: facets.args([1.0, 2.0])),
+        facets.Unmodified(lambda device: facets.args(np.arange(4.0), torch.float32)),
+    ),
+    facets.of(
+        zeros_for,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(
+                (2, 0, 3) if dtype == torch.int8 else (3, 2), like(dtype, device)
+            ),
+            oracle=lambda shape, like: torch.zeros(shape, dtype=like.dtype),
+            dtypes=ANY_DTYPE,
+        ),
+        facets.DefaultDevice(
+            lambda device: facets.args((2,), like(torch.float32, device)), where="input"
+        ),
+        facets.Unmodified(lambda device: facets.args((2,), like(torch.float32, device, True))),
+    ),
+    facets.of(
+        scalar_like,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(
+                0.1 if dtype.is_floating_point else 3, like(dtype, device)
+            ),
+            oracle=lambda value, like: torch.tensor(value, dtype=torch.float64),
+            dtypes=ANY_DTYPE,
+        ),
+        facets.DefaultDevice(
+            lambda device: facets.args(2.5, like(torch.float32, device)), where="input"
+        ),
+        facets.Unmodified(lambda device: facets.args(2.5, like(torch.float32, device, True))),
+    ),
+)
+test_facets = FACETS.test

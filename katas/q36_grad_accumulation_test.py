@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q36_grad_accumulation import train_accumulated
+from torch_katas import facets
 from torch_katas.testing import assert_close, raises
 
 
@@ -221,3 +222,27 @@ def test_no_batches_still_discards_old_gradients(device):
             f"{name}.grad still holds gradients from before the call: discard them "
             "(optimizer.zero_grad()) even when there are no micro-batches"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def micro_batches(device, accum_steps=2):
+    model = nn.Linear(3, 2).to(device)
+    batches = [
+        (torch.randn(n, 3, device=device), torch.randn(n, 2, device=device)) for n in (2, 3, 1)
+    ]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return facets.args(model, batches, optimizer, accum_steps=accum_steps)
+
+
+FACETS = facets.declare(
+    facets.of(
+        train_accumulated,
+        facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
+        facets.UpdatesAll(
+            micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
+        ),
+    ),
+)
+test_facets = FACETS.test

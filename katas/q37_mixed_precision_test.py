@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q37_mixed_precision import amp_dtype, amp_train_step, make_grad_scaler
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 
@@ -285,3 +286,30 @@ def test_float16_gradients_too_small_for_float16_survive_through_the_scaler(devi
             rtol=2e-2,
             atol=2e-2 * expected_change.abs().max().item(),
         )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def step_inputs(device):
+    model = nn.Linear(3, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(8, 3, device=device, requires_grad=True)
+    y = torch.randn(8, 2, device=device)
+    scaler = torch.amp.GradScaler(device.type if device.type == "cuda" else "cpu", enabled=False)
+    return facets.args(model, x, y, F.mse_loss, optimizer, scaler)
+
+
+FACETS = facets.declare(
+    facets.none(amp_dtype, "a table from device type to dtype: its own tests cover it"),
+    facets.none(make_grad_scaler, "a GradScaler's settings: its own tests cover them"),
+    facets.of(
+        amp_train_step,
+        facets.NoGraph(step_inputs, state=lambda arguments, result: result),
+        facets.UpdatesAll(
+            step_inputs, params=lambda arguments: list(arguments.args[0].parameters())
+        ),
+        facets.Unmodified(step_inputs, inputs=lambda arguments: arguments.args[1:3]),
+    ),
+)
+test_facets = FACETS.test

@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from katas.q38_compile_graph_breaks import clipped_residual, count_graph_breaks
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 
@@ -229,3 +230,45 @@ def test_inductor_compiled_agrees_with_eager(device):
             clipped_residual_eager(x, weight, max_norm),
             f"inductor-compiled output differs from eager ({case})",
         )
+
+
+# ---------------------------------------------------------------- facets
+
+# A small non-zero h: below about 0.004 (16-bit) or 5e-20 (float32) its norm's gradient
+# in an unselected branch of torch.where is 0 * inf.
+TINY = {torch.float16: 1e-3, torch.bfloat16: 1e-3, torch.float32: 1e-21, torch.float64: 1e-160}
+
+
+def small_inputs(dtype, device):
+    x = torch.tensor([[1.0, -2.0, 0.5], [0.25, 1.0, -1.0]], dtype=torch.float64) * TINY[dtype]
+    weight = torch.eye(3, dtype=torch.float64) / 2
+    return facets.args(
+        x.to(dtype=dtype, device=device), weight.to(dtype=dtype, device=device), max_norm=1.0
+    )
+
+
+def eager64(x, weight, max_norm):
+    h = x @ weight
+    norm = h.norm()
+    if norm > max_norm:
+        h = h * (max_norm / norm)
+    return x + torch.relu(h)
+
+
+FACETS = facets.declare(
+    facets.none(count_graph_breaks, "compiles: the kata's slow tests cover it"),
+    facets.of(
+        clipped_residual,
+        facets.Gradients(
+            small_inputs,
+            oracle=eager64,
+            defects={
+                name: "the reference's torch.where backpropagates 0 * inf for a small non-zero h"
+                for name in ("float64", "float32", "float16")
+            },
+        ),
+        facets.Unmodified(lambda device: small_inputs(torch.float32, device)),
+        call=lambda x, weight, max_norm: clipped_residual(x, weight, max_norm)[0],
+    ),
+)
+test_facets = FACETS.test

@@ -5,6 +5,7 @@ import pytest
 from torch.utils.data import BatchSampler, DataLoader
 
 from katas.q39_steps_per_epoch import epoch_of_step, optimizer_steps, steps_per_epoch
+from torch_katas import facets
 from torch_katas.testing import (
     assert_no_python_loops,
     assert_no_torch_internals,
@@ -267,3 +268,36 @@ def test_defaults_keep_the_last_batch_and_step_after_every_batch(device):
     assert got == want, (
         f"with the defaults (accumulation_steps=1, drop_last=False) got {got}, expected {want}"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def sizes(device, **changes):
+    return facets.args(num_samples=10, batch_size=4).replace(**changes)
+
+
+def run(device, **changes):
+    return sizes(device, epochs=2, accumulation_steps=2).replace(**changes)
+
+
+FACETS = facets.declare(
+    facets.of(
+        steps_per_epoch,
+        facets.Number(sizes, int),
+        facets.Setting(sizes, "num_samples", low=0, integer=True),
+        facets.Setting(sizes, "batch_size", low=1, integer=True),
+    ),
+    facets.of(
+        optimizer_steps,
+        facets.Number(run, int),
+        facets.Setting(run, "epochs", low=0, integer=True),
+        facets.Setting(run, "accumulation_steps", low=1, integer=True),
+    ),
+    facets.of(
+        epoch_of_step,
+        facets.Number(lambda device: sizes(device, step=3), int),
+        facets.Setting(lambda device: sizes(device, step=3), "step", low=0, integer=True),
+    ),
+)
+test_facets = FACETS.test

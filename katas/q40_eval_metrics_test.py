@@ -4,6 +4,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from katas.q40_eval_metrics import confusion_matrix, evaluate, macro_f1
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -312,3 +313,74 @@ def test_evaluate_rejects_a_loader_of_empty_batches(device):
     batches = [(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64))] * 2
     with pytest.raises(ValueError):
         evaluate(logits_model(device), batches, 4, device)
+
+
+# ---------------------------------------------------------------- facets
+
+
+def pairs(dtype, device):
+    preds = torch.tensor([0, 2, 2, 1, 3, 3, 0], dtype=dtype, device=device)
+    targets = torch.tensor([0, 1, 2, 1, 3, 0, 0], dtype=dtype, device=device)
+    return facets.args(preds, targets, 4)
+
+
+def counted(preds, targets, num_classes):
+    table = torch.zeros(num_classes, num_classes, dtype=torch.int64)
+    for t, p in zip(targets.tolist(), preds.tolist(), strict=True):
+        table[t, p] += 1
+    return table
+
+
+def f1_by_loop(confusion):
+    scores = []
+    for c in range(len(confusion)):
+        tp = int(confusion[c, c])
+        fp, fn = int(confusion[:, c].sum()) - tp, int(confusion[c].sum()) - tp
+        if 2 * tp + fp + fn:
+            scores.append(2 * tp / (2 * tp + fp + fn))
+    return torch.tensor(sum(scores) / len(scores), dtype=torch.float64)
+
+
+def matrix(dtype, device):
+    table = torch.tensor([[3, 0, 1], [1, 2, 0], [0, 0, 0]])
+    return facets.args(table.to(device=device, dtype=dtype))
+
+
+def eval_run(device):
+    model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5)).to(device)
+    model[1].eval()  # a frozen part stays in eval mode
+    data = TensorDataset(torch.randn(10, 4), torch.randint(0, 3, (10,)))
+    return facets.args(model, DataLoader(data, batch_size=4), 3, device)
+
+
+FACETS = facets.declare(
+    facets.of(
+        confusion_matrix,
+        facets.Dtypes(
+            pairs,
+            oracle=counted,
+            dtypes=facets.INTEGER,
+            result=lambda dtype: torch.int64,
+            defects={
+                name: "the reference takes a minimum torch has no kernel for in this dtype"
+                for name in ("uint16", "uint32", "uint64")
+            },
+        ),
+        facets.DefaultDevice(lambda device: pairs(torch.int64, device), where="input"),
+        facets.Unmodified(lambda device: pairs(torch.int64, device)),
+    ),
+    facets.of(
+        macro_f1,
+        facets.Dtypes(
+            matrix, oracle=f1_by_loop, dtypes=facets.INTEGER, result=lambda dtype: torch.float32
+        ),
+        facets.DefaultDevice(lambda device: matrix(torch.int64, device), where="input"),
+        facets.Unmodified(lambda device: matrix(torch.int64, device)),
+    ),
+    facets.of(
+        evaluate,
+        facets.Modes(eval_run, module=lambda arguments: arguments.args[0]),
+        facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
+    ),
+)
+test_facets = FACETS.test

@@ -8,6 +8,7 @@ import torch
 from torch.utils.data import Dataset, get_worker_info
 
 from katas.q41_reproducibility import make_deterministic, make_loader, seed_everything, seed_worker
+from torch_katas import facets
 from torch_katas.testing import settings_put_back
 
 # Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
@@ -303,3 +304,13 @@ def test_switching_off_leaves_the_environment_alone(device, monkeypatch):
     assert os.environ.get("CUBLAS_WORKSPACE_CONFIG") == "junk", (
         "make_deterministic(False) should leave CUBLAS_WORKSPACE_CONFIG as it was"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+FACETS = facets.declare(
+    facets.none(seed_everything, "global random states: the kata's own tests cover them"),
+    facets.none(seed_worker, "a worker's random states: the kata's own tests cover them"),
+    facets.none(make_loader, "a loader's random order: the kata's own tests cover it"),
+)
+test_facets = FACETS.test

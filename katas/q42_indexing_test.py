@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from katas.q42_indexing import batch_histogram, last_valid, rotate_pairs, valid_steps
+from torch_katas import facets
 from torch_katas.op_families import COUNTING
 from torch_katas.testing import (
     assert_close,
@@ -229,3 +230,64 @@ def test_batch_histogram_of_non_contiguous_labels(device):
     out = histogram(labels, 3)
     check_tensor(out, shape=(2, 3), dtype=torch.int64, device=device, name="counts")
     assert out.tolist() == [[2, 0, 1], [0, 3, 0]]
+
+
+# ---------------------------------------------------------------- facets
+
+ANY_DTYPE = (*facets.FLOATING, torch.int64, torch.int8, torch.uint8, torch.bool)
+SIGNED = (*facets.FLOATING, torch.int64, torch.int32, torch.int16, torch.int8)
+
+
+def padded(dtype, device):
+    x = (torch.arange(2 * 4 * 3).reshape(2, 4, 3) % 7).to(device=device, dtype=dtype)
+    return facets.args(x, torch.tensor([3, 1], device=device))
+
+
+def last_by_loop(x, lengths):
+    return torch.stack([x[b, n - 1] for b, n in enumerate(lengths.tolist())])
+
+
+def valid_by_loop(x, lengths):
+    return torch.cat([x[b, :n] for b, n in enumerate(lengths.tolist())])
+
+
+def pairs_of(dtype, device):
+    x = torch.tensor([[1, -2, 3, 4], [-5, 6, 0, 7]]).to(device=device, dtype=dtype)
+    return facets.args(x)
+
+
+def rotated_by_loop(x):
+    out = torch.empty_like(x)
+    for i in range(0, x.shape[-1], 2):
+        out[..., i], out[..., i + 1] = -x[..., i + 1], x[..., i]
+    return out
+
+
+def labels(device):
+    return facets.args(torch.tensor([[0, 2, 2], [1, 1, 1]], device=device), 3)
+
+
+FACETS = facets.declare(
+    facets.of(
+        last_valid,
+        facets.Dtypes(padded, oracle=last_by_loop, dtypes=ANY_DTYPE),
+        facets.Unmodified(lambda device: padded(torch.float32, device)),
+    ),
+    facets.of(
+        valid_steps,
+        facets.Dtypes(padded, oracle=valid_by_loop, dtypes=ANY_DTYPE),
+        facets.Unmodified(lambda device: padded(torch.float32, device)),
+    ),
+    facets.of(
+        rotate_pairs,
+        facets.Dtypes(pairs_of, oracle=rotated_by_loop, dtypes=SIGNED),
+        facets.Unmodified(lambda device: pairs_of(torch.float32, device)),
+        facets.Returns(lambda device: pairs_of(torch.float32, device)),
+    ),
+    facets.of(
+        batch_histogram,
+        facets.DefaultDevice(labels, where="input"),
+        facets.Unmodified(labels),
+    ),
+)
+test_facets = FACETS.test

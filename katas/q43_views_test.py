@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from katas.q43_views import merge_heads, shares_storage, split_heads
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
 
 
@@ -194,3 +195,45 @@ def test_shares_storage_of_two_tensors_over_one_numpy_array(device):
         "two torch.from_numpy tensors of one array share one memory block: compare where "
         "the storages' memory begins (untyped_storage().data_ptr())"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+ANY_DTYPE = (*facets.FLOATING, torch.int64, torch.uint8, torch.bool)
+
+
+def heads_of(dtype, device):
+    x = (torch.arange(2 * 3 * 4 * 2).reshape(2, 3, 4, 2) % 5).to(device=device, dtype=dtype)
+    return facets.args(x)
+
+
+def merged_by_loop(x):
+    b, h, t, d = x.shape
+    out = torch.empty(b, t, h * d, dtype=x.dtype)
+    for head in range(h):
+        out[:, :, head * d : (head + 1) * d] = x[:, head]
+    return out
+
+
+FACETS = facets.declare(
+    facets.of(
+        merge_heads,
+        facets.Dtypes(heads_of, oracle=merged_by_loop, dtypes=ANY_DTYPE),
+        facets.Unmodified(lambda device: heads_of(torch.float32, device)),
+    ),
+    facets.of(
+        split_heads,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(
+                merged_by_loop(heads_of(dtype, "cpu").args[0]).to(device), 3
+            ),
+            oracle=lambda x, num_heads: x.unflatten(-1, (num_heads, -1)).transpose(1, 2),
+            dtypes=ANY_DTYPE,
+        ),
+    ),
+    facets.of(
+        shares_storage,
+        facets.Number(lambda device: facets.args(*torch.zeros(2, 3, device=device)), bool),
+    ),
+)
+test_facets = FACETS.test

@@ -4,6 +4,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from katas.q44_fine_tuning import FineTuner, make_optimizer
+from torch_katas import facets
 from torch_katas.testing import check_tensor, skip_unless_supported
 
 NUM_FEATURES, NUM_CLASSES = 8, 3
@@ -250,3 +251,25 @@ def test_a_last_block_unfrozen_after_construction_gets_last_block_lr(device):
             f"backbone[-1].{name} was unfrozen after construction: it trains, so it belongs "
             "in the group with last_block_lr (lr / 10 here), whatever train_last_block was"
         )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def pretrained(device):
+    backbone = nn.Sequential(nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6)), nn.Linear(6, 5))
+    return facets.args(backbone.to(device), 5, 3, train_last_block=True)
+
+
+FACETS = facets.declare(
+    facets.of(
+        FineTuner,
+        facets.DefaultDevice(pretrained, where="input"),
+        facets.Trains(
+            pretrained,
+            forward=lambda model, device: model(torch.randn(4, 4, device=device)),
+        ),
+    ),
+    facets.none(make_optimizer, "its groups and rates are its contract: its own tests"),
+)
+test_facets = FACETS.test

@@ -7,6 +7,7 @@ import torch
 from torch.utils.data import Subset, TensorDataset, random_split
 
 from katas.q45_split_dataset import split_dataset, split_sizes, stratified_split
+from torch_katas import facets
 
 BAD_FRACTIONS = [[0.5, 0.4], [0.7, 0.4], [1.2, -0.2], [-0.5, 0.75, 0.75], [], [0.5, 0.5, 0.5]]
 BAD_IDS = ["sum below 1", "sum above 1", "above 1", "negative only", "empty", "sum 1.5"]
@@ -281,3 +282,13 @@ def test_stratified_split_of_an_empty_dataset_rejects_bad_fractions(device, frac
     labels = torch.zeros(0, dtype=torch.int64, device=device)
     with pytest.raises(ValueError):
         stratified_split(numbered_dataset(device, 0), labels, fractions, seed=0)
+
+
+# ---------------------------------------------------------------- facets
+
+FACETS = facets.declare(
+    facets.of(split_sizes, facets.Number(lambda device: facets.args(10, [0.45, 0.45, 0.1]), list)),
+    facets.none(split_dataset, "a seeded random split: the kata's own tests cover it"),
+    facets.none(stratified_split, "a seeded random split: the kata's own tests cover it"),
+)
+test_facets = FACETS.test

@@ -3,6 +3,7 @@ import torch
 import torch.nn.functional as F
 
 from katas.q46_norm_layers import batch_norm, layer_norm
+from torch_katas import facets
 from torch_katas.op_families import NORMALISATION
 from torch_katas.testing import (
     assert_close,
@@ -390,3 +391,67 @@ def test_no_builtin_normalisation(device):
         batch_norm(x, running_mean, running_var, weight, bias, training=True)
         batch_norm(x, running_mean, running_var, weight, bias, training=False)
         layer_norm(x, (3, 2))
+
+
+# ---------------------------------------------------------------- facets
+
+
+def channels(dtype, device, requires_grad=False):
+    x = torch.linspace(-3, 5, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4) ** 2
+    stats = torch.zeros(3, dtype=dtype, device=device), torch.ones(3, dtype=dtype, device=device)
+    weight = torch.tensor([1.5, -0.5, 2.0], dtype=dtype, device=device)
+    bias = torch.tensor([0.0, 1.0, -1.0], dtype=dtype, device=device)
+    x = x.to(dtype=dtype, device=device).requires_grad_(requires_grad)
+    return facets.args(x, *stats, weight, bias)
+
+
+def batch_norm64(x, running_mean, running_var, weight, bias):
+    return F.batch_norm(x, running_mean, running_var, weight, bias, training=True)
+
+
+def rows(dtype, device, shape=(4, 6)):
+    count = torch.Size(shape).numel()
+    x = torch.linspace(-2, 7, max(count, 1), dtype=torch.float64)[:count].reshape(shape) ** 2
+    width = shape[-1] if shape else 1
+    weight = torch.linspace(0.5, 2, width, dtype=dtype, device=device)
+    return facets.args(
+        x.to(dtype=dtype, device=device),
+        width,
+        weight,
+        torch.zeros(width, dtype=dtype, device=device),
+    )
+
+
+def layer_norm64(x, normalized_shape, weight, bias):
+    return F.layer_norm(x, (normalized_shape,), weight, bias)
+
+
+# Statistics computed in the dtype: a few units of its precision of the normalised values.
+ROUNDED = {torch.float16: 8 * 2.0**-10, torch.bfloat16: 8 * 2.0**-7}
+FACETS = facets.declare(
+    facets.of(
+        batch_norm,
+        facets.Dtypes(channels, oracle=batch_norm64, ulps=8, atol=ROUNDED),
+        facets.Gradients(channels, oracle=batch_norm64, atol=ROUNDED),
+        facets.NoGraph(
+            lambda device: channels(torch.float32, device, requires_grad=True),
+            state=lambda arguments, result: arguments.args[1:3],
+        ),
+        facets.Unmodified(
+            lambda device: channels(torch.float32, device),
+            inputs=lambda arguments: arguments.args[0],
+        ),
+    ),
+    facets.of(
+        layer_norm,
+        facets.Dtypes(rows, oracle=layer_norm64, ulps=8, atol=ROUNDED),
+        facets.Gradients(rows, oracle=layer_norm64, atol=ROUNDED),
+        facets.Shapes(
+            lambda shape, device: rows(torch.float32, device, shape),
+            oracle=layer_norm64,
+            shapes=("1-D", "empty", "2-D", "non-contiguous"),
+        ),
+        facets.Unmodified(lambda device: rows(torch.float32, device)),
+    ),
+)
+test_facets = FACETS.test

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from torch.autograd.gradcheck import GradcheckError
 
 from katas.q47_custom_loss import FocalLoss, HuberFunction
+from torch_katas import facets
 from torch_katas.op_families import HUBER
 from torch_katas.testing import (
     assert_close,
@@ -347,3 +348,80 @@ def test_huber_on_empty_and_large_inputs(device):
     (grad,) = torch.autograd.grad(loss.sum(), x)
     assert torch.isfinite(loss).all(), "the linear branch must not square huge differences"
     assert_close(grad, torch.tensor([2.0, -2.0], device=device))
+
+
+# ---------------------------------------------------------------- facets
+
+
+def confident(dtype, device, requires_grad=False):
+    """Logits with a margin of 20 at the target: 1 - p_t is about 4e-9, which rounds to 0
+    in float32 (and below), though not in float64."""
+    logits = torch.tensor(
+        [[20.0, 0.0, 0.0], [0.0, 2.0, -1.0], [1.0, 0.5, 3.0]], dtype=torch.float64
+    )
+    logits = logits.to(dtype=dtype, device=device).requires_grad_(requires_grad)
+    return facets.args(FocalLoss(gamma=0.5), logits, torch.tensor([0, 1, 0], device=device))
+
+
+def focal64(module, logits, target):
+    log_p = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
+    return (-((-torch.expm1(log_p)) ** 0.5) * log_p).mean()
+
+
+def huber_inputs(dtype, device, shape=(2, 3)):
+    count = torch.Size(shape).numel()
+    x = torch.linspace(-3, 3, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
+    return facets.args(
+        x.to(dtype=dtype, device=device), (x / 3).to(dtype=dtype, device=device), delta=1.0
+    )
+
+
+def huber64(x, target, delta):
+    return F.huber_loss(x, target, reduction="none", delta=delta)
+
+
+FACETS = facets.declare(
+    facets.of(
+        FocalLoss,
+        # "Raises ValueError if gamma < 0": the contract names the bound alone.
+        facets.Setting(lambda device: facets.args(gamma=2.0), "gamma", low=0, nan=False),
+    ),
+    facets.of(
+        FocalLoss,
+        facets.Dtypes(confident, oracle=focal64, ulps=4),
+        facets.Gradients(
+            confident,
+            oracle=focal64,
+            wrt=1,
+            defects={
+                name: "the reference's (1 - p_t) ** gamma with gamma < 1 gives NaN "
+                "gradients for a confident correct logit"
+                for name in ("float32", "float16", "bfloat16")
+            },
+        ),
+        facets.Unmodified(lambda device: confident(torch.float32, device)),
+        name="FocalLoss.forward",
+        call=lambda module, logits, target: module(logits, target),
+    ),
+    facets.of(
+        HuberFunction,
+        facets.Dtypes(huber_inputs, oracle=huber64, ulps=2),
+        facets.Gradients(huber_inputs, oracle=huber64),
+        facets.Shapes(
+            lambda shape, device: huber_inputs(torch.float32, device, shape),
+            oracle=huber64,
+            shapes=("0-dim", "empty", "non-contiguous"),
+        ),
+        # "delta <= 0" raises: the contract names the bound alone.
+        facets.Setting(
+            lambda device: huber_inputs(torch.float32, device).replace(),
+            "delta",
+            low=0,
+            low_open=True,
+            nan=False,
+        ),
+        facets.Unmodified(lambda device: huber_inputs(torch.float32, device)),
+        call=lambda x, target, delta: HuberFunction.apply(x, target, delta),
+    ),
+)
+test_facets = FACETS.test

@@ -9,6 +9,7 @@ from katas.q48_export_deploy import (
     run_onnx,
     save_program,
 )
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor
 
 # torch.export cannot trace the simulated device's tensors (a wrapper around CPU data) with a
@@ -243,3 +244,16 @@ def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_pat
         rtol=1e-5,
         atol=1e-5,
     )
+
+
+# ---------------------------------------------------------------- facets
+
+REASON = "exports and files: the kata's own (slow) tests cover them"
+FACETS = facets.declare(
+    facets.none(export_for_inference, REASON),
+    facets.none(save_program, REASON),
+    facets.none(load_program, REASON),
+    facets.none(export_onnx, REASON),
+    facets.none(run_onnx, REASON),
+)
+test_facets = FACETS.test

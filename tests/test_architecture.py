@@ -12,10 +12,8 @@ LAYERS = [
     {"store"},  # the learner's state between runs
     {"devices"},  # the device kinds, the simulated accelerator
     {"runtime"},  # answer import, state guard, time limits
-    {
-        "testing",
-        "op_families",
-    },  # kata tests' helpers: checks and rules (which know the time limits' thread)
+    {"testing", "op_families"},  # kata tests' helpers: checks, rules, the op families they name
+    {"facets"},  # the facets a kata declares, and one generic check per facet
     {"plugin", "grading"},  # the pytest plugin; take-homes and grading
     {"cli"},  # the learner's command line, which also starts grading
     {"notebook"},  # the IPython extension: the CLI's commands and backups in a kernel

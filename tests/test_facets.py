@@ -1,0 +1,366 @@
+"""The facet declarations and their generic checks (torch_katas/facets.py): every public name of
+every stub declares its facets, every declared facet has a check, and each check fails on an
+answer that breaks its facet."""
+
+import ast
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from torch_katas import catalog, facets
+
+ROOT = Path(__file__).resolve().parents[1]
+KATAS = catalog.load(ROOT)
+
+
+def public_names(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
+    }
+
+
+def declarations(path: Path) -> tuple[set[str], set[str], bool]:
+    """The names given to facets.of/facets.none, the facet kinds used, and whether the file
+    binds the generated tests to `test_facets`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    declared, kinds = set(), set()
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "facets"
+        ):
+            continue
+        if node.func.attr in ("of", "none") and node.args and isinstance(node.args[0], ast.Name):
+            declared.add(node.args[0].id)
+        elif node.func.attr[:1].isupper():
+            kinds.add(node.func.attr)
+    bound = any(
+        isinstance(node, ast.Assign)
+        and [getattr(target, "id", None) for target in node.targets] == ["test_facets"]
+        for node in tree.body
+    )
+    return declared, kinds, bound
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_every_public_name_declares_its_facets(module):
+    stub = public_names(ROOT / "katas" / f"{module}.py")
+    declared, kinds, bound = declarations(ROOT / "katas" / f"{module}_test.py")
+    assert not stub - declared, (
+        f"{module}_test.py declares no facets for {sorted(stub - declared)}: add facets.of(...) "
+        "(or facets.none(name, reason)) to its FACETS"
+    )
+    checked = {kind.__name__ for kind in facets.CHECKERS}
+    assert kinds <= checked, f"facets without a generic check: {sorted(kinds - checked)}"
+    assert bound, f"{module}_test.py must bind its checks: test_facets = FACETS.test"
+
+
+def test_every_facet_kind_has_a_checker():
+    kinds = set(facets.Facet.__subclasses__())
+    assert kinds == set(facets.CHECKERS), (
+        f"without a checker: {sorted(k.__name__ for k in kinds - set(facets.CHECKERS))}"
+    )
+
+
+def test_a_function_without_facets_says_why():
+    with pytest.raises(ValueError, match="why"):
+        facets.declare(facets.of(len))
+
+
+# ---------------------------------------------------------------- each checker can fail
+
+CPU = torch.device("cpu")
+
+
+def outcomes(target, facet):
+    """(passed, failed) case ids of one facet of `target`."""
+    declared = facets.declare(facets.of(target, facet))
+    passed, failed = [], []
+    for case in declared.cases():
+        try:
+            facets.run(case, CPU)
+        except Exception:  # a failed check, or an error the wrong answer raised
+            failed.append(case.id)
+        else:
+            passed.append(case.id)
+    return passed, failed
+
+
+def assert_catches(facet, right, wrong):
+    """The check passes `right` in every case and fails `wrong` in at least one."""
+    passed, failed = outcomes(right, facet)
+    assert not failed, f"a correct answer fails {failed}"
+    passed, failed = outcomes(wrong, facet)
+    assert failed, f"a wrong answer passes every case: {passed}"
+
+
+def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(torch.linspace(1, 200, 1000, dtype=dtype)),
+        oracle=lambda x: x.mean(),
+    )
+
+    def right(x):
+        return x.float().mean().to(x.dtype)
+
+    def float32(x):
+        return x.float().mean()
+
+    def native(x):
+        return x.sum() / x.numel()
+
+    assert_catches(facet, right, float32)
+    assert_catches(facet, right, native)
+
+
+def test_gradients_catches_nan_from_an_intermediate_overflow():
+    facet = facets.Gradients(
+        lambda dtype, device: facets.args(torch.tensor([-100.0, 0.0, 100.0], dtype=dtype)),
+        oracle=torch.nn.functional.softplus,
+    )
+
+    def stable(x):
+        return torch.where(x > 10, x, torch.log1p(torch.exp(x.clamp(max=10))))
+
+    def naive(x):
+        return torch.log(1 + torch.exp(x))  # exp(100) is inf in float32: the gradient is NaN
+
+    assert_catches(facet, stable, naive)
+
+
+def test_every_checker_has_a_test_that_it_can_fail():
+    source = Path(__file__).read_text(encoding="utf-8")
+    untested = [
+        kind.__name__ for kind in facets.CHECKERS if f"facets.{kind.__name__}(" not in source
+    ]
+    assert not untested, f"no test here feeds these checkers a wrong answer: {untested}"
+
+
+def test_shapes_catches_a_shape_not_handled():
+    facet = facets.Shapes(lambda shape, device: facets.args(torch.ones(shape)), oracle=torch.neg)
+    assert_catches(facet, torch.neg, lambda x: -x.view(-1))
+    assert_catches(facet, torch.neg, lambda x: -x.reshape(*x.shape[:1], -1) if x.dim() else -x)
+
+
+def test_number_catches_a_tensor_or_an_int():
+    facet = facets.Number(lambda device: facets.args(3), float)
+    assert_catches(facet, lambda n: n / 2, lambda n: n // 2)
+    assert_catches(facet, lambda n: n / 2, lambda n: torch.tensor(n / 2))
+
+
+def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
+    facet = facets.Setting(lambda device: facets.args(rate=0.5), "rate", low=0, high=1)
+
+    def right(rate):
+        if not 0 <= rate <= 1:
+            raise ValueError(rate)
+
+    def lets_nan_through(rate):
+        if rate < 0 or rate > 1:
+            raise ValueError(rate)
+
+    def excludes_the_bound(rate):
+        if not 0 < rate <= 1:
+            raise ValueError(rate)
+
+    assert_catches(facet, right, lets_nan_through)
+    assert_catches(facet, right, excludes_the_bound)
+    steps = facets.Setting(lambda device: facets.args(n=2), "n", low=1, integer=True)
+
+    def positive(n):
+        if n < 1:
+            raise ValueError(n)
+
+    assert_catches(steps, positive, lambda n: None)
+    assert math.isnan(facet.probes()["nan"][0])
+
+
+def test_default_device_catches_none_read_as_the_cpu():
+    facet = facets.DefaultDevice(lambda device: facets.args(3))
+
+    def right(n, device=None):
+        return torch.zeros(n, device=device)
+
+    def cpu(n, device=None):
+        return torch.zeros(n, device=device or "cpu")
+
+    assert_catches(facet, right, cpu)
+    on_cpu = facets.DefaultDevice(lambda device: facets.args(3), where="cpu")
+    assert_catches(on_cpu, cpu, right)
+
+
+def test_unmodified_catches_a_change_in_place():
+    facet = facets.Unmodified(lambda device: facets.args(torch.arange(4.0), nn.Linear(2, 2)))
+
+    def scaled(x, model):
+        with torch.no_grad():
+            model.weight.mul_(1)
+        return x * 2
+
+    def in_place(x, model):
+        return x.mul_(2)
+
+    def touches_the_model(x, model):
+        with torch.no_grad():
+            model.bias.zero_()
+        return x * 2
+
+    assert_catches(facet, scaled, in_place)
+    assert_catches(facet, scaled, touches_the_model)
+
+
+def test_no_graph_catches_a_state_update_that_records_one():
+    def make(device):
+        return facets.args(torch.zeros(3), torch.ones(3, requires_grad=True) * 2)
+
+    facet = facets.NoGraph(make, state=lambda arguments, result: arguments.args[0])
+
+    def right(average, value):
+        with torch.no_grad():
+            average.mul_(0.5).add_(value, alpha=0.5)
+
+    def records(average, value):
+        average.mul_(0.5).add_(value, alpha=0.5)
+
+    assert_catches(facet, right, records)
+
+
+def test_trains_catches_a_returned_module_that_cannot_train():
+    facet = facets.Trains(
+        lambda device: facets.args(2),
+        forward=lambda module, device: module(torch.ones(1, 2)),
+    )
+
+    def right(width):
+        return nn.Sequential(nn.Linear(width, width), nn.Linear(width, 1))
+
+    class Detached(nn.Sequential):
+        def forward(self, x):
+            return self[1](self[0](x).detach())
+
+    def detached(width):
+        return Detached(nn.Linear(width, width), nn.Linear(width, 1))
+
+    assert_catches(facet, right, detached)
+
+
+def test_updates_all_catches_a_parameter_skipped():
+    facet = facets.UpdatesAll(
+        lambda device: facets.args(nn.Linear(2, 2)),
+        params=lambda arguments: list(arguments.args[0].parameters()),
+    )
+
+    def right(model):
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.add_(1)
+
+    def weights_only(model):
+        with torch.no_grad():
+            model.weight.add_(1)
+
+    assert_catches(facet, right, weights_only)
+
+
+def test_returns_catches_an_alias_or_a_copy():
+    new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
+    assert_catches(new, lambda x: x * 1, lambda x: x.view(2, 2))
+    assert_catches(new, lambda x: x.clone(), lambda x: x)
+    same = facets.Returns(lambda device: facets.args(torch.arange(4.0)), kind="same")
+    assert_catches(same, lambda x: x.mul_(2), lambda x: x * 2)
+
+
+def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
+    def make(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5)))
+
+    facet = facets.Modes(make, module=lambda arguments: arguments.args[0])
+
+    def right(model):
+        was = model.training
+        model.eval()
+        with torch.no_grad():
+            out = model(torch.ones(1, 2))
+        model.train(was)
+        return out
+
+    def leaves_eval(model):
+        model.eval()
+        with torch.no_grad():
+            return model(torch.ones(1, 2))
+
+    def ends_in_train(model):
+        model.eval()
+        with torch.no_grad():
+            out = model(torch.ones(1, 2))
+        model.train()
+        return out
+
+    calls = []
+
+    def counts_calls(model):
+        calls.append(1)
+        return torch.tensor(len(calls))
+
+    assert_catches(facet, right, leaves_eval)
+    assert_catches(facet, right, ends_in_train)
+    assert_catches(facet, right, counts_calls)
+
+
+def test_classes_catches_names_matched_loosely_and_subclasses_missed():
+    facet = facets.Classes(
+        lambda cls, device: facets.args(cls(2, 2) if cls is not nn.Bilinear else cls(2, 2, 2)),
+        treated=lambda arguments, result: result,
+        covered=(nn.Linear,),
+        others=(nn.Bilinear,),
+    )
+
+    def right(module):
+        return isinstance(module, nn.Linear)
+
+    def exact_type(module):
+        return type(module) is nn.Linear
+
+    def by_name(module):
+        return "linear" in type(module).__name__.lower()
+
+    assert_catches(facet, right, exact_type)
+    assert_catches(facet, right, by_name)
+
+
+def reference(tmp_path, source):
+    """`half` from a file in a solutions/ folder: a reference answer to the checks."""
+    folder = tmp_path / "solutions"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"half_{len(list(folder.iterdir()))}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.half
+
+
+def test_a_known_defect_of_the_reference_must_fail_and_is_checked_as_usual_elsewhere(tmp_path):
+    facet = facets.Number(
+        lambda device: facets.args(3), float, defects={"": "the reference floors"}
+    )
+    defective = reference(tmp_path, "def half(x):\n    return x // 2\n")
+    (case,) = facets.declare(facets.of(defective, facet)).cases()
+    with pytest.raises(pytest.xfail.Exception):
+        facets.run(case, CPU)  # the reference still has its defect: an expected failure
+    (case,) = facets.declare(facets.of(lambda x: x // 2, facet)).cases()
+    with pytest.raises(AssertionError):
+        facets.run(case, CPU)  # another answer is checked as usual
+    fixed = reference(tmp_path, "def half(x):\n    return x / 2\n")
+    (case,) = facets.declare(facets.of(fixed, facet)).cases()
+    with pytest.raises(pytest.fail.Exception, match="remove the entry"):
+        facets.run(case, CPU)

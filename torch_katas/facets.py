@@ -1,0 +1,842 @@
+"""Facets: the dimensions a kata function's contract names, declared as data beside its tests,
+and one generic check per facet, so that a class of mistakes is closed for every kata at once.
+
+A kata's test file declares, for each public function (or class) of its stub, the facets its
+contract names, and binds the generated tests to a test name:
+
+    FACETS = facets.declare(
+        facets.of(safe_mean, facets.Dtypes(make, oracle=mean64), facets.Unmodified(make)),
+        facets.of(nbytes, facets.Number(lambda device: facets.args((2, 3), torch.int8), int)),
+    )
+    test_facets = FACETS.test
+
+Each facet is a small frozen dataclass (what the contract says); CHECKERS holds the one check
+of each facet kind (how it is tested). Every case calls the kata function before it checks
+anything, so a stub fails each case by its NotImplementedError. Oracles are torch builtins,
+float64 computations and naive loops written in the declaration, never a reference answer.
+
+A case the reference answer itself gets wrong is named in the facet's `defects` (case label ->
+the defect): run against the reference, that case must fail (a strict expected failure), so
+fixing the reference fails the case until the entry is removed. Any other answer is checked
+as usual.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from torch_katas import devices
+from torch_katas.testing import same_device
+
+FLOATING = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+# "any integer dtype": the unsigned wide dtypes included.
+INTEGER = (
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.uint16,
+    torch.uint32,
+    torch.uint64,
+)
+# One rounding of the float64 value to the dtype, and a little more for float32's longer sums.
+TOLERANCE = {
+    torch.float16: (2.0**-10, 1e-5),
+    torch.bfloat16: (2.0**-7, 1e-5),
+    torch.float32: (1e-5, 1e-7),
+    torch.float64: (1e-10, 1e-12),
+}
+# Shapes by name, for the Shapes facet; "non-contiguous" takes strided copies of the inputs.
+SHAPES = {"0-dim": (), "1-D": (7,), "empty": (0, 3), "2-D": (3, 5), "non-contiguous": (4, 3)}
+
+
+@dataclass(frozen=True)
+class Args:
+    """The arguments of one call."""
+
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def replace(self, **kwargs: Any) -> Args:
+        return Args(self.args, {**self.kwargs, **kwargs})
+
+
+def args(*positional: Any, **keywords: Any) -> Args:
+    return Args(positional, keywords)
+
+
+# ---------------------------------------------------------------- the facets (data)
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One dimension of a contract. `label` tells two facets of one kind apart in test ids;
+    `defects` names the cases the reference answer gets wrong (case label -> why; a label
+    followed by " on cpu" for one device kind only)."""
+
+    label: str = field(default="", kw_only=True)
+    defects: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        """(case label, dtype) of every generated test."""
+        return [("", None)]
+
+
+@dataclass(frozen=True)
+class Dtypes(Facet):
+    """The result keeps the input dtype (or `result(dtype)`), with values of a float64 oracle
+    rounded once to it. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
+    float64) -> the exact result; `atol` where values near 0 are computed by cancellation."""
+
+    make: Callable[[torch.dtype, torch.device], Args]
+    oracle: Callable[..., Any]
+    dtypes: tuple[torch.dtype, ...] = FLOATING
+    result: Callable[[torch.dtype], torch.dtype] | None = None
+    # Absolute tolerance (one for all, or by dtype) where values near 0 come from cancellation.
+    atol: float | Mapping[torch.dtype, float] | None = None
+    # In ulps of the dtype, where the contract allows more than one rounding (a native sum).
+    ulps: float = 1.0
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
+
+
+@dataclass(frozen=True)
+class Gradients(Facet):
+    """Gradients of the result's sum with respect to an argument are finite wherever
+    the float64 oracle's are, and close to them rounded to the dtype (`ulps` apart): no NaN
+    from an intermediate value that overflows, or from the unselected branch of a where.
+    make(dtype, device) -> Args; oracle as for Dtypes, differentiable."""
+
+    make: Callable[[torch.dtype, torch.device], Args]
+    oracle: Callable[..., Any]
+    dtypes: tuple[torch.dtype, ...] = FLOATING
+    ulps: float = 8.0
+    atol: float | Mapping[torch.dtype, float] | None = None
+    wrt: int = 0  # the positional argument to differentiate with respect to
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
+
+
+@dataclass(frozen=True)
+class Shapes(Facet):
+    """Every named shape the contract allows works, with the oracle's values (float32).
+    make(shape, device) -> Args; "non-contiguous" passes strided copies of the tensors."""
+
+    make: Callable[[tuple[int, ...], torch.device], Args]
+    oracle: Callable[..., Any]
+    shapes: tuple[str, ...] = tuple(SHAPES)
+    atol: float = 1e-6
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(name, None) for name in self.shapes]
+
+
+@dataclass(frozen=True)
+class Number(Facet):
+    """The result is a Python number of exactly this type (float stays float, not a tensor,
+    not a NumPy scalar, not an int). make(device) -> Args."""
+
+    make: Callable[[torch.device], Args]
+    type: type
+
+
+@dataclass(frozen=True)
+class Setting(Facet):
+    """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
+    `error`; the bounds and just inside them work. make(device) -> Args with valid values,
+    `name` among its keywords. An `integer` setting is probed with ints only."""
+
+    make: Callable[[torch.device], Args]
+    name: str
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+    error: type[BaseException] = ValueError
+    integer: bool = False
+    # False only where the contract names the bound alone ("if lr is negative", as torch's
+    # optimizers check it): NaN is then not probed.
+    nan: bool = True
+
+    def probes(self) -> dict[str, tuple[float, bool]]:
+        """label -> (value, valid)."""
+        found: dict[str, tuple[float, bool]] = {}
+        if not self.integer and self.nan:
+            found["nan"] = (math.nan, False)
+        if not self.integer:
+            found["inf"] = (math.inf, self.high == math.inf and not self.high_open)
+            found["-inf"] = (-math.inf, self.low == -math.inf and not self.low_open)
+        for side, bound, opened, outward in (
+            ("low", self.low, self.low_open, -math.inf),
+            ("high", self.high, self.high_open, math.inf),
+        ):
+            if math.isinf(bound):
+                continue
+            inward = -outward
+            if self.integer:
+                step = 1 if outward > 0 else -1
+                at, beyond = int(bound), int(bound) + step
+                inside = at - step if opened else at
+                found[f"{side} {inside} works"] = (inside, True)
+                found[f"{side} {at if opened else beyond} raises"] = (
+                    at if opened else beyond,
+                    False,
+                )
+            else:
+                if opened:
+                    found[f"{side} {bound!r} raises"] = (bound, False)
+                    found[f"{side} just inside works"] = (math.nextafter(bound, inward), True)
+                else:
+                    found[f"{side} {bound!r} works"] = (bound, True)
+                    found[f"{side} just outside raises"] = (math.nextafter(bound, outward), False)
+        return found
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(f"{self.name} {label}", None) for label in self.probes()]
+
+
+@dataclass(frozen=True)
+class DefaultDevice(Facet):
+    """`device=None` (left out by make) means torch's current default device; or the CPU
+    (`where="cpu"`); or the inputs' device, made on the test's device (`where="input"`):
+    under `torch.device(...)` (meta on the CPU's run, the test's device on an
+    accelerator's), every tensor of the result is there. make(device) -> Args. A function
+    that needs values (data-dependent ops) gives `meta=False`: its CPU run then checks the CPU."""
+
+    make: Callable[[torch.device], Args]
+    where: str = "default"
+    meta: bool = True
+
+
+@dataclass(frozen=True)
+class Unmodified(Facet):
+    """The caller's inputs are left as they were: every tensor, array and module state in the
+    arguments equal (values, dtype, device, requires_grad) after the call."""
+
+    make: Callable[[torch.device], Args]
+    # What must stay as it was (default: every argument), where the function updates others.
+    inputs: Callable[[Args], Any] | None = None
+
+
+@dataclass(frozen=True)
+class NoGraph(Facet):
+    """State updated from inputs that carry a graph records none: every tensor state(args,
+    result) names has no grad_fn after the call. make(device) -> Args."""
+
+    make: Callable[[torch.device], Args]
+    state: Callable[[Args, Any], Any]
+
+
+@dataclass(frozen=True)
+class Trains(Facet):
+    """A returned module still trains: a backward pass from forward(module, device) reaches
+    every parameter that requires grad, with finite gradients. make(device) -> Args;
+    module(args, result) picks the module (default: the result)."""
+
+    make: Callable[[torch.device], Args]
+    forward: Callable[[nn.Module, torch.device], torch.Tensor]
+    module: Callable[[Args, Any], nn.Module] | None = None
+
+
+@dataclass(frozen=True)
+class UpdatesAll(Facet):
+    """An update "of every parameter" changes every one: each tensor params(args) names
+    differs after the call. make(device) -> Args."""
+
+    make: Callable[[torch.device], Args]
+    params: Callable[[Args], Any]
+
+
+@dataclass(frozen=True)
+class Returns(Facet):
+    """`new`: the result is a new object that shares no memory with the tensor inputs;
+    `same`: it is the first argument itself (in place). make(device) -> Args."""
+
+    make: Callable[[torch.device], Args]
+    kind: str = "new"
+
+
+@dataclass(frozen=True)
+class Modes(Facet):
+    """The module's train/eval mode is left as found, for a module in train mode and one in
+    eval mode, and a second call gives the same result. make(device) -> Args;
+    module(args) picks the module."""
+
+    make: Callable[[torch.device], Args]
+    module: Callable[[Args], nn.Module]
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [("train", None), ("eval", None)]
+
+
+@dataclass(frozen=True)
+class Classes(Facet):
+    """A rule that names classes covers exactly those: each class in `covered`, a subclass of
+    each defined by the check, and none of `others` (siblings, classes that share a private
+    base). make(cls, device) -> Args holding an instance; treated(args, result) says whether
+    the call treated it as one of the classes the rule names."""
+
+    make: Callable[[type, torch.device], Args]
+    treated: Callable[[Args, Any], bool]
+    covered: tuple[type, ...]
+    others: tuple[type, ...] = ()
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        names = [cls.__name__ for cls in self.covered]
+        return [
+            *((name, None) for name in names),
+            *((f"subclass of {name}", None) for name in names),
+            *((f"not {cls.__name__}", None) for cls in self.others),
+        ]
+
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class Function:
+    """The facets of one public function or class; `call` runs it (default: the function)."""
+
+    target: Callable[..., Any]
+    facets: tuple[Facet, ...]
+    name: str
+    call: Callable[..., Any]
+    reason: str = ""  # why a function declares no facet
+
+
+def of(
+    target: Callable[..., Any],
+    *declared: Facet,
+    name: str | None = None,
+    call: Callable[..., Any] | None = None,
+) -> Function:
+    """The facets of `target` (a kata function or class). For a method, `name` it
+    ("EarlyStopping.step") and give `call` (the object first)."""
+    return Function(target, declared, name or target.__name__, call or target)
+
+
+def none(target: Callable[..., Any], reason: str) -> Function:
+    """`target`'s contract names no facet, for `reason`."""
+    return Function(target, (), target.__name__, target, reason)
+
+
+@dataclass(frozen=True)
+class Case:
+    function: Function
+    facet: Facet
+    label: str
+    dtype: torch.dtype | None
+
+    def __str__(self) -> str:
+        """The case without its dtype: the plugin runs one dtype of each kind on the simulated
+        device for each distinct rest of a test's parameters."""
+        kind = _kind(self.facet) + (f"({self.facet.label})" if self.facet.label else "")
+        label = "" if self.dtype is not None else self.label
+        return "-".join(part for part in (self.function.name, kind, label) if part)
+
+    @property
+    def id(self) -> str:
+        return f"{self}-{self.label}" if self.dtype is not None else str(self)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    functions: tuple[Function, ...]
+
+    def cases(self) -> list[Case]:
+        return [
+            Case(function, facet, label, dtype)
+            for function in self.functions
+            for facet in function.facets
+            for label, dtype in facet.cases()
+        ]
+
+    @property
+    def test(self) -> Callable[..., None] | None:
+        """The generated test; None (nothing to collect) where no function has a facet."""
+        cases = self.cases()
+        if not cases:
+            return None
+
+        @pytest.mark.parametrize(
+            "case, dtype",
+            [pytest.param(case, case.dtype, id=case.id) for case in cases],
+        )
+        def test_facets(device: torch.device, case: Case, dtype: torch.dtype | None) -> None:
+            run(case, device)
+
+        return test_facets
+
+
+def declare(*functions: Function) -> Declaration:
+    silent = [
+        function.name for function in functions if not function.facets and not function.reason
+    ]
+    if silent:
+        raise ValueError(f"{silent} declare no facet: say why with facets.none(name, reason)")
+    names = [function.name for function in functions]
+    duplicated = {name for name in names if names.count(name) > 1}
+    if duplicated:
+        raise ValueError(f"declared twice: {sorted(duplicated)}")
+    return Declaration(functions)
+
+
+def _kind(facet: Facet) -> str:
+    return type(facet).__name__.lower()
+
+
+# ---------------------------------------------------------------- running a case
+
+
+def run(case: Case, device: torch.device) -> None:
+    """Check one case. A case the reference is known to fail must fail on it."""
+    if case.dtype is not None and case.dtype in devices.missing_dtypes(device):
+        pytest.skip(f"{device.type} has no {case.dtype}")
+    check = CHECKERS[type(case.facet)]
+    defects = case.facet.defects
+    defect = defects.get(f"{case.label} on {device.type}".lstrip()) or defects.get(case.label)
+    if defect is None or not _is_reference(case.function.target):
+        check(case, device)
+        return
+    try:
+        check(case, device)
+    except (AssertionError, Exception) as error:
+        pytest.xfail(f"the reference answer's known defect: {defect} ({error})"[:400])
+    pytest.fail(
+        f"{case}: the reference answer no longer has the defect named in its facet "
+        f"declaration ({defect}): remove the entry from `defects`",
+        pytrace=False,
+    )
+
+
+def _is_reference(target: Callable[..., Any]) -> bool:
+    """Whether `target` is the reference answer's own (loaded as `katas.*` by --solutions,
+    or imported from solutions/ by a wrong answer that writes out another function)."""
+    try:
+        return Path(inspect.getfile(target)).parent.name == "solutions"
+    except TypeError:
+        return False
+
+
+def _call(case: Case, arguments: Args) -> Any:
+    return case.function.call(*arguments.args, **arguments.kwargs)
+
+
+def _tensors(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(path, tensor or array) of everything a value holds: containers, modules' state."""
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        yield "", value
+    elif depth > 4:
+        return
+    elif isinstance(value, Args):
+        for index, item in enumerate(value.args):
+            yield from ((f"argument {index}{path}", t) for path, t in _tensors(item, depth + 1))
+        for key, item in value.kwargs.items():
+            yield from ((f"{key}{path}", t) for path, t in _tensors(item, depth + 1))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from ((f"[{index}]{path}", t) for path, t in _tensors(item, depth + 1))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from ((f"[{key!r}]{path}", t) for path, t in _tensors(item, depth + 1))
+    elif isinstance(value, nn.Module):
+        for key, item in value.state_dict(keep_vars=True).items():
+            yield f".{key}", item
+    elif isinstance(value, torch.optim.Optimizer):
+        yield from ((f".state{path}", t) for path, t in _tensors(value.state_dict(), depth + 1))
+
+
+def _snapshot(value: Any) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    for path, item in _tensors(value):
+        if isinstance(item, np.ndarray):
+            found.append((path, item.copy()))
+        else:
+            found.append(
+                (path, (item.detach().clone(), item.dtype, item.device, item.requires_grad))
+            )
+    return found
+
+
+def _to_oracle(value: Any) -> Any:
+    """The CPU copy an oracle gets: floating tensors in float64."""
+    if isinstance(value, torch.Tensor):
+        dtype = torch.float64 if value.is_floating_point() else value.dtype
+        return value.detach().to("cpu", dtype, copy=True)  # never the caller's own storage
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_oracle(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _to_oracle(item) for key, item in value.items()}
+    return value
+
+
+def _oracle_args(arguments: Args) -> Args:
+    return Args(_to_oracle(arguments.args), _to_oracle(dict(arguments.kwargs)))
+
+
+def _strided(value: Any) -> Any:
+    """The same values in a non-contiguous tensor."""
+    if isinstance(value, torch.Tensor) and value.dim() > 0 and value.numel() > 1:
+        return torch.stack([value, value], dim=-1)[..., 0]
+    return value
+
+
+# ---------------------------------------------------------------- the checkers
+
+
+def _compare(
+    actual: Any,
+    expected: Any,
+    dtype: torch.dtype,
+    device: torch.device,
+    what: str,
+    atol: float | Mapping[torch.dtype, float] | None,
+    ulps: float = 1.0,
+) -> None:
+    assert isinstance(actual, torch.Tensor), (
+        f"{what}: expected a tensor, got {type(actual).__name__}"
+    )
+    assert actual.dtype == dtype, (
+        f"{what}: the result should have dtype {dtype}, got {actual.dtype}; keep the input's "
+        "dtype (compute in float32 where the contract says so, and convert back once)"
+    )
+    assert same_device(actual.device, device), (
+        f"{what}: the result should be on {device}, got {actual.device}"
+    )
+    expected = torch.as_tensor(expected)
+    if dtype.is_floating_point:
+        rtol, default_atol = TOLERANCE.get(dtype, (1e-5, 1e-7))
+        if isinstance(atol, Mapping):
+            atol = atol.get(dtype)
+        rounded = expected.to(dtype).double()
+        torch.testing.assert_close(
+            actual.detach().cpu().double(),
+            rounded,
+            rtol=rtol * ulps,
+            atol=default_atol if atol is None else atol,
+            equal_nan=True,
+            msg=lambda report: (
+                f"{what}: values differ from the exact result rounded once to {dtype}\n{report}"
+            ),
+        )
+    else:
+        assert torch.equal(actual.detach().cpu(), expected.to(actual.dtype)), (
+            f"{what}: values differ from the exact result\n"
+            f"got      {actual.detach().cpu().tolist()}\nexpected {expected.tolist()}"
+        )
+
+
+def check_dtypes(case: Case, device: torch.device) -> None:
+    facet: Dtypes = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
+    arguments = facet.make(case.dtype, device)
+    exact = _oracle_args(arguments)  # before the call, which may work in place
+    result = _call(case, arguments)
+    expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
+    expected = facet.oracle(*exact.args, **exact.kwargs)
+    what = f"{case.function.name} of {case.dtype} input"
+    if isinstance(expected, tuple):  # several results, each in the dtype
+        assert isinstance(result, tuple) and len(result) == len(expected), (
+            f"{what}: expected a tuple of {len(expected)} results, got {result!r:.80}"
+        )
+        for index, (one, exact) in enumerate(zip(result, expected, strict=True)):
+            _compare(
+                one,
+                exact,
+                expected_dtype,
+                device,
+                f"{what}, result {index}",
+                facet.atol,
+                facet.ulps,
+            )
+        return
+    _compare(result, expected, expected_dtype, device, what, facet.atol, facet.ulps)
+
+
+def check_gradients(case: Case, device: torch.device) -> None:
+    facet: Gradients = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
+    arguments = facet.make(case.dtype, device)
+    first = arguments.args[facet.wrt].detach().requires_grad_()
+    positional = list(arguments.args)
+    positional[facet.wrt] = first
+    arguments = Args(tuple(positional), arguments.kwargs)
+    exact_arguments = _oracle_args(arguments)
+    result = _call(case, arguments)
+    assert isinstance(result, torch.Tensor) and result.requires_grad, (
+        f"{case.function.name}: the result should be differentiable with respect to its input"
+    )
+    (grad,) = torch.autograd.grad(result.sum(), first)
+    exact = exact_arguments.args[facet.wrt].requires_grad_()
+    (expected,) = torch.autograd.grad(
+        facet.oracle(*exact_arguments.args, **exact_arguments.kwargs).sum(), exact
+    )
+    finite = torch.isfinite(expected)
+    bad = finite & ~torch.isfinite(grad.detach().cpu())
+    assert not bad.any(), (
+        f"{case.function.name} of {case.dtype} input gives non-finite gradients where the "
+        f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
+        "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
+    )
+    what = f"{case.function.name}'s gradient for {case.dtype} input"
+    _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
+
+
+def check_shapes(case: Case, device: torch.device) -> None:
+    facet: Shapes = case.facet  # type: ignore[assignment]
+    arguments = facet.make(SHAPES[case.label], device)
+    if case.label == "non-contiguous":
+        arguments = Args(
+            tuple(_strided(a) for a in arguments.args),
+            {key: _strided(a) for key, a in arguments.kwargs.items()},
+        )
+    exact = _oracle_args(arguments)
+    result = _call(case, arguments)
+    expected = facet.oracle(*exact.args, **exact.kwargs)
+    assert isinstance(result, torch.Tensor), (
+        f"{case.function.name} of a {case.label} input: expected a tensor, got "
+        f"{type(result).__name__}"
+    )
+    expected = torch.as_tensor(expected)
+    what = f"{case.function.name} of a {case.label} input"
+    assert tuple(result.shape) == tuple(expected.shape), (
+        f"{what}: the result should have shape {tuple(expected.shape)}, got {tuple(result.shape)}"
+    )
+    assert same_device(result.device, device), f"{what}: the result is on {result.device}"
+    torch.testing.assert_close(
+        result.detach().cpu().to(expected.dtype),
+        expected,
+        rtol=1e-5,
+        atol=facet.atol,
+        equal_nan=True,
+        msg=lambda report: f"{what}: wrong values\n{report}",
+    )
+
+
+def check_number(case: Case, device: torch.device) -> None:
+    facet: Number = case.facet  # type: ignore[assignment]
+    result = _call(case, facet.make(device))
+    assert type(result) is facet.type, (
+        f"{case.function.name} should return a Python {facet.type.__name__}, got "
+        f"{type(result).__module__}.{type(result).__qualname__} ({result!r})"
+    )
+
+
+def check_setting(case: Case, device: torch.device) -> None:
+    facet: Setting = case.facet  # type: ignore[assignment]
+    value, valid = facet.probes()[case.label.removeprefix(f"{facet.name} ")]
+    arguments = facet.make(device).replace(**{facet.name: value})
+    what = f"{case.function.name}({facet.name}={value!r})"
+    if valid:
+        _call(case, arguments)  # raises nothing
+        return
+    try:
+        _call(case, arguments)
+    except NotImplementedError:
+        raise
+    except facet.error:
+        return
+    raise AssertionError(
+        f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
+        "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
+        "`value < 0` does not)"
+    )
+
+
+def check_default_device(case: Case, device: torch.device) -> None:
+    facet: DefaultDevice = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    default = torch.device("meta" if device.type == "cpu" and facet.meta else device)
+    with torch.device(default):
+        result = _call(case, arguments)
+    expected = {"cpu": torch.device("cpu"), "input": device}.get(facet.where, default)
+    found = list(_tensors(result))
+    assert found, f"{case.function.name} returned no tensor"
+    for path, tensor in found:
+        if isinstance(tensor, torch.Tensor):
+            assert same_device(tensor.device, expected), (
+                f"{case.function.name} with device=None under the default device {default}: "
+                f"the result{path} is on {tensor.device}, should be on {expected}"
+                + {
+                    "default": " (None means torch's current default device)",
+                    "cpu": " (None means the CPU here)",
+                    "input": " (where the inputs are, whatever the default device)",
+                }[facet.where]
+            )
+
+
+def check_unmodified(case: Case, device: torch.device) -> None:
+    facet: Unmodified = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    inputs = facet.inputs or (lambda arguments: arguments)
+    before = _snapshot(inputs(arguments))
+    _call(case, arguments)
+    after = dict(_tensors(inputs(arguments)))
+    for path, saved in before:
+        now = after.get(path)
+        where = f"{case.function.name} changed the caller's {path}"
+        if isinstance(saved, np.ndarray):
+            assert now is not None and np.array_equal(
+                now, saved, equal_nan=saved.dtype.kind in "fc"
+            ), where
+            continue
+        values, dtype, place, requires_grad = saved
+        assert now is not None, f"{where}: it is gone"
+        assert now.dtype == dtype and now.device == place, f"{where}: dtype or device"
+        assert now.requires_grad == requires_grad, f"{where}: requires_grad"
+        # Compared on the CPU, the conjugate bit resolved, NaN equal to NaN.
+        a, b = now.detach().cpu().resolve_conj(), values.cpu().resolve_conj()
+        same = torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
+        assert same, f"{where}: its values; work on a copy, or out of place"
+
+
+def check_no_graph(case: Case, device: torch.device) -> None:
+    facet: NoGraph = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    result = _call(case, arguments)
+    for path, tensor in _tensors(facet.state(arguments, result)):
+        assert isinstance(tensor, torch.Tensor) and tensor.grad_fn is None, (
+            f"{case.function.name} recorded a graph into the state it updates ({path} has "
+            f"grad_fn {tensor.grad_fn}); update state under torch.no_grad() or from .detach()"
+        )
+
+
+def check_trains(case: Case, device: torch.device) -> None:
+    facet: Trains = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    result = _call(case, arguments)
+    module = facet.module(arguments, result) if facet.module else result
+    assert isinstance(module, nn.Module), f"expected a module, got {type(module).__name__}"
+    trained = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+    assert trained, f"{case.function.name}: the module has no parameter that trains"
+    module.zero_grad(set_to_none=True)
+    facet.forward(module, device).float().sum().backward()
+    for name, parameter in trained:
+        assert parameter.grad is not None, (
+            f"{case.function.name}: no gradient reaches {name} in a backward pass"
+        )
+        assert torch.isfinite(parameter.grad).all(), f"{name} gets a non-finite gradient"
+
+
+def check_updates_all(case: Case, device: torch.device) -> None:
+    facet: UpdatesAll = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    before = _snapshot(facet.params(arguments))
+    _call(case, arguments)
+    after = dict(_tensors(facet.params(arguments)))
+    for path, saved in before:
+        values = saved[0] if isinstance(saved, tuple) else saved
+        assert not torch.equal(after[path].detach(), values), (
+            f"{case.function.name} left {path} unchanged: it updates every parameter"
+        )
+
+
+def check_returns(case: Case, device: torch.device) -> None:
+    facet: Returns = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    result = _call(case, arguments)
+    if facet.kind == "same":
+        assert result is arguments.args[0], (
+            f"{case.function.name} should return its first argument itself (in place), "
+            "not a new object"
+        )
+        return
+    for path, tensor in _tensors(arguments):
+        assert result is not tensor, f"{case.function.name} returned its input {path} itself"
+        if isinstance(tensor, torch.Tensor) and isinstance(result, (torch.Tensor, np.ndarray)):
+            assert not _overlaps(result, tensor), (
+                f"{case.function.name}'s result shares memory with the input {path}: "
+                "return a new tensor"
+            )
+
+
+def _overlaps(a: torch.Tensor | np.ndarray, b: torch.Tensor) -> bool:
+    if isinstance(a, np.ndarray):
+        return b.device.type == "cpu" and np.shares_memory(a, b.detach().numpy(force=True))
+    if a.device != b.device or a.numel() == 0 or b.numel() == 0 or a.device.type == "meta":
+        return False
+    try:
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):
+        return False
+
+
+def check_modes(case: Case, device: torch.device) -> None:
+    facet: Modes = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    module = facet.module(arguments)
+    module.train(case.label == "train")
+    flags = [m.training for m in module.modules()]
+    first = _call(case, arguments)
+    assert [m.training for m in module.modules()] == flags, (
+        f"{case.function.name} left the model in another mode than it found it in "
+        f"({case.label}); put back each module's own mode"
+    )
+    second = _call(case, arguments)
+    for (path, a), (_, b) in zip(_tensors(first), _tensors(second), strict=False):
+        assert torch.equal(torch.as_tensor(a).cpu(), torch.as_tensor(b).cpu()), (
+            f"{case.function.name} gave another result{path} when called a second time"
+        )
+    if not list(_tensors(first)):
+        assert first == second or (first != first and second != second), (
+            f"{case.function.name} gave {first!r}, then {second!r} when called again"
+        )
+
+
+def check_classes(case: Case, device: torch.device) -> None:
+    facet: Classes = case.facet  # type: ignore[assignment]
+    if case.label.startswith("not "):
+        cls = next(c for c in facet.others if c.__name__ == case.label[4:])
+    else:
+        cls = next(c for c in facet.covered if c.__name__ == case.label.split()[-1])
+        if case.label.startswith("subclass of "):
+            # A subclass the kata never saw: a rule matched by exact type or by name misses it.
+            cls = type(f"Custom{cls.__name__}", (cls,), {})
+    arguments = facet.make(cls, device)
+    treated = facet.treated(arguments, _call(case, arguments))
+    if case.label.startswith("not "):
+        assert not treated, (
+            f"{case.function.name} treats {cls.__name__} as one of the classes its rule names; "
+            "it is not one of them (test with isinstance against the named classes)"
+        )
+    else:
+        assert treated, (
+            f"{case.function.name} does not treat {cls.__name__} as one of the classes its "
+            "rule names (subclasses included: test with isinstance)"
+        )
+
+
+CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
+    Dtypes: check_dtypes,
+    Gradients: check_gradients,
+    Shapes: check_shapes,
+    Number: check_number,
+    Setting: check_setting,
+    DefaultDevice: check_default_device,
+    Unmodified: check_unmodified,
+    NoGraph: check_no_graph,
+    Trains: check_trains,
+    UpdatesAll: check_updates_all,
+    Returns: check_returns,
+    Modes: check_modes,
+    Classes: check_classes,
+}
+
+
+def copy_module(module: nn.Module) -> nn.Module:
+    """A deep copy, for oracles that must not touch the module under test."""
+    return copy.deepcopy(module)
