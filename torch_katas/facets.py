@@ -39,6 +39,51 @@ from torch import nn
 from torch_katas import devices
 from torch_katas.testing import same_device
 
+__all__ = [
+    "CHECKERS",
+    "FLOATING",
+    "INTEGER",
+    "SHAPES",
+    "TOLERANCE",
+    "Args",
+    "Case",
+    "Classes",
+    "Declaration",
+    "DefaultDevice",
+    "Dtypes",
+    "Facet",
+    "Function",
+    "Gradients",
+    "Modes",
+    "NoGraph",
+    "Number",
+    "Returns",
+    "Setting",
+    "Shapes",
+    "Trains",
+    "Unmodified",
+    "UpdatesAll",
+    "args",
+    "check_classes",
+    "check_default_device",
+    "check_dtypes",
+    "check_gradients",
+    "check_modes",
+    "check_no_graph",
+    "check_number",
+    "check_returns",
+    "check_setting",
+    "check_shapes",
+    "check_trains",
+    "check_unmodified",
+    "check_updates_all",
+    "copy_module",
+    "declare",
+    "none",
+    "of",
+    "run",
+]
+
 FLOATING = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 # "any integer dtype": the unsigned wide dtypes included.
 INTEGER = (
