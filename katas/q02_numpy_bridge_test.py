@@ -256,7 +256,6 @@ FACETS = facets.declare(
         facets.DefaultDevice(
             lambda device: facets.args(array_of(torch.float32)),
             where="cpu",
-            defects={"": "the reference puts the tensor on the default device"},
         ),
         facets.Unmodified(lambda device: facets.args(array_of(torch.float32), device)),
     ),
@@ -266,7 +265,6 @@ FACETS = facets.declare(
         facets.Unmodified(
             lambda device: facets.args(torch.tensor([1 + 2j, 3 - 1j], device=device).conj()),
             label="conjugate",
-            defects={"on cpu": "the reference raises on a CPU tensor with the conjugate bit set"},
         ),
     ),
     facets.of(

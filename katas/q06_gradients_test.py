@@ -463,6 +463,19 @@ def hvp_of_shape(shape, device):
 
 
 SHAPES = ("0-dim", "1-D", "empty", "non-contiguous")
+
+
+def shared_trunk(dtype, device):
+    """Two losses on one trunk; every value exact in each floating dtype."""
+    w = torch.tensor([1.0, 2.0, -0.5], dtype=dtype, device=device, requires_grad=True)
+    h = w * 3
+    return facets.args([h.sum(), (h**2).sum()], [w])
+
+
+def each_loss(losses, params):
+    return tuple(grad for grads in grads_per_loss(losses, params) for grad in grads)
+
+
 FACETS = facets.declare(
     facets.of(
         grad_of,
@@ -483,6 +496,23 @@ FACETS = facets.declare(
             lambda device: cubic_hvp(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: result,
         ),
+    ),
+    facets.none(
+        backward_each,
+        "updates .grad by contract and returns nothing: its own tests check what each leaf's "
+        ".grad adds up to and that the last pass frees the graph",
+    ),
+    facets.of(
+        grads_per_loss,
+        facets.Dtypes(
+            shared_trunk,
+            oracle=lambda losses, params: (torch.full_like(params[0], 3.0), 18 * params[0]),
+        ),
+        facets.NoGraph(
+            lambda device: shared_trunk(torch.float32, device),
+            state=lambda arguments, result: result,
+        ),
+        call=each_loss,
     ),
 )
 test_facets = FACETS.test

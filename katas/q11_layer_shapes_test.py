@@ -342,6 +342,37 @@ def linear64(x, weight, bias):
     return x @ weight.T + bias
 
 
+def lstm_and_input(device):
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+    return facets.args(lstm.to(device), torch.randn(2, 5, 3, device=device))
+
+
+def lstm_forward(lstm, device):
+    return lstm_final_states(lstm, torch.randn(2, 5, 3, device=device))
+
+
+def attention_inputs(dtype, device, causal=False):
+    def values(*shape, start):
+        count = torch.Size(shape).numel()
+        return torch.linspace(start, -start, count, dtype=torch.float64).reshape(shape)
+
+    q, k, v = (
+        values(2, 2, 3, 4, start=-1),
+        values(2, 2, 3, 4, start=1),
+        values(2, 2, 3, 5, start=-2),
+    )
+    pad = torch.tensor([[False, False, True], [False, False, False]], device=device)
+    return facets.args(*(t.to(dtype=dtype, device=device) for t in (q, k, v)), pad, causal)
+
+
+def attention64(q, k, v, pad, causal):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    hidden = pad[:, None, None, :]
+    if causal:
+        hidden = hidden | torch.ones(3, 3, dtype=torch.bool).triu(1)
+    return scores.masked_fill(hidden, -math.inf).softmax(-1) @ v
+
+
 FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
@@ -361,6 +392,23 @@ FACETS = facets.declare(
             shapes=("1-D", "empty", "2-D", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
+    ),
+    facets.of(
+        lstm_final_states,
+        facets.Trains(
+            lstm_and_input, forward=lstm_forward, module=lambda arguments, result: arguments.args[0]
+        ),
+    ),
+    facets.of(
+        padded_attention,
+        # SDPA's kernels may round its steps in the dtype: a few units of it.
+        facets.Dtypes(attention_inputs, oracle=attention64, ulps=4),
+        facets.Dtypes(
+            lambda dtype, device: attention_inputs(dtype, device, causal=True),
+            oracle=attention64,
+            ulps=4,
+            label="causal",
+        ),
     ),
 )
 test_facets = FACETS.test

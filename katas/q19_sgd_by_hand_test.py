@@ -1,6 +1,7 @@
 import contextlib
 import copy
 import importlib
+import math
 
 import pytest
 import torch
@@ -553,6 +554,37 @@ def settings(device):
     )
 
 
+def stepped_adam(device):
+    model = nn.Linear(3, 2).to(device)
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.ones(1, 3, device=device)).sum().backward()
+    optimizer.step()
+    return facets.args(optimizer)
+
+
+def valley(dtype, device):
+    return facets.args(torch.tensor([1.0, 4.0], dtype=dtype, device=device), steps=3)
+
+
+def race64(scales, steps):
+    """The three end points, by the formulas of torch's SGD, momentum and Adam."""
+    lr = 1 / scales.max()
+    sgd = (1 - lr * scales) ** steps
+    x, buffer = torch.ones_like(scales), None
+    for _ in range(steps):
+        grad = scales * x
+        buffer = grad if buffer is None else 0.9 * buffer + grad
+        x = x - lr * buffer
+    momentum = x
+    x, m, v = torch.ones_like(scales), torch.zeros_like(scales), torch.zeros_like(scales)
+    for t in range(1, steps + 1):
+        grad = scales * x
+        m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad**2
+        denom = v.sqrt() / math.sqrt(1 - 0.999**t) + 1e-8
+        x = x - 0.1 / (1 - 0.9**t) * m / denom
+    return sgd, momentum, x
+
+
 FACETS = facets.declare(
     facets.of(
         SGD,
@@ -574,6 +606,21 @@ FACETS = facets.declare(
         facets.Unmodified(with_graph_grads, inputs=grads),
         name="SGD.step",
         call=lambda optimizer: optimizer.step(),
+    ),
+    facets.of(optimizer_state_bytes, facets.Number(stepped_adam, int)),
+    facets.of(
+        race_in_a_valley,
+        # float32 and float64: a 16-bit x rounds at every step of the loop.
+        facets.Dtypes(
+            valley,
+            oracle=race64,
+            dtypes=(torch.float32, torch.float64),
+            ulps=4,  # three steps, each rounded
+        ),
+        facets.Unmodified(lambda device: valley(torch.float32, device)),
+        call=lambda scales, steps: tuple(
+            race_in_a_valley(scales, steps=steps)[name] for name in ("sgd", "momentum", "adam")
+        ),
     ),
 )
 test_facets = FACETS.test

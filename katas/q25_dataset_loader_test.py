@@ -446,5 +446,10 @@ FACETS = facets.declare(
         call=lambda batch: pad_collate(batch)[0],
     ),
     facets.none(make_loader, "its random state is the contract: its own tests check it"),
+    facets.none(
+        throughput_loader,
+        "a loader's settings, one row per situation, are the contract: its own tests check "
+        "each row and iterate the loader",
+    ),
 )
 test_facets = FACETS.test

@@ -423,12 +423,33 @@ def nested(device):
     return facets.args(batch, device)
 
 
+def model_and_inputs(device):
+    """A model and inputs on the CPU, to be placed on the test's device."""
+    return facets.args(nn.Linear(2, 1), [torch.ones(3, 2), torch.arange(3)], device)
+
+
 FACETS = facets.declare(
     facets.of(
         to_device,
         facets.Unmodified(nested, inputs=lambda arguments: arguments.args[0]),
         facets.Returns(
             lambda device: facets.args(torch.ones(2, device=device), device), kind="same"
+        ),
+    ),
+    facets.none(
+        pick_device,
+        "takes nothing and names the machine's accelerator: its own tests check the rule",
+    ),
+    facets.of(
+        place_for_training,
+        # The model moves in place by contract; the caller's input tensors stay put.
+        facets.Unmodified(model_and_inputs, inputs=lambda arguments: arguments.args[1]),
+    ),
+    facets.of(
+        copy_to,
+        facets.Unmodified(lambda device: facets.args(torch.arange(4.0), device)),
+        facets.Returns(
+            lambda device: facets.args(torch.arange(4.0, device=device), device), kind="same"
         ),
     ),
 )

@@ -242,11 +242,6 @@ FACETS = facets.declare(
         CenterAndScale,
         facets.DefaultDevice(
             lambda device: facets.args(3),
-            where="cpu",
-            defects={
-                "": "the reference registers the buffers on the default device, not the "
-                "CPU its docstring names"
-            },
         ),
         facets.Trains(
             lambda device: facets.args(3),

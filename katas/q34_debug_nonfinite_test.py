@@ -700,6 +700,13 @@ def batch(device):
     )
 
 
+def small_batch(device):
+    inputs = torch.linspace(-1, 1, 12, device=device).reshape(4, 3)
+    return facets.args(
+        nn.Linear(3, 2).to(device), inputs, torch.tensor([0, 1, 1, 0], device=device), steps=2
+    )
+
+
 FACETS = facets.declare(
     facets.of(
         first_nonfinite_module,
@@ -711,5 +718,17 @@ FACETS = facets.declare(
         ),
     ),
     facets.of(validate_batch, facets.Number(batch, type(None)), facets.Unmodified(batch)),
+    facets.of(
+        overfit_one_batch,
+        facets.Number(small_batch, float),
+        facets.Unmodified(small_batch, inputs=lambda arguments: arguments.args[1:]),
+        # Python floats, one per step: the first stands for all.
+        call=lambda *args, **kwargs: overfit_one_batch(*args, **kwargs)[0],
+    ),
+    facets.none(
+        nan_born_in_backward,
+        "names a backward node and switches a global mode: its own tests check the name and "
+        "that anomaly detection is off again",
+    ),
 )
 test_facets = FACETS.test

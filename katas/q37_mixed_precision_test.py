@@ -301,7 +301,11 @@ def step_inputs(device):
 
 
 FACETS = facets.declare(
-    facets.none(amp_dtype, "a table from device type to dtype: its own tests cover it"),
+    facets.none(
+        amp_dtype,
+        "a dtype chosen by device type and, on CUDA, the GPU's bfloat16 support: its own "
+        "tests cover both kinds of GPU",
+    ),
     facets.none(make_grad_scaler, "a GradScaler's settings: its own tests cover them"),
     facets.of(
         amp_train_step,

@@ -312,5 +312,10 @@ FACETS = facets.declare(
     facets.none(seed_everything, "global random states: the kata's own tests cover them"),
     facets.none(seed_worker, "a worker's random states: the kata's own tests cover them"),
     facets.none(make_loader, "a loader's random order: the kata's own tests cover it"),
+    facets.none(
+        make_deterministic,
+        "returns nothing and sets process-wide flags: the kata's own tests check each and put "
+        "them back",
+    ),
 )
 test_facets = FACETS.test

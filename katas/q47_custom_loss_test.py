@@ -393,11 +393,6 @@ FACETS = facets.declare(
             confident,
             oracle=focal64,
             wrt=1,
-            defects={
-                name: "the reference's (1 - p_t) ** gamma with gamma < 1 gives NaN "
-                "gradients for a confident correct logit"
-                for name in ("float32", "float16", "bfloat16")
-            },
         ),
         facets.Unmodified(lambda device: confident(torch.float32, device)),
         name="FocalLoss.forward",

@@ -3,6 +3,7 @@ import torch
 from torch import nn
 
 from katas.q49_gpu_memory import checkpointed_forward, saved_bytes
+from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor
 
 # ------------------------------------------------------------------ saved_bytes
@@ -165,3 +166,39 @@ def test_checkpointed_forward_saves_less(device):
         f"the plain stack saves {plain} bytes for backward; checkpointed, it should keep at "
         f"most one input a block ({at_most} bytes), got {checkpointed}"
     )
+
+
+# ---------------------------------------------------------------- facets
+
+
+def sine_of_ones(device):
+    return facets.args(torch.sin, torch.ones(10, device=device, requires_grad=True))
+
+
+def blocks_and_input(device):
+    blocks = [nn.Sequential(nn.Linear(4, 4), nn.GELU()).to(device) for _ in range(3)]
+    return facets.args(blocks, torch.randn(2, 4, device=device))
+
+
+FACETS = facets.declare(
+    facets.of(
+        saved_bytes,
+        facets.Number(
+            lambda device: facets.args(
+                torch.sin, torch.ones(10, device=device, requires_grad=True)
+            ),
+            int,
+        ),
+    ),
+    facets.of(
+        checkpointed_forward,
+        facets.Trains(
+            blocks_and_input,
+            forward=lambda module, device: checkpointed_forward(
+                list(module), torch.randn(2, 4, device=device)
+            ),
+            module=lambda arguments, result: nn.ModuleList(arguments.args[0]),
+        ),
+    ),
+)
+test_facets = FACETS.test
