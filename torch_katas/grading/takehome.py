@@ -107,9 +107,11 @@ def working_copy(root: Path, paths: list[str]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name in paths:
         path = root / name
-        found = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        # Every file of a folder, as git would list it: the harness's data (the policy's
+        # public_names.json) as well as its code.
+        found = sorted(path.rglob("*")) if path.is_dir() else [path]
         for file in found:
-            if file.is_file() and "__pycache__" not in file.parts:
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
                 files[str(file.relative_to(root))] = file.read_bytes()
     return files
 
