@@ -25,7 +25,7 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
     - Each weight counts once, even when two modules share it (a tied embedding and output
       layer), and frozen weights (requires_grad=False) count too: the penalty is a function
       of all the weights, trained or not (a frozen weight's term just gets no gradient).
-    - l1, l2 >= 0; raise ValueError if either is negative. The L2 term has no 1/2 in front,
+    - l1, l2 >= 0; raise ValueError if either is negative or NaN. The L2 term has no 1/2 in front,
       so its gradient is 2 · l2 · w.
     - Returns a 0-dim tensor with the parameters' dtype, on the model's device (0 for a
       model without weights; float32 on the CPU for one without parameters), still

@@ -382,17 +382,12 @@ FACETS = facets.declare(
                 lambda device: facets.args(nn.Linear(2, 2).to(device), l1=0.1, l2=0.1),
                 name,
                 low=0,
-                defects={f"{name} nan": f"the reference checks `{name} < 0`, which NaN passes"},
             )
             for name in ("l1", "l2")
         ),
         facets.DefaultDevice(
             lambda device: facets.args(nn.ReLU(), 0.1, 0.1),
             where="cpu",
-            defects={
-                "": "the reference makes the penalty of a model without parameters on the "
-                "default device, not the CPU"
-            },
         ),
         facets.Unmodified(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
     ),

@@ -361,10 +361,6 @@ FACETS = facets.declare(
             oracle=counted,
             dtypes=facets.INTEGER,
             result=lambda dtype: torch.int64,
-            defects={
-                name: "the reference takes a minimum torch has no kernel for in this dtype"
-                for name in ("uint16", "uint32", "uint64")
-            },
         ),
         facets.DefaultDevice(lambda device: pairs(torch.int64, device), where="input"),
         facets.Unmodified(lambda device: pairs(torch.int64, device)),

@@ -8,14 +8,14 @@ from torch import nn
 
 
 def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.Tensor:
-    if l1 < 0 or l2 < 0:
+    if not (l1 >= 0 and l2 >= 0):  # written so that nan fails it too
         raise ValueError(f"penalty strengths must be >= 0, got l1={l1}, l2={l2}")
     # Weight matrices and kernels have >= 2 dims; biases and norm scales/shifts have 1.
     parameters = list(model.parameters())
     weights = [p for p in parameters if p.dim() >= 2]
     # Start from a zero of the parameters' dtype and device, so a model without weights
     # (only biases and norm layers) still gets a 0 where its parameters are.
-    penalty = parameters[0].new_zeros(()) if parameters else torch.zeros(())
+    penalty = parameters[0].new_zeros(()) if parameters else torch.zeros((), device="cpu")
     for w in weights:
         penalty = penalty + l1 * w.abs().sum() + l2 * w.pow(2).sum()
     return penalty

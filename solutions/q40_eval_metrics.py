@@ -12,7 +12,9 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
             f"preds and targets must be 1-D of equal length, got {tuple(preds.shape)} "
             f"and {tuple(targets.shape)}"
         )
-    both = torch.cat([preds, targets])
+    # In int64: torch has no min or max for uint16/32/64 (and a uint64 label past 2**63
+    # wraps negative, which the check below refuses).
+    both = torch.cat([preds, targets]).long()
     # Out-of-range labels would make bincount return a longer vector, not an error.
     if both.numel() and (both.min() < 0 or both.max() >= num_classes):
         raise ValueError(f"class indices must lie in [0, {num_classes})")
