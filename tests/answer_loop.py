@@ -22,9 +22,10 @@ class AnswerLoop:
     Nothing one answer did reaches the next: before each, the kata modules are forgotten and
     collected again (its test module imports the answer afresh), and its last test tears down
     every fixture, so the harness's state guard puts back everything at that test's end, as
-    at the end of any run. The fast tests run first; with `first_failure`, the tests after an
-    answer's first failure are skipped (the slow ones, then, never start). An answer given
-    tests in `only` runs those alone, and stops at the first that passes.
+    at the end of any run. The fast tests run first. With `first_failure`, those that caught
+    an earlier answer run first of all, and the tests after an answer's first failure do not
+    run (the slow ones, then, never start). An answer given tests in `only` runs those alone,
+    and stops at the first that passes.
     """
 
     def __init__(
@@ -40,6 +41,7 @@ class AnswerLoop:
         self.failures: dict[Path, list[pytest.TestReport]] = {}
         self.current: list[pytest.TestReport] | None = None
         self.stop = False  # skip the current answer's remaining tests
+        self.caught: list[str] = []  # the tests that failed on earlier answers, first first
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -54,12 +56,26 @@ class AnswerLoop:
                 for item in session.perform_collect()
                 if answer not in self.only or item.nodeid in self.only[answer]
             ]
-            items.sort(key=lambda item: bool(item.get_closest_marker("slow")))
+            # Fast tests first; among them, those that failed on this kata's earlier answers
+            # (a mistake is most often caught where another was: the tests seed every random
+            # generator before each test, so their order changes none of their outcomes).
+            caught = {nodeid: rank for rank, nodeid in enumerate(self.caught)}
+            items.sort(
+                key=lambda item: (
+                    bool(item.get_closest_marker("slow")),
+                    caught.get(item.nodeid, len(caught)) if self.first_failure else 0,
+                )
+            )
             self.current, self.stop = [], False
             self.failures[answer] = self.current
             self.restricted = answer in self.only
             for index, item in enumerate(items):
                 following = items[index + 1] if index + 1 < len(items) else None
+                if self.stop:
+                    # The outcome is known: this test, skipped, ends the answer's run, so its
+                    # teardown is the last (every fixture, the whole state guard).
+                    item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+                    break
                 item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
             self.current = None
             if session.shouldstop:  # out of time: the answers left have no entry
@@ -76,6 +92,8 @@ class AnswerLoop:
             return
         if report.failed:
             self.current.append(report)
+            if report.nodeid not in self.caught:
+                self.caught.append(report.nodeid)
             self.stop = self.stop or self.first_failure
         elif report.when == "call" and report.passed and self.restricted:
             self.stop = True

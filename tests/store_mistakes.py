@@ -2,23 +2,28 @@
 
     python tests/store_mistakes.py ~/q13_cross_entropy__sums_not_means.py   # store this one
     python tests/store_mistakes.py            # store every q*.py left in tests/wrong_answers/
-    python tests/store_mistakes.py --compare  # ... checking each against its kata's tests first
+    python tests/store_mistakes.py --shrink   # ... keeping only what the kata's tests need
 
 Write the wrong module whole (a copy of solutions/q13_cross_entropy.py with the mistake made)
 or in the older form (the mistaken definitions written out, the rest imported from
 solutions.q13_cross_entropy in one line), named q13_cross_entropy__<mistake>.py, its module
 docstring saying what it gets wrong ("Wrong: ..."). The diff leaves out what changes no
-behaviour (comments, annotations, docstrings, an exception's message), so it shows the mistake
-alone. A .py stored from tests/wrong_answers/ is deleted. With --compare, each is stored only
-when the kata's tests fail on the stored form wherever they fail on the module as written.
+behaviour (comments, annotations, docstrings, an exception's message unless it is the
+mistake), so it shows the mistake alone. A .py stored from tests/wrong_answers/ is deleted.
+With --shrink, the kata's tests run too: each change they do not need to reject the answer
+is undone, and a form is stored only when every test that fails on the module as written
+fails on it, in the same way (the same exception type).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import copy
 import difflib
+import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -50,6 +55,13 @@ def bound(node: Statement) -> set[str]:
         return {
             name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)
         }
+    return set()
+
+
+def imported(node: Statement) -> set[str]:
+    """The names an import statement binds."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
     return set()
 
 
@@ -87,8 +99,15 @@ def whole_module(reference: str, wrong: str, module: str) -> str:
     for node in body:
         start, end = span(node)
         text = lines[start:end]
+        if node in from_reference:
+            # A reference function taken under another name (`fit_line as reference`, to
+            # wrap it) has no place in the whole module: it still comes from the reference.
+            renamed = [alias for alias in node.names if alias.asname not in (None, alias.name)]
+            if renamed:
+                new_imports.append(ast.unparse(ast.ImportFrom(node.module, renamed, 0)))
+            continue
         if isinstance(node, ast.Import | ast.ImportFrom):
-            if node not in from_reference and ast.unparse(node) not in known_imports:
+            if ast.unparse(node) not in known_imports:
                 new_imports += text
             continue
         targets = [owner[name] for name in sorted(bound(node)) if name in owner]
@@ -121,10 +140,26 @@ def whole_module(reference: str, wrong: str, module: str) -> str:
 
 def behaviour(source: str, messages: bool) -> str | None:
     """The module's code without docstrings and annotations (and, unless `messages`, the
-    arguments of the exceptions it raises); None when it does not parse."""
+    arguments of the exceptions it raises); None when it does not parse, or when an
+    annotation names what the module does not import (annotations run at import)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
+        return None
+    known = set(dir(builtins)) | {
+        name for node in tree.body for name in bound(node) | imported(node)
+    }
+    annotations = [
+        node.annotation for node in ast.walk(tree) if isinstance(node, ast.arg | ast.AnnAssign)
+    ] + [node.returns for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    used = {
+        name.id
+        for annotation in annotations
+        if annotation is not None
+        for name in ast.walk(annotation)
+        if isinstance(name, ast.Name)
+    }
+    if not used <= known:
         return None
     tree = copy.deepcopy(tree)
     for node in ast.walk(tree):
@@ -211,7 +246,7 @@ def stored_form(path: Path, messages: bool = False) -> tuple[str, str]:
         if not messages:  # the exception's message is the mistake
             return stored_form(path, messages=True)
         raise ValueError(f"{path}: behaves as the reference does: no mistake to store")
-    diff = make_diff(reference, whole, module, path.stem, description)
+    diff = make_diff(reference, whole, description)
     assert apply(reference, diff) == whole, f"{path}: its diff does not give it back"
     return diff, whole
 
@@ -244,6 +279,32 @@ def undone(reference: list[str], whole: list[str], blocks: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def literal_form(reference: str, path: Path) -> str:
+    """The wrong module as written, under the reference's docstring: larger than the other
+    forms (an override module keeps its import from the reference), but the same code."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    tree, ref_tree = ast.parse("\n".join(lines)), ast.parse(reference)
+    ref_lines = reference.splitlines()
+    head = ref_lines[: span(ref_tree.body[0])[1]] if is_docstring(ref_tree.body[0]) else []
+    start = span(tree.body[0])[1] if tree.body and is_docstring(tree.body[0]) else 0
+    return "\n".join([*head, *lines[start:]]) + "\n"
+
+
+def undefined_names(paths: list[Path]) -> set[Path]:
+    """The modules among `paths` that use a name they never define (ruff's F821): an undone
+    block can leave a use whose definition it took away, in code the tests do not reach."""
+    if not paths:
+        return set()
+    ruff = [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache"]
+    found = subprocess.run(
+        [*ruff, "--select", "F821", "--output-format", "json", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return {Path(problem["filename"]) for problem in json.loads(found.stdout or "[]")}
+
+
 def store_kata(module: str, files: list[Path], scratch: Scratch, shrink: bool) -> dict:
     """The whole module to store for each wrong module of one kata in `files`, or why not.
 
@@ -251,7 +312,9 @@ def store_kata(module: str, files: list[Path], scratch: Scratch, shrink: bool) -
     the kata's tests run (one session per step, AnswerLoop): on the modules as written, then
     on the stored forms and each with one changed block undone, then on each with every block
     undone that the tests did not need; a form is kept only when every test that fails on the
-    module as written fails on it too.
+    module as written fails on it too, in the same way, and it uses no name it does not
+    define; where neither the plain form nor the one that keeps the exceptions' messages is,
+    the module as written is stored.
     """
     reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
     ref = reference.splitlines()
@@ -273,6 +336,8 @@ def store_kata(module: str, files: list[Path], scratch: Scratch, shrink: bool) -
             text = undone(ref, plain.splitlines(), [block])
             if text != reference and behaviour(text, True) is not None:
                 candidates[path, block] = scratch.write(path.name, text)
+    broken = undefined_names(list(candidates.values()))
+    candidates = {key: answer for key, answer in candidates.items() if answer not in broken}
     # A block is tried on the CPU's tests alone; what is kept is checked on them all below.
     on_cpu = {
         path: {test for test in failed if "cpu" in test} or set(failed)
@@ -297,15 +362,16 @@ def store_kata(module: str, files: list[Path], scratch: Scratch, shrink: bool) -
         elif as_wrong((path, "messages")):  # its exception's message is (part of) the mistake
             combined[path] = with_messages
         else:
-            result[path] = "not stored: its stored form does not fail as the module does"
+            result[path] = literal_form(reference, path)
     answers = {path: scratch.write(path.name, text) for path, text in combined.items()}
+    broken = undefined_names(list(answers.values()))
     everything = {answer: set(before[path]) for path, answer in answers.items()}
     checked = failing_each(module, list(answers.values()), only=everything) if answers else {}
     for path, answer in answers.items():
-        if checked[answer] == before[path] and combined[path] != reference:
+        if checked[answer] == before[path] and combined[path] != reference and answer not in broken:
             result[path] = combined[path]
         elif combined[path] == forms[path][1]:
-            result[path] = "not stored: its stored form does not fail as the module does"
+            result[path] = literal_form(reference, path)
         else:  # blocks the tests did not need one by one were needed together: none go
             result[path] = forms[path][0] if as_wrong((path, "plain")) else forms[path][1]
     return {
@@ -346,7 +412,7 @@ def main() -> int:
                     problems += 1
                     continue
                 description = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-                diff = make_diff(reference, whole, module, path.stem, description or "")
+                diff = make_diff(reference, whole, description or "")
                 target = folder / f"{path.stem}{SUFFIX}"
                 target.write_text(diff, encoding="utf-8")
                 if path.resolve().parent == folder.resolve():

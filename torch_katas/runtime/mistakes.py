@@ -1,10 +1,12 @@
 """The curated wrong answers, each stored as the change it makes to its kata's reference answer.
 
 A mistake is `tests/wrong_answers/<kata module>__<name>.diff`: what it gets wrong, in words
-(the text before the diff), then a unified diff against `solutions/<kata module>.py`. Applying
-it is strict, as `patch` without fuzz: each hunk's context and removed lines must be found in
-the reference exactly as written (an offset is allowed), so an edit to the reference that
-touches a mistake's lines stops that mistake from applying until someone looks at it again.
+(the text before the first hunk), then the hunks of a unified diff against
+`solutions/<kata module>.py` (no `---`/`+++` lines: the file's name says which reference and
+which mistake; `patch solutions/<kata module>.py < it` applies it too). Applying it is strict,
+as `patch` without fuzz: each hunk's context and removed lines must be found in the reference
+exactly as written (an offset is allowed), so an edit to the reference that touches a
+mistake's lines stops that mistake from applying until someone looks at it again.
 
 The self-checks, the mutation job and `katas solution` read mistakes through this module; the
 contributor's command that stores a wrong module as a diff is tests/store_mistakes.py.
@@ -21,7 +23,7 @@ from torch_katas.catalog import module_of
 
 WRONG_ANSWERS = Path("tests") / "wrong_answers"
 SUFFIX = ".diff"
-CONTEXT = 2  # lines of context around each change: enough to place it, few enough to read
+CONTEXT = 1  # lines of context around each change: enough to place it, few enough to read
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -52,7 +54,7 @@ class Mistake:
     @property
     def description(self) -> str:
         """What the mistake gets wrong, on one line ("Wrong: ...")."""
-        return " ".join(self.text.partition("\n--- ")[0].split())
+        return " ".join(self.text.partition("\n@@ ")[0].split())
 
     def reference(self, root: Path) -> Path:
         return root / "solutions" / f"{self.module}.py"
@@ -78,28 +80,23 @@ def mistakes(root: Path, module: str | None = None) -> list[Mistake]:
     return [Mistake(path) for path in sorted((root / WRONG_ANSWERS).glob(pattern))]
 
 
-def make_diff(reference: str, wrong: str, module: str, name: str, description: str) -> str:
-    """The stored form of a mistake: its description, then the diff from the reference."""
-    diff = difflib.unified_diff(
-        reference.splitlines(),
-        wrong.splitlines(),
-        f"solutions/{module}.py",
-        f"{name}.py",
-        n=CONTEXT,
-        lineterm="",
-    )
-    return description.strip() + "\n" + "\n".join(diff) + "\n"
+def make_diff(reference: str, wrong: str, description: str) -> str:
+    """The stored form of a mistake: its description, then the hunks of the diff from the
+    reference to the wrong module."""
+    diff = difflib.unified_diff(reference.splitlines(), wrong.splitlines(), n=CONTEXT, lineterm="")
+    hunks = list(diff)[2:]  # without the --- and +++ lines
+    return description.strip() + "\n" + "\n".join(hunks) + "\n"
 
 
 def hunks(diff: str) -> list[tuple[int, list[str], list[str]]]:
     """Each hunk of a unified diff as (first old line, old lines, new lines)."""
     found: list[tuple[int, list[str], list[str]]] = []
     lines = diff.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith("--- ")), len(lines))
-    for line in lines[start + 2 :]:
+    start = next((i for i, line in enumerate(lines) if HUNK.match(line)), len(lines))
+    for line in lines[start:]:
         if match := HUNK.match(line):
             found.append((int(match[1]), [], []))
-        elif not found or line.startswith("\\"):  # "\ No newline at end of file"
+        elif line.startswith("\\"):  # "\ No newline at end of file"
             continue
         elif line[:1] in ("", " ", "-", "+"):  # an editor may strip a blank line's space
             mark, text = line[:1] or " ", line[1:]
@@ -110,7 +107,7 @@ def hunks(diff: str) -> list[tuple[int, list[str], list[str]]]:
         else:
             raise PatchError(f"not a line of a unified diff: {line!r}")
     if not found:
-        raise PatchError("holds no diff (--- and +++ lines, then @@ hunks)")
+        raise PatchError("holds no diff (@@ hunks of a unified diff)")
     return found
 
 
