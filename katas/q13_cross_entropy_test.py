@@ -10,10 +10,10 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
+    plural,
     raises,
     skip_unless_supported,
 )
-from torch_katas.text import plural
 
 # Every way torch offers a cross-entropy, a log-sum-exp or a (log-)softmax: logcumsumexp and
 # logaddexp give a log-sum-exp too, and log_softmax one subtracted from x.

@@ -10,8 +10,8 @@ from torch_katas.testing import (
     assert_no_python_loops,
     assert_no_torch_internals,
     forbidden_calls,
+    plural,
 )
-from torch_katas.text import plural
 
 
 def dataloader_refused():

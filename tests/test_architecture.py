@@ -200,23 +200,28 @@ def test_the_harness_uses_only_the_declared_names_of_its_other_modules():
     )
 
 
+# What kata tests may use of the harness: the checks and rules, the facets they declare, and
+# the op families their rules name.
+KATA_API = ("torch_katas.testing", "torch_katas.facets", "torch_katas.op_families")
+
+
 def test_kata_tests_import_only_the_declared_helpers_of_testing():
-    allowed = set(declared("torch_katas.testing") or [])
+    allowed = {(module, name) for module in KATA_API for name in declared(module) or []}
     outside = []
     for path in sorted((ROOT / "katas").glob("q*_test.py")):
         for target, name, line in names_used(path):
-            if target != "torch_katas.testing" or name not in allowed:
+            if (target, name) not in allowed:
                 outside.append(f"{path.relative_to(ROOT)}:{line} uses {target}.{name}")
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             modules = [node.module] if isinstance(node, ast.ImportFrom) else []
             modules += [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            wrong = [
-                m
-                for m in modules
-                if m and m.startswith("torch_katas") and m != "torch_katas.testing"
-            ]
+            if modules == ["torch_katas"]:  # from torch_katas import facets
+                modules = [f"torch_katas.{a.name}" for a in node.names]  # type: ignore[union-attr]
+            wrong = [m for m in modules if m and m.startswith("torch_katas") and m not in KATA_API]
             outside += [f"{path.relative_to(ROOT)}:{node.lineno} imports {m}" for m in wrong]
-    assert not outside, "kata tests use torch_katas.testing.__all__ only:\n" + "\n".join(outside)
+    assert not outside, (
+        "kata tests use the __all__ of " + ", ".join(KATA_API) + " only:\n" + ("\n".join(outside))
+    )
 
 
 def test_the_declared_names_checks_see_uses():

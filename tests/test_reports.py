@@ -23,10 +23,17 @@ KATA = catalog.Kata(1, "q01_add", "Add two tensors", "arithmetic", 1, ("Use +.",
 TOKEN = "0" * 32
 
 
-def run_child(case: dict, results: Path, tmp_path: Path) -> None:
-    """What the grading child writes after pytest sent it the case's reports."""
-    guard = child.Guard(tmp_path, [], [])
-    recorder = child.Results(KATA.module, TOKEN, guard, child.ProcessGuard(tmp_path / "stub.py"))
+def run_child(case: dict, tmp_path: Path) -> bytes:
+    """What the grading child sends the grader after pytest gave it the case's reports."""
+    lines: list[bytes] = []
+
+    def send(event: str, **fields: object) -> None:
+        lines.append((json.dumps({"token": TOKEN, "event": event, **fields}) + "\n").encode())
+
+    guard = child.Guard(tmp_path, [], [], send)
+    recorder = child.Results(
+        KATA.module, send, guard, child.ProcessGuard(tmp_path / "stub.py", send)
+    )
     recorder.stub_imported = case.get("stub_imported", True)
     for nodeid, when, outcome, seconds, properties in case["reports"]:
         report = pytest.TestReport(
@@ -40,16 +47,17 @@ def run_child(case: dict, results: Path, tmp_path: Path) -> None:
             duration=seconds,
         )
         recorder.pytest_runtest_logreport(report)
-    results.write_text(json.dumps(recorder.summary(case["exit_code"])))
+    recorder.finished = True  # the checks after the last test belong to a real run
+    recorder.end(case["exit_code"])
+    return b"".join(lines)
 
 
 def report_json(case: dict, tmp_path: Path) -> dict:
-    results = tmp_path / "results.json"
-    run_child(case, results, tmp_path)
+    messages = run_child(case, tmp_path)
     options = grade.Options(timeout=300, device="cpu", sandbox="none", forbidden=[])
-    outcome = sandbox.Outcome(returncode=0, seconds=1.5)
+    outcome = sandbox.Outcome(returncode=0, seconds=1.5, messages=messages)
     kata_grade, flags = grade.judge(
-        KATA, outcome, results, TOKEN, tmp_path / "log.txt", options, set(case["expected"])
+        KATA, outcome, TOKEN, tmp_path / "log.txt", options, set(case["expected"])
     )
     kata_grade.seconds = outcome.seconds
     report = Report(

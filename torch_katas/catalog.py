@@ -28,6 +28,7 @@ __all__ = [
     "sha256",
     "suggested_order",
     "tomllib",
+    "topic_of",
     "topics",
 ]
 

@@ -39,8 +39,53 @@ from torch import nn
 from torch_katas import devices
 from torch_katas.testing import same_device
 
+__all__ = [
+    "CHECKERS",
+    "FLOATING",
+    "INTEGER",
+    "SHAPES",
+    "TOLERANCE",
+    "Args",
+    "Case",
+    "Classes",
+    "Declaration",
+    "DefaultDevice",
+    "Dtypes",
+    "Facet",
+    "Function",
+    "Gradients",
+    "Modes",
+    "NoGraph",
+    "Number",
+    "Returns",
+    "Setting",
+    "Shapes",
+    "Trains",
+    "Unmodified",
+    "UpdatesAll",
+    "args",
+    "check_classes",
+    "check_default_device",
+    "check_dtypes",
+    "check_gradients",
+    "check_modes",
+    "check_no_graph",
+    "check_number",
+    "check_returns",
+    "check_setting",
+    "check_shapes",
+    "check_trains",
+    "check_unmodified",
+    "check_updates_all",
+    "copy_module",
+    "declare",
+    "none",
+    "of",
+    "run",
+]
+
 # The reference answers, where the suite has them (a take-home folder does not).
-SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+_SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 
 FLOATING = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 # "any integer dtype": the unsigned wide dtypes included.
@@ -433,7 +478,7 @@ def _is_reference(target: Callable[..., Any]) -> bool:
         path = Path(inspect.getfile(target))
         if path.parent.name == "solutions":
             return True
-        reference = SOLUTIONS / f"{target.__module__.rpartition('.')[2]}.py"
+        reference = _SOLUTIONS / f"{target.__module__.rpartition('.')[2]}.py"
         return reference.is_file() and inspect.getsource(target) in reference.read_text("utf-8")
     except (TypeError, OSError):
         return False

@@ -22,6 +22,24 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+__all__ = [
+    "BINARY_CROSS_ENTROPY",
+    "COUNTING",
+    "CROSS_ENTROPY",
+    "EINSUM",
+    "GELU",
+    "HUBER",
+    "LINEAR",
+    "LOG_SUM_EXP",
+    "NORMALISATION",
+    "PAIRWISE_DISTANCES",
+    "SIGMOID",
+    "SILU",
+    "SOFTMAX",
+    "SOFTPLUS",
+    "OpFamily",
+]
+
 
 @dataclass(frozen=True)
 class OpFamily:

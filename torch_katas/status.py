@@ -35,6 +35,7 @@ __all__ = [
     "PhaseReport",
     "TestOutcome",
     "decide",
+    "message_of",
     "solved_count",
 ]
 

@@ -26,6 +26,7 @@ from torch_katas import devices
 from torch_katas.devices import sim
 from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
+from torch_katas.text import plural  # messages with counts: "1 sample", "2 samples"
 
 __all__ = [
     "assert_all_close",
@@ -40,6 +41,7 @@ __all__ = [
     "forbidden_modules",
     "forbidden_ops",
     "largest_result",
+    "plural",
     "raises",
     "same_device",
     "settings_put_back",

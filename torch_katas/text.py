@@ -6,6 +6,7 @@ __all__ = [
     "fit",
     "names_that_fit",
     "notes_that_fit",
+    "plural",
 ]
 
 

@@ -2,9 +2,11 @@
 
 import copy
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch import nn
 
 
 @functools.singledispatch
@@ -37,3 +39,25 @@ def _(value: tuple, device: torch.device | str) -> tuple:
 
 def to_device(batch: Any, device: torch.device | str) -> Any:
     return _move(batch, device)
+
+
+def pick_device() -> torch.device:
+    found = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
+    return found or torch.device("cpu")
+
+
+def place_for_training(
+    model: nn.Module, inputs: Sequence[torch.Tensor], device: torch.device | str
+) -> list[torch.Tensor]:
+    model.to(device)
+    return [_move(tensor, device) for tensor in inputs]
+
+
+def copy_to(tensor: torch.Tensor, device: torch.device | str) -> torch.Tensor:
+    target = torch.device(device)
+    if tensor.device == target or (target.index is None and tensor.device.type == target.type):
+        return tensor
+    if tensor.device.type == "cpu" and target.type != "cpu":
+        source = tensor if tensor.is_pinned() else tensor.pin_memory()
+        return source.to(target, non_blocking=True)
+    return tensor.to(target)

@@ -22,7 +22,9 @@ from torch_katas.text import fit
 
 __all__ = [
     "BACKUPS",
+    "chosen_or_current",
     "cmd_grade",
+    "cmd_gradescope",
     "cmd_hint",
     "cmd_list",
     "cmd_next",
@@ -33,6 +35,8 @@ __all__ = [
     "cmd_solution",
     "cmd_start",
     "cmd_takehome",
+    "columns",
+    "level",
     "original_stub",
     "progress",
     "progress_words",

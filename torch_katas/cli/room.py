@@ -20,6 +20,29 @@ from torch_katas.cli.commands import columns, level, progress_words
 from torch_katas.store import Store
 from torch_katas.text import fit
 
+__all__ = [
+    "BOARD_STYLE",
+    "CLASSES",
+    "FORMAT",
+    "LEGEND",
+    "MARKS",
+    "PAGE",
+    "SHOW_STYLE",
+    "board_rows",
+    "cmd_board",
+    "cmd_progress",
+    "cmd_show",
+    "html_board",
+    "progress_record",
+    "read_records",
+    "show_lines",
+    "signature",
+    "solved_count",
+    "task_of",
+    "terminal_board",
+    "wrapped",
+]
+
 FORMAT = "torch-katas progress 1"  # the "format" of `katas progress --json`
 MARKS = {status.SOLVED: "✓", status.PARTLY: "~", status.NOT_STARTED: "·"}
 LEGEND = "✓ solved   ~ partly solved   · not started   (blank: not run)"

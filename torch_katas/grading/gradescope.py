@@ -20,6 +20,15 @@ from torch_katas import catalog
 from torch_katas.catalog import UsageError, pick
 from torch_katas.grading import takehome
 
+__all__ = [
+    "CPU_INDEX",
+    "RUN",
+    "SETUP",
+    "SUITE_README",
+    "build",
+    "cmd_gradescope",
+]
+
 SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, to build the autograder's image.
 set -euo pipefail

@@ -66,6 +66,7 @@ STANDARD = (
 # torch: the public parts kata answers use, each walked through its public submodules.
 TORCH = (
     "torch",
+    "torch.accelerator",
     "torch.amp",
     "torch.autograd",
     "torch.backends",

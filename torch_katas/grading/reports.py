@@ -25,6 +25,7 @@ __all__ = [
     "Flag",
     "KataGrade",
     "Report",
+    "plain",
     "write",
 ]
 

@@ -32,6 +32,8 @@ __all__ = [
     "cmd_takehome",
     "commit",
     "suite_files",
+    "torch_floor",
+    "torch_version",
     "write_files",
 ]
 

@@ -33,6 +33,7 @@ __all__ = [
     "Imports",
     "StubUnavailable",
     "answer_files",
+    "import_changes",
     "install",
     "is_kata_package",
 ]

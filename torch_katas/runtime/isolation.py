@@ -45,6 +45,7 @@ from torch_katas import devices
 from torch_katas.runtime.timelimit import WATCHDOG
 
 __all__ = [
+    "COMPARISONS",
     "SETTINGS",
     "GlobalState",
     "RandomState",
