@@ -21,6 +21,8 @@ from pathlib import Path
 
 from torch_katas.catalog import module_of
 
+__all__ = ["SUFFIX", "WRONG_ANSWERS", "Mistake", "PatchError", "apply", "make_diff", "mistakes"]
+
 WRONG_ANSWERS = Path("tests") / "wrong_answers"
 SUFFIX = ".diff"
 CONTEXT = 1  # lines of context around each change: enough to place it, few enough to read
