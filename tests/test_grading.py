@@ -965,7 +965,7 @@ def test_the_markdown_report_escapes_what_the_candidate_wrote():
 
 def test_the_report_gives_the_interviewer_each_katas_causes_largest_first(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "causes", 1, 6)
-    shutil.copy(PARTLY_RIGHT, stub(folder, 1))  # kata 6 stays unwritten
+    stub(folder, 1).write_text(PARTLY_RIGHT.source(ROOT), encoding="utf-8")  # kata 6 unwritten
     code, report = grade(suite, folder, "--timeout", 300)
     assert code == 1 and verdicts(report) == {1: "partly solved", 6: "not started"}
     markdown = (folder / "grading" / "report.md").read_text()
