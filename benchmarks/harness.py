@@ -37,9 +37,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from torch_katas.runtime.mistakes import Mistake  # noqa: E402
+
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "benchmarks.timing"]
 # Kata 13 answered with F.log_softmax: every test but those of its checks fails the rule.
-FORBIDDEN_13 = ROOT / "tests" / "wrong_answers" / "q13_cross_entropy__calls_log_softmax.py"
+FORBIDDEN_13 = ROOT / "tests" / "wrong_answers" / "q13_cross_entropy__calls_log_softmax.diff"
 
 
 def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, dict[str, float]]:
@@ -131,11 +135,13 @@ def main() -> None:
 
     # A red run against a green one.
     q13 = [*PYTEST, "katas/q13_cross_entropy_test.py"]
-    green, red, ratio = pair_ratio(
-        lambda: run([*q13, "--solutions"])[0],
-        lambda: run([*q13, "--answer-file", str(FORBIDDEN_13)])[0],
-        repeat,
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        forbidden = Mistake(FORBIDDEN_13).write(Path(folder), ROOT)
+        green, red, ratio = pair_ratio(
+            lambda: run([*q13, "--solutions"])[0],
+            lambda: run([*q13, "--answer-file", str(forbidden)])[0],
+            repeat,
+        )
     print(
         f"{'kata 13: forbidden log_softmax against the reference':<52} {red:7.2f} s "
         f"against {green:.2f} s: {ratio:.2f}x (goal <= 1.5x)"

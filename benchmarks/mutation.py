@@ -12,8 +12,9 @@ condition (and/or) dropped, a for loop written as map (which is lazy: nothing ru
 the map is consumed), or an object construction (torch.Generator(), nn.ReLU()) hoisted
 out of the function, so that every call shares one object. It is tested like a learner's
 answer (`--answer-file`, on the default devices, the simulated one included; fast tests
-first, stopping at the first failure), in this one process: torch is imported once, and the
-harness forgets the kata modules between runs, so each mutant is imported afresh. A mutant
+first, stopping at the first failure), in this one process and one pytest session per kata
+(tests/answer_loop.py, as the wrong-answer self-check): torch is imported once, and the kata
+modules are forgotten between mutants, so each mutant is imported afresh. A mutant
 that passes every test is a survivor:
 either a gap in the tests or an equivalent mutant (the same behaviour written differently).
 Equivalent mutants, once reviewed, are listed with the reason in `equivalent_mutants.toml`
@@ -37,7 +38,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from answer_loop import AnswerLoop  # noqa: E402
 
 from torch_katas import catalog  # noqa: E402
 from torch_katas.catalog import tomllib  # noqa: E402
@@ -334,17 +337,6 @@ def operator_of(change: str) -> str:
     )
 
 
-class Outcome:
-    def __init__(self) -> None:
-        self.failed = False
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.failed = self.failed or report.failed
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        self.failed = self.failed or report.failed
-
-
 def equivalent_mutants() -> dict[str, set[tuple[str, str]]]:
     """Reviewed equivalent mutants per kata module, as (source line, change) pairs."""
     data = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
@@ -354,16 +346,15 @@ def equivalent_mutants() -> dict[str, set[tuple[str, str]]]:
     }
 
 
-def killed(kata: catalog.Kata, path: Path, timeout: int) -> bool:
-    """True when the kata's tests reject the answer in `path`."""
-    base = [str(kata.test_path(ROOT)), "--answer-file", str(path)]
-    base += ["-x", "-q", "-p", "no:cacheprovider", "--timeout", str(timeout), "--no-header"]
-    for extra in (["-m", "not slow"], ["-m", "slow"]):
-        outcome = Outcome()
-        pytest.main([*base, *extra], plugins=[outcome])
-        if outcome.failed:
-            return True
-    return False
+def killed(kata: catalog.Kata, paths: list[Path], timeout: int) -> dict[Path, bool]:
+    """Whether the kata's tests reject each answer in `paths`: one session for them all,
+    each answer imported afresh (tests/answer_loop.py), stopping at its first failure."""
+    loop = AnswerLoop(kata.module, paths)
+    base = [str(kata.test_path(ROOT)), "--answer-file", str(paths[0])]
+    base += ["-q", "-p", "no:cacheprovider", "--timeout", str(timeout), "--no-header"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(base, plugins=[loop])
+    return {path: bool(loop.failures.get(path)) for path in paths}
 
 
 def main() -> int:
@@ -396,7 +387,7 @@ def main() -> int:
             source = kata.solution_path(ROOT).read_text(encoding="utf-8")
             lines = source.splitlines()
             known = reviewed.get(kata.module, set())
-            survivors, equivalent, total = [], 0, 0
+            survivors, equivalent, written = [], 0, {}
             for number, mutant in enumerate(mutants(source)):
                 if operator_of(mutant.change) not in chosen_operators:
                     continue
@@ -406,11 +397,10 @@ def main() -> int:
                     continue
                 path = Path(scratch) / f"{kata.module}__mutant{number}.py"
                 path.write_text(mutant.source, encoding="utf-8")
-                total += 1
-                with contextlib.redirect_stdout(io.StringIO()):
-                    dead = killed(kata, path, args.timeout)
-                if not dead:
-                    survivors.append((mutant, text))
+                written[path] = (mutant, text)
+            dead = killed(kata, list(written), args.timeout) if written else {}
+            survivors = [written[path] for path, rejected in dead.items() if not rejected]
+            total = len(written)
             share = 100 * (total - len(survivors)) / total if total else 100.0
             seconds = time.perf_counter() - started
             rows.append((total, len(survivors)))

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from torch_katas import catalog  # noqa: E402
 from torch_katas.cli import watch  # noqa: E402
 from torch_katas.grading import takehome  # noqa: E402
+from torch_katas.runtime import mistakes  # noqa: E402
 
 # Seconds from the last verdict to the next save, and the target for each (x import).
 ROUNDS = {10.0: 0.3, 1.0: 0.5}
@@ -84,9 +85,9 @@ def save_to_verdict(kata: catalog.Kata, repeat: int, settle: float) -> list[floa
         stub = kata.stub_path(suite)
         # The status lines `katas watch` prints once the run has recorded the stub's status.
         untouched = f"{kata.label}: nothing written yet"
-        wrong = sorted((ROOT / "tests" / "wrong_answers").glob(f"{kata.module}__*.py"))[0]
+        wrong = mistakes.mistakes(ROOT, kata.module)[0]
         versions = [
-            (wrong.read_text(encoding="utf-8"), f"{kata.label}: partly solved "),
+            (wrong.source(ROOT), f"{kata.label}: partly solved "),
             (kata.solution_path(ROOT).read_text(encoding="utf-8"), f"{kata.label}: solved "),
         ]
         command = [sys.executable, "-m", "torch_katas", "watch", str(kata.number)]

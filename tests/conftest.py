@@ -57,14 +57,14 @@ def run_pytest_inline():
     imported, and importing them a second time fails.
     """
 
-    def run(*args: str, time_limit: float = 120) -> InlineRun:
+    def run(*args: str, time_limit: float = 120, plugins: tuple = ()) -> InlineRun:
         recorder = _Reports(time_limit)
         kata_modules = {n: m for n, m in sys.modules.items() if is_kata_package(n)}
         try:
             # unraisableexception runs full garbage collections at the end of every run:
             # with torch loaded that is a third of a short run's time.
             options = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q"]
-            pytest.main([*args, *options], plugins=[recorder])
+            pytest.main([*args, *options], plugins=[recorder, *plugins])
         finally:
             for name in [n for n in sys.modules if is_kata_package(n)]:
                 del sys.modules[name]

@@ -6,11 +6,14 @@ its own (`pytest tests -k q13` checks kata 13), and each has a time limit.
 """
 
 import linecache
+import shutil
 from pathlib import Path
 
 import pytest
+from answer_loop import AnswerLoop
 
 from torch_katas import catalog
+from torch_katas.runtime import mistakes
 from torch_katas.status import NOT_IMPLEMENTED
 
 # Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
@@ -20,13 +23,14 @@ pytestmark = pytest.mark.timeout(900)
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
-WRONG_ANSWERS = sorted((ROOT / "tests" / "wrong_answers").glob("q*__*.py"))
 # Correct answers in other styles than the reference's, where a contract leaves a choice
 # (a hint that is not a rule, two readings both allowed): the kata's tests must pass them.
 CORRECT_ANSWERS = sorted((ROOT / "tests" / "correct_answers").glob("q*__*.py"))
 # A stub fails each test at once; a kata's tests on its stub take a second or two, far less
 # than this even on a busy machine.
 STUB_RUN_LIMIT = 600
+# A kata's wrong answers, all in one nested session: a few seconds each at most.
+WRONG_RUN_LIMIT = 600
 # Each nested test's own limit: a test that hangs on a stub or a wrong answer fails fast.
 TEST_LIMIT = "120"
 
@@ -87,24 +91,59 @@ def test_every_kata_test_fails_on_the_stub_by_not_implemented_error(
     )
 
 
-# Slow: one nested pytest run per wrong answer, half of the self-checks' time. The quick tier
-# leaves the sweep out; `pytest tests -k q13` still runs it for one kata.
+# Slow: a nested session per kata over all its wrong answers, most of the self-checks' time.
+# The quick tier leaves the sweep out; `pytest tests -k q13` still runs it for one kata.
 @pytest.mark.slow
-@pytest.mark.parametrize("answer", WRONG_ANSWERS, ids=lambda path: path.stem)
-def test_every_wrong_answer_is_rejected(run_pytest_inline, answer):
-    kata = KATAS[catalog.module_of(answer)]
-    # On the default devices, so that on a machine without a GPU the simulated one rejects
-    # tensors made on the CPU. Stop at the first failure; the slow tests (inductor, ONNX)
-    # run only when the fast ones all pass.
-    run = (str(kata.test_path(ROOT)), "--answer-file", str(answer), "-x", "--timeout", TEST_LIMIT)
-    failures = [report for report in run_pytest_inline(*run, "-m", "not slow") if report.failed]
-    if not failures:
-        failures = [report for report in run_pytest_inline(*run, "-m", "slow") if report.failed]
-    mistake = answer.read_text().split("\n")[0]
-    assert failures, f"{answer.name} ({mistake}) passes every test"
-    assert not failed_by_not_implemented(failures[0], answer), (
-        f"{answer.name} is rejected only by a NotImplementedError: implement its whole API"
+@pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
+def test_every_wrong_answer_is_rejected(run_pytest_inline, kata, tmp_path):
+    # Each mistake applied to its reference, whole (a diff that no longer applies fails here).
+    found = {
+        mistake.write(tmp_path, ROOT): mistake for mistake in mistakes.mistakes(ROOT, kata.module)
+    }
+    assert found, f"{kata.label} has no wrong answers"
+    # One nested session for all of them, each answer imported afresh (AnswerLoop). On the
+    # default devices, so that on a machine without a GPU the simulated one rejects tensors
+    # made on the CPU. Each answer's tests stop at its first failure; the slow tests
+    # (inductor, ONNX) run only when the fast ones all pass.
+    loop = AnswerLoop(kata.module, list(found))
+    run = (
+        str(kata.test_path(ROOT)),
+        "--answer-file",
+        str(next(iter(found))),
+        "--timeout",
+        TEST_LIMIT,
     )
+    run_pytest_inline(*run, plugins=(loop,), time_limit=WRONG_RUN_LIMIT)
+    unchecked = [path.stem for path in found if path not in loop.failures]
+    assert not unchecked, f"out of time after {WRONG_RUN_LIMIT} s before checking {unchecked}"
+    accepted = [
+        f"{path.stem} ({mistake.description}) passes every test"
+        for path, mistake in found.items()
+        if not loop.failures[path]
+    ]
+    assert not accepted, "\n".join(accepted)
+    partial = [
+        f"{path.stem} is rejected only by a NotImplementedError: implement its whole API"
+        for path in found
+        if failed_by_not_implemented(loop.failures[path][0], path)
+    ]
+    assert not partial, "\n".join(partial)
+
+
+def test_one_session_checks_each_answer_afresh(run_pytest_inline, tmp_path):
+    # The reference before and after a wrong answer, in one session: nothing of the wrong
+    # answer (its module, its test module's state) is left for the answer after it.
+    kata = KATAS["q13_cross_entropy"]
+    first, last = tmp_path / "first", tmp_path / "last"
+    for folder in (first, last):
+        folder.mkdir()
+        shutil.copy(kata.solution_path(ROOT), folder / f"{kata.module}.py")
+    wrong = mistakes.mistakes(ROOT, kata.module)[0].write(tmp_path, ROOT)
+    order = [first / f"{kata.module}.py", wrong, last / f"{kata.module}.py"]
+    loop = AnswerLoop(kata.module, order)
+    run = (str(kata.test_path(ROOT)), "--answer-file", str(order[0]), "--device", "cpu")
+    run_pytest_inline(*run, plugins=(loop,))
+    assert [bool(loop.failures[path]) for path in order] == [False, True, False]
 
 
 @pytest.mark.parametrize("answer", CORRECT_ANSWERS, ids=lambda path: path.stem)

@@ -19,6 +19,7 @@ import pytest
 from torch_katas import catalog, cli, status
 from torch_katas.cli import commands
 from torch_katas.grading import takehome
+from torch_katas.runtime import mistakes
 from torch_katas.store import STATUS_KEY, Store
 
 # Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole
@@ -41,7 +42,7 @@ WRONG_ANSWERS = Path("tests") / "wrong_answers"
 
 def mistakes_of(kata: catalog.Kata) -> list[Path]:
     """The kata's wrong answers in this suite."""
-    return sorted((ROOT / WRONG_ANSWERS).glob(f"{kata.module}__*.py"))
+    return [mistake.path for mistake in mistakes.mistakes(ROOT, kata.module)]
 
 
 def checkout(root: Path, modules: list[str], wrong_answers: bool = True) -> Path:
@@ -486,9 +487,9 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
         screen.wait_for("katas watch: q01 Fit a line with autograd")
         screen.wait_for("q01: nothing written yet: open katas/q01_fit_line.py")
         screen.wait_for("Enter: rerun  h: hint  q: quit  n: q02 Cross the NumPy bridge")
-        shutil.copy(
-            ROOT / WRONG_ANSWERS / "q01_fit_line__grads_accumulate.py", KATA.stub_path(root)
-        )
+        # A save, as an editor makes it, of a wrong answer whole.
+        mistake = mistakes.Mistake(ROOT / WRONG_ANSWERS / "q01_fit_line__grads_accumulate.diff")
+        KATA.stub_path(root).write_text(mistake.source(ROOT), encoding="utf-8")
         passed, total = counts(screen, "q01: partly solved ")
         assert 0 < passed < total
         shutil.copy(SOLUTION, KATA.stub_path(root))  # a save, as an editor makes it

@@ -24,10 +24,13 @@ from torch_katas import catalog, cli
 from torch_katas.catalog import UsageError
 from torch_katas.grading import reports, sandbox, schema, takehome
 from torch_katas.grading.reports import Flag, KataGrade, Report
+from torch_katas.runtime import mistakes
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
-PARTLY_RIGHT = ROOT / "tests" / "wrong_answers" / "q01_fit_line__default_dtype_params.py"
+PARTLY_RIGHT = mistakes.Mistake(
+    ROOT / mistakes.WRONG_ANSWERS / f"q01_fit_line__default_dtype_params{mistakes.SUFFIX}"
+)
 GRADING_LIMIT = 600  # seconds for a test that grades a take-home (see the marks below)
 SUITE_FILES = ("conftest.py", "pyproject.toml", "torch_katas", "katas", "solutions")
 # As root, grading without bwrap is refused unless allowed: these tests allow it.
@@ -407,7 +410,7 @@ if _code:
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     folder = hand_out(suite, tmp_path / "many", 1, 2, 6, 7, 9, 10, 14, 16, 17, 18, 20)
-    shutil.copy(PARTLY_RIGHT, stub(folder, 1))
+    stub(folder, 1).write_text(PARTLY_RIGHT.source(ROOT), encoding="utf-8")
     stub(folder, 2).write_text("def broken(:\n")
     inject(folder, 6, "import sys\nsys.exit(0)")
     inject(folder, 7, "import ctypes\nctypes.string_at(0)")
@@ -963,7 +966,7 @@ def test_the_markdown_report_escapes_what_the_candidate_wrote():
 
 def test_the_report_gives_the_interviewer_each_katas_causes_largest_first(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "causes", 1, 6)
-    shutil.copy(PARTLY_RIGHT, stub(folder, 1))  # kata 6 stays unwritten
+    stub(folder, 1).write_text(PARTLY_RIGHT.source(ROOT), encoding="utf-8")  # kata 6 unwritten
     code, report = grade(suite, folder, "--timeout", 300)
     assert code == 1 and verdicts(report) == {1: "partly solved", 6: "not started"}
     markdown = (folder / "grading" / "report.md").read_text()

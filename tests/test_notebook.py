@@ -17,11 +17,14 @@ from torch_katas import catalog, status
 from torch_katas.catalog import UsageError
 from torch_katas.cli import commands
 from torch_katas.notebook import run, stub
+from torch_katas.runtime import mistakes
 from torch_katas.store import PASSED_KEY, STATUS_KEY, Store
 
 KATA = CATALOG["q02_numpy_bridge"]
 OTHER = CATALOG["q13_cross_entropy"]
-WRONG = ROOT / "tests" / "wrong_answers" / "q02_numpy_bridge__casts_to_float32.py"
+WRONG = mistakes.Mistake(
+    ROOT / mistakes.WRONG_ANSWERS / f"q02_numpy_bridge__casts_to_float32{mistakes.SUFFIX}"
+)
 WRONG_MESSAGE = "to_tensor should have dtype torch.float64, got torch.float32"
 BROKEN = "def to_tensor(array:\n    return array\n"  # a syntax error on line 1
 EXTRA = 'pip install -e ".[notebook]"'
@@ -247,7 +250,7 @@ def test_a_generated_notebook_runs_on_a_real_kernel_as_pytest_runs(suite, tmp_pa
     generated = next(cell for cell in notebook.cells if cell.source.startswith("%%kata 2\n"))
     original = KATA.stub_path(suite).read_text(encoding="utf-8")
     answers = {
-        "wrong": WRONG.read_text(encoding="utf-8"),
+        "wrong": WRONG.source(ROOT),
         "right": KATA.solution_path(suite).read_text(encoding="utf-8"),
         "broken": BROKEN,
     }

@@ -84,6 +84,9 @@ __all__ = [
     "run",
 ]
 
+# The reference answers, where the suite has them (a take-home folder does not).
+_SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+
 FLOATING = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 # "any integer dtype": the unsigned wide dtypes included.
 INTEGER = (
@@ -469,11 +472,15 @@ def run(case: Case, device: torch.device) -> None:
 
 
 def _is_reference(target: Callable[..., Any]) -> bool:
-    """Whether `target` is the reference answer's own (loaded as `katas.*` by --solutions,
-    or imported from solutions/ by a wrong answer that writes out another function)."""
+    """Whether `target` is the reference answer's own: loaded as `katas.*` by --solutions, or
+    copied unchanged into a wrong answer (the reference with one mistake applied elsewhere)."""
     try:
-        return Path(inspect.getfile(target)).parent.name == "solutions"
-    except TypeError:
+        path = Path(inspect.getfile(target))
+        if path.parent.name == "solutions":
+            return True
+        reference = _SOLUTIONS / f"{target.__module__.rpartition('.')[2]}.py"
+        return reference.is_file() and inspect.getsource(target) in reference.read_text("utf-8")
+    except (TypeError, OSError):
         return False
 
 

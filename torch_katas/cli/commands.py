@@ -16,6 +16,7 @@ from pathlib import Path
 
 from torch_katas import catalog, status
 from torch_katas.catalog import Kata, UsageError, pick
+from torch_katas.runtime import mistakes
 from torch_katas.store import CHANGED, Progress, Store
 from torch_katas.text import fit
 
@@ -280,18 +281,15 @@ MIN_COLUMN = 60  # columns narrower than this (and than the code) read worse tha
 
 
 def classic_mistakes(root: Path, kata: Kata) -> list[str]:
-    """What each of the kata's wrong answers gets wrong: their docstrings' first sentences
-    (tests/wrong_answers/, which a take-home folder does not have: none there)."""
+    """What each of the kata's wrong answers gets wrong, in words (tests/wrong_answers/,
+    which a take-home folder does not have: none there)."""
     found = []
-    for path in sorted((root / "tests" / "wrong_answers").glob(f"{kata.module}__*.py")):
+    for mistake in mistakes.mistakes(root, kata.module):
         try:
-            docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-        except (OSError, SyntaxError, ValueError):
+            found.append(mistake.description.removeprefix("Wrong:").strip())
+        except (OSError, ValueError):
             continue
-        if docstring:
-            summary = " ".join(docstring.split("\n\n")[0].split())
-            found.append(summary.removeprefix("Wrong:").strip())
-    return found
+    return [summary for summary in found if summary]
 
 
 def cmd_solution(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> int:
