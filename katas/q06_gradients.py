@@ -90,12 +90,15 @@ def backward_each(losses: Sequence[torch.Tensor]) -> None:
       reaching some tensors that require grad.
     - `.grad` adds up, as `.backward()` does: what a leaf held before stays added in (None
       counts as zeros); a leaf reached by one loss only gets that loss's gradient.
-    - The shared graph is kept only as long as needed: the last pass frees it (only the
-      earlier passes retain it). Afterwards another pass through it raises RuntimeError.
+    - The passes run in the losses' order, and the shared graph is kept only as long as
+      needed: the last pass frees what it walks, the last loss's head and the shared trunk
+      (only the earlier passes retain the graph). Afterwards another pass through it raises
+      RuntimeError.
     - An empty list changes nothing.
 
-    (One `.backward()` on the losses' sum gives the same `.grad`; calling it per loss is
-    what a loop over tasks or micro-batches does, and kata 36 builds on it.)
+    Rule: one backward pass per loss, in turn. One `.backward()` on the losses' sum (or
+    `torch.autograd.backward(losses)`) gives the same `.grad`, but in one pass; calling it
+    per loss is what a loop over tasks or micro-batches does, and kata 36 builds on it.
 
     >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
     >>> h = w * 3  # a shared trunk
@@ -114,13 +117,15 @@ def grads_per_loss(
 
     - losses: 0-dim tensors that may share one graph (two heads on one trunk, computed by
       one forward pass). params: tensors that require grad, each reached by every loss.
-    - Returns `[grads of losses[0], grads of losses[1], ...]`, each a tuple with one tensor
-      per param (its shape, dtype and device), detached from any graph.
+    - Returns a list `[grads of losses[0], grads of losses[1], ...]`, each a tuple (not a
+      list) with one tensor per param (its shape, dtype and device), detached from any graph.
     - Each loss's own gradients, never their sum; the forward pass is not run again.
-    - No `.grad` changes (use torch.autograd.grad, not `.backward()`).
-    - The shared graph is kept only as long as needed: the last loss's pass frees it (only
-      the earlier passes retain it), so the saved tensors' memory is released. Afterwards
-      another pass through that graph raises RuntimeError, as after any backward pass.
+    - No `.grad` changes, of the params or of any other leaf the losses reach (use
+      torch.autograd.grad, not `.backward()`).
+    - One pass per loss, in the losses' order; the shared graph is kept only as long as
+      needed: the last loss's pass frees what it walks, its head and the shared trunk (only
+      the earlier passes retain the graph), so the saved tensors' memory is released.
+      Afterwards another pass through it raises RuntimeError, as after any backward pass.
 
     >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
     >>> h = w * 3  # a shared trunk

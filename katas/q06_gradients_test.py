@@ -287,9 +287,11 @@ def test_rejects_functions_that_do_not_return_a_0_dim_tensor(device, which, resu
             hessian_vector_product(f, x, torch.ones_like(x))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("f_kind", ["a constant", "other tensors only"])
 @pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
-def test_a_function_that_ignores_x_has_zero_derivatives(device, which, f_kind):
+def test_a_function_that_ignores_x_has_zero_derivatives(device, which, f_kind, dtype):
+    skip_unless_supported(device, dtype)
     w = torch.randn(4, device=device, requires_grad=True)
     if f_kind == "a constant":
 
@@ -300,13 +302,13 @@ def test_a_function_that_ignores_x_has_zero_derivatives(device, which, f_kind):
         def f(t):
             return (w**2).sum()
 
-    x = torch.randn(2, 2, device=device)
+    x = torch.randn(2, 2, dtype=dtype, device=device)
     if which == "grad_of":
         result = grad_of(f, x)
     else:
         result = hessian_vector_product(f, x, torch.ones_like(x))
-    check_tensor(result, shape=(2, 2), dtype=x.dtype, device=device, name=which)
-    assert torch.equal(result.cpu(), torch.zeros(2, 2)), (
+    check_tensor(result, shape=(2, 2), dtype=dtype, device=device, name=which)
+    assert torch.equal(result.cpu(), torch.zeros(2, 2, dtype=dtype)), (
         f"f is {f_kind}, so its derivatives with respect to x are zeros; pass "
         "materialize_grads=True to torch.autograd.grad, and return zeros when f(x) does not "
         "require grad"
@@ -384,10 +386,21 @@ def test_backward_each_reaches_each_loss_own_leaves(device):
 
 def test_backward_each_frees_the_graph_after_the_last_pass(device):
     w, b, x = shared_setup(device)
-    losses = two_heads(w, b, x)
+    trunk, losses = trunk_and_heads(w, b, x)
     backward_each(losses)
-    with pytest.raises(RuntimeError, match=r"second time|freed"):
-        losses[0].backward()
+    assert_last_pass_freed(losses, [w, b], trunk)
+
+
+def test_backward_each_runs_one_pass_per_loss_in_order(device):
+    w, b, x = shared_setup(device)
+    trunk, losses = trunk_and_heads(w, b, x)
+    losses.append(trunk.exp().sum())
+    with passes_recorded(losses, w) as events:
+        backward_each(losses)
+    assert events == ["loss 0", "w", "loss 1", "w", "loss 2", "w"], (
+        f"autograd ran {events}: run one backward pass per loss, in the losses' order, each "
+        "adding into w.grad before the next begins"
+    )
 
 
 def test_backward_each_of_nothing_changes_nothing(device):
@@ -399,10 +412,41 @@ def test_backward_each_of_nothing_changes_nothing(device):
 # --- grads_per_loss ----------------------------------------------------------------------
 
 
-def two_heads(w, b, x):
-    """Two losses on one trunk; tanh saves its result, so a freed graph shows."""
+def trunk_and_heads(w, b, x):
+    """Two losses on one trunk; tanh and sin save tensors, so a freed graph shows."""
     trunk = (x @ w + b).tanh()
-    return [trunk.pow(2).mean(), (trunk * x[:, :1]).sum().sin()]
+    return trunk, [trunk.pow(2).mean(), (trunk * x[:, :1]).sum().sin()]
+
+
+def two_heads(w, b, x):
+    return trunk_and_heads(w, b, x)[1]
+
+
+def assert_last_pass_freed(losses, params, trunk):
+    # The last pass walks the last loss's head and the shared trunk: both are freed. Probed
+    # down to the trunk only, the last head shows a pass run out of order, or retained.
+    with pytest.raises(RuntimeError, match=r"second time|freed"):
+        torch.autograd.grad(losses[-1], trunk)
+        pytest.fail("the last loss's head kept its graph: its pass, the last, frees it")
+    with pytest.raises(RuntimeError, match=r"second time|freed"):
+        torch.autograd.grad(losses[0], params)
+        pytest.fail("the shared trunk kept its graph: the last pass frees it")
+
+
+@contextlib.contextmanager
+def passes_recorded(losses, leaf):
+    """Record, in order, each loss's gradient being computed and each time leaf gets one."""
+    events = []
+    handles = [
+        loss.register_hook(lambda grad, i=i: events.append(f"loss {i}"))
+        for i, loss in enumerate(losses)
+    ]
+    handles.append(leaf.register_hook(lambda grad: events.append("w")))
+    try:
+        yield events
+    finally:
+        for handle in handles:
+            handle.remove()
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -412,24 +456,33 @@ def test_grads_per_loss_gives_each_losss_own_gradients(device, count):
     x = torch.randn(5, 3, device=device)
     losses = (two_heads(w, b, x) * 2)[:count]
     expected = [torch.autograd.grad(two_heads(w, b, x)[i % 2], (w, b)) for i in range(count)]
+    beside = torch.randn(4, device=device, requires_grad=True)  # reached, but not a param
+    losses = [loss + beside.sum() for loss in losses]
     got = grads_per_loss(losses, [w, b])
     assert isinstance(got, list) and len(got) == count, f"one tuple per loss, got {got!r}"
     for index, (grads, want) in enumerate(zip(got, expected, strict=True)):
-        assert len(grads) == 2, f"loss {index}: one gradient per param, got {len(grads)}"
+        assert isinstance(grads, tuple) and len(grads) == 2, (
+            f"loss {index}: a tuple with one gradient per param, got {grads!r}"
+        )
         for name, grad, oracle in zip("wb", grads, want, strict=True):
             check_tensor(grad, shape=oracle.shape, dtype=oracle.dtype, device=device, name=name)
             assert not grad.requires_grad, f"loss {index}: d/d{name} should be detached"
             assert_close(grad, oracle, msg=f"d(loss {index})/d{name}: its own, not a sum")
-    assert w.grad is None and b.grad is None, "no .grad changes: use torch.autograd.grad"
+    assert w.grad is None and b.grad is None and beside.grad is None, (
+        "no .grad changes, of params or of any other leaf the losses reach: use torch.autograd.grad"
+    )
 
 
 def test_grads_per_loss_frees_the_graph_after_the_last_pass(device):
     w = torch.randn(3, 4, device=device, requires_grad=True)
     b = torch.randn(4, device=device, requires_grad=True)
-    losses = two_heads(w, b, torch.randn(5, 3, device=device))
-    grads_per_loss(losses, [w, b])
-    with pytest.raises(RuntimeError, match=r"second time|freed"):
-        torch.autograd.grad(losses[0], [w, b])
+    trunk, losses = trunk_and_heads(w, b, torch.randn(5, 3, device=device))
+    with passes_recorded(losses, w) as events:
+        grads_per_loss(losses, [w, b])
+    assert events == ["loss 0", "w", "loss 1", "w"], (
+        f"autograd ran {events}: one pass per loss, in the losses' order"
+    )
+    assert_last_pass_freed(losses, [w, b], trunk)
     # The message above is torch's: the shared trunk's saved tensors are gone, as they
     # should be once the last loss has been differentiated (retain_graph on every pass
     # would keep them in memory for as long as the losses live).

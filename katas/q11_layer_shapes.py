@@ -43,7 +43,7 @@ def conv2d_output_shape(
     - input_shape: (N, C_in, H, W), or (C_in, H, W) for an unbatched input; N may be 0.
     - kernel_size, stride, dilation: positive ints or (height, width) pairs; padding: a
       non-negative int, a pair, "valid" (no padding) or "same" (output H, W equal the
-      input's; only with stride 1, as in nn.Conv2d).
+      input's; only with stride 1, as in nn.Conv2d), lower case exactly as nn.Conv2d wants.
     - Returns a tuple of Python ints of the same length as input_shape:
       (N, out_channels, H_out, W_out) or (out_channels, H_out, W_out).
     - Raises ValueError if input_shape does not have 3 or 4 entries, if padding is a string
@@ -74,7 +74,7 @@ def linear_forward(
       bias is given with a shape other than [out_features].
 
     Rules: do not call torch.nn.functional.linear (nor nn.Linear, which calls it); use
-    matrix multiplication.
+    matrix multiplication (never build the [..., out_features, in_features] products).
 
     >>> layer = torch.nn.Linear(3, 2)
     >>> x = torch.randn(4, 3)
@@ -90,7 +90,10 @@ def lstm_final_states(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
 
     - lstm: any nn.LSTM (any number of layers, uni- or bidirectional, batch_first True or
       False, with or without proj_size); x: a batched input laid out as the LSTM expects
-      ([B, T, features] when batch_first, else [T, B, features]), T >= 1, no initial state.
+      ([B, T, features] when batch_first, else [T, B, features]), T >= 1. The LSTM starts
+      from zero states, its default (call it without an initial state, or pass zeros in
+      x's dtype and device), and runs in whatever mode the caller left it (dropout
+      between layers applies in training mode); leave its mode as it is.
     - Returns [B, H * directions] (H: proj_size if set, else hidden_size): the last
       layer's final state of the forward direction, then (bidirectional) that of the
       backward direction, which has read the sequence from its end back to step 0.
@@ -120,8 +123,9 @@ def padded_attention(
       q's dtype and device. Every query sees at least one key (the caller's promise).
     - Both masks may be given together.
 
-    Rule: compute it with `torch.nn.functional.scaled_dot_product_attention` (that is the
-    point: its boolean mask is True where a key takes part).
+    Rule: compute it with `torch.nn.functional.scaled_dot_product_attention` and return
+    its result (that is the point: its boolean mask is True where a key takes part). Padding
+    may sit anywhere in a row, not only at its end.
 
     >>> q = k = v = torch.randn(2, 1, 3, 4)
     >>> pad = torch.tensor([[False, False, True], [False, False, False]])

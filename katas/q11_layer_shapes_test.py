@@ -21,6 +21,7 @@ from torch_katas.testing import (
     assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
+    largest_result,
     raises,
     skip_unless_supported,
 )
@@ -121,10 +122,19 @@ def test_known_shapes(device, input_shape, args, expected):
         ((1, 1, 4, 9), dict(kernel_size=3, dilation=(2, 1))),
         ((1, 1, 8, 8), dict(kernel_size=3, stride=2, padding="same")),
         ((1, 1, 8, 8), dict(kernel_size=3, padding="full")),
+        ((1, 1, 8, 8), dict(kernel_size=3, padding="Same")),
         ((8, 8), dict(kernel_size=3)),
         ((1, 1, 1, 8, 8), dict(kernel_size=3)),
     ],
-    ids=["kernel-too-big", "dilated-too-big", "same-strided", "bad-padding", "2-d", "5-d"],
+    ids=[
+        "kernel-too-big",
+        "dilated-too-big",
+        "same-strided",
+        "bad-padding",
+        "capitalised-padding",
+        "2-d",
+        "5-d",
+    ],
 )
 def test_rejects_configurations_nn_conv2d_rejects(device, input_shape, args):
     with raises(ValueError):
@@ -153,6 +163,21 @@ def test_linear_forward_equals_nn_linear(device, batch, bias):
     out = call_linear(x, layer.weight, layer.bias)
     check_tensor(out, shape=(*batch, 4), dtype=torch.float32, device=device, name="output")
     assert_close(out, layer(x), "expected x @ weight.T (+ bias), as nn.Linear does")
+
+
+def test_linear_forward_multiplies_matrices(device):
+    # Broadcasting x against the weight and summing builds [batch, out, in]; matrix
+    # multiplication never holds more than the result.
+    batch, out_features, in_features = 16, 8, 32
+    x = torch.randn(batch, in_features, device=device)
+    weight = torch.randn(out_features, in_features, device=device)
+    with largest_result() as record:
+        out = call_linear(x, weight)
+    assert_close(out, x @ weight.T, "expected x @ weight.T")
+    assert record.largest < batch * out_features * in_features, (
+        f"a tensor of {record.largest} elements was built: that is every product x_j W_ij; "
+        "use matrix multiplication"
+    )
 
 
 def test_linear_forward_with_a_square_weight(device):
@@ -226,6 +251,7 @@ LSTMS = {
     "one-layer": dict(num_layers=1, bidirectional=False, batch_first=True, proj_size=0),
     "seq-first": dict(num_layers=1, bidirectional=False, batch_first=False, proj_size=0),
     "bidirectional": dict(num_layers=1, bidirectional=True, batch_first=True, proj_size=0),
+    "deep-seq-first": dict(num_layers=3, bidirectional=False, batch_first=False, proj_size=0),
     "deep-bidirectional-seq-first": dict(
         num_layers=2, bidirectional=True, batch_first=False, proj_size=0
     ),
@@ -236,13 +262,15 @@ LSTMS = {
 # torch's CPU kernel says it runs projected LSTMs without oneDNN: nothing to change in the
 # learner's code.
 @pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("name", list(LSTMS))
-def test_lstm_final_states_are_the_last_layers_in_each_direction(device, name):
+def test_lstm_final_states_are_the_last_layers_in_each_direction(device, name, dtype):
+    skip_unless_supported(device, dtype)
     settings = LSTMS[name]
-    lstm = nn.LSTM(4, 5, **settings).to(device)
+    lstm = nn.LSTM(4, 5, **settings).to(device=device, dtype=dtype)
     batch, steps = 3, 6
     shape = (batch, steps, 4) if settings["batch_first"] else (steps, batch, 4)
-    x = torch.randn(*shape, device=device, requires_grad=True)
+    x = torch.randn(*shape, device=device, dtype=dtype, requires_grad=True)
     got = lstm_final_states(lstm, x)
     # The oracle reads `output`, the last layer's state at every step: the forward
     # direction ends at the last step, the backward one at step 0.
@@ -265,6 +293,24 @@ def test_lstm_final_states_are_the_last_layers_in_each_direction(device, name):
     assert x.grad is not None, "gradients should flow back to x"
 
 
+def test_lstm_final_states_keep_the_lstms_mode(device):
+    # Dropout between layers is the caller's choice: in training mode it applies.
+    lstm = nn.LSTM(4, 5, num_layers=2, dropout=0.5).to(device)
+    x = torch.randn(6, 3, 4, device=device)
+    for training in (True, False):
+        lstm.train(training)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            got = lstm_final_states(lstm, x)
+            torch.manual_seed(0)
+            expected = lstm(x)[1][0][-1]
+        assert lstm.training is training and lstm.dropout == 0.5, (
+            "leave the LSTM as it came: its mode is the caller's to set"
+        )
+        if x.device.type == "cpu" or not training:  # CPU dropout follows the seed
+            assert_close(got, expected, msg="run the LSTM in the mode the caller set")
+
+
 # --- padded_attention --------------------------------------------------------------------
 
 
@@ -279,25 +325,45 @@ def attention_by_hand(q, k, v, padding=None, causal=False):
     return scores.softmax(dim=-1) @ v
 
 
-class CallsSeen(torch.overrides.TorchFunctionMode):
+class SdpaDerived(torch.overrides.TorchFunctionMode):
+    """Tracks SDPA's results and what is computed from them alone (views, casts, copies)."""
+
     def __init__(self):
         super().__init__()
-        self.names = set()
+        self.derived = []
+
+    def is_derived(self, tensor):
+        return any(tensor is seen for seen in self.derived)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.names.add(getattr(func, "__name__", ""))
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        inputs = [
+            value
+            for value in torch.utils._pytree.tree_leaves((args, kwargs or {}))
+            if isinstance(value, torch.Tensor)
+        ]
+        sdpa = func is F.scaled_dot_product_attention
+        if sdpa or (inputs and all(map(self.is_derived, inputs))):
+            self.derived += [
+                value
+                for value in torch.utils._pytree.tree_leaves(out)
+                if isinstance(value, torch.Tensor)
+            ]
+        return out
 
 
-def padding_of(lengths, size, device):
-    return torch.arange(size, device=device) >= torch.tensor(lengths, device=device)[:, None]
+def padding_of(lengths, size, device, left=False):
+    padding = torch.arange(size, device=device) >= torch.tensor(lengths, device=device)[:, None]
+    return padding.flip(-1) if left else padding
 
 
 ATTENTION_CASES = {
     "plain": dict(lengths=None, causal=False, query_len=4),
     "padded": dict(lengths=[5, 2], causal=False, query_len=3),
+    "left-padded": dict(lengths=[3, 5], causal=False, query_len=3, left=True),
     "causal": dict(lengths=None, causal=True, query_len=5),
     "padded-and-causal": dict(lengths=[5, 3], causal=True, query_len=5),
+    "large-scores": dict(lengths=[4, 2], causal=False, query_len=3, scale=1e3),
 }
 
 
@@ -308,10 +374,13 @@ def test_padded_attention_matches_the_formula(device, name, dtype):
     case = ATTENTION_CASES[name]
     batch, heads, keys = 2, 3, 5
     q = torch.randn(batch, heads, case["query_len"], 8, device=device, dtype=dtype)
+    q = q * case.get("scale", 1)  # scores of thousands: exp overflows without max-subtraction
     k = torch.randn(batch, heads, keys, 8, device=device, dtype=dtype)
     v = torch.randn(batch, heads, keys, 6, device=device, dtype=dtype)
-    padding = None if case["lengths"] is None else padding_of(case["lengths"], keys, device)
-    seen = CallsSeen()
+    padding = None
+    if case["lengths"] is not None:
+        padding = padding_of(case["lengths"], keys, device, case.get("left", False))
+    seen = SdpaDerived()
     with seen:
         got = padded_attention(q, k, v, padding, causal=case["causal"])
     expected = attention_by_hand(q, k, v, padding, case["causal"])
@@ -322,8 +391,9 @@ def test_padded_attention_matches_the_formula(device, name, dtype):
         msg=f"{name}: True in key_padding_mask marks padding to ignore; SDPA's boolean "
         "attn_mask marks with True the keys that take part",
     )
-    assert "scaled_dot_product_attention" in seen.names, (
-        "compute it with torch.nn.functional.scaled_dot_product_attention"
+    assert seen.is_derived(got), (
+        "compute it with torch.nn.functional.scaled_dot_product_attention and return its "
+        "result, not attention computed another way"
     )
 
 

@@ -104,6 +104,10 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     - Every tensor in `optimizer.state` counts, at `numel() * element_size()` bytes: each
       parameter's entries (momentum buffers, running averages, step counters held as
       0-dim tensors), also tensors inside a list or tuple there. Numbers and None count 0.
+      Each entry counts on its own: a view counts its own elements, not the storage it
+      looks into, and a tensor held in two entries counts twice.
+    - Reads only the entries the state holds: parameters without state get none (reading
+      `optimizer.state[p]` would add an empty one: it is a defaultdict).
     - The parameters themselves and their gradients do not count (they are the model's).
     - State appears on the first step: before it, the total is 0.
 

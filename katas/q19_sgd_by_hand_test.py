@@ -160,6 +160,9 @@ def test_is_a_torch_optimizer_with_sgd_defaults(device):
     expected = dict(lr=0.2, momentum=0.5, dampening=0.0, weight_decay=0.01, nesterov=False)
     actual = {key: optimizer.param_groups[0].get(key) for key in expected}
     assert actual == expected, f"each group should carry {expected}; got {actual}"
+    assert set(optimizer.defaults) == set(expected), (
+        f"the defaults are exactly {sorted(expected)}, got {sorted(optimizer.defaults)}"
+    )
 
 
 def test_step_without_closure_returns_none_and_keeps_parameters_leaves(device):
@@ -433,19 +436,38 @@ def test_optimizer_state_bytes_counts_what_each_optimizer_keeps(device, name, dt
 
 def test_optimizer_state_bytes_is_zero_before_the_first_step(device):
     model = nn.Linear(3, 4).to(device)
-    assert optimizer_state_bytes(torch.optim.Adam(model.parameters())) == 0
+    optimizer = torch.optim.Adam(model.parameters())
+    assert optimizer_state_bytes(optimizer) == 0
+    assert optimizer.state_dict()["state"] == {}, (
+        "reading optimizer.state[p] adds an empty entry (it is a defaultdict): look only at "
+        "the entries it holds"
+    )
 
 
-def test_optimizer_state_bytes_looks_inside_lists(device):
+@pytest.mark.parametrize("container", [list, tuple], ids=["list", "tuple"])
+def test_optimizer_state_bytes_looks_inside_lists(device, container):
     optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
     param = optimizer.param_groups[0]["params"][0]
-    optimizer.state[param]["history"] = [
-        torch.zeros(5, device=device),
-        torch.zeros(2, dtype=torch.float16, device=device),
-    ]
+    optimizer.state[param]["history"] = container(
+        (torch.zeros(5, device=device), torch.zeros(2, dtype=torch.float16, device=device))
+    )
     optimizer.state[param]["count"] = 3
     assert optimizer_state_bytes(optimizer) == 5 * 4 + 2 * 2, (
-        "tensors inside a list in the state count too; plain numbers count 0"
+        f"tensors inside a {container.__name__} in the state count too; plain numbers count 0"
+    )
+
+
+def test_optimizer_state_bytes_counts_elements_of_each_entry(device):
+    # numel() * element_size() per tensor entry: a view counts its own elements, not the
+    # buffer it looks into, and a tensor held in two entries counts twice.
+    optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
+    param = optimizer.param_groups[0]["params"][0]
+    buffer = torch.zeros(100, device=device)
+    optimizer.state[param]["window"] = buffer[10:15]
+    optimizer.state[param]["again"] = buffer[10:15]
+    assert optimizer_state_bytes(optimizer) == 2 * 5 * 4, (
+        "two entries of 5 float32 elements each: count numel() * element_size() of each, "
+        "not the storage behind them"
     )
 
 
@@ -475,9 +497,9 @@ def adam_by_formula(scales, lr, steps, betas=(0.9, 0.999), eps=1e-8):
     return x
 
 
-def expected_points(scales, steps):
+def expected_points(scales, steps, dtype=torch.float32):
     """Each optimizer's end point, worked out on the CPU, outside the answer."""
-    curvatures = torch.tensor(scales)
+    curvatures = torch.tensor(scales, dtype=dtype)
     lr = 1 / max(scales)
     return {
         # Plain SGD on a quadratic: each coordinate shrinks by (1 - lr * scale) per step.
@@ -498,12 +520,14 @@ def check_points(reached, expected, device, steps):
         )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("scales, steps", [([2.0, 50.0, 10.0], 7), ([4.0], 1), ([3.0], 0)])
-def test_race_in_a_valley_follows_each_optimizer(device, scales, steps):
-    curvatures = torch.tensor(scales, device=device)
+def test_race_in_a_valley_follows_each_optimizer(device, scales, steps, dtype):
+    skip_unless_supported(device, dtype)
+    curvatures = torch.tensor(scales, device=device, dtype=dtype)
     kept = curvatures.clone()
     reached = race_in_a_valley(curvatures, steps=steps)
-    check_points(reached, expected_points(scales, steps), device, steps)
+    check_points(reached, expected_points(scales, steps, dtype), device, steps)
     assert torch.equal(curvatures, kept), "scales was modified"
 
 

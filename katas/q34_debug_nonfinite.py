@@ -103,9 +103,11 @@ def overfit_one_batch(
     - Loss: `F.cross_entropy(model(inputs), targets)` (logits [B, C], int64 class indices).
     - Optimizer: `torch.optim.SGD(model.parameters(), lr=lr)`, plain (no momentum, no
       weight decay), made once.
-    - Each step: zero the gradients, compute the loss, backward, step.
-    - Returns `steps` Python floats: the loss each step computed, before its update.
-      steps=0 returns [] and changes nothing.
+    - Each step: zero the gradients, compute the loss, backward, step. Gradients left in
+      `.grad` before the call play no part: the first step zeroes them first.
+    - Returns `steps` Python floats: the loss each step computed for its backward (in the
+      model's own mode, dropout included), before its update.
+      steps=0 returns [] and changes nothing, `.grad` included.
     - The model is trained in place; its train/eval mode is left as it is. `inputs` and
       `targets` are not modified.
 
@@ -124,14 +126,17 @@ def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None
 
     - compute_loss: a function of no arguments that runs the forward pass and returns a
       scalar loss (whose graph reaches the tensors that require grad).
-    - Both the forward and the backward run under `torch.autograd.detect_anomaly()`.
+    - Both the forward and the backward run with anomaly detection on:
+      `torch.autograd.detect_anomaly()`, or `torch.autograd.set_detect_anomaly(True)` with
+      the previous setting put back in a `finally`; either will do.
     - Returns the node's name as autograd names it (`type(node).__name__`, e.g.
       "SqrtBackward0"), or None when the whole backward pass is finite (the gradients are
       then accumulated into `.grad`, as `loss.backward()` does).
     - A loss that is already NaN or infinite raises ValueError: that NaN was born in the
       forward pass (look there with `first_nonfinite_module`).
-    - Anomaly detection is off again afterwards, also when compute_loss raises (the error
-      propagates). Its warnings are the tool's own output: do not silence them.
+    - Afterwards anomaly detection is as the caller had it (off, unless it was already on),
+      also when compute_loss raises (the error propagates). Any other error of the backward
+      pass propagates too. Its warnings are the tool's own output: do not silence them.
 
     >>> import warnings
     >>> x = torch.tensor([-1.0, 4.0], requires_grad=True)

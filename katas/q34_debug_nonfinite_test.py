@@ -1,3 +1,4 @@
+import contextlib
 import copy
 import warnings
 
@@ -6,6 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.nn.modules import module as module_internals
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from katas.q34_debug_nonfinite import (
     first_nonfinite_module,
@@ -14,7 +16,7 @@ from katas.q34_debug_nonfinite import (
     validate_batch,
 )
 from torch_katas import facets
-from torch_katas.testing import assert_close, skip_unless_supported
+from torch_katas.testing import assert_close, raises, skip_unless_supported
 
 
 def hooks_left(model):
@@ -529,12 +531,38 @@ def small_mlp(device):
     return model
 
 
+def leftover_grads(model):
+    """Gradients left in .grad by earlier code: each step zeroes them before its backward."""
+    for param in model.parameters():
+        if param.requires_grad:
+            param.grad = torch.full_like(param, 3.0)
+
+
+@contextlib.contextmanager
+def optimizers_stepping():
+    """Record the optimizer behind each step taken inside the block."""
+    seen = []
+    handle = register_optimizer_step_pre_hook(
+        lambda optimizer, args, kwargs: seen.append(optimizer)
+    )
+    try:
+        yield seen
+    finally:
+        handle.remove()
+
+
 @pytest.mark.parametrize("steps, lr", [(1, 0.5), (5, 0.5), (5, 0.05)])
 def test_overfit_one_batch_is_plain_sgd_on_cross_entropy(device, steps, lr):
     inputs, targets = one_batch(device)
     model = small_mlp(device)
+    leftover_grads(model)
     twin = copy.deepcopy(model)
-    losses = overfit_one_batch(model, inputs, targets, steps=steps, lr=lr)
+    with optimizers_stepping() as stepping:
+        losses = overfit_one_batch(model, inputs, targets, steps=steps, lr=lr)
+    assert len(stepping) == steps and len({id(optimizer) for optimizer in stepping}) == 1, (
+        f"{steps} steps of one optimizer, made once before the loop; got {len(stepping)} steps "
+        f"of {len({id(optimizer) for optimizer in stepping})} optimizers"
+    )
     assert isinstance(losses, list) and all(type(loss) is float for loss in losses), (
         f"return a list of Python floats (loss.item()), got {losses!r}"
     )
@@ -557,10 +585,16 @@ def test_overfit_one_batch_defaults(device):
 def test_overfit_zero_steps_changes_nothing(device):
     inputs, targets = one_batch(device)
     model = small_mlp(device)
+    leftover_grads(model)
     before = copy.deepcopy(model.state_dict())
     assert overfit_one_batch(model, inputs, targets, steps=0) == []
     for name, value in model.state_dict().items():
         assert torch.equal(value, before[name]), f"steps=0 changed {name}"
+    for name, param in model.named_parameters():
+        if param.requires_grad:
+            assert param.grad is not None and bool((param.grad == 3).all()), (
+                f"steps=0 changed {name}.grad: no step, so nothing zeroes it"
+            )
 
 
 def test_a_healthy_model_memorises_one_batch(device):
@@ -587,9 +621,17 @@ def test_a_softmax_before_cross_entropy_shows_as_a_plateau(device):
 def test_overfit_leaves_the_mode_and_the_batch_alone(device, training):
     inputs, targets = one_batch(device)
     kept = inputs.clone(), targets.clone()
-    model = nn.Sequential(nn.Linear(8, 4), nn.Dropout(0.0)).to(device).train(training)
-    overfit_one_batch(model, inputs, targets, steps=2)
+    # Dropout(1.0) zeroes everything in training mode: the loss is log(4) at every step, and
+    # the same on every device; in eval mode it lets everything through.
+    model = nn.Sequential(nn.Linear(8, 4), nn.Dropout(1.0)).to(device).train(training)
+    twin = copy.deepcopy(model)
+    losses = overfit_one_batch(model, inputs, targets, steps=2)
     assert all(m.training is training for m in model.modules()), "leave train/eval mode as is"
+    assert_close(
+        torch.tensor(losses),
+        torch.tensor(plain_sgd_losses(twin, inputs, targets, 2, 0.5)),
+        msg="the loss each step computed for its update, in the caller's mode",
+    )
     assert torch.equal(inputs, kept[0]) and torch.equal(targets, kept[1]), "batch modified"
 
 
@@ -655,12 +697,42 @@ def test_a_non_finite_loss_was_born_in_the_forward(device, bad):
 
 def test_runs_under_anomaly_detection(device):
     x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    seen = {}
+
+    def compute_loss():
+        seen["forward"] = torch.is_anomaly_enabled()
+        return torch.where(x > 0, x.sqrt(), 0).sum()
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+        nan_born_in_backward(compute_loss)
+    assert seen["forward"], "run compute_loss, the forward pass, with anomaly detection on"
     said = [str(warning.message) for warning in caught]
-    assert any(text.startswith("Anomaly Detection has been enabled") for text in said), (
-        "run the forward and backward passes under torch.autograd.detect_anomaly()"
+    traceback = [text for text in said if text.startswith("Error detected in SqrtBackward0")]
+    assert traceback, (
+        "anomaly detection warns with the forward line that built the failing node: let "
+        "that warning through"
+    )
+    assert "No forward pass information" not in traceback[0], (
+        "the forward pass ran without anomaly detection, so the warning cannot say which "
+        "line built the node"
+    )
+
+
+@anomaly_warnings_ignored
+def test_other_backward_errors_propagate(device):
+    x = torch.tensor([1.0, 4.0], device=device, requires_grad=True)
+
+    def compute_loss():
+        y = x.exp()  # exp keeps its result for the backward pass
+        loss = y.sum()
+        y.add_(1)  # which this changes in place
+        return loss
+
+    with raises(RuntimeError) as caught:
+        nan_born_in_backward(compute_loss)
+    assert "modified by an inplace operation" in str(caught.value), (
+        f"autograd's own error should propagate as it is, got {caught.value!r}"
     )
 
 
@@ -682,6 +754,16 @@ def test_switches_anomaly_detection_off_again(device):
     with pytest.raises(LossFailed):
         nan_born_in_backward(fails)
     assert not torch.is_anomaly_enabled(), "switch it off also when compute_loss raises"
+
+
+@anomaly_warnings_ignored
+def test_puts_back_the_callers_anomaly_setting(device):
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+        assert torch.is_anomaly_enabled(), (
+            "the caller had anomaly detection on: put back the setting it had, not off"
+        )
 
 
 # ---------------------------------------------------------------- facets
