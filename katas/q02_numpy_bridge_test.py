@@ -20,7 +20,7 @@ DTYPES = {
 
 def sample_array(np_dtype, shape=(3, 4)):
     values = np.arange(int(np.prod(shape))).reshape(shape) % 5
-    return values.astype(np_dtype)
+    return np.array(values, dtype=np_dtype)  # an array even for shape (), not a NumPy scalar
 
 
 def same_memory(t, array):
@@ -175,18 +175,34 @@ def test_to_tensor_takes_the_device_as_a_string(device):
         )
 
 
-@pytest.mark.parametrize("shape", [(), (0, 3), (2, 1, 3)], ids=["0-D", "empty", "size-1 dim"])
-def test_the_bridge_keeps_any_shape(device, shape):
-    array = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+@pytest.mark.parametrize("np_dtype", list(DTYPES), ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize(
+    "shape", [(), (0, 3), (1,), (2, 1, 3)], ids=["0-D", "empty", "one element", "size-1 dim"]
+)
+def test_the_bridge_keeps_any_shape_and_dtype(device, shape, np_dtype):
+    # Every dtype and shape takes the same path: a 0-D or one-element array is no scalar to
+    # rebuild from .item() (that changes the dtype and copies), and ints and bools are shared too.
+    skip_unless_supported(device, DTYPES[np_dtype])
+    array = sample_array(np_dtype, shape)
     t = to_tensor(array, device)
-    check_tensor(t, shape=shape, dtype=torch.int64, device=device, name="to_tensor")
+    check_tensor(t, shape=shape, dtype=DTYPES[np_dtype], device=device, name="to_tensor")
+    if device.type == "cpu" and array.size:
+        assert same_memory(t, array), (
+            f"on the CPU to_tensor must wrap a {shape} {array.dtype} array too, not copy it"
+        )
     for convert in (to_numpy, to_numpy_copy):
         back = convert(t)
         assert isinstance(back, np.ndarray), f"{convert.__name__} must return a NumPy array"
-        assert back.shape == shape and back.dtype == np.int64, (
-            f"{convert.__name__} of a {shape} int64 tensor gave {back.shape} {back.dtype}"
+        assert back.shape == shape and back.dtype == array.dtype, (
+            f"{convert.__name__} of a {shape} {t.dtype} tensor gave {back.shape} {back.dtype}"
         )
         np.testing.assert_array_equal(back, array)
+        if device.type == "cpu" and array.size:
+            shared = np.shares_memory(back, array)
+            if convert is to_numpy:
+                assert shared, f"on the CPU to_numpy of a {shape} {t.dtype} tensor must not copy"
+            else:
+                assert not shared, f"to_numpy_copy of a {shape} {t.dtype} tensor must copy"
 
 
 def test_to_tensor_with_no_device_is_on_the_cpu_whatever_the_default_device(device):

@@ -20,7 +20,8 @@ def nbytes(shape: tuple[int, ...], dtype: torch.dtype) -> int:
     - shape: a tuple of non-negative ints (or a torch.Size); () is a single element.
     - dtype: any torch dtype (float, bfloat16, int, bool, complex, ...).
     - Returns a Python int: number of elements times bytes per element. Works for sizes far
-      too large to allocate: do not create the tensor in memory.
+      too large to allocate, of any size (the element count may exceed int64, as for
+      (10**10, 10**10)): do not create the tensor in memory.
 
     >>> nbytes((1024, 1024), torch.bfloat16)
     2097152
@@ -36,7 +37,10 @@ def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
       with at least one element along the reduced dims.
     - float16 and bfloat16 are accumulated in float32: the result is the float32 mean,
       rounded once to x's dtype. (A float16 sum over 65504 is inf; a bfloat16 sum keeps
-      8 significant bits.) float32 and float64 are averaged as they are.
+      8 significant bits.) float32 and float64 are averaged as they are. The rule is the
+      result; how you get it is yours. (Hint: torch's own x.mean() already accumulates
+      float16 and bfloat16 in float32 on the CPU and CUDA, x.sum() / n does not; converting
+      to float32 yourself makes it sure on every backend.)
     - Returns a tensor of x's dtype on x's device: 0-dim for dim=None, otherwise x's shape
       without `dim` (negative dims count from the end). x is not modified.
 
@@ -54,7 +58,8 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
       int8, uint8), any shape, any device; values may be negative (before the epoch) and
       as large as int64 nanosecond timestamps. (uint16, uint32 and uint64 are not asked
       for: torch has almost no arithmetic for them.)
-    - width: a positive Python int, of any size: it need not fit timestamps' dtype.
+    - width: a positive Python int, of any size: it need not fit timestamps' dtype. A width
+      that is not an int (2.5, True, a tensor) is not asked for.
     - Bucket k holds [k * width, (k + 1) * width), so the result is floor(t / width),
       exactly, for every value and every width: -1 with width 10 is in bucket -1, not 0,
       and int8 [5, -5] with width 1000 is [0, -1] (torch converts a Python number to the

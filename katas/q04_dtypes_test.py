@@ -1,3 +1,6 @@
+import math
+import warnings
+
 import pytest
 import torch
 
@@ -33,6 +36,21 @@ def test_nbytes_matches_a_real_tensor(device, dtype, shape):
     assert result == expected, f"a {dtype} tensor of shape {shape} holds {expected} bytes"
 
 
+# Every dtype torch has, the exotic ones included (float8, uint16, complex32, int4, qint8, ...).
+EVERY_DTYPE = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_nbytes_of_every_torch_dtype(device, dtype):
+    with warnings.catch_warnings():  # torch warns that complex32 and quantized are experimental
+        warnings.simplefilter("ignore")
+        expected = torch.empty((2, 3), dtype=dtype, device="meta").nbytes
+    assert nbytes((2, 3), dtype) == expected, (
+        f"a {dtype} tensor of shape (2, 3) holds {expected} bytes: "
+        "ask the dtype for its element size rather than listing dtypes"
+    )
+
+
 def test_nbytes_of_a_torch_size(device):
     size = torch.zeros(4, 6, device=device).shape
     assert nbytes(size, torch.float32) == 96
@@ -43,8 +61,13 @@ def test_nbytes_of_a_torch_size(device):
     [(torch.float64, 8 * 10**16), (torch.bfloat16, 2 * 10**16), (torch.bool, 10**16)],
     ids=str,
 )
-def test_nbytes_of_a_tensor_too_big_to_allocate(device, dtype, expected):
-    shape = (10**8, 10**8)  # 10**16 elements: far beyond any machine's memory
+# 10**16 elements is far beyond any machine's memory; 10**20 and 2**64 are beyond int64 too,
+# where a product in NumPy or torch.Size wraps silently.
+@pytest.mark.parametrize(
+    "shape", [(10**8, 10**8), (10**10, 10**10), (2**32, 2**32), (2**62, 4)], ids=str
+)
+def test_nbytes_of_a_tensor_too_big_to_allocate(device, dtype, expected, shape):
+    expected = expected // 10**16 * math.prod(shape)  # bytes per element times elements
     result = nbytes(shape, dtype)
     assert result == expected, (
         f"expected {expected} bytes for a {dtype} tensor of shape {shape}, got {result}; "

@@ -24,10 +24,12 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
       over the t with mask[b, t] True. A row with no True position (all padding, or T = 0)
       gives zeros, not nan. Masked positions have no effect on the result (for any finite
       values there) and get a zero gradient. values and mask are not modified.
-    - float16 and bfloat16: no intermediate value may overflow (or lose its low bits)
-      where the mean would not: 1000 values of 100 give 100, not inf. Sum in float32 and
-      round once, or divide before summing.
-    - Raises ValueError if mask is not bool or its shape is not values.shape[:2].
+    - float16 and bfloat16: the result is the float32 mean rounded once to values' dtype.
+      No intermediate value may overflow (or lose its low bits) where the mean would not:
+      1000 values of 100 give 100, not inf, and a count of 70000 positions is no float16
+      count. Hint: sum in float32 (or divide in float32 before summing) and round once.
+    - Raises ValueError if mask is not bool (a uint8 "byte mask" is not bool either) or its
+      shape is not values.shape[:2].
 
     Rules: no Python loops; tensor operations only.
 

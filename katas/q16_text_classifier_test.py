@@ -172,12 +172,42 @@ def test_masked_mean_in_half_precision_does_not_overflow_where_the_mean_does_not
     )
 
 
-def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
-    values = torch.randn(4, 3, 5, device=device).transpose(0, 2)  # [5, 3, 4], non-contiguous
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_masked_mean_in_half_precision_is_the_float32_mean_rounded_once(device, dtype):
+    # Small integers, exact in both dtypes, with float32 sums that are exact too: the right
+    # answer is the exact mean rounded once. Row b has 1000 + 4321 b real positions, up to
+    # 65815: more than float16 can count (65504), and a bfloat16 sum is already rounded
+    # before the division. (No mean here lies near a rounding boundary of either dtype.)
+    rows, length = 16, 70_000
+    positions = torch.arange(length, device=device)
+    ints = (positions * 37 + torch.arange(rows, device=device)[:, None] * 11) % 7
+    mask = positions < (1000 + 4321 * torch.arange(rows, device=device))[:, None]
+    out = masked_mean(ints.to(dtype)[..., None], mask)
+    check_tensor(out, shape=(rows, 1), dtype=dtype, device=device, name="masked_mean")
+    exact = (ints * mask).sum(1).double() / mask.sum(1).double()
+    assert_close(
+        out.cpu(),
+        exact.to(dtype).cpu()[:, None],
+        f"the {dtype} means are off: sum and count in float32 (or an integer count), divide "
+        "there, and round to the dtype once at the end",
+        rtol=0,
+        atol=0,
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device, dtype):
+    values = torch.randn(4, 3, 5, device=device).to(dtype).transpose(0, 2)  # non-contiguous
     mask = torch.rand(3, 5, device=device).T > 0.5
     values_before, mask_before = values.clone(), mask.clone()
     out = masked_mean(values, mask)
-    assert_close(out, mean_by_loop(values_before, mask_before), "wrong for non-contiguous inputs")
+    assert_close(
+        out.float(),
+        mean_by_loop(values_before.float(), mask_before),
+        "wrong for non-contiguous inputs",
+        rtol=1e-2,
+        atol=1e-2,
+    )
     assert torch.equal(values, values_before) and torch.equal(mask, mask_before), (
         "masked_mean modified its inputs; use out-of-place ops (torch.where, masked_fill)"
     )
@@ -185,8 +215,8 @@ def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device):
 
 @pytest.mark.parametrize(
     "mask_shape, dtype",
-    [((2, 3), torch.float32), ((2, 3), torch.long), ((3, 2), torch.bool)],
-    ids=["float-mask", "int-mask", "wrong-shape"],
+    [((2, 3), torch.float32), ((2, 3), torch.long), ((2, 3), torch.uint8), ((3, 2), torch.bool)],
+    ids=["float-mask", "int-mask", "uint8-mask", "wrong-shape"],
 )
 def test_masked_mean_rejects_bad_masks(device, mask_shape, dtype):
     values = torch.randn(2, 3, 4, device=device)

@@ -52,13 +52,15 @@ def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> 
     - The loss of one token is the mean of its squared errors over the feature elements;
       the result is the mean of those over all real tokens of the batch (each token
       counts once, whatever its sequence's length).
-    - Padded positions may hold any finite values, however large (1e30 in float32):
+    - Padded positions may hold any finite values, however large (up to the dtype's
+      largest, whose sum is inf):
       they change neither the loss nor the gradient, which is exactly 0 at padded
       positions of pred.
     - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
-    - float16 and bfloat16: no intermediate value may overflow (or lose its low bits)
-      where the loss would not: 1000 squared errors of 100 give 100, not inf. Compute in
-      float32 and round once, or divide before summing.
+    - float16 and bfloat16: the loss is the float32 loss rounded once to pred's dtype. No
+      intermediate value may overflow (or lose its low bits) where the loss would not:
+      1000 squared errors of 100 give 100, not inf, and an error of 300 squares to 90000,
+      beyond float16. Hint: subtract, square, sum and divide in float32; round at the end.
     - Returns a 0-dim tensor of pred's dtype on pred's device, differentiable with
       respect to pred. pred, target and mask are not modified.
     - Raises ValueError if pred and target shapes differ, pred has fewer than 2 dims,
@@ -86,7 +88,8 @@ def masked_cross_entropy(
     - The loss of one token is the cross-entropy of its C logits against its target
       (F.cross_entropy may be used); the result is the mean of those over all real
       tokens of the batch.
-    - Padded positions may hold any finite logits (±3e38 in float32) and any target:
+    - Padded positions may hold any finite logits (± the dtype's largest, whose sum is
+      inf) and any target:
       they change neither the loss nor the gradient, which is exactly 0 at padded
       positions of logits.
     - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.

@@ -6,7 +6,7 @@ from katas.q22_masked_sequence_loss import length_mask, masked_cross_entropy, ma
 from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
-HUGE = 1e30  # finite in float32, but its square is inf
+HUGE = torch.finfo(torch.float32).max  # finite, but its square, or a sum of two, is inf
 
 
 def prefix_mask(lengths, max_len, device):
@@ -18,24 +18,26 @@ def prefix_mask(lengths, max_len, device):
 
 
 def regression_batch(mask, features=(3,), dtype=torch.float32):
-    """pred and target with normal values at real tokens and huge garbage at padding."""
+    """pred and target with normal values at real tokens and at padding the dtype's largest
+    finite values, whose sum is inf (so is any sum that takes in two padded values)."""
     shape = (*mask.shape, *features)
     pred = torch.randn(shape, dtype=dtype, device=mask.device)
     target = torch.randn(shape, dtype=dtype, device=mask.device)
-    pred[~mask] = HUGE
-    target[~mask] = -HUGE
+    pred[~mask] = torch.finfo(dtype).max
+    target[~mask] = -torch.finfo(dtype).max
     return pred, target
 
 
 def classification_batch(mask, n_classes=5, dtype=torch.float32):
     """Logits and targets that are sensible at real tokens and hostile at padding: logits
-    of ±3e38 and targets that are no valid class (-1, or n_classes + 2)."""
+    of ±the dtype's largest finite value (more of + than -, so their sum is inf) and
+    targets that are no valid class (-1, or n_classes + 2)."""
     b, t = mask.shape
     logits = 2 * torch.randn(b, t, n_classes, dtype=dtype, device=mask.device)
     target = torch.randint(0, n_classes, (b, t), device=mask.device)
     garbage = torch.zeros(n_classes, dtype=dtype, device=mask.device)
-    garbage[0] = -3e38
-    garbage[-1] = 3e38
+    garbage[:] = torch.finfo(dtype).max
+    garbage[0] = -torch.finfo(dtype).max
     logits[~mask] = garbage
     hostile = torch.where(torch.arange(t, device=mask.device) % 2 == 0, -1, n_classes + 2)
     target = torch.where(mask, target, hostile)
@@ -94,8 +96,8 @@ def test_length_mask_marks_the_first_length_positions(device, lengths, max_len):
 
 @pytest.mark.parametrize(
     "lengths, max_len",
-    [([2, 6], 5), ([-1, 2], 4), ([], -1), ([[1, 2]], 3), (2, 3)],
-    ids=["too long", "negative", "max_len", "2-D lengths", "0-dim lengths"],
+    [([2, 6], 5), ([2**32 + 1], 5), ([-1, 2], 4), ([], -1), ([[1, 2]], 3), (2, 3)],
+    ids=["too long", "beyond int32", "negative", "max_len", "2-D lengths", "0-dim lengths"],
 )
 def test_length_mask_rejects_impossible_lengths(device, lengths, max_len):
     with raises(ValueError):
@@ -277,6 +279,28 @@ def test_mse_in_half_precision_does_not_overflow_where_the_mean_does_not(device,
     assert pred.grad is not None and torch.isfinite(pred.grad).all(), "finite gradients"
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_mse_in_half_precision_is_the_float32_mean_rounded_once(device, dtype):
+    # Errors that are small integers (and one of 300, whose square is inf in float16), exact
+    # in both dtypes, with exact float32 sums: the right loss is the exact mean rounded once.
+    # Its square or a sum in the dtype is already rounded (or inf) before the division.
+    positions = torch.arange(1000, device=device)
+    errors = (positions * 37 + torch.arange(4, device=device)[:, None] * 11) % 7
+    errors[0, 0] = 300
+    mask = positions < torch.tensor([[1000], [999], [998], [997]], device=device)
+    pred = errors.to(dtype).requires_grad_()
+    loss = masked_mse(pred, torch.zeros_like(pred), mask)
+    check_tensor(loss, shape=(), dtype=dtype, device=device, name="the loss")
+    exact = (errors.double().square() * mask).sum() / mask.sum()
+    assert_close(
+        loss.cpu(),
+        exact.to(dtype).cpu(),
+        f"the {dtype} loss is off: square, sum and divide in float32, round once at the end",
+        rtol=0,
+        atol=0,
+    )
+
+
 def test_mse_non_contiguous_inputs(device):
     mask = prefix_mask([5, 2, 4], 6, device)
     pred, target = regression_batch(mask, (3,))
@@ -291,9 +315,10 @@ def test_mse_non_contiguous_inputs(device):
     )
 
 
-def test_mse_does_not_modify_its_inputs(device):
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_mse_does_not_modify_its_inputs(device, dtype):
     mask = prefix_mask([3, 1], 4, device)
-    pred, target = regression_batch(mask, (2,))
+    pred, target = regression_batch(mask, (2,), dtype)
     before = [t.clone() for t in (pred, target, mask)]
     masked_mse(pred, target, mask)
     for name, tensor, old in zip(
@@ -435,9 +460,10 @@ def test_cross_entropy_non_contiguous_inputs(device):
     assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
 
 
-def test_cross_entropy_does_not_modify_its_inputs(device):
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_cross_entropy_does_not_modify_its_inputs(device, dtype):
     mask = prefix_mask([3, 1], 4, device)
-    logits, target = classification_batch(mask, 3)
+    logits, target = classification_batch(mask, 3, dtype)
     before = [t.clone() for t in (logits, target, mask)]
     masked_cross_entropy(logits, target, mask)
     for name, tensor, old in zip(

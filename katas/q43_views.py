@@ -19,7 +19,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """Put the heads of an attention output back side by side.
 
     - x: [B, H, T, D], any dtype and layout (contiguous, or the transpose of a
-      [B, T, H, D] tensor).
+      [B, T, H, D] tensor); any of B, H, T, D may be 0 (the result then has no elements).
     - Returns [B, T, H * D], x's dtype and device, with
       out[b, t, h * D + d] = x[b, h, t, d]. It may be a copy (for a contiguous x it has to
       be). x is not modified.
@@ -37,12 +37,13 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Split the features of each time step into `num_heads` heads, without copying.
 
     - x: [B, T, E] with E divisible by num_heads, any layout: contiguous, a slice such
-      as the q part of a fused qkv projection, or a transpose.
+      as the q part of a fused qkv projection, or a transpose. B, T and E may be 0.
+    - num_heads: a positive int.
     - Returns [B, H, T, D] with H = num_heads and D = E // H:
       out[b, h, t, d] = x[b, t, h * D + d].
     - The result is always a view of x: it shares x's memory (writing to it writes to x)
       and no data is copied, whatever x's layout.
-    - Raises ValueError if E is not divisible by num_heads.
+    - Raises ValueError if num_heads < 1 or E is not divisible by num_heads.
 
     >>> x = torch.arange(8).view(1, 2, 4)  # B=1, T=2, E=4
     >>> split_heads(x, 2)[0]
@@ -64,7 +65,9 @@ def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
       x.view(...), x[1:], x.t(), x[0] and x[1], x.detach(). False for x.clone() and for
       separately created tensors, even with equal values.
     - The memory block is what counts: two torch.from_numpy(array) tensors of one array
-      share it (True), though each has a storage object of its own.
+      share it (True), though each has a storage object of its own. Storages over parts
+      of one block that begin at different addresses (torch.from_numpy(array) and
+      torch.from_numpy(array[1:])) are not asked for.
     - Meta tensors (device "meta") have no memory, and every data pointer there is 0: two
       of them share storage only when they are views of one tensor (there, compare the
       storage objects: `a.untyped_storage() is b.untyped_storage()`).

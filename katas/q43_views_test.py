@@ -37,7 +37,14 @@ def split_by_hand(x, num_heads):
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
-@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 2, 6, 1), (2, 4, 1, 3), (3, 1, 5, 2)], ids=str)
+@pytest.mark.parametrize(
+    "shape",
+    [
+        *[(2, 3, 4, 5), (1, 2, 6, 1), (2, 4, 1, 3), (3, 1, 5, 2)],
+        *[(0, 2, 3, 4), (2, 0, 3, 4), (2, 3, 0, 4), (2, 3, 4, 0)],  # B, H, T or D of size 0
+    ],
+    ids=str,
+)
 def test_merge_heads_matches_a_loop_over_heads(device, shape, layout):
     x = heads(device, *shape, layout)
     x_before = x.clone()
@@ -120,7 +127,17 @@ def test_split_heads_is_a_view_of_x(device, layout):
     assert x[1, 2, 7].item() == 1234.0, "writing to the view must write to x"
 
 
-@pytest.mark.parametrize("e, num_heads", [(8, 3), (5, 2), (4, 8)])
+@pytest.mark.parametrize("shape", [(0, 3, 8), (2, 0, 8), (2, 3, 0)], ids=str)
+def test_split_heads_of_a_size_0_dim(device, shape):
+    # Sizes come from x's shape and num_heads, not from -1: -1 cannot be inferred when
+    # the tensor has no elements.
+    x = torch.zeros(shape, device=device)
+    out = split_heads(x, 2)
+    b, t, e = shape
+    check_tensor(out, shape=(b, 2, t, e // 2), dtype=x.dtype, device=device, name="heads")
+
+
+@pytest.mark.parametrize("e, num_heads", [(8, 3), (5, 2), (4, 8), (8, 0), (8, -2)])
 def test_split_heads_rejects_features_that_do_not_divide(device, e, num_heads):
     with pytest.raises(ValueError):
         split_heads(torch.zeros(2, 3, e, device=device), num_heads)
@@ -167,22 +184,17 @@ def test_shares_storage(device, name):
     )
 
 
-@pytest.mark.parametrize("name", ["x and x[1:].t()", "two separate tensors"])
+@pytest.mark.parametrize("name", CASES)
 def test_shares_storage_of_meta_tensors(device, name):
     # Meta tensors have shapes and no memory: every data pointer is 0, so equal pointers
     # say nothing there. (The test's device plays no part: meta is a device of its own.)
-    x = torch.empty(3, 4, device="meta")
-    b, expected = (
-        (x[1:].t(), True)
-        if name == "x and x[1:].t()"
-        else (torch.empty(3, 4, device="meta"), False)
-    )
-    result = shares_storage(x, b)
+    a, b, expected = related(torch.empty(3, 4, device="meta"))[name]
+    result = shares_storage(a, b)
     assert type(result) is bool, f"shares_storage must return a Python bool, got {type(result)}"
     assert result is expected, (
         f"shares_storage of meta tensors ({name}) should be {expected}: a meta storage has no "
         "memory and data pointer 0, so compare the storage objects themselves there "
-        "(a.untyped_storage() is b.untyped_storage())"
+        "(a.untyped_storage() is b.untyped_storage()), not ._base (x.detach() has none)"
     )
 
 

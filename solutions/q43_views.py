@@ -12,8 +12,8 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     b, t, e = x.shape
-    if e % num_heads:
-        raise ValueError(f"E = {e} is not divisible by num_heads = {num_heads}")
+    if num_heads < 1 or e % num_heads:
+        raise ValueError(f"E = {e} is not divisible by num_heads = {num_heads} (must be >= 1)")
     # Splitting one dim into two is always possible as a view, whatever its stride, and
     # transpose only swaps strides: no copy in either step. .view (not .reshape) makes
     # that promise checked: it raises instead of copying.

@@ -1,5 +1,5 @@
 """Correct: divides each real element's loss by the count before adding them up, so no
-float16 sum overflows (the contract allows this or a float32 sum)."""
+float16 sum overflows; it squares in float32 and rounds once."""
 
 import torch
 import torch.nn.functional as F
@@ -14,11 +14,12 @@ def masked_mse(pred, target, mask):
     if pred.shape != target.shape or pred.dim() < 2:
         raise ValueError("pred and target must share a [B, T, ...] shape")
     _check_mask(mask, pred.shape[:2])
-    squared_error = (pred[mask] - target[mask]).square()
+    acc = torch.promote_types(pred.dtype, torch.float32)  # a float16 square can overflow
+    squared_error = (pred[mask].to(acc) - target[mask].to(acc)).square()
     if squared_error.numel() == 0:
-        return squared_error.sum()
+        return squared_error.sum().to(pred.dtype)
     count = squared_error.numel()
-    return (squared_error / count).sum()
+    return (squared_error / count).sum().to(pred.dtype)
 
 
 def masked_cross_entropy(logits, target, mask):
