@@ -82,8 +82,8 @@ def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> tor
 
     Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor any way torch offers a
     log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax, log_softmax,
-    the cross-entropies, the soft-margin losses, F.mish): softplus under other names. Use primitives such as torch.exp,
-    torch.log1p and torch.where.
+    the cross-entropies, the soft-margin losses, F.mish): softplus under other names. Use
+    primitives such as torch.exp, torch.log1p and torch.where.
 
     >>> softplus(torch.tensor([-20.0, 0.0, 100.0]))
     tensor([2.0612e-09, 6.9315e-01, 1.0000e+02])

@@ -216,7 +216,6 @@ def test_half_precision_is_computed_in_float32_and_rounded_once(
     values = [*LARGE, *torch.linspace(-6, 6, 385).tolist()]
     x = torch.tensor(values, device=device).to(dtype)
     out, grad = value_and_grad(mine, x, forbid=True)
-    expected_out, expected_grad = value_and_grad(reference, x)
     check_tensor(out, shape=(len(values),), dtype=dtype, device=device, name=f"{name} output")
     assert torch.isfinite(grad).all(), (
         f"the {dtype} gradient of {name} is not finite: {grad.tolist()}; compute in float32 "
@@ -231,7 +230,9 @@ def test_half_precision_is_computed_in_float32_and_rounded_once(
     # oracles by a unit of its dtype (far more than 1e-6 above 1e-2) for about one value in five.
     torch32 = value_and_grad(reference, x.float())
     exact = value_and_grad(reference, x.double())
-    for what, got, in32, in64 in zip(("values", "gradients"), (out, grad), torch32, exact):
+    for what, got, in32, in64 in zip(
+        ("values", "gradients"), (out, grad), torch32, exact, strict=True
+    ):
         differ = (got != in32.to(dtype)) & (got != in64.to(dtype))
         differ &= (got.double() - in64).abs() > 1e-6
         assert differ.sum().item() <= 2, (
