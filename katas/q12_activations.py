@@ -29,9 +29,11 @@ def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, values
       and gradients, as torch does: natively, float16's x**3 overflows above about 40 (a
       nan gradient), and bfloat16 loses bits at every step.
-    - Raises ValueError if approximate is neither "none" nor "tanh".
+    - Raises ValueError if approximate is neither "none" nor "tanh", exactly (no other case,
+      no None).
 
-    Rules: do not call F.gelu or nn.GELU; use primitives such as torch.erf and torch.tanh.
+    Rules: do not call F.gelu or nn.GELU; use primitives such as torch.erf and torch.tanh
+    (torch.erfc and torch.special.ndtr, which is Φ itself, are primitives too).
 
     >>> gelu(torch.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.1587,  0.0000,  0.8413])
@@ -48,7 +50,11 @@ def silu(x: torch.Tensor) -> torch.Tensor:
       and correct for every finite x, including -1e4 and 1e4. x is not modified.
     - float16 and bfloat16 are computed in float32 and rounded once, as for gelu.
 
-    Rules: do not call F.silu or nn.SiLU; torch.sigmoid is allowed.
+    - For very negative x the result is about x exp(x): tiny, not 0, and accurate to float
+      precision relative to its size, values and gradients.
+
+    Rules: do not call F.silu, nn.SiLU or F.glu (silu under another name); torch.sigmoid is
+    allowed.
 
     >>> silu(torch.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.2689,  0.0000,  0.7311])
@@ -72,12 +78,12 @@ def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> tor
     - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, as
       torch does: float16's exp overflows to inf above about 11, below the default
       threshold, so the formula itself would give inf for 11 < x <= 20.
-    - Raises ValueError if beta <= 0, whatever x's dtype.
+    - Raises ValueError unless beta > 0 (NaN included), whatever x's dtype.
 
     Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor any way torch offers a
     log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax, log_softmax,
-    the cross-entropies): softplus under other names. Use primitives such as torch.exp,
-    torch.log1p and torch.where.
+    the cross-entropies, the soft-margin losses, F.mish): softplus under other names. Use
+    primitives such as torch.exp, torch.log1p and torch.where.
 
     >>> softplus(torch.tensor([-20.0, 0.0, 100.0]))
     tensor([2.0612e-09, 6.9315e-01, 1.0000e+02])

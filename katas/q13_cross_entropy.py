@@ -41,18 +41,19 @@ def cross_entropy(
     - reduction: "none" returns the [N] per-sample losses (0 at ignored samples);
       "sum" their sum; "mean" their sum divided by the number of samples that are not
       ignored. When every sample is ignored (or N = 0) the mean is 0/0 = nan, exactly
-      as F.cross_entropy returns; "sum" is then 0.
+      as F.cross_entropy returns; "sum" is then 0, and the gradient 0 in every reduction.
     - Returns a tensor with logits' dtype, on logits' device: 0-dim for "mean"/"sum",
       [N] for "none". Gradients with respect to logits flow through autograd (finite
       for finite logits). logits and target are not modified.
     - Raises ValueError if logits is not 2-D, target's shape is not [N], target's dtype
-      is not int64, reduction is not one of "mean", "sum", "none", or label_smoothing
-      is outside [0, 1] (NaN included).
+      is not int64, reduction is not exactly one of "mean", "sum", "none" (no other case or
+      spacing), or label_smoothing is outside [0, 1] (NaN included).
 
     Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax, softmin,
     log_softmax, logsumexp, logcumsumexp or logaddexp, in any spelling (torch.*, F.*,
-    torch.special.*, tensor methods): every way torch offers a log-sum-exp. Write the
-    log-sum-exp with the max shift yourself.
+    torch.special.*, torch.sparse.*, tensor methods), nor attention
+    (F.scaled_dot_product_attention, a softmax inside): every way torch offers a log-sum-exp.
+    Write the log-sum-exp with the max shift yourself.
 
     >>> logits = torch.tensor([[2.0, 0.0, 0.0], [1e4, 0.0, -1e4]])
     >>> cross_entropy(logits, torch.tensor([0, 1]), reduction="none")

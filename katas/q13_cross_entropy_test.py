@@ -185,9 +185,18 @@ def test_one_class_with_an_ignored_sample(device, reduction):
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_every_target_ignored(device, reduction):
-    logits = torch.randn(3, 4, device=device)
+    logits = torch.randn(3, 4, device=device, requires_grad=True)
     target = torch.full((3,), 7, device=device)
     loss = learner_loss(logits, target, ignore_index=7, reduction=reduction, label_smoothing=0.2)
+    # No sample counts, so nothing reaches the logits: F.cross_entropy's gradient is 0, even
+    # where the mean is nan (a nan times a 0/1 mask would send nan back).
+    (grad,) = torch.autograd.grad(loss.sum(), logits)
+    assert torch.equal(grad.cpu(), torch.zeros(3, 4)), (
+        f"with every target ignored the gradient must be 0, as F.cross_entropy's, got "
+        f"{grad.tolist()}: leave the ignored samples out with torch.where, not by "
+        "multiplying by a mask (0 * nan is nan)"
+    )
+    loss = loss.detach()
     check_tensor(loss, shape=expected_shape(reduction, 3), dtype=torch.float32, device=device)
     if reduction == "mean":
         assert torch.isnan(loss), (
@@ -230,6 +239,9 @@ def test_does_not_modify_its_inputs(device):
         ((4, 3), (4,), torch.float32, {}),
         ((4, 3), (4,), torch.int32, {}),
         ((4, 3), (4,), torch.int64, {"reduction": "avg"}),
+        ((4, 3), (4,), torch.int64, {"reduction": "Mean"}),
+        ((4, 3), (4,), torch.int64, {"reduction": "SUM "}),
+        ((4, 3), (4,), torch.int64, {"reduction": None}),
         ((4, 3), (4,), torch.int64, {"label_smoothing": 1.5}),
         ((4, 3), (4,), torch.int64, {"label_smoothing": -0.1}),
         ((4, 3), (4,), torch.int64, {"label_smoothing": float("nan")}),
@@ -242,6 +254,9 @@ def test_does_not_modify_its_inputs(device):
         "float target",
         "int32 target",
         "reduction",
+        "reduction Mean",
+        "reduction SUM with a space",
+        "reduction None",
         "smoothing above 1",
         "negative smoothing",
         "NaN smoothing",

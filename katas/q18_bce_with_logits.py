@@ -41,20 +41,25 @@ def bce_with_logits(
     - target: same shape, dtype and device as logits, values in [0, 1] (soft labels
       such as 0.9 are allowed).
     - pos_weight: None (all ones) or a tensor of logits' dtype and device that broadcasts
-      against logits, usually [C], one weight per label (the last dimension).
+      to logits' shape, usually [C], one weight per label (the last dimension).
     - Element-wise: loss = -(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x))).
     - reduction: "none" returns the element-wise losses (logits' shape); "sum" their sum;
       "mean" their mean over all elements (nan for an empty input, as torch.mean gives).
     - Returns a tensor of logits' dtype on logits' device. Gradients with respect to logits
       flow through autograd, are finite, and equal PyTorch's everywhere, at logits of
-      exactly 0 included. logits, target and pos_weight are not modified.
-    - Raises ValueError if target's shape differs from logits', or reduction is not one of
-      "mean", "sum", "none".
+      exactly 0 included. Losses and gradients are accurate relative to their size when
+      tiny, as PyTorch's are (a logit of 20 with target 1 costs about 2e-9, not 0).
+      logits, target and pos_weight are not modified.
+    - Raises ValueError if target's shape differs from logits', pos_weight would broadcast
+      with logits to a larger shape than logits' (torch refuses it too),
+      or reduction is not exactly one of "mean", "sum", "none" (no other case or spacing).
 
     Rules: do not call F.binary_cross_entropy_with_logits or F.binary_cross_entropy (nor
     nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus, nor any way torch
     offers a log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax,
-    log_softmax, the cross-entropies): softplus under other names. Write the stable form
+    log_softmax in any spelling, torch.sparse's included, attention, the
+    cross-entropies) or a softplus (the soft-margin losses, F.mish): softplus under other
+    names. Write the stable form
     yourself. Hint, not rule: exp, log1p, abs and torch.maximum make it; any other
     primitives that give the same values and gradients (torch.where with a branch kept
     finite, say) will do.

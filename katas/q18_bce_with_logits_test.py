@@ -154,6 +154,36 @@ def test_finite_and_exact_at_extreme_logits(device, weighted):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
+def test_tiny_losses_at_large_margins_are_accurate(device, dtype, weighted):
+    # A right answer by a margin m (a logit m, target 1) costs softplus(-m) = log1p(exp(-m)),
+    # about exp(-m): tiny, not 0, with gradient -sigmoid(-m), as torch computes them. The
+    # oracle is that, in float64.
+    skip_unless_supported(device, dtype)
+    logits = torch.tensor([10.0, 15.0, 17.0, 20.0, 30.0, 50.0, 80.0], dtype=dtype, device=device)
+    target = torch.ones_like(logits)
+    pos_weight = torch.full_like(logits, 1.5) if weighted else None
+    loss, grad = with_grad(
+        logits, lambda x: learner_loss(x, target, pos_weight=pos_weight, reduction="none")
+    )
+    m = logits.double().cpu()
+    weight = 1.5 if weighted else 1.0
+    expected = weight * torch.log1p(torch.exp(-m))
+    upstream = torch.linspace(-1, 2, len(m)).double()  # as in with_grad (float32)
+    expected_grad = -upstream * weight * torch.sigmoid(-m)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    for what, got, exact in (("losses", loss, expected), ("gradients", grad, expected_grad)):
+        assert_close(
+            got.double().cpu(),
+            exact,
+            f"{what} at logits {m.tolist()} with target 1 must be accurate relative to their tiny "
+            "size: log1p(exp(-|x|)), not log(1 + exp(-|x|)), which rounds them to 0",
+            rtol=rtol,
+            atol=0,
+        )
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_gradient_equals_autograd_through_torch(device, reduction):
     logits, target, pos_weight = multi_label(device)
@@ -252,6 +282,9 @@ def test_does_not_modify_its_inputs(device):
         ((12,), "none"),
         ((2, 4, 3), "sum"),
         ((4, 3), "average"),
+        ((4, 3), "Mean"),
+        ((4, 3), "SUM "),
+        ((4, 3), None),
     ],
     ids=[
         "fewer dims",
@@ -262,6 +295,9 @@ def test_does_not_modify_its_inputs(device):
         "same numel, flat",
         "more dims",
         "reduction",
+        "reduction Mean",
+        "reduction SUM with a space",
+        "reduction None",
     ],
 )
 def test_rejects_invalid_arguments(device, target_shape, reduction):
@@ -276,6 +312,22 @@ def test_rejects_invalid_arguments(device, target_shape, reduction):
             f"ValueError (reduction={reduction!r}): compare the shapes themselves, not the "
             "element counts, in every reduction"
         )
+
+
+@pytest.mark.parametrize(
+    "logits_shape, weight_shape",
+    [((4,), (2, 4)), ((3, 4), (2, 1, 4)), ((3, 1), (3, 4))],
+    ids=["more dims", "more dims, last matches", "larger last dim"],
+)
+def test_rejects_a_pos_weight_that_would_enlarge_the_loss(device, logits_shape, weight_shape):
+    # The loss keeps logits' shape: a pos_weight that broadcasts with logits to a larger
+    # shape is refused, as F.binary_cross_entropy_with_logits refuses it. (One that does not
+    # broadcast at all fails in the arithmetic already.)
+    logits = torch.randn(logits_shape, device=device)
+    target = torch.zeros(logits_shape, device=device)
+    pos_weight = torch.ones(weight_shape, device=device)
+    with raises(ValueError):
+        learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
 
 
 # ---------------------------------------------------------------- facets

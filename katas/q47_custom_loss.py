@@ -42,7 +42,9 @@ class FocalLoss(nn.Module):
     - Differentiable with respect to logits by autograd, with finite gradients for every
       finite input, also for a confidently correct sample (p_t rounds to 1), where
       (1 - p_t)^gamma has an infinite derivative for gamma < 1: the gradient there is
-      (about) 0, not nan. logits and target are not modified.
+      (about) 0, not nan. Wherever 1 - p_t is not 0 (margins of 5 to 10 included) the
+      gradient is the true one, the power's derivative included, accurate relative to its
+      size. logits and target are not modified.
 
     Rules: no Python loops over samples or classes.
 
@@ -66,8 +68,8 @@ class HuberFunction(torch.autograd.Function):
     Call it as `HuberFunction.apply(input, target, delta)`:
     - input and target: floating tensors of the same shape, dtype and device (any shape,
       empty included); delta: a Python float > 0. Raises ValueError if the shapes differ
-      (as shapes: (2, 3) and (3, 2) differ though their sizes agree) or delta <= 0
-      (negative included).
+      (as shapes: (2, 3) and (3, 2) differ though their sizes agree, and a target that
+      would broadcast, (3,) against (2, 3), differs too) or delta <= 0 (negative included).
     - Output, of input's shape: with d = input - target,
       `0.5 * d**2` where |d| <= delta and `delta * (|d| - 0.5 * delta)` elsewhere
       (the values of F.huber_loss(..., reduction="none", delta=delta)).
@@ -78,7 +80,9 @@ class HuberFunction(torch.autograd.Function):
     - The output's grad_fn is this Function's backward node (HuberFunctionBackward).
 
     Rules: compute both directions yourself: do not call F.huber_loss or
-    F.smooth_l1_loss.
+    F.smooth_l1_loss, and write backward's gradient out: running autograd inside backward
+    (torch.autograd.grad, .backward(), torch.func) to differentiate the forward again is
+    refused.
 
     >>> x = torch.tensor([0.5, 3.0], requires_grad=True)
     >>> loss = HuberFunction.apply(x, torch.zeros(2), 1.0)

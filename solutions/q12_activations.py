@@ -32,7 +32,7 @@ def silu(x: torch.Tensor) -> torch.Tensor:
 
 
 def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> torch.Tensor:
-    if beta <= 0:
+    if not beta > 0:  # NaN too
         raise ValueError(f"beta must be positive, got {beta}")
     # float16's exp overflows above about 11, well below the threshold.
     work = _in_float32(x)

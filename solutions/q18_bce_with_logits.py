@@ -5,6 +5,14 @@ import torch
 _REDUCTIONS = ("mean", "sum", "none")
 
 
+def _broadcasts_to(shape: torch.Size, target: torch.Size) -> bool:
+    """Whether `shape` broadcasts to `target` without enlarging it."""
+    try:
+        return torch.broadcast_shapes(shape, target) == target
+    except RuntimeError:
+        return False
+
+
 def bce_with_logits(
     logits: torch.Tensor,
     target: torch.Tensor,
@@ -15,6 +23,11 @@ def bce_with_logits(
     if target.shape != logits.shape:
         raise ValueError(
             f"target must have logits' shape {tuple(logits.shape)}, got {tuple(target.shape)}"
+        )
+    if pos_weight is not None and not _broadcasts_to(pos_weight.shape, logits.shape):
+        raise ValueError(
+            f"pos_weight of shape {tuple(pos_weight.shape)} does not broadcast to logits' "
+            f"shape {tuple(logits.shape)}"
         )
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")

@@ -59,10 +59,43 @@ def _present(owner: object, *names: str) -> tuple[Callable, ...]:
     return tuple(getattr(owner, name) for name in names if hasattr(owner, name))
 
 
-# softmax(x) and log_softmax(x), under every name; softmin(x) is softmax(-x).
+# softmax(x) and log_softmax(x), under every name: softmin(x) is softmax(-x), the sparse and
+# masked versions are the dense one on stored or unmasked elements, and attention is a softmax
+# of the scores times the values (with values = the identity, the softmax itself).
 SOFTMAX = OpFamily(
-    (F.softmax, F.log_softmax, F.softmin, torch.special.softmax, torch.special.log_softmax),
-    ("_softmax", "softmax", "_log_softmax", "log_softmax"),
+    (
+        F.softmax,
+        F.log_softmax,
+        F.softmin,
+        torch.special.softmax,
+        torch.special.log_softmax,
+        torch.sparse.softmax,
+        torch.sparse.log_softmax,
+        F.scaled_dot_product_attention,
+        F.multi_head_attention_forward,
+        *_present(torch.masked, "softmax", "log_softmax", "softmin", "logsumexp"),
+    ),
+    (
+        "_softmax",
+        "softmax",
+        "_log_softmax",
+        "log_softmax",
+        "_sparse_softmax",
+        "_sparse_log_softmax",
+        "_masked_softmax",
+        "scaled_dot_product_attention",
+        "_scaled_dot_product_attention_math",
+        "_scaled_dot_product_attention_math_for_mps",
+        "_scaled_dot_product_flash_attention",
+        "_scaled_dot_product_flash_attention_for_cpu",
+        "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_cudnn_attention",
+        "_scaled_dot_product_fused_attention_overrideable",
+        "_flash_attention_forward",
+        "_efficient_attention_forward",
+        "_native_multi_head_attention",
+        "_transformer_encoder_layer_fwd",
+    ),
 )
 
 # cross-entropy and the negative log-likelihood it ends with (F.cross_entropy computes a
@@ -89,16 +122,27 @@ LOG_SUM_EXP = (
     | CROSS_ENTROPY
 )
 
-# softplus(x) = log(1 + exp(x)) = logaddexp(0, x) = -logsigmoid(-x), and the binary
-# cross-entropy from logits, which is softplus(x) at a target of 0.
+# softplus(x) = log(1 + exp(x)) = logaddexp(0, x) = -logsigmoid(-x); the binary
+# cross-entropy from logits, which is softplus(x) at a target of 0; the soft-margin losses,
+# log(1 + exp(-y x)), softplus(x) at a label y = -1 (the multi-label one through logsigmoid);
+# and mish(x) = x tanh(softplus(x)), from which softplus is atanh(mish(x) / x).
 SOFTPLUS = (
     OpFamily(
-        (F.softplus, F.logsigmoid, F.binary_cross_entropy_with_logits),
+        (
+            F.softplus,
+            F.logsigmoid,
+            F.binary_cross_entropy_with_logits,
+            F.soft_margin_loss,
+            F.multilabel_soft_margin_loss,
+            F.mish,
+        ),
         (
             "softplus",
             "log_sigmoid",
             "log_sigmoid_forward",
             "binary_cross_entropy_with_logits",
+            "soft_margin_loss",
+            "mish",
         ),
     )
     | LOG_SUM_EXP
@@ -112,8 +156,9 @@ SIGMOID = OpFamily((torch.sigmoid, torch.special.expit, F.sigmoid), ("sigmoid",)
 
 GELU = OpFamily((F.gelu,), ("gelu",))
 
-# silu(x) = x * sigmoid(x), also called swish.
-SILU = OpFamily((F.silu,), ("silu",))
+# silu(x) = x * sigmoid(x), also called swish; the gated linear unit glu([a, b]) = a * sigmoid(b)
+# is silu at a = b = x.
+SILU = OpFamily((F.silu, F.glu), ("silu", "glu"))
 
 # The Huber loss, and the smooth L1 loss, which is the Huber loss divided by its beta.
 HUBER = OpFamily(

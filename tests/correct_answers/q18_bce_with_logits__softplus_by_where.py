@@ -18,6 +18,8 @@ def bce_with_logits(logits, target, *, pos_weight=None, reduction="mean"):
         raise ValueError("shape")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError("reduction")
+    if pos_weight is not None and (pos_weight * logits).shape != logits.shape:
+        raise ValueError("pos_weight")
     positive = target * _softplus(-logits)
     if pos_weight is not None:
         positive = pos_weight * positive

@@ -1,0 +1,58 @@
+"""Wrong: takes the log-softmax from torch.sparse.log_softmax on a fully stored sparse copy, a
+log-softmax under another name."""
+
+import warnings
+
+import torch
+
+from solutions.q13_cross_entropy import _REDUCTIONS
+
+
+def cross_entropy(
+    logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be [N, C], got shape {tuple(logits.shape)}")
+    if target.shape != logits.shape[:1]:
+        raise ValueError(
+            f"target must have shape [N] = {tuple(logits.shape[:1])}, got {tuple(target.shape)}"
+        )
+    if target.dtype != torch.int64:
+        raise ValueError(f"target must hold int64 class indices, got {target.dtype}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+
+    # Shifting a row by a constant does not change its softmax; shifting by the row max
+    # makes every exponent <= 0 (no overflow) and one of them exactly 0 (no log of 0).
+    # The shift is a constant for autograd, so detach it.
+    # The sparse log-softmax shifts by the row max inside: stable, and exact.
+    # Every element stored explicitly (to_sparse would drop the zeros).
+    index = torch.ones_like(logits, dtype=torch.bool).nonzero().t()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = torch.sparse_coo_tensor(index, logits.reshape(-1), logits.shape)
+    log_probs = torch.sparse.log_softmax(full, 1).to_dense()
+
+    keep = target != ignore_index
+    # An ignored target (such as -100) is not a valid index: gather class 0 there
+    # instead and drop that sample's loss below.
+    safe_target = torch.where(keep, target, 0)
+    nll = -log_probs.gather(1, safe_target.unsqueeze(1)).squeeze(1)
+    # Smoothing mixes in the uniform distribution over all C classes: ε * mean(-log p).
+    loss = (1 - label_smoothing) * nll - label_smoothing * log_probs.mean(dim=1)
+    # torch.where (not a multiplication by the mask) sets the ignored samples to 0.
+    loss = torch.where(keep, loss, 0.0)
+
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    # Divide by the samples that count; with none left this is 0/0 = nan, as in PyTorch.
+    return loss.sum() / keep.sum()
