@@ -58,7 +58,6 @@ WATCHED_MODULES = (
     "_pytest.approx",
     "torch.autograd.gradcheck",
     "torch.overrides",
-    "torch.utils._python_dispatch",
     "copyreg",
     "torch_katas.testing",
     "torch_katas.plugin",
@@ -83,6 +82,7 @@ WATCHED_CLASSES = (
     ("pluggy._hooks", "HookImpl"),
     ("pluggy._manager", "PluginManager"),
     ("torch.overrides", "TorchFunctionMode"),
+    ("torch.utils._python_dispatch", "TorchDispatchMode"),
     ("torch_katas.testing", "_ForbidOps"),
     ("torch", "Tensor"),
 )
@@ -158,7 +158,8 @@ def every_class() -> dict[int, type]:
     found: dict[int, type] = {}
     pending: list[type] = [object]
     while pending:
-        for sub in type.__subclasses__(pending.pop()):
+        subclasses: list[type] = type.__subclasses__(pending.pop())
+        for sub in subclasses:
             if id(sub) not in found:
                 found[id(sub)] = sub
                 pending.append(sub)
@@ -184,7 +185,8 @@ def mode_stacks() -> Callable[[], list[object]]:
     from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
 
     get_infra = getattr(torch._C, "_get_dispatch_mode", None)
-    keys = list(getattr(torch._C, "_TorchDispatchModeKey", {}).__members__.values())
+    key_type = getattr(torch._C, "_TorchDispatchModeKey", None)
+    keys = list(key_type.__members__.values()) if key_type is not None else []
 
     def modes() -> list[object]:
         found = [*_get_current_function_mode_stack(), *_get_current_dispatch_mode_stack()]
@@ -250,16 +252,24 @@ class Watch:
         self.classes = every_class()
 
     def tables_changed(self) -> list[str]:
+        """An entry replaced or removed, or one added for the answer's code: torch registers
+        its own classes as it loads modules (sympy's too), with functions of theirs."""
         found = []
         for name, table in self.tables.items():
             before = self.table_items[name]
             now = dict(table)
-            if now.keys() != before.keys() or any(now[k] is not v for k, v in before.items()):
-                added = [getattr(k, "__name__", "?") for k in now if k not in before]
-                found.append(
-                    f"{name} changed" + (f" (added: {', '.join(added[:5])})" if added else "")
-                )
+            if any(now.get(k) is not v for k, v in before.items()):
+                found.append(f"{name} changed (an entry replaced or removed)")
+            added = [k for k in now if k not in before and not self.library_code(now[k])]
+            if added:
+                named = ", ".join(getattr(k, "__name__", "?") for k in added[:5])
+                found.append(f"{name} changed (added: {named})")
         return found
+
+    def library_code(self, value: object) -> bool:
+        """A Python function whose code is not the answer's."""
+        filename = getattr(code_of(value), "co_filename", None)
+        return filename is not None and os.path.realpath(filename) != self.stub
 
     def modes_changed(self) -> list[str]:
         modes = self.modes()
@@ -283,7 +293,8 @@ class Watch:
                 code = code_of(value)
                 if code is None:
                     code = code_of(getattr(value, "func", None))  # functools.partial
-                from_stub = code is not None and os.path.realpath(code.co_filename) == self.stub
+                filename = getattr(code, "co_filename", None)
+                from_stub = filename is not None and os.path.realpath(filename) == self.stub
                 # A callable that is no Python function (a builtin, a partial of one) on the
                 # answer's own class is no function its source defines either.
                 if from_stub or (code is None and cls.__module__ == self.module):
