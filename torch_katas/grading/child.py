@@ -290,6 +290,8 @@ class Watch:
                 value = own.get(name)
                 if value is None or name in self.written:
                     continue
+                for _ in range(10):  # through wrappers (torch wraps __torch_dispatch__)
+                    value = getattr(value, "__wrapped__", value)
                 code = code_of(value)
                 if code is None:
                     code = code_of(getattr(value, "func", None))  # functools.partial
