@@ -451,6 +451,76 @@ ATTACKS = {
         "if __name__ == '__main__':\n    pass\nelse:\n    import subprocess",
         "import",
     ),
+    # Classes from a mapping built at run time: its keys can be any dunder.
+    "make-dataclass-namespace": (
+        "import dataclasses\nD = '_' * 2\n"
+        "C = dataclasses.make_dataclass('C', [], namespace={D + 'eq' + D: lambda s, o: True})",
+        "attribute",
+    ),
+    "make-dataclass-imported": (
+        "from dataclasses import make_dataclass as m\nC = m('C', [])",
+        "attribute",
+    ),
+    "make-dataclass-dunder-field": (
+        "import dataclasses\nD = '_' * 2\n"
+        "C = dataclasses.make_dataclass('C', [(D + 'eq' + D, object, dataclasses.field())])",
+        "attribute",
+    ),
+    "types-new-class": (
+        "import dataclasses\nnew = dataclasses.types.new_class",
+        "attribute",
+    ),
+    "enum-functional": (
+        "import enum\nD = '_' * 2\nE = enum.Enum('E', [('A', 0), (D + 'eq' + D, print)])",
+        "class",
+    ),
+    "enum-functional-names": ("from enum import IntEnum\nE = IntEnum('E', names={})", "class"),
+    "enum-functional-own": (
+        "import enum\nclass Base(enum.Enum):\n    pass\nE = Base('E', [('A', 1)])",
+        "class",
+    ),
+    # torch's modes, wherever re-exported: a subclass sees every operation.
+    "dispatch-mode": (
+        "from torch.autograd.graph import TorchDispatchMode\nclass M(TorchDispatchMode):\n    pass",
+        "class",
+    ),
+    "dispatch-mode-checkpoint": (
+        "import torch.utils.checkpoint as c\nclass M(c.TorchDispatchMode):\n    pass",
+        "class",
+    ),
+    "function-mode": (
+        "from torch.overrides import TorchFunctionMode\nclass M(TorchFunctionMode):\n    pass",
+        "import",
+    ),
+    # Global registries the tests' objects go through.
+    "copy-dispatch-table": (
+        "import copy\nfrom torch import nn\ncopy.dispatch_table[nn.Linear] = print",
+        "attribute",
+    ),
+    "add-safe-globals": (
+        "import torch\ntorch.serialization.add_safe_globals([print])",
+        "attribute",
+    ),
+    "register-dataclass": ("import torch\ntorch.export.register_dataclass(int)", "attribute"),
+    "register-kl": ("from torch.distributions import register_kl", "attribute"),
+    # A name computed at run time reaches anything: a literal name is the way.
+    "getattr-nn-init-computed": (
+        "from torch import nn\ndef f(t, name):\n    getattr(nn.init, name)(t)",
+        "attribute-by-name",
+    ),
+    "numpy-as-strided": (
+        "import numpy as np\nf = np.lib.stride_tricks.as_strided",
+        "name",
+    ),
+    "frozen-setattr-other-field": (
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass C:\n    a: int\n"
+        "    def __post_init__(self):\n        object.__setattr__(self, 'b', 1)",
+        "dunder",
+    ),
+    "setattr-dunder-outside-post-init": (
+        "def f(x):\n    object.__setattr__(x, 'a', 1)",
+        "dunder",
+    ),
 }
 
 
@@ -597,6 +667,28 @@ HONEST_IDIOMS = {
         "def f(p):\n    return p._asdict(), p._replace(x=1), p._fields"
     ),
     "format-strings": "def f(x):\n    return '{} {:.3f} {0.real}'.format(x, 1.0) + f'{x!r:>9}'",
+    # The documented way to set a derived field of a frozen dataclass.
+    "frozen-dataclass-post-init": (
+        "import dataclasses, math\n@dataclasses.dataclass(frozen=True)\nclass C:\n"
+        "    cubic: float = 0.044715\n    scale: float = dataclasses.field(init=False)\n"
+        "    def __post_init__(self):\n"
+        "        object.__setattr__(self, 'scale', math.sqrt(2 / math.pi))"
+    ),
+    "sliding-window-view": (
+        "import numpy as np\ndef windows(a, n):\n"
+        "    return np.lib.stride_tricks.sliding_window_view(a, n).copy()"
+    ),
+    "sliding-window-view-imported": (
+        "from numpy.lib.stride_tricks import sliding_window_view\nf = sliding_window_view"
+    ),
+    # nn.init's functions by literal name (a computed name is refused: it reaches anything).
+    "getattr-literal-nn-init": (
+        "from torch import nn\ndef f(t):\n    getattr(nn.init, 'zeros_')(t)\n"
+        "    return getattr(t, 'weight', None)"
+    ),
+    "enum-class-statement": (
+        "import enum\nclass Kind(enum.Enum):\n    A = 1\n    B = 2\nk = Kind(1)"
+    ),
 }
 
 

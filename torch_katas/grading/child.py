@@ -17,7 +17,10 @@ None of this can stop code in the same process from undoing it; it makes tamperi
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import copy
+import copyreg
 import importlib
 import json
 import os
@@ -55,6 +58,7 @@ WATCHED_MODULES = (
     "_pytest.approx",
     "torch.autograd.gradcheck",
     "torch.overrides",
+    "copyreg",
     "torch_katas.testing",
     "torch_katas.plugin",
     "torch_katas.plugin.messages",
@@ -78,8 +82,26 @@ WATCHED_CLASSES = (
     ("pluggy._hooks", "HookImpl"),
     ("pluggy._manager", "PluginManager"),
     ("torch.overrides", "TorchFunctionMode"),
+    ("torch.utils._python_dispatch", "TorchDispatchMode"),
     ("torch_katas.testing", "_ForbidOps"),
     ("torch", "Tensor"),
+)
+# Class attributes that make comparisons agree or see every torch operation: on a class made
+# while the tests run, one the answer's source does not write is tampering (a class built from
+# a runtime mapping: make_dataclass's namespace, Enum's functional form, type()).
+CLASS_HOOKS = (
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__bool__",
+    "__torch_function__",
+    "__torch_dispatch__",
+    "__array__",
+    "__array_ufunc__",
+    "__array_function__",
 )
 FAILURE_LINE = 300  # characters of a failure message kept for the report
 
@@ -131,6 +153,50 @@ def cells(function: object) -> list[object]:
     return [cell.cell_contents for cell in closure]
 
 
+def every_class() -> dict[int, type]:
+    """Every class in the process, by id (walked down from object)."""
+    found: dict[int, type] = {}
+    pending: list[type] = [object]
+    while pending:
+        subclasses: list[type] = type.__subclasses__(pending.pop())
+        for sub in subclasses:
+            if id(sub) not in found:
+                found[id(sub)] = sub
+                pending.append(sub)
+    return found
+
+
+def written_functions(stub: str) -> set[str]:
+    """The names of the functions the answer's source defines."""
+    try:
+        tree = ast.parse(Path(stub).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    return {
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def mode_stacks() -> Callable[[], list[object]]:
+    """A function listing the torch function and dispatch modes on the stacks now (the
+    infrastructure modes too), bound before the answer is imported."""
+    import torch
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    get_infra = getattr(torch._C, "_get_dispatch_mode", None)
+    key_type = getattr(torch._C, "_TorchDispatchModeKey", None)
+    keys = list(key_type.__members__.values()) if key_type is not None else []
+
+    def modes() -> list[object]:
+        found = [*_get_current_function_mode_stack(), *_get_current_dispatch_mode_stack()]
+        if get_infra is not None:
+            found += [m for m in (get_infra(k) for k in keys) if m is not None]
+        return found
+
+    return modes
+
+
 # The recorder's attributes that keep their identity for the whole run.
 RECORDER_KEEPS = ("send", "guard", "processes", "codes", "tampering", "collect_errors")
 
@@ -170,6 +236,72 @@ class Watch:
         }
         self.plugins = self.plugin_list()
         self.hooks = self.hook_impls()
+        # Global registries the tests' objects go through (copy.deepcopy of a model).
+        self.tables = {
+            "copyreg.dispatch_table": copyreg.dispatch_table,
+            "copy's deepcopy table": getattr(copy, "_deepcopy_dispatch", {}),
+        }
+        self.table_items = {name: dict(table) for name, table in self.tables.items()}
+        # torch's modes: one the answer enters and leaves on the stack sees every operation.
+        self.modes = mode_stacks()
+        self.modes_before = [id(m) for m in self.modes()]
+        # The classes made before the answer is imported, and what its source writes.
+        self.stub = recorder.processes.stub
+        self.written = written_functions(self.stub)
+        self.module = f"katas.{recorder.kata}"
+        self.classes = every_class()
+
+    def tables_changed(self) -> list[str]:
+        """An entry replaced or removed, or one added for the answer's code: torch registers
+        its own classes as it loads modules (sympy's too), with functions of theirs."""
+        found = []
+        for name, table in self.tables.items():
+            before = self.table_items[name]
+            now = dict(table)
+            if any(now.get(k) is not v for k, v in before.items()):
+                found.append(f"{name} changed (an entry replaced or removed)")
+            added = [k for k in now if k not in before and not self.library_code(now[k])]
+            if added:
+                named = ", ".join(getattr(k, "__name__", "?") for k in added[:5])
+                found.append(f"{name} changed (added: {named})")
+        return found
+
+    def library_code(self, value: object) -> bool:
+        """A Python function whose code is not the answer's."""
+        filename = getattr(code_of(value), "co_filename", None)
+        return filename is not None and os.path.realpath(filename) != self.stub
+
+    def modes_changed(self) -> list[str]:
+        modes = self.modes()
+        if [id(m) for m in modes] == self.modes_before:
+            return []
+        names = ", ".join(type(m).__qualname__ for m in modes)[:100]
+        return [f"a torch mode it did not push is on the mode stack ({names})"]
+
+    def class_hooks(self) -> list[str]:
+        """Classes made since the answer's import whose comparison or torch hooks are the
+        answer's functions, though its source defines no function of that name."""
+        found = []
+        for key, cls in every_class().items():
+            if key in self.classes:
+                continue
+            own = vars(cls)
+            for name in CLASS_HOOKS:
+                value = own.get(name)
+                if value is None or name in self.written:
+                    continue
+                for _ in range(10):  # through wrappers (torch wraps __torch_dispatch__)
+                    value = getattr(value, "__wrapped__", value)
+                code = code_of(value)
+                if code is None:
+                    code = code_of(getattr(value, "func", None))  # functools.partial
+                filename = getattr(code, "co_filename", None)
+                from_stub = filename is not None and os.path.realpath(filename) == self.stub
+                # A callable that is no Python function (a builtin, a partial of one) on the
+                # answer's own class is no function its source defines either.
+                if from_stub or (code is None and cls.__module__ == self.module):
+                    found.append(f"class {cls.__qualname__[:60]} has {name}, built at run time")
+        return found
 
     def plugin_list(self) -> list[tuple[str, int]]:
         return [(name, id(plugin)) for name, plugin in self.config.pluginmanager.list_name_plugin()]
@@ -216,7 +348,7 @@ class Watch:
             )
         if self.hook_impls() != self.hooks:
             found.append("pytest's hook implementations changed")
-        return found
+        return found + self.tables_changed() + self.modes_changed() + self.class_hooks()
 
 
 class Guard:

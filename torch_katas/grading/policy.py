@@ -122,7 +122,6 @@ FILE_APIS = {
 REFUSED_ATTRIBUTES = {
     "ctypes": "raw memory",
     "ctypeslib": "raw memory",
-    "stride_tricks": "raw memory",
     "from_file": "reads a file",
     "fromfile": "reads a file",
     "tofile": "writes a file",
@@ -159,6 +158,19 @@ REFUSED_ATTRIBUTES = {
     "setLogRecordFactory": "runs the answer's code on every log record",
     "setLoggerClass": "runs the answer's code on every new logger",
     "seterrcall": "runs the answer's code on floating-point errors",
+    # Classes made from a mapping built at run time: its keys can be dunders the policy
+    # refuses in a class body (`__eq__`, `__torch_dispatch__`). A class statement says it all.
+    "make_dataclass": "makes a class from names built at run time (write a class statement)",
+    "new_class": "makes a class from a namespace built at run time (write a class statement)",
+    # Global registries: what the answer adds there changes how the tests' own objects are
+    # copied, pickled, loaded or flattened (`copy.deepcopy(model)` returning the model).
+    "dispatch_table": "a global registry of how objects are copied and pickled",
+    "add_safe_globals": "a global registry of what torch.load may unpickle",
+    "register_package": "a global registry of how torch loads files",
+    "register_pytree_node": "a global registry of how torch flattens objects",
+    "register_constant": "a global registry of how torch flattens objects",
+    "register_dataclass": "a global registry of how torch flattens objects",
+    "register_kl": "a global registry of torch.distributions' KL divergences",
 }
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.
@@ -258,6 +270,12 @@ UNSUBCLASSABLE = {
     "torch.nn.parameter.Parameter": "a tensor whose methods answer as the answer likes",
     "numpy.ndarray": "an array whose methods answer as the answer likes",
 }
+# torch's modes (TorchDispatchMode, TorchFunctionMode and theirs, wherever re-exported): a
+# subclass sees, and can answer, every operation run while it is on the stack, the tests' too.
+TORCH_MODE = re.compile(r"torch(\.\w+)*\.\w*Mode")
+# The classes whose functional form (`Enum("Name", [(name, value), ...])`) takes members
+# built at run time, dunders among them.
+ENUM_CLASSES = re.compile(r"enum\.\w+")
 # What reads or writes an attribute named by a string.
 NAMED_ATTRIBUTES = {"getattr", "setattr", "delattr"}
 NAMED_BY_OPERATOR = {"operator.attrgetter", "operator.methodcaller"}
@@ -500,6 +518,8 @@ class _Checker:
         self.annotations: set[int] = set()  # ids of nodes inside annotations
         self.local_classes: set[str] = set()
         self.own_classes: set[str] = set()
+        self.enums: set[str] = set()  # the answer's classes that subclass an enum class
+        self.frozen_setattr: set[int] = set()  # ids of `object.__setattr__` in __post_init__
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -527,6 +547,13 @@ class _Checker:
         # The answer's classes, where their names are bound to nothing else.
         rebound = {name for target, _ in bindings_of(tree) for name in bound_names(target)}
         self.own_classes = self.local_classes - rebound - set(self.imported)
+        self.enums = {
+            n.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ClassDef)
+            and any(ENUM_CLASSES.fullmatch(self.dotted(b) or "") for b in n.bases)
+        }
+        self.frozen_setattr = frozen_setattrs(tree)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
@@ -561,6 +588,8 @@ class _Checker:
                     continue
                 if module != "__future__":
                     self.resolve(node, dotted, "import")
+                if alias.name in REFUSED_ATTRIBUTES:
+                    self.attribute_name(node, alias.name)
                 self.imported[alias.asname or alias.name] = dotted
             return
         for alias in node.names:
@@ -779,6 +808,8 @@ class _Checker:
                     dotted = self.dotted(base)
                     if dotted in UNSUBCLASSABLE:
                         self.note(node, "class", f"subclasses {dotted} ({UNSUBCLASSABLE[dotted]})")
+                    elif dotted and TORCH_MODE.fullmatch(dotted):
+                        self.note(node, "class", f"subclasses {dotted} (a mode sees every op)")
                 # Other keywords go to a base's __init_subclass__ (TypedDict's total=), which
                 # only imported classes can define.
                 for keyword in node.keywords:
@@ -807,7 +838,8 @@ class _Checker:
         dotted = self.dotted(node)
         # A recorded submodule (torch.types) is not a module reached as an attribute.
         submodule = dotted is not None and (dotted in self.names.modules or package(dotted))
-        self.attribute_name(node, node.attr, submodule)
+        if id(node) not in self.frozen_setattr:
+            self.attribute_name(node, node.attr, submodule)
         parent = self.parents.get(id(node))
         self.named_by_operator(node, dotted, parent)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
@@ -928,6 +960,7 @@ class _Checker:
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3:
             self.note(node, "builtin", "makes a class with type(name, bases, namespace)")
         dotted = self.dotted(func)
+        self.functional_enum(node, dotted)
         wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
         limit = 2 if dotted == "functools.update_wrapper" else 1
         if wrapper and (
@@ -971,6 +1004,17 @@ class _Checker:
             self.attribute(spelled, spelled=True)
         if func.id != "getattr":
             self.write(node, owner, name.value, f"{ast.unparse(owner)}.{name.value}")
+
+    def functional_enum(self, node: ast.Call, dotted: str | None) -> None:
+        """`Enum("Name", members)`: members from a mapping or list built at run time."""
+        func = node.func
+        local = isinstance(func, ast.Name) and func.id in self.enums
+        if not (
+            local or (dotted and self.kind_of(dotted) == "class" and ENUM_CLASSES.fullmatch(dotted))
+        ):
+            return
+        if len(node.args) > 1 or any(k.arg in ("names", None) for k in node.keywords):
+            self.note(node, "class", "makes an enum from members built at run time (write a class)")
 
     def resolve_quietly(self, node: ast.Attribute) -> None:
         """A name missing from the data is no finding when its absence is handled; what the
@@ -1057,6 +1101,54 @@ class _Checker:
 NAMEDTUPLE = {"_fields", "_field_defaults", "_asdict", "_replace", "_make"}
 # Builtin classes whose instances are the answer's own.
 BUILTIN_CLASSES = {"dict", "list", "set", "object", "bytearray", "frozenset", "tuple", "str"}
+
+
+def frozen_setattrs(tree: ast.AST) -> set[int]:
+    """`object.__setattr__(self, "field", value)` in `__post_init__` of a frozen dataclass, with
+    one of the class's own annotated fields by its literal name: the documented way to set a
+    derived field (ids of the `object.__setattr__` nodes)."""
+    found: set[int] = set()
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef) or not any(frozen(d) for d in cls.decorator_list):
+            continue
+        fields = {
+            s.target.id
+            for s in cls.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        }
+        for method in cls.body:
+            if not (isinstance(method, ast.FunctionDef) and method.name == "__post_init__"):
+                continue
+            self_name = method.args.args[0].arg if method.args.args else None
+            for call in ast.walk(method):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                    continue
+                func, args = call.func, call.args
+                if (
+                    func.attr == "__setattr__"
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == "object"
+                    and len(args) == 3
+                    and not call.keywords
+                    and isinstance(args[0], ast.Name)
+                    and args[0].id == self_name
+                    and isinstance(args[1], ast.Constant)
+                    and args[1].value in fields
+                ):
+                    found.add(id(func))
+    return found
+
+
+def frozen(decorator: ast.AST) -> bool:
+    """`@dataclass(frozen=True)` or `@dataclasses.dataclass(frozen=True, ...)`."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    func = decorator.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "dataclass" and any(
+        k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in decorator.keywords
+    )
 
 
 def annotation_nodes(tree: ast.AST) -> Iterator[ast.AST]:
