@@ -106,7 +106,11 @@ def test_amp_dtype_reads_the_device_type_of_any_name(device, monkeypatch, name, 
 
 
 @pytest.mark.parametrize("current", [0, 1])
-@pytest.mark.parametrize("name", ["cuda", "cuda:0", "cuda:1", torch.device("cuda", 1)], ids=str)
+@pytest.mark.parametrize(
+    "name",
+    ["cuda", "cuda:0", "cuda:1", torch.device("cuda", 1)],
+    ids=["cuda", "cuda:0", "cuda:1", "device(cuda,1)"],
+)
 def test_amp_dtype_asks_about_the_gpu_named(device, monkeypatch, name, current):
     # GPU 0 an A100, GPU 1 a V100: "cuda" is the current one, "cuda:1" GPU 1 whichever is
     # current.
