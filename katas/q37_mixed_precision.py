@@ -79,7 +79,8 @@ def amp_train_step(
     - Whatever gradients the parameters hold before the call are discarded.
     - The forward pass and `loss_fn(model(inputs), targets)` run under `torch.autocast`
       for `inputs`' device type with dtype `amp_dtype(inputs.device)`; backward runs after
-      the autocast block.
+      the autocast block. Rule: call this module's `amp_dtype` for the dtype (the tests
+      replace it to play another GPU).
     - Backward, the optimizer step and the scale update all go through `scaler`, which may
       be enabled or disabled on any device. With an enabled scaler the optimizer sees the
       unscaled gradients, and a step whose gradients contain inf or NaN leaves the

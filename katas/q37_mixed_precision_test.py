@@ -215,6 +215,23 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_autocast_takes_the_dtype_from_amp_dtype(device, monkeypatch, dtype):
+    # amp_dtype as on a GPU with float16 only, or one with bfloat16, whatever this device:
+    # the step must autocast to what amp_dtype says, not to a dtype of its own.
+    monkeypatch.setitem(amp_train_step.__globals__, "amp_dtype", lambda device: dtype)
+    model = small_model(device)
+    seen = []
+    model[0].register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, False))
+    assert seen == [dtype], (
+        f"with amp_dtype(inputs.device) giving {dtype} the Linear layer produced {seen}: "
+        "autocast with dtype=amp_dtype(inputs.device)"
+    )
+
+
 @pytest.mark.cuda
 def test_an_older_gpu_runs_float16_under_autocast(device, monkeypatch):
     # This GPU as one that only emulates bfloat16: the step must use float16 (and a scaler).

@@ -74,7 +74,7 @@ def test_saved_bytes_counts_a_saved_parameter(device):
     )
 
 
-def test_saved_bytes_on_the_meta_device():
+def test_saved_bytes_on_the_meta_device(device):
     # meta tensors have shapes but no memory: every data_ptr() is 0, yet each storage is
     # still one storage of its own size.
     layer = nn.Linear(6, 3, device="meta")
