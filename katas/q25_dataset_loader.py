@@ -98,9 +98,10 @@ def make_loader(
       (None: the default collate), in the main process (no workers).
     - Two loaders built with the same seed yield the same batches in the same order, even
       when other code uses torch's global random state in between; different seeds give
-      different orders. Each pass over one loader is a new shuffle (epoch 2 is not a repeat
-      of epoch 1), and building or iterating the loader does not use or change the global
-      random state.
+      different orders as far as they can: the generator gets the whole seed (it keeps
+      its low 32 bits), and a dataset of n samples has only n! orders. Each pass over one
+      loader is a new shuffle (epoch 2 is not a repeat of epoch 1), and building or
+      iterating the loader does not use or change the global random state.
 
     >>> loader = make_loader(list(range(6)), batch_size=4, seed=0)
     >>> [batch.tolist() for batch in loader]  # doctest: +SKIP
@@ -120,10 +121,12 @@ def throughput_loader(
     """A DataLoader over `dataset` set up for the situation: where the batches go and how
     many worker processes load them.
 
-    - Batches of `batch_size` in the dataset's order (no shuffling; the last batch may be
-      smaller), default collate, `num_workers` worker processes (0: the main process).
-    - Rule, one row per situation (`device` is where the batches will be used; any device
-      but the CPU is an accelerator):
+    - Batches of `batch_size` in the dataset's order (no shuffling; the last, smaller batch
+      is kept), default collate, exactly `num_workers` worker processes as asked, even more
+      than the machine has cores (0: the main process).
+    - Rule, one row per situation (`device` is where the batches will be used, a
+      torch.device or a string; "cpu:0" is the CPU too; an accelerator is any device that
+      runs kernels and is not the CPU: `meta`, shapes without data, is not one):
 
       | situation                  | pin_memory | prefetch_factor | persistent_workers |
       | -------------------------- | ---------- | --------------- | ------------------ |
@@ -135,8 +138,8 @@ def throughput_loader(
       Pinning serves a copy to an accelerator only (on the CPU it is a copy for nothing).
       Without workers, leave prefetch_factor and persistent_workers unset: DataLoader
       raises ValueError for either when num_workers is 0.
-    - Hint: the loader's start method is the platform's default; a caller may set
-      `loader.multiprocessing_context` before iterating.
+    - The loader's start method is left to the platform's default
+      (`multiprocessing_context` None); a caller may set it before iterating.
 
     >>> loader = throughput_loader(list(range(5)), batch_size=2, device="cpu", num_workers=0)
     >>> [batch.tolist() for batch in loader]

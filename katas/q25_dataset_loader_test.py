@@ -248,9 +248,17 @@ def test_same_seed_gives_the_same_order_whatever_runs_in_between(device):
     )
 
 
+# Near and far apart, all below 2**32 (the generator keeps the seed's low 32 bits): a seed
+# cut short (seed % 256, a byte) gives some of them one order.
+SEEDS = (0, 1, 2, 256, 65536, 2**31 + 5)
+
+
 def test_different_seeds_give_different_orders(device):
-    orders = {tuple(epoch_order(make_loader(numbers(device), 4, seed))) for seed in (0, 1, 2)}
-    assert len(orders) == 3, "seeds 0, 1 and 2 should give three different orders"
+    orders = {tuple(epoch_order(make_loader(numbers(device), 4, seed))) for seed in SEEDS}
+    assert len(orders) == len(SEEDS), (
+        f"seeds {SEEDS} should give {len(SEEDS)} different orders, got {len(orders)}: seed the "
+        "generator with the whole seed"
+    )
 
 
 def test_each_epoch_is_a_new_shuffle(device):
@@ -295,6 +303,11 @@ SITUATIONS = {
     "workers-cpu": (2, "cpu", (False, 3, True)),
     "workers-cuda": (2, "cuda:0", (True, 3, True)),
     "workers-xpu": (1, "xpu", (True, 3, True)),
+    "no-workers-cpu:0": (0, "cpu:0", (False, None, False)),
+    "workers-cpu:0": (2, "cpu:0", (False, 3, True)),
+    "no-workers-meta": (0, "meta", (False, None, False)),  # meta is no accelerator
+    # More workers than cores, as asked: the number is the caller's.
+    "many-workers-cuda": ((os.cpu_count() or 1) + 2, "cuda", (True, 3, True)),
 }
 # DataLoader warns when it makes more workers than the machine has cores: a fact about the
 # machine, not about the answer.
@@ -310,6 +323,11 @@ def test_throughput_loader_fits_the_situation(device, situation):
     assert (loader.batch_size, loader.num_workers) == (3, workers), (
         f"the loader should have batch_size 3 and num_workers {workers}, got "
         f"{loader.batch_size} and {loader.num_workers}"
+    )
+    assert loader.drop_last is False, "the last, smaller batch should be kept (drop_last=False)"
+    assert loader.multiprocessing_context is None, (
+        f"the start method should be the platform's default (multiprocessing_context None), "
+        f"got {loader.multiprocessing_context!r}: the caller chooses it"
     )
     assert loader.pin_memory is pin, (
         f"for batches bound to {target}, pin_memory should be {pin}: pinned memory is what "
@@ -335,6 +353,10 @@ def test_throughput_loader_takes_the_device_as_a_string(device):
     assert loader.pin_memory is (device.type != "cpu"), (
         f"device={str(device)!r} is {'the CPU' if device.type == 'cpu' else 'an accelerator'}"
     )
+    for cpu in ("cpu:0", torch.device("cpu", 0)):
+        assert throughput_loader(list(range(4)), 2, cpu, 0).pin_memory is False, (
+            f"device={cpu!r} is the CPU (with an index): compare torch.device(device).type"
+        )
 
 
 def test_throughput_loader_without_workers_yields_the_batches(device):
@@ -354,7 +376,7 @@ class WhoLoads(Dataset):
     """Item i is (i, the id of the process that loaded it)."""
 
     def __len__(self):
-        return 6
+        return 7  # the last batch is smaller
 
     def __getitem__(self, index):
         return torch.tensor(float(index)), os.getpid()
@@ -365,6 +387,7 @@ class WhoLoads(Dataset):
 )
 def test_throughput_loader_with_workers_keeps_them_between_epochs(device):
     loader = throughput_loader(WhoLoads(), 2, device, 2, prefetch=2)
+    assert loader.multiprocessing_context is None, "leave the start method to the caller"
     # Forked workers run the answer under test whatever the platform's default start
     # method (spawn and forkserver re-import the kata module from katas/).
     if "fork" not in multiprocessing.get_all_start_methods():
@@ -373,8 +396,9 @@ def test_throughput_loader_with_workers_keeps_them_between_epochs(device):
     epochs = []
     for _ in range(2):
         batches = list(loader)
-        assert [x.tolist() for x, _ in batches] == [[0, 1], [2, 3], [4, 5]], (
-            "with workers the loader should still yield the dataset in order"
+        assert [x.tolist() for x, _ in batches] == [[0, 1], [2, 3], [4, 5], [6]], (
+            "with workers the loader should still yield the dataset in order, the last "
+            "smaller batch included"
         )
         if device.type != "cpu":
             assert all(x.is_pinned() for x, _ in batches), "batches should come out pinned"

@@ -65,7 +65,8 @@ def place_for_training(
       still updates the moved model. Nothing is returned for it (module.to moves in place;
       hint: what it returns is the module itself).
     - inputs: tensors on any device. Returns a new list of them moved to `device`: same
-      values, shapes and dtypes. The caller's tensors stay where they were (tensor.to
+      values, shapes and dtypes (a float64 input stays float64, whatever the model's
+      dtype). The caller's tensors stay where they were (tensor.to
       returns a copy; a tensor already on `device` may come back as itself).
 
     >>> model = nn.Linear(2, 1)
@@ -80,15 +81,19 @@ def place_for_training(
 def copy_to(tensor: torch.Tensor, device: torch.device | str) -> torch.Tensor:
     """`tensor` on `device`, copied the way an input pipeline copies it.
 
-    - Rule, from the CPU to an accelerator (tensor on the CPU, device not the CPU): copy
+    - An accelerator here is a device that runs kernels and is not the CPU: `meta` (shapes
+      without data) is not one.
+    - Rule, from the CPU to an accelerator (tensor on the CPU, device an accelerator): copy
       from pinned memory with `non_blocking=True`. Pin a tensor that is not pinned yet
       (`tensor.pin_memory()` returns a pinned copy; a tensor already pinned may be used as
       it is), then `.to(device, non_blocking=True)` from the pinned tensor.
-    - Rule, every other copy (to the CPU, or between devices) is blocking
+    - Rule, every other copy (to the CPU, to meta, or between accelerators) is blocking
       (`non_blocking` False, the default): a non-blocking copy to the CPU hands back a
       tensor whose values may not have arrived yet, and the caller would read it without
       a `torch.accelerator.synchronize()`.
-    - A tensor already on `device` comes back as itself, not pinned and not copied.
+    - A tensor already on `device` comes back as itself, not pinned and not copied, however
+      the device is spelled ("cuda" for the current CUDA device, "cuda:0",
+      `torch.device("cpu", 0)`...).
     - Returns a tensor with the same values, shape and dtype on `device`; `tensor` is not
       modified.
 
@@ -103,14 +108,17 @@ def to_device(batch: Any, device: torch.device | str) -> Any:
     """Return `batch` with every tensor in it moved to `device`.
 
     - device: a `torch.device` or a string such as "cpu" or "cuda:0".
-    - A tensor becomes `tensor.to(device)`: same values, shape and dtype (never a cast).
+    - A tensor becomes `tensor.to(device)`: same values, shape and dtype (never a cast), a
+      blocking copy (no `non_blocking`), still in its autograd graph (no detach).
       A tensor already on `device` comes back as the same object, not a copy (as
       `Tensor.to` does).
     - A dict becomes a new dict of the same class with the same keys in the same order:
       an OrderedDict stays an OrderedDict, a defaultdict stays a defaultdict with the same
       default_factory (`copy.copy` keeps both; then set the moved values on the copy).
       A list becomes a new list; a tuple a new tuple; a namedtuple a new instance of the
-      same namedtuple class. Their items are converted the same way, to any depth.
+      same namedtuple class; any other subclass of list or tuple becomes a plain list or
+      tuple (its constructor may take other arguments). Their items are converted the same
+      way, to any depth.
     - Anything else (numbers, strings, None, NumPy arrays, other objects) is returned as
       it is: the very same object.
     - The input is not modified: its containers keep their items and its tensors stay

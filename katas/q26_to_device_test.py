@@ -211,6 +211,52 @@ def test_empty_containers(device, empty):
     assert type(moved) is type(empty) and len(moved) == 0
 
 
+def test_moving_keeps_the_graph(device):
+    leaf = torch.randn(3, device=device, requires_grad=True)
+    moved = to_device({"x": leaf * 2, "leaf": leaf}, META)
+    assert moved["x"].requires_grad and moved["x"].grad_fn is not None, (
+        "a tensor in an autograd graph should stay in it when moved (tensor.to is "
+        "differentiable); no detach"
+    )
+    assert to_device({"leaf": leaf}, device)["leaf"] is leaf
+
+
+def test_to_device_copies_block(device):
+    batch = nested_batch(device)
+    for target in (torch.device("cpu"), META):
+        with CopiesSeen() as seen:
+            to_device(batch, target)
+        hurried = [c for c in seen.copies if c[1]]
+        assert not hurried, (
+            f"to_device to {target} made non-blocking copies {hurried}: a tensor becomes "
+            "tensor.to(device); a non-blocking copy to the CPU hands back values that may not "
+            "have arrived"
+        )
+
+
+class Row(list):
+    """A list subclass whose constructor takes other arguments than a list's."""
+
+    def __init__(self, width):
+        super().__init__([torch.zeros(width)] * 2)
+
+
+class Pairish(tuple):
+    __slots__ = ()
+
+
+@pytest.mark.parametrize("make", [lambda: Row(2), lambda: Pairish((torch.zeros(2), 1))])
+def test_list_and_tuple_subclasses_become_plain(device, make):
+    value = make()
+    moved = to_device(value, META)
+    plain = list if isinstance(value, list) else tuple
+    assert type(moved) is plain, (
+        f"a {type(value).__name__} (a {plain.__name__} subclass, no namedtuple) should come "
+        f"back as a plain {plain.__name__}, got {type(moved).__name__}"
+    )
+    assert moved[0].device == META
+
+
 def test_a_single_tensor(device):
     x = torch.randn(2, 3, device=device)
     moved = to_device(x, META)
@@ -220,9 +266,10 @@ def test_a_single_tensor(device):
 # ------------------------------------------------------------------ pick_device
 
 
-def fake_accelerator(monkeypatch, built, available):
+def fake_accelerator(monkeypatch, built, available, index=0):
     """This machine as one whose torch was built for `built` (None: for none), with the
-    device `available` or not at run time (a CUDA build on a machine without a GPU)."""
+    device `available` or not at run time (a CUDA build on a machine without a GPU), and
+    device `index` the current one."""
 
     def current_accelerator(check_available=False):
         if built is None or (check_available and not available):
@@ -231,19 +278,23 @@ def fake_accelerator(monkeypatch, built, available):
 
     monkeypatch.setattr(torch.accelerator, "is_available", lambda: built is not None and available)
     monkeypatch.setattr(torch.accelerator, "current_accelerator", current_accelerator)
-    monkeypatch.setattr(torch.accelerator, "current_device_index", lambda: 0)
+    monkeypatch.setattr(torch.accelerator, "current_device_index", lambda: index)
 
 
+@pytest.mark.parametrize("index", [0, 1], ids=["device-0", "device-1"])
 @pytest.mark.parametrize("kind", ["cuda", "xpu", "mps"])
-def test_pick_device_takes_the_current_accelerator_whatever_its_kind(device, monkeypatch, kind):
-    fake_accelerator(monkeypatch, kind, available=True)
+def test_pick_device_takes_the_current_accelerator_whatever_its_kind(
+    device, monkeypatch, kind, index
+):
+    fake_accelerator(monkeypatch, kind, available=True, index=index)
     chosen = pick_device()
     assert isinstance(chosen, torch.device), (
         f"pick_device should return a torch.device, got {chosen!r}"
     )
-    assert chosen.type == kind and chosen.index in (None, 0), (
-        f"with a {kind} accelerator available pick_device should return it, got {chosen}; ask "
-        "torch.accelerator, which knows every kind of accelerator (torch.cuda knows one)"
+    assert chosen.type == kind and chosen.index in (None, index), (
+        f"with {kind} device {index} the current accelerator pick_device should return it, got "
+        f"{chosen}; ask torch.accelerator, which knows every kind of accelerator and which "
+        "device is current (torch.cuda knows one kind; index 0 is not always current)"
     )
 
 
@@ -313,12 +364,19 @@ def test_place_for_training_moves_the_model_in_place(device):
 
 def test_place_for_training_to_another_device(device):
     model = small_model().to(device)
-    inputs = [torch.randn(2, 3, device=device), torch.arange(2, device=device)]
+    inputs = [
+        torch.randn(2, 3, device=device),
+        torch.arange(2, device=device),
+        torch.randn(2, 3, device=device).double(),  # not the model's dtype: kept as it is
+    ]
     moved = place_for_training(model, inputs, META)
     for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
         assert tensor.device == META, f"{name} should be on meta after the call"
-    assert [t.device for t in moved] == [META, META], "every returned input should be on meta"
-    assert [t.dtype for t in moved] == [torch.float32, torch.int64], "moving kept no dtype"
+    assert [t.device for t in moved] == [META] * 3, "every returned input should be on meta"
+    assert [t.dtype for t in moved] == [torch.float32, torch.int64, torch.float64], (
+        "moving should keep each input's dtype (a float64 input stays float64: no cast to the "
+        "model's dtype)"
+    )
     assert all(same_device(t.device, device) for t in inputs), (
         "the caller's inputs should stay where they were"
     )
@@ -394,6 +452,30 @@ def test_copy_to_from_pinned_memory(device):
     assert_close(out.cpu(), x, "copy_to changed the values", rtol=0, atol=0)
     assert all(c[1] and c[3] for c in seen.copies if c[4].type != "cpu"), (
         "a pinned tensor should go to the accelerator with non_blocking=True"
+    )
+
+
+def test_copy_to_the_device_it_is_on_returns_it(device):
+    x = torch.randn(3, device=device)
+    index = x.device.index if x.device.index is not None else 0
+    for spelled in (device.type, f"{device.type}:{index}", torch.device(device.type, index)):
+        with CopiesSeen() as seen:
+            out = copy_to(x, spelled)
+        assert out is x and seen.pins == 0, (
+            f"x is on {x.device}; copy_to(x, {spelled!r}) names that device too: return x "
+            "itself, not pinned and not copied"
+        )
+
+
+def test_copy_to_meta_blocks_and_does_not_pin(device):
+    # meta is no accelerator: nothing runs there, so there is nothing to overlap with.
+    x = torch.randn(3, device=device)
+    with CopiesSeen() as seen:
+        out = copy_to(x, "meta")
+    check_tensor(out, shape=(3,), dtype=torch.float32, device=META, name="copy_to(x, 'meta')")
+    assert seen.pins == 0 and not any(c[1] for c in seen.copies), (
+        f"the copy from {device} to meta should be a plain blocking copy: neither pinned nor "
+        "non_blocking (meta is not an accelerator, and copies between devices block)"
     )
 
 

@@ -30,8 +30,11 @@ from torch import nn
 def amp_dtype(device: torch.device | str) -> torch.dtype:
     """The 16-bit dtype autocast should use on `device`.
 
-    - A CUDA device: torch.bfloat16 where the GPU runs it natively, as
-      `torch.cuda.is_bf16_supported()` says (ask it: that is the rule), else torch.float16.
+    - A CUDA device: torch.bfloat16 where the GPU `device` names runs it natively, else
+      torch.float16. Rule: ask `torch.cuda.is_bf16_supported(including_emulation=False)`
+      with that GPU current (`with torch.cuda.device(device):`; "cuda" without an index is
+      the current GPU). Its default, including_emulation=True, also says True where
+      bfloat16 is only emulated (a V100), and it always answers for the current GPU.
     - Any other device: torch.bfloat16.
     - `device` is a torch.device or a string such as "cpu", "cuda" or "cuda:1".
 
@@ -46,7 +49,8 @@ def amp_dtype(device: torch.device | str) -> torch.dtype:
 
 
 def make_grad_scaler(device: torch.device | str) -> torch.amp.GradScaler:
-    """A `torch.amp.GradScaler` for `device`'s type, with GradScaler's default settings.
+    """A `torch.amp.GradScaler` for `device`'s type (`torch.device(device).type`), with
+    GradScaler's default settings (initial scale, growth and backoff factors, interval).
 
     - Enabled exactly when `amp_dtype(device)` is torch.float16 (float16 gradients need
       scaling); disabled otherwise, where it passes everything through unchanged.
@@ -75,7 +79,8 @@ def amp_train_step(
     - Whatever gradients the parameters hold before the call are discarded.
     - The forward pass and `loss_fn(model(inputs), targets)` run under `torch.autocast`
       for `inputs`' device type with dtype `amp_dtype(inputs.device)`; backward runs after
-      the autocast block.
+      the autocast block. Rule: call this module's `amp_dtype` for the dtype (the tests
+      replace it to play another GPU).
     - Backward, the optimizer step and the scale update all go through `scaler`, which may
       be enabled or disabled on any device. With an enabled scaler the optimizer sees the
       unscaled gradients, and a step whose gradients contain inf or NaN leaves the

@@ -12,9 +12,40 @@ from torch_katas.testing import assert_close, check_tensor, skip_unless_supporte
 
 
 def expected_dtype(device: torch.device) -> torch.dtype:
-    if device.type == "cuda" and not torch.cuda.is_bf16_supported():
-        return torch.float16  # a GPU older than Ampere
+    if device.type == "cuda":
+        with torch.cuda.device(device):
+            if not torch.cuda.is_bf16_supported(including_emulation=False):
+                return torch.float16  # a GPU older than Ampere
     return torch.bfloat16
+
+
+def fake_gpus(monkeypatch, native, current=0, available=False):
+    """torch.cuda as on a machine whose GPU i runs bfloat16 natively when native[i] (an A100)
+    and only emulates it otherwise (a V100, where is_bf16_supported() says True by default),
+    with GPU `current` the current one. Naming devices builds no tensor, so this runs on every
+    machine. available: what torch.cuda.is_available() says (a GradScaler for "cuda" turns
+    itself off where it is False)."""
+    state = {"current": current}
+
+    def is_bf16_supported(including_emulation=True):
+        return native[state["current"]] or including_emulation
+
+    class device:  # torch.cuda.device(d): d current inside the block
+        def __init__(self, d):
+            d = torch.device("cuda", d) if isinstance(d, int) else torch.device(d) if d else None
+            self.index = d.index if d is not None and d.index is not None else state["current"]
+
+        def __enter__(self):
+            self.before, state["current"] = state["current"], self.index
+
+        def __exit__(self, *exc):
+            state["current"] = self.before
+
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", is_bf16_supported)
+    monkeypatch.setattr(torch.cuda, "device", device)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: state["current"])
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: len(native))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: available)
 
 
 def small_model(device):
@@ -59,17 +90,65 @@ def test_amp_dtype_fits_the_device(device):
     ids=["cuda", "cuda:1", "device(cuda,1)", "cpu", "mps", "xpu:0"],
 )
 def test_amp_dtype_reads_the_device_type_of_any_name(device, monkeypatch, name, bf16):
-    # Naming a device builds no tensor, so every name is checked on every machine, for a
-    # GPU that runs bfloat16 and for one that does not (what torch.cuda says is replaced).
-    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: bf16)
+    # Every name is checked on every machine, for GPUs that run bfloat16 natively and for
+    # GPUs that only emulate it.
+    fake_gpus(monkeypatch, native=[bf16, bf16])
     on_cuda = torch.device(name).type == "cuda"
     want = torch.float16 if on_cuda and not bf16 else torch.bfloat16
     got = amp_dtype(name)
+    gpu = f"on a GPU that {'runs' if bf16 else 'only emulates'} bfloat16" if on_cuda else ""
     assert got == want, (
-        f"amp_dtype({name!r}) returned {got}, expected {want} "
-        f"{'where torch.cuda.is_bf16_supported() is ' + str(bf16) if on_cuda else ''}: "
+        f"amp_dtype({name!r}) returned {got}, expected {want} {gpu}: "
         "decide on the device's type, torch.device(device).type (a CUDA device may have an "
-        "index), and on CUDA on what the GPU supports"
+        "index), and on CUDA on torch.cuda.is_bf16_supported(including_emulation=False): "
+        "by default it says True where bfloat16 is only emulated, slowly"
+    )
+
+
+@pytest.mark.parametrize("current", [0, 1])
+@pytest.mark.parametrize(
+    "name",
+    ["cuda", "cuda:0", "cuda:1", torch.device("cuda", 1)],
+    ids=["cuda", "cuda:0", "cuda:1", "device(cuda,1)"],
+)
+def test_amp_dtype_asks_about_the_gpu_named(device, monkeypatch, name, current):
+    # GPU 0 an A100, GPU 1 a V100: "cuda" is the current one, "cuda:1" GPU 1 whichever is
+    # current.
+    fake_gpus(monkeypatch, native=[True, False], current=current)
+    index = torch.device(name).index
+    want = torch.bfloat16 if (current if index is None else index) == 0 else torch.float16
+    got = amp_dtype(name)
+    assert got == want, (
+        f"with GPU {current} current, amp_dtype({name!r}) returned {got}, expected {want}: ask "
+        "is_bf16_supported(including_emulation=False) about the GPU named, with it current "
+        "(with torch.cuda.device(device): ...)"
+    )
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["ampere-or-later", "older-gpu"])
+@pytest.mark.parametrize("name", ["cuda", "cuda:1", "cpu", "mps"])
+def test_grad_scaler_for_any_name(device, monkeypatch, name, native):
+    # The scaler's device type, `enabled` and settings, read without running it.
+    fake_gpus(monkeypatch, native=[native, native], available=True)
+    scaler = make_grad_scaler(name)
+    kind = torch.device(name).type
+    want = kind == "cuda" and not native
+    assert scaler.is_enabled() == want, (
+        f"the scaler for {name!r} should be {'enabled' if want else 'disabled'}: enabled "
+        "exactly where amp_dtype gives float16"
+    )
+    assert scaler._device == kind, (
+        f"the scaler for {name!r} was built for {scaler._device!r}: pass the device's type"
+    )
+    if not want:
+        return  # a disabled scaler has no settings to read
+    default = torch.amp.GradScaler(kind)
+    settings = ("get_scale", "get_growth_factor", "get_backoff_factor", "get_growth_interval")
+    got = [getattr(scaler, name)() for name in settings]
+    expected = [getattr(default, name)() for name in settings]
+    assert got == expected, (
+        f"(scale, growth factor, backoff factor, growth interval) is {got}, expected "
+        f"GradScaler's defaults {expected}: pass only the device type and `enabled`"
     )
 
 
@@ -133,6 +212,43 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
         f"loss_fn ran with (autocast enabled, autocast dtype) = {in_loss}, expected "
         f"[(True, {want})]: call loss_fn inside the autocast block too, where autocast runs "
         "the loss in float32; only backward comes after it"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_autocast_takes_the_dtype_from_amp_dtype(device, monkeypatch, dtype):
+    # amp_dtype as on a GPU with float16 only, or one with bfloat16, whatever this device:
+    # the step must autocast to what amp_dtype says, not to a dtype of its own.
+    monkeypatch.setitem(amp_train_step.__globals__, "amp_dtype", lambda device: dtype)
+    model = small_model(device)
+    seen = []
+    model[0].register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, False))
+    assert seen == [dtype], (
+        f"with amp_dtype(inputs.device) giving {dtype} the Linear layer produced {seen}: "
+        "autocast with dtype=amp_dtype(inputs.device)"
+    )
+
+
+@pytest.mark.cuda
+def test_an_older_gpu_runs_float16_under_autocast(device, monkeypatch):
+    # This GPU as one that only emulates bfloat16: the step must use float16 (and a scaler).
+    monkeypatch.setattr(
+        torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation
+    )
+    model = small_model(device)
+    seen = []
+    model[0].register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = make_grad_scaler(device)
+    assert scaler.is_enabled(), "on a GPU without native bfloat16 the scaler is on"
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
+    assert seen == [torch.float16], (
+        f"on a GPU without native bfloat16 the Linear layer produced {seen}: autocast with "
+        "dtype=amp_dtype(inputs.device), float16 there"
     )
 
 

@@ -67,7 +67,8 @@ def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int =
       the DataLoader gave the worker (`get_worker_info().seed`, from the loader's
       generator), and `random` and NumPy are seeded with that seed % 2**32. Passing
       seed_worker does exactly that; a worker_init_fn that reseeds torch (say with
-      seed + worker_id) does not.
+      seed + worker_id) does not. Workers started by spawn or forkserver get the
+      worker_init_fn pickled: pass the function itself, not a lambda around it.
     - Two loaders built with the same seed yield the same shuffle order, and, with
       num_workers > 0, the same random numbers drawn inside the workers by torch, `random`
       and NumPy, bit for bit, whatever the global random states are. Another seed gives
@@ -96,6 +97,8 @@ def make_deterministic(enabled: bool = True) -> None:
       as it is.
     - These are global settings: they hold for the whole process until changed again. All
       of them can be set on a machine without a GPU (they take effect where a GPU is used).
+      Nothing else changes: `cudnn.enabled` stays as it is, and no random state is touched
+      (seeding is `seed_everything`'s job).
 
     >>> make_deterministic()
     >>> torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.benchmark

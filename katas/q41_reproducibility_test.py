@@ -1,5 +1,6 @@
 import multiprocessing
 import os
+import pickle
 import random
 
 import numpy as np
@@ -177,6 +178,10 @@ def test_loads_in_the_main_process_by_default(device):
         "(the default: no worker processes) and 4"
     )
     assert [len(batch) for batch in loader] == [4, 4, 2], "batches of batch_size, last shorter"
+    try:  # spawn and forkserver workers get the worker_init_fn pickled
+        pickle.dumps(loader.worker_init_fn)
+    except (pickle.PicklingError, AttributeError) as error:
+        pytest.fail(f"the worker_init_fn does not pickle ({error}): pass seed_worker itself")
 
 
 @pytest.mark.filterwarnings(FORK_WARNING)
@@ -258,10 +263,22 @@ OFF = {
 @pytest.mark.parametrize("enabled", [True, False])
 def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before):
     monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    monkeypatch.setattr(torch.backends.cudnn, "enabled", True)  # put back after the test
+    disturb_global_random_states()  # not the states a seed of 0 gives
+    random_states = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
     with settings_put_back():
         put(*before)
         make_deterministic(enabled)
         now = settings()
+    assert torch.backends.cudnn.enabled, (
+        f"make_deterministic({enabled}) switched cuDNN off; it asks cuDNN for deterministic "
+        "kernels (cudnn.deterministic), it does not stop using cuDNN"
+    )
+    after = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
+    assert torch.equal(after[0], random_states[0]) and after[1] == random_states[1], (
+        f"make_deterministic({enabled}) changed the random states: seeding is seed_everything's job"
+    )
+    assert (after[2] == random_states[2]).all(), f"make_deterministic({enabled}) reseeded NumPy"
     expected = ON if enabled else OFF
     wrong = {name: value for name, value in now.items() if value != expected[name]}
     assert not wrong, (
@@ -297,11 +314,13 @@ def test_make_deterministic_sets_the_cublas_workspace(device, monkeypatch, befor
     )
 
 
-def test_switching_off_leaves_the_environment_alone(device, monkeypatch):
-    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", "junk")
+# Even a value that switching on would have set stays: the variable may be the user's.
+@pytest.mark.parametrize("value", ["junk", ":4096:8", ":16:8"])
+def test_switching_off_leaves_the_environment_alone(device, monkeypatch, value):
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", value)
     with settings_put_back():
         make_deterministic(False)
-    assert os.environ.get("CUBLAS_WORKSPACE_CONFIG") == "junk", (
+    assert os.environ.get("CUBLAS_WORKSPACE_CONFIG") == value, (
         "make_deterministic(False) should leave CUBLAS_WORKSPACE_CONFIG as it was"
     )
 

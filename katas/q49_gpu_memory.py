@@ -49,12 +49,17 @@ def saved_bytes(fn: Callable[..., Any], *args: Any) -> int:
     - Rule: run `fn(*args)` once, inside `torch.autograd.graph.saved_tensors_hooks`, and
       observe every tensor packed (pack and unpack return the tensor unchanged). The result
       of `fn` is not returned; its graph is freed with it.
-    - Rule: count memory, not tensors: each distinct storage once, whole. Key storages by
-      `tensor.untyped_storage().data_ptr()` and count `tensor.untyped_storage().nbytes()`.
-      A tensor that two operations save (x * x saves x twice) is held once; a view that is
-      saved (a slice, a transpose) keeps its whole storage alive.
+    - Rule: count memory, not tensors: each distinct storage once, whole
+      (`tensor.untyped_storage().nbytes()`). A tensor that two operations save (x * x saves
+      x twice) is held once; a view that is saved (a slice at any offset, a transpose) keeps
+      its whole storage alive, and shares it with its base. Every view of one storage gives
+      the same `tensor.untyped_storage()` object; tell storages apart by that object (on a
+      device with memory its `data_ptr()` does too, but on `meta` every data_ptr() is 0).
     - Nothing is saved where nothing requires grad, or under `torch.no_grad()`: 0.
-    - Works on any device; saved parameters (a layer's weight) count too.
+    - Works on any device, `meta` included; saved parameters (a layer's weight, an
+      `nn.Parameter` in a product) count too.
+    - The hooks are in place only while fn runs, and removed even when fn raises; fn may
+      run a backward pass itself, so the saved tensors must come back from unpack.
 
     >>> x = torch.ones(10, requires_grad=True)
     >>> saved_bytes(torch.sin, x)  # sin saves its input: 10 float32 elements
@@ -62,7 +67,7 @@ def saved_bytes(fn: Callable[..., Any], *args: Any) -> int:
     >>> saved_bytes(lambda t: t * t, x)  # x saved twice, held once
     40
     """
-    # TODO: pack hook recording each storage's data_ptr and nbytes; sum them once each.
+    # TODO: pack hook recording each storage once; sum their nbytes().
     raise NotImplementedError
 
 
@@ -78,7 +83,9 @@ def checkpointed_forward(blocks: Sequence[nn.Module], x: torch.Tensor) -> torch.
       with dropout included (checkpoint restores the random state for the recomputation by
       default; leave `preserve_rng_state` as it is).
     - In the backward pass each block runs its forward once more, the last block first.
-    - x may or may not require grad (a network's input does not).
+    - x may or may not require grad (a network's input does not). Gradients can be taken
+      with `.backward()` or with `torch.autograd.grad` (the reentrant checkpoint supports
+      only the first).
 
     >>> blocks = [nn.Sequential(nn.Linear(4, 4), nn.GELU()) for _ in range(3)]
     >>> checkpointed_forward(blocks, torch.randn(2, 4)).shape

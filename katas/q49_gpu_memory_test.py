@@ -16,6 +16,11 @@ SAVED = {
     "x * x saves x twice, held once": (lambda x: x * x, 60),
     "sin saves exp's output, which exp saved": (lambda x: x.exp().sin(), 60),
     "a saved slice holds its whole storage": (lambda x: x[:, :2].sin(), 60),
+    "a slice at an offset shares its base's storage": (
+        lambda x: x[:, 1:].sin().sum() + x.sin().sum(),
+        60,
+    ),
+    "a transpose shares its base's storage": (lambda x: x.sin().sum() + x.t().sin().sum(), 60),
     "two outputs saved": (lambda x: x.exp().exp(), 120),
     "nothing saved: addition needs no tensor": (lambda x: x + 1, 0),
 }
@@ -59,6 +64,45 @@ def test_saved_bytes_counts_parameters_too(device):
     assert saved_bytes(layer, inputs.requires_grad_()) == 5 * 6 * 4 + 3 * 6 * 4, (
         "with the input requiring grad the layer saves its weight (a transposed view of it) too"
     )
+
+
+def test_saved_bytes_counts_a_saved_parameter(device):
+    x = torch.randn(3, 5, device=device, requires_grad=True)
+    weight = nn.Parameter(torch.randn(3, 5, device=device))
+    assert saved_bytes(torch.mul, x, weight) == 120, (
+        "x * weight saves both (each one's gradient needs the other): a Parameter counts too"
+    )
+
+
+def test_saved_bytes_on_the_meta_device(device):
+    # meta tensors have shapes but no memory: every data_ptr() is 0, yet each storage is
+    # still one storage of its own size.
+    layer = nn.Linear(6, 3, device="meta")
+    inputs = torch.randn(5, 6, device="meta", requires_grad=True)
+    assert saved_bytes(layer, inputs) == 5 * 6 * 4 + 3 * 6 * 4, (
+        "on meta every data_ptr() is 0: tell storages apart by the storage object itself"
+    )
+
+
+def test_saved_tensors_come_back_in_backward(device):
+    x = torch.randn(3, 5, device=device, requires_grad=True)
+    saved_bytes(lambda t: t.sin().sum().backward(), x)  # fn may run backward itself
+    assert_close(x.grad, x.detach().cos(), "x.grad from a backward run inside fn")
+
+
+def test_saved_bytes_removes_its_hooks_when_fn_raises(device):
+    x = torch.randn(3, device=device, requires_grad=True)
+
+    def fails(t):
+        t.sin()
+        raise ValueError("fn failed")
+
+    with pytest.raises(ValueError, match="fn failed"):
+        saved_bytes(fails, x)
+    left = torch._C._autograd._top_saved_tensors_default_hooks(False)
+    while torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
+        torch._C._autograd._pop_saved_tensors_default_hooks()  # the next tests need none
+    assert left is None, "the hooks stayed installed after fn raised: use them as a `with` block"
 
 
 def test_saved_bytes_runs_fn_once_and_starts_afresh(device):
@@ -137,6 +181,12 @@ def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_gra
         assert_close(g, e, f"parameter {i}'s gradient (dropout's masks must be the same again)")
     if input_requires_grad:
         assert_close(x.grad, expected_x_grad, "x.grad")
+    # torch.autograd.grad works through the non-reentrant checkpoint, not the reentrant one.
+    params = [p for block in blocks for p in block.parameters()]
+    torch.manual_seed(1)
+    grads = torch.autograd.grad(checkpointed_forward(blocks, x).square().sum(), params)
+    for i, (g, e) in enumerate(zip(grads, expected_grads, strict=True)):
+        assert_close(g, e, f"parameter {i}'s gradient from torch.autograd.grad")
 
 
 def test_checkpointed_forward_recomputes_each_block_in_backward(device):

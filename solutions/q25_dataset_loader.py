@@ -59,7 +59,8 @@ def throughput_loader(
     prefetch: int = 2,
 ) -> DataLoader:
     # Pinned batches copy to an accelerator in the background; for the CPU, pinning is waste.
-    pin = torch.device(device).type != "cpu"
+    # meta holds no data: no accelerator, nothing to copy to.
+    pin = torch.device(device).type not in ("cpu", "meta")
     # prefetch_factor and persistent_workers mean something only for worker processes, and
     # DataLoader refuses them without any.
     with_workers: dict[str, Any] = (

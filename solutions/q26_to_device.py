@@ -29,7 +29,10 @@ def place_for_training(
 
 def copy_to(tensor: torch.Tensor, device: torch.device | str) -> torch.Tensor:
     target = torch.device(device)
-    if tensor.device.type == "cpu" and target.type != "cpu":
+    if target.type == "cpu":
+        target = torch.device("cpu")  # "cpu:0" is the CPU too, where tensor.to would copy
+    # meta holds no data and runs nothing: no accelerator, nothing to overlap with.
+    if tensor.device.type == "cpu" and target.type not in ("cpu", "meta"):
         # From pinned memory the copy runs in the background; the accelerator's own
         # kernels that read it are queued after it, so nothing reads it too early.
         # pin_memory() returns the tensor itself when it is pinned already.

@@ -10,8 +10,13 @@ def amp_dtype(device: torch.device | str) -> torch.dtype:
     # bfloat16 keeps float32's range, so it needs no loss scaling: the choice wherever the
     # hardware runs it fast (the CPU, NVIDIA GPUs since Ampere). Older GPUs have fast
     # float16 only, which needs a GradScaler.
-    if torch.device(device).type == "cuda" and not torch.cuda.is_bf16_supported():
-        return torch.float16
+    device = torch.device(device)
+    if device.type == "cuda":
+        # Asked about this GPU (the current one answers otherwise), and natively: emulated
+        # bfloat16 is slow.
+        with torch.cuda.device(device):
+            if not torch.cuda.is_bf16_supported(including_emulation=False):
+                return torch.float16
     return torch.bfloat16
 
 
