@@ -36,7 +36,7 @@ def pad_collate(
     # batch_first=True gives [B, T, *F]; the default would be time-major [T, B, *F].
     padded = pad_sequence(list(sequences), batch_first=True, padding_value=padding_value)
     # torch.tensor without device= builds on the CPU, where pack_padded_sequence wants lengths.
-    lengths = torch.tensor([len(s) for s in sequences], dtype=torch.int64)
+    lengths = torch.tensor([len(s) for s in sequences], dtype=torch.int64, device="cpu")
     return padded, lengths, torch.stack(labels)
 
 
