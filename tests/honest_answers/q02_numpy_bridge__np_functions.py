@@ -10,7 +10,7 @@ def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> to
 
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
-    return np.asarray(t.detach().to("cpu"))
+    return np.asarray(t.detach().to("cpu").resolve_conj().resolve_neg())
 
 
 def to_numpy_copy(t: torch.Tensor) -> np.ndarray:

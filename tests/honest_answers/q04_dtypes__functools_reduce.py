@@ -30,4 +30,6 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
         or (timestamps.dtype.is_complex)
     ):
         raise TypeError("timestamps must hold integers")
+    if width > torch.iinfo(timestamps.dtype).max:
+        return torch.where(timestamps < 0, -1, 0).to(timestamps.dtype)
     return torch.floor_divide(timestamps, width)

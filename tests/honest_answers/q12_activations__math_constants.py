@@ -8,16 +8,20 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    low = x.dtype in (torch.float16, torch.bfloat16)
+    wide = x.float() if low else x
     if approximate == "none":
-        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+        return (0.5 * wide * (1.0 + torch.erf(wide / math.sqrt(2.0)))).to(x.dtype)
     if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (x + 0.044715 * x.pow(3))
-        return 0.5 * x * (1.0 + torch.tanh(inner))
+        inner = _SQRT_2_OVER_PI * (wide + 0.044715 * wide.pow(3))
+        return (0.5 * wide * (1.0 + torch.tanh(inner))).to(x.dtype)
     raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
 def silu(x: torch.Tensor) -> torch.Tensor:
-    return x * torch.sigmoid(x)
+    low = x.dtype in (torch.float16, torch.bfloat16)
+    wide = x.float() if low else x
+    return (wide * torch.sigmoid(wide)).to(x.dtype)
 
 
 def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> torch.Tensor:

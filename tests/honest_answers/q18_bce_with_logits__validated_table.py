@@ -18,6 +18,11 @@ def bce_with_logits(
 ) -> torch.Tensor:
     if target.shape != logits.shape:
         raise ValueError(f"target {tuple(target.shape)} vs logits {tuple(logits.shape)}")
+    if (
+        pos_weight is not None
+        and torch.broadcast_shapes(pos_weight.shape, logits.shape) != logits.shape
+    ):
+        raise ValueError(f"pos_weight {tuple(pos_weight.shape)} would enlarge the loss")
     try:
         reduce = _REDUCTIONS[reduction]
     except KeyError:

@@ -24,7 +24,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             for name, module in model.named_modules():
                 if isinstance(module, nn.ReLU):
                     stack.callback(module.register_forward_hook(recorder(name)).remove)
-            model(x)
+            model(x.clone())
     finally:
         with torch.no_grad():
             for name, b in model.named_buffers():

@@ -38,7 +38,7 @@ def pad_collate(
     padded = first.new_full((len(sequences), longest, *first.shape[1:]), padding_value)
     for i, sequence in enumerate(sequences):
         padded[i, : sequence.shape[0]] = sequence
-    lengths = torch.tensor([s.shape[0] for s in sequences], dtype=torch.int64)
+    lengths = torch.tensor([s.shape[0] for s in sequences], dtype=torch.int64, device="cpu")
     return padded, lengths, labels
 
 
@@ -57,4 +57,26 @@ def make_loader(
         generator=generator,
         collate_fn=collate_fn,
         num_workers=0,
+    )
+
+
+def throughput_loader(
+    dataset: Dataset,
+    batch_size: int,
+    device: torch.device | str,
+    num_workers: int,
+    prefetch: int = 2,
+) -> DataLoader:
+    accelerator = torch.device(device).type not in ("cpu", "meta")
+    extra: dict[str, Any] = {}
+    if num_workers > 0:
+        extra["prefetch_factor"] = prefetch
+        extra["persistent_workers"] = True
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        shuffle=False,
+        num_workers=num_workers,
+        pin_memory=accelerator,
+        **extra,
     )

@@ -55,9 +55,13 @@ def place_for_training(
 
 def copy_to(tensor: torch.Tensor, device: torch.device | str) -> torch.Tensor:
     target = torch.device(device)
-    if tensor.device == target or (target.index is None and tensor.device.type == target.type):
+    if target.type == "cpu":
+        target = torch.device("cpu")  # "cpu:0" is the one CPU too
+    elif target.index is None and target.type != "meta":
+        target = torch.empty(0, device=target).device  # "cuda" is the current CUDA device
+    if tensor.device == target:
         return tensor
-    if tensor.device.type == "cpu" and target.type != "cpu":
+    if tensor.device.type == "cpu" and target.type not in ("cpu", "meta"):
         source = tensor if tensor.is_pinned() else tensor.pin_memory()
         return source.to(target, non_blocking=True)
     return tensor.to(target)

@@ -9,11 +9,11 @@ from torch import nn
 
 
 def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.Tensor:
-    if min(l1, l2) < 0:
-        raise ValueError("l1 and l2 must not be negative")
+    if not (l1 >= 0 and l2 >= 0):
+        raise ValueError("l1 and l2 must not be negative or NaN")
     params = list(model.parameters())
     if not params:
-        return torch.zeros(())
+        return torch.zeros((), dtype=torch.float32, device="cpu")
     total = torch.zeros((), dtype=params[0].dtype, device=params[0].device)
     for p in filter(lambda p: p.ndim >= 2, params):
         total = total + l1 * p.abs().sum() + l2 * (p * p).sum()
@@ -31,8 +31,8 @@ class EarlyStopping:
     def __post_init__(self) -> None:
         if not self.patience >= 1:
             raise ValueError(f"patience must be at least 1, got {self.patience}")
-        if not self.min_delta >= 0:
-            raise ValueError(f"min_delta must be >= 0, got {self.min_delta}")
+        if not (self.min_delta >= 0 and math.isfinite(self.min_delta)):
+            raise ValueError(f"min_delta must be finite and >= 0, got {self.min_delta}")
 
     def step(self, val_loss: float, model: nn.Module) -> bool:
         if math.isfinite(val_loss) and val_loss < self.best_loss - self.min_delta:
