@@ -9,7 +9,7 @@ from solutions.q40_eval_metrics import evaluate, macro_f1  # the rest as in the 
 def confusion_matrix(preds, targets, num_classes):
     if preds.dim() != 1 or targets.dim() != 1 or preds.shape != targets.shape:
         raise ValueError("preds and targets must be 1-D of equal length")
-    both = torch.cat([preds, targets])
+    both = torch.cat([preds, targets]).long()  # torch has no min or max for uint16/32/64
     if both.numel() and (both.min() < 0 or both.max() >= num_classes):
         raise ValueError(f"class indices must lie in [0, {num_classes})")
     counts = torch.zeros(num_classes, num_classes, dtype=torch.int64, device=preds.device)
