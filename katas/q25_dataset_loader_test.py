@@ -320,11 +320,15 @@ def test_throughput_loader_fits_the_situation(device, situation):
     # Building a loader starts no process and touches no device: any target will do here.
     workers, target, (pin, prefetch, persistent) = SITUATIONS[situation]
     loader = throughput_loader(list(range(7)), 3, torch.device(target), workers, prefetch=3)
-    assert (loader.batch_size, loader.num_workers) == (3, workers), (
-        f"the loader should have batch_size 3 and num_workers {workers}, got "
-        f"{loader.batch_size} and {loader.num_workers}"
+    # Its batch sampler, which DataLoader makes from batch_size or is given as batch_sampler:
+    # either way of asking for batches of 3 will do.
+    batches = loader.batch_sampler
+    size, drop_last = getattr(batches, "batch_size", None), getattr(batches, "drop_last", None)
+    assert (size, loader.num_workers) == (3, workers), (
+        f"the loader should make batches of 3 with {workers} workers, got batches of {size} "
+        f"and {loader.num_workers} workers"
     )
-    assert loader.drop_last is False, "the last, smaller batch should be kept (drop_last=False)"
+    assert drop_last is False, "the last, smaller batch should be kept (drop_last=False)"
     assert loader.multiprocessing_context is None, (
         f"the start method should be the platform's default (multiprocessing_context None), "
         f"got {loader.multiprocessing_context!r}: the caller chooses it"
