@@ -397,7 +397,8 @@ def main() -> int:
     for path in files:
         by_kata.setdefault(catalog.module_of(path) or "", []).append(path)
     problems = 0
-    with tempfile.TemporaryDirectory(prefix="katas-mistakes-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="katas-mistakes-") as folder_of_forms:
+        scratch = Scratch(Path(folder_of_forms))  # one for every kata: no two forms share a folder
         for module, paths in by_kata.items():
             if not module:
                 print(f"not stored: {', '.join(map(str, paths))}: named after no kata")
@@ -405,7 +406,7 @@ def main() -> int:
                 continue
             reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
             for path, whole in store_kata(
-                module, paths, Scratch(Path(scratch)), args.shrink
+                module, paths, scratch, args.shrink
             ).items():
                 if whole.startswith("not stored"):
                     print(f"{path.name}: {whole}", flush=True)

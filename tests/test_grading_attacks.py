@@ -206,8 +206,12 @@ def flags(report: dict, kind: str) -> dict[int, str]:
     }
 
 
-def grade_attacks(suite: Path, folder: Path, mode: str) -> tuple[dict, str, float]:
-    """Hands out the attacked katas, stages each attack and grades them under `mode`."""
+def grade_attacks(
+    suite: Path, folder: Path, mode: str, user: list[str] | None = None
+) -> tuple[dict, str, float]:
+    """Hands out the attacked katas, stages each attack and grades them under `mode`; with
+    `user` (a command that becomes that user), the grader runs as that user, in the folder
+    that holds `suite` (its own checkout, and the candidate's folder given to it)."""
     numbers = [1, 2, 3, 4, 6, 13, 24] + ([5] if mode == "bwrap" else [])
     assert katas("--root", suite, "takehome", *numbers, "--out", folder) == 0
     stage(folder, 6, RECORDER_SWAPPED)
@@ -224,9 +228,19 @@ def grade_attacks(suite: Path, folder: Path, mode: str) -> tuple[dict, str, floa
     test_file.unlink()
     os.mkfifo(test_file)  # as a tar archive can deliver one
     command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
-    command += ["--device", "cpu", "--sandbox", mode, "--timeout", "120", *ROOT_OK]
+    command += ["--device", "cpu", "--sandbox", mode, "--timeout", "120"]
+    place = None
+    if user:
+        place = suite.parent
+        for path in [place, *place.rglob("*")]:
+            os.lchown(path, sandbox.NOBODY, sandbox.NOBODY)
+        command = [*user, "env", f"HOME={place}", *command]
+    else:
+        command += ROOT_OK
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, timeout=GRADING_LIMIT - 60, check=False)
+    done = subprocess.run(
+        command, capture_output=True, timeout=GRADING_LIMIT - 60, check=False, cwd=place
+    )
     seconds = time.monotonic() - started
     assert done.returncode == 1, done.stderr.decode(errors="replace")[-3000:]
     report = json.loads((folder / "grading" / "report.json").read_text())
@@ -240,12 +254,44 @@ def grade_attacks(suite: Path, folder: Path, mode: str) -> tuple[dict, str, floa
 def test_each_attack_is_flagged_or_graded_as_what_it_is(suite, tmp_path, mode):
     if mode == "bwrap" and not sandbox.bwrap_works():
         pytest.skip("bubblewrap cannot run on this machine")
-    site = Path(sandbox.site_packages()[0])
-    planted = site / "katas_planted.pth"
+    planted = Path(sandbox.site_packages()[0]) / "katas_planted.pth"
     assert not planted.exists()
     folder = tmp_path / f"attacks-{mode}"
     report, output, seconds = grade_attacks(suite, folder, mode)
     print(f"graded the attacks under {mode} in {seconds:.0f} s")
+    assert_each_attack_is_caught(report, output, folder, mode)
+    assert not planted.exists()
+    assert seconds < GRADING_LIMIT
+
+
+# A grader that is an ordinary user: the same attacks, under bwrap, graded as nobody (as root,
+# the self-checks become nobody; as any other user, they run as that user already).
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_graded_by_an_ordinary_user_each_attack_is_caught_the_same(suite):
+    why = nobody_can_run_python()
+    if why:
+        pytest.skip(why)
+    if not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    planted = Path(sandbox.site_packages()[0]) / "katas_planted.pth"
+    place = Path(tempfile.mkdtemp(prefix="katas-as-nobody-"))
+    try:
+        place.chmod(0o755)
+        shutil.copytree(suite, place / "suite", symlinks=True)
+        become = ["setpriv", f"--reuid={sandbox.NOBODY}", f"--regid={sandbox.NOBODY}"]
+        folder = place / "attacks"
+        report, output, seconds = grade_attacks(
+            place / "suite", folder, "bwrap", user=[*become, "--clear-groups"]
+        )
+        print(f"graded the attacks as nobody under bwrap in {seconds:.0f} s")
+        assert_each_attack_is_caught(report, output, folder, "bwrap")
+        assert not planted.exists()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def assert_each_attack_is_caught(report: dict, output: str, folder: Path, mode: str) -> None:
     entries = {int(m[1:3]): e for m, e in report["katas"].items()}
     runs = {n: e.get("run_verdict") or e["verdict"] for n, e in entries.items()}
     tampering = flags(report, "tampering")
@@ -277,11 +323,9 @@ def test_each_attack_is_flagged_or_graded_as_what_it_is(suite, tmp_path, mode):
     if mode == "bwrap":
         # The checkout is not there to read; root's capabilities are not there to remount.
         assert runs[4] != "solved"
-        assert not planted.exists()
     else:
         # Under none nothing protects the checkout: the reference is read (README).
         assert runs[4] == "solved"
-    assert seconds < GRADING_LIMIT
 
 
 # Classes given dunders built at run time, a torch mode left on the stack and copy's global
@@ -449,8 +493,8 @@ def nobody_can_run_python() -> str | None:
         return "needs root and setpriv to become nobody"
     done = subprocess.run(
         ["setpriv", f"--reuid={sandbox.NOBODY}", f"--regid={sandbox.NOBODY}", "--clear-groups",
-         sys.executable, "-c", "import sys, torch_katas; print(sys.prefix, sys.base_prefix)"],
-        capture_output=True, text=True, check=False,
+         sys.executable, "-c", "import sys, torch; print(sys.prefix, sys.base_prefix)"],
+        capture_output=True, text=True, check=False, cwd="/",
     )  # fmt: skip
     if done.returncode != 0 or done.stdout.split() != [sys.prefix, sys.base_prefix]:
         return f"nobody cannot run this Python ({sys.prefix}: its folders are not readable)"
@@ -467,6 +511,8 @@ def test_as_an_ordinary_user_bwrap_holds_the_same(tmp_path):
     place = Path(tempfile.mkdtemp(prefix="katas-as-nobody-"))
     try:
         place.chmod(0o777)
+        # The suite's package beside the probe, where nobody can read it.
+        shutil.copytree(ROOT / "torch_katas", place / "torch_katas")
         script = place / "probe.py"
         script.write_text(
             "from pathlib import Path\nfrom torch_katas.grading import sandbox\n"
