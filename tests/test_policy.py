@@ -522,6 +522,28 @@ ATTACKS = {
         "def f(x):\n    object.__setattr__(x, 'a', 1)",
         "dunder",
     ),
+    # Names built at run time: on the answer's own object only from a literal start that no
+    # private or dunder name has; on anything else never.
+    "getattr-self-name-from-a-variable": (
+        "class M:\n    def f(self):\n        n = '__cl' + 'ass__'\n        return getattr(self, n)",
+        "attribute-by-name",
+    ),
+    "getattr-self-underscore-start": (
+        "class M:\n    def f(self, n):\n        return getattr(self, '_' + f'_{n}')",
+        "attribute-by-name",
+    ),
+    "getattr-self-start-computed": (
+        "class M:\n    def f(self, n):\n        return getattr(self, f'{n}fc')",
+        "attribute-by-name",
+    ),
+    "getattr-module-with-a-built-name": (
+        "import torch\ndef f(n):\n    return getattr(torch, f'from_{n}')",
+        "attribute-by-name",
+    ),
+    "getattr-parameter-with-a-built-name": (
+        "def f(model, n):\n    return getattr(model, f'fc{n}')",
+        "attribute-by-name",
+    ),
 }
 
 
@@ -689,6 +711,16 @@ HONEST_IDIOMS = {
     ),
     "enum-class-statement": (
         "import enum\nclass Kind(enum.Enum):\n    A = 1\n    B = 2\nk = Kind(1)"
+    ),
+    "layers-named-in-a-loop": (
+        "from torch import nn\nclass MLP(nn.Module):\n    def __init__(self, sizes):\n"
+        "        super().__init__()\n        self.depth = len(sizes) - 1\n"
+        "        for i in range(self.depth):\n"
+        "            setattr(self, f'fc{i}', nn.Linear(sizes[i], sizes[i + 1]))\n"
+        "    def forward(self, x):\n        for i in range(self.depth):\n"
+        "            x = getattr(self, 'fc' + str(i))(x)\n"
+        "            if hasattr(self, f'norm{i}'):\n                x = getattr(self, f'norm{i}')(x)\n"
+        "        return x"
     ),
 }
 

@@ -987,6 +987,8 @@ class _Checker:
             self.note(node, "attribute-by-name", f"calls {func.id} with a computed name")
             return
         owner, name = node.args[0], node.args[1]
+        if self.public_name_on_own(owner, name):
+            return
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             self.note(node, "attribute-by-name", f"calls {func.id} with a computed name")
             return
@@ -1004,6 +1006,23 @@ class _Checker:
             self.attribute(spelled, spelled=True)
         if func.id != "getattr":
             self.write(node, owner, name.value, f"{ast.unparse(owner)}.{name.value}")
+
+    def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
+        """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
+        made itself, from a literal start that no private or dunder name has."""
+        if not (isinstance(owner, ast.Name) and owner.id in self.own):
+            return False
+        first = name
+        while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
+            first = first.left
+        if isinstance(first, ast.JoinedStr) and first.values:
+            first = first.values[0]
+        return (
+            first is not name
+            and isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+            and first.value[:1].isalpha()
+        )
 
     def functional_enum(self, node: ast.Call, dotted: str | None) -> None:
         """`Enum("Name", members)`: members from a mapping or list built at run time."""
