@@ -405,9 +405,7 @@ def main() -> int:
                 problems += 1
                 continue
             reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
-            for path, whole in store_kata(
-                module, paths, scratch, args.shrink
-            ).items():
+            for path, whole in store_kata(module, paths, scratch, args.shrink).items():
                 if whole.startswith("not stored"):
                     print(f"{path.name}: {whole}", flush=True)
                     problems += 1

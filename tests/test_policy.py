@@ -315,7 +315,7 @@ ATTACKS = {
     ),
     "private-named-after-the-interpreter": ("def f(o):\n    return o._getframe", "private"),
     "private-of-an-imported-class": ("from torch import nn\nf = nn.Module._apply", "private"),
-    "import-in-a-function": ("def f():\n    import sys\n    return sys", "import"),
+    "import-in-a-function": ("def f():\n    import gc\n    return gc", "import"),
     "pytest-as-attribute": ("def f(x):\n    return x.pytest", "module"),
     "weakref-as-attribute": ("def f(m):\n    return m.weakref", "module"),
     "module-name-in-a-string": ("x = 'builtins'", "string"),
@@ -540,6 +540,11 @@ ATTACKS = {
         "import torch\ndef f(n):\n    return getattr(torch, f'from_{n}')",
         "attribute-by-name",
     ),
+    "sys-modules": ("import sys\nm = sys.modules", "name"),
+    "from-sys-import-modules": ("from sys import modules", "import"),
+    "sys-recursion-limit": ("import sys\nsys.setrecursionlimit(10**6)", "name"),
+    "sys-exit": ("import sys\nsys.exit(0)", "name"),
+    "sys-stream-replaced": ("import sys\nsys.stdout = None", "patch"),
     "getattr-parameter-with-a-built-name": (
         "def f(model, n):\n    return getattr(model, f'fc{n}')",
         "attribute-by-name",
@@ -712,6 +717,11 @@ HONEST_IDIOMS = {
     "enum-class-statement": (
         "import enum\nclass Kind(enum.Enum):\n    A = 1\n    B = 2\nk = Kind(1)"
     ),
+    "sys-streams-and-facts": (
+        "import sys\nfrom sys import stderr\ndef f(x):\n"
+        "    print(x, file=sys.stderr)\n    print(x, file=stderr)\n"
+        "    return sys.float_info.epsilon, sys.maxsize, sys.version_info >= (3, 10)"
+    ),
     "layers-named-in-a-loop": (
         "from torch import nn\nclass MLP(nn.Module):\n    def __init__(self, sizes):\n"
         "        super().__init__()\n        self.depth = len(sizes) - 1\n"
@@ -719,7 +729,8 @@ HONEST_IDIOMS = {
         "            setattr(self, f'fc{i}', nn.Linear(sizes[i], sizes[i + 1]))\n"
         "    def forward(self, x):\n        for i in range(self.depth):\n"
         "            x = getattr(self, 'fc' + str(i))(x)\n"
-        "            if hasattr(self, f'norm{i}'):\n                x = getattr(self, f'norm{i}')(x)\n"
+        "            if hasattr(self, f'norm{i}'):\n"
+        "                x = getattr(self, f'norm{i}')(x)\n"
         "        return x"
     ),
 }

@@ -88,6 +88,7 @@ ALLOWED = (
     "operator",
     "random",
     "statistics",
+    "sys",
     "time",
     "typing",
     "typing_extensions",

@@ -57,6 +57,7 @@ STANDARD = (
     "pathlib",
     "random",
     "statistics",
+    "sys",
     "tempfile",
     "time",
     "typing",
@@ -123,6 +124,18 @@ LIMITED = {
     "torch.fx": ("Graph", "GraphModule", "Interpreter", "Node"),
     # Views that stay inside the array (not as_strided, which reads any memory).
     "numpy.lib.stride_tricks": ("sliding_window_view",),
+    # Facts about the interpreter and its two streams (`print(..., file=sys.stderr)`), never
+    # its modules, frames or settings.
+    "sys": (
+        "byteorder",
+        "float_info",
+        "hexversion",
+        "maxsize",
+        "platform",
+        "stderr",
+        "stdout",
+        "version_info",
+    ),
 }
 # The classes whose methods the policy keeps an answer from replacing on objects it did not
 # make (`model.forward = ...` on a model the test hands over).
@@ -250,7 +263,7 @@ def describe(module: types.ModuleType) -> tuple[dict[str, list[str]], dict[str, 
                 kinds["submodules"].append(name)
             else:  # a re-export, or a submodule no answer may use
                 aliases[name] = value.__name__
-        elif not _foreign(module.__name__, value):
+        elif not _foreign(module.__name__, value) or module.__name__ in LIMITED:
             kinds[_kind(value)].append(name)
     return kinds, aliases
 
