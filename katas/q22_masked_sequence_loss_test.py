@@ -294,9 +294,12 @@ def test_rejects_a_target_that_does_not_fit_the_task(
 
 @pytest.mark.parametrize("task", list(BUILTIN))
 def test_rejects_an_integer_output(device, task):
-    target = torch.zeros(4, dtype=torch.int64, device=device)
+    # The target fits in every other way: int64 indices [N] for multiclass, else output's
+    # shape and dtype.
+    output = torch.zeros(4, 3, dtype=torch.int64, device=device)
+    target = output[:, 0].clone() if task == "multiclass" else output.clone()
     with raises(ValueError):
-        task_loss(task, torch.zeros(4, 3, dtype=torch.int64, device=device), target)
+        task_loss(task, output, target)
         pytest.fail(f"{task}: an int64 output is no prediction or logits; raise ValueError")
 
 
