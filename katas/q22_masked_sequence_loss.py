@@ -18,15 +18,16 @@ outliers dominate the gradient; Huber is squared for small errors and linear bey
 Cross-entropy wants the classes in dim 1: logits [N, C] with targets [N], and for one
 class per position logits [N, C, d1, ...] with targets [N, d1, ...], e.g. [B, C, T]
 against [B, T] for a sequence. A linear head gives [B, T, C]: move the classes to dim 1
-(or flatten to [B*T, C]); reshaping [B, C, T] to [B*T, C] mixes classes and time steps.
+(transpose(1, 2)) or flatten to [B*T, C] against [B*T] targets; but reshaping [B, C, T]
+logits to [B*T, C] mixes classes and time steps.
 Its targets are int64 class indices; float targets of the logits' shape are read as class
 probabilities, a different loss. Softmax before F.cross_entropy applies it twice.
 
 Multi-label is C independent yes/no questions, so each label gets its own sigmoid, not a
 softmax that makes the labels compete. sigmoid followed by F.binary_cross_entropy breaks
-at large logits: sigmoid(20) rounds to 1 in float32, and BCELoss clamps the log at -100,
-so the loss stops growing and its gradient vanishes. F.binary_cross_entropy_with_logits
-works from the logit and stays exact.
+at large logits: sigmoid(20) rounds to 1 in float32, F.binary_cross_entropy clamps the
+log(0) of a wrong label at -100, so the loss is 100 whatever the logit (20 or 1e4) and its
+gradient is 0. F.binary_cross_entropy_with_logits works from the logit and stays exact.
 
 Sequences in a batch have different lengths, so they are padded to a common length T and a
 boolean mask [B, T] marks the real tokens (True) and the padding (False). Whatever the
