@@ -1,4 +1,33 @@
-"""Kata 22: a loss over padded sequences that counts real tokens only.
+"""Kata 22: choosing the loss for the task, and a loss over padded sequences.
+
+The loss defines what the model is trained to do, and the task decides the loss. PyTorch
+has each one as a module in torch.nn (nn.MSELoss, ...) and as a function in
+torch.nn.functional (F.mse_loss, ...); the classification losses take raw logits, since
+they apply the (log-)softmax or sigmoid themselves, in a numerically stable way.
+
+    task                                loss                                target
+    regression                          F.mse_loss                          floats, output's shape
+    regression with outliers            F.huber_loss / F.smooth_l1_loss     floats, output's shape
+    multi-class (one class per sample)  F.cross_entropy (logits [N, C])     int64 class indices [N]
+    multi-label (any number of labels)  F.binary_cross_entropy_with_logits  float 0/1, [N, C]
+
+Squared error punishes an error of 10 a hundred times as much as an error of 1, so a few
+outliers dominate the gradient; Huber is squared for small errors and linear beyond
+`delta`, so an outlier pulls no harder than a large ordinary error.
+
+Cross-entropy wants the classes in dim 1: logits [N, C] with targets [N], and for one
+class per position logits [N, C, d1, ...] with targets [N, d1, ...], e.g. [B, C, T]
+against [B, T] for a sequence. A linear head gives [B, T, C]: move the classes to dim 1
+(transpose(1, 2)) or flatten to [B*T, C] against [B*T] targets; but reshaping [B, C, T]
+logits to [B*T, C] mixes classes and time steps.
+Its targets are int64 class indices; float targets of the logits' shape are read as class
+probabilities, a different loss. Softmax before F.cross_entropy applies it twice.
+
+Multi-label is C independent yes/no questions, so each label gets its own sigmoid, not a
+softmax that makes the labels compete. sigmoid followed by F.binary_cross_entropy breaks
+at large logits: sigmoid(20) rounds to 1 in float32, F.binary_cross_entropy clamps the
+log(0) of a wrong label at -100, so the loss is 100 whatever the logit (20 or 1e4) and its
+gradient is 0. F.binary_cross_entropy_with_logits works from the logit and stays exact.
 
 Sequences in a batch have different lengths, so they are padded to a common length T and a
 boolean mask [B, T] marks the real tokens (True) and the padding (False). Whatever the
@@ -12,66 +41,53 @@ gives a short sequence's tokens more weight than a long one's. Multiplying the p
 losses by the mask lets padding in: 0 * inf is nan, and an out-of-range padded target
 makes F.cross_entropy fail. Select the real tokens (boolean indexing, torch.where) instead.
 
-Task: build the mask from sequence lengths, then write the masked loss for regression
-(squared error) and for classification (cross-entropy).
+Task: `task_loss` picks and applies the right loss for each task; `masked_cross_entropy`
+is the cross-entropy of padded sequences.
 """
 
 import torch
 
 
-def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
-    """The [B, max_len] padding mask of sequences with the given lengths.
+def task_loss(task: str, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """The loss of `output` against `target` for `task`, as the torch builtin for it gives.
 
-    - lengths: [B] tensor of any integer dtype (int64, int32, uint8, uint16, ...), each
-      value in [0, max_len]; B may be 0. bool does not count as an integer dtype here: a
-      bool tensor is a mask, not lengths, and is rejected.
-    - max_len: a Python int that need not fit lengths' dtype: uint8 lengths [100, 255] with
-      max_len 512 are valid (compare the values as integers; torch would convert 512 to
-      uint8, where it wraps).
-    - Returns a bool tensor [B, max_len] on lengths' device: mask[b, t] is True exactly
-      when t < lengths[b] (real token), False at padding.
-    - Raises ValueError if lengths is not a 1-D integer tensor (a 0-dim one included; bool,
-      floating and complex dtypes), max_len < 0, or a length is negative or larger than
-      max_len.
+    task is one of "regression", "regression_with_outliers", "multiclass", "multilabel":
 
-    >>> length_mask(torch.tensor([3, 1, 0]), max_len=4)
-    tensor([[ True,  True,  True, False],
-            [ True, False, False, False],
-            [False, False, False, False]])
+    - "regression": mean squared error. output: floating tensor of any shape; target: a
+      tensor of output's shape and dtype.
+    - "regression_with_outliers": Huber loss with delta = 1 (F.huber_loss; F.smooth_l1_loss
+      with beta = 1 is the same function): error**2 / 2 where |error| <= 1, |error| - 1/2
+      beyond. output and target as for "regression".
+    - "multiclass": cross-entropy of raw logits, one class per sample (or per position).
+      output: floating [N, C] or [N, C, d1, ...] (classes in dim 1); target: int64 class
+      indices of output's shape without dim 1 ([N] or [N, d1, ...]), each in [0, C) (not
+      checked: that would cost a device sync).
+    - "multilabel": binary cross-entropy of raw logits, each element its own yes/no label.
+      output: floating [N, C] (any shape); target: a tensor of output's shape and dtype,
+      1 where the label applies and 0 where not (values in [0, 1]).
+    - Every loss is the mean over all its elements (positions for "multiclass"), torch's
+      default reduction. output's values are finite, of any size: logits of ±1e4 give the
+      exact loss, not a clamped one.
+    - Returns a 0-dim tensor of output's dtype on output's device, differentiable with
+      respect to output. output and target are not modified.
+    - Raises ValueError if task is none of the four, output is not floating point, or the
+      target does not fit the task: for "regression", "regression_with_outliers" and
+      "multilabel", target's shape or dtype differs from output's (no broadcasting: an
+      output [N, 1] against a target [N] would compare every pair; integer or bool 0/1
+      labels are the caller's to convert); for "multiclass", output has fewer than 2 dims,
+      target is not int64 (float, int32, uint8, ...), or target's shape is not output's
+      shape without dim 1.
+
+    >>> logits = torch.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    >>> task_loss("multiclass", logits, torch.tensor([0, 2]))  # int64 class indices
+    tensor(0.6691)
+    >>> task_loss("multilabel", logits, torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 0.0]]))
+    tensor(0.5988)
+    >>> task_loss("regression_with_outliers", torch.zeros(2), torch.tensor([0.5, 10.0]))
+    tensor(4.8125)
     """
-    # TODO: compare a row of positions with a column of lengths (broadcasting).
-    raise NotImplementedError
-
-
-def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Mean squared error over the real tokens of padded sequences.
-
-    - pred, target: floating tensors of the same shape [B, T, *features] (no feature
-      dims for one number per token, e.g. [B, T] or [B, T, D]), same dtype and device.
-    - mask: bool tensor [B, T], True at real tokens; any pattern (not only a prefix).
-    - The loss of one token is the mean of its squared errors over the feature elements;
-      the result is the mean of those over all real tokens of the batch (each token
-      counts once, whatever its sequence's length).
-    - Padded positions may hold any finite values, however large (up to the dtype's
-      largest, whose sum is inf):
-      they change neither the loss nor the gradient, which is exactly 0 at padded
-      positions of pred.
-    - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
-    - float16 and bfloat16: the loss is the float32 loss rounded once to pred's dtype. No
-      intermediate value may overflow (or lose its low bits) where the loss would not:
-      1000 squared errors of 100 give 100, not inf, and an error of 300 squares to 90000,
-      beyond float16. Hint: subtract, square, sum and divide in float32; round at the end.
-    - Returns a 0-dim tensor of pred's dtype on pred's device, differentiable with
-      respect to pred. pred, target and mask are not modified.
-    - Raises ValueError if pred and target shapes differ, pred has fewer than 2 dims,
-      mask is not bool, or mask's shape is not pred.shape[:2].
-
-    >>> pred = torch.tensor([[1.0, 2.0, 9.0], [4.0, 9.0, 9.0]])
-    >>> target = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    >>> masked_mse(pred, target, length_mask(torch.tensor([2, 1]), 3))  # (1 + 4 + 16) / 3
-    tensor(7.)
-    """
-    # TODO: keep the real tokens only, then average their squared errors.
+    # TODO: check the task and the target against the task's contract, then call the
+    # torch.nn.functional loss that fits.
     raise NotImplementedError
 
 
@@ -80,11 +96,11 @@ def masked_cross_entropy(
 ) -> torch.Tensor:
     """Cross-entropy over the real tokens of padded sequences.
 
-    - logits: floating tensor [B, T, C] (C classes, last dim); target: int64 [B, T]
-      class indices (torch.long, as F.cross_entropy and tokenisers use; not int32, not
-      uint8, not class probabilities), in [0, C) at real tokens and anything at padded
-      positions (-1, a pad id >= C, ...); mask: bool [B, T], True at real tokens, any
-      pattern. All on the same device.
+    - logits: floating tensor [B, T, C] (C classes in the last dim, as a linear head
+      gives them); target: int64 [B, T] class indices (torch.long, as F.cross_entropy
+      and tokenisers use; not int32, not uint8, not class probabilities), in [0, C) at
+      real tokens and anything at padded positions (-1, a pad id >= C, ...); mask: bool
+      [B, T], True at real tokens, any pattern. All on the same device.
     - The loss of one token is the cross-entropy of its C logits against its target
       (F.cross_entropy may be used); the result is the mean of those over all real
       tokens of the batch.
@@ -93,8 +109,8 @@ def masked_cross_entropy(
       they change neither the loss nor the gradient, which is exactly 0 at padded
       positions of logits.
     - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
-    - float16 and bfloat16: as for masked_mse, a sum may not overflow where the mean
-      would not (1000 tokens that cost 100 each give 100, not inf).
+    - float16 and bfloat16: a sum may not overflow where the mean would not (1000 tokens
+      that cost 100 each give 100, not inf). Hint: sum and divide in float32, then round.
     - Returns a 0-dim tensor of logits' dtype on logits' device, differentiable with
       respect to logits. logits, target and mask are not modified.
     - Raises ValueError if logits is not 3-D, target's dtype is not int64, target's shape

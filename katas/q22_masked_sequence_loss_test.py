@@ -2,11 +2,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from katas.q22_masked_sequence_loss import length_mask, masked_cross_entropy, masked_mse
+from katas.q22_masked_sequence_loss import masked_cross_entropy, task_loss
 from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
-
-HUGE = torch.finfo(torch.float32).max  # finite, but its square, or a sum of two, is inf
 
 
 def prefix_mask(lengths, max_len, device):
@@ -15,17 +13,6 @@ def prefix_mask(lengths, max_len, device):
         .reshape(len(lengths), max_len)
         .to(device)
     )
-
-
-def regression_batch(mask, features=(3,), dtype=torch.float32):
-    """pred and target with normal values at real tokens and at padding the dtype's largest
-    finite values, whose sum is inf (so is any sum that takes in two padded values)."""
-    shape = (*mask.shape, *features)
-    pred = torch.randn(shape, dtype=dtype, device=mask.device)
-    target = torch.randn(shape, dtype=dtype, device=mask.device)
-    pred[~mask] = torch.finfo(dtype).max
-    target[~mask] = -torch.finfo(dtype).max
-    return pred, target
 
 
 def classification_batch(mask, n_classes=5, dtype=torch.float32):
@@ -42,17 +29,6 @@ def classification_batch(mask, n_classes=5, dtype=torch.float32):
     hostile = torch.where(torch.arange(t, device=mask.device) % 2 == 0, -1, n_classes + 2)
     target = torch.where(mask, target, hostile)
     return logits, target
-
-
-def oracle_mse(pred, target, mask):
-    """Per-token mean squared error averaged over the real tokens, one token at a time."""
-    losses = [
-        ((pred[b, t] - target[b, t]) ** 2).mean()
-        for b in range(mask.shape[0])
-        for t in range(mask.shape[1])
-        if mask[b, t]
-    ]
-    return torch.stack(losses).mean() if losses else pred.sum() * 0
 
 
 def oracle_cross_entropy(logits, target, mask):
@@ -78,273 +54,255 @@ def oracle_loss_and_grad(oracle, inputs, target, mask):
     return loss_and_grad(oracle, *cpu)
 
 
-# --- length_mask ------------------------------------------------------------------------
+# --- task_loss --------------------------------------------------------------------------
+
+# The torch builtin that is each task's loss (the oracle).
+BUILTIN = {
+    "regression": F.mse_loss,
+    "regression_with_outliers": F.huber_loss,  # delta=1 by default
+    "multiclass": F.cross_entropy,
+    "multilabel": F.binary_cross_entropy_with_logits,
+}
 
 
-@pytest.mark.parametrize(
-    "lengths, max_len",
-    [([3, 1, 0, 5], 5), ([1], 1), ([0, 0], 0), ([], 3), ([2, 4], 7)],
-    ids=str,
-)
-def test_length_mask_marks_the_first_length_positions(device, lengths, max_len):
-    mask = length_mask(torch.tensor(lengths, dtype=torch.int64, device=device), max_len)
-    check_tensor(mask, shape=(len(lengths), max_len), dtype=torch.bool, device=device)
-    assert torch.equal(mask.cpu(), prefix_mask(lengths, max_len, "cpu")), (
-        f"mask[b, t] must be True exactly when t < lengths[b]; got {mask.tolist()}"
+def regression_pair(shape, device, dtype=torch.float32):
+    """Errors of every size: below 1, around 1, and outliers of about 20."""
+    output = torch.randn(shape, dtype=torch.float64)
+    target = output + torch.linspace(-3, 3, output.numel(), dtype=torch.float64).reshape(shape)
+    target.view(-1)[::3] += 20
+    return output.to(device, dtype), target.to(device, dtype)
+
+
+def multiclass_pair(shape, device, dtype=torch.float32):
+    """Logits [N, C, *d] and int64 targets [N, *d]."""
+    output = 3 * torch.randn(shape, dtype=torch.float64)
+    target = torch.randint(0, shape[1], (shape[0], *shape[2:]))
+    return output.to(device, dtype), target.to(device)
+
+
+def multilabel_pair(shape, device, dtype=torch.float32):
+    """Logits and 0/1 float targets of the same shape, several labels on per sample."""
+    output = 3 * torch.randn(shape, dtype=torch.float64)
+    target = (torch.rand(shape) < 0.4).to(torch.float64)
+    return output.to(device, dtype), target.to(device, dtype)
+
+
+PAIRS = {
+    "regression": regression_pair,
+    "regression_with_outliers": regression_pair,
+    "multiclass": multiclass_pair,
+    "multilabel": multilabel_pair,
+}
+
+
+def check_task_loss(task, output, target, message):
+    """task_loss's loss and gradient against the builtin's, computed on the CPU."""
+    leaf = output.detach().clone().requires_grad_()
+    loss = task_loss(task, leaf, target)
+    check_tensor(loss, shape=(), dtype=output.dtype, device=output.device, name="the loss")
+    (grad,) = torch.autograd.grad(loss, leaf)
+    cpu = output.detach().cpu().requires_grad_()
+    expected = BUILTIN[task](cpu, target.cpu())
+    (expected_grad,) = torch.autograd.grad(expected, cpu)
+    assert torch.isfinite(loss), f"the {task} loss is {loss.item()}, the builtin's {expected}"
+    assert_close(loss.cpu(), expected, message)
+    assert_close(grad.cpu(), expected_grad, f"{message} (the gradient differs)")
+
+
+@pytest.mark.parametrize("shape", [(8,), (4, 3), (2, 3, 4)], ids=str)
+def test_regression_is_the_mean_squared_error(device, shape):
+    output, target = regression_pair(shape, device)
+    check_task_loss(
+        "regression",
+        output,
+        target,
+        "regression's loss is the mean squared error, F.mse_loss (not L1, not Huber)",
+    )
+
+
+@pytest.mark.parametrize("shape", [(8,), (4, 3), (2, 3, 4)], ids=str)
+def test_regression_with_outliers_is_the_huber_loss(device, shape):
+    output, target = regression_pair(shape, device)
+    check_task_loss(
+        "regression_with_outliers",
+        output,
+        target,
+        "with outliers the loss is Huber's with delta 1 (F.huber_loss): squared below an "
+        "error of 1, linear beyond; MSE lets the outliers dominate, L1 is linear everywhere",
+    )
+
+
+def test_huber_loss_by_hand(device):
+    # error 0.5: 0.5**2 / 2 = 0.125; error 10: 10 - 0.5 = 9.5; mean 4.8125
+    loss = task_loss(
+        "regression_with_outliers",
+        torch.zeros(2, device=device),
+        torch.tensor([0.5, 10.0], device=device),
+    )
+    assert loss.item() == pytest.approx(4.8125), (
+        f"errors 0.5 and 10 cost 0.125 and 9.5 under Huber (delta 1), mean 4.8125; got "
+        f"{loss.item()} (MSE gives 50.125, L1 5.25)"
     )
 
 
 @pytest.mark.parametrize(
-    "lengths, max_len",
-    [([2, 6], 5), ([2**32 + 1], 5), ([-1, 2], 4), ([], -1), ([[1, 2]], 3), (2, 3)],
-    ids=["too long", "beyond int32", "negative", "max_len", "2-D lengths", "0-dim lengths"],
+    "shape",
+    [(6, 4), (3, 5, 7), (2, 4, 4), (2, 3, 4, 5), (5, 1)],
+    ids=["[N, C]", "[B, C, T]", "[B, C, T] with C = T", "[N, C, H, W]", "one class"],
 )
-def test_length_mask_rejects_impossible_lengths(device, lengths, max_len):
-    with raises(ValueError):
-        length_mask(torch.tensor(lengths, dtype=torch.int64, device=device), max_len)
-        pytest.fail(
-            f"length_mask(torch.tensor({lengths}), {max_len}) should raise ValueError: lengths "
-            "is a 1-D tensor (not 0-dim, not 2-D) of values in [0, max_len], and max_len >= 0"
-        )
-
-
-@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.uint8])
-def test_length_mask_accepts_every_integer_dtype(device, dtype):
-    mask = length_mask(torch.tensor([3, 0, 1], dtype=dtype, device=device), 4)
-    check_tensor(mask, shape=(3, 4), dtype=torch.bool, device=device)
-    assert torch.equal(mask.cpu(), prefix_mask([3, 0, 1], 4, "cpu")), (
-        f"lengths of dtype {dtype} are integers too: accept any integer dtype"
+def test_multiclass_is_cross_entropy_over_dim_1(device, shape):
+    output, target = multiclass_pair(shape, device)
+    check_task_loss(
+        "multiclass",
+        output,
+        target,
+        "multiclass's loss is F.cross_entropy of the raw logits (no softmax first), with the "
+        "classes in dim 1 and int64 class indices as targets",
     )
 
 
-@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64], ids=str)
-def test_length_mask_accepts_the_unsigned_storage_dtypes(device, dtype):
-    # torch has hardly any arithmetic for these dtypes (no comparisons): convert first.
-    mask = length_mask(torch.tensor([3, 0, 1], device=device).to(dtype), 4)
-    check_tensor(mask, shape=(3, 4), dtype=torch.bool, device=device)
-    assert torch.equal(mask.cpu(), prefix_mask([3, 0, 1], 4, "cpu")), (
-        f"lengths of dtype {dtype} are integers too: accept any integer dtype"
-    )
-
-
-def test_length_mask_compares_lengths_with_a_max_len_beyond_their_dtype(device):
-    # max_len need not fit the lengths' dtype: uint8 lengths up to 255 with max_len 512.
-    mask = length_mask(torch.tensor([100, 255, 0], dtype=torch.uint8, device=device), 512)
-    check_tensor(mask, shape=(3, 512), dtype=torch.bool, device=device)
-    assert torch.equal(mask.cpu(), prefix_mask([100, 255, 0], 512, "cpu")), (
-        "uint8 lengths with max_len 512: compare the values as integers (torch converts a "
-        "Python number to the tensor's dtype, where 512 does not fit)"
-    )
-    with raises(ValueError):
-        length_mask(torch.tensor([200], dtype=torch.uint8, device=device), 100)
-        pytest.fail("a uint8 length of 200 with max_len 100 should raise ValueError")
-
-
-@pytest.mark.parametrize("lengths", [[1.0, 2.0], [True, False]], ids=["float", "bool"])
-def test_length_mask_rejects_float_and_bool_lengths(device, lengths):
-    with raises(ValueError):
-        length_mask(torch.tensor(lengths, device=device), 3)
-        pytest.fail(
-            f"lengths of dtype {torch.tensor(lengths).dtype} should raise ValueError: only "
-            "integer dtypes are lengths, and bool is not one here (a bool tensor is a mask)"
-        )
-
-
-def test_length_mask_rejects_complex_lengths(device):
-    # Not floating point, and still no integer: complex lengths are refused as well.
-    with raises(ValueError):
-        length_mask(torch.tensor([1 + 0j, 2 + 0j], device=device), 3)
-
-
-# --- masked_mse -------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("features", [(), (3,), (2, 2)], ids=["[B,T]", "[B,T,3]", "[B,T,2,2]"])
-def test_mse_averages_over_real_tokens(device, features):
-    mask = prefix_mask([5, 2, 3], 6, device)
-    pred, target = regression_batch(mask, features)
-    loss, grad = loss_and_grad(masked_mse, pred, target, mask)
-    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
-    expected, expected_grad = oracle_loss_and_grad(oracle_mse, pred, target, mask)
-    assert torch.isfinite(loss), (
-        f"the loss is {loss.item()}: padding leaked in (huge padded values squared give inf, "
-        "and inf * 0 = nan); select the real tokens instead of multiplying by the mask"
-    )
+def test_multiclass_takes_raw_logits(device):
+    # log_softmax([4, 0, 0])[0] = -log(1 + 2 exp(-4)), for both samples
+    output = torch.tensor([[4.0, 0.0, 0.0], [0.0, 4.0, 0.0]], device=device)
+    loss = task_loss("multiclass", output, torch.tensor([0, 1], device=device))
+    expected = torch.tensor(1 + 2 * torch.e**-4.0).log()
     assert_close(
         loss.cpu(),
         expected,
-        "the loss is not the mean over real tokens; each token counts once, so do not "
-        "average per sequence first",
-    )
-    assert_close(grad.cpu(), expected_grad, "the gradient differs from the per-token oracle's")
-
-
-def test_mse_counts_tokens_not_sequences(device):
-    pred = torch.tensor([[2.0, 9.0, 9.0], [0.0, 0.0, 0.0]], device=device)
-    mask = torch.tensor([[True, False, False], [True, True, True]], device=device)
-    loss = masked_mse(pred, torch.zeros_like(pred), mask)
-    assert loss.item() == pytest.approx(1.0), (
-        f"4 real tokens with squared errors 4, 0, 0, 0 have mean loss 1.0, got {loss.item()}; "
-        "the mean of per-sequence means (2.0) weights the short sequence too much"
+        "logits [4, 0, 0] of the right class cost log(1 + 2 exp(-4)) = 0.036; a softmax "
+        "before F.cross_entropy applies it twice (and gives 0.59)",
     )
 
 
-def test_mse_with_holes_in_the_mask(device):
-    mask = torch.rand(4, 7, device=device) < 0.6
-    pred, target = regression_batch(mask, (2,))
-    loss, grad = loss_and_grad(masked_mse, pred, target, mask)
-    expected, expected_grad = oracle_loss_and_grad(oracle_mse, pred, target, mask)
-    assert_close(loss.cpu(), expected, "the loss differs from the mean over the real tokens")
-    assert_close(grad.cpu(), expected_grad, "the gradient differs from the per-token oracle's")
-
-
-def test_mse_gradient_is_zero_at_padding(device):
-    mask = prefix_mask([4, 1, 3], 5, device)
-    pred, target = regression_batch(mask, (3,))
-    _, grad = loss_and_grad(masked_mse, pred, target, mask)
-    padded = grad[~mask]
-    assert torch.equal(padded, torch.zeros_like(padded)), (
-        "the gradient at padded positions must be exactly 0 (and not nan)"
-    )
-
-
-def test_mse_does_not_depend_on_padding_length(device):
-    mask = prefix_mask([4, 1, 3], 4, device)
-    pred, target = regression_batch(mask, (2,))
-    short = masked_mse(pred, target, mask)
-    extra = torch.full((3, 5, 2), HUGE, device=device)
-    long = masked_mse(
-        torch.cat([pred, extra], dim=1),
-        torch.cat([target, -extra], dim=1),
-        torch.cat([mask, torch.zeros(3, 5, dtype=torch.bool, device=device)], dim=1),
-    )
-    assert_close(long, short, "padding the same batch longer changed the loss")
-
-
-@pytest.mark.parametrize("shape", [(2, 3), (0, 4), (3, 0)], ids=str)
-def test_mse_without_real_tokens_is_zero(device, shape):
-    mask = torch.zeros(shape, dtype=torch.bool, device=device)
-    pred, target = regression_batch(mask, (2,))
-    loss, grad = loss_and_grad(masked_mse, pred, target, mask)
-    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
-    assert loss.item() == 0.0, (
-        f"with no real token the loss must be 0, got {loss.item()}; guard the division "
-        "(e.g. count.clamp(min=1))"
-    )
-    assert torch.equal(grad, torch.zeros_like(grad)), "with no real token the gradient is 0"
-
-
-def test_mse_size_one(device):
-    mask = torch.ones(1, 1, dtype=torch.bool, device=device)
-    pred, target = regression_batch(mask, ())
-    loss = masked_mse(pred, target, mask)
-    assert_close(
-        loss, (pred - target).square().reshape(()), "one real token: the loss is its squared error"
-    )
-
-
-def test_mse_keeps_float64(device):
-    skip_unless_supported(device, torch.float64)
-    mask = prefix_mask([3, 2], 4, device)
-    pred, target = regression_batch(mask, (2,), dtype=torch.float64)
-    loss = masked_mse(pred, target, mask)
-    check_tensor(loss, shape=(), dtype=torch.float64, device=device, name="the loss")
+def test_multiclass_sequence_logits_have_the_classes_in_dim_1(device):
+    # [B=1, C=2, T=3]: at every position class 0 has logit 5 and class 1 logit 0.
+    output = torch.tensor([[[5.0, 5.0, 5.0], [0.0, 0.0, 0.0]]], device=device)
+    loss = task_loss("multiclass", output, torch.zeros(1, 3, dtype=torch.long, device=device))
+    expected = torch.tensor(1 + torch.e**-5.0).log()
     assert_close(
         loss.cpu(),
-        oracle_mse(pred.cpu(), target.cpu(), mask.cpu()),
-        "the loss differs from the mean over the real tokens",
+        expected,
+        "sequence logits [B, C, T] have the classes in dim 1, as F.cross_entropy wants them; "
+        "reshaping them to [B*T, C] (or moving the last dim to dim 1) mixes time and classes",
     )
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_mse_in_half_precision_does_not_overflow_where_the_mean_does_not(device, dtype):
-    # 1000 real tokens with a squared error of 100: their sum, 1e5, is inf in float16
-    # (max 65504); the mean is 100.
-    mask = torch.ones(2, 500, dtype=torch.bool, device=device)
-    mask[1, 400:] = False
-    pred = torch.full((2, 500), 10.0, device=device).to(dtype).requires_grad_()
-    target = torch.zeros(2, 500, device=device).to(dtype)
-    loss = masked_mse(pred, target, mask)
-    check_tensor(loss, shape=(), dtype=dtype, device=device, name="the loss")
-    assert_close(
-        loss.float().cpu(),
-        torch.tensor(100.0),
-        f"a {dtype} loss of 900 squared errors of 100 must be 100: their sum overflows (or "
-        "loses its low bits) where the mean would not; accumulate in float32 and convert "
-        "back, or divide before summing",
-        rtol=1e-2,
-        atol=0.0,
-    )
-    loss.backward()
-    assert pred.grad is not None and torch.isfinite(pred.grad).all(), "finite gradients"
-
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_mse_in_half_precision_is_the_float32_mean_rounded_once(device, dtype):
-    # Errors that are small integers (and one of 300, whose square is inf in float16), exact
-    # in both dtypes, with exact float32 sums: the right loss is the exact mean rounded once.
-    # Its square or a sum in the dtype is already rounded (or inf) before the division.
-    positions = torch.arange(1000, device=device)
-    errors = (positions * 37 + torch.arange(4, device=device)[:, None] * 11) % 7
-    errors[0, 0] = 300
-    mask = positions < torch.tensor([[1000], [999], [998], [997]], device=device)
-    pred = errors.to(dtype).requires_grad_()
-    loss = masked_mse(pred, torch.zeros_like(pred), mask)
-    check_tensor(loss, shape=(), dtype=dtype, device=device, name="the loss")
-    exact = (errors.double().square() * mask).sum() / mask.sum()
-    assert_close(
-        loss.cpu(),
-        exact.to(dtype).cpu(),
-        f"the {dtype} loss is off: square, sum and divide in float32, round once at the end",
-        rtol=0,
-        atol=0,
+@pytest.mark.parametrize("shape", [(6, 4), (5,), (2, 3, 4), (3, 1)], ids=str)
+def test_multilabel_is_binary_cross_entropy_with_logits(device, shape):
+    output, target = multilabel_pair(shape, device)
+    check_task_loss(
+        "multilabel",
+        output,
+        target,
+        "multilabel's loss is F.binary_cross_entropy_with_logits: one sigmoid per label, "
+        "not a softmax over the labels (they do not compete)",
     )
 
 
-def test_mse_non_contiguous_inputs(device):
-    mask = prefix_mask([5, 2, 4], 6, device)
-    pred, target = regression_batch(mask, (3,))
-    pred_t = pred.transpose(0, 1).contiguous().transpose(0, 1)  # same values, other strides
-    mask_t = mask.t().contiguous().t()
-    loss = masked_mse(pred_t, target, mask_t)
-    assert not pred_t.is_contiguous() and not mask_t.is_contiguous()
-    assert_close(
-        loss.cpu(),
-        oracle_mse(pred.cpu(), target.cpu(), mask.cpu()),
-        "the loss differs from the mean over the real tokens",
+def test_multilabel_is_exact_at_large_logits(device):
+    # Wrong by a logit of x costs |x|, right costs almost 0: mean (30 + 1e4 + 0 + 0) / 4.
+    output = torch.tensor([[30.0, -1e4, 1e4, -30.0]], device=device)
+    target = torch.tensor([[0.0, 1.0, 1.0, 0.0]], device=device)
+    check_task_loss(
+        "multilabel",
+        output,
+        target,
+        "a logit of 1e4 on the wrong side costs 1e4: sigmoid then F.binary_cross_entropy "
+        "rounds sigmoid to 0 or 1, clamps the log at -100 and loses the gradient; use "
+        "F.binary_cross_entropy_with_logits",
     )
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
-def test_mse_does_not_modify_its_inputs(device, dtype):
-    mask = prefix_mask([3, 1], 4, device)
-    pred, target = regression_batch(mask, (2,), dtype)
-    before = [t.clone() for t in (pred, target, mask)]
-    masked_mse(pred, target, mask)
-    for name, tensor, old in zip(
-        ("pred", "target", "mask"), (pred, target, mask), before, strict=True
-    ):
-        assert torch.equal(tensor, old), f"{name} must not be modified"
+def test_multiclass_is_exact_at_large_logits(device):
+    output = torch.tensor([[1e4, 0.0, -1e4], [0.0, 50.0, 0.0]], device=device)
+    check_task_loss(
+        "multiclass",
+        output,
+        torch.tensor([2, 1], device=device),
+        "a class logit 2e4 below the best costs 2e4: log(softmax(x)) underflows to -inf; "
+        "F.cross_entropy works from the logits",
+    )
+
+
+@pytest.mark.parametrize("task", ["classification", "mse", "Regression", "cross_entropy", ""])
+def test_rejects_an_unknown_task(device, task):
+    output, target = regression_pair((4,), device)
+    with raises(ValueError):
+        task_loss(task, output, target)
+        pytest.fail(f"task {task!r} is none of the four and should raise ValueError")
 
 
 @pytest.mark.parametrize(
-    "pred_shape, target_shape, mask_shape, mask_dtype",
+    "task, output_shape, target_shape, target_dtype",
     [
-        ((2, 3), (2, 4), (2, 3), torch.bool),
-        ((2, 3, 4), (2, 3), (2, 3), torch.bool),
-        ((2, 3), (2, 3), (2, 3), torch.float32),
-        ((2, 3, 4), (2, 3, 4), (2, 3, 4), torch.bool),
-        ((2, 3), (2, 3), (3, 2), torch.bool),
-        ((5,), (5,), (5,), torch.bool),
+        ("regression", (4, 1), (4,), torch.float32),
+        ("regression", (4,), (4, 1), torch.float32),
+        ("regression", (4,), (4,), torch.float64),
+        ("regression", (4, 3), (4,), torch.int64),
+        ("regression_with_outliers", (4, 1), (4,), torch.float32),
+        ("regression_with_outliers", (4,), (4,), torch.int64),
+        ("multiclass", (4, 3), (4, 3), torch.float32),
+        ("multiclass", (4, 3), (4,), torch.float32),
+        ("multiclass", (4, 3), (4,), torch.int32),
+        ("multiclass", (4, 3), (4,), torch.uint8),
+        ("multiclass", (4, 3), (4, 1), torch.int64),
+        ("multiclass", (2, 5, 3), (2, 5), torch.int64),
+        ("multiclass", (2, 3, 5), (2, 3), torch.int64),
+        ("multiclass", (3,), (), torch.int64),
+        ("multiclass", (3,), (3,), torch.int64),
+        ("multilabel", (4, 3), (4,), torch.int64),
+        ("multilabel", (4, 3), (4, 3), torch.int64),
+        ("multilabel", (4, 3), (4, 3), torch.bool),
+        ("multilabel", (4, 3), (4, 3), torch.float64),
+        ("multilabel", (4, 3), (4, 4), torch.float32),
+        ("multilabel", (4, 1), (4,), torch.float32),
     ],
-    ids=["target length", "target dims", "float mask", "mask dims", "mask shape", "1-D pred"],
+    ids=[
+        "regression [N, 1] against [N]",
+        "regression [N] against [N, 1]",
+        "regression float64 target",
+        "regression class indices",
+        "outliers [N, 1] against [N]",
+        "outliers integer target",
+        "multiclass one-hot float target",
+        "multiclass float indices",
+        "multiclass int32 indices",
+        "multiclass uint8 indices",
+        "multiclass target [N, 1]",
+        "multiclass classes last [B, T, C]",
+        "multiclass target [B, C]",
+        "multiclass 1-D logits",
+        "multiclass 1-D logits, target [N]",
+        "multilabel class indices",
+        "multilabel int64 0/1",
+        "multilabel bool",
+        "multilabel float64 target",
+        "multilabel target shape",
+        "multilabel [N, 1] against [N]",
+    ],
 )
-def test_mse_rejects_mismatched_arguments(device, pred_shape, target_shape, mask_shape, mask_dtype):
-    pred = torch.randn(pred_shape, device=device)
-    target = torch.randn(target_shape, device=device)
-    mask = torch.ones(mask_shape, dtype=mask_dtype, device=device)
+def test_rejects_a_target_that_does_not_fit_the_task(
+    device, task, output_shape, target_shape, target_dtype
+):
+    output = torch.randn(output_shape, device=device)
+    target = torch.zeros(target_shape, dtype=target_dtype, device=device)
     with raises(ValueError):
-        masked_mse(pred, target, mask)
+        task_loss(task, output, target)
+        pytest.fail(
+            f"{task} with output {output_shape} and a {target_dtype} target {target_shape} "
+            "should raise ValueError: the target does not fit the task (see the contract)"
+        )
+
+
+@pytest.mark.parametrize("task", list(BUILTIN))
+def test_rejects_an_integer_output(device, task):
+    # The target fits in every other way: int64 indices [N] for multiclass, else output's
+    # shape and dtype.
+    output = torch.zeros(4, 3, dtype=torch.int64, device=device)
+    target = output[:, 0].clone() if task == "multiclass" else output.clone()
+    with raises(ValueError):
+        task_loss(task, output, target)
+        pytest.fail(f"{task}: an int64 output is no prediction or logits; raise ValueError")
 
 
 # --- masked_cross_entropy ---------------------------------------------------------------
@@ -509,39 +467,13 @@ def test_cross_entropy_rejects_mismatched_arguments(
         masked_cross_entropy(logits, target, mask)
 
 
-# ---------------------------------------------------------------- facets
-
-
-def lengths_of(dtype, device):
-    top = min(torch.iinfo(dtype).max, 300)
-    return facets.args(torch.tensor([0, 1, 100, top], dtype=torch.int64).to(device, dtype), 300)
-
-
-def mask_by_loop(lengths, max_len):
-    return torch.tensor([[t < n for t in range(max_len)] for n in lengths.tolist()]).reshape(
-        len(lengths), max_len
-    )
-
-
-def long_batch(dtype, device, classes=None, length=1000):
-    """Real tokens enough that a float16 sum of their squared errors (about 100 each)
-    overflows."""
+def long_batch(dtype, device, classes=4, length=1000):
+    """Real tokens enough that a float16 sum of their losses overflows."""
     mask = (torch.arange(length) < torch.tensor([[length - 3], [length // 2]])).to(device)
-    size = (2, length, *((classes,) if classes else ()))
+    size = (2, length, classes)
     grid = torch.linspace(-3, 3, torch.Size(size).numel(), dtype=torch.float64).reshape(size)
-    if classes:
-        target = (torch.arange(2 * length).reshape(2, length) % classes).to(device)
-        return facets.args(grid.to(dtype=dtype, device=device), target, mask)
-    return facets.args(
-        (grid * 4).to(dtype=dtype, device=device),
-        -(grid * 3).flip(1).to(dtype=dtype, device=device),
-        mask,
-    )
-
-
-def mse64(pred, target, mask):
-    errors = ((pred - target) ** 2).reshape(*mask.shape, -1).mean(-1)
-    return (errors * mask).sum() / mask.sum().clamp(min=1)
+    target = (torch.arange(2 * length).reshape(2, length) % classes).to(device)
+    return facets.args(grid.to(dtype=dtype, device=device), target, mask)
 
 
 def cross_entropy64(logits, target, mask):
@@ -549,40 +481,50 @@ def cross_entropy64(logits, target, mask):
     return (losses * mask.flatten()).sum() / mask.sum().clamp(min=1)
 
 
+# ---------------------------------------------------------------- facets
+
+
+def task_args(task, shape, large=False):
+    def make(dtype, device):
+        output, target = PAIRS[task](shape, device, dtype)
+        if large:
+            output = (output * 1e3).to(dtype)  # beyond sigmoid's and softmax's float range
+        return facets.args(task, output, target)
+
+    return make
+
+
+def builtin64(task, output, target):
+    return BUILTIN[task](output, target)
+
+
 FACETS = facets.declare(
     facets.of(
-        length_mask,
-        facets.Dtypes(
-            lengths_of,
-            oracle=mask_by_loop,
-            dtypes=facets.INTEGER,
-            result=lambda dtype: torch.bool,
+        task_loss,
+        *(
+            facets.Dtypes(task_args(task, shape), oracle=builtin64, ulps=4, label=task)
+            for task, shape in [
+                ("regression", (4, 3)),
+                ("regression_with_outliers", (4, 3)),
+                ("multiclass", (3, 4, 5)),
+                ("multilabel", (4, 3)),
+            ]
         ),
-        facets.Setting(
-            lambda device: facets.args(torch.zeros(2, dtype=torch.int64, device=device), max_len=3),
-            "max_len",
-            low=0,
-            integer=True,
+        *(
+            facets.Gradients(task_args(task, shape, large=True), builtin64, wrt=1, label=task)
+            for task, shape in [("multiclass", (3, 4)), ("multilabel", (4, 3))]
         ),
-        facets.Unmodified(lambda device: lengths_of(torch.int64, device)),
-    ),
-    facets.of(
-        masked_mse,
-        facets.Dtypes(
-            long_batch,
-            oracle=mse64,
-            ulps=4,  # dividing before summing rounds more than once
+        *(
+            facets.Unmodified(
+                lambda device, task=task: task_args(task, (3, 4))(torch.float32, device), label=task
+            )
+            for task in BUILTIN
         ),
-        facets.Unmodified(lambda device: long_batch(torch.float32, device, length=5)),
     ),
     facets.of(
         masked_cross_entropy,
-        facets.Dtypes(
-            lambda dtype, device: long_batch(dtype, device, classes=4),
-            oracle=cross_entropy64,
-            ulps=4,
-        ),
-        facets.Unmodified(lambda device: long_batch(torch.float32, device, classes=4, length=5)),
+        facets.Dtypes(long_batch, oracle=cross_entropy64, ulps=4),
+        facets.Unmodified(lambda device: long_batch(torch.float32, device, length=5)),
     ),
 )
 test_facets = FACETS.test

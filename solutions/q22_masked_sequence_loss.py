@@ -1,28 +1,43 @@
-"""Kata 22: masked sequence losses (reference answer)."""
-
-import math
+"""Kata 22: the loss for the task, and a loss over padded sequences (reference answer)."""
 
 import torch
 import torch.nn.functional as F
 
+_TASKS = ("regression", "regression_with_outliers", "multiclass", "multilabel")
 
-def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
-    # bool is no integer dtype here: a bool tensor is a mask passed where lengths belong.
-    dtype = lengths.dtype
-    if lengths.dim() != 1 or dtype == torch.bool or dtype.is_floating_point or dtype.is_complex:
+
+def task_loss(task: str, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {_TASKS}, got {task!r}")
+    if not output.is_floating_point():
+        raise ValueError(f"output must be floating point, got {output.dtype}")
+    if task == "multiclass":
+        # Classes in dim 1, one int64 index per sample (or position): [N, C, *d] -> [N, *d].
+        if output.dim() < 2:
+            raise ValueError(f"output must be [N, C, ...] logits, got {tuple(output.shape)}")
+        expected = (output.shape[0], *output.shape[2:])
+        if target.dtype != torch.int64 or target.shape != expected:
+            raise ValueError(
+                f"target must be int64 class indices of shape {expected}, "
+                f"got {target.dtype} {tuple(target.shape)}"
+            )
+        # Raw logits: cross_entropy takes the log-softmax over dim 1 itself, stably.
+        return F.cross_entropy(output, target)
+    # Element-wise losses: same shape (the builtins would broadcast [N, 1] against [N]
+    # to [N, N] with only a warning) and dtype.
+    if target.shape != output.shape or target.dtype != output.dtype:
         raise ValueError(
-            f"lengths must be a 1-D integer tensor, got {lengths.dtype} {tuple(lengths.shape)}"
+            f"target must have output's shape {tuple(output.shape)} and dtype {output.dtype}, "
+            f"got {tuple(target.shape)} {target.dtype}"
         )
-    if max_len < 0:
-        raise ValueError(f"max_len must be >= 0, got {max_len}")
-    # Compare as int64: max_len need not fit the lengths' own dtype (uint8 lengths, max_len
-    # 512), and torch has hardly any arithmetic for uint16/32/64. Every valid length fits.
-    lengths = lengths.long()
-    if lengths.numel() and (lengths.min() < 0 or lengths.max() > max_len):
-        raise ValueError(f"lengths must lie in [0, {max_len}], got {lengths.tolist()}")
-    # [T] positions against [B, 1] lengths broadcast to [B, T]: real where t < length.
-    positions = torch.arange(max_len, device=lengths.device)
-    return positions < lengths.unsqueeze(1)
+    if task == "regression":
+        return F.mse_loss(output, target)
+    if task == "regression_with_outliers":
+        # Quadratic within delta, linear beyond: an outlier pulls with a bounded gradient.
+        return F.huber_loss(output, target, delta=1.0)
+    # Multi-label: one sigmoid per label, taken inside the loss from the logit, so large
+    # logits neither saturate to a clamped log nor lose their gradient.
+    return F.binary_cross_entropy_with_logits(output, target)
 
 
 def _accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -36,26 +51,6 @@ def _check_mask(mask: torch.Tensor, batch_shape: torch.Size) -> None:
         raise ValueError(f"mask must have shape {tuple(batch_shape)}, got {tuple(mask.shape)}")
 
 
-def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    if pred.shape != target.shape or pred.dim() < 2:
-        raise ValueError(
-            f"pred and target must share a [B, T, ...] shape, got {tuple(pred.shape)} "
-            f"and {tuple(target.shape)}"
-        )
-    _check_mask(mask, pred.shape[:2])
-    # Boolean indexing keeps the real tokens only ([n_real, *features]): padded values
-    # never enter the arithmetic, so a huge value there cannot overflow into a nan, and
-    # the gradient at padded positions is exactly 0.
-    # float16/bfloat16 in float32: a square or a sum can overflow (or lose its low bits)
-    # where the mean would not. The loss is rounded once, at the end.
-    acc = _accumulation_dtype(pred.dtype)
-    squared_error = (pred[mask].to(acc) - target[mask].to(acc)).square()
-    # Every token has the same number of features, so the mean of per-token means is the
-    # sum over real elements divided by (real tokens × features). clamp keeps 0/0 away.
-    features = math.prod(pred.shape[2:])
-    return (squared_error.sum() / (mask.sum() * features).clamp(min=1)).to(pred.dtype)
-
-
 def masked_cross_entropy(
     logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor
 ) -> torch.Tensor:
@@ -67,9 +62,9 @@ def masked_cross_entropy(
             f"got {target.dtype} {tuple(target.shape)}"
         )
     _check_mask(mask, logits.shape[:2])
-    # logits[mask] is [n_real, C] with the classes last, as F.cross_entropy expects, and
+    # logits[mask] is [n_real, C], the classes in dim 1 as F.cross_entropy expects, and
     # the padded targets (possibly out of range) never reach it.
-    # (float16/bfloat16 in float32, as for masked_mse: the sum could overflow.)
+    # float16/bfloat16 in float32: the sum could overflow where the mean would not.
     acc = _accumulation_dtype(logits.dtype)
     total = F.cross_entropy(logits[mask].to(acc), target[mask], reduction="sum")
     # Divide by the token count of the whole batch, not per sequence; no tokens gives 0.
