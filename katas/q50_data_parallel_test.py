@@ -1,5 +1,6 @@
 import copy
 import datetime
+import inspect
 import json
 import subprocess
 import sys
@@ -304,30 +305,39 @@ def test_global_mean_uses_the_default_group(device, default_group):
 
 # ------------------------------------------------------------------ two processes
 
-# The answer as two real ranks: two Python processes (each imports torch: seconds, so this
-# test is marked slow), meeting through a file, on the default group, as a training script
-# started by torchrun would. Each loads the module under test from its file.
-RANK_SCRIPT = """
+
+# The answer as two real ranks, on the default group, as a training script started by
+# torchrun runs: rank 0 is this process, rank 1 a Python process of its own that loads the
+# module under test from its file and runs the same function. Starting it imports torch
+# again (seconds), so this test is marked slow.
+def one_rank(answer, rank, device):
+    """One rank's step: its shard, forward and backward, gradients and loss averaged."""
+    torch.manual_seed(0)  # the same data and model on both ranks
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
+    model = nn.Linear(3, 2).to(device)
+    data = TensorDataset(torch.arange(8), inputs.to(device), targets.to(device))
+    ((index, x, y),) = answer.rank_loader(data, 4, rank, 2, epoch=1)
+    losses = nn.functional.mse_loss(model(x), y, reduction="none").mean(dim=1)
+    losses.mean().backward()
+    answer.average_gradients(model)
+    metric = answer.global_mean(losses.detach())
+    grads = [p.grad.tolist() for p in model.parameters()]
+    return {"indices": index.tolist(), "metric": metric.item(), "grads": grads}
+
+
+RANK_1 = f"""
 import datetime, importlib.util, json, sys
 import torch, torch.distributed as dist
 from torch import nn
-path, rank, init, device = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+from torch.utils.data import TensorDataset
+{inspect.getsource(one_rank)}
+path, init, device = sys.argv[1:]
 spec = importlib.util.spec_from_file_location("answer", path)
 answer = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(answer)
-dist.init_process_group("gloo", init_method="file://" + init, rank=rank, world_size=2,
-                        timeout=datetime.timedelta(seconds=60))
-torch.manual_seed(0)
-inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
-model = nn.Linear(3, 2).to(device)
-data = torch.utils.data.TensorDataset(torch.arange(8), inputs.to(device), targets.to(device))
-(index, x, y), = answer.rank_loader(data, 4, rank, 2, epoch=1)
-losses = nn.functional.mse_loss(model(x), y, reduction="none").mean(dim=1)
-losses.mean().backward()
-answer.average_gradients(model)
-metric = answer.global_mean(losses.detach())
-print(json.dumps({"indices": index.tolist(), "metric": metric.item(),
-                  "grads": [p.grad.tolist() for p in model.parameters()]}))
+dist.init_process_group("gloo", init_method="file://" + init, rank=1, world_size=2,
+                        timeout=datetime.timedelta(seconds=30))
+print(json.dumps(one_rank(answer, 1, device)))
 dist.destroy_process_group()
 """
 
@@ -335,36 +345,35 @@ dist.destroy_process_group()
 @pytest.mark.slow
 def test_two_processes_train_as_one(device, tmp_path):
     skip_unless_gloo(device)
-    # Here first: an unwritten stub fails at once, before two processes start.
+    # Here first: an unwritten stub fails at once, before the other process starts.
     rank_loader(indexed(8, device), 4, 0, 2, epoch=1)
-    init = tmp_path / "rendezvous"
-    ranks = [
-        subprocess.Popen(
-            [sys.executable, "-c", RANK_SCRIPT, kata.__file__, str(rank), str(init), str(device)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=tmp_path,
-        )
-        for rank in range(2)
-    ]
-    outputs = []
+    init = str(tmp_path / "rendezvous")
+    other = subprocess.Popen(
+        [sys.executable, "-c", RANK_1, kata.__file__, init, str(device)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
     try:
-        for process in ranks:
-            out, err = process.communicate(timeout=180)
-            if "NotImplementedError" in err:  # an unwritten stub, as in the other tests
-                raise NotImplementedError(f"in a rank's process:\n{err[-1000:]}")
-            assert process.returncode == 0, f"a rank failed:\n{err[-3000:]}"
-            outputs.append(json.loads(out.strip().splitlines()[-1]))
+        dist.init_process_group(
+            "gloo", init_method="file://" + init, rank=0, world_size=2, timeout=TIMEOUT * 3
+        )
+        try:
+            outputs = [one_rank(kata, 0, device)]
+        finally:
+            dist.destroy_process_group()
+        out, err = other.communicate(timeout=60)
     finally:
-        for process in ranks:
-            process.kill()
+        other.kill()
+    assert other.returncode == 0, f"rank 1 failed:\n{err[-3000:]}"
+    outputs.append(json.loads(out.strip().splitlines()[-1]))
+    indices = outputs[0]["indices"] + outputs[1]["indices"]
+    assert sorted(indices) == list(range(8)), f"the two shards should split 0..7, got {indices}"
     torch.manual_seed(0)
     inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
     model = nn.Linear(3, 2)
-    indices = outputs[0]["indices"] + outputs[1]["indices"]
-    assert sorted(indices) == list(range(8)), f"the two shards should split 0..7, got {indices}"
-    loss = nn.functional.mse_loss(model(inputs), targets)
+    loss = nn.functional.mse_loss(model(inputs), targets)  # one process, the whole batch
     loss.backward()
     for rank, out in enumerate(outputs):
         for got, p in zip(out["grads"], model.parameters(), strict=True):
