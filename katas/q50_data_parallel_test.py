@@ -22,7 +22,7 @@ from torch_katas.testing import assert_close, check_tensor, raises
 # Ranks are threads here, each holding its own gloo group over one in-memory store: the same
 # collectives as between processes, without starting a process (each would import torch
 # again). The timeout ends a rank that waits for a collective another rank never calls.
-TIMEOUT = datetime.timedelta(seconds=10)
+TIMEOUT = datetime.timedelta(seconds=5)
 
 
 def skip_unless_gloo(device):
@@ -119,6 +119,10 @@ def test_rank_loader_gives_each_rank_its_shard(device, n, world_size, batch_size
 
 def test_rank_loader_shuffles_anew_each_epoch(device):
     dataset = indexed(16, device)
+    loader = rank_loader(dataset, 8, 1, 2, epoch=0)
+    assert loader.num_workers == 0, (
+        "load in this process (num_workers=0): the data is on the device"
+    )
     orders = []
     for epoch in range(3):
         got = [i.tolist() for i, _ in loaded(rank_loader(dataset, 8, 1, 2, epoch=epoch))]
@@ -357,7 +361,7 @@ def test_two_processes_train_as_one(device, tmp_path):
     )
     try:
         dist.init_process_group(
-            "gloo", init_method="file://" + init, rank=0, world_size=2, timeout=TIMEOUT * 3
+            "gloo", init_method="file://" + init, rank=0, world_size=2, timeout=TIMEOUT * 6
         )
         try:
             outputs = [one_rank(kata, 0, device)]
