@@ -86,10 +86,6 @@ def sampler_batches(dataset, batch_size, rank, world_size, epoch, seed=0):
     return [indices[i : i + batch_size] for i in range(0, len(indices), batch_size)]
 
 
-def loaded(loader):
-    return [batch for batch in loader]
-
-
 @pytest.mark.parametrize(
     ("n", "world_size", "batch_size"),
     [(12, 2, 4), (11, 3, 2), (5, 1, 5)],
@@ -99,7 +95,7 @@ def test_rank_loader_gives_each_rank_its_shard(device, n, world_size, batch_size
     dataset = indexed(n, device)
     seen = []
     for rank in range(world_size):
-        batches = loaded(rank_loader(dataset, batch_size, rank, world_size, epoch=0))
+        batches = list(rank_loader(dataset, batch_size, rank, world_size, epoch=0))
         expected = sampler_batches(dataset, batch_size, rank, world_size, epoch=0)
         got = [index.tolist() for index, _ in batches]
         assert got == expected, (
@@ -125,7 +121,7 @@ def test_rank_loader_shuffles_anew_each_epoch(device):
     )
     orders = []
     for epoch in range(3):
-        got = [i.tolist() for i, _ in loaded(rank_loader(dataset, 8, 1, 2, epoch=epoch))]
+        got = [i.tolist() for i, _ in list(rank_loader(dataset, 8, 1, 2, epoch=epoch))]
         expected = sampler_batches(dataset, 8, 1, 2, epoch=epoch)
         assert got == expected, (
             f"epoch {epoch}: expected {expected}, got {got}; call the sampler's "
@@ -138,7 +134,7 @@ def test_rank_loader_shuffles_anew_each_epoch(device):
 def test_rank_loader_follows_the_seed(device):
     dataset = indexed(16, device)
     for seed in (3, 4):
-        got = [i.tolist() for i, _ in loaded(rank_loader(dataset, 16, 0, 2, epoch=1, seed=seed))]
+        got = [i.tolist() for i, _ in list(rank_loader(dataset, 16, 0, 2, epoch=1, seed=seed))]
         expected = sampler_batches(dataset, 16, 0, 2, epoch=1, seed=seed)
         assert got == expected, (
             f"seed {seed}: expected {expected}, got {got}; pass the seed to the sampler: every "
@@ -149,7 +145,7 @@ def test_rank_loader_follows_the_seed(device):
 @pytest.mark.parametrize("rank", [-1, 2], ids=["negative", "world_size"])
 def test_rank_loader_refuses_a_rank_outside_the_world(device, rank):
     with raises(ValueError):
-        loaded(rank_loader(indexed(4, device), 2, rank, 2, epoch=0))
+        list(rank_loader(indexed(4, device), 2, rank, 2, epoch=0))
 
 
 # ------------------------------------------------------------------ average_gradients
