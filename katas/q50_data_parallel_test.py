@@ -1,0 +1,393 @@
+import copy
+import datetime
+import inspect
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.utils.data import DistributedSampler, TensorDataset
+
+import katas.q50_data_parallel as kata
+from katas.q50_data_parallel import average_gradients, global_mean, rank_loader
+from torch_katas import facets
+from torch_katas.testing import assert_close, check_tensor, raises
+
+# ------------------------------------------------------------------ ranks in one process
+
+# Ranks are threads here, each holding its own gloo group over one in-memory store: the same
+# collectives as between processes, without starting a process (each would import torch
+# again). The timeout ends a rank that waits for a collective another rank never calls.
+TIMEOUT = datetime.timedelta(seconds=5)
+
+
+def skip_unless_gloo(device):
+    if device.type not in ("cpu", "cuda"):
+        pytest.skip(
+            f"gloo reduces CPU and CUDA tensors only; no collective backend takes "
+            f"{device.type} tensors (the CPU run checks these values)"
+        )
+
+
+def on_ranks(world_size, fn):
+    """[fn(rank, group) for each rank], every rank on a thread of its own, in one group."""
+    store = dist.HashStore()
+    results, errors = [None] * world_size, [None] * world_size
+
+    def run(rank):
+        try:
+            group = dist.ProcessGroupGloo(store, rank, world_size, TIMEOUT)
+            results[rank] = fn(rank, group)
+        except BaseException as error:  # raised in the test's thread, below
+            errors[rank] = error
+
+    threads = [threading.Thread(target=run, args=(r,), daemon=True) for r in range(world_size)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=3 * TIMEOUT.total_seconds())
+    for error in errors:
+        if error is not None:
+            raise error
+    assert not any(t.is_alive() for t in threads), (
+        "a rank is still waiting in a collective: every rank must call the same collectives "
+        "in the same order"
+    )
+    return results
+
+
+@pytest.fixture
+def default_group():
+    """A default process group of one rank, this process: what group=None means."""
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1, timeout=TIMEOUT)
+    yield
+    dist.destroy_process_group()
+
+
+# ------------------------------------------------------------------ rank_loader
+
+
+def indexed(n, device):
+    """A dataset whose samples say which index they are: (index, index as a float)."""
+    return TensorDataset(torch.arange(n, device=device), torch.arange(n, device=device) * 0.5)
+
+
+def sampler_batches(dataset, batch_size, rank, world_size, epoch, seed=0):
+    """The oracle: DistributedSampler's indices for the rank, in batches."""
+    sampler = DistributedSampler(
+        dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=seed
+    )
+    sampler.set_epoch(epoch)
+    indices = list(sampler)
+    return [indices[i : i + batch_size] for i in range(0, len(indices), batch_size)]
+
+
+@pytest.mark.parametrize(
+    ("n", "world_size", "batch_size"),
+    [(12, 2, 4), (11, 3, 2), (5, 1, 5)],
+    ids=["even", "padded", "one-rank"],
+)
+def test_rank_loader_gives_each_rank_its_shard(device, n, world_size, batch_size):
+    dataset = indexed(n, device)
+    seen = []
+    for rank in range(world_size):
+        batches = list(rank_loader(dataset, batch_size, rank, world_size, epoch=0))
+        expected = sampler_batches(dataset, batch_size, rank, world_size, epoch=0)
+        got = [index.tolist() for index, _ in batches]
+        assert got == expected, (
+            f"rank {rank} of {world_size}: expected the batches of indices {expected} "
+            f"(DistributedSampler with num_replicas, rank, shuffle=True and the seed, after "
+            f"set_epoch), got {got}"
+        )
+        index, value = batches[0]
+        check_tensor(index, dtype=torch.int64, device=device, name="a batch's first field")
+        assert_close(value, index * 0.5, "each batch holds the samples of its indices")
+        seen += [i for batch in got for i in batch]
+    per_rank = -(-n // world_size)
+    assert sorted(set(seen)) == list(range(n)) and len(seen) == per_rank * world_size, (
+        f"together the ranks' shards should hold every index, {per_rank} a rank"
+    )
+
+
+def test_rank_loader_shuffles_anew_each_epoch(device):
+    dataset = indexed(16, device)
+    loader = rank_loader(dataset, 8, 1, 2, epoch=0)
+    assert loader.num_workers == 0, (
+        "load in this process (num_workers=0): the data is on the device"
+    )
+    orders = []
+    for epoch in range(3):
+        got = [i.tolist() for i, _ in list(rank_loader(dataset, 8, 1, 2, epoch=epoch))]
+        expected = sampler_batches(dataset, 8, 1, 2, epoch=epoch)
+        assert got == expected, (
+            f"epoch {epoch}: expected {expected}, got {got}; call the sampler's "
+            "set_epoch(epoch) so each epoch draws a new permutation (from seed + epoch)"
+        )
+        orders.append(got)
+    assert orders[0] != orders[1] != orders[2]
+
+
+def test_rank_loader_follows_the_seed(device):
+    dataset = indexed(16, device)
+    for seed in (3, 4):
+        got = [i.tolist() for i, _ in list(rank_loader(dataset, 16, 0, 2, epoch=1, seed=seed))]
+        expected = sampler_batches(dataset, 16, 0, 2, epoch=1, seed=seed)
+        assert got == expected, (
+            f"seed {seed}: expected {expected}, got {got}; pass the seed to the sampler: every "
+            "rank must draw the same permutation, so the same seed on every rank"
+        )
+
+
+@pytest.mark.parametrize("rank", [-1, 2], ids=["negative", "world_size"])
+def test_rank_loader_refuses_a_rank_outside_the_world(device, rank):
+    with raises(ValueError):
+        list(rank_loader(indexed(4, device), 2, rank, 2, epoch=0))
+
+
+# ------------------------------------------------------------------ average_gradients
+
+
+def model_on(device, dtype=torch.float32):
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2)).to(device, dtype)
+    model[0].bias.requires_grad_(False)  # a frozen parameter: no gradient on any rank
+    return model
+
+
+def full_batch_gradients(model, inputs, targets):
+    """The oracle: one process, the whole batch, plain autograd."""
+    model = copy.deepcopy(model)
+    nn.functional.mse_loss(model(inputs), targets).backward()
+    return [p.grad for p in model.parameters()]
+
+
+def data_parallel_gradients(model, inputs, targets, world_size):
+    """Each rank: its own copy of the model, its own equal shard of the batch, backward,
+    then average_gradients. Returns every rank's gradients."""
+    copies = [copy.deepcopy(model) for _ in range(world_size)]
+
+    def rank_step(rank, group):
+        replica = copies[rank]
+        loss = nn.functional.mse_loss(replica(inputs[rank::world_size]), targets[rank::world_size])
+        loss.backward()
+        assert average_gradients(replica, group) is None, "average_gradients returns None"
+        return [p.grad for p in replica.parameters()]
+
+    return on_ranks(world_size, rank_step), copies
+
+
+@pytest.mark.parametrize("world_size", [2, 3])
+def test_average_gradients_gives_the_full_batch_gradient(device, world_size):
+    skip_unless_gloo(device)
+    model = model_on(device)
+    inputs = torch.randn(4 * world_size, 3, device=device)
+    targets = torch.randn(4 * world_size, 2, device=device)
+    ranks, copies = data_parallel_gradients(model, inputs, targets, world_size)
+    expected = full_batch_gradients(model, inputs, targets)
+    for rank, grads in enumerate(ranks):
+        assert grads[1] is None, "a frozen parameter (no .grad) should be left without one"
+        for i, (got, want) in enumerate(zip(grads, expected, strict=True)):
+            if want is None:
+                continue
+            check_tensor(got, dtype=torch.float32, device=device, name=f"parameter {i}'s grad")
+            assert_close(
+                got,
+                want,
+                f"rank {rank}, parameter {i}: the mean over the ranks of their gradients (the "
+                f"all-reduce sum divided by the world size, {world_size}) is the gradient of "
+                "the whole batch",
+            )
+    # The same gradients on every rank: the same step, so the replicas stay identical.
+    for replica in copies:
+        with torch.no_grad():
+            for p in replica.parameters():
+                if p.grad is not None:
+                    p -= 0.1 * p.grad
+    for rank, replica in enumerate(copies[1:], 1):
+        for p, q in zip(replica.parameters(), copies[0].parameters(), strict=True):
+            assert torch.equal(p, q), (
+                f"after one SGD step rank {rank}'s model differs from rank 0's"
+            )
+
+
+def test_average_gradients_keeps_float64(device):
+    skip_unless_gloo(device)
+    model = model_on(device, torch.float64)
+    inputs = torch.randn(6, 3, device=device, dtype=torch.float64)
+    targets = torch.randn(6, 2, device=device, dtype=torch.float64)
+    ranks, _ = data_parallel_gradients(model, inputs, targets, 2)
+    expected = full_batch_gradients(model, inputs, targets)
+    for got, want in zip(ranks[0], expected, strict=True):
+        if want is not None:
+            check_tensor(got, dtype=torch.float64, device=device, name="a float64 gradient")
+            assert_close(got, want, "float64 gradients, averaged in float64")
+
+
+def test_average_gradients_uses_the_default_group(device, default_group):
+    skip_unless_gloo(device)
+    model = model_on(device)
+    inputs, targets = torch.randn(4, 3, device=device), torch.randn(4, 2, device=device)
+    nn.functional.mse_loss(model(inputs), targets).backward()
+    expected = [None if p.grad is None else p.grad.clone() for p in model.parameters()]
+    average_gradients(model)  # group=None: the default group, of one rank here
+    for i, (p, want) in enumerate(zip(model.parameters(), expected, strict=True)):
+        if want is None:
+            assert p.grad is None, "a frozen parameter should be left without a gradient"
+        else:
+            assert_close(p.grad, want, f"parameter {i}: one rank's mean is its own gradient")
+
+
+# ------------------------------------------------------------------ global_mean
+
+
+def means_on_ranks(shards):
+    def rank_mean(rank, group):
+        values = shards[rank]
+        before = values.clone()
+        result = global_mean(values, group)
+        assert torch.equal(values, before), "global_mean should leave `values` unchanged"
+        return result
+
+    return on_ranks(len(shards), rank_mean)
+
+
+@pytest.mark.parametrize(
+    "sizes", [(3, 1), (2, 0, 5), (4, 4)], ids=["unequal", "an-empty-rank", "equal"]
+)
+def test_global_mean_is_the_mean_of_all_values(device, sizes):
+    skip_unless_gloo(device)
+    shards = [torch.randn(n, device=device) + i for i, n in enumerate(sizes)]
+    results = means_on_ranks(shards)
+    expected = torch.cat(shards).mean()
+    for rank, got in enumerate(results):
+        check_tensor(got, shape=(), dtype=torch.float32, device=device, name="the mean")
+        assert_close(
+            got,
+            expected,
+            f"rank {rank}: the mean of the ranks' values together (ranks holding {sizes} "
+            "values): sum of the sums over sum of the counts, not a mean of the ranks' means",
+        )
+
+
+def test_global_mean_of_no_values_is_nan(device):
+    skip_unless_gloo(device)
+    results = means_on_ranks([torch.empty(0, device=device)] * 2)
+    assert all(r.isnan() for r in results), f"no rank holds a value: nan, got {results}"
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16], ids=str)
+def test_global_mean_keeps_the_dtype(device, dtype):
+    skip_unless_gloo(device)
+    # float64: a sum that float32 rounds away (1e8 + 1 is 1e8 in float32, so the mean would
+    # be 0, not 1/3); float16: its dtype kept.
+    big, small = (1e8, 1.0) if dtype == torch.float64 else (1.0, 0.125)
+    shards = [
+        torch.tensor([big, small], device=device, dtype=dtype),
+        torch.tensor([-big], device=device, dtype=dtype),
+    ]
+    results = means_on_ranks(shards)
+    expected = torch.cat(shards).mean()
+    for got in results:
+        check_tensor(got, shape=(), dtype=dtype, device=device, name="the mean")
+        assert_close(got, expected, f"the mean of {dtype} values, computed in {dtype}")
+
+
+def test_global_mean_uses_the_default_group(device, default_group):
+    skip_unless_gloo(device)
+    values = torch.tensor([1.0, 2.0, 3.0, 5.0], device=device)
+    got = global_mean(values)  # group=None: the default group, of one rank here
+    check_tensor(got, shape=(), dtype=torch.float32, device=device, name="the mean")
+    assert_close(got, values.mean(), "one rank: the mean of its own values")
+
+
+# ------------------------------------------------------------------ two processes
+
+
+# The answer as two real ranks, on the default group, as a training script started by
+# torchrun runs: rank 0 is this process, rank 1 a Python process of its own that loads the
+# module under test from its file and runs the same function. Starting it imports torch
+# again (seconds), so this test is marked slow.
+def one_rank(answer, rank, device):
+    """One rank's step: its shard, forward and backward, gradients and loss averaged."""
+    torch.manual_seed(0)  # the same data and model on both ranks
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
+    model = nn.Linear(3, 2).to(device)
+    data = TensorDataset(torch.arange(8), inputs.to(device), targets.to(device))
+    ((index, x, y),) = answer.rank_loader(data, 4, rank, 2, epoch=1)
+    losses = nn.functional.mse_loss(model(x), y, reduction="none").mean(dim=1)
+    losses.mean().backward()
+    answer.average_gradients(model)
+    metric = answer.global_mean(losses.detach())
+    grads = [p.grad.tolist() for p in model.parameters()]
+    return {"indices": index.tolist(), "metric": metric.item(), "grads": grads}
+
+
+RANK_1 = f"""
+import datetime, importlib.util, json, sys
+import torch, torch.distributed as dist
+from torch import nn
+from torch.utils.data import TensorDataset
+{inspect.getsource(one_rank)}
+path, init, device = sys.argv[1:]
+spec = importlib.util.spec_from_file_location("answer", path)
+answer = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(answer)
+dist.init_process_group("gloo", init_method="file://" + init, rank=1, world_size=2,
+                        timeout=datetime.timedelta(seconds=30))
+print(json.dumps(one_rank(answer, 1, device)))
+dist.destroy_process_group()
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_train_as_one(device, tmp_path):
+    skip_unless_gloo(device)
+    # Here first: an unwritten stub fails at once, before the other process starts.
+    rank_loader(indexed(8, device), 4, 0, 2, epoch=1)
+    init = str(tmp_path / "rendezvous")
+    other = subprocess.Popen(
+        [sys.executable, "-c", RANK_1, kata.__file__, init, str(device)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        dist.init_process_group(
+            "gloo", init_method="file://" + init, rank=0, world_size=2, timeout=TIMEOUT * 6
+        )
+        try:
+            outputs = [one_rank(kata, 0, device)]
+        finally:
+            dist.destroy_process_group()
+        out, err = other.communicate(timeout=60)
+    finally:
+        other.kill()
+    assert other.returncode == 0, f"rank 1 failed:\n{err[-3000:]}"
+    outputs.append(json.loads(out.strip().splitlines()[-1]))
+    indices = outputs[0]["indices"] + outputs[1]["indices"]
+    assert sorted(indices) == list(range(8)), f"the two shards should split 0..7, got {indices}"
+    torch.manual_seed(0)
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
+    model = nn.Linear(3, 2)
+    loss = nn.functional.mse_loss(model(inputs), targets)  # one process, the whole batch
+    loss.backward()
+    for rank, out in enumerate(outputs):
+        for got, p in zip(out["grads"], model.parameters(), strict=True):
+            assert_close(torch.tensor(got), p.grad, f"rank {rank}: the full batch's gradient")
+        assert_close(torch.tensor(out["metric"]), loss.detach(), f"rank {rank}: the full loss")
+
+
+# ---------------------------------------------------------------- facets
+
+FACETS = facets.declare(
+    facets.none(rank_loader, "returns a DataLoader: its own tests iterate it on every device"),
+    facets.none(
+        average_gradients, "needs a process group: its own tests run it on two and three ranks"
+    ),
+    facets.none(global_mean, "needs a process group: its own tests run it on two and three ranks"),
+)
+test_facets = FACETS.test
