@@ -140,9 +140,12 @@ def _docstrings(tree: ast.Module) -> dict[str, ast.Expr]:
         body = getattr(node, "body", [])
         first = body[0] if body else None
         value = first.value if isinstance(first, ast.Expr) else None
-        if isinstance(first, ast.Expr) and isinstance(value, ast.Constant):
-            if isinstance(value.value, str):
-                found[name] = first
+        if (
+            isinstance(first, ast.Expr)
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+        ):
+            found[name] = first
     return found
 
 
