@@ -19,7 +19,13 @@ import textwrap
 from pathlib import Path
 
 from torch_katas.catalog import Kata, UsageError, pick
-from torch_katas.cli.commands import backups, columns, original_stub, save_attempt
+from torch_katas.cli.commands import (
+    backups,
+    code_lines,
+    columns,
+    original_stub,
+    save_attempt,
+)
 from torch_katas.practice import bughunt
 from torch_katas.practice.bughunt import Hunt
 from torch_katas.store import Store
@@ -99,11 +105,11 @@ def reference_diff(root: Path, hunt: Hunt, mine: str) -> list[str]:
         with contextlib.suppress(ValueError):  # it does not parse: shown as written
             mine = bughunt.hide(mine, reference)
     names = (f"reference: solutions/{hunt.kata}.py", f"yours: katas/{hunt.kata}.py")
-    diff = list(
-        difflib.unified_diff(
-            bughunt.code_only(reference), bughunt.code_only(mine), *names, lineterm="", n=2
-        )
-    )
+
+    def code(text: str) -> list[str]:  # without docstrings, comments and blank lines
+        return bughunt.code_only("\n".join(code_lines(text)))
+
+    diff = list(difflib.unified_diff(code(reference), code(mine), *names, lineterm="", n=2))
     return diff or ["Your fix restores the reference's code, line for line."]
 
 
@@ -126,7 +132,8 @@ def verdict_lines(root: Path, kata: Kata, code: int, full: bool = False) -> list
     fix = bughunt.judge(root, hunt, mine)
     bughunt.finish(store, hunt, fix)
     what = "; ".join(bughunt.described(root, hunt))
-    lines = [f"bug hunt: bug found and fixed, {fix.words()}.", f"The mistake: {what}."]
+    heading = "The mistake" if len(hunt.mistakes) == 1 else "The mistakes"
+    lines = [f"bug hunt: bug found and fixed, {fix.words()}.", f"{heading}: {what}."]
     if full:
         lines += ["", *reference_diff(root, hunt, mine), ""]
     lines.append(
