@@ -359,6 +359,18 @@ def parser() -> argparse.ArgumentParser:
         default="first",
         help="which of each kata's hints to ship (default: first)",
     )
+    takehome.add_argument(
+        "--mode",
+        choices=["katas", "bughunt"],
+        default="katas",
+        help="katas: stubs to write (default); bughunt: each kata's module is an answer with "
+        "a curated mistake to find and fix (--bugs 2, --hidden as katas bughunt)",
+    )
+    takehome.add_argument(
+        "--bugs", type=int, choices=[1, 2], default=1, help="bughunt: bugs per kata"
+    )
+    takehome.add_argument("--hidden", action="store_true", help="bughunt: without comments")
+    takehome.add_argument("--seed", type=int, help="bughunt: draw the mistakes with this seed")
 
     grade = command(
         subcommands,

@@ -22,6 +22,7 @@ from torch_katas.text import fit
 
 __all__ = [
     "BACKUPS",
+    "backups",
     "chosen_or_current",
     "cmd_grade",
     "cmd_gradescope",
@@ -35,6 +36,7 @@ __all__ = [
     "cmd_solution",
     "cmd_start",
     "cmd_takehome",
+    "code_lines",
     "columns",
     "level",
     "original_stub",

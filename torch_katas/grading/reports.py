@@ -70,6 +70,8 @@ class KataGrade:
     autoloaded_plugins: list[str] = field(default_factory=list)
     # Where the policy for returned code flagged the kata: the verdict of its tests alone.
     run_verdict: str | None = None
+    # A bug hunt's take-home: whether the bug was found and fixed, and how (small or rewrite).
+    practice: str | None = None
 
     @property
     def share(self) -> float:
@@ -114,6 +116,9 @@ class Report:
         data["score"] = self.score
         # A flag's file and kata appear where they apply.
         data["flags"] = [{k: v for k, v in f.items() if v is not None} for f in data["flags"]]
+        for grade in data["katas"].values():  # a take-home of another mode has none
+            if grade.get("practice") is None:
+                grade.pop("practice", None)
         return data
 
 
@@ -187,6 +192,8 @@ def markdown(report: Report) -> str:
         verdict = grade.verdict + (f": {grade.reason}" if grade.reason else "")
         if grade.run_verdict and grade.run_verdict != grade.verdict:
             verdict += f" (its tests alone: {grade.run_verdict})"
+        if grade.practice:
+            verdict += f"; {grade.practice}"
         lines.append(
             f"| {cell(module[:3])} | {cell(grade.title)} | {cell(verdict)} | "
             f"{grade.passed}/{grade.total} | {grade.seconds:.1f} |"
@@ -297,6 +304,8 @@ def gradescope(report: Report) -> dict[str, Any]:
         output = [f"{grade.verdict}: {grade.passed}/{grade.total} tests passed"]
         if grade.reason:
             output.append(grade.reason)
+        if grade.practice:
+            output.append(grade.practice)
         output += [
             f"- {plural(len(tests), 'test')}: {text}" for text, tests in causes(module, grade)
         ]

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torch_katas import status
 from torch_katas.catalog import Kata, UsageError
 from torch_katas.runtime import mistakes
 from torch_katas.runtime.mistakes import Mistake
@@ -45,6 +46,7 @@ __all__ = [
     "described",
     "finish",
     "functions_changed",
+    "grade_words",
     "handed_out",
     "hide",
     "history",
@@ -426,6 +428,17 @@ def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
     untouched = [number for number, span in enumerate(spans) if not span & changed_at]
     small = not untouched and changed <= SIZE_FACTOR * size + SIZE_SLACK
     return Fix(small, changed, size, untouched)
+
+
+def grade_words(root: Path, hunt: Hunt, returned: str, verdict: str) -> str:
+    """Grading's verdict on a returned bug hunt, given its tests' verdict (a status word)."""
+    what = "; ".join(described(root, hunt))
+    if code_only(returned) == code_only(hunt.handed_out):
+        return f"bug not found: the module is as handed out (the mistake: {what})"
+    if verdict != status.SOLVED:
+        return f"bug not fixed: its tests still fail (the mistake: {what})"
+    fix = judge(root, hunt, returned)
+    return f"bug found and fixed, {fix.words()} (the mistake: {what})"
 
 
 # -- the learner's store ---------------------------------------------------------------------
