@@ -78,6 +78,8 @@ class KataGrade:
         """Its part of the score: the share of tests passed, 0 when it cannot be trusted."""
         if self.verdict in (ERROR, FLAGGED) or not self.total:
             return 0.0
+        if self.practice is not None:  # a bug hunt: the module handed out passed most tests
+            return 1.0 if self.verdict == SOLVED else 0.0
         return self.passed / self.total
 
 
@@ -183,7 +185,12 @@ def markdown(report: Report) -> str:
         lines += [f"**Warning**: {line(warning)}" for warning in report.warnings] + [""]
     lines += [
         f"**Score {report.score:.0%}**: {report.solved} of {len(report.katas)} katas solved. "
-        "Each kata weighs the same: its share of tests passed (0 for `error` and `flagged`).",
+        "Each kata weighs the same: its share of tests passed (0 for `error` and `flagged`)."
+        + (
+            " A bug hunt's kata counts 1 when its bug is fixed (every test passes), else 0."
+            if any(grade.practice for grade in report.katas.values())
+            else ""
+        ),
         "",
         "| kata | title | verdict | tests passed | time (s) |",
         "| --- | --- | --- | --- | --- |",
