@@ -220,3 +220,22 @@ def test_every_handed_out_module_fails_and_its_fix_passes(run_pytest_inline, kat
     rejected = [p.name for p, kind in answers.items() if kind == "right" and loop.failures[p]]
     assert not accepted, f"handed-out modules that pass every test: {accepted}"
     assert not rejected, f"the reference with the stub's docstrings fails: {rejected}"
+
+
+def test_the_notebook_magic_starts_a_hunt_and_its_cell_gives_the_verdict(
+    suite, capsys, monkeypatch
+):
+    magics = pytest.importorskip("torch_katas.notebook.magics", reason="the notebook extra")
+    monkeypatch.chdir(suite)
+    kata = magics.KataMagics(shell=None)
+    kata.kata("bughunt 13 --seed 6")
+    assert "%kata 13 puts the module in a new cell" in capsys.readouterr().out
+    hunt = hunt_in(suite)
+    kata.kata("13 -- --device cpu", cell=hunt.handed_out)
+    assert "bug hunt: not fixed yet" in capsys.readouterr().out
+    kata.kata("13 -- --device cpu", cell=fixed(suite, hunt))
+    said = " ".join(capsys.readouterr().out.split())
+    assert "bug hunt: bug found and fixed, a small fix" in said
+    assert bughunt.described(suite, hunt)[0] in said
+    with pytest.raises(Exception, match="the %%kata N cell runs the tests"):
+        kata.kata("bughunt 13 --check")
