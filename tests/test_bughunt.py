@@ -239,3 +239,19 @@ def test_the_notebook_magic_starts_a_hunt_and_its_cell_gives_the_verdict(
     assert bughunt.described(suite, hunt)[0] in said
     with pytest.raises(Exception, match="the %%kata N cell runs the tests"):
         kata.kata("bughunt 13 --check")
+
+
+def test_katas_watch_gives_the_hunts_verdict_after_each_run(suite, capsys):
+    from torch_katas.cli import watch
+
+    assert katas("--root", suite, "bughunt", 13, "--seed", 8) == 0
+    capsys.readouterr()
+    hunt = hunt_in(suite)
+    session = watch.Watch(suite, catalog.load(suite), KATA, [])
+    assert "bug hunt: not fixed yet" in " ".join(session.closing(1, False, 0))
+    KATA.stub_path(suite).write_text(fixed(suite, hunt))
+    lines = session.closing(0, False, 60)
+    assert all(len(line) <= 60 for line in lines)  # wrapped to the terminal, not cut
+    said = " ".join(" ".join(lines).split())
+    assert "bug hunt: bug found and fixed, a small fix" in said
+    assert bughunt.described(suite, hunt)[0] in said
