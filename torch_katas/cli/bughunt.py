@@ -191,12 +191,12 @@ def show_progress(root: Path, katas: dict[str, Kata]) -> int:
     )
     by_kata: dict[str, list[str]] = {}
     for entry in done:
-        label = "hidden " if entry.get("hidden") else ""
+        label = "hidden: " if entry.get("hidden") else ""
         by_kata.setdefault(str(entry.get("kata")), []).append(f"{label}{entry.get('result')}")
     for module, results in sorted(by_kata.items()):
         kata = katas.get(module)
         name = f"{kata.label} {kata.title}" if kata else module
-        print(f"  {name}: {', '.join(results)}")
+        print(f"  {name}: {'; '.join(results)}")
     for module, hunt in sorted(bughunt.active(store).items()):
         kata = katas.get(module)
         state = f"solved ({hunt.fix} fix)" if hunt.fix else "on"
