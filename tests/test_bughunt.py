@@ -255,3 +255,14 @@ def test_katas_watch_gives_the_hunts_verdict_after_each_run(suite, capsys):
     said = " ".join(" ".join(lines).split())
     assert "bug hunt: bug found and fixed, a small fix" in said
     assert bughunt.described(suite, hunt)[0] in said
+
+
+def test_katas_reset_ends_a_hunt_too(suite, capsys):
+    stub = KATA.stub_path(suite)
+    stub.write_text(stub.read_text() + "\n# my notes\n")
+    assert katas("--root", suite, "bughunt", 13) == 0
+    backup = hunt_in(suite).backup
+    assert katas("--root", suite, "reset", 13) == 0
+    assert f"your code from before it was kept in {backup}" in capsys.readouterr().out
+    assert bughunt.active(Store.for_root(suite)) == {}
+    assert stub.read_text() == (ROOT / "katas" / f"{KATA.module}.py").read_text()
