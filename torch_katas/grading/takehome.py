@@ -456,6 +456,9 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
     files["README.md"] = candidate_readme(root, chosen, hints, out.name).encode()
     files[".gitignore"] = GITIGNORE.encode()
     mode = getattr(args, "mode", None) or "katas"
+    bughunt_options = getattr(args, "bugs", 1) not in (None, 1) or getattr(args, "hidden", False)
+    if mode != "bughunt" and bughunt_options:
+        raise UsageError("--bugs and --hidden are options of --mode bughunt")
     hunts = bug_hunts(root, chosen, files, args) if mode == "bughunt" else None
     if hunts is not None:
         bugs = "one bug" if getattr(args, "bugs", 1) in (None, 1) else "two bugs"
