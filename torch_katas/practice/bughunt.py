@@ -2,7 +2,9 @@
 handed out as a working-looking answer, and the judgement of the learner's fix.
 
 The mistakes are the suite's own (runtime/mistakes.py): each is rejected by its kata's tests,
-so a handed-out module always fails some of them. `--hidden` hands out the module without a
+so a handed-out module always fails some of them (those written over an import of the
+reference are left out: handed out, the import would give the answer away). The module keeps
+the stub's docstrings, which state the task and contracts. `--hidden` hands out the module without a
 comment (the reference's comments near a changed line can name what is missing) and with the
 reference's type hints on every function (a mistake written without them would stand out),
 rewritten by `ast.unparse` so that its layout gives nothing away either.
@@ -69,8 +71,9 @@ class Hunt:
     mistakes: list[str]  # the mistakes' names (tests/wrong_answers/<name>.diff)
     hidden: bool
     handed_out: str  # the module as written into the stub
-    backup: str | None = None  # the learner's earlier stub, relative to the suite; None: the
-    started: str = ""  # original stub (from git) goes back
+    # The learner's earlier stub, relative to the suite; None: the original stub goes back.
+    backup: str | None = None
+    started: str = ""
     fix: str | None = None  # "small" or "rewrite" once solved
     functions: list[str] = field(default_factory=list)  # where the mistakes are
     stub: str = ""  # the stub as shipped, whose docstrings the handed-out module carries
