@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import pytest
 
 __all__ = [
+    "BUGHUNTS_KEY",
     "CHANGED",
     "DEFAULT_CACHE_DIR",
     "ENVIRONMENT_KEY",
@@ -48,6 +49,9 @@ PASSED_KEY = "passed"
 HINTS_KEY = "hints"
 # The torch and Python of the last run (grading shows a take-home's, as its candidate ran it).
 ENVIRONMENT_KEY = "environment"
+# The bug hunts (practice/bughunt.py), kept apart from the katas' statuses: while a kata's
+# stub holds a hunt's module, its runs record nothing of the kata.
+BUGHUNTS_KEY = "bughunts"
 KEYS = (STATUS_KEY, PASSED_KEY, HINTS_KEY, ENVIRONMENT_KEY)
 # Where versions before FOLDER kept the same keys: pytest's cache, as pytest lays it out.
 DEFAULT_CACHE_DIR = ".pytest_cache"
@@ -187,6 +191,11 @@ class Store:
             known.total = len(tests) if tests else None
         return known
 
+    def hunted(self) -> set[str]:
+        """The katas whose stubs hold a bug hunt's module now."""
+        hunts = self.read(BUGHUNTS_KEY).get("active")
+        return set(hunts) if isinstance(hunts, dict) else set()
+
     def forget(self, kata: Kata) -> None:
         """Drop the kata's status and passed tests: its stub starts over."""
         for key in (STATUS_KEY, PASSED_KEY):
@@ -234,6 +243,7 @@ class Store:
         """
         known, records = self.statuses(), self.read(PASSED_KEY)
         this_run, statuses = {}, dict(known)
+        hunted = self.hunted()
         progress: dict[str, tuple[int, int | None]] = {}
         for module, result in results.items():
             record = records.get(module)
@@ -252,6 +262,8 @@ class Store:
             )
             if interrupted and (now == status.SOLVED or not finished):
                 continue  # an interrupted run proves no kata solved, and judges none it cut short
+            if module in hunted:
+                continue  # the stub holds a bug hunt's module, not the learner's answer
             statuses[module] = now
             if digests.get(module) is not None:
                 records[module] = {

@@ -10,6 +10,7 @@ katas hint [6] [--all]          the next hint for kata 6 (default: the current k
 katas watch [6|TOPIC] [-- ARGS] rerun kata 6's tests on every save
 katas run 6 7 TOPIC [-- ARGS]   run these katas' tests (ARGS go to pytest)
 katas solution 6                once kata 6 is solved: the reference and yours
+katas bughunt 6 [--bugs 2]      find the bug: kata 6's stub holds a mistake to fix
 katas reset 6                   start kata 6 over (your attempt is backed up)
 katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
@@ -128,6 +129,12 @@ def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
     from torch_katas.cli import notebook  # nbformat: only for this command
 
     return notebook.cmd_notebook(args, root, katas)
+
+
+def cmd_bughunt(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    from torch_katas.cli import bughunt
+
+    return bughunt.cmd_bughunt(args, root, katas)
 
 
 def room_command(name: str) -> Callable[..., int]:
@@ -266,6 +273,37 @@ def parser() -> argparse.ArgumentParser:
         kata=True,
     )
 
+    hunt = command(
+        subcommands,
+        "bughunt",
+        "find the bug: a kata's stub becomes an answer with a curated mistake",
+        "Find the bug: the kata's stub becomes its reference answer with one of the "
+        "mistakes its tests catch (two with --bugs 2), chosen at random and not shown; your "
+        f"own stub is first saved in {commands.BACKUPS}/. Run the kata's tests, find the "
+        "mistaken lines and fix them; --check runs the tests and, once they pass, says whether "
+        "the fix was small or a rewrite, names the mistake and shows the diff against the "
+        "reference. --stop puts your own code back. --progress lists the hunts done, kept "
+        "apart from the katas' progress.",
+        cmd_bughunt,
+        usage="katas bughunt [-h] [KATA] [--bugs {1,2}] [--hidden] [--check|--stop|--progress]",
+    )
+    hunt.add_argument("kata", metavar="KATA", nargs="?", help="kata number, e.g. 13")
+    hunt.add_argument("--bugs", type=int, choices=[1, 2], default=1, help="bugs to hand out")
+    hunt.add_argument(
+        "--hidden",
+        action="store_true",
+        help="harder: no comments and no word of where the bug is; only the failing tests say",
+    )
+    hunt.add_argument("--seed", type=int, help="choose the mistakes with this random seed")
+    hunt_action = hunt.add_mutually_exclusive_group()
+    hunt_action.add_argument(
+        "--check", action="store_true", help="run the kata's tests and give the hunt's verdict"
+    )
+    hunt_action.add_argument(
+        "--stop", action="store_true", help="end the hunt and put your own stub back"
+    )
+    hunt_action.add_argument("--progress", action="store_true", help="the bug hunts done")
+
     command(
         subcommands,
         "reset",
@@ -321,6 +359,18 @@ def parser() -> argparse.ArgumentParser:
         default="first",
         help="which of each kata's hints to ship (default: first)",
     )
+    takehome.add_argument(
+        "--mode",
+        choices=["katas", "bughunt"],
+        default="katas",
+        help="katas: stubs to write (default); bughunt: each kata's module is an answer with "
+        "a curated mistake to find and fix (--bugs 2, --hidden as katas bughunt)",
+    )
+    takehome.add_argument(
+        "--bugs", type=int, choices=[1, 2], default=1, help="bughunt: bugs per kata"
+    )
+    takehome.add_argument("--hidden", action="store_true", help="bughunt: without comments")
+    takehome.add_argument("--seed", type=int, help="bughunt: draw the mistakes with this seed")
 
     grade = command(
         subcommands,

@@ -16,12 +16,14 @@ from pathlib import Path
 
 from torch_katas import catalog, status
 from torch_katas.catalog import Kata, UsageError, pick
+from torch_katas.practice import bughunt
 from torch_katas.runtime import mistakes
 from torch_katas.store import CHANGED, Progress, Store
 from torch_katas.text import fit
 
 __all__ = [
     "BACKUPS",
+    "backups",
     "chosen_or_current",
     "cmd_grade",
     "cmd_gradescope",
@@ -35,6 +37,7 @@ __all__ = [
     "cmd_solution",
     "cmd_start",
     "cmd_takehome",
+    "code_lines",
     "columns",
     "level",
     "original_stub",
@@ -394,6 +397,10 @@ def cmd_reset(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> i
     current = stub.read_text(encoding="utf-8") if stub.exists() else None
     # The kata starts over at once: `katas list` and `katas solution` go by its status.
     Store.for_root(root).forget(kata)
+    hunt = bughunt.stop(Store.for_root(root), kata.module)  # a bug hunt ends with a reset
+    if hunt is not None:
+        kept = f"kept in {hunt.backup}" if hunt.backup else "the original stub"
+        print(f"the bug hunt of {kata.label} is over; your code from before it was {kept}")
     if current == original:
         print(f"{stub.relative_to(root)} is already the original stub; its status is cleared")
         return 0

@@ -25,12 +25,14 @@ import queue
 import re
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
 import watchfiles
 
 from torch_katas import catalog
+from torch_katas.cli.bughunt import verdict_lines
 from torch_katas.cli.commands import progress, progress_words, show_hint
 from torch_katas.store import Store, upcoming
 from torch_katas.text import fit
@@ -242,7 +244,11 @@ class Watch:
     def closing(self, code: int, keys: bool, width: int) -> list[str]:
         """The lines under a run's output: a blank one, the verdict and the footer."""
         self.following = self.upcoming()  # one decision, for the footer and for `n`
-        return [shown(line, width) for line in ("", self.verdict(code), self.footer(keys))]
+        hunt = verdict_lines(self.root, self.kata, code)  # a bug hunt's verdict, if one is on
+        if width:  # its lines are long: wrapped, not cut
+            hunt = [row for line in hunt for row in textwrap.wrap(line, width) or [""]]
+        lines = ("", self.verdict(code), *hunt, self.footer(keys))
+        return [shown(line, width) for line in lines]
 
     def loop(self, keys: bool) -> int:
         spare: Spare | None = Spare(self.root)

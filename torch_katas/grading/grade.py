@@ -589,6 +589,24 @@ def candidate_environment(folder: Path) -> dict[str, str] | None:
     return {key: str(data[key])[:60] for key in ("torch", "python", "platform") if key in data}
 
 
+def practice_verdict(
+    root: Path,
+    record: takehome.Record | None,
+    kata: catalog.Kata,
+    source: bytes,
+    grade: KataGrade,
+) -> str | None:
+    """A bug hunt's take-home: whether the kata's bug was found and fixed, and how."""
+    if record is None or record.mode != "bughunt" or not record.bughunt:
+        return None
+    from torch_katas.practice import bughunt  # only for this mode
+
+    hunt = bughunt.Hunt.from_dict(record.bughunt.get(kata.module))
+    if hunt is None:
+        return None
+    return bughunt.grade_words(root, hunt, source.decode(errors="replace"), grade.verdict)
+
+
 def apply_policy(grade: KataGrade, findings: list[policy.Finding]) -> None:
     """A refused construct makes the kata flagged; what its tests said is kept beside it."""
     grade.run_verdict = grade.verdict
@@ -649,10 +667,12 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     )
                 grade, raised = grade_kata(kata, source, root, scratch, options, collection)
                 flags += raised
+                grade.practice = practice_verdict(root, record, kata, source, grade)
                 if findings:
                     apply_policy(grade, findings)
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
+            shown += f"; {grade.practice}" if grade.practice else ""
             shown = reports.plain(
                 shown
             )  # no escape sequence of the candidate's reaches the terminal

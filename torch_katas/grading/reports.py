@@ -70,12 +70,16 @@ class KataGrade:
     autoloaded_plugins: list[str] = field(default_factory=list)
     # Where the policy for returned code flagged the kata: the verdict of its tests alone.
     run_verdict: str | None = None
+    # A bug hunt's take-home: whether the bug was found and fixed, and how (small or rewrite).
+    practice: str | None = None
 
     @property
     def share(self) -> float:
         """Its part of the score: the share of tests passed, 0 when it cannot be trusted."""
         if self.verdict in (ERROR, FLAGGED) or not self.total:
             return 0.0
+        if self.practice is not None:  # a bug hunt: the module handed out passed most tests
+            return 1.0 if self.verdict == SOLVED else 0.0
         return self.passed / self.total
 
 
@@ -114,6 +118,9 @@ class Report:
         data["score"] = self.score
         # A flag's file and kata appear where they apply.
         data["flags"] = [{k: v for k, v in f.items() if v is not None} for f in data["flags"]]
+        for grade in data["katas"].values():  # a take-home of another mode has none
+            if grade.get("practice") is None:
+                grade.pop("practice", None)
         return data
 
 
@@ -178,7 +185,12 @@ def markdown(report: Report) -> str:
         lines += [f"**Warning**: {line(warning)}" for warning in report.warnings] + [""]
     lines += [
         f"**Score {report.score:.0%}**: {report.solved} of {len(report.katas)} katas solved. "
-        "Each kata weighs the same: its share of tests passed (0 for `error` and `flagged`).",
+        "Each kata weighs the same: its share of tests passed (0 for `error` and `flagged`)."
+        + (
+            " A bug hunt's kata counts 1 when its bug is fixed (every test passes), else 0."
+            if any(grade.practice for grade in report.katas.values())
+            else ""
+        ),
         "",
         "| kata | title | verdict | tests passed | time (s) |",
         "| --- | --- | --- | --- | --- |",
@@ -187,6 +199,8 @@ def markdown(report: Report) -> str:
         verdict = grade.verdict + (f": {grade.reason}" if grade.reason else "")
         if grade.run_verdict and grade.run_verdict != grade.verdict:
             verdict += f" (its tests alone: {grade.run_verdict})"
+        if grade.practice:
+            verdict += f"; {grade.practice}"
         lines.append(
             f"| {cell(module[:3])} | {cell(grade.title)} | {cell(verdict)} | "
             f"{grade.passed}/{grade.total} | {grade.seconds:.1f} |"
@@ -297,6 +311,8 @@ def gradescope(report: Report) -> dict[str, Any]:
         output = [f"{grade.verdict}: {grade.passed}/{grade.total} tests passed"]
         if grade.reason:
             output.append(grade.reason)
+        if grade.practice:
+            output.append(grade.practice)
         output += [
             f"- {plural(len(tests), 'test')}: {text}" for text, tests in causes(module, grade)
         ]

@@ -14,6 +14,7 @@ import datetime
 import importlib.metadata
 import io
 import json
+import random
 import re
 import subprocess
 import tarfile
@@ -42,6 +43,9 @@ RECORDS = ".katas-takehomes"
 HARNESS = ("conftest.py", "pyproject.toml", "katas/__init__.py", "torch_katas")
 # `--hints`: which of each kata's hints the take-home ships.
 HINTS = ("none", "first", "all")
+# `--mode`: katas (write the stubs) or bughunt (find and fix the bug in each module).
+MODES = ("katas", "bughunt")
+POLICY_TRIES = 20  # draws of a bug hunt's mistakes before giving up on one the policy takes
 
 
 @dataclass
@@ -55,6 +59,10 @@ class Record:
     katas: list[str]
     files: dict[str, str]  # path -> sha256 of what was shipped
     hints: str = "all"  # which hints it shipped (HINTS); records written before had all
+    mode: str = "katas"  # MODES: stubs to write, or (bughunt) answers with bugs to find
+    # bughunt: each kata's hunt (practice/bughunt.py Hunt, as a dict): the mistakes and the
+    # module handed out, for grading's verdict on the fix.
+    bughunt: dict[str, dict] | None = None
 
     @classmethod
     def load(cls, path: Path) -> Record:
@@ -393,6 +401,42 @@ def wrapped(text: str, width: int = 94) -> str:
     return "\n".join(lines) + "\n"
 
 
+BUGHUNT_README = """# Find the bug
+
+This take-home is a bug hunt: each kata's module in `katas/` below is a complete answer that
+carries {bugs} (a mistake a PyTorch engineer could make), and its tests show that something is
+wrong. For each kata: run its tests, find the mistaken lines and fix them. Keep each fix
+small: change the lines that hold the mistake, not the whole module (the grade says when a fix
+is a rewrite). The module's docstrings state the task and contract, as for any kata below.
+
+"""
+
+
+def bug_hunts(
+    root: Path, chosen: list[catalog.Kata], files: dict[str, bytes], args: argparse.Namespace
+) -> dict[str, dict]:
+    """Write a bug hunt's module into each chosen kata's stub in `files`; each hunt, by kata.
+    A module the policy for returned code would refuse as handed out is drawn again."""
+    from torch_katas.practice import bughunt  # only for this mode
+
+    bugs, hidden = getattr(args, "bugs", None) or 1, bool(getattr(args, "hidden", False))
+    seed = getattr(args, "seed", None)
+    rng = random.Random(seed if seed is not None else random.SystemRandom().randrange(2**32))
+    hunts: dict[str, dict] = {}
+    for kata in chosen:
+        name = f"katas/{kata.module}.py"
+        stub = files[name].decode()
+        for _ in range(POLICY_TRIES):
+            hunt = bughunt.new_hunt(root, kata, bugs, hidden, rng, stub)
+            if not policy.check(hunt.handed_out, kata.imports, name, kata.allow):
+                break
+        else:
+            raise UsageError(f"{kata.label}: no bug hunt found that the policy takes as handed out")
+        files[name] = hunt.handed_out.encode()
+        hunts[kata.module] = dataclasses.asdict(hunt)
+    return hunts
+
+
 def record_path(root: Path, name: str) -> Path:
     return root / RECORDS / f"{name}.json"
 
@@ -411,6 +455,15 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
     files = suite_files(root, chosen, stubs=True, hints=hints)
     files["README.md"] = candidate_readme(root, chosen, hints, out.name).encode()
     files[".gitignore"] = GITIGNORE.encode()
+    mode = getattr(args, "mode", None) or "katas"
+    bughunt_options = getattr(args, "bugs", 1) not in (None, 1) or getattr(args, "hidden", False)
+    if mode != "bughunt" and bughunt_options:
+        raise UsageError("--bugs and --hidden are options of --mode bughunt")
+    hunts = bug_hunts(root, chosen, files, args) if mode == "bughunt" else None
+    if hunts is not None:
+        bugs = "one bug" if getattr(args, "bugs", 1) in (None, 1) else "two bugs"
+        intro = BUGHUNT_README.format(bugs=bugs)
+        files["README.md"] = (intro + files["README.md"].decode()).encode()
     manifest = {"name": out.name, "katas": [kata.module for kata in chosen]}
     files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
     write_files(out, files)
@@ -424,8 +477,11 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
         katas=[kata.module for kata in chosen],
         files={name: sha256(data) for name, data in sorted(files.items())},
         hints=hints,
+        mode=mode,
+        bughunt=hunts,
     )
     record.write_text(json.dumps(dataclasses.asdict(entry), indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out} with katas {', '.join(k.label for k in chosen)} (hints: {hints})")
+    shown = f"hints: {hints}" + (f", mode: {mode}" if mode != "katas" else "")
+    print(f"wrote {out} with katas {', '.join(k.label for k in chosen)} ({shown})")
     print(f"the record of what it holds is {record} (grading uses it)")
     return 0

@@ -8,6 +8,8 @@
     %kata list [--topic T]  every kata with its status, as `katas list`
     %kata solution 6        once kata 6 is solved: the reference next to your answer
     %kata reset 6, %kata restore 6 [BACKUP]   as the `katas` commands
+    %kata bughunt 6 [--bugs 2] [--hidden]     find the bug: %kata 6 then shows the module
+    %kata bughunt 6 --stop, %kata bughunt --progress                as `katas bughunt`
 
 The tests run in a fresh process, `python -m pytest katas/qNN_name_test.py`, on every device
 the machine has; the kernel imports neither torch nor the stub, so a broken cell cannot break
@@ -28,6 +30,7 @@ from IPython.display import Code, display
 
 from torch_katas import catalog, cli
 from torch_katas.catalog import Kata, UsageError
+from torch_katas.cli.bughunt import verdict_lines
 from torch_katas.notebook.run import report, run_tests
 from torch_katas.notebook.stub import cell_text, save
 from torch_katas.store import Store
@@ -37,7 +40,7 @@ __all__ = [
 ]
 
 # `katas` commands that mean the same in a notebook; the others have a notebook way instead.
-SHARED_COMMANDS = ("hint", "next", "list", "solution", "reset", "restore")
+SHARED_COMMANDS = ("hint", "next", "list", "solution", "reset", "restore", "bughunt")
 INSTEAD = {
     "run": "a cell that starts with %%kata N saves it and runs the kata's tests",
     "watch": "a cell that starts with %%kata N saves it and runs the kata's tests",
@@ -126,9 +129,15 @@ class KataMagics(Magics):
             instead = INSTEAD.get(args.command, "use the %kata commands")
             raise UsageError(f"{args.command} is for a terminal; in a notebook, {instead}")
         args.pytest_args = []
+        if args.command == "bughunt" and args.check:
+            raise UsageError(
+                "in a notebook, the %%kata N cell runs the tests and gives the verdict"
+            )
         root = suite_root(args.root)
         katas = load(root)
         args.run(args, root, katas)
+        if args.command == "bughunt" and not (args.stop or args.progress):
+            print(f"In this notebook: %kata {args.kata} puts the module in a new cell")
         if args.command == "next":
             following = Store.for_root(root).next_unsolved(root, katas)
             if following is not None:
@@ -175,4 +184,8 @@ class KataMagics(Magics):
             f"running pytest {test_file} ...",
             flush=True,
         )
-        print(report(run_tests(root, kata, pytest_args)), flush=True)
+        outcome = run_tests(root, kata, pytest_args)
+        print(report(outcome), flush=True)
+        hunt = verdict_lines(root, kata, outcome.exit_code, full=True)  # a bug hunt's, if on
+        if hunt:
+            print("\n" + "\n".join(hunt), flush=True)

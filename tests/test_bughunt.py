@@ -1,0 +1,268 @@
+"""`katas bughunt`, as a learner uses it, and `katas takehome --mode bughunt` with its grade, as
+an interviewer does; and the self-check that every module a hunt can hand out fails its kata's
+tests while the reference it is judged against passes them."""
+
+import io
+import json
+import random
+import shutil
+import tokenize
+from pathlib import Path
+
+import pytest
+from answer_loop import AnswerLoop
+from test_cli import checkout
+from test_grading import ROOT_OK, interviewer_checkout
+
+from torch_katas import catalog, cli
+from torch_katas.practice import bughunt
+from torch_katas.runtime import mistakes
+from torch_katas.store import BUGHUNTS_KEY, STATUS_KEY, Store
+
+pytestmark = pytest.mark.timeout(900)
+
+ROOT = Path(__file__).resolve().parents[1]
+KATAS = catalog.load(ROOT)
+KATA = KATAS["q13_cross_entropy"]
+
+
+def katas(*args: object) -> int:
+    return cli.main([str(a) for a in args])
+
+
+@pytest.fixture
+def suite(tmp_path):
+    """A git checkout of the suite holding kata 13, where commands may write."""
+    return checkout(tmp_path / "suite", [KATA.module])
+
+
+def hunt_in(root: Path) -> bughunt.Hunt:
+    (hunt,) = bughunt.active(Store.for_root(root)).values()
+    return hunt
+
+
+def fixed(root: Path, hunt: bughunt.Hunt) -> str:
+    """The handed-out module with its mistake undone: the reference with the stub's
+    docstrings, laid out as handed out."""
+    return bughunt.baseline(root, hunt.kata, hunt.hidden, hunt.stub)
+
+
+def check(root: Path, capsys) -> tuple[int, str]:
+    code = katas("--root", root, "bughunt", 13, "--check", "--", "--device", "cpu", "-q")
+    return code, capsys.readouterr().out
+
+
+def test_a_bug_hunt_from_start_to_the_verdict(suite, capsys):
+    stub = KATA.stub_path(suite)
+    attempt = stub.read_text().replace("raise NotImplementedError", "return logits.sum()")
+    stub.write_text(attempt)
+    assert katas("--root", suite, "bughunt", 13, "--seed", 1) == 0
+    said = capsys.readouterr().out
+    hunt = hunt_in(suite)
+    # The stub is a working-looking answer: the reference with the mistake, its contract kept.
+    assert stub.read_text() == hunt.handed_out != fixed(suite, hunt)
+    assert "NotImplementedError" not in hunt.handed_out and '"""' in hunt.handed_out
+    assert "Rules:" in hunt.handed_out  # the stub's docstring, with the contract
+    # The learner's attempt is kept, and the output says where.
+    assert hunt.backup is not None and (suite / hunt.backup).read_text() == attempt
+    assert hunt.backup in " ".join(said.split())
+    # The mistake is recorded, not shown.
+    (name,) = hunt.mistakes
+    description = bughunt.described(suite, hunt)[0]
+    assert name not in said and description not in " ".join(said.split())
+
+    code, said = check(suite, capsys)
+    assert code == 1 and "not fixed yet" in said
+
+    stub.write_text(fixed(suite, hunt))
+    code, said = check(suite, capsys)
+    flat = " ".join(said.split())
+    assert code == 0, said
+    assert "bug found and fixed, a small fix" in flat
+    assert description in flat  # now it names the mistake
+    assert "restores the reference's code" in flat
+    # Recorded as a bug hunt, not as kata 13's status.
+    assert KATA.module not in Store.for_root(suite).read(STATUS_KEY)
+    assert katas("--root", suite, "bughunt", "--progress") == 0
+    assert "1 solved (1 with a small fix" in capsys.readouterr().out
+
+    # --stop puts the learner's attempt back.
+    assert katas("--root", suite, "bughunt", 13, "--stop") == 0
+    assert stub.read_text() == attempt
+    assert bughunt.active(Store.for_root(suite)) == {}
+    assert Store.for_root(suite).read(BUGHUNTS_KEY)["done"][0]["result"] == "solved, small"
+
+
+def test_a_rewrite_solves_the_hunt_and_the_verdict_says_it_was_a_rewrite(suite, capsys):
+    assert katas("--root", suite, "bughunt", 13, "--seed", 2) == 0
+    capsys.readouterr()
+    hunt = hunt_in(suite)
+    # The reference as shipped, docstrings and all: every line of the module changes.
+    KATA.stub_path(suite).write_text(KATA.solution_path(suite).read_text())
+    code, said = check(suite, capsys)
+    assert code == 0, said
+    assert "bug found and fixed, a rewrite, not a small fix" in " ".join(said.split())
+    assert bughunt.active(Store.for_root(suite))[hunt.kata].fix == "rewrite"
+
+
+def test_a_new_hunt_needs_the_last_one_solved_or_stopped(suite, capsys):
+    assert katas("--root", suite, "bughunt", 13) == 0
+    assert katas("--root", suite, "bughunt", 13) == 2
+    assert "--stop ends it" in capsys.readouterr().err
+    assert katas("--root", suite, "bughunt", 13, "--stop") == 0
+    # The stub was untouched before the hunt: it goes back as shipped.
+    assert KATA.stub_path(suite).read_text() == (ROOT / "katas" / f"{KATA.module}.py").read_text()
+
+
+def comments(text: str) -> list[str]:
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    return [token.string for token in tokens if token.type == tokenize.COMMENT]
+
+
+def test_hidden_hands_out_no_comment_and_no_word_of_where_the_bug_is(suite, capsys):
+    assert katas("--root", suite, "bughunt", 13, "--hidden", "--bugs", 2, "--seed", 4) == 0
+    said = capsys.readouterr().out
+    hunt = hunt_in(suite)
+    assert len(hunt.mistakes) == 2 and hunt.hidden
+    assert comments(hunt.handed_out) == []
+    assert "only the failing tests say where" in " ".join(said.split())
+    assert not any(f"{name}()" in said for name in hunt.functions)
+
+
+def test_two_bugs_need_both_fixes(suite):
+    kata = KATAS[KATA.module]
+    for seed in range(3):
+        chosen = bughunt.choose(suite, kata, 2, False, random.Random(seed))
+        first, second = chosen
+        assert bughunt.compose(suite, [first, second]) == bughunt.compose(suite, [second, first])
+        hunt = bughunt.new_hunt(suite, kata, 2, False, random.Random(seed), KATA_STUB)
+        # The second mistake undone, the first kept: the first mistake's lines are untouched.
+        kept = mistakes.Mistake(suite / mistakes.WRONG_ANSWERS / f"{hunt.mistakes[0]}.diff")
+        half = bughunt.handed_out(suite, [kept], False, KATA_STUB)
+        assert bughunt.judge(suite, hunt, half).untouched == [0]
+        assert bughunt.judge(suite, hunt, fixed(suite, hunt)).small
+
+
+KATA_STUB = (ROOT / "katas" / f"{KATA.module}.py").read_text()
+
+
+def test_a_fix_is_judged_on_code_alone_and_where_it_is():
+    hunt = bughunt.new_hunt(ROOT, KATA, 1, False, random.Random(3), KATA_STUB)
+    right = fixed(ROOT, hunt)
+    # Comments and blank lines added change nothing.
+    commented = right.replace("\nimport torch\n", "\nimport torch  # the fix is below\n\n\n")
+    assert bughunt.judge(ROOT, hunt, commented).small
+    # The mistaken lines untouched, other lines changed: a rewrite, whatever its size.
+    elsewhere = hunt.handed_out.replace("import torch\n", "import torch as torch\n", 1)
+    verdict = bughunt.judge(ROOT, hunt, elsewhere)
+    assert not verdict.small and verdict.untouched == [0]
+    assert "leaves the mistaken lines" in verdict.words()
+
+
+def test_no_hunt_hands_out_a_module_that_imports_the_reference():
+    for kata in KATAS.values():
+        for mistake in mistakes.mistakes(ROOT, kata.module):
+            if "solutions" in mistake.source(ROOT):
+                assert not bughunt._usable(ROOT, mistake, hidden=False), mistake.name
+
+
+def test_a_takehome_of_bug_hunts_is_graded_bug_by_bug(tmp_path):
+    root = interviewer_checkout(ROOT, tmp_path / "suite")
+    shutil.copytree(ROOT / mistakes.WRONG_ANSWERS, root / mistakes.WRONG_ANSWERS)
+    folder = tmp_path / "candidate"
+    assert katas("--root", root, "takehome", 13, 18, "--mode", "bughunt", "--out", folder) == 0
+    record = json.loads((root / ".katas-takehomes" / "candidate.json").read_text())
+    assert record["mode"] == "bughunt" and set(record["bughunt"]) == {
+        KATA.module,
+        "q18_bce_with_logits",
+    }
+    assert "# Find the bug" in (folder / "README.md").read_text()
+    hunts = {m: bughunt.Hunt.from_dict(d) for m, d in record["bughunt"].items()}
+    for module, hunt in hunts.items():
+        assert (folder / "katas" / f"{module}.py").read_text() == hunt.handed_out
+    # The candidate fixes kata 13's bug and leaves kata 18's.
+    stub = KATA.stub_path(folder)
+    stub.write_text(fixed(root, hunts[KATA.module]))
+    code = katas("--root", root, "grade", folder, "--device", "cpu", *ROOT_OK)
+    report = json.loads((folder / "grading" / "report.json").read_text())
+    assert code == 1
+    verdicts = {module: grade["practice"] for module, grade in report["katas"].items()}
+    assert verdicts[KATA.module].startswith("bug found and fixed, a small fix")
+    assert verdicts["q18_bce_with_logits"].startswith("bug not found")
+    assert report["score"] == 0.5  # a bug hunt counts when fixed, not by tests passed
+    assert "bug found and fixed" in (folder / "grading" / "report.md").read_text()
+
+
+# -- the self-check: every module a hunt hands out fails its kata's tests -------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
+def test_every_handed_out_module_fails_and_its_fix_passes(run_pytest_inline, kata, tmp_path):
+    stub = kata.stub_path(ROOT).read_text()
+    answers: dict[Path, str] = {}
+    for hidden in (False, True):
+        folder = tmp_path / ("hidden" if hidden else "plain")
+        folder.mkdir()
+        for mistake in mistakes.mistakes(ROOT, kata.module):
+            if bughunt._usable(ROOT, mistake, hidden):
+                path = folder / f"{mistake.name}.py"
+                path.write_text(bughunt.handed_out(ROOT, [mistake], hidden, stub))
+                answers[path] = "wrong"
+        right = folder / f"{kata.module}__fixed.py"
+        right.write_text(bughunt.baseline(ROOT, kata.module, hidden, stub))
+        answers[right] = "right"
+    loop = AnswerLoop(kata.module, list(answers))
+    run = (str(kata.test_path(ROOT)), "--answer-file", str(next(iter(answers))), "--timeout", "120")
+    run_pytest_inline(*run, plugins=(loop,), time_limit=900)
+    assert set(loop.failures) == set(answers), "out of time"
+    accepted = [p.name for p, kind in answers.items() if kind == "wrong" and not loop.failures[p]]
+    rejected = [p.name for p, kind in answers.items() if kind == "right" and loop.failures[p]]
+    assert not accepted, f"handed-out modules that pass every test: {accepted}"
+    assert not rejected, f"the reference with the stub's docstrings fails: {rejected}"
+
+
+def test_the_notebook_magic_starts_a_hunt_and_its_cell_gives_the_verdict(
+    suite, capsys, monkeypatch
+):
+    magics = pytest.importorskip("torch_katas.notebook.magics", reason="the notebook extra")
+    monkeypatch.chdir(suite)
+    kata = magics.KataMagics(shell=None)
+    kata.kata("bughunt 13 --seed 6")
+    assert "%kata 13 puts the module in a new cell" in capsys.readouterr().out
+    hunt = hunt_in(suite)
+    kata.kata("13 -- --device cpu", cell=hunt.handed_out)
+    assert "bug hunt: not fixed yet" in capsys.readouterr().out
+    kata.kata("13 -- --device cpu", cell=fixed(suite, hunt))
+    said = " ".join(capsys.readouterr().out.split())
+    assert "bug hunt: bug found and fixed, a small fix" in said
+    assert bughunt.described(suite, hunt)[0] in said
+    with pytest.raises(Exception, match="the %%kata N cell runs the tests"):
+        kata.kata("bughunt 13 --check")
+
+
+def test_katas_watch_gives_the_hunts_verdict_after_each_run(suite, capsys):
+    from torch_katas.cli import watch
+
+    assert katas("--root", suite, "bughunt", 13, "--seed", 8) == 0
+    capsys.readouterr()
+    hunt = hunt_in(suite)
+    session = watch.Watch(suite, catalog.load(suite), KATA, [])
+    assert "bug hunt: not fixed yet" in " ".join(session.closing(1, False, 0))
+    KATA.stub_path(suite).write_text(fixed(suite, hunt))
+    lines = session.closing(0, False, 60)
+    assert all(len(line) <= 60 for line in lines)  # wrapped to the terminal, not cut
+    said = " ".join(" ".join(lines).split())
+    assert "bug hunt: bug found and fixed, a small fix" in said
+    assert bughunt.described(suite, hunt)[0] in said
+
+
+def test_katas_reset_ends_a_hunt_too(suite, capsys):
+    stub = KATA.stub_path(suite)
+    stub.write_text(stub.read_text() + "\n# my notes\n")
+    assert katas("--root", suite, "bughunt", 13) == 0
+    backup = hunt_in(suite).backup
+    assert katas("--root", suite, "reset", 13) == 0
+    assert f"your code from before it was kept in {backup}" in capsys.readouterr().out
+    assert bughunt.active(Store.for_root(suite)) == {}
+    assert stub.read_text() == (ROOT / "katas" / f"{KATA.module}.py").read_text()

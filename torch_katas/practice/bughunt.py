@@ -1,0 +1,512 @@
+"""Find the bug: a kata's reference answer with one or two of its curated mistakes applied,
+handed out as a working-looking answer, and the judgement of the learner's fix.
+
+The mistakes are the suite's own (runtime/mistakes.py): each is rejected by its kata's tests,
+so a handed-out module always fails some of them (those written over an import of the
+reference are left out: handed out, the import would give the answer away). The module keeps
+the stub's docstrings, which state the task and contracts. `--hidden` hands out the module without a
+comment (the reference's comments near a changed line can name what is missing) and with the
+reference's type hints on every function (a mistake written without them would stand out),
+rewritten by `ast.unparse` so that its layout gives nothing away either.
+
+A fix is *small* when it changes the lines that hold each mistake and not many more (at most
+SIZE_FACTOR times the mistake's lines, plus SIZE_SLACK); otherwise it is a rewrite. Both solve
+the hunt when the tests pass; the verdict says which. Lines are compared without comments and
+blank lines, so a comment added or dropped changes nothing.
+
+The hunts live in the learner's store under BUGHUNTS_KEY, apart from the katas' statuses.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import datetime
+import difflib
+import io
+import random
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from torch_katas import status
+from torch_katas.catalog import Kata, UsageError
+from torch_katas.runtime import mistakes
+from torch_katas.runtime.mistakes import Mistake
+from torch_katas.store import BUGHUNTS_KEY, Store
+
+__all__ = [
+    "SIZE_FACTOR",
+    "Fix",
+    "Hunt",
+    "active",
+    "baseline",
+    "choose",
+    "code_only",
+    "compose",
+    "described",
+    "finish",
+    "functions_changed",
+    "grade_words",
+    "handed_out",
+    "hide",
+    "history",
+    "judge",
+    "new_hunt",
+    "start",
+    "stop",
+]
+
+SIZE_FACTOR = 3  # a fix up to this many times the mistake's lines (plus SIZE_SLACK) is small
+SIZE_SLACK = 2
+BUGS = (1, 2)
+
+
+@dataclass
+class Hunt:
+    """One bug hunt: what was handed out for a kata, and where the learner's work went."""
+
+    kata: str  # the kata's module
+    mistakes: list[str]  # the mistakes' names (tests/wrong_answers/<name>.diff)
+    hidden: bool
+    handed_out: str  # the module as written into the stub
+    # The learner's earlier stub, relative to the suite; None: the original stub goes back.
+    backup: str | None = None
+    started: str = ""
+    fix: str | None = None  # "small" or "rewrite" once solved
+    functions: list[str] = field(default_factory=list)  # where the mistakes are
+    stub: str = ""  # the stub as shipped, whose docstrings the handed-out module carries
+
+    @classmethod
+    def from_dict(cls, data: object) -> Hunt | None:
+        if not isinstance(data, dict):
+            return None
+        names = {f.name for f in dataclasses.fields(cls)}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except TypeError:
+            return None
+
+
+# -- the module handed out -------------------------------------------------------------------
+
+
+def compose(root: Path, chosen: list[Mistake]) -> str:
+    """The kata's reference with each mistake applied in turn (PatchError where one does not)."""
+    text = chosen[0].reference(root).read_text(encoding="utf-8")
+    for mistake in chosen:
+        text = mistakes.apply(text, mistake.text)
+    return text
+
+
+def _functions(tree: ast.AST, prefix: str = "") -> Iterator[tuple[str, ast.AST]]:
+    """Each function and class in `tree` with its qualified name (`Model.forward`)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = f"{prefix}{node.name}"
+            yield name, node
+            yield from _functions(node, f"{name}.")
+
+
+def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    given = node.args
+    extra = [arg for arg in (given.vararg, given.kwarg) if arg is not None]
+    return [*given.posonlyargs, *given.args, *given.kwonlyargs, *extra]
+
+
+def hide(text: str, reference: str) -> str:
+    """`text` without comments, in ast.unparse's layout, each function with the reference's
+    type hints where it has none (ValueError where either does not parse)."""
+    try:
+        tree, theirs = ast.parse(text), ast.parse(reference)
+    except SyntaxError as error:
+        raise ValueError(f"does not parse: {error}") from None
+    signatures = dict(_functions(theirs))
+    for name, node in _functions(tree):
+        other = signatures.get(name)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(
+            other, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            continue
+        mine, ref = _arguments(node), _arguments(other)
+        if [a.arg for a in mine] != [a.arg for a in ref]:
+            continue
+        for arg, hinted in zip(mine, ref, strict=True):
+            arg.annotation = arg.annotation or hinted.annotation
+        node.returns = node.returns or other.returns
+    return ast.unparse(tree) + "\n"
+
+
+def _docstrings(tree: ast.Module) -> dict[str, ast.Expr]:
+    """The docstring of the module ("") and of each function and class, by qualified name."""
+    found: dict[str, ast.Expr] = {}
+    for name, node in [("", tree), *_functions(tree)]:
+        body = getattr(node, "body", [])
+        first = body[0] if body else None
+        value = first.value if isinstance(first, ast.Expr) else None
+        if (
+            isinstance(first, ast.Expr)
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+        ):
+            found[name] = first
+    return found
+
+
+def with_stub_docstrings(text: str, stub: str) -> str:
+    """`text` (a reference, or a wrong answer) with the stub's docstrings, which state the
+    task and each function's contract, in place of its own (the reference's are short)."""
+    try:
+        tree, stub_tree = ast.parse(text), ast.parse(stub)
+    except SyntaxError:
+        return text
+    stub_lines = stub.splitlines()
+    wanted = _docstrings(stub_tree)
+    mine = _docstrings(tree)
+    nodes = {"": tree, **dict(_functions(tree))}
+    lines = text.splitlines()
+    edits = []  # (first line, last line + 1, new lines), 0-based
+    for name, doc in wanted.items():
+        node = nodes.get(name)
+        body = getattr(node, "body", None)
+        if not body or doc.end_lineno is None:
+            continue
+        source = stub_lines[doc.lineno - 1 : doc.end_lineno]
+        indent = body[0].col_offset if name else 0
+        if doc.col_offset != indent or (not source[0][: doc.col_offset].isspace() and indent):
+            continue  # laid out otherwise: leave the module's own
+        if name in mine:
+            old = mine[name]
+            if old.end_lineno is None:
+                continue
+            edits.append((old.lineno - 1, old.end_lineno, source))
+        else:
+            edits.append((body[0].lineno - 1, body[0].lineno - 1, source))
+    for first, last, new in sorted(edits, reverse=True):
+        lines[first:last] = new
+    result = "\n".join(lines) + "\n"
+    try:
+        ast.parse(result)
+    except SyntaxError:
+        return text
+    return result
+
+
+def baseline(root: Path, module: str, hidden: bool, stub: str) -> str:
+    """The reference as the hunt compares with it, with the stub's docstrings: as written,
+    or hidden as the handed-out."""
+    reference = (root / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+    text = with_stub_docstrings(reference, stub)
+    return hide(text, reference) if hidden else text
+
+
+def handed_out(root: Path, chosen: list[Mistake], hidden: bool, stub: str) -> str:
+    """The module handed out: the reference with the mistakes, with the stub's docstrings."""
+    text = with_stub_docstrings(compose(root, chosen), stub)
+    return hide(text, chosen[0].reference(root).read_text(encoding="utf-8")) if hidden else text
+
+
+def _changed_lines(old: str, new: str) -> set[int]:
+    """The lines of `old` that `new` changes (for an insertion, the lines beside it)."""
+    found: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            found |= set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
+    return found
+
+
+def _independent(root: Path, a: Mistake, b: Mistake) -> bool:
+    """Two mistakes that change lines far apart and apply in either order alike."""
+    reference = a.reference(root).read_text(encoding="utf-8")
+    try:
+        if compose(root, [a, b]) != compose(root, [b, a]):
+            return False
+        lines_a = _changed_lines(reference, a.source(root))
+        lines_b = _changed_lines(reference, b.source(root))
+    except mistakes.PatchError:
+        return False
+    return all(abs(x - y) > 2 for x in lines_a for y in lines_b)
+
+
+def _imports_reference(text: str) -> bool:
+    """Whether a wrong module imports the reference (a mistake written as its changed
+    definitions over the reference's): handed out, that would give the answer away."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return True
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        if any(name.split(".")[0] == "solutions" for name in names):
+            return True
+    return False
+
+
+def _usable(root: Path, mistake: Mistake, hidden: bool) -> bool:
+    try:
+        text = mistake.source(root)
+        if _imports_reference(text):
+            return False
+        if hidden:
+            reference = mistake.reference(root).read_text(encoding="utf-8")
+            return hide(text, reference) != hide(reference, reference)
+    except (mistakes.PatchError, ValueError):
+        return False
+    return True
+
+
+def choose(root: Path, kata: Kata, bugs: int, hidden: bool, rng: random.Random) -> list[Mistake]:
+    """`bugs` of the kata's mistakes at random; two only where they are independent."""
+    if bugs not in BUGS:
+        raise UsageError(f"--bugs takes {' or '.join(map(str, BUGS))}, not {bugs}")
+    found = [m for m in mistakes.mistakes(root, kata.module) if _usable(root, m, hidden)]
+    if not found:
+        raise UsageError(
+            f"{kata.label} has no curated mistakes here (tests/wrong_answers/ holds them)"
+        )
+    rng.shuffle(found)
+    if bugs == 1:
+        return found[:1]
+    for index, first in enumerate(found):
+        for second in found[index + 1 :]:
+            if _independent(root, first, second):
+                return sorted([first, second], key=lambda m: m.name)
+    raise UsageError(f"{kata.label} has no two mistakes far enough apart: try --bugs 1")
+
+
+def functions_changed(before: str, after: str) -> list[str]:
+    """The outermost functions or classes whose code differs between the two modules
+    ("module level" for a change outside them)."""
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except SyntaxError:
+        return []
+    top_old = {name: ast.dump(node) for name, node in _functions(old) if "." not in name}
+    changed = [
+        name
+        for name, node in _functions(new)
+        if "." not in name and top_old.get(name) != ast.dump(node)
+    ]
+    names = set(top_old) | {name for name, _ in _functions(new)}
+
+    def outside(tree: ast.Module) -> list[str]:
+        return [
+            ast.dump(n)
+            for n in tree.body
+            if not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+            or n.name not in names
+        ]
+
+    if outside(old) != outside(new):
+        changed.append("module level")
+    # A method changed inside a class: name the method, the class alone says little.
+    detailed = []
+    methods_old = {name: ast.dump(node) for name, node in _functions(old)}
+    for name in changed:
+        inner = [
+            n
+            for n, node in _functions(new)
+            if n.startswith(f"{name}.")
+            and n.count(".") == 1
+            and methods_old.get(n) != ast.dump(node)
+        ]
+        detailed += inner or [name]
+    return detailed
+
+
+def new_hunt(
+    root: Path, kata: Kata, bugs: int, hidden: bool, rng: random.Random, stub: str
+) -> Hunt:
+    """A hunt of `bugs` mistakes chosen with `rng`; `stub` is the kata's stub as shipped."""
+    chosen = choose(root, kata, bugs, hidden, rng)
+    text = handed_out(root, chosen, hidden, stub)
+    return Hunt(
+        kata=kata.module,
+        mistakes=[m.name for m in chosen],
+        hidden=hidden,
+        handed_out=text,
+        started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        functions=functions_changed(baseline(root, kata.module, hidden, stub), text),
+        stub=stub,
+    )
+
+
+def _mistake(root: Path, name: str) -> Mistake:
+    return Mistake(root / mistakes.WRONG_ANSWERS / f"{name}{mistakes.SUFFIX}")
+
+
+def described(root: Path, hunt: Hunt) -> list[str]:
+    """What each of the hunt's mistakes gets wrong, in words."""
+    found = []
+    for name in hunt.mistakes:
+        path = root / mistakes.WRONG_ANSWERS / f"{name}{mistakes.SUFFIX}"
+        try:
+            found.append(Mistake(path).description.removeprefix("Wrong:").strip().rstrip("."))
+        except OSError:
+            found.append(name.partition("__")[2].replace("_", " "))
+    return found
+
+
+# -- judging a fix ---------------------------------------------------------------------------
+
+
+def code_only(text: str) -> list[str]:
+    """The module's lines without comments and blank lines (as written where it does not
+    tokenize)."""
+    lines = text.splitlines()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return [line.rstrip() for line in lines if line.strip()]
+    for token in reversed(tokens):  # cut from the right, so earlier columns hold
+        if token.type == tokenize.COMMENT:
+            row, column = token.start[0] - 1, token.start[1]
+            lines[row] = lines[row][:column]
+    return [line.rstrip() for line in lines if line.strip()]
+
+
+@dataclass
+class Fix:
+    small: bool
+    changed: int  # lines the learner changed, of the handed-out code
+    size: int  # lines the mistakes changed
+    untouched: list[int]  # which mistakes (by place in the hunt) the change does not touch
+
+    @property
+    def kind(self) -> str:
+        return "small" if self.small else "rewrite"
+
+    def words(self) -> str:
+        lines = "line" if self.size == 1 else "lines"
+        if self.small:
+            changed = "1 line" if self.changed == 1 else f"{self.changed} lines"
+            return f"a small fix: {changed} changed, where the mistake changed {self.size} {lines}"
+        if self.untouched:
+            return (
+                "a rewrite, not a small fix: your change leaves the mistaken lines as they were "
+                "and changes others"
+            )
+        return (
+            f"a rewrite, not a small fix: {self.changed} lines changed, more than "
+            f"{SIZE_FACTOR} times the {self.size} {lines} the mistake changed"
+        )
+
+
+def _places(old: list[str], new: list[str]) -> tuple[set[int], int]:
+    """The lines of `old` that `new` changes (beside an insertion: both neighbours), and the
+    size of the change in lines."""
+    places: set[int] = set()
+    size = 0
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        places |= set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
+        size += max(i2 - i1, j2 - j1)
+    return places, size
+
+
+def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
+    """How the learner's module changes the handed-out one: small, or a rewrite."""
+    handed = code_only(hunt.handed_out)
+    chosen = [
+        Mistake(root / mistakes.WRONG_ANSWERS / f"{n}{mistakes.SUFFIX}") for n in hunt.mistakes
+    ]
+    # Each mistake's lines in the handed-out code: where the module without it differs.
+    spans, size = [], 0
+    for mistake in chosen:
+        others = [m for m in chosen if m != mistake]
+        if others:
+            text = handed_out(root, others, hunt.hidden, hunt.stub)
+        else:
+            text = baseline(root, hunt.kata, hunt.hidden, hunt.stub)
+        lines, count = _places(handed, code_only(text))
+        spans.append({n + d for n in lines for d in (-1, 0, 1)})
+        size += max(count, 1)
+    changed_at, changed = _places(handed, code_only(mine))
+    untouched = [number for number, span in enumerate(spans) if not span & changed_at]
+    small = not untouched and changed <= SIZE_FACTOR * size + SIZE_SLACK
+    return Fix(small, changed, size, untouched)
+
+
+def grade_words(root: Path, hunt: Hunt, returned: str, verdict: str) -> str:
+    """Grading's verdict on a returned bug hunt, given its tests' verdict (a status word)."""
+    what = "; ".join(described(root, hunt))
+    if code_only(returned) == code_only(hunt.handed_out):
+        return f"bug not found: the module is as handed out (the mistake: {what})"
+    if verdict != status.SOLVED:
+        return f"bug not fixed: its tests still fail (the mistake: {what})"
+    fix = judge(root, hunt, returned)
+    return f"bug found and fixed, {fix.words()} (the mistake: {what})"
+
+
+# -- the learner's store ---------------------------------------------------------------------
+
+
+def _entries(store: Store) -> dict[str, object]:
+    return store.read(BUGHUNTS_KEY)
+
+
+def active(store: Store) -> dict[str, Hunt]:
+    """The hunts going on, by kata module."""
+    kept = _entries(store).get("active")
+    if not isinstance(kept, dict):
+        return {}
+    found = {module: Hunt.from_dict(data) for module, data in kept.items()}
+    return {module: hunt for module, hunt in found.items() if hunt is not None}
+
+
+def history(store: Store) -> list[dict[str, object]]:
+    """Every hunt that ended or was solved, oldest first."""
+    done = _entries(store).get("done")
+    return [entry for entry in done if isinstance(entry, dict)] if isinstance(done, list) else []
+
+
+def _save(store: Store, hunts: dict[str, Hunt], done: list[dict[str, object]]) -> None:
+    store.write(
+        BUGHUNTS_KEY,
+        {"active": {m: dataclasses.asdict(h) for m, h in hunts.items()}, "done": done},
+    )
+
+
+def start(store: Store, hunt: Hunt) -> None:
+    hunts = active(store)
+    hunts[hunt.kata] = hunt
+    _save(store, hunts, history(store))
+
+
+def _entry(hunt: Hunt, result: str) -> dict[str, object]:
+    return {
+        "kata": hunt.kata,
+        "mistakes": hunt.mistakes,
+        "hidden": hunt.hidden,
+        "result": result,
+        "started": hunt.started,
+        "ended": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def finish(store: Store, hunt: Hunt, fix: Fix) -> bool:
+    """Record the hunt as solved (once); True the first time."""
+    hunts = active(store)
+    kept = hunts.get(hunt.kata)
+    if kept is None or kept.fix is not None:
+        return False
+    kept.fix = fix.kind
+    _save(store, hunts, [*history(store), _entry(kept, f"solved, {fix.kind}")])
+    return True
+
+
+def stop(store: Store, module: str) -> Hunt | None:
+    """End the kata's hunt (recorded as stopped where it was not solved)."""
+    hunts = active(store)
+    hunt = hunts.pop(module, None)
+    done = history(store)
+    if hunt is not None and hunt.fix is None:
+        done.append(_entry(hunt, "stopped"))
+    _save(store, hunts, done)
+    return hunt
