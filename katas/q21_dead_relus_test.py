@@ -393,6 +393,15 @@ def test_zero_output_with_a_slope_is_not_dead(device):
     assert result["sigmoid"] == (0.0, 0.0)
 
 
+def test_flat_but_not_zero_is_saturated_not_dead(device):
+    pre = torch.tensor([[20.0, -20.0], [30.0, -25.0]], device=device)
+    result = dead_and_saturated(pre, {"tanh": nn.Tanh(), "sigmoid": nn.Sigmoid()})
+    assert result == {"tanh": (0.0, 1.0), "sigmoid": (0.0, 1.0)}, (
+        f"got {result}: tanh at ±20 and a sigmoid at +20 have no slope left (0 in float32) "
+        "but output ±1 and 1: saturated, not dead (dead needs a 0 output too)"
+    )
+
+
 def test_one_live_example_keeps_a_unit_alive(device):
     pre = torch.tensor([[-1.0, -1.0, -9.0, -9.0], [-1.0, 2.0, -9.0, 0.5]], device=device)
     result = dead_and_saturated(pre, {"relu": nn.ReLU(), "tanh": nn.Tanh()})
@@ -551,7 +560,7 @@ def test_nll_gets_log_softmax_over_the_class_dim(device, shape):
 
 
 @pytest.mark.parametrize("task", ["Binary", "softmax", "", "classification"])
-def test_rejects_an_unknown_task(task):
+def test_rejects_an_unknown_task(device, task):
     with raises(ValueError):
         output_activation(task)
 
@@ -580,6 +589,10 @@ FACETS = facets.declare(
     facets.of(
         dead_and_saturated,
         facets.Unmodified(health_args),
+        facets.Unmodified(
+            lambda device: facets.args(torch.randn(4, 3, device=device), modules()),
+            label="no grad",
+        ),
         facets.Setting(health_args, "threshold", low=0.0, low_open=True),
     ),
     facets.none(output_activation, "takes a task name and returns a module: no tensor input"),
