@@ -77,8 +77,9 @@ def dead_and_saturated(
       is elementwise, so the gradient of f(x).sum() with respect to x is every slope at once.
     - pre is left as it was: its values, its requires_grad, its .grad and the graph it is part
       of (measure on a detached copy).
-    - Raises ValueError if pre has no example or no unit, or if threshold is not > 0 (NaN
-      included; inf is allowed and makes every unit saturated).
+    - Raises ValueError if pre has no example or no unit (a 0-dim pre has no batch
+      dimension: neither), or if threshold is not > 0 (NaN included; inf is allowed and makes
+      every unit saturated).
 
     >>> x = torch.tensor([[-1.0, 0.0, 9.0, 1.0], [-2.0, 3.0, -9.0, 2.0]])
     >>> dead_and_saturated(x, {"relu": nn.ReLU(), "gelu": nn.GELU(), "tanh": nn.Tanh()})
