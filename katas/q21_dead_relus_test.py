@@ -498,7 +498,8 @@ def apply(head, z):
 
 def logits(device, *shape):
     z = torch.randn(*shape, device=device) * 3
-    z.view(-1)[:2] = torch.tensor([60.0, -60.0])  # confident: where a second squashing flattens
+    # Confident logits: where a second squashing flattens the loss.
+    z.view(-1)[:2] = torch.tensor([60.0, -60.0], device=device)
     return z
 
 
@@ -561,8 +562,9 @@ def test_nll_gets_log_softmax_over_the_class_dim(device, shape):
 
 @pytest.mark.parametrize("task", ["Binary", "softmax", "", "classification"])
 def test_rejects_an_unknown_task(device, task):
-    with raises(ValueError):
+    with raises(ValueError) as failure:
         output_activation(task)
+    assert task in str(failure.value), f"the error should name the task {task!r}"
 
 
 # ---------------------------------------------------------------- facets
