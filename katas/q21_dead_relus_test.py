@@ -421,14 +421,15 @@ def test_saturation_compares_the_slopes_magnitude(device):
     )
 
 
-@pytest.mark.parametrize(("threshold", "saturated"), [(0.25, 0.0), (0.5, 1.0), (math.inf, 1.0)])
-def test_threshold_is_a_strict_bound(device, threshold, saturated):
+def test_threshold_is_a_strict_bound(device):
     # LeakyReLU(0.25)'s slope is exactly 0.25 for x < 0, in every floating dtype.
     pre = torch.full((2, 4), -3.0, device=device)
-    result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(0.25)}, threshold=threshold)
-    assert result == {"leaky": (0.0, saturated)}, (
-        f"threshold={threshold}: got {result}; saturated means |slope| strictly below the threshold"
-    )
+    for threshold, saturated in [(0.25, 0.0), (0.5, 1.0), (math.inf, 1.0)]:
+        result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(0.25)}, threshold=threshold)
+        assert result == {"leaky": (0.0, saturated)}, (
+            f"threshold={threshold}: got {result}; saturated means |slope| strictly below the "
+            "threshold"
+        )
 
 
 def test_every_position_of_an_image_batch_is_a_unit(device):
@@ -480,10 +481,10 @@ def test_leaves_pre_and_its_graph_as_they_were(device):
     torch.testing.assert_close(weight.grad, 1 + inputs.sum(0)[:, None].expand(4, 3))
 
 
-@pytest.mark.parametrize("shape", [(0, 3), (3, 0), ()], ids=["no example", "no unit", "0-dim"])
-def test_rejects_a_pre_without_units(device, shape):
-    with raises(ValueError):
-        dead_and_saturated(torch.zeros(shape, device=device), {"relu": nn.ReLU()})
+def test_rejects_a_pre_without_units(device):
+    for shape in [(0, 3), (3, 0), ()]:  # no example, no unit, no batch dimension
+        with raises(ValueError):
+            dead_and_saturated(torch.zeros(shape, device=device), {"relu": nn.ReLU()})
 
 
 # ---------------------------------------------------------------- the output activation
@@ -503,21 +504,22 @@ def logits(device, *shape):
     return z
 
 
-@pytest.mark.parametrize(
-    ("task", "loss"),
-    [
-        ("regression", "nn.MSELoss or nn.HuberLoss, on any real number"),
-        ("binary", "nn.BCEWithLogitsLoss, which applies the sigmoid itself"),
-        ("multilabel", "nn.BCEWithLogitsLoss, which applies the sigmoid to each label itself"),
-        ("multiclass", "nn.CrossEntropyLoss, which applies log_softmax over dim 1 itself"),
-    ],
-)
-def test_raw_output_where_the_loss_takes_logits(device, task, loss):
+# Where the loss takes the raw output: each a loss that squashes by itself, or none at all.
+RAW = {
+    "regression": "nn.MSELoss or nn.HuberLoss, on any real number",
+    "binary": "nn.BCEWithLogitsLoss, which applies the sigmoid itself",
+    "multilabel": "nn.BCEWithLogitsLoss, which applies the sigmoid to each label itself",
+    "multiclass": "nn.CrossEntropyLoss, which applies log_softmax over dim 1 itself",
+}
+
+
+def test_raw_output_where_the_loss_takes_logits(device):
     z = logits(device, 8, 5)
-    assert torch.equal(apply(output_activation(task), z), z), (
-        f"{task!r}: the output goes to {loss}: no final activation (None or nn.Identity()); "
-        "a sigmoid or softmax in front of it squashes twice"
-    )
+    for task, loss in RAW.items():
+        assert torch.equal(apply(output_activation(task), z), z), (
+            f"{task!r}: the output goes to {loss}: no final activation (None or "
+            "nn.Identity()); a sigmoid or softmax in front of it squashes twice"
+        )
 
 
 def test_positive_is_softplus(device):
@@ -544,27 +546,25 @@ def test_bounded_is_tanh(device):
     )
 
 
-@pytest.mark.parametrize(
-    "shape", [(6, 4), (3, 4, 5), (2, 4, 3, 3)], ids=["(N, C)", "(N, C, L)", "(N, C, H, W)"]
-)
-def test_nll_gets_log_softmax_over_the_class_dim(device, shape):
-    z = logits(device, *shape).double()
-    target = torch.randint(shape[1], (shape[0], *shape[2:]), device=device)
-    log_probs = apply(output_activation("multiclass_nll"), z)
-    torch.testing.assert_close(
-        log_probs,
-        F.log_softmax(z, dim=1),
-        msg=f"'multiclass_nll' on an output of shape {shape}: log_softmax over dim 1, the class "
-        "dim (nn.NLLLoss takes log-probabilities, not probabilities)",
-    )
-    torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
+def test_nll_gets_log_softmax_over_the_class_dim(device):
+    for shape in [(6, 4), (3, 4, 5), (2, 4, 3, 3)]:  # (N, C), (N, C, L), (N, C, H, W)
+        z = logits(device, *shape).double()
+        target = torch.randint(shape[1], (shape[0], *shape[2:]), device=device)
+        log_probs = apply(output_activation("multiclass_nll"), z)
+        torch.testing.assert_close(
+            log_probs,
+            F.log_softmax(z, dim=1),
+            msg=f"'multiclass_nll' on an output of shape {shape}: log_softmax over dim 1, the "
+            "class dim (nn.NLLLoss takes log-probabilities, not probabilities)",
+        )
+        torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
 
 
-@pytest.mark.parametrize("task", ["Binary", "softmax", "", "classification"])
-def test_rejects_an_unknown_task(device, task):
-    with raises(ValueError) as failure:
-        output_activation(task)
-    assert task in str(failure.value), f"the error should name the task {task!r}"
+def test_rejects_an_unknown_task(device):
+    for task in ["Binary", "softmax", "", "classification"]:
+        with raises(ValueError) as failure:
+            output_activation(task)
+        assert task in str(failure.value), f"the error should name the task {task!r}"
 
 
 # ---------------------------------------------------------------- facets
