@@ -1,21 +1,127 @@
-"""Kata 21: find dead ReLUs with forward hooks.
+"""Kata 21: choose activation functions, by measuring dead and saturated units.
 
-ReLU is the default activation because it is cheap and does not saturate for positive
-inputs, but it has a failure mode of its own: a unit whose input is negative for every
-example outputs 0 everywhere, gets no gradient, and never recovers (a "dead" ReLU). A
-large learning rate or a bad initialisation can kill a good part of a layer.
+An activation is the nonlinearity between layers; which one to use is a choice with two
+sides, the hidden layers and the output.
 
-Forward hooks let you look inside a model without changing its code:
-`module.register_forward_hook(fn)` makes `fn(module, inputs, output)` run after each call of
-that module, and returns a handle whose `.remove()` takes the hook off again. A diagnostic
-tool must always take its hooks off, even when the forward pass fails, or it leaves the
-model slower and holding on to tensors.
+Hidden layers: the question is whether gradients get through.
 
-Task: measure the fraction of dead units in every nn.ReLU module of a model.
+- nn.ReLU, max(0, x): the default. Cheap, and its slope is 1 for every positive input, so it
+  does not saturate there. But its slope is 0 for x <= 0: a unit whose pre-activation is
+  negative for every example outputs 0, gets no gradient, and never recovers (a dead unit).
+  A large learning rate or a badly scaled layer can kill a good part of a layer.
+- nn.LeakyReLU(negative_slope=0.01) (nn.PReLU learns the slope): a small slope for x < 0,
+  so a unit can be pushed back to life. Its output at 0 is 0, its slope is not.
+- nn.GELU, x Φ(x), and nn.SiLU, x σ(x): smooth, slightly negative for x < 0; the default in
+  transformers (GELU in BERT and GPT, SiLU in SwiGLU). Their slope vanishes only far below 0.
+- nn.Sigmoid (range (0, 1)) and nn.Tanh (range (-1, 1), centred on 0): they saturate. For
+  large |x| the output is flat and the slope goes to 0 (σ' ≤ 1/4 everywhere, tanh' ≤ 1), so
+  gradients vanish through a deep stack. Keep them for gates (LSTM, GRU, attention gates)
+  and for outputs that must be bounded, not for the hidden layers of a deep network.
+
+Output layer: the question is which loss follows, and what range the target has.
+
+- A loss that takes logits applies the squashing itself, stably (log-sum-exp inside):
+  nn.CrossEntropyLoss (log_softmax over the class dim), nn.BCEWithLogitsLoss (log-sigmoid).
+  The model's last layer then stays linear: no activation. Adding nn.Softmax or nn.Sigmoid
+  in front squashes twice, and the loss trains on the wrong thing. Probabilities for a
+  prediction come after, outside the loss: torch.softmax(logits, dim=1), torch.sigmoid.
+- A target with a range of its own gets an activation that maps onto that range, with the
+  regression loss after it (nn.MSELoss, nn.HuberLoss, nn.GaussianNLLLoss...).
+
+Dead and saturated, as measured here. Apply an elementwise activation f to a batch of
+pre-activations x; a unit is one position of a single example (a tensor of shape (N, C, H, W)
+holds N examples of C×H×W units). f'(x) is the slope of f at that position, as autograd
+computes it (the derivative of f's output there with respect to its input there; PyTorch's
+ReLU has slope 0 at exactly 0).
+
+- A unit is *dead* on the batch when, for every one of the N examples, both its output
+  f(x) and its slope f'(x) are exactly 0. A unit that is alive for even one example is alive.
+- A unit is *saturated* on the batch when, for every example, |f'(x)| < threshold (strictly
+  below). A dead unit is saturated too; a tanh unit stuck at ±1 is saturated, not dead.
+
+Forward hooks measure inside a model without changing its code:
+`module.register_forward_hook(fn)` makes `fn(module, inputs, output)` run after each call
+of that module and returns a handle whose `.remove()` takes the hook off again. A diagnostic
+tool takes its hooks off whatever happens, or it leaves the model slower and holding on to
+tensors.
+
+Task: `dead_and_saturated` measures both fractions for several activations on the same
+pre-activations, `output_activation` picks the final activation for a task, and
+`dead_relu_fraction` finds the dead units of every nn.ReLU in a model with forward hooks.
 """
+
+from collections.abc import Callable, Mapping
 
 import torch
 from torch import nn
+
+
+def dead_and_saturated(
+    pre: torch.Tensor,
+    activations: Mapping[str, Callable[[torch.Tensor], torch.Tensor]],
+    threshold: float = 1e-3,
+) -> dict[str, tuple[float, float]]:
+    """Apply each activation to the same pre-activations; measure its dead and saturated units.
+
+    - pre: a floating tensor of pre-activations, batch dimension first, shape (N, *units) with
+      N ≥ 1 examples and at least one unit (shape (N,) is one unit per example), on any
+      device. Each activation runs on it in pre's dtype.
+    - activations: {name: f}, f an elementwise activation, a module (nn.ReLU()) or a function
+      (torch.tanh): f(x) has x's shape, its value at a position depends on x at that position
+      only, and it does not work in place.
+    - Dead and saturated are as defined in the module's docstring (every example; both the
+      output and the slope exactly 0 for dead; |slope| strictly below `threshold` for
+      saturated). Returns {name: (dead units / units, saturated units / units)}, the names
+      of `activations` in the same order, each fraction a Python float in [0, 1].
+    - The slopes are autograd's, also when the caller runs under torch.no_grad(). Hint: f
+      is elementwise, so the gradient of f(x).sum() with respect to x is every slope at once.
+    - pre is left as it was: its values, its requires_grad, its .grad and the graph it is part
+      of (measure on a detached copy).
+    - Raises ValueError if pre has no example or no unit (a 0-dim pre has no batch
+      dimension: neither), or if threshold is not > 0 (NaN included; inf is allowed and makes
+      every unit saturated).
+
+    >>> x = torch.tensor([[-1.0, 0.0, 9.0, 1.0], [-2.0, 3.0, -9.0, 2.0]])
+    >>> dead_and_saturated(x, {"relu": nn.ReLU(), "gelu": nn.GELU(), "tanh": nn.Tanh()})
+    {'relu': (0.25, 0.25), 'gelu': (0.0, 0.0), 'tanh': (0.0, 0.25)}
+    """
+    # TODO: per activation, autograd slopes on a leaf copy of pre; count over dim 0 with .all.
+    raise NotImplementedError
+
+
+def output_activation(task: str) -> nn.Module | None:
+    """The final activation of a model trained for `task`, chosen with the loss that follows.
+
+    | task             | target              | loss after the model     | return               |
+    |------------------|---------------------|--------------------------|----------------------|
+    | "regression"     | any real number     | nn.MSELoss, nn.HuberLoss | none                 |
+    | "positive"       | > 0 (a rate, a std) | nn.GaussianNLLLoss       | nn.Softplus()        |
+    | "bounded"        | in [-1, 1]          | nn.MSELoss               | nn.Tanh()            |
+    | "binary"         | 0 or 1 per example  | nn.BCEWithLogitsLoss     | none: logits         |
+    | "multilabel"     | 0 or 1 per label    | nn.BCEWithLogitsLoss     | none: logits         |
+    | "multiclass"     | a class index       | nn.CrossEntropyLoss      | none: logits         |
+    | "multiclass_nll" | a class index       | nn.NLLLoss               | nn.LogSoftmax(dim=1) |
+
+    - Rule, "none": return None or nn.Identity(); either says the model's raw output goes to
+      the loss unchanged. A loss that takes logits applies the sigmoid or the softmax itself,
+      stably: nn.Sigmoid or nn.Softmax in front of it squashes twice (and the loss flattens:
+      its gradient vanishes for confident mistakes).
+    - Rule, otherwise: a module (no parameters) that computes exactly what the table names:
+      softplus with beta 1 (smooth, > 0, and x itself for large x, where exp would overflow;
+      not ReLU, whose 0 output and 0 slope for x ≤ 0 are neither positive nor trainable),
+      tanh (onto (-1, 1), smooth, unlike a clamp), log_softmax over dim 1, the class dim of
+      an (N, C) or (N, C, d1, ...) output, as nn.NLLLoss expects (not softmax: NLLLoss
+      takes log-probabilities).
+    - Raises ValueError for any other task, naming it; task names are exact ("Binary" is not
+      one).
+
+    >>> output_activation("bounded")
+    Tanh()
+    >>> output_activation("binary") is None or isinstance(output_activation("binary"), nn.Identity)
+    True
+    """
+    # TODO: a table from task to activation; the logit losses need none.
+    raise NotImplementedError
 
 
 def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:

@@ -1,10 +1,12 @@
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.nn.modules import module as module_internals
 
-from katas.q21_dead_relus import dead_relu_fraction
+from katas.q21_dead_relus import dead_and_saturated, dead_relu_fraction, output_activation
 from torch_katas import facets
 from torch_katas.testing import raises
 
@@ -284,6 +286,287 @@ def test_batchnorm_buffers_restored_when_the_forward_pass_raises(device):
         )
 
 
+# ---------------------------------------------------------------- dead and saturated units
+
+
+def phi(x):
+    return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+
+
+def big_phi(x):
+    return math.erfc(-x / math.sqrt(2)) / 2
+
+
+def sigmoid(x):
+    return 1 / (1 + math.exp(-x))
+
+
+# name -> (module, value, slope): the activation and its analytic value and derivative.
+ACTIVATIONS = {
+    "relu": (nn.ReLU, lambda x: max(x, 0.0), lambda x: 1.0 if x > 0 else 0.0),
+    "leaky_relu": (
+        nn.LeakyReLU,
+        lambda x: x if x > 0 else 0.01 * x,
+        lambda x: 1 if x > 0 else 0.01,
+    ),
+    "gelu": (nn.GELU, lambda x: x * big_phi(x), lambda x: big_phi(x) + x * phi(x)),
+    "sigmoid": (nn.Sigmoid, sigmoid, lambda x: sigmoid(x) * (1 - sigmoid(x))),
+    "tanh": (nn.Tanh, math.tanh, lambda x: 1 - math.tanh(x) ** 2),
+}
+
+
+def modules():
+    return {name: cls() for name, (cls, _, _) in ACTIVATIONS.items()}
+
+
+def fractions_by_loop(pre, threshold):
+    """Dead and saturated fractions from the analytic values and slopes, unit by unit."""
+    rows = pre.reshape(pre.shape[0], -1).double().cpu().tolist()
+    units = len(rows[0])
+    expected = {}
+    for name, (_, value, slope) in ACTIVATIONS.items():
+        column = [[(value(row[u]), slope(row[u])) for row in rows] for u in range(units)]
+        dead = sum(all(v == 0 and d == 0 for v, d in unit) for unit in column)
+        saturated = sum(all(abs(d) < threshold for _, d in unit) for unit in column)
+        expected[name] = (dead / units, saturated / units)
+    return expected
+
+
+# Values whose slopes sit far from 1e-3 on either side in float32 and float64 alike: the
+# sigmoid and tanh saturate at ±10 and ±6 (tanh only at ±6: σ'(6) = 0.0025), GELU below -6
+# and not at -2, where its slope is -0.085 (negative: compare its magnitude).
+NEGATIVE = (-10.0, -6.0, -2.0, -0.5)
+LARGE = (-10.0, -6.0, 6.0, 10.0)
+ANY = (-10.0, -6.0, -2.0, -0.5, 0.5, 2.0, 6.0, 10.0)
+
+
+def constructed_pre(device, dtype, n=6):
+    """Columns of three kinds: always negative, always large, anything."""
+    generator = torch.Generator().manual_seed(21)
+
+    def columns(values, count):
+        picks = torch.randint(len(values), (n, count), generator=generator)
+        return torch.tensor(values, dtype=dtype)[picks]
+
+    pre = torch.cat(
+        [columns(NEGATIVE, 7), columns(LARGE, 9), columns(ANY, 8), columns((-6.0, -10.0), 4)], 1
+    )
+    return pre.to(device)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fractions_for_the_common_activations(device, dtype):
+    pre = constructed_pre(device, dtype)
+    result = dead_and_saturated(pre, modules())
+    assert isinstance(result, dict), f"return a dict, got {type(result).__name__}"
+    assert list(result) == list(ACTIVATIONS), (
+        f"expected the names {list(ACTIVATIONS)} in that order, got {list(result)}"
+    )
+    for name, value in result.items():
+        assert isinstance(value, tuple) and len(value) == 2, (
+            f"{name}: expected a (dead, saturated) tuple, got {value!r}"
+        )
+        assert all(type(fraction) is float for fraction in value), (
+            f"{name}: the fractions should be Python floats (tensor.item()), got {value!r}"
+        )
+    expected = fractions_by_loop(pre, 1e-3)
+    for name in ACTIVATIONS:
+        assert result[name] == pytest.approx(expected[name], abs=1e-6), (
+            f"{name}: got (dead, saturated) = {result[name]}, expected {expected[name]}; a unit "
+            "is dead when output and slope are both 0 for every example, saturated when "
+            "|slope| < threshold for every example"
+        )
+
+
+def test_zero_output_with_a_slope_is_not_dead(device):
+    result = dead_and_saturated(torch.zeros(3, 5, device=device), modules())
+    assert result["relu"] == (1.0, 1.0), (
+        f"relu at exactly 0: got {result['relu']}; PyTorch's ReLU has slope 0 at 0, so "
+        "output and slope are both 0: dead (and saturated)"
+    )
+    for name in ("leaky_relu", "gelu", "tanh"):
+        assert result[name] == (0.0, 0.0), (
+            f"{name} at 0 outputs 0 but has a slope ({ACTIVATIONS[name][2](0.0)}): it still "
+            f"learns, so it is neither dead nor saturated; got {result[name]} (check the slope, "
+            "not only the output)"
+        )
+    assert result["sigmoid"] == (0.0, 0.0)
+
+
+def test_flat_but_not_zero_is_saturated_not_dead(device):
+    pre = torch.tensor([[20.0, -20.0], [30.0, -25.0]], device=device)
+    result = dead_and_saturated(pre, {"tanh": nn.Tanh(), "sigmoid": nn.Sigmoid()})
+    assert result == {"tanh": (0.0, 1.0), "sigmoid": (0.0, 1.0)}, (
+        f"got {result}: tanh at ±20 and a sigmoid at +20 have no slope left (0 in float32) "
+        "but output ±1 and 1: saturated, not dead (dead needs a 0 output too)"
+    )
+
+
+def test_one_live_example_keeps_a_unit_alive(device):
+    pre = torch.tensor([[-1.0, -1.0, -9.0, -9.0], [-1.0, 2.0, -9.0, 0.5]], device=device)
+    result = dead_and_saturated(pre, {"relu": nn.ReLU(), "tanh": nn.Tanh()})
+    assert result == {"relu": (0.5, 0.5), "tanh": (0.0, 0.25)}, (
+        f"got {result}: a unit is dead or saturated only when it is so for every example; "
+        "one example where it fires or has a slope keeps it alive"
+    )
+
+
+def test_saturation_compares_the_slopes_magnitude(device):
+    # GELU dips below 0 for x < 0: its slope there is negative, not small.
+    pre = torch.full((4, 3), -2.0, device=device)
+    result = dead_and_saturated(pre, {"gelu": nn.GELU()})
+    assert result == {"gelu": (0.0, 0.0)}, (
+        f"got {result}: GELU's slope at -2 is {big_phi(-2) + -2 * phi(-2):.3f}, negative but "
+        "far from 0; saturation compares |slope| with the threshold"
+    )
+
+
+def test_threshold_is_a_strict_bound(device):
+    # LeakyReLU(0.25)'s slope is exactly 0.25 for x < 0, in every floating dtype.
+    pre = torch.full((2, 4), -3.0, device=device)
+    for threshold, saturated in [(0.25, 0.0), (0.5, 1.0), (math.inf, 1.0)]:
+        result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(0.25)}, threshold=threshold)
+        assert result == {"leaky": (0.0, saturated)}, (
+            f"threshold={threshold}: got {result}; saturated means |slope| strictly below the "
+            "threshold"
+        )
+
+
+def test_every_position_of_an_image_batch_is_a_unit(device):
+    pre = torch.full((2, 2, 3, 3), 1.0, device=device)
+    pre[:, 0, 0, :] = -4.0  # 3 positions of channel 0 negative for both examples: dead
+    pre[0, 1, 2, 2] = -4.0  # negative for one example only: alive
+    result = dead_and_saturated(pre, {"relu": nn.ReLU()})
+    assert list(result) == ["relu"] and result["relu"] == pytest.approx((3 / 18, 3 / 18)), (
+        f"got {result}: an (N, C, H, W) batch has C×H×W units, one per channel and position"
+    )
+
+
+def test_one_unit_per_example(device):
+    result = dead_and_saturated(torch.tensor([-1.0, -2.0], device=device), {"relu": nn.ReLU()})
+    assert result == {"relu": (1.0, 1.0)}, "a pre of shape (N,) has one unit per example"
+
+
+def test_functions_and_modules_alike(device):
+    pre = torch.tensor([[-20.0, 0.5], [-30.0, 1.0]], device=device)
+    result = dead_and_saturated(pre, {"silu": F.silu, "tanh": torch.tanh})
+    assert result == {"silu": (0.0, 0.5), "tanh": (0.0, 0.5)}, (
+        f"got {result}: activations may be plain functions (F.silu, torch.tanh) as well as modules"
+    )
+
+
+def test_measures_under_no_grad(device):
+    with torch.no_grad():
+        result = dead_and_saturated(torch.full((2, 2), -1.0, device=device), {"relu": nn.ReLU()})
+    assert result == {"relu": (1.0, 1.0)}, (
+        "the caller ran under torch.no_grad(); the slopes need autograd: turn it back on "
+        "inside (torch.enable_grad())"
+    )
+
+
+def test_leaves_pre_and_its_graph_as_they_were(device):
+    weight = torch.randn(4, 3, device=device, requires_grad=True)
+    inputs = torch.randn(5, 4, device=device)
+    pre = inputs @ weight  # part of the caller's graph
+    before = pre.detach().clone()
+    weight.grad = torch.ones_like(weight)
+    result = dead_and_saturated(pre, modules())
+    assert set(result) == set(ACTIVATIONS)
+    assert torch.equal(pre, before) and pre.requires_grad and pre.grad_fn is not None
+    assert torch.equal(weight.grad, torch.ones_like(weight)), (
+        "the caller's .grad changed: the slopes were taken through the caller's graph; "
+        "measure on a detached copy (pre.detach().clone().requires_grad_())"
+    )
+    pre.sum().backward()  # the caller's graph is still whole and usable
+    torch.testing.assert_close(weight.grad, 1 + inputs.sum(0)[:, None].expand(4, 3))
+
+
+def test_rejects_a_pre_without_units(device):
+    for shape in [(0, 3), (3, 0), ()]:  # no example, no unit, no batch dimension
+        with raises(ValueError):
+            dead_and_saturated(torch.zeros(shape, device=device), {"relu": nn.ReLU()})
+
+
+# ---------------------------------------------------------------- the output activation
+
+
+def apply(head, z):
+    assert head is None or isinstance(head, nn.Module), (
+        f"return an nn.Module or None, got {type(head).__name__}"
+    )
+    return z if head is None else head.to(z.device)(z)
+
+
+def logits(device, *shape):
+    z = torch.randn(*shape, device=device) * 3
+    # Confident logits: where a second squashing flattens the loss.
+    z.view(-1)[:2] = torch.tensor([60.0, -60.0], device=device)
+    return z
+
+
+# Where the loss takes the raw output: each a loss that squashes by itself, or none at all.
+RAW = {
+    "regression": "nn.MSELoss or nn.HuberLoss, on any real number",
+    "binary": "nn.BCEWithLogitsLoss, which applies the sigmoid itself",
+    "multilabel": "nn.BCEWithLogitsLoss, which applies the sigmoid to each label itself",
+    "multiclass": "nn.CrossEntropyLoss, which applies log_softmax over dim 1 itself",
+}
+
+
+def test_raw_output_where_the_loss_takes_logits(device):
+    z = logits(device, 8, 5)
+    for task, loss in RAW.items():
+        assert torch.equal(apply(output_activation(task), z), z), (
+            f"{task!r}: the output goes to {loss}: no final activation (None or "
+            "nn.Identity()); a sigmoid or softmax in front of it squashes twice"
+        )
+
+
+def test_positive_is_softplus(device):
+    z = torch.cat(
+        [torch.linspace(-20, 20, 81, device=device), torch.tensor([1e3, 1e30], device=device)]
+    )
+    z.requires_grad_()
+    y = apply(output_activation("positive"), z)
+    assert (y > 0).all() and y.isfinite().all(), (
+        "'positive' must give a finite output > 0 for every input (exp overflows, ReLU gives 0)"
+    )
+    torch.testing.assert_close(y, F.softplus(z), msg="'positive': softplus with beta 1")
+    (slope,) = torch.autograd.grad(y.sum(), z)
+    assert (slope > 0).all(), "'positive' needs a slope > 0 everywhere (ReLU has 0 for x ≤ 0)"
+
+
+def test_bounded_is_tanh(device):
+    z = torch.linspace(-8, 8, 33, device=device)
+    torch.testing.assert_close(
+        apply(output_activation("bounded"), z),
+        torch.tanh(z),
+        msg="'bounded' maps onto (-1, 1) smoothly: tanh (a sigmoid's range is (0, 1); a "
+        "clamp has no slope outside it)",
+    )
+
+
+def test_nll_gets_log_softmax_over_the_class_dim(device):
+    for shape in [(6, 4), (3, 4, 5), (2, 4, 3, 3)]:  # (N, C), (N, C, L), (N, C, H, W)
+        z = logits(device, *shape).double()
+        target = torch.randint(shape[1], (shape[0], *shape[2:]), device=device)
+        log_probs = apply(output_activation("multiclass_nll"), z)
+        torch.testing.assert_close(
+            log_probs,
+            F.log_softmax(z, dim=1),
+            msg=f"'multiclass_nll' on an output of shape {shape}: log_softmax over dim 1, the "
+            "class dim (nn.NLLLoss takes log-probabilities, not probabilities)",
+        )
+        torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
+
+
+def test_rejects_an_unknown_task(device):
+    for task in ["Binary", "softmax", "", "classification"]:
+        with raises(ValueError) as failure:
+            output_activation(task)
+        assert task in str(failure.value), f"the error should name the task {task!r}"
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -298,7 +581,23 @@ def activation(cls, device):
     )
 
 
+def health_args(device):
+    return facets.args(
+        torch.randn(4, 3, device=device, requires_grad=True) * 4, modules(), threshold=1e-3
+    )
+
+
 FACETS = facets.declare(
+    facets.of(
+        dead_and_saturated,
+        facets.Unmodified(health_args),
+        facets.Unmodified(
+            lambda device: facets.args(torch.randn(4, 3, device=device), modules()),
+            label="no grad",
+        ),
+        facets.Setting(health_args, "threshold", low=0.0, low_open=True),
+    ),
+    facets.none(output_activation, "takes a task name and returns a module: no tensor input"),
     facets.of(
         dead_relu_fraction,
         facets.Modes(relu_model, module=lambda arguments: arguments.args[0]),

@@ -1,4 +1,7 @@
-"""Kata 21: find dead ReLUs with forward hooks (reference answer)."""
+"""Kata 21: choose activation functions, by measuring dead and saturated units (reference
+answer)."""
+
+from collections.abc import Callable, Mapping
 
 import torch
 from torch import nn
@@ -38,3 +41,47 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             for buffer, saved in buffers:
                 buffer.copy_(saved)
     return fractions
+
+
+def dead_and_saturated(
+    pre: torch.Tensor,
+    activations: Mapping[str, Callable[[torch.Tensor], torch.Tensor]],
+    threshold: float = 1e-3,
+) -> dict[str, tuple[float, float]]:
+    if not threshold > 0:  # written so that NaN fails it too
+        raise ValueError(f"threshold must be > 0, got {threshold}")
+    if pre.dim() == 0 or pre.numel() == 0:
+        raise ValueError(f"pre needs at least one example and one unit, got shape {pre.shape}")
+    n = pre.shape[0]
+    measured = {}
+    for name, activation in activations.items():
+        # A leaf of our own: the caller's tensor, its .grad and its graph stay untouched.
+        x = pre.detach().clone().requires_grad_()
+        with torch.enable_grad():
+            y = activation(x)
+            # Elementwise: d sum(f(x)) / dx_i = f'(x_i), every slope in one backward pass.
+            (slope,) = torch.autograd.grad(y.sum(), x)
+        output, slope = y.detach().reshape(n, -1), slope.reshape(n, -1)
+        # A unit is a column; dead or saturated means so in every row (every example).
+        dead = ((output == 0) & (slope == 0)).all(dim=0)
+        saturated = (slope.abs() < threshold).all(dim=0)
+        measured[name] = (dead.float().mean().item(), saturated.float().mean().item())
+    return measured
+
+
+def output_activation(task: str) -> nn.Module | None:
+    # The logit losses (BCEWithLogitsLoss, CrossEntropyLoss) squash inside, stably: the model
+    # ends linear. Only a target with a range of its own, or a loss that takes
+    # log-probabilities, needs a final activation.
+    choices: dict[str, Callable[[], nn.Module | None]] = {
+        "regression": lambda: None,
+        "binary": lambda: None,
+        "multilabel": lambda: None,
+        "multiclass": lambda: None,
+        "positive": nn.Softplus,  # > 0, and linear for large x where exp overflows
+        "bounded": nn.Tanh,
+        "multiclass_nll": lambda: nn.LogSoftmax(dim=1),  # dim 1: the class dim
+    }
+    if task not in choices:
+        raise ValueError(f"unknown task {task!r}; known: {', '.join(choices)}")
+    return choices[task]()
