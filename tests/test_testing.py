@@ -1083,3 +1083,10 @@ def test_settings_put_back_restores_what_the_block_changed():
         torch.set_default_dtype(torch.float64)
         1 / 0  # noqa: B018
     assert torch.get_default_dtype() == torch.float32, "put back also when the block raises"
+
+
+def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():
+    # Correct learner code: torch scripts helpers of its own on the first use of forward-mode
+    # AD, and torch.jit.script's deprecation warning there must not fail the learner's test.
+    _, tangent = torch.func.jvp(torch.sin, (torch.zeros(3),), (torch.ones(3),))
+    assert torch.equal(tangent, torch.ones(3))
