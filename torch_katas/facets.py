@@ -512,15 +512,31 @@ def _tensors(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
         yield from ((f".state{path}", t) for path, t in _tensors(value.state_dict(), depth + 1))
 
 
+def _state_of_modules(value: Any, depth: int = 0) -> set[int]:
+    """The ids of the tensors in `value` that modules and optimizers hold as their state."""
+    if isinstance(value, (nn.Module, torch.optim.Optimizer)):
+        return {id(tensor) for _, tensor in _tensors(value)}
+    if isinstance(value, Args):
+        items: Any = [*value.args, *value.kwargs.values()]
+    elif isinstance(value, (list, tuple)):
+        items = value
+    elif isinstance(value, dict):
+        items = value.values()
+    else:
+        return set()
+    return (
+        set().union(*(_state_of_modules(item, depth + 1) for item in items)) if depth < 5 else set()
+    )
+
+
 def _snapshot(value: Any) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     for path, item in _tensors(value):
         if isinstance(item, np.ndarray):
             found.append((path, item.copy()))
         else:
-            found.append(
-                (path, (item.detach().clone(), item.dtype, item.device, item.requires_grad))
-            )
+            saved = (item.detach().clone(), item.dtype, item.device, item.requires_grad)
+            found.append((path, (*saved, item._version)))
     return found
 
 
@@ -738,6 +754,7 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     before = _snapshot(inputs(arguments))
     _call(case, arguments)
     after = dict(_tensors(inputs(arguments)))
+    held = _state_of_modules(inputs(arguments))
     for path, saved in before:
         now = after.get(path)
         where = f"{case.function.name} changed the caller's {path}"
@@ -746,10 +763,15 @@ def check_unmodified(case: Case, device: torch.device) -> None:
                 now, saved, equal_nan=saved.dtype.kind in "fc"
             ), where
             continue
-        values, dtype, place, requires_grad = saved
+        values, dtype, place, requires_grad, version = saved
         assert now is not None, f"{where}: it is gone"
         assert now.dtype == dtype and now.device == place, f"{where}: dtype or device"
         assert now.requires_grad == requires_grad, f"{where}: requires_grad"
+        # An in-place write that puts the same values back is still a write to the caller's
+        # tensor (a view of it, or a tensor autograd saved, breaks): the version counter moved.
+        # (A module's state is the module's own to update and put back.)
+        if id(now) not in held:
+            assert now._version == version, f"{where}: it was written in place; work on a copy"
         # Compared on the CPU, the conjugate bit resolved, NaN equal to NaN.
         a, b = now.detach().cpu().resolve_conj(), values.cpu().resolve_conj()
         same = torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
