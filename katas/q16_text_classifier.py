@@ -66,8 +66,8 @@ def encode(
     - Returns [B, T, D]: at each real position of row b, what the layer gives when run on
       row b's real tokens alone, in their order, as if the padding were not there. What
       the padded positions hold is not part of the contract: in eval mode without autograd
-      the layer takes a fast path that leaves other values there (nan throughout a row of
-      padding only); whatever comes next must ignore them. Gradients flow to embedded and
+      the layer may take a fast path that leaves other values there than in training (nan
+      throughout a row of padding only); whatever comes next must ignore them. Gradients flow to embedded and
       the layer's parameters; embedded, mask and the layer are not modified.
     - Raises ValueError if mask is not bool or its shape is not embedded.shape[:2].
 
