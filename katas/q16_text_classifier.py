@@ -67,8 +67,9 @@ def encode(
       row b's real tokens alone, in their order, as if the padding were not there. What
       the padded positions hold is not part of the contract: in eval mode without autograd
       the layer may take a fast path that leaves other values there than in training (nan
-      throughout a row of padding only); whatever comes next must ignore them. Gradients flow to embedded and
-      the layer's parameters; embedded, mask and the layer are not modified.
+      throughout a row of padding only); whatever comes next must ignore them. Gradients
+      flow to embedded and the layer's parameters; embedded, mask and the layer are not
+      modified.
     - Raises ValueError if mask is not bool or its shape is not embedded.shape[:2].
 
     Rules: no Python loops over the batch or the sequence: one call of the layer for the
