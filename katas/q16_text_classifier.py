@@ -1,14 +1,23 @@
-"""Kata 16: embeddings, padding and masked pooling.
+"""Kata 16: embeddings, padding, a transformer encoder layer and masked pooling.
 
 nn.Embedding is a lookup table: row i of its weight is the vector for token id i, so a
 [B, T] tensor of ids becomes [B, T, D] vectors. Sequences in a batch have different
 lengths, so short ones are filled up with a padding id. `padding_idx` tells nn.Embedding
-which id that is: its row starts at zero and never receives a gradient. Padding must not
-change what the model says either, so pooling over the sequence has to skip padded
-positions with a mask: a plain mean would count them.
+which id that is: its row starts at zero and never receives a gradient.
 
-Task: a bag-of-embeddings text classifier, Embedding -> masked mean -> Linear, and the
-masked mean it uses.
+nn.TransformerEncoderLayer (self-attention, then a feed-forward block, each with a
+residual connection and a LayerNorm) lets every token look at every other one. Built with
+batch_first=True it takes [B, T, D]; its default, batch_first=False, takes [T, B, D]. Its
+`src_key_padding_mask` [B, T] hides keys from attention: True marks PADDING, the opposite
+of the mask of real tokens this kata pools with. A float mask is not a bool one: it is
+added to the attention scores (0 keeps a key, -inf hides it), so a 0/1 float mask hides
+nothing (the layer's eval fast path reads it as bool, so that mistake shows in training).
+
+Padding must not change what the model says, so attention must not look at padded keys
+and pooling over the sequence has to skip padded positions: a plain mean would count them.
+
+Task: a text classifier, Embedding -> TransformerEncoderLayer -> masked mean -> Linear,
+and the two steps it is built from.
 """
 
 import torch
@@ -22,8 +31,9 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
       at real positions, False at padding.
     - Returns [B, D] with values' dtype and device: for each row b, the mean of values[b, t]
       over the t with mask[b, t] True. A row with no True position (all padding, or T = 0)
-      gives zeros, not nan. Masked positions have no effect on the result (for any finite
-      values there) and get a zero gradient. values and mask are not modified.
+      gives zeros, not nan. Masked positions have no effect on the result, whatever they
+      hold (nan and inf included: a transformer layer may leave nan at padding), and get a
+      zero gradient. values and mask are not modified.
     - float16 and bfloat16: the result is the float32 mean rounded once to values' dtype.
       No intermediate value may overflow (or lose its low bits) where the mean would not:
       1000 values of 100 give 100, not inf, and a count of 70000 positions is no float16
@@ -43,22 +53,59 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     raise NotImplementedError
 
 
+def encode(
+    layer: nn.TransformerEncoderLayer, embedded: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    """Run a transformer encoder layer over a padded batch; no token attends to padding.
+
+    - layer: an nn.TransformerEncoderLayer built with batch_first=True, in whatever mode
+      the caller left it (leave its mode as it is); embedded: [B, T, D] with T >= 1, D the
+      layer's d_model, in the layer's dtype and on its device; mask: [B, T] bool on the same
+      device, True at real tokens, False at padding (masked_mean's polarity). Padding may
+      stand anywhere in a row.
+    - Returns [B, T, D]: at each real position of row b, what the layer gives when run on
+      row b's real tokens alone, in their order, as if the padding were not there. What
+      the padded positions hold is not part of the contract: in eval mode without autograd
+      the layer may take a fast path that leaves other values there than in training (nan
+      throughout a row of padding only); whatever comes next must ignore them. Gradients
+      flow to embedded and the layer's parameters; embedded, mask and the layer are not
+      modified.
+    - Raises ValueError if mask is not bool or its shape is not embedded.shape[:2].
+
+    Rules: no Python loops over the batch or the sequence: one call of the layer for the
+    whole batch. Hint: the layer's padding mask is True at padding; a float mask is added
+    to the attention scores.
+
+    >>> layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
+    >>> mask = torch.tensor([[True, True, False], [True, True, True]])
+    >>> encode(layer, torch.randn(2, 3, 8), mask).shape
+    torch.Size([2, 3, 8])
+    """
+    # TODO: check the mask, then call the layer with a key padding mask of the right polarity.
+    raise NotImplementedError
+
+
 class TextClassifier(nn.Module):
-    """Logits from token ids: embed every token, average the real ones, apply a Linear.
+    """Logits from token ids: embed every token, encode them with a transformer encoder
+    layer, average the real positions, apply a Linear.
 
     - `self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)`
+    - `self.encoder = nn.TransformerEncoderLayer(embed_dim, num_heads,
+      dim_feedforward=4 * embed_dim, dropout=dropout, batch_first=True)` (other arguments
+      at their defaults; embed_dim must be divisible by num_heads)
     - `self.head = nn.Linear(embed_dim, num_classes)`
 
     padding_idx may be negative and then counts from the end, as in nn.Embedding: -1 is
     the id vocab_size - 1 (nn.Embedding stores it that way in `embedding.padding_idx`).
 
-    forward(tokens): tokens is a [B, T] integer tensor of ids in [0, vocab_size), where
-    the padding id marks padding wherever it stands (after the real tokens, before them or
-    between them). Returns logits [B, num_classes] in the parameters' dtype,
-    on their device: head(masked mean of the embeddings of the non-padding tokens).
+    forward(tokens): tokens is a [B, T] integer tensor of ids in [0, vocab_size), T >= 1,
+    where the padding id marks padding wherever it stands (after the real tokens, before
+    them or between them). Returns logits [B, num_classes] in the parameters' dtype, on
+    their device: head(masked mean over the non-padding positions of encode(encoder,
+    embeddings, mask)), in training and in eval mode.
     - Padding changes nothing: appending padding ids to a sequence, or whatever finite
       values the padding row of the embedding holds, leaves its logits unchanged.
-    - A row of padding only (or T = 0) pools to zeros, so its logits are `head.bias`.
+    - A row of padding only pools to zeros, so its logits are `head.bias`.
     - The padding row gets no gradient.
     - Raises ValueError if tokens is not 2-D.
 
@@ -70,11 +117,18 @@ class TextClassifier(nn.Module):
     """
 
     def __init__(
-        self, vocab_size: int, embed_dim: int, num_classes: int, padding_idx: int = 0
+        self,
+        vocab_size: int,
+        embed_dim: int,
+        num_classes: int,
+        padding_idx: int = 0,
+        num_heads: int = 2,
+        dropout: float = 0.0,
     ) -> None:
-        # TODO: create self.embedding and self.head as described.
+        # TODO: create self.embedding, self.encoder and self.head as described.
         raise NotImplementedError
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        # TODO: embed, build the mask from padding_idx, pool with masked_mean, apply the head.
+        # TODO: embed, build the mask from padding_idx, encode, pool with masked_mean, apply
+        # the head.
         raise NotImplementedError

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from katas.q16_text_classifier import TextClassifier, masked_mean
+from katas.q16_text_classifier import TextClassifier, encode, masked_mean
 from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
@@ -15,6 +15,9 @@ from torch_katas.testing import (
 )
 
 VOCAB, DIM, CLASSES = 20, 8, 3
+# Batched and per-sequence attention may run different kernels (on a GPU, on the fast path).
+APPROX = {"rtol": 1e-4, "atol": 1e-5}
+MODES = ["train", "eval", "eval without autograd"]  # the last takes the layer's fast path
 
 
 def mean_by_loop(values, mask):
@@ -25,15 +28,46 @@ def mean_by_loop(values, mask):
     return torch.stack(rows) if rows else values.new_zeros(0, values.shape[-1])
 
 
+def each_sequence_alone(layer, embedded, mask):
+    """The layer run on each row's real tokens alone, unbatched (no padding, no mask);
+    zeros at padded positions."""
+    out = torch.zeros_like(embedded)
+    for b in range(embedded.shape[0]):
+        real = mask[b].nonzero().flatten().tolist()
+        if real:
+            out[b, real] = layer(embedded[b, real])
+    return out
+
+
 def logits_by_loop(model, tokens, padding_idx):
-    """The classifier written out token by token from its embedding table and head."""
+    """The classifier written out sequence by sequence from its embedding table, encoder
+    layer and head: each sequence's real tokens alone through the encoder, then their mean."""
     table, weight, bias = model.embedding.weight, model.head.weight, model.head.bias
     rows = []
     for sequence in tokens.tolist():
         real = [table[t] for t in sequence if t != padding_idx]
-        pooled = torch.stack(real).mean(0) if real else torch.zeros_like(table[0])
+        pooled = model.encoder(torch.stack(real)).mean(0) if real else torch.zeros_like(table[0])
         rows.append(pooled @ weight.T + bias)
     return torch.stack(rows)
+
+
+def in_mode(module, mode):
+    """Put module in the mode named in MODES; returns the grad mode to run it under."""
+    module.train(mode == "train")
+    return torch.set_grad_enabled(mode != "eval without autograd")
+
+
+def encoder_layer(device, dtype=torch.float32, **options):
+    """A small batch-first encoder layer without dropout, so train and eval agree."""
+    options = {"dim_feedforward": 16, "dropout": 0.0, "batch_first": True, **options}
+    return nn.TransformerEncoderLayer(DIM, 2, **options).to(device=device, dtype=dtype)
+
+
+def rows_with_padding(device, batch, length, lengths):
+    """A [batch, length] mask of real tokens: lengths[b] of them, scattered over the row."""
+    order = torch.rand(batch, length).argsort(dim=1)
+    mask = order < torch.tensor(lengths)[:, None]
+    return mask.to(device)
 
 
 def random_tokens(device, batch, length, padding_idx, lengths=None):
@@ -58,8 +92,31 @@ def test_masked_mean_has_no_python_loops(device):
     assert_no_python_loops(masked_mean, inputs, over="rows, steps and features")
 
 
+def warm_up(layer, device):
+    """torch's first check of a key padding mask imports sympy: a second or so, many times
+    that under the loop check's tracing. Done here, with torch's own call, it is paid once."""
+    layer(
+        torch.zeros(1, 1, DIM, device=device),
+        src_key_padding_mask=torch.zeros(1, 1, dtype=torch.bool, device=device),
+    )
+
+
+def test_encode_has_no_python_loops(device):
+    layer = encoder_layer(device)
+    warm_up(layer, device)
+    assert_no_python_loops(
+        lambda embedded, mask: encode(layer, embedded, mask),
+        lambda n: (
+            torch.randn(n, n, DIM, device=device),
+            torch.arange(n, device=device) <= torch.arange(n, device=device)[:, None],
+        ),
+        over="sequences and tokens",
+    )
+
+
 def test_classifier_has_no_python_loops(device):
     model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device)
+    warm_up(encoder_layer(device), device)
     assert_no_python_loops(
         model,
         lambda n: random_tokens(device, n, n, 0, lengths=[i % (n + 1) for i in range(n)]),
@@ -119,10 +176,14 @@ def test_masked_positions_neither_count_nor_get_gradient(device):
         (mask / counts)[..., None].expand_as(grad).float(),
         "each real position should get gradient 1 / (number of real positions in its row)",
     )
-    changed = values.detach().masked_fill(~mask[..., None], 1e4)
-    assert_close(
-        masked_mean(changed, mask), out.detach(), "values at masked positions changed the result"
-    )
+    for junk in (1e4, float("nan"), float("inf")):
+        changed = values.detach().masked_fill(~mask[..., None], junk)
+        assert_close(
+            masked_mean(changed, mask),
+            out.detach(),
+            f"{junk} at masked positions changed the result: select the real positions "
+            "(torch.where) rather than multiply by the mask, since nan * 0 is nan",
+        )
 
 
 def test_masked_mean_gradcheck_and_dtype(device):
@@ -225,11 +286,96 @@ def test_masked_mean_rejects_bad_masks(device, mask_shape, dtype):
         masked_mean(values, mask)
 
 
+# encode
+
+
+@pytest.mark.parametrize(
+    "batch, length, lengths",
+    [(3, 5, [5, 0, 4]), (4, 4, [4, 1, 3, 2]), (2, 7, [1, 6])],
+    ids=["3x5", "4x4", "2x7"],
+)
+def test_encode_runs_each_sequence_as_if_alone(device, batch, length, lengths):
+    # Padding scattered over each row, and a row of padding only, whose outputs the
+    # contract leaves open (nan on the fast path). 4x4 has as many rows as steps, so a
+    # [T, B, D] layout with a transposed mask runs without an error, attending across the
+    # batch.
+    layer = encoder_layer(device)
+    embedded = torch.randn(batch, length, DIM, device=device)
+    mask = rows_with_padding(device, batch, length, lengths)
+    for mode in MODES:
+        with in_mode(layer, mode):
+            out = encode(layer, embedded, mask)
+            expected = each_sequence_alone(layer, embedded, mask)
+        check_tensor(out, shape=(batch, length, DIM), device=device, name="encode")
+        assert_close(
+            out[mask],
+            expected[mask],
+            f"in {mode} mode, real positions differ from each sequence run alone: pass "
+            "src_key_padding_mask=True at PADDING (the opposite of mask), as a bool tensor, "
+            "and keep the [B, T, D] layout the batch_first layer expects",
+        )
+        assert layer.training == (mode == "train"), "encode changed the layer's mode; leave it"
+
+
+def test_padding_values_do_not_reach_real_tokens(device):
+    layer = encoder_layer(device)
+    embedded = torch.randn(4, 6, DIM, device=device)
+    mask = rows_with_padding(device, 4, 6, [6, 1, 3, 4])
+    junk = torch.randn(4, 6, DIM, device=device) * 30
+    for mode in MODES:
+        with in_mode(layer, mode):
+            out = encode(layer, embedded, mask)
+            changed = encode(layer, torch.where(mask[..., None], embedded, junk), mask)
+        assert_close(
+            changed[mask],
+            out[mask],
+            f"in {mode} mode, changing the embeddings at padded positions changed the outputs "
+            "at real ones: real tokens attend to padding. src_key_padding_mask is True where a "
+            "key is padding (~mask); a float mask is added to the scores, so a 0/1 float mask "
+            "hides nothing",
+            **APPROX,
+        )
+
+
+def test_padding_gets_no_gradient_from_real_tokens(device):
+    layer = encoder_layer(device, norm_first=True, activation="gelu")
+    embedded = torch.randn(3, 5, DIM, device=device, requires_grad=True)
+    mask = rows_with_padding(device, 3, 5, [5, 2, 3])
+    out = encode(layer, embedded, mask)
+    (grad,) = torch.autograd.grad(out[mask].sum(), embedded)
+    assert not grad[~mask].any(), (
+        "real outputs depend on padded positions: they get a gradient through attention; "
+        "hide padded keys with src_key_padding_mask (True at padding)"
+    )
+    assert grad[mask].abs().sum(-1).gt(0).all(), "every real position should get a gradient"
+    assert all(p.grad is None for p in layer.parameters()), "encode should not call backward"
+
+
+def test_encode_in_float64(device):
+    skip_unless_supported(device, torch.float64)
+    layer = encoder_layer(device, torch.float64)
+    embedded = torch.randn(2, 5, DIM, dtype=torch.float64, device=device)
+    mask = rows_with_padding(device, 2, 5, [3, 5])
+    out = encode(layer, embedded, mask)
+    check_tensor(out, shape=(2, 5, DIM), dtype=torch.float64, device=device, name="encode")
+    assert_close(
+        out[mask], each_sequence_alone(layer, embedded, mask)[mask], "wrong in float64", **APPROX
+    )
+
+
+def test_encode_rejects_bad_masks(device):
+    layer = encoder_layer(device)
+    embedded = torch.randn(2, 3, DIM, device=device)
+    for shape, dtype in [((2, 3), torch.float32), ((2, 3), torch.uint8), ((3, 2), torch.bool)]:
+        with raises(ValueError):
+            encode(layer, embedded, torch.ones(shape, dtype=dtype, device=device))
+
+
 # TextClassifier
 
 
 @pytest.mark.parametrize("padding_idx", [0, 3, VOCAB - 1])
-def test_classifier_is_embedding_masked_mean_and_linear(device, padding_idx):
+def test_classifier_is_embedding_encoder_masked_mean_and_linear(device, padding_idx):
     model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=padding_idx).to(device)
     tokens = random_tokens(device, 6, 9, padding_idx, lengths=[9, 1, 0, 4, 7, 3])
     logits = model(tokens)
@@ -237,9 +383,32 @@ def test_classifier_is_embedding_masked_mean_and_linear(device, padding_idx):
     assert_close(
         logits,
         logits_by_loop(model, tokens, padding_idx),
-        "logits should be head(mean of the embeddings of non-padding tokens); "
+        "logits should be head(mean of the encoder's outputs at non-padding tokens); "
         f"is the mask built from padding_idx={padding_idx}?",
+        **APPROX,
     )
+
+
+def test_classifier_in_training_and_eval_mode(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device)
+    # B == T: a [B, T, D] batch read as [T, B, D] would run without an error.
+    tokens = random_tokens(device, 5, 5, 0, lengths=[5, 2, 0, 4, 1])
+    for mode in MODES:
+        with in_mode(model, mode):
+            logits = model(tokens)
+            expected = logits_by_loop(model, tokens, 0)
+        check_tensor(logits, shape=(5, CLASSES), dtype=torch.float32, device=device, name="logits")
+        assert torch.isfinite(logits).all(), (
+            f"non-finite logits in {mode} mode: the encoder's fast path leaves nan at every "
+            "position of a row of padding only; pool by selecting real positions, not "
+            "multiplying by the mask"
+        )
+        assert_close(
+            logits,
+            expected,
+            f"wrong logits in {mode} mode: build the encoder with batch_first=True and give it "
+            "src_key_padding_mask=True at padding",
+        )
 
 
 def test_padding_anywhere_in_a_row_is_masked(device):
@@ -253,6 +422,7 @@ def test_padding_anywhere_in_a_row_is_masked(device):
         logits_by_loop(model, tokens, 0),
         "with padding at the start or in the middle of a row the logits are wrong: mask each "
         "position by its own id (tokens != padding_idx), not the first `length` positions",
+        **APPROX,
     )
 
 
@@ -262,7 +432,10 @@ def test_padding_idx_defaults_to_0(device):
     logits = model(tokens)
     assert model.embedding.padding_idx == 0, "padding_idx should default to 0"
     assert_close(
-        logits, logits_by_loop(model, tokens, 0), "with no padding_idx given, id 0 is padding"
+        logits,
+        logits_by_loop(model, tokens, 0),
+        "with no padding_idx given, id 0 is padding",
+        **APPROX,
     )
 
 
@@ -276,12 +449,22 @@ def test_a_negative_padding_idx_counts_from_the_end(device):
         logits_by_loop(model, tokens, VOCAB - 1),
         f"padding_idx=-1 means id {VOCAB - 1}, as in nn.Embedding: build the mask from "
         "self.embedding.padding_idx, which holds the id itself",
+        **APPROX,
     )
 
 
 def test_classifier_layers(device):
     model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=3).to(device)
     assert isinstance(model.embedding, nn.Embedding) and isinstance(model.head, nn.Linear)
+    assert isinstance(model.encoder, nn.TransformerEncoderLayer), (
+        "self.encoder should be an nn.TransformerEncoderLayer"
+    )
+    assert model.encoder.self_attn.batch_first, (
+        "build the encoder with batch_first=True: it takes [B, T, D], as the embedding gives"
+    )
+    assert model.encoder.self_attn.embed_dim == DIM and model.encoder.self_attn.num_heads == 2
+    assert model.encoder.linear1.out_features == 4 * DIM, "dim_feedforward is 4 * embed_dim"
+    assert model.encoder.dropout.p == 0.0, "dropout defaults to 0.0"
     assert tuple(model.embedding.weight.shape) == (VOCAB, DIM)
     assert tuple(model.head.weight.shape) == (CLASSES, DIM)
     assert model.embedding.padding_idx == 3, "pass padding_idx to nn.Embedding"
@@ -301,6 +484,7 @@ def test_appending_padding_changes_nothing(device, padding_idx):
             logits,
             f"appending {extra} padding tokens changed the logits: "
             "average over the real tokens only, not over all T positions",
+            **APPROX,
         )
 
 
@@ -315,20 +499,31 @@ def test_padding_row_values_do_not_matter(device):
         logits,
         "a non-zero padding row changed the logits: mask the padded positions instead of "
         "relying on their embedding being zero",
+        **APPROX,
     )
+
+
+def test_classifier_options(device):
+    model = TextClassifier(VOCAB, 12, CLASSES, padding_idx=1, num_heads=4, dropout=0.25)
+    assert model.encoder.self_attn.num_heads == 4, "pass num_heads to the encoder layer"
+    assert model.encoder.dropout.p == 0.25, "pass dropout to the encoder layer"
+    assert model.encoder.linear1.out_features == 48, "dim_feedforward is 4 * embed_dim"
+    model.to(device).eval()
+    tokens = random_tokens(device, 3, 4, 1, lengths=[4, 2, 3])
+    assert_close(model(tokens), logits_by_loop(model, tokens, 1), "wrong logits", **APPROX)
 
 
 def test_rows_of_padding_only_give_the_head_bias(device):
     model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device)
     tokens = torch.tensor([[0, 0, 0], [4, 0, 0]], device=device)
-    logits = model(tokens)
-    assert torch.isfinite(logits).all(), "an all-padding row gave non-finite logits (0 / 0?)"
-    assert_close(logits[0], model.head.bias.detach(), "all padding pools to 0")
-    empty = model(torch.zeros(2, 0, dtype=torch.long, device=device))
-    check_tensor(empty, shape=(2, CLASSES), device=device, name="logits for T = 0")
-    assert_close(
-        empty, model.head.bias.detach().expand(2, CLASSES), "with T = 0 the logits are head.bias"
-    )
+    for mode in MODES:
+        with in_mode(model, mode):
+            logits = model(tokens)
+        assert torch.isfinite(logits).all(), (
+            f"an all-padding row gave non-finite logits in {mode} mode: 0 / 0, or the nan the "
+            "encoder's fast path leaves there multiplied by a 0 of the mask"
+        )
+        assert_close(logits[0], model.head.bias.detach(), f"all padding pools to 0 ({mode})")
 
 
 def test_padding_row_gets_no_gradient(device):
@@ -354,7 +549,7 @@ def test_classifier_batch_of_one_and_float64(device):
     tokens = torch.tensor([[7]], device=device)
     logits = model(tokens)
     check_tensor(logits, shape=(1, CLASSES), dtype=torch.float64, device=device, name="logits")
-    assert_close(logits, logits_by_loop(model, tokens, 0), "wrong logits in float64")
+    assert_close(logits, logits_by_loop(model, tokens, 0), "wrong logits in float64", **APPROX)
 
 
 def test_classifier_in_bfloat16(device):
@@ -402,11 +597,14 @@ def classifier(dtype, device):
 
 
 def classifier64(model, tokens):
-    table = model.embedding.weight.detach().cpu().double()
-    weight, bias = (p.detach().cpu().double() for p in (model.head.weight, model.head.bias))
-    keep = (tokens != 0).double()
-    pooled = (table[tokens] * keep[..., None]).sum(1) / keep.sum(1, keepdim=True).clamp(min=1)
-    return pooled @ weight.T + bias
+    exact = facets.copy_module(model).to("cpu", torch.float64)
+    with torch.no_grad():
+        return logits_by_loop(exact, tokens, 0)
+
+
+def layer_and_batch(device):
+    embedded = torch.randn(3, 5, DIM, device=device)
+    return facets.args(encoder_layer(device), embedded, rows_with_padding(device, 3, 5, [5, 2, 1]))
 
 
 def forward(model, tokens):
@@ -425,8 +623,28 @@ FACETS = facets.declare(
         facets.Returns(lambda device: padded(torch.float32, device, length=5)),
     ),
     facets.of(
+        encode,
+        facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
+        facets.Unmodified(layer_and_batch),
+        facets.Trains(
+            layer_and_batch,
+            forward=lambda layer, device: encode(
+                layer,
+                torch.randn(2, 3, DIM, device=device),
+                torch.tensor([[True, True, False], [True, True, True]], device=device),
+            ).sum(),
+            module=lambda arguments, result: arguments.args[0],
+        ),
+    ),
+    facets.of(
         TextClassifier,
-        facets.Dtypes(classifier, oracle=classifier64, ulps=4),
+        facets.Dtypes(
+            classifier,
+            oracle=classifier64,
+            # A transformer layer rounds many times in float16 and bfloat16.
+            ulps=8,
+            atol={torch.float32: 1e-6, torch.float16: 2e-3, torch.bfloat16: 1e-2},
+        ),
         facets.DefaultDevice(lambda device: facets.args(VOCAB, DIM, CLASSES)),
         facets.Trains(
             lambda device: facets.args(VOCAB, DIM, CLASSES).replace(padding_idx=0),

@@ -1,4 +1,5 @@
-"""Kata 16: embeddings, padding and masked pooling (reference answer)."""
+"""Kata 16: embeddings, padding, a transformer encoder layer and masked pooling (reference
+answer)."""
 
 import torch
 from torch import nn
@@ -22,13 +23,37 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (total / count).to(values.dtype)
 
 
+def encode(
+    layer: nn.TransformerEncoderLayer, embedded: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    if mask.dtype != torch.bool or mask.shape != embedded.shape[:2]:
+        raise ValueError(
+            f"mask must be bool with shape {tuple(embedded.shape[:2])}, "
+            f"got {mask.dtype} {tuple(mask.shape)}"
+        )
+    # src_key_padding_mask is True where a key is padding: the mask of real tokens, inverted.
+    # A bool mask, not a float one: a float mask is added to the scores, and 1.0 hides nothing.
+    return layer(embedded, src_key_padding_mask=~mask)
+
+
 class TextClassifier(nn.Module):
     def __init__(
-        self, vocab_size: int, embed_dim: int, num_classes: int, padding_idx: int = 0
+        self,
+        vocab_size: int,
+        embed_dim: int,
+        num_classes: int,
+        padding_idx: int = 0,
+        num_heads: int = 2,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
         # padding_idx: that row starts at zero and its gradient is always zero.
         self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)
+        # batch_first=True: the layer takes [B, T, D], as the embedding gives it; the
+        # default (False) would read [B, T, D] as T sequences of B tokens.
+        self.encoder = nn.TransformerEncoderLayer(
+            embed_dim, num_heads, dim_feedforward=4 * embed_dim, dropout=dropout, batch_first=True
+        )
         self.head = nn.Linear(embed_dim, num_classes)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -37,4 +62,6 @@ class TextClassifier(nn.Module):
         # The mask, not the zero padding row, decides what counts: the row may change
         # (pretrained vectors, a manual edit) and a plain mean would count padded positions.
         mask = tokens != self.embedding.padding_idx
-        return self.head(masked_mean(self.embedding(tokens), mask))
+        # Padded positions of the encoding hold anything (nan on the eval fast path);
+        # masked_mean selects the real ones.
+        return self.head(masked_mean(encode(self.encoder, self.embedding(tokens), mask), mask))
