@@ -15,7 +15,6 @@ Rows (each command in a fresh process; times are wall clock, best of --repeat):
   reference answer (the target: within 1.5x);
 - the supervisor: the full run watched by a parent process against the same run unwatched
   (TORCH_KATAS_SUPERVISOR=0; the target: within 1.2x);
-- torch.compile's caches: kata 38's inductor test with an empty cache, then warm.
 Ratios of two runs go by the median of back-to-back pairs: a shared machine's speed drifts
 over minutes, and a pair's two runs drift alike. Each command runs as on a learner's machine,
 where Python keeps its bytecode caches (and pytest its rewritten test modules): a
@@ -27,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -155,17 +153,6 @@ def main() -> None:
         f"{'the full run supervised, against unsupervised':<52} {watched:7.2f} s "
         f"against {unwatched:.2f} s: {ratio:.2f}x (goal <= 1.2x)"
     )
-
-    # torch.compile's caches.
-    q38 = [*PYTEST, "--solutions", "--device", "cpu", "-m", "slow"]
-    q38.append("katas/q38_compile_graph_breaks_test.py")
-    cache = Path(tempfile.mkdtemp(prefix="torch-katas-inductor-"))
-    try:
-        cold = run(q38, {"TORCHINDUCTOR_CACHE_DIR": str(cache)})[0]
-        warm = min(run(q38, {"TORCHINDUCTOR_CACHE_DIR": str(cache)})[0] for _ in range(repeat))
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    print(f"{'kata 38 inductor test, cache cold then warm':<52} {cold:7.2f} s, then {warm:.2f} s")
 
 
 if __name__ == "__main__":

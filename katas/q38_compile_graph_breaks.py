@@ -1,57 +1,152 @@
-"""Kata 38: torch.compile and graph breaks.
+"""Kata 38: what torch.compile does, and what makes it fast or slow.
 
-`torch.compile(fn)` lets TorchDynamo read fn's Python bytecode and capture the tensor
-operations as a graph, which a backend (inductor by default) turns into fused kernels.
-Whatever Dynamo cannot put in a graph causes a *graph break*: the graph so far is
-compiled, the offending code runs in ordinary Python, and a new graph starts after it.
-Every break costs speed (fewer fusions, a trip back to Python each call), and
-`torch.compile(fn, fullgraph=True)` refuses them outright. Typical causes:
+`torch.compile(fn)` returns a function that, on its first call, lets TorchDynamo read fn's
+Python bytecode and capture the tensor operations it runs as a graph, together with *guards*:
+the facts the graph assumes (dtypes, devices, shapes, Python values it read). A backend turns
+the graph into code: inductor (the default) fuses chains of operations into a few kernels
+(Triton on GPUs, C++ on the CPU), so intermediate results stay in registers instead of
+making a round trip through memory, fewer kernels are launched, and Python runs once per
+graph instead of once per operation. Later calls whose inputs pass the guards reuse it.
 
-- `.item()` / `.tolist()`: a tensor's value is pulled out into a Python number;
-- `print(...)` and other Python side effects (how each is handled depends on the torch
-  version: recent ones may replay some side effects after the graph instead of breaking);
-- a Python `if` on a tensor's value (`if norm > 1:`), which needs the value at trace time.
+What costs speed:
+- *Graph breaks*: whatever Dynamo cannot put in a graph (`.item()`, `print`, a Python `if`
+  on a tensor's value) ends the graph; the code runs in Python and a new graph starts.
+  `torch.compile(fn, fullgraph=True)` refuses them outright.
+- *Recompiles*: an input that fails the guards (a new shape, dtype or device) compiles again.
+  With `dynamic=False` every new shape is a new graph; by default (`dynamic=None`) the first
+  graph is specialised to the first shapes and the first new size recompiles with that size
+  as a symbol; `dynamic=True` traces sizes as symbols from the start. After 8 recompiles of a
+  function (`recompile_limit`) Dynamo gives up and runs it eagerly.
+- *Compile time*: seconds on the first call (minutes with autotuning), so a timing that
+  includes it measures the compiler: warm up first. And an accelerator runs kernels after the
+  call that queues them has returned: synchronise before reading the clock.
 
-`torch._dynamo.explain(fn)(*args)` reports the graphs and the breaks with their reasons.
+Modes (`torch.compile(fn, mode=...)`) trade compile time and memory for speed:
+- "default": fused kernels; moderate compile time, no extra memory.
+- "reduce-overhead": also CUDA graphs, which record the kernel launches once and replay them
+  with one call: for small batches where launching, not computing, takes the time. Costs
+  memory (its own buffers and pool), needs the same shapes on every call (a new shape records
+  a new graph), CUDA only.
+- "max-autotune": also benchmarks many kernel variants for each matrix product and picks the
+  fastest (CUDA graphs too, on a GPU): the fastest code, after a compile of minutes.
+- "max-autotune-no-cudagraphs": the autotuning without CUDA graphs.
 
-Task: this function (eager PyTorch, correct, but with graph breaks) clips the activation
-of a residual layer and prints its norm:
+Task: count graphs with a backend of your own (`count_compilations`), compile once for every
+batch size (`compile_for_varying_batch`), choose a mode (`choose_mode`), time with warm-up and
+synchronisation (`median_time`), and rewrite a function without graph breaks:
 
     def clipped_residual_eager(x, weight, max_norm=1.0):
         h = x @ weight
-        norm = h.norm()
+        norm = torch.linalg.vector_norm(h)
         print(f"activation norm {norm.item():.3f}")   # .item() and print: graph breaks
         if norm > max_norm:                            # Python `if` on a tensor: a break
             h = h * (max_norm / norm)
         return x + torch.relu(h)
 
-First write `count_graph_breaks` to measure such breaks, then rewrite the function as
-`clipped_residual` so that it compiles into one graph with no breaks.
+Rule for the whole kata: torch's public API only (`torch.compile`, `torch.compiler`), not
+`torch._dynamo`.
 """
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
 import torch
 
 
-def count_graph_breaks(fn: Callable[..., object], *args: object) -> int:
-    """How many graph breaks TorchDynamo meets when it compiles `fn(*args)`.
+def count_compilations(
+    fn: Callable[..., object], calls: Sequence[tuple[object, ...]], *, dynamic: bool | None = None
+) -> int:
+    """How many graphs `torch.compile(fn, dynamic=dynamic)` compiles over a series of calls.
 
-    - Returns the graph-break count that `torch._dynamo.explain` reports for that call
-      (0 for a function that compiles into a single graph), counting whatever Dynamo
-      counts in the installed torch version; and 0, not explain's -1, for a function
-      with no tensor operation at all, which makes no graph to break.
-    - `fn` runs once (its side effects, such as printing, happen); no compiled state is
-      left behind for later calls.
+    - Compiles fn with a backend of your own that counts the graphs Dynamo hands it: a
+      backend is any callable `(gm, example_inputs) -> callable` (hint: return `gm.forward`,
+      which runs the graph as it is, with no code generation). Passes `dynamic` on.
+    - Calls the compiled function once with each argument tuple of `calls`, in order (fn runs
+      once per call; its side effects happen), and returns the number of graphs compiled: a
+      graph break adds one, and so does each recompile.
+    - Starts clean: graphs compiled, and shapes seen, before the call do not count. Rule: call
+      `torch.compiler.reset()` first (Dynamo keeps them on fn's code, not on one wrapper).
 
-    >>> def branchy(x):
-    ...     if x.sum() > 0:
-    ...         return x * 2
-    ...     return x
-    >>> count_graph_breaks(branchy, torch.ones(3))
+    >>> def double(x):
+    ...     return x * 2
+    >>> calls = [(torch.ones(2),), (torch.ones(3),), (torch.ones(4),)]
+    >>> [count_compilations(double, calls, dynamic=d) for d in (False, None, True)]
+    [3, 2, 1]
+    """
+    # TODO: a counting backend, torch.compiler.reset(), torch.compile(..., backend=, dynamic=).
+    raise NotImplementedError
+
+
+def compile_for_varying_batch(
+    fn: Callable[..., object], *, backend: str | Callable = "inductor"
+) -> Callable[..., object]:
+    """fn compiled (with `backend`) so that a new batch size does not recompile it.
+
+    - Returns a callable that computes what fn computes. Called with tensors whose first
+      dimension (the batch) changes from call to call, every size from 2 up, the other
+      dimensions fixed, it compiles one graph in all, from its first call on; never one per
+      batch size, nor a second one at the first new size.
+    - Sizes 0 and 1 are specialised whatever you ask (a size-1 dimension broadcasts), so a
+      batch of 1 may compile once more: not part of the contract.
+    - Compiles lazily, as torch.compile does: nothing before the first call.
+
+    >>> compiled = compile_for_varying_batch(torch.sin, backend="eager")
+    >>> [tuple(compiled(torch.zeros(n, 3)).shape) for n in (2, 5)]
+    [(2, 3), (5, 3)]
+    """
+    # TODO: torch.compile with the dynamic-shape setting that needs no second compile.
+    raise NotImplementedError
+
+
+def choose_mode(*, launch_bound: bool, static_shapes: bool, long_running: bool) -> str:
+    """The `torch.compile` mode for a job, from the trade-offs in the module docstring.
+
+    - launch_bound: small kernels, where launching them takes longer than running them (a
+      batch of a few samples, one token at a time).
+    - static_shapes: every call has the same input shapes.
+    - long_running: the job runs for hours or serves for days, so minutes of compile time pay
+      for themselves; otherwise it does not.
+    - Returns one of "default", "reduce-overhead", "max-autotune",
+      "max-autotune-no-cudagraphs":
+      - a long-running job autotunes; with CUDA graphs only when its shapes are static;
+      - otherwise, CUDA graphs alone ("reduce-overhead") for a launch-bound job with static
+        shapes; every other job compiles in the "default" mode.
+
+    >>> choose_mode(launch_bound=False, static_shapes=False, long_running=False)
+    'default'
+    """
+    # TODO: which modes use CUDA graphs, which autotune, and what each needs.
+    raise NotImplementedError
+
+
+def median_time(
+    fn: Callable[..., object],
+    *args: object,
+    warmup: int = 3,
+    repeats: int = 10,
+    synchronize: Callable[[], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """The median time of `fn(*args)` in seconds, measured after warm-up calls.
+
+    - Calls fn(*args) exactly `warmup + repeats` times: first `warmup` untimed calls (the
+      first call of a compiled function compiles it), then `repeats` timed ones, each timed
+      on its own with `clock` (seconds). Returns the median of those `repeats` times (for an
+      even count, the mean of the two middle ones, as statistics.median).
+    - Rule: call `synchronize()` after every call of fn and before the clock is next read, so
+      that no clock reading comes before the work queued on the device has finished (the
+      warm-up's included). synchronize=None means `torch.accelerator.synchronize` when
+      `torch.accelerator.is_available()`, and nothing without an accelerator (CPU
+      operations have finished when they return).
+    - warmup >= 0; repeats < 1 raises ValueError.
+
+    >>> ticks = iter(range(100))  # a clock that advances by 1 at each reading
+    >>> work = torch.ones(3)
+    >>> median_time(work.sum, warmup=1, repeats=3, synchronize=torch.cpu.synchronize,
+    ...             clock=lambda: next(ticks))
     1
     """
-    # TODO: ask torch._dynamo.explain about fn(*args) and return its graph-break count.
+    # TODO: warm up, then time each call between two synchronised clock readings.
     raise NotImplementedError
 
 
@@ -61,7 +156,7 @@ def clipped_residual(
     """`clipped_residual_eager` (see the module docstring) rewritten without graph breaks.
 
     - x: (B, D) floating tensor; weight: (D, D), same dtype and device; max_norm > 0.
-    - Let h = x @ weight and norm = h.norm() (over all of h). If norm > max_norm, h is
+    - Let h = x @ weight and norm = its 2-norm over all of h. If norm > max_norm, h is
       scaled by max_norm / norm; otherwise (norm == max_norm included) h is left as it is.
     - Returns (out, norm): out = x + relu(h), shape (B, D), with x's dtype and device; and
       norm, the 0-dim norm of h before any scaling, returned instead of printed so the
@@ -73,8 +168,10 @@ def clipped_residual(
       and its gradient overflow: keep them out of the backward pass wherever h is not scaled.
 
     Rules: no `.item()` or `.tolist()`, no `print`, no Python `if` or loop on a tensor's
-    value; `torch._dynamo.explain` must report one graph and no breaks. Do not decorate the
-    function with torch.compile: the caller compiles it.
+    value: `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
+    The norm with `torch.linalg.vector_norm`, not the deprecated `torch.norm` (nor
+    `Tensor.norm`, which calls it). Do not decorate the function with torch.compile: the
+    caller compiles it.
 
     >>> x, weight = torch.ones(2, 3), torch.eye(3)
     >>> out, norm = clipped_residual(x, weight, max_norm=1.0)

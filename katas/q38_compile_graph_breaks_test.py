@@ -1,27 +1,57 @@
+import statistics
+
 import pytest
 import torch
 
-from katas.q38_compile_graph_breaks import clipped_residual, count_graph_breaks
+from katas.q38_compile_graph_breaks import (
+    choose_mode,
+    clipped_residual,
+    compile_for_varying_batch,
+    count_compilations,
+    median_time,
+)
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    assert_no_torch_internals,
+    check_tensor,
+    forbidden_calls,
+    raises,
+    skip_unless_supported,
+)
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def fresh_dynamo():
-    """Each test starts and ends with empty Dynamo caches, so no compiled code (or
-    recompilation count) carries over from one test to the next."""
-    torch._dynamo.reset()
+    """Dynamo's caches empty before and after the test, so no compiled code (or shape seen)
+    carries over from one test to the next."""
+    torch.compiler.reset()
     yield
-    torch._dynamo.reset()
+    torch.compiler.reset()
+
+
+class CountingBackend:
+    """A torch.compile backend that runs each graph as captured and counts the graphs."""
+
+    def __init__(self):
+        self.graphs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs += 1
+        return gm.forward
 
 
 def clipped_residual_eager(x, weight, max_norm=1.0):
     """The eager oracle, as in the kata's docstring, returning the norm instead of printing."""
     h = x @ weight
-    norm = h.norm()
+    norm = torch.linalg.vector_norm(h)
     if norm > max_norm:
         h = h * (max_norm / norm)
     return x + torch.relu(h), norm
+
+
+def sine_sum(x):
+    return (x.sin() * 2).sum(0)
 
 
 def no_tensor_operation(x):
@@ -35,6 +65,264 @@ def branches_twice(x):
         x = x - 1
     return x + 1
 
+
+def batches(device, sizes, dtype=torch.float32):
+    return [(torch.randn(n, 3, device=device, dtype=dtype),) for n in sizes]
+
+
+# ---------------------------------------------------------------- count_compilations
+
+# Four batch sizes: one graph per size when specialised; the default compiles a static graph
+# first and, at the first new size, one with the size as a symbol, which serves the rest.
+RECOMPILES = {False: 4, None: 2, True: 1}
+
+
+@pytest.mark.parametrize("dynamic", list(RECOMPILES), ids=lambda d: f"dynamic={d}")
+def test_count_compilations_counts_a_recompile_per_guard_failure(device, dynamic, fresh_dynamo):
+    got = count_compilations(sine_sum, batches(device, (2, 3, 4, 5)), dynamic=dynamic)
+    want = RECOMPILES[dynamic]
+    assert got == want and isinstance(got, int), (
+        f"4 batch sizes with dynamic={dynamic}: count_compilations returned {got!r}, expected "
+        f"{want} (dynamic=False: a graph per size; None: a static graph, then one dynamic at "
+        "the first new size; True: one for all). Count the graphs your backend is handed, "
+        "and pass `dynamic` on to torch.compile"
+    )
+
+
+def test_count_compilations_counts_graph_breaks_and_guards(device, fresh_dynamo):
+    x = torch.randn(5, device=device)
+    got = {
+        "two graph breaks": count_compilations(branches_twice, [(x,)]),
+        "no tensor operation": count_compilations(no_tensor_operation, [(x,)]),
+        "the same input twice": count_compilations(sine_sum, [(x,), (x.clone(),)]),
+    }
+    want = {"two graph breaks": 3, "no tensor operation": 0, "the same input twice": 1}
+    assert got == want, (
+        f"count_compilations returned {got}, expected {want}: two graph breaks leave three "
+        "graphs; a function with no tensor operation makes none; a second call whose input "
+        "passes the guards reuses the graph"
+    )
+    assert_no_torch_internals(
+        count_compilations,
+        reason="torch.compile with a backend of your own, torch.compiler.reset, dynamic=",
+    )
+
+
+def test_count_compilations_recompiles_for_a_new_dtype_even_when_dynamic(device, fresh_dynamo):
+    skip_unless_supported(device, torch.float64)
+    calls = batches(device, (2, 3)) + batches(device, (4,), torch.float64)
+    got = count_compilations(sine_sum, calls, dynamic=True)
+    assert got == 2, (
+        f"float32 batches then a float64 one with dynamic=True: {got} graphs, expected 2 "
+        "(dynamic shapes make sizes symbols; a dtype is still guarded)"
+    )
+
+
+def test_count_compilations_starts_clean(device, fresh_dynamo):
+    calls = batches(device, (2, 3, 4))
+    # Compiled before, by the caller: the shapes seen would make a later count smaller.
+    torch.compile(sine_sum, backend="eager")(*calls[0])
+    torch.compile(sine_sum, backend="eager")(*calls[1])
+    first = count_compilations(sine_sum, calls)
+    again = count_compilations(sine_sum, calls)
+    assert (first, again) == (2, 2), (
+        f"after the caller compiled sine_sum, two counts of its compilations returned {first} "
+        f"and {again}, expected 2 each time: call torch.compiler.reset() first, as Dynamo keeps "
+        "compiled code and the shapes it has seen on the function's code, not on a wrapper"
+    )
+
+
+def test_count_compilations_runs_fn_once_per_call(device, fresh_dynamo):
+    runs = []
+
+    def records_its_runs(x):
+        runs.append(1)
+        return x.relu() + 1
+
+    count_compilations(records_its_runs, batches(device, (2, 2, 3)))
+    assert len(runs) == 3, f"fn ran {len(runs)} times for 3 calls: call it once per call"
+
+
+# ---------------------------------------------------------------- compile_for_varying_batch
+
+
+def linear_relu(x, weight):
+    return torch.relu(x @ weight)
+
+
+def test_compile_for_varying_batch_compiles_once(device, fresh_dynamo):
+    weight = torch.randn(3, 4, device=device)
+    backend = CountingBackend()
+    compiled = compile_for_varying_batch(linear_relu, backend=backend)
+    assert backend.graphs == 0, "compile lazily: nothing before the first call"
+    for x, *_ in batches(device, (2, 3, 5, 8)):
+        out = compiled(x, weight)
+        assert_close(out, linear_relu(x, weight), "the compiled function computes what fn does")
+    assert backend.graphs == 1, (
+        f"batch sizes 2, 3, 5 and 8 compiled {backend.graphs} graphs, expected 1: the default "
+        "(dynamic=None) compiles a static graph and recompiles at the first new size, "
+        "dynamic=False at every size; mark sizes dynamic from the first call"
+    )
+
+
+# ---------------------------------------------------------------- choose_mode
+
+# (launch_bound, static_shapes, long_running) -> mode, and why.
+MODES = {
+    (False, False, False): ("default", "nothing to gain from CUDA graphs or autotuning"),
+    (False, True, False): ("default", "not launch-bound: CUDA graphs would cost memory for little"),
+    (True, False, False): ("default", "CUDA graphs need the same shapes every call"),
+    (True, True, False): ("reduce-overhead", "launch-bound with static shapes: CUDA graphs"),
+    (False, True, True): ("max-autotune", "a long run pays for autotuning; static shapes"),
+    (True, True, True): ("max-autotune", "a long run pays for autotuning; static shapes"),
+    (False, False, True): ("max-autotune-no-cudagraphs", "autotune, but shapes change"),
+    (True, False, True): ("max-autotune-no-cudagraphs", "autotune, but shapes change"),
+}
+
+
+def situation_id(situation):
+    names = ("launch-bound", "static", "long")
+    return "-".join(name for name, on in zip(names, situation, strict=True) if on) or "none"
+
+
+@pytest.mark.parametrize("situation", list(MODES), ids=situation_id)
+def test_choose_mode(device, situation):
+    launch_bound, static_shapes, long_running = situation
+    got = choose_mode(
+        launch_bound=launch_bound, static_shapes=static_shapes, long_running=long_running
+    )
+    want, why = MODES[situation]
+    assert got == want, (
+        f"launch_bound={launch_bound}, static_shapes={static_shapes}, "
+        f"long_running={long_running}: choose_mode returned {got!r}, expected {want!r} ({why})"
+    )
+
+
+# ---------------------------------------------------------------- median_time
+
+
+class Timeline:
+    """A fake clock, a function whose calls advance it, and a synchronize, all recording."""
+
+    def __init__(self, durations, device):
+        self.durations = list(durations)
+        self.now = 0.0
+        self.events = []
+        self.x = torch.ones(2, device=device)
+
+    def clock(self):
+        self.events.append("clock")
+        return self.now
+
+    def synchronize(self, *args):
+        self.events.append("sync")
+
+    def fn(self, x):
+        assert x is self.x, "call fn with the arguments given"
+        self.events.append("call")
+        self.now += self.durations.pop(0) if self.durations else 1.0
+        return x + 1
+
+
+def assert_synchronised(events):
+    """No clock reading comes after a call of fn without a synchronize in between."""
+    pending = False
+    for index, event in enumerate(events):
+        if event == "call":
+            pending = True
+        elif event == "sync":
+            pending = False
+        else:
+            assert not pending, (
+                f"the clock was read after a call of fn with no synchronize() in between "
+                f"(events: {' '.join(events[: index + 1])} ...): on an accelerator the work "
+                "queued is not done yet; synchronise after every call of fn (the warm-up's "
+                "too) before reading the clock"
+            )
+
+
+# (warmup, repeats, durations of the calls in order, warm-up first)
+TIMINGS = {
+    "slow-warm-up": (2, 3, [1000.0, 500.0, 1.0, 3.0, 2.0]),
+    "even-repeats": (1, 4, [100.0, 4.0, 1.0, 3.0, 10.0]),
+    "an-outlier": (0, 5, [2.0, 2.5, 90.0, 1.5, 2.0]),
+    "one-timed-call": (3, 1, [9.0, 9.0, 9.0, 0.25]),
+}
+
+
+@pytest.mark.parametrize("case", TIMINGS)
+def test_median_time_times_each_call_after_warm_up(device, case):
+    warmup, repeats, durations = TIMINGS[case]
+    timeline = Timeline(durations, device)
+    got = median_time(
+        timeline.fn,
+        timeline.x,
+        warmup=warmup,
+        repeats=repeats,
+        synchronize=timeline.synchronize,
+        clock=timeline.clock,
+    )
+    calls = timeline.events.count("call")
+    assert calls == warmup + repeats, (
+        f"fn ran {calls} times with warmup={warmup}, repeats={repeats}: expected {warmup + repeats}"
+    )
+    want = statistics.median(durations[warmup:])
+    assert got == pytest.approx(want), (
+        f"the timed calls took {durations[warmup:]} (after warm-up calls of "
+        f"{durations[:warmup]}): median_time returned {got}, expected their median {want}; "
+        "time each call on its own, leave the warm-up calls out, and take the median (the mean "
+        "of the two middle times for an even count), not the mean or the lower middle"
+    )
+
+
+def test_median_time_synchronises_before_reading_the_clock(device):
+    timeline = Timeline([5.0] * 5, device)
+    median_time(
+        timeline.fn,
+        timeline.x,
+        warmup=2,
+        repeats=3,
+        synchronize=timeline.synchronize,
+        clock=timeline.clock,
+    )
+    assert_synchronised(timeline.events)
+
+
+@pytest.mark.parametrize("available", [True, False], ids=["accelerator", "cpu-only"])
+def test_median_time_synchronises_the_accelerator_by_default(device, monkeypatch, available):
+    timeline = Timeline([1.0] * 3, device)
+    if available:
+        synchronize = timeline.synchronize
+    else:
+
+        def synchronize(*args):
+            raise AssertionError(
+                "torch.accelerator.synchronize was called with no accelerator available; "
+                "without one there is nothing to wait for (and it raises)"
+            )
+
+    monkeypatch.setattr(torch.accelerator, "is_available", lambda: available)
+    monkeypatch.setattr(torch.accelerator, "synchronize", synchronize)
+    got = median_time(timeline.fn, timeline.x, warmup=1, repeats=2, clock=timeline.clock)
+    assert got == pytest.approx(1.0)
+    if available:  # synchronize=None: torch.accelerator.synchronize, as the rule asks
+        assert_synchronised(timeline.events)
+
+
+@pytest.mark.parametrize("repeats", [0, -1])
+def test_median_time_refuses_no_repeats(device, repeats):
+    timeline = Timeline([], device)
+    with raises(ValueError):
+        median_time(
+            timeline.fn,
+            timeline.x,
+            repeats=repeats,
+            synchronize=timeline.synchronize,
+            clock=timeline.clock,
+        )
+
+
+# ---------------------------------------------------------------- clipped_residual
 
 # (batch, dim, input scale, max_norm): norms far above and far below max_norm, batch 1,
 # a non-contiguous x, and an all-zero input (norm 0, never scaled).
@@ -68,39 +356,6 @@ def gradients(fn, x, weight, max_norm):
     return x.grad, weight.grad
 
 
-def test_count_graph_breaks_reports_dynamos_graph_break_count(device):
-    # Each explain compiles: two functions tell breaks from graphs (3 graphs, 2 breaks) and
-    # a function with no graph at all (-1 from explain) apart.
-    x = torch.randn(5, device=device)
-    functions = (branches_twice, no_tensor_operation)
-    got = {fn.__name__: count_graph_breaks(fn, x) for fn in functions}
-    want = {"branches_twice": 2, "no_tensor_operation": 0}
-    assert got == want, (
-        f"count_graph_breaks returned {got}, expected {want}: return the graph_break_count "
-        "of torch._dynamo.explain(fn)(*args) (not its graph_count), and 0 where explain "
-        "says -1 (no graph at all)"
-    )
-    again = count_graph_breaks(branches_twice, x)
-    assert again == 2, (
-        f"a second call on branches_twice counted {again} breaks, the first 2: code "
-        "compiled during a call must not stay cached for later calls, where it runs without "
-        "compiling again (torch._dynamo.explain resets Dynamo before and after)"
-    )
-
-
-def test_count_graph_breaks_runs_fn_once(device):
-    calls = []
-
-    def records_its_calls(x):
-        calls.append(1)
-        return x.relu() + 1
-
-    count_graph_breaks(records_its_calls, torch.randn(3, device=device))
-    assert len(calls) == 1, (
-        f"fn ran {len(calls)} times; let torch._dynamo.explain(fn)(*args) run it, once"
-    )
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_values_match_the_eager_version(device, case):
     x, weight, max_norm = inputs_for(case, device)
@@ -109,7 +364,9 @@ def test_values_match_the_eager_version(device, case):
     check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="out")
     check_tensor(norm, shape=(), dtype=x.dtype, device=device, name="norm")
     want_out, want_norm = clipped_residual_eager(x_before, weight, max_norm)
-    assert_close(norm, want_norm, "norm should be h.norm() before any scaling")
+    assert_close(
+        norm, want_norm, "norm should be the 2-norm of h over all its elements, before any scaling"
+    )
     assert_close(
         out,
         want_out,
@@ -183,23 +440,36 @@ def test_float64_values_and_gradients(device, case):
     )
 
 
-def test_compiles_into_one_graph_without_breaks(device):
+def test_norm_with_torch_linalg(device):
+    x, weight, max_norm = inputs_for("clipped", device)
+    with forbidden_calls(
+        (torch, "norm"),
+        (torch.Tensor, "norm"),
+        reason="torch.norm is deprecated: use torch.linalg.vector_norm",
+    ):
+        clipped_residual(x, weight, max_norm)
+
+
+def test_compiles_into_one_graph_without_breaks(device, fresh_dynamo):
     x, weight, max_norm = inputs_for("clipped", device)
     clipped_residual(x, weight, max_norm)  # runs eagerly first: a stub fails here, clearly
-    explanation = torch._dynamo.explain(clipped_residual)(x, weight, max_norm)
-    reasons = "\n".join(f"- {reason.reason}".split("\n")[0] for reason in explanation.break_reasons)
-    assert explanation.graph_break_count == 0 and explanation.graph_count == 1, (
-        f"torch._dynamo.explain found {explanation.graph_count} graph(s) and "
-        f"{explanation.graph_break_count} break(s); expected 1 graph and no breaks. Replace "
-        f".item(), print and Python `if`s on tensor values with tensor operations.\n{reasons}"
-    )
+    backend = CountingBackend()
+    try:  # fullgraph=True: a graph break is an error, which names its cause
+        torch.compile(clipped_residual, backend=backend, fullgraph=True)(x, weight, max_norm)
+    except Exception as error:
+        reason = str(error).split("\n")[0]
+        pytest.fail(
+            f"torch.compile(clipped_residual, fullgraph=True) failed: {reason}. Replace .item(), "
+            "print and Python `if`s on tensor values with tensor operations"
+        )
+    assert backend.graphs == 1, f"clipped_residual compiled into {backend.graphs} graphs, not 1"
 
 
-def test_compiled_with_fullgraph_agrees_with_eager_values_and_gradients(device):
+def test_compiled_agrees_with_eager_values_and_gradients(device, fresh_dynamo):
     clipped_residual(*inputs_for("clipped", device))  # eagerly first: a stub fails here, clearly
-    # The "eager" backend runs Dynamo's captured graph as it is: fullgraph=True still fails
-    # on any graph break, and the check costs no code generation (inductor is the slow test).
-    compiled = torch.compile(clipped_residual, backend="eager", fullgraph=True)
+    # The counting backend runs Dynamo's captured graph as it is: fullgraph=True still fails
+    # on any graph break, and the check costs no code generation (inductor takes seconds).
+    compiled = torch.compile(clipped_residual, backend=CountingBackend(), fullgraph=True)
     for case in ("clipped", "not-clipped"):
         x, weight, max_norm = inputs_for(case, device)
         assert_close(
@@ -211,24 +481,6 @@ def test_compiled_with_fullgraph_agrees_with_eager_values_and_gradients(device):
             gradients(compiled, x, weight, max_norm),
             gradients(clipped_residual_eager, x, weight, max_norm),
             f"compiled gradients differ from eager ({case})",
-        )
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(300)  # a cold inductor compile took 30 s on a busy 2-core machine
-# Inductor's own imports and setup warn inside torch (a TorchScript deprecation, and on
-# recent GPUs a TF32 performance hint); neither comes from the kata's code.
-@pytest.mark.filterwarnings("ignore:.*torch.jit.script_method.* is deprecated:DeprecationWarning")
-@pytest.mark.filterwarnings("ignore:TensorFloat32 tensor cores:UserWarning")
-def test_inductor_compiled_agrees_with_eager(device):
-    clipped_residual(*inputs_for("clipped", device))  # eagerly first: a stub fails here, clearly
-    compiled = torch.compile(clipped_residual, fullgraph=True)  # the default backend: inductor
-    for case in ("clipped", "not-clipped"):
-        x, weight, max_norm = inputs_for(case, device)
-        assert_close(
-            compiled(x, weight, max_norm),
-            clipped_residual_eager(x, weight, max_norm),
-            f"inductor-compiled output differs from eager ({case})",
         )
 
 
@@ -249,14 +501,17 @@ def small_inputs(dtype, device):
 
 def eager64(x, weight, max_norm):
     h = x @ weight
-    norm = h.norm()
+    norm = torch.linalg.vector_norm(h)
     if norm > max_norm:
         h = h * (max_norm / norm)
     return x + torch.relu(h)
 
 
 FACETS = facets.declare(
-    facets.none(count_graph_breaks, "compiles: the kata's slow tests cover it"),
+    facets.none(count_compilations, "counts graphs: no tensor result, no dtype of its own"),
+    facets.none(compile_for_varying_batch, "returns a compiled function: its tests call it"),
+    facets.none(choose_mode, "a choice between names: no tensor, dtype or device"),
+    facets.none(median_time, "times a function: no tensor result; its tests fake the clock"),
     facets.of(
         clipped_residual,
         facets.Gradients(

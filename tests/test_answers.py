@@ -104,7 +104,7 @@ def test_every_wrong_answer_is_rejected(run_pytest_inline, kata, tmp_path):
     # One nested session for all of them, each answer imported afresh (AnswerLoop). On the
     # default devices, so that on a machine without a GPU the simulated one rejects tensors
     # made on the CPU. Each answer's tests stop at its first failure; the slow tests
-    # (inductor, ONNX) run only when the fast ones all pass.
+    # (ONNX export) run only when the fast ones all pass.
     loop = AnswerLoop(kata.module, list(found))
     run = (
         str(kata.test_path(ROOT)),
