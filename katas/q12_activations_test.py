@@ -199,11 +199,12 @@ def test_block_registers_only_its_two_linear_layers(device):
 
 def test_block_adds_its_input_to_the_branch(device):
     block, x = block_and_input(device)
+    expected = block_by_hand(block, x)  # before the call, which may overwrite x
     out = block(x)
     check_tensor(out, shape=(6, 5), dtype=torch.float32, device=device, name="block(x)")
     assert_close(
         out,
-        block_by_hand(block, x),
+        expected,
         "block(x) should be x + fc2(relu(fc1(relu(x)))): the skip connection adds x itself, "
         "not relu(x), and no ReLU comes after the sum",
     )

@@ -21,3 +21,27 @@ def fit_line(
             w -= lr * grad_w
             b -= lr * grad_b
     return w.detach(), b.detach()
+
+
+def fit_until(
+    x: torch.Tensor, y: torch.Tensor, tol: float, max_steps: int = 1000, lr: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:
+        raise ValueError(
+            f"x and y must be 1-D of equal length, got {tuple(x.shape)} and {tuple(y.shape)}"
+        )
+    w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    steps = 0
+    while steps < max_steps:
+        loss = ((w * x + b - y) ** 2).mean()
+        # Plain Python decides, from the loss's value, whether to go on: the graph is
+        # recorded as the code runs, so there is nothing to declare ahead.
+        if loss.item() < tol:
+            break
+        grad_w, grad_b = torch.autograd.grad(loss, (w, b))
+        with torch.no_grad():
+            w -= lr * grad_w
+            b -= lr * grad_b
+        steps += 1
+    return w.detach(), b.detach(), steps
