@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 import torch
 
@@ -187,7 +189,7 @@ def tol_reached_after(x, y, steps, lr):
     scale) between the loss before and after the last one: far from either, so rounding in
     any dtype or on any device decides the same way."""
     losses = losses_by_hand(x, y, steps, lr)
-    assert all(a > 1.2 * b for a, b in zip(losses, losses[1:])), losses  # clearly decreasing
+    assert all(a > 1.2 * b for a, b in itertools.pairwise(losses)), losses  # clearly decreasing
     return (losses[-2] * losses[-1]) ** 0.5 if steps else 2 * losses[0]
 
 

@@ -26,10 +26,7 @@ def fit_line(
 def fit_until(
     x: torch.Tensor, y: torch.Tensor, tol: float, max_steps: int = 1000, lr: float = 0.1
 ) -> tuple[torch.Tensor, torch.Tensor, int]:
-    if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:
-        raise ValueError(
-            f"x and y must be 1-D of equal length, got {tuple(x.shape)} and {tuple(y.shape)}"
-        )
+    fit_line(x, y, steps=0)  # checks x and y, taking no step: one place for the check
     w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
     b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
     steps = 0
