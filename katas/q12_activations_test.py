@@ -230,7 +230,10 @@ def test_block_relu_after_fc1_works_in_place(device):
         block(x)
     finally:
         handle.remove()
-    assert len(seen) == 1, f"fc1 should run once per forward pass, ran {len(seen)} times"
+    assert len(seen) == 1, (
+        f"fc1 should run once per forward pass, as a module (self.fc1(...), which runs its "
+        f"hooks), ran {len(seen)} times"
+    )
     output, original = seen[0]
     assert (original < 0).any(), "the test's fc1 output should have negative values"
     assert torch.equal(output.detach(), original.clamp(min=0)), (
