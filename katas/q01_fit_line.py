@@ -4,8 +4,17 @@ PyTorch is NumPy-like tensors that can live on a GPU plus autograd: record the o
 on tensors that require grad, then call `.backward()` to get gradients. With those two
 pieces, plain gradient descent is a handful of lines, and the same lines run on any device.
 
+The graph is defined by running: each operation is recorded as your Python code executes it
+(eager execution), and a new graph is built on every step. So ordinary Python decides what
+runs, including control flow that depends on the data itself (a `while` loop on the loss's
+value, an `if` on a tensor's contents), and a debugger or a print stops on any line. A
+framework that compiles a static graph first needs its own graph-level loop and condition
+ops for that. And code that creates its tensors where its inputs are (`device=x.device`)
+runs unchanged on the CPU or any accelerator.
+
 Task: fit y ≈ w * x + b by gradient descent on the mean squared error, using autograd for
-the gradients and updating the parameters yourself (no torch.optim).
+the gradients and updating the parameters yourself (no torch.optim): for a fixed number of
+steps, then until the loss is small enough, however many steps that takes.
 """
 
 import torch
@@ -36,4 +45,32 @@ def fit_line(
     (2.0, 1.0)
     """
     # TODO: implement gradient descent as the docstring describes.
+    raise NotImplementedError
+
+
+def fit_until(
+    x: torch.Tensor, y: torch.Tensor, tol: float, max_steps: int = 1000, lr: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Fit `y ≈ w * x + b` by gradient descent until the loss is below `tol`.
+
+    - x, y, the start (w = 0, b = 0), the loss and each step: as for `fit_line`, on the
+      device x and y are on, whichever it is.
+    - Before each step, compute the loss at the current w and b; if it is below `tol`,
+      stop. Otherwise take the step. Take at most `max_steps` steps (the budget; 0 takes
+      none): a loss that never gets below `tol` stops there.
+    - Returns (w, b, steps): w and b as `fit_line` returns them (0-dim, x's dtype and
+      device, detached); steps the number of steps taken, a Python int.
+    - x and y are data, left as they were (values, requires_grad, .grad), as for fit_line.
+    - Raises ValueError as fit_line does, before any step (so also with max_steps=0).
+
+    Rules: no torch.optim; use autograd. Hint: the number of steps comes from the data, so
+    the loop is a `while` (or a `for` with a `break`) whose test reads the loss's value
+    (`loss.item()`).
+
+    >>> x = torch.tensor([0.0, 1.0, 2.0])
+    >>> w, b, steps = fit_until(x, 2 * x + 1, tol=1e-6, lr=0.1)
+    >>> round(w.item(), 2), round(b.item(), 2), 0 < steps < 1000
+    (2.0, 1.0, True)
+    """
+    # TODO: step until the loss is below tol or the budget is spent; count the steps.
     raise NotImplementedError

@@ -1,7 +1,9 @@
+import itertools
+
 import pytest
 import torch
 
-from katas.q01_fit_line import fit_line
+from katas.q01_fit_line import fit_line, fit_until
 from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
@@ -167,6 +169,117 @@ def test_takes_the_gradients_from_autograd(device):
     )
 
 
+# ---------------------------------------------------------------- fit_until
+
+
+def losses_by_hand(x, y, steps, lr):
+    """The loss before each of `steps + 1` steps of the descent written out, in float64."""
+    x, y = x.cpu().double(), y.cpu().double()
+    w = b = torch.zeros((), dtype=torch.float64)
+    found = []
+    for _ in range(steps + 1):
+        residual = w * x + b - y
+        found.append((residual**2).mean().item())
+        w, b = w - lr * 2 * (residual * x).mean(), b - lr * 2 * residual.mean()
+    return found
+
+
+def tol_reached_after(x, y, steps, lr):
+    """A tolerance the loss first gets below after exactly `steps` steps, midway (on a log
+    scale) between the loss before and after the last one: far from either, so rounding in
+    any dtype or on any device decides the same way."""
+    losses = losses_by_hand(x, y, steps, lr)
+    assert all(a > 1.2 * b for a, b in itertools.pairwise(losses)), losses  # clearly decreasing
+    return (losses[-2] * losses[-1]) ** 0.5 if steps else 2 * losses[0]
+
+
+def check_fit(result, x, y, steps, lr, device, dtype=torch.float32):
+    assert isinstance(result, tuple) and len(result) == 3, (
+        f"fit_until should return (w, b, steps), got {result!r:.80}"
+    )
+    w, b, taken = result
+    assert type(taken) is int, (
+        f"steps should be a Python int, got {type(taken).__name__}; count the steps in Python"
+    )
+    assert taken == steps, (
+        f"fit_until took {taken} steps, expected {steps}: check the loss before each step and "
+        "stop as soon as it is below tol, counting only the steps taken (at most max_steps)"
+    )
+    for name, value in (("w", w), ("b", b)):
+        check_tensor(value, shape=(), dtype=dtype, device=device, name=name)
+        assert value.grad_fn is None and not value.requires_grad, (
+            f"{name} is still attached to the autograd graph; return {name}.detach()"
+        )
+    assert_close(
+        (w, b),
+        gradient_descent_by_hand(x, y, steps, lr),
+        f"(w, b) should be where {steps} steps of gradient descent lead",
+    )
+
+
+@pytest.mark.parametrize("steps", [1, 4, 7])
+def test_fit_until_stops_once_the_loss_is_below_tol(device, steps):
+    x, y = noisy_line(device)
+    tol = tol_reached_after(x, y, steps, lr=0.5)
+    check_fit(fit_until(x, y, tol, max_steps=50, lr=0.5), x, y, steps, 0.5, device)
+
+
+def test_fit_until_takes_no_step_when_the_start_is_good_enough(device):
+    x, y = noisy_line(device)
+    tol = tol_reached_after(x, y, 0, lr=0.5)
+    check_fit(fit_until(x, y, tol, max_steps=50, lr=0.5), x, y, 0, 0.5, device)
+
+
+@pytest.mark.parametrize("max_steps", [0, 3, 30])
+def test_fit_until_stops_when_the_budget_is_spent(device, max_steps):
+    # The noise keeps the loss above 0.005: the tolerance is never reached.
+    x, y = noisy_line(device)
+    check_fit(fit_until(x, y, 0.005, max_steps=max_steps, lr=0.5), x, y, max_steps, 0.5, device)
+
+
+def test_fit_until_learning_rate_defaults_to_0_1(device):
+    x, y = noisy_line(device)
+    tol = tol_reached_after(x, y, 5, lr=0.1)
+    check_fit(fit_until(x, y, tol), x, y, 5, 0.1, device)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
+def test_fit_until_works_in_the_inputs_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    x, y = noisy_line(device, dtype)
+    w, b, taken = fit_until(x, y, 0.005, max_steps=2, lr=0.5)
+    assert taken == 2
+    for name, value in (("w", w), ("b", b)):
+        check_tensor(value, shape=(), dtype=dtype, device=device, name=name)
+
+
+def test_fit_until_rejects_inputs_that_are_not_two_equal_vectors(device):
+    for x_shape, y_shape in [((4, 1), (4,)), ((4,), (5,))]:
+        x, y = torch.zeros(x_shape, device=device), torch.zeros(y_shape, device=device)
+        with raises(ValueError):
+            fit_until(x, y, 0.1, max_steps=0)
+
+
+def test_fit_until_leaves_the_grad_of_inputs_that_require_grad_alone(device):
+    x, y = noisy_line(device)
+    x.requires_grad_()
+    y.requires_grad_()
+    fit_until(x, y, 0.005, max_steps=3, lr=0.1)
+    assert x.grad is None and y.grad is None, (
+        "fit_until filled x.grad or y.grad; differentiate the loss with respect to w and b only"
+    )
+
+
+def test_fit_until_without_torch_optim(device):
+    x, y = noisy_line(device)
+    assert_no_torch_internals(fit_until, reason="write the update by hand")
+    with (
+        forbidden_calls((torch.optim.Optimizer, "__init__"), reason="write the update by hand"),
+        forbidden_modules(torch.optim, reason="write the update by hand"),
+    ):
+        fit_until(x, y, 0.005, max_steps=2, lr=0.1)
+
+
 # ---------------------------------------------------------------- facets
 
 # A few steps computed in the dtype: each rounds.
@@ -180,6 +293,11 @@ def line(dtype, device, requires_grad=False):
     return facets.args(x, y, steps=3, lr=0.1)
 
 
+def until(device, requires_grad=False):
+    x, y = line(torch.float32, device, requires_grad).args[:2]
+    return facets.args(x, y, 0.0, max_steps=3, lr=0.1)
+
+
 FACETS = facets.declare(
     facets.of(
         fit_line,
@@ -188,6 +306,14 @@ FACETS = facets.declare(
         facets.NoGraph(
             lambda device: line(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: result,
+        ),
+    ),
+    facets.of(
+        fit_until,
+        facets.Unmodified(lambda device: until(device, requires_grad=True)),
+        facets.NoGraph(
+            lambda device: until(device, requires_grad=True),
+            state=lambda arguments, result: result[:2],
         ),
     ),
 )

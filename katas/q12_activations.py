@@ -1,92 +1,141 @@
-"""Kata 12: activation functions from primitives.
+"""Kata 12: activation functions, as modules and as functions.
 
 An activation is the elementwise nonlinearity between layers; without one, a stack of
-Linear layers collapses into a single linear map. torch.nn offers them as modules
-(nn.GELU()) and functions (F.gelu). Writing them from tensor primitives shows what they
-are, and where a formula that is right on paper breaks in floating point: exp overflows to
-inf for inputs above ~88 in float32, and an inf anywhere in the graph can turn a gradient
-into nan even where the forward value looks fine.
+Linear layers collapses into a single linear map. ReLU (max(x, 0)) is the cheap default,
+GELU (x Φ(x), common in transformers) and SiLU (x σ(x)) are smooth versions of it, sigmoid
+and tanh squash to (0, 1) and (-1, 1), and softmax turns a vector of scores into
+probabilities. Each one is a tensor formula, and torch offers it two ways:
 
-- GELU(x) = x Φ(x), with Φ the standard normal CDF: Φ(x) = (1 + erf(x / √2)) / 2.
-  The tanh approximation: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))).
-- SiLU(x) = x σ(x), with σ the logistic sigmoid (also called swish).
-- softplus(x) = log(1 + exp(β x)) / β, a smooth ReLU.
+- as a module, `nn.ReLU()`, `nn.GELU(approximate="tanh")`: a layer you put in an
+  `nn.Sequential`. It has no parameters, only settings; it shows in `print(model)` and in
+  `model.named_modules()`, so hooks and tools can find it (kata 21 does).
+- as a function, `F.relu(x)`, `torch.relu(x)`, `F.gelu(x, approximate="tanh")`: a call in
+  your module's `forward`. Nothing is registered; this is the style of a forward with
+  branches or a skip connection, which `nn.Sequential` cannot express.
 
-Task: write the three with tensor operations, matching torch's versions in values and in
-gradients over the whole float range. All three compute float16 and bfloat16 input in
-float32 and round the result once to the input's dtype, as torch does.
+Both compute the same thing. Some have an in-place form (`nn.ReLU(inplace=True)`,
+`F.relu(x, inplace=True)`, `x.relu_()`) that overwrites its input instead of allocating a
+result: it saves memory, but only where nothing needs the input any more. Autograd keeps
+some tensors for the backward pass (Linear keeps its input, tanh and sigmoid their result,
+GELU its input) and counts every in-place change; overwriting one of them makes
+`backward()` raise "one of the variables needed for gradient computation has been modified
+by an inplace operation". Code that reads the tensor later (a skip connection, the caller)
+silently gets the overwritten values.
+
+softmax has a setting you must always give: `dim`, the dimension that holds the classes.
+The probabilities sum to 1 along it, and the right one depends on the layout: logits of
+shape [N, C] have their classes at dim 1; per-position logits as F.cross_entropy and Conv1d
+lay them out, [N, C, T], at dim 1 too; as a Linear over a sequence makes them, [N, T, C], at
+dim -1.
+
+Task: a stable softplus from primitives, a classifier with activation modules, a residual
+block with activation calls (one in place, one not), and probabilities over the right dim.
 """
 
 import torch
+from torch import nn
 
 
-def gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
-    """GELU of every element of x, as F.gelu(x, approximate=approximate) computes it.
+def softplus(x: torch.Tensor) -> torch.Tensor:
+    """softplus(x) = log(1 + exp(x)) of every element of x, as F.softplus(x) computes it.
 
-    - x: a floating tensor of any shape (including empty), on any device.
-    - approximate: "none" for the exact form with erf, "tanh" for the tanh approximation.
-    - Returns a tensor of x's shape, dtype and device; gradients flow to x. x is not modified.
-    - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, values
-      and gradients, as torch does: natively, float16's x**3 overflows above about 40 (a
-      nan gradient), and bfloat16 loses bits at every step.
-    - Raises ValueError if approximate is neither "none" nor "tanh", exactly (no other case,
-      no None).
-
-    Rules: do not call F.gelu or nn.GELU; use primitives such as torch.erf and torch.tanh
-    (torch.erfc and torch.special.ndtr, which is Φ itself, are primitives too).
-
-    >>> gelu(torch.tensor([-1.0, 0.0, 1.0]))
-    tensor([-0.1587,  0.0000,  0.8413])
-    """
-    # TODO: write the exact form and the tanh approximation.
-    raise NotImplementedError
-
-
-def silu(x: torch.Tensor) -> torch.Tensor:
-    """SiLU of every element of x: x * sigmoid(x), as F.silu computes it.
-
-    - x: a floating tensor of any shape, on any device.
-    - Returns a tensor of x's shape, dtype and device. Values and gradients must be finite
-      and correct for every finite x, including -1e4 and 1e4. x is not modified.
-    - float16 and bfloat16 are computed in float32 and rounded once, as for gelu.
-
-    - For very negative x the result is about x exp(x): tiny, not 0, and accurate to float
-      precision relative to its size, values and gradients.
-
-    Rules: do not call F.silu, nn.SiLU or F.glu (silu under another name); torch.sigmoid is
-    allowed.
-
-    >>> silu(torch.tensor([-1.0, 0.0, 1.0]))
-    tensor([-0.2689,  0.0000,  0.7311])
-    """
-    # TODO: multiply x by its sigmoid.
-    raise NotImplementedError
-
-
-def softplus(x: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> torch.Tensor:
-    """softplus of every element of x, as F.softplus(x, beta, threshold) computes it.
-
-    - Where beta * x > threshold, the result is x itself, exactly (softplus is x there up
-      to rounding, and this avoids exp overflowing); elsewhere, at the threshold included,
-      log(1 + exp(beta * x)) / beta.
-    - Values and gradients are finite and correct for every finite x (try ±100 and ±1e4;
-      at x = 0 the gradient is 1/2, which formulas pieced together from relu and abs can
-      miss), and accurate to float precision where the result is tiny: for very negative x
-      the result is about exp(beta * x) / beta, small but not 0 (torch.log1p keeps it).
-    - x: a floating tensor of any shape, on any device; beta > 0.
-    - Returns a tensor of x's shape, dtype and device. x is not modified.
-    - float16 and bfloat16 are computed in float32 and rounded once to x's dtype, as
-      torch does: float16's exp overflows to inf above about 11, below the default
-      threshold, so the formula itself would give inf for 11 < x <= 20.
-    - Raises ValueError unless beta > 0 (NaN included), whatever x's dtype.
+    - x: a float32 or float64 tensor of any shape (including empty), on any device.
+    - Returns a tensor of x's shape, dtype and device; gradients flow to x (the derivative is
+      sigmoid(x)). x is not modified.
+    - Values and gradients are finite and correct for every finite x: exp(x) overflows to
+      inf above about 88 in float32 (try ±100 and ±1e4), and where the result is tiny (about
+      exp(x) for very negative x) it is accurate relative to its size, not rounded to 0.
 
     Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor any way torch offers a
-    log-sum-exp (torch.logaddexp, torch.logsumexp, torch.logcumsumexp, softmax, log_softmax,
-    the cross-entropies, the soft-margin losses, F.mish): softplus under other names. Use
-    primitives such as torch.exp, torch.log1p and torch.where.
+    log-sum-exp (torch.logaddexp, torch.logsumexp, softmax, log_softmax, the
+    cross-entropies, the soft-margin losses, F.mish): softplus under other names. Use
+    primitives such as torch.exp, torch.log1p, torch.abs, torch.clamp and torch.where.
 
     >>> softplus(torch.tensor([-20.0, 0.0, 100.0]))
     tensor([2.0612e-09, 6.9315e-01, 1.0000e+02])
     """
     # TODO: compute softplus without overflow, in values and in gradients.
+    raise NotImplementedError
+
+
+def mlp(features: int, hidden: int, classes: int) -> nn.Sequential:
+    """A classifier built from layers: activations as modules in an nn.Sequential.
+
+    - Rule: return exactly `nn.Sequential(Linear(features, hidden), ReLU, Linear(hidden,
+      hidden), GELU, Linear(hidden, classes))`, five layers in this order, the activations
+      as nn.ReLU and nn.GELU modules.
+    - Rule: the ReLU works in place (`inplace=True`): it follows a Linear, whose backward
+      needs its input, not its output. The GELU uses the tanh approximation
+      (`approximate="tanh"`).
+    - The output is raw logits, shape [N, classes] for input [N, features]: no softmax at
+      the end (the loss applies it).
+    - Every parameter is on torch's default device, in the default dtype, as nn.Linear
+      creates it.
+
+    >>> mlp(4, 8, 3)
+    Sequential(
+      (0): Linear(in_features=4, out_features=8, bias=True)
+      (1): ReLU(inplace=True)
+      (2): Linear(in_features=8, out_features=8, bias=True)
+      (3): GELU(approximate='tanh')
+      (4): Linear(in_features=8, out_features=3, bias=True)
+    )
+    """
+    # TODO: put the layers and the activation modules in an nn.Sequential.
+    raise NotImplementedError
+
+
+class PreActivationBlock(nn.Module):
+    """A residual block with the activations as function calls in forward.
+
+    `PreActivationBlock(features, hidden)(x) = x + fc2(relu(fc1(relu(x))))`, for x of shape
+    [N, features] (the "pre-activation" form of a ResNet block: the ReLU comes before each
+    layer, and the skip connection adds the block's input unchanged).
+
+    - Rule: its only submodules are `self.fc1 = nn.Linear(features, hidden)` and
+      `self.fc2 = nn.Linear(hidden, features)`, named so, and forward calls them as modules
+      (`self.fc1(...)`, so forward hooks see them); the ReLUs are calls in forward
+      (`F.relu`, `torch.relu`, a tensor method), not registered modules.
+    - Rule: the ReLU on fc1's output works in place on that tensor (`F.relu(h,
+      inplace=True)` or `h.relu_()`): nothing else needs it.
+    - The ReLU on x works out of place: the skip connection adds x itself, the caller's x
+      stays as it was, and backward works when the op that made x saved it (x a leaf that
+      requires grad, or the output of tanh).
+    - Returns a tensor of x's shape, dtype and device; gradients flow to x and to every
+      parameter.
+
+    >>> block = PreActivationBlock(4, 8)
+    >>> [name for name, _ in block.named_children()]
+    ['fc1', 'fc2']
+    """
+
+    def __init__(self, features: int, hidden: int) -> None:
+        # TODO: call super().__init__(), then register fc1 and fc2.
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # TODO: x + fc2(relu(fc1(relu(x)))), with the second ReLU in place.
+        raise NotImplementedError
+
+
+def class_probabilities(logits: torch.Tensor, layout: str, log: bool = False) -> torch.Tensor:
+    """softmax (or log_softmax, with `log=True`) of `logits` over their class dimension.
+
+    - layout: one letter per dimension of `logits`, "C" for the classes, e.g. "NC" for
+      [batch, classes], "NCT" for [batch, classes, time] (F.cross_entropy's layout), "NTC"
+      for [batch, time, classes], "NCHW" and "NHWC" for images. The class dimension is where
+      its "C" is, whatever the sizes (classes and time steps may be equally many).
+    - Returns a tensor of the logits' shape, dtype and device: probabilities that sum to 1
+      along the class dimension (or their logs).
+    - log=True gives log-probabilities that stay finite for logits far apart (a gap of
+      1000): log(softmax(...)) underflows to log(0) = -inf there.
+    - Raises ValueError if layout does not have one letter per dimension of `logits`, or has
+      no "C" or more than one.
+
+    >>> logits = torch.tensor([[1.0, 1.0], [1.0, 3.0]]).log()  # [N=2, C=2]
+    >>> class_probabilities(logits, "NC")
+    tensor([[0.5000, 0.5000],
+            [0.2500, 0.7500]])
+    """
+    # TODO: softmax or log_softmax over the dim where the layout has its "C".
     raise NotImplementedError

@@ -1,13 +1,11 @@
-import functools
-import math
-
 import pytest
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-from katas.q12_activations import gelu, silu, softplus
+from katas.q12_activations import PreActivationBlock, class_probabilities, mlp, softplus
 from torch_katas import facets
-from torch_katas.op_families import GELU, SILU, SOFTPLUS
+from torch_katas.op_families import SOFTPLUS
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -17,313 +15,375 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
-# Every way torch offers these (torch.logaddexp(x, 0) and logsumexp of (0, x) are softplus
-# under other names: the softplus family holds them).
-RULE = (GELU | SILU | SOFTPLUS).ops
-REASON = "build the activation from primitives (erf, tanh, sigmoid, exp, log1p, where)"
-# The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-ATEN = (GELU | SILU | SOFTPLUS).aten
+# ---------------------------------------------------------------- softplus
 
-# (name, the kata's function, torch's function) for every activation and mode.
-ACTIVATIONS = [
-    ("gelu", gelu, F.gelu),
-    (
-        "gelu-tanh",
-        functools.partial(gelu, approximate="tanh"),
-        functools.partial(F.gelu, approximate="tanh"),
-    ),
-    ("silu", silu, F.silu),
-    ("softplus", softplus, F.softplus),
-]
-IDS = [name for name, *_ in ACTIVATIONS]
-LARGE = [-1e4, -100.0, -30.0, -20.0, -1.0, 0.0, 1.0, 20.0, 30.0, 100.0, 1e4]
+REASON = "build softplus from primitives (exp, log1p, abs, clamp, where)"
+# Large inputs, 0 left out: the gradient there is not checked (see the contract).
+LARGE = [-1e4, -100.0, -30.0, -20.0, -1.0, 1.0, 20.0, 30.0, 100.0, 1e4]
 
 
-def call(function, *args, **kwargs):
-    """Run the kata's function with the torch.nn.functional versions forbidden."""
-    assert_no_torch_internals(function, reason=REASON)
-    with forbidden_ops(*RULE, reason=REASON, aten=ATEN):
-        return function(*args, **kwargs)
+def call_softplus(x):
+    """The kata's softplus with every way torch offers it forbidden (torch.logaddexp(x, 0)
+    and a logsumexp of (0, x) are softplus under other names: the family holds them)."""
+    assert_no_torch_internals(softplus, reason=REASON)
+    with forbidden_ops(*SOFTPLUS.ops, reason=REASON, aten=SOFTPLUS.aten):
+        return softplus(x)
 
 
-def value_and_grad(function, x, forbid=False):
+def exact_softplus(x):
+    """log(1 + exp(x)) in float64, without the switch to x that F.softplus makes at 20."""
+    x = x.double()
+    return torch.logaddexp(x, torch.zeros_like(x))
+
+
+def softplus_and_grad(x):
     x = x.detach().clone().requires_grad_()
-    y = call(function, x) if forbid else function(x)
+    y = call_softplus(x)
     (grad,) = torch.autograd.grad(y.sum(), x)
     return y.detach(), grad
 
 
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_values_match_torch(device, name, mine, reference, dtype):
+def test_softplus_values_match_torch(device, dtype):
     skip_unless_supported(device, dtype)
     x = torch.linspace(-8, 8, 161, dtype=dtype, device=device).reshape(7, 23)
-    out = call(mine, x)
-    check_tensor(out, shape=(7, 23), dtype=dtype, device=device, name=f"{name} output")
-    assert_close(out, reference(x), f"{name} values differ from torch's")
+    out = call_softplus(x)
+    check_tensor(out, shape=(7, 23), dtype=dtype, device=device, name="softplus(x)")
+    assert_close(out, F.softplus(x), "softplus values differ from log(1 + exp(x))")
 
 
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
-def test_gradients_match_torch(device, name, mine, reference):
+def test_softplus_gradient_is_the_sigmoid(device):
     x = torch.randn(50, device=device) * 4
-    _, grad = value_and_grad(mine, x, forbid=True)
-    _, expected = value_and_grad(reference, x)
-    assert_close(grad, expected, f"the gradient of {name} differs from torch's")
+    _, grad = softplus_and_grad(x)
+    assert_close(grad, torch.sigmoid(x), "the gradient of softplus should be sigmoid(x)")
 
 
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
-def test_gradcheck_in_float64(device, name, mine, reference):
-    skip_unless_supported(device, torch.float64)
-    x = torch.randn(6, dtype=torch.float64, device=device, requires_grad=True)
-    with forbidden_ops(*RULE, reason=REASON, aten=ATEN):
-        assert torch.autograd.gradcheck(mine, (x,)), (
-            f"{name}: analytic and numeric gradients differ"
-        )
-
-
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
-def test_large_inputs_give_finite_values_and_gradients(device, name, mine, reference):
+def test_softplus_large_inputs_give_finite_values_and_gradients(device):
     x = torch.tensor(LARGE, device=device)
-    out, grad = value_and_grad(mine, x, forbid=True)
-    expected_out, expected_grad = value_and_grad(reference, x)
+    out, grad = softplus_and_grad(x)
     assert torch.isfinite(out).all(), (
-        f"{name} gives {out.tolist()} for {LARGE}: not finite. Is an exp overflowing?"
+        f"softplus gives {out.tolist()} for {LARGE}: not finite. exp(x) overflows to inf "
+        "above about 88 in float32; softplus(x) is x + log1p(exp(-x)) for large x"
     )
     assert torch.isfinite(grad).all(), (
-        f"the gradient of {name} is {grad.tolist()} for {LARGE}: not finite. A branch that "
+        f"the gradient of softplus is {grad.tolist()} for {LARGE}: not finite. A branch that "
         "torch.where discards still gets a zero gradient, and 0 * inf = nan; keep every "
         "branch finite"
     )
-    assert_close(out, expected_out, f"{name} values at {LARGE} differ from torch's")
-    assert_close(grad, expected_grad, f"{name} gradients at {LARGE} differ from torch's")
+    assert_close(out, exact_softplus(x).float(), f"softplus values at {LARGE}")
+    assert_close(grad, torch.sigmoid(x), f"softplus gradients at {LARGE}")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize("beta", [1.0, 2.0, 0.5])
-def test_softplus_keeps_tiny_results_for_very_negative_inputs(device, dtype, beta):
+def test_softplus_keeps_tiny_results_for_very_negative_inputs(device, dtype):
     skip_unless_supported(device, dtype)
-    x = torch.tensor([-15.0, -20.0, -30.0, -50.0], dtype=dtype, device=device) / beta
-    out = call(softplus, x, beta=beta)
+    x = torch.tensor([-15.0, -20.0, -30.0, -50.0], dtype=dtype, device=device)
     assert_close(
-        out,
-        F.softplus(x, beta=beta),
-        "softplus of a very negative x is about exp(beta * x) / beta, tiny but "
-        "not 0: use torch.log1p(z) rather than torch.log(1 + z)",
+        call_softplus(x),
+        exact_softplus(x).to(dtype),
+        "softplus of a very negative x is about exp(x), tiny but not 0: use "
+        "torch.log1p(z) rather than torch.log(1 + z)",
         rtol=1e-5,
         atol=0,
     )
 
 
+def test_softplus_empty_and_non_contiguous_inputs_are_left_unmodified(device):
+    x = torch.randn(6, 5, device=device).T  # a non-contiguous view
+    before = x.clone()
+    out = call_softplus(x)
+    check_tensor(out, shape=(5, 6), dtype=torch.float32, device=device, name="softplus(x)")
+    assert_close(out, F.softplus(before), "softplus is wrong for a non-contiguous input")
+    assert torch.equal(x, before), "softplus modified its input; do not work in place on x"
+    empty = call_softplus(torch.empty(0, 3, device=device))
+    check_tensor(empty, shape=(0, 3), dtype=torch.float32, device=device, name="softplus(x)")
+
+
+# ---------------------------------------------------------------- mlp
+
+LAYERS = [nn.Linear, nn.ReLU, nn.Linear, nn.GELU, nn.Linear]
+
+
+def mlp_by_hand(net, x):
+    """The classifier written with functional calls, from the net's own weights."""
+    first, _, second, _, third = list(net)
+    h = F.relu(F.linear(x, first.weight, first.bias))
+    h = F.gelu(F.linear(h, second.weight, second.bias), approximate="tanh")
+    return F.linear(h, third.weight, third.bias)
+
+
+def test_mlp_is_a_sequential_of_layers_and_activation_modules(device):
+    net = mlp(4, 8, 3)
+    assert isinstance(net, nn.Sequential), (
+        f"mlp should return an nn.Sequential, got {type(net).__name__}"
+    )
+    kinds = [type(layer) for layer in net]
+    assert kinds == LAYERS, (
+        f"the layers should be {[k.__name__ for k in LAYERS]}, got "
+        f"{[k.__name__ for k in kinds]}: the activations are modules (nn.ReLU(), nn.GELU()) "
+        "in the Sequential, and the last Linear's logits come out as they are (no softmax)"
+    )
+    sizes = [(layer.in_features, layer.out_features) for layer in net[::2]]
+    assert sizes == [(4, 8), (8, 8), (8, 3)], (
+        f"the Linear layers should map 4 -> 8 -> 8 -> 3 features, got {sizes}"
+    )
+    assert all(layer.bias is not None for layer in net[::2]), "every Linear has its bias"
+    assert net[1].inplace, (
+        "the ReLU should work in place (nn.ReLU(inplace=True)): after a Linear nothing "
+        "needs its input, so it can overwrite it instead of allocating a result"
+    )
+    assert net[3].approximate == "tanh", (
+        f"the GELU should use the tanh approximation, nn.GELU(approximate='tanh'), got "
+        f"approximate={net[3].approximate!r}"
+    )
+    owners = {name.rsplit(".", 1)[0] for name, _ in net.named_parameters()}
+    assert all(isinstance(net.get_submodule(owner), nn.Linear) for owner in owners), (
+        "only the Linear layers have parameters: an activation module holds settings only"
+    )
+
+
+def test_mlp_computes_linear_relu_linear_gelu_linear(device):
+    net = mlp(5, 16, 4).to(device)
+    x = torch.randn(10, 5, device=device)
+    out = net(x)
+    check_tensor(out, shape=(10, 4), dtype=torch.float32, device=device, name="mlp(x)")
+    assert_close(
+        out,
+        mlp_by_hand(net, x),
+        "the output should be Linear, ReLU, Linear, GELU (tanh), Linear applied in turn",
+    )
+
+
+def test_mlp_trains_with_its_relu_in_place(device):
+    net = mlp(5, 16, 4).to(device)
+    x = torch.randn(10, 5, device=device, requires_grad=True)
+    net(x).square().sum().backward()
+    expected = torch.autograd.grad(mlp_by_hand(net, x).square().sum(), (x, *net.parameters()))
+    got = (x.grad, *(p.grad for p in net.parameters()))
+    assert all(g is not None for g in got), "a backward pass should reach x and every parameter"
+    assert_close(got, expected, "the gradients differ from those of the same layers by hand")
+
+
+# ---------------------------------------------------------------- PreActivationBlock
+
+
+def block_by_hand(block, x):
+    h = F.linear(F.relu(x), block.fc1.weight, block.fc1.bias)
+    return x + F.linear(F.relu(h), block.fc2.weight, block.fc2.bias)
+
+
+def block_and_input(device, n=6, features=5, hidden=7):
+    block = PreActivationBlock(features, hidden).to(device)
+    return block, torch.randn(n, features, device=device)
+
+
+def test_block_registers_only_its_two_linear_layers(device):
+    block = PreActivationBlock(5, 7)
+    children = [(name, type(m)) for name, m in block.named_children()]
+    assert children == [("fc1", nn.Linear), ("fc2", nn.Linear)], (
+        f"the block's submodules should be fc1 and fc2, two nn.Linear, got {children}; the "
+        "ReLUs are calls in forward (F.relu, torch.relu), not registered modules"
+    )
+    assert (block.fc1.in_features, block.fc1.out_features) == (5, 7) and (
+        block.fc2.in_features,
+        block.fc2.out_features,
+    ) == (7, 5), "fc1 maps features to hidden, fc2 hidden back to features"
+
+
+def test_block_adds_its_input_to_the_branch(device):
+    block, x = block_and_input(device)
+    expected = block_by_hand(block, x)  # before the call, which may overwrite x
+    out = block(x)
+    check_tensor(out, shape=(6, 5), dtype=torch.float32, device=device, name="block(x)")
+    assert_close(
+        out,
+        expected,
+        "block(x) should be x + fc2(relu(fc1(relu(x)))): the skip connection adds x itself, "
+        "not relu(x), and no ReLU comes after the sum",
+    )
+
+
+def test_block_leaves_the_callers_input_alone(device):
+    block, x = block_and_input(device)
+    before = x.clone()
+    block(x)
+    assert torch.equal(x, before), (
+        "block(x) changed the caller's x: the ReLU on x must work out of place (F.relu(x)), "
+        "since the skip connection and the caller still read x"
+    )
+
+
+def test_block_relu_after_fc1_works_in_place(device):
+    block, x = block_and_input(device)
+    seen = []
+    handle = block.fc1.register_forward_hook(
+        lambda module, inputs, output: seen.append((output, output.detach().clone()))
+    )
+    try:
+        block(x)
+    finally:
+        handle.remove()
+    assert len(seen) == 1, (
+        f"fc1 should run once per forward pass, as a module (self.fc1(...), which runs its "
+        f"hooks), ran {len(seen)} times"
+    )
+    output, original = seen[0]
+    assert (original < 0).any(), "the test's fc1 output should have negative values"
+    assert torch.equal(output.detach(), original.clamp(min=0)), (
+        "the ReLU on fc1's output should work in place on that tensor (F.relu(h, "
+        "inplace=True) or h.relu_()): nothing else reads it, so no second tensor is needed"
+    )
+
+
+@pytest.mark.parametrize("source", ["leaf", "tanh"])
+def test_block_backward_works_when_x_is_saved_for_backward(device, source):
+    block, z = block_and_input(device)
+    z.requires_grad_()
+    # A leaf that requires grad may not be changed in place at all; tanh saves its result
+    # for its backward, so changing that result in place makes backward raise.
+    x = z if source == "leaf" else torch.tanh(z)
+    block(x).square().sum().backward()
+    params = list(block.parameters())
+    got = (z.grad, *(p.grad for p in params))
+    z_again = z.detach().clone().requires_grad_()
+    x_again = z_again if source == "leaf" else torch.tanh(z_again)
+    expected = torch.autograd.grad(block_by_hand(block, x_again).square().sum(), (z_again, *params))
+    assert all(g is not None for g in got), "a backward pass should reach x and every parameter"
+    assert_close(got, expected, "the gradients differ from those of the formula")
+
+
+# ---------------------------------------------------------------- class_probabilities
+
+# (layout, shape): classes and time steps equally many where both appear, so only the layout
+# tells the class dimension.
+LAYOUTS = [
+    ("NC", (6, 4)),
+    ("NCT", (3, 5, 5)),
+    ("NTC", (3, 5, 5)),
+    ("TNC", (5, 3, 5)),
+    ("NCHW", (2, 3, 3, 3)),
+    ("NHWC", (2, 3, 3, 3)),
+]
+LAYOUT_IDS = [layout for layout, _ in LAYOUTS]
+
+
+def probabilities_by_hand(logits, dim, log=False):
+    """exp(x) / sum(exp(x)) along dim (or its log), in float64 with the largest subtracted."""
+    x = logits.double()
+    x = x - x.amax(dim=dim, keepdim=True)
+    total = x.exp().sum(dim=dim, keepdim=True)
+    return x - total.log() if log else x.exp() / total
+
+
+@pytest.mark.parametrize("layout, shape", LAYOUTS, ids=LAYOUT_IDS)
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_probabilities_over_the_class_dimension(device, layout, shape, log):
+    logits = torch.randn(shape, device=device) * 3
+    out = class_probabilities(logits, layout, log=log)
+    check_tensor(out, shape=shape, dtype=torch.float32, device=device, name="the result")
+    dim = layout.index("C")
+    probabilities = out.exp() if log else out
+    assert_close(
+        probabilities.sum(dim=dim),
+        torch.ones_like(logits.sum(dim=dim)),
+        f"for layout {layout!r} the probabilities should sum to 1 along dim {dim}, where the "
+        "'C' is; pass that dim to softmax",
+        atol=1e-5,
+        rtol=0,
+    )
+    assert_close(
+        out,
+        probabilities_by_hand(logits, dim, log).float(),
+        f"{'log_softmax' if log else 'softmax'} over dim {dim} for layout {layout!r}",
+    )
+
+
+def test_probabilities_default_to_softmax(device):
+    logits = torch.randn(4, 3, device=device)
+    assert_close(
+        class_probabilities(logits, "NC"),
+        probabilities_by_hand(logits, 1).float(),
+        "log=False is the default: probabilities, not their logs",
+    )
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_silu_keeps_tiny_results_for_very_negative_inputs(device, dtype):
-    # silu(x) is about x exp(x) there: tiny, not 0, and x - x * sigmoid(-x) cancels to 0.
+def test_log_probabilities_stay_finite_for_logits_far_apart(device, dtype):
     skip_unless_supported(device, dtype)
-    x = torch.tensor([-10.0, -15.0, -20.0, -30.0, -50.0, -80.0], dtype=dtype, device=device)
-    out, grad = value_and_grad(silu, x, forbid=True)
-    exact_out, exact_grad = value_and_grad(F.silu, x.double())
-    rtol = 1e-5 if dtype == torch.float32 else 1e-12
-    for what, got, exact in (("values", out, exact_out), ("gradients", grad, exact_grad)):
-        assert_close(
-            got.double(),
-            exact,
-            f"silu {what} at very negative x must be accurate relative to their tiny size "
-            "(about x exp(x)): multiply x by torch.sigmoid(x)",
-            rtol=rtol,
-            atol=0,
-        )
+    logits = torch.tensor([[0.0, 1000.0, 10.0], [-500.0, 500.0, 0.0]], dtype=dtype, device=device)
+    out = class_probabilities(logits, "NC", log=True)
+    assert torch.isfinite(out).all(), (
+        f"log-probabilities {out.tolist()} are not finite: log(softmax(x)) underflows to "
+        "log(0) = -inf; F.log_softmax (x - logsumexp(x)) stays finite"
+    )
+    assert_close(out, probabilities_by_hand(logits, 1, log=True).to(dtype), "log_softmax values")
 
 
 @pytest.mark.parametrize(
-    "beta, threshold", [(1.0, 20.0), (2.0, 5.0), (0.5, 3.0), (3.0, 30.0)], ids=str
+    "layout, shape",
+    [("NC", (2, 3, 4)), ("NCT", (2, 3)), ("NT", (2, 3)), ("NCC", (2, 3, 3)), ("nc", (2, 3))],
+    ids=["too short", "too long", "no C", "two C", "lower case"],
 )
-def test_softplus_beta_and_threshold_match_torch(device, beta, threshold):
-    x = torch.cat([torch.randn(200, device=device) * 8, torch.tensor(LARGE, device=device)])
-    out, grad = value_and_grad(functools.partial(softplus, beta=beta, threshold=threshold), x, True)
-    reference = functools.partial(F.softplus, beta=beta, threshold=threshold)
-    expected_out, expected_grad = value_and_grad(reference, x)
-    assert_close(
-        out,
-        expected_out,
-        f"softplus(beta={beta}, threshold={threshold}) values differ: is it "
-        "log1p(exp(beta * x)) / beta, and x itself where beta * x > threshold?",
-    )
-    assert_close(grad, expected_grad, "softplus gradients differ from torch's")
-
-
-@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (2.0, 5.0)], ids=str)
-def test_softplus_switches_to_x_just_above_the_threshold(device, beta, threshold):
-    skip_unless_supported(device, torch.float64)
-    # In float64 the formula and x differ by about exp(-threshold): visible here.
-    at, above = threshold / beta, (threshold + 10) / beta
-    x = torch.tensor([at, above, 2 * threshold / beta], dtype=torch.float64, device=device)
-    kwargs = {} if (beta, threshold) == (1.0, 20.0) else {"beta": beta, "threshold": threshold}
-    out, grad = value_and_grad(functools.partial(softplus, **kwargs), x, forbid=True)
-    check_tensor(out, shape=(3,), dtype=torch.float64, device=device, name="softplus output")
-    assert out[1:].tolist() == x[1:].tolist() and grad[1:].tolist() == [1.0, 1.0], (
-        f"above the threshold (beta * x > {threshold}) softplus must be x itself with "
-        f"gradient 1, got {out[1:].tolist()} and {grad[1:].tolist()}"
-        + ("; the default threshold is 20" if not kwargs else "")
-    )
-    expected = math.log1p(math.exp(threshold)) / beta
-    assert abs(out[0].item() - expected) < 1e-12, (
-        f"at beta * x == threshold exactly softplus is still the formula, "
-        f"log1p(exp({threshold})) / beta = {expected!r}, got {out[0].item()!r}: switch to x "
-        "only where beta * x > threshold"
-    )
-
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_softplus_in_half_precision_between_11_and_the_threshold(device, dtype):
-    x = torch.tensor([-100.0, -5.0, 0.0, 5.0, 11.5, 12.0, 15.0, 19.5, 20.0, 25.0, 100.0])
-    out, grad = value_and_grad(softplus, x.to(device=device, dtype=dtype), forbid=True)
-    check_tensor(out, shape=(11,), dtype=dtype, device=device, name="softplus output")
-    assert torch.isfinite(out).all() and torch.isfinite(grad).all(), (
-        f"softplus in {dtype} gives {out.tolist()} with gradients {grad.tolist()}: float16's "
-        "exp overflows above about 11; compute in float32 and convert the result back"
-    )
-    expected_out, expected_grad = value_and_grad(F.softplus, x.to(device))
-    assert_close(
-        out.float(),
-        expected_out.to(dtype).float(),
-        f"softplus in {dtype} should be the float32 result rounded once to {dtype}",
-        rtol=1e-2,
-        atol=1e-2,
-    )
-    assert_close(
-        grad.float(), expected_grad, f"softplus gradients in {dtype}", rtol=1e-2, atol=1e-2
-    )
-
-
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-def test_half_precision_input_keeps_its_dtype(device, name, mine, reference, dtype):
-    x = torch.linspace(-4, 4, 41, device=device).to(dtype)
-    out = call(mine, x)
-    check_tensor(out, shape=(41,), dtype=dtype, device=device, name=f"{name} output")
-    expected = reference(x.float()).to(dtype)
-    assert_close(out, expected, f"{name} is wrong in {dtype}", rtol=2e-2, atol=2e-2)
-
-
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-def test_half_precision_is_computed_in_float32_and_rounded_once(
-    device, name, mine, reference, dtype
-):
-    # As torch computes them: in float32, the result (and the gradient) rounded once to
-    # x's dtype. Natively, float16's x**3 and 3 * x**2 overflow above about 40 and 150
-    # (a nan gradient), and bfloat16 loses several bits on the way.
-    skip_unless_supported(device, dtype)
-    values = [*LARGE, *torch.linspace(-6, 6, 385).tolist()]
-    x = torch.tensor(values, device=device).to(dtype)
-    out, grad = value_and_grad(mine, x, forbid=True)
-    check_tensor(out, shape=(len(values),), dtype=dtype, device=device, name=f"{name} output")
-    assert torch.isfinite(grad).all(), (
-        f"the {dtype} gradient of {name} is not finite: {grad.tolist()}; compute in float32 "
-        "and convert back, as torch does"
-    )
-    # Two oracles, each rounded once to x's dtype: torch's function in float32 (as torch
-    # computes 16-bit input), and in float64 (a float32 formula more accurate than torch's,
-    # erfc for gelu's negative tail say, rounds as this one does). A float32 formula lands on
-    # one of them except where the exact value lies within a float32 rounding of a 16-bit
-    # midpoint (rare), or where a difference cancels (gelu's tail, SiLU's gradient near
-    # x = -1.28): float32 loses about 1e-7 absolute there. A native computation misses both
-    # oracles by a unit of its dtype (far more than 1e-6 above 1e-2) for about one value in five.
-    torch32 = value_and_grad(reference, x.float())
-    exact = value_and_grad(reference, x.double())
-    for what, got, in32, in64 in zip(
-        ("values", "gradients"), (out, grad), torch32, exact, strict=True
-    ):
-        differ = (got != in32.to(dtype)) & (got != in64.to(dtype))
-        differ &= (got.double() - in64).abs() > 1e-6
-        assert differ.sum().item() <= 2, (
-            f"{name} {what} in {dtype} are not the float32 result rounded once at "
-            f"x = {x[differ].tolist()[:6]}: got {got[differ].tolist()[:6]}, expected "
-            f"{in64[differ].to(dtype).tolist()[:6]}; compute 16-bit input in float32 and "
-            "round the result once to x's dtype"
-        )
-
-
-@pytest.mark.parametrize("name, mine, reference", ACTIVATIONS, ids=IDS)
-def test_empty_and_non_contiguous_inputs_are_left_unmodified(device, name, mine, reference):
-    x = torch.randn(6, 5, device=device).T  # non-contiguous view
-    before = x.clone()
-    out = call(mine, x)
-    check_tensor(out, shape=(5, 6), dtype=torch.float32, device=device, name=f"{name} output")
-    assert_close(out, reference(before), f"{name} is wrong for a non-contiguous input")
-    assert torch.equal(x, before), f"{name} modified its input; do not use in-place ops on x"
-    empty = call(mine, torch.empty(0, 3, device=device))
-    check_tensor(empty, shape=(0, 3), dtype=torch.float32, device=device, name=f"{name} output")
-
-
-@pytest.mark.parametrize("approximate", ["sigmoid", "TANH", "Tanh", "tanh ", "None", "", None])
-def test_gelu_rejects_an_unknown_approximation(device, approximate):
-    # Exactly "none" or "tanh", as F.gelu: no other spelling, case or None.
+def test_probabilities_reject_a_layout_that_does_not_fit(device, layout, shape):
     with raises(ValueError):
-        call(gelu, torch.zeros(3, device=device), approximate=approximate)
-
-
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
-@pytest.mark.parametrize("beta", [0.0, -1.0, float("nan")])
-def test_softplus_rejects_a_non_positive_beta(device, beta, dtype):
-    # For every dtype, each path checks beta; NaN is not > 0 either.
-    skip_unless_supported(device, dtype)
-    with raises(ValueError):
-        call(softplus, torch.zeros(3, device=device, dtype=dtype), beta=beta)
+        class_probabilities(torch.zeros(shape, device=device), layout)
 
 
 # ---------------------------------------------------------------- facets
 
-
-def inputs(dtype, device):
-    """Moderate values and the large ones the contract names, exactly representable."""
-    x = torch.cat([torch.linspace(-8, 8, 33, dtype=torch.float64), torch.tensor(LARGE)])
-    return facets.args(x.to(dtype=dtype, device=device))
+# Moderate values and large ones, 0 left out (where formulas built from abs or relu may
+# give another gradient), exactly representable.
+SOFTPLUS_INPUTS = [*torch.linspace(-7.75, 7.75, 32).tolist(), *LARGE]
 
 
-# Gradients of order 1 computed in float32 or float64, where 1 + tanh and 1 + erf cancel for
-# negative x: a few units of the dtype's precision absolute (16-bit ones round once).
-GRADIENT = {torch.float32: 8 * 2.0**-23, torch.float64: 1e-12}
+def softplus_inputs(dtype, device):
+    return facets.args(torch.tensor(SOFTPLUS_INPUTS, dtype=dtype, device=device))
 
 
-def activation_facets(oracle):
-    """The facets every activation shares: 16-bit input computed in float32 and rounded
-    once, values and gradients."""
-    return (
-        facets.Dtypes(inputs, oracle=oracle),
-        facets.Gradients(inputs, oracle=oracle, atol=GRADIENT),
-        facets.Shapes(
-            lambda shape, device: facets.args(
-                torch.linspace(-3, 3, 12)[: torch.Size(shape).numel()].reshape(shape).to(device)
-            ),
-            oracle=oracle,
-            shapes=("0-dim", "1-D", "empty", "non-contiguous"),
-        ),
-        facets.Unmodified(lambda device: inputs(torch.float32, device)),
-    )
+def forward_of(module, device):
+    return module.to(device)(torch.randn(4, 5, device=device))
 
 
-def tanh_gelu(x):
-    return F.gelu(x, approximate="tanh")
+def logits_in(dtype, device, log=False):
+    logits = torch.randn(3, 4, 5, dtype=torch.float64) * 3
+    return facets.args(logits.to(dtype=dtype, device=device), "NCT", log=log)
 
 
 FACETS = facets.declare(
-    facets.of(gelu, *activation_facets(F.gelu)),
-    facets.of(
-        gelu,
-        *activation_facets(tanh_gelu),
-        name="gelu(approximate=tanh)",
-        call=lambda x: gelu(x, approximate="tanh"),
-    ),
-    facets.of(silu, *activation_facets(F.silu)),
     facets.of(
         softplus,
-        *activation_facets(F.softplus),
-        facets.Setting(
-            lambda device: facets.args(torch.linspace(-3, 3, 5, device=device), beta=1.0),
-            "beta",
-            low=0,
-            low_open=True,
+        facets.Dtypes(
+            softplus_inputs, oracle=exact_softplus, dtypes=(torch.float32, torch.float64)
         ),
+        facets.Gradients(
+            softplus_inputs, oracle=exact_softplus, dtypes=(torch.float32, torch.float64)
+        ),
+        facets.Unmodified(lambda device: softplus_inputs(torch.float32, device)),
+    ),
+    facets.of(
+        mlp,
+        facets.DefaultDevice(lambda device: facets.args(5, 8, 3)),
+        facets.Trains(lambda device: facets.args(5, 8, 3), forward=forward_of),
+    ),
+    facets.of(
+        PreActivationBlock,
+        facets.DefaultDevice(lambda device: facets.args(5, 7)),
+        facets.Trains(lambda device: facets.args(5, 7), forward=forward_of),
+    ),
+    facets.of(
+        class_probabilities,
+        facets.Dtypes(
+            logits_in,
+            oracle=lambda logits, layout, log: probabilities_by_hand(logits, 1, log),
+            dtypes=(torch.float32, torch.float64),
+        ),
+        facets.Dtypes(
+            lambda dtype, device: logits_in(dtype, device, log=True),
+            oracle=lambda logits, layout, log: probabilities_by_hand(logits, 1, log),
+            dtypes=(torch.float32, torch.float64),
+            label="log",
+        ),
+        facets.Unmodified(lambda device: logits_in(torch.float32, device)),
     ),
 )
 test_facets = FACETS.test

@@ -21,3 +21,24 @@ def fit_line(
             w -= lr * grad_w
             b -= lr * grad_b
     return w.detach(), b.detach()
+
+
+def fit_until(
+    x: torch.Tensor, y: torch.Tensor, tol: float, max_steps: int = 1000, lr: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    fit_line(x, y, steps=0)  # checks x and y, taking no step: one place for the check
+    w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    steps = 0
+    while steps < max_steps:
+        loss = ((w * x + b - y) ** 2).mean()
+        # Plain Python decides, from the loss's value, whether to go on: the graph is
+        # recorded as the code runs, so there is nothing to declare ahead.
+        if loss.item() < tol:
+            break
+        grad_w, grad_b = torch.autograd.grad(loss, (w, b))
+        with torch.no_grad():
+            w -= lr * grad_w
+            b -= lr * grad_b
+        steps += 1
+    return w.detach(), b.detach(), steps

@@ -423,6 +423,7 @@ def test_a_frozen_dataclass_with_a_derived_field_is_no_false_flag(suite, tmp_pat
 
 FROZEN_CONSTANTS = """
 import dataclasses
+import math
 
 
 @dataclasses.dataclass(frozen=True)
