@@ -71,6 +71,23 @@ def _put_cudnn(value: tuple[bool, bool]) -> None:
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = value
 
 
+def _put_sdp(value: tuple[bool, bool, bool]) -> None:
+    torch.backends.cuda.enable_flash_sdp(value[0])
+    torch.backends.cuda.enable_mem_efficient_sdp(value[1])
+    torch.backends.cuda.enable_math_sdp(value[2])
+
+
+def _put_reduced_precision(value: tuple[bool, bool, bool]) -> None:
+    matmul = torch.backends.cuda.matmul
+    matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction = value[:2]
+    torch.backends.cudnn.allow_tf32 = value[2]
+
+
+def _put_backends(value: tuple[bool, bool]) -> None:
+    torch.backends.cudnn.enabled = value[0]
+    torch.backends.mkldnn.enabled = value[1]  # type: ignore[assignment]  # a ContextProp
+
+
 def _put_default_device(device: torch.device) -> None:
     # No default device at all is the same as the CPU, and keeps ops off the slow mode path.
     torch.set_default_device(None if device == torch.device("cpu") else device)
@@ -105,6 +122,40 @@ SETTINGS = (
         lambda value: torch.set_anomaly_enabled(value[0], value[1]),
     ),
     Setting("torch's thread count", torch.get_num_threads, torch.set_num_threads),
+    Setting(
+        "the attention fast path",
+        torch.backends.mha.get_fastpath_enabled,
+        torch.backends.mha.set_fastpath_enabled,
+    ),
+    Setting(
+        "scaled dot product attention backends",
+        lambda: (
+            torch.backends.cuda.flash_sdp_enabled(),
+            torch.backends.cuda.mem_efficient_sdp_enabled(),
+            torch.backends.cuda.math_sdp_enabled(),
+        ),
+        _put_sdp,
+    ),
+    Setting(
+        "TF32 and reduced-precision flags",
+        lambda: (
+            torch.backends.cuda.matmul.allow_tf32,
+            torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+            torch.backends.cudnn.allow_tf32,
+        ),
+        _put_reduced_precision,
+    ),
+    Setting(
+        "backends switched on or off",
+        lambda: (torch.backends.cudnn.enabled, torch.backends.mkldnn.enabled),
+        _put_backends,
+    ),
+    Setting("warn-always mode", torch.is_warn_always_enabled, torch.set_warn_always),
+    Setting(
+        "autograd's multithreading",
+        torch.autograd.is_multithreading_enabled,
+        torch.autograd.set_multithreading_enabled,
+    ),
     Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
 )
 
