@@ -14,6 +14,7 @@ LAYERS = [
     {"runtime"},  # answer import, state guard, time limits
     {"testing", "op_families"},  # kata tests' helpers: checks, rules, the op families they name
     {"facets"},  # the facets a kata declares, and one generic check per facet
+    {"practice"},  # practice modes built from the mistakes: write the tests
     {"plugin", "grading"},  # the pytest plugin; take-homes and grading
     {"cli"},  # the learner's command line, which also starts grading
     {"notebook"},  # the IPython extension: the CLI's commands and backups in a kernel

@@ -1,0 +1,1 @@
+"""Practice modes built from the catalogue of mistakes."""
