@@ -13,6 +13,7 @@ katas solution 6                once kata 6 is solved: the reference and yours
 katas reset 6                   start kata 6 over (your attempt is backed up)
 katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
+katas testwrite 6 [--score]     write kata 6's tests; score them by the mistakes caught
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
 katas gradescope 6 24 --out DIR Gradescope's autograder (setup.sh, run_autograder)
@@ -128,6 +129,12 @@ def cmd_notebook(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
     from torch_katas.cli import notebook  # nbformat: only for this command
 
     return notebook.cmd_notebook(args, root, katas)
+
+
+def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    from torch_katas.cli import testwrite
+
+    return testwrite.cmd_testwrite(args, root, katas)
 
 
 def room_command(name: str) -> Callable[..., int]:
@@ -303,6 +310,33 @@ def parser() -> argparse.ArgumentParser:
     )
     notebook.add_argument("--force", action="store_true", help="replace an existing notebook")
     notebook.add_argument("--out", help="the notebook to write (default: katas.ipynb in the suite)")
+
+    testwrite = command(
+        subcommands,
+        "testwrite",
+        "write a kata's tests; --score: the share of its mistakes they catch",
+        "Practise writing tests: writes the kata's reference answer and a test module to fill "
+        "in under testwrite/ (the command prints their paths; the contract is the stub's "
+        "docstring). With --score, runs that module against the reference and the correct "
+        "answers in other styles (each test must pass on every one) and against each of the "
+        "kata's curated mistakes, and ends with the line: caught K of M mistakes (P %). "
+        "Mistakes missed are named in words, never their code.",
+        cmd_testwrite,
+        kata=True,
+    )
+    testwrite.add_argument(
+        "--score",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="score this test module (default: the one under testwrite/)",
+    )
+    testwrite.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also count each mutant of the reference (one small change each; slower)",
+    )
+    testwrite.add_argument("--json", action="store_true", help="print the score as JSON")
 
     takehome = command(
         subcommands,
