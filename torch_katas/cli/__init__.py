@@ -355,6 +355,13 @@ def parser() -> argparse.ArgumentParser:
         default="first",
         help="which of each kata's hints to ship (default: first)",
     )
+    takehome.add_argument(
+        "--mode",
+        choices=["katas", "testwrite"],
+        default="katas",
+        help="what the candidate writes: katas, the answers (default); testwrite, the tests "
+        "of each kata, given its reference answer, graded by the share of mistakes caught",
+    )
 
     grade = command(
         subcommands,

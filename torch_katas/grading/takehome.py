@@ -24,6 +24,7 @@ from pathlib import Path
 from torch_katas import catalog
 from torch_katas.catalog import UsageError, pick, sha256
 from torch_katas.grading import policy
+from torch_katas.practice import testwrite
 
 __all__ = [
     "MANIFEST",
@@ -42,6 +43,8 @@ RECORDS = ".katas-takehomes"
 HARNESS = ("conftest.py", "pyproject.toml", "katas/__init__.py", "torch_katas")
 # `--hints`: which of each kata's hints the take-home ships.
 HINTS = ("none", "first", "all")
+# `--mode`: what the candidate writes: the katas' answers, or their tests.
+MODES = ("katas", "testwrite")
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Record:
     katas: list[str]
     files: dict[str, str]  # path -> sha256 of what was shipped
     hints: str = "all"  # which hints it shipped (HINTS); records written before had all
+    mode: str = "katas"  # katas: write the stubs; testwrite: write the tests (MODES)
 
     @classmethod
     def load(cls, path: Path) -> Record:
@@ -413,6 +417,10 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
     files[".gitignore"] = GITIGNORE.encode()
     manifest = {"name": out.name, "katas": [kata.module for kata in chosen]}
     files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
+    mode = getattr(args, "mode", None) or "katas"
+    if mode == "testwrite":
+        references = committed(root, [f"solutions/{kata.module}.py" for kata in chosen])
+        testwrite.takehome_files(root, chosen, files, references)
     write_files(out, files)
     record.parent.mkdir(exist_ok=True)
     (record.parent / ".gitignore").write_text("*\n", encoding="utf-8")
@@ -424,8 +432,10 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
         katas=[kata.module for kata in chosen],
         files={name: sha256(data) for name, data in sorted(files.items())},
         hints=hints,
+        mode=mode,
     )
     record.write_text(json.dumps(dataclasses.asdict(entry), indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out} with katas {', '.join(k.label for k in chosen)} (hints: {hints})")
+    shown = f"katas {', '.join(k.label for k in chosen)} (hints: {hints})"
+    print(f"wrote {out} with {shown}" + (f", mode {mode}" if mode != "katas" else ""))
     print(f"the record of what it holds is {record} (grading uses it)")
     return 0

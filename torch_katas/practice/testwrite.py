@@ -38,8 +38,10 @@ __all__ = [
     "answers_for",
     "prepare",
     "reference_path",
+    "returned_file",
     "run_answers",
     "score",
+    "takehome_files",
     "template",
     "test_path",
 ]
@@ -106,17 +108,16 @@ def public_names(stub: Path) -> list[str]:
     ]
 
 
-def template(root: Path, kata: catalog.Kata, reference: str) -> str:
-    """The test module the learner starts from: the kata's API imported, one test to fill."""
+def template(root: Path, kata: catalog.Kata, run: str, score: str) -> str:
+    """The test module the learner starts from: the kata's API imported, one test to fill;
+    its docstring says how to `run` it against the reference and how to `score` it."""
     names = public_names(kata.stub_path(root))
     first = names[0] if names else "the_function"
     return f'''"""My tests for kata {kata.number}: {kata.title}.
 
 They must pass on every correct answer (the contract is in katas/{kata.module}.py) and
 fail on the mistakes a learner makes. Run them against the reference answer:
-    pytest {FOLDER.as_posix()}/{kata.module}_test.py --answer-file {reference}
-Score them (the share of the kata's mistakes they catch):
-    katas testwrite {kata.number} --score
+    {run}{score}
 """
 
 import torch
@@ -139,8 +140,61 @@ def prepare(root: Path, kata: catalog.Kata) -> tuple[Path, Path, bool]:
     new = not tests.exists()
     if new:
         shown = reference.relative_to(root).as_posix()
-        tests.write_text(template(root, kata, shown), encoding="utf-8")
+        run = f"pytest {FOLDER.as_posix()}/{kata.module}_test.py --answer-file {shown}"
+        score = (
+            "\nScore them (the share of the kata's mistakes they catch):\n"
+            f"    katas testwrite {kata.number} --score"
+        )
+        tests.write_text(template(root, kata, run, score), encoding="utf-8")
     return reference, tests, new
+
+
+def returned_file(kata: catalog.Kata) -> str:
+    """The file a take-home's candidate returns for the kata: its test module."""
+    return f"katas/{kata.module}_test.py"
+
+
+def takehome_files(
+    root: Path, chosen: list[catalog.Kata], files: dict[str, bytes], references: dict[str, bytes]
+) -> None:
+    """Turn a take-home's files into the testwrite mode's: each stub replaced by the reference
+    (`references`, by path: solutions/<module>.py as committed), each kata's tests by a module
+    to fill in, and the README."""
+    for kata in chosen:
+        reference = references[f"solutions/{kata.module}.py"]
+        files[f"katas/{kata.module}.py"] = reference
+        run = f"pytest {returned_file(kata)}  (katas/{kata.module}.py is the reference)"
+        files[returned_file(kata)] = template(root, kata, run, "").encode()
+    files["README.md"] = readme(chosen).encode()
+
+
+def readme(chosen: list[catalog.Kata]) -> str:
+    rows = "\n".join(f"| {k.label} | {k.title} | `{returned_file(k)}` |" for k in chosen)
+    return f"""# PyTorch take-home: write the tests
+
+Each kata's module in `katas/` holds a working answer: its docstring is the contract, its code
+the reference. Write the tests that catch the mistakes people make when they write it, in the
+kata's test module:
+
+| kata | title | tests to write |
+| --- | --- | --- |
+{rows}
+
+Install (Python 3.10 or newer): `python -m venv .venv && . .venv/bin/activate`, then
+`pip install torch` and `pip install -e .`. Then `pytest` runs your tests against the working
+answers: every test must pass there.
+
+## How it is graded
+
+Your tests run against the answer shipped here, against other correct answers written in other
+styles (every test must pass on each of them: a test that rejects a correct answer makes the
+module invalid, scored 0), and against wrong answers, each a mistake people make. A kata's
+score is the share of wrong answers some test of yours fails. Tests take the `device` fixture
+(`def test_x(device):`) and run on the CPU and on every accelerator present. They import the
+kata's functions as the module does now (`from katas.<module> import ...`), and may import
+torch, pytest and the suite's helpers (`torch_katas.testing`), nothing that reads files or
+starts processes. Return the folder (without `.venv`); only the test modules are graded.
+"""
 
 
 # -- what the tests run against -------------------------------------------------------------
@@ -221,7 +275,12 @@ def message(report: object) -> str:
 
 
 def run_answers(
-    module: str, tests: Path, answers: Sequence[Path], complete: int, pytest_args: Sequence[str]
+    module: str,
+    tests: Path,
+    answers: Sequence[Path],
+    complete: int,
+    pytest_args: Sequence[str],
+    plugins: Sequence[object] = (),
 ) -> dict[str, object]:
     """Run the test module `tests` against each answer in one pytest session (in this
     process: call it from a process of its own); the first `complete` answers (the correct
@@ -239,7 +298,7 @@ def run_answers(
     # The suite's settings (warnings as errors, markers) wherever the test module lies.
     args += ["-c", "pyproject.toml"] if Path("pyproject.toml").is_file() else []
     with contextlib.redirect_stdout(io.StringIO()):
-        code = pytest.main(args, plugins=[loop, collected])
+        code = pytest.main(args, plugins=[loop, collected, *plugins])
     failures = {
         str(path): [[report.nodeid, message(report)] for report in loop.failures[path]]
         for path in paths
