@@ -9,10 +9,12 @@ makes the module invalid and is reported with the answer it rejected.
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from test_cli import CATALOG, ROOT, checkout, katas, mistakes_of
 
+from torch_katas.grading import sandbox
 from torch_katas.practice import testwrite
 from torch_katas.runtime import mutants
 from torch_katas.runtime.mistakes import mistakes
@@ -20,6 +22,9 @@ from torch_katas.runtime.mistakes import mistakes
 pytestmark = pytest.mark.timeout(600)
 
 KATA = CATALOG["q01_fit_line"]
+# A kata whose own tests the policy for returned code accepts as they are (grading holds a
+# returned test module to it; many katas' own tests reach further than an answer may).
+PLAIN = CATALOG["q03_vectorised_ops"]
 SCORE_LINE = re.compile(r"^caught (\d+) of (\d+) mistakes \((\d+) %\)$")
 
 SHAPES_ONLY = """
@@ -48,8 +53,8 @@ def test_wrong_expectation(device):
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
-    """A git checkout holding kata 1, its mistakes and its reviewed equivalent mutants."""
-    root = checkout(tmp_path_factory.mktemp("testwrite") / "suite", [KATA.module])
+    """A git checkout holding katas 1 and 3, their mistakes and reviewed equivalent mutants."""
+    root = checkout(tmp_path_factory.mktemp("testwrite") / "suite", [KATA.module, PLAIN.module])
     (root / mutants.EQUIVALENT).parent.mkdir(exist_ok=True)
     shutil.copy(ROOT / mutants.EQUIVALENT, root / mutants.EQUIVALENT)
     return root
@@ -161,3 +166,59 @@ def test_a_module_that_does_not_import_is_reported(suite, capsys, tmp_path):
     assert katas("--root", suite, "testwrite", 1, "--score", path) == 1
     said = capsys.readouterr().out
     assert "invalid" in said.splitlines()[-1] and "collecting them failed" in said
+
+
+# -- take-home and grading -----------------------------------------------------------------
+
+ROOT_OK = ["--allow-root"] if sandbox.is_root() else []
+
+
+def grade(suite: Path, folder: Path) -> tuple[int, dict]:
+    code = katas("--root", suite, "grade", folder, "--device", "cpu", *ROOT_OK)
+    return code, json.loads((folder / "grading" / "report.json").read_text())["katas"]
+
+
+@pytest.mark.slow
+def test_a_testwrite_takehome_is_graded_by_the_share_of_mistakes_caught(suite, tmp_path, capsys):
+    folder = tmp_path / "jane"
+    assert katas("--root", suite, "takehome", 1, 3, "--mode", "testwrite", "--out", folder) == 0
+    record = json.loads((suite / ".katas-takehomes" / "jane.json").read_text())
+    assert record["mode"] == "testwrite"
+    shipped = folder / "katas" / f"{KATA.module}.py"
+    assert shipped.read_text() == KATA.solution_path(ROOT).read_text(), "the reference ships"
+    tests = folder / "katas" / f"{KATA.module}_test.py"
+    assert "from katas.q01_fit_line import fit_line" in tests.read_text()
+    assert "write the tests" in (folder / "README.md").read_text()
+    total = len(mistakes_of(KATA))
+
+    # The kata's own tests catch every mistake.
+    plain = len(mistakes_of(PLAIN))
+    PLAIN.test_path(folder).write_text(PLAIN.test_path(ROOT).read_text())
+    tests.write_text(SHAPES_ONLY)
+    code, graded = grade(suite, folder)
+    entry = graded[PLAIN.module]
+    assert entry["verdict"] == "solved", entry
+    assert (entry["passed"], entry["total"]) == (plain, plain)
+    assert entry["reason"] == f"caught {plain} of {plain} mistakes (100 %)"
+    # Shapes alone catch few.
+    entry = graded[KATA.module]
+    assert code == 1 and entry["verdict"] == "partly solved" and entry["passed"] < total / 2
+    (missed,) = entry["failures"]
+    assert len(missed["tests"]) == total - entry["passed"]
+
+    tests.write_text(FAILS_ON_THE_REFERENCE)
+    _, graded = grade(suite, folder)
+    entry = graded[KATA.module]
+    assert entry["verdict"] == "error" and entry["passed"] == 0
+    assert "invalid" in entry["reason"]
+    rejected = [group["message"] for group in entry["failures"]]
+    assert any(m.startswith("fails on the reference answer") for m in rejected), rejected
+
+    # Stranger's code: the test module is read against the policy for returned code.
+    tests.write_text(SHAPES_ONLY + "\n\ndef test_peek():\n    open('/etc/passwd').read()\n")
+    _, graded = grade(suite, folder)
+    entry = graded[KATA.module]
+    assert entry["verdict"] == "flagged" and "open" in entry["reason"], entry
+    tests.write_text(SHAPES_ONLY + "\nfrom torch_katas.runtime import answers\n")
+    _, graded = grade(suite, folder)
+    assert "torch_katas.runtime" in graded[KATA.module]["reason"]
