@@ -37,6 +37,7 @@ __all__ = [
     "Answer",
     "Score",
     "answers_for",
+    "judge",
     "prepare",
     "reference_path",
     "returned_file",
