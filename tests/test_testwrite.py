@@ -9,6 +9,10 @@ makes the module invalid and is reported with the answer it rejected.
 import json
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -222,3 +226,55 @@ def test_a_testwrite_takehome_is_graded_by_the_share_of_mistakes_caught(suite, t
     tests.write_text(SHAPES_ONLY + "\nfrom torch_katas.runtime import answers\n")
     _, graded = grade(suite, folder)
     assert "torch_katas.runtime" in graded[KATA.module]["reason"]
+
+
+# -- watch and the notebook magic ----------------------------------------------------------
+
+
+def test_watch_scores_again_on_every_save(suite, tmp_path):
+    path = tmp_path / "watched_test.py"
+    path.write_text(SHAPES_ONLY)
+    command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "testwrite", "1"]
+    process = subprocess.Popen(
+        [*command, "--score", str(path), "--watch"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        lines = []
+
+        def next_score() -> re.Match[str]:
+            while True:
+                line = process.stdout.readline()
+                assert line, "".join(lines)
+                lines.append(line)
+                if match := SCORE_LINE.match(line.strip()):
+                    return match
+
+        first = next_score()
+        assert int(first[3]) < 50
+        time.sleep(1)  # the watcher is watching once it said so; a save after that counts
+        path.write_text(KATA.test_path(ROOT).read_text())
+        assert next_score()[3] == "100", "".join(lines)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(60)
+        process.stdout.close()
+    assert process.returncode == 0
+
+
+def test_the_notebook_cell_magic_saves_the_test_module_and_scores_it(suite, monkeypatch, capsys):
+    shell_module = pytest.importorskip("IPython.core.interactiveshell")
+    from torch_katas.notebook.magics import KataMagics
+
+    monkeypatch.chdir(suite)
+    shell = shell_module.InteractiveShell.instance()
+    shell.register_magics(KataMagics)
+    shell.run_cell_magic("kata", "testwrite 1", SHAPES_ONLY)
+    said = capsys.readouterr().out
+    assert "saved testwrite/q01_fit_line_test.py" in said
+    assert testwrite.test_path(suite, KATA).read_text() == SHAPES_ONLY
+    assert SCORE_LINE.match(said.strip().splitlines()[-1]), said
+    assert (suite / "testwrite" / f"{KATA.module}__reference.py").is_file()

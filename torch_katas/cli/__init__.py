@@ -337,6 +337,9 @@ def parser() -> argparse.ArgumentParser:
         help="also count each mutant of the reference (one small change each; slower)",
     )
     testwrite.add_argument("--json", action="store_true", help="print the score as JSON")
+    testwrite.add_argument(
+        "--watch", action="store_true", help="score now and again on every save, until Ctrl-C"
+    )
 
     takehome = command(
         subcommands,

@@ -15,7 +15,7 @@ __all__ = ["cmd_testwrite"]
 
 def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
     (kata,) = pick(katas, [args.kata])
-    if args.score is None:
+    if args.score is None and not args.watch:
         reference, tests, new = testwrite.prepare(root, kata)
         print(f"{kata.label} {kata.title}: write the tests that catch its mistakes")
         print(f"  the contract:      katas/{kata.module}.py (the stub's docstring)")
@@ -24,9 +24,27 @@ def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog
         print(f"  your test module:  {tests.relative_to(root).as_posix()} ({state})")
         print(f"Score it: katas testwrite {kata.number} --score")
         return 0
-    path = Path(args.score) if args.score else testwrite.test_path(root, kata)
-    result = testwrite.score(
-        root, kata, path.resolve(), mutants=args.mutants, pytest_args=args.pytest_args
-    )
-    print(json.dumps(result.to_json(), indent=2) if args.json else result.report())
-    return 0 if result.valid and not result.missed else 1
+    if args.score is None:  # --watch alone: the module under testwrite/, written if new
+        testwrite.prepare(root, kata)
+    path = (Path(args.score) if args.score else testwrite.test_path(root, kata)).resolve()
+    while True:
+        result = testwrite.score(
+            root, kata, path, mutants=args.mutants, pytest_args=args.pytest_args
+        )
+        print(json.dumps(result.to_json(), indent=2) if args.json else result.report(), flush=True)
+        if not args.watch:
+            return 0 if result.valid and not result.missed else 1
+        print(f"watching {path.name}: scored again on every save (Ctrl-C ends)", flush=True)
+        try:
+            saved(path)
+        except KeyboardInterrupt:
+            return 0
+
+
+def saved(path: Path) -> None:
+    """Wait for the next save of `path`."""
+    import watchfiles  # only for --watch
+
+    for changes in watchfiles.watch(path.parent, raise_interrupt=True):
+        if any(Path(changed).resolve() == path for _, changed in changes):
+            return
