@@ -278,3 +278,16 @@ def test_the_notebook_cell_magic_saves_the_test_module_and_scores_it(suite, monk
     assert testwrite.test_path(suite, KATA).read_text() == SHAPES_ONLY
     assert SCORE_LINE.match(said.strip().splitlines()[-1]), said
     assert (suite / "testwrite" / f"{KATA.module}__reference.py").is_file()
+
+
+def test_a_returned_test_module_may_not_reach_pytests_session():
+    from torch_katas.grading import testwrite as graded
+
+    plain = graded.check(SHAPES_ONLY, KATA, "t.py")
+    assert plain == []
+    reaching = SHAPES_ONLY + "\n\ndef test_x(request):\n    request.config.pluginmanager\n"
+    rules = {finding.rule for finding in graded.check(reaching, KATA, "t.py")}
+    assert rules == {"session"}
+    helpers = "from torch_katas import testing\nfrom torch_katas.grading import sandbox\n"
+    texts = [finding.text for finding in graded.check(helpers, KATA, "t.py")]
+    assert len(texts) == 1 and "torch_katas.grading" in texts[0]

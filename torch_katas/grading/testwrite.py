@@ -38,6 +38,10 @@ __all__ = [
 ANSWERS = "answers"  # in the kata's copy of the suite: every answer the tests run against
 # What a test module may import beyond what the kata's answers may: the suite's helpers.
 HELPERS = {"testing", "op_families", "facets"}
+# Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
+# among them: a test module that holds them could rewrite which answers its tests failed on.
+SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "monkeypatch"}
+SESSION_ATTRIBUTES = {"config", "pluginmanager", "session", "ihook", "hook"}
 CHILD = (
     "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
     "from torch_katas.grading.testwrite import main; main()"
@@ -54,6 +58,15 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
         return found
     allowed = {f"torch_katas.{name}" for name in HELPERS}
     for node in ast.walk(tree):
+        line = getattr(node, "lineno", 1)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for arg in ast.walk(node.args):
+                if isinstance(arg, ast.arg) and arg.arg in SESSION_FIXTURES:
+                    text = f"takes the fixture {arg.arg}, which reaches pytest's session"
+                    found.append(policy.Finding(line, "session", text))
+        if isinstance(node, ast.Attribute) and node.attr in SESSION_ATTRIBUTES:
+            text = f"reads .{node.attr}, a part of pytest's session"
+            found.append(policy.Finding(line, "session", text))
         names: Iterable[str] = ()
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -65,7 +78,7 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
             inside = name == "torch_katas" or name.startswith("torch_katas.")
             if inside and not any(policy.within(name, helper) for helper in allowed):
                 text = f"imports {name} (of the harness, a test may import only {sorted(allowed)})"
-                found.append(policy.Finding(getattr(node, "lineno", 1), "import", text))
+                found.append(policy.Finding(line, "import", text))
     return sorted(found, key=lambda f: (f.line, f.rule, f.text))
 
 
