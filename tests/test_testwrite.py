@@ -291,3 +291,19 @@ def test_a_returned_test_module_may_not_reach_pytests_session():
     helpers = "from torch_katas import testing\nfrom torch_katas.grading import sandbox\n"
     texts = [finding.text for finding in graded.check(helpers, KATA, "t.py")]
     assert len(texts) == 1 and "torch_katas.grading" in texts[0]
+
+
+def test_the_best_score_is_kept_apart_from_the_katas_statuses(suite, capsys, tmp_path):
+    from torch_katas.cli.testwrite import STORE_KEY
+    from torch_katas.store import Store
+
+    katas("--root", suite, "testwrite", 1, "--score", KATA.test_path(suite))
+    path = tmp_path / "shapes_test.py"
+    path.write_text(SHAPES_ONLY)
+    katas("--root", suite, "testwrite", 1, "--score", path)
+    said = capsys.readouterr().out
+    total = len(mistakes_of(KATA))
+    assert f"(your best for q01 so far: caught {total} of {total} mistakes)" in said
+    kept = Store.for_root(suite).read(STORE_KEY)[KATA.module]
+    assert kept == {"caught": total, "total": total, "share": 1.0}
+    assert KATA.module not in Store.for_root(suite).statuses()

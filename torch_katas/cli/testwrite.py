@@ -9,8 +9,11 @@ from pathlib import Path
 from torch_katas import catalog
 from torch_katas.catalog import pick
 from torch_katas.practice import testwrite
+from torch_katas.store import Store
 
-__all__ = ["cmd_testwrite"]
+__all__ = ["STORE_KEY", "cmd_testwrite"]
+
+STORE_KEY = "testwrite"  # the learner's best score per kata, apart from the katas' statuses
 
 
 def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
@@ -31,6 +34,9 @@ def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog
         result = testwrite.score(
             root, kata, path, mutants=args.mutants, pytest_args=args.pytest_args
         )
+        best = remember(root, kata, result)
+        if best is not None and not args.json:  # before the report, whose last line is the score
+            print(f"(your best for {kata.label} so far: {best})")
         print(json.dumps(result.to_json(), indent=2) if args.json else result.report(), flush=True)
         if not args.watch:
             return 0 if result.valid and not result.missed else 1
@@ -48,3 +54,23 @@ def saved(path: Path) -> None:
     for changes in watchfiles.watch(path.parent, raise_interrupt=True):
         if any(Path(changed).resolve() == path for _, changed in changes):
             return
+
+
+def remember(root: Path, kata: catalog.Kata, result: testwrite.Score) -> str | None:
+    """Keep the learner's best valid score of the kata; the earlier best where it was
+    better than this one."""
+    if not result.valid or not result.total:
+        return None
+    store = Store.for_root(root)
+    kept = store.read(STORE_KEY)
+    earlier = kept.get(kata.module)
+    share = len(result.caught) / result.total
+    previous = earlier.get("share") if isinstance(earlier, dict) else None
+    if isinstance(earlier, dict) and isinstance(previous, int | float) and previous >= share:
+        better = previous > share
+        return (
+            f"caught {earlier.get('caught')} of {earlier.get('total')} mistakes" if better else None
+        )
+    kept[kata.module] = {"caught": len(result.caught), "total": result.total, "share": share}
+    store.write(STORE_KEY, kept)
+    return None
