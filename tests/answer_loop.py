@@ -1,5 +1,5 @@
-"""Run a kata's tests against many answers in one nested pytest session (AnswerLoop): the
-wrong-answer self-check and tests/store_mistakes.py use it."""
+"""The kata tests that fail on each of many answers, from one nested pytest session
+(torch_katas/runtime/answer_loop.py): tests/store_mistakes.py uses it."""
 
 from __future__ import annotations
 
@@ -11,92 +11,11 @@ from pathlib import Path
 import pytest
 
 from torch_katas.runtime import answers
+from torch_katas.runtime.answer_loop import AnswerLoop
+
+__all__ = ["AnswerLoop", "failing_each", "kind"]
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class AnswerLoop:
-    """A nested pytest session's plugin: runs the kata tests it collected once per answer,
-    in this one session, so that pytest starts once per kata rather than once per answer.
-
-    Nothing one answer did reaches the next: before each, the kata modules are forgotten and
-    collected again (its test module imports the answer afresh), and its last test tears down
-    every fixture, so the harness's state guard puts back everything at that test's end, as
-    at the end of any run. The fast tests run first. With `first_failure`, those that caught
-    an earlier answer run first of all, and the tests after an answer's first failure do not
-    run (the slow ones, then, never start). An answer given tests in `only` runs those alone,
-    and stops at the first that passes.
-    """
-
-    def __init__(
-        self,
-        module: str,
-        answers: list[Path],
-        first_failure: bool = True,
-        only: dict[Path, set[str]] | None = None,
-    ):
-        self.module, self.answers, self.first_failure = module, answers, first_failure
-        self.only = only or {}  # an answer's tests to run, by node id, where not all
-        self.restricted = False
-        self.failures: dict[Path, list[pytest.TestReport]] = {}
-        self.current: list[pytest.TestReport] | None = None
-        self.stop = False  # skip the current answer's remaining tests
-        self.caught: list[str] = []  # the tests that failed on earlier answers, first first
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        (finder,) = [f for f in sys.meta_path if isinstance(f, answers.AnswerFinder)]
-        for answer in self.answers:
-            finder.imports.files[self.module] = answer
-            finder.modules.add(self.module)
-            for name in [n for n in sys.modules if answers.is_kata_package(n)]:
-                del sys.modules[name]
-            items = [
-                item
-                for item in session.perform_collect()
-                if answer not in self.only or item.nodeid in self.only[answer]
-            ]
-            # Fast tests first; among them, those that failed on this kata's earlier answers
-            # (a mistake is most often caught where another was: the tests seed every random
-            # generator before each test, so their order changes none of their outcomes).
-            caught = {nodeid: rank for rank, nodeid in enumerate(self.caught)}
-            items.sort(
-                key=lambda item: (
-                    bool(item.get_closest_marker("slow")),
-                    caught.get(item.nodeid, len(caught)) if self.first_failure else 0,
-                )
-            )
-            self.current, self.stop = [], False
-            self.failures[answer] = self.current
-            self.restricted = answer in self.only
-            for index, item in enumerate(items):
-                following = items[index + 1] if index + 1 < len(items) else None
-                if self.stop:
-                    # The outcome is known: this test, skipped, ends the answer's run, so its
-                    # teardown is the last (every fixture, the whole state guard).
-                    item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
-                    break
-                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
-            self.current = None
-            if session.shouldstop:  # out of time: the answers left have no entry
-                break
-        return True
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        if self.stop:
-            pytest.skip("this answer's outcome is known")
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.current is None:
-            return
-        if report.failed:
-            self.current.append(report)
-            if report.nodeid not in self.caught:
-                self.caught.append(report.nodeid)
-            self.stop = self.stop or self.first_failure
-        elif report.when == "call" and report.passed and self.restricted:
-            self.stop = True
 
 
 def failing_each(

@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from answer_loop import AnswerLoop
 
 from torch_katas import catalog
 from torch_katas.runtime import mistakes
+from torch_katas.runtime.answer_loop import AnswerLoop
 from torch_katas.status import NOT_IMPLEMENTED
 
 # Each test here runs pytest (or the katas command) in a process of its own, or a kata's whole

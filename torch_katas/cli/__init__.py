@@ -14,6 +14,7 @@ katas bughunt 6 [--bugs 2]      find the bug: kata 6's stub holds a mistake to f
 katas reset 6                   start kata 6 over (your attempt is backed up)
 katas restore 6 [BACKUP]        bring back a backed-up attempt (default: latest)
 katas notebook [6 7 ...]        write a Jupyter notebook of katas (%load_ext torch_katas)
+katas testwrite 6 [--score]     write kata 6's tests; score them by the mistakes caught
 katas takehome 6 24 --out DIR   write a take-home folder with only these katas
 katas grade DIR [--out REPORT]  grade a returned take-home folder, kata by kata
 katas gradescope 6 24 --out DIR Gradescope's autograder (setup.sh, run_autograder)
@@ -135,6 +136,12 @@ def cmd_bughunt(args: argparse.Namespace, root: Path, katas: dict[str, catalog.K
     from torch_katas.cli import bughunt
 
     return bughunt.cmd_bughunt(args, root, katas)
+
+
+def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kata]) -> int:
+    from torch_katas.cli import testwrite
+
+    return testwrite.cmd_testwrite(args, root, katas)
 
 
 def room_command(name: str) -> Callable[..., int]:
@@ -342,6 +349,36 @@ def parser() -> argparse.ArgumentParser:
     notebook.add_argument("--force", action="store_true", help="replace an existing notebook")
     notebook.add_argument("--out", help="the notebook to write (default: katas.ipynb in the suite)")
 
+    testwrite = command(
+        subcommands,
+        "testwrite",
+        "write a kata's tests; --score: the share of its mistakes they catch",
+        "Practise writing tests: writes the kata's reference answer and a test module to fill "
+        "in under testwrite/ (the command prints their paths; the contract is the stub's "
+        "docstring). With --score, runs that module against the reference and the correct "
+        "answers in other styles (each test must pass on every one) and against each of the "
+        "kata's curated mistakes, and ends with the line: caught K of M mistakes (P %). "
+        "Mistakes missed are named in words, never their code.",
+        cmd_testwrite,
+        kata=True,
+    )
+    testwrite.add_argument(
+        "--score",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="score this test module (default: the one under testwrite/)",
+    )
+    testwrite.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also count each mutant of the reference (one small change each; slower)",
+    )
+    testwrite.add_argument("--json", action="store_true", help="print the score as JSON")
+    testwrite.add_argument(
+        "--watch", action="store_true", help="score now and again on every save, until Ctrl-C"
+    )
+
     takehome = command(
         subcommands,
         "takehome",
@@ -361,10 +398,12 @@ def parser() -> argparse.ArgumentParser:
     )
     takehome.add_argument(
         "--mode",
-        choices=["katas", "bughunt"],
+        choices=["katas", "bughunt", "testwrite"],
         default="katas",
-        help="katas: stubs to write (default); bughunt: each kata's module is an answer with "
-        "a curated mistake to find and fix (--bugs 2, --hidden as katas bughunt)",
+        help="what the candidate does: katas, write the answers (default); bughunt, find and "
+        "fix the curated mistake in each kata's module (--bugs 2, --hidden as katas bughunt); "
+        "testwrite, write each kata's tests given its reference, graded by the share of "
+        "mistakes caught",
     )
     takehome.add_argument(
         "--bugs", type=int, choices=[1, 2], default=1, help="bughunt: bugs per kata"

@@ -36,7 +36,10 @@ from torch_katas import status
 from torch_katas.grading.schema import VERSION
 
 __all__ = [
+    "Guard",
+    "ProcessGuard",
     "main",
+    "sender",
 ]
 
 Send = Callable[..., None]  # send(event, **fields): one message to the grader

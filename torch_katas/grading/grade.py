@@ -34,8 +34,9 @@ from pathlib import Path
 
 from torch_katas import catalog, status, store
 from torch_katas.catalog import UsageError, pick, sha256
-from torch_katas.grading import policy, reports, sandbox, schema, takehome
+from torch_katas.grading import policy, reports, sandbox, schema, takehome, testwrite
 from torch_katas.grading.reports import REPORTS, FailureGroup, Flag, KataGrade, Report
+from torch_katas.practice import testwrite as practice
 from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 
 __all__ = [
@@ -204,9 +205,10 @@ class Refusal:
     flag_kind: str | None = None
 
 
-def check_stub(folder: Path, kata: catalog.Kata) -> bytes | Refusal:
-    """The stub's contents, or why it cannot be graded."""
-    relative = f"katas/{kata.module}.py"
+def check_stub(folder: Path, kata: catalog.Kata, relative: str | None = None) -> bytes | Refusal:
+    """The stub's contents (or those of the returned file at `relative`), or why it cannot be
+    graded."""
+    relative = relative or f"katas/{kata.module}.py"
     path = folder / relative
     if not os.path.lexists(path):
         return Refusal(NOT_STARTED, f"{relative} is missing (deleted)")
@@ -635,6 +637,11 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
     clear_old_reports(folder, out)
     suite = takehome.suite_files(root, chosen, stubs=False)
     more, diffs = file_flags(folder, chosen, record, suite)
+    testing = record is not None and record.mode == "testwrite"  # the candidate wrote tests
+    if testing:  # the returned test modules are graded, not "edited"
+        returned = {practice.returned_file(kata) for kata in chosen}
+        more = [flag for flag in more if flag.file not in returned]
+        diffs = {name: text for name, text in diffs.items() if name not in returned}
     flags += more
     options = Options(args.timeout, args.device, mode, forbidden_paths(root, folder, out))
     started = time.monotonic()
@@ -651,21 +658,36 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
             collection.tests()
         for number, kata in enumerate(chosen, 1):
             print(f"[{number}/{len(chosen)}] {kata.label} {kata.title}: ", end="", flush=True)
-            stub = f"katas/{kata.module}.py"
-            source = check_stub(folder, kata)
+            stub = practice.returned_file(kata) if testing else f"katas/{kata.module}.py"
+            source = check_stub(folder, kata, stub)
             if isinstance(source, Refusal):
                 grade = KataGrade(kata.title, source.verdict, reason=source.reason)
                 if source.flag_kind is not None:
                     flags.append(Flag(source.reason, source.flag_kind, stub, kata.module))
             else:
-                findings = policy.check(
-                    source.decode(errors="replace"), kata.imports, stub, kata.allow
+                text = source.decode(errors="replace")
+                findings = (
+                    testwrite.check(text, kata, stub)
+                    if testing
+                    else policy.check(text, kata.imports, stub, kata.allow)
                 )
                 for finding in findings:
                     flags.append(
                         Flag(finding.text, "policy", stub, kata.module, finding.line, finding.rule)
                     )
-                grade, raised = grade_kata(kata, source, root, scratch, options, collection)
+                if testing:
+                    grade, raised = testwrite.grade_kata(
+                        kata,
+                        source,
+                        root,
+                        scratch,
+                        timeout=options.timeout,
+                        mode=options.sandbox,
+                        forbidden=options.forbidden,
+                        pytest_args=["--device", options.device] if options.device else [],
+                    )
+                else:
+                    grade, raised = grade_kata(kata, source, root, scratch, options, collection)
                 flags += raised
                 grade.practice = practice_verdict(root, record, kata, source, grade)
                 if findings:

@@ -65,6 +65,7 @@ __all__ = [
     "Finding",
     "check",
     "check_file",
+    "within",
 ]
 
 # Modules every kata answer may import (with their recorded submodules).

@@ -43,11 +43,13 @@ from pathlib import Path
 __all__ = [
     "FILE_LIMIT",
     "KILL_DEADLINE",
+    "RESULTS_FD",
     "Outcome",
     "choose",
     "environment",
     "run",
     "set_subreaper",
+    "site_packages",
 ]
 
 BWRAP = "bwrap"

@@ -25,6 +25,7 @@ from pathlib import Path
 from torch_katas import catalog
 from torch_katas.catalog import UsageError, pick, sha256
 from torch_katas.grading import policy
+from torch_katas.practice import testwrite
 
 __all__ = [
     "MANIFEST",
@@ -43,8 +44,9 @@ RECORDS = ".katas-takehomes"
 HARNESS = ("conftest.py", "pyproject.toml", "katas/__init__.py", "torch_katas")
 # `--hints`: which of each kata's hints the take-home ships.
 HINTS = ("none", "first", "all")
-# `--mode`: katas (write the stubs) or bughunt (find and fix the bug in each module).
-MODES = ("katas", "bughunt")
+# `--mode`: what the candidate does: write the stubs (katas), find and fix the bug in each
+# module (bughunt), or write each kata's tests given its reference (testwrite).
+MODES = ("katas", "bughunt", "testwrite")
 POLICY_TRIES = 20  # draws of a bug hunt's mistakes before giving up on one the policy takes
 
 
@@ -59,7 +61,7 @@ class Record:
     katas: list[str]
     files: dict[str, str]  # path -> sha256 of what was shipped
     hints: str = "all"  # which hints it shipped (HINTS); records written before had all
-    mode: str = "katas"  # MODES: stubs to write, or (bughunt) answers with bugs to find
+    mode: str = "katas"  # MODES: stubs to write, answers with bugs to find, or tests to write
     # bughunt: each kata's hunt (practice/bughunt.py Hunt, as a dict): the mistakes and the
     # module handed out, for grading's verdict on the fix.
     bughunt: dict[str, dict] | None = None
@@ -466,6 +468,9 @@ def cmd_takehome(args: argparse.Namespace, root: Path, katas: dict[str, catalog.
         files["README.md"] = (intro + files["README.md"].decode()).encode()
     manifest = {"name": out.name, "katas": [kata.module for kata in chosen]}
     files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
+    if mode == "testwrite":
+        references = committed(root, [f"solutions/{kata.module}.py" for kata in chosen])
+        testwrite.takehome_files(root, chosen, files, references)
     write_files(out, files)
     record.parent.mkdir(exist_ok=True)
     (record.parent / ".gitignore").write_text("*\n", encoding="utf-8")

@@ -10,6 +10,8 @@
     %kata reset 6, %kata restore 6 [BACKUP]   as the `katas` commands
     %kata bughunt 6 [--bugs 2] [--hidden]     find the bug: %kata 6 then shows the module
     %kata bughunt 6 --stop, %kata bughunt --progress                as `katas bughunt`
+    %kata testwrite 6       write the tests: the reference and a test module, as `katas testwrite`
+    %%kata testwrite 6      (atop a cell) save the cell as kata 6's test module, then score it
 
 The tests run in a fresh process, `python -m pytest katas/qNN_name_test.py`, on every device
 the machine has; the kernel imports neither torch nor the stub, so a broken cell cannot break
@@ -33,6 +35,7 @@ from torch_katas.catalog import Kata, UsageError
 from torch_katas.cli.bughunt import verdict_lines
 from torch_katas.notebook.run import report, run_tests
 from torch_katas.notebook.stub import cell_text, save
+from torch_katas.practice import testwrite
 from torch_katas.store import Store
 
 __all__ = [
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 # `katas` commands that mean the same in a notebook; the others have a notebook way instead.
-SHARED_COMMANDS = ("hint", "next", "list", "solution", "reset", "restore", "bughunt")
+SHARED_COMMANDS = ("hint", "next", "list", "solution", "reset", "restore", "bughunt", "testwrite")
 INSTEAD = {
     "run": "a cell that starts with %%kata N saves it and runs the kata's tests",
     "watch": "a cell that starts with %%kata N saves it and runs the kata's tests",
@@ -172,6 +175,9 @@ class KataMagics(Magics):
         if "--" in words:
             pytest_args = words[words.index("--") + 1 :]
             words = words[: words.index("--")]
+        if words[:1] == ["testwrite"]:
+            self.testwrite(words[1:], cell)
+            return
         if len(words) != 1:
             raise UsageError("start the cell with %%kata N (one kata), e.g. %%kata 6")
         root = suite_root()
@@ -189,3 +195,15 @@ class KataMagics(Magics):
         hunt = verdict_lines(root, kata, outcome.exit_code, full=True)  # a bug hunt's, if on
         if hunt:
             print("\n" + "\n".join(hunt), flush=True)
+
+    def testwrite(self, words: list[str], cell: str) -> None:
+        """Save the cell as the kata's test module and score it (katas testwrite --score)."""
+        if len(words) != 1:
+            raise UsageError("start the cell with %%kata testwrite N, e.g. %%kata testwrite 6")
+        root = suite_root()
+        (kata,) = catalog.pick(load(root), words)
+        _, tests, _ = testwrite.prepare(root, kata)
+        tests.write_text(cell, encoding="utf-8")
+        shown = tests.relative_to(root).as_posix()
+        print(f"{kata.label}: saved {shown}; scoring it ...", flush=True)
+        print(testwrite.score(root, kata, tests).report(), flush=True)

@@ -1,0 +1,309 @@
+"""`katas testwrite`: the learner's tests scored by the mistakes they catch, through the CLI.
+
+Self-checks: a kata's own test module handed in catches every curated mistake (and every
+mutant of its reference not reviewed as equivalent); a module that checks only shapes
+catches few; a test that fails on the reference, or on a correct answer in another style,
+makes the module invalid and is reported with the answer it rejected.
+"""
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_cli import CATALOG, ROOT, checkout, katas, mistakes_of
+
+from torch_katas.grading import sandbox
+from torch_katas.practice import testwrite
+from torch_katas.runtime import mutants
+from torch_katas.runtime.mistakes import mistakes
+
+pytestmark = pytest.mark.timeout(600)
+
+KATA = CATALOG["q01_fit_line"]
+# A kata whose own tests the policy for returned code accepts as they are (grading holds a
+# returned test module to it; many katas' own tests reach further than an answer may).
+PLAIN = CATALOG["q03_vectorised_ops"]
+SCORE_LINE = re.compile(r"^caught (\d+) of (\d+) mistakes \((\d+) %\)$")
+
+SHAPES_ONLY = """
+import torch
+
+from katas.q01_fit_line import fit_line
+
+
+def test_shapes(device):
+    x = torch.linspace(0, 1, 5, device=device)
+    w, b = fit_line(x, 2 * x + 1, steps=3)
+    assert w.shape == () and b.shape == ()
+"""
+
+FAILS_ON_THE_REFERENCE = (
+    SHAPES_ONLY
+    + """
+
+def test_wrong_expectation(device):
+    x = torch.linspace(0, 1, 5, device=device)
+    w, _ = fit_line(x, 2 * x + 1, steps=0)
+    assert w.item() == 1.0, "expects w to start at 1"
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    """A git checkout holding katas 1 and 3, their mistakes and reviewed equivalent mutants."""
+    root = checkout(tmp_path_factory.mktemp("testwrite") / "suite", [KATA.module, PLAIN.module])
+    (root / mutants.EQUIVALENT).parent.mkdir(exist_ok=True)
+    shutil.copy(ROOT / mutants.EQUIVALENT, root / mutants.EQUIVALENT)
+    return root
+
+
+def last_line(text: str) -> re.Match[str]:
+    match = SCORE_LINE.match(text.strip().splitlines()[-1])
+    assert match, f"the report does not end with the score's line:\n{text}"
+    return match
+
+
+def test_testwrite_writes_the_reference_and_a_test_module_then_scores_it(suite, capsys):
+    assert katas("--root", suite, "testwrite", 1) == 0
+    said = capsys.readouterr().out
+    tests = suite / "testwrite" / f"{KATA.module}_test.py"
+    reference = suite / "testwrite" / f"{KATA.module}__reference.py"
+    assert "testwrite/q01_fit_line_test.py" in said and "katas testwrite 1 --score" in said
+    assert reference.read_text() == KATA.solution_path(ROOT).read_text()
+    assert "from katas.q01_fit_line import fit_line" in tests.read_text()
+    tests.write_text(tests.read_text() + "\n# mine\n")
+    katas("--root", suite, "testwrite", 1)
+    assert tests.read_text().endswith("# mine\n"), "a second run keeps the learner's module"
+    # The module as written tests nothing: valid, and it catches none.
+    assert katas("--root", suite, "testwrite", 1, "--score") == 1
+    match = last_line(capsys.readouterr().out)
+    assert match.groups() == ("0", str(len(mistakes_of(KATA))), "0")
+
+
+def test_the_katas_own_tests_catch_every_mistake(suite, capsys):
+    assert katas("--root", suite, "testwrite", 1, "--score", KATA.test_path(suite)) == 0
+    said = capsys.readouterr().out
+    caught, total, share = last_line(said).groups()
+    assert caught == total == str(len(mistakes_of(KATA))) and share == "100"
+    assert "missed" not in said
+
+
+def test_the_katas_own_tests_catch_every_mutant_its_self_check_kills(suite, capsys):
+    code = katas("--root", suite, "testwrite", 1, "--score", KATA.test_path(suite), "--mutants")
+    said = capsys.readouterr().out
+    caught, total, share = last_line(said).groups()
+    assert code == 0 and caught == total and share == "100", said
+    assert int(total) > len(mistakes_of(KATA)), "the mutants count beside the mistakes"
+
+
+def test_a_module_that_checks_only_shapes_scores_low_and_names_what_it_missed(
+    suite, capsys, tmp_path
+):
+    path = tmp_path / "shapes_test.py"
+    path.write_text(SHAPES_ONLY)
+    assert katas("--root", suite, "testwrite", 1, "--score", path) == 1
+    said = capsys.readouterr().out
+    caught, total, share = last_line(said).groups()
+    assert int(share) < 50, said
+    missed = said.split("missed:\n", 1)[1].splitlines()[:-1]
+    assert len(missed) == int(total) - int(caught)
+    descriptions = [m.removeprefix("  - ") for m in missed]
+    known = {m.description.removeprefix("Wrong:").strip() for m in mistakes(ROOT, KATA.module)}
+    assert set(descriptions) <= known, "missed mistakes are named by their descriptions"
+    assert "def fit_line" not in said and "@@" not in said, "never the mistake's code"
+
+
+def test_a_test_that_fails_on_the_reference_is_reported_and_the_module_is_invalid(
+    suite, capsys, tmp_path
+):
+    path = tmp_path / "wrong_test.py"
+    path.write_text(FAILS_ON_THE_REFERENCE)
+    assert katas("--root", suite, "testwrite", 1, "--score", path) == 1
+    said = capsys.readouterr().out
+    assert "test_wrong_expectation[cpu] fails on the reference answer" in said
+    assert "expects w to start at 1" in said
+    assert said.strip().splitlines()[-1].endswith("(invalid: tests fail on 1 correct answer)")
+
+
+def test_a_test_that_pins_an_implementation_detail_rejects_a_correct_answer(
+    suite, capsys, tmp_path
+):
+    correct = suite / testwrite.CORRECT_ANSWERS / f"{KATA.module}__with_a_marker.py"
+    correct.parent.mkdir(parents=True, exist_ok=True)
+    correct.write_text(KATA.solution_path(ROOT).read_text() + "\nSTYLE = 'another'\n")
+    path = tmp_path / "pinned_test.py"
+    path.write_text(
+        SHAPES_ONLY
+        + "\n\nimport katas.q01_fit_line as kata\n\n\ndef test_pinned(device):\n"
+        + "    assert 'STYLE' not in vars(kata)\n"
+    )
+    try:
+        assert katas("--root", suite, "testwrite", 1, "--score", path) == 1
+    finally:
+        correct.unlink()
+    said = capsys.readouterr().out
+    assert "test_pinned[cpu] fails on a correct answer in another style (with a marker)" in said
+    assert "fails on the reference" not in said
+
+
+def test_json_gives_the_score_for_tools(suite, capsys):
+    katas("--root", suite, "testwrite", 1, "--score", KATA.test_path(suite), "--json")
+    data = json.loads(capsys.readouterr().out)
+    assert data["valid"] and data["caught"] == data["total"] and data["share"] == 1.0
+
+
+def test_a_missing_module_is_a_usage_error(suite, capsys, tmp_path):
+    assert katas("--root", suite, "testwrite", 1, "--score", tmp_path / "nope_test.py") == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_a_module_that_does_not_import_is_reported(suite, capsys, tmp_path):
+    path = tmp_path / "broken_test.py"
+    path.write_text("import torch\n\ndef test_x(device):\n    assert (\n")
+    assert katas("--root", suite, "testwrite", 1, "--score", path) == 1
+    said = capsys.readouterr().out
+    assert "invalid" in said.splitlines()[-1] and "collecting them failed" in said
+
+
+# -- take-home and grading -----------------------------------------------------------------
+
+ROOT_OK = ["--allow-root"] if sandbox.is_root() else []
+
+
+def grade(suite: Path, folder: Path) -> tuple[int, dict]:
+    code = katas("--root", suite, "grade", folder, "--device", "cpu", *ROOT_OK)
+    return code, json.loads((folder / "grading" / "report.json").read_text())["katas"]
+
+
+@pytest.mark.slow
+def test_a_testwrite_takehome_is_graded_by_the_share_of_mistakes_caught(suite, tmp_path, capsys):
+    folder = tmp_path / "jane"
+    assert katas("--root", suite, "takehome", 1, 3, "--mode", "testwrite", "--out", folder) == 0
+    record = json.loads((suite / ".katas-takehomes" / "jane.json").read_text())
+    assert record["mode"] == "testwrite"
+    shipped = folder / "katas" / f"{KATA.module}.py"
+    assert shipped.read_text() == KATA.solution_path(ROOT).read_text(), "the reference ships"
+    tests = folder / "katas" / f"{KATA.module}_test.py"
+    assert "from katas.q01_fit_line import fit_line" in tests.read_text()
+    assert "write the tests" in (folder / "README.md").read_text()
+    total = len(mistakes_of(KATA))
+
+    # The kata's own tests catch every mistake.
+    plain = len(mistakes_of(PLAIN))
+    PLAIN.test_path(folder).write_text(PLAIN.test_path(ROOT).read_text())
+    tests.write_text(SHAPES_ONLY)
+    code, graded = grade(suite, folder)
+    entry = graded[PLAIN.module]
+    assert entry["verdict"] == "solved", entry
+    assert (entry["passed"], entry["total"]) == (plain, plain)
+    assert entry["reason"] == f"caught {plain} of {plain} mistakes (100 %)"
+    # Shapes alone catch few.
+    entry = graded[KATA.module]
+    assert code == 1 and entry["verdict"] == "partly solved" and entry["passed"] < total / 2
+    (missed,) = entry["failures"]
+    assert len(missed["tests"]) == total - entry["passed"]
+
+    tests.write_text(FAILS_ON_THE_REFERENCE)
+    _, graded = grade(suite, folder)
+    entry = graded[KATA.module]
+    assert entry["verdict"] == "error" and entry["passed"] == 0
+    assert "invalid" in entry["reason"]
+    rejected = [group["message"] for group in entry["failures"]]
+    assert any(m.startswith("fails on the reference answer") for m in rejected), rejected
+
+    # Stranger's code: the test module is read against the policy for returned code.
+    tests.write_text(SHAPES_ONLY + "\n\ndef test_peek():\n    open('/etc/passwd').read()\n")
+    _, graded = grade(suite, folder)
+    entry = graded[KATA.module]
+    assert entry["verdict"] == "flagged" and "open" in entry["reason"], entry
+    tests.write_text(SHAPES_ONLY + "\nfrom torch_katas.runtime import answers\n")
+    _, graded = grade(suite, folder)
+    assert "torch_katas.runtime" in graded[KATA.module]["reason"]
+
+
+# -- watch and the notebook magic ----------------------------------------------------------
+
+
+def test_watch_scores_again_on_every_save(suite, tmp_path):
+    path = tmp_path / "watched_test.py"
+    path.write_text(SHAPES_ONLY)
+    command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "testwrite", "1"]
+    process = subprocess.Popen(
+        [*command, "--score", str(path), "--watch"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        lines = []
+
+        def next_score() -> re.Match[str]:
+            while True:
+                line = process.stdout.readline()
+                assert line, "".join(lines)
+                lines.append(line)
+                if match := SCORE_LINE.match(line.strip()):
+                    return match
+
+        first = next_score()
+        assert int(first[3]) < 50
+        time.sleep(1)  # the watcher is watching once it said so; a save after that counts
+        path.write_text(KATA.test_path(ROOT).read_text())
+        assert next_score()[3] == "100", "".join(lines)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(60)
+        process.stdout.close()
+    assert process.returncode == 0
+
+
+def test_the_notebook_cell_magic_saves_the_test_module_and_scores_it(suite, monkeypatch, capsys):
+    shell_module = pytest.importorskip("IPython.core.interactiveshell")
+    from torch_katas.notebook.magics import KataMagics
+
+    monkeypatch.chdir(suite)
+    shell = shell_module.InteractiveShell.instance()
+    shell.register_magics(KataMagics)
+    shell.run_cell_magic("kata", "testwrite 1", SHAPES_ONLY)
+    said = capsys.readouterr().out
+    assert "saved testwrite/q01_fit_line_test.py" in said
+    assert testwrite.test_path(suite, KATA).read_text() == SHAPES_ONLY
+    assert SCORE_LINE.match(said.strip().splitlines()[-1]), said
+    assert (suite / "testwrite" / f"{KATA.module}__reference.py").is_file()
+
+
+def test_a_returned_test_module_may_not_reach_pytests_session():
+    from torch_katas.grading import testwrite as graded
+
+    plain = graded.check(SHAPES_ONLY, KATA, "t.py")
+    assert plain == []
+    reaching = SHAPES_ONLY + "\n\ndef test_x(request):\n    request.config.pluginmanager\n"
+    rules = {finding.rule for finding in graded.check(reaching, KATA, "t.py")}
+    assert rules == {"session"}
+    helpers = "from torch_katas import testing\nfrom torch_katas.grading import sandbox\n"
+    texts = [finding.text for finding in graded.check(helpers, KATA, "t.py")]
+    assert len(texts) == 1 and "torch_katas.grading" in texts[0]
+
+
+def test_the_best_score_is_kept_apart_from_the_katas_statuses(suite, capsys, tmp_path):
+    from torch_katas.cli.testwrite import STORE_KEY
+    from torch_katas.store import Store
+
+    katas("--root", suite, "testwrite", 1, "--score", KATA.test_path(suite))
+    path = tmp_path / "shapes_test.py"
+    path.write_text(SHAPES_ONLY)
+    katas("--root", suite, "testwrite", 1, "--score", path)
+    said = capsys.readouterr().out
+    total = len(mistakes_of(KATA))
+    assert f"(your best for q01 so far: caught {total} of {total} mistakes)" in said
+    kept = Store.for_root(suite).read(STORE_KEY)[KATA.module]
+    assert kept == {"caught": total, "total": total, "share": 1.0}
+    assert KATA.module not in Store.for_root(suite).statuses()

@@ -1,0 +1,231 @@
+"""Take-homes in the testwrite mode: the candidate writes each kata's tests.
+
+`katas takehome --mode testwrite` ships each kata's reference answer in place of its stub
+(`katas/<module>.py`, so a plain `pytest` runs the candidate's tests against it) and a test
+module to fill in (`katas/<module>_test.py`). Grading treats the returned test module as any
+returned answer: it is read against the policy for returned code first (the imports a test
+module needs added: pytest, the kata's module, the suite's testing helpers), then runs in the
+same sandbox, under the same limits, with the same guards on what it reads and starts, in a
+fresh copy of the suite holding the reference, the correct answers in other styles and the
+curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation).
+The kata's verdict is the share of mistakes caught; a module that rejects a correct answer
+is graded as an error, with the answer it rejected.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import secrets
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from torch_katas import catalog, status
+from torch_katas.grading import policy, sandbox, takehome
+from torch_katas.grading.reports import FailureGroup, Flag, KataGrade
+from torch_katas.practice import testwrite
+
+__all__ = [
+    "check",
+    "grade_kata",
+    "main",
+]
+
+ANSWERS = "answers"  # in the kata's copy of the suite: every answer the tests run against
+# What a test module may import beyond what the kata's answers may: the suite's helpers.
+HELPERS = {"testing", "op_families", "facets"}
+# Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
+# among them: a test module that holds them could rewrite which answers its tests failed on.
+SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "monkeypatch"}
+SESSION_ATTRIBUTES = {"config", "pluginmanager", "session", "ihook", "hook"}
+CHILD = (
+    "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
+    "from torch_katas.grading.testwrite import main; main()"
+)
+
+
+def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding]:
+    """What the policy for returned code refuses in a returned test module."""
+    extra = (*kata.imports, "pytest", "torch_katas", f"katas.{kata.module}")
+    found = policy.check(source, extra, filename, kata.allow)
+    try:
+        tree = ast.parse(source, filename=filename)
+    except (SyntaxError, ValueError):
+        return found
+    allowed = {f"torch_katas.{name}" for name in HELPERS}
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 1)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for arg in ast.walk(node.args):
+                if isinstance(arg, ast.arg) and arg.arg in SESSION_FIXTURES:
+                    text = f"takes the fixture {arg.arg}, which reaches pytest's session"
+                    found.append(policy.Finding(line, "session", text))
+        if isinstance(node, ast.Attribute) and node.attr in SESSION_ATTRIBUTES:
+            text = f"reads .{node.attr}, a part of pytest's session"
+            found.append(policy.Finding(line, "session", text))
+        names: Iterable[str] = ()
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch_katas":
+            names = [f"torch_katas.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        for name in names:
+            inside = name == "torch_katas" or name.startswith("torch_katas.")
+            if inside and not any(policy.within(name, helper) for helper in allowed):
+                text = f"imports {name} (of the harness, a test may import only {sorted(allowed)})"
+                found.append(policy.Finding(line, "import", text))
+    return sorted(found, key=lambda f: (f.line, f.rule, f.text))
+
+
+# -- grading one kata ------------------------------------------------------------------------
+
+
+def grade_kata(
+    kata: catalog.Kata,
+    source: bytes,
+    root: Path,
+    scratch: Path,
+    *,
+    timeout: float,
+    mode: str,
+    forbidden: list[str],
+    pytest_args: list[str],
+) -> tuple[KataGrade, list[Flag]]:
+    """Run the returned test module against every answer in the sandbox: the kata's grade."""
+    place = scratch / kata.module
+    suite, work = place / "suite", place / "work"
+    files = takehome.suite_files(root, [kata], stubs=False)
+    files[f"katas/{kata.module}.py"] = kata.solution_path(root).read_bytes()
+    files[testwrite.returned_file(kata)] = source
+    with tempfile.TemporaryDirectory(prefix="katas-answers-") as folder:
+        answers = testwrite.answers_for(root, kata, Path(folder), mutants=False)
+        inside = []
+        for number, answer in enumerate(answers):
+            # Named after the kata, as --answer-file takes them; nothing in a name tells which.
+            name = f"{ANSWERS}/{kata.module}__{number}.py"
+            files[name] = answer.path.read_bytes()
+            inside.append(name)
+    takehome.write_files(suite, files)
+    plan = {
+        "module": kata.module,
+        "tests": testwrite.returned_file(kata),
+        "answers": inside,
+        "complete": sum(not a.wrong for a in answers),
+        "pytest_args": pytest_args,
+    }
+    (suite / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    for path in suite.rglob("*"):  # read-only: the candidate's code may not rewrite answers
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    suite.chmod(0o555)
+    work.mkdir()
+    token = secrets.token_hex(16)
+    paths = os.pathsep.join([str(suite), *sandbox.site_packages()])
+    command = ["-I", "-S", "-B", "-c", CHILD, paths, sandbox.RESULTS_FD, "plan.json"]
+    outcome = sandbox.run(
+        command,
+        suite=suite,
+        work=work,
+        mode=mode,
+        timeout=timeout,
+        stdin=f"{token}\n{json.dumps(forbidden)}",
+        log=place / "log.txt",
+    )
+    grade = KataGrade(kata.title, status.ERROR, seconds=round(outcome.seconds, 2))
+    stub = testwrite.returned_file(kata)
+    if outcome.exceeded or outcome.returncode is None:
+        grade.reason = f"its tests {outcome.exceeded or f'ran past the {timeout:g} s limit'}"
+        return grade, []
+    result, problems = read_results(outcome.messages, token)
+    if result is None:
+        grade.reason = problems[0] if problems else "its tests' run reported nothing"
+        return grade, []
+    for answer, name in zip(answers, inside, strict=True):  # the child's names for them
+        answer.path = Path(name)
+    score = testwrite.judge(kata, answers, result)
+    flags = [Flag(text, "tampering", stub, kata.module) for text in problems]
+    if problems:
+        grade.verdict, grade.reason = status.FLAGGED, "; ".join(problems[:3])
+        return grade, flags
+    grade.passed, grade.total = len(score.caught), score.total
+    grade.tests_run = [f"catches: {a.description}" for a in score.caught]
+    if score.valid:
+        grade.verdict = (
+            status.SOLVED
+            if not score.missed
+            else status.PARTLY
+            if score.caught
+            else status.NOT_STARTED
+        )
+        grade.reason = score.last_line()
+        if score.missed:
+            grade.failures = [FailureGroup("missed", [a.description for a in score.missed])]
+    else:
+        grade.passed = 0
+        grade.reason = score.last_line()
+        grade.failures = [
+            FailureGroup(f"fails on {answer.description}: {why}", [test.split("::")[-1]])
+            for answer, test, why in score.rejected
+        ]
+    return grade, flags
+
+
+def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """The child's result, and what its guards refused (each a problem to flag)."""
+    result, problems = None, []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return None, ["its results were not all written by the grader"]
+        if not isinstance(event, dict) or event.get("token") != token:
+            return None, ["its results were not all written by the grader"]
+        if event.get("event") == "result" and result is None:
+            result = event.get("result")
+        elif event.get("event") == "refused":
+            problems.append(str(event.get("text"))[:300])
+    return (result if isinstance(result, dict) else None), problems
+
+
+class Arm:
+    """Arms the guards once the harness is loaded, before the first answer is imported."""
+
+    def __init__(self, *guards: Any):
+        self.guards = guards
+
+    def pytest_collection(self, session: object) -> None:
+        for guard in self.guards:
+            guard.armed = True
+
+
+def main() -> None:
+    """The sandboxed process: run the plan's tests against its answers, report on the pipe."""
+    from torch_katas.grading.child import Guard, ProcessGuard, sender
+
+    exit_now = os._exit
+    results, plan_file = sys.argv[1:3]
+    token = sys.stdin.readline().strip()
+    send = sender(int(results), token)
+    forbidden = json.loads(sys.stdin.readline())
+    allowed = [Path(p).resolve() for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
+    allowed += [Path(p).resolve() for p in sys.path if p and "site-packages" in p]
+    place = Path.cwd().resolve().parent
+    plan = json.loads(Path(plan_file).read_text(encoding="utf-8"))
+    guard = Guard(place, [Path(p) for p in forbidden], allowed, send)
+    processes = ProcessGuard(Path.cwd() / plan["tests"], send)
+    sys.addaudithook(guard)
+    sys.addaudithook(processes)
+    result = testwrite.run_answers(
+        plan["module"],
+        Path(plan["tests"]),
+        [Path(p) for p in plan["answers"]],
+        plan["complete"],
+        plan["pytest_args"],
+        plugins=[Arm(guard, processes)],
+    )
+    send("result", result=result)
+    exit_now(0)

@@ -1,0 +1,477 @@
+"""`katas testwrite`: write a kata's tests, scored by the mistakes they catch.
+
+The learner gets the kata's reference answer (testwrite/<module>__reference.py) and its
+contract (the stub's docstring), and a test module to fill in (testwrite/<module>_test.py),
+which imports the kata's API as kata tests do (`from katas.<module> import ...`), so the
+kata's own test module is a fair start. Scoring runs that module, in one warm process of its
+own (torch imported once; the learner's code never runs in the CLI's process), against each
+answer in isolation (runtime/answer_loop.py): the reference and the correct answers in other
+styles the suite keeps (every test must pass on each: a test that rejects one makes the module
+invalid), then each curated mistake (runtime/mistakes.py) and, with `mutants`, each mutant of
+the reference (runtime/mutants.py) that is not reviewed as equivalent. The score is the share
+of mistakes some test rejects; the report names those missed in words, never their code.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from torch_katas import catalog
+from torch_katas.catalog import UsageError
+from torch_katas.runtime import mistakes as mistakes_module, mutants as mutants_module
+
+__all__ = [
+    "CORRECT_ANSWERS",
+    "FOLDER",
+    "Answer",
+    "Score",
+    "answers_for",
+    "judge",
+    "prepare",
+    "reference_path",
+    "returned_file",
+    "run_answers",
+    "score",
+    "takehome_files",
+    "template",
+    "test_path",
+]
+
+FOLDER = Path("testwrite")  # in the suite's folder: the learner's tests and the reference
+CORRECT_ANSWERS = Path("tests") / "correct_answers"
+TEST_TIMEOUT = 20  # seconds per test: a mutant that loops fails the test that hangs
+RUN_TIMEOUT = 600  # seconds for the whole scoring process
+
+# Operators as the mutants' changes name them (ast's class names), as written in Python.
+SYMBOLS = {
+    "Add": "+",
+    "Sub": "-",
+    "Mult": "*",
+    "Div": "/",
+    "FloorDiv": "//",
+    "Mod": "%",
+    "Pow": "**",
+    "MatMult": "@",
+    "Lt": "<",
+    "LtE": "<=",
+    "Gt": ">",
+    "GtE": ">=",
+    "Eq": "==",
+    "NotEq": "!=",
+    "Is": "is",
+    "IsNot": "is not",
+    "In": "in",
+    "NotIn": "not in",
+    "And": "and",
+    "Or": "or",
+    "USub": "unary -",
+    "Not": "not",
+    "UAdd": "unary +",
+}
+
+
+@dataclass
+class Answer:
+    kind: str  # reference, correct, mistake, mutant
+    path: Path
+    description: str  # in words, for the report: never the answer's code
+
+    @property
+    def wrong(self) -> bool:
+        return self.kind in ("mistake", "mutant")
+
+
+def test_path(root: Path, kata: catalog.Kata) -> Path:
+    return root / FOLDER / f"{kata.module}_test.py"
+
+
+def reference_path(root: Path, kata: catalog.Kata) -> Path:
+    return root / FOLDER / f"{kata.module}__reference.py"
+
+
+def public_names(stub: Path) -> list[str]:
+    """The stub's public functions and classes, as its tests import them."""
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_")
+    ]
+
+
+def template(root: Path, kata: catalog.Kata, run: str, score: str) -> str:
+    """The test module the learner starts from: the kata's API imported, one test to fill;
+    its docstring says how to `run` it against the reference and how to `score` it."""
+    names = public_names(kata.stub_path(root))
+    first = names[0] if names else "the_function"
+    return f'''"""My tests for kata {kata.number}: {kata.title}.
+
+They must pass on every correct answer (the contract is in katas/{kata.module}.py) and
+fail on the mistakes a learner makes. Run them against the reference answer:
+    {run}{score}
+"""
+
+import torch
+
+from katas.{kata.module} import {", ".join(names) or first}
+
+
+def test_{first.lower()}(device):
+    # TODO: call {first} on `device` and check what its contract promises.
+    pass
+'''
+
+
+def prepare(root: Path, kata: catalog.Kata) -> tuple[Path, Path, bool]:
+    """Write the reference (always afresh) and the test module (unless it exists): their
+    paths, and whether the test module is new."""
+    reference, tests = reference_path(root, kata), test_path(root, kata)
+    reference.parent.mkdir(exist_ok=True)
+    reference.write_text(kata.solution_path(root).read_text(encoding="utf-8"), encoding="utf-8")
+    new = not tests.exists()
+    if new:
+        shown = reference.relative_to(root).as_posix()
+        run = f"pytest {FOLDER.as_posix()}/{kata.module}_test.py --answer-file {shown}"
+        score = (
+            "\nScore them (the share of the kata's mistakes they catch):\n"
+            f"    katas testwrite {kata.number} --score"
+        )
+        tests.write_text(template(root, kata, run, score), encoding="utf-8")
+    return reference, tests, new
+
+
+def returned_file(kata: catalog.Kata) -> str:
+    """The file a take-home's candidate returns for the kata: its test module."""
+    return f"katas/{kata.module}_test.py"
+
+
+def takehome_files(
+    root: Path, chosen: list[catalog.Kata], files: dict[str, bytes], references: dict[str, bytes]
+) -> None:
+    """Turn a take-home's files into the testwrite mode's: each stub replaced by the reference
+    (`references`, by path: solutions/<module>.py as committed), each kata's tests by a module
+    to fill in, and the README."""
+    for kata in chosen:
+        reference = references[f"solutions/{kata.module}.py"]
+        files[f"katas/{kata.module}.py"] = reference
+        run = f"pytest {returned_file(kata)}  (katas/{kata.module}.py is the reference)"
+        files[returned_file(kata)] = template(root, kata, run, "").encode()
+    files["README.md"] = readme(chosen).encode()
+
+
+def readme(chosen: list[catalog.Kata]) -> str:
+    rows = "\n".join(f"| {k.label} | {k.title} | `{returned_file(k)}` |" for k in chosen)
+    return f"""# PyTorch take-home: write the tests
+
+Each kata's module in `katas/` holds a working answer: its docstring is the contract, its code
+the reference. Write the tests that catch the mistakes people make when they write it, in the
+kata's test module:
+
+| kata | title | tests to write |
+| --- | --- | --- |
+{rows}
+
+Install (Python 3.10 or newer): `python -m venv .venv && . .venv/bin/activate`, then
+`pip install torch` and `pip install -e .`. Then `pytest` runs your tests against the working
+answers: every test must pass there.
+
+## How it is graded
+
+Your tests run against the answer shipped here, against other correct answers written in other
+styles (every test must pass on each of them: a test that rejects a correct answer makes the
+module invalid, scored 0), and against wrong answers, each a mistake people make. A kata's
+score is the share of wrong answers some test of yours fails. Tests take the `device` fixture
+(`def test_x(device):`) and run on the CPU and on every accelerator present. They import the
+kata's functions as the module does now (`from katas.<module> import ...`), and may import
+torch, pytest and the suite's helpers (`torch_katas.testing`), nothing that reads files or
+starts processes. Return the folder (without `.venv`); only the test modules are graded.
+"""
+
+
+# -- what the tests run against -------------------------------------------------------------
+
+
+def describe_mutant(mutant: mutants_module.Mutant, lines: list[str]) -> str:
+    """A mutant in words: the line of the reference and the change (operators as written)."""
+
+    def symbol(match: re.Match[str]) -> str:
+        return f"`{SYMBOLS.get(match[1], match[1])}` changed to `{SYMBOLS.get(match[2], match[2])}`"
+
+    change = re.sub(r"^(\w+) -> (\w+)$", symbol, mutant.change)
+    for name, text in SYMBOLS.items():
+        change = change.replace(f"swap the sides of {name}", f"the sides of `{text}` swapped")
+    change = change.replace("drop ", "dropped ", 1) if change.startswith("drop ") else change
+    text = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
+    return f"line {mutant.line} of the reference (`{text[:60]}`): {change}"
+
+
+def answers_for(
+    root: Path,
+    kata: catalog.Kata,
+    scratch: Path,
+    *,
+    mutants: bool,
+    reference: Path | None = None,
+) -> list[Answer]:
+    """Every answer the tests run against, correct ones first; the wrong modules are
+    written to `scratch` (named as --answer-file takes them)."""
+    reference = reference or kata.solution_path(root)
+    found = [Answer("reference", reference, "the reference answer")]
+    for path in sorted((root / CORRECT_ANSWERS).glob(f"{kata.module}__*.py")):
+        style = path.stem.partition("__")[2].replace("_", " ")
+        found.append(Answer("correct", path, f"a correct answer in another style ({style})"))
+    for mistake in mistakes_module.mistakes(root, kata.module):
+        words = mistake.description.removeprefix("Wrong:").strip()
+        found.append(Answer("mistake", mistake.write(scratch, root), words))
+    if mutants:
+        source = kata.solution_path(root).read_text(encoding="utf-8")
+        lines = source.splitlines()
+        equivalent = mutants_module.equivalent_mutants(root / mutants_module.EQUIVALENT)
+        for number, mutant in enumerate(
+            mutants_module.counted(source, equivalent.get(kata.module, set()))
+        ):
+            path = scratch / f"{kata.module}__mutant{number}.py"
+            path.write_text(mutant.source, encoding="utf-8")
+            found.append(Answer("mutant", path, describe_mutant(mutant, lines)))
+    return found
+
+
+# -- the run, in a process of its own -------------------------------------------------------
+
+
+class Collected:
+    """A plugin for the run: how many tests each collection found, and what failed to."""
+
+    def __init__(self) -> None:
+        self.tests = 0
+        self.errors: list[str] = []
+
+    def pytest_collectreport(self, report: object) -> None:
+        if getattr(report, "failed", False):
+            text = str(getattr(report, "longrepr", "")).strip().splitlines()
+            line = next((t for t in reversed(text) if t.startswith("E ")), text[-1] if text else "")
+            if line and line not in self.errors:
+                self.errors.append(line.removeprefix("E").strip()[:300])
+
+    def pytest_collection_finish(self, session: object) -> None:
+        self.tests = max(self.tests, len(getattr(session, "items", [])))
+
+
+def message(report: object) -> str:
+    """A failed test's message: its crash line, or the last line of its report."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    text = crash.message if crash is not None else str(getattr(report, "longrepr", ""))
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return (lines[0] if lines else "failed")[:300]
+
+
+def run_answers(
+    module: str,
+    tests: Path,
+    answers: Sequence[Path],
+    complete: int,
+    pytest_args: Sequence[str],
+    plugins: Sequence[object] = (),
+) -> dict[str, object]:
+    """Run the test module `tests` against each answer in one pytest session (in this
+    process: call it from a process of its own); the first `complete` answers (the correct
+    ones) run every test, the others stop at their first failure."""
+    import pytest
+
+    from torch_katas.runtime.answer_loop import AnswerLoop
+
+    paths = list(answers)
+    loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete])
+    collected = Collected()
+    args = [str(tests), "--answer-file", str(paths[0]), "-p", "torch_katas.plugin"]
+    args += ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--no-header"]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):  # as grading runs: none autoloaded
+        args += ["-p", "pytest_timeout"]
+    args += ["--timeout", str(TEST_TIMEOUT), *pytest_args]
+    # The suite's settings (warnings as errors, markers) wherever the test module lies.
+    args += ["-c", "pyproject.toml"] if Path("pyproject.toml").is_file() else []
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = pytest.main(args, plugins=[loop, collected, *plugins])
+    failures = {
+        str(path): [[report.nodeid, message(report)] for report in loop.failures[path]]
+        for path in paths
+        if path in loop.failures
+    }
+    return {
+        "exit_code": int(code),
+        "tests": collected.tests,
+        "collect_errors": collected.errors,
+        "failures": failures,
+    }
+
+
+def main() -> None:
+    """The scoring process: `python -m torch_katas.practice.testwrite PLAN RESULTS`."""
+    plan = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    answers = [Path(p) for p in plan["answers"]]
+    result = run_answers(
+        plan["module"], Path(plan["tests"]), answers, plan["complete"], plan["pytest_args"]
+    )
+    Path(sys.argv[2]).write_text(json.dumps(result), encoding="utf-8")
+
+
+# -- the score ------------------------------------------------------------------------------
+
+
+@dataclass
+class Score:
+    kata: catalog.Kata
+    tests: int = 0  # tests the module holds
+    rejected: list[tuple[Answer, str, str]] = field(default_factory=list)  # (answer, test, why)
+    caught: list[Answer] = field(default_factory=list)
+    missed: list[Answer] = field(default_factory=list)
+    problem: str | None = None  # why the module could not be run at all
+    correct: int = 0  # correct answers run against
+
+    @property
+    def valid(self) -> bool:
+        return self.problem is None and not self.rejected and self.tests > 0
+
+    @property
+    def total(self) -> int:
+        return len(self.caught) + len(self.missed)
+
+    @property
+    def share(self) -> float:
+        """The share of mistakes caught; 0 while the module is invalid."""
+        return len(self.caught) / self.total if self.valid and self.total else 0.0
+
+    def last_line(self) -> str:
+        counts = f"caught {len(self.caught)} of {self.total} mistakes"
+        if self.valid:
+            return f"{counts} ({round(100 * self.share)} %)"
+        return f"{counts} (invalid: {self.reason()})"
+
+    def reason(self) -> str:
+        if self.problem is not None:
+            return self.problem
+        if self.tests == 0:
+            return "the module holds no test"
+        answers = {answer.description for answer, _, _ in self.rejected}
+        return f"tests fail on {len(answers)} correct answer{'s' * (len(answers) > 1)}"
+
+    def report(self) -> str:
+        """The learner's report, ending with the score's line."""
+        kata = self.kata
+        lines = [f"{kata.label} {kata.title}: {self.tests} tests"]
+        mutants = sum(a.kind == "mutant" for a in self.caught + self.missed)
+        lines[0] += (
+            f", run against the reference, {self.correct} correct answers in other styles, "
+            f"{self.total - mutants} curated mistakes"
+        ) + (f" and {mutants} mutants" if mutants else "")
+        if self.problem:
+            lines.append(f"your tests could not run: {self.problem}")
+        for answer, test, why in self.rejected:
+            lines.append(f"  {test.split('::')[-1]} fails on {answer.description}: {why}")
+        if self.rejected:
+            lines.insert(1, "invalid: every test must pass on every correct answer; these do not:")
+        if self.valid and self.missed:
+            lines.append("missed:")
+            lines += [f"  - {answer.description}" for answer in self.missed]
+        lines.append(self.last_line())
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kata": self.kata.module,
+            "tests": self.tests,
+            "valid": self.valid,
+            "problem": self.problem,
+            "caught": len(self.caught),
+            "total": self.total,
+            "share": round(self.share, 4),
+            "missed": [a.description for a in self.missed],
+            "rejected": [
+                {"answer": a.description, "test": test, "message": why}
+                for a, test, why in self.rejected
+            ],
+        }
+
+
+def judge(kata: catalog.Kata, answers: list[Answer], result: dict[str, object]) -> Score:
+    """The score from the run's result (run_answers)."""
+    score = Score(kata, correct=sum(a.kind == "correct" for a in answers))
+    tests = result.get("tests")
+    score.tests = tests if isinstance(tests, int) else 0
+    errors = result.get("collect_errors")
+    errors = errors if isinstance(errors, list) else []
+    failures = result.get("failures")
+    if not isinstance(failures, dict):
+        failures = {}
+    if errors:
+        score.problem = f"collecting them failed: {errors[0]}"
+    elif result.get("exit_code") not in (0, 1, 5):
+        status = result.get("exit_code")
+        score.problem = f"the test run did not finish (pytest exit status {status})"
+    for answer in answers:
+        key = str(answer.path)
+        if key not in failures:  # never run: the run ended early
+            if answer.wrong:
+                score.missed.append(answer)
+            continue
+        failed = failures[key]
+        if not answer.wrong:
+            score.rejected += [(answer, str(test), str(why)) for test, why in failed]
+        elif failed:
+            score.caught.append(answer)
+        else:
+            score.missed.append(answer)
+    return score
+
+
+def score(
+    root: Path,
+    kata: catalog.Kata,
+    tests: Path,
+    *,
+    mutants: bool = False,
+    pytest_args: Sequence[str] = (),
+) -> Score:
+    """Score the test module `tests` of `kata`, in a process of its own."""
+    if not tests.is_file():
+        raise UsageError(f"{tests}: no such file (`katas testwrite {kata.number}` writes one)")
+    with tempfile.TemporaryDirectory(prefix="katas-testwrite-") as folder:
+        scratch = Path(folder)
+        answers = answers_for(root, kata, scratch, mutants=mutants)
+        plan = {
+            "module": kata.module,
+            "tests": str(tests.resolve()),
+            "answers": [str(a.path) for a in answers],
+            "complete": sum(not a.wrong for a in answers),
+            "pytest_args": list(pytest_args),
+        }
+        (scratch / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+        results = scratch / "results.json"
+        command = [sys.executable, "-m", "torch_katas.practice.testwrite"]
+        command += [str(scratch / "plan.json"), str(results)]
+        try:
+            done = subprocess.run(
+                command, cwd=root, capture_output=True, text=True, timeout=RUN_TIMEOUT
+            )
+        except subprocess.TimeoutExpired:
+            return Score(kata, problem=f"the run took over {RUN_TIMEOUT} s")
+        if not results.is_file():
+            said = (done.stderr or done.stdout).strip().splitlines()
+            last = said[-1][:200] if said else f"status {done.returncode}"
+            return Score(kata, problem=f"the scoring process ended early: {last}")
+        return judge(kata, answers, json.loads(results.read_text(encoding="utf-8")))
+
+
+if __name__ == "__main__":
+    main()
