@@ -51,7 +51,8 @@ import torch
 def task_loss(task: str, output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """The loss of `output` against `target` for `task`, as the torch builtin for it gives.
 
-    task is one of "regression", "regression_with_outliers", "multiclass", "multilabel":
+    task is exactly one of "regression", "regression_with_outliers", "multiclass",
+    "multilabel" (the whole name, as written: "regression_l1" or "Regression" is none):
 
     - "regression": mean squared error. output: floating tensor of any shape; target: a
       tensor of output's shape and dtype.
@@ -67,14 +68,21 @@ def task_loss(task: str, output: torch.Tensor, target: torch.Tensor) -> torch.Te
       1 where the label applies and 0 where not (values in [0, 1]).
     - Every loss is the mean over all its elements (positions for "multiclass"), torch's
       default reduction. output's values are finite, of any size: logits of ±1e4 give the
-      exact loss, not a clamped one.
+      exact loss, not a clamped one. An empty output gives nan, the builtin's mean of no
+      elements.
+    - The gradient is the builtin's in every floating dtype, also at exactly 0 (a logit of
+      0, an error of 0) and at large values (an error of 4e4 in float16, whose square
+      overflows: no NaN from the unselected branch of a torch.where).
     - Returns a 0-dim tensor of output's dtype on output's device, differentiable with
-      respect to output. output and target are not modified.
-    - Raises ValueError if task is none of the four, output is not floating point, or the
-      target does not fit the task: for "regression", "regression_with_outliers" and
-      "multilabel", target's shape or dtype differs from output's (no broadcasting: an
-      output [N, 1] against a target [N] would compare every pair; integer or bool 0/1
-      labels are the caller's to convert); for "multiclass", output has fewer than 2 dims,
+      respect to output. output and target are not modified, not even written with the
+      same values (either may be a view: an expanded target cannot be written at all).
+    - Raises ValueError (not a TypeError or IndexError from deeper down) if task is none
+      of the four, output is not floating point (integer, bool, complex), or the target
+      does not fit the task: for "regression", "regression_with_outliers" and
+      "multilabel", target's shape or dtype differs from output's (equal, not merely
+      broadcastable: an output [N, 1] against a target [N] would compare every pair; a
+      float64 target against a float32 output is the caller's to convert, as are integer
+      or bool 0/1 labels); for "multiclass", output has fewer than 2 dims (also 0-dim),
       target is not int64 (float, int32, uint8, ...), or target's shape is not output's
       shape without dim 1.
 
@@ -103,18 +111,26 @@ def masked_cross_entropy(
       [B, T], True at real tokens, any pattern. All on the same device.
     - The loss of one token is the cross-entropy of its C logits against its target
       (F.cross_entropy may be used); the result is the mean of those over all real
-      tokens of the batch.
+      tokens of the batch. Hint: boolean indexing (logits[mask]) waits for the device to
+      count the tokens; that is allowed, and so is torch.where, which does not.
     - Padded positions may hold any finite logits (± the dtype's largest, whose sum is
       inf) and any target:
       they change neither the loss nor the gradient, which is exactly 0 at padded
       positions of logits.
-    - No real token at all (also B = 0 or T = 0): the loss is 0, not nan.
+    - Real tokens may have logits of any finite size (±1e4: exp overflows even float64);
+      their loss and gradient stay exact.
+    - No real token at all (also B = 0 or T = 0): the loss is 0 in logits' dtype, not nan.
     - float16 and bfloat16: a sum may not overflow where the mean would not (1000 tokens
-      that cost 100 each give 100, not inf). Hint: sum and divide in float32, then round.
+      that cost 100 each give 100, not inf), neither may the count (70000 real tokens are
+      more than float16 holds: count in an integer dtype or float32), and a token's share
+      of the mean may not underflow (70000 tokens that cost 2e-4 each give 2e-4, not 0).
+      Hint: sum and divide in float32, then round once.
     - Returns a 0-dim tensor of logits' dtype on logits' device, differentiable with
-      respect to logits. logits, target and mask are not modified.
+      respect to logits. logits, target and mask are not modified, not even written with
+      the same values.
     - Raises ValueError if logits is not 3-D, target's dtype is not int64, target's shape
-      is not [B, T], mask is not bool, or mask's shape is not [B, T].
+      is not [B, T], mask's dtype is not bool (uint8 and 0/1 integers included), or mask's
+      shape is not [B, T] (exactly: [B, 1] or [T], which broadcast, are not).
 
     >>> logits = torch.zeros(2, 3, 4)  # uniform over 4 classes: every token costs log 4
     >>> target = torch.tensor([[1, 2, -1], [0, -1, -1]])

@@ -1,3 +1,6 @@
+import functools
+import itertools
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -224,12 +227,26 @@ def test_multiclass_is_exact_at_large_logits(device):
     )
 
 
-@pytest.mark.parametrize("task", ["classification", "mse", "Regression", "cross_entropy", ""])
-def test_rejects_an_unknown_task(device, task):
+def near_names(task):
+    """Names a prefix, case-folding or stripping match would take for `task`."""
+    return [task + "_l1", task + "s", task[:-1], task.upper(), task.title(), f" {task}", f"{task} "]
+
+
+@pytest.mark.parametrize(
+    "tasks",
+    [["classification", "mse", "cross_entropy", "", "huber", "bce"]]
+    + [near_names(task) for task in BUILTIN],
+    ids=["unrelated", *(f"near {task}" for task in BUILTIN)],
+)
+def test_rejects_an_unknown_task(device, tasks):
     output, target = regression_pair((4,), device)
-    with raises(ValueError):
-        task_loss(task, output, target)
-        pytest.fail(f"task {task!r} is none of the four and should raise ValueError")
+    for task in tasks:
+        with raises(ValueError):
+            task_loss(task, output, target)
+            pytest.fail(
+                f"task {task!r} is none of the four and should raise ValueError (compare the "
+                "whole name, exactly: no prefix, no case folding, no stripping)"
+            )
 
 
 @pytest.mark.parametrize(
@@ -250,6 +267,7 @@ def test_rejects_an_unknown_task(device, task):
         ("multiclass", (2, 3, 5), (2, 3), torch.int64),
         ("multiclass", (3,), (), torch.int64),
         ("multiclass", (3,), (3,), torch.int64),
+        ("multiclass", (), (), torch.int64),
         ("multilabel", (4, 3), (4,), torch.int64),
         ("multilabel", (4, 3), (4, 3), torch.int64),
         ("multilabel", (4, 3), (4, 3), torch.bool),
@@ -273,6 +291,7 @@ def test_rejects_an_unknown_task(device, task):
         "multiclass target [B, C]",
         "multiclass 1-D logits",
         "multiclass 1-D logits, target [N]",
+        "multiclass 0-dim logits",
         "multilabel class indices",
         "multilabel int64 0/1",
         "multilabel bool",
@@ -294,15 +313,93 @@ def test_rejects_a_target_that_does_not_fit_the_task(
         )
 
 
+# Every dtype a tensor may have here: the floating ones, the integer ones, bool and complex.
+ALL_DTYPES = (*facets.FLOATING, *facets.INTEGER, torch.bool, torch.complex64)
+
+
+def zeros_of(shape, dtype, device):
+    skip_unless_supported(device, dtype)
+    return torch.zeros(shape, dtype=dtype, device=device)
+
+
 @pytest.mark.parametrize("task", list(BUILTIN))
-def test_rejects_an_integer_output(device, task):
+def test_rejects_an_output_that_is_not_floating(device, task):
     # The target fits in every other way: int64 indices [N] for multiclass, else output's
     # shape and dtype.
-    output = torch.zeros(4, 3, dtype=torch.int64, device=device)
-    target = output[:, 0].clone() if task == "multiclass" else output.clone()
-    with raises(ValueError):
-        task_loss(task, output, target)
-        pytest.fail(f"{task}: an int64 output is no prediction or logits; raise ValueError")
+    for dtype in ALL_DTYPES:
+        if dtype.is_floating_point:
+            continue
+        output = zeros_of((4, 3), dtype, device)
+        target = zeros_of(4, torch.int64, device) if task == "multiclass" else output.clone()
+        with raises(ValueError):
+            task_loss(task, output, target)
+            pytest.fail(f"{task}: a {dtype} output is no prediction or logits; raise ValueError")
+
+
+@pytest.mark.parametrize("task", list(BUILTIN))
+def test_rejects_a_target_of_any_other_dtype(device, task):
+    for output_dtype, dtype in itertools.product((torch.float32, torch.float16), ALL_DTYPES):
+        output = zeros_of((4, 3), output_dtype, device)
+        expected = torch.int64 if task == "multiclass" else output_dtype
+        if dtype == expected:
+            continue
+        target = zeros_of(4 if task == "multiclass" else (4, 3), dtype, device)
+        with raises(ValueError):
+            task_loss(task, output, target)
+            pytest.fail(
+                f"{task}: a {dtype} target against a {output_dtype} output should raise "
+                f"ValueError: the target's dtype must be exactly {expected} (check equality, "
+                "not is_floating_point)"
+            )
+
+
+# (output's shape, target shapes that broadcast against it but are not the task's shape)
+BROADCASTING = {
+    "element-wise": [
+        ((4, 3), [(3,), (1,), (), (1, 3), (4, 1), (1, 1), (1, 4, 3)]),
+        ((4, 1), [(4,), (1, 4)]),
+        ((4,), [(4, 1), (1,), ()]),
+    ],
+    "multiclass": [((4, 3), [(1,), (), (4, 1), (1, 4)]), ((2, 3, 5), [(1, 5), (5,), (2, 1)])],
+}
+
+
+@pytest.mark.parametrize("task", list(BUILTIN))
+def test_rejects_a_target_that_only_broadcasts(device, task):
+    kind = "multiclass" if task == "multiclass" else "element-wise"
+    dtype = torch.int64 if task == "multiclass" else torch.float32
+    for output_shape, target_shapes in BROADCASTING[kind]:
+        output = torch.zeros(output_shape, device=device)
+        for target_shape in target_shapes:
+            target = torch.zeros(target_shape, dtype=dtype, device=device)
+            with raises(ValueError):
+                task_loss(task, output, target)
+                pytest.fail(
+                    f"{task}: a target {target_shape} against an output {output_shape} "
+                    "should raise ValueError: the shapes must be equal (for multiclass, "
+                    "output's without dim 1), not merely broadcastable"
+                )
+
+
+@pytest.mark.parametrize("task", list(BUILTIN))
+def test_empty_output_gives_the_builtins_nan(device, task):
+    output, target = PAIRS[task]((0, 3), device)
+    loss = task_loss(task, output, target)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
+    assert loss.isnan(), (
+        f"{task} of an empty output is the mean of no elements: nan, as {BUILTIN[task].__name__} "
+        f"gives it; got {loss.item()}"
+    )
+
+
+@pytest.mark.parametrize("task", list(BUILTIN))
+def test_takes_expanded_and_transposed_inputs(device, task):
+    # Views the caller may pass: a target expanded from one row (it cannot be written in
+    # place) and a transposed output.
+    output, target = PAIRS[task]((3, 4), device)
+    output = output.t().contiguous().t()
+    target = target[:1].expand(target.shape)
+    check_task_loss(task, output, target, f"{task} of expanded or transposed inputs")
 
 
 # --- masked_cross_entropy ---------------------------------------------------------------
@@ -362,17 +459,19 @@ def test_cross_entropy_does_not_depend_on_padding_length(device):
     assert_close(long, short, "padding the same batch longer changed the loss")
 
 
-@pytest.mark.parametrize("shape", [(2, 3), (0, 4), (3, 0)], ids=str)
-def test_cross_entropy_without_real_tokens_is_zero(device, shape):
-    mask = torch.zeros(shape, dtype=torch.bool, device=device)
-    logits, target = classification_batch(mask, 3)
-    loss, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
-    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
-    assert loss.item() == 0.0, (
-        f"with no real token the loss must be 0, got {loss.item()}; guard the division "
-        "(e.g. count.clamp(min=1))"
-    )
-    assert torch.equal(grad, torch.zeros_like(grad)), "with no real token the gradient is 0"
+@pytest.mark.parametrize("dtype", facets.FLOATING, ids=str)
+def test_cross_entropy_without_real_tokens_is_zero(device, dtype):
+    skip_unless_supported(device, dtype)
+    for shape in [(2, 3), (0, 4), (3, 0)]:
+        mask = torch.zeros(shape, dtype=torch.bool, device=device)
+        logits, target = classification_batch(mask, 3, dtype)
+        loss, grad = loss_and_grad(masked_cross_entropy, logits, target, mask)
+        check_tensor(loss, shape=(), dtype=dtype, device=device, name=f"the loss of a {shape} mask")
+        assert loss.item() == 0.0, (
+            f"with no real token ({shape}) the loss must be 0, got {loss.item()}; guard the "
+            "division (e.g. count.clamp(min=1))"
+        )
+        assert torch.equal(grad, torch.zeros_like(grad)), "with no real token the gradient is 0"
 
 
 def test_cross_entropy_keeps_float64(device):
@@ -467,35 +566,123 @@ def test_cross_entropy_rejects_mismatched_arguments(
         masked_cross_entropy(logits, target, mask)
 
 
-def long_batch(dtype, device, classes=4, length=1000):
-    """Real tokens enough that a float16 sum of their losses overflows."""
-    mask = (torch.arange(length) < torch.tensor([[length - 3], [length // 2]])).to(device)
-    size = (2, length, classes)
-    grid = torch.linspace(-3, 3, torch.Size(size).numel(), dtype=torch.float64).reshape(size)
-    target = (torch.arange(2 * length).reshape(2, length) % classes).to(device)
-    return facets.args(grid.to(dtype=dtype, device=device), target, mask)
+@pytest.mark.parametrize("name", ["target", "mask"])
+def test_cross_entropy_rejects_a_target_or_mask_of_any_other_dtype(device, name):
+    logits = torch.zeros(2, 3, 4, device=device)
+    expected = {"target": torch.int64, "mask": torch.bool}
+    for dtype in ALL_DTYPES:
+        if dtype == expected[name]:
+            continue
+        given = {key: zeros_of((2, 3), value, device) for key, value in expected.items()}
+        given[name] = zeros_of((2, 3), dtype, device)
+        with raises(ValueError):
+            masked_cross_entropy(logits, given["target"], given["mask"])
+            pytest.fail(
+                f"a {dtype} {name} should raise ValueError: target must be exactly int64 "
+                "and mask exactly bool"
+            )
+
+
+def test_cross_entropy_rejects_a_target_or_mask_that_only_broadcasts(device):
+    logits = torch.zeros(2, 3, 4, device=device)
+    good = {"target": torch.zeros(2, 3, dtype=torch.int64, device=device)}
+    good["mask"] = torch.ones(2, 3, dtype=torch.bool, device=device)
+    for name in good:
+        for shape in [(2, 1), (1, 3), (3,), (1,), (), (1, 1), (1, 2, 3), (2, 3, 1)]:
+            given = dict(good)
+            given[name] = torch.zeros(shape, dtype=good[name].dtype, device=device)
+            with raises(ValueError):
+                masked_cross_entropy(logits, given["target"], given["mask"])
+                pytest.fail(
+                    f"a {name} {shape} with logits [2, 3, 4] should raise ValueError: its "
+                    "shape must be exactly [B, T], not one that broadcasts to it"
+                )
+
+
+# More real tokens than float16's largest finite value (65504): neither their count nor the
+# sum of their losses may be kept in float16.
+MANY_TOKENS = 35_000
+
+
+@functools.cache
+def many_tokens(length, confident):
+    """float64 logits [2, length, 2], targets and mask on the CPU, built once. The logits
+    run from -3 to 3, or (confident) give the target a margin of 8 to 9 over the other
+    class: each token costs about 2e-4, and its share of the mean, 3e-9, is below float16's
+    smallest, so it must not be taken before the sum."""
+    mask = torch.arange(length) < torch.tensor([[length - 3], [length - 7]])
+    grid = torch.linspace(-3, 3, 4 * length, dtype=torch.float64).reshape(2, length, 2)
+    target = torch.arange(2 * length).reshape(2, length) % 2
+    if confident:
+        margin = 8 + (grid[..., :1] + 3) / 6
+        grid = torch.zeros_like(grid).scatter_(-1, target.unsqueeze(-1), margin)
+    return grid, target, mask
+
+
+def long_batch(dtype, device, length=MANY_TOKENS, confident=False):
+    """Real tokens enough that a float16 sum of their losses, and their count, overflow."""
+    logits, target, mask = many_tokens(length, confident)
+    # Copies: the function under test must not reach the cached tensors.
+    return facets.args(
+        logits.to(device, dtype, copy=True),
+        target.to(device, copy=True),
+        mask.to(device, copy=True),
+    )
+
+
+def confident_batch(dtype, device):
+    return long_batch(dtype, device, confident=True)
+
+
+def edge_batch(dtype, device):
+    """Real tokens with logits of exactly 0 and of ±1e4 (exp overflows even float64), padded
+    tokens with the hostile logits and targets of classification_batch."""
+    mask = prefix_mask([4, 2, 3], 4, device)
+    logits, target = classification_batch(mask, 3, dtype)
+    logits[0, :2] = 0.0
+    logits[0, 2:] = torch.tensor([1e4, 0.0, -1e4], dtype=dtype)
+    logits[1, 0] = torch.tensor([-1e4, 1e4, 1e4], dtype=dtype)
+    target[0, 2:] = torch.tensor([0, 2])
+    return facets.args(logits, target, mask)
 
 
 def cross_entropy64(logits, target, mask):
-    losses = F.cross_entropy(logits.flatten(0, 1), target.flatten(), reduction="none")
-    return (losses * mask.flatten()).sum() / mask.sum().clamp(min=1)
+    return F.cross_entropy(logits[mask], target[mask], reduction="sum") / mask.sum().clamp(min=1)
 
 
 # ---------------------------------------------------------------- facets
 
 
-def task_args(task, shape, large=False):
+def task_args(task, shape):
     def make(dtype, device):
-        output, target = PAIRS[task](shape, device, dtype)
-        if large:
-            output = (output * 1e3).to(dtype)  # beyond sigmoid's and softmax's float range
-        return facets.args(task, output, target)
+        return facets.args(task, *PAIRS[task](shape, device, dtype))
 
     return make
 
 
 def builtin64(task, output, target):
     return BUILTIN[task](output, target)
+
+
+def edge_args(task):
+    """Inputs at exactly 0 (a kink of abs and clamp) and at large values: errors of 4e4 (their
+    square and its gradient's 2 * error overflow float16) and logits of ±1e4."""
+
+    def make(dtype, device):
+        if task in ("regression", "regression_with_outliers"):
+            output = torch.tensor([0.0, 0.0, 0.5, -3.0, 0.0, 1.0, 2.0, -4e4])
+            target = torch.tensor([0.0, 4e4, 0.0, -3.0, -4e4, 0.0, 1.0, 0.0])
+        elif task == "multiclass":
+            output = torch.tensor([[0.0, 0.0, 0.0], [1e4, 0.0, -1e4], [0.0, 1e4, 0.0]])
+            target = torch.tensor([1, 2, 1])
+        else:
+            output = torch.tensor([[0.0, 0.0, 1e4, -1e4], [0.0, -1e4, 3.0, 0.0]])
+            target = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0]])
+        if target.is_floating_point():
+            target = target.to(dtype)
+        return facets.args(task, output.to(device, dtype), target.to(device))
+
+    return make
 
 
 FACETS = facets.declare(
@@ -511,8 +698,8 @@ FACETS = facets.declare(
             ]
         ),
         *(
-            facets.Gradients(task_args(task, shape, large=True), builtin64, wrt=1, label=task)
-            for task, shape in [("multiclass", (3, 4)), ("multilabel", (4, 3))]
+            facets.Gradients(edge_args(task), builtin64, wrt=1, label=f"{task} edges")
+            for task in BUILTIN
         ),
         *(
             facets.Unmodified(
@@ -524,6 +711,9 @@ FACETS = facets.declare(
     facets.of(
         masked_cross_entropy,
         facets.Dtypes(long_batch, oracle=cross_entropy64, ulps=4),
+        facets.Dtypes(confident_batch, oracle=cross_entropy64, ulps=4, label="small losses"),
+        facets.Dtypes(edge_batch, oracle=cross_entropy64, ulps=4, label="edges"),
+        facets.Gradients(edge_batch, cross_entropy64, label="edges"),
         facets.Unmodified(lambda device: long_batch(torch.float32, device, length=5)),
     ),
 )
