@@ -243,6 +243,16 @@ def test_fit_until_learning_rate_defaults_to_0_1(device):
     check_fit(fit_until(x, y, tol), x, y, 5, 0.1, device)
 
 
+def test_fit_until_budget_defaults_to_1000_steps(device):
+    # A loss is never below 0: the budget alone stops it. The default does not depend on the
+    # device, so this runs on the CPU whatever the device (1000 small steps).
+    x, y = noisy_line(torch.device("cpu"))
+    *_, taken = fit_until(x, y, 0.0)
+    assert taken == 1000, (
+        f"fit_until(x, y, tol) should take at most max_steps=1000 steps by default, took {taken}"
+    )
+
+
 @pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
 def test_fit_until_works_in_the_inputs_dtype(device, dtype):
     skip_unless_supported(device, dtype)
