@@ -25,7 +25,7 @@ __all__ = ["SUFFIX", "WRONG_ANSWERS", "Mistake", "PatchError", "apply", "make_di
 
 WRONG_ANSWERS = Path("tests") / "wrong_answers"
 SUFFIX = ".diff"
-CONTEXT = 1  # lines of context around each change: enough to place it, few enough to read
+CONTEXT = 1  # lines of context around an added block: enough to place it, few enough to read
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -84,10 +84,34 @@ def mistakes(root: Path, module: str | None = None) -> list[Mistake]:
 
 def make_diff(reference: str, wrong: str, description: str) -> str:
     """The stored form of a mistake: its description, then the hunks of the diff from the
-    reference to the wrong module."""
+    reference to the wrong module. A hunk that removes lines is placed by them alone; one that
+    only adds keeps a line of context on each side to say where."""
     diff = difflib.unified_diff(reference.splitlines(), wrong.splitlines(), n=CONTEXT, lineterm="")
-    hunks = list(diff)[2:]  # without the --- and +++ lines
-    return description.strip() + "\n" + "\n".join(hunks) + "\n"
+    lines = list(diff)[2:]  # without the --- and +++ lines
+    starts = [i for i, line in enumerate(lines) if HUNK.match(line)] + [len(lines)]
+    hunks = [_trimmed(lines[a], lines[a + 1 : b]) for a, b in zip(starts, starts[1:])]
+    return description.strip() + "\n" + "\n".join(line for hunk in hunks for line in hunk) + "\n"
+
+
+def _trimmed(header: str, body: list[str]) -> list[str]:
+    """A hunk without its outer context lines, where it removes lines (they place it)."""
+    if not any(line.startswith("-") for line in body):
+        return [header, *body]
+    match = HUNK.match(header)
+    assert match is not None
+    lead = next(i for i, line in enumerate(body) if line[:1] in ("-", "+"))
+    tail = next(i for i, line in enumerate(reversed(body)) if line[:1] in ("-", "+"))
+    body = body[lead : len(body) - tail]
+    old = sum(1 for line in body if line[:1] != "+")
+    new = sum(1 for line in body if line[:1] != "-")
+    return [f"@@ -{_range(int(match[1]) + lead, old)} +{_range(int(match[3]) + lead, new)} @@", *body]
+
+
+def _range(start: int, length: int) -> str:
+    """A hunk's range as unified diffs write it (an empty range names the line before)."""
+    if length == 1:
+        return str(start)
+    return f"{start - 1 if length == 0 else start},{length}"
 
 
 def hunks(diff: str) -> list[tuple[int, list[str], list[str]]]:
