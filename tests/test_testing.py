@@ -12,6 +12,8 @@ import textwrap
 import threading
 import time
 import types
+from functools import reduce as fold
+from itertools import starmap
 from pathlib import Path
 
 import numpy as np
@@ -743,6 +745,23 @@ def recursive(x):
     return x[0] if len(x) == 1 else x[0] + recursive(x[1:])
 
 
+# Looping calls by the names they are imported or bound as: a fixed number of steps, so the
+# work does not grow and only the look at the source sees them.
+def starmapped(x):
+    return torch.cat(list(starmap(torch.add, zip(x.split(2), x.split(2), strict=True))))
+
+
+def mapped_by_an_alias(x):
+    return torch.cat(list(each(torch.neg, x.split(2))))
+
+
+def folded(x):
+    return fold(torch.add, x.split(2))
+
+
+each = map
+
+
 def rows_in_a_helper(x):
     return loop_over_rows(x)
 
@@ -809,6 +828,9 @@ def test_assert_no_python_loops_accepts_tensor_code_and_builtins(any_device):
         (mapped, "map", 1),
         (reduced, "functools.reduce", 1),
         (recursive, r"recursion \(it calls itself\)", 1),
+        (starmapped, "itertools.starmap", 1),
+        (mapped_by_an_alias, "map", 1),
+        (folded, "functools.reduce", 1),
     ],
 )
 def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):
