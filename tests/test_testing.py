@@ -1107,6 +1107,15 @@ def test_settings_put_back_restores_what_the_block_changed():
     assert torch.get_default_dtype() == torch.float32, "put back also when the block raises"
 
 
+def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
+    with testing.settings_kept("nothing"):
+        torch.ones(1).sum()
+    changed = r"^f\(\) changed the attention fast path for"
+    with pytest.raises(AssertionError, match=changed), testing.settings_kept("f()"):
+        torch.backends.mha.set_fastpath_enabled(False)
+    assert torch.backends.mha.get_fastpath_enabled(), "put back"
+
+
 def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():
     # Correct learner code: torch scripts helpers of its own on the first use of forward-mode
     # AD, and torch.jit.script's deprecation warning there must not fail the learner's test.

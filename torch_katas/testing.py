@@ -45,6 +45,7 @@ __all__ = [
     "plural",
     "raises",
     "same_device",
+    "settings_kept",
     "settings_put_back",
     "skip_unless_supported",
     "skip_without_float64",
@@ -1248,6 +1249,26 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
         yield
     finally:
         torch.set_default_dtype(previous)
+
+
+@contextmanager
+def settings_kept(what: str) -> Iterator[None]:
+    """Fail when the block changes one of torch's global settings (grad mode, the default
+    dtype, the attention fast path...): `what` (the call, for the message) must leave them
+    to the caller. What changed is put back first."""
+    before = [setting.get() for setting in isolation.SETTINGS]
+    changed = []
+    try:
+        yield
+    finally:
+        for setting, value in zip(isolation.SETTINGS, before, strict=True):
+            if setting.get() != value:
+                setting.put(value)
+                changed.append(setting.name)
+    assert not changed, (
+        f"{what} changed {', '.join(changed)} for the whole process; leave global settings "
+        "as the caller set them"
+    )
 
 
 @contextmanager
