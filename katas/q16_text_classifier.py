@@ -33,13 +33,17 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
       over the t with mask[b, t] True. A row with no True position (all padding, or T = 0)
       gives zeros, not nan. Masked positions have no effect on the result, whatever they
       hold (nan and inf included: a transformer layer may leave nan at padding), and get a
-      zero gradient. values and mask are not modified.
-    - float16 and bfloat16: the result is the float32 mean rounded once to values' dtype.
-      No intermediate value may overflow (or lose its low bits) where the mean would not:
-      1000 values of 100 give 100, not inf, and a count of 70000 positions is no float16
-      count. Hint: sum in float32 (or divide in float32 before summing) and round once.
-    - Raises ValueError if mask is not bool (a uint8 "byte mask" is not bool either) or its
-      shape is not values.shape[:2].
+      zero gradient. A nan or inf at a REAL position is part of the mean and shows in the
+      result, as in torch.mean. values and mask are not modified.
+    - float16 and bfloat16: the result is the float32 mean rounded once to values' dtype,
+      with padding or without: no intermediate value may overflow (or lose its low bits)
+      where the mean would not: 1000 values of 100 give 100, not inf, and a count of 70000
+      positions is no float16 count. Hint: sum in float32 (or divide in float32 before
+      summing) and round once. float32 and float64 need no such care: summing in their own
+      dtype is fine (a rule only for the two 16-bit dtypes).
+    - Raises ValueError if mask's dtype is not torch.bool (integer, uint8 "byte" and floating
+      masks all raise) or its shape is not exactly values.shape[:2] (one that merely
+      broadcasts, such as [B, 1] or [1, T], raises too).
 
     Rules: no Python loops; tensor operations only.
 
@@ -59,10 +63,12 @@ def encode(
     """Run a transformer encoder layer over a padded batch; no token attends to padding.
 
     - layer: an nn.TransformerEncoderLayer built with batch_first=True, in whatever mode
-      the caller left it (leave its mode as it is); embedded: [B, T, D] with T >= 1, D the
-      layer's d_model, in the layer's dtype and on its device; mask: [B, T] bool on the same
-      device, True at real tokens, False at padding (masked_mean's polarity). Padding may
-      stand anywhere in a row.
+      the caller left it. Run it in that mode (dropout on in training, off in eval): putting
+      it in another mode for the call, even if the flag is put back after, is not leaving
+      it as it is.
+    - embedded: [B, T, D] with T >= 1, D the layer's d_model, in the layer's dtype and on
+      its device; mask: [B, T] bool on the same device, True at real tokens, False at
+      padding (masked_mean's polarity). Padding may stand anywhere in a row.
     - Returns [B, T, D]: at each real position of row b, what the layer gives when run on
       row b's real tokens alone, in their order, as if the padding were not there. What
       the padded positions hold is not part of the contract: in eval mode without autograd
@@ -70,7 +76,11 @@ def encode(
       throughout a row of padding only); whatever comes next must ignore them. Gradients
       flow to embedded and the layer's parameters; embedded, mask and the layer are not
       modified.
-    - Raises ValueError if mask is not bool or its shape is not embedded.shape[:2].
+    - The caller's grad mode holds: under torch.no_grad() no graph is recorded (the result
+      has no grad_fn). No global setting changes (torch.backends.mha's fast path included).
+    - Raises ValueError if mask's dtype is not torch.bool (integer, uint8 and floating masks
+      all raise) or its shape is not exactly embedded.shape[:2] (one that merely
+      broadcasts raises too).
 
     Rules: no Python loops over the batch or the sequence: one call of the layer for the
     whole batch. Hint: the layer's padding mask is True at padding; a float mask is added
@@ -90,9 +100,10 @@ class TextClassifier(nn.Module):
     layer, average the real positions, apply a Linear.
 
     - `self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)`
+      (other arguments at their defaults: no scale_grad_by_freq, no max_norm)
     - `self.encoder = nn.TransformerEncoderLayer(embed_dim, num_heads,
       dim_feedforward=4 * embed_dim, dropout=dropout, batch_first=True)` (other arguments
-      at their defaults; embed_dim must be divisible by num_heads)
+      at their defaults: post-norm, ReLU; embed_dim must be divisible by num_heads)
     - `self.head = nn.Linear(embed_dim, num_classes)`
 
     padding_idx may be negative and then counts from the end, as in nn.Embedding: -1 is
@@ -102,7 +113,8 @@ class TextClassifier(nn.Module):
     where the padding id marks padding wherever it stands (after the real tokens, before
     them or between them). Returns logits [B, num_classes] in the parameters' dtype, on
     their device: head(masked mean over the non-padding positions of encode(encoder,
-    embeddings, mask)), in training and in eval mode.
+    embeddings, mask)), in training and in eval mode. Dropout is the encoder layer's own
+    and nothing else's: no other layer is added.
     - Padding changes nothing: appending padding ids to a sequence, or whatever finite
       values the padding row of the embedding holds, leaves its logits unchanged.
     - A row of padding only pools to zeros, so its logits are `head.bias`.

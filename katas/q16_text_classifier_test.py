@@ -3,6 +3,7 @@ import copy
 import pytest
 import torch
 from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from katas.q16_text_classifier import TextClassifier, encode, masked_mean
 from torch_katas import facets
@@ -11,6 +12,7 @@ from torch_katas.testing import (
     assert_no_python_loops,
     check_tensor,
     raises,
+    settings_kept,
     skip_unless_supported,
 )
 
@@ -39,14 +41,29 @@ def each_sequence_alone(layer, embedded, mask):
     return out
 
 
-def logits_by_loop(model, tokens, padding_idx):
-    """The classifier written out sequence by sequence from its embedding table, encoder
-    layer and head: each sequence's real tokens alone through the encoder, then their mean."""
+def contract_layer(model, num_heads=2, dropout=0.0):
+    """The encoder layer the contract spells out, built here with the model's weights (not
+    the model's own layer, whose other settings the contract fixes too), in the model's
+    mode, dtype and device."""
+    dim = model.embedding.weight.shape[1]
+    layer = nn.TransformerEncoderLayer(
+        dim, num_heads, dim_feedforward=4 * dim, dropout=dropout, batch_first=True
+    )
+    layer.load_state_dict(model.encoder.state_dict())
+    weight = model.embedding.weight
+    return layer.to(device=weight.device, dtype=weight.dtype).train(model.training)
+
+
+def logits_by_loop(model, tokens, padding_idx, encoder=None, **layer_options):
+    """The classifier written out sequence by sequence from its embedding table, the
+    contract's encoder layer and its head: each sequence's real tokens alone through the
+    encoder, then their mean."""
+    encoder = encoder or contract_layer(model, **layer_options)
     table, weight, bias = model.embedding.weight, model.head.weight, model.head.bias
     rows = []
     for sequence in tokens.tolist():
         real = [table[t] for t in sequence if t != padding_idx]
-        pooled = model.encoder(torch.stack(real)).mean(0) if real else torch.zeros_like(table[0])
+        pooled = encoder(torch.stack(real)).mean(0) if real else torch.zeros_like(table[0])
         rows.append(pooled @ weight.T + bias)
     return torch.stack(rows)
 
@@ -186,6 +203,22 @@ def test_masked_positions_neither_count_nor_get_gradient(device):
         )
 
 
+def test_masked_mean_keeps_nan_and_inf_at_real_positions(device):
+    values = torch.randn(3, 4, 2, device=device)
+    mask = torch.tensor([[1, 1, 0, 1], [0, 1, 1, 0], [1, 0, 1, 1]], device=device).bool()
+    values[0, 1, 0] = float("nan")
+    values[1, 2, 1] = float("inf")
+    values[2, 1] = float("nan")  # padding: ignored
+    out = masked_mean(values, mask)
+    assert out[0, 0].isnan() and out[1, 1] == float("inf"), (
+        f"a nan or inf at a real position must show in the mean, as in torch.mean; got "
+        f"{out[0, 0].item()} and {out[1, 1].item()}: do not replace non-finite values, select "
+        "the real positions with torch.where"
+    )
+    finite = torch.tensor([[False, True], [True, False], [True, True]], device=device)
+    assert_close(out[finite], mean_by_loop(values, mask)[finite], "wrong finite means")
+
+
 def test_masked_mean_gradcheck_and_dtype(device):
     skip_unless_supported(device, torch.float64)
     values = torch.randn(3, 4, 2, dtype=torch.float64, device=device, requires_grad=True)
@@ -222,15 +255,18 @@ def test_masked_mean_in_half_precision_does_not_overflow_where_the_mean_does_not
     out = masked_mean(values, mask)
     check_tensor(out, shape=(2, 3), dtype=dtype, device=device, name="masked_mean")
     expected = torch.tensor([[100.0, 100.0, 100.0], [100.0, 50.0, 100.0]])
-    assert_close(
-        out.float().cpu(),
-        expected,
+    advice = (
         f"a {dtype} masked mean of 1000 values of 100 must be 100: the sum overflows (or "
         "loses its low bits) where the mean would not; accumulate in float32 and convert "
-        "back, or divide before summing",
-        rtol=1e-2,
-        atol=0.0,
+        "back, or divide before summing"
     )
+    assert_close(out.float().cpu(), expected, advice, rtol=1e-2, atol=0.0)
+    # No padding anywhere in the batch: the same rule, whatever path that case takes.
+    mask[1] = True
+    out = masked_mean(values, mask)
+    check_tensor(out, shape=(2, 3), dtype=dtype, device=device, name="masked_mean")
+    expected[1, 1] = 50.0
+    assert_close(out.float().cpu(), expected, f"{advice} (no padding at all)", rtol=1e-2, atol=0)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -274,16 +310,30 @@ def test_masked_mean_leaves_non_contiguous_inputs_unmodified(device, dtype):
     )
 
 
-@pytest.mark.parametrize(
-    "mask_shape, dtype",
-    [((2, 3), torch.float32), ((2, 3), torch.long), ((2, 3), torch.uint8), ((3, 2), torch.bool)],
-    ids=["float-mask", "int-mask", "uint8-mask", "wrong-shape"],
-)
-def test_masked_mean_rejects_bad_masks(device, mask_shape, dtype):
+# Every dtype but bool, and every shape but [B, T] = (2, 3), those that broadcast included.
+BAD_MASKS = [
+    *[
+        ((2, 3), dtype)
+        for dtype in (
+            *(torch.float32, torch.float64, torch.float16, torch.bfloat16),
+            *(torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8),
+        )
+    ],
+    *[(shape, torch.bool) for shape in [(3, 2), (2, 1), (1, 3), (3,), (2, 3, 1), (1, 2, 3)]],
+]
+
+
+def bad_masks(device):
+    for shape, dtype in BAD_MASKS:
+        yield f"a {dtype} mask of shape {shape}", torch.ones(shape, dtype=dtype, device=device)
+
+
+def test_masked_mean_rejects_bad_masks(device):
     values = torch.randn(2, 3, 4, device=device)
-    mask = torch.ones(mask_shape, dtype=dtype, device=device)
-    with raises(ValueError):
-        masked_mean(values, mask)
+    for what, mask in bad_masks(device):
+        with raises(ValueError):
+            masked_mean(values, mask)
+            pytest.fail(f"masked_mean accepted {what}: only a bool mask of shape [B, T] is one")
 
 
 # encode
@@ -366,9 +416,54 @@ def test_encode_in_float64(device):
 def test_encode_rejects_bad_masks(device):
     layer = encoder_layer(device)
     embedded = torch.randn(2, 3, DIM, device=device)
-    for shape, dtype in [((2, 3), torch.float32), ((2, 3), torch.uint8), ((3, 2), torch.bool)]:
+    for what, mask in bad_masks(device):
         with raises(ValueError):
-            encode(layer, embedded, torch.ones(shape, dtype=dtype, device=device))
+            encode(layer, embedded, mask)
+            pytest.fail(f"encode accepted {what}: only a bool mask of shape [B, T] is one")
+
+
+def dropping_everything():
+    """Attention by its reference kernel: there dropout 1.0 gives exact zeros (a fused
+    accelerator kernel scales what it keeps by 1 / (1 - p), which is inf)."""
+    return sdpa_kernel(SDPBackend.MATH)
+
+
+@dropping_everything()
+def test_encode_runs_the_layer_in_the_mode_the_caller_left_it(device):
+    # With dropout 1.0 a training layer drops every attention weight and every residual
+    # branch: it gives norm2(norm1(x)), every time. So training and eval give other values,
+    # and running the layer in another mode than the caller's shows, without randomness.
+    layer = encoder_layer(device, dropout=1.0)
+    embedded = torch.randn(3, 5, DIM, device=device)
+    mask = rows_with_padding(device, 3, 5, [5, 2, 3])
+    results = {}
+    for mode in MODES:
+        with in_mode(layer, mode):
+            results[mode] = encode(layer, embedded, mask)
+            expected = each_sequence_alone(layer, embedded, mask)
+        assert layer.training == (mode == "train"), "encode changed the layer's mode; leave it"
+        assert_close(
+            results[mode][mask],
+            expected[mask],
+            f"in {mode} mode the layer ran as in another mode (dropout on in training, off in "
+            "eval): call it as the caller left it, without switching it for the call",
+            **APPROX,
+        )
+    assert not torch.allclose(results["train"][mask], results["eval"][mask])  # the test's own
+
+
+def test_encode_keeps_the_callers_grad_mode_and_global_settings(device):
+    layer = encoder_layer(device)
+    embedded = torch.randn(3, 4, DIM, device=device, requires_grad=True)
+    mask = rows_with_padding(device, 3, 4, [4, 1, 2])
+    for mode in MODES:
+        with in_mode(layer, mode), settings_kept("encode"):
+            out = encode(layer, embedded, mask)
+        recorded = out.grad_fn is not None
+        assert recorded == (mode != "eval without autograd"), (
+            f"in {mode} mode encode recorded a graph: {recorded}; follow the caller's grad "
+            "mode (torch.enable_grad() inside records one under the caller's no_grad)"
+        )
 
 
 # TextClassifier
@@ -510,7 +605,27 @@ def test_classifier_options(device):
     assert model.encoder.linear1.out_features == 48, "dim_feedforward is 4 * embed_dim"
     model.to(device).eval()
     tokens = random_tokens(device, 3, 4, 1, lengths=[4, 2, 3])
-    assert_close(model(tokens), logits_by_loop(model, tokens, 1), "wrong logits", **APPROX)
+    expected = logits_by_loop(model, tokens, 1, num_heads=4, dropout=0.25)
+    assert_close(model(tokens), expected, "wrong logits", **APPROX)
+
+
+@dropping_everything()
+def test_classifier_with_dropout_in_every_mode(device):
+    # dropout 1.0: in training the encoder gives norm2(norm1(x)) at every call (see
+    # test_encode_runs_the_layer_in_the_mode_the_caller_left_it), so the logits are fixed.
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0, dropout=1.0).to(device)
+    tokens = random_tokens(device, 4, 5, 0, lengths=[5, 2, 3, 1])
+    for mode in MODES:
+        with in_mode(model, mode):
+            logits = model(tokens)
+            expected = logits_by_loop(model, tokens, 0, dropout=1.0)
+        assert_close(
+            logits,
+            expected,
+            f"wrong logits with dropout in {mode} mode: dropout is the encoder layer's alone, "
+            "and the layer runs in the model's mode",
+            **APPROX,
+        )
 
 
 def test_rows_of_padding_only_give_the_head_bias(device):
@@ -541,6 +656,34 @@ def test_padding_row_gets_no_gradient(device):
     used[1] = False
     assert grad[used].abs().sum(1).gt(0).all(), "every token that appears should get a gradient"
     assert not grad[~used].any(), "tokens that do not appear should get no gradient"
+
+
+def test_gradients_match_the_loop(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=1).to(device)
+    # Ids repeat within and across rows: each occurrence adds its own gradient.
+    tokens = random_tokens(device, 8, 6, 1, lengths=[6, 3, 0, 1, 2, 4, 6, 5])
+    target = torch.arange(8, device=device) % CLASSES
+    torch.nn.functional.cross_entropy(model(tokens), target).backward()
+    encoder = contract_layer(model)
+    loss = torch.nn.functional.cross_entropy(logits_by_loop(model, tokens, 1, encoder), target)
+    found = {
+        "embedding.weight": model.embedding.weight,
+        "head.weight": model.head.weight,
+        "head.bias": model.head.bias,
+        **{f"encoder.{name}": p for name, p in model.encoder.named_parameters()},
+    }
+    wanted = [model.embedding.weight, model.head.weight, model.head.bias]
+    wanted += [p for _, p in encoder.named_parameters()]
+    expected = torch.autograd.grad(loss, wanted)
+    for (name, parameter), grad in zip(found.items(), expected, strict=True):
+        assert parameter.grad is not None, f"no gradient reached {name}"
+        assert_close(
+            parameter.grad,
+            grad,
+            f"wrong gradient for {name}: each occurrence of a token adds its own gradient "
+            "(nn.Embedding's defaults, no scale_grad_by_freq)",
+            **APPROX,
+        )
 
 
 def test_classifier_batch_of_one_and_float64(device):

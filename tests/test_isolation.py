@@ -599,6 +599,19 @@ def test_the_guard_puts_back_names_assigned_on_modules_and_classes():
             del torch.Tensor.mean
 
 
+def test_the_guard_puts_back_the_attention_switches():
+    guard = isolation.GlobalState()
+    try:
+        torch.backends.mha.set_fastpath_enabled(False)
+        torch.backends.cuda.enable_math_sdp(False)
+        assert sorted(guard.restore()) == ["the attention fast path", "the attention kernels"]
+        assert torch.backends.mha.get_fastpath_enabled()
+        assert torch.backends.cuda.math_sdp_enabled()
+    finally:
+        torch.backends.mha.set_fastpath_enabled(True)
+        torch.backends.cuda.enable_math_sdp(True)
+
+
 def test_the_guard_finds_a_name_written_into_a_modules_dictionary_at_the_files_end():
     guard = isolation.GlobalState()
     try:

@@ -12,6 +12,8 @@ import textwrap
 import threading
 import time
 import types
+from functools import reduce as fold
+from itertools import starmap
 from pathlib import Path
 
 import numpy as np
@@ -743,6 +745,23 @@ def recursive(x):
     return x[0] if len(x) == 1 else x[0] + recursive(x[1:])
 
 
+# Looping calls by the names they are imported or bound as: a fixed number of steps, so the
+# work does not grow and only the look at the source sees them.
+def starmapped(x):
+    return torch.cat(list(starmap(torch.add, zip(x.split(2), x.split(2), strict=True))))
+
+
+def mapped_by_an_alias(x):
+    return torch.cat(list(each(torch.neg, x.split(2))))
+
+
+def folded(x):
+    return fold(torch.add, x.split(2))
+
+
+each = map
+
+
 def rows_in_a_helper(x):
     return loop_over_rows(x)
 
@@ -809,6 +828,9 @@ def test_assert_no_python_loops_accepts_tensor_code_and_builtins(any_device):
         (mapped, "map", 1),
         (reduced, "functools.reduce", 1),
         (recursive, r"recursion \(it calls itself\)", 1),
+        (starmapped, "itertools.starmap", 1),
+        (mapped_by_an_alias, "map", 1),
+        (folded, "functools.reduce", 1),
     ],
 )
 def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):
@@ -1083,6 +1105,15 @@ def test_settings_put_back_restores_what_the_block_changed():
         torch.set_default_dtype(torch.float64)
         1 / 0  # noqa: B018
     assert torch.get_default_dtype() == torch.float32, "put back also when the block raises"
+
+
+def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
+    with testing.settings_kept("nothing"):
+        torch.ones(1).sum()
+    changed = r"^f\(\) changed the attention fast path for"
+    with pytest.raises(AssertionError, match=changed), testing.settings_kept("f()"):
+        torch.backends.mha.set_fastpath_enabled(False)
+    assert torch.backends.mha.get_fastpath_enabled(), "put back"
 
 
 def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():

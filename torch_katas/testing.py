@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
 import sys
 import textwrap
 import threading
@@ -44,6 +45,7 @@ __all__ = [
     "plural",
     "raises",
     "same_device",
+    "settings_kept",
     "settings_put_back",
     "skip_unless_supported",
     "skip_without_float64",
@@ -640,8 +642,16 @@ _LOOPS = {
     ast.DictComp: "a dict comprehension",
     ast.GeneratorExp: "a generator expression",
 }
-# Calls that loop over their arguments out of sight of a for statement.
+# Calls that loop over their arguments out of sight of a for statement: by the name they
+# are called by, by the name they are imported as, and by the attribute they are called as.
 _LOOPING_NAMES = {"map": "map", "filter": "filter", "reduce": "functools.reduce"}
+_LOOPING_IMPORTS = {
+    "builtins.map": "map",
+    "builtins.filter": "filter",
+    "functools.reduce": "functools.reduce",
+    "itertools.starmap": "itertools.starmap",
+    "itertools.accumulate": "itertools.accumulate",
+}
 _LOOPING_METHODS = {
     "reduce": "functools.reduce",
     "starmap": "itertools.starmap",
@@ -658,6 +668,52 @@ def _source_code(func: Callable) -> Callable:
     if isinstance(func, torch.nn.Module):
         return func.forward
     return func
+
+
+@functools.lru_cache(maxsize=256)
+def _names_bound(source: str) -> dict[str, str]:
+    """Local name -> the dotted name it is bound to, for every name a module (or a function)
+    binds by an import or a plain alias: `from itertools import starmap as each` binds each
+    to itertools.starmap, `import functools as ft` ft to functools, `fold = ft.reduce` fold
+    to functools.reduce, `each = map` each to map."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                bound[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):  # after the imports, whatever their order in the file
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.Attribute):
+            spelled = _dotted(node.value, bound) or (
+                node.value.id if isinstance(node.value, ast.Name) else None
+            )
+            for target in node.targets:
+                if spelled and isinstance(target, ast.Name):
+                    bound[target.id] = spelled
+    return bound
+
+
+def _looping_call(called: ast.expr, bound: dict[str, str]) -> str | None:
+    """What loops in a call of `called` (map, functools.reduce...), however it is named, or
+    None."""
+    if isinstance(called, ast.Name):
+        spelled = bound.get(called.id, called.id)
+        return (
+            _LOOPING_NAMES.get(called.id)
+            or _LOOPING_IMPORTS.get(spelled)
+            or (_LOOPING_NAMES.get(spelled))
+        )
+    if isinstance(called, ast.Attribute):
+        spelled = _dotted(called, bound) or ""
+        return _LOOPING_IMPORTS.get(spelled) or _LOOPING_METHODS.get(called.attr)
+    return None
 
 
 def _loop_in_source(func: Callable) -> tuple[str, int] | None:
@@ -687,6 +743,8 @@ def _loop_in_code(code: types.CodeType) -> tuple[str, int] | None:
         return None  # no source to read (a builtin, a C extension, a notebook cell)
     first = code.co_firstlineno
     own_name = code.co_name
+    # Names its module binds, then its own imports and aliases over them.
+    bound = {**_names_bound("".join(linecache.getlines(code.co_filename))), **_names_bound(source)}
     roots: list[ast.AST] = [tree]
     if own_name == "<lambda>":  # getsource gives the whole statement: read its lambdas alone
         roots = [node.body for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
@@ -695,17 +753,14 @@ def _loop_in_code(code: types.CodeType) -> tuple[str, int] | None:
             kind = _LOOPS.get(type(node))
             if kind is None and isinstance(node, ast.Call):
                 called = node.func
-                if isinstance(called, ast.Name) and called.id in _LOOPING_NAMES:
-                    kind = _LOOPING_NAMES[called.id]
-                elif isinstance(called, ast.Attribute) and called.attr in _LOOPING_METHODS:
-                    kind = _LOOPING_METHODS[called.attr]
-                elif (isinstance(called, ast.Name) and called.id == own_name) or (
+                kind = _looping_call(called, bound)
+                if (isinstance(called, ast.Name) and called.id == own_name) or (
                     isinstance(called, ast.Attribute)
                     and called.attr == own_name
                     and isinstance(called.value, ast.Name)
                     and called.value.id in ("self", "cls")
                 ):
-                    kind = "recursion (it calls itself)"
+                    kind = kind or "recursion (it calls itself)"
             if kind and isinstance(node, (ast.stmt, ast.expr)):
                 return kind, first + node.lineno - 1
     return None
@@ -1194,6 +1249,26 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
         yield
     finally:
         torch.set_default_dtype(previous)
+
+
+@contextmanager
+def settings_kept(what: str) -> Iterator[None]:
+    """Fail when the block changes one of torch's global settings (grad mode, the default
+    dtype, the attention fast path...): `what` (the call, for the message) must leave them
+    to the caller. What changed is put back first."""
+    before = [setting.get() for setting in isolation.SETTINGS]
+    changed = []
+    try:
+        yield
+    finally:
+        for setting, value in zip(isolation.SETTINGS, before, strict=True):
+            if setting.get() != value:
+                setting.put(value)
+                changed.append(setting.name)
+    assert not changed, (
+        f"{what} changed {', '.join(changed)} for the whole process; leave global settings "
+        "as the caller set them"
+    )
 
 
 @contextmanager

@@ -71,10 +71,23 @@ def _put_cudnn(value: tuple[bool, bool]) -> None:
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = value
 
 
-def _put_sdp(value: tuple[bool, bool, bool]) -> None:
-    torch.backends.cuda.enable_flash_sdp(value[0])
-    torch.backends.cuda.enable_mem_efficient_sdp(value[1])
-    torch.backends.cuda.enable_math_sdp(value[2])
+def _attention_backends() -> tuple[bool, ...]:
+    # Which kernels scaled_dot_product_attention may pick: each a process-wide switch.
+    cuda = torch.backends.cuda
+    return (
+        cuda.flash_sdp_enabled(),
+        cuda.mem_efficient_sdp_enabled(),
+        cuda.math_sdp_enabled(),
+        cuda.cudnn_sdp_enabled(),
+    )
+
+
+def _put_attention_backends(value: tuple[bool, ...]) -> None:
+    cuda = torch.backends.cuda
+    cuda.enable_flash_sdp(value[0])
+    cuda.enable_mem_efficient_sdp(value[1])
+    cuda.enable_math_sdp(value[2])
+    cuda.enable_cudnn_sdp(value[3])
 
 
 def _put_reduced_precision(value: tuple[bool, bool, bool]) -> None:
@@ -122,20 +135,13 @@ SETTINGS = (
         lambda value: torch.set_anomaly_enabled(value[0], value[1]),
     ),
     Setting("torch's thread count", torch.get_num_threads, torch.set_num_threads),
+    # nn.MultiheadAttention's and nn.TransformerEncoderLayer's fast path (eval, no autograd).
     Setting(
         "the attention fast path",
         torch.backends.mha.get_fastpath_enabled,
         torch.backends.mha.set_fastpath_enabled,
     ),
-    Setting(
-        "scaled dot product attention backends",
-        lambda: (
-            torch.backends.cuda.flash_sdp_enabled(),
-            torch.backends.cuda.mem_efficient_sdp_enabled(),
-            torch.backends.cuda.math_sdp_enabled(),
-        ),
-        _put_sdp,
-    ),
+    Setting("the attention kernels", _attention_backends, _put_attention_backends),
     Setting(
         "TF32 and reduced-precision flags",
         lambda: (

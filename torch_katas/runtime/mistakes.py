@@ -15,6 +15,7 @@ contributor's command that stores a wrong module as a diff is tests/store_mistak
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +90,7 @@ def make_diff(reference: str, wrong: str, description: str) -> str:
     diff = difflib.unified_diff(reference.splitlines(), wrong.splitlines(), n=CONTEXT, lineterm="")
     lines = list(diff)[2:]  # without the --- and +++ lines
     starts = [i for i, line in enumerate(lines) if HUNK.match(line)] + [len(lines)]
-    hunks = [_trimmed(lines[a], lines[a + 1 : b]) for a, b in zip(starts, starts[1:])]
+    hunks = [_trimmed(lines[a], lines[a + 1 : b]) for a, b in itertools.pairwise(starts)]
     return description.strip() + "\n" + "\n".join(line for hunk in hunks for line in hunk) + "\n"
 
 
@@ -104,7 +105,8 @@ def _trimmed(header: str, body: list[str]) -> list[str]:
     body = body[lead : len(body) - tail]
     old = sum(1 for line in body if line[:1] != "+")
     new = sum(1 for line in body if line[:1] != "-")
-    return [f"@@ -{_range(int(match[1]) + lead, old)} +{_range(int(match[3]) + lead, new)} @@", *body]
+    ranges = f"-{_range(int(match[1]) + lead, old)} +{_range(int(match[3]) + lead, new)}"
+    return [f"@@ {ranges} @@", *body]
 
 
 def _range(start: int, length: int) -> str:
