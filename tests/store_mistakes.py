@@ -3,6 +3,7 @@
     python tests/store_mistakes.py ~/q13_cross_entropy__sums_not_means.py   # store this one
     python tests/store_mistakes.py            # store every q*.py left in tests/wrong_answers/
     python tests/store_mistakes.py --shrink   # ... keeping only what the kata's tests need
+    python tests/store_mistakes.py --restore  # every stored mistake again, in the current form
 
 Write the wrong module whole (a copy of solutions/q13_cross_entropy.py with the mistake made)
 or in the older form (the mistaken definitions written out, the rest imported from
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from answer_loop import failing_each  # noqa: E402
 
 from torch_katas import catalog  # noqa: E402
+from torch_katas.runtime import mistakes  # noqa: E402
 from torch_katas.runtime.mistakes import SUFFIX, WRONG_ANSWERS, apply, make_diff  # noqa: E402
 
 Statement = ast.stmt
@@ -390,8 +392,21 @@ def main() -> int:
         action="store_true",
         help="run the kata's tests to keep only the changes they need to reject it (slower)",
     )
+    parser.add_argument(
+        "--restore",
+        action="store_true",
+        help="store every stored mistake again in the current form (after a change to it)",
+    )
     args = parser.parse_args()
     folder = ROOT / WRONG_ANSWERS
+    if args.restore:
+        for mistake in mistakes.mistakes(ROOT):
+            reference = mistake.reference(ROOT).read_text(encoding="utf-8")
+            description = mistake.text.partition("\n@@ ")[0]
+            mistake.path.write_text(
+                make_diff(reference, mistake.source(ROOT), description), encoding="utf-8"
+            )
+        return 0
     files = args.files or sorted(folder.glob("q*__*.py"))
     by_kata: dict[str, list[Path]] = {}
     for path in files:

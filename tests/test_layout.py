@@ -99,6 +99,15 @@ def test_stub_reference_and_wrong_answers_share_one_api(module, committed_stub, 
         )
         # Raises when a hunk no longer applies: the reference changed under the mistake.
         path = mistake.write(tmp_path, ROOT)
+        stored = mistakes.make_diff(
+            reference.read_text(encoding="utf-8"),
+            path.read_text(encoding="utf-8"),
+            mistake.text.partition("\n@@ ")[0],
+        )
+        assert mistake.text == stored, (
+            f"{mistake.path.name}: not in the stored form (store it: python "
+            "tests/store_mistakes.py --restore)"
+        )
         assert ast.dump(ast.parse(path.read_text(encoding="utf-8"))) != code, (
             f"{mistake.path.name}: changes no code of the reference"
         )
