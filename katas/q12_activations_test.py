@@ -151,8 +151,9 @@ def test_mlp_is_a_sequential_of_layers_and_activation_modules(device):
     )
 
 
-def test_mlp_parameters_are_initialised_as_nn_linear_does():
-    net = mlp(64, 64, 64)
+def test_mlp_parameters_are_initialised_as_nn_linear_does(device):
+    with torch.device(device):
+        net = mlp(64, 64, 64)
     for name, parameter in net.named_parameters():
         # nn.Linear draws weight and bias uniformly from +-1/sqrt(in_features).
         bound = 1 / math.sqrt(64)
@@ -164,8 +165,9 @@ def test_mlp_parameters_are_initialised_as_nn_linear_does():
 
 
 @pytest.mark.parametrize("make", [lambda: mlp(5, 8, 3), lambda: PreActivationBlock(5, 7)])
-def test_parameters_follow_the_default_dtype(make):
-    with default_dtype(torch.float64):
+def test_parameters_follow_the_default_dtype(device, make):
+    skip_unless_supported(device, torch.float64)
+    with default_dtype(torch.float64), torch.device(device):
         module = make()
     dtypes = {name: p.dtype for name, p in module.named_parameters()}
     assert set(dtypes.values()) == {torch.float64}, (
