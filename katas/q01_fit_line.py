@@ -25,19 +25,21 @@ def fit_line(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Fit `y ≈ w * x + b` with `steps` steps of plain gradient descent.
 
-    - x, y: 1-D floating tensors of the same length N >= 1, on the same device.
+    - x, y: 1-D floating tensors of the same length N >= 1, on the same device; their
+      dtypes may differ (w and b take x's).
     - Start from w = 0 and b = 0. Each step computes the loss
       `((w * x + b - y) ** 2).mean()`, its gradients with autograd, and updates
       `w -= lr * dL/dw`, `b -= lr * dL/db`. `steps=0` returns the starting point.
     - Returns (w, b): 0-dim tensors with x's dtype, on x's device, detached from any
       graph (no grad_fn, requires_grad False).
     - x and y are data, not parameters: their values, requires_grad flags and .grad stay
-      as they were, also when the caller's x or y requires grad (differentiate with
-      respect to w and b only).
+      as they were, also when the caller's x or y requires grad, and the .grad of the
+      tensors x and y were computed from too (differentiate with respect to w and b only).
     - Raises ValueError if x or y is not 1-D or their lengths differ, before any step
       (so also with steps=0).
 
-    Rules: no torch.optim; use autograd (`backward()` or `torch.autograd.grad`).
+    Rules: no torch.optim; use autograd: each update uses the gradients `backward()` or
+    `torch.autograd.grad` computes (not dL/dw written by hand).
 
     >>> x = torch.tensor([0.0, 1.0, 2.0])
     >>> w, b = fit_line(x, 2 * x + 1, steps=2000, lr=0.1)
@@ -55,9 +57,10 @@ def fit_until(
 
     - x, y, the start (w = 0, b = 0), the loss and each step: as for `fit_line`, on the
       device x and y are on, whichever it is.
-    - Before each step, compute the loss at the current w and b; if it is below `tol`,
-      stop. Otherwise take the step. Take at most `max_steps` steps (the budget; 0 takes
-      none): a loss that never gets below `tol` stops there.
+    - Before each step, compute the loss at the current w and b; if it is below `tol`
+      (strictly: a loss equal to tol is not below it), stop. Otherwise take the step. Take
+      at most `max_steps` steps (the budget; 0 takes none): a loss that never gets below
+      `tol` stops there.
     - Returns (w, b, steps): w and b as `fit_line` returns them (0-dim, x's dtype and
       device, detached); steps the number of steps taken, a Python int.
     - x and y are data, left as they were (values, requires_grad, .grad), as for fit_line.

@@ -130,16 +130,33 @@ def test_leaves_the_grad_of_inputs_that_require_grad_alone(device, preset):
     )
 
 
-@pytest.mark.parametrize(
+# Every way x and y can fail to be two vectors of one length, some of which broadcast.
+BAD_SHAPES = pytest.mark.parametrize(
     "x_shape, y_shape",
-    [((4, 1), (4, 1)), ((4, 1), (4,)), ((4,), (4, 1)), ((4,), (5,)), ((), ()), ((4,), ())],
-    ids=["both 2-D", "x 2-D", "y 2-D", "lengths", "0-D", "y 0-D"],
+    [
+        ((4, 1), (4, 1)),
+        ((4, 1), (4,)),
+        ((4,), (4, 1)),
+        ((4,), (5,)),
+        ((), ()),
+        ((4,), ()),
+        ((), (4,)),
+        ((4,), (1,)),
+    ],
+    ids=["both 2-D", "x 2-D", "y 2-D", "lengths", "0-D", "y 0-D", "x 0-D", "y of 1"],
 )
+
+
+@BAD_SHAPES
 @pytest.mark.parametrize("steps", [1, 0], ids=["1 step", "0 steps"])
-def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape, steps):
+@pytest.mark.parametrize("fit", ["fit_line", "fit_until"])
+def test_rejects_inputs_that_are_not_two_equal_vectors(device, x_shape, y_shape, steps, fit):
     x, y = torch.zeros(x_shape, device=device), torch.zeros(y_shape, device=device)
-    with raises(ValueError):
-        fit_line(x, y, steps=steps)  # checked before any step: steps=0 is no exception
+    with raises(ValueError):  # checked before any step: 0 steps is no exception
+        if fit == "fit_line":
+            fit_line(x, y, steps=steps)
+        else:
+            fit_until(x, y, 0.1, max_steps=steps)
 
 
 def test_updates_parameters_without_torch_optim(device):
@@ -153,20 +170,55 @@ def test_updates_parameters_without_torch_optim(device):
         fit_line(x, y, steps=2, lr=0.1)
 
 
-def test_takes_the_gradients_from_autograd(device):
+# (w, b) after `steps` steps of each function.
+FITS = {
+    "fit_line": lambda x, y, steps=2: fit_line(x, y, steps=steps, lr=0.1),
+    "fit_until": lambda x, y, steps=2: fit_until(x, y, 0.0, max_steps=steps, lr=0.1)[:2],
+}
+
+
+@pytest.mark.parametrize("fit", list(FITS))
+def test_takes_the_gradients_from_autograd(device, fit):
     x, y = noisy_line(device)
-    backward_reads = []
+    # Autograd's backward pass computes every gradient from what the forward saved (the
+    # residual, x): zeroed, they make autograd's gradients 0 (or NaN), whatever the loss's
+    # spelling, while gradients written by hand stay those of the descent.
+    with torch.autograd.graph.saved_tensors_hooks(torch.zeros_like, lambda saved: saved):
+        w, b = FITS[fit](x, y)
+    by_hand = gradient_descent_by_hand(x, y, steps=2, lr=0.1)
+    for name, value, expected in (("w", w, by_hand[0]), ("b", b, by_hand[1])):
+        assert not torch.allclose(value, expected), (
+            f"{fit}'s update of {name} did not use autograd's gradient; make w and b require "
+            "grad and update them with what loss.backward() or torch.autograd.grad(loss, "
+            "(w, b)) gives, not with dL/dw written by hand"
+        )
 
-    def unpack(saved):
-        backward_reads.append(1)  # autograd's backward pass reads what the forward saved
-        return saved
 
-    with torch.autograd.graph.saved_tensors_hooks(lambda saved: saved, unpack):
-        fit_line(x, y, steps=2, lr=0.1)
-    assert backward_reads, (
-        "the gradients did not come from autograd; make w and b require grad and call "
-        "loss.backward() or torch.autograd.grad(loss, (w, b)) instead of writing dL/dw by hand"
+@pytest.mark.parametrize("fit", list(FITS))
+def test_leaves_the_grad_of_the_leaves_behind_non_leaf_inputs_alone(device, fit):
+    # x and y made by an op from tensors that require grad (another model's output): a
+    # backward pass through them reaches those leaves (one step: a second would also raise,
+    # the first backward having freed their graph).
+    x_leaf, y_leaf = (t.requires_grad_() for t in noisy_line(device))
+    w, b = FITS[fit](x_leaf * 1, y_leaf * 1, steps=1)
+    assert x_leaf.grad is None and y_leaf.grad is None, (
+        f"{fit} filled the .grad of the tensors x and y were computed from: differentiate "
+        "with respect to w and b only (torch.autograd.grad(loss, (w, b)), or a loss built "
+        "from x.detach() and y.detach())"
     )
+    assert_close(
+        (w, b), gradient_descent_by_hand(x_leaf.detach(), y_leaf.detach(), steps=1, lr=0.1)
+    )
+
+
+@pytest.mark.parametrize("fit", list(FITS))
+@pytest.mark.parametrize("dtypes", [(torch.float64, torch.float32), (torch.float32, torch.float64)])
+def test_parameters_take_xs_dtype_when_y_has_another(device, fit, dtypes):
+    skip_unless_supported(device, torch.float64)
+    x, y = noisy_line(device, torch.float64)
+    w, b = FITS[fit](x.to(dtypes[0]), y.to(dtypes[1]))
+    for name, value in (("w", w), ("b", b)):
+        check_tensor(value, shape=(), dtype=dtypes[0], device=device, name=name)
 
 
 # ---------------------------------------------------------------- fit_until
@@ -224,6 +276,20 @@ def test_fit_until_stops_once_the_loss_is_below_tol(device, steps):
     check_fit(fit_until(x, y, tol, max_steps=50, lr=0.5), x, y, steps, 0.5, device)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_fit_until_takes_a_step_when_the_loss_equals_tol(device, dtype):
+    # At w = b = 0 the loss is mean(y²): with these y every partial sum is exact, so it is 1.75
+    # exactly in any dtype, summed in any order. "Below tol" is strict: equal is not below.
+    skip_unless_supported(device, dtype)
+    x = torch.linspace(-1, 1, 8, dtype=dtype, device=device)
+    y = torch.tensor([1.0, -1.0, 2.0, -2.0, 1.0, 1.0, -1.0, 1.0], dtype=dtype, device=device)
+    *_, taken = fit_until(x, y, 1.75, max_steps=1, lr=0.1)
+    assert taken == 1, (
+        f"fit_until took {taken} steps where the starting loss equals tol: stop only when "
+        "the loss is below tol (loss < tol), not when it equals it"
+    )
+
+
 def test_fit_until_takes_no_step_when_the_start_is_good_enough(device):
     x, y = noisy_line(device)
     tol = tol_reached_after(x, y, 0, lr=0.5)
@@ -261,13 +327,6 @@ def test_fit_until_works_in_the_inputs_dtype(device, dtype):
     assert taken == 2
     for name, value in (("w", w), ("b", b)):
         check_tensor(value, shape=(), dtype=dtype, device=device, name=name)
-
-
-def test_fit_until_rejects_inputs_that_are_not_two_equal_vectors(device):
-    for x_shape, y_shape in [((4, 1), (4,)), ((4,), (5,))]:
-        x, y = torch.zeros(x_shape, device=device), torch.zeros(y_shape, device=device)
-        with raises(ValueError):
-            fit_until(x, y, 0.1, max_steps=0)
 
 
 def test_fit_until_leaves_the_grad_of_inputs_that_require_grad_alone(device):

@@ -37,14 +37,20 @@ from torch import nn
 
 
 def softplus(x: torch.Tensor) -> torch.Tensor:
-    """softplus(x) = log(1 + exp(x)) of every element of x, as F.softplus(x) computes it.
+    """softplus(x) = log(1 + exp(x)) of every element of x, the function F.softplus(x) computes.
 
     - x: a float32 or float64 tensor of any shape (including empty), on any device.
     - Returns a tensor of x's shape, dtype and device; gradients flow to x (the derivative is
       sigmoid(x)). x is not modified.
-    - Values and gradients are finite and correct for every finite x: exp(x) overflows to
-      inf above about 88 in float32 (try ±100 and ±1e4), and where the result is tiny (about
-      exp(x) for very negative x) it is accurate relative to its size, not rounded to 0.
+    - Rule: values and gradients are finite and correct for every finite x, 0 included
+      (sigmoid(0) = 0.5): within a relative 1e-5 (float32) or 1e-10 (float64) of the exact
+      log(1 + exp(x)) and sigmoid(x). exp(x) overflows to inf above about 88 in float32 (try
+      ±100 and ±1e4); returning x for large x is fine where log1p(exp(-x)) is below that
+      (F.softplus switches at 20, just within it for float64; 40 is safe). Where the result
+      is tiny (about exp(x) for very negative x), it and its gradient are accurate relative
+      to their size down to the dtype's smallest normal number, not rounded to 0.
+    - Hint: max(x, 0) + log1p(exp(-|x|)) is stable, but at x = 0 relu, clamp and abs send a
+      gradient of 0 or 1 where the max's should be 0.5 (torch.maximum splits it at a tie).
 
     Rules: do not call F.softplus, nn.Softplus or F.logsigmoid, nor any way torch offers a
     log-sum-exp (torch.logaddexp, torch.logsumexp, softmax, log_softmax, the
@@ -69,8 +75,11 @@ def mlp(features: int, hidden: int, classes: int) -> nn.Sequential:
       (`approximate="tanh"`).
     - The output is raw logits, shape [N, classes] for input [N, features]: no softmax at
       the end (the loss applies it).
-    - Every parameter is on torch's default device, in the default dtype, as nn.Linear
-      creates it.
+    - Rule: every parameter is on torch's default device, in torch's default dtype (float64
+      under torch.set_default_dtype(torch.float64)), initialised as nn.Linear creates it
+      (uniform in ±1/sqrt(in_features)): pass no device or dtype, redraw nothing.
+    - Hint: the layers may be numbered, as above, or named (an OrderedDict); only their kinds
+      and order are checked.
 
     >>> mlp(4, 8, 3)
     Sequential(
@@ -97,7 +106,9 @@ class PreActivationBlock(nn.Module):
       (`self.fc1(...)`, so forward hooks see them); the ReLUs are calls in forward
       (`F.relu`, `torch.relu`, a tensor method), not registered modules.
     - Rule: the ReLU on fc1's output works in place on that tensor (`F.relu(h,
-      inplace=True)` or `h.relu_()`): nothing else needs it.
+      inplace=True)` or `h.relu_()`): nothing else needs it, and fc2 reads that same tensor
+      (a ReLU out of place whose result is copied back allocates the second tensor anyway).
+    - Rule: fc1 and fc2 are in torch's default dtype (pass no dtype).
     - The ReLU on x works out of place: the skip connection adds x itself, the caller's x
       stays as it was, and backward works when the op that made x saved it (x a leaf that
       requires grad, or the output of tanh).
@@ -126,9 +137,13 @@ def class_probabilities(logits: torch.Tensor, layout: str, log: bool = False) ->
       for [batch, time, classes], "NCHW" and "NHWC" for images. The class dimension is where
       its "C" is, whatever the sizes (classes and time steps may be equally many).
     - Returns a tensor of the logits' shape, dtype and device: probabilities that sum to 1
-      along the class dimension (or their logs).
-    - log=True gives log-probabilities that stay finite for logits far apart (a gap of
-      1000): log(softmax(...)) underflows to log(0) = -inf there.
+      along the class dimension (or their logs). Any floating dtype: float16 and bfloat16
+      logits give a float16 or bfloat16 result (computing in float32 inside is fine; cast
+      back), within a few roundings of that dtype.
+    - Finite and correct for logits far apart (a gap of 1000) or large (1000): exp(1000)
+      overflows to inf unless the largest logit is subtracted first, and with log=True,
+      log(softmax(...)) underflows to log(0) = -inf. Log-probabilities are compared with an
+      absolute tolerance of a few roundings of the logits' size (x - logsumexp(x) is fine).
     - Raises ValueError if layout does not have one letter per dimension of `logits`, or has
       no "C" or more than one.
 

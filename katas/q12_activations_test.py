@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -10,6 +12,7 @@ from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
     check_tensor,
+    default_dtype,
     forbidden_ops,
     raises,
     skip_unless_supported,
@@ -18,8 +21,10 @@ from torch_katas.testing import (
 # ---------------------------------------------------------------- softplus
 
 REASON = "build softplus from primitives (exp, log1p, abs, clamp, where)"
-# Large inputs, 0 left out: the gradient there is not checked (see the contract).
 LARGE = [-1e4, -100.0, -30.0, -20.0, -1.0, 1.0, 20.0, 30.0, 100.0, 1e4]
+# The smallest normal number of each dtype: below it values lose relative precision, so
+# tiny results are compared relative to their size down to it (a fixed atol would accept 0).
+TINY = {dtype: torch.finfo(dtype).tiny for dtype in facets.FLOATING}
 
 
 def call_softplus(x):
@@ -53,7 +58,8 @@ def test_softplus_values_match_torch(device, dtype):
 
 
 def test_softplus_gradient_is_the_sigmoid(device):
-    x = torch.randn(50, device=device) * 4
+    # 0 included: sigmoid(0) = 0.5, where a formula built from relu, clamp or abs gives 0 or 1.
+    x = torch.cat([torch.randn(50, device=device) * 4, torch.zeros(3, device=device)])
     _, grad = softplus_and_grad(x)
     assert_close(grad, torch.sigmoid(x), "the gradient of softplus should be sigmoid(x)")
 
@@ -77,15 +83,18 @@ def test_softplus_large_inputs_give_finite_values_and_gradients(device):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_softplus_keeps_tiny_results_for_very_negative_inputs(device, dtype):
     skip_unless_supported(device, dtype)
-    x = torch.tensor([-15.0, -20.0, -30.0, -50.0], dtype=dtype, device=device)
-    assert_close(
-        call_softplus(x),
-        exact_softplus(x).to(dtype),
-        "softplus of a very negative x is about exp(x), tiny but not 0: use "
-        "torch.log1p(z) rather than torch.log(1 + z)",
-        rtol=1e-5,
-        atol=0,
+    # Down to where exp(x) reaches the dtype's smallest normal number (x about -87 in
+    # float32, -708 in float64).
+    lowest = math.log(TINY[dtype]) + 1
+    x = torch.tensor([-15.0, -20.0, -30.0, -50.0, -60.0, -80.0, lowest], device=device)
+    x = x.to(dtype)
+    out, grad = softplus_and_grad(x)
+    advice = (
+        "softplus of a very negative x is about exp(x), tiny but not 0, and so is its "
+        "gradient: use torch.log1p(z) rather than torch.log(1 + z), and round nothing to 0"
     )
+    assert_close(out, exact_softplus(x).to(dtype), advice, rtol=1e-5, atol=0)
+    assert_close(grad, torch.sigmoid(x.double()).to(dtype), advice, rtol=1e-5, atol=0)
 
 
 def test_softplus_empty_and_non_contiguous_inputs_are_left_unmodified(device):
@@ -139,6 +148,31 @@ def test_mlp_is_a_sequential_of_layers_and_activation_modules(device):
     owners = {name.rsplit(".", 1)[0] for name, _ in net.named_parameters()}
     assert all(isinstance(net.get_submodule(owner), nn.Linear) for owner in owners), (
         "only the Linear layers have parameters: an activation module holds settings only"
+    )
+
+
+def test_mlp_parameters_are_initialised_as_nn_linear_does(device):
+    with torch.device(device):
+        net = mlp(64, 64, 64)
+    for name, parameter in net.named_parameters():
+        # nn.Linear draws weight and bias uniformly from +-1/sqrt(in_features).
+        bound = 1 / math.sqrt(64)
+        spread = parameter.detach().std().item() * math.sqrt(3)
+        assert parameter.abs().max() <= bound and 0.7 * bound < spread < 1.3 * bound, (
+            f"{name} should be initialised as nn.Linear does it, uniform in +-{bound} "
+            f"(spread {spread:.3g}): keep the layers' own initialisation, do not zero or redraw it"
+        )
+
+
+@pytest.mark.parametrize("make", [lambda: mlp(5, 8, 3), lambda: PreActivationBlock(5, 7)])
+def test_parameters_follow_the_default_dtype(device, make):
+    skip_unless_supported(device, torch.float64)
+    with default_dtype(torch.float64), torch.device(device):
+        module = make()
+    dtypes = {name: p.dtype for name, p in module.named_parameters()}
+    assert set(dtypes.values()) == {torch.float64}, (
+        f"under torch.set_default_dtype(torch.float64) the parameters should be float64, got "
+        f"{dtypes}: create the layers as nn.Linear does by default, without a dtype"
     )
 
 
@@ -215,23 +249,35 @@ def test_block_leaves_the_callers_input_alone(device):
 
 def test_block_relu_after_fc1_works_in_place(device):
     block, x = block_and_input(device)
-    seen = []
-    handle = block.fc1.register_forward_hook(
-        lambda module, inputs, output: seen.append((output, output.detach().clone()))
-    )
+    seen = {}
+    handles = [
+        module.register_forward_hook(
+            lambda module, inputs, output, name=name: seen.setdefault(name, []).append(
+                (inputs[0], output, output.detach().clone())
+            )
+        )
+        for name, module in block.named_modules()
+        if module is not block
+    ]
     try:
         block(x)
     finally:
-        handle.remove()
-    assert len(seen) == 1, (
-        f"fc1 should run once per forward pass, as a module (self.fc1(...), which runs its "
-        f"hooks), ran {len(seen)} times"
+        for handle in handles:
+            handle.remove()
+    runs = {name: len(seen.get(name, [])) for name, _ in block.named_children()}
+    assert all(count == 1 for count in runs.values()), (
+        f"each layer should run once per forward pass, as a module (self.fc1(...), "
+        f"self.fc2(...), which runs its hooks; not F.linear with its weight), ran {runs}"
     )
-    output, original = seen[0]
+    (_, output, original), (fc2_input, _, _) = seen["fc1"][0], seen["fc2"][0]
     assert (original < 0).any(), "the test's fc1 output should have negative values"
-    assert torch.equal(output.detach(), original.clamp(min=0)), (
+    in_place = torch.equal(output.detach(), original.clamp(min=0)) and (
+        fc2_input.untyped_storage().data_ptr() == output.untyped_storage().data_ptr()
+    )
+    assert in_place, (
         "the ReLU on fc1's output should work in place on that tensor (F.relu(h, "
-        "inplace=True) or h.relu_()): nothing else reads it, so no second tensor is needed"
+        "inplace=True) or h.relu_()), and fc2 read that same tensor: nothing else reads "
+        "it, so no second tensor is needed (a ReLU out of place copied back is one)"
     )
 
 
@@ -308,15 +354,18 @@ def test_probabilities_default_to_softmax(device):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_log_probabilities_stay_finite_for_logits_far_apart(device, dtype):
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_probabilities_stay_finite_for_logits_far_apart(device, dtype, log):
     skip_unless_supported(device, dtype)
     logits = torch.tensor([[0.0, 1000.0, 10.0], [-500.0, 500.0, 0.0]], dtype=dtype, device=device)
-    out = class_probabilities(logits, "NC", log=True)
+    out = class_probabilities(logits, "NC", log=log)
     assert torch.isfinite(out).all(), (
-        f"log-probabilities {out.tolist()} are not finite: log(softmax(x)) underflows to "
-        "log(0) = -inf; F.log_softmax (x - logsumexp(x)) stays finite"
+        f"{'log-' if log else ''}probabilities {out.tolist()} are not finite for logits "
+        "far apart: exp(x) overflows to inf (subtract the largest logit first, as F.softmax "
+        "does), and log(softmax(x)) underflows to log(0) = -inf (F.log_softmax, "
+        "x - logsumexp(x), stays finite)"
     )
-    assert_close(out, probabilities_by_hand(logits, 1, log=True).to(dtype), "log_softmax values")
+    assert_close(out, probabilities_by_hand(logits, 1, log=log).to(dtype), "values")
 
 
 @pytest.mark.parametrize(
@@ -331,9 +380,9 @@ def test_probabilities_reject_a_layout_that_does_not_fit(device, layout, shape):
 
 # ---------------------------------------------------------------- facets
 
-# Moderate values and large ones, 0 left out (where formulas built from abs or relu may
-# give another gradient), exactly representable.
-SOFTPLUS_INPUTS = [*torch.linspace(-7.75, 7.75, 32).tolist(), *LARGE]
+# Moderate values, 0 (where formulas built from abs, clamp or relu may give another
+# gradient), large ones and very negative ones with tiny results, exactly representable.
+SOFTPLUS_INPUTS = [*torch.linspace(-7.75, 7.75, 32).tolist(), 0.0, *LARGE, -60.0, -80.0, -700.0]
 
 
 def softplus_inputs(dtype, device):
@@ -345,18 +394,47 @@ def forward_of(module, device):
 
 
 def logits_in(dtype, device, log=False):
-    logits = torch.randn(3, 4, 5, dtype=torch.float64) * 3
+    logits = (torch.randn(3, 4, 5, dtype=torch.float64) * 3).clamp(-10, 10)
     return facets.args(logits.to(dtype=dtype, device=device), "NCT", log=log)
+
+
+# log-probabilities near 0 come from cancellation (x - logsumexp(x), as correct as
+# F.log_softmax): a few roundings of the logits' size (at most 10, plus log of 4 classes).
+LOG_ATOL = {dtype: 16 * torch.finfo(dtype).eps for dtype in facets.FLOATING}
+
+
+def probabilities_in_every_dtype():
+    """float32 and float64 rounded once; float16 and bfloat16 within a few roundings of
+    the dtype (computed in it, or in float32 and cast back once)."""
+    for log in (False, True):
+        for dtypes, ulps in (
+            ((torch.float32, torch.float64), 1),
+            ((torch.float16, torch.bfloat16), 8),
+        ):
+            yield facets.Dtypes(
+                lambda dtype, device, log=log: logits_in(dtype, device, log=log),
+                oracle=lambda logits, layout, log: probabilities_by_hand(logits, 1, log),
+                dtypes=dtypes,
+                ulps=ulps,
+                atol=LOG_ATOL if log else None,
+                label=("log" if log else "") + ("half" if ulps > 1 else ""),
+            )
 
 
 FACETS = facets.declare(
     facets.of(
         softplus,
         facets.Dtypes(
-            softplus_inputs, oracle=exact_softplus, dtypes=(torch.float32, torch.float64)
+            softplus_inputs,
+            oracle=exact_softplus,
+            dtypes=(torch.float32, torch.float64),
+            atol=TINY,
         ),
         facets.Gradients(
-            softplus_inputs, oracle=exact_softplus, dtypes=(torch.float32, torch.float64)
+            softplus_inputs,
+            oracle=exact_softplus,
+            dtypes=(torch.float32, torch.float64),
+            atol=TINY,
         ),
         facets.Unmodified(lambda device: softplus_inputs(torch.float32, device)),
     ),
@@ -372,17 +450,7 @@ FACETS = facets.declare(
     ),
     facets.of(
         class_probabilities,
-        facets.Dtypes(
-            logits_in,
-            oracle=lambda logits, layout, log: probabilities_by_hand(logits, 1, log),
-            dtypes=(torch.float32, torch.float64),
-        ),
-        facets.Dtypes(
-            lambda dtype, device: logits_in(dtype, device, log=True),
-            oracle=lambda logits, layout, log: probabilities_by_hand(logits, 1, log),
-            dtypes=(torch.float32, torch.float64),
-            label="log",
-        ),
+        *probabilities_in_every_dtype(),
         facets.Unmodified(lambda device: logits_in(torch.float32, device)),
     ),
 )

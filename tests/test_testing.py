@@ -278,6 +278,24 @@ def test_forbidden_ops_lets_the_primitives_and_their_gradients_through():
     assert grad.shape == x.shape
 
 
+@pytest.mark.parametrize(
+    "escape",
+    [
+        lambda x: torch.from_numpy(np.logaddexp(x.detach().numpy(), 0)),
+        lambda x: torch.from_numpy(np.logaddexp(np.asarray(x.detach()), 0)),
+        lambda x: torch.from_numpy(np.logaddexp(np.from_dlpack(x.detach()), 0)),
+    ],
+    ids=["numpy", "asarray", "dlpack"],
+)
+def test_forbidden_ops_refuses_taking_the_data_out_of_torch(escape):
+    x = torch.randn(3)
+    with (
+        forbidden_ops(torch.logaddexp, reason="build it from exp and log1p"),
+        pytest.raises(AssertionError, match=r"out of torch \(Tensor\.\w+\).*exp and log1p"),
+    ):
+        escape(x)
+
+
 @pytest.fixture
 def warm_pool():
     """A thread pool whose thread was started before the rule's block, as at an import."""

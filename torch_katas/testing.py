@@ -248,12 +248,24 @@ class _ForbidOps(TorchFunctionMode):
         self.reason = reason
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        if getattr(func, "__name__", None) in self.names:
+        name = getattr(func, "__name__", None)
+        if name in self.names:
             called = _public_name(func)
             raise AssertionError(
                 f"your code called {called}, which this kata forbids: {self.reason}"
             )
+        if name in _LEAVING_TORCH:
+            raise AssertionError(
+                f"your code took a tensor's data out of torch (Tensor.{name}), which this kata "
+                "forbids while its rule is checked: a forbidden op has twins outside torch "
+                f"(np.logaddexp, scipy.special), and those are forbidden too: {self.reason}"
+            )
         return func(*args, **(kwargs or {}))
+
+
+# The ways tensor data leaves torch for another library (`.numpy()`, `np.asarray(t)`,
+# `np.from_dlpack(t)`), where a forbidden op's twin would compute it out of the rule's sight.
+_LEAVING_TORCH = {"numpy", "__array__", "__dlpack__"}
 
 
 class _ForbidAtenOps(TorchDispatchMode):
@@ -383,8 +395,10 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
     `aten` names the aten operators those builtins compute (`"_log_softmax"`,
     `"nll_loss_forward"`): they are refused at the dispatcher too, which also sees
     `torch._C._nn.cross_entropy_loss` or `torch.ops.aten.log_softmax`. Name only
-    operators that a correct answer never reaches. The modes watch the calling thread: code
-    that runs on another thread inside the block fails the rule, saying so.
+    operators that a correct answer never reaches. Taking tensor data out of torch
+    (`.numpy()`, `np.asarray`, DLPack) fails too: NumPy and SciPy have twins of the
+    forbidden ops. The modes watch the calling thread: code that runs on another thread
+    inside the block fails the rule, saying so.
 
     >>> with forbidden_ops(F.gelu, reason="write GELU yourself", aten=["gelu"]):
     ...     my_gelu(x)

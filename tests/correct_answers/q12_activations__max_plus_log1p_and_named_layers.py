@@ -9,7 +9,8 @@ from torch import nn
 
 
 def softplus(x):
-    return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+    # torch.maximum splits the gradient at the tie x = 0: 0.5, as sigmoid(0).
+    return torch.maximum(x, torch.zeros_like(x)) + torch.log1p(torch.exp(-x.abs()))
 
 
 def mlp(features, hidden, classes):
