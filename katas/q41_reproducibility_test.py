@@ -270,7 +270,8 @@ def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before
         put(*before)
         make_deterministic(enabled)
         now = settings()
-    assert torch.backends.cudnn.enabled, (
+        cudnn_on = torch.backends.cudnn.enabled  # read before the block puts settings back
+    assert cudnn_on, (
         f"make_deterministic({enabled}) switched cuDNN off; it asks cuDNN for deterministic "
         "kernels (cudnn.deterministic), it does not stop using cuDNN"
     )
