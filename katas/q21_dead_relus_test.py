@@ -570,12 +570,12 @@ def test_pre_with_any_strides(device, layout):
 def test_nan_is_neither_dead_nor_saturated(device):
     pre = torch.tensor([[math.nan, 20.0], [20.0, 20.0]], device=device)
 
-    def nan_above_15(x):  # slope 0 everywhere, output 0 or NaN
-        return x * 0 + torch.where(x.detach() > 15, math.nan, 0.0)
+    def zero(x):  # slope 0 everywhere; output 0, NaN at NaN
+        return x - x
 
-    result = dead_and_saturated(pre, {"tanh": nn.Tanh(), "nan_above_15": nan_above_15})
-    assert result == {"tanh": (0.0, 0.5), "nan_above_15": (0.0, 1.0)}, (
-        f"got {result}: a NaN output is not 0 (the unit is not dead) and a NaN slope is not "
+    result = dead_and_saturated(pre, {"tanh": nn.Tanh(), "zero": zero})
+    assert result == {"tanh": (0.0, 0.5), "zero": (0.5, 1.0)}, (
+        f"got {result}: a NaN output is not 0 (its unit is not dead) and a NaN slope is not "
         "below the threshold (not saturated); tanh(nan) has slope nan, tanh(20) slope 0"
     )
 
