@@ -686,7 +686,15 @@ def test_nll_gets_log_softmax_over_the_class_dim(device):
         torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
 
 
-TASKS = ("regression", "positive", "bounded", "binary", "multilabel", "multiclass", "multiclass_nll")
+TASKS = (
+    "regression",
+    "positive",
+    "bounded",
+    "binary",
+    "multilabel",
+    "multiclass",
+    "multiclass_nll",
+)
 
 
 def test_rejects_an_unknown_task(device):
@@ -699,9 +707,7 @@ def test_rejects_an_unknown_task(device):
         with raises(ValueError) as failure:
             output_activation(task)
         message = str(failure.value)
-        assert task in message or repr(task) in message, (
-            f"the error should name the task {task!r}"
-        )
+        assert task in message or repr(task) in message, f"the error should name the task {task!r}"
 
 
 # ---------------------------------------------------------------- facets
@@ -720,9 +726,9 @@ class CountsCalls(nn.Module):
 
 
 def relu_model(device, first=nn.ReLU):
-    model = nn.Sequential(
-        first(), nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), CountsCalls()
-    ).to(device)
+    model = nn.Sequential(first(), nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), CountsCalls()).to(
+        device
+    )
     return facets.args(model, torch.linspace(-1, 1, 20, device=device).reshape(5, 4))
 
 
