@@ -38,6 +38,8 @@ ReLU has slope 0 at exactly 0).
   f(x) and its slope f'(x) are exactly 0. A unit that is alive for even one example is alive.
 - A unit is *saturated* on the batch when, for every example, |f'(x)| < threshold (strictly
   below). A dead unit is saturated too; a tanh unit stuck at ±1 is saturated, not dead.
+- NaN is not 0 and not below any threshold: an example whose output is NaN keeps its unit
+  from being dead, one whose slope is NaN keeps it from being saturated.
 
 Forward hooks measure inside a model without changing its code:
 `module.register_forward_hook(fn)` makes `fn(module, inputs, output)` run after each call
@@ -65,7 +67,9 @@ def dead_and_saturated(
 
     - pre: a floating tensor of pre-activations, batch dimension first, shape (N, *units) with
       N ≥ 1 examples and at least one unit (shape (N,) is one unit per example), on any
-      device. Each activation runs on it in pre's dtype.
+      device, with any strides (a transposed or sliced tensor too). Rule: each activation
+      runs on it in pre's dtype (float64 slopes as small as 1e-12 are measured, not rounded to
+      0 in float32; float16 runs in float16).
     - activations: {name: f}, f an elementwise activation, a module (nn.ReLU()) or a function
       (torch.tanh): f(x) has x's shape, its value at a position depends on x at that position
       only, and it does not work in place.
@@ -73,13 +77,14 @@ def dead_and_saturated(
       output and the slope exactly 0 for dead; |slope| strictly below `threshold` for
       saturated). Returns {name: (dead units / units, saturated units / units)}, the names
       of `activations` in the same order, each fraction a Python float in [0, 1].
-    - The slopes are autograd's, also when the caller runs under torch.no_grad(). Hint: f
-      is elementwise, so the gradient of f(x).sum() with respect to x is every slope at once.
+    - The slopes are autograd's, also when the caller runs under torch.no_grad() (and the
+      caller's grad mode is as it was afterwards: turn autograd on with a `with` block). Hint:
+      f is elementwise, so the gradient of f(x).sum() with respect to x is every slope at once.
     - pre is left as it was: its values, its requires_grad, its .grad and the graph it is part
       of (measure on a detached copy).
     - Raises ValueError if pre has no example or no unit (a 0-dim pre has no batch
       dimension: neither), or if threshold is not > 0 (NaN included; inf is allowed and makes
-      every unit saturated).
+      every unit saturated), whatever `activations` holds (an empty one too).
 
     >>> x = torch.tensor([[-1.0, 0.0, 9.0, 1.0], [-2.0, 3.0, -9.0, 2.0]])
     >>> dead_and_saturated(x, {"relu": nn.ReLU(), "gelu": nn.GELU(), "tanh": nn.Tanh()})
@@ -106,14 +111,15 @@ def output_activation(task: str) -> nn.Module | None:
       the loss unchanged. A loss that takes logits applies the sigmoid or the softmax itself,
       stably: nn.Sigmoid or nn.Softmax in front of it squashes twice (and the loss flattens:
       its gradient vanishes for confident mistakes).
-    - Rule, otherwise: a module (no parameters) that computes exactly what the table names:
+    - Rule, otherwise: a module (no parameters) that computes exactly what the table names,
+      to the dtype's rounding (no epsilon added: softplus(-60) is 8.8e-27, not 1e-6):
       softplus with beta 1 (smooth, > 0, and x itself for large x, where exp would overflow;
       not ReLU, whose 0 output and 0 slope for x ≤ 0 are neither positive nor trainable),
       tanh (onto (-1, 1), smooth, unlike a clamp), log_softmax over dim 1, the class dim of
       an (N, C) or (N, C, d1, ...) output, as nn.NLLLoss expects (not softmax: NLLLoss
       takes log-probabilities).
-    - Raises ValueError for any other task, naming it; task names are exact ("Binary" is not
-      one).
+    - Raises ValueError for any other task, naming it; task names are exact: "Binary",
+      " binary" and "binary\n" are not one (no case folding, no stripping).
 
     >>> output_activation("bounded")
     Tanh()
@@ -130,22 +136,26 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     - model: any nn.Module whose forward takes `x`; each nn.ReLU module in it runs at most
       once per forward pass. The ReLU modules are found with `model.named_modules()`,
       however deeply nested (only nn.ReLU modules count: not F.relu calls, not other
-      activations).
+      activations); one ReLU object registered under two names is one module, reported once
+      under the name named_modules() gives it (its first).
     - x: a batch on the model's device, batch dimension first, with at least one example.
     - A unit is one position of a ReLU's output for a single example (for an output of
       shape (N, C, H, W) there are C×H×W units). A unit is dead on this batch when its
       output is exactly 0 for every one of the N examples; a unit that fires for even one
-      example is alive.
+      example is alive, and so is one whose output is NaN for an example (NaN is not 0).
     - Returns {qualified module name (as in named_modules): dead units / units, a Python
       float in [0, 1]}, with one entry for every nn.ReLU module that ran during the
       forward pass (ReLU modules that did not run are left out).
     - Forward hooks record the outputs: every hook you register is removed before the
       function returns, also when the forward pass raises (that error propagates unchanged);
       hooks that were on the model before stay where they are.
-    - The forward pass runs in the model's current mode (train or eval: the units that die
-      can differ), and the model is left as it was: its train/eval mode, its parameters
-      and their .grad, and its buffers (in training mode a BatchNorm's forward updates
-      running_mean, running_var and num_batches_tracked: put them back afterwards). x is
+    - The forward pass runs in the model's current mode, module by module (train or eval:
+      the units that die can differ; a frozen BatchNorm in eval mode inside a model in
+      training mode stays in eval), and the model is left as it was: each module's own
+      train/eval mode, its parameters and their .grad, and every buffer of every module (in
+      training mode a BatchNorm's forward updates running_mean, running_var and
+      num_batches_tracked, and other modules may update theirs: put their values back into
+      the same tensors, which the caller or an optimizer may hold). x is
       not modified either, even by a model that works in place on its input (one whose
       first layer is nn.ReLU(inplace=True)): run it on a copy. No gradients are computed,
       and no autograd graph is recorded either (run the forward pass under
@@ -153,7 +163,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
       .grad are left as they are.
     - Count the dead units inside the hook, when the ReLU has just run: a later in-place op
       in the model (x.add_(1) after the ReLU) may change that output tensor.
-    - Raises ValueError if x has no examples (batch size 0).
+    - Raises ValueError if x has no examples (batch size 0); an x with examples but no
+      features (shape (3, 0)) is a valid input.
 
     >>> model = nn.Sequential(nn.Linear(2, 4), nn.ReLU())
     >>> with torch.no_grad():  # units 1 and 2 get a pre-activation below 0 for any x in [0, 1)

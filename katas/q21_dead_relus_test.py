@@ -8,7 +8,7 @@ from torch.nn.modules import module as module_internals
 
 from katas.q21_dead_relus import dead_and_saturated, dead_relu_fraction, output_activation
 from torch_katas import facets
-from torch_katas.testing import raises
+from torch_katas.testing import raises, skip_unless_supported
 
 HOOK_DICTS = (
     "_forward_hooks",
@@ -244,6 +244,53 @@ def test_rejects_an_empty_batch(device):
         dead_relu_fraction(linear_model(device, 1), torch.empty(0, 4, device=device))
 
 
+def test_examples_without_features_are_a_batch(device):
+    class Bias(nn.Module):  # a layer of 0 inputs: its output is its bias, per example
+        def __init__(self):
+            super().__init__()
+            self.bias = nn.Parameter(torch.tensor([1.0, -1.0, 1.0, -1.0]))
+
+        def forward(self, x):
+            return self.bias.expand(x.shape[0], -1)
+
+    model = nn.Sequential(Bias(), nn.ReLU()).to(device)
+    result = dead_relu_fraction(model, torch.empty(3, 0, device=device))
+    assert result == {"1": 0.5}, (
+        f"got {result}: x of shape (3, 0) holds 3 examples (with no features); only a batch "
+        "of 0 examples is refused (check x.shape[0], not x.numel())"
+    )
+
+
+def test_a_nan_output_is_not_dead(device):
+    x = torch.tensor([[math.nan, -1.0], [-1.0, -1.0]], device=device)
+    result = dead_relu_fraction(nn.Sequential(nn.ReLU()).to(device), x)
+    assert result == {"0": 0.5}, (
+        f"got {result}: relu(nan) is nan, which is not 0, so unit 0 is not dead (compare with "
+        "== 0: NaN > 0 is False as well)"
+    )
+
+
+def test_a_relu_under_two_names_is_one_module(device):
+    class Shared(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 8)
+            self.act = nn.ReLU()
+            self.alias = self.act  # the same module object, registered twice
+
+        def forward(self, x):
+            return self.act(self.fc(x))
+
+    model = linear_model(device, 4)
+    shared = Shared().to(device)
+    shared.fc = model[0]
+    result = dead_relu_fraction(shared, linear_batch(device, 4))
+    assert result == pytest.approx({"act": 0.5}, abs=1e-6), (
+        f"got {result}: one ReLU object under two names is one module that ran once: one "
+        "entry, under the name model.named_modules() gives it (hook each module once)"
+    )
+
+
 def batchnorm_model(device):
     """BatchNorm1d(4) + ReLU, fresh running stats (mean 0, var 1), on all-negative inputs."""
     return nn.Sequential(nn.BatchNorm1d(4), nn.ReLU()).to(device)
@@ -458,9 +505,78 @@ def test_functions_and_modules_alike(device):
 def test_measures_under_no_grad(device):
     with torch.no_grad():
         result = dead_and_saturated(torch.full((2, 2), -1.0, device=device), {"relu": nn.ReLU()})
+        assert not torch.is_grad_enabled(), (
+            "the caller's torch.no_grad() was switched off for the rest of its block: turn "
+            "autograd on inside a `with torch.enable_grad():` block, not with a statement"
+        )
     assert result == {"relu": (1.0, 1.0)}, (
         "the caller ran under torch.no_grad(); the slopes need autograd: turn it back on "
         "inside (torch.enable_grad())"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_activations_run_in_pres_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    seen = []
+
+    def tanh(x):
+        seen.append(x.dtype)
+        return torch.tanh(x)
+
+    pre = torch.tensor([[-1.0, 0.5], [2.0, 1.0]], device=device, dtype=dtype)
+    dead_and_saturated(pre, {"tanh": tanh})
+    assert seen and set(seen) == {dtype}, (
+        f"the activation ran on {seen}, pre is {dtype}: run it in pre's dtype"
+    )
+
+
+def test_float64_slopes_are_not_rounded_away(device):
+    skip_unless_supported(device, torch.float64)
+    # σ'(20) = 2.1e-9 and tanh'(10) = 8.2e-9 in float64; float32 rounds both outputs to 1 and
+    # both slopes to 0.
+    pre = torch.tensor([[20.0, 10.0], [20.0, 10.0]], device=device, dtype=torch.float64)
+    activations = {"sigmoid": nn.Sigmoid(), "tanh": torch.tanh}
+    for threshold, saturated in [(1e-9, 0.0), (1e-8, 1.0)]:
+        result = dead_and_saturated(pre[:, :1], activations, threshold=threshold)
+        assert result == {"sigmoid": (0.0, saturated), "tanh": (0.0, 1.0)}, (
+            f"threshold {threshold}: got {result}; measure in pre's dtype (float64), where "
+            "σ'(20) is 2.1e-9, not 0"
+        )
+    result = dead_and_saturated(pre[:, 1:], {"tanh": torch.tanh}, threshold=5e-9)
+    assert result == {"tanh": (0.0, 0.0)}, f"tanh'(10) = 8.2e-9 in float64, got {result}"
+
+
+@pytest.mark.parametrize("layout", ["transposed", "channels_last", "sliced"])
+def test_pre_with_any_strides(device, layout):
+    pre = constructed_pre(device, torch.float32)  # (6, 28)
+    if layout == "transposed":
+        pre = pre.t().contiguous().t()
+    elif layout == "channels_last":
+        pre = pre.reshape(6, 7, 2, 2).contiguous(memory_format=torch.channels_last)
+    else:
+        pre = torch.stack([pre, pre], dim=-1)[..., 0]
+    assert not pre.is_contiguous()
+    result = dead_and_saturated(pre, modules())
+    expected = fractions_by_loop(pre, 1e-3)
+    assert result.keys() == expected.keys()
+    for name, fractions in expected.items():
+        assert result[name] == pytest.approx(fractions, abs=1e-6), (
+            f"{name}: got {result[name]} for a {layout} pre: a copy keeps the strides of its "
+            "source; use .reshape (not .view), which copies only where it must"
+        )
+
+
+def test_nan_is_neither_dead_nor_saturated(device):
+    pre = torch.tensor([[math.nan, 20.0], [20.0, 20.0]], device=device)
+
+    def zero(x):  # slope 0 everywhere; output 0, NaN at NaN
+        return x - x
+
+    result = dead_and_saturated(pre, {"tanh": nn.Tanh(), "zero": zero})
+    assert result == {"tanh": (0.0, 0.5), "zero": (0.5, 1.0)}, (
+        f"got {result}: a NaN output is not 0 (its unit is not dead) and a NaN slope is not "
+        "below the threshold (not saturated); tanh(nan) has slope nan, tanh(20) slope 0"
     )
 
 
@@ -481,10 +597,11 @@ def test_leaves_pre_and_its_graph_as_they_were(device):
     torch.testing.assert_close(weight.grad, 1 + inputs.sum(0)[:, None].expand(4, 3))
 
 
-def test_rejects_a_pre_without_units(device):
+@pytest.mark.parametrize("activations", [{"relu": nn.ReLU()}, {}], ids=["relu", "none"])
+def test_rejects_a_pre_without_units(device, activations):
     for shape in [(0, 3), (3, 0), ()]:  # no example, no unit, no batch dimension
         with raises(ValueError):
-            dead_and_saturated(torch.zeros(shape, device=device), {"relu": nn.ReLU()})
+            dead_and_saturated(torch.zeros(shape, device=device), activations)
 
 
 # ---------------------------------------------------------------- the output activation
@@ -524,23 +641,32 @@ def test_raw_output_where_the_loss_takes_logits(device):
 
 def test_positive_is_softplus(device):
     z = torch.cat(
-        [torch.linspace(-20, 20, 81, device=device), torch.tensor([1e3, 1e30], device=device)]
+        [
+            torch.linspace(-20, 20, 81, device=device),
+            torch.tensor([-60.0, -80.0, 1e3, 1e30], device=device),
+        ]
     )
     z.requires_grad_()
     y = apply(output_activation("positive"), z)
     assert (y > 0).all() and y.isfinite().all(), (
         "'positive' must give a finite output > 0 for every input (exp overflows, ReLU gives 0)"
     )
-    torch.testing.assert_close(y, F.softplus(z), msg="'positive': softplus with beta 1")
+    # Relative to the value: softplus(-60) is 8.8e-27, an epsilon added would hide below an
+    # absolute tolerance.
+    torch.testing.assert_close(
+        y, F.softplus(z), rtol=1e-5, atol=0, msg="'positive': softplus with beta 1, no epsilon"
+    )
     (slope,) = torch.autograd.grad(y.sum(), z)
     assert (slope > 0).all(), "'positive' needs a slope > 0 everywhere (ReLU has 0 for x ≤ 0)"
 
 
 def test_bounded_is_tanh(device):
-    z = torch.linspace(-8, 8, 33, device=device)
+    z = torch.cat([torch.linspace(-8, 8, 33, device=device), torch.tensor([1e-30], device=device)])
     torch.testing.assert_close(
         apply(output_activation("bounded"), z),
         torch.tanh(z),
+        rtol=1e-5,
+        atol=1e-12,
         msg="'bounded' maps onto (-1, 1) smoothly: tanh (a sigmoid's range is (0, 1); a "
         "clamp has no slope outside it)",
     )
@@ -560,18 +686,49 @@ def test_nll_gets_log_softmax_over_the_class_dim(device):
         torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
 
 
+TASKS = (
+    "regression",
+    "positive",
+    "bounded",
+    "binary",
+    "multilabel",
+    "multiclass",
+    "multiclass_nll",
+)
+
+
 def test_rejects_an_unknown_task(device):
-    for task in ["Binary", "softmax", "", "classification"]:
+    near_misses = [
+        variant
+        for task in TASKS
+        for variant in (task.upper(), task.title(), f" {task}", f"{task} ", f"{task}\n")
+    ]
+    for task in ["softmax", "", "classification", "multiclass nll", *near_misses]:
         with raises(ValueError) as failure:
             output_activation(task)
-        assert task in str(failure.value), f"the error should name the task {task!r}"
+        message = str(failure.value)
+        assert task in message or repr(task) in message, f"the error should name the task {task!r}"
 
 
 # ---------------------------------------------------------------- facets
 
 
+class CountsCalls(nn.Module):
+    """A module with state of its own, updated by every forward pass (not a BatchNorm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x):
+        self.calls += 1
+        return x
+
+
 def relu_model(device, first=nn.ReLU):
-    model = nn.Sequential(first(), nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU()).to(device)
+    model = nn.Sequential(first(), nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), CountsCalls()).to(
+        device
+    )
     return facets.args(model, torch.linspace(-1, 1, 20, device=device).reshape(5, 4))
 
 
@@ -596,6 +753,13 @@ FACETS = facets.declare(
             label="no grad",
         ),
         facets.Setting(health_args, "threshold", low=0.0, low_open=True),
+        facets.Setting(
+            lambda device: facets.args(torch.randn(4, 3, device=device), {}, threshold=1e-3),
+            "threshold",
+            low=0.0,
+            low_open=True,
+            label="no activations",
+        ),
     ),
     facets.none(output_activation, "takes a task name and returns a module: no tensor input"),
     facets.of(

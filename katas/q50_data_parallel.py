@@ -49,13 +49,17 @@ def rank_loader(
       num_replicas=world_size, rank=rank, shuffle=True, seed=seed)` gives after
       `set_epoch(epoch)`: the indices shuffled by a permutation drawn from `seed + epoch`
       (the same on every rank), padded by repeating the first ones up to a multiple of
-      world_size, then every world_size-th index from `rank` on. So each rank has
+      world_size (the whole permutation over again as often as it takes, when world_size
+      exceeds len(dataset)), then every world_size-th index from `rank` on. So each rank has
       ceil(len(dataset) / world_size) samples, the ranks' shards together hold every index,
       and the order changes from one epoch to the next.
+    - The permutation comes from a generator of its own: the caller's global random state
+      (torch.manual_seed, torch.get_rng_state) is as it was after the call.
     - Batches of `batch_size` samples in the shard's order, the last one shorter (nothing
       dropped), collated as a DataLoader does by default; loaded in this process.
     - Needs no process group: rank and world_size are given.
-    - Raises ValueError if rank is not in [0, world_size).
+    - Raises ValueError if rank is not in [0, world_size), from the call itself (not later,
+      when the loader is iterated).
 
     >>> data = torch.utils.data.TensorDataset(torch.arange(10))
     >>> [len(x) for (x,) in rank_loader(data, 2, rank=1, world_size=2, epoch=0)]
@@ -71,11 +75,14 @@ def average_gradients(model: nn.Module, group: dist.ProcessGroup | None = None) 
 
     - Every parameter whose `.grad` is not None ends with the sum over the ranks of their
       `.grad`, divided by the group's size (`torch.distributed.get_world_size(group)`), on
-      every rank. Parameters without a gradient (frozen ones) are left alone; every rank
-      has the same ones.
+      every rank, whatever its requires_grad (one frozen after its backward pass still holds
+      a gradient). A `.grad` that is None stays None, not zeros (a frozen parameter, or a
+      trainable one this step did not use); every rank has the same ones.
     - Hint: `torch.distributed.all_reduce(tensor, group=group)` sums in place (gloo has no
       averaging reduce op); reduce each gradient, or all of them at once, as you like.
-    - The gradients stay on their device and keep their dtype; returns None.
+    - Each `.grad` is updated in place: the same tensor object (an optimizer or a hook may
+      hold it), on its device, in its dtype and to its dtype's precision (a float64
+      gradient is not averaged in float32); returns None.
     - Every rank calls it, with models of the same structure, in the same order.
 
     >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
@@ -96,9 +103,13 @@ def global_mean(values: torch.Tensor, group: dist.ProcessGroup | None = None) ->
 
     - `values`: a 1-D floating tensor; the ranks may hold different numbers of values, a
       rank none at all. If no rank has any value the mean is nan, as `torch.mean` of an empty
-      tensor is.
+      tensor is; a NaN value makes the mean NaN, as it does torch.mean's (none is skipped).
     - Returns a 0-dim tensor of values' dtype on values' device, the same on every rank;
       `values` is left unchanged.
+    - Rule: as torch.mean does, accumulate in at least float32 (float64 for float64 values)
+      and round once to values' dtype at the end: neither the sum nor the count of float16
+      or bfloat16 values may be held in their dtype, where 80000 overflows float16 and 257
+      is 256 in bfloat16.
     - Every rank calls it, over the ranks of `group` (None: the default process group).
 
     >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)

@@ -2,6 +2,7 @@ import copy
 import datetime
 import inspect
 import json
+import math
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ from torch.utils.data import DistributedSampler, TensorDataset
 import katas.q50_data_parallel as kata
 from katas.q50_data_parallel import average_gradients, global_mean, rank_loader
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises
+from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
 
 # ------------------------------------------------------------------ ranks in one process
 
@@ -88,8 +89,8 @@ def sampler_batches(dataset, batch_size, rank, world_size, epoch, seed=0):
 
 @pytest.mark.parametrize(
     ("n", "world_size", "batch_size"),
-    [(12, 2, 4), (11, 3, 2), (5, 1, 5)],
-    ids=["even", "padded", "one-rank"],
+    [(12, 2, 4), (11, 3, 2), (5, 1, 5), (1, 4, 1), (2, 5, 2)],
+    ids=["even", "padded", "one-rank", "one-sample-four-ranks", "more-ranks-than-samples"],
 )
 def test_rank_loader_gives_each_rank_its_shard(device, n, world_size, batch_size):
     dataset = indexed(n, device)
@@ -145,7 +146,16 @@ def test_rank_loader_follows_the_seed(device):
 @pytest.mark.parametrize("rank", [-1, 2], ids=["negative", "world_size"])
 def test_rank_loader_refuses_a_rank_outside_the_world(device, rank):
     with raises(ValueError):
-        list(rank_loader(indexed(4, device), 2, rank, 2, epoch=0))
+        rank_loader(indexed(4, device), 2, rank, 2, epoch=0)  # the call, before any iteration
+
+
+def test_rank_loader_leaves_the_global_random_state_alone(device):
+    state = torch.get_rng_state()
+    rank_loader(indexed(16, device), 4, 1, 2, epoch=3, seed=5)
+    assert torch.equal(torch.get_rng_state(), state), (
+        "the call changed the global random state (torch.manual_seed or a draw from the "
+        "global generator): draw the permutation from a torch.Generator of its own"
+    )
 
 
 # ------------------------------------------------------------------ average_gradients
@@ -240,6 +250,63 @@ def test_average_gradients_uses_the_default_group(device, default_group):
             assert_close(p.grad, want, f"parameter {i}: one rank's mean is its own gradient")
 
 
+def test_average_gradients_which_gradients_and_the_same_tensors(device):
+    skip_unless_gloo(device)
+    model = model_on(device)
+    inputs, targets = torch.randn(8, 3, device=device), torch.randn(8, 2, device=device)
+    expected = full_batch_gradients(model, inputs, targets)
+    copies = [copy.deepcopy(model) for _ in range(2)]
+
+    def rank_step(rank, group):
+        replica = copies[rank]
+        loss = nn.functional.mse_loss(replica(inputs[rank::2]), targets[rank::2])
+        loss.backward()
+        replica[2].bias.requires_grad_(False)  # frozen after its backward: holds a .grad
+        replica[2].weight.grad = None  # trainable, without a gradient this step
+        held = [p.grad for p in replica.parameters()]
+        average_gradients(replica, group)
+        for i, (p, grad) in enumerate(zip(replica.parameters(), held, strict=True)):
+            assert p.grad is grad, (
+                f"parameter {i}: its .grad was replaced by another tensor (or None by "
+                "zeros); average each gradient in place, in the tensor the parameter holds"
+            )
+        return [p.grad for p in replica.parameters()]
+
+    for rank, grads in enumerate(on_ranks(2, rank_step)):
+        assert grads[1] is None and grads[2] is None, (
+            "a parameter whose .grad is None keeps None (frozen, or unused this step)"
+        )
+        assert_close(
+            grads[3],
+            expected[3],
+            f"rank {rank}: a parameter with requires_grad=False that holds a .grad is averaged "
+            "like any other (every parameter whose .grad is not None)",
+        )
+        assert_close(grads[0], expected[0], f"rank {rank}: parameter 0")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_average_gradients_to_the_precision_of_their_dtype(device, dtype):
+    skip_unless_gloo(device)
+    skip_unless_supported(device, dtype)
+    eps = torch.finfo(dtype).eps
+
+    def rank_step(rank, group):
+        model = nn.Linear(2, 1, bias=False).to(device, dtype)
+        model.weight.grad = torch.full_like(model.weight, 1 + (1 + 2 * rank) * eps)
+        average_gradients(model, group)
+        return model.weight.grad
+
+    # (1 + ε) and (1 + 3ε): their mean 1 + 2ε is exact in the dtype, lost in any narrower one.
+    expected = torch.full((1, 2), 1 + 2 * eps, dtype=dtype)
+    for rank, got in enumerate(on_ranks(2, rank_step)):
+        check_tensor(got, dtype=dtype, device=device, name=f"rank {rank}'s {dtype} gradient")
+        assert torch.equal(got.cpu(), expected), (
+            f"rank {rank}: got {got.cpu().tolist()}, expected {expected.tolist()}; reduce "
+            f"{dtype} gradients in {dtype} (a buffer of another dtype rounds them)"
+        )
+
+
 # ------------------------------------------------------------------ global_mean
 
 
@@ -248,7 +315,8 @@ def means_on_ranks(shards):
         values = shards[rank]
         before = values.clone()
         result = global_mean(values, group)
-        assert torch.equal(values, before), "global_mean should leave `values` unchanged"
+        same = torch.allclose(values, before, rtol=0, atol=0, equal_nan=True)
+        assert same, "global_mean should leave `values` unchanged"
         return result
 
     return on_ranks(len(shards), rank_mean)
@@ -293,6 +361,39 @@ def test_global_mean_keeps_the_dtype(device, dtype):
     for got in results:
         check_tensor(got, shape=(), dtype=dtype, device=device, name="the mean")
         assert_close(got, expected, f"the mean of {dtype} values, computed in {dtype}")
+
+
+def test_global_mean_of_a_nan_is_nan(device):
+    skip_unless_gloo(device)
+    results = means_on_ranks(
+        [torch.tensor([1.0, math.nan], device=device), torch.ones(2, device=device)]
+    )
+    assert all(r.isnan() for r in results), (
+        f"a NaN value makes the mean NaN, as torch.mean's (skip none), got {results}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("dtype", "sizes"),
+    [(torch.float16, (40000, 40000)), (torch.bfloat16, (200, 57))],
+    ids=["float16-count-past-65504", "bfloat16-count-257"],
+)
+def test_global_mean_rounds_once(device, dtype, sizes):
+    skip_unless_gloo(device)
+    skip_unless_supported(device, dtype)
+    # float16: 80000 values of 0.001, whose count overflows float16; bfloat16: 257 values, a
+    # count bfloat16 rounds to 256, and one 2 among them so that it shows.
+    value = 0.001 if dtype == torch.float16 else 1.0
+    shards = [torch.full((n,), value, dtype=dtype, device=device) for n in sizes]
+    shards[0][0] = 2 * value
+    exact = torch.cat(shards).double().mean()  # the oracle: float64, then one rounding
+    for rank, got in enumerate(means_on_ranks(shards)):
+        check_tensor(got, shape=(), dtype=dtype, device=device, name="the mean")
+        assert torch.equal(got.cpu(), exact.to(dtype).cpu()), (
+            f"rank {rank}: got {got.item()}, the mean of {sum(sizes)} {dtype} values is "
+            f"{exact.item():.6g}, rounded once: {exact.to(dtype).item()}; hold the sum in "
+            "float32 and the count as an integer, not in the values' dtype"
+        )
 
 
 def test_global_mean_uses_the_default_group(device, default_group):

@@ -30,9 +30,11 @@ def average_gradients(model: nn.Module, group: dist.ProcessGroup | None = None) 
 def global_mean(values: torch.Tensor, group: dist.ProcessGroup | None = None) -> torch.Tensor:
     # Sum and count over all ranks; a mean of the ranks' means would weigh a small shard
     # like a big one (and an empty shard's mean is nan).
-    total = values.sum()
-    count = torch.tensor(values.numel(), device=values.device)  # int64: exact at any size
+    # As torch.mean: the sum in float32 at least (a float16 sum overflows at 65504), the
+    # count as an integer (exact at any size), one rounding to values' dtype at the end.
+    total = values.sum(dtype=torch.promote_types(values.dtype, torch.float32))
+    count = torch.tensor(values.numel(), device=values.device)
     # all_reduce works in place on the tensors handed to it: these two, not `values`.
     dist.all_reduce(total, group=group)
     dist.all_reduce(count, group=group)
-    return total / count.to(values.dtype)
+    return (total / count).to(values.dtype)

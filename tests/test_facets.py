@@ -217,6 +217,24 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facet, scaled, in_place)
     assert_catches(facet, scaled, touches_the_model)
 
+    def buffer_model(device):
+        return facets.args(nn.Sequential(nn.BatchNorm1d(2)), torch.randn(4, 2))
+
+    def put_back(model, x):
+        saved = [(b, b.clone()) for b in model.buffers()]
+        model(x)
+        with torch.no_grad():
+            for buffer, value in saved:
+                buffer.copy_(value)
+
+    def put_back_as_new_tensors(model, x):  # the caller's old tensors keep the update
+        saved = {name: b.clone() for name, b in model[0].named_buffers()}
+        model(x)
+        for name, value in saved.items():
+            model[0]._buffers[name] = value
+
+    assert_catches(facets.Unmodified(buffer_model), put_back, put_back_as_new_tensors)
+
 
 def test_no_graph_catches_a_state_update_that_records_one():
     def make(device):
@@ -286,6 +304,15 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     facet = facets.Modes(make, module=lambda arguments: arguments.args[0])
 
     def right(model):
+        modes = [(module, module.training) for module in model.modules()]
+        model.eval()
+        with torch.no_grad():
+            out = model(torch.ones(1, 2))
+        for module, training in modes:
+            module.training = training
+        return out
+
+    def flattens_the_modes(model):  # a frozen submodule in eval comes back in train
         was = model.training
         model.eval()
         with torch.no_grad():
@@ -314,6 +341,7 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     assert_catches(facet, right, leaves_eval)
     assert_catches(facet, right, ends_in_train)
     assert_catches(facet, right, counts_calls)
+    assert_catches(facet, right, flattens_the_modes)
 
 
 def test_classes_catches_names_matched_loosely_and_subclasses_missed():

@@ -274,7 +274,8 @@ class DefaultDevice(Facet):
 @dataclass(frozen=True)
 class Unmodified(Facet):
     """The caller's inputs are left as they were: every tensor, array and module state in the
-    arguments equal (values, dtype, device, requires_grad) after the call."""
+    arguments equal (values, dtype, device, requires_grad) after the call, and a module's
+    state held in the same tensors (values put back into them, not into new ones)."""
 
     make: Callable[[torch.device], Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -321,15 +322,16 @@ class Returns(Facet):
 
 @dataclass(frozen=True)
 class Modes(Facet):
-    """The module's train/eval mode is left as found, for a module in train mode and one in
-    eval mode, and a second call gives the same result. make(device) -> Args;
-    module(args) picks the module."""
+    """The module's train/eval mode is left as found, each submodule's own, for a module in
+    train mode, one in eval mode and one in train mode holding submodules in eval (frozen
+    parts), and a second call gives the same result. make(device) -> Args; module(args)
+    picks the module."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
-        return [("train", None), ("eval", None)]
+        return [("train", None), ("eval", None), ("mixed", None)]
 
 
 @dataclass(frozen=True)
@@ -766,12 +768,19 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     arguments = facet.make(device)
     inputs = facet.inputs or (lambda arguments: arguments)
     before = _snapshot(inputs(arguments))
+    held = _state_of_modules(inputs(arguments))
+    objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
     _call(case, arguments)
     after = dict(_tensors(inputs(arguments)))
-    held = _state_of_modules(inputs(arguments))
     for path, saved in before:
         now = after.get(path)
         where = f"{case.function.name} changed the caller's {path}"
+        # A module's state put back as a new tensor leaves whoever holds the old one (the
+        # caller, an optimizer) with the changed values.
+        assert path not in objects or now is objects[path], (
+            f"{where}: it was replaced by another tensor; put the values back into the same "
+            "tensor (copy_)"
+        )
         if isinstance(saved, np.ndarray):
             assert now is not None and np.array_equal(
                 now, saved, equal_nan=saved.dtype.kind in "fc"
@@ -784,7 +793,7 @@ def check_unmodified(case: Case, device: torch.device) -> None:
         # An in-place write that puts the same values back is still a write to the caller's
         # tensor (a view of it, or a tensor autograd saved, breaks): the version counter moved.
         # (A module's state is the module's own to update and put back.)
-        if id(now) not in held:
+        if path not in objects:
             assert now._version == version, f"{where}: it was written in place; work on a copy"
         # Compared on the CPU, the conjugate bit resolved, NaN equal to NaN.
         a, b = now.detach().cpu().resolve_conj(), values.cpu().resolve_conj()
@@ -867,7 +876,10 @@ def check_modes(case: Case, device: torch.device) -> None:
     facet: Modes = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
     module = facet.module(arguments)
-    module.train(case.label == "train")
+    module.train(case.label != "eval")
+    if case.label == "mixed":  # every other submodule in eval, the module itself in train
+        for index, submodule in enumerate(module.modules()):
+            submodule.training = index % 2 == 0
     flags = [m.training for m in module.modules()]
     first = _call(case, arguments)
     assert [m.training for m in module.modules()] == flags, (
