@@ -191,11 +191,32 @@ def test_compile_for_varying_batch_compiles_once(device, fresh_dynamo):
             f"the caller's tensor came back with new attributes {added}: torch._dynamo "
             "marked it; use torch.compile's public dynamic= setting, which marks nothing"
         )
+    default = inspect.signature(compile_for_varying_batch).parameters["backend"].default
+    assert default == "inductor", f"backend defaults to {default!r}, not torch's 'inductor'"
     assert backend.graphs == 1, (
         f"batch sizes 2, 3, 5 and 8 compiled {backend.graphs} graphs, expected 1: the default "
         "(dynamic=None) compiles a static graph and recompiles at the first new size, "
         "dynamic=False at every size; mark sizes dynamic from the first call"
     )
+
+
+# A backend registered under a name of its own (torch has no public registry): a name passed
+# on reaches it, where an answer that swaps names for "eager" never does. Cheaper than
+# telling "aot_eager" from "eager", which loads AOTAutograd.
+NAMED_BACKEND = "q38_counting_backend"
+NAMED_GRAPHS = []
+
+
+def named_backend():
+    if NAMED_BACKEND not in torch.compiler.list_backends(exclude_tags=None):
+
+        def counts(gm, example_inputs):
+            NAMED_GRAPHS.append(gm)
+            return gm.forward
+
+        torch._dynamo.register_backend(counts, name=NAMED_BACKEND)
+    NAMED_GRAPHS.clear()
+    return NAMED_BACKEND
 
 
 def flips_on_its_sum(x, weight):
@@ -207,10 +228,9 @@ def flips_on_its_sum(x, weight):
 
 def test_compile_for_varying_batch_allows_graph_breaks(device, fresh_dynamo):
     weight = torch.rand(3, 4, device=device)  # positive: the `if` goes the same way each time
-    backend = CountingBackend()
-    compiled = compile_for_varying_batch(flips_on_its_sum, backend=backend)
+    compiled = compile_for_varying_batch(flips_on_its_sum, backend=named_backend())
     graphs = []
-    for x in (torch.rand(n, 3, device=device) for n in (2, 3, 5)):
+    for x in (torch.rand(n, 3, device=device) for n in (2, 3)):
         try:
             out = compiled(x, weight)
         except Exception as error:
@@ -220,25 +240,15 @@ def test_compile_for_varying_batch_allows_graph_breaks(device, fresh_dynamo):
                 "graph breaks: compile it as torch.compile does by default (not fullgraph=True)"
             )
         assert_close(out, flips_on_its_sum(x, weight), "the compiled function computes fn")
-        graphs.append(backend.graphs)
+        graphs.append(len(NAMED_GRAPHS))
+    assert graphs[0] > 0, (
+        f"backend={NAMED_BACKEND!r}: the backend registered under that name compiled no graph; "
+        "pass the backend on to torch.compile as given, a name as well as a callable"
+    )
     assert graphs[0] > 1 and len(set(graphs)) == 1, (
-        f"graphs compiled after each of batch sizes 2, 3 and 5: {graphs}; a graph break splits "
+        f"graphs compiled after each of batch sizes 2 and 3: {graphs}; a graph break splits "
         "fn into graphs compiled at the first call, and none recompiles at a new size"
     )
-
-
-def test_compile_for_varying_batch_passes_a_named_backend_on(device, fresh_dynamo):
-    # "aot_eager" runs the graph through AOTAutograd: the output's grad_fn is a compiled
-    # function's, where "eager" (or no compile) leaves torch's own ReluBackward.
-    weight = torch.randn(3, 4, device=device, requires_grad=True)
-    compiled = compile_for_varying_batch(linear_relu, backend="aot_eager")
-    out = compiled(torch.randn(2, 3, device=device), weight)
-    assert "CompiledFunction" in type(out.grad_fn).__name__, (
-        f"with backend='aot_eager' the output's grad_fn is {type(out.grad_fn).__name__}, "
-        "not AOTAutograd's CompiledFunction: pass the backend on to torch.compile as given"
-    )
-    default = inspect.signature(compile_for_varying_batch).parameters["backend"].default
-    assert default == "inductor", f"backend defaults to {default!r}, not torch's 'inductor'"
 
 
 # ---------------------------------------------------------------- choose_mode
