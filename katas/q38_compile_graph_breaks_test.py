@@ -203,8 +203,9 @@ def test_compile_for_varying_batch_compiles_once(device, fresh_dynamo):
 # A backend registered under a name of its own (torch has no public registry): a name passed
 # on reaches it, where an answer that swaps names for "eager" never does. Cheaper than
 # telling "aot_eager" from "eager", which loads AOTAutograd.
-NAMED_BACKEND = "q38_counting_backend"
 NAMED_GRAPHS = []
+# torch keeps a registered name for the process: one name per import of this module.
+NAMED_BACKEND = f"q38_counting_backend_{id(NAMED_GRAPHS)}"
 
 
 def named_backend():
