@@ -44,7 +44,8 @@ synchronisation (`median_time`), and rewrite a function without graph breaks:
         return x + torch.relu(h)
 
 Rule for the whole kata: torch's public API only (`torch.compile`, `torch.compiler`), not
-`torch._dynamo`.
+`torch._dynamo` however it is reached: its functions (`mark_dynamic` and the like) are
+refused when called, and a tensor the caller passes must not be marked.
 """
 
 import time
@@ -89,6 +90,10 @@ def compile_for_varying_batch(
     - Sizes 0 and 1 are specialised whatever you ask (a size-1 dimension broadcasts), so a
       batch of 1 may compile once more: not part of the contract.
     - Compiles lazily, as torch.compile does: nothing before the first call.
+    - fn may have graph breaks: they split it into several graphs, as torch.compile does by
+      default (no fullgraph=True), and none of those recompiles at a new batch size.
+    - `backend` is passed on to torch.compile as given, a name ("eager", "aot_eager", ...)
+      or a callable.
 
     >>> compiled = compile_for_varying_batch(torch.sin, backend="eager")
     >>> [tuple(compiled(torch.zeros(n, 3)).shape) for n in (2, 5)]
@@ -138,13 +143,16 @@ def median_time(
       warm-up's included). synchronize=None means `torch.accelerator.synchronize` when
       `torch.accelerator.is_available()`, and nothing without an accelerator (CPU
       operations have finished when they return).
-    - warmup >= 0; repeats < 1 raises ValueError.
+    - The defaults are part of the contract: 3 warm-up calls, 10 timed ones, and the wall
+      clock `time.perf_counter` (a process-time clock leaves out the time spent waiting).
+    - warmup >= 0 is a precondition (a negative count is not tested); repeats < 1 raises
+      ValueError. The result is a float where clock returns floats.
 
-    >>> ticks = iter(range(100))  # a clock that advances by 1 at each reading
+    >>> ticks = iter(range(100))  # a clock that advances by 1.0 at each reading
     >>> work = torch.ones(3)
     >>> median_time(work.sum, warmup=1, repeats=3, synchronize=torch.cpu.synchronize,
-    ...             clock=lambda: next(ticks))
-    1
+    ...             clock=lambda: float(next(ticks)))
+    1.0
     """
     # TODO: warm up, then time each call between two synchronised clock readings.
     raise NotImplementedError
@@ -155,12 +163,14 @@ def clipped_residual(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """`clipped_residual_eager` (see the module docstring) rewritten without graph breaks.
 
-    - x: (B, D) floating tensor; weight: (D, D), same dtype and device; max_norm > 0.
+    - x: (B, D) floating tensor; weight: (D, D), same dtype and device; max_norm > 0, a
+      Python float that may be inf or more than x's dtype can hold (then h is never scaled).
     - Let h = x @ weight and norm = its 2-norm over all of h. If norm > max_norm, h is
       scaled by max_norm / norm; otherwise (norm == max_norm included) h is left as it is.
     - Returns (out, norm): out = x + relu(h), shape (B, D), with x's dtype and device; and
-      norm, the 0-dim norm of h before any scaling, returned instead of printed so the
-      caller can log it outside the compiled code.
+      norm, the 0-dim norm of h before any scaling, with x's dtype (as vector_norm returns
+      it, float16 for float16), returned instead of printed so the caller can log it
+      outside the compiled code.
     - Values and gradients (for x and weight) equal those of the eager version wherever
       h is not zero: when h is scaled, gradients flow through norm as they do there; when
       it is not (also at norm == max_norm exactly), no gradient flows through norm. That
@@ -169,9 +179,11 @@ def clipped_residual(
 
     Rules: no `.item()` or `.tolist()`, no `print`, no Python `if` or loop on a tensor's
     value: `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
+    `torch.cond` is allowed; the simulated device `sim` cannot run it (it traces its
+    branches with Dynamo even eagerly), so such an answer is checked on the CPU and CUDA.
     The norm with `torch.linalg.vector_norm`, not the deprecated `torch.norm` (nor
-    `Tensor.norm`, which calls it). Do not decorate the function with torch.compile: the
-    caller compiles it.
+    `Tensor.norm`, which calls it) nor `torch.linalg.norm` / `matrix_norm`. Do not decorate
+    the function with torch.compile: the caller compiles it.
 
     >>> x, weight = torch.ones(2, 3), torch.eye(3)
     >>> out, norm = clipped_residual(x, weight, max_norm=1.0)

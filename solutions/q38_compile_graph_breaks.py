@@ -84,10 +84,12 @@ def clipped_residual(
     norm = torch.linalg.vector_norm(h)
     # The branch becomes a select in the graph: the same condition as the eager `if`, so
     # at norm == max_norm the scale is exactly 1 and no gradient flows through norm (a
-    # clamp would pass one there). The select is on the divisor, not on the quotient: a
-    # branch torch.where does not take still backpropagates, and max_norm / norm's
-    # gradient overflows for a small norm (0 * inf = nan); max_norm / max_norm has none.
-    scale = max_norm / torch.where(norm > max_norm, norm, max_norm)
+    # clamp would pass one there). A branch torch.where does not take still
+    # backpropagates, and max_norm / norm's gradient overflows for a small norm
+    # (0 * inf = nan): the divisor is 1 where h is not scaled. max_norm stays a Python
+    # number, never a tensor of h's dtype: inf, or more than the dtype holds, never clips.
+    clipped = norm > max_norm
+    scale = torch.where(clipped, max_norm / torch.where(clipped, norm, 1.0), 1.0)
     # norm goes back to the caller as a tensor: logging it there keeps print and .item()
     # (both graph breaks) out of the compiled function.
     return x + torch.relu(h * scale), norm

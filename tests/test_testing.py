@@ -1139,3 +1139,26 @@ def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():
     # AD, and torch.jit.script's deprecation warning there must not fail the learner's test.
     _, tangent = torch.func.jvp(torch.sin, (torch.zeros(3),), (torch.ones(3),))
     assert torch.equal(tangent, torch.ones(3))
+
+
+def _keeps_the_branch_with_cond(x):
+    return torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: x.clone(), (x,))
+
+
+def _keeps_the_branch_with_where(x):
+    return torch.where(x.sum() > 0, x * 2, x)
+
+
+@pytest.mark.parametrize(
+    ("func", "skipped_on_sim"),
+    [(_keeps_the_branch_with_cond, True), (_keeps_the_branch_with_where, False)],
+    ids=["cond", "where"],
+)
+def test_skip_control_flow_on_sim_skips_torch_cond_there_only(func, skipped_on_sim):
+    testing.skip_control_flow_on_sim("cpu", func, torch.ones(2))  # never skips on the CPU
+    skipped = False
+    try:
+        testing.skip_control_flow_on_sim("sim", func, torch.ones(2))
+    except pytest.skip.Exception as skip:
+        skipped = "torch.cond" in str(skip)
+    assert skipped == skipped_on_sim

@@ -47,6 +47,7 @@ __all__ = [
     "same_device",
     "settings_kept",
     "settings_put_back",
+    "skip_control_flow_on_sim",
     "skip_unless_supported",
     "skip_without_float64",
 ]
@@ -210,6 +211,36 @@ def skip_unless_supported(device: torch.device | str, dtype: torch.dtype) -> Non
 def skip_without_float64(device: torch.device | str) -> None:
     """Skip a float64 check on a device without float64 (MPS)."""
     skip_unless_supported(device, torch.float64)
+
+
+# torch's control-flow operators: even called eagerly they trace their branches with
+# Dynamo, whose fake tensors cannot stand for a tensor subclass such as `sim`'s tensors.
+_CONTROL_FLOW = tuple((torch, name) for name in ("cond", "while_loop", "scan", "map"))
+_USES_CONTROL_FLOW: dict[Callable, bool] = {}
+
+
+def skip_control_flow_on_sim(device: torch.device | str, func: Callable, *cpu_args: Any) -> None:
+    """Skip the test on the simulated device when `func(*cpu_args)`, run once on the CPU,
+    calls torch.cond (or torch.while_loop): the simulated device cannot run them, so such
+    an answer is checked on the CPU and CUDA only."""
+    if torch.device(device).type != sim.NAME:
+        return
+    if func not in _USES_CONTROL_FLOW:
+        refused = "torch's control flow, which the simulated device cannot run"
+        try:
+            with forbidden_calls(*_CONTROL_FLOW, reason=refused):
+                func(*cpu_args)
+            _USES_CONTROL_FLOW[func] = False
+        except AssertionError as error:
+            _USES_CONTROL_FLOW[func] = refused in str(error)
+        except Exception:  # the test itself shows the answer's error
+            _USES_CONTROL_FLOW[func] = False
+    if _USES_CONTROL_FLOW[func]:
+        pytest.skip(
+            "the answer calls torch.cond or torch.while_loop, which trace their branches with "
+            "Dynamo even eagerly, and its fake tensors cannot stand for the simulated "
+            "device's tensors: checked on the CPU and CUDA only"
+        )
 
 
 # Where torch's builtins are spelled in its public API (their __module__ is internal).

@@ -1,5 +1,6 @@
 """Correct: a backend class that keeps the graphs, a lookup table of modes, one clock reading
-shared by consecutive timed calls with a median by hand, and the scale selected on h."""
+shared by consecutive timed calls with a median by hand, and the scale selected, then applied
+to h."""
 
 import itertools
 import time
@@ -88,5 +89,5 @@ def clipped_residual(
     norm = torch.linalg.vector_norm(h, ord=2)
     over = norm > max_norm
     safe_norm = torch.where(over, norm, torch.ones_like(norm))
-    h = torch.where(over, h * max_norm / safe_norm, h)
+    h = h * torch.where(over, max_norm / safe_norm, torch.ones_like(norm))
     return torch.add(x, F.relu(h)), norm
