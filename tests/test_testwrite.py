@@ -307,3 +307,24 @@ def test_the_best_score_is_kept_apart_from_the_katas_statuses(suite, capsys, tmp
     kept = Store.for_root(suite).read(STORE_KEY)[KATA.module]
     assert kept == {"caught": total, "total": total, "share": 1.0}
     assert KATA.module not in Store.for_root(suite).statuses()
+
+
+def test_whatever_the_child_writes_on_the_results_pipe_is_read_without_raising():
+    from torch_katas.grading.testwrite import read_results
+
+    token = "t0"
+
+    def line(**fields: object) -> bytes:
+        return (json.dumps({"token": token, **fields}) + "\n").encode()
+
+    genuine = line(event="result", result={"tests": 1})
+    assert read_results(genuine, token) == ({"tests": 1}, [])
+    for sent in (b"[" * 100_000 + b"\n", b"\xff{\n", b"1e999999\n", b'{"token": 1}\n'):
+        result, problems = read_results(sent + genuine, token)
+        assert result == {"tests": 1} and problems == [
+            "its results were not all written by the grader"
+        ], sent
+    # A result sent first by the tests, then the grader's: neither is kept.
+    forged = line(event="result", result={"tests": 9, "failures": {}})
+    result, problems = read_results(forged + genuine, token)
+    assert result is None and problems == ["its results held 2 results where the grader sends one"]

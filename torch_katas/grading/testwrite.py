@@ -141,16 +141,18 @@ def grade_kata(
         grade.reason = f"its tests {outcome.exceeded or f'ran past the {timeout:g} s limit'}"
         return grade, []
     result, problems = read_results(outcome.messages, token)
-    if result is None:
-        grade.reason = problems[0] if problems else "its tests' run reported nothing"
-        return grade, []
-    for answer, name in zip(answers, inside, strict=True):  # the child's names for them
-        answer.path = Path(name)
-    score = testwrite.judge(kata, answers, result)
+    if outcome.overflow:
+        problems.append(f"it wrote more than {sandbox.RESULTS_LIMIT // 2**20} MiB of results")
     flags = [Flag(text, "tampering", stub, kata.module) for text in problems]
     if problems:
         grade.verdict, grade.reason = status.FLAGGED, "; ".join(problems[:3])
         return grade, flags
+    if result is None:
+        grade.reason = "its tests' run reported nothing"
+        return grade, []
+    for answer, name in zip(answers, inside, strict=True):  # the child's names for them
+        answer.path = Path(name)
+    score = testwrite.judge(kata, answers, result)
     grade.passed, grade.total = len(score.caught), score.total
     grade.tests_run = [f"catches: {a.description}" for a in score.caught]
     if score.valid:
@@ -175,20 +177,30 @@ def grade_kata(
 
 
 def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[str]]:
-    """The child's result, and what its guards refused (each a problem to flag)."""
-    result, problems = None, []
+    """The child's result, and what its guards refused or its messages got wrong (each a
+    problem to flag). Nothing the child wrote makes this raise: a line that is not a grader's
+    message (malformed, nested past the parser, without the token) or a second result is
+    tampering."""
+    result: dict[str, Any] | None = None
+    problems: list[str] = []
+    results = 0
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             event = json.loads(line)
-        except ValueError:
-            return None, ["its results were not all written by the grader"]
-        if not isinstance(event, dict) or event.get("token") != token:
-            return None, ["its results were not all written by the grader"]
-        if event.get("event") == "result" and result is None:
-            result = event.get("result")
+            genuine = isinstance(event, dict) and event.get("token") == token
+        except Exception:  # RecursionError, MemoryError...: whatever a crafted line raises
+            genuine = False
+        if not genuine:
+            problems.append("its results were not all written by the grader")
+        elif event.get("event") == "result":
+            results += 1
+            result = event.get("result") if isinstance(event.get("result"), dict) else None
         elif event.get("event") == "refused":
             problems.append(str(event.get("text"))[:300])
-    return (result if isinstance(result, dict) else None), problems
+    if results > 1:  # the grader sends one: a first one sent by the tests would be kept
+        problems.append(f"its results held {results} results where the grader sends one")
+        result = None
+    return result, list(dict.fromkeys(problems))
 
 
 class Arm:
