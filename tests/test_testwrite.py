@@ -328,3 +328,51 @@ def test_whatever_the_child_writes_on_the_results_pipe_is_read_without_raising()
     forged = line(event="result", result={"tests": 9, "failures": {}})
     result, problems = read_results(forged + genuine, token)
     assert result is None and problems == ["its results held 2 results where the grader sends one"]
+
+
+HEAD = (
+    "import numpy as np\nimport pytest\nimport torch\n\nfrom katas.q01_fit_line import fit_line\n"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "from torch.testing import assert_close\nassert_close(torch.ones(1), torch.ones(1))\n",
+        "torch.testing.assert_close(torch.ones(1), torch.ones(1))\n",
+        "np.testing.assert_allclose(np.ones(1), np.ones(1))\n",
+        "from numpy.testing import assert_array_equal\n",
+        "class Run:\n    config = 1\n    session = 2\n\n\nassert Run().config + Run.session\n",
+        "@pytest.mark.parametrize('config', [1])\ndef test_x(config):\n    config.hook\n",
+        "def test_x(device):\n    with pytest.raises(ValueError, match='x') as caught:\n"
+        "        raise ValueError('x')\n    assert caught.value.args\n",
+        "@pytest.mark.slow\ndef test_y(device):\n    assert 1.0 == pytest.approx(1.0)\n",
+    ],
+)
+def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_allowed(body):
+    from torch_katas.grading import testwrite as graded
+
+    assert graded.check(HEAD + body, KATA, "t.py") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "pytest.importorskip('o' + 's')\n",
+        "from pytest import importorskip\n",
+        "getattr(pytest, 'importorskip')\n",
+        "pytest.MonkeyPatch().setattr('torch_katas.grading', None)\n",
+        "pytest.main(['-q'])\n",
+        "import pytest as p\np.register_assert_rewrite('x')\n",
+        "torch.testing._comparison\n",
+        "np.testing.run_threaded\n",
+        "def test_x(device):\n    with pytest.raises(ValueError) as caught:\n"
+        "        fit_line(None)\n    caught.getrepr()\n",
+        "def test_x(tmp_path_factory):\n    tmp_path_factory.config\n",
+        "def test_x(monkeypatch):\n    pass\n",
+    ],
+)
+def test_the_rest_of_pytest_and_what_pytest_hands_over_is_refused(body):
+    from torch_katas.grading import testwrite as graded
+
+    assert graded.check(HEAD + body, KATA, "t.py") != []
