@@ -161,9 +161,9 @@ class _Testing:
             if isinstance(node, ast.Name | ast.Attribute) and not (
                 isinstance(parent, ast.Attribute) and parent.value is node
             ):
-                dotted = self.dotted(node)
-                if dotted is not None:
-                    self.use(dotted, node)
+                chain = self.dotted(node)
+                if chain is not None:
+                    self.use(chain, node)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.handed_attribute(node.value.id, node.attr, node)
             if (
