@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import random
 import secrets
 import sys
 import tempfile
@@ -257,10 +258,13 @@ def grade_kata(
     files[testwrite.returned_file(kata)] = source
     with tempfile.TemporaryDirectory(prefix="katas-answers-") as folder:
         answers = testwrite.answers_for(root, kata, Path(folder), mutants=False)
+        # In an order of chance, each under the kata's name in a folder named by chance: neither
+        # the order, nor a name, nor a count of imports tells the reference or a correct
+        # answer from a mistake.
+        random.SystemRandom().shuffle(answers)
         inside = []
-        for number, answer in enumerate(answers):
-            # Named after the kata, as --answer-file takes them; nothing in a name tells which.
-            name = f"{ANSWERS}/{kata.module}__{number}.py"
+        for answer in answers:
+            name = f"{ANSWERS}/{secrets.token_hex(8)}/{kata.module}.py"
             files[name] = answer.path.read_bytes()
             inside.append(name)
     takehome.write_files(suite, files)
@@ -268,7 +272,7 @@ def grade_kata(
         "module": kata.module,
         "tests": testwrite.returned_file(kata),
         "answers": inside,
-        "complete": sum(not a.wrong for a in answers),
+        "complete": 0,  # the plan is readable: it may not say which answers are correct
         "pytest_args": pytest_args,
     }
     (suite / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
