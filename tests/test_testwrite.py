@@ -376,3 +376,19 @@ def test_the_rest_of_pytest_and_what_pytest_hands_over_is_refused(body):
     from torch_katas.grading import testwrite as graded
 
     assert graded.check(HEAD + body, KATA, "t.py") != []
+
+
+def test_nothing_in_the_order_or_the_paths_of_the_answers_tells_which_is_which(tmp_path):
+    from torch_katas.grading import testwrite as graded
+
+    kata = CATALOG["q13_cross_entropy"]
+    answers = testwrite.answers_for(ROOT, kata, tmp_path, mutants=False)
+    places = set()
+    for _ in range(20):
+        shuffled, paths = graded.layout(kata, answers)
+        assert sorted(map(id, shuffled)) == sorted(map(id, answers))
+        assert {Path(path).name for path in paths} == {f"{kata.module}.py"}
+        assert len({Path(path).parent for path in paths}) == len(paths)
+        places.add(next(n for n, a in enumerate(shuffled) if a.kind == "reference"))
+    # The reference sits at one place in all 20 layouts by a chance of (1/answers)**19.
+    assert len(places) > 1

@@ -33,6 +33,7 @@ from torch_katas.practice import testwrite
 __all__ = [
     "check",
     "grade_kata",
+    "layout",
     "main",
 ]
 
@@ -258,15 +259,9 @@ def grade_kata(
     files[testwrite.returned_file(kata)] = source
     with tempfile.TemporaryDirectory(prefix="katas-answers-") as folder:
         answers = testwrite.answers_for(root, kata, Path(folder), mutants=False)
-        # In an order of chance, each under the kata's name in a folder named by chance: neither
-        # the order, nor a name, nor a count of imports tells the reference or a correct
-        # answer from a mistake.
-        random.SystemRandom().shuffle(answers)
-        inside = []
-        for answer in answers:
-            name = f"{ANSWERS}/{secrets.token_hex(8)}/{kata.module}.py"
+        answers, inside = layout(kata, answers)
+        for answer, name in zip(answers, inside, strict=True):
             files[name] = answer.path.read_bytes()
-            inside.append(name)
     takehome.write_files(suite, files)
     plan = {
         "module": kata.module,
@@ -331,6 +326,18 @@ def grade_kata(
             for answer, test, why in score.rejected
         ]
     return grade, flags
+
+
+def layout(
+    kata: catalog.Kata, answers: list[testwrite.Answer]
+) -> tuple[list[testwrite.Answer], list[str]]:
+    """The answers in the order they run and the path of each in the suite's copy: an order
+    of chance, each under the kata's module name in a folder named by chance, so that neither
+    the order, nor a path, nor a count of imports tells the reference or a correct answer from
+    a mistake."""
+    shuffled = list(answers)
+    random.SystemRandom().shuffle(shuffled)
+    return shuffled, [f"{ANSWERS}/{secrets.token_hex(8)}/{kata.module}.py" for _ in shuffled]
 
 
 def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[str]]:
