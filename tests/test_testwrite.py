@@ -392,3 +392,59 @@ def test_nothing_in_the_order_or_the_paths_of_the_answers_tells_which_is_which(t
         places.add(next(n for n, a in enumerate(shuffled) if a.kind == "reference"))
     # The reference sits at one place in all 20 layouts by a chance of (1/answers)**19.
     assert len(places) > 1
+
+
+GC = "import pytest\nimport torch\n\nfrom katas.q01_fit_line import fit_line\n\n"
+GC += "_gc = pytest.importorskip('g' + 'c')\n"
+# Returned test modules that attacked the grading of testwrite take-homes, each with what the
+# grading must say: flagged, and for those that wrote on the results pipe a tampering flag.
+ATTACKS = {
+    # Writes a line nested past the JSON parser on the results pipe.
+    "crash": (
+        "import pytest\n\n_s = pytest.importorskip('s' + 'ys')\n"
+        "_o = pytest.importorskip('o' + 's')\n"
+        "if len(_s.argv) > 1 and _s.argv[1].isdigit():\n"
+        "    _o.write(int(_s.argv[1]), b'[' * 100000 + b'\\n')\n" + SHAPES_ONLY,
+        True,
+    ),
+    # Finds the results' sender through the garbage collector and sends a result of its own.
+    "forge": (
+        GC + "sends = [t for t in _gc.get_objects() if type(t).__name__ == 'function'\n"
+        "         and t.__qualname__ == 'sender.<locals>.send']\n"
+        "if sends:\n    sends[0]('result', result={'exit_code': 1, 'tests': 1,"
+        " 'collect_errors': [], 'failures': {}})\n" + SHAPES_ONLY,
+        True,
+    ),
+    # Finds the answer loop through the garbage collector: fails where it is not complete.
+    "gc": (
+        GC + "def test_loop(device):\n"
+        "    loops = [t for t in _gc.get_objects() if type(t).__name__ == 'AnswerLoop']\n"
+        "    if loops and loops[0].failures:\n"
+        "        assert list(loops[0].failures)[-1] in loops[0].complete\n" + SHAPES_ONLY,
+        False,
+    ),
+    # Reads the answer's file name from the traceback pytest.raises keeps.
+    "path": (
+        SHAPES_ONLY + "\n\nimport pytest\n\n\ndef test_path(device):\n"
+        "    with pytest.raises(Exception) as caught:\n"
+        "        fit_line(None, None)\n"
+        "    assert 'q01_fit_line.py' in str(caught.getrepr(style='short'))\n",
+        False,
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_each_attack_on_a_testwrite_takehome_is_flagged_and_the_grader_goes_on(
+    suite, tmp_path, attack
+):
+    source, tampers = ATTACKS[attack]
+    folder = tmp_path / attack
+    assert katas("--root", suite, "takehome", 1, "--mode", "testwrite", "--out", folder) == 0
+    (folder / "katas" / f"{KATA.module}_test.py").write_text(source)
+    code, graded = grade(suite, folder)
+    entry = graded[KATA.module]
+    assert code == 1 and entry["verdict"] == "flagged", entry
+    flags = json.loads((folder / "grading" / "report.json").read_text())["flags"]
+    assert any(flag["kind"] == "tampering" for flag in flags) == tampers, flags
