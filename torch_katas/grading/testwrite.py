@@ -4,10 +4,12 @@
 (`katas/<module>.py`, so a plain `pytest` runs the candidate's tests against it) and a test
 module to fill in (`katas/<module>_test.py`). Grading treats the returned test module as any
 returned answer: it is read against the policy for returned code first (the imports a test
-module needs added: pytest, the kata's module, the suite's testing helpers), then runs in the
+module needs added: the kata's module, the suite's testing helpers, and of pytest,
+torch.testing and numpy.testing only what TESTING lists), then runs in the
 same sandbox, under the same limits, with the same guards on what it reads and starts, in a
 fresh copy of the suite holding the reference, the correct answers in other styles and the
-curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation).
+curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation, in
+an order of chance and under paths that say nothing: layout()).
 The kata's verdict is the share of mistakes caught; a module that rejects a correct answer
 is graded as an error, with the answer it rejected.
 """
