@@ -152,6 +152,8 @@ def test_a_fix_is_judged_on_code_alone_and_where_it_is():
     # Comments and blank lines added change nothing.
     commented = right.replace("\nimport torch\n", "\nimport torch  # the fix is below\n\n\n")
     assert bughunt.judge(ROOT, hunt, commented).small
+    # Nor does the whole module formatted anew (quotes, wrapped lines, spacing).
+    assert bughunt.judge(ROOT, hunt, ast.unparse(ast.parse(right))).small
     # The mistaken lines untouched, other lines changed: a rewrite, whatever its size.
     elsewhere = hunt.handed_out.replace("import torch\n", "import torch as torch\n", 1)
     verdict = bughunt.judge(ROOT, hunt, elsewhere)
@@ -191,6 +193,11 @@ def test_a_takehome_of_bug_hunts_is_graded_bug_by_bug(tmp_path):
     assert verdicts["q18_bce_with_logits"].startswith("bug not found")
     assert report["score"] == 0.5  # a bug hunt counts when fixed, not by tests passed
     assert "bug found and fixed" in (folder / "grading" / "report.md").read_text()
+    # Fixed, but with a construct the policy refuses: flagged, and no word on the bug.
+    stub.write_text(fixed(root, hunts[KATA.module]) + "\nfrom torch.testing import assert_close\n")
+    katas("--root", root, "grade", folder, "--device", "cpu", *ROOT_OK)
+    flagged = json.loads((folder / "grading" / "report.json").read_text())["katas"][KATA.module]
+    assert flagged["verdict"] == "flagged" and "practice" not in flagged, flagged
 
 
 # -- the self-check: every module a hunt hands out is its mistake, as code -------------------

@@ -307,3 +307,144 @@ def test_the_best_score_is_kept_apart_from_the_katas_statuses(suite, capsys, tmp
     kept = Store.for_root(suite).read(STORE_KEY)[KATA.module]
     assert kept == {"caught": total, "total": total, "share": 1.0}
     assert KATA.module not in Store.for_root(suite).statuses()
+
+
+def test_whatever_the_child_writes_on_the_results_pipe_is_read_without_raising():
+    from torch_katas.grading.testwrite import read_results
+
+    token = "t0"
+
+    def line(**fields: object) -> bytes:
+        return (json.dumps({"token": token, **fields}) + "\n").encode()
+
+    genuine = line(event="result", result={"tests": 1})
+    assert read_results(genuine, token) == ({"tests": 1}, [])
+    for sent in (b"[" * 100_000 + b"\n", b"\xff{\n", b"1e999999\n", b'{"token": 1}\n'):
+        result, problems = read_results(sent + genuine, token)
+        assert result == {"tests": 1} and problems == [
+            "its results were not all written by the grader"
+        ], sent
+    # A result sent first by the tests, then the grader's: neither is kept.
+    forged = line(event="result", result={"tests": 9, "failures": {}})
+    result, problems = read_results(forged + genuine, token)
+    assert result is None and problems == ["its results held 2 results where the grader sends one"]
+
+
+HEAD = (
+    "import numpy as np\nimport pytest\nimport torch\n\nfrom katas.q01_fit_line import fit_line\n"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "from torch.testing import assert_close\nassert_close(torch.ones(1), torch.ones(1))\n",
+        "torch.testing.assert_close(torch.ones(1), torch.ones(1))\n",
+        "np.testing.assert_allclose(np.ones(1), np.ones(1))\n",
+        "from numpy.testing import assert_array_equal\n",
+        "class Run:\n    config = 1\n    session = 2\n\n\nassert Run().config + Run.session\n",
+        "@pytest.mark.parametrize('config', [1])\ndef test_x(config):\n    config.hook\n",
+        "def test_x(device):\n    with pytest.raises(ValueError, match='x') as caught:\n"
+        "        raise ValueError('x')\n    assert caught.value.args\n",
+        "@pytest.mark.slow\ndef test_y(device):\n    assert 1.0 == pytest.approx(1.0)\n",
+    ],
+)
+def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_allowed(body):
+    from torch_katas.grading import testwrite as graded
+
+    assert graded.check(HEAD + body, KATA, "t.py") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "pytest.importorskip('o' + 's')\n",
+        "from pytest import importorskip\n",
+        "getattr(pytest, 'importorskip')\n",
+        "pytest.MonkeyPatch().setattr('torch_katas.grading', None)\n",
+        "pytest.main(['-q'])\n",
+        "import pytest as p\np.register_assert_rewrite('x')\n",
+        "torch.testing._comparison\n",
+        "np.testing.run_threaded\n",
+        "def test_x(device):\n    with pytest.raises(ValueError) as caught:\n"
+        "        fit_line(None)\n    caught.getrepr()\n",
+        "def test_x(tmp_path_factory):\n    tmp_path_factory.config\n",
+        "def test_x(monkeypatch):\n    pass\n",
+    ],
+)
+def test_the_rest_of_pytest_and_what_pytest_hands_over_is_refused(body):
+    from torch_katas.grading import testwrite as graded
+
+    assert graded.check(HEAD + body, KATA, "t.py") != []
+
+
+def test_nothing_in_the_order_or_the_paths_of_the_answers_tells_which_is_which(tmp_path):
+    from torch_katas.grading import testwrite as graded
+
+    kata = CATALOG["q13_cross_entropy"]
+    answers = testwrite.answers_for(ROOT, kata, tmp_path, mutants=False)
+    places = set()
+    for _ in range(20):
+        shuffled, paths = graded.layout(kata, answers)
+        assert sorted(map(id, shuffled)) == sorted(map(id, answers))
+        assert {Path(path).name for path in paths} == {f"{kata.module}.py"}
+        assert len({Path(path).parent for path in paths}) == len(paths)
+        places.add(next(n for n, a in enumerate(shuffled) if a.kind == "reference"))
+    # The reference sits at one place in all 20 layouts by a chance of (1/answers)**19.
+    assert len(places) > 1
+
+
+GC = "import pytest\nimport torch\n\nfrom katas.q01_fit_line import fit_line\n\n"
+GC += "_gc = pytest.importorskip('g' + 'c')\n"
+# Returned test modules that attacked the grading of testwrite take-homes, each with what the
+# grading must say: flagged, and for those that wrote on the results pipe a tampering flag.
+ATTACKS = {
+    # Writes a line nested past the JSON parser on the results pipe.
+    "crash": (
+        "import pytest\n\n_s = pytest.importorskip('s' + 'ys')\n"
+        "_o = pytest.importorskip('o' + 's')\n"
+        "if len(_s.argv) > 1 and _s.argv[1].isdigit():\n"
+        "    _o.write(int(_s.argv[1]), b'[' * 100000 + b'\\n')\n" + SHAPES_ONLY,
+        True,
+    ),
+    # Finds the results' sender through the garbage collector and sends a result of its own.
+    "forge": (
+        GC + "sends = [t for t in _gc.get_objects() if type(t).__name__ == 'function'\n"
+        "         and t.__qualname__ == 'sender.<locals>.send']\n"
+        "if sends:\n    sends[0]('result', result={'exit_code': 1, 'tests': 1,"
+        " 'collect_errors': [], 'failures': {}})\n" + SHAPES_ONLY,
+        True,
+    ),
+    # Finds the answer loop through the garbage collector: fails where it is not complete.
+    "gc": (
+        GC + "def test_loop(device):\n"
+        "    loops = [t for t in _gc.get_objects() if type(t).__name__ == 'AnswerLoop']\n"
+        "    if loops and loops[0].failures:\n"
+        "        assert list(loops[0].failures)[-1] in loops[0].complete\n" + SHAPES_ONLY,
+        False,
+    ),
+    # Reads the answer's file name from the traceback pytest.raises keeps.
+    "path": (
+        SHAPES_ONLY + "\n\nimport pytest\n\n\ndef test_path(device):\n"
+        "    with pytest.raises(Exception) as caught:\n"
+        "        fit_line(None, None)\n"
+        "    assert 'q01_fit_line.py' in str(caught.getrepr(style='short'))\n",
+        False,
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_each_attack_on_a_testwrite_takehome_is_flagged_and_the_grader_goes_on(
+    suite, tmp_path, attack
+):
+    source, tampers = ATTACKS[attack]
+    folder = tmp_path / attack
+    assert katas("--root", suite, "takehome", 1, "--mode", "testwrite", "--out", folder) == 0
+    (folder / "katas" / f"{KATA.module}_test.py").write_text(source)
+    code, graded = grade(suite, folder)
+    entry = graded[KATA.module]
+    assert code == 1 and entry["verdict"] == "flagged", entry
+    flags = json.loads((folder / "grading" / "report.json").read_text())["flags"]
+    assert any(flag["kind"] == "tampering" for flag in flags) == tampers, flags

@@ -689,9 +689,10 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                 else:
                     grade, raised = grade_kata(kata, source, root, scratch, options, collection)
                 flags += raised
-                grade.practice = practice_verdict(root, record, kata, source, grade)
                 if findings:
                     apply_policy(grade, findings)
+                if grade.verdict != FLAGGED:  # a flagged module's verdict says so alone
+                    grade.practice = practice_verdict(root, record, kata, source, grade)
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             shown += f"; {grade.practice}" if grade.practice else ""

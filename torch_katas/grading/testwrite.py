@@ -4,10 +4,12 @@
 (`katas/<module>.py`, so a plain `pytest` runs the candidate's tests against it) and a test
 module to fill in (`katas/<module>_test.py`). Grading treats the returned test module as any
 returned answer: it is read against the policy for returned code first (the imports a test
-module needs added: pytest, the kata's module, the suite's testing helpers), then runs in the
+module needs added: the kata's module, the suite's testing helpers, and of pytest,
+torch.testing and numpy.testing only what TESTING lists), then runs in the
 same sandbox, under the same limits, with the same guards on what it reads and starts, in a
 fresh copy of the suite holding the reference, the correct answers in other styles and the
-curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation).
+curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation, in
+an order of chance and under paths that say nothing: layout()).
 The kata's verdict is the share of mistakes caught; a module that rejects a correct answer
 is graded as an error, with the answer it rejected.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import random
 import secrets
 import sys
 import tempfile
@@ -32,15 +35,58 @@ from torch_katas.practice import testwrite
 __all__ = [
     "check",
     "grade_kata",
+    "layout",
     "main",
 ]
 
-ANSWERS = "answers"  # in the kata's copy of the suite: every answer the tests run against
+ANSWERS = "answers"  # in the kata's copy of the suite: the folder of every answer's folder
 # What a test module may import beyond what the kata's answers may: the suite's helpers.
 HELPERS = {"testing", "op_families", "facets"}
+# What a test module may use of pytest, torch.testing and numpy.testing: the assertions and
+# the test's own markers. The rest reaches the run itself (importorskip imports any module,
+# MonkeyPatch().setattr("a.dotted.path") patches anything, main, hookimpl, register_assert_rewrite).
+TESTING = {
+    "pytest": {
+        "approx",
+        "deprecated_call",
+        "fail",
+        "fixture",
+        "mark",  # any marker: parametrize, skipif, xfail, slow...
+        "param",
+        "raises",
+        "skip",
+        "warns",
+        "xfail",
+    },
+    "torch.testing": {"assert_close", "make_tensor"},
+    "numpy.testing": {
+        "assert_allclose",
+        "assert_almost_equal",
+        "assert_approx_equal",
+        "assert_array_almost_equal",
+        "assert_array_almost_equal_nulp",
+        "assert_array_equal",
+        "assert_array_less",
+        "assert_array_max_ulp",
+        "assert_equal",
+        "assert_raises",
+        "assert_string_equal",
+        "assert_warns",
+    },
+}
+# What a test may read of what `with pytest.raises(...) as caught` binds: the exception, not
+# its traceback (frames, locals, the answer's file).
+CAUGHT_ATTRIBUTES = {"value", "type", "typename", "match", "errisinstance", "exconly", "list"}
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
-SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "monkeypatch"}
+SESSION_FIXTURES = {
+    "request",
+    "pytestconfig",
+    "pytester",
+    "testdir",
+    "monkeypatch",  # setattr("any.dotted.path", ...) patches what the policy never sees
+    "cache",
+}
 SESSION_ATTRIBUTES = {"config", "pluginmanager", "session", "ihook", "hook"}
 CHILD = (
     "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
@@ -50,12 +96,13 @@ CHILD = (
 
 def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding]:
     """What the policy for returned code refuses in a returned test module."""
-    extra = (*kata.imports, "pytest", "torch_katas", f"katas.{kata.module}")
+    extra = (*kata.imports, "pytest", "torch_katas", f"katas.{kata.module}", *TESTING)
     found = policy.check(source, extra, filename, kata.allow)
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError):
         return found
+    found += _Testing(tree).found
     allowed = {f"torch_katas.{name}" for name in HELPERS}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 1)
@@ -64,9 +111,6 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
                 if isinstance(arg, ast.arg) and arg.arg in SESSION_FIXTURES:
                     text = f"takes the fixture {arg.arg}, which reaches pytest's session"
                     found.append(policy.Finding(line, "session", text))
-        if isinstance(node, ast.Attribute) and node.attr in SESSION_ATTRIBUTES:
-            text = f"reads .{node.attr}, a part of pytest's session"
-            found.append(policy.Finding(line, "session", text))
         names: Iterable[str] = ()
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -79,7 +123,120 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
             if inside and not any(policy.within(name, helper) for helper in allowed):
                 text = f"imports {name} (of the harness, a test may import only {sorted(allowed)})"
                 found.append(policy.Finding(line, "import", text))
-    return sorted(found, key=lambda f: (f.line, f.rule, f.text))
+    unique = {(f.line, f.rule, f.text): f for f in found}
+    return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
+
+
+class _Testing:
+    """The names a test module uses of pytest, torch.testing and numpy.testing (TESTING), and
+    the attributes it reads of what pytest hands over (fixtures, what pytest.raises caught)."""
+
+    def __init__(self, tree: ast.Module):
+        self.found: list[policy.Finding] = []
+        self.imported: dict[str, str] = {}  # local name -> the dotted name it was imported as
+        self.handed: set[str] = set()  # names bound to fixtures or to what pytest.raises caught
+        self.caught: set[str] = set()  # names bound by `with pytest.raises(...) as name`
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.partition(".")[0]
+                    self.imported[local] = alias.name if alias.asname else local
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    dotted = f"{node.module}.{alias.name}"
+                    self.imported[alias.asname or alias.name] = dotted
+                    self.use(dotted, node)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.fixtures(node)
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                for item in node.items:
+                    called = item.context_expr
+                    target = item.optional_vars
+                    if isinstance(called, ast.Call) and isinstance(target, ast.Name):
+                        name = self.dotted(called.func)
+                        if name in ("pytest.raises", "pytest.warns", "pytest.deprecated_call"):
+                            self.caught.add(target.id)
+        parents = {
+            id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)
+        }
+        for node in ast.walk(tree):
+            parent = parents.get(id(node))
+            if isinstance(node, ast.Name | ast.Attribute) and not (
+                isinstance(parent, ast.Attribute) and parent.value is node
+            ):
+                chain = self.dotted(node)
+                if chain is not None:
+                    self.use(chain, node)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                self.handed_attribute(node.value.id, node.attr, node)
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in policy.NAMED_ATTRIBUTES
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            ):
+                base = self.dotted(node.args[0])
+                if base is not None:
+                    self.use(f"{base}.{node.args[1].value}", node)
+                if isinstance(node.args[0], ast.Name):
+                    self.handed_attribute(node.args[0].id, node.args[1].value, node)
+
+    def dotted(self, node: ast.expr) -> str | None:
+        """The dotted name an attribute chain stands for, where it starts at an import."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.imported:
+            return None
+        return ".".join([self.imported[node.id], *reversed(parts)])
+
+    def use(self, dotted: str, node: ast.AST) -> None:
+        for package, allowed in TESTING.items():
+            if policy.within(dotted, package):
+                part = dotted[len(package) + 1 :].partition(".")[0]
+                if part not in allowed:
+                    shown = f"{package}.{part}" if part else package
+                    listed = ", ".join(sorted(allowed))
+                    text = f"uses {shown} (of {package} a test may use only {listed})"
+                    self.found.append(policy.Finding(getattr(node, "lineno", 1), "testing", text))
+
+    def fixtures(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """The fixtures a test or fixture takes: its arguments, less those parametrized."""
+        decorators = [
+            self.dotted(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+        ]
+        if not node.name.startswith("test") and not any(
+            d is not None and policy.within(d, "pytest.fixture") for d in decorators
+        ):
+            return
+        parametrized: set[str] = set()
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and self.dotted(decorator.func) == "pytest.mark.parametrize"
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Constant)
+                and isinstance(decorator.args[0].value, str)
+            ):
+                parametrized |= {n.strip() for n in decorator.args[0].value.split(",")}
+        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+        self.handed |= {a.arg for a in arguments if a.arg not in parametrized | {"self", "cls"}}
+
+    def handed_attribute(self, name: str, attribute: str, node: ast.AST) -> None:
+        line = getattr(node, "lineno", 1)
+        if name in self.caught and attribute not in CAUGHT_ATTRIBUTES:
+            text = (
+                f"reads .{attribute} of what pytest.raises caught (a test may read only "
+                f"{', '.join(sorted(CAUGHT_ATTRIBUTES))})"
+            )
+            self.found.append(policy.Finding(line, "session", text))
+        elif name in self.handed and attribute in SESSION_ATTRIBUTES:
+            text = f"reads .{attribute} of the fixture {name}, a part of pytest's session"
+            self.found.append(policy.Finding(line, "session", text))
 
 
 # -- grading one kata ------------------------------------------------------------------------
@@ -104,18 +261,15 @@ def grade_kata(
     files[testwrite.returned_file(kata)] = source
     with tempfile.TemporaryDirectory(prefix="katas-answers-") as folder:
         answers = testwrite.answers_for(root, kata, Path(folder), mutants=False)
-        inside = []
-        for number, answer in enumerate(answers):
-            # Named after the kata, as --answer-file takes them; nothing in a name tells which.
-            name = f"{ANSWERS}/{kata.module}__{number}.py"
+        answers, inside = layout(kata, answers)
+        for answer, name in zip(answers, inside, strict=True):
             files[name] = answer.path.read_bytes()
-            inside.append(name)
     takehome.write_files(suite, files)
     plan = {
         "module": kata.module,
         "tests": testwrite.returned_file(kata),
         "answers": inside,
-        "complete": sum(not a.wrong for a in answers),
+        "complete": 0,  # the plan is readable: it may not say which answers are correct
         "pytest_args": pytest_args,
     }
     (suite / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
@@ -141,16 +295,18 @@ def grade_kata(
         grade.reason = f"its tests {outcome.exceeded or f'ran past the {timeout:g} s limit'}"
         return grade, []
     result, problems = read_results(outcome.messages, token)
-    if result is None:
-        grade.reason = problems[0] if problems else "its tests' run reported nothing"
-        return grade, []
-    for answer, name in zip(answers, inside, strict=True):  # the child's names for them
-        answer.path = Path(name)
-    score = testwrite.judge(kata, answers, result)
+    if outcome.overflow:
+        problems.append(f"it wrote more than {sandbox.RESULTS_LIMIT // 2**20} MiB of results")
     flags = [Flag(text, "tampering", stub, kata.module) for text in problems]
     if problems:
         grade.verdict, grade.reason = status.FLAGGED, "; ".join(problems[:3])
         return grade, flags
+    if result is None:
+        grade.reason = "its tests' run reported nothing"
+        return grade, []
+    for answer, name in zip(answers, inside, strict=True):  # the child's names for them
+        answer.path = Path(name)
+    score = testwrite.judge(kata, answers, result)
     grade.passed, grade.total = len(score.caught), score.total
     grade.tests_run = [f"catches: {a.description}" for a in score.caught]
     if score.valid:
@@ -174,21 +330,43 @@ def grade_kata(
     return grade, flags
 
 
+def layout(
+    kata: catalog.Kata, answers: list[testwrite.Answer]
+) -> tuple[list[testwrite.Answer], list[str]]:
+    """The answers in the order they run and the path of each in the suite's copy: an order
+    of chance, each under the kata's module name in a folder named by chance, so that neither
+    the order, nor a path, nor a count of imports tells the reference or a correct answer from
+    a mistake."""
+    shuffled = list(answers)
+    random.SystemRandom().shuffle(shuffled)
+    return shuffled, [f"{ANSWERS}/{secrets.token_hex(8)}/{kata.module}.py" for _ in shuffled]
+
+
 def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[str]]:
-    """The child's result, and what its guards refused (each a problem to flag)."""
-    result, problems = None, []
+    """The child's result, and what its guards refused or its messages got wrong (each a
+    problem to flag). Nothing the child wrote makes this raise: a line that is not a grader's
+    message (malformed, nested past the parser, without the token) or a second result is
+    tampering."""
+    result: dict[str, Any] | None = None
+    problems: list[str] = []
+    results = 0
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             event = json.loads(line)
-        except ValueError:
-            return None, ["its results were not all written by the grader"]
-        if not isinstance(event, dict) or event.get("token") != token:
-            return None, ["its results were not all written by the grader"]
-        if event.get("event") == "result" and result is None:
-            result = event.get("result")
+            genuine = isinstance(event, dict) and event.get("token") == token
+        except Exception:  # RecursionError, MemoryError...: whatever a crafted line raises
+            genuine = False
+        if not genuine:
+            problems.append("its results were not all written by the grader")
+        elif event.get("event") == "result":
+            results += 1
+            result = event.get("result") if isinstance(event.get("result"), dict) else None
         elif event.get("event") == "refused":
             problems.append(str(event.get("text"))[:300])
-    return (result if isinstance(result, dict) else None), problems
+    if results > 1:  # the grader sends one: a first one sent by the tests would be kept
+        problems.append(f"its results held {results} results where the grader sends one")
+        result = None
+    return result, list(dict.fromkeys(problems))
 
 
 class Arm:

@@ -369,6 +369,15 @@ def code_only(text: str) -> list[str]:
     return [line.rstrip() for line in lines if line.strip()]
 
 
+def normalised(text: str) -> list[str]:
+    """The module's code as `ast.unparse` writes it (one statement a line, one quote style,
+    no comments), so that reformatting is no change; as code_only where it does not parse."""
+    try:
+        return [line for line in ast.unparse(ast.parse(text)).splitlines() if line.strip()]
+    except (SyntaxError, ValueError, RecursionError):
+        return code_only(text)
+
+
 @dataclass
 class Fix:
     small: bool
@@ -412,7 +421,7 @@ def _places(old: list[str], new: list[str]) -> tuple[set[int], int]:
 
 def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
     """How the learner's module changes the handed-out one: small, or a rewrite."""
-    handed = code_only(hunt.handed_out)
+    handed = normalised(hunt.handed_out)
     chosen = [
         Mistake(root / mistakes.WRONG_ANSWERS / f"{n}{mistakes.SUFFIX}") for n in hunt.mistakes
     ]
@@ -424,10 +433,10 @@ def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
             text = handed_out(root, others, hunt.hidden, hunt.stub)
         else:
             text = baseline(root, hunt.kata, hunt.hidden, hunt.stub)
-        lines, count = _places(handed, code_only(text))
+        lines, count = _places(handed, normalised(text))
         spans.append({n + d for n in lines for d in (-1, 0, 1)})
         size += max(count, 1)
-    changed_at, changed = _places(handed, code_only(mine))
+    changed_at, changed = _places(handed, normalised(mine))
     untouched = [number for number, span in enumerate(spans) if not span & changed_at]
     small = not untouched and changed <= SIZE_FACTOR * size + SIZE_SLACK
     return Fix(small, changed, size, untouched)
@@ -436,7 +445,7 @@ def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
 def grade_words(root: Path, hunt: Hunt, returned: str, verdict: str) -> str:
     """Grading's verdict on a returned bug hunt, given its tests' verdict (a status word)."""
     what = "; ".join(described(root, hunt))
-    if code_only(returned) == code_only(hunt.handed_out):
+    if normalised(returned) == normalised(hunt.handed_out):
         return f"bug not found: the module is as handed out (the mistake: {what})"
     if verdict != status.SOLVED:
         return f"bug not fixed: its tests still fail (the mistake: {what})"

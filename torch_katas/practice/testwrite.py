@@ -196,6 +196,22 @@ score is the share of wrong answers some test of yours fails. Tests take the `de
 kata's functions as the module does now (`from katas.<module> import ...`), and may import
 torch, pytest and the suite's helpers (`torch_katas.testing`), nothing that reads files or
 starts processes. Return the folder (without `.venv`); only the test modules are graded.
+
+What a test module may use of the testing libraries, read on its code before it runs:
+
+- of pytest: `raises`, `warns`, `deprecated_call`, `approx`, `fail`, `skip`, `xfail`,
+  `param`, `fixture` and `mark` (`parametrize`, `skipif`, any marker); nothing else of it
+  (not `importorskip`, `MonkeyPatch`, `main`, hooks);
+- of `torch.testing`: `assert_close` and `make_tensor`; of `numpy.testing`: its `assert_...`
+  functions;
+- of what `with pytest.raises(...) as caught` binds: `value`, `type`, `typename`, `match`,
+  `errisinstance`, `exconly` (not the traceback);
+- fixtures: `device`, `tmp_path`, `capsys`, `recwarn` and the like, not those that reach
+  pytest's run (`request`, `pytestconfig`, `monkeypatch`, `cache`, `pytester`), and no
+  `.config`, `.session`, `.hook`, `.ihook` or `.pluginmanager` of a fixture (your own
+  objects may have attributes of those names).
+
+A test module that uses anything else is flagged for review.
 """
 
 
