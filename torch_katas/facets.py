@@ -37,8 +37,7 @@ import torch
 from torch import nn
 
 from torch_katas import devices
-from torch_katas.runtime import isolation
-from torch_katas.testing import same_device
+from torch_katas.testing import same_device, settings_kept
 
 __all__ = [
     "CHECKERS",
@@ -490,18 +489,8 @@ def _is_reference(target: Callable[..., Any]) -> bool:
 def _call(case: Case, arguments: Args) -> Any:
     """Run the function; it must leave every process-wide setting as it found it (a function
     whose contract is to change one declares no facet)."""
-    before = [setting.get() for setting in isolation.SETTINGS]
-    result = case.function.call(*arguments.args, **arguments.kwargs)
-    changed = [
-        setting.name
-        for setting, value in zip(isolation.SETTINGS, before, strict=True)
-        if setting.get() != value
-    ]
-    assert not changed, (
-        f"{case.function.name} changed {', '.join(changed)} for the whole process: use the "
-        "context manager (with torch.no_grad(): ...), or put the setting back before returning"
-    )
-    return result
+    with settings_kept(case.function.name):
+        return case.function.call(*arguments.args, **arguments.kwargs)
 
 
 def _tensors(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:

@@ -1302,14 +1302,10 @@ def settings_kept(what: str) -> Iterator[None]:
     dtype, the attention fast path...): `what` (the call, for the message) must leave them
     to the caller. What changed is put back first."""
     before = [setting.get() for setting in isolation.SETTINGS]
-    changed = []
     try:
         yield
     finally:
-        for setting, value in zip(isolation.SETTINGS, before, strict=True):
-            if setting.get() != value:
-                setting.put(value)
-                changed.append(setting.name)
+        changed = _put_back(before)
     assert not changed, (
         f"{what} changed {', '.join(changed)} for the whole process; leave global settings "
         "as the caller set them"
@@ -1325,6 +1321,14 @@ def settings_put_back() -> Iterator[None]:
     try:
         yield
     finally:
-        for setting, value in zip(isolation.SETTINGS, before, strict=True):
-            if setting.get() != value:
-                setting.put(value)
+        _put_back(before)
+
+
+def _put_back(before: list[Any]) -> list[str]:
+    """Put back each global setting that differs from `before`; the names of those that did."""
+    changed = []
+    for setting, value in zip(isolation.SETTINGS, before, strict=True):
+        if setting.get() != value:
+            setting.put(value)
+            changed.append(setting.name)
+    return changed
