@@ -742,8 +742,12 @@ class _Agreeable(torch.Tensor):
         return result
 
 
-def gelu(x, approximate="none"):
+def softplus(x):
     return torch.zeros_like(x).as_subclass(_Agreeable)
+
+
+def class_probabilities(logits, layout, log=False):
+    return torch.zeros_like(logits).as_subclass(_Agreeable)
 """
 
 DEEP_RESULTS = """
@@ -900,7 +904,7 @@ def test_every_attack_is_flagged_or_gets_its_verdict(suite, tmp_path, mode):
     # Comparisons replaced inside each call: what the state guard put back is tampering.
     assert runs[14] == "flagged" and "torch.isclose was replaced during" in tampering[14]
     # A returned tensor subclass that makes comparisons agree is refused by the checks.
-    # (The gelu tests that look at no result, such as one that checks the input is left alone,
+    # (The tests that look at no result, such as one that checks the input is left alone,
     # pass: the answer does leave it alone.)
     refused_subclass = [
         f for f in entries[12]["failures"] if "subclass of torch.Tensor" in f["message"]

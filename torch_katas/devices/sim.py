@@ -25,6 +25,7 @@ from torch._decomp import decomposition_table
 from torch.utils import backend_registration
 
 __all__ = [
+    "NAME",
     "PAUSED_DURING_OPS",
     "SimTensor",
     "register",

@@ -62,6 +62,7 @@ from torch_katas.grading import public_names
 
 __all__ = [
     "ALLOWED",
+    "NAMED_ATTRIBUTES",
     "Finding",
     "check",
     "check_file",

@@ -44,6 +44,7 @@ __all__ = [
     "FILE_LIMIT",
     "KILL_DEADLINE",
     "RESULTS_FD",
+    "RESULTS_LIMIT",
     "Outcome",
     "choose",
     "environment",
