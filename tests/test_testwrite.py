@@ -206,7 +206,8 @@ def test_a_testwrite_takehome_is_graded_by_the_share_of_mistakes_caught(suite, t
     assert entry["reason"] == f"caught {plain} of {plain} mistakes (100 %)"
     # Shapes alone catch few.
     entry = graded[KATA.module]
-    assert code == 1 and entry["verdict"] == "partly solved" and entry["passed"] < total / 2
+    assert code == 1 and entry["verdict"] in ("partly solved", "not started"), entry
+    assert entry["passed"] < total / 2
     (missed,) = entry["failures"]
     assert len(missed["tests"]) == total - entry["passed"]
 
