@@ -353,14 +353,19 @@ def test_rejects_a_target_of_any_other_dtype(device, task):
             )
 
 
-# (output's shape, target shapes that broadcast against it but are not the task's shape)
+# (output's shape, target shapes that are not the task's shape: some broadcast against it,
+# some hold as many elements in another layout, such as [T, B] for [B, T])
 BROADCASTING = {
     "element-wise": [
-        ((4, 3), [(3,), (1,), (), (1, 3), (4, 1), (1, 1), (1, 4, 3)]),
+        ((4, 3), [(3,), (1,), (), (1, 3), (4, 1), (1, 1), (1, 4, 3), (3, 4), (12,), (2, 6)]),
         ((4, 1), [(4,), (1, 4)]),
         ((4,), [(4, 1), (1,), ()]),
     ],
-    "multiclass": [((4, 3), [(1,), (), (4, 1), (1, 4)]), ((2, 3, 5), [(1, 5), (5,), (2, 1)])],
+    "multiclass": [
+        ((4, 3), [(1,), (), (4, 1), (1, 4), (2, 2)]),
+        ((2, 3, 5), [(1, 5), (5,), (2, 1), (5, 2), (10,)]),
+        ((2, 3, 4, 5), [(2, 5, 4), (4, 2, 5)]),
+    ],
 }
 
 
@@ -377,19 +382,23 @@ def test_rejects_a_target_that_only_broadcasts(device, task):
                 pytest.fail(
                     f"{task}: a target {target_shape} against an output {output_shape} "
                     "should raise ValueError: the shapes must be equal (for multiclass, "
-                    "output's without dim 1), not merely broadcastable"
+                    "output's without dim 1), not merely broadcastable or of the same size"
                 )
 
 
 @pytest.mark.parametrize("task", list(BUILTIN))
 def test_empty_output_gives_the_builtins_nan(device, task):
     output, target = PAIRS[task]((0, 3), device)
+    output.requires_grad_()
     loss = task_loss(task, output, target)
     check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the loss")
     assert loss.isnan(), (
         f"{task} of an empty output is the mean of no elements: nan, as {BUILTIN[task].__name__} "
         f"gives it; got {loss.item()}"
     )
+    assert loss.requires_grad, f"{task} of an empty output is still differentiable in output"
+    loss.backward()
+    assert output.grad is not None and output.grad.shape == output.shape
 
 
 @pytest.mark.parametrize("task", list(BUILTIN))
@@ -588,14 +597,16 @@ def test_cross_entropy_rejects_a_target_or_mask_that_only_broadcasts(device):
     good = {"target": torch.zeros(2, 3, dtype=torch.int64, device=device)}
     good["mask"] = torch.ones(2, 3, dtype=torch.bool, device=device)
     for name in good:
-        for shape in [(2, 1), (1, 3), (3,), (1,), (), (1, 1), (1, 2, 3), (2, 3, 1)]:
+        # Shapes that broadcast to [2, 3], and ones of 6 elements in another layout ([T, B]).
+        for shape in [(2, 1), (1, 3), (3,), (1,), (), (1, 1), (1, 2, 3), (2, 3, 1), (3, 2), (6,)]:
             given = dict(good)
             given[name] = torch.zeros(shape, dtype=good[name].dtype, device=device)
             with raises(ValueError):
                 masked_cross_entropy(logits, given["target"], given["mask"])
                 pytest.fail(
                     f"a {name} {shape} with logits [2, 3, 4] should raise ValueError: its "
-                    "shape must be exactly [B, T], not one that broadcasts to it"
+                    "shape must be exactly [B, T], not one that broadcasts to it or holds as "
+                    "many elements"
                 )
 
 
