@@ -151,7 +151,14 @@ def test_rank_loader_refuses_a_rank_outside_the_world(device, rank):
 
 def test_rank_loader_leaves_the_global_random_state_alone(device):
     state = torch.get_rng_state()
+    # torch.manual_seed reseeds every CUDA generator too.
+    cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
     rank_loader(indexed(16, device), 4, 1, 2, epoch=3, seed=5)
+    cuda_now = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+    assert all(torch.equal(a, b) for a, b in zip(cuda_now, cuda_states, strict=True)), (
+        "the call reseeded a CUDA generator (torch.manual_seed seeds them all): draw the "
+        "permutation from a torch.Generator of its own"
+    )
     assert torch.equal(torch.get_rng_state(), state), (
         "the call changed the global random state (torch.manual_seed or a draw from the "
         "global generator): draw the permutation from a torch.Generator of its own"
@@ -307,6 +314,30 @@ def test_average_gradients_to_the_precision_of_their_dtype(device, dtype):
         )
 
 
+def test_average_gradients_changes_nothing_but_gradients(device):
+    skip_unless_gloo(device)
+
+    def rank_step(rank, group):
+        # Replicas that differ (as they would if ranks drifted): only .grad may change.
+        model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).to(device)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(rank)
+                p.grad = torch.ones_like(p)
+            for b in model.buffers():
+                if b.is_floating_point():
+                    b.add_(rank)
+        before = {k: v.clone() for k, v in model.state_dict().items()}
+        average_gradients(model, group)
+        changed = [k for k, v in model.state_dict().items() if not torch.equal(v, before[k])]
+        assert not changed, (
+            f"rank {rank}: average_gradients changed {changed}; it averages gradients "
+            "only, never the parameters or buffers themselves"
+        )
+
+    on_ranks(2, rank_step)
+
+
 # ------------------------------------------------------------------ global_mean
 
 
@@ -393,6 +424,18 @@ def test_global_mean_rounds_once(device, dtype, sizes):
             f"rank {rank}: got {got.item()}, the mean of {sum(sizes)} {dtype} values is "
             f"{exact.item():.6g}, rounded once: {exact.to(dtype).item()}; hold the sum in "
             "float32 and the count as an integer, not in the values' dtype"
+        )
+
+
+def test_global_mean_sum_may_pass_the_dtypes_largest(device):
+    skip_unless_gloo(device)
+    skip_unless_supported(device, torch.float16)
+    # The sum, 160000, is past float16's largest (65504); the mean, 40000, is not.
+    shards = [torch.full((2,), 40000.0, dtype=torch.float16, device=device) for _ in range(2)]
+    for rank, got in enumerate(means_on_ranks(shards)):
+        assert got.item() == 40000.0, (
+            f"rank {rank}: got {got.item()} for a mean of 40000: hold the sum of float16 "
+            "values in float32 or more, not in float16"
         )
 
 
