@@ -1,4 +1,4 @@
-"""A recursive walk over named_children collecting no-decay ids in a set, then a partition by filter."""
+"""A recursive walk over named_children collecting no-decay ids, then a partition by filter."""
 
 import torch
 from torch import nn

@@ -1,4 +1,4 @@
-"""The factor as a frozen dataclass with __call__, validated in __post_init__; the loop via a helper."""
+"""The factor as a frozen dataclass with __call__, checked in __post_init__; a step helper."""
 
 import math
 from collections.abc import Callable, Iterable

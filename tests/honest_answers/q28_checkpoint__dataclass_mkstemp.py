@@ -1,4 +1,4 @@
-"""A dataclass snapshot with to_dict/restore, written through a mkstemp file object and try/except cleanup."""
+"""A dataclass snapshot taken and restored, saved through a mkstemp file object."""
 
 import os
 import random

@@ -1,4 +1,4 @@
-"""Norms of concatenated gradients in a walrus dict comprehension; the clip factor by torch.minimum."""
+"""Norms of concatenated gradients in a walrus dict comprehension; the clip by torch.minimum."""
 
 from collections.abc import Iterable
 

@@ -1,4 +1,4 @@
-"""Layers chained with itertools, std table of lambdas, activation stds recorded by forward hooks."""
+"""Layers chained by itertools, a table of std lambdas, activation stds taken by forward hooks."""
 
 import itertools
 import math
