@@ -26,12 +26,13 @@ class MLP(nn.Module):
       `lambda: nn.LeakyReLU(0.1)`; called once for each hidden layer, in order, while the
       model is built (never in forward): hidden layer i is followed by the module that the
       i-th call returned, and by no other.
-    - dropout: probability p in [0, 1) of zeroing each hidden unit, scaling the kept ones
-      by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
+    - dropout: probability p in [0, 1) of zeroing each hidden unit (not of keeping it),
+      scaling the kept ones by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
       (`model.train()`, the default for a new module) and off in `model.eval()`.
 
     forward(x): x has shape [..., in_features] (any number of leading dims, including 0 or
-    an empty batch) and the dtype/device of the model's parameters. Every Linear layer but
+    an empty batch; any strides: a transposed or sliced view works too) and the dtype/device
+    of the model's parameters. Every Linear layer but
     the last is followed by the activation, then dropout; the last Linear's output is
     returned as is (no activation): shape [..., out_features].
 

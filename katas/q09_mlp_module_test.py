@@ -117,8 +117,10 @@ def test_each_hidden_layer_has_the_activation_made_for_it(device):
     )
 
 
-def test_training_forward_is_linear_activation_dropout(device):
-    p = 0.5
+# Not 0.5, where keeping each unit with probability p and scaling by 1 / p (p read as the
+# keep probability) looks the same as dropping with probability p and scaling by 1 / (1 - p).
+@pytest.mark.parametrize("p", [0.2, 0.7])
+def test_training_forward_is_linear_activation_dropout(device, p):
     model = MLP([6, 40, 30, 4], activation=nn.Tanh, dropout=p).to(device)
     layers = linear_layers(model)
     seen = {}
@@ -137,9 +139,10 @@ def test_training_forward_is_linear_activation_dropout(device):
     for i in (1, 2):  # the input of each Linear after the first is a hidden layer's output
         hidden, before = seen[f"in{i}"], torch.tanh(seen[f"out{i - 1}"])
         kept = hidden != 0
-        assert 0.3 < kept.float().mean().item() < 0.7, (
+        assert abs(kept.float().mean().item() - (1 - p)) < 0.1, (
             f"hidden layer {i}: {kept.float().mean().item():.0%} of the units survived "
-            f"dropout with p={p}; dropout must be active in training mode"
+            f"dropout with p={p}, expected about {1 - p:.0%}: dropout must be active in "
+            "training mode, and p is the probability of zeroing a unit, not of keeping it"
         )
         assert_close(
             hidden[kept],
@@ -177,6 +180,29 @@ def test_dropout_is_random_in_training_and_off_in_eval(device):
     model.train()
     with torch.no_grad():
         assert not torch.allclose(model(x), third), "model.train() should switch dropout back on"
+
+
+# Views of shape [2, 3, 4]: batch dims that view(-1, 4) cannot merge, or every other feature.
+NON_CONTIGUOUS = {
+    "batch-dims-transposed": lambda device: torch.randn(3, 2, 4, device=device).transpose(0, 1),
+    "features-strided": lambda device: torch.randn(2, 3, 8, device=device)[..., ::2],
+}
+
+
+@pytest.mark.parametrize("make", NON_CONTIGUOUS.values(), ids=NON_CONTIGUOUS.keys())
+def test_forward_takes_a_non_contiguous_input(device, make):
+    model = MLP([4, 8, 3]).to(device).eval()
+    x = make(device)
+    with torch.no_grad():
+        out = model(x)
+    check_tensor(out, shape=(2, 3, 3), dtype=torch.float32, device=device, name="MLP output")
+    assert_close(
+        out,
+        by_hand(model, x),
+        "x may be any view of shape [..., in_features] (a transposed or sliced tensor): "
+        "nn.Linear takes any leading dims as they are; x.view(-1, in_features) fails on a "
+        "view whose batch dims cannot be merged (reshape or flatten copies where needed)",
+    )
 
 
 def test_without_dropout_training_and_eval_agree(device):

@@ -22,7 +22,9 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
 
     - sizes: [in_features, hidden..., out_features], at least two ints.
     - Layout: Linear(sizes[0], sizes[1]), ReLU(), Linear(sizes[1], sizes[2]), ReLU(), ...,
-      Linear(sizes[-2], sizes[-1]): no ReLU after the last Linear. So the Linear layers sit
+      Linear(sizes[-2], sizes[-1]): no ReLU after the last Linear. The ReLUs are `nn.ReLU()`,
+      out of place: a Linear's output stays as the Linear computed it (a forward hook on the
+      Linear sees it so), where `nn.ReLU(inplace=True)` would overwrite it. So the Linear layers sit
       at the even indices 0, 2, 4, ... and the state_dict keys are "0.weight", "0.bias",
       "2.weight", ...
     - Raises ValueError if sizes has fewer than two entries.
@@ -41,7 +43,8 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
 class MultiHead(nn.Module):
     """A shared trunk with one Linear head per task.
 
-    - `self.trunk = nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU())`
+    - `self.trunk = nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU())`, the ReLU out
+      of place as in make_mlp.
     - `self.heads`: an nn.ModuleDict mapping each name of `heads` to
       `nn.Linear(hidden, heads[name])`, in the order of `heads`.
     - state_dict keys: "trunk.0.weight", "trunk.0.bias", "heads.<name>.weight",
@@ -50,7 +53,8 @@ class MultiHead(nn.Module):
     forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
     [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
     per forward (its Linear computes once, whether the trunk is called as `self.trunk(x)`
-    or otherwise) and every head reads its result. A head added later
+    or otherwise) and every head reads its result, with its graph: a loss on any head's
+    output sends gradients into the trunk (every head trains it). A head added later
     (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the output too.
 
     >>> model = MultiHead(10, 32, {"label": 5, "box": 4})
@@ -70,8 +74,10 @@ class MultiHead(nn.Module):
 class ResidualStack(nn.Module):
     """`depth` residual blocks applied in turn: x = x + relu(block(x)).
 
-    - `self.blocks`: an nn.ModuleList of `depth` separate `nn.Linear(dim, dim)` layers (each
-      with its own weights), state_dict keys "blocks.<i>.weight" and "blocks.<i>.bias".
+    - `self.blocks`: an nn.ModuleList of `depth` separate `nn.Linear(dim, dim)` layers, each
+      with its own weights, initialised independently as each new nn.Linear draws them (not
+      copies of one layer, which would start every block equal); state_dict keys
+      "blocks.<i>.weight" and "blocks.<i>.bias".
     - depth may be 0: no blocks, and forward returns its input unchanged.
     - forward(x): x of shape [..., dim]; returns the same shape. x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's

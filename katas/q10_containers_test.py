@@ -88,6 +88,29 @@ def test_every_layer_is_a_module_of_its_own(device):
         assert not shared, f"two models built by {what} share a module; build each afresh"
 
 
+@pytest.mark.parametrize(
+    "make",
+    [lambda: make_mlp([4, 8, 8, 3]), lambda: MultiHead(4, 8, {"a": 2}).trunk],
+    ids=["make_mlp", "MultiHead.trunk"],
+)
+def test_relus_leave_each_linear_output_as_it_was(device, make):
+    model = make().to(device)
+    seen = []
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            layer.register_forward_hook(
+                lambda module, args, output: seen.append((output, output.detach().clone()))
+            )
+    model(torch.randn(6, 4, device=device) * 3)
+    assert seen, "the model should run its Linear layers as modules"
+    for index, (output, original) in enumerate(seen):
+        assert torch.equal(output.detach(), original), (
+            f"the output of Linear {index} was overwritten after it was computed: the ReLUs "
+            "are nn.ReLU(), out of place; nn.ReLU(inplace=True) changes the tensor a hook "
+            "(or anything else holding the Linear's output) sees"
+        )
+
+
 @pytest.mark.parametrize("sizes", [[4], []], ids=str)
 def test_make_mlp_rejects_fewer_than_two_sizes(device, sizes):
     with raises(ValueError):
@@ -134,6 +157,28 @@ def test_multihead_runs_the_trunk_then_each_head(device):
         check_tensor(out[name], shape=(3, 2, n), dtype=torch.float32, device=device, name=name)
         expected = features @ state[f"heads.{name}.weight"].T + state[f"heads.{name}.bias"]
         assert_close(out[name], expected, f"head {name!r} output is wrong")
+
+
+def test_every_head_sends_gradients_into_the_trunk(device):
+    model = MultiHead(6, 16, HEADS).to(device)
+    state = random_state(multihead_shapes(6, 16, HEADS), device)
+    load(model, state)
+    x = torch.randn(5, 6, device=device)
+    outputs = model(x)
+    trunk = model.trunk[0].weight
+    weight = state["trunk.0.weight"].clone().requires_grad_()
+    features = torch.relu(x @ weight.T + state["trunk.0.bias"])
+    for name in HEADS:
+        (grad,) = torch.autograd.grad(
+            outputs[name].square().sum(), trunk, retain_graph=True, allow_unused=True
+        )
+        assert grad is not None, (
+            f"a loss on head {name!r} sends no gradient into the trunk: every head reads the "
+            "trunk's result with its graph (not .detach()), so every head trains the trunk"
+        )
+        head = features @ state[f"heads.{name}.weight"].T + state[f"heads.{name}.bias"]
+        (expected,) = torch.autograd.grad(head.square().sum(), weight, retain_graph=True)
+        assert_close(grad, expected, f"the trunk's gradient from head {name!r}")
 
 
 def test_multihead_includes_a_head_added_later(device):
@@ -185,6 +230,12 @@ def test_residual_stack_registers_separate_blocks(device, depth):
         f"holds {count}: create a new nn.Linear for every block (`[layer] * depth` repeats one)"
     )
     assert sorted(model.state_dict()) == sorted(stack_shapes(5, depth))
+    weights = [block.weight.detach() for block in model.blocks]
+    equal = [(i, j) for i in range(depth) for j in range(i) if torch.equal(weights[i], weights[j])]
+    assert not equal, (
+        f"blocks {equal} start with the same weights: create each block as a new "
+        "nn.Linear(dim, dim), initialised independently, not as copies of one layer"
+    )
 
 
 @pytest.mark.parametrize("depth", [1, 3])

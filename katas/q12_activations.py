@@ -45,10 +45,13 @@ def softplus(x: torch.Tensor) -> torch.Tensor:
     - Rule: values and gradients are finite and correct for every finite x, 0 included
       (sigmoid(0) = 0.5): within a relative 1e-5 (float32) or 1e-10 (float64) of the exact
       log(1 + exp(x)) and sigmoid(x). exp(x) overflows to inf above about 88 in float32 (try
-      ±100 and ±1e4); returning x for large x is fine where log1p(exp(-x)) is below that
-      (F.softplus switches at 20, just within it for float64; 40 is safe). Where the result
-      is tiny (about exp(x) for very negative x), it and its gradient are accurate relative
-      to their size down to the dtype's smallest normal number, not rounded to 0.
+      ±100 and ±1e4); returning x (gradient 1) for large x is fine where exp(-x) is below
+      that tolerance: above about 12 in float32 and 24 in float64 (F.softplus switches at
+      20, too early for float64, where 1 - sigmoid(20.5) is 1.25e-9; 40 is safe for both).
+      Where the result is tiny (about exp(x) for very negative x), it and its gradient are
+      accurate relative to their size down to the dtype's smallest normal number, not
+      rounded to 0 (exp(x) alone, without the log1p, is within the tolerance only below
+      about -11 in float32 and -23 in float64).
     - Hint: max(x, 0) + log1p(exp(-|x|)) is stable, but at x = 0 relu, clamp and abs send a
       gradient of 0 or 1 where the max's should be 0.5 (torch.maximum splits it at a tie).
 
@@ -75,6 +78,8 @@ def mlp(features: int, hidden: int, classes: int) -> nn.Sequential:
       (`approximate="tanh"`).
     - The output is raw logits, shape [N, classes] for input [N, features]: no softmax at
       the end (the loss applies it).
+    - Rule: each call builds its own layers and activation modules: two models share no
+      module (a hook on one model's ReLU fires for that model only).
     - Rule: every parameter is on torch's default device, in torch's default dtype (float64
       under torch.set_default_dtype(torch.float64)), initialised as nn.Linear creates it
       (uniform in ±1/sqrt(in_features)): pass no device or dtype, redraw nothing.
@@ -106,8 +111,11 @@ class PreActivationBlock(nn.Module):
       (`self.fc1(...)`, so forward hooks see them); the ReLUs are calls in forward
       (`F.relu`, `torch.relu`, a tensor method), not registered modules.
     - Rule: the ReLU on fc1's output works in place on that tensor (`F.relu(h,
-      inplace=True)` or `h.relu_()`): nothing else needs it, and fc2 reads that same tensor
-      (a ReLU out of place whose result is copied back allocates the second tensor anyway).
+      inplace=True)` or `h.relu_()`): nothing else needs it, and fc2 reads that same tensor.
+      No second floating tensor of its size is allocated: a ReLU out of place whose result
+      is copied back (`h.copy_(F.relu(h))`, `h[:] = ...`) allocates one, and so does
+      `h.clamp_(min=0)`, in place but with a backward that needs its input, which autograd
+      then copies first (relu's backward needs only its result).
     - Rule: fc1 and fc2 are in torch's default dtype (pass no dtype).
     - The ReLU on x works out of place: the skip connection adds x itself, the caller's x
       stays as it was, and backward works when the op that made x saved it (x a leaf that
@@ -139,11 +147,15 @@ def class_probabilities(logits: torch.Tensor, layout: str, log: bool = False) ->
     - Returns a tensor of the logits' shape, dtype and device: probabilities that sum to 1
       along the class dimension (or their logs). Any floating dtype: float16 and bfloat16
       logits give a float16 or bfloat16 result (computing in float32 inside is fine; cast
-      back), within a few roundings of that dtype.
-    - Finite and correct for logits far apart (a gap of 1000) or large (1000): exp(1000)
-      overflows to inf unless the largest logit is subtracted first, and with log=True,
-      log(softmax(...)) underflows to log(0) = -inf. Log-probabilities are compared with an
-      absolute tolerance of a few roundings of the logits' size (x - logsumexp(x) is fine).
+      back), within a few roundings of that dtype. Gradients flow to `logits` (the result
+      feeds a loss), and the caller's `logits` are not modified, for any dtype and either
+      value of `log`.
+    - Finite and correct, in every floating dtype, for logits far apart (a gap of 1000) or
+      large (1000): exp(1000) overflows to inf unless the largest logit is subtracted first,
+      and with log=True, log(softmax(...)) underflows to log(0) = -inf (in float32 too, so
+      a float16 result computed as the log of a float32 softmax is -inf as well).
+      Log-probabilities are compared with an absolute tolerance of a few roundings of the
+      logits' size (x - logsumexp(x) is fine).
     - Raises ValueError if layout does not have one letter per dimension of `logits`, or has
       no "C" or more than one.
 

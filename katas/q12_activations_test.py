@@ -14,6 +14,7 @@ from torch_katas.testing import (
     check_tensor,
     default_dtype,
     forbidden_ops,
+    largest_result,
     raises,
     skip_unless_supported,
 )
@@ -152,16 +153,34 @@ def test_mlp_is_a_sequential_of_layers_and_activation_modules(device):
 
 
 def test_mlp_parameters_are_initialised_as_nn_linear_does(device):
+    # fan_in differs from fan_out in the first and last layers (16 -> 64 and 64 -> 32), so a
+    # bound from the wrong one is too narrow or too wide.
     with torch.device(device):
-        net = mlp(64, 64, 64)
-    for name, parameter in net.named_parameters():
+        net = mlp(16, 64, 32)
+    for index in (0, 2, 4):
+        layer = net[index]
         # nn.Linear draws weight and bias uniformly from +-1/sqrt(in_features).
-        bound = 1 / math.sqrt(64)
-        spread = parameter.detach().std().item() * math.sqrt(3)
-        assert parameter.abs().max() <= bound and 0.7 * bound < spread < 1.3 * bound, (
-            f"{name} should be initialised as nn.Linear does it, uniform in +-{bound} "
+        bound = 1 / math.sqrt(layer.in_features)
+        values = torch.cat([layer.weight.detach().flatten(), layer.bias.detach()])
+        spread = values.std().item() * math.sqrt(3)
+        assert values.abs().max() <= bound and 0.8 * bound < spread < 1.2 * bound, (
+            f"layer {index} ({layer.in_features} -> {layer.out_features}) should be "
+            f"initialised as nn.Linear does it, uniform in +-1/sqrt(in_features) = +-{bound:.3g} "
             f"(spread {spread:.3g}): keep the layers' own initialisation, do not zero or redraw it"
         )
+
+
+def test_mlp_models_share_no_module(device):
+    first, second = mlp(4, 8, 3), mlp(4, 8, 3)
+    shared = [
+        type(module).__name__
+        for module in first.modules()
+        if any(module is other for other in second.modules())
+    ]
+    assert not shared, (
+        f"two models from mlp() share {shared}: build new layers and activation modules on "
+        "each call, so that a hook on one model's module fires for that model only"
+    )
 
 
 @pytest.mark.parametrize("make", [lambda: mlp(5, 8, 3), lambda: PreActivationBlock(5, 7)])
@@ -208,7 +227,9 @@ def block_by_hand(block, x):
 
 def block_and_input(device, n=6, features=5, hidden=7):
     block = PreActivationBlock(features, hidden).to(device)
-    return block, torch.randn(n, features, device=device)
+    # Values well beyond 6, in x and in fc1's output, where relu6 (or another clipped
+    # activation) differs from relu.
+    return block, torch.randn(n, features, device=device) * 10
 
 
 def test_block_registers_only_its_two_linear_layers(device):
@@ -260,7 +281,8 @@ def test_block_relu_after_fc1_works_in_place(device):
         if module is not block
     ]
     try:
-        block(x)
+        with largest_result() as record:
+            block(x)
     finally:
         for handle in handles:
             handle.remove()
@@ -278,6 +300,17 @@ def test_block_relu_after_fc1_works_in_place(device):
         "the ReLU on fc1's output should work in place on that tensor (F.relu(h, "
         "inplace=True) or h.relu_()), and fc2 read that same tensor: nothing else reads "
         "it, so no second tensor is needed (a ReLU out of place copied back is one)"
+    )
+    # fc1's output and the hook's copy of it are the only floating tensors of their size the
+    # forward pass allocates (the others have x's size): a third is an out-of-place ReLU,
+    # whatever is done with it.
+    size = output.numel()
+    copies = sum(d.is_floating_point for elements, d in record.allocated if elements == size)
+    assert copies == 2, (
+        f"the forward pass allocated {copies - 1} tensors of fc1's output size: "
+        "the ReLU on it should work in place (F.relu(h, inplace=True), h.relu_()), not "
+        "compute a new tensor and copy it back (h.copy_(F.relu(h)), h[:] = F.relu(h)), nor "
+        "with an op whose backward needs its input (h.clamp_(min=0)), which autograd copies"
     )
 
 
@@ -353,19 +386,40 @@ def test_probabilities_default_to_softmax(device):
     )
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", facets.FLOATING)
 @pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
 def test_probabilities_stay_finite_for_logits_far_apart(device, dtype, log):
     skip_unless_supported(device, dtype)
+    # Exactly representable in every floating dtype.
     logits = torch.tensor([[0.0, 1000.0, 10.0], [-500.0, 500.0, 0.0]], dtype=dtype, device=device)
     out = class_probabilities(logits, "NC", log=log)
     assert torch.isfinite(out).all(), (
-        f"{'log-' if log else ''}probabilities {out.tolist()} are not finite for logits "
-        "far apart: exp(x) overflows to inf (subtract the largest logit first, as F.softmax "
-        "does), and log(softmax(x)) underflows to log(0) = -inf (F.log_softmax, "
-        "x - logsumexp(x), stays finite)"
+        f"{'log-' if log else ''}probabilities {out.tolist()} of {dtype} logits are not "
+        "finite for logits far apart: exp(x) overflows to inf (subtract the largest logit "
+        "first, as F.softmax does), and log(softmax(x)) underflows to log(0) = -inf, in "
+        "float32 as well (F.log_softmax, x - logsumexp(x), stays finite)"
     )
+    check_tensor(out, shape=(2, 3), dtype=dtype, device=device, name="the result")
     assert_close(out, probabilities_by_hand(logits, 1, log=log).to(dtype), "values")
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_probabilities_pass_gradients_to_the_logits(device, log):
+    logits = (torch.randn(3, 4, 5, device=device) * 3).requires_grad_()
+    weights = torch.randn(3, 4, 5, device=device)  # the sum alone has no gradient for softmax
+    out = class_probabilities(logits, "NCT", log=log)
+    assert out.requires_grad, (
+        "the result carries no graph: gradients flow through the probabilities to the "
+        "logits (a loss is computed from them), so compute them outside torch.no_grad()"
+    )
+    (grad,) = torch.autograd.grad((out * weights).sum(), logits)
+    exact = logits.detach().cpu().double().requires_grad_()
+    (expected,) = torch.autograd.grad(
+        (probabilities_by_hand(exact, 1, log) * weights.cpu().double()).sum(), exact
+    )
+    assert_close(
+        grad.cpu(), expected.float(), "gradients of the probabilities with respect to the logits"
+    )
 
 
 @pytest.mark.parametrize(
@@ -380,9 +434,12 @@ def test_probabilities_reject_a_layout_that_does_not_fit(device, layout, shape):
 
 # ---------------------------------------------------------------- facets
 
-# Moderate values, 0 (where formulas built from abs, clamp or relu may give another
-# gradient), large ones and very negative ones with tiny results, exactly representable.
-SOFTPLUS_INPUTS = [*torch.linspace(-7.75, 7.75, 32).tolist(), 0.0, *LARGE, -60.0, -80.0, -700.0]
+# Every half step from -40 to 40, 0 included (where formulas built from abs, clamp or relu
+# may give another gradient): they reach the regions where a switch to x (gradient 1) or to
+# exp(x) without the log1p costs more than the tolerance (up to about 12 and down to about
+# -11 in float32, 23 and -23 in float64); then large ones and very negative ones with tiny
+# results. All exactly representable.
+SOFTPLUS_INPUTS = [*torch.linspace(-40, 40, 161).tolist(), *LARGE, -60.0, -80.0, -700.0]
 
 
 def softplus_inputs(dtype, device):
@@ -451,7 +508,15 @@ FACETS = facets.declare(
     facets.of(
         class_probabilities,
         *probabilities_in_every_dtype(),
-        facets.Unmodified(lambda device: logits_in(torch.float32, device)),
+        # .to(float64) or .float() returns the caller's own tensor for that dtype.
+        *(
+            facets.Unmodified(
+                lambda dtype, device, log=log: logits_in(dtype, device, log=log),
+                dtypes=facets.FLOATING,
+                label="log" if log else "",
+            )
+            for log in (False, True)
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -277,6 +277,23 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facets.Unmodified(buffer_model), put_back, put_back_as_new_tensors)
 
 
+def test_unmodified_checks_every_dtype_it_names():
+    # .to(float64) returns the caller's own float64 tensor: a shift in place then changes it,
+    # while float32 input is copied first and left alone.
+    facet = facets.Unmodified(
+        lambda dtype, device: facets.args(torch.arange(4.0, dtype=dtype)),
+        dtypes=(torch.float32, torch.float64),
+    )
+
+    def right(x):
+        return x.to(torch.float64) - 1
+
+    def shifts_float64_in_place(x):
+        return x.to(torch.float64).sub_(1)
+
+    assert_catches(facet, right, shifts_float64_in_place)
+
+
 def test_no_graph_catches_a_state_update_that_records_one():
     def make(device):
         return facets.args(torch.zeros(3), torch.ones(3, requires_grad=True) * 2)

@@ -942,6 +942,16 @@ def test_largest_result_counts_memory_not_views(any_device):
     assert record.largest == 40 * 30 * 16
 
 
+def test_largest_result_lists_every_new_tensor_but_not_in_place_changes(any_device):
+    h = torch.randn(6, 7, device=any_device)
+    with testing.largest_result() as record:
+        h.relu_()  # in place: nothing new
+        h.clamp_(min=0)
+        h.copy_(torch.relu(h))  # the out-of-place result is a second tensor
+        h.mul_(h > 0)
+    assert record.allocated == [(42, torch.float32), (42, torch.bool)]
+
+
 def test_largest_result_sees_the_batch_torch_func_vmap_builds(any_device):
     x, y = torch.randn(40, 16, device=any_device), torch.randn(30, 16, device=any_device)
     pair = torch.vmap(lambda a, b: ((a - b) ** 2).sum(), in_dims=(None, 0))

@@ -276,9 +276,17 @@ class Unmodified(Facet):
     arguments equal (values, dtype, device, requires_grad) after the call, and a module's
     state held in the same tensors (values put back into them, not into new ones)."""
 
-    make: Callable[[torch.device], Args]
+    make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
     inputs: Callable[[Args], Any] | None = None
+    # Where a dtype may change the path taken (`.to(dtype)` returns the caller's own tensor
+    # when it already has that dtype): one case per dtype, make(dtype, device) -> Args.
+    dtypes: tuple[torch.dtype, ...] = ()
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        if not self.dtypes:
+            return [("", None)]
+        return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
 
 
 @dataclass(frozen=True)
@@ -754,7 +762,7 @@ def check_default_device(case: Case, device: torch.device) -> None:
 
 def check_unmodified(case: Case, device: torch.device) -> None:
     facet: Unmodified = case.facet  # type: ignore[assignment]
-    arguments = facet.make(device)
+    arguments = facet.make(device) if case.dtype is None else facet.make(case.dtype, device)
     inputs = facet.inputs or (lambda arguments: arguments)
     before = _snapshot(inputs(arguments))
     held = _state_of_modules(inputs(arguments))

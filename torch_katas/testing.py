@@ -1079,6 +1079,7 @@ class _LargestResult(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
         self.largest = 0
+        self.allocated: list[tuple[int, torch.dtype]] = []  # (elements, dtype), in order
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
@@ -1095,7 +1096,10 @@ class _LargestResult(TorchDispatchMode):
         inputs = {key for key in map(_storage_key, tensors) if key is not None}
         for value in out if isinstance(out, tuple | list) else (out,):
             if isinstance(value, torch.Tensor):
-                self.largest = max(self.largest, _new_elements(value, inputs))
+                elements = _new_elements(value, inputs)
+                self.largest = max(self.largest, elements)
+                if elements:
+                    self.allocated.append((elements, value.dtype))
         return out
 
 
@@ -1106,7 +1110,9 @@ def largest_result() -> Iterator[_LargestResult]:
     For rules on memory ("never build the [N, M, D] tensor of all differences"): check
     `record.largest` after the block. Counted at the dispatcher, in elements of each result's
     storage: a view of an argument allocates nothing (x.expand(n, m, d) is free), while a
-    tensor built under torch.func.vmap counts with its whole batch.
+    tensor built under torch.func.vmap counts with its whole batch. `record.allocated` lists
+    (elements, dtype) of every result that holds new memory, in order, for rules that count
+    them ("the ReLU works in place: no second tensor of that size").
 
     >>> with largest_result() as record:
     ...     dists(x, y)
