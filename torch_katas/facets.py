@@ -496,9 +496,22 @@ def _is_reference(target: Callable[..., Any]) -> bool:
 
 def _call(case: Case, arguments: Args) -> Any:
     """Run the function; it must leave every process-wide setting as it found it (a function
-    whose contract is to change one declares no facet)."""
+    whose contract is to change one declares no facet). A function whose contract leaves all
+    its arguments as they were (Unmodified, every argument) is held to that in every case of
+    every facet, not only its Unmodified case: a change in place can hide behind one dtype, one
+    flag or one shape."""
+    kept = any(
+        isinstance(facet, Unmodified) and facet.inputs is None for facet in case.function.facets
+    )
+    watched = kept and not isinstance(case.facet, Unmodified)
+    before = _snapshot(arguments) if watched else []
+    held = _state_of_modules(arguments) if watched else set()
+    objects = {path: tensor for path, tensor in _tensors(arguments) if id(tensor) in held}
     with settings_kept(case.function.name):
-        return case.function.call(*arguments.args, **arguments.kwargs)
+        result = case.function.call(*arguments.args, **arguments.kwargs)
+    if watched:
+        _assert_unchanged(case.function.name, before, objects, dict(_tensors(arguments)))
+    return result
 
 
 def _tensors(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
@@ -768,10 +781,17 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     held = _state_of_modules(inputs(arguments))
     objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
     _call(case, arguments)
-    after = dict(_tensors(inputs(arguments)))
+    _assert_unchanged(case.function.name, before, objects, dict(_tensors(inputs(arguments))))
+
+
+def _assert_unchanged(
+    name: str, before: list[tuple[str, Any]], objects: dict[str, Any], after: dict[str, Any]
+) -> None:
+    """Each tensor snapshot in `before` as it was (`objects`: a module's state, which must be
+    held in the same tensors)."""
     for path, saved in before:
         now = after.get(path)
-        where = f"{case.function.name} changed the caller's {path}"
+        where = f"{name} changed the caller's {path}"
         # A module's state put back as a new tensor leaves whoever holds the old one (the
         # caller, an optimizer) with the changed values.
         assert path not in objects or now is objects[path], (
