@@ -236,6 +236,29 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facets.Unmodified(buffer_model), put_back, put_back_as_new_tensors)
 
 
+def test_unmodified_catches_a_change_to_the_grad_of_an_input():
+    facet = facets.Unmodified(
+        lambda device: facets.args(torch.arange(4.0, requires_grad=True), nn.Linear(4, 1))
+    )
+
+    def right(x, model):  # the module's own .grad is its to fill
+        model(x.detach()).sum().backward()
+        return torch.autograd.grad((x * 2).sum(), x)[0]
+
+    def fills(x, model):
+        (x * 2).sum().backward()
+
+    def clears(x, model):
+        x.grad = None
+
+    def zeroes(x, model):
+        if x.grad is not None:
+            x.grad.zero_()
+
+    for wrong in (fills, clears, zeroes):
+        assert_catches(facet, right, wrong)
+
+
 def test_no_graph_catches_a_state_update_that_records_one():
     def make(device):
         return facets.args(torch.zeros(3), torch.ones(3, requires_grad=True) * 2)
