@@ -180,7 +180,12 @@ def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
         if n < 1:
             raise ValueError(n)
 
+    def above_zero(n):  # lets 0.5 through
+        if n <= 0:
+            raise ValueError(n)
+
     assert_catches(steps, positive, lambda n: None)
+    assert_catches(steps, positive, above_zero)
     assert math.isnan(facet.probes()["nan"][0])
 
 

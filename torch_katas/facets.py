@@ -206,7 +206,8 @@ class Number(Facet):
 class Setting(Facet):
     """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
-    `name` among its keywords. An `integer` setting is probed with ints only."""
+    `name` among its keywords. An `integer` setting is probed with ints, and with a fraction
+    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not)."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -244,6 +245,8 @@ class Setting(Facet):
                     at if opened else beyond,
                     False,
                 )
+                if not opened:
+                    found[f"{side} {at + step / 2} raises"] = (at + step / 2, False)
             else:
                 if opened:
                     found[f"{side} {bound!r} raises"] = (bound, False)
