@@ -25,11 +25,16 @@ def fit_line(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Fit `y ≈ w * x + b` with `steps` steps of plain gradient descent.
 
-    - x, y: 1-D floating tensors of the same length N >= 1, on the same device; their
-      dtypes may differ (w and b take x's).
+    - x, y: 1-D floating tensors of the same length N >= 1 (a single point too), on the
+      same device; their dtypes may differ (w and b take x's). Rule: the result's dtype;
+      hint: the steps compute in whatever precision your w, b, x and y give them (w and b
+      in x's dtype from the start is the plain way).
     - Start from w = 0 and b = 0. Each step computes the loss
       `((w * x + b - y) ** 2).mean()`, its gradients with autograd, and updates
       `w -= lr * dL/dw`, `b -= lr * dL/db`. `steps=0` returns the starting point.
+    - The update is not recorded on the graph (under torch.no_grad(), or on detached
+      values): each step's graph is freed once its gradients are taken, so memory does not
+      grow with the number of steps.
     - Returns (w, b): 0-dim tensors with x's dtype, on x's device, detached from any
       graph (no grad_fn, requires_grad False).
     - x and y are data, not parameters: their values, requires_grad flags and .grad stay
@@ -38,8 +43,10 @@ def fit_line(
     - Raises ValueError if x or y is not 1-D or their lengths differ, before any step
       (so also with steps=0).
 
-    Rules: no torch.optim; use autograd: each update uses the gradients `backward()` or
-    `torch.autograd.grad` computes (not dL/dw written by hand).
+    Rules: no torch.optim; use autograd: each update uses the gradients autograd computes
+    for the loss (`backward()`, `torch.autograd.grad` or `torch.func.grad`), not dL/dw
+    written by hand, whether used as it is, routed through autograd (a surrogate such as
+    `w * dL/dw`) or as the backward of a custom `torch.autograd.Function`.
 
     >>> x = torch.tensor([0.0, 1.0, 2.0])
     >>> w, b = fit_line(x, 2 * x + 1, steps=2000, lr=0.1)
@@ -61,10 +68,15 @@ def fit_until(
       (strictly: a loss equal to tol is not below it), stop. Otherwise take the step. Take
       at most `max_steps` steps (the budget; 0 takes none): a loss that never gets below
       `tol` stops there.
+    - The comparison is of numbers: the loss's value against tol itself, not tol rounded
+      to the loss's dtype. Any float tol is valid: a negative tol is never reached, and a
+      NaN loss (a descent that diverged) or a NaN tol is never below, so both run to the
+      budget.
     - Returns (w, b, steps): w and b as `fit_line` returns them (0-dim, x's dtype and
       device, detached); steps the number of steps taken, a Python int.
     - x and y are data, left as they were (values, requires_grad, .grad), as for fit_line.
-    - Raises ValueError as fit_line does, before any step (so also with max_steps=0).
+    - Raises ValueError as fit_line does, before any step (so also with max_steps=0), and
+      for nothing else.
 
     Rules: no torch.optim; use autograd. Hint: the number of steps comes from the data, so
     the loop is a `while` (or a `for` with a `break`) whose test reads the loss's value

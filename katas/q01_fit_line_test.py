@@ -1,7 +1,10 @@
 import itertools
+import math
 
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_leaves
 
 from katas.q01_fit_line import fit_line, fit_until
 from torch_katas import facets
@@ -177,21 +180,103 @@ FITS = {
 }
 
 
+class DataBlocksGradients(TorchFunctionMode):
+    """Every op that combines the data (x, y, or what is computed from them alone) with
+    anything else gives its result unchanged, but lets no gradient through it.
+
+    The loss, however it is spelled, reaches w and b only through such ops (w * x, ... - y),
+    so autograd's gradients of it change (to 0 where every path is blocked), while
+    gradients written by hand, and a surrogate such as w * (dL/dw computed without a graph),
+    stay those of the descent.
+    """
+
+    def __init__(self, *data):
+        super().__init__()
+        self.data = {id(t): t for t in data}  # holding them keeps the ids unique
+
+    @staticmethod
+    def inner(tensor):
+        # Inside torch.func.grad every tensor is wrapped: the data is the tensor inside.
+        while torch._C._functorch.is_functorch_wrapped_tensor(tensor):
+            tensor = torch._C._functorch.get_unwrapped(tensor)
+        return tensor
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        result = func(*args, **kwargs)
+        inputs = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+        data = [id(self.inner(t)) in self.data for t in inputs]
+        if not isinstance(result, torch.Tensor) or not any(data):
+            return result
+        if result.requires_grad:  # made from the data (x.new_zeros) to be trained
+            self.data.pop(id(self.inner(result)), None)
+        elif all(data):
+            self.data[id(self.inner(result))] = self.inner(result)
+            return result
+        if not result.is_floating_point() or any(result is t for t in inputs):
+            return result  # not differentiable, or in place
+        # The values of result, the gradient of its detached copy: none.
+        return torch.where(torch.zeros_like(result, dtype=torch.bool), result, result.detach())
+
+
 @pytest.mark.parametrize("fit", list(FITS))
 def test_takes_the_gradients_from_autograd(device, fit):
     x, y = noisy_line(device)
-    # Autograd's backward pass computes every gradient from what the forward saved (the
-    # residual, x): zeroed, they make autograd's gradients 0 (or NaN), whatever the loss's
-    # spelling, while gradients written by hand stay those of the descent.
-    with torch.autograd.graph.saved_tensors_hooks(torch.zeros_like, lambda saved: saved):
+    with DataBlocksGradients(x, y):
         w, b = FITS[fit](x, y)
     by_hand = gradient_descent_by_hand(x, y, steps=2, lr=0.1)
-    for name, value, expected in (("w", w, by_hand[0]), ("b", b, by_hand[1])):
-        assert not torch.allclose(value, expected), (
-            f"{fit}'s update of {name} did not use autograd's gradient; make w and b require "
-            "grad and update them with what loss.backward() or torch.autograd.grad(loss, "
-            "(w, b)) gives, not with dL/dw written by hand"
-        )
+    assert not (torch.allclose(w, by_hand[0]) and torch.allclose(b, by_hand[1])), (
+        f"{fit}'s updates did not use autograd's gradients of the loss; make w and b require "
+        "grad and update them with what loss.backward() or torch.autograd.grad(loss, "
+        "(w, b)) gives, not with dL/dw written by hand (nor routed through autograd as a "
+        "surrogate such as w * dL/dw, nor as a custom autograd.Function's backward)"
+    )
+
+
+class LargestGraph(TorchFunctionMode):
+    """The number of autograd nodes behind the largest graph any op's result carries."""
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        for tensor in tree_leaves(result):
+            if isinstance(tensor, torch.Tensor) and tensor.grad_fn is not None:
+                seen, todo = set(), [tensor.grad_fn]
+                while todo:
+                    node = todo.pop()
+                    if node is not None and node not in seen:
+                        seen.add(node)
+                        todo.extend(next_node for next_node, _ in node.next_functions)
+                self.largest = max(self.largest, len(seen))
+        return result
+
+
+@pytest.mark.parametrize("fit", list(FITS))
+def test_graph_does_not_grow_with_the_steps(device, fit):
+    x, y = noisy_line(device)
+    sizes = []
+    for steps in (2, 8):
+        with LargestGraph() as watch:
+            FITS[fit](x, y, steps=steps)
+        sizes.append(watch.largest)
+    assert sizes[0] == sizes[1], (
+        f"{fit}'s largest graph had {sizes[0]} nodes after 2 steps and {sizes[1]} after 8: "
+        "the updates are recorded on the graph (a chain that grows every step, and memory "
+        "with it); update w and b under torch.no_grad() (w -= lr * grad_w)"
+    )
+
+
+@pytest.mark.parametrize("fit", list(FITS))
+def test_fits_a_single_point(device, fit):
+    x, y = torch.tensor([2.0], device=device), torch.tensor([5.0], device=device)
+    assert_close(
+        FITS[fit](x, y, steps=3),
+        gradient_descent_by_hand(x, y, steps=3, lr=0.1),
+        f"{fit} on one point (N = 1 is valid)",
+    )
 
 
 @pytest.mark.parametrize("fit", list(FITS))
@@ -276,17 +361,55 @@ def test_fit_until_stops_once_the_loss_is_below_tol(device, steps):
     check_fit(fit_until(x, y, tol, max_steps=50, lr=0.5), x, y, steps, 0.5, device)
 
 
+# Half a unit in the last place of 1.75 in each dtype: tol rounded to the dtype is 1.75.
+HALF_ULP = {torch.float32: 2.0**-24, torch.bfloat16: 2.0**-8}
+
+
+@pytest.mark.parametrize("above", [False, True], ids=["tol = loss", "tol just above"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_fit_until_takes_a_step_when_the_loss_equals_tol(device, dtype):
+def test_fit_until_compares_the_loss_with_tol_exactly(device, dtype, above):
     # At w = b = 0 the loss is mean(y²): with these y every partial sum is exact, so it is 1.75
-    # exactly in any dtype, summed in any order. "Below tol" is strict: equal is not below.
+    # exactly in any dtype, summed in any order. "Below tol" is strict: equal is not below;
+    # and a tol just above 1.75 (equal to it once rounded to the dtype) is above it.
     skip_unless_supported(device, dtype)
     x = torch.linspace(-1, 1, 8, dtype=dtype, device=device)
     y = torch.tensor([1.0, -1.0, 2.0, -2.0, 1.0, 1.0, -1.0, 1.0], dtype=dtype, device=device)
-    *_, taken = fit_until(x, y, 1.75, max_steps=1, lr=0.1)
-    assert taken == 1, (
-        f"fit_until took {taken} steps where the starting loss equals tol: stop only when "
-        "the loss is below tol (loss < tol), not when it equals it"
+    tol = 1.75 + HALF_ULP[dtype] / 2 if above else 1.75
+    *_, taken = fit_until(x, y, tol, max_steps=1, lr=0.1)
+    if above:
+        assert taken == 0, (
+            f"fit_until took a step where the starting loss 1.75 is below tol = {tol!r}: "
+            "compare the loss's value with tol as Python numbers (loss.item() < tol), not "
+            "with tol rounded to the loss's dtype (loss < tol on the tensor)"
+        )
+    else:
+        assert taken == 1, (
+            f"fit_until took {taken} steps where the starting loss equals tol: stop only when "
+            "the loss is below tol (loss < tol), not when it equals it"
+        )
+
+
+@pytest.mark.parametrize(
+    "tol, never_below",
+    [(-1.0, True), (-math.inf, True), (math.nan, True), (math.inf, False)],
+    ids=["negative", "-inf", "nan", "inf"],
+)
+def test_fit_until_takes_any_tol(device, tol, never_below):
+    x, y = noisy_line(device)
+    steps = 3 if never_below else 0
+    check_fit(fit_until(x, y, tol, max_steps=3, lr=0.5), x, y, steps, 0.5, device)
+
+
+def test_fit_until_goes_on_while_the_loss_is_nan(device):
+    # lr=50 diverges: the loss overflows to inf, then NaN, which is never below tol.
+    x, y = noisy_line(device)
+    w, b = gradient_descent_by_hand(x, y, 60, lr=50.0)
+    assert ((w * x + b - y) ** 2).mean().isnan()  # in float32, well before 60 steps
+    *_, taken = fit_until(x, y, 0.005, max_steps=60, lr=50.0)
+    assert taken == 60, (
+        f"fit_until stopped after {taken} of its 60 steps on a diverged (NaN) loss: a NaN "
+        "loss is not below tol, so keep stepping until the budget is spent (test "
+        "`loss < tol` to stop, not `loss >= tol` to go on)"
     )
 
 

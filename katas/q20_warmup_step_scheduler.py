@@ -19,8 +19,9 @@ class WarmupStepLR(LRScheduler):
     """Linear warmup for `warmup_steps` steps, then multiply by `gamma` every `step_size` steps.
 
     After `t` calls to `step()` (t = `self.last_epoch`; t = 0 right after construction) every
-    param group's lr is `base_lr * factor(t)`, where base_lr is that group's lr when the
-    scheduler was created and
+    param group's lr is `base_lr * factor(t)`, where base_lr is that group's entry in
+    `self.base_lrs`: its "initial_lr", which LRScheduler sets to the group's lr when the
+    first scheduler is attached to it (a later scheduler keeps it), and
     - `t < warmup_steps`: `factor = start_factor + (1 - start_factor) * t / warmup_steps`
       (from start_factor up towards 1);
     - `t >= warmup_steps`: `factor = gamma ** ((t - warmup_steps) // step_size)`
@@ -35,8 +36,13 @@ class WarmupStepLR(LRScheduler):
     methods inherited from LRScheduler do this as long as every attribute you store is plain
     data (numbers, strings, lists), not a function or an object.
 
+    `last_epoch` is LRScheduler's: -1 (the default) starts the schedule at t = 0; k >= 0
+    resumes it on an optimizer whose groups hold "initial_lr" (from an earlier scheduler),
+    and construction then makes the step to t = k + 1.
+
     Raises ValueError if `warmup_steps < 1`, `step_size < 1`, `gamma` is not in (0, 1] or
-    `start_factor` is not in (0, 1] (negative values and NaN included).
+    `start_factor` is not in (0, 1] (negative, fractional and NaN values included), before
+    changing anything (the optimizer's param groups included).
 
     >>> param = torch.zeros(2, requires_grad=True)
     >>> optimizer = torch.optim.SGD([param], lr=1.0)
@@ -65,6 +71,10 @@ class WarmupStepLR(LRScheduler):
         raise NotImplementedError
 
     def get_lr(self) -> list[float]:
-        """The lr of every param group at step `self.last_epoch` (called by `step()`)."""
+        """The lr of every param group at step `self.last_epoch`, as `step()` calls it.
+
+        Only `step()` calls it: a chainable get_lr (from the groups' current lrs) returns
+        something else when called on its own, as torch's own schedulers do.
+        """
         # TODO: compute factor(self.last_epoch) and scale each of self.base_lrs by it.
         raise NotImplementedError

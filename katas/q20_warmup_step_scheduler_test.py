@@ -155,6 +155,8 @@ def test_resumes_exactly_from_a_checkpoint(device, stop_at):
         dict(warmup_steps=3, step_size=2, start_factor=0.0),
         dict(warmup_steps=3, step_size=2, start_factor=-0.5),
         dict(warmup_steps=3, step_size=2, start_factor=2.0),
+        dict(warmup_steps=0.5, step_size=2),
+        dict(warmup_steps=3, step_size=0.5),
     ],
     ids=[
         "warmup 0",
@@ -167,17 +169,42 @@ def test_resumes_exactly_from_a_checkpoint(device, stop_at):
         "start 0",
         "start < 0",
         "start > 1",
+        "warmup 0.5",
+        "step_size 0.5",
     ],
 )
 def test_rejects_bad_settings(device, settings):
     optimizer = make_optimizer(device)
+    groups = [dict(group, params=list(group["params"])) for group in optimizer.param_groups]
     with raises(ValueError):
         WarmupStepLR(optimizer, **settings)
         pytest.fail(
             f"WarmupStepLR(optimizer, **{settings}) should raise ValueError: warmup_steps and "
             "step_size must be >= 1, gamma and start_factor in (0, 1]; compare with the "
-            "limits, so that negative values fail too"
+            "limits, so that negative and fractional values fail too"
         )
+    assert optimizer.param_groups == groups, (
+        f"WarmupStepLR(optimizer, **{settings}) changed the optimizer's param groups before "
+        "raising: check the settings before calling super().__init__ (which sets each "
+        "group's lr and initial_lr)"
+    )
+
+
+@pytest.mark.parametrize("resume_at", [0, 3, 5, 9])
+def test_last_epoch_resumes_where_an_earlier_scheduler_stopped(device, resume_at):
+    # The first scheduler sets each group's initial_lr; a second one built with
+    # last_epoch=k on the same optimizer takes over at step k + 1 from those base lrs.
+    settings = dict(warmup_steps=5, step_size=3, gamma=0.5, start_factor=0.1)
+    optimizer = make_optimizer(device)
+    run(optimizer, WarmupStepLR(optimizer, **settings), resume_at)
+    resumed = WarmupStepLR(optimizer, **settings, last_epoch=resume_at)
+    want = [[lr * formula(t, 5, 3, 0.5, 0.1) for lr in BASE_LRS] for t in range(resume_at + 1, 46)]
+    compare(
+        run(optimizer, resumed, 45 - resume_at),
+        want,
+        f"built with last_epoch={resume_at} (pass last_epoch on to LRScheduler.__init__; "
+        "base lrs are the groups' initial_lr)",
+    )
 
 
 def test_default_gamma_and_start_factor(device):

@@ -43,11 +43,15 @@ def train_accumulated(
       only one micro-batch's graph is alive at a time (do not concatenate a group, and
       do not sum a group's losses before one backward). Backward frees the graph's saved
       tensors; backward(retain_graph=True) would keep them as long as the loss is kept.
-    - Gradients present before the call are discarded, and no gradient carries over
-      from one group to the next.
+    - Gradients present before the call are discarded, whatever they hold (NaN and inf
+      included), and no gradient carries over from one group to the next. What .grad
+      holds on return (None, zeros or the last group's gradients) is yours to choose.
+    - Train the model in the mode the caller left it in: model.training (and every
+      submodule's) is the same on return.
     - Returns a list of Python floats, one per optimizer step: the group's loss as one
       batch (the weighted sum of its micro-batch losses), from before that step.
-    - Raises ValueError if accum_steps < 1, before changing anything (gradients included).
+    - Raises ValueError if accum_steps < 1 (fractional values included), before changing
+      anything (gradients included), also when batches is empty.
     - An empty list returns [] and takes no step; gradients present before the call are
       discarded all the same (set to None or to zeros).
 

@@ -12,7 +12,7 @@ from torch_katas import facets
 from torch_katas.testing import assert_close, raises
 
 
-def regression_setup(device, sizes, classes=None):
+def regression_setup(device, sizes, classes=None, scale=1.0):
     out = classes or 2
     model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, out)).to(device)
     batches = []
@@ -21,7 +21,7 @@ def regression_setup(device, sizes, classes=None):
         y = (
             torch.randint(0, classes, (n,), device=device)
             if classes
-            else torch.randn(n, 2, device=device)
+            else scale * torch.randn(n, 2, device=device)
         )
         batches.append((x, y))
     return model, batches
@@ -90,19 +90,29 @@ def test_frees_each_graph_before_the_next_forward(device):
 
 
 @pytest.mark.parametrize(
-    "sizes, accum_steps",
+    "sizes, accum_steps, scale",
     [
-        ([4] * 6, 3),
-        ([4] * 7, 3),
-        ([5, 3, 2, 4, 1], 2),
-        ([6, 6, 6, 2], 2),
-        ([4, 4, 4], 1),
-        ([4, 4, 4], 10),
+        ([4] * 6, 3, 1.0),
+        ([4] * 7, 3, 1.0),
+        ([5, 3, 2, 4, 1], 2, 1.0),
+        ([6, 6, 6, 2], 2, 1.0),
+        ([4, 4, 4], 1, 1.0),
+        ([4, 4, 4], 10, 1.0),
+        # Targets far from the outputs: gradients of norm in the hundreds, unchanged too.
+        ([3, 5, 4], 2, 100.0),
     ],
-    ids=["full-groups", "remainder-group", "uneven-sizes", "short-last-batch", "k=1", "one-group"],
+    ids=[
+        "full-groups",
+        "remainder-group",
+        "uneven-sizes",
+        "short-last-batch",
+        "k=1",
+        "one-group",
+        "large-gradients",
+    ],
 )
-def test_equals_one_big_batch_step_per_group(device, sizes, accum_steps):
-    model, batches = regression_setup(device, sizes)
+def test_equals_one_big_batch_step_per_group(device, sizes, accum_steps, scale):
+    model, batches = regression_setup(device, sizes, scale=scale)
     expected_model = copy.deepcopy(model)
     losses = train_accumulated(model, batches, make_sgd(model), accum_steps)
     expected_losses = big_batch_training(expected_model, batches, accum_steps)
@@ -137,10 +147,11 @@ def test_classification_with_cross_entropy(device):
     assert_close(losses, expected, "return each group's loss_fn loss", rtol=1e-5, atol=1e-6)
 
 
-def test_discards_gradients_from_before_the_call(device):
+@pytest.mark.parametrize("stale", [100.0, math.nan, -math.inf])
+def test_discards_gradients_from_before_the_call(device, stale):
     model, batches = regression_setup(device, [4, 4, 4, 4])
     expected_model = copy.deepcopy(model)
-    give_stale_gradients(model)
+    give_stale_gradients(model, stale)
     train_accumulated(model, batches, make_sgd(model), 2)
     big_batch_training(expected_model, batches, 2)
     assert_same_parameters(model, expected_model, "zero the gradients before the first group")
@@ -182,14 +193,15 @@ def test_backward_runs_after_each_micro_batch(device):
     )
 
 
-def give_stale_gradients(model):
+def give_stale_gradients(model, value=100.0):
     for p in model.parameters():
-        p.grad = torch.full_like(p, 100.0)  # left over from some earlier work
+        p.grad = torch.full_like(p, value)  # left over from some earlier work
 
 
-@pytest.mark.parametrize("accum_steps", [0, -1])
-def test_rejects_accum_steps_below_one_before_changing_anything(device, accum_steps):
-    model, batches = regression_setup(device, [2, 2])
+@pytest.mark.parametrize("accum_steps", [0, -1, 0.5])
+@pytest.mark.parametrize("sizes", [[2, 2], []], ids=["batches", "no-batches"])
+def test_rejects_accum_steps_below_one_before_changing_anything(device, accum_steps, sizes):
+    model, batches = regression_setup(device, sizes)
     give_stale_gradients(model)
     with raises(ValueError):
         train_accumulated(model, batches, make_sgd(model), accum_steps)
@@ -209,9 +221,10 @@ def test_no_batches_no_step(device):
         assert torch.equal(p.detach(), b), "no micro-batches: the parameters must not change"
 
 
-def test_no_batches_still_discards_old_gradients(device):
+@pytest.mark.parametrize("stale", [100.0, math.nan])
+def test_no_batches_still_discards_old_gradients(device, stale):
     model, _ = regression_setup(device, [])
-    give_stale_gradients(model)
+    give_stale_gradients(model, stale)
     optimizer = make_sgd(model)
     steps = []
     optimizer.register_step_post_hook(lambda *args: steps.append(1))
@@ -222,6 +235,21 @@ def test_no_batches_still_discards_old_gradients(device):
             f"{name}.grad still holds gradients from before the call: discard them "
             "(optimizer.zero_grad()) even when there are no micro-batches"
         )
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("sizes", [[3, 2, 4], []], ids=["batches", "no-batches"])
+def test_leaves_the_models_mode_as_it_was(device, training, sizes):
+    model, batches = regression_setup(device, sizes)
+    model.train(training)
+    model[1].train(not training)  # one submodule in the other mode
+    train_accumulated(model, batches, make_sgd(model), 2)
+    modes = [module.training for module in model.modules()]
+    expected = [training, training, not training, training]
+    assert modes == expected, (
+        f"the modules' training flags were {expected} before the call and {modes} after: "
+        "train in the mode the caller chose, without calling model.train() or model.eval()"
+    )
 
 
 # ---------------------------------------------------------------- facets

@@ -221,7 +221,12 @@ def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
         if n < 1:
             raise ValueError(n)
 
+    def above_zero(n):  # lets 0.5 through
+        if n <= 0:
+            raise ValueError(n)
+
     assert_catches(steps, positive, lambda n: None)
+    assert_catches(steps, positive, above_zero)
     assert math.isnan(facet.probes()["nan"][0])
 
 
@@ -292,6 +297,29 @@ def test_unmodified_checks_every_dtype_it_names():
         return x.to(torch.float64).sub_(1)
 
     assert_catches(facet, right, shifts_float64_in_place)
+
+
+def test_unmodified_catches_a_change_to_the_grad_of_an_input():
+    facet = facets.Unmodified(
+        lambda device: facets.args(torch.arange(4.0, requires_grad=True), nn.Linear(4, 1))
+    )
+
+    def right(x, model):  # the module's own .grad is its to fill
+        model(x.detach()).sum().backward()
+        return torch.autograd.grad((x * 2).sum(), x)[0]
+
+    def fills(x, model):
+        (x * 2).sum().backward()
+
+    def clears(x, model):
+        x.grad = None
+
+    def zeroes(x, model):
+        if x.grad is not None:
+            x.grad.zero_()
+
+    for wrong in (fills, clears, zeroes):
+        assert_catches(facet, right, wrong)
 
 
 def test_no_graph_catches_a_state_update_that_records_one():

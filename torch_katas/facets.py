@@ -206,7 +206,8 @@ class Number(Facet):
 class Setting(Facet):
     """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
-    `name` among its keywords. An `integer` setting is probed with ints only."""
+    `name` among its keywords. An `integer` setting is probed with ints, and with a fraction
+    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not)."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -244,6 +245,8 @@ class Setting(Facet):
                     at if opened else beyond,
                     False,
                 )
+                if not opened:
+                    found[f"{side} {at + step / 2} raises"] = (at + step / 2, False)
             else:
                 if opened:
                     found[f"{side} {bound!r} raises"] = (bound, False)
@@ -274,7 +277,9 @@ class DefaultDevice(Facet):
 class Unmodified(Facet):
     """The caller's inputs are left as they were: every tensor, array and module state in the
     arguments equal (values, dtype, device, requires_grad) after the call, and a module's
-    state held in the same tensors (values put back into them, not into new ones)."""
+    state held in the same tensors (values put back into them, not into new ones). An input
+    tensor that requires grad keeps its .grad, checked twice: None stays None, and a .grad
+    the caller had set stays (the call runs again on inputs made anew with one set)."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -287,6 +292,9 @@ class Unmodified(Facet):
         if not self.dtypes:
             return [("", None)]
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
+
+    # False where the contract lets backward fill the inputs' .grad (a training step).
+    grads: bool = True
 
 
 @dataclass(frozen=True)
@@ -773,15 +781,56 @@ def check_default_device(case: Case, device: torch.device) -> None:
             )
 
 
+def _grad_leaves(value: Any) -> dict[str, torch.Tensor]:
+    """The input tensors whose .grad the caller owns: leaves that require grad, outside any
+    module or optimizer (whose state is theirs to update)."""
+    held = _state_of_modules(value)
+    return {
+        path: tensor
+        for path, tensor in _tensors(value)
+        if isinstance(tensor, torch.Tensor)
+        and tensor.is_leaf
+        and tensor.requires_grad
+        and id(tensor) not in held
+    }
+
+
 def check_unmodified(case: Case, device: torch.device) -> None:
     facet: Unmodified = case.facet  # type: ignore[assignment]
-    arguments = facet.make(device) if case.dtype is None else facet.make(case.dtype, device)
     inputs = facet.inputs or (lambda arguments: arguments)
+
+    def make() -> Args:
+        return facet.make(device) if case.dtype is None else facet.make(case.dtype, device)
+
+    _check_unmodified(case, make(), inputs, facet.grads, preset=False)
+    arguments = make()
+    if facet.grads and _grad_leaves(inputs(arguments)):
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=True)
+
+
+def _check_unmodified(
+    case: Case, arguments: Args, inputs: Callable[[Args], Any], grads: bool, preset: bool
+) -> None:
+    leaves = _grad_leaves(inputs(arguments)) if grads else {}
+    if preset:  # e.g. x is another model's parameter, between its backward and its step
+        for tensor in leaves.values():
+            tensor.grad = torch.full_like(tensor, 7.0)
+    kept = {path: None if t.grad is None else t.grad.clone() for path, t in leaves.items()}
     before = _snapshot(inputs(arguments))
     held = _state_of_modules(inputs(arguments))
     objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
     _call(case, arguments)
-    _assert_unchanged(case.function.name, before, objects, dict(_tensors(inputs(arguments))))
+    after = dict(_tensors(inputs(arguments)))
+    _assert_unchanged(case.function.name, before, objects, after)
+    for path, grad in kept.items():
+        now = after[path].grad
+        where = f"{case.function.name} changed the caller's {path}.grad"
+        assert (now is None) == (grad is None), (
+            f"{where}: it was {'None' if grad is None else 'set'} and is "
+            f"{'None' if now is None else 'set'} now; differentiate only what the function "
+            "owns (torch.autograd.grad(loss, its own tensors), or inputs detached)"
+        )
+        assert grad is None or torch.equal(now, grad), f"{where}: its values"
 
 
 def _assert_unchanged(
