@@ -1,6 +1,7 @@
 """What the harness costs, in one table: runs a learner meets, against a bare `import torch`.
 
     python benchmarks/harness.py [--repeat 3]
+    python benchmarks/harness.py --katas [--repeat 3]   # each kata's run, one row each
 
 Rows (each command in a fresh process; times are wall clock, best of --repeat):
 - `import torch` alone: the floor every run pays, and the unit of the table;
@@ -15,6 +16,11 @@ Rows (each command in a fresh process; times are wall clock, best of --repeat):
   reference answer (the target: within 1.5x);
 - the supervisor: the full run watched by a parent process against the same run unwatched
   (TORCH_KATAS_SUPERVISOR=0; the target: within 1.2x);
+With --katas, one row per kata instead: the CPU time of `pytest --solutions` on its test file
+(best of --repeat) against a bare `import torch`, and against `import torch` plus what torch
+imports on first use that the kata's run loaded (benchmarks/timing.py LAZY: an optimizer's first
+param group imports Dynamo, MultiheadAttention's key-padding check sympy): the second ratio is
+the kata's own cost, the goal <= 1.3x. CPU time, as a shared machine's wall time is not.
 Ratios of two runs go by the median of back-to-back pairs: a shared machine's speed drifts
 over minutes, and a pair's two runs drift alike. Each command runs as on a learner's machine,
 where Python keeps its bytecode caches (and pytest its rewritten test modules): a
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -60,6 +67,39 @@ def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, d
     return elapsed, session
 
 
+def cpu(command: list[str]) -> tuple[float, list[str]]:
+    """CPU seconds (user + system) of `command` and its children, and the lazy imports it made."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    session = run(command)[1]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return used, session.get("lazy", [])
+
+
+def per_kata(repeat: int) -> None:
+    """One row per kata: its run's CPU time against a bare import, and against import + lazy."""
+    floors: dict[tuple[str, ...], float] = {}
+
+    def floor(lazy: tuple[str, ...]) -> float:
+        if lazy not in floors:
+            code = "; ".join(["import torch", *(f"import {name}" for name in lazy)])
+            floors[lazy] = min(cpu([sys.executable, "-c", code])[0] for _ in range(repeat))
+        return floors[lazy]
+
+    print(f"{'kata':<36} {'cpu':>7} {'x import':>8} {'x import+lazy':>13}  lazy imports")
+    over = []
+    for test in sorted((ROOT / "katas").glob("q*_test.py")):
+        runs = [cpu([*PYTEST, "--solutions", str(test.relative_to(ROOT))]) for _ in range(repeat)]
+        seconds, lazy = min(runs)
+        own = seconds / floor(tuple(lazy))
+        over += [test.stem] if own > 1.3 else []
+        print(
+            f"{test.stem.removesuffix('_test'):<36} {seconds:6.2f}s {seconds / floor(()):7.2f}x "
+            f"{own:12.2f}x  {', '.join(lazy)}"
+        )
+    print(f"over 1.3x import+lazy: {', '.join(over) or 'none'}")
+
+
 def best(command: list[str], repeat: int, env: dict[str, str] | None = None) -> float:
     return min(run(command, env)[0] for _ in range(repeat))
 
@@ -82,8 +122,11 @@ def row(name: str, seconds: float, floor: float, note: str = "") -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per command (default 3)")
+    parser.add_argument("--katas", action="store_true", help="one row per kata, CPU time")
     args = parser.parse_args()
     repeat = args.repeat
+    if args.katas:
+        return per_kata(repeat)
     floor = best([sys.executable, "-c", "import torch"], repeat)
     print(f"{'run':<52} {'time':>9} {'x import':>7}")
     row("import torch", floor, floor)

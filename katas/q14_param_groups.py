@@ -56,8 +56,8 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
       param_groups[1] the no-decay parameters with weight_decay=0.0; both use lr=`lr`
       and AdamW's other defaults. There are always exactly two groups (one may be empty),
       holding the same parameters, in the same order, as `decay_groups(model)`.
-    - Raises ValueError if lr < 0 or weight_decay < 0 (AdamW checks its defaults); 0 is
-      fine for both.
+    - Raises ValueError if lr or weight_decay is negative or NaN (AdamW checks its
+      defaults, not each group's settings); 0 is fine for both.
 
     >>> model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.Linear(8, 2))
     >>> optimizer = make_optimizer(model, lr=1e-3, weight_decay=0.1)

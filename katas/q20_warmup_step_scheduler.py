@@ -36,7 +36,7 @@ class WarmupStepLR(LRScheduler):
     data (numbers, strings, lists), not a function or an object.
 
     Raises ValueError if `warmup_steps < 1`, `step_size < 1`, `gamma` is not in (0, 1] or
-    `start_factor` is not in (0, 1] (negative values included).
+    `start_factor` is not in (0, 1] (negative values and NaN included).
 
     >>> param = torch.zeros(2, requires_grad=True)
     >>> optimizer = torch.optim.SGD([param], lr=1.0)

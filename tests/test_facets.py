@@ -3,8 +3,10 @@ every stub declares its facets, every declared facet has a check, and each check
 answer that breaks its facet."""
 
 import ast
+import importlib
 import importlib.util
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,45 @@ def test_every_public_name_declares_its_facets(module):
     checked = {kind.__name__ for kind in facets.CHECKERS}
     assert kinds <= checked, f"facets without a generic check: {sorted(kinds - checked)}"
     assert bound, f"{module}_test.py must bind its checks: test_facets = FACETS.test"
+
+
+def contract_text(module: str, name: str) -> str:
+    """The stub's docstring of `name` (a class's with its methods'), and of each function of
+    the stub that it names: a contract may send the reader to another function's rules. Read
+    from the stub's source: with --solutions the module imported is the reference."""
+    tree = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
+    defined = {
+        node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    }
+    node = defined[name]
+    parts = [ast.get_docstring(node) or ""]
+    if isinstance(node, ast.ClassDef):
+        parts += [
+            ast.get_docstring(method) or ""
+            for method in node.body
+            if isinstance(method, ast.FunctionDef)
+        ]
+    said = "\n".join(parts)
+    named = [other for key, other in defined.items() if key != name and f"`{key}`" in said]
+    return "\n".join([said, *(ast.get_docstring(other) or "" for other in named)])
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_setting_probed_with_nan_says_so_in_its_contract(module):
+    # The Setting facet probes NaN unless told not to: an answer checking `value < 0` lets it
+    # through. That is a rule only if the contract says so, or a correct answer is refused.
+    tests = importlib.import_module(f"katas.{module}_test")
+    unsaid = [
+        f"{function.name}({facet.name}=nan)"
+        for function in tests.FACETS.functions
+        for facet in function.facets
+        if isinstance(facet, facets.Setting) and facet.nan and not facet.integer
+        if not re.search(r"\bnan\b", contract_text(module, function.target.__name__), re.IGNORECASE)
+    ]
+    assert not unsaid, (
+        f"{unsaid} must raise by the tests, but the contract does not say NaN raises: say it "
+        "there, or declare the Setting with nan=False"
+    )
 
 
 def test_every_facet_kind_has_a_checker():
