@@ -1142,6 +1142,8 @@ def test_settings_kept_lets_a_function_draw_but_not_reseed():
         drawn = torch.rand(2)
     assert torch.equal(torch.cat([drawn, torch.rand(2)]), expected), "the stream is untouched"
     assert torch.initial_seed() == 3, "the caller's seed is reported again"
+    with torch.device("meta"), testing.settings_kept("f()"):  # a default device of any kind
+        torch.rand(2)
     state = torch.get_rng_state()
     for reseed in (
         lambda: torch.manual_seed(3),  # the caller's own seed too
