@@ -15,14 +15,17 @@ The rule for this kata (say it like this in a code review):
 - only trainable parameters (requires_grad=True) go to the optimizer; frozen ones are in
   neither group;
 - no decay: every parameter whose own name (the last part of its dotted name) ends with
-  "bias" (bias, in_proj_bias, ...), and every parameter of a normalisation or embedding
+  "bias" (bias, in_proj_bias, ...; by the letter: bias_proj.weight, MultiheadAttention's
+  bias_k and LSTM's bias_ih_l0 do not), and every parameter of a normalisation or embedding
   layer: nn.BatchNorm1d/2d/3d, nn.SyncBatchNorm, nn.InstanceNorm1d/2d/3d, nn.LayerNorm,
   nn.GroupNorm, nn.RMSNorm, nn.Embedding, nn.EmbeddingBag (checked by isinstance, not by
-  the attribute's name);
+  the attribute's or the class's name; a lazy layer such as nn.LazyBatchNorm1d is none of
+  these until its first forward makes it one);
 - decay: every other trainable parameter (Linear and Conv weights, custom parameters of
   any shape);
-- a parameter shared by several modules (tied weights) is listed once, and gets no decay
-  if any module holding it is one of the no-decay layers above (or names it "...bias").
+- a parameter shared by several modules (tied weights), or held by one module under
+  several names, is listed once, and gets no decay if any module holding it is one of the
+  no-decay layers above (or any of its names ends with "bias").
 
 Task: write `decay_groups` (the split) and `make_optimizer` (AdamW over the two groups).
 """

@@ -209,6 +209,64 @@ def test_subclasses_of_the_no_decay_layers_get_no_decay(device):
     )
 
 
+class LearnedPositionalEmbedding(nn.Module):
+    """A custom layer, not an nn.Embedding, whatever its class name says."""
+
+    def __init__(self, length=6, width=4):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(length, width))
+
+
+class ByOwnName(nn.Module):
+    """Names in which "bias" stands elsewhere than at the end of the parameter's own name."""
+
+    def __init__(self, width=4):
+        super().__init__()
+        self.bias_proj = nn.Linear(width, width)  # its weight's own name is "weight"
+        self.attention = nn.MultiheadAttention(width, 2, add_bias_kv=True)  # bias_k, bias_v
+        self.lstm = nn.LSTM(width, width)  # bias_ih_l0, bias_hh_l0
+        self.positions = LearnedPositionalEmbedding(width=width)
+
+
+def test_the_rule_reads_the_own_name_and_the_class_only(device):
+    model = ByOwnName().to(device)
+    decay, no_decay = decay_groups(model)
+    ends_in_bias = {id(p) for name, p in model.named_parameters() if name.endswith("bias")}
+    assert len(ends_in_bias) == 3, "test model: bias_proj.bias, in_proj_bias, out_proj.bias"
+    assert_same_parameters(
+        model,
+        decay,
+        in_model_order(model, {id(p) for p in model.parameters()} - ends_in_bias),
+        "decay (by the letter: a name that does not end with bias decays, bias_k and "
+        "bias_ih_l0 too, and so does a layer that is none of the listed classes, whatever its "
+        "class or attribute is called)",
+    )
+    assert_same_parameters(model, no_decay, in_model_order(model, ends_in_bias), "no-decay")
+
+
+class TwoNames(nn.Module):
+    """One parameter registered twice in the same module, the second name ending in bias."""
+
+    def __init__(self, width=4):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(width))
+        self.shift_bias = self.scale
+        self.fc = nn.Linear(width, width)
+
+
+def test_a_parameter_registered_twice_gets_no_decay_from_either_name(device):
+    model = TwoNames().to(device)
+    decay, no_decay = decay_groups(model)
+    assert_same_parameters(model, decay, [model.fc.weight], "decay")
+    assert_same_parameters(
+        model,
+        no_decay,
+        [model.scale, model.fc.bias],
+        "no-decay (a parameter one module holds under two names, one ending in bias; "
+        "named_parameters(recurse=False) lists it once unless remove_duplicate=False)",
+    )
+
+
 @pytest.mark.parametrize("make", [OutputFirst, SharedOffset], ids=["linear-first", "named-bias"])
 def test_a_tied_parameter_gets_no_decay_from_any_holder(device, make):
     model = make().to(device)
@@ -344,12 +402,19 @@ LAYER_ARGUMENTS = {
     nn.Conv1d: (4, 4, 3),
     nn.Bilinear: (4, 4, 2),
     nn.PReLU: (4,),
+    # Lazy layers are none of the listed classes until their first forward.
+    nn.LazyBatchNorm1d: (),
+    nn.LazyInstanceNorm1d: (1e-5, 0.1, True),
 }
 
 
 def layer(cls, device):
     base = next(kind for kind in cls.__mro__ if kind in LAYER_ARGUMENTS)
-    return facets.args(nn.Sequential(cls(*LAYER_ARGUMENTS[base])).to(device))
+    model = nn.Sequential(cls(*LAYER_ARGUMENTS[base]))
+    # A lazy layer's parameters hold no data yet, on any device (and not every device
+    # moves them).
+    lazy = issubclass(cls, nn.modules.lazy.LazyModuleMixin)
+    return facets.args(model if lazy else model.to(device))
 
 
 def weight_without_decay(arguments, result):

@@ -100,7 +100,8 @@ class TextClassifier(nn.Module):
     layer, average the real positions, apply a Linear.
 
     - `self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)`
-      (other arguments at their defaults: no scale_grad_by_freq, no max_norm)
+      (other arguments at their defaults: no scale_grad_by_freq, no max_norm); every layer
+      keeps the initialisation its constructor gives it (N(0, 1) for the embedding)
     - `self.encoder = nn.TransformerEncoderLayer(embed_dim, num_heads,
       dim_feedforward=4 * embed_dim, dropout=dropout, batch_first=True)` (other arguments
       at their defaults: post-norm, ReLU; embed_dim must be divisible by num_heads)
@@ -119,7 +120,10 @@ class TextClassifier(nn.Module):
       values the padding row of the embedding holds, leaves its logits unchanged.
     - A row of padding only pools to zeros, so its logits are `head.bias`.
     - The padding row gets no gradient.
-    - Raises ValueError if tokens is not 2-D.
+    - The model is not modified (its parameters, the padding row included, stay as they
+      are) and every submodule is run in the mode the caller left it, which forward leaves
+      as it is: an encoder put in eval mode inside a model in training (frozen) stays so.
+    - Raises ValueError if tokens is not 2-D (1-D, 0-D, 3-D and more all raise).
 
     Rules: no Python loops over the batch or the sequence.
 

@@ -1,4 +1,5 @@
 import copy
+import itertools
 
 import pytest
 import torch
@@ -269,6 +270,26 @@ def test_masked_mean_in_half_precision_does_not_overflow_where_the_mean_does_not
     assert_close(out.float().cpu(), expected, f"{advice} (no padding at all)", rtol=1e-2, atol=0)
 
 
+def test_masked_mean_of_short_float16_rows_does_not_overflow(device):
+    # Two or three values near float16's max (65504): their sum overflows, their mean does
+    # not, however short the row.
+    values = torch.tensor(
+        [[[40000.0], [40000.0], [9.0]], [[60000.0], [50000.0], [30000.0]], [[5.0], [7.0], [1.0]]]
+    )
+    mask = torch.tensor([[True, True, False], [True, True, True], [False, True, True]])
+    for kept in (mask, torch.ones_like(mask)):  # with padding and without
+        out = masked_mean(values.to(device, torch.float16), kept.to(device))
+        check_tensor(out, shape=(3, 1), dtype=torch.float16, device=device, name="masked_mean")
+        assert_close(
+            out.cpu(),
+            mean64(values.double(), kept).to(torch.float16),
+            "a float16 mean of two values of 40000 must be 40000: their float16 sum overflows "
+            "however short the row; accumulate in float32 and round once",
+            rtol=1e-3,
+            atol=0,
+        )
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_masked_mean_in_half_precision_is_the_float32_mean_rounded_once(device, dtype):
     # Small integers, exact in both dtypes, with float32 sums that are exact too: the right
@@ -371,18 +392,20 @@ def test_padding_values_do_not_reach_real_tokens(device):
     layer = encoder_layer(device)
     embedded = torch.randn(4, 6, DIM, device=device)
     mask = rows_with_padding(device, 4, 6, [6, 1, 3, 4])
-    junk = torch.randn(4, 6, DIM, device=device) * 30
-    for mode in MODES:
+    # Large padding too: its attention scores outgrow any finite penalty (-10000).
+    for scale, mode in itertools.product((30, 1e5), MODES):
+        junk = torch.randn(4, 6, DIM, device=device) * scale
         with in_mode(layer, mode):
             out = encode(layer, embedded, mask)
             changed = encode(layer, torch.where(mask[..., None], embedded, junk), mask)
         assert_close(
             changed[mask],
             out[mask],
-            f"in {mode} mode, changing the embeddings at padded positions changed the outputs "
-            "at real ones: real tokens attend to padding. src_key_padding_mask is True where a "
-            "key is padding (~mask); a float mask is added to the scores, so a 0/1 float mask "
-            "hides nothing",
+            f"in {mode} mode, changing the embeddings at padded positions (to values about "
+            f"{scale:g}) changed the outputs at real ones: real tokens attend to padding. "
+            "src_key_padding_mask is True where a key is padding (~mask); a float mask is added "
+            "to the scores, so a 0/1 float mask hides nothing and a finite penalty hides "
+            "padding only from small scores",
             **APPROX,
         )
 
@@ -714,8 +737,30 @@ def test_classifier_in_bfloat16(device):
 
 def test_classifier_rejects_tokens_that_are_not_2d(device):
     model = TextClassifier(VOCAB, DIM, CLASSES).to(device)
-    with raises(ValueError):
-        model(torch.tensor([1, 2, 3], device=device))
+    for shape in [(3,), (), (2, 3, 5), (1, 1, 1, 4)]:
+        with raises(ValueError):
+            model(torch.ones(shape, dtype=torch.long, device=device))
+
+
+def test_layers_keep_their_default_initialisation():
+    # nn.Embedding draws N(0, 1) (the padding row zero), the encoder layer and nn.Linear their
+    # own defaults: each parameter's spread is compared with a layer the test builds.
+    vocab, dim, classes = 400, 32, 64
+    model = TextClassifier(vocab, dim, classes, padding_idx=0)
+    fresh = {
+        "embedding": nn.Embedding(vocab, dim, padding_idx=0),
+        "encoder": nn.TransformerEncoderLayer(dim, 2, dim_feedforward=4 * dim, batch_first=True),
+        "head": nn.Linear(dim, classes),
+    }
+    for name, layer in fresh.items():
+        for key, expected in layer.named_parameters():
+            found = model.get_parameter(f"{name}.{key}").detach()
+            where = f"{name}.{key}: keep the layer's own initialisation (no init of your own)"
+            if expected.std() == 0:  # ones or zeros
+                assert torch.equal(found, expected.detach()), where
+            elif expected.numel() >= 256:  # enough values for a stable spread
+                ratio = found.std() / expected.std()
+                assert 0.7 < ratio < 1.4, f"{where}: spread {ratio:.2f} times the default"
 
 
 # ---------------------------------------------------------------- facets
@@ -752,6 +797,14 @@ def layer_and_batch(device):
 
 def forward(model, tokens):
     return model(tokens)
+
+
+def pretrained(device):
+    """A classifier whose padding row holds vectors (loaded from elsewhere), not zeros."""
+    arguments = classifier(torch.float32, device)
+    with torch.no_grad():
+        arguments.args[0].embedding.weight[0] = torch.linspace(-1, 1, DIM)
+    return arguments
 
 
 FACETS = facets.declare(
@@ -795,7 +848,8 @@ FACETS = facets.declare(
                 torch.tensor([[3, 5, 0]], device=device)
             ),
         ),
-        facets.Unmodified(lambda device: classifier(torch.float32, device)),
+        facets.Unmodified(pretrained),
+        facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
         call=lambda model_or_size, *rest, **options: (
             forward(model_or_size, *rest)
             if isinstance(model_or_size, nn.Module)

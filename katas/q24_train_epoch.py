@@ -40,7 +40,8 @@ def train_epoch(
     - loss_fn: returns the mean loss over a batch's samples as a 0-dim tensor, like
       `nn.MSELoss()` or `nn.CrossEntropyLoss()`.
     - optimizer: an optimizer over the model's parameters. Each batch gets exactly one
-      `optimizer.step()`, driven by that batch's gradients alone: gradients left from an
+      `optimizer.step()` (a batch whose loss is nan or inf too: none is skipped, and the
+      mean then shows it), driven by that batch's gradients alone: gradients left from an
       earlier batch, or from before this call, must not leak into it. Clear them with
       `optimizer.zero_grad()` or `model.zero_grad()`, either one: they differ only for
       parameters the optimizer does not hold, whose .grad this contract leaves open.
@@ -52,7 +53,8 @@ def train_epoch(
     samples is `inputs.shape[0]`. Keep each batch's loss as a number (loss.item()): no
     batch's autograd graph may outlive its step (a sum of loss tensors keeps every
     batch's graph alive until the epoch ends).
-    Raises ValueError if the loader yields no batch.
+    Raises ValueError if the loader yields no sample: no batch at all (an empty DataLoader,
+    list or generator alike), or only batches of 0 samples.
 
     >>> model = nn.Linear(3, 1)
     >>> data = torch.utils.data.TensorDataset(torch.randn(10, 3), torch.randn(10, 1))

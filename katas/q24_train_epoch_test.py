@@ -1,5 +1,6 @@
 import copy
 import gc
+import math
 import weakref
 
 import pytest
@@ -10,7 +11,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from katas.q24_train_epoch import train_epoch
 from torch_katas import facets
-from torch_katas.testing import assert_close, raises, same_device
+from torch_katas.testing import assert_close, raises, same_device, skip_unless_supported
 
 
 class Probe(nn.Module):
@@ -217,9 +218,96 @@ def test_moves_each_batch_to_the_device(device):
 
 def test_rejects_an_empty_loader(device):
     model = make_model(device, 2)
-    empty = DataLoader(TensorDataset(torch.randn(0, 3), torch.randn(0, 2)), batch_size=4)
+    dataset = TensorDataset(torch.randn(0, 3), torch.randn(0, 2))
+    empties = {
+        "an empty DataLoader": lambda: DataLoader(dataset, batch_size=4),
+        "an empty generator": lambda: (batch for batch in DataLoader(dataset, batch_size=4)),
+        "an empty list": list,
+    }
+    for empty in empties.values():
+        with raises(ValueError):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_epoch(model, empty(), nn.MSELoss(), optimizer, device)
+
+
+def test_rejects_a_loader_of_empty_batches_only(device):
+    # No sample at all: the mean per sample is 0 / 0, whatever number of batches gave it.
+    model = nn.Linear(3, 2).to(device)
+    batches = [(torch.randn(0, 3), torch.randn(0, 2))] * 2
     with raises(ValueError):
-        train_epoch(model, empty, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), device)
+        train_epoch(
+            model, batches, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), device
+        )
+
+
+def test_a_batch_counts_its_inputs_as_samples(device):
+    # Each sample has several targets, as many as its batch's length T: [B, T] batches with T
+    # varying between batches. The batch's samples are inputs.shape[0], not its targets.
+    batches = [(torch.randn(4, 3), torch.randn(4, 5)), (torch.randn(2, 3), torch.randn(2, 1))]
+    batches.append((torch.randn(3, 3), torch.randn(3, 2)))
+    model = nn.Linear(3, 1).to(device)
+    expected_model = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    # One output per sample, compared with each of its targets.
+    loss = train_epoch(model, batches, lambda out, y: ((out - y) ** 2).mean(), optimizer, device)
+    expected = epoch_by_hand(
+        expected_model, batches, lambda outputs, targets: ((outputs - targets) ** 2).mean(1),
+        torch.optim.SGD(expected_model.parameters(), lr=0.05), device,
+    )  # fmt: skip
+    assert loss == pytest.approx(expected, rel=1e-5), (
+        f"the mean loss per sample is {expected:.6f}, got {loss:.6f}: a batch's number of "
+        "samples is inputs.shape[0], however many targets each sample has"
+    )
+
+
+def token_classifier():
+    return nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(8, 3))
+
+
+INPUTS = {
+    "token ids": (token_classifier, lambda n: torch.randint(0, 10, (n, 2))),
+    "float64": (lambda: nn.Linear(3, 3).double(), lambda n: torch.randn(n, 3).double()),
+}
+
+
+@pytest.mark.parametrize("kind", list(INPUTS))
+def test_moves_inputs_without_changing_their_dtype(device, kind):
+    make, inputs = INPUTS[kind]
+    if kind == "float64":
+        skip_unless_supported(device, torch.float64)
+    model = make().to(device)
+    expected_model = copy.deepcopy(model)
+    batches = [(inputs(4), torch.randint(0, 3, (4,))), (inputs(2), torch.randint(0, 3, (2,)))]
+    loss = train_epoch(
+        model, batches, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1), device
+    )
+    expected = epoch_by_hand(
+        expected_model, batches, cross_entropy_per_sample,
+        torch.optim.SGD(expected_model.parameters(), lr=0.1), device,
+    )  # fmt: skip
+    assert_close(
+        model.state_dict(),
+        expected_model.state_dict(),
+        f"with {kind} inputs the model differs from the five-step loop: move inputs to the "
+        "device as they are (.to(device)), in their own dtype",
+    )
+    assert loss == pytest.approx(expected, rel=1e-5)
+
+
+def test_a_batch_with_a_non_finite_loss_still_gets_its_step(device):
+    model = nn.Linear(3, 2).to(device)
+    targets = torch.randn(10, 2)
+    targets[5] = float("inf")  # the second batch's loss is inf, its gradients inf or nan
+    loader = DataLoader(TensorDataset(torch.randn(10, 3), targets), batch_size=4)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    steps = []
+    optimizer.register_step_post_hook(lambda *_: steps.append(1))
+    loss = train_epoch(model, loader, nn.MSELoss(), optimizer, device)
+    assert len(steps) == 3, (
+        f"{len(steps)} optimizer steps for 3 batches: every batch gets its step, one whose loss "
+        "is not finite too (skipping it hides a diverging run)"
+    )
+    assert not math.isfinite(loss), f"the epoch had a batch with an infinite loss, got {loss}"
 
 
 # ---------------------------------------------------------------- facets

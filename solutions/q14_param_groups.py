@@ -23,10 +23,11 @@ _NO_DECAY_LAYERS = (
 
 def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Parameter]]:
     # Ask every module about the parameters it holds itself (recurse=False): a tied
-    # parameter is held by two modules, and one "no decay" vote is enough.
+    # parameter is held by two modules, and one "no decay" vote is enough. Each name counts
+    # (remove_duplicate=False): a module may hold one parameter under two names.
     no_decay = set()
     for module in model.modules():
-        for name, param in module.named_parameters(recurse=False):
+        for name, param in module.named_parameters(recurse=False, remove_duplicate=False):
             if name.endswith("bias") or isinstance(module, _NO_DECAY_LAYERS):
                 no_decay.add(id(param))
     # parameters() yields each parameter once, even when tied, in a stable order.

@@ -263,6 +263,17 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facet, scaled, in_place)
     assert_catches(facet, scaled, touches_the_model)
 
+    def tags_a_parameter(x, model):
+        model.weight.no_decay = True
+        return x * 2
+
+    def tags_the_input(x, model):
+        x.seen = True
+        return x * 2
+
+    assert_catches(facet, scaled, tags_a_parameter)
+    assert_catches(facet, scaled, tags_the_input)
+
     def buffer_model(device):
         return facets.args(nn.Sequential(nn.BatchNorm1d(2)), torch.randn(4, 2))
 

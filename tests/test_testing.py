@@ -1144,6 +1144,26 @@ def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
     assert torch.backends.mha.get_fastpath_enabled(), "put back"
 
 
+def test_settings_kept_lets_a_function_draw_but_not_reseed():
+    torch.manual_seed(3)
+    expected = torch.rand(4)
+    torch.manual_seed(3)
+    with testing.settings_kept("f()"):
+        drawn = torch.rand(2)
+    assert torch.equal(torch.cat([drawn, torch.rand(2)]), expected), "the stream is untouched"
+    assert torch.initial_seed() == 3, "the caller's seed is reported again"
+    with torch.device("meta"), testing.settings_kept("f()"):  # a default device of any kind
+        torch.rand(2)
+    state = torch.get_rng_state()
+    for reseed in (
+        lambda: torch.manual_seed(3),  # the caller's own seed too
+        lambda: torch.manual_seed(0),
+        lambda: torch.set_rng_state(state),
+    ):
+        with pytest.raises(AssertionError, match="reseeded"), testing.settings_kept("f()"):
+            reseed()
+
+
 def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():
     # Correct learner code: torch scripts helpers of its own on the first use of forward-mode
     # AD, and torch.jit.script's deprecation warning there must not fail the learner's test.

@@ -276,10 +276,11 @@ class DefaultDevice(Facet):
 @dataclass(frozen=True)
 class Unmodified(Facet):
     """The caller's inputs are left as they were: every tensor, array and module state in the
-    arguments equal (values, dtype, device, requires_grad) after the call, and a module's
-    state held in the same tensors (values put back into them, not into new ones). An input
-    tensor that requires grad keeps its .grad, checked twice: None stays None, and a .grad
-    the caller had set stays (the call runs again on inputs made anew with one set)."""
+    arguments equal (values, dtype, device, requires_grad, attributes set on it) after the
+    call, and a module's state held in the same tensors (values put back into them, not into
+    new ones). An input tensor that requires grad keeps its .grad, checked twice: None stays
+    None, and a .grad the caller had set stays (the call runs again on inputs made anew with
+    one set)."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -570,7 +571,7 @@ def _snapshot(value: Any) -> list[tuple[str, Any]]:
             found.append((path, item.copy()))
         else:
             saved = (item.detach().clone(), item.dtype, item.device, item.requires_grad)
-            found.append((path, (*saved, item._version)))
+            found.append((path, (*saved, item._version, dict(vars(item)))))
     return found
 
 
@@ -852,10 +853,15 @@ def _assert_unchanged(
                 now, saved, equal_nan=saved.dtype.kind in "fc"
             ), where
             continue
-        values, dtype, place, requires_grad, version = saved
+        values, dtype, place, requires_grad, version, attributes = saved
         assert now is not None, f"{where}: it is gone"
         assert now.dtype == dtype and now.device == place, f"{where}: dtype or device"
         assert now.requires_grad == requires_grad, f"{where}: requires_grad"
+        # Attributes set on a tensor (a tag on a parameter) are the caller's to set.
+        now_attributes = vars(now)
+        assert now_attributes.keys() == attributes.keys() and all(
+            now_attributes[key] is value for key, value in attributes.items()
+        ), f"{where}: its attributes ({', '.join(now_attributes.keys() ^ attributes.keys())})"
         # An in-place write that puts the same values back is still a write to the caller's
         # tensor (a view of it, or a tensor autograd saved, breaks): the version counter moved.
         # (A module's state is the module's own to update and put back.)

@@ -1308,14 +1308,41 @@ def settings_kept(what: str) -> Iterator[None]:
     dtype, the attention fast path...): `what` (the call, for the message) must leave them
     to the caller. What changed is put back first."""
     before = [setting.get() for setting in isolation.SETTINGS]
+    # Drawing random numbers moves the generator on, which a function may do; reseeding it
+    # (manual_seed, set_rng_state) restarts the caller's stream. A reseed sets the seed the
+    # generator reports, so it is tagged with one no code would pick, its stream untouched.
+    seed = _tag_seed(_SEED_TAG)
+    cuda_seed = torch.cuda.initial_seed() if torch.cuda.is_initialized() else None
     try:
         yield
     finally:
         changed = _put_back(before)
+        reseeded = torch.initial_seed() != _SEED_TAG or (
+            cuda_seed is not None and torch.cuda.initial_seed() != cuda_seed
+        )
+        _tag_seed(seed)
     assert not changed, (
         f"{what} changed {', '.join(changed)} for the whole process; leave global settings "
         "as the caller set them"
     )
+    assert not reseeded, (
+        f"{what} reseeded torch's random number generator (manual_seed, set_rng_state): the "
+        "caller's random stream restarts, the same numbers at every call; draw from it, and "
+        "leave its seed to the caller"
+    )
+
+
+_SEED_TAG = 0x5EED_7A6_0D1C_E5
+
+
+def _tag_seed(seed: int) -> int:
+    """Make the CPU generator report `seed` as its seed, its stream unmoved; the seed it
+    reported. (The state starts with the seed, a little-endian uint64.)"""
+    state = torch.get_rng_state()
+    before = int.from_bytes(bytes(state[:8].tolist()), "little")
+    state[:8] = torch.tensor(list(seed.to_bytes(8, "little")), dtype=torch.uint8, device="cpu")
+    torch.set_rng_state(state)
+    return before
 
 
 @contextmanager

@@ -21,7 +21,7 @@ _NO_DECAY_LAYERS = (
 
 def _collect_exempt(module: nn.Module, exempt: set[int]) -> None:
     whole_layer = isinstance(module, _NO_DECAY_LAYERS)
-    for name, param in module.named_parameters(recurse=False):
+    for name, param in module.named_parameters(recurse=False, remove_duplicate=False):
         if whole_layer or name.endswith("bias"):
             exempt.add(id(param))
     for _, child in module.named_children():
