@@ -68,11 +68,17 @@ def dead_and_saturated(
     - pre: a floating tensor of pre-activations, batch dimension first, shape (N, *units) with
       N ≥ 1 examples and at least one unit (shape (N,) is one unit per example), on any
       device, with any strides (a transposed or sliced tensor too). Rule: each activation
-      runs on it in pre's dtype (float64 slopes as small as 1e-12 are measured, not rounded to
-      0 in float32; float16 runs in float16).
+      runs on pre's device, in pre's dtype (float64 slopes as small as 1e-12 are measured, not
+      rounded to 0 in float32; float16 runs in float16). The slopes are each position's own
+      (of f(x).sum()), not a mean's rescaled, which underflows in float16; the fractions are
+      counted in float32 or float64, not in pre's dtype (bfloat16 rounds 1/3 to 0.334).
     - activations: {name: f}, f an elementwise activation, a module (nn.ReLU()) or a function
       (torch.tanh): f(x) has x's shape, its value at a position depends on x at that position
-      only, and it does not work in place.
+      only, autograd can differentiate it with respect to x (an f whose output does not
+      depend on x through autograd, torch.zeros_like(x), is outside the contract), and it
+      does not work in place. Its own parameters (nn.PReLU's weight) and their .grad are left
+      as they are: take the slopes with respect to x only (torch.autograd.grad, not
+      .backward()).
     - Dead and saturated are as defined in the module's docstring (every example; both the
       output and the slope exactly 0 for dead; |slope| strictly below `threshold` for
       saturated). Returns {name: (dead units / units, saturated units / units)}, the names
@@ -83,8 +89,9 @@ def dead_and_saturated(
     - pre is left as it was: its values, its requires_grad, its .grad and the graph it is part
       of (measure on a detached copy).
     - Raises ValueError if pre has no example or no unit (a 0-dim pre has no batch
-      dimension: neither), or if threshold is not > 0 (NaN included; inf is allowed and makes
-      every unit saturated), whatever `activations` holds (an empty one too).
+      dimension: neither), or if threshold is not > 0 (NaN included; inf is allowed: every
+      unit is then saturated except one with a NaN slope, which is below no threshold),
+      whatever `activations` holds (an empty one too).
 
     >>> x = torch.tensor([[-1.0, 0.0, 9.0, 1.0], [-2.0, 3.0, -9.0, 2.0]])
     >>> dead_and_saturated(x, {"relu": nn.ReLU(), "gelu": nn.GELU(), "tanh": nn.Tanh()})
@@ -112,7 +119,10 @@ def output_activation(task: str) -> nn.Module | None:
       stably: nn.Sigmoid or nn.Softmax in front of it squashes twice (and the loss flattens:
       its gradient vanishes for confident mistakes).
     - Rule, otherwise: a module (no parameters) that computes exactly what the table names,
-      to the dtype's rounding (no epsilon added: softplus(-60) is 8.8e-27, not 1e-6):
+      to the dtype's rounding (a few units in the last place, for float32 and float64, from
+      1e-30 to 1e3; no epsilon added: softplus(-60) is 8.8e-27, not 1e-6; a rewrite that
+      loses digits, such as 2σ(2x) - 1 near 0, log(softmax(x)) for logits far apart or
+      softplus switching to x at 10, is not it):
       softplus with beta 1 (smooth, > 0, and x itself for large x, where exp would overflow;
       not ReLU, whose 0 output and 0 slope for x ≤ 0 are neither positive nor trainable),
       tanh (onto (-1, 1), smooth, unlike a clamp), log_softmax over dim 1, the class dim of
@@ -140,19 +150,23 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
       under the name named_modules() gives it (its first).
     - x: a batch on the model's device, batch dimension first, with at least one example.
     - A unit is one position of a ReLU's output for a single example (for an output of
-      shape (N, C, H, W) there are C×H×W units). A unit is dead on this batch when its
-      output is exactly 0 for every one of the N examples; a unit that fires for even one
-      example is alive, and so is one whose output is NaN for an example (NaN is not 0).
+      shape (N, C, H, W) there are C×H×W units; for an output of shape (N,), one). A unit
+      is dead on this batch when its output is exactly 0 for every one of the N examples; a
+      unit that fires for even one example is alive, and so is one whose output is NaN for
+      an example (NaN is not 0).
     - Returns {qualified module name (as in named_modules): dead units / units, a Python
       float in [0, 1]}, with one entry for every nn.ReLU module that ran during the
-      forward pass (ReLU modules that did not run are left out).
-    - Forward hooks record the outputs: every hook you register is removed before the
+      forward pass (ReLU modules that did not run are left out). A ReLU whose output has no
+      units (x of shape (3, 0) through a bare ReLU) has no dead unit: 0.0, not NaN.
+    - Rule: forward hooks record the outputs (forward methods are not replaced, and one the
+      caller set on an instance stays): every hook you register is removed before the
       function returns, also when the forward pass raises (that error propagates unchanged);
       hooks that were on the model before stay where they are.
     - The forward pass runs in the model's current mode, module by module (train or eval:
       the units that die can differ; a frozen BatchNorm in eval mode inside a model in
       training mode stays in eval), and the model is left as it was: each module's own
-      train/eval mode, its parameters and their .grad, and every buffer of every module (in
+      train/eval mode, its parameters and their .grad, and every buffer of every module,
+      non-persistent ones too, whatever mode the model itself is in (in
       training mode a BatchNorm's forward updates running_mean, running_var and
       num_batches_tracked, and other modules may update theirs: put their values back into
       the same tensors, which the caller or an optimizer may hold). x is

@@ -8,7 +8,7 @@ from torch.nn.modules import module as module_internals
 
 from katas.q21_dead_relus import dead_and_saturated, dead_relu_fraction, output_activation
 from torch_katas import facets
-from torch_katas.testing import raises, skip_unless_supported
+from torch_katas.testing import raises, same_device, skip_unless_supported
 
 HOOK_DICTS = (
     "_forward_hooks",
@@ -333,6 +333,58 @@ def test_batchnorm_buffers_restored_when_the_forward_pass_raises(device):
         )
 
 
+def test_a_training_batchnorm_inside_an_eval_model_keeps_its_buffers(device):
+    model = batchnorm_model(device).eval()
+    model[0].train()  # each module's own mode counts, not the model's
+    x = torch.randn(16, 4, device=device) - 10.0
+    buffers_before = {name: b.clone() for name, b in model.named_buffers()}
+    dead_relu_fraction(model, x)
+    for name, buffer in model.named_buffers():
+        assert torch.equal(buffer, buffers_before[name]), (
+            f"{name} changed: a BatchNorm in training mode updates its buffers whatever mode "
+            "the model is in; put every buffer back, always"
+        )
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [([-1.0, -2.0, 3.0], 0.0), ([-1.0, -2.0], 1.0)],
+    ids=["fires once", "never fires"],
+)
+def test_a_relu_output_of_shape_n_is_one_unit(device, x, expected):
+    result = dead_relu_fraction(nn.Sequential(nn.ReLU()), torch.tensor(x, device=device))
+    assert result == {"0": expected}, (
+        f"got {result}: an output of shape (N,) is one unit per example (reshape to (N, -1), "
+        "not flatten(1))"
+    )
+
+
+def test_a_relu_without_units_has_no_dead_unit(device):
+    result = dead_relu_fraction(nn.Sequential(nn.ReLU()), torch.empty(3, 0, device=device))
+    assert result == {"0": 0.0}, (
+        f"got {result}: a ReLU output with no units has no dead unit, 0.0 (a mean over no "
+        "units is NaN)"
+    )
+
+
+def test_keeps_a_forward_replaced_on_the_instance(device):
+    relu = nn.ReLU()
+    calls = []
+
+    def forward(x):  # set on the instance before the call, by the caller
+        calls.append(True)
+        return F.relu(x)
+
+    relu.forward = forward
+    model = nn.Sequential(nn.Linear(2, 3), relu).to(device)
+    result = dead_relu_fraction(model, torch.randn(4, 2, device=device))
+    assert set(result) == {"1"} and calls, "the ReLU ran through its own forward"
+    assert relu.__dict__.get("forward") is forward, (
+        "the ReLU's forward set on the instance was lost: measure with forward hooks "
+        "(register_forward_hook), do not replace or delete forward"
+    )
+
+
 # ---------------------------------------------------------------- dead and saturated units
 
 
@@ -518,16 +570,60 @@ def test_measures_under_no_grad(device):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
 def test_activations_run_in_pres_dtype(device, dtype):
     skip_unless_supported(device, dtype)
-    seen = []
+    seen, devices = [], []
 
     def tanh(x):
         seen.append(x.dtype)
+        devices.append(x.device)
         return torch.tanh(x)
 
-    pre = torch.tensor([[-1.0, 0.5], [2.0, 1.0]], device=device, dtype=dtype)
-    dead_and_saturated(pre, {"tanh": tanh})
+    # Three units: fractions of 1/3, which bfloat16 or float16 would round.
+    pre = torch.tensor([[-1.0, 0.5, 1.0], [-2.0, 1.0, -1.0]], device=device, dtype=dtype)
+    result = dead_and_saturated(pre, {"tanh": tanh, "relu": nn.ReLU()})
     assert seen and set(seen) == {dtype}, (
         f"the activation ran on {seen}, pre is {dtype}: run it in pre's dtype"
+    )
+    assert all(same_device(where, device) for where in devices), (
+        f"the activation ran on {devices}, pre is on {device}: run it on pre's device"
+    )
+    assert result["tanh"] == (0.0, 0.0)
+    assert all(abs(value - 1 / 3) < 1e-6 for value in result["relu"]), (
+        f"got {result['relu']} for 1 of 3 units: count the units and divide in float32 or "
+        f"float64, not in pre's dtype ({dtype})"
+    )
+
+
+def test_slopes_of_a_large_float16_batch(device):
+    skip_unless_supported(device, torch.float16)
+    pre = torch.full((1000, 1000), -1.0, device=device, dtype=torch.float16)
+    result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(0.01)})
+    assert result == {"leaky": (0.0, 0.0)}, (
+        f"got {result}: LeakyReLU's slope is 0.01 at every unit; take the gradient of "
+        "f(x).sum() (each slope itself), not of a mean rescaled (1/numel underflows in float16)"
+    )
+
+
+class LearnedSlope(nn.Module):
+    """An activation with a parameter of its own, as nn.PReLU has."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.tensor(0.25))
+
+    def forward(self, x):
+        return torch.where(x > 0, x, self.weight * x)
+
+
+def test_leaves_the_activations_parameters_alone(device):
+    if device.type == "sim":  # the CPU and CUDA runs check it
+        pytest.skip("torch.func.jvp through a parameter crashes on the simulated device")
+    fresh, used = LearnedSlope().to(device), LearnedSlope().to(device)
+    used.weight.grad = torch.ones_like(used.weight)
+    dead_and_saturated(torch.randn(4, 3, device=device), {"fresh": fresh, "used": used})
+    assert fresh.weight.grad is None and torch.equal(used.weight.grad.cpu(), torch.ones(())), (
+        "the activation's own parameter got a .grad: take the slopes with "
+        "torch.autograd.grad(..., x), not .backward(), which accumulates into every "
+        "parameter it reaches"
     )
 
 
@@ -577,6 +673,15 @@ def test_nan_is_neither_dead_nor_saturated(device):
     assert result == {"tanh": (0.0, 0.5), "zero": (0.5, 1.0)}, (
         f"got {result}: a NaN output is not 0 (its unit is not dead) and a NaN slope is not "
         "below the threshold (not saturated); tanh(nan) has slope nan, tanh(20) slope 0"
+    )
+
+
+def test_an_infinite_threshold_leaves_nan_slopes_unsaturated(device):
+    pre = torch.tensor([[math.nan, 1.0]], device=device)
+    result = dead_and_saturated(pre, {"tanh": nn.Tanh()}, threshold=math.inf)
+    assert result == {"tanh": (0.0, 0.5)}, (
+        f"got {result}: with threshold inf every unit with a number for a slope is saturated; "
+        "a NaN slope is below no threshold, inf included"
     )
 
 
@@ -686,6 +791,45 @@ def test_nll_gets_log_softmax_over_the_class_dim(device):
         torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
 
 
+# What the table names, as float64 builtins: the exact value, rounded once into the dtype.
+EXACT = {
+    "positive": lambda z: F.softplus(z),
+    "bounded": torch.tanh,
+    "multiclass_nll": lambda z: F.log_softmax(z, dim=1),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("task", EXACT)
+def test_computes_the_named_function_to_the_dtypes_rounding(device, task, dtype):
+    skip_unless_supported(device, dtype)
+    # Everywhere a rewrite loses precision: tiny inputs (tanh as 2σ(2x) - 1), the stretch
+    # past softplus's switch to x (threshold 10 instead of 20), logits far apart (the log of
+    # a softmax that underflows to 0).
+    values = [0.0, 1e-30, -1e-30, 1e-8, -1e-8, 1e-3, 0.5, -3.0, 30.0, 60.0, -60.0, 100.0, -100.0]
+    values += [10.0 + k / 4 for k in range(41)]  # 10 to 20
+    z = torch.tensor(values, dtype=torch.float64).reshape(-1, 2)
+    expected = EXACT[task](z)
+    got = apply(output_activation(task), z.to(device=device, dtype=dtype))
+    assert got.dtype == dtype, f"{task!r}: the output should stay {dtype}, got {got.dtype}"
+    eps = torch.finfo(dtype).eps
+    # Relative to the value, a few units in the last place (subnormal results: absolute);
+    # log_softmax subtracts logits of size |z|, whose rounding is absolute.
+    finfo = torch.finfo(dtype)
+    atol = 4 * eps * z.abs().amax().item() if task == "multiclass_nll" else finfo.tiny
+    torch.testing.assert_close(
+        got.cpu().double(),
+        expected.to(dtype).double(),
+        rtol=4 * eps,
+        atol=atol,
+        msg=lambda message: (
+            f"{task!r} in {dtype}: compute what the table names to the "
+            f"dtype's rounding (the builtin: F.softplus with its defaults, torch.tanh, "
+            f"log_softmax), not a rewrite that loses precision\n{message}"
+        ),
+    )
+
+
 TASKS = (
     "regression",
     "positive",
@@ -719,9 +863,12 @@ class CountsCalls(nn.Module):
     def __init__(self):
         super().__init__()
         self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+        # Not in the state_dict: a restore through state_dict() misses it.
+        self.register_buffer("seen", torch.zeros(()), persistent=False)
 
     def forward(self, x):
         self.calls += 1
+        self.seen += x.shape[0]
         return x
 
 

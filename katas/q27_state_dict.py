@@ -23,7 +23,9 @@ from torch import nn
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
     """The number of scalar values in the model's parameters, as a Python int.
 
-    - Each parameter counts once, even when modules share it (tied weights).
+    - Each parameter counts once, even when modules share it (tied weights). A parameter is
+      an nn.Parameter object, as model.parameters() yields them: two distinct Parameters
+      count twice even if one was built on the other's memory.
     - Buffers (running statistics and the like) are not parameters and do not count.
     - trainable_only=True: count only the parameters with requires_grad=True.
 
@@ -43,8 +45,9 @@ def buffer_keys(model: nn.Module) -> list[str]:
       state_dict, so they are not listed.
     - A parameter shared by two modules appears in the state_dict under both names; both
       names are parameter keys, not buffers. A buffer shared that way is listed under both.
-    - A module that defines `get_extra_state` adds an entry "<module>._extra_state" (any
-      picklable object); it is neither a parameter nor a buffer, so it is not listed.
+    - A module that defines `get_extra_state` adds an entry "<module>._extra_state" (the
+      model itself: "_extra_state"), any picklable object, a tensor too; it is neither a
+      parameter nor a buffer, so it is not listed.
 
     >>> buffer_keys(nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)))
     ['1.running_mean', '1.running_var', '1.num_batches_tracked']
@@ -59,12 +62,18 @@ def load_checkpoint(model: nn.Module, state_dict: Mapping[str, torch.Tensor]) ->
     - When every key of state_dict starts with "module." (saved from a wrapped model), that
       leading "module." is removed from each key, once; otherwise the keys are used as
       they are. Only the leading prefix goes: "module.block.module.weight" becomes
-      "block.module.weight".
+      "block.module.weight". The model's own keys play no part: a wrapped model whose only
+      submodule is called `module` loads ("module.module.weight" becomes "module.weight"),
+      and a bare one does not (its keys all start with "module." and lose it). A key that
+      starts with "module" without the dot ("module_list.0.weight") keeps it.
     - The load is strict: missing keys, unexpected keys and shape mismatches raise
       RuntimeError (as model.load_state_dict does).
     - Values are copied into the model's existing tensors, which keep their device, dtype
       and identity: a checkpoint on the CPU loads into a model on any device.
     - The state_dict passed in is not modified (neither its keys nor its tensors).
+    - Hint: the dict with stripped keys may leave out the state_dict's `_metadata` (the
+      version records `state_dict()` attaches); they matter only for checkpoints from
+      older module versions, which the tests do not load.
 
     >>> source, target = nn.Linear(3, 1), nn.Linear(3, 1)
     >>> checkpoint = {"module." + key: value for key, value in source.state_dict().items()}

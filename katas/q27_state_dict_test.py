@@ -111,6 +111,18 @@ def test_count_parameters_counts_tied_weights_once(device):
     )
 
 
+def test_count_parameters_counts_each_parameter_object(device):
+    # One Parameter under two names counts once; two Parameters count twice, even when
+    # one was made from the other's memory (an optimizer would update both).
+    model = nn.Linear(4, 4, bias=False).to(device)
+    model.alias = nn.Parameter(model.weight.data)
+    total = count_parameters(model)
+    assert total == 2 * 16, (
+        f"two distinct nn.Parameter objects of 16 values each, got {total}: a parameter is "
+        "an nn.Parameter object (what model.parameters() yields), not a block of memory"
+    )
+
+
 def test_buffer_keys_of_a_model_with_batch_norm(device):
     model = Net().to(device)
     keys = buffer_keys(model)
@@ -123,37 +135,56 @@ def test_buffer_keys_of_a_model_with_batch_norm(device):
 class WithExtraState(nn.Module):
     """A module that saves a Python object next to its tensors (get_extra_state)."""
 
-    def __init__(self):
+    def __init__(self, extra):
         super().__init__()
         self.scale = nn.Linear(2, 2)
         self.register_buffer("steps", torch.zeros((), dtype=torch.int64))
-        self.version = 2
+        self.extra = extra
 
     def get_extra_state(self):
-        return {"version": self.version}
+        return self.extra
 
     def set_extra_state(self, state):
-        self.version = state["version"]
+        self.extra = state
 
 
-def test_buffer_keys_leave_out_extra_state(device):
-    model = nn.Sequential(WithExtraState(), nn.BatchNorm1d(2)).to(device)
+# Extra state is any picklable object, a tensor too; the model itself may carry one (its key is
+# then "_extra_state", without a dot).
+EXTRA_STATES = {"a dict": lambda: {"version": 2}, "a tensor": lambda: torch.arange(3.0)}
+
+
+@pytest.mark.parametrize("extra", EXTRA_STATES, ids=list(EXTRA_STATES))
+@pytest.mark.parametrize("where", ["submodule", "top"])
+def test_buffer_keys_leave_out_extra_state(device, extra, where):
+    model = WithExtraState(EXTRA_STATES[extra]())
+    if where == "top":
+        expected = ["steps"]
+    else:
+        model = nn.Sequential(model, nn.BatchNorm1d(2))
+        expected = ["0.steps", "1.running_mean", "1.running_var", "1.num_batches_tracked"]
+    model.to(device)
     keys = buffer_keys(model)
-    expected = ["0.steps", "1.running_mean", "1.running_var", "1.num_batches_tracked"]
     assert keys == expected, (
-        f"expected {expected}, got {keys}: '0._extra_state' is what get_extra_state returns, "
-        "neither a parameter nor a buffer; keep the keys that name buffers"
+        f"expected {expected}, got {keys}: the '_extra_state' entry ({extra} here) is what "
+        "get_extra_state returns, neither a parameter nor a buffer, whatever its type and "
+        "wherever the module sits; keep the keys that name buffers"
     )
 
 
-def test_buffer_keys_list_a_shared_buffer_under_each_name(device):
-    model = nn.Sequential(nn.BatchNorm1d(2), nn.BatchNorm1d(2)).to(device)
-    model[1].running_mean = model[0].running_mean
+@pytest.mark.parametrize("sharing", ["one buffer", "one module"])
+def test_buffer_keys_list_a_shared_buffer_under_each_name(device, sharing):
+    if sharing == "one module":  # named_modules() lists it once, state_dict() twice
+        norm = nn.BatchNorm1d(2)
+        model = nn.Sequential(norm, norm).to(device)
+    else:
+        model = nn.Sequential(nn.BatchNorm1d(2), nn.BatchNorm1d(2)).to(device)
+        model[1].running_mean = model[0].running_mean
     keys = buffer_keys(model)
     stats = ["running_mean", "running_var", "num_batches_tracked"]
     expected = [f"{i}.{name}" for i in (0, 1) for name in stats]
     assert keys == expected, (
-        f"got {keys}: a shared buffer is in the state_dict under both names; list both"
+        f"got {keys}: a shared buffer ({sharing} under two names) is in the state_dict under "
+        "both names; list both"
     )
 
 
@@ -193,27 +224,6 @@ def test_load_a_checkpoint_without_prefix(device):
     assert target.features[1].num_batches_tracked.item() == 3
 
 
-def test_only_the_leading_prefix_is_removed(device):
-    source = NestedModuleName()
-    checkpoint = Wrapper(source).state_dict()  # "module.block.module.weight", ...
-    target = NestedModuleName().to(device)
-    try:
-        load_checkpoint(target, checkpoint)
-    except RuntimeError as error:
-        if isinstance(error, NotImplementedError):
-            raise
-        raise AssertionError(
-            "remove 'module.' at the start of each key only, once (str.removeprefix), not "
-            f"every occurrence: this model has a submodule called 'module' itself\n{error}"
-        ) from error
-    assert_close(
-        target.block.module.weight.cpu(),
-        source.block.module.weight,
-        "remove 'module.' at the start of each key only, once (str.removeprefix), not every "
-        "occurrence",
-    )
-
-
 class TopLevelModule(nn.Module):
     """An unwrapped model whose first submodule happens to be called `module`."""
 
@@ -223,19 +233,67 @@ class TopLevelModule(nn.Module):
         self.bn = nn.BatchNorm1d(3)
 
 
-def test_keys_are_kept_when_only_some_carry_the_prefix(device):
-    source = TopLevelModule()
+class OnlyChildModule(nn.Module):
+    """Every key of its own starts with "module.": its only submodule is called `module`."""
+
+    def __init__(self):
+        super().__init__()
+        self.module = nn.Linear(3, 3)
+
+
+class ModuleListChild(nn.Module):
+    """Every key starts with "module", but not with "module."."""
+
+    def __init__(self):
+        super().__init__()
+        self.module_list = nn.ModuleList([nn.Linear(3, 3), nn.BatchNorm1d(3)])
+
+
+# Key layouts where the ways of stripping a prefix disagree: keys starting with letters of
+# "module." (embed, out), a submodule called "module" at any depth, some or all keys of the
+# bare model starting with "module.", keys starting with "module" without the dot.
+LAYOUTS = {
+    cls.__name__: cls
+    for cls in (Net, TiedLM, NestedModuleName, TopLevelModule, OnlyChildModule, ModuleListChild)
+}
+
+
+# Saved bare, OnlyChildModule's keys all start with "module.": the rule strips them, as it
+# must for a wrapped checkpoint, and such a checkpoint does not load.
+KEY_LAYOUTS = [
+    (layout, wrapped)
+    for layout in LAYOUTS
+    for wrapped in (True, False)
+    if wrapped or layout != "OnlyChildModule"
+]
+
+
+@pytest.mark.parametrize(
+    ("layout", "wrapped"),
+    KEY_LAYOUTS,
+    ids=[f"{layout} saved {'wrapped' if wrapped else 'bare'}" for layout, wrapped in KEY_LAYOUTS],
+)
+def test_loads_every_key_layout(device, layout, wrapped):
+    source = LAYOUTS[layout]()
     with torch.no_grad():
-        source.module.weight.normal_()
-    checkpoint = source.state_dict()  # "module.weight", "module.bias", "bn.weight", ...
-    target = TopLevelModule().to(device)
-    load_checkpoint(target, checkpoint)
-    assert_close(
-        target.module.weight.cpu(),
-        source.module.weight.detach(),
-        "strip 'module.' only when every key starts with it; here only some do, because a "
-        "submodule is called 'module', and the keys must be used as they are",
-    )
+        for parameter in source.parameters():
+            parameter.normal_()
+    checkpoint = (Wrapper(source) if wrapped else source).state_dict()
+    target = LAYOUTS[layout]().to(device)
+    try:
+        load_checkpoint(target, checkpoint)
+    except RuntimeError as error:
+        if isinstance(error, NotImplementedError):
+            raise
+        raise AssertionError(
+            f"a checkpoint of {layout} saved {'wrapped' if wrapped else 'bare'} did not load "
+            f"(keys here: {list(checkpoint)[:3]}...): when every key starts with 'module.', "
+            "remove that leading 'module.' once (str.removeprefix, not lstrip, not a count "
+            "of characters, not in a loop), whatever the model's own keys look like; "
+            f"otherwise use the keys as they are\n{error}"
+        ) from error
+    for key, value in source.state_dict().items():
+        assert_close(target.state_dict()[key].cpu(), value, f"{layout}: {key} was not loaded")
 
 
 @pytest.mark.parametrize("prefix", ["module.", ""], ids=["with prefix", "without prefix"])

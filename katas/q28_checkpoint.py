@@ -32,16 +32,27 @@ def save_checkpoint(
     - Save the state dicts of model, optimizer and scheduler, the `epoch` (the number of
       epochs completed), and the random states: torch's CPU generator
       (`torch.get_rng_state()`), every CUDA device's generator when CUDA is available
-      (`torch.cuda.get_rng_state_all()`), and Python's `random.getstate()`.
+      (`torch.cuda.get_rng_state_all()`: all devices, not only the current one; the tests
+      simulate two), and Python's `random.getstate()`.
     - The file must load with `torch.load(path, weights_only=True)`: only tensors, numbers,
       strings, None, and lists, tuples and dicts of them (no pickled objects).
     - Serialise with `torch.save`, given the temporary file's path or a file object
-      opened on it; `torch.save` or `from torch import save` (the tests stand in for it,
-      under either name, to simulate a full disk). Write to a temporary file in the same
-      folder as `path` (os.replace is an atomic rename only within one file system), then
-      `os.replace` it onto `path`. If writing fails, the error propagates, the file
-      previously at `path` (if any) is left exactly as it was, and no temporary file is
-      left behind.
+      opened on it (not an in-memory buffer); `torch.save` or `from torch import save`
+      (the tests stand in for it, under either name, to simulate a full disk).
+    - Rule: write to a temporary file in the same folder as `path` (os.replace is an atomic
+      rename only within one file system), created under a fresh name, exclusively
+      (`tempfile.mkstemp(dir=...)`, `tempfile.NamedTemporaryFile(dir=..., delete=False)` or
+      `open(..., "x")`, so it never overwrites a file already there, another save's
+      included), then `os.replace` it onto `path` (not os.rename, which on Windows refuses
+      an existing target; and never remove the old checkpoint first). Touch no other file:
+      the file at `path` is replaced, never opened for writing or removed. Close every file
+      and descriptor you open (mkstemp returns an open descriptor).
+    - If any step after the temporary file exists fails (torch.save, os.replace, and a
+      KeyboardInterrupt too), the error propagates, the file previously at `path` (if any)
+      is left exactly as it was, and no temporary file is left behind.
+    - Hint: flushing and os.fsync before the rename make the new checkpoint survive a power
+      cut; the tests cannot check it. The temporary file's permissions (mkstemp makes it
+      readable by its owner only) are not specified.
     - path: a `str` or a `pathlib.Path`; its folder exists.
 
     >>> save_checkpoint(  # doctest: +SKIP
@@ -66,6 +77,7 @@ def load_checkpoint(
       weights_only=False, and not a plain `torch.load(path)`: its default can be changed,
       by TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 in the environment or an older torch, and then
       it unpickles whatever the file holds; an explicit weights_only=True cannot be).
+    - Returns the saved epoch as a Python int.
     - Load the saved states into `model`, `optimizer` and `scheduler` (built the same way
       as the saved ones, possibly freshly initialised), and set the random generators back
       to their saved states, so training continues exactly where it stopped: a run

@@ -18,26 +18,135 @@ class DiskFull(OSError):
     """What the stand-in for torch.save raises after writing part of the file."""
 
 
-def failing_save(obj, f, *args, **kwargs):
-    """Write a few bytes where torch.save would write, then fail like a full disk."""
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as file:
-            file.write(b"PK\x03\x04 half a checkpoint")
-    else:
-        f.write(b"PK\x03\x04 half a checkpoint")
-    raise DiskFull(28, "No space left on device")
+def failing_save_raising(error):
+    """A torch.save that writes a few bytes where torch.save would write, then raises."""
+
+    def failing_save(obj, f, *args, **kwargs):
+        if isinstance(f, (str, os.PathLike)):
+            with open(f, "wb") as file:
+                file.write(b"PK\x03\x04 half a checkpoint")
+        else:
+            f.write(b"PK\x03\x04 half a checkpoint")
+        raise error
+
+    return failing_save
+
+
+# Writing fails by any exception: a full disk, or Ctrl-C (a BaseException, not an Exception).
+FAILURES = {
+    "disk full": lambda: DiskFull(28, "No space left on device"),
+    "KeyboardInterrupt": KeyboardInterrupt,
+}
+
+
+def replace_by_name(patch, original, stand_in, *namespaces):
+    """Replace `original` by `stand_in` in `namespaces` and wherever the learner's module holds
+    it under a name of its own (`from os import replace`)."""
+    for namespace in namespaces:
+        for name, value in list(vars(namespace).items()):
+            if value is original:
+                patch.setattr(namespace, name, stand_in)
+    module = sys.modules[save_checkpoint.__module__]
+    for name, value in list(vars(module).items()):
+        if value is original:
+            patch.setattr(module, name, stand_in)
+
+
+def open_fds():
+    """The process's open file descriptors, where the system lists them (Linux, macOS)."""
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        if os.path.isdir(listing):
+            return set(os.listdir(listing))
+    return set()
+
+
+def assert_no_fd_left(before):
+    left = len(open_fds() - before)
+    assert not left, (
+        f"the save left {left} file descriptor(s) open: close what you open (os.fdopen the "
+        "descriptor tempfile.mkstemp returns, in a with block, or os.close it)"
+    )
+
+
+RECORDING: list | None = None  # the audit events seen while a save runs
+
+
+def record_file_events(event, args):
+    if RECORDING is not None and event in ("open", "os.remove", "os.rename"):
+        RECORDING.append((event, args))
+
+
+AUDIT_HOOK = []  # an audit hook cannot be removed: add one, the first time it is needed
+
+
+def as_path(name):
+    return (
+        os.path.realpath(os.fsdecode(name)) if isinstance(name, (str, bytes, os.PathLike)) else None
+    )
+
+
+class FileOperations:
+    """What a save does to files: the audit events of open, remove and rename, with the files
+    it created itself (opened with O_CREAT | O_EXCL: a fresh name, nothing overwritten)."""
+
+    def __init__(self):
+        self.events = []
+        self.created = set()
+
+    def __enter__(self):
+        global RECORDING
+        if not AUDIT_HOOK:
+            sys.addaudithook(record_file_events)
+            AUDIT_HOOK.append(True)
+        RECORDING = self.events
+        return self
+
+    def __exit__(self, *exc):
+        global RECORDING
+        RECORDING = None
+
+    def problems(self, path):
+        """Every operation on a file other than a fresh one of the save's own, except the
+        final rename of that file onto `path`."""
+        path, created, problems = os.path.realpath(path), set(), []
+        folder = os.path.dirname(path)
+        for event, args in list(self.events):
+            name = as_path(args[0])
+            if name is None or os.path.dirname(name) != folder:
+                continue  # a descriptor being wrapped, or a file elsewhere
+            if event == "open":
+                flags = args[2]
+                if not flags & (os.O_WRONLY | os.O_RDWR):
+                    continue  # read only
+                if flags & os.O_CREAT and flags & os.O_EXCL:
+                    created.add(name)
+                elif name not in created:
+                    problems.append(f"opened {name} for writing without creating it (O_EXCL)")
+            elif event == "os.remove" and name not in created:
+                problems.append(f"removed {name}")
+            elif event == "os.rename" and (name not in created or as_path(args[1]) != path):
+                problems.append(f"renamed {name} to {as_path(args[1])}")
+        self.created |= created
+        return problems
+
+
+def windows_rename(patch):
+    """os.rename as on Windows: it refuses to rename onto an existing file (os.replace does
+    not), also where pathlib or the learner's module reaches it."""
+    real = os.rename
+
+    def rename(source, target, *args, **kwargs):
+        if os.path.exists(target):
+            raise FileExistsError(183, "Cannot create a file when that file already exists")
+        return real(source, target, *args, **kwargs)
+
+    replace_by_name(patch, real, rename, os)
 
 
 def stand_in_for_torch_save(patch, stand_in):
     """Replace torch.save by `stand_in`, also where the learner's module holds it under a
     name of its own (`from torch import save`)."""
-    real = torch.save
-    patch.setattr(torch, "save", stand_in)
-    patch.setattr(torch.serialization, "save", stand_in)
-    module = sys.modules[save_checkpoint.__module__]
-    for name, value in list(vars(module).items()):
-        if value is real:
-            patch.setattr(module, name, stand_in)
+    replace_by_name(patch, torch.save, stand_in, torch, torch.serialization)
 
 
 def outside_folders(tmp_path, monkeypatch):
@@ -160,6 +269,59 @@ def test_load_restores_the_random_states(device, tmp_path):
     assert python_draw == expected[2], "restore Python's random state (random.setstate)"
 
 
+class TwoFakeGPUs:
+    """torch.cuda's random-state functions for two devices that do not exist: what a machine
+    with several GPUs shows a checkpoint, simulated wherever the tests run."""
+
+    def __init__(self):
+        self.states = [torch.full((16,), 10 + i, dtype=torch.uint8) for i in range(2)]
+
+    def index(self, device="cuda"):
+        device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+        return 0 if device.index is None else device.index  # device 0 is the current one
+
+    def get_rng_state(self, device="cuda"):
+        return self.states[self.index(device)].clone()
+
+    def set_rng_state(self, new_state, device="cuda"):
+        self.states[self.index(device)] = new_state.clone()
+
+    def get_rng_state_all(self):
+        return [state.clone() for state in self.states]
+
+    def set_rng_state_all(self, new_states):
+        for i, state in enumerate(new_states):
+            self.set_rng_state(state, i)
+
+    def install(self, patch):
+        functions = {
+            torch.cuda.is_available: lambda: True,
+            torch.cuda.device_count: lambda: len(self.states),
+            torch.cuda.current_device: lambda: 0,
+            torch.cuda.get_rng_state: self.get_rng_state,
+            torch.cuda.set_rng_state: self.set_rng_state,
+            torch.cuda.get_rng_state_all: self.get_rng_state_all,
+            torch.cuda.set_rng_state_all: self.set_rng_state_all,
+        }
+        for real, fake in functions.items():
+            replace_by_name(patch, real, fake, torch.cuda, torch.cuda.random)
+
+
+def test_saves_and_restores_every_cuda_generator(device, tmp_path, monkeypatch):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    gpus = TwoFakeGPUs()
+    gpus.install(monkeypatch)
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=0)
+    saved = gpus.get_rng_state_all()
+    gpus.states = [torch.zeros(16, dtype=torch.uint8) for _ in saved]  # a new process
+    load_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler)
+    for i, (state, expected) in enumerate(zip(gpus.states, saved, strict=True)):
+        assert torch.equal(state, expected), (
+            f"CUDA device {i}'s generator was not restored: save and restore every device's "
+            "(torch.cuda.get_rng_state_all / set_rng_state_all), not only the current one's"
+        )
+
+
 @pytest.mark.parametrize("as_str", [False, True], ids=["Path", "str"])
 def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_str):
     model, optimizer, scheduler = make_run(device, seed=0)
@@ -171,7 +333,7 @@ def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_
 
     model, optimizer, scheduler = make_run(device, seed=1)
     epoch = load_checkpoint(str(path) if as_str else path, model, optimizer, scheduler)
-    assert epoch == 7, f"expected epoch 7, got {epoch!r}"
+    assert type(epoch) is int and epoch == 7, f"expected the int 7, got {epoch!r}"
     assert_same_weights(model, weights, "load the model's state_dict")
     assert all(same_device(p.device, device) for p in model.parameters()), (
         "the model's parameters should stay on its device"
@@ -266,7 +428,8 @@ def test_load_never_runs_code_hidden_in_a_file(device, tmp_path, monkeypatch):
     )
 
 
-def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypatch):
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypatch, failure):
     outside = outside_folders(tmp_path, monkeypatch)
     folder = tmp_path / "runs"
     folder.mkdir()
@@ -275,14 +438,18 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
     save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     saved = snapshot(model)
     train_epoch(model, optimizer, scheduler, device)
+    error = FAILURES[failure]()
+    fds = open_fds()
     with monkeypatch.context() as patch:
-        stand_in_for_torch_save(patch, failing_save)
-        with raises(DiskFull):
+        stand_in_for_torch_save(patch, failing_save_raising(error))
+        with raises(type(error)):
             save_checkpoint(path, model, optimizer, scheduler, epoch=2)
     left = sorted(p.name for p in folder.iterdir())
     assert left == [path.name], (
-        f"after a failed save the folder holds {left}; remove the temporary file on error"
+        f"after a failed save ({failure}) the folder holds {left}; remove the temporary file "
+        "whatever the error (except BaseException, or try/finally), then let it propagate"
     )
+    assert_no_fd_left(fds)
     fresh = make_run(device, seed=1)
     try:
         epoch = load_checkpoint(path, *fresh)
@@ -296,27 +463,65 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
     assert_nothing_written_in(outside)
 
 
-def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch):
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch, failure):
     model, optimizer, scheduler = make_run(device, seed=0)
     outside = outside_folders(tmp_path, monkeypatch)
-    stand_in_for_torch_save(monkeypatch, failing_save)
-    with raises(DiskFull):
+    error = FAILURES[failure]()
+    stand_in_for_torch_save(monkeypatch, failing_save_raising(error))
+    with raises(type(error)):
         save_checkpoint("checkpoint.pt", model, optimizer, scheduler, epoch=1)  # in the cwd
     left = sorted(p.name for p in outside["cwd"].iterdir())
-    assert left == [], f"a failed save should leave no file behind, found {left}"
+    assert left == [], f"a failed save ({failure}) should leave no file behind, found {left}"
     assert_nothing_written_in(outside)
 
 
-def test_saving_again_replaces_the_checkpoint(device, tmp_path):
+def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):
+    # os.replace fails too: here the path is a folder. Every step after the temporary file
+    # exists is part of the write, and its error removes that file as well.
+    path = tmp_path / "checkpoint.pt"
+    path.mkdir()
+    (path / "keep.txt").write_text("kept")
+    model, optimizer, scheduler = make_run(device, seed=0)
+    with raises(OSError):
+        save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [path.name], (
+        f"after os.replace failed the folder holds {left}; os.replace belongs inside the "
+        "block that removes the temporary file on error"
+    )
+    assert (path / "keep.txt").read_text() == "kept", "what was at path must stay as it was"
+
+
+def test_saving_again_replaces_the_checkpoint(device, tmp_path, monkeypatch):
     path = tmp_path / "checkpoint.pt"
     model, optimizer, scheduler = make_run(device, seed=0)
+    fds = open_fds()
     save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    assert_no_fd_left(fds)
     train_epoch(model, optimizer, scheduler, device)
-    save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    # A file the user keeps there, under a name a fixed temporary name could take.
+    (tmp_path / "checkpoint.pt.tmp").write_bytes(b"the user's")
+    windows_rename(monkeypatch)
+    with FileOperations() as operations:
+        save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    problems = operations.problems(path)
+    assert not problems, (
+        f"while saving over a checkpoint: {problems[0]}. Create the temporary file under a "
+        "fresh name (tempfile.mkstemp or NamedTemporaryFile(dir=..., delete=False): it never "
+        "overwrites a file already there), write only to it, and os.replace it onto the "
+        "checkpoint (never remove the old one first: readers would find no checkpoint)"
+    )
+    assert_no_fd_left(fds)
     weights = snapshot(model)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "only the checkpoint stays"
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [path.name, "checkpoint.pt.tmp"], f"only the checkpoint stays, got {names}"
+    assert (tmp_path / "checkpoint.pt.tmp").read_bytes() == b"the user's"
     fresh = make_run(device, seed=1)
-    assert load_checkpoint(path, *fresh) == 2
+    epoch = load_checkpoint(path, *fresh)
+    assert type(epoch) is int and epoch == 2, (
+        f"load_checkpoint returns the epoch as the int it was saved as, got {epoch!r}"
+    )
     assert_same_weights(fresh[0], weights, "the second save should replace the first")
 
 
@@ -334,20 +539,28 @@ def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypa
     written_to = []
 
     def spy_save(obj, f, *args, **kwargs):
+        # The file torch.save writes: a path, or the file a file object is open on.
         if isinstance(f, (str, os.PathLike)):
-            written_to.append(Path(f).resolve().parent)
-        else:  # a file object: the temporary file already exists where it was opened
-            others = [p for p in folder.iterdir() if p.name != path.name]
-            written_to.append(folder.resolve() if others else None)
+            written_to.append(os.path.realpath(f))
+        else:
+            try:
+                opened = os.fstat(f.fileno())
+            except (AttributeError, OSError, ValueError):
+                opened = None  # an in-memory buffer (io.BytesIO), not a file
+            files = [p for p in folder.iterdir() if opened and os.path.samestat(opened, p.stat())]
+            written_to.append(os.path.realpath(files[0]) if files else repr(f))
         return real_save(obj, f, *args, **kwargs)
 
     stand_in_for_torch_save(monkeypatch, spy_save)
-    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    with FileOperations() as operations:
+        save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    operations.problems(path)
     assert written_to, "serialise the checkpoint with torch.save"
-    assert all(where == folder.resolve() for where in written_to), (
-        f"torch.save wrote to {written_to[0]}, not to a temporary file in {folder}: os.replace "
-        "is an atomic rename only within one file system, so create the temporary file in "
-        "the target's folder (tempfile.mkstemp(dir=path.parent))"
+    assert all(where in operations.created for where in written_to), (
+        f"torch.save wrote to {written_to[0]}, not to the temporary file the save created in "
+        f"{folder}: give torch.save that file's path or a file object open on it (not a "
+        "buffer in memory), and create it in the target's folder (os.replace is an atomic "
+        "rename only within one file system): tempfile.mkstemp(dir=path.parent)"
     )
     assert sorted(p.name for p in folder.iterdir()) == [path.name], "only the checkpoint stays"
     assert_nothing_written_in(outside)

@@ -17,7 +17,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             # One row per example, one column per unit; dead = zero in every row.
             # Computed right away: a later in-place op could still change `output`.
             dead = (output.reshape(output.shape[0], -1) == 0).all(dim=0)
-            fractions[name] = dead.float().mean().item()
+            # No units: no dead unit (a mean over nothing would be NaN).
+            fractions[name] = dead.float().mean().item() if dead.numel() else 0.0
 
         return hook
 

@@ -292,6 +292,25 @@ def test_unmodified_catches_a_change_in_place():
 
     assert_catches(facets.Unmodified(buffer_model), put_back, put_back_as_new_tensors)
 
+    class Counts(nn.Module):  # a buffer outside the state_dict, updated by every forward
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("calls", torch.zeros(()), persistent=False)
+
+        def forward(self, x):
+            self.calls += 1
+            return x
+
+    def counting_model(device):
+        return facets.args(nn.Sequential(Counts()), torch.randn(4, 2))
+
+    def put_back_the_state_dict(model, x):  # misses the non-persistent buffer
+        saved = {key: value.clone() for key, value in model.state_dict().items()}
+        model(x)
+        model.load_state_dict(saved)
+
+    assert_catches(facets.Unmodified(counting_model), put_back, put_back_the_state_dict)
+
 
 def test_unmodified_checks_every_dtype_it_names():
     # .to(float64) returns the caller's own float64 tensor: a shift in place then changes it,

@@ -541,8 +541,12 @@ def _tensors(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
         for key, item in value.items():
             yield from ((f"[{key!r}]{path}", t) for path, t in _tensors(item, depth + 1))
     elif isinstance(value, nn.Module):
-        for key, item in value.state_dict(keep_vars=True).items():
-            yield f".{key}", item
+        state = value.state_dict(keep_vars=True)
+        yield from ((f".{key}", item) for key, item in state.items())
+        # Non-persistent buffers are the module's state too, though not in its state_dict.
+        for key, item in value.named_buffers(remove_duplicate=False):
+            if key not in state:
+                yield f".{key}", item
     elif isinstance(value, torch.optim.Optimizer):
         yield from ((f".state{path}", t) for path, t in _tensors(value.state_dict(), depth + 1))
 

@@ -69,7 +69,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
         name = names.get(id(module))
         if name is not None:  # a ReLU of this model, not any module anywhere
             alive = _columns(output).ne(0).any(0)
-            found[name] = 1.0 - alive.double().mean().item()
+            found[name] = 1.0 - alive.double().mean().item() if alive.numel() else 0.0
 
     saved = {name: b.detach().clone() for name, b in model.named_buffers()}
     with contextlib.ExitStack() as stack:

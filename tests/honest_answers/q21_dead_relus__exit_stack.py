@@ -52,7 +52,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     def recorder(name: str):  # type: ignore[no-untyped-def]
         def hook(module: nn.Module, inputs: tuple, output: torch.Tensor) -> None:
             alive = (output != 0).any(dim=0)
-            found[name] = 1.0 - alive.float().mean().item()
+            found[name] = 1.0 - alive.float().mean().item() if alive.numel() else 0.0
 
         return hook
 
