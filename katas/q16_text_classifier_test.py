@@ -742,11 +742,11 @@ def test_classifier_rejects_tokens_that_are_not_2d(device):
             model(torch.ones(shape, dtype=torch.long, device=device))
 
 
-def test_layers_keep_their_default_initialisation():
+def test_layers_keep_their_default_initialisation(device):
     # nn.Embedding draws N(0, 1) (the padding row zero), the encoder layer and nn.Linear their
     # own defaults: each parameter's spread is compared with a layer the test builds.
     vocab, dim, classes = 400, 32, 64
-    model = TextClassifier(vocab, dim, classes, padding_idx=0)
+    model = TextClassifier(vocab, dim, classes, padding_idx=0).to(device)
     fresh = {
         "embedding": nn.Embedding(vocab, dim, padding_idx=0),
         "encoder": nn.TransformerEncoderLayer(dim, 2, dim_feedforward=4 * dim, batch_first=True),
@@ -754,7 +754,7 @@ def test_layers_keep_their_default_initialisation():
     }
     for name, layer in fresh.items():
         for key, expected in layer.named_parameters():
-            found = model.get_parameter(f"{name}.{key}").detach()
+            found = model.get_parameter(f"{name}.{key}").detach().cpu()
             where = f"{name}.{key}: keep the layer's own initialisation (no init of your own)"
             if expected.std() == 0:  # ones or zeros
                 assert torch.equal(found, expected.detach()), where

@@ -573,7 +573,7 @@ def _snapshot(value: Any) -> list[tuple[str, Any]]:
     for path, item in _tensors(value):
         if isinstance(item, np.ndarray):
             found.append((path, item.copy()))
-        else:
+        elif not nn.parameter.is_lazy(item):  # a lazy module's parameters hold no values yet
             saved = (item.detach().clone(), item.dtype, item.device, item.requires_grad)
             found.append((path, (*saved, item._version, dict(vars(item)))))
     return found
