@@ -153,7 +153,8 @@ def median_time(
     - The defaults are part of the contract: 3 warm-up calls, 10 timed ones, and the wall
       clock `time.perf_counter` (a process-time clock leaves out the time spent waiting).
     - warmup >= 0 is a precondition (a negative count is not tested); repeats < 1 raises
-      ValueError before fn is called or the clock read. The result is a float where clock returns floats.
+      ValueError before fn is called or the clock read. The result is a float where clock
+      returns floats.
 
     >>> ticks = iter(range(100))  # a clock that advances by 1.0 at each reading
     >>> work = torch.ones(3)
@@ -186,7 +187,8 @@ def clipped_residual(
       and its gradient overflow: keep them out of the backward pass wherever h is not scaled.
 
     Rules: no `.item()` or `.tolist()`, no `print`, no Python `if` or loop on a tensor's
-    value, however the function is run (eagerly too, not only while compiling): `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
+    value, however the function is run (eagerly too, not only while compiling):
+    `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
     `torch.cond` is allowed; the simulated device `sim` cannot run it (it traces its
     branches with Dynamo even eagerly), so such an answer is checked on the CPU and CUDA.
     The norm with `torch.linalg.vector_norm`, not the deprecated `torch.norm` (nor
