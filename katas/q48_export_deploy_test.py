@@ -180,7 +180,7 @@ def test_load_program_returns_a_runnable_module(device, tmp_path):
         program.state_dict["body.4.bias"].add_(1)
     torch.export.save(program, path)
     inputs = features(2, device)
-    got = load_program(path)(inputs)
+    got = load_program(str(path))(inputs)  # the same argument as before
     assert_agrees_with_eager(got, model, inputs, device, "the output loaded from a rewritten file")
 
 
