@@ -122,7 +122,7 @@ CONFIG_MODULES = (
 def _fresh(entry: Any) -> object:
     """A configuration entry's value with nothing assigned to it (the environment's, else the
     default), in the order torch.utils._config_module reads them."""
-    unset = torch.utils._config_module._UNSET_SENTINEL  # type: ignore[attr-defined]
+    unset = torch.utils._config_module._UNSET_SENTINEL
     for value in (entry.env_value_force, entry.env_value_default):
         if value is not unset:
             return value
