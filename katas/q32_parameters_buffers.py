@@ -23,7 +23,8 @@ class CenterAndScale(nn.Module):
 
     Constructor: `CenterAndScale(num_features, momentum=0.1)` registers, as torch's own
     layers do, on torch's default device (the CPU unless `torch.set_default_device` or
-    `with torch.device(...)` chose another) in the default dtype (float32):
+    `with torch.device(...)` chose another) in torch's default dtype (float32 unless
+    `torch.set_default_dtype` chose another):
     - `weight`: an nn.Parameter of shape [num_features], all ones, learnable;
     - `running_mean`: a persistent buffer of shape [num_features], all zeros: state
       that is updated in training and needed again after a reload;
@@ -44,7 +45,8 @@ class CenterAndScale(nn.Module):
     - Then return `(x - running_mean) * weight * taper` (with the updated running_mean),
       of x's shape. Gradients flow to x and weight; running_mean never has a grad_fn,
       so every training step's backward works on its own graph.
-    - Raises ValueError if x.shape[-1] != num_features, in training and in eval mode.
+    - Raises ValueError if x is 0-dim or x.shape[-1] != num_features, in training and in
+      eval mode.
 
     >>> layer = CenterAndScale(3)
     >>> [name for name, _ in layer.named_parameters()], list(layer.state_dict())

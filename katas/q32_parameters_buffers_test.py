@@ -6,7 +6,13 @@ from torch import nn
 
 from katas.q32_parameters_buffers import CenterAndScale
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    default_dtype,
+    raises,
+    skip_unless_supported,
+)
 
 F = 5
 
@@ -49,11 +55,17 @@ def test_buffers_are_the_running_mean_and_the_taper(device):
 def test_built_on_the_default_device_as_torch_layers_are(device):
     # Like nn.Linear, the layer is built where torch's default device says (the test's
     # device, or "meta" when that is the CPU): nothing is created on the CPU and moved.
+    # In torch's default dtype too, whichever it is: float64 set as the default gives float64.
     default = torch.device("meta" if device.type == "cpu" else device)
-    with torch.device(default):
-        layer = CenterAndScale(F)
-    for name, tensor in [*layer.named_parameters(), *layer.named_buffers()]:
-        check_tensor(tensor, shape=(F,), dtype=torch.float32, device=default, name=name)
+    for dtype in (torch.float32, torch.float64):
+        if dtype == torch.float64 and device.type != "cpu":
+            skip_unless_supported(device, dtype)
+        with torch.device(default), default_dtype(dtype):
+            layer = CenterAndScale(F)
+        for name, tensor in [*layer.named_parameters(), *layer.named_buffers()]:
+            check_tensor(
+                tensor, shape=(F,), dtype=dtype, device=default, name=f"{name} ({dtype} default)"
+            )
 
 
 def test_state_dict_saves_weight_and_running_mean_only(device):
@@ -142,6 +154,21 @@ def test_training_forward_updates_the_running_mean_off_the_graph(device):
     assert_close(x.grad, w_taper.expand(6, F), "the gradient reaches x")
 
 
+def test_a_second_step_decays_the_old_running_mean(device):
+    # From the second step on the running mean is not zero: the old value decays.
+    layer = CenterAndScale(F, momentum=0.25).to(device).train()
+    first, second = torch.randn(6, F, device=device) + 3, torch.randn(5, F, device=device) - 1
+    layer(first)
+    layer(second)
+    want = 0.75 * (0.25 * first.mean(dim=0)) + 0.25 * second.mean(dim=0)
+    assert_close(
+        layer.running_mean,
+        want,
+        "after two steps, running_mean = (1 - momentum) * running_mean + momentum * batch "
+        "mean at each: the old mean decays by (1 - momentum), neither kept whole nor dropped",
+    )
+
+
 def test_running_mean_averages_over_all_leading_dimensions(device):
     layer = CenterAndScale(F).to(device).train()
     x = torch.randn(4, 3, F, device=device) + torch.arange(3, device=device).view(1, 3, 1)
@@ -186,7 +213,7 @@ def test_eval_mode_uses_the_running_mean_and_keeps_it(device):
 
 
 @pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
-@pytest.mark.parametrize("shape", [(2, F + 1), (2, F - 1), (2, 1), (F, 2), (1,)], ids=str)
+@pytest.mark.parametrize("shape", [(2, F + 1), (2, F - 1), (2, 1), (F, 2), (1,), ()], ids=str)
 def test_rejects_the_wrong_number_of_features(device, training, shape):
     layer = CenterAndScale(F).to(device).train(training)
     with raises(ValueError):
@@ -194,7 +221,7 @@ def test_rejects_the_wrong_number_of_features(device, training, shape):
         pytest.fail(
             f"an input of shape {shape} in {'training' if training else 'eval'} mode should "
             f"raise ValueError: its last dimension is not num_features = {F} (a size of 1 "
-            "would broadcast silently); check it in both modes"
+            "would broadcast silently; a 0-dim x has none); check it in both modes"
         )
 
 
@@ -215,7 +242,13 @@ def test_an_input_without_a_batch_dimension(device):
 def test_running_mean_is_updated_in_place(device):
     layer = CenterAndScale(F).to(device).train()
     buffer = layer.running_mean
+    saved = layer.state_dict()["running_mean"]  # shares the buffer's memory
     layer(torch.randn(4, F, device=device) + 2)
+    assert torch.equal(saved, layer.running_mean), (
+        "a state_dict() taken before the step does not see the update: write the new mean "
+        "into the buffer's own memory (lerp_, mul_/add_ under torch.no_grad()), not into new "
+        "memory behind the same tensor (running_mean.data = ...)"
+    )
     assert layer.running_mean is buffer, (
         "running_mean is a new tensor after a training step: update the registered buffer in "
         "place (lerp_, mul_/add_ under torch.no_grad()) instead of assigning a new one"

@@ -45,7 +45,9 @@ synchronisation (`median_time`), and rewrite a function without graph breaks:
 
 Rule for the whole kata: torch's public API only (`torch.compile`, `torch.compiler`), not
 `torch._dynamo` however it is reached: its functions (`mark_dynamic` and the like) are
-refused when called, and a tensor the caller passes must not be marked.
+refused when called, and a tensor the caller passes must not be marked. Nor may an answer
+change a process-wide setting (`torch.compiler.config`, Dynamo's or Inductor's config) for
+the caller: `torch.compile`'s own arguments say what a compile needs.
 """
 
 import time
@@ -63,8 +65,12 @@ def count_compilations(
       backend is any callable `(gm, example_inputs) -> callable` (hint: return `gm.forward`,
       which runs the graph as it is, with no code generation). Passes `dynamic` on.
     - Calls the compiled function once with each argument tuple of `calls`, in order (fn runs
-      once per call; its side effects happen), and returns the number of graphs compiled: a
-      graph break adds one, and so does each recompile.
+      once per call, on the caller's own arguments and in the caller's grad mode: its side
+      effects happen, an in-place change to an argument and a backward() included), and
+      returns the number of graphs compiled: a graph break adds one, and so does each
+      recompile.
+    - Counts what torch.compile does under the caller's settings: after `recompile_limit`
+      recompiles (as the caller set it) Dynamo stops compiling, and the count stops there.
     - Starts clean: graphs compiled, and shapes seen, before the call do not count. Rule: call
       `torch.compiler.reset()` first (Dynamo keeps them on fn's code, not on one wrapper).
 
@@ -83,7 +89,8 @@ def compile_for_varying_batch(
 ) -> Callable[..., object]:
     """fn compiled (with `backend`) so that a new batch size does not recompile it.
 
-    - Returns a callable that computes what fn computes. Called with tensors whose first
+    - Returns a callable that computes what fn computes, taking what fn takes (positional
+      and keyword arguments). Called with tensors whose first
       dimension (the batch) changes from call to call, every size from 2 up, the other
       dimensions fixed, it compiles one graph in all, from its first call on; never one per
       batch size, nor a second one at the first new size.
@@ -146,7 +153,8 @@ def median_time(
     - The defaults are part of the contract: 3 warm-up calls, 10 timed ones, and the wall
       clock `time.perf_counter` (a process-time clock leaves out the time spent waiting).
     - warmup >= 0 is a precondition (a negative count is not tested); repeats < 1 raises
-      ValueError. The result is a float where clock returns floats.
+      ValueError before fn is called or the clock read. The result is a float where clock
+      returns floats.
 
     >>> ticks = iter(range(100))  # a clock that advances by 1.0 at each reading
     >>> work = torch.ones(3)
@@ -166,7 +174,8 @@ def clipped_residual(
     - x: (B, D) floating tensor; weight: (D, D), same dtype and device; max_norm > 0, a
       Python float that may be inf or more than x's dtype can hold (then h is never scaled).
     - Let h = x @ weight and norm = its 2-norm over all of h. If norm > max_norm, h is
-      scaled by max_norm / norm; otherwise (norm == max_norm included) h is left as it is.
+      scaled by max_norm / norm; otherwise (norm == max_norm included, and a nan norm, which
+      is not > max_norm) h is left as it is.
     - Returns (out, norm): out = x + relu(h), shape (B, D), with x's dtype and device; and
       norm, the 0-dim norm of h before any scaling, with x's dtype (as vector_norm returns
       it, float16 for float16), returned instead of printed so the caller can log it
@@ -178,7 +187,8 @@ def clipped_residual(
       and its gradient overflow: keep them out of the backward pass wherever h is not scaled.
 
     Rules: no `.item()` or `.tolist()`, no `print`, no Python `if` or loop on a tensor's
-    value: `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
+    value, however the function is run (eagerly too, not only while compiling):
+    `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
     `torch.cond` is allowed; the simulated device `sim` cannot run it (it traces its
     branches with Dynamo even eagerly), so such an answer is checked on the CPU and CUDA.
     The norm with `torch.linalg.vector_norm`, not the deprecated `torch.norm` (nor

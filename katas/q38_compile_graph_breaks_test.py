@@ -1,9 +1,11 @@
+import builtins
 import inspect
 import statistics
 import time
 
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
 
 from katas.q38_compile_graph_breaks import (
     choose_mode,
@@ -19,6 +21,7 @@ from torch_katas.testing import (
     check_tensor,
     forbidden_calls,
     raises,
+    settings_kept,
     skip_control_flow_on_sim,
     skip_unless_supported,
 )
@@ -94,7 +97,8 @@ RECOMPILES = {False: 4, None: 2, True: 1}
 
 @pytest.mark.parametrize("dynamic", list(RECOMPILES), ids=lambda d: f"dynamic={d}")
 def test_count_compilations_counts_a_recompile_per_guard_failure(device, dynamic, fresh_dynamo):
-    got = count_compilations(sine_sum, batches(device, (2, 3, 4, 5)), dynamic=dynamic)
+    with settings_kept("count_compilations"):
+        got = count_compilations(sine_sum, batches(device, (2, 3, 4, 5)), dynamic=dynamic)
     want = RECOMPILES[dynamic]
     assert got == want and isinstance(got, int), (
         f"4 batch sizes with dynamic={dynamic}: count_compilations returned {got!r}, expected "
@@ -147,6 +151,39 @@ def test_count_compilations_starts_clean(device, fresh_dynamo):
     )
 
 
+def test_count_compilations_counts_under_the_callers_recompile_limit(device, fresh_dynamo):
+    # A limit of 2 makes the cut after 2 graphs, as the default of 8 does after 8.
+    with torch.compiler.config.patch(recompile_limit=2), settings_kept("count_compilations"):
+        got = count_compilations(sine_sum, batches(device, (2, 3, 4, 5)), dynamic=False)
+    assert got == 2, (
+        f"4 batch sizes with dynamic=False under recompile_limit=2 counted {got} graphs, "
+        "expected 2: torch.compile gives up recompiling at the limit the caller set; count "
+        "what it compiles, without changing its settings"
+    )
+
+
+def test_count_compilations_keeps_fns_side_effects(device, fresh_dynamo):
+    def adds_and_backpropagates(buffer, weight):
+        buffer.add_(1)  # an in-place change to the caller's tensor
+        (weight * 3).sum().backward()  # needs grad mode on, as the caller has it
+
+    buffer = torch.zeros(3, device=device)
+    weight = torch.ones(2, device=device, requires_grad=True)
+    count_compilations(adds_and_backpropagates, [(buffer, weight), (buffer, weight)])
+    assert_close(
+        buffer,
+        torch.full((3,), 2.0, device=device),
+        "fn adds 1 in place to the caller's tensor at each of 2 calls: pass the caller's "
+        "tensors to fn themselves (a backend that copies its inputs loses the change)",
+    )
+    assert_close(
+        weight.grad,
+        torch.full((2,), 6.0, device=device),
+        "fn calls backward() at each of 2 calls: run it as the caller would (grad mode as "
+        "the caller set it)",
+    )
+
+
 def test_count_compilations_runs_fn_once_per_call(device, fresh_dynamo):
     runs = []
 
@@ -180,10 +217,13 @@ def test_compile_for_varying_batch_compiles_once(device, fresh_dynamo):
     backend = CountingBackend()
     inputs = batches(device, (2, 3, 5, 8))
     attributes = [set(vars(x)) for x, *_ in inputs]  # a sim tensor keeps its data in one
-    with forbidden_calls(*DYNAMO_MARKS, reason="torch.compile's own dynamic= setting"):
+    with (
+        forbidden_calls(*DYNAMO_MARKS, reason="torch.compile's own dynamic= setting"),
+        settings_kept("compile_for_varying_batch and the function it returns"),
+    ):
         compiled = compile_for_varying_batch(linear_relu, backend=backend)
         assert backend.graphs == 0, "compile lazily: nothing before the first call"
-        outs = [compiled(x, weight) for x, *_ in inputs]
+        outs = [compiled(x, weight=weight) for x, *_ in inputs]  # keywords are passed on too
     for (x, *_), out, before in zip(inputs, outs, attributes, strict=True):
         assert_close(out, linear_relu(x, weight), "the compiled function computes what fn does")
         added = sorted(set(vars(x)) - before)
@@ -197,6 +237,42 @@ def test_compile_for_varying_batch_compiles_once(device, fresh_dynamo):
         f"batch sizes 2, 3, 5 and 8 compiled {backend.graphs} graphs, expected 1: the default "
         "(dynamic=None) compiles a static graph and recompiles at the first new size, "
         "dynamic=False at every size; mark sizes dynamic from the first call"
+    )
+
+
+class CountingInductor(torch._TorchCompileInductorWrapper):
+    """What torch.compile makes of backend="inductor", counting the graphs it is handed and
+    running each as captured: the default checked without Inductor's seconds of codegen."""
+
+    graphs = 0
+
+    def __init__(self, mode, options, dynamic, name=None):
+        self.config, self.dynamic, self.name = {}, dynamic, name
+
+    def __call__(self, gm, example_inputs, **kwargs):
+        CountingInductor.graphs += 1
+        return gm.forward
+
+    def get_compiler_config(self):
+        return {}
+
+    def reset(self):
+        pass
+
+
+def test_compile_for_varying_batch_compiles_with_inductor_by_default(
+    device, fresh_dynamo, monkeypatch
+):
+    monkeypatch.setattr(torch, "_TorchCompileInductorWrapper", CountingInductor)
+    monkeypatch.setattr(CountingInductor, "graphs", 0)
+    weight = torch.randn(3, 4, device=device)
+    compiled = compile_for_varying_batch(linear_relu)
+    for x, *_ in batches(device, (2, 3)):
+        assert_close(compiled(x, weight), linear_relu(x, weight), "computes what fn does")
+    assert CountingInductor.graphs == 1, (
+        f"with the default backend, inductor compiled {CountingInductor.graphs} graphs for "
+        "batch sizes 2 and 3, expected 1: pass `backend` on to torch.compile as given, "
+        "'inductor' included"
     )
 
 
@@ -391,6 +467,8 @@ def test_median_time_defaults_to_3_warm_up_and_10_timed_calls(device):
 def test_median_time_defaults_to_the_wall_clock(device):
     # time.sleep waits without running: a process-time clock would measure almost nothing.
     got = median_time(time.sleep, 0.02, warmup=0, repeats=1, synchronize=lambda: None)
+    default = inspect.signature(median_time).parameters["clock"].default
+    assert default is time.perf_counter, f"clock defaults to {default!r}, not time.perf_counter"
     assert isinstance(got, float) and got >= 0.015, (
         f"a sleep of 20 ms measured {got!r} s with the default clock: the default is the "
         "wall clock time.perf_counter, which counts the time spent waiting"
@@ -429,6 +507,10 @@ def test_median_time_refuses_no_repeats(device, repeats):
             synchronize=timeline.synchronize,
             clock=timeline.clock,
         )
+    assert not timeline.events, (
+        f"median_time called {' '.join(timeline.events)} before refusing repeats={repeats}: "
+        "check the arguments first"
+    )
 
 
 # ---------------------------------------------------------------- clipped_residual
@@ -443,6 +525,7 @@ CASES = {
     "non-contiguous": (5, 3, 2.0, 1.0),
     "zeros": (3, 4, 0.0, 1.0),
     "exactly-max-norm": (1, 2, 1.0, 5.0),
+    "nan-in-one-row": (3, 4, 2.0, 1.0),
 }
 
 
@@ -450,6 +533,10 @@ def inputs_for(case, device):
     batch, dim, scale, max_norm = CASES[case]
     if case == "exactly-max-norm":  # h = x, and its norm is exactly 5 == max_norm
         return torch.tensor([[3.0, 4.0]], device=device), torch.eye(2, device=device), max_norm
+    if case == "nan-in-one-row":  # norm is nan, not > max_norm: the other rows stay finite
+        x = scale * torch.randn(batch, dim, device=device)
+        x[0, 0] = float("nan")
+        return x, torch.randn(dim, dim, device=device), max_norm
     if case == "non-contiguous":
         x = scale * torch.randn(dim, batch, device=device).T
     else:
@@ -474,15 +561,20 @@ def test_values_match_the_eager_version(device, case):
     check_tensor(norm, shape=(), dtype=x.dtype, device=device, name="norm")
     want_out, want_norm = clipped_residual_eager(x_before, weight, max_norm)
     assert_close(
-        norm, want_norm, "norm should be the 2-norm of h over all its elements, before any scaling"
+        norm,
+        want_norm,
+        "norm should be the 2-norm of h over all its elements, before any scaling",
+        equal_nan=True,
     )
     assert_close(
         out,
         want_out,
         "out differs from the eager version; scale h by max_norm / norm only when "
-        f"norm > max_norm (here {'it is' if want_norm > max_norm else 'it is not'})",
+        f"norm > max_norm (here {'it is' if want_norm > max_norm else 'it is not'}, "
+        "a nan norm included)",
+        equal_nan=True,
     )
-    assert torch.equal(x, x_before), "x must not be modified"
+    assert_close(x, x_before, "x must not be modified", rtol=0, atol=0, equal_nan=True)
 
 
 @pytest.mark.parametrize(
@@ -592,6 +684,30 @@ def test_norm_with_torch_linalg(device):
         (torch.linalg, "matrix_norm"),
         reason="torch.norm is deprecated: use torch.linalg.vector_norm",
     ):
+        clipped_residual(x, weight, max_norm)
+
+
+class NoValuesOut(TorchFunctionMode):
+    """Refuses the calls that take a tensor's value into Python: .item(), .tolist(), and the
+    bool() or float() of a Python `if` or print. (A mode of torch functions, not forbidden_ops,
+    whose dispatch layer cannot run torch.cond, which the kata allows.)"""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", None)
+        if name in {"item", "tolist", "__bool__", "__float__"}:
+            raise AssertionError(
+                f"clipped_residual called Tensor.{name} when run eagerly: no .item(), "
+                ".tolist(), print or Python `if` on a tensor's value, compiled or not"
+            )
+        return func(*args, **(kwargs or {}))
+
+
+def test_no_graph_break_when_run_eagerly(device):
+    # The rules hold however the function is run: a branch taken only outside compiled code
+    # (torch.compiler.is_compiling()) is still an .item(), a print or an `if` on a value.
+    x, weight, max_norm = inputs_for("clipped", device)
+    reason = "no print or .item() in clipped_residual, compiled or not: return the norm"
+    with NoValuesOut(), forbidden_calls((builtins, "print"), reason=reason):
         clipped_residual(x, weight, max_norm)
 
 

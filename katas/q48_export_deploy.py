@@ -31,10 +31,12 @@ def export_for_inference(model: nn.Module, example: torch.Tensor) -> torch.expor
     - model: an nn.Module in eval mode whose forward takes one tensor of shape (B, ...);
       example: such an input with B >= 2, on the model's device.
     - Returns the `torch.export.ExportedProgram`. Dimension 0 of the input is dynamic, so
-      `program.module()` accepts any batch size >= 1 and agrees with `model` on it; the
-      other dimensions stay as in `example`. Any way of marking dimension 0 dynamic does:
-      `Dim("batch")`, `Dim("batch", min=1)`, `Dim.DYNAMIC` or `Dim.AUTO`. What counts is
-      that batches of 1 and more run, not the range the program reports: for
+      `program.module()` accepts any batch size >= 1 (no upper bound) and agrees with
+      `model` on it; the other dimensions stay as in `example` (a model that would accept
+      other sizes there still refuses them: only dimension 0 is marked). Any way of
+      marking dimension 0 dynamic does: `Dim("batch")`, `Dim("batch", min=1)`,
+      `Dim.DYNAMIC` or `Dim.AUTO`. What counts is that batches of 1 and more run, not the
+      range the program reports: for
       `Dim.DYNAMIC` its `range_constraints` start at 2 (torch traces sizes 0 and 1 as
       special cases), yet batches of 1 run. A batch of 0 is left open: a plain
       `Dim("batch")` accepts it, `Dim("batch", min=1)` refuses it; both are correct here.
@@ -54,7 +56,8 @@ def save_program(program: torch.export.ExportedProgram, path: str | os.PathLike)
     """Write `program` to `path` as a torch.export archive (by convention a `.pt2` file).
 
     - The file must load with `torch.export.load(path)`: use torch.export's own format,
-      not a pickle of the program.
+      not a pickle of the program. It is written at `path` exactly, whatever its suffix
+      (none is added), and nothing else is written.
 
     >>> save_program(program, "model.pt2")
     """
@@ -67,7 +70,8 @@ def load_program(path: str | os.PathLike) -> nn.Module:
 
     - Returns a runnable nn.Module (an ExportedProgram itself cannot be called), with
       the weights on the device they were saved from; calling it on a batch returns what
-      the original model returned.
+      the original model returned. Reads the file as it is at each call: a file written
+      again at the same path gives the new program (no cache by path).
 
     >>> served = load_program("model.pt2")
     >>> served(torch.randn(5, 4)).shape
@@ -83,10 +87,12 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike
     - model and example as for `export_for_inference` (any device).
     - Use `torch.onnx.export(..., dynamo=True)`, the exporter built on torch.export, with
       dimension 0 of the input dynamic: in the ONNX graph the input's first dimension is
-      symbolic and onnxruntime accepts any batch size.
+      symbolic and onnxruntime accepts any batch size; its other dimensions are fixed to
+      `example`'s.
     - Files: `path`, and beside it (by the exporter's default) the weights in a side file
       named `path` + ".data" (model.onnx.data), which onnxruntime reads from the same
-      folder: ship the two together. Nothing else is written, anywhere: not in the
+      folder: ship the two together. One file with the weights inside (external_data=False)
+      is correct too. Nothing else is written, anywhere: not in the
       working directory (where the exporter's report=True, profile=True and
       dump_exported_program=True put their artifacts), not in HOME.
     - Prints nothing to stdout (the exporter's progress lines stay off: verbose=False).
@@ -101,9 +107,12 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     """Run the ONNX model at `path` on `inputs` with onnxruntime on the CPU.
 
     - The model has one input and one output; inputs is a float32 tensor on any device
-      (it may require grad). Look the input's name up in the session rather than
-      assuming it: the exporter names it after the forward argument.
-    - Returns the output as a float32 torch.Tensor on `inputs`' device.
+      (it may require grad), left as it is (requires_grad included). Look the input's
+      name up in the session rather than assuming it: the exporter names it after the
+      forward argument.
+    - Returns the output as a float32 torch.Tensor on `inputs`' device. Opens the file as
+      it is at each call: a file written again at the same path gives the new model's
+      result (no session cached by path).
 
     >>> run_onnx("model.onnx", torch.randn(5, 4)).shape  # doctest: +SKIP
     torch.Size([5, 2])

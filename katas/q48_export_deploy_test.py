@@ -100,18 +100,54 @@ def test_exported_program_runs_other_batch_sizes_like_eager(device):
     for key, value in before["state_dict"].items():
         assert torch.equal(after["state_dict"][key], value), f"export changed the model's {key}"
     module = program.module()
-    for batch in (1, 3, 8):
+    for batch in (1, 3, 8, 100):  # any batch size >= 1: no upper bound
         inputs = features(batch, device)
         got = run_or_fail(module, inputs, "the exported program")
         assert_agrees_with_eager(got, model, inputs, device, f"the exported output (batch {batch})")
 
 
+class Pool(nn.Module):
+    """A model that fixes only the last dimension of its (B, T, 6) input: T is free for it,
+    so only the export's own choice keeps T as in the example."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(6, 3)
+
+    def forward(self, features):
+        return self.linear(features).mean(1)
+
+
+def width_refused(module, inputs):
+    try:
+        module(inputs)
+    except Exception:
+        return True
+    return False
+
+
+@pytest.mark.not_on_sim(SIM_EXPORT)
+def test_only_the_batch_dimension_is_dynamic(device):
+    model = Pool().to(device).eval()
+    module = export_for_inference(model, torch.randn(3, 4, 6, device=device)).module()
+    inputs = torch.randn(5, 4, 6, device=device)
+    assert_close(module(inputs), model(inputs), "the exported program computes the model")
+    assert width_refused(module, torch.randn(5, 7, 6, device=device)), (
+        "the exported program accepts an input of shape (5, 7, 6) after an example of shape "
+        "(3, 4, 6): only dimension 0 is dynamic, the others stay as in the example "
+        "(dynamic_shapes=({0: Dim('batch')},), not Dim.AUTO for every dimension)"
+    )
+
+
 @pytest.mark.not_on_sim(SIM_EXPORT)
 def test_save_program_writes_an_archive_torch_export_can_load(device, tmp_path):
     model = eval_model(device)
-    path = tmp_path / "scorer.pt2"
+    path = tmp_path / "scorer.program"  # `.pt2` is a convention: the path is the caller's
     save_program(exported_by_torch(model, features(4, device)), path)
-    assert path.is_file(), f"save_program wrote nothing at {path}"
+    written = sorted(item.name for item in tmp_path.iterdir())
+    assert written == [path.name], (
+        f"save_program wrote {written}, expected exactly the path given, {path.name}"
+    )
     try:
         loaded = torch.export.load(path)
     except Exception as error:
@@ -137,6 +173,15 @@ def test_load_program_returns_a_runnable_module(device, tmp_path):
         inputs = features(batch, device)
         got = run_or_fail(served, inputs, "the loaded module")
         assert_agrees_with_eager(got, model, inputs, device, f"the loaded output (batch {batch})")
+    # The same path written again with other weights: a load reads the file as it is now.
+    program = exported_by_torch(model, features(4, device))
+    with torch.no_grad():
+        model.body[-1].bias.add_(1)
+        program.state_dict["body.4.bias"].add_(1)
+    torch.export.save(program, path)
+    inputs = features(2, device)
+    got = load_program(str(path))(inputs)  # the same argument as before
+    assert_agrees_with_eager(got, model, inputs, device, "the output loaded from a rewritten file")
 
 
 @pytest.mark.not_on_sim(SIM_EXPORT)
@@ -201,20 +246,30 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     )
     got = run_onnx(path, inputs.requires_grad_())
     assert_agrees_with_eager(got, model, inputs, device, "run_onnx's result")
+    # Only the batch dimension is symbolic: a model that fixes only the last one shows it.
+    export_onnx(Pool().to(device).eval(), torch.randn(3, 4, 6, device=device), tmp_path / "p.onnx")
+    session = onnxruntime.InferenceSession(
+        str(tmp_path / "p.onnx"), providers=["CPUExecutionProvider"]
+    )
+    shape = session.get_inputs()[0].shape
+    assert shape[1:] == [4, 6], (
+        f"after an example of shape (3, 4, 6) the ONNX input has shape {shape}: only "
+        "dimension 0 is dynamic, the others stay as in the example"
+    )
 
 
 def write_affine_onnx(path, weight, bias):
-    """An ONNX model written directly (no exporter): scores = features @ weight + bias, with
-    a dynamic batch dimension and the input named `features`."""
+    """An ONNX model written directly (no exporter): scores = readings @ weight + bias, with
+    a dynamic batch dimension and the input named `readings` (not the exporter's name)."""
     from onnx import TensorProto, helper, numpy_helper, save
 
     graph = helper.make_graph(
         [
-            helper.make_node("MatMul", ["features", "weight"], ["product"]),
+            helper.make_node("MatMul", ["readings", "weight"], ["product"]),
             helper.make_node("Add", ["product", "bias"], ["scores"]),
         ],
         "affine",
-        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", 6])],
+        [helper.make_tensor_value_info("readings", TensorProto.FLOAT, ["batch", 6])],
         [helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch", 3])],
         initializer=[
             numpy_helper.from_array(weight.numpy(), "weight"),
@@ -241,6 +296,17 @@ def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_pat
         inputs.detach().cpu() @ weight + bias,
         "run_onnx's result differs from the model's; feed onnxruntime inputs.numpy(force=True)"
         " (detached, on the CPU) under the session's input name",
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    assert inputs.requires_grad, "run_onnx changed the caller's inputs.requires_grad"
+    # The same path written again with other weights: a session reads the file as it is now.
+    write_affine_onnx(path, weight, bias + 1)
+    assert_close(
+        run_onnx(path, inputs).detach().cpu(),
+        inputs.detach().cpu() @ weight + bias + 1,
+        "run_onnx on a file rewritten at the same path returned the old model's result: "
+        "open a session on the file as it is at each call",
         rtol=1e-5,
         atol=1e-5,
     )

@@ -17,7 +17,7 @@ class CenterAndScale(nn.Module):
         self.register_buffer("taper", torch.linspace(1.0, 0.5, num_features), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.shape[-1] != self.num_features:
+        if x.dim() == 0 or x.shape[-1] != self.num_features:
             raise ValueError(
                 f"expected {self.num_features} features in the last dimension, "
                 f"got shape {tuple(x.shape)}"

@@ -676,3 +676,26 @@ def test_ctrl_c_in_the_tests_of_an_unwritten_stub_still_says_what_to_write(pytes
     (line,) = [line for line in result.stdout.lines if line.startswith("  q02  ")]
     assert line.endswith("not started: write answer"), line
     assert "run it again" not in result.stdout.str()
+
+
+def test_the_guard_puts_back_torch_compilers_configuration():
+    import torch._dynamo.config
+    import torch._inductor.config
+
+    guard = isolation.GlobalState()
+    try:
+        torch.compiler.config.assume_static_by_default = False
+        torch._dynamo.config.recompile_limit = 1_000_000
+        torch._inductor.config.triton.cudagraphs = True  # a nested entry
+        assert guard.restore() == ["torch.compiler's configuration"]
+        assert torch.compiler.config.assume_static_by_default
+        assert torch._dynamo.config.recompile_limit == 8
+        assert not torch._inductor.config.triton.cudagraphs
+        assert guard.restore() == [], "a value put back is no change"
+        with torch.compiler.config.patch(assume_static_by_default=False):
+            pass  # a patch puts its values back itself
+        assert guard.restore() == []
+    finally:
+        torch.compiler.config.assume_static_by_default = True
+        torch._dynamo.config.recompile_limit = 8
+        torch._inductor.config.triton.cudagraphs = False

@@ -40,6 +40,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 import torch.testing._comparison
+import torch.utils._config_module
 
 from torch_katas import devices
 from torch_katas.runtime.timelimit import WATCHDOG
@@ -106,6 +107,50 @@ def _put_default_device(device: torch.device) -> None:
     torch.set_default_device(None if device == torch.device("cpu") else device)
 
 
+# torch's configuration modules (torch.compiler.config and those of Dynamo, Inductor, AOTAutograd,
+# export and symbolic shapes), each read only once something has imported it.
+CONFIG_MODULES = (
+    "torch.compiler.config",
+    "torch._dynamo.config",
+    "torch._inductor.config",
+    "torch._functorch.config",
+    "torch._export.config",
+    "torch.fx.experimental._config",
+)
+
+
+def _fresh(entry: Any) -> object:
+    """A configuration entry's value with nothing assigned to it (the environment's, else the
+    default), in the order torch.utils._config_module reads them."""
+    unset = torch.utils._config_module._UNSET_SENTINEL
+    for value in (entry.env_value_force, entry.env_value_default):
+        if value is not unset:
+            return value
+    return entry.default
+
+
+def _compiler_config() -> dict[tuple[str, str], object]:
+    """Every configuration value that differs from its fresh value, by (module, name); a
+    module imported meanwhile adds nothing until one of its values is changed."""
+    changed = {}
+    for module_name in CONFIG_MODULES:
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        # Only entries assigned since the import can differ; torch caches this dictionary.
+        values = module._get_dict(skip_default=True, readonly_values=True)
+        for name, value in values.items():
+            if value != _fresh(module._config[name]):
+                changed[module_name, name] = value
+    return changed
+
+
+def _put_compiler_config(value: dict[tuple[str, str], object]) -> None:
+    for key in _compiler_config().keys() | value.keys():
+        module = sys.modules[key[0]]
+        setattr(module, key[1], value.get(key, _fresh(module._config[key[1]])))
+
+
 SETTINGS = (
     Setting("the default dtype", torch.get_default_dtype, torch.set_default_dtype),
     Setting("grad mode", torch.is_grad_enabled, torch.set_grad_enabled),
@@ -163,6 +208,7 @@ SETTINGS = (
         torch.autograd.set_multithreading_enabled,
     ),
     Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
+    Setting("torch.compiler's configuration", _compiler_config, _put_compiler_config),
 )
 
 
