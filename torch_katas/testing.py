@@ -1307,11 +1307,11 @@ def settings_kept(what: str) -> Iterator[None]:
     """Fail when the block changes one of torch's global settings (grad mode, the default
     dtype, the attention fast path...): `what` (the call, for the message) must leave them
     to the caller. What changed is put back first."""
-    before = [setting.get() for setting in isolation.SETTINGS]
+    before = isolation.record()
     try:
         yield
     finally:
-        changed = _put_back(before)
+        changed = isolation.put_back(before)
     assert not changed, (
         f"{what} changed {', '.join(changed)} for the whole process; leave global settings "
         "as the caller set them"
@@ -1323,18 +1323,8 @@ def settings_put_back() -> Iterator[None]:
     """Inside the block the answer may change torch's global settings (deterministic
     algorithms, the cuDNN flags, the default dtype...) as its kata asks; the test puts them
     back itself when the block ends, so the harness has nothing to undo or to warn about."""
-    before = [setting.get() for setting in isolation.SETTINGS]
+    before = isolation.record()
     try:
         yield
-    finally:
-        _put_back(before)
-
-
-def _put_back(before: list[Any]) -> list[str]:
-    """Put back each global setting that differs from `before`; the names of those that did."""
-    changed = []
-    for setting, value in zip(isolation.SETTINGS, before, strict=True):
-        if setting.get() != value:
-            setting.put(value)
-            changed.append(setting.name)
-    return changed
+    finally:  # registries are no setting: left changed, the harness flags them after the test
+        isolation.put_back(before, registries=False)
