@@ -213,7 +213,7 @@ def _hook_tables(module: types.ModuleType, names: tuple[str, ...]) -> Setting:
 
 
 def _saved_tensors_hooks() -> tuple:
-    autograd = torch._C._autograd
+    autograd: Any = torch._C._autograd  # its stubs lack some of these
     return (
         autograd._top_saved_tensors_default_hooks(True),
         autograd._saved_tensors_hooks_is_enabled(),
@@ -222,7 +222,7 @@ def _saved_tensors_hooks() -> tuple:
 
 
 def _put_saved_tensors_hooks(value: tuple) -> None:
-    autograd = torch._C._autograd
+    autograd: Any = torch._C._autograd  # its stubs lack some of these
     top, enabled, message = value
     for _ in range(1000):  # pop what was pushed since (no API gives the stack's depth)
         now = autograd._top_saved_tensors_default_hooks(True)
@@ -250,7 +250,9 @@ def _autocast() -> tuple:
     # Entered with enabled=False, autocast changes only its nesting: left so, the cache is
     # never cleared on the outermost exit.
     return (
-        tuple((torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in _AUTOCAST_DEVICES),
+        tuple(
+            (torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in _AUTOCAST_DEVICES
+        ),
         torch.is_autocast_cache_enabled(),
         _autocast_nesting(),
     )
@@ -296,7 +298,9 @@ REGISTRIES = (
         sys.modules["torch.optim.optimizer"],
         ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks"),
     ),
-    _hook_tables(sys.modules["torch.nn.modules.module"], (*_MODULE_HOOKS, "_global_is_full_backward_hook")),
+    _hook_tables(
+        sys.modules["torch.nn.modules.module"], (*_MODULE_HOOKS, "_global_is_full_backward_hook")
+    ),
     Setting("the saved-tensor hooks", _saved_tensors_hooks, _put_saved_tensors_hooks),
     Setting("autocast", _autocast, _put_autocast),
     Setting("torch's mode stacks", _mode_stacks, _put_mode_stacks),
