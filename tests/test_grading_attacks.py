@@ -452,7 +452,8 @@ def test_runtime_built_hooks_modes_and_registries_are_flagged_by_the_run(suite, 
     stage(folder, number, code, append=True)
     report = grade_one(suite, folder, number)
     (entry,) = report["katas"].values()
-    assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
+    # run_verdict is set where the policy flagged the answer too; else the verdict is the run's.
+    assert entry["verdict"] == "flagged" and (entry.get("run_verdict") or "flagged") == "flagged"
     assert expected in flags(report, "tampering")[number]
 
 
@@ -491,7 +492,7 @@ def test_a_stub_that_swaps_the_code_of_json_dumps_is_graded_as_what_it_is(suite,
     stage(folder, 5, JSON_DUMPS_SWAPPED, append=True)
     report = grade_one(suite, folder, 5)
     (entry,) = report["katas"].values()
-    assert entry.get("run_verdict", entry["verdict"]) == "not started"
+    assert (entry.get("run_verdict") or entry["verdict"]) == "not started"
     assert entry["passed"] == 0
 
 
