@@ -423,7 +423,7 @@ RUNTIME_ATTACKS = {
     "optimizer-step-hooks": (19, OPTIMIZER_STEP_HOOKS, "the global optim hooks"),
     "module-forward-hook": (10, MODULE_FORWARD_HOOK, "the global nn hooks"),
     "saved-tensors-hooks": (5, SAVED_TENSORS_HOOKS, "the saved-tensor hooks"),
-    "autocast-left-entered": (5, AUTOCAST_LEFT_ENTERED, "autocast was replaced"),
+    "autocast-left-entered": (5, AUTOCAST_LEFT_ENTERED, "autocast was left changed"),
     "make-dataclass-namespace": (49, RUNTIME_DUNDERS, "class Any has __eq__, built at run time"),
     "enum-functional": (49, RUNTIME_ENUM, "class Any has __eq__, built at run time"),
     "mode-left-on": (3, MODE_LEFT_ON, "a torch mode it did not push is on the mode stack"),

@@ -493,6 +493,14 @@ def settings_names() -> set[str]:
     return {setting.name for setting in isolation.SETTINGS}
 
 
+def how_changed(name: str) -> str:
+    """A registry (global hooks, autocast, a mode stack) is left changed; a name, replaced."""
+    from torch_katas.runtime import isolation
+
+    registry = any(name == registry.name for registry in isolation.REGISTRIES)
+    return f"{name[:100]} {'was left changed' if registry else 'was replaced'}"
+
+
 class Results:
     """The pytest plugin of the grading child: sends each test's report, and tamper checks."""
 
@@ -545,7 +553,7 @@ class Results:
 
         for name in import_changes(self.kata):
             if name not in self.settings:
-                self.note(f"{name[:100]} was replaced while the stub was imported (put back)")
+                self.note(f"{how_changed(name)} while the stub was imported (put back)")
         # Each test's code, as collected: it must be the test file's own, and stay the same.
         for item in session.items:
             code = getattr(getattr(item, "obj", None), "__code__", None)
@@ -616,9 +624,7 @@ class Results:
         for name in put_back:
             if str(name) in self.settings:
                 continue
-            self.note(
-                f"{str(name)[:100]} was replaced during {test[:100]} (the state guard put it back)"
-            )
+            self.note(f"{how_changed(str(name))} during {test[:100]} (the state guard put it back)")
 
     def pytest_sessionfinish(self, session: Any) -> None:
         # The last look, before the harness puts back the settings it changed for the run.
