@@ -2,7 +2,8 @@
 
 `GlobalState` is the guard around every kata test and every import of a kata's answer
 module: it records the global settings of torch, NumPy and Python that code can change for
-everyone (the default dtype, grad mode, a torch function replaced by hand...) and puts back
+everyone (the default dtype, grad mode, a torch function replaced by hand...), torch's
+process-wide registries and stacks (global hooks, autocast, the mode stacks), and puts back
 whatever changed. `seed_everything` gives every test the same random streams, and
 `RandomState` keeps the generators' state of the process around a whole run.
 """
