@@ -1305,8 +1305,9 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
 @contextmanager
 def settings_kept(what: str) -> Iterator[None]:
     """Fail when the block changes one of torch's global settings (grad mode, the default
-    dtype, the attention fast path...): `what` (the call, for the message) must leave them
-    to the caller. What changed is put back first."""
+    dtype, the attention fast path...) or registries (a global hook, autocast left entered):
+    `what` (the call, for the message) must leave them to the caller. What changed is put
+    back first."""
     before = isolation.record()
     try:
         yield

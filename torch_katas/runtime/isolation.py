@@ -53,6 +53,8 @@ __all__ = [
     "SETTINGS",
     "GlobalState",
     "RandomState",
+    "put_back",
+    "record",
     "seed_everything",
     "stop_threads_in",
 ]
