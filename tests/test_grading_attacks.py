@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog, cli
-from torch_katas.grading import grade as grading, reports, sandbox, schema
+from torch_katas.grading import child, grade as grading, reports, sandbox, schema
 from torch_katas.grading.reports import Flag, KataGrade, Report
 from torch_katas.runtime import isolation
 
@@ -374,8 +374,56 @@ def _same(module):
 
 copy.dispatch_table[nn.Linear] = lambda m: (functools.partial(_same, m), ())
 """
+# Global optimizer step hooks that make the tests' reference SGD skip Nesterov's look-ahead
+# (the answer's own SGD leaves it out): both follow the same wrong trajectory.
+OPTIMIZER_STEP_HOOKS = """
+import torch
+
+_optimizer = torch.sys.modules["torch.optim.optimizer"]
+_flipped = []
+
+
+def _before(optimizer, args, kwargs):
+    if type(optimizer) is torch.optim.SGD:
+        for group in optimizer.param_groups:
+            if group.get("nesterov"):
+                group["nesterov"] = False
+                _flipped.append(group)
+
+
+def _after(optimizer, args, kwargs):
+    while _flipped:
+        _flipped.pop()["nesterov"] = True
+
+
+_optimizer.register_optimizer_step_pre_hook(_before)
+_optimizer.register_optimizer_step_post_hook(_after)
+"""
+# A global module forward hook that makes every nn.ReLU the identity, the tests' too.
+MODULE_FORWARD_HOOK = """
+import torch
+
+torch.sys.modules["torch.nn.modules.module"].register_module_forward_hook(
+    lambda module, inputs, output: inputs[0] if type(module) is torch.nn.ReLU else output
+)
+"""
+# Entered at import, never left: every tensor autograd saves later goes through these.
+SAVED_TENSORS_HOOKS = """
+import torch
+
+torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+"""
+AUTOCAST_LEFT_ENTERED = """
+import torch
+
+torch.autocast("cpu", dtype=torch.bfloat16, enabled=False).__enter__()
+"""
 # (kata, stub added before the reference answer, what the run's tampering flag says)
 RUNTIME_ATTACKS = {
+    "optimizer-step-hooks": (19, OPTIMIZER_STEP_HOOKS, "the global optim hooks"),
+    "module-forward-hook": (10, MODULE_FORWARD_HOOK, "the global nn hooks"),
+    "saved-tensors-hooks": (5, SAVED_TENSORS_HOOKS, "the saved-tensor hooks"),
+    "autocast-left-entered": (5, AUTOCAST_LEFT_ENTERED, "autocast was left changed"),
     "make-dataclass-namespace": (49, RUNTIME_DUNDERS, "class Any has __eq__, built at run time"),
     "enum-functional": (49, RUNTIME_ENUM, "class Any has __eq__, built at run time"),
     "mode-left-on": (3, MODE_LEFT_ON, "a torch mode it did not push is on the mode stack"),
@@ -404,8 +452,48 @@ def test_runtime_built_hooks_modes_and_registries_are_flagged_by_the_run(suite, 
     stage(folder, number, code, append=True)
     report = grade_one(suite, folder, number)
     (entry,) = report["katas"].values()
-    assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
+    # run_verdict is set where the policy flagged the answer too; else the verdict is the run's.
+    assert entry["verdict"] == "flagged" and (entry.get("run_verdict") or "flagged") == "flagged"
     assert expected in flags(report, "tampering")[number]
+
+
+# json.dumps's code swapped (through exec) for one that drops tampering and turns failures
+# into passes: the results sender uses no json.dumps.
+JSON_DUMPS_SWAPPED = """
+from torch import __builtins__ as _b
+
+_b["exec"](
+    \"\"\"
+import json
+
+def _results(obj, *args, **kwargs):
+    if isinstance(obj, dict):
+        event = obj.get("event")
+        if event in ("tampering", "refused"):
+            return ""
+        if event == "report" and obj.get("outcome") == "failed":
+            obj = dict(obj, outcome="passed", message="", not_implemented=False)
+        if event == "end":
+            obj = dict(obj, exit_code=0)
+    return _default_encoder.encode(obj)
+
+json.dumps.__code__ = _results.__code__
+\"\"\"
+)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_stub_that_swaps_the_code_of_json_dumps_is_graded_as_what_it_is(suite, tmp_path):
+    """The stub as handed out plus the swap: its tests fail, and they are reported so."""
+    folder = tmp_path / "dumps"
+    assert katas("--root", suite, "takehome", 5, "--out", folder) == 0
+    stage(folder, 5, JSON_DUMPS_SWAPPED, append=True)
+    report = grade_one(suite, folder, 5)
+    (entry,) = report["katas"].values()
+    assert (entry.get("run_verdict") or entry["verdict"]) == "not started"
+    assert entry["passed"] == 0
 
 
 @pytest.mark.slow
@@ -631,6 +719,49 @@ def test_the_grader_checks_the_order_of_what_the_child_reports():
         schema.collect(honest, TOKEN)
     with pytest.raises(schema.SchemaError, match="nested deeper"):
         schema.collect(b"[" * 10_000 + b"\n" + END, TOKEN)
+
+
+def test_a_message_left_out_or_a_blank_line_is_flagged_not_skipped():
+    read, write = os.pipe()
+    send = child.sender(write, TOKEN)
+    send("tampering", text="a replaced function")
+    for message in (report_line("t.py::test_a", "setup", "passed"), END):
+        fields = json.loads(message)
+        del fields["token"]
+        send(fields.pop("event"), **fields)
+    os.close(write)
+    data = os.read(read, 1 << 16)
+    os.close(read)
+    assert schema.collect(data, TOKEN)["tampering"] == ["a replaced function"]
+    first, *rest = data.splitlines(keepends=True)
+    with pytest.raises(schema.SchemaError, match="message 0 of its results never came"):
+        schema.collect(b"".join(rest), TOKEN)
+    with pytest.raises(schema.SchemaError, match="not JSON"):
+        schema.collect(first + b"\n" + b"".join(rest), TOKEN)
+
+
+def test_the_results_sender_depends_on_no_python_function_the_answer_can_change():
+    read, write = os.pipe()
+    send = child.sender(write, TOKEN)
+    parts = child.function_parts(send)
+    dumps = json.dumps.__code__
+    json.dumps.__code__ = (lambda *args, **kwargs: "").__code__
+    try:
+        send("tampering", text="still sent")
+    finally:
+        json.dumps.__code__ = dumps
+    os.close(write)
+    assert b'"text": "still sent"' in os.read(read, 1 << 16)
+    os.close(read)
+    # Its encoder's code replaced: the watch sees the sender's parts change.
+    (encode,) = [f for f in child.cells(send) if getattr(f, "__name__", "") == "encode"]
+    code = encode.__code__
+    encode.__code__ = code.replace(co_consts=(*code.co_consts, "x"))
+    try:
+        assert child.function_parts(send) != parts
+    finally:
+        encode.__code__ = code
+    assert child.function_parts(send) == parts
 
 
 def test_the_state_guard_watches_the_comparison_classes():

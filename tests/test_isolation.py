@@ -699,3 +699,71 @@ def test_the_guard_puts_back_torch_compilers_configuration():
         torch.compiler.config.assume_static_by_default = True
         torch._dynamo.config.recompile_limit = 8
         torch._inductor.config.triton.cudagraphs = False
+
+
+# -- process-wide registries and stacks: each left changed is put back and named ----------------
+
+
+def _optimizer_step_hook() -> None:
+    optimizer = sys.modules["torch.optim.optimizer"]
+    optimizer.register_optimizer_step_pre_hook(lambda opt, args, kwargs: None)
+
+
+def _module_hooks() -> None:
+    module = sys.modules["torch.nn.modules.module"]
+    module.register_module_forward_hook(lambda m, inputs, output: output)
+    module.register_module_full_backward_hook(lambda m, grad_in, grad_out: None)
+
+
+def _saved_tensors_hooks() -> None:
+    torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+
+
+def _autocast_left_entered() -> None:
+    # enabled=False changes no flag, only the nesting autocast keeps.
+    torch.autocast("cpu", dtype=torch.bfloat16, enabled=False).__enter__()
+
+
+def _function_mode() -> None:
+    torch.overrides.TorchFunctionMode().__enter__()
+
+
+_KEPT: list[object] = []
+
+
+def _inference_mode() -> None:
+    _KEPT.append(torch.inference_mode())
+    _KEPT[-1].__enter__()  # type: ignore[attr-defined]
+
+
+LEFT_CHANGED = {
+    "the global optim hooks (torch.optim.optimizer)": _optimizer_step_hook,
+    "the global nn hooks (torch.nn.modules.module)": _module_hooks,
+    "the saved-tensor hooks": _saved_tensors_hooks,
+    "autocast": _autocast_left_entered,
+    "torch's mode stacks": _function_mode,
+    "inference mode": _inference_mode,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEFT_CHANGED))
+def test_a_registry_left_changed_is_put_back_and_named(name):
+    before = isolation.record()
+    LEFT_CHANGED[name]()
+    # Inference mode carries autograd's multithreading flag with it: named as well.
+    assert isolation.put_back(before)[0] == name
+    assert isolation.put_back(before) == []
+    x = torch.ones(3, requires_grad=True)
+    (x * x).sum().backward()  # no hook of the block's is left to run
+    assert x.grad is not None and x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_the_state_guard_and_settings_kept_name_a_registry_left_changed():
+    from torch_katas import testing
+
+    guard = isolation.GlobalState()
+    _optimizer_step_hook()
+    assert "the global optim hooks (torch.optim.optimizer)" in guard.restore()
+    with pytest.raises(AssertionError, match="global nn hooks"), testing.settings_kept("f()"):
+        _module_hooks()
+    assert not sys.modules["torch.nn.modules.module"]._global_forward_hooks

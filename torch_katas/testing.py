@@ -1305,9 +1305,10 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
 @contextmanager
 def settings_kept(what: str) -> Iterator[None]:
     """Fail when the block changes one of torch's global settings (grad mode, the default
-    dtype, the attention fast path...): `what` (the call, for the message) must leave them
-    to the caller. What changed is put back first."""
-    before = [setting.get() for setting in isolation.SETTINGS]
+    dtype, the attention fast path...) or registries (a global hook, autocast left entered):
+    `what` (the call, for the message) must leave them to the caller. What changed is put
+    back first."""
+    before = isolation.record()
     # Drawing random numbers moves the generator on, which a function may do; reseeding it
     # (manual_seed, set_rng_state) restarts the caller's stream. A reseed sets the seed the
     # generator reports, so it is tagged with one no code would pick, its stream untouched.
@@ -1316,7 +1317,7 @@ def settings_kept(what: str) -> Iterator[None]:
     try:
         yield
     finally:
-        changed = _put_back(before)
+        changed = isolation.put_back(before)
         reseeded = torch.initial_seed() != _SEED_TAG or (
             cuda_seed is not None and torch.cuda.initial_seed() != cuda_seed
         )
@@ -1350,18 +1351,8 @@ def settings_put_back() -> Iterator[None]:
     """Inside the block the answer may change torch's global settings (deterministic
     algorithms, the cuDNN flags, the default dtype...) as its kata asks; the test puts them
     back itself when the block ends, so the harness has nothing to undo or to warn about."""
-    before = [setting.get() for setting in isolation.SETTINGS]
+    before = isolation.record()
     try:
         yield
-    finally:
-        _put_back(before)
-
-
-def _put_back(before: list[Any]) -> list[str]:
-    """Put back each global setting that differs from `before`; the names of those that did."""
-    changed = []
-    for setting, value in zip(isolation.SETTINGS, before, strict=True):
-        if setting.get() != value:
-            setting.put(value)
-            changed.append(setting.name)
-    return changed
+    finally:  # registries are no setting: left changed, the harness flags them after the test
+        isolation.put_back(before, registries=False)

@@ -17,12 +17,14 @@ None of this can stop code in the same process from undoing it; it makes tamperi
 
 from __future__ import annotations
 
+import _json
 import ast
 import contextlib
 import copy
 import copyreg
 import importlib
 import inspect
+import itertools
 import json
 import os
 import sys
@@ -214,7 +216,7 @@ class Watch:
         self.recorder = recorder
         self.send = recorder.send  # tampering is sent with this one, whatever the recorder holds
         self.parts = {name: getattr(recorder, name) for name in RECORDER_KEEPS}
-        self.cells = cells(recorder.send)
+        self.sender = function_parts(recorder.send)
         # (label, the module or class, its attributes then); whole namespaces for modules
         # and classes, chosen attributes (looked up with getattr) for the WATCHED_NAMES.
         self.owners: list[tuple[str, object, dict, bool]] = []
@@ -324,11 +326,11 @@ class Watch:
             for name, value in self.parts.items()
             if getattr(self.recorder, name, None) is not value
         ]
-        held = cells(self.send)
-        if len(held) != len(self.cells) or any(
-            a is not b for a, b in zip(held, self.cells, strict=True)
+        held = function_parts(self.send)
+        if len(held) != len(self.sender) or any(
+            a is not b for a, b in zip(held, self.sender, strict=True)
         ):
-            found.append("what the grading recorder's sender holds was replaced")
+            found.append("the grading recorder's sender, or what it holds, was replaced")
         for label, owner, before, by_getattr in self.owners:
             now = vars(owner)
             for name, (value, code) in before.items():
@@ -491,6 +493,14 @@ def settings_names() -> set[str]:
     return {setting.name for setting in isolation.SETTINGS}
 
 
+def how_changed(name: str) -> str:
+    """A registry (global hooks, autocast, a mode stack) is left changed; a name, replaced."""
+    from torch_katas.runtime import isolation
+
+    registry = any(name == registry.name for registry in isolation.REGISTRIES)
+    return f"{name[:100]} {'was left changed' if registry else 'was replaced'}"
+
+
 class Results:
     """The pytest plugin of the grading child: sends each test's report, and tamper checks."""
 
@@ -543,7 +553,7 @@ class Results:
 
         for name in import_changes(self.kata):
             if name not in self.settings:
-                self.note(f"{name[:100]} was replaced while the stub was imported (put back)")
+                self.note(f"{how_changed(name)} while the stub was imported (put back)")
         # Each test's code, as collected: it must be the test file's own, and stay the same.
         for item in session.items:
             code = getattr(getattr(item, "obj", None), "__code__", None)
@@ -614,9 +624,7 @@ class Results:
         for name in put_back:
             if str(name) in self.settings:
                 continue
-            self.note(
-                f"{str(name)[:100]} was replaced during {test[:100]} (the state guard put it back)"
-            )
+            self.note(f"{how_changed(str(name))} during {test[:100]} (the state guard put it back)")
 
     def pytest_sessionfinish(self, session: Any) -> None:
         # The last look, before the harness puts back the settings it changed for the run.
@@ -640,15 +648,58 @@ class Results:
 
 
 def sender(descriptor: int, token: str) -> Send:
-    """send(event, **fields): one JSON line with the token, written whole to `descriptor`."""
-    write, dumps = os.write, json.dumps
+    """send(event, **fields): one JSON line with the token and the message's number, written
+    whole to `descriptor`.
+
+    Made, like its encoder, of C functions taken here, before the candidate's code runs
+    (os.write, json's C string quoting, int's and float's repr): a module global rebound or
+    the code of a Python function replaced later (json.dumps's) changes nothing it calls. Its
+    own parts are watched (`Watch`), and the grader numbers the messages it reads: one left
+    out is missed. A forked process's messages go unnumbered (null), outside the count.
+    """
+    write, getpid, numbers, step = os.write, os.getpid, itertools.count(), next
+    quote, comma, text, kind_of = _json.encode_basestring_ascii, ", ".join, str, type
+    number_repr, float_repr, items = int.__repr__, float.__repr__, dict.items
+    pid = getpid()
+
+    def encode(value: Any) -> str:
+        kind = kind_of(value)
+        if kind is str:
+            return quote(value)
+        if value is None or kind is bool:
+            return "null" if value is None else "true" if value else "false"
+        if kind is int:
+            return number_repr(value)
+        if kind is float:  # not finite: null, as the schema has no such number
+            return float_repr(value) if value - value == 0 else "null"
+        if kind is dict:
+            return "{" + comma([quote(text(k)) + ": " + encode(v) for k, v in items(value)]) + "}"
+        if kind is list or kind is tuple:
+            return "[" + comma([encode(v) for v in value]) + "]"
+        return quote(text(value))
 
     def send(event: str, **fields: object) -> None:
-        data = (dumps({"token": token, "event": event, **fields}) + "\n").encode()
+        seq = step(numbers) if getpid() == pid else None
+        message = {"token": token, "seq": seq, "event": event, **fields}
+        data = (encode(message) + "\n").encode()
         while data:
             data = data[write(descriptor, data) :]
 
     return send
+
+
+def function_parts(function: object, depth: int = 0) -> list[object]:
+    """What a function runs: its code, defaults and globals, what its closure holds, and the
+    same of each function held there (the sender's encoder)."""
+    found: list[object] = [
+        getattr(function, name, None)
+        for name in ("__code__", "__defaults__", "__kwdefaults__", "__globals__")
+    ]
+    for held in cells(function):
+        found.append(held)
+        if depth < 3 and isinstance(held, types.FunctionType):
+            found += function_parts(held, depth + 1)
+    return found
 
 
 def main() -> None:

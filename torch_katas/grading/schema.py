@@ -25,6 +25,7 @@ __all__ = [
     "Forged",
     "Merge",
     "NoResults",
+    "Numbering",
     "SchemaError",
     "TestRecord",
     "collect",
@@ -133,6 +134,9 @@ def message(line: str, token: str) -> dict:
     given = data.get("token")
     if not isinstance(given, str) or not secrets.compare_digest(given, token):
         raise Forged("a message without the grader's secret")
+    seq = data.get("seq")
+    if seq is not None and (type(seq) is not int or seq < 0):
+        raise SchemaError("seq: wrong type")
     fields = _EVENTS.get(data.get("event"))  # type: ignore[arg-type]
     if fields is None:
         raise SchemaError(f"unknown event {str(data.get('event'))[:40]!r}")
@@ -150,6 +154,24 @@ def message(line: str, token: str) -> dict:
     if data["event"] == "end" and data["version"] != VERSION:
         raise SchemaError(f"version {data['version']}, expected {VERSION}")
     return data
+
+
+class Numbering:
+    """The child numbers its messages from 0 (a forked process's go unnumbered, null): a
+    number left out is a message dropped or rewritten on the way, which the grader never
+    reads as absent."""
+
+    def __init__(self) -> None:
+        self.expected = 0
+
+    def missing(self, event: dict) -> str | None:
+        seq = event.get("seq")
+        if seq is None:
+            return None
+        if seq != self.expected:
+            return f"message {self.expected} of its results never came (the next was {seq})"
+        self.expected += 1
+        return None
 
 
 @dataclass
@@ -225,10 +247,14 @@ def collect(data: bytes, token: str) -> ChildResults:
     refused: list[str] = []
     import_errors: list[str] = []
     end: dict | None = None
+    numbering = Numbering()
+    # Every line is a message: a blank one, as much as one that is no JSON, came from
+    # something other than the sender.
     for line in data.decode("utf-8", errors="replace").splitlines():
-        if not line.strip():
-            continue
         event = message(line, token)
+        missing = numbering.missing(event)
+        if missing:
+            raise SchemaError(missing)
         if end is not None:
             merge.problem(f"a message ({event['event']}) after the run's end")
         elif event["event"] == "report":

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from torch_katas import catalog, status
-from torch_katas.grading import policy, sandbox, takehome
+from torch_katas.grading import policy, sandbox, schema, takehome
 from torch_katas.grading.reports import FailureGroup, Flag, KataGrade
 from torch_katas.practice import testwrite
 
@@ -350,6 +350,7 @@ def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[s
     result: dict[str, Any] | None = None
     problems: list[str] = []
     results = 0
+    numbering = schema.Numbering()
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             event = json.loads(line)
@@ -358,6 +359,10 @@ def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[s
             genuine = False
         if not genuine:
             problems.append("its results were not all written by the grader")
+            continue
+        missing = numbering.missing(event)
+        if missing:
+            problems.append(missing)
         elif event.get("event") == "result":
             results += 1
             result = event.get("result") if isinstance(event.get("result"), dict) else None

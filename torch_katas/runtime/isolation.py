@@ -2,7 +2,8 @@
 
 `GlobalState` is the guard around every kata test and every import of a kata's answer
 module: it records the global settings of torch, NumPy and Python that code can change for
-everyone (the default dtype, grad mode, a torch function replaced by hand...) and puts back
+everyone (the default dtype, grad mode, a torch function replaced by hand...), torch's
+process-wide registries and stacks (global hooks, autocast, the mode stacks), and puts back
 whatever changed. `seed_everything` gives every test the same random streams, and
 `RandomState` keeps the generators' state of the process around a whole run.
 """
@@ -39,6 +40,8 @@ import numpy
 import pytest
 import torch
 import torch.nn.functional as F
+import torch.nn.modules.module
+import torch.optim.optimizer
 import torch.testing._comparison
 import torch.utils._config_module
 
@@ -47,9 +50,12 @@ from torch_katas.runtime.timelimit import WATCHDOG
 
 __all__ = [
     "COMPARISONS",
+    "REGISTRIES",
     "SETTINGS",
     "GlobalState",
     "RandomState",
+    "put_back",
+    "record",
     "seed_everything",
     "stop_threads_in",
 ]
@@ -212,6 +218,179 @@ SETTINGS = (
 )
 
 
+# -- process-wide registries and stacks ------------------------------------------------------
+# What changes torch's own code for everyone once registered or entered: a global optimizer
+# step hook (the tests' reference optimizer runs it too), a global module hook, saved-tensor
+# hooks or autocast entered and never left, a torch mode left on its stack, inference mode.
+# Unlike a setting, no test leaves one changed: after a kata's code ran, a change is put back
+# and named, and grading flags it. Compared by identity (`unchanged`): no value's __eq__ runs.
+
+_MODULE_HOOKS = (
+    "_global_buffer_registration_hooks",
+    "_global_module_registration_hooks",
+    "_global_parameter_registration_hooks",
+    "_global_backward_pre_hooks",
+    "_global_backward_hooks",
+    "_global_forward_pre_hooks",
+    "_global_forward_hooks",
+    "_global_forward_hooks_always_called",
+    "_global_forward_hooks_with_kwargs",
+)
+
+
+def _hook_tables(module: types.ModuleType, names: tuple[str, ...]) -> Setting:
+    """The module's hook dictionaries: each the same object (a module global its code reads)
+    with the same entries; a plain value among them (the backward hooks' kind) compared too."""
+
+    def get() -> tuple:
+        found = []
+        for name in names:
+            table = getattr(module, name, None)
+            items = tuple(table.items()) if isinstance(table, dict) else table
+            found.append((table, items))
+        return tuple(found)
+
+    def put(value: tuple) -> None:
+        for name, (table, items) in zip(names, value, strict=True):
+            setattr(module, name, table)
+            if isinstance(table, dict):
+                table.clear()
+                table.update(items)
+
+    label = module.__name__.removeprefix("torch.").split(".")[0]
+    return Setting(f"the global {label} hooks ({module.__name__})", get, put)
+
+
+def _saved_tensors_hooks() -> tuple:
+    autograd: Any = torch._C._autograd  # its stubs lack some of these
+    return (
+        autograd._top_saved_tensors_default_hooks(True),
+        autograd._saved_tensors_hooks_is_enabled(),
+        autograd._saved_tensors_hooks_get_disabled_error_message(),
+    )
+
+
+def _put_saved_tensors_hooks(value: tuple) -> None:
+    autograd: Any = torch._C._autograd  # its stubs lack some of these
+    top, enabled, message = value
+    for _ in range(1000):  # pop what was pushed since (no API gives the stack's depth)
+        now = autograd._top_saved_tensors_default_hooks(True)
+        if now is None or unchanged(now, top):
+            break
+        autograd._pop_saved_tensors_default_hooks()
+    if top is not None and not unchanged(autograd._top_saved_tensors_default_hooks(True), top):
+        autograd._push_saved_tensors_default_hooks(*top)  # popped below where it was
+    if enabled:
+        autograd._saved_tensors_hooks_enable()
+    else:
+        autograd._saved_tensors_hooks_disable(message or "")
+
+
+_AUTOCAST_DEVICES = tuple(torch._C._autocast_supported_devices())
+
+
+def _autocast_nesting() -> int:
+    depth = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    return depth
+
+
+def _autocast() -> tuple:
+    # Entered with enabled=False, autocast changes only its nesting: left so, the cache is
+    # never cleared on the outermost exit.
+    return (
+        tuple(
+            (torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in _AUTOCAST_DEVICES
+        ),
+        torch.is_autocast_cache_enabled(),
+        _autocast_nesting(),
+    )
+
+
+def _put_autocast(value: tuple) -> None:
+    kinds, cache, nesting = value
+    for device, (enabled, dtype) in zip(_AUTOCAST_DEVICES, kinds, strict=True):
+        torch.set_autocast_enabled(device, enabled)
+        torch.set_autocast_dtype(device, dtype)
+    torch.set_autocast_cache_enabled(cache)
+    depth = _autocast_nesting()
+    while depth < nesting:
+        depth = torch.autocast_increment_nesting()
+    while depth > nesting:
+        depth = torch.autocast_decrement_nesting()
+
+
+def _mode_stacks() -> tuple:
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    return tuple(_get_current_function_mode_stack()), tuple(_get_current_dispatch_mode_stack())
+
+
+def _put_mode_stacks(value: tuple) -> None:
+    functions, dispatch = value
+    while torch._C._len_torch_function_stack():
+        torch._C._pop_torch_function_stack()
+    for mode in functions:
+        torch._C._push_on_torch_function_stack(mode)
+    while torch._C._len_torch_dispatch_stack():
+        torch._C._pop_torch_dispatch_stack()
+    for mode in dispatch:
+        torch._C._push_on_torch_dispatch_stack(mode)
+
+
+# Inference mode has no setter, only a guard object: one is kept for each put-back.
+_INFERENCE_GUARDS: list[object] = []
+
+REGISTRIES = (
+    _hook_tables(
+        sys.modules["torch.optim.optimizer"],
+        ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks"),
+    ),
+    _hook_tables(
+        sys.modules["torch.nn.modules.module"], (*_MODULE_HOOKS, "_global_is_full_backward_hook")
+    ),
+    Setting("the saved-tensor hooks", _saved_tensors_hooks, _put_saved_tensors_hooks),
+    Setting("autocast", _autocast, _put_autocast),
+    Setting("torch's mode stacks", _mode_stacks, _put_mode_stacks),
+    Setting(
+        "inference mode",
+        torch.is_inference_mode_enabled,
+        lambda value: _INFERENCE_GUARDS.append(torch._C._InferenceMode(value)),
+    ),
+    Setting("forward-mode AD", torch._C._is_fwd_grad_enabled, torch._C._set_fwd_grad_enabled),
+)
+
+
+def unchanged(before: object, now: object) -> bool:
+    """The same objects, tuple by tuple; plain values (flags, dtypes, counts) by equality."""
+    if isinstance(before, tuple) and isinstance(now, tuple):
+        return len(before) == len(now) and all(map(unchanged, before, now))
+    plain = (bool, int, float, str, torch.dtype)
+    return before is now or (type(before) is type(now) and type(now) in plain and before == now)
+
+
+def record() -> list[Any]:
+    """The settings and registries now, for `put_back`."""
+    return [setting.get() for setting in SETTINGS] + [registry.get() for registry in REGISTRIES]
+
+
+def put_back(before: list[Any], registries: bool = True) -> list[str]:
+    """Put back each setting (and registry) that differs from `before`; the names of those.
+    The registries first: a torch mode left on its stack sees the settings being read."""
+    changed = []
+    settings = len(SETTINGS)
+    for registry, value in zip(REGISTRIES, before[settings:], strict=True):
+        if registries and not unchanged(value, registry.get()):
+            registry.put(value)
+            changed.append(registry.name)
+    for setting, value in zip(SETTINGS, before[:settings], strict=True):
+        if setting.get() != value:
+            setting.put(value)
+            changed.append(setting.name)
+    return changed
+
+
 def classes_of(module: types.ModuleType) -> dict[str, type]:
     """The classes a module defines, and the bases they have from outside the standard library
     (pytest.approx's classes share one from `pytest`), by their qualified names."""
@@ -339,7 +518,7 @@ class GlobalState:
         for owner in NAMESPACES.values():
             if isinstance(owner, types.ModuleType):
                 _watch(owner)
-        self.settings = [setting.get() for setting in SETTINGS]
+        self.settings = record()
         self.namespaces = {name: vars(owner).copy() for name, owner in NAMESPACES.items()}
         self.writes = dict(_WRITES)
 
@@ -351,11 +530,7 @@ class GlobalState:
         a name written into a module's dictionary directly (`vars(torch)[name] = ...`).
         Classes, whose names nothing counts, are always compared.
         """
-        changed = []
-        for setting, before in zip(SETTINGS, self.settings, strict=True):
-            if setting.get() != before:
-                setting.put(before)
-                changed.append(setting.name)
+        changed = put_back(self.settings)
         for name, owner in NAMESPACES.items():
             if (
                 not everything
