@@ -10,6 +10,9 @@ runs:
 
 - imports: torch's public parts that katas use, a few standard modules and NumPy (ALLOWED,
   ALLOWED_TORCH), and the modules the kata's entry in katas.toml adds (`imports = [...]`);
+- one path for every way to name a thing: `m.a`, `from m import a`, `import m.a`,
+  `getattr(m, "a")` and `operator.attrgetter("a")` meet the same rules on the name and, where
+  the owner is known, the same resolution below;
 - names: every attribute chain that starts at an imported module resolves, part by part, to a
   public name recorded in public_names.json (each module's public attributes, less the modules
   it re-exports: `torch.sys`, `logging.os`); a module is only ever the left side of a `.`,
@@ -20,10 +23,13 @@ runs:
   frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
-  (REFUSED_ATTRIBUTES), no file API (FILE_APIS) unless the kata's entry allows it
-  (`allow = [...]`);
+  (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
+  module-level `register_*` function the data records, the saved-tensor hook contexts), no
+  file API (FILE_APIS) unless the kata's entry allows it (`allow = [...]`); a rule on a name
+  is about what it names, so `self.dump` of a class that defines `dump` is the answer's own;
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
-  `operator.methodcaller` with a literal name only, checked as if written `x.name`
+  `operator.methodcaller` with a literal name only (or an entry of a module-level table of
+  literal strings that nothing changes, each entry checked), checked as if written `x.name`
   (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
   data lacks it); no one-word string holding a dunder name or a frame attribute, no format
   field that reads one (`"{0.__class__}"`);
@@ -36,8 +42,10 @@ runs:
   through a call's result; on objects the answer did not make (its arguments, what calls
   return, `self` of a method taken from its class), no dunder, no private name and nothing
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
-  documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...);
-- builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `__import__`, `open`
+  documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
+  a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`);
+- builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
+  own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
   exception that is not an Exception, except to name it in an `except` clause;
 - an `if __name__ == "__main__":` block at the module's top level is not read: it never runs
@@ -193,6 +201,8 @@ SETTINGS = {
     "torch.backends.cudnn.deterministic",
     "torch.backends.cudnn.enabled",
     "torch.backends.cuda.matmul.allow_tf32",
+    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
 }
 # The protocol methods an answer may both define and call.
 _PROTOCOL = {
