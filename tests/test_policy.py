@@ -437,6 +437,11 @@ ATTACKS = {
         "def f(model):\n    H.patch(model)",
         "patch",
     ),
+    "static-method-parameter": (
+        "class H:\n    @staticmethod\n    def patch(model):\n        model.forward = print\n"
+        "H().patch(1)",
+        "patch",
+    ),
     "method-mapped-over-objects": (
         "class H:\n    def patch(self):\n        self.step = None\n"
         "def f(opts):\n    list(map(H.patch, opts))",

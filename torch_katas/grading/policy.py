@@ -1389,12 +1389,14 @@ def bindings_of(tree: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
 def methods_selves(tree: ast.AST) -> set[str]:
     """The first parameter of each method (`self`, `cls`), unless that name is also a
     parameter of a function outside a class."""
+    # A static method's first parameter is any object its caller passes.
     methods = {
         id(item)
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
         for item in node.body
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
     }
     selves, others = set(), set()
     for node in ast.walk(tree):
