@@ -496,6 +496,10 @@ ATTACKS = {
         "import torch.utils.checkpoint as c\nclass M(c.TorchDispatchMode):\n    pass",
         "class",
     ),
+    "dispatch-mode-through-an-alias": (
+        "import torch.utils.checkpoint as c\nM = c.TorchDispatchMode\nclass S(M):\n    pass",
+        "class",
+    ),
     "function-mode": (
         "from torch.overrides import TorchFunctionMode\nclass M(TorchFunctionMode):\n    pass",
         "import",
@@ -832,6 +836,8 @@ REFUSED_NAMES = [
     ("torch.optim.optimizer", "register_optimizer_step_post_hook"),
     ("torch.autograd.graph", "saved_tensors_hooks"),
     ("torch.distributions", "register_kl"),
+    ("torch.utils.checkpoint", "TorchDispatchMode"),
+    ("torch.utils.checkpoint", "LoggingTensorMode"),
     ("torch", "__builtins__"),
     ("torch", "__dict__"),
     ("math", "__loader__"),

@@ -36,7 +36,7 @@ runs:
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
   `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
   `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
-  of torch.Tensor or np.ndarray;
+  of torch.Tensor or np.ndarray; none of torch's dispatch or function modes, by name;
 - writes: no assignment to an attribute of an imported module or class (torch's documented
   settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
@@ -286,6 +286,9 @@ UNSUBCLASSABLE = {
 # torch's modes (TorchDispatchMode, TorchFunctionMode and theirs, wherever re-exported): a
 # subclass sees, and can answer, every operation run while it is on the stack, the tests' too.
 TORCH_MODE = re.compile(r"torch(\.\w+)*\.\w*Mode")
+# The same modes by name, however they are reached (`M = c.TorchDispatchMode; class S(M)`, or
+# one of torch's own entered and left on): no answer uses one.
+MODE_NAMES = re.compile(r"\w*(Dispatch|Function|Tensor)Mode")
 # The classes whose functional form (`Enum("Name", [(name, value), ...])`) takes members
 # built at run time, dunders among them.
 ENUM_CLASSES = re.compile(r"enum\.\w+")
@@ -939,6 +942,8 @@ class _Checker:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
         elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
+        elif MODE_NAMES.fullmatch(attr):
+            self.note(node, "class", f"uses {attr} (a mode sees every operation, the tests' too)")
         elif attr in self.names.registries and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} (registers with a process-wide registry)")
         elif attr in INTERPRETER_MODULES and not submodule:
