@@ -326,6 +326,14 @@ ATTACKS = {
     "globals-string": ("def f(fn):\n    return getattr(fn, '__globals__')", "dunder"),
     "format-field-dunder": ("def f(fn):\n    return '{0.__globals__}'.format(fn)", "dunder"),
     "format-field-frame": ("def f(g):\n    return '{0.gi_frame.f_back}'.format(g)", "frame"),
+    "match-reads-a-dunder": (
+        "def f(fn):\n    match fn:\n        case object(__globals__=g):\n            return g",
+        "dunder",
+    ),
+    "match-reads-a-frame": (
+        "def f(g):\n    match g:\n        case object(gi_frame=f):\n            return f",
+        "frame",
+    ),
     "frame-by-name": ("def f(g):\n    return g.gi_frame", "frame"),
     "cell-contents": ("def f(fn):\n    return fn.cell_contents", "frame"),
     "frame-as-string": ("import operator\nf = operator.attrgetter('f_back')", "frame"),
@@ -872,6 +880,7 @@ FORMS = {
     "getattr-table": "import {module} as m\nN = ('{name}',)\nx = getattr(m, N[0])",
     "attrgetter": "import operator\nimport {module} as m\nx = operator.attrgetter('{name}')(m)",
     "methodcaller": "import operator\nimport {module} as m\nx = operator.methodcaller('{name}')(m)",
+    "match-class": "import {module} as m\nmatch m:\n    case object({name}=x):\n        pass",
 }
 
 
@@ -890,14 +899,14 @@ def test_every_form_of_a_refused_name_is_refused(module, name, form):
         )
 
 
-# attrgetter and methodcaller take the owner as an argument: a module passed on is refused on
+# attrgetter, methodcaller and a match take the owner as a value: a module passed on is refused on
 # its own rule. A dunder in a table is a dunder in a string outside getattr's call: refused.
 @pytest.mark.parametrize(
     "module, name, form",
     [
         (module, name, form)
         for module, name in ALLOWED_NAMES
-        for form in sorted(set(FORMS) - {"attrgetter", "methodcaller"})
+        for form in sorted(set(FORMS) - {"attrgetter", "methodcaller", "match-class"})
         if not (form == "getattr-table" and name.startswith("__"))
     ],
 )

@@ -11,7 +11,8 @@ runs:
 - imports: torch's public parts that katas use, a few standard modules and NumPy (ALLOWED,
   ALLOWED_TORCH), and the modules the kata's entry in katas.toml adds (`imports = [...]`);
 - one path for every way to name a thing: `m.a`, `from m import a`, `import m.a`,
-  `getattr(m, "a")` and `operator.attrgetter("a")` meet the same rules on the name and, where
+  `getattr(m, "a")`, `operator.attrgetter("a")` and `case C(a=x)` meet the same rules on the
+  name and, where
   the owner is known, the same resolution below;
 - names: every attribute chain that starts at an imported module resolves, part by part, to a
   public name recorded in public_names.json (each module's public attributes, less the modules
@@ -896,6 +897,10 @@ class _Checker:
             for name in node.names:
                 if is_dunder(name):
                     self.note(node, "name", f"declares {name}")
+        elif isinstance(node, ast.MatchClass):
+            # `case C(name=x)` reads the subject's attribute `name`.
+            for attr in node.kwd_attrs:
+                self.attribute_name(node, attr)
 
     def attribute(self, node: ast.Attribute, spelled: bool = False) -> None:
         dotted = self.dotted(node)
