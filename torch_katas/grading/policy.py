@@ -12,8 +12,7 @@ runs:
   ALLOWED_TORCH), and the modules the kata's entry in katas.toml adds (`imports = [...]`);
 - one path for every way to name a thing: `m.a`, `from m import a`, `import m.a`,
   `getattr(m, "a")`, `operator.attrgetter("a")` and `case C(a=x)` meet the same rules on the
-  name and, where
-  the owner is known, the same resolution below;
+  name and, where the owner is known, the same resolution below;
 - names: every attribute chain that starts at an imported module resolves, part by part, to a
   public name recorded in public_names.json (each module's public attributes, less the modules
   it re-exports: `torch.sys`, `logging.os`); a module is only ever the left side of a `.`,
@@ -32,8 +31,8 @@ runs:
   `operator.methodcaller` with a literal name only (or an entry of a module-level table of
   literal strings that nothing changes, each entry checked), checked as if written `x.name`
   (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
-  data lacks it); no one-word string holding a dunder name or a frame attribute, no format
-  field that reads one (`"{0.__class__}"`);
+  data lacks it); no other one-word string holding a dunder name or a frame attribute, no
+  format field that reads one (`"{0.__class__}"`);
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
   `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
   `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
