@@ -95,6 +95,8 @@ def test_the_modules_a_kata_adds_are_allowed_for_it_only():
     assert refused("import numpy as np", KATAS["q02_numpy_bridge"].imports) == []
     assert refused("import torch\ntorch._dynamo.explain", ("torch._dynamo",)) == []
     assert (2, "private") in refused("import torch\ntorch._dynamo.explain")
+    assert refused("import torch._dynamo\nfrom torch import _dynamo", ("torch._dynamo",)) == []
+    assert refused("from onnx import sys", ("onnx",)) == [(1, "module")]
     # io where a kata writes files: the builtin open is io.open.
     assert refused("open('x', 'wb')", KATAS["q28_checkpoint"].imports) == []
     assert refused("open('x', 'wb')") == [(1, "builtin")]

@@ -627,9 +627,8 @@ class _Checker:
                     self.note(node, "import", f"imports * from {module}")
                     continue
                 if module != "__future__":
-                    # `from m import a` names m.a: every rule on `m.a` applies.
                     self.resolve(node, dotted, "import")
-                    self.attribute_name(node, alias.name, self.recorded_module(dotted))
+                    self.imported_name(node, dotted)
                 self.binds(node, alias.asname)
                 self.imported[alias.asname or alias.name] = dotted
             return
@@ -637,16 +636,22 @@ class _Checker:
             why = why_not_import(alias.name, self.extra)
             if why is not None:
                 self.note(node, "import", f"imports {alias.name} ({why})")
-            # `import m.a` names m.a too.
             parts = alias.name.split(".")
-            for index, part in enumerate(parts[1:], 2):
-                self.attribute_name(node, part, self.recorded_module(".".join(parts[:index])))
+            for index in range(2, len(parts) + 1):
+                self.imported_name(node, ".".join(parts[:index]))
             self.binds(node, alias.asname)
             local = alias.asname or alias.name.split(".")[0]
             self.imported[local] = alias.name if alias.asname else alias.name.split(".")[0]
 
     def recorded_module(self, dotted: str) -> bool:
         return dotted in self.names.modules or package(dotted)
+
+    def imported_name(self, node: ast.AST, dotted: str) -> None:
+        """`from m import a` and `import m.a` name m.a: the rules on a name apply as to `m.a`
+        (a private module the kata adds, torch._dynamo, is named by its import)."""
+        name = dotted.rpartition(".")[2]
+        if not (name.startswith("_") and self.lenient(dotted)):
+            self.attribute_name(node, name, self.recorded_module(dotted))
 
     def binds(self, node: ast.AST, name: str | None) -> None:
         """A name bound by an assignment or an import's `as`: no dunder beyond DEFINABLE."""
