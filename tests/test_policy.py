@@ -95,6 +95,8 @@ def test_the_modules_a_kata_adds_are_allowed_for_it_only():
     assert refused("import numpy as np", KATAS["q02_numpy_bridge"].imports) == []
     assert refused("import torch\ntorch._dynamo.explain", ("torch._dynamo",)) == []
     assert (2, "private") in refused("import torch\ntorch._dynamo.explain")
+    assert refused("import torch._dynamo\nfrom torch import _dynamo", ("torch._dynamo",)) == []
+    assert refused("from onnx import sys", ("onnx",)) == [(1, "module")]
     # io where a kata writes files: the builtin open is io.open.
     assert refused("open('x', 'wb')", KATAS["q28_checkpoint"].imports) == []
     assert refused("open('x', 'wb')") == [(1, "builtin")]
@@ -317,10 +319,23 @@ ATTACKS = {
     "weakref-as-attribute": ("def f(m):\n    return m.weakref", "module"),
     "module-name-in-a-string": ("x = 'builtins'", "string"),
     # Dunder names and frame attributes spelled as strings.
-    "dunder-string": ("def f(x):\n    return getattr(x, '__class__')", "string"),
+    # getattr(x, "__class__") is x.__class__, a class of the tests' to write to.
+    "getattr-class-then-patch": (
+        "def f(x):\n    c = getattr(x, '__class__')\n    c.foo = 1",
+        "patch",
+    ),
+    "dunder-string": ("def f(x):\n    return x.__dict__ if 0 else '__globals__'", "string"),
     "globals-string": ("def f(fn):\n    return getattr(fn, '__globals__')", "dunder"),
     "format-field-dunder": ("def f(fn):\n    return '{0.__globals__}'.format(fn)", "dunder"),
     "format-field-frame": ("def f(g):\n    return '{0.gi_frame.f_back}'.format(g)", "frame"),
+    "match-reads-a-dunder": (
+        "def f(fn):\n    match fn:\n        case object(__globals__=g):\n            return g",
+        "dunder",
+    ),
+    "match-reads-a-frame": (
+        "def f(g):\n    match g:\n        case object(gi_frame=f):\n            return f",
+        "frame",
+    ),
     "frame-by-name": ("def f(g):\n    return g.gi_frame", "frame"),
     "cell-contents": ("def f(fn):\n    return fn.cell_contents", "frame"),
     "frame-as-string": ("import operator\nf = operator.attrgetter('f_back')", "frame"),
@@ -432,6 +447,11 @@ ATTACKS = {
         "def f(model):\n    H.patch(model)",
         "patch",
     ),
+    "static-method-parameter": (
+        "class H:\n    @staticmethod\n    def patch(model):\n        model.forward = print\n"
+        "H().patch(1)",
+        "patch",
+    ),
     "method-mapped-over-objects": (
         "class H:\n    def patch(self):\n        self.step = None\n"
         "def f(opts):\n    list(map(H.patch, opts))",
@@ -484,6 +504,10 @@ ATTACKS = {
     ),
     "dispatch-mode-checkpoint": (
         "import torch.utils.checkpoint as c\nclass M(c.TorchDispatchMode):\n    pass",
+        "class",
+    ),
+    "dispatch-mode-through-an-alias": (
+        "import torch.utils.checkpoint as c\nM = c.TorchDispatchMode\nclass S(M):\n    pass",
         "class",
     ),
     "function-mode": (
@@ -542,6 +566,47 @@ ATTACKS = {
     "sys-recursion-limit": ("import sys\nsys.setrecursionlimit(10**6)", "name"),
     "sys-exit": ("import sys\nsys.exit(0)", "name"),
     "sys-stream-replaced": ("import sys\nsys.stdout = None", "patch"),
+    # Global registries by their names, in every form (see also test_every_form_of_a_name...).
+    "optimizer-step-hook": (
+        "from torch.optim.optimizer import register_optimizer_step_pre_hook as h",
+        "attribute",
+    ),
+    "saved-tensors-hooks-entered": (
+        "import torch\ntorch.autograd.graph.saved_tensors_hooks(abs, abs).__enter__()",
+        "attribute",
+    ),
+    "builtins-imported-by-name": ("from torch import __builtins__ as b\nb['exec']('')", "dunder"),
+    "dunder-bound-by-import": ("from torch import nn as __builtins__", "name"),
+    # Tables of names: only a module-level literal that nothing changes is read as its values.
+    "name-table-changed": (
+        "from torch import nn\nN = {'a': 'ReLU'}\ndef f(k):\n    N[k] = 'sys'\n"
+        "    return getattr(nn, N[k])",
+        "attribute-by-name",
+    ),
+    "name-table-rebound": (
+        "from torch import nn\nN = ('ReLU',)\nN = ('sys',)\nm = getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-holds-a-refused-name": (
+        "from torch.nn.modules import module\nN = ('register_module_forward_hook',)\n"
+        "f = getattr(module, N[0])",
+        "attribute",
+    ),
+    # A rule on a name is about what the name is: the answer's own method, not an argument's.
+    "dump-of-an-argument-in-a-class-with-dump": (
+        "class E:\n    def dump(self, a):\n        a.dump('x')",
+        "attribute",
+    ),
+    "vars-of-an-argument": ("def f(model):\n    return vars(model)", "builtin"),
+    "forward-replaced-by-a-layer": (
+        "from torch import nn\ndef f(model):\n    model.forward = nn.Identity()",
+        "patch",
+    ),
+    "method-replaced-by-own-module": (
+        "from torch import nn\nclass Yes(nn.Module):\n    def forward(self, *a):\n"
+        "        return True\ndef f(t):\n    t.isclose = Yes()",
+        "patch",
+    ),
     "getattr-parameter-with-a-built-name": (
         "def f(model, n):\n    return getattr(model, f'fc{n}')",
         "attribute-by-name",
@@ -719,6 +784,32 @@ HONEST_IDIOMS = {
         "    print(x, file=sys.stderr)\n    print(x, file=stderr)\n"
         "    return sys.float_info.epsilon, sys.maxsize, sys.version_info >= (3, 10)"
     ),
+    # Honest code an earlier policy flagged.
+    "getattr-from-a-table-of-names": (
+        "from torch import nn\nCLASS_NAMES = {'relu': 'ReLU', 'tanh': 'Tanh'}\n"
+        "ORDER = ('Linear', 'ReLU')\ndef act(name):\n    return getattr(nn, CLASS_NAMES[name])()"
+        "\ndef first():\n    return getattr(nn, ORDER[0])"
+    ),
+    "own-dump-and-vars-in-repr": (
+        "class EarlyStopping:\n    def __init__(self):\n        self.best = None\n"
+        "    def dump(self):\n        return {k: v for k, v in vars(self).items()}\n"
+        "    def __repr__(self):\n        return f'EarlyStopping({self.dump()})'"
+    ),
+    "getattr-name-with-a-default": (
+        "def f(fn):\n    raise ValueError(f'{getattr(fn, \"__name__\", repr(fn))} failed')"
+    ),
+    "submodules-replaced": (
+        "from torch import nn\ndef f(model):\n    model.dropout = nn.Identity()\n"
+        "    model.norm = nn.LayerNorm(4)\n    model.relu = nn.ReLU()\n"
+        "    model.linear = nn.Linear(4, 2)\n    model.embedding = nn.Embedding(9, 4)\n"
+        "    model.activation = nn.GELU()\n    for block in model.children():\n"
+        "        block.dropout = nn.Identity()\n    return model"
+    ),
+    "saved-tensors-hooks-where-the-kata-asks": (
+        "import torch\ndef f(pack):\n"
+        "    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):\n        pass",
+        "q49_gpu_memory",
+    ),
     "layers-named-in-a-loop": (
         "from torch import nn\nclass MLP(nn.Module):\n    def __init__(self, sizes):\n"
         "        super().__init__()\n        self.depth = len(sizes) - 1\n"
@@ -743,6 +834,115 @@ def test_honest_idioms_pass_the_policy(case):
         code, entry.imports if entry else (), allow=entry.allow if entry else ()
     )
     assert [str(f) for f in findings] == []
+
+
+# Names the policy refuses as `owner.name`, each named in every other way Python has: one
+# resolve-and-judge path means every form is refused too. Beside them, names it allows, which
+# every form must allow (a form is not refused for its own sake).
+# Every recorded name a rule on names refuses (found in the data, not listed), and names
+# refused by the other rules: dunders, private names, modules reached as attributes.
+REFUSED_NAMES = sorted(
+    {
+        (module, name)
+        for module, kinds in policy.names().modules.items()
+        for name in kinds
+        if policy.allowed_import(module)
+        and (
+            name in policy.REFUSED_ATTRIBUTES
+            or name in policy.names().registries
+            or policy.MODE_NAMES.fullmatch(name)
+            or f"{module}.{name}" in policy.FILE_APIS
+        )
+    }
+    | {
+        ("torch", "__builtins__"),
+        ("torch", "__dict__"),
+        ("math", "__loader__"),
+        ("numpy", "__builtins__"),
+        ("torch", "sys"),
+        ("torch", "_C"),
+        ("numpy", "ctypeslib"),
+        ("sys", "modules"),
+    }
+)
+
+
+def test_the_refused_names_are_found_in_the_data():
+    for pair in [
+        ("torch.optim.optimizer", "register_optimizer_step_pre_hook"),
+        ("torch.nn.modules.module", "register_module_forward_hook"),
+        ("torch.autograd.graph", "saved_tensors_hooks"),
+        ("torch.utils.checkpoint", "TorchDispatchMode"),
+        ("torch", "from_file"),
+        ("copy", "dispatch_table"),
+    ]:
+        assert pair in REFUSED_NAMES, pair
+
+
+ALLOWED_NAMES = [
+    ("torch.nn", "Linear"),
+    ("torch.nn.functional", "relu"),
+    ("torch", "__version__"),
+    ("torch", "float32"),
+    ("math", "pi"),
+]
+FORMS = {
+    "attribute": "import {module} as m\nx = m.{name}",
+    "attribute-chain": "import {root}\nx = {module}.{name}",
+    "from-import": "from {module} import {name}",
+    "from-import-as": "from {module} import {name} as b",
+    "getattr": "import {module} as m\nx = getattr(m, '{name}')",
+    "getattr-default": "import {module} as m\nx = getattr(m, '{name}', None)",
+    "getattr-table": "import {module} as m\nN = ('{name}',)\nx = getattr(m, N[0])",
+    "attrgetter": "import operator\nimport {module} as m\nx = operator.attrgetter('{name}')(m)",
+    "methodcaller": "import operator\nimport {module} as m\nx = operator.methodcaller('{name}')(m)",
+    "match-class": "import {module} as m\nmatch m:\n    case object({name}=x):\n        pass",
+}
+
+
+def in_form(form: str, module: str, name: str) -> str:
+    return FORMS[form].format(module=module, name=name, root=module.split(".")[0])
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("module, name", REFUSED_NAMES, ids=lambda v: v)
+def test_every_form_of_a_refused_name_is_refused(module, name, form):
+    assert refused(in_form("attribute", module, name)), "refused as an attribute"
+    assert refused(in_form(form, module, name)), in_form(form, module, name)
+    if name[0] != "_":  # import m.name only imports modules
+        assert (
+            refused(f"import {module}.{name} as b") or f"{module}.{name}" in policy.names().modules
+        )
+
+
+# attrgetter, methodcaller and a match take the owner as a value: a module passed on is refused on
+# its own rule. A dunder in a table is a dunder in a string outside getattr's call: refused.
+@pytest.mark.parametrize(
+    "module, name, form",
+    [
+        (module, name, form)
+        for module, name in ALLOWED_NAMES
+        for form in sorted(set(FORMS) - {"attrgetter", "methodcaller", "match-class"})
+        if not (form == "getattr-table" and name.startswith("__"))
+    ],
+)
+def test_every_form_of_an_allowed_name_is_allowed(module, name, form):
+    assert refused(in_form(form, module, name)) == [], in_form(form, module, name)
+
+
+def test_every_module_level_registration_function_the_data_records_is_refused():
+    # Found as a class, not listed: what a newer torch adds is refused as it is recorded.
+    found = [
+        (module, name)
+        for module, kinds in public_names.load()["modules"].items()
+        for name in kinds["other"]
+        if name.startswith("register_")
+    ]
+    assert ("torch.optim.optimizer", "register_optimizer_step_post_hook") in found
+    for module, name in found:
+        assert refused(f"from {module} import {name}"), (module, name)
+    # The methods of that name register on one object: `model.register_forward_hook`.
+    assert refused("def f(model):\n    return model.register_forward_hook(print)") == []
 
 
 def test_file_apis_need_the_katas_allow_key():

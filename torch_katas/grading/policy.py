@@ -10,6 +10,9 @@ runs:
 
 - imports: torch's public parts that katas use, a few standard modules and NumPy (ALLOWED,
   ALLOWED_TORCH), and the modules the kata's entry in katas.toml adds (`imports = [...]`);
+- one path for every way to name a thing: `m.a`, `from m import a`, `import m.a`,
+  `getattr(m, "a")`, `operator.attrgetter("a")` and `case C(a=x)` meet the same rules on the
+  name and, where the owner is known, the same resolution below;
 - names: every attribute chain that starts at an imported module resolves, part by part, to a
   public name recorded in public_names.json (each module's public attributes, less the modules
   it re-exports: `torch.sys`, `logging.os`); a module is only ever the left side of a `.`,
@@ -20,24 +23,29 @@ runs:
   frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
-  (REFUSED_ATTRIBUTES), no file API (FILE_APIS) unless the kata's entry allows it
-  (`allow = [...]`);
+  (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
+  module-level `register_*` function the data records, the saved-tensor hook contexts), no
+  file API (FILE_APIS) unless the kata's entry allows it (`allow = [...]`); a rule on a name
+  is about what it names, so `self.dump` of a class that defines `dump` is the answer's own;
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
-  `operator.methodcaller` with a literal name only, checked as if written `x.name`
+  `operator.methodcaller` with a literal name only (or an entry of a module-level table of
+  literal strings that nothing changes, each entry checked), checked as if written `x.name`
   (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
-  data lacks it); no one-word string holding a dunder name or a frame attribute, no format
-  field that reads one (`"{0.__class__}"`);
+  data lacks it); no other one-word string holding a dunder name or a frame attribute, no
+  format field that reads one (`"{0.__class__}"`);
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
   `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
   `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
-  of torch.Tensor or np.ndarray;
+  of torch.Tensor or np.ndarray; none of torch's dispatch or function modes, by name;
 - writes: no assignment to an attribute of an imported module or class (torch's documented
   settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
   return, `self` of a method taken from its class), no dunder, no private name and nothing
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
-  documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...);
-- builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `__import__`, `open`
+  documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
+  a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`);
+- builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
+  own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
   exception that is not an Exception, except to name it in an `except` clause;
 - an `if __name__ == "__main__":` block at the module's top level is not read: it never runs
@@ -193,6 +201,8 @@ SETTINGS = {
     "torch.backends.cudnn.deterministic",
     "torch.backends.cudnn.enabled",
     "torch.backends.cuda.matmul.allow_tf32",
+    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
 }
 # The protocol methods an answer may both define and call.
 _PROTOCOL = {
@@ -276,6 +286,9 @@ UNSUBCLASSABLE = {
 # torch's modes (TorchDispatchMode, TorchFunctionMode and theirs, wherever re-exported): a
 # subclass sees, and can answer, every operation run while it is on the stack, the tests' too.
 TORCH_MODE = re.compile(r"torch(\.\w+)*\.\w*Mode")
+# The same modes by name, however they are reached (`M = c.TorchDispatchMode; class S(M)`, or
+# one of torch's own entered and left on): no answer uses one.
+MODE_NAMES = re.compile(r"\w*(Dispatch|Function|Tensor)Mode")
 # The classes whose functional form (`Enum("Name", [(name, value), ...])`) takes members
 # built at run time, dunders among them.
 ENUM_CLASSES = re.compile(r"enum\.\w+")
@@ -289,7 +302,13 @@ NOT_EXCEPTIONS = {
     "KeyboardInterrupt",
     "SystemExit",
 }
-GLOBAL_HOOKS = re.compile(r"register_module_\w+")
+# Process-wide registries, found as a class in the data: every module-level `register_*`
+# function (a hook on every module or every optimizer step, a KL pair, an op's implementation;
+# methods of that name register on one object only), and the context managers that set
+# autograd's saved-tensor hooks for the whole process. What the answer adds there runs for the
+# tests' own objects too. A kata whose contract asks for one names it in `allow`.
+GLOBAL_REGISTRY = re.compile(r"register_\w+")
+GLOBAL_CONTEXTS = {"saved_tensors_hooks", "disable_saved_tensors_hooks", "save_on_cpu"}
 # Frame, traceback, generator, coroutine, code and cell attributes, by the names this Python
 # gives them and those others do: the way to other frames' data.
 _INTERNAL_TYPES = (
@@ -405,6 +424,8 @@ class Names:
     modules: dict[str, dict[str, str]]  # module -> name -> kind
     aliases: frozenset[str]  # names under which recorded modules hold other modules
     protected: frozenset[str]  # names an answer may not set on objects it did not make
+    module_members: frozenset[str]  # torch.nn.Module's methods and properties
+    registries: frozenset[str]  # names of what registers with a process-wide registry
 
 
 @functools.cache
@@ -418,7 +439,21 @@ def names() -> Names:
     pythons = ", ".join(data["python"])
     versions = f"torch {data['torch']}, NumPy {data['numpy']}, Python {pythons}"
     aliases = frozenset(data["module_aliases"])
-    return Names(versions, modules, aliases, frozenset((every | set(data["members"])) - MUTABLE))
+    members = {name for listed in data["members"].values() for name in listed}
+    registries = {
+        name
+        for kinds in modules.values()
+        for name, kind in kinds.items()
+        if kind == "other" and GLOBAL_REGISTRY.fullmatch(name)
+    }
+    return Names(
+        versions,
+        modules,
+        aliases,
+        frozenset((every | members) - MUTABLE),
+        frozenset(data["members"]["torch.nn.Module"]),
+        frozenset((registries - members) | GLOBAL_CONTEXTS),
+    )
 
 
 def within(name: str, package: str) -> bool:
@@ -523,6 +558,7 @@ class _Checker:
         self.own_classes: set[str] = set()
         self.enums: set[str] = set()  # the answer's classes that subclass an enum class
         self.frozen_setattr: set[int] = set()  # ids of `object.__setattr__` in __post_init__
+        self.tables: dict[str, list[str]] = {}  # module-level constant tables of names
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -557,6 +593,7 @@ class _Checker:
             and any(ENUM_CLASSES.fullmatch(self.dotted(b) or "") for b in n.bases)
         }
         self.frozen_setattr = frozen_setattrs(tree)
+        self.tables = constant_tables(tree)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
@@ -591,16 +628,35 @@ class _Checker:
                     continue
                 if module != "__future__":
                     self.resolve(node, dotted, "import")
-                if alias.name in REFUSED_ATTRIBUTES:
-                    self.attribute_name(node, alias.name)
+                    self.imported_name(node, dotted)
+                self.binds(node, alias.asname)
                 self.imported[alias.asname or alias.name] = dotted
             return
         for alias in node.names:
             why = why_not_import(alias.name, self.extra)
             if why is not None:
                 self.note(node, "import", f"imports {alias.name} ({why})")
+            parts = alias.name.split(".")
+            for index in range(2, len(parts) + 1):
+                self.imported_name(node, ".".join(parts[:index]))
+            self.binds(node, alias.asname)
             local = alias.asname or alias.name.split(".")[0]
             self.imported[local] = alias.name if alias.asname else alias.name.split(".")[0]
+
+    def recorded_module(self, dotted: str) -> bool:
+        return dotted in self.names.modules or package(dotted)
+
+    def imported_name(self, node: ast.AST, dotted: str) -> None:
+        """`from m import a` and `import m.a` name m.a: the rules on a name apply as to `m.a`
+        (a private module the kata adds, torch._dynamo, is named by its import)."""
+        name = dotted.rpartition(".")[2]
+        if not (name.startswith("_") and self.lenient(dotted)):
+            self.attribute_name(node, name, self.recorded_module(dotted))
+
+    def binds(self, node: ast.AST, name: str | None) -> None:
+        """A name bound by an assignment or an import's `as`: no dunder beyond DEFINABLE."""
+        if name and is_dunder(name) and name not in DEFINABLE:
+            self.note(node, "name", f"binds {name}")
 
     def lenient(self, dotted: str) -> bool:
         """Within a module the kata adds that the data does not record (torch._dynamo, onnx)."""
@@ -777,10 +833,19 @@ class _Checker:
             if isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name) and node.func.id == "type":
                     return True
+                if self.named_attribute(node) & {"__class__", "mro"}:
+                    return True
                 node = node.func
             else:
                 node = node.value
         return isinstance(node, ast.Name) and node.id in self.classes
+
+    def named_attribute(self, node: ast.Call) -> set[str]:
+        """The names `getattr(x, name)` can read, as far as they are literal."""
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
+            return set(self.literal_names(node.args[1]) or ())
+        return set()
 
     def dotted(self, node: ast.AST) -> str | None:
         """`torch.nn.functional.relu` for a chain rooted at an imported name, else None."""
@@ -836,12 +901,19 @@ class _Checker:
             for name in node.names:
                 if is_dunder(name):
                     self.note(node, "name", f"declares {name}")
+        elif isinstance(node, ast.MatchClass):
+            # `case C(name=x)` reads the subject's attribute `name`.
+            for attr in node.kwd_attrs:
+                self.attribute_name(node, attr)
 
     def attribute(self, node: ast.Attribute, spelled: bool = False) -> None:
         dotted = self.dotted(node)
         # A recorded submodule (torch.types) is not a module reached as an attribute.
-        submodule = dotted is not None and (dotted in self.names.modules or package(dotted))
-        if id(node) not in self.frozen_setattr:
+        submodule = dotted is not None and self.recorded_module(dotted)
+        # A rule on a name is about what it names: the answer's own method called `dump` is
+        # not numpy's.
+        own = self.own_definition(node) and not is_dunder(node.attr)
+        if id(node) not in self.frozen_setattr and not own:
             self.attribute_name(node, node.attr, submodule)
         parent = self.parents.get(id(node))
         self.named_by_operator(node, dotted, parent)
@@ -853,20 +925,39 @@ class _Checker:
             elif kind == "module":
                 self.module_value(node, dotted)
 
+    def own_definition(self, node: ast.Attribute) -> bool:
+        """`self.dump` in a method of a class whose body defines `dump`: the answer's own."""
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.own):
+            return False
+        scope: ast.AST | None = node
+        while scope is not None:
+            parent = self.parents.get(id(scope))
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(
+                parent, ast.ClassDef
+            ):
+                first = [*scope.args.posonlyargs, *scope.args.args][:1]
+                return [a.arg for a in first] == [node.value.id] and node.attr in defined(parent)
+            scope = parent
+        return False
+
     def attribute_name(self, node: ast.AST, attr: str, submodule: bool = False) -> None:
-        """The rules on an attribute's name, whatever it is an attribute of."""
+        """The rules on an attribute's name, whatever it is an attribute of, however it is
+        named (`x.a`, `from x import a`, `getattr(x, "a")`, `operator.attrgetter("a")`)."""
+        allowed = {a.rpartition(".")[2] for a in self.allow}
         if is_dunder(attr):
             if attr not in DUNDER_ATTRIBUTES:
                 self.note(node, "dunder", f"uses the attribute {attr}")
         elif attr in INTERNALS:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
-        elif attr in REFUSED_ATTRIBUTES and attr not in {a.rpartition(".")[2] for a in self.allow}:
+        elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
-        elif GLOBAL_HOOKS.fullmatch(attr):
-            self.note(node, "attribute", f"uses {attr} (a hook on every module)")
+        elif MODE_NAMES.fullmatch(attr):
+            self.note(node, "class", f"uses {attr} (a mode sees every operation, the tests' too)")
+        elif attr in self.names.registries and attr not in allowed:
+            self.note(node, "attribute", f"uses {attr} (registers with a process-wide registry)")
         elif attr in INTERPRETER_MODULES and not submodule:
             self.note(node, "module", f"uses .{attr}, a module reached as an attribute")
-        elif attr.startswith("_") and attr not in self.made and attr not in NAMEDTUPLE:
+        elif attr.startswith("_") and attr not in self.made | NAMEDTUPLE and not submodule:
             # Private attributes of what the tests hand over (`tensor._version`) are read by
             # honest code; not those of what is imported, nor ones named after the interpreter.
             dotted = self.dotted(node) if isinstance(node, ast.Attribute) else None
@@ -901,8 +992,7 @@ class _Checker:
         if name in NOT_EXCEPTIONS and id(node) not in exempt:
             self.note(node, "raise", f"uses {name}, which is not an Exception")
         if not isinstance(node.ctx, ast.Load):
-            if is_dunder(name) and name not in DEFINABLE:
-                self.note(node, "name", f"binds {name}")
+            self.binds(node, name)
             return
         if name in self.imported:
             self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
@@ -918,7 +1008,16 @@ class _Checker:
             return  # the answer's own binding (a parameter called `input`), not the builtin
         parent = self.parents.get(id(node))
         called = isinstance(parent, ast.Call) and parent.func is node
-        if name in REFUSED_BUILTINS:
+        own_namespace = (  # vars(self) in a __repr__: the answer's own object's attributes
+            name == "vars"
+            and called
+            and isinstance(parent, ast.Call)
+            and len(parent.args) == 1
+            and not parent.keywords
+            and isinstance(parent.args[0], ast.Name)
+            and parent.args[0].id in self.own
+        )
+        if name in REFUSED_BUILTINS and not own_namespace:
             self.note(node, "builtin", f"uses {name} ({REFUSED_BUILTINS[name]})")
         elif name in NAMED_ATTRIBUTES and not called:
             self.note(node, "builtin", f"uses {name} other than in a call of its own")
@@ -939,8 +1038,7 @@ class _Checker:
             and parent.func.id in ("getattr", "hasattr")
             and parent.args[:1] == [node]
             and len(parent.args) >= 2
-            and isinstance(parent.args[1], ast.Constant)
-            and isinstance(parent.args[1].value, str)
+            and self.literal_names(parent.args[1]) is not None
         )
 
     def plain_type(self, node: ast.Name, parent: ast.AST | None) -> bool:
@@ -992,23 +1090,35 @@ class _Checker:
         owner, name = node.args[0], node.args[1]
         if self.public_name_on_own(owner, name):
             return
-        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        literals = self.literal_names(name)
+        if literals is None:
             self.note(node, "attribute-by-name", f"calls {func.id} with a computed name")
             return
-        # The literal name obeys the same rules as `owner.name`.
-        spelled = ast.Attribute(owner, name.value, ast.Load())
-        ast.copy_location(spelled, node)
-        self.parents[id(spelled)] = node
-        newer = name.value[:1].isupper() and name.value not in self.names.aliases
-        if func.id == "getattr" and len(node.args) == 3 and self.dotted(spelled) and newer:
-            # getattr(nn, "RMSNorm", None): a class that newer torch has, asked for with a
-            # default (a missing name is no finding; modules are never asked for this way).
-            self.attribute_name(spelled, name.value)
-            self.resolve_quietly(spelled)
-        else:
-            self.attribute(spelled, spelled=True)
-        if func.id != "getattr":
-            self.write(node, owner, name.value, f"{ast.unparse(owner)}.{name.value}")
+        for literal in literals:
+            # Each name it can be obeys the same rules as `owner.name`.
+            spelled = ast.Attribute(owner, literal, ast.Load())
+            ast.copy_location(spelled, node)
+            self.parents[id(spelled)] = node
+            newer = literal[:1].isupper() and literal not in self.names.aliases
+            if func.id == "getattr" and len(node.args) == 3 and self.dotted(spelled) and newer:
+                # getattr(nn, "RMSNorm", None): a class that newer torch has, asked for with a
+                # default (a missing name is no finding; modules are never asked for this way).
+                self.attribute_name(spelled, literal)
+                self.resolve_quietly(spelled)
+            else:
+                self.attribute(spelled, spelled=True)
+            if func.id != "getattr":
+                self.write(node, owner, literal, f"{ast.unparse(owner)}.{literal}")
+
+    def literal_names(self, node: ast.AST) -> list[str] | None:
+        """The names an attribute-name argument can hold: a literal string, or any entry of a
+        module-level table of literal strings that nothing changes (`getattr(nn, NAMES[k])`);
+        None where it is computed."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            return self.tables.get(node.value.id)
+        return None
 
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
         """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
@@ -1077,7 +1187,11 @@ class _Checker:
                 "patch",
                 f"assigns to {text}, private, on an object the answer did not make",
             )
-        elif attr in self.names.protected and attr not in MUTABLE:
+        elif (
+            attr in self.names.protected
+            and attr not in MUTABLE
+            and not self.submodule_set(statement, attr)
+        ):
             self.note(
                 statement,
                 "patch",
@@ -1085,15 +1199,19 @@ class _Checker:
                 "on an object the answer did not make",
             )
 
+    def submodule_set(self, statement: ast.AST, attr: str) -> bool:
+        """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
+        fine-tuning does), under any name but one of nn.Module's own methods."""
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+            return False
+        dotted = self.dotted(statement.value.func)
+        made = dotted is not None and within(dotted, "torch.nn") and self.kind_of(dotted) == "class"
+        return made and attr not in self.names.module_members
+
     def string(self, node: ast.Constant) -> None:
         """Names in strings: dunders, frame attributes, format fields that read attributes."""
         parent = self.parents.get(id(node))
-        if id(node) in self.docstrings or (
-            isinstance(parent, ast.Call)
-            and isinstance(parent.func, ast.Name)
-            and parent.func.id == "hasattr"
-            and parent.args[1:2] == [node]
-        ):
+        if id(node) in self.docstrings or self.attribute_argument(node, parent):
             return
         text = str(node.value)
         # A name handed to what reads attributes by name is one word (or a dotted path); a
@@ -1110,6 +1228,20 @@ class _Checker:
                 self.attribute_name(node, attr)
         if text in STRING_MODULES:
             self.note(node, "string", f"names the module {text} in a string")
+
+    def attribute_argument(self, node: ast.Constant, parent: ast.AST | None) -> bool:
+        """The literal name in `getattr(x, "a")`, `attrgetter("a")` and the like: judged as the
+        attribute it names (call()), by the same rules as `x.a`; `hasattr` reads nothing."""
+        if not isinstance(parent, ast.Call):
+            return False
+        func = parent.func
+        by_builtin = (
+            isinstance(func, ast.Name)
+            and func.id in NAMED_ATTRIBUTES | {"hasattr"}
+            and id(func) not in self.shadowed
+            and parent.args[1:2] == [node]
+        )
+        return by_builtin or (self.dotted(func) in NAMED_BY_OPERATOR and node in parent.args)
 
     def string_annotations(self, tree: ast.Module) -> Iterator[ast.Constant]:
         """Annotations written as strings: typing can evaluate them."""
@@ -1159,6 +1291,65 @@ def frozen_setattrs(tree: ast.AST) -> set[int]:
                 ):
                     found.add(id(func))
     return found
+
+
+def defined(cls: ast.ClassDef) -> set[str]:
+    """The names a class body defines: its methods and class attributes."""
+    names = set()
+    for statement in cls.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            names.update(n for t in statement.targets for n in bound_names(t))
+        elif isinstance(statement, ast.AnnAssign):
+            names.update(bound_names(statement.target))
+    return names
+
+
+def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
+    """Module-level names bound once to a tuple, list or dict of literal strings and only ever
+    read by subscript (`NAMES[key]`): whatever key is used, the value is one of those strings.
+    Any other use (rebinding, `NAMES.update`, `NAMES[k] = ...`, passing it on) drops it."""
+    tables: dict[str, list[str]] = {}
+    binding: dict[str, int] = {}  # name -> id of the one target that binds it
+    for statement in tree.body:
+        for bound, _ in bindings_of(statement):
+            for each in bound_names(bound):
+                binding[each] = -1 if each in binding else id(bound)
+        value = getattr(statement, "value", None)
+        items = value.values if isinstance(value, ast.Dict) else getattr(value, "elts", None)
+        if (
+            isinstance(statement, ast.Assign)
+            and isinstance(value, (ast.Dict, ast.Tuple, ast.List))
+            and items
+            and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items)
+        ):
+            for each in bound_names(statement.targets[0]):
+                tables[each] = [str(getattr(i, "value", "")) for i in items]
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        name: str | None = None
+        if isinstance(node, ast.Name) and node.id in tables:
+            parent = parents.get(id(node))
+            read = (
+                isinstance(node.ctx, ast.Load)
+                and isinstance(parent, ast.Subscript)
+                and parent.value is node
+                and isinstance(parent.ctx, ast.Load)
+            )
+            name = None if read or binding.get(node.id) == id(node) else node.id
+        elif isinstance(node, ast.arg):
+            name = node.arg
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = node.name
+        elif isinstance(node, ast.alias):
+            name = (node.asname or node.name).split(".")[0]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for each in node.names:
+                tables.pop(each, None)
+        if name is not None:
+            tables.pop(name, None)
+    return tables
 
 
 def frozen(decorator: ast.AST) -> bool:
@@ -1212,12 +1403,14 @@ def bindings_of(tree: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
 def methods_selves(tree: ast.AST) -> set[str]:
     """The first parameter of each method (`self`, `cls`), unless that name is also a
     parameter of a function outside a class."""
+    # A static method's first parameter is any object its caller passes.
     methods = {
         id(item)
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
         for item in node.body
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
     }
     selves, others = set(), set()
     for node in ast.walk(tree):

@@ -333,14 +333,10 @@ def generate(pythons: tuple[str, ...] = ()) -> dict[str, Any]:
         "torch": torch.__version__.split("+")[0],
         "numpy": numpy.__version__,
         "module_aliases": {name: sorted(aliases[name]) for name in sorted(aliases)},
-        "members": sorted(
-            {
-                name
-                for owner in MEMBERS_OF
-                for name in dir(_named(owner))
-                if not name.startswith("_")
-            }
-        ),
+        "members": {
+            owner: sorted(name for name in dir(_named(owner)) if not name.startswith("_"))
+            for owner in MEMBERS_OF
+        },
         "modules": dict(sorted(modules.items())),
     }
 
