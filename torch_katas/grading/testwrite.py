@@ -17,9 +17,11 @@ is graded as an error, with the answer it rejected.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import random
+import re
 import secrets
 import sys
 import tempfile
@@ -40,17 +42,23 @@ __all__ = [
 ]
 
 ANSWERS = "answers"  # in the kata's copy of the suite: the folder of every answer's folder
-# What a test module may import beyond what the kata's answers may: the suite's helpers.
+# What a test module may import beyond what the kata's answers may: the suite's helpers, and of
+# each only what its __all__ declares (none reaches the answer loop, the results, files or the
+# process; the rest of their modules does: `facets.catalog` reads files).
 HELPERS = {"testing", "op_families", "facets"}
 # What a test module may use of pytest, torch.testing and numpy.testing: the assertions and
 # the test's own markers. The rest reaches the run itself (importorskip imports any module,
 # MonkeyPatch().setattr("a.dotted.path") patches anything, main, hookimpl, register_assert_rewrite).
+# And of the standard modules the suite's own tests use beyond an answer's, the harmless parts:
+# buffers, JSON and pickles written (not read: unpickling runs code), weak references, a
+# function's signature (not its source).
 TESTING = {
     "pytest": {
         "approx",
         "deprecated_call",
         "fail",
         "fixture",
+        "importorskip",  # with a module's name the test module could import (IMPORTORSKIP)
         "mark",  # any marker: parametrize, skipif, xfail, slow...
         "param",
         "raises",
@@ -73,20 +81,38 @@ TESTING = {
         "assert_string_equal",
         "assert_warns",
     },
+    "io": {"BytesIO", "StringIO"},
+    "json": {"dumps", "loads", "JSONDecodeError"},
+    "datetime": {"timedelta"},
+    "pickle": {"dumps", "PicklingError", "UnpicklingError", "HIGHEST_PROTOCOL"},
+    "weakref": {"ref", "WeakSet", "WeakKeyDictionary", "WeakValueDictionary"},
+    "inspect": {"signature", "Parameter", "isclass", "isfunction"},
+    "multiprocessing": {"get_all_start_methods"},
+    "torch.overrides": {"TorchFunctionMode", "resolve_name"},  # a mode that sees the answer's ops: a rule's check
 }
+# What the answer policy refuses that a test module may do: it checks the answer, and none of
+# these reaches the answer loop, the results, the file system or the process.
+HARMLESS = {
+    "module": re.compile(r"uses the module [\w.]+ as a value"),  # its attributes stay checked
+    "definition": re.compile(r"defines __torch_function__"),  # a mode's hook, as above
+    "class": re.compile(r"subclasses torch\.overrides\.TorchFunctionMode "),
+    "dunder": re.compile(r"uses the attribute __mro__$"),  # a class's bases
+    # Protocol dunders, which a test names to forbid calls (`(torch.optim.Optimizer, "__init__")`)
+    "string": re.compile(
+        r"names (%s) in a string$" % "|".join(sorted(policy.DUNDER_ATTRIBUTES))
+    ),
+}
+# Of the monkeypatch fixture, what reaches beyond the test's own objects: a dotted path patches
+# any module (the harness's too), sys.path makes any folder importable, chdir moves the paths
+# the answers are loaded from.
+# (chdir: the policy refuses it on anything).
+MONKEYPATCH_REFUSED = {"syspath_prepend": "makes any folder importable"}
 # What a test may read of what `with pytest.raises(...) as caught` binds: the exception, not
 # its traceback (frames, locals, the answer's file).
 CAUGHT_ATTRIBUTES = {"value", "type", "typename", "match", "errisinstance", "exconly", "list"}
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
-SESSION_FIXTURES = {
-    "request",
-    "pytestconfig",
-    "pytester",
-    "testdir",
-    "monkeypatch",  # setattr("any.dotted.path", ...) patches what the policy never sees
-    "cache",
-}
+SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "cache"}
 SESSION_ATTRIBUTES = {"config", "pluginmanager", "session", "ihook", "hook"}
 CHILD = (
     "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
@@ -97,12 +123,16 @@ CHILD = (
 def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding]:
     """What the policy for returned code refuses in a returned test module."""
     extra = (*kata.imports, "pytest", "torch_katas", f"katas.{kata.module}", *TESTING)
-    found = policy.check(source, extra, filename, kata.allow)
+    found = [
+        finding
+        for finding in policy.check(source, extra, filename, kata.allow)
+        if not (finding.rule in HARMLESS and HARMLESS[finding.rule].match(finding.text))
+    ]
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError):
         return found
-    found += _Testing(tree).found
+    found += _Testing(tree, extra).found
     allowed = {f"torch_katas.{name}" for name in HELPERS}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 1)
@@ -127,12 +157,32 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
 
 
+@functools.cache
+def helpers() -> dict[str, set[str]]:
+    """What a test may use of each of the suite's helper modules: the names its __all__
+    declares (read on its source: grading imports no torch)."""
+    declared: dict[str, set[str]] = {}
+    for name in HELPERS:
+        tree = ast.parse(Path(__file__).parent.parent.joinpath(f"{name}.py").read_text("utf-8"))
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                and isinstance(node.value, ast.List | ast.Tuple)
+            ):
+                listed = {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+                declared[f"torch_katas.{name}"] = {str(n) for n in listed}
+    return declared
+
+
 class _Testing:
     """The names a test module uses of pytest, torch.testing and numpy.testing (TESTING), and
     the attributes it reads of what pytest hands over (fixtures, what pytest.raises caught)."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, extra: tuple[str, ...] = ()):
         self.found: list[policy.Finding] = []
+        self.extra = extra
+        self.skips: set[int] = set()  # ids of `pytest.importorskip` called with a module's name
         self.imported: dict[str, str] = {}  # local name -> the dotted name it was imported as
         self.handed: set[str] = set()  # names bound to fixtures or to what pytest.raises caught
         self.caught: set[str] = set()  # names bound by `with pytest.raises(...) as name`
@@ -146,6 +196,9 @@ class _Testing:
                     dotted = f"{node.module}.{alias.name}"
                     self.imported[alias.asname or alias.name] = dotted
                     self.use(dotted, node)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                self.call(node)
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.fixtures(node)
@@ -194,10 +247,35 @@ class _Testing:
             return None
         return ".".join([self.imported[node.id], *reversed(parts)])
 
+    def call(self, node: ast.Call) -> None:
+        """importorskip of a module the test module may import; no monkeypatch of a dotted
+        path or of sys.path."""
+        line = node.lineno
+        first = node.args[0] if node.args else None
+        literal = first.value if isinstance(first, ast.Constant) else None
+        if self.dotted(node.func) == "pytest.importorskip":
+            if isinstance(literal, str) and policy.allowed_import(literal, self.extra):
+                self.skips.add(id(node.func))
+            else:
+                text = "calls pytest.importorskip with a module a test may not import"
+                self.found.append(policy.Finding(line, "testing", text))
+        if not isinstance(node.func, ast.Attribute):
+            return
+        if node.func.attr in ("setattr", "delattr") and isinstance(literal, str):
+            text = f"calls {node.func.attr} with a dotted path, which patches any module"
+            self.found.append(policy.Finding(line, "session", text))
+        if node.func.attr in MONKEYPATCH_REFUSED:
+            why = MONKEYPATCH_REFUSED[node.func.attr]
+            self.found.append(policy.Finding(line, "session", f"calls {node.func.attr} ({why})"))
+
     def use(self, dotted: str, node: ast.AST) -> None:
-        for package, allowed in TESTING.items():
+        for package, allowed in {**TESTING, **helpers()}.items():
             if policy.within(dotted, package):
                 part = dotted[len(package) + 1 :].partition(".")[0]
+                if not part and package in helpers():  # `from torch_katas import testing`
+                    continue
+                if part == "importorskip" and id(node) not in self.skips:
+                    part = "importorskip (but with a module's name, called there)"
                 if part not in allowed:
                     shown = f"{package}.{part}" if part else package
                     listed = ", ".join(sorted(allowed))
