@@ -86,9 +86,10 @@ TESTING = {
     "datetime": {"timedelta"},
     "pickle": {"dumps", "PicklingError", "UnpicklingError", "HIGHEST_PROTOCOL"},
     "weakref": {"ref", "WeakSet", "WeakKeyDictionary", "WeakValueDictionary"},
-    "inspect": {"signature", "Parameter", "isclass", "isfunction"},
+    "inspect": {"signature", "Parameter", "isclass", "isfunction", "getattr_static"},
     "multiprocessing": {"get_all_start_methods"},
-    "torch.overrides": {"TorchFunctionMode", "resolve_name"},  # a mode that sees the answer's ops: a rule's check
+    "os": {"cpu_count", "getpid"},  # all the kata's entry allows where it adds os
+    "torch.overrides": {"TorchFunctionMode", "resolve_name"},  # a mode that sees the answer's ops
 }
 # What the answer policy refuses that a test module may do: it checks the answer, and none of
 # these reaches the answer loop, the results, the file system or the process.
@@ -96,11 +97,26 @@ HARMLESS = {
     "module": re.compile(r"uses the module [\w.]+ as a value"),  # its attributes stay checked
     "definition": re.compile(r"defines __torch_function__"),  # a mode's hook, as above
     "class": re.compile(r"subclasses torch\.overrides\.TorchFunctionMode "),
-    "dunder": re.compile(r"uses the attribute __mro__$"),  # a class's bases
-    # Protocol dunders, which a test names to forbid calls (`(torch.optim.Optimizer, "__init__")`)
-    "string": re.compile(
-        r"names (%s) in a string$" % "|".join(sorted(policy.DUNDER_ATTRIBUTES))
+    "dunder": re.compile(r"uses the attribute (__mro__|__get__)$"),  # bases; a descriptor's read
+    # A name of torch set on the test's own object (`loader.multiprocessing_context = "fork"`);
+    # on a module or class (state that outlives the test) it stays refused.
+    "patch": re.compile(
+        r"assigns to [\w.]+: \w+ is a method or public name of torch or NumPy, "
+        r"on an object the answer did not make"
     ),
+    # Checkpoints in memory: torch.save anywhere the file guard lets it write, torch.load only
+    # as CALLED says.
+    "file": re.compile(r"uses torch\.(save|load) \("),
+    # Protocol dunders, which a test names to forbid calls (`(torch.optim.Optimizer, "__init__")`)
+    "string": re.compile(rf"names ({'|'.join(sorted(policy.DUNDER_ATTRIBUTES))}) in a string$"),
+}
+# What a test may use only where it calls it directly, with arguments that keep it harmless:
+# the name of a module it may import; an attribute named by a literal, neither dunder nor private
+# (as if written `x.name`); a checkpoint read without unpickling code.
+CALLED = {
+    "pytest.importorskip": "with the name of a module the test module may import",
+    "inspect.getattr_static": "with an attribute's name, neither dunder nor private",
+    "torch.load": "with weights_only=True (unpickling runs code)",
 }
 # Of the monkeypatch fixture, what reaches beyond the test's own objects: a dotted path patches
 # any module (the harness's too), sys.path makes any folder importable, chdir moves the paths
@@ -110,6 +126,7 @@ MONKEYPATCH_REFUSED = {"syspath_prepend": "makes any folder importable"}
 # What a test may read of what `with pytest.raises(...) as caught` binds: the exception, not
 # its traceback (frames, locals, the answer's file).
 CAUGHT_ATTRIBUTES = {"value", "type", "typename", "match", "errisinstance", "exconly", "list"}
+CATCHING = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "torch_katas.testing.raises"}
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
 SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "cache"}
@@ -123,16 +140,19 @@ CHILD = (
 def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding]:
     """What the policy for returned code refuses in a returned test module."""
     extra = (*kata.imports, "pytest", "torch_katas", f"katas.{kata.module}", *TESTING)
+    try:
+        tree = ast.parse(source, filename=filename)
+    except (SyntaxError, ValueError):
+        return policy.check(source, extra, filename, kata.allow)
+    # What importorskip returns is the module: checked as if imported under that name.
+    source += "".join(f"\nimport {module} as {name}" for name, module in skipped(tree))
+    tree = ast.parse(source, filename=filename)
     found = [
         finding
         for finding in policy.check(source, extra, filename, kata.allow)
         if not (finding.rule in HARMLESS and HARMLESS[finding.rule].match(finding.text))
     ]
-    try:
-        tree = ast.parse(source, filename=filename)
-    except (SyntaxError, ValueError):
-        return found
-    found += _Testing(tree, extra).found
+    found += _Testing(tree, extra, kata.imports).found
     allowed = {f"torch_katas.{name}" for name in HELPERS}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 1)
@@ -157,6 +177,42 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
 
 
+def skipped(tree: ast.Module) -> list[tuple[str, str]]:
+    """`name = pytest.importorskip("module", ...)`: each (name, module)."""
+    return [
+        (node.targets[0].id, str(getattr(call.args[0], "value", "")))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and (call := skip_call(node.value, tree)) is not None
+    ]
+
+
+def skip_call(node: ast.expr, tree: ast.Module) -> ast.Call | None:
+    """`node` when it is `pytest.importorskip("module", ...)` (pytest under any name)."""
+    pytest_names = {
+        alias.asname or alias.name
+        for imported in ast.walk(tree)
+        if isinstance(imported, ast.Import)
+        for alias in imported.names
+        if alias.name == "pytest"
+    }
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "importorskip"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in pytest_names
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and all(part.isidentifier() for part in node.args[0].value.split("."))
+    ):
+        return node
+    return None
+
+
 @functools.cache
 def helpers() -> dict[str, set[str]]:
     """What a test may use of each of the suite's helper modules: the names its __all__
@@ -179,10 +235,16 @@ class _Testing:
     """The names a test module uses of pytest, torch.testing and numpy.testing (TESTING), and
     the attributes it reads of what pytest hands over (fixtures, what pytest.raises caught)."""
 
-    def __init__(self, tree: ast.Module, extra: tuple[str, ...] = ()):
+    def __init__(self, tree: ast.Module, extra: tuple[str, ...] = (), own: Iterable[str] = ()):
         self.found: list[policy.Finding] = []
         self.extra = extra
-        self.skips: set[int] = set()  # ids of `pytest.importorskip` called with a module's name
+        # The modules the kata's answers may import: the policy reads them as for answers.
+        self.limited = {
+            package: allowed
+            for package, allowed in {**TESTING, **helpers()}.items()
+            if not any(policy.within(package, module) for module in own)
+        }
+        self.called: set[int] = set()  # ids of CALLED's names, called as it says
         self.imported: dict[str, str] = {}  # local name -> the dotted name it was imported as
         self.handed: set[str] = set()  # names bound to fixtures or to what pytest.raises caught
         self.caught: set[str] = set()  # names bound by `with pytest.raises(...) as name`
@@ -196,6 +258,17 @@ class _Testing:
                     dotted = f"{node.module}.{alias.name}"
                     self.imported[alias.asname or alias.name] = dotted
                     self.use(dotted, node)
+        # importorskip's module, where a name holds it, is checked as imported (check()).
+        self.skips = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr | ast.Assign)
+            and skip_call(node.value, tree) is not None
+            and (
+                isinstance(node, ast.Expr)
+                or (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name))
+            )
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 self.call(node)
@@ -208,7 +281,7 @@ class _Testing:
                     target = item.optional_vars
                     if isinstance(called, ast.Call) and isinstance(target, ast.Name):
                         name = self.dotted(called.func)
-                        if name in ("pytest.raises", "pytest.warns", "pytest.deprecated_call"):
+                        if name in CATCHING:
                             self.caught.add(target.id)
         parents = {
             id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)
@@ -248,34 +321,50 @@ class _Testing:
         return ".".join([self.imported[node.id], *reversed(parts)])
 
     def call(self, node: ast.Call) -> None:
-        """importorskip of a module the test module may import; no monkeypatch of a dotted
-        path or of sys.path."""
+        """The calls CALLED names, where harmless; no monkeypatch of a dotted path or of
+        sys.path."""
         line = node.lineno
-        first = node.args[0] if node.args else None
-        literal = first.value if isinstance(first, ast.Constant) else None
-        if self.dotted(node.func) == "pytest.importorskip":
-            if isinstance(literal, str) and policy.allowed_import(literal, self.extra):
-                self.skips.add(id(node.func))
-            else:
-                text = "calls pytest.importorskip with a module a test may not import"
-                self.found.append(policy.Finding(line, "testing", text))
+        literals: list[object] = [
+            a.value if isinstance(a, ast.Constant) else None for a in node.args
+        ]
+        name = self.dotted(node.func)
+        if name in CALLED and self.harmless(name, node, literals):
+            self.called.add(id(node.func))
         if not isinstance(node.func, ast.Attribute):
             return
-        if node.func.attr in ("setattr", "delattr") and isinstance(literal, str):
+        if node.func.attr in ("setattr", "delattr") and literals and isinstance(literals[0], str):
             text = f"calls {node.func.attr} with a dotted path, which patches any module"
             self.found.append(policy.Finding(line, "session", text))
         if node.func.attr in MONKEYPATCH_REFUSED:
             why = MONKEYPATCH_REFUSED[node.func.attr]
             self.found.append(policy.Finding(line, "session", f"calls {node.func.attr} ({why})"))
 
+    def harmless(self, name: str, node: ast.Call, literals: list[object]) -> bool:
+        if name == "pytest.importorskip":
+            module = literals[0] if literals else None
+            return (
+                id(node) in self.skips
+                and isinstance(module, str)
+                and policy.allowed_import(module, self.extra)
+            )
+        if name == "inspect.getattr_static":
+            attribute = literals[1] if len(literals) > 1 else None
+            return isinstance(attribute, str) and not attribute.startswith("_")
+        keywords = {k.arg: k.value for k in node.keywords}
+        only = keywords.get("weights_only")
+        return isinstance(only, ast.Constant) and only.value is True
+
     def use(self, dotted: str, node: ast.AST) -> None:
-        for package, allowed in {**TESTING, **helpers()}.items():
+        for name, how in CALLED.items():
+            if policy.within(dotted, name) and id(node) not in self.called:
+                text = f"uses {name} other than called {how}"
+                self.found.append(policy.Finding(getattr(node, "lineno", 1), "testing", text))
+                return
+        for package, allowed in self.limited.items():
             if policy.within(dotted, package):
                 part = dotted[len(package) + 1 :].partition(".")[0]
                 if not part and package in helpers():  # `from torch_katas import testing`
                     continue
-                if part == "importorskip" and id(node) not in self.skips:
-                    part = "importorskip (but with a module's name, called there)"
                 if part not in allowed:
                     shown = f"{package}.{part}" if part else package
                     listed = ", ".join(sorted(allowed))

@@ -197,19 +197,37 @@ kata's functions as the module does now (`from katas.<module> import ...`), and 
 torch, pytest and the suite's helpers (`torch_katas.testing`), nothing that reads files or
 starts processes. Return the folder (without `.venv`); only the test modules are graded.
 
-What a test module may use of the testing libraries, read on its code before it runs:
+What a test module may use, read on its code before it runs. The suite's own kata tests are
+the model: what they use is allowed, but what reaches the grader's run of your tests, the
+results it reports, the file system or the process (a test that could tell the answers apart by
+anything but their behaviour):
 
 - of pytest: `raises`, `warns`, `deprecated_call`, `approx`, `fail`, `skip`, `xfail`,
-  `param`, `fixture` and `mark` (`parametrize`, `skipif`, any marker); nothing else of it
-  (not `importorskip`, `MonkeyPatch`, `main`, hooks);
+  `param`, `fixture` and `mark` (`parametrize`, `skipif`, any marker), and `importorskip`
+  called with the name of a module the kata's answers may import; nothing else of it (not
+  `MonkeyPatch`, `main`, hooks: they reach the run itself);
 - of `torch.testing`: `assert_close` and `make_tensor`; of `numpy.testing`: its `assert_...`
   functions;
-- of what `with pytest.raises(...) as caught` binds: `value`, `type`, `typename`, `match`,
-  `errisinstance`, `exconly` (not the traceback);
-- fixtures: `device`, `tmp_path`, `capsys`, `recwarn` and the like, not those that reach
-  pytest's run (`request`, `pytestconfig`, `monkeypatch`, `cache`, `pytester`), and no
-  `.config`, `.session`, `.hook`, `.ihook` or `.pluginmanager` of a fixture (your own
-  objects may have attributes of those names).
+- the helpers of `torch_katas.testing`, `torch_katas.facets` and `torch_katas.op_families`
+  their `__all__` declares (not the rest of those modules, which reaches the harness);
+- of the standard library beyond what an answer may import: `io.BytesIO` and `StringIO`,
+  `json.dumps` and `loads`, `pickle.dumps` (not `loads`: unpickling runs code), `weakref`'s
+  references, `inspect.signature` and `getattr_static` with a plain name (not `getsource`),
+  `os.cpu_count` and `getpid`; `torch.save` and `torch.load(..., weights_only=True)`;
+- of what `with pytest.raises(...) as caught` (or the helpers' `raises`) binds: `value`,
+  `type`, `typename`, `match`, `errisinstance`, `exconly` (not the traceback: its frames
+  reach the harness and the answer's file);
+- fixtures: `device`, `tmp_path`, `capsys`, `recwarn` and the like, and `monkeypatch` on
+  objects (`monkeypatch.setattr(torch, "compile", fake)`, `setenv`, `context`), not on a
+  dotted path (`setattr("a.b", ...)` patches any module, the grader's too), nor its `chdir`
+  or `syspath_prepend`; not the fixtures that reach pytest's run (`request`, `pytestconfig`,
+  `cache`, `pytester`), and no `.config`, `.session`, `.hook`, `.ihook` or `.pluginmanager`
+  of a fixture (your own objects may have attributes of those names);
+- modules as values (`forbidden_modules(torch.optim, ...)`) and your own torch function mode
+  (`torch.overrides.TorchFunctionMode`), which sees the answer's operations; not frames, the
+  garbage collector, `sys.modules`, threads or processes, `vars`, `getattr` with a computed
+  name, torch's private modules, nor an assignment to a module's or class's attribute (it
+  outlives the test: patch with `monkeypatch`).
 
 A test module that uses anything else is flagged for review.
 """
