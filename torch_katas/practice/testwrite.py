@@ -20,12 +20,14 @@ import io
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from torch_katas import catalog
 from torch_katas.catalog import UsageError
@@ -318,16 +320,25 @@ def run_answers(
     pytest_args: Sequence[str],
     plugins: Sequence[object] = (),
 ) -> dict[str, object]:
-    """Run the test module `tests` against each answer in one pytest session (in this
-    process: call it from a process of its own); the first `complete` answers (the correct
-    ones) run every test, the others stop at their first failure."""
+    """Run the test module `tests` against each answer in one pytest session, each answer in
+    a process forked from this one (call it from a process of its own); the first `complete`
+    answers (the correct ones) run every test, the others stop at their first failure.
+
+    A fork per answer gives each answer the same start: nothing the tests did for one (a
+    counter kept in a module, a setting, a cache, an attribute on torch) is there for the
+    next, so they cannot tell answers apart by their order. Torch, pytest and the harness are
+    imported, and the session configured, here once; this process imports no test module and
+    runs no torch op (forking after one is unsafe).
+    """
     import pytest
+    import torch  # noqa: F401 - with torch imported the plugin runs unsupervised: forks do
 
     from torch_katas.runtime.answer_loop import AnswerLoop
 
     paths = list(answers)
-    loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete])
     collected = Collected()
+    forks = Forks(collected)
+    loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete], fork=forks)
     args = [str(tests), "--answer-file", str(paths[0]), "-p", "torch_katas.plugin"]
     args += ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--no-header"]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):  # as grading runs: none autoloaded
@@ -337,17 +348,73 @@ def run_answers(
     args += ["-c", "pyproject.toml"] if Path("pyproject.toml").is_file() else []
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main(args, plugins=[loop, collected, *plugins])
-    failures = {
-        str(path): [[report.nodeid, message(report)] for report in loop.failures[path]]
-        for path in paths
-        if path in loop.failures
-    }
+    # The session here collected nothing (5): the forks' outcomes say how the run went.
+    code = 1 if int(code) == 5 and any(forks.failures.values()) else int(code)
     return {
-        "exit_code": int(code),
+        "exit_code": 0 if code == 5 and collected.tests else code,
         "tests": collected.tests,
         "collect_errors": collected.errors,
-        "failures": failures,
+        "failures": forks.failures,
     }
+
+
+class Forks:
+    """AnswerLoop's fork: each answer's tests run in a process forked from the session's."""
+
+    def __init__(self, collected: Collected):
+        self.collected = collected
+        self.failures: dict[str, list[list[str]]] = {}
+
+    def run(self, work: Callable[[], list[Any]], answer: Path, loop: Any) -> None:
+        def child() -> dict[str, object]:
+            failed = [[report.nodeid, message(report)] for report in work()]
+            return {
+                "failures": failed,
+                "caught": loop.caught,
+                "tests": self.collected.tests,
+                "collect_errors": self.collected.errors,
+            }
+
+        one = forked(child)
+        if one is None:  # it died (a crash, os._exit): the tests failed on this answer
+            one = {"failures": [["", "the test process died"]]}
+        self.failures[str(answer)] = [[str(t), str(w)] for t, w in one.get("failures", [])]
+        loop.caught = list(one.get("caught", loop.caught))
+        self.collected.tests = max(self.collected.tests, int(one.get("tests", 0)))
+        for error in one.get("collect_errors", []):
+            if error not in self.collected.errors:
+                self.collected.errors.append(str(error))
+
+
+def forked(work: Callable[[], dict[str, object]]) -> dict[str, Any] | None:
+    """What `work` returns, run in a child process; None when it died without a result."""
+    key = secrets.token_hex(16)  # the child's result line: the tests' writes on the pipe lack it
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 1
+        try:
+            os.close(read)
+            line = f"{key} {json.dumps(work())}\n".encode()
+            while line:
+                line = line[os.write(write, line) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    chunks = []
+    with os.fdopen(read, "rb") as pipe:
+        while chunk := pipe.read(1 << 16):
+            chunks.append(chunk)
+    os.waitpid(pid, 0)
+    for said in b"".join(chunks).decode("utf-8", errors="replace").splitlines():
+        if said.startswith(key + " "):
+            try:
+                value = json.loads(said[len(key) + 1 :])
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
 
 
 def main() -> None:
