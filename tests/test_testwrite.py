@@ -159,6 +159,38 @@ def test_json_gives_the_score_for_tools(suite, capsys):
     assert data["valid"] and data["caught"] == data["total"] and data["share"] == 1.0
 
 
+# A test module that counts the answers it has run on, in the environment, in a module and on
+# torch: run after another answer's, its test would fail. Each answer's tests start afresh.
+COUNTING = (
+    SHAPES_ONLY
+    + """
+
+import os
+
+import numpy as np
+
+os.environ["TESTWRITE_COUNT"] = str(int(os.environ.get("TESTWRITE_COUNT", "0")) + 1)
+np.testing.seen = getattr(np.testing, "seen", 0) + 1
+torch.set_default_dtype(torch.float32)
+
+
+def test_first(device):
+    assert os.environ["TESTWRITE_COUNT"] == "1" and np.testing.seen == 1
+    assert torch.is_grad_enabled()
+    torch.set_grad_enabled(False)  # as if left by a test: the next answer must not see it
+"""
+)
+
+
+def test_no_state_a_test_module_leaves_reaches_the_next_answer(suite, capsys, tmp_path):
+    path = tmp_path / "counting_test.py"
+    path.write_text(COUNTING)
+    katas("--root", suite, "testwrite", 1, "--score", path)
+    said = capsys.readouterr().out
+    assert "invalid" not in said, said
+    assert last_line(said).groups()[0] == "0", "every answer passes: none is told apart"
+
+
 def test_a_missing_module_is_a_usage_error(suite, capsys, tmp_path):
     assert katas("--root", suite, "testwrite", 1, "--score", tmp_path / "nope_test.py") == 2
     assert "no such file" in capsys.readouterr().err

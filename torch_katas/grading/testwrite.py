@@ -8,7 +8,7 @@ module needs added: the kata's module, the suite's testing helpers, and of pytes
 torch.testing and numpy.testing only what TESTING lists), then runs in the
 same sandbox, under the same limits, with the same guards on what it reads and starts, in a
 fresh copy of the suite holding the reference, the correct answers in other styles and the
-curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation, in
+curated mistakes (practice/testwrite.py runs them, one session, each answer in a process forked from it, in
 an order of chance and under paths that say nothing: layout()).
 The kata's verdict is the share of mistakes caught; a module that rejects a correct answer
 is graded as an error, with the answer it rejected.
@@ -537,12 +537,13 @@ def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[s
 
 
 class Arm:
-    """Arms the guards once the harness is loaded, before the first answer is imported."""
+    """Arms the guards once the harness is loaded, before the first answer is imported: as
+    the collection starts, in the process forked for each answer."""
 
     def __init__(self, *guards: Any):
         self.guards = guards
 
-    def pytest_collection(self, session: object) -> None:
+    def pytest_collectstart(self, collector: object) -> None:
         for guard in self.guards:
             guard.armed = True
 
