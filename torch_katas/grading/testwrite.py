@@ -8,8 +8,8 @@ module needs added: the kata's module, the suite's testing helpers, and of pytes
 torch.testing and numpy.testing only what TESTING lists), then runs in the
 same sandbox, under the same limits, with the same guards on what it reads and starts, in a
 fresh copy of the suite holding the reference, the correct answers in other styles and the
-curated mistakes (practice/testwrite.py runs them, one session, each answer in a process forked from it, in
-an order of chance and under paths that say nothing: layout()).
+curated mistakes (practice/testwrite.py runs them, one session, each answer in a process
+forked from it, in an order of chance and under paths that say nothing: layout()).
 The kata's verdict is the share of mistakes caught; a module that rejects a correct answer
 is graded as an error, with the answer it rejected.
 """

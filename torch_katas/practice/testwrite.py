@@ -4,11 +4,12 @@ The learner gets the kata's reference answer (testwrite/<module>__reference.py) 
 contract (the stub's docstring), and a test module to fill in (testwrite/<module>_test.py),
 which imports the kata's API as kata tests do (`from katas.<module> import ...`), so the
 kata's own test module is a fair start. Scoring runs that module, in one pytest session of
-its own (torch imported once; the learner's code never runs in the CLI's process), against each
-answer in a process forked from it (runtime/answer_loop.py): the reference and the correct answers in other
-styles the suite keeps (every test must pass on each: a test that rejects one makes the module
-invalid), then each curated mistake (runtime/mistakes.py) and, with `mutants`, each mutant of
-the reference (runtime/mutants.py) that is not reviewed as equivalent. The score is the share
+its own (torch imported once; the learner's code never runs in the CLI's process), against
+each answer in a process forked from it (runtime/answer_loop.py): the reference and the
+correct answers in other styles the suite keeps (every test must pass on each: a test that
+rejects one makes the module invalid), then each curated mistake (runtime/mistakes.py) and,
+with `mutants`, each mutant of the reference (runtime/mutants.py) that is not reviewed as
+equivalent. The score is the share
 of mistakes some test rejects; the report names those missed in words, never their code.
 """
 
