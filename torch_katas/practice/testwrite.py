@@ -9,8 +9,8 @@ each answer in a process forked from it (runtime/answer_loop.py): the reference 
 correct answers in other styles the suite keeps (every test must pass on each: a test that
 rejects one makes the module invalid), then each curated mistake (runtime/mistakes.py) and,
 with `mutants`, each mutant of the reference (runtime/mutants.py) that is not reviewed as
-equivalent. The score is the share
-of mistakes some test rejects; the report names those missed in words, never their code.
+equivalent. The score is the share of mistakes some test rejects; the report names those
+missed in words, never their code.
 """
 
 from __future__ import annotations

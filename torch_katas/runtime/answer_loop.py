@@ -34,7 +34,9 @@ class AnswerLoop:
     at the end of any run. The fast tests run first. With `first_failure`, those that caught
     an earlier answer run first of all, and the tests after an answer's first failure do not
     run (the slow ones, then, never start). An answer given tests in `only` runs those alone,
-    and stops at the first that passes.
+    and stops at the first that passes. With a `fork`, each answer runs in a process of its
+    own, forked from this session's, which imports no test module: nothing of one answer's
+    run (a module's state, a setting, the environment) is there for the next.
     """
 
     def __init__(
