@@ -331,6 +331,9 @@ def run_answers(
     imported, and the session configured, here once; this process imports no test module and
     runs no torch op (forking after one is unsafe).
     """
+    # CUDA may not be initialised before a fork (the forks could not use it): torch checks
+    # whether it is there through NVML instead, which leaves it uninitialised.
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     import pytest
     import torch  # noqa: F401 - with torch imported the plugin runs unsupervised: forks do
 
@@ -367,6 +370,11 @@ class Forks:
         self.failures: dict[str, list[list[str]]] = {}
 
     def run(self, work: Callable[[], list[Any]], answer: Path, loop: Any) -> None:
+        import torch
+
+        if torch.cuda.is_initialized():
+            raise RuntimeError("CUDA was initialised before the answers' forks: they cannot use it")
+
         def child() -> dict[str, object]:
             failed = [[report.nodeid, message(report)] for report in work()]
             return {
