@@ -481,6 +481,7 @@ def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_al
         "import io\ntorch.load(io.BytesIO(b''), weights_only=False)\n",
         "load = torch.load\n",
         "import io\nio.open('x')\n",
+        "open('x')\n",
         "import inspect\ninspect.getsource(fit_line)\n",
         "import inspect\ninspect.getattr_static(fit_line, '__globals__')\n",
         "import inspect\ninspect.getattr_static(fit_line, name)\n",
