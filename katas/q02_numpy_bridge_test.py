@@ -46,7 +46,7 @@ def test_to_tensor_shares_memory_on_the_cpu_and_copies_elsewhere(device):
     t = to_tensor(array, device)
     check_tensor(t, shape=(2, 3), dtype=torch.float64, device=device, name="to_tensor")
     if device.type == "cpu":
-        assert t.data_ptr() == array.ctypes.data, (
+        assert t.data_ptr() == torch.from_numpy(array).data_ptr(), (
             "on the CPU to_tensor must wrap the array's memory, not copy it: "
             "use torch.from_numpy or torch.as_tensor, not torch.tensor"
         )

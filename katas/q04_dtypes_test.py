@@ -6,7 +6,13 @@ import torch
 
 from katas.q04_dtypes import nbytes, safe_mean, time_bucket
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    every_dtype,
+    raises,
+    skip_unless_supported,
+)
 
 DTYPES = [
     torch.float64,
@@ -37,7 +43,7 @@ def test_nbytes_matches_a_real_tensor(device, dtype, shape):
 
 
 # Every dtype torch has, the exotic ones included (float8, uint16, complex32, int4, qint8, ...).
-EVERY_DTYPE = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+EVERY_DTYPE = every_dtype()
 
 
 @pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)

@@ -43,9 +43,7 @@ def plain_python(monkeypatch):
         )
 
     monkeypatch.setattr(torch, "broadcast_shapes", refuse)
-    monkeypatch.setattr(torch.functional, "broadcast_shapes", refuse)
     monkeypatch.setattr(torch, "broadcast_tensors", refuse)
-    monkeypatch.setattr(torch.functional, "broadcast_tensors", refuse)
     monkeypatch.setattr(np, "broadcast_shapes", refuse)
     monkeypatch.setattr(np, "broadcast", refuse)
 

@@ -325,6 +325,15 @@ def attention_by_hand(q, k, v, padding=None, causal=False):
     return scores.softmax(dim=-1) @ v
 
 
+def leaves(value):
+    """The objects nested in tuples, lists and dicts' values (what torch functions take)."""
+    if isinstance(value, tuple | list):
+        return [leaf for item in value for leaf in leaves(item)]
+    if isinstance(value, dict):
+        return leaves(list(value.values()))
+    return [value]
+
+
 class SdpaDerived(torch.overrides.TorchFunctionMode):
     """Tracks SDPA's results and what is computed from them alone (views, casts, copies)."""
 
@@ -338,17 +347,11 @@ class SdpaDerived(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         inputs = [
-            value
-            for value in torch.utils._pytree.tree_leaves((args, kwargs or {}))
-            if isinstance(value, torch.Tensor)
+            value for value in leaves((args, kwargs or {})) if isinstance(value, torch.Tensor)
         ]
         sdpa = func is F.scaled_dot_product_attention
         if sdpa or (inputs and all(map(self.is_derived, inputs))):
-            self.derived += [
-                value
-                for value in torch.utils._pytree.tree_leaves(out)
-                if isinstance(value, torch.Tensor)
-            ]
+            self.derived += [value for value in leaves(out) if isinstance(value, torch.Tensor)]
         return out
 
 

@@ -1,11 +1,12 @@
 import contextlib
 import copy
-import importlib
 import math
 
 import pytest
 import torch
 import torch.nn.functional as F
+import torch.optim.optimizer as OPTIMIZER_MODULE
+import torch.optim.sgd as SGD_MODULE
 from torch import nn
 
 from katas.q19_sgd_by_hand import SGD, optimizer_state_bytes, race_in_a_valley
@@ -25,8 +26,6 @@ from torch_katas.testing import (
 # five steps leave margin.
 STEPS = 5
 # torch.optim's own module for SGD (torch.optim does not keep it as an attribute).
-SGD_MODULE = importlib.import_module("torch.optim.sgd")
-OPTIMIZER_MODULE = importlib.import_module("torch.optim.optimizer")
 
 
 def torch_sgd_refused():

@@ -4,37 +4,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.nn.modules import module as module_internals
 
 from katas.q21_dead_relus import dead_and_saturated, dead_relu_fraction, output_activation
 from torch_katas import facets
-from torch_katas.testing import raises, same_device, skip_unless_supported
-
-HOOK_DICTS = (
-    "_forward_hooks",
-    "_forward_hooks_with_kwargs",
-    "_forward_pre_hooks",
-    "_backward_hooks",
-    "_backward_pre_hooks",
-)
-GLOBAL_HOOK_DICTS = (
-    "_global_forward_hooks",
-    "_global_forward_pre_hooks",
-    "_global_backward_hooks",
-    "_global_backward_pre_hooks",
-)
-
-
-def hooks_left(model):
-    """Where hooks are registered on `model` (its modules) and globally."""
-    left = [
-        f"{name or 'the model'}.{attr}"
-        for name, module in model.named_modules()
-        for attr in HOOK_DICTS
-        if getattr(module, attr, None)
-    ]
-    left += [attr for attr in GLOBAL_HOOK_DICTS if getattr(module_internals, attr, None)]
-    return left
+from torch_katas.testing import hooks_left, raises, same_device, skip_unless_supported
 
 
 def linear_model(device, n):

@@ -1,10 +1,10 @@
 import contextlib
 import copy
-import importlib
 
 import pytest
 import torch
 import torch.nn.functional as F
+import torch.optim.adam as ADAM_MODULE
 from torch import nn
 
 from katas.q23_adamw_by_hand import adamw_step_
@@ -24,7 +24,6 @@ from torch_katas.testing import (
 # five steps leave margin.
 STEPS = 5
 # torch.optim's own module for Adam and AdamW (torch.optim does not keep it as an attribute).
-ADAM_MODULE = importlib.import_module("torch.optim.adam")
 
 
 def torch_adam_refused():

@@ -1,5 +1,4 @@
 import copy
-import gc
 import math
 import weakref
 
@@ -11,7 +10,13 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from katas.q24_train_epoch import train_epoch
 from torch_katas import facets
-from torch_katas.testing import assert_close, raises, same_device, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    collect_garbage,
+    raises,
+    same_device,
+    skip_unless_supported,
+)
 
 
 class Probe(nn.Module):
@@ -168,7 +173,7 @@ def test_no_batch_keeps_its_graph_alive(device):
         # By now the graph of every batch but the previous one must be gone.
         for batch, marker in enumerate(markers[:-1]):
             if marker() is not None:
-                gc.collect()
+                collect_garbage()
             if marker() is not None and batch not in kept:
                 kept.append(batch)
         marker = _Marker()

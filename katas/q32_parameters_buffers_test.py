@@ -94,6 +94,11 @@ def test_a_saved_state_restores_a_new_layer(device):
     assert_close(restored.running_mean, layer.running_mean, "running_mean is saved and restored")
 
 
+def tensors(layer):
+    """The layer's parameter, buffer and plain tensor attribute, by name."""
+    return [("weight", layer.weight), ("running_mean", layer.running_mean), ("taper", layer.taper)]
+
+
 @pytest.mark.parametrize(
     "cast, dtype",
     [
@@ -106,8 +111,7 @@ def test_a_saved_state_restores_a_new_layer(device):
 def test_casting_the_module_casts_parameters_and_buffers(device, cast, dtype):
     skip_unless_supported(device, dtype)
     layer = cast(CenterAndScale(F).to(device))
-    for name in ("weight", "running_mean", "taper"):
-        tensor = getattr(layer, name)
+    for name, tensor in tensors(layer):
         assert tensor.dtype == dtype, (
             f"after casting the module to {dtype}, {name} is {tensor.dtype}: only parameters "
             "and buffers are cast; a plain tensor attribute stays behind"
@@ -120,8 +124,8 @@ def test_casting_the_module_casts_parameters_and_buffers(device, cast, dtype):
 def test_moving_the_module_moves_every_tensor(device):
     layer = CenterAndScale(F)  # built on the CPU
     layer.to(device)
-    for name in ("weight", "running_mean", "taper"):
-        check_tensor(getattr(layer, name), device=device, name=f"{name} after .to(device)")
+    for name, tensor in tensors(layer):
+        check_tensor(tensor, device=device, name=f"{name} after .to(device)")
     out = layer(torch.randn(2, F, device=device))
     check_tensor(out, shape=(2, F), dtype=torch.float32, device=device, name="the output")
 

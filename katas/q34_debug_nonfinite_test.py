@@ -6,7 +6,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.nn.modules import module as module_internals
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from katas.q34_debug_nonfinite import (
@@ -16,19 +15,7 @@ from katas.q34_debug_nonfinite import (
     validate_batch,
 )
 from torch_katas import facets
-from torch_katas.testing import assert_close, raises, skip_unless_supported
-
-
-def hooks_left(model):
-    """Forward hooks still registered on `model` or globally (the harness has no helper)."""
-    left = [
-        name or "<the model>"
-        for name, m in model.named_modules()
-        if m._forward_hooks or m._forward_pre_hooks
-    ]
-    if module_internals._global_forward_hooks or module_internals._global_forward_pre_hooks:
-        left.append("<global hooks>")
-    return left
+from torch_katas.testing import assert_close, hooks_left, raises, skip_unless_supported
 
 
 class Overflow(nn.Module):

@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+import katas.q37_mixed_precision as kata
 from katas.q37_mixed_precision import amp_dtype, amp_train_step, make_grad_scaler
 from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, skip_unless_supported
@@ -143,9 +144,10 @@ def test_grad_scaler_for_any_name(device, monkeypatch, name, native):
     if not want:
         return  # a disabled scaler has no settings to read
     default = torch.amp.GradScaler(kind)
-    settings = ("get_scale", "get_growth_factor", "get_backoff_factor", "get_growth_interval")
-    got = [getattr(scaler, name)() for name in settings]
-    expected = [getattr(default, name)() for name in settings]
+    got, expected = (
+        [s.get_scale(), s.get_growth_factor(), s.get_backoff_factor(), s.get_growth_interval()]
+        for s in (scaler, default)
+    )
     assert got == expected, (
         f"(scale, growth factor, backoff factor, growth interval) is {got}, expected "
         f"GradScaler's defaults {expected}: pass only the device type and `enabled`"
@@ -219,7 +221,7 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
 def test_autocast_takes_the_dtype_from_amp_dtype(device, monkeypatch, dtype):
     # amp_dtype as on a GPU with float16 only, or one with bfloat16, whatever this device:
     # the step must autocast to what amp_dtype says, not to a dtype of its own.
-    monkeypatch.setitem(amp_train_step.__globals__, "amp_dtype", lambda device: dtype)
+    monkeypatch.setattr(kata, "amp_dtype", lambda device: dtype)
     model = small_model(device)
     seen = []
     model[0].register_forward_hook(lambda module, args, output: seen.append(output.dtype))

@@ -4,7 +4,7 @@ from torch import nn
 
 from katas.q49_gpu_memory import checkpointed_forward, saved_bytes
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor
+from torch_katas.testing import assert_close, check_tensor, saved_tensors_hooks_left
 
 # ------------------------------------------------------------------ saved_bytes
 
@@ -99,10 +99,8 @@ def test_saved_bytes_removes_its_hooks_when_fn_raises(device):
 
     with pytest.raises(ValueError, match="fn failed"):
         saved_bytes(fails, x)
-    left = torch._C._autograd._top_saved_tensors_default_hooks(False)
-    while torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
-        torch._C._autograd._pop_saved_tensors_default_hooks()  # the next tests need none
-    assert left is None, "the hooks stayed installed after fn raised: use them as a `with` block"
+    left = saved_tensors_hooks_left()  # and removed: the next tests need none
+    assert not left, "the hooks stayed installed after fn raised: use them as a `with` block"
 
 
 def test_saved_bytes_runs_fn_once_and_starts_afresh(device):

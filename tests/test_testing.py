@@ -1192,3 +1192,63 @@ def test_skip_control_flow_on_sim_skips_torch_cond_there_only(func, skipped_on_s
     except pytest.skip.Exception as skip:
         skipped = "torch.cond" in str(skip)
     assert skipped == skipped_on_sim
+
+
+def test_hooks_left_names_module_and_global_hooks():
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    assert testing.hooks_left(model) == []
+    handle = model[0].register_forward_hook(lambda module, args, output: None)
+    assert testing.hooks_left(model) == ["0._forward_hooks"]
+    handle.remove()
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda m, a, o: None)
+    try:
+        assert testing.hooks_left(model) == ["_global_forward_hooks"]
+    finally:
+        handle.remove()
+    assert testing.hooks_left() == []
+
+
+def test_saved_tensors_hooks_left_counts_and_removes_them():
+    assert testing.saved_tensors_hooks_left() == 0
+    hooks = torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+    hooks.__enter__()  # left installed, as by an answer that never leaves the block
+    assert testing.saved_tensors_hooks_left() == 1
+    assert testing.saved_tensors_hooks_left() == 0
+
+
+def test_every_dtype_lists_torchs_dtypes():
+    dtypes = testing.every_dtype()
+    assert {torch.float32, torch.int64, torch.bool, torch.complex64} <= set(dtypes)
+    assert all(isinstance(dtype, torch.dtype) for dtype in dtypes)
+
+
+def test_own_methods_lists_what_the_class_defines():
+    class Base:
+        def inherited(self):
+            pass
+
+    class Mine(Base):
+        limit = 3
+
+        def step(self):
+            pass
+
+        @property
+        def rate(self):
+            return 1
+
+    assert sorted(name for _, name in testing.own_methods(Mine)) == ["rate", "step"]
+
+
+def test_collect_garbage_frees_a_cycle():
+    import weakref
+
+    class Node:
+        pass
+
+    node = Node()
+    node.me = node
+    gone = weakref.ref(node)
+    del node
+    testing.collect_garbage()
+    assert gone() is None

@@ -159,6 +159,38 @@ def test_json_gives_the_score_for_tools(suite, capsys):
     assert data["valid"] and data["caught"] == data["total"] and data["share"] == 1.0
 
 
+# A test module that counts the answers it has run on, in the environment, in a module and on
+# torch: run after another answer's, its test would fail. Each answer's tests start afresh.
+COUNTING = (
+    SHAPES_ONLY
+    + """
+
+import os
+
+import numpy as np
+
+os.environ["TESTWRITE_COUNT"] = str(int(os.environ.get("TESTWRITE_COUNT", "0")) + 1)
+np.testing.seen = getattr(np.testing, "seen", 0) + 1
+torch.set_default_dtype(torch.float32)
+
+
+def test_first(device):
+    assert os.environ["TESTWRITE_COUNT"] == "1" and np.testing.seen == 1
+    assert torch.is_grad_enabled()
+    torch.set_grad_enabled(False)  # as if left by a test: the next answer must not see it
+"""
+)
+
+
+def test_no_state_a_test_module_leaves_reaches_the_next_answer(suite, capsys, tmp_path):
+    path = tmp_path / "counting_test.py"
+    path.write_text(COUNTING)
+    katas("--root", suite, "testwrite", 1, "--score", path)
+    said = capsys.readouterr().out
+    assert "invalid" not in said, said
+    assert last_line(said).groups()[0] == "0", "every answer passes: none is told apart"
+
+
 def test_a_missing_module_is_a_usage_error(suite, capsys, tmp_path):
     assert katas("--root", suite, "testwrite", 1, "--score", tmp_path / "nope_test.py") == 2
     assert "no such file" in capsys.readouterr().err
@@ -294,6 +326,46 @@ def test_a_returned_test_module_may_not_reach_pytests_session():
     assert len(texts) == 1 and "torch_katas.grading" in texts[0]
 
 
+# Katas whose own tests reach what a returned test module may not, each with why: grading
+# refuses the same in a candidate's module, so handing these back is flagged for review.
+REACHING = {
+    "q28_checkpoint": "frames, sys.setprofile and sys.modules, to see which files torch.load reads",
+    "q38_compile_graph_breaks": "the request fixture, code objects and torch._dynamo",
+    "q47_custom_loss": "torch's autograd engine, replaced for the test",
+    "q48_export_deploy": "onnxscript (no answer imports it) and the process's directory",
+    "q50_data_parallel": "threads, a subprocess and the answer's source",
+}
+REACH_RULES = {
+    "session",
+    "frame",
+    "dunder",
+    "private",
+    "name",
+    "import",
+    "builtin",
+    "module",
+    "attribute",
+    "definition",
+    "attribute-by-name",
+    "patch",
+    "testing",
+}
+
+
+@pytest.mark.parametrize("kata", sorted(CATALOG), ids=str)
+def test_a_katas_own_test_module_handed_back_passes_the_policy_for_returned_tests(kata):
+    """The suite's kata tests are the model answer: handed back as they are, the policy for
+    returned test modules finds nothing in them, but where they reach what it refuses."""
+    from torch_katas.grading import testwrite as graded
+
+    path = ROOT / "katas" / f"{kata}_test.py"
+    found = graded.check(path.read_text(encoding="utf-8"), CATALOG[kata], str(path))
+    if kata not in REACHING:
+        assert found == [], "\n".join(map(str, found))
+    else:
+        assert found, f"{kata}'s own tests pass the policy now: take it out of REACHING"
+
+
 def test_the_best_score_is_kept_apart_from_the_katas_statuses(suite, capsys, tmp_path):
     from torch_katas.cli.testwrite import STORE_KEY
     from torch_katas.store import Store
@@ -348,6 +420,30 @@ HEAD = (
         "def test_x(device):\n    with pytest.raises(ValueError, match='x') as caught:\n"
         "        raise ValueError('x')\n    assert caught.value.args\n",
         "@pytest.mark.slow\ndef test_y(device):\n    assert 1.0 == pytest.approx(1.0)\n",
+        # What the suite's own kata tests use: patches the test puts back, modules as values,
+        # a mode that sees the answer's ops, checkpoints in memory, the helpers' __all__.
+        "def test_x(monkeypatch):\n    monkeypatch.setattr(torch, 'compile', None)\n"
+        "    monkeypatch.setenv('X', '1')\n    with monkeypatch.context() as patch:\n"
+        "        patch.setattr(torch.cuda, 'is_available', lambda: False)\n",
+        "import katas.q01_fit_line as kata\n\n\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(kata, 'fit_line', fit_line)\n",
+        "from torch_katas.testing import forbidden_modules\n"
+        "forbidden_modules(torch.optim, reason='')\n",
+        "class Mode(torch.overrides.TorchFunctionMode):\n"
+        "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+        "        return func(*args, **(kwargs or {}))\n",
+        "import io\nbuffer = io.BytesIO()\ntorch.save({}, buffer)\n"
+        "buffer.seek(0)\ntorch.load(buffer, weights_only=True)\n",
+        "pytest.importorskip('numpy')\n",
+        "import inspect\ninspect.getattr_static(torch.Tensor, 'grad')\n",
+        "from torch_katas import facets, testing\nfrom torch_katas.testing import hooks_left\n"
+        "testing.check_tensor(torch.ones(1))\nfacets.args(1)\n",
+        "from torch_katas.testing import raises\n\n\ndef test_x(device):\n"
+        "    with raises(ValueError) as caught:\n        fit_line(None)\n    caught.value\n",
+        "class Model(torch.nn.Module):\n    pass\n\n\nmodel = Model()\nmodel.training = False\n"
+        "loader = torch.utils.data.DataLoader([1])\nloader.multiprocessing_context = 'fork'\n",
+        "forbidden = (torch.optim.Optimizer, '__init__')\n",
+        "assert torch.nn.Linear.__mro__\n",
     ],
 )
 def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_allowed(body):
@@ -370,7 +466,37 @@ def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_al
         "def test_x(device):\n    with pytest.raises(ValueError) as caught:\n"
         "        fit_line(None)\n    caught.getrepr()\n",
         "def test_x(tmp_path_factory):\n    tmp_path_factory.config\n",
-        "def test_x(monkeypatch):\n    pass\n",
+        # What the suite's own tests use, where it reaches further than they need.
+        "def test_x(monkeypatch):\n    monkeypatch.setattr('torch_katas.grading.x', None)\n",
+        "def test_x(monkeypatch):\n    patch = monkeypatch\n    patch.delattr('torch.x')\n",
+        "def test_x(monkeypatch):\n    monkeypatch.syspath_prepend('/')\n",
+        "def test_x(monkeypatch):\n    monkeypatch.chdir('/')\n",
+        "_o = pytest.importorskip('os')\n_o.write(1, b'')\n",
+        "_o = pytest.importorskip('numpy')\n_o.testing.run_threaded\n",
+        "import pytest as p\n_o = p.importorskip('os')\n_o.write(1, b'')\n",
+        "_o = [pytest.importorskip('os')][0]\n",
+        "pytest.importorskip('onnx')\n",  # not among what kata 1's answers may import
+        "skip = pytest.importorskip\nskip('torch')\n",
+        "import io\ntorch.load(io.BytesIO(b''))\n",
+        "import io\ntorch.load(io.BytesIO(b''), weights_only=False)\n",
+        "load = torch.load\n",
+        "import io\nio.open('x')\n",
+        "open('x')\n",
+        "import inspect\ninspect.getsource(fit_line)\n",
+        "import inspect\ninspect.getattr_static(fit_line, '__globals__')\n",
+        "import inspect\ninspect.getattr_static(fit_line, name)\n",
+        "import pickle\npickle.loads(b'')\n",
+        "import os\nos.environ\n",
+        "import gc\n",
+        "from torch_katas import facets\nfacets.catalog\n",
+        "from torch_katas.testing import isolation\n",
+        "from torch_katas import testing\ntesting.sys\n",
+        "from torch_katas.testing import raises\n\n\ndef test_x(device):\n"
+        "    with raises(ValueError) as caught:\n        fit_line(None)\n    caught.traceback\n",
+        "torch.nn.Module.forward = None\n",
+        "getattr(torch, 'sys')\n",
+        "vars(torch)\n",
+        "fit_line.__globals__\n",
     ],
 )
 def test_the_rest_of_pytest_and_what_pytest_hands_over_is_refused(body):

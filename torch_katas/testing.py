@@ -36,15 +36,20 @@ __all__ = [
     "assert_no_torch_internals",
     "assert_work_does_not_grow",
     "check_tensor",
+    "collect_garbage",
     "deepest_nesting",
     "default_dtype",
+    "every_dtype",
     "forbidden_calls",
     "forbidden_modules",
     "forbidden_ops",
+    "hooks_left",
     "largest_result",
+    "own_methods",
     "plural",
     "raises",
     "same_device",
+    "saved_tensors_hooks_left",
     "settings_kept",
     "settings_put_back",
     "skip_control_flow_on_sim",
@@ -1356,3 +1361,67 @@ def settings_put_back() -> Iterator[None]:
         yield
     finally:  # registries are no setting: left changed, the harness flags them after the test
         isolation.put_back(before, registries=False)
+
+
+# -- the caller's state, read for tests that may not reach torch's internals themselves ------
+
+_MODULE_HOOKS = (
+    "_forward_hooks",
+    "_forward_hooks_with_kwargs",
+    "_forward_pre_hooks",
+    "_backward_hooks",
+    "_backward_pre_hooks",
+)
+_GLOBAL_HOOKS = (
+    "_global_forward_hooks",
+    "_global_forward_pre_hooks",
+    "_global_backward_hooks",
+    "_global_backward_pre_hooks",
+)
+
+
+def hooks_left(model: torch.nn.Module | None = None) -> list[str]:
+    """Where module hooks are still registered: on `model`'s modules (`"0._forward_hooks"`,
+    `"the model._backward_hooks"`) and globally (`"_global_forward_hooks"`). An answer that
+    adds hooks for its own work must remove them before it returns."""
+    import torch.nn.modules.module as module_internals
+
+    left = [
+        f"{name or 'the model'}.{kind}"
+        for name, module in (model.named_modules() if model is not None else ())
+        for kind in _MODULE_HOOKS
+        if getattr(module, kind, None)
+    ]
+    return left + [kind for kind in _GLOBAL_HOOKS if getattr(module_internals, kind, None)]
+
+
+def saved_tensors_hooks_left() -> int:
+    """How many default saved-tensors hooks (`torch.autograd.graph.saved_tensors_hooks`) were
+    still installed; they are removed, so the next tests start without them."""
+    count = 0
+    while torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
+        torch._C._autograd._pop_saved_tensors_default_hooks()
+        count += 1
+    return count
+
+
+def every_dtype() -> list[torch.dtype]:
+    """Every dtype torch defines, by name."""
+    return sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+
+
+def own_methods(cls: type) -> list[tuple[type, str]]:
+    """The methods and properties `cls` itself defines, as `forbidden_calls` takes them."""
+    return [
+        (cls, name)
+        for name, value in vars(cls).items()
+        if callable(value) or isinstance(value, property)
+    ]
+
+
+def collect_garbage() -> None:
+    """Free the objects no longer referenced (in cycles too), before a test asks whether one
+    is gone."""
+    import gc
+
+    gc.collect()

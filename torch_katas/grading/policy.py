@@ -70,8 +70,10 @@ from torch_katas.grading import public_names
 
 __all__ = [
     "ALLOWED",
+    "DUNDER_ATTRIBUTES",
     "NAMED_ATTRIBUTES",
     "Finding",
+    "allowed_import",
     "check",
     "check_file",
     "within",

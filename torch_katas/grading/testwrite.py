@@ -8,8 +8,8 @@ module needs added: the kata's module, the suite's testing helpers, and of pytes
 torch.testing and numpy.testing only what TESTING lists), then runs in the
 same sandbox, under the same limits, with the same guards on what it reads and starts, in a
 fresh copy of the suite holding the reference, the correct answers in other styles and the
-curated mistakes (practice/testwrite.py runs them, one session, each answer in isolation, in
-an order of chance and under paths that say nothing: layout()).
+curated mistakes (practice/testwrite.py runs them, one session, each answer in a process
+forked from it, in an order of chance and under paths that say nothing: layout()).
 The kata's verdict is the share of mistakes caught; a module that rejects a correct answer
 is graded as an error, with the answer it rejected.
 """
@@ -17,9 +17,11 @@ is graded as an error, with the answer it rejected.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import random
+import re
 import secrets
 import sys
 import tempfile
@@ -40,17 +42,23 @@ __all__ = [
 ]
 
 ANSWERS = "answers"  # in the kata's copy of the suite: the folder of every answer's folder
-# What a test module may import beyond what the kata's answers may: the suite's helpers.
+# What a test module may import beyond what the kata's answers may: the suite's helpers, and of
+# each only what its __all__ declares (none reaches the answer loop, the results, files or the
+# process; the rest of their modules does: `facets.catalog` reads files).
 HELPERS = {"testing", "op_families", "facets"}
 # What a test module may use of pytest, torch.testing and numpy.testing: the assertions and
 # the test's own markers. The rest reaches the run itself (importorskip imports any module,
 # MonkeyPatch().setattr("a.dotted.path") patches anything, main, hookimpl, register_assert_rewrite).
+# And of the standard modules the suite's own tests use beyond an answer's, the harmless parts:
+# buffers, JSON and pickles written (not read: unpickling runs code), weak references, a
+# function's signature (not its source).
 TESTING = {
     "pytest": {
         "approx",
         "deprecated_call",
         "fail",
         "fixture",
+        "importorskip",  # with a module's name the test module could import (IMPORTORSKIP)
         "mark",  # any marker: parametrize, skipif, xfail, slow...
         "param",
         "raises",
@@ -73,20 +81,55 @@ TESTING = {
         "assert_string_equal",
         "assert_warns",
     },
+    "io": {"BytesIO", "StringIO"},
+    "json": {"dumps", "loads", "JSONDecodeError"},
+    "datetime": {"timedelta"},
+    "pickle": {"dumps", "PicklingError", "UnpicklingError", "HIGHEST_PROTOCOL"},
+    "weakref": {"ref", "WeakSet", "WeakKeyDictionary", "WeakValueDictionary"},
+    "inspect": {"signature", "Parameter", "isclass", "isfunction", "getattr_static"},
+    "multiprocessing": {"get_all_start_methods"},
+    "os": {"cpu_count", "getpid"},  # all the kata's entry allows where it adds os
+    "torch.overrides": {"TorchFunctionMode", "resolve_name"},  # a mode that sees the answer's ops
 }
+# What the answer policy refuses that a test module may do: it checks the answer, and none of
+# these reaches the answer loop, the results, the file system or the process.
+HARMLESS = {
+    "module": re.compile(r"uses the module [\w.]+ as a value"),  # its attributes stay checked
+    "definition": re.compile(r"defines __torch_function__"),  # a mode's hook, as above
+    "class": re.compile(r"subclasses torch\.overrides\.TorchFunctionMode "),
+    "dunder": re.compile(r"uses the attribute (__mro__|__get__)$"),  # bases; a descriptor's read
+    # A name of torch set on the test's own object (`loader.multiprocessing_context = "fork"`);
+    # on a module or class (state that outlives the test) it stays refused.
+    "patch": re.compile(
+        r"assigns to [\w.]+: \w+ is a method or public name of torch or NumPy, "
+        r"on an object the answer did not make"
+    ),
+    # Checkpoints in memory: torch.save anywhere the file guard lets it write, torch.load only
+    # as CALLED says.
+    "file": re.compile(r"uses torch\.(save|load) \("),
+    # Protocol dunders, which a test names to forbid calls (`(torch.optim.Optimizer, "__init__")`)
+    "string": re.compile(rf"names ({'|'.join(sorted(policy.DUNDER_ATTRIBUTES))}) in a string$"),
+}
+# What a test may use only where it calls it directly, with arguments that keep it harmless:
+# the name of a module it may import; an attribute named by a literal, neither dunder nor private
+# (as if written `x.name`); a checkpoint read without unpickling code.
+CALLED = {
+    "pytest.importorskip": "with the name of a module the test module may import",
+    "inspect.getattr_static": "with an attribute's name, neither dunder nor private",
+    "torch.load": "with weights_only=True (unpickling runs code)",
+}
+# Of the monkeypatch fixture, what reaches beyond the test's own objects: a dotted path patches
+# any module (the harness's too), sys.path makes any folder importable, chdir moves the paths
+# the answers are loaded from.
+# (chdir: the policy refuses it on anything).
+MONKEYPATCH_REFUSED = {"syspath_prepend": "makes any folder importable"}
 # What a test may read of what `with pytest.raises(...) as caught` binds: the exception, not
 # its traceback (frames, locals, the answer's file).
 CAUGHT_ATTRIBUTES = {"value", "type", "typename", "match", "errisinstance", "exconly", "list"}
+CATCHING = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "torch_katas.testing.raises"}
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
-SESSION_FIXTURES = {
-    "request",
-    "pytestconfig",
-    "pytester",
-    "testdir",
-    "monkeypatch",  # setattr("any.dotted.path", ...) patches what the policy never sees
-    "cache",
-}
+SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "cache"}
 SESSION_ATTRIBUTES = {"config", "pluginmanager", "session", "ihook", "hook"}
 CHILD = (
     "import os, sys; sys.path += sys.argv.pop(1).split(os.pathsep); "
@@ -97,12 +140,26 @@ CHILD = (
 def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding]:
     """What the policy for returned code refuses in a returned test module."""
     extra = (*kata.imports, "pytest", "torch_katas", f"katas.{kata.module}", *TESTING)
-    found = policy.check(source, extra, filename, kata.allow)
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError):
-        return found
-    found += _Testing(tree).found
+        return policy.check(source, extra, filename, kata.allow)
+    # What importorskip returns is the module: checked as if imported under that name.
+    source += "".join(f"\nimport {module} as {name}" for name, module in skipped(tree))
+    tree = ast.parse(source, filename=filename)
+    found = [
+        finding
+        for finding in policy.check(source, extra, filename, kata.allow)
+        if not (finding.rule in HARMLESS and HARMLESS[finding.rule].match(finding.text))
+    ]
+    found += _Testing(tree, extra, kata.imports).found
+    if not any(policy.within("io", module) for module in kata.imports):
+        # The policy reads the builtin open as io.open, which TESTING's io lets a test use.
+        found += [
+            policy.Finding(node.lineno, "builtin", "uses open (opens files)")
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and node.id == "open" and isinstance(node.ctx, ast.Load)
+        ]
     allowed = {f"torch_katas.{name}" for name in HELPERS}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 1)
@@ -127,12 +184,74 @@ def check(source: str, kata: catalog.Kata, filename: str) -> list[policy.Finding
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
 
 
+def skipped(tree: ast.Module) -> list[tuple[str, str]]:
+    """`name = pytest.importorskip("module", ...)`: each (name, module)."""
+    return [
+        (node.targets[0].id, str(getattr(call.args[0], "value", "")))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and (call := skip_call(node.value, tree)) is not None
+    ]
+
+
+def skip_call(node: ast.expr, tree: ast.Module) -> ast.Call | None:
+    """`node` when it is `pytest.importorskip("module", ...)` (pytest under any name)."""
+    pytest_names = {
+        alias.asname or alias.name
+        for imported in ast.walk(tree)
+        if isinstance(imported, ast.Import)
+        for alias in imported.names
+        if alias.name == "pytest"
+    }
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "importorskip"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in pytest_names
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and all(part.isidentifier() for part in node.args[0].value.split("."))
+    ):
+        return node
+    return None
+
+
+@functools.cache
+def helpers() -> dict[str, set[str]]:
+    """What a test may use of each of the suite's helper modules: the names its __all__
+    declares (read on its source: grading imports no torch)."""
+    declared: dict[str, set[str]] = {}
+    for name in HELPERS:
+        tree = ast.parse(Path(__file__).parent.parent.joinpath(f"{name}.py").read_text("utf-8"))
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                and isinstance(node.value, ast.List | ast.Tuple)
+            ):
+                listed = {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+                declared[f"torch_katas.{name}"] = {str(n) for n in listed}
+    return declared
+
+
 class _Testing:
     """The names a test module uses of pytest, torch.testing and numpy.testing (TESTING), and
     the attributes it reads of what pytest hands over (fixtures, what pytest.raises caught)."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, extra: tuple[str, ...] = (), own: Iterable[str] = ()):
         self.found: list[policy.Finding] = []
+        self.extra = extra
+        # The modules the kata's answers may import: the policy reads them as for answers.
+        self.limited = {
+            package: allowed
+            for package, allowed in {**TESTING, **helpers()}.items()
+            if not any(policy.within(package, module) for module in own)
+        }
+        self.called: set[int] = set()  # ids of CALLED's names, called as it says
         self.imported: dict[str, str] = {}  # local name -> the dotted name it was imported as
         self.handed: set[str] = set()  # names bound to fixtures or to what pytest.raises caught
         self.caught: set[str] = set()  # names bound by `with pytest.raises(...) as name`
@@ -146,6 +265,20 @@ class _Testing:
                     dotted = f"{node.module}.{alias.name}"
                     self.imported[alias.asname or alias.name] = dotted
                     self.use(dotted, node)
+        # importorskip's module, where a name holds it, is checked as imported (check()).
+        self.skips = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr | ast.Assign)
+            and skip_call(node.value, tree) is not None
+            and (
+                isinstance(node, ast.Expr)
+                or (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name))
+            )
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                self.call(node)
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.fixtures(node)
@@ -155,7 +288,7 @@ class _Testing:
                     target = item.optional_vars
                     if isinstance(called, ast.Call) and isinstance(target, ast.Name):
                         name = self.dotted(called.func)
-                        if name in ("pytest.raises", "pytest.warns", "pytest.deprecated_call"):
+                        if name in CATCHING:
                             self.caught.add(target.id)
         parents = {
             id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)
@@ -194,10 +327,51 @@ class _Testing:
             return None
         return ".".join([self.imported[node.id], *reversed(parts)])
 
+    def call(self, node: ast.Call) -> None:
+        """The calls CALLED names, where harmless; no monkeypatch of a dotted path or of
+        sys.path."""
+        line = node.lineno
+        literals: list[object] = [
+            a.value if isinstance(a, ast.Constant) else None for a in node.args
+        ]
+        name = self.dotted(node.func)
+        if name in CALLED and self.harmless(name, node, literals):
+            self.called.add(id(node.func))
+        if not isinstance(node.func, ast.Attribute):
+            return
+        if node.func.attr in ("setattr", "delattr") and literals and isinstance(literals[0], str):
+            text = f"calls {node.func.attr} with a dotted path, which patches any module"
+            self.found.append(policy.Finding(line, "session", text))
+        if node.func.attr in MONKEYPATCH_REFUSED:
+            why = MONKEYPATCH_REFUSED[node.func.attr]
+            self.found.append(policy.Finding(line, "session", f"calls {node.func.attr} ({why})"))
+
+    def harmless(self, name: str, node: ast.Call, literals: list[object]) -> bool:
+        if name == "pytest.importorskip":
+            module = literals[0] if literals else None
+            return (
+                id(node) in self.skips
+                and isinstance(module, str)
+                and policy.allowed_import(module, self.extra)
+            )
+        if name == "inspect.getattr_static":
+            attribute = literals[1] if len(literals) > 1 else None
+            return isinstance(attribute, str) and not attribute.startswith("_")
+        keywords = {k.arg: k.value for k in node.keywords}
+        only = keywords.get("weights_only")
+        return isinstance(only, ast.Constant) and only.value is True
+
     def use(self, dotted: str, node: ast.AST) -> None:
-        for package, allowed in TESTING.items():
+        for name, how in CALLED.items():
+            if policy.within(dotted, name) and id(node) not in self.called:
+                text = f"uses {name} other than called {how}"
+                self.found.append(policy.Finding(getattr(node, "lineno", 1), "testing", text))
+                return
+        for package, allowed in self.limited.items():
             if policy.within(dotted, package):
                 part = dotted[len(package) + 1 :].partition(".")[0]
+                if not part and package in helpers():  # `from torch_katas import testing`
+                    continue
                 if part not in allowed:
                     shown = f"{package}.{part}" if part else package
                     listed = ", ".join(sorted(allowed))
@@ -375,12 +549,13 @@ def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[s
 
 
 class Arm:
-    """Arms the guards once the harness is loaded, before the first answer is imported."""
+    """Arms the guards once the harness is loaded, before the first answer is imported: as
+    the collection starts, in the process forked for each answer."""
 
     def __init__(self, *guards: Any):
         self.guards = guards
 
-    def pytest_collection(self, session: object) -> None:
+    def pytest_collectstart(self, collector: object) -> None:
         for guard in self.guards:
             guard.armed = True
 

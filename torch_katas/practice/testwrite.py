@@ -3,13 +3,14 @@
 The learner gets the kata's reference answer (testwrite/<module>__reference.py) and its
 contract (the stub's docstring), and a test module to fill in (testwrite/<module>_test.py),
 which imports the kata's API as kata tests do (`from katas.<module> import ...`), so the
-kata's own test module is a fair start. Scoring runs that module, in one warm process of its
-own (torch imported once; the learner's code never runs in the CLI's process), against each
-answer in isolation (runtime/answer_loop.py): the reference and the correct answers in other
-styles the suite keeps (every test must pass on each: a test that rejects one makes the module
-invalid), then each curated mistake (runtime/mistakes.py) and, with `mutants`, each mutant of
-the reference (runtime/mutants.py) that is not reviewed as equivalent. The score is the share
-of mistakes some test rejects; the report names those missed in words, never their code.
+kata's own test module is a fair start. Scoring runs that module, in one pytest session of
+its own (torch imported once; the learner's code never runs in the CLI's process), against
+each answer in a process forked from it (runtime/answer_loop.py): the reference and the
+correct answers in other styles the suite keeps (every test must pass on each: a test that
+rejects one makes the module invalid), then each curated mistake (runtime/mistakes.py) and,
+with `mutants`, each mutant of the reference (runtime/mutants.py) that is not reviewed as
+equivalent. The score is the share of mistakes some test rejects; the report names those
+missed in words, never their code.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ import io
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from torch_katas import catalog
 from torch_katas.catalog import UsageError
@@ -197,19 +200,37 @@ kata's functions as the module does now (`from katas.<module> import ...`), and 
 torch, pytest and the suite's helpers (`torch_katas.testing`), nothing that reads files or
 starts processes. Return the folder (without `.venv`); only the test modules are graded.
 
-What a test module may use of the testing libraries, read on its code before it runs:
+What a test module may use, read on its code before it runs. The suite's own kata tests are
+the model: what they use is allowed, but what reaches the grader's run of your tests, the
+results it reports, the file system or the process (a test that could tell the answers apart by
+anything but their behaviour):
 
 - of pytest: `raises`, `warns`, `deprecated_call`, `approx`, `fail`, `skip`, `xfail`,
-  `param`, `fixture` and `mark` (`parametrize`, `skipif`, any marker); nothing else of it
-  (not `importorskip`, `MonkeyPatch`, `main`, hooks);
+  `param`, `fixture` and `mark` (`parametrize`, `skipif`, any marker), and `importorskip`
+  called with the name of a module the kata's answers may import; nothing else of it (not
+  `MonkeyPatch`, `main`, hooks: they reach the run itself);
 - of `torch.testing`: `assert_close` and `make_tensor`; of `numpy.testing`: its `assert_...`
   functions;
-- of what `with pytest.raises(...) as caught` binds: `value`, `type`, `typename`, `match`,
-  `errisinstance`, `exconly` (not the traceback);
-- fixtures: `device`, `tmp_path`, `capsys`, `recwarn` and the like, not those that reach
-  pytest's run (`request`, `pytestconfig`, `monkeypatch`, `cache`, `pytester`), and no
-  `.config`, `.session`, `.hook`, `.ihook` or `.pluginmanager` of a fixture (your own
-  objects may have attributes of those names).
+- the helpers of `torch_katas.testing`, `torch_katas.facets` and `torch_katas.op_families`
+  their `__all__` declares (not the rest of those modules, which reaches the harness);
+- of the standard library beyond what an answer may import: `io.BytesIO` and `StringIO`,
+  `json.dumps` and `loads`, `pickle.dumps` (not `loads`: unpickling runs code), `weakref`'s
+  references, `inspect.signature` and `getattr_static` with a plain name (not `getsource`),
+  `os.cpu_count` and `getpid`; `torch.save` and `torch.load(..., weights_only=True)`;
+- of what `with pytest.raises(...) as caught` (or the helpers' `raises`) binds: `value`,
+  `type`, `typename`, `match`, `errisinstance`, `exconly` (not the traceback: its frames
+  reach the harness and the answer's file);
+- fixtures: `device`, `tmp_path`, `capsys`, `recwarn` and the like, and `monkeypatch` on
+  objects (`monkeypatch.setattr(torch, "compile", fake)`, `setenv`, `context`), not on a
+  dotted path (`setattr("a.b", ...)` patches any module, the grader's too), nor its `chdir`
+  or `syspath_prepend`; not the fixtures that reach pytest's run (`request`, `pytestconfig`,
+  `cache`, `pytester`), and no `.config`, `.session`, `.hook`, `.ihook` or `.pluginmanager`
+  of a fixture (your own objects may have attributes of those names);
+- modules as values (`forbidden_modules(torch.optim, ...)`) and your own torch function mode
+  (`torch.overrides.TorchFunctionMode`), which sees the answer's operations; not frames, the
+  garbage collector, `sys.modules`, threads or processes, `vars`, `getattr` with a computed
+  name, torch's private modules, nor an assignment to a module's or class's attribute (it
+  outlives the test: patch with `monkeypatch`).
 
 A test module that uses anything else is flagged for review.
 """
@@ -300,16 +321,28 @@ def run_answers(
     pytest_args: Sequence[str],
     plugins: Sequence[object] = (),
 ) -> dict[str, object]:
-    """Run the test module `tests` against each answer in one pytest session (in this
-    process: call it from a process of its own); the first `complete` answers (the correct
-    ones) run every test, the others stop at their first failure."""
+    """Run the test module `tests` against each answer in one pytest session, each answer in
+    a process forked from this one (call it from a process of its own); the first `complete`
+    answers (the correct ones) run every test, the others stop at their first failure.
+
+    A fork per answer gives each answer the same start: nothing the tests did for one (a
+    counter kept in a module, a setting, a cache, an attribute on torch) is there for the
+    next, so they cannot tell answers apart by their order. Torch, pytest and the harness are
+    imported, and the session configured, here once; this process imports no test module and
+    runs no torch op (forking after one is unsafe).
+    """
+    # CUDA may not be initialised before a fork (the forks could not use it): torch checks
+    # whether it is there through NVML instead, which leaves it uninitialised.
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     import pytest
+    import torch  # noqa: F401 - with torch imported the plugin runs unsupervised: forks do
 
     from torch_katas.runtime.answer_loop import AnswerLoop
 
     paths = list(answers)
-    loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete])
     collected = Collected()
+    forks = Forks(collected)
+    loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete], fork=forks)
     args = [str(tests), "--answer-file", str(paths[0]), "-p", "torch_katas.plugin"]
     args += ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--no-header"]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):  # as grading runs: none autoloaded
@@ -319,17 +352,78 @@ def run_answers(
     args += ["-c", "pyproject.toml"] if Path("pyproject.toml").is_file() else []
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main(args, plugins=[loop, collected, *plugins])
-    failures = {
-        str(path): [[report.nodeid, message(report)] for report in loop.failures[path]]
-        for path in paths
-        if path in loop.failures
-    }
+    # The session here collected nothing (5): the forks' outcomes say how the run went.
+    code = 1 if int(code) == 5 and any(forks.failures.values()) else int(code)
     return {
-        "exit_code": int(code),
+        "exit_code": 0 if code == 5 and collected.tests else code,
         "tests": collected.tests,
         "collect_errors": collected.errors,
-        "failures": failures,
+        "failures": forks.failures,
     }
+
+
+class Forks:
+    """AnswerLoop's fork: each answer's tests run in a process forked from the session's."""
+
+    def __init__(self, collected: Collected):
+        self.collected = collected
+        self.failures: dict[str, list[list[str]]] = {}
+
+    def run(self, work: Callable[[], list[Any]], answer: Path, loop: Any) -> None:
+        import torch
+
+        if torch.cuda.is_initialized():
+            raise RuntimeError("CUDA was initialised before the answers' forks: they cannot use it")
+
+        def child() -> dict[str, object]:
+            failed = [[report.nodeid, message(report)] for report in work()]
+            return {
+                "failures": failed,
+                "caught": loop.caught,
+                "tests": self.collected.tests,
+                "collect_errors": self.collected.errors,
+            }
+
+        one = forked(child)
+        if one is None:  # it died (a crash, os._exit): the tests failed on this answer
+            one = {"failures": [["", "the test process died"]]}
+        self.failures[str(answer)] = [[str(t), str(w)] for t, w in one.get("failures", [])]
+        loop.caught = list(one.get("caught", loop.caught))
+        self.collected.tests = max(self.collected.tests, int(one.get("tests", 0)))
+        for error in one.get("collect_errors", []):
+            if error not in self.collected.errors:
+                self.collected.errors.append(str(error))
+
+
+def forked(work: Callable[[], dict[str, object]]) -> dict[str, Any] | None:
+    """What `work` returns, run in a child process; None when it died without a result."""
+    key = secrets.token_hex(16)  # the child's result line: the tests' writes on the pipe lack it
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 1
+        try:
+            os.close(read)
+            line = f"{key} {json.dumps(work())}\n".encode()
+            while line:
+                line = line[os.write(write, line) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    chunks = []
+    with os.fdopen(read, "rb") as pipe:
+        while chunk := pipe.read(1 << 16):
+            chunks.append(chunk)
+    os.waitpid(pid, 0)
+    for said in b"".join(chunks).decode("utf-8", errors="replace").splitlines():
+        if said.startswith(key + " "):
+            try:
+                value = json.loads(said[len(key) + 1 :])
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
 
 
 def main() -> None:

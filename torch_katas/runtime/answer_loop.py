@@ -4,15 +4,24 @@ reference and its mistakes) use it."""
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any, Protocol
 
 import pytest
 
 from torch_katas.runtime import answers
 
-__all__ = ["AnswerLoop"]
+__all__ = ["AnswerLoop", "Fork"]
+
+
+class Fork(Protocol):
+    """Runs each answer in a process of its own (AnswerLoop's `fork`): `run` calls `work` in
+    a forked process and puts what it found in `loop` (failures, caught), here."""
+
+    def run(self, work: Callable[[], list[pytest.TestReport]], answer: Path, loop: Any) -> None: ...
 
 
 class AnswerLoop:
@@ -25,7 +34,9 @@ class AnswerLoop:
     at the end of any run. The fast tests run first. With `first_failure`, those that caught
     an earlier answer run first of all, and the tests after an answer's first failure do not
     run (the slow ones, then, never start). An answer given tests in `only` runs those alone,
-    and stops at the first that passes.
+    and stops at the first that passes. With a `fork`, each answer runs in a process of its
+    own, forked from this session's, which imports no test module: nothing of one answer's
+    run (a module's state, a setting, the environment) is there for the next.
     """
 
     def __init__(
@@ -36,6 +47,8 @@ class AnswerLoop:
         only: dict[Path, set[str]] | None = None,
         forget: Collection[Path] = (),
         complete: Collection[Path] = (),
+        caught: Collection[str] = (),
+        fork: Fork | None = None,
     ):
         self.module, self.answers, self.first_failure = module, answers, first_failure
         # Test files outside the kata packages (a learner's own tests): imported afresh too.
@@ -47,47 +60,62 @@ class AnswerLoop:
         self.current: list[pytest.TestReport] | None = None
         self.stop = False  # skip the current answer's remaining tests
         self.stopping = first_failure  # whether the current answer stops at its first failure
-        self.caught: list[str] = []  # the tests that failed on earlier answers, first first
+        # The tests that failed on earlier answers, first first (those of earlier runs too).
+        self.caught: list[str] = list(caught)
+        self.fork = fork
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool | None:
+        # Forked, this process imports no test module: each fork collects for its answer.
+        return True if self.fork is not None else None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        (finder,) = [f for f in sys.meta_path if isinstance(f, answers.AnswerFinder)]
         for answer in self.answers:
-            finder.imports.files[self.module] = answer
-            finder.modules.add(self.module)
-            for name in [n for n in sys.modules if self.forgotten(n)]:
-                del sys.modules[name]
-            items = [
-                item
-                for item in session.perform_collect()
-                if answer not in self.only or item.nodeid in self.only[answer]
-            ]
-            # Fast tests first; among them, those that failed on this kata's earlier answers
-            # (a mistake is most often caught where another was: the tests seed every random
-            # generator before each test, so their order changes none of their outcomes).
-            caught = {nodeid: rank for rank, nodeid in enumerate(self.caught)}
-            items.sort(
-                key=lambda item: (
-                    bool(item.get_closest_marker("slow")),
-                    caught.get(item.nodeid, len(caught)) if self.first_failure else 0,
-                )
-            )
-            self.current, self.stop = [], False
-            self.failures[answer] = self.current
-            self.restricted = answer in self.only
-            self.stopping = self.first_failure and answer not in self.complete
-            for index, item in enumerate(items):
-                following = items[index + 1] if index + 1 < len(items) else None
-                if self.stop:
-                    # The outcome is known: this test, skipped, ends the answer's run, so its
-                    # teardown is the last (every fixture, the whole state guard).
-                    item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
-                    break
-                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
-            self.current = None
+            if self.fork is None:
+                self.run(session, answer)
+            else:
+                self.fork.run(functools.partial(self.run, session, answer), answer, self)
             if session.shouldstop:  # out of time: the answers left have no entry
                 break
         return True
+
+    def run(self, session: pytest.Session, answer: Path) -> list[pytest.TestReport]:
+        """Collect the tests afresh for `answer` and run them: the reports of those failed."""
+        (finder,) = [f for f in sys.meta_path if isinstance(f, answers.AnswerFinder)]
+        finder.imports.files[self.module] = answer
+        finder.modules.add(self.module)
+        for name in [n for n in sys.modules if self.forgotten(n)]:
+            del sys.modules[name]
+        items = [
+            item
+            for item in session.perform_collect()
+            if answer not in self.only or item.nodeid in self.only[answer]
+        ]
+        # Fast tests first; among them, those that failed on this kata's earlier answers
+        # (a mistake is most often caught where another was: the tests seed every random
+        # generator before each test, so their order changes none of their outcomes).
+        caught = {nodeid: rank for rank, nodeid in enumerate(self.caught)}
+        items.sort(
+            key=lambda item: (
+                bool(item.get_closest_marker("slow")),
+                caught.get(item.nodeid, len(caught)) if self.first_failure else 0,
+            )
+        )
+        self.current, self.stop = [], False
+        self.failures[answer] = self.current
+        self.restricted = answer in self.only
+        self.stopping = self.first_failure and answer not in self.complete
+        for index, item in enumerate(items):
+            following = items[index + 1] if index + 1 < len(items) else None
+            if self.stop:
+                # The outcome is known: this test, skipped, ends the answer's run, so its
+                # teardown is the last (every fixture, the whole state guard).
+                item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+                break
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+        self.current = None
+        return self.failures[answer]
 
     def forgotten(self, name: str) -> bool:
         if answers.is_kata_package(name):
