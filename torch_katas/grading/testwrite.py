@@ -96,7 +96,14 @@ TESTING = {
 HARMLESS = {
     "module": re.compile(r"uses the module [\w.]+ as a value"),  # its attributes stay checked
     "definition": re.compile(r"defines __torch_function__"),  # a mode's hook, as above
-    "class": re.compile(r"subclasses torch\.overrides\.TorchFunctionMode "),
+    "class": re.compile(
+        r"subclasses torch\.overrides\.TorchFunctionMode |uses TorchFunctionMode \(a mode sees"
+    ),
+    # Hooks a test installs to watch the answer (saved tensors, optimizer steps, module calls):
+    # each answer's tests run in a process of their own, so none outlives that answer.
+    "attribute": re.compile(
+        r"uses (saved_tensors_hooks|register_\w+_hook) \(registers with a process-wide registry\)$"
+    ),
     "dunder": re.compile(r"uses the attribute (__mro__|__get__)$"),  # bases; a descriptor's read
     # A name of torch set on the test's own object (`loader.multiprocessing_context = "fork"`);
     # on a module or class (state that outlives the test) it stays refused.
