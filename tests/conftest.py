@@ -17,6 +17,26 @@ from torch_katas.runtime.answers import is_kata_package
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# Under xdist (`-n 2`), the run ends when its last test does: a long self-check that starts
+# late keeps one worker busy while the other idles. So the workers steal queued tests from
+# each other (xdist's worksteal scheduling, in place of its default `load`), and the run
+# queues the self-checks first, those marked slow first of all, and the thousands of short
+# kata tests last, which the two share until both end together.
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getoption("dist") == "load":
+        from xdist.scheduler import WorkStealingScheduling
+
+        return WorkStealingScheduling(config, log)
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):  # not an xdist worker: the order as collected
+        return
+    tests = ROOT / "tests"
+    items.sort(key=lambda item: (item.path.parent != tests, not item.get_closest_marker("slow")))
+
+
 class _Reports:
     """Collects an in-process run's reports and stops the run when its time is up.
 
