@@ -45,8 +45,8 @@ class CenterAndScale(nn.Module):
     - Then return `(x - running_mean) * weight * taper` (with the updated running_mean),
       of x's shape. Gradients flow to x and weight; running_mean never has a grad_fn,
       so every training step's backward works on its own graph.
-    - Raises ValueError if x is 0-dim or x.shape[-1] != num_features, in training and in
-      eval mode.
+    - Raises ValueError if x.shape[-1] != num_features, in training and in eval mode. (x has
+      at least one dimension: what a 0-dim x raises is left to you.)
 
     >>> layer = CenterAndScale(3)
     >>> [name for name, _ in layer.named_parameters()], list(layer.state_dict())
