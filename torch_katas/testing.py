@@ -1372,12 +1372,6 @@ _MODULE_HOOKS = (
     "_backward_hooks",
     "_backward_pre_hooks",
 )
-_GLOBAL_HOOKS = (
-    "_global_forward_hooks",
-    "_global_forward_pre_hooks",
-    "_global_backward_hooks",
-    "_global_backward_pre_hooks",
-)
 
 
 def hooks_left(model: torch.nn.Module | None = None) -> list[str]:
@@ -1392,7 +1386,9 @@ def hooks_left(model: torch.nn.Module | None = None) -> list[str]:
         for kind in _MODULE_HOOKS
         if getattr(module, kind, None)
     ]
-    return left + [kind for kind in _GLOBAL_HOOKS if getattr(module_internals, kind, None)]
+    # The global ones: the state guard's list (torch_katas/runtime/isolation.py).
+    global_hooks = isolation.GLOBAL_MODULE_HOOKS
+    return left + [kind for kind in global_hooks if getattr(module_internals, kind, None)]
 
 
 def saved_tensors_hooks_left() -> int:

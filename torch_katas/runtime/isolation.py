@@ -225,7 +225,7 @@ SETTINGS = (
 # Unlike a setting, no test leaves one changed: after a kata's code ran, a change is put back
 # and named, and grading flags it. Compared by identity (`unchanged`): no value's __eq__ runs.
 
-_MODULE_HOOKS = (
+GLOBAL_MODULE_HOOKS = (
     "_global_buffer_registration_hooks",
     "_global_module_registration_hooks",
     "_global_parameter_registration_hooks",
@@ -348,7 +348,8 @@ REGISTRIES = (
         ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks"),
     ),
     _hook_tables(
-        sys.modules["torch.nn.modules.module"], (*_MODULE_HOOKS, "_global_is_full_backward_hook")
+        sys.modules["torch.nn.modules.module"],
+        (*GLOBAL_MODULE_HOOKS, "_global_is_full_backward_hook"),
     ),
     Setting("the saved-tensor hooks", _saved_tensors_hooks, _put_saved_tensors_hooks),
     Setting("autocast", _autocast, _put_autocast),
