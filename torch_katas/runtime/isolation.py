@@ -50,6 +50,7 @@ from torch_katas.runtime.timelimit import WATCHDOG
 
 __all__ = [
     "COMPARISONS",
+    "GLOBAL_MODULE_HOOKS",
     "REGISTRIES",
     "SETTINGS",
     "GlobalState",
