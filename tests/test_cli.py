@@ -465,6 +465,18 @@ def processes_in(folder: Path) -> list[str]:
     return found
 
 
+# A test module that checks shapes alone: it catches few of kata 1's mistakes.
+SHAPES_ONLY = """
+import torch
+
+from katas.q01_fit_line import fit_line
+
+
+def test_shapes(device):
+    x = torch.linspace(0, 1, 5, device=device)
+    w, b = fit_line(x, 2 * x + 1, steps=3)
+    assert w.shape == () and b.shape == ()
+"""
 WATCH = [sys.executable, "-m", "torch_katas", "watch", "1", "--", "--device", "cpu"]
 
 
@@ -495,6 +507,13 @@ def test_watch_reruns_on_save_and_answers_keys_in_a_terminal(tmp_path):
         assert 0 < passed < total
         shutil.copy(SOLUTION, KATA.stub_path(root))  # a save, as an editor makes it
         assert counts(screen, "q01: solved ") == (total, total)
+        screen.wait_for("n: q02 Cross the NumPy bridge")
+        # A saved testwrite module (katas testwrite 1 writes it there) is scored again.
+        (root / "testwrite" / f"{KATA.module}_test.py").write_text(SHAPES_ONLY)
+        screen.wait_for("katas watch: q01 testwrite: testwrite/q01_fit_line_test.py")
+        score = re.search(r"caught (\d+) of (\d+) mistakes", screen.wait_for(" %)"))
+        assert score and int(score[1]) < int(score[2])
+        screen.wait_for("n: q02 Cross the NumPy bridge")
         os.write(terminal, b"h")
         # Wrapped to the terminal in whole words: the hint's last word ends a line.
         *first, last = KATA.hints[0].split()

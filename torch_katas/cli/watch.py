@@ -1,4 +1,5 @@
-"""`katas watch`: rerun one kata's tests on every save of its stub or its tests.
+"""`katas watch`: rerun one kata's tests on every save of its stub or its tests, and score
+again a test module of `katas testwrite` (testwrite/qNN_*_test.py, any kata) on every save.
 
 Each run happens in a spare interpreter (torch_katas/cli/spare.py) started ahead of time,
 which has already imported torch, pytest and the harness: it runs pytest once and exits, and
@@ -19,10 +20,12 @@ the footer names, q quits.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -34,6 +37,7 @@ import watchfiles
 from torch_katas import catalog
 from torch_katas.cli.bughunt import verdict_lines
 from torch_katas.cli.commands import progress, progress_words, show_hint
+from torch_katas.practice import testwrite
 from torch_katas.store import Store, upcoming
 from torch_katas.text import fit
 
@@ -149,8 +153,8 @@ class Keyboard:
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
 
 
-def report_saves(folder: Path, events: queue.Queue, stop: threading.Event) -> None:
-    """Put each batch of saved kata files (stubs and tests) on `events`."""
+def report_saves(folders: list[Path], events: queue.Queue, stop: threading.Event) -> None:
+    """Put each batch of saved kata files (stubs, tests, testwrite modules) on `events`."""
 
     def is_kata_file(change: watchfiles.Change, path: str) -> bool:
         return change != watchfiles.Change.deleted and catalog.module_of(Path(path)) is not None
@@ -159,7 +163,7 @@ def report_saves(folder: Path, events: queue.Queue, stop: threading.Event) -> No
     # would end a watch on the file itself. A batch ends after 10 ms without a change, not
     # watchfiles' 50: a save's writes come microseconds apart, and a later one reruns anyway.
     for changes in watchfiles.watch(
-        folder, watch_filter=is_kata_file, stop_event=stop, step=SAVE_QUIET_MS
+        *folders, watch_filter=is_kata_file, stop_event=stop, step=SAVE_QUIET_MS
     ):
         events.put(("save", {Path(path).resolve() for _, path in changes}))
 
@@ -189,6 +193,16 @@ class Watch:
     def files(self) -> set[Path]:
         return {self.kata.stub_path(self.root).resolve(), self.kata.test_path(self.root).resolve()}
 
+    def testwrite_modules(self, saved: set[Path]) -> list[tuple[catalog.Kata, Path]]:
+        """The testwrite modules among `saved`, each with its kata."""
+        folder = (self.root / testwrite.FOLDER).resolve()
+        found = []
+        for path in sorted(saved):
+            module = catalog.module_of(path)
+            if path.parent == folder and path.stem.endswith("_test") and module in self.katas:
+                found.append((self.katas[module], path))
+        return found
+
     def size(self) -> tuple[int, int]:
         return terminal_size() if self.terminal else (0, 0)
 
@@ -207,6 +221,20 @@ class Watch:
     def header(self, width: int) -> str:
         test_file = self.kata.test_path(self.root).relative_to(self.root)
         return shown(f"katas watch: {self.kata.label} {self.kata.title}: pytest {test_file}", width)
+
+    def start_scoring(self, kata: catalog.Kata, path: Path) -> subprocess.Popen:
+        """Score a saved testwrite module as `katas testwrite N --score PATH` does, in a
+        session of its own (its scoring process and forks end with it on q or Ctrl-C)."""
+        if self.terminal:
+            self.say(CLEAR, end="")
+        shown_path = path.relative_to(self.root.resolve()).as_posix()
+        self.say(shown(f"katas watch: {kata.label} testwrite: {shown_path}", self.size()[0]))
+        command = [sys.executable, "-m", "torch_katas", "testwrite", str(kata.number)]
+        process = subprocess.Popen(
+            [*command, "--score", str(path)], cwd=self.root, start_new_session=True
+        )
+        threading.Thread(target=wait_for, args=(process, self.events), daemon=True).start()
+        return process
 
     def start_run(self, spare: Spare) -> subprocess.Popen:
         if self.terminal:
@@ -252,23 +280,35 @@ class Watch:
 
     def loop(self, keys: bool) -> int:
         spare: Spare | None = Spare(self.root)
-        running = None
+        running: subprocess.Popen | None = None
+        scoring = False  # whether `running` scores a testwrite module
         pending = True  # run once at the start
+        to_score: dict[Path, catalog.Kata] = {}  # saved testwrite modules, scored in turn
         waiting_keys: list[str] = []
         try:
             while True:
-                if pending and running is None and spare is not None:
+                if to_score and running is None:
+                    path = next(iter(to_score))
+                    running, scoring = self.start_scoring(to_score.pop(path), path), True
+                elif pending and running is None and spare is not None:
                     pending = False
                     # The next spare warms up while this run goes on: a save soon after the
                     # verdict finds it ready (two interpreters with torch for that while).
                     running, spare = self.start_run(spare), Spare(self.root)
+                    scoring = False
                 kind, value = self.events.get()
-                if kind == "save" and value & self.files():
-                    pending = True
+                if kind == "save":
+                    pending = pending or bool(value & self.files())
+                    to_score.update({path: kata for kata, path in self.testwrite_modules(value)})
                 elif kind == "done":
                     running = None
-                    for line in self.closing(value, keys, self.size()[0]):
-                        self.say(line)
+                    width = self.size()[0]
+                    # A score's report ends with its own verdict: only the footer under it.
+                    closing = (
+                        ["", self.footer(keys)] if scoring else self.closing(value, keys, width)
+                    )
+                    for line in closing:
+                        self.say(shown(line, width))
                     for key in waiting_keys:
                         self.events.put(("key", key))
                     waiting_keys.clear()
@@ -295,7 +335,8 @@ class Watch:
                 if isinstance(process, Spare):
                     process.stop()
                 elif process is not None:
-                    process.kill()
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(process.pid, signal.SIGKILL)  # a score's forks too
                     process.wait()
 
 
@@ -308,9 +349,10 @@ def watch(
 ) -> int:
     stop = threading.Event()
     session = Watch(root, katas, kata, args, topic)
-    saves = threading.Thread(
-        target=report_saves, args=(root / "katas", session.events, stop), daemon=True
-    )
+    # testwrite/ made here if missing, so a module `katas testwrite` writes later is watched.
+    folders = [root / "katas", root / testwrite.FOLDER]
+    folders[1].mkdir(exist_ok=True)
+    saves = threading.Thread(target=report_saves, args=(folders, session.events, stop), daemon=True)
     saves.start()
     keyboard = Keyboard(session.events) if termios and sys.stdin.isatty() else None
     try:
