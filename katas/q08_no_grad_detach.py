@@ -47,8 +47,10 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
     """Move target's parameters towards source's: `t = decay * t + (1 - decay) * s`.
 
     - target and source have the same architecture: their `parameters()` pair up in
-      order with equal shapes, dtypes and devices.
-    - Updates every parameter of target in place: the same Parameter objects, with the
+      order with equal shapes, dtypes and devices. Their names may differ (a wrapper's
+      `module.` prefix, another container): pair by order, not by name.
+    - Updates every parameter of target in place, frozen ones (requires_grad False, as
+      an EMA copy usually is) too: the same Parameter objects, with the
       same storage (so an optimizer that holds them keeps working). Buffers (running
       statistics, counters) are left alone.
     - Records nothing: afterwards target's parameters are still leaves (grad_fn None)
@@ -71,14 +73,14 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
 def round_ste(x: torch.Tensor) -> torch.Tensor:
     """Round to the nearest integer going forward, and let the gradient through unchanged.
 
-    - Forward: the values of `torch.round(x)` (halves round to even), with x's shape,
-      dtype and device.
+    - x holds finite values. Forward: the values of `torch.round(x)` (halves round to
+      even), with x's shape, dtype and device.
     - Backward: the straight-through estimator. Rounding has gradient 0 almost
       everywhere, which would stop training; instead d round_ste(x)/dx is exactly 1, so
       the incoming gradient reaches x unchanged.
-    - Build it from ordinary operations and detach:
-      `x + (torch.round(x) - x).detach()`: the value is round(x), but the only recorded
-      path is the identity through x.
+    - Rule: build it from ordinary operations and detach, no custom
+      torch.autograd.Function. Hint: `x + (torch.round(x) - x).detach()`: the value is
+      round(x), but the only recorded path is the identity through x.
     - When x does not require grad, neither does the result. x is not modified.
 
     >>> x = torch.tensor([0.4, 1.5, 2.7], requires_grad=True)
