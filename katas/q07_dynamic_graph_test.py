@@ -121,17 +121,21 @@ def test_with_no_steps_h_is_x_itself(device):
     assert out is x, "with no steps h is x itself: start from h = x, no copy"
 
 
-def test_stops_at_the_first_h_holding_nan(device):
-    nan = torch.tensor([float("nan"), 1.0], device=device)
-    out, taken = apply_until_small(lambda h: h * nan, torch.full((2,), 8.0, device=device), 1.0, 5)
-    assert taken == 1, (
-        f"took {taken} steps, expected 1: the norm of the first result is NaN, and NaN >= "
-        "threshold is False, so the loop stops there"
+def test_a_nan_norm_stops_the_loop_or_goes_on_to_max_steps(device):
+    # Either reading of "while the norm is >= threshold" at NaN is allowed; h must match it.
+    def poison(h):
+        return h * torch.tensor([float("nan"), 1.0], device=device)
+
+    x = torch.full((2,), 8.0, device=device)
+    out, taken = apply_until_small(poison, x, 1.0, 5)
+    assert taken in (1, 5), f"took {taken} steps: stop at the NaN norm (1) or go on (5)"
+    assert_close(
+        out, unrolled(poison, x, taken), f"h should be {taken} layers applied to x", equal_nan=True
     )
-    assert torch.isnan(out[0]) and out[1] == 8.0, "h should be the first layer's result"
     x = torch.full((2,), float("nan"), device=device)
     out, taken = apply_until_small(lambda h: h / 2, x, 1.0, 5)
-    assert taken == 0 and out is x, f"x holds NaN: expected no layer, took {taken} steps"
+    assert taken in (0, 5), f"x holds NaN: expected 0 or 5 steps, took {taken}"
+    assert torch.isnan(out).all() and (taken or out is x)
 
 
 def steps_in_float64(layer, x, threshold, max_steps):
