@@ -32,8 +32,9 @@ def apply_until_small(
     - Start from h = x. While `torch.linalg.vector_norm(h)` (over all elements) is
       >= threshold and fewer than max_steps layers have been applied, set h = layer(h).
       So an x that is already small gets no layer at all. Once h holds NaN (a NaN norm),
-      stopping there and going on to max_steps are both allowed. The norm is vector_norm's in x's dtype
-      (for float16 it neither overflows nor underflows where squares in float16 would).
+      stopping there and going on to max_steps are both allowed. The norm is
+      vector_norm's in x's dtype (for float16 it neither overflows nor underflows where
+      squares in float16 would).
     - layer: any differentiable callable that keeps the shape (an nn.Module, a function).
       It runs in the mode the caller left it in: an nn.Module's train/eval mode is left
       as it is. x: a floating tensor on any device.
