@@ -17,7 +17,9 @@ def pairwise_sq_dists(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
     - x: [N, D], y: [M, D], floating, same dtype and device; N, M or D may be 0.
     - Returns [N, M] with out[i, j] = sum_d (x[i, d] - y[j, d]) ** 2, in x's dtype, on
-      x's device. x and y are not modified.
+      x's device. x and y are not modified. Computing in a wider dtype and converting the
+      result back is allowed, not required: float16 rows whose |x_i|^2 overflows float16
+      (norms above about 255) are outside the contract.
     - Use the identity |x_i - y_j|^2 = |x_i|^2 + |y_j|^2 - 2 x_i . y_j: one matrix product
       for all the dot products. Rule: no tensor larger than the biggest of [N, M], [N, D]
       and [M, D]; never build the [N, M, D] tensor of all differences, not even in pieces

@@ -24,7 +24,8 @@ def evaluate(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
     - model: any nn.Module; x: its input, on the model's device.
     - Runs the model in eval mode (dropout off, batch norm uses its running statistics)
       and puts every submodule back in the train/eval mode it was in before,
-      also when the model raises.
+      also when the model raises; global settings (grad mode) too. (Running a deep copy
+      of the model instead is allowed, at twice the memory.)
     - Records nothing: no tensor is saved for backward during the call, the output has
       no grad_fn and requires_grad is False, even when x or the parameters require grad,
       and even for a model that returns its input unchanged (nn.Identity): then the
