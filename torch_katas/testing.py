@@ -1342,11 +1342,12 @@ def settings_kept(what: str) -> Iterator[None]:
     # generator reports, so it is tagged with one no code would pick, its stream untouched.
     seed = _tag_seed(_SEED_TAG)
     cuda_seed = torch.cuda.initial_seed() if torch.cuda.is_initialized() else None
-    raised = ""
+    raised, checked = "", True
     try:
         yield
     except BaseException as error:
         raised = f" when it raised {type(error).__name__}"
+        checked = isinstance(error, Exception)  # not for an interrupt or a pytest skip
         raise
     finally:
         changed = isolation.put_back(before)
@@ -1356,11 +1357,11 @@ def settings_kept(what: str) -> Iterator[None]:
         _tag_seed(seed)
         # Checked here, so that a call that raises is held to it too (a setting restored on
         # success only stays changed for the rest of the process after an error).
-        assert not changed, (
+        assert not (checked and changed), (
             f"{what} changed {', '.join(changed)} for the whole process{raised}; leave global "
             "settings as the caller set them (restore them in a finally block)"
         )
-        assert not reseeded, (
+        assert not (checked and reseeded), (
             f"{what} reseeded torch's random number generator (manual_seed, set_rng_state): "
             "the caller's random stream restarts, the same numbers at every call; draw from "
             "it, and leave its seed to the caller"
