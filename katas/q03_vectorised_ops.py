@@ -17,12 +17,16 @@ def pairwise_sq_dists(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
     - x: [N, D], y: [M, D], floating, same dtype and device; N, M or D may be 0.
     - Returns [N, M] with out[i, j] = sum_d (x[i, d] - y[j, d]) ** 2, in x's dtype, on
-      x's device. x and y are not modified.
+      x's device. x and y are not modified. Computing in a wider dtype and converting the
+      result back is allowed, not required: float16 rows whose |x_i|^2 overflows float16
+      (norms above about 255) are outside the contract.
     - Use the identity |x_i - y_j|^2 = |x_i|^2 + |y_j|^2 - 2 x_i . y_j: one matrix product
-      for all the dot products. Its largest piece is [N, M]; never build the [N, M, D]
-      tensor of all differences (on a real batch that is what runs out of memory).
+      for all the dot products. Rule: no tensor larger than the biggest of [N, M], [N, D]
+      and [M, D]; never build the [N, M, D] tensor of all differences, not even in pieces
+      (on a real batch that is what runs out of memory).
     - Never negative: in floating point the identity can come out slightly below zero for
-      points that (nearly) coincide; such entries must come out as 0.
+      points that (nearly) coincide; such entries must come out as 0. Every other
+      distance stays as computed, small ones too (no rounding of small values to 0).
 
     Rules: no Python loops; do not call torch.cdist, nor F.pairwise_distance or F.pdist
     (distances under other names).
@@ -46,7 +50,9 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
     - Returns [N, D], same dtype and device:
       out[:, j] = (x[:, j] - mean_j) / sqrt(var_j + eps), where mean_j and var_j are the
       mean and the population variance (divide by N, not N - 1) of column j.
-    - Stable for columns with a large common offset (values like 1e4 + noise).
+    - Stable for columns with a large offset common to the column's values (values like
+      1e4 + noise in one column, -1e4 + noise in the next), in every floating dtype
+      (float64 columns like 1e8 + noise too).
     - x is not modified.
 
     Rules: no Python loops.
@@ -69,7 +75,8 @@ def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
       out[..., t, s] = sum_d q[..., t, d] * k[..., s, d]. q and k are not modified.
 
     Rules: no Python loops; do not call torch.einsum: this is one matrix product with `@`
-    once k's last two dimensions are swapped.
+    once k's last two dimensions are swapped. No tensor larger than the result, q or k
+    (never the [..., T, S, D] tensor of all products).
 
     >>> q, k = torch.ones(2, 3, 4), torch.ones(2, 5, 4)
     >>> batched_scores(q, k).shape

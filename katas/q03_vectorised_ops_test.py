@@ -134,14 +134,31 @@ def test_pairwise_sq_dists_never_builds_all_differences(device):
     with largest_result() as record:
         out = dists(x, y)
     check_tensor(out, shape=(n, m), dtype=torch.float32, device=device, name="distances")
-    assert record.largest < n * m * d, (
+    assert record.largest <= max(n * m, n * d, m * d), (
         f"a tensor of {record.largest} elements was built for N={n}, M={m}, D={d}: that is "
-        "the [N, M, D] tensor of all differences; use |x|^2 + |y|^2 - 2 x @ y.T instead"
+        "(part of) the [N, M, D] tensor of all differences; use |x|^2 + |y|^2 - 2 x @ y.T"
     )
     expected = torch.cdist(
         x.cpu().double(), y.cpu().double(), compute_mode="donot_use_mm_for_euclid_dist"
     )
     assert_close(out.cpu().double(), expected**2, "wrong distances", rtol=1e-4, atol=1e-4)
+
+
+def test_pairwise_sq_dists_keeps_small_distances(device):
+    # Points near the origin: the identity is accurate there, so nothing needs rounding.
+    x = 0.1 * torch.randn(10, 4, device=device)
+    y = x + 3e-3 * torch.randn(10, 4, device=device)
+    out = dists(x, y)
+    expected = naive_sq_dists(x, y)
+    assert expected.diagonal().max() < 1e-3, "the test wants true distances below 1e-3"
+    assert_close(
+        out.cpu().double(),
+        expected,
+        "small distances are lost: clamp only the negatives at 0; every other distance stays "
+        "as computed",
+        rtol=1e-3,
+        atol=1e-7,
+    )
 
 
 # ---------------------------------------------------------------- standardize_columns
@@ -205,14 +222,20 @@ def test_standardize_columns_of_constant_columns_and_a_single_row(device):
         )
 
 
-def test_standardize_columns_with_a_large_offset(device):
-    x = 1e4 + torch.randn(256, 3, device=device)
+@pytest.mark.parametrize("dtype, offset", [(torch.float32, 1e4), (torch.float64, 1e8)], ids=str)
+def test_standardize_columns_with_a_large_offset(device, dtype, offset):
+    skip_unless_supported(device, dtype)
+    # Each column its own offset, of either sign: one shift for all the columns is not enough.
+    offsets = torch.tensor([offset, -offset, 0.3 * offset, 0.0], dtype=torch.float64)
+    x = (offsets + torch.randn(256, 4, dtype=torch.float64)).to(dtype=dtype, device=device)
     out = standardize_columns(x)
+    check_tensor(out, shape=(256, 4), dtype=dtype, device=device, name="standardized x")
     assert_close(
         out.cpu().double(),
         naive_standardize(x, 1e-5),
-        "wrong for columns around 1e4: mean(x**2) - mean(x)**2 cancels catastrophically "
-        "in float32; compute the variance from x - mean (torch.var does)",
+        f"wrong for columns around +-{offset:g} in {dtype}: mean(x**2) - mean(x)**2 cancels "
+        "catastrophically (in float64 too, for a larger offset); compute the variance from "
+        "x - the column's mean (torch.var does)",
         rtol=1e-2,
         atol=1e-2,
     )
@@ -290,6 +313,17 @@ def test_batched_scores_of_non_contiguous_inputs(device):
         "wrong for non-contiguous q and k: swap k's last two dims (k.mT), whatever the layout",
         rtol=1e-4,
         atol=1e-4,
+    )
+
+
+def test_batched_scores_builds_nothing_larger_than_its_operands(device):
+    q, k = torch.randn(2, 5, 32, device=device), torch.randn(2, 6, 32, device=device)
+    with largest_result() as record:
+        out = batched_scores(q, k)
+    check_tensor(out, shape=(2, 5, 6), dtype=torch.float32, device=device, name="scores")
+    assert record.largest <= max(out.numel(), q.numel(), k.numel()), (
+        f"a tensor of {record.largest} elements was built: that is the [..., T, S, D] tensor "
+        "of all products; write one matrix product, q @ k.mT"
     )
 
 

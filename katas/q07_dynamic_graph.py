@@ -31,9 +31,13 @@ def apply_until_small(
 
     - Start from h = x. While `torch.linalg.vector_norm(h)` (over all elements) is
       >= threshold and fewer than max_steps layers have been applied, set h = layer(h).
-      So an x that is already small gets no layer at all.
+      So an x that is already small gets no layer at all. Once h holds NaN (a NaN norm),
+      stopping there and going on to max_steps are both allowed. The norm is
+      vector_norm's in x's dtype (for float16 it neither overflows nor underflows where
+      squares in float16 would).
     - layer: any differentiable callable that keeps the shape (an nn.Module, a function).
-      x: a floating tensor on any device.
+      It runs in the mode the caller left it in: an nn.Module's train/eval mode is left
+      as it is. x: a floating tensor on any device.
     - Returns (h, steps): h is the last result, still attached to the autograd graph, so
       its gradients equal those of layer(layer(...layer(x))) written out `steps` times;
       steps is a Python int, 0 <= steps <= max_steps. With steps == 0, h is x.
@@ -59,8 +63,8 @@ def graph_size(t: torch.Tensor) -> int:
     - 0 when t.grad_fn is None (a leaf, or a tensor built without grad).
 
     The graph can be thousands of nodes deep: walk it with your own stack or queue, not
-    recursion. Do not run backward; t, its graph and the .grad of every leaf are left as
-    they are.
+    recursion. Do not run backward; t, its graph (its nodes' `metadata` included) and the
+    .grad of every leaf are left as they are.
 
     >>> x = torch.ones(3, requires_grad=True)
     >>> graph_size((x * 2).sum())  # SumBackward0, MulBackward0, AccumulateGrad

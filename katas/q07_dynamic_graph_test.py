@@ -121,6 +121,49 @@ def test_with_no_steps_h_is_x_itself(device):
     assert out is x, "with no steps h is x itself: start from h = x, no copy"
 
 
+def test_a_nan_norm_stops_the_loop_or_goes_on_to_max_steps(device):
+    # Either reading of "while the norm is >= threshold" at NaN is allowed; h must match it.
+    def poison(h):
+        return h * torch.tensor([float("nan"), 1.0], device=device)
+
+    x = torch.full((2,), 8.0, device=device)
+    out, taken = apply_until_small(poison, x, 1.0, 5)
+    assert taken in (1, 5), f"took {taken} steps: stop at the NaN norm (1) or go on (5)"
+    assert_close(
+        out, unrolled(poison, x, taken), f"h should be {taken} layers applied to x", equal_nan=True
+    )
+    x = torch.full((2,), float("nan"), device=device)
+    out, taken = apply_until_small(lambda h: h / 2, x, 1.0, 5)
+    assert taken in (0, 5), f"x holds NaN: expected 0 or 5 steps, took {taken}"
+    assert torch.isnan(out).all() and (taken or out is x)
+
+
+def steps_in_float64(layer, x, threshold, max_steps):
+    """The steps the loop takes when each norm is the float64 one of h's values."""
+    h, steps = x, 0
+    while steps < max_steps and torch.linalg.vector_norm(h.double()) >= threshold:
+        h, steps = layer(h), steps + 1
+    return steps
+
+
+@pytest.mark.parametrize(
+    "value, threshold",
+    [(300.0, 1000.0), (1e-4, 6e-5)],
+    ids=["squares overflow float16", "squares underflow float16"],
+)
+def test_the_norm_of_float16_values_is_taken_without_overflow(device, value, threshold):
+    skip_unless_supported(device, torch.float16)
+    x = torch.tensor([value] * 4, dtype=torch.float16, device=device)
+    expected = steps_in_float64(lambda h: h / 2, x, threshold, 5)
+    out, taken = apply_until_small(lambda h: h / 2, x, threshold, 5)
+    assert taken == expected, (
+        f"took {taken} steps for float16 values of {value}, expected {expected}: squares "
+        "of float16 values overflow (above 256) or underflow (below 2.4e-4); use "
+        "torch.linalg.vector_norm(h), which accumulates in float32"
+    )
+    assert out.dtype == torch.float16
+
+
 @pytest.mark.parametrize("max_steps", [0, 1, 5])
 def test_never_applies_more_than_max_steps(device, max_steps):
     x = torch.randn(3, device=device)
@@ -307,7 +350,12 @@ def test_graph_size_leaves_the_graph_and_the_leaves_alone(device, preset):
     if preset:
         x.grad = torch.full_like(x, 7.0)  # a gradient the caller has not used yet
     t = (x.sin() * x).sum()
+    nodes = nodes_by_naive_walk(t)
+    metadata = {node: dict(node.metadata) for node in nodes}
     size = graph_size(t)
+    assert all(node.metadata == metadata[node] for node in nodes), (
+        "graph_size wrote into the nodes' metadata; keep what you have visited in a set of your own"
+    )
     assert size == len(nodes_by_naive_walk(t)), f"graph_size gave {size}"
     if preset:
         assert x.grad is not None and torch.equal(x.grad, torch.full_like(x, 7.0)), (
@@ -327,6 +375,11 @@ def halving(device):
     return facets.args(lambda h: h / 2, torch.tensor([8.0], device=device), 1.5, max_steps=10)
 
 
+def module_layer(device):
+    layer = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4))
+    return facets.args(layer.to(device), torch.randn(3, 4, device=device) * 5, 0.1, max_steps=3)
+
+
 def chain(device):
     x = torch.ones(3, device=device, requires_grad=True)
     return facets.args((x * 2).exp().sum())
@@ -337,6 +390,7 @@ FACETS = facets.declare(
         apply_until_small,
         facets.Setting(halving, "max_steps", low=0, integer=True),
         facets.Unmodified(halving),
+        facets.Modes(module_layer, module=lambda arguments: arguments.args[0]),
     ),
     facets.of(graph_size, facets.Number(chain, int), facets.Unmodified(chain)),
 )

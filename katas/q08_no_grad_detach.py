@@ -24,7 +24,8 @@ def evaluate(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
     - model: any nn.Module; x: its input, on the model's device.
     - Runs the model in eval mode (dropout off, batch norm uses its running statistics)
       and puts every submodule back in the train/eval mode it was in before,
-      also when the model raises.
+      also when the model raises; global settings (grad mode) too. (Running a deep copy
+      of the model instead is allowed, at twice the memory.)
     - Records nothing: no tensor is saved for backward during the call, the output has
       no grad_fn and requires_grad is False, even when x or the parameters require grad,
       and even for a model that returns its input unchanged (nn.Identity): then the
@@ -47,8 +48,10 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
     """Move target's parameters towards source's: `t = decay * t + (1 - decay) * s`.
 
     - target and source have the same architecture: their `parameters()` pair up in
-      order with equal shapes, dtypes and devices.
-    - Updates every parameter of target in place: the same Parameter objects, with the
+      order with equal shapes, dtypes and devices. Their names may differ (a wrapper's
+      `module.` prefix, another container): pair by order, not by name.
+    - Updates every parameter of target in place, frozen ones (requires_grad False, as
+      an EMA copy usually is) too: the same Parameter objects, with the
       same storage (so an optimizer that holds them keeps working). Buffers (running
       statistics, counters) are left alone.
     - Records nothing: afterwards target's parameters are still leaves (grad_fn None)
@@ -71,14 +74,14 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
 def round_ste(x: torch.Tensor) -> torch.Tensor:
     """Round to the nearest integer going forward, and let the gradient through unchanged.
 
-    - Forward: the values of `torch.round(x)` (halves round to even), with x's shape,
-      dtype and device.
+    - x holds finite values. Forward: the values of `torch.round(x)` (halves round to
+      even), with x's shape, dtype and device.
     - Backward: the straight-through estimator. Rounding has gradient 0 almost
       everywhere, which would stop training; instead d round_ste(x)/dx is exactly 1, so
       the incoming gradient reaches x unchanged.
-    - Build it from ordinary operations and detach:
-      `x + (torch.round(x) - x).detach()`: the value is round(x), but the only recorded
-      path is the identity through x.
+    - Rule: build it from ordinary operations and detach, no custom
+      torch.autograd.Function. Hint: `x + (torch.round(x) - x).detach()`: the value is
+      round(x), but the only recorded path is the identity through x.
     - When x does not require grad, neither does the result. x is not modified.
 
     >>> x = torch.tensor([0.4, 1.5, 2.7], requires_grad=True)

@@ -203,12 +203,38 @@ def test_ema_leaves_buffers_and_frozen_flags_alone(device):
     target, source = small_net(device), small_net(device)
     target.requires_grad_(False)  # a frozen EMA copy is common
     buffers = {name: b.clone() for name, b in target.named_buffers()}
+    before = [p.detach().clone() for p in target.parameters()]
     ema_update_(target, source, 0.9)
+    for t, t0, s in zip(target.parameters(), before, source.parameters(), strict=True):
+        assert_close(t, 0.9 * t0 + 0.1 * s.detach(), "a frozen parameter of target is updated too")
     for name, b in target.named_buffers():
         assert torch.equal(b, buffers[name]), (
             f"buffer {name} changed; the EMA here is over parameters() only"
         )
     assert not any(p.requires_grad for p in target.parameters()), "requires_grad was changed"
+
+
+class _Wrapped(nn.Module):
+    """The same network under another name, as DistributedDataParallel wraps it."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+
+RENAMED = {
+    "module. prefix": lambda net: _Wrapped(net),
+    "another container": lambda net: nn.ModuleDict({f"layer{i}": m for i, m in enumerate(net)}),
+}
+
+
+@pytest.mark.parametrize("renamed", list(RENAMED))
+def test_ema_pairs_parameters_in_order_whatever_their_names(device, renamed):
+    target, source = small_net(device), RENAMED[renamed](small_net(device))
+    before = [p.detach().clone() for p in target.parameters()]
+    ema_update_(target, source, 0.5)
+    for t, t0, s in zip(target.parameters(), before, source.parameters(), strict=True):
+        assert_close(t, 0.5 * t0 + 0.5 * s.detach(), "pair parameters() in order; names may differ")
 
 
 @pytest.mark.parametrize("decay", [-0.1, 1.5, float("nan")], ids=str)
@@ -289,6 +315,25 @@ def test_round_ste_passes_the_incoming_gradient_through(device):
     assert_close(grad, expected, "the incoming gradient must reach x unchanged")
 
 
+def test_round_ste_is_built_from_ordinary_operations(device):
+    x = torch.randn(5, device=device, requires_grad=True)
+    y = round_ste(x)
+    nodes, stack = set(), [y.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in nodes:
+            continue
+        nodes.add(node)
+        stack.extend(parent for parent, _ in node.next_functions)
+    custom = [
+        type(n).__name__ for n in nodes if isinstance(n, torch.autograd.function.BackwardCFunction)
+    ]
+    assert not custom, (
+        f"round_ste records a custom autograd.Function ({custom}); the rule is ordinary "
+        "operations and detach: x + (torch.round(x) - x).detach()"
+    )
+
+
 def test_round_ste_without_grad_and_inputs_unchanged(device):
     x = torch.randn(4, device=device) * 3
     before = x.clone()
@@ -310,6 +355,12 @@ def model_and_input(device):
 def pair(device, decay=0.5):
     target, source = nn.Linear(3, 2).to(device), nn.Linear(3, 2).to(device)
     return facets.args(target, source, decay=decay)
+
+
+def frozen_pair(device):
+    arguments = pair(device)
+    arguments.args[0].requires_grad_(False)
+    return arguments
 
 
 def values(dtype, device, requires_grad=False):
@@ -334,6 +385,11 @@ FACETS = facets.declare(
         facets.Number(pair, type(None)),
         facets.NoGraph(pair, state=lambda arguments, result: arguments.args[0]),
         facets.UpdatesAll(pair, params=lambda arguments: list(arguments.args[0].parameters())),
+        facets.UpdatesAll(
+            frozen_pair,
+            params=lambda arguments: list(arguments.args[0].parameters()),
+            label="frozen target",
+        ),
         facets.Unmodified(pair, inputs=lambda arguments: arguments.args[1]),
     ),
     facets.of(

@@ -74,7 +74,8 @@ def linear_forward(
       bias is given with a shape other than [out_features].
 
     Rules: do not call torch.nn.functional.linear (nor nn.Linear, which calls it); use
-    matrix multiplication (never build the [..., out_features, in_features] products).
+    matrix multiplication (never build the [..., out_features, in_features] products, for
+    a 1-D x neither: nothing larger than x or the result).
 
     >>> layer = torch.nn.Linear(3, 2)
     >>> x = torch.randn(4, 3)

@@ -165,18 +165,20 @@ def test_linear_forward_equals_nn_linear(device, batch, bias):
     assert_close(out, layer(x), "expected x @ weight.T (+ bias), as nn.Linear does")
 
 
-def test_linear_forward_multiplies_matrices(device):
-    # Broadcasting x against the weight and summing builds [batch, out, in]; matrix
-    # multiplication never holds more than the result.
-    batch, out_features, in_features = 16, 8, 32
-    x = torch.randn(batch, in_features, device=device)
+@pytest.mark.parametrize("batch", [(16,), (), (2, 4)], ids=["2-d", "1-d", "3-d"])
+def test_linear_forward_multiplies_matrices(device, batch):
+    # Broadcasting x against the weight and summing builds [..., out, in] (for a 1-D x
+    # [out, in], as large as the weight); matrix multiplication holds no more than x or
+    # the result.
+    out_features, in_features = 8, 32
+    x = torch.randn(*batch, in_features, device=device)
     weight = torch.randn(out_features, in_features, device=device)
     with largest_result() as record:
         out = call_linear(x, weight)
     assert_close(out, x @ weight.T, "expected x @ weight.T")
-    assert record.largest < batch * out_features * in_features, (
-        f"a tensor of {record.largest} elements was built: that is every product x_j W_ij; "
-        "use matrix multiplication"
+    assert record.largest <= max(x.numel(), out.numel()), (
+        f"a tensor of {record.largest} elements was built for x {tuple(x.shape)}: that is "
+        "every product x_j W_ij; use matrix multiplication"
     )
 
 
@@ -367,6 +369,9 @@ ATTENTION_CASES = {
     "causal": dict(lengths=None, causal=True, query_len=5),
     "padded-and-causal": dict(lengths=[5, 3], causal=True, query_len=5),
     "large-scores": dict(lengths=[4, 2], causal=False, query_len=3, scale=1e3),
+    # Padded keys whose scores beat the others by far more than a finite stand-in for -inf
+    # (-1e4) could take away.
+    "padded-keys-score-highest": dict(lengths=[3, 2], causal=False, query_len=3, padded=1e6),
 }
 
 
@@ -383,6 +388,8 @@ def test_padded_attention_matches_the_formula(device, name, dtype):
     padding = None
     if case["lengths"] is not None:
         padding = padding_of(case["lengths"], keys, device, case.get("left", False))
+    if "padded" in case:  # each padded key along the first query, scaled up
+        k = torch.where(padding[:, None, :, None], case["padded"] * q[..., :1, :], k)
     seen = SdpaDerived()
     with seen:
         got = padded_attention(q, k, v, padding, causal=case["causal"])

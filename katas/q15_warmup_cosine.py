@@ -58,8 +58,9 @@ def warmup_cosine_scheduler(
     sets each group's lr to `initial_lr * factor(0)` (LambdaLR does that itself); after the
     k-th `scheduler.step()` it is `initial_lr * factor(k)`.
     Raises ValueError for the arguments `warmup_cosine_factor` rejects, before touching
-    the optimizer: its param groups are then left exactly as they were (LambdaLR would
-    already have added an "initial_lr" entry to each).
+    the optimizer: its param groups and attributes are then left exactly as they were
+    (LambdaLR would already have added an "initial_lr" entry to each group and wrapped
+    optimizer.step).
 
     >>> param = torch.zeros(3, requires_grad=True)
     >>> optimizer = torch.optim.SGD([param], lr=0.4)
@@ -85,11 +86,15 @@ def train_with_schedule(
     gradients, compute `loss_fn(model(inputs), targets)`, backpropagate, `optimizer.step()`,
     then `scheduler.step()`.
 
-    Returns the learning rate of param group 0 that each `optimizer.step()` used, one
-    Python float per batch (also when the optimizer holds its lr as a tensor). Afterwards
-    the optimizer holds the lr for the next step (the scheduler has been stepped once per
-    batch). Must not trigger PyTorch's "`lr_scheduler.step()` before `optimizer.step()`"
-    warning.
+    The gradients are reset before each backward: `.grad` the caller left on the
+    parameters never reaches a step.
+
+    Returns the learning rate of param group 0 that each `optimizer.step()` used (what
+    the param group holds at that step, also when the caller set it after the scheduler
+    last did; not `scheduler.get_last_lr()`), one Python float per batch (also when the
+    optimizer holds its lr as a tensor). Afterwards the optimizer holds the lr for the
+    next step (the scheduler has been stepped once per batch). Must not trigger
+    PyTorch's "`lr_scheduler.step()` before `optimizer.step()`" warning.
 
     >>> model = nn.Linear(2, 1)
     >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.4)

@@ -140,12 +140,23 @@ def test_scheduler_rejects_bad_arguments_before_touching_the_optimizer(
 ):
     optimizer = two_group_optimizer(device)
     before = [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
+    attributes = dict(vars(optimizer))
     with raises(ValueError):
         warmup_cosine_scheduler(optimizer, warmup_steps=warmup, total_steps=total, min_factor=floor)
     after = [{k: v for k, v in group.items() if k != "params"} for group in optimizer.param_groups]
     assert after == before, (
         f"the rejected call changed the param groups from {before} to {after}; check the "
         "arguments before creating the LambdaLR, which adds 'initial_lr' to every group"
+    )
+    changed = sorted(
+        name
+        for name in attributes.keys() | vars(optimizer).keys()
+        if vars(optimizer).get(name, attributes) is not attributes.get(name, vars(optimizer))
+    )
+    assert not changed, (
+        f"the rejected call changed the optimizer's attributes {changed}: creating a LambdaLR "
+        "wraps optimizer.step, and putting the param groups back does not undo that; check "
+        "the arguments before creating it"
     )
 
 
@@ -207,8 +218,14 @@ def test_loop_records_the_lr_each_optimizer_step_used(device):
     )
 
 
-def test_loop_trains_with_the_scheduled_lr(device):
-    model, optimizer, scheduler = scheduled_setup(device, base_lr=0.2, warmup=3, total=7)
+@pytest.mark.parametrize("stale", [False, True], ids=["grad-None", "grad-left-by-caller"])
+def test_loop_trains_with_the_scheduled_lr(device, stale):
+    # Without warmup when .grad is stale: a first step with lr 0 would hide what it used.
+    warmup = 0 if stale else 3
+    model, optimizer, scheduler = scheduled_setup(device, base_lr=0.2, warmup=warmup, total=7)
+    if stale:  # gradients of an earlier backward, which the first step must not use
+        for parameter in model.parameters():
+            parameter.grad = torch.full_like(parameter, 5.0)
     weight, bias = model.weight.detach().clone(), model.bias.detach().clone()
     batches = regression_batches(device, 9)
     train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
@@ -218,13 +235,29 @@ def test_loop_trains_with_the_scheduled_lr(device):
         bias.requires_grad_(True)
         loss = ((inputs @ weight.T + bias - targets) ** 2).mean()
         grad_weight, grad_bias = torch.autograd.grad(loss, (weight, bias))
-        lr = 0.2 * expected_factor(step, 3, 7)
+        lr = 0.2 * expected_factor(step, warmup, 7)
         weight, bias = (weight - lr * grad_weight).detach(), (bias - lr * grad_bias).detach()
     assert_close(
         (model.weight.detach(), model.bias.detach()),
         (weight, bias),
         "the trained weights differ from SGD with the scheduled lrs; per batch: "
         "zero_grad, forward, loss, backward, optimizer.step(), scheduler.step()",
+    )
+
+
+def test_loop_records_the_lr_the_optimizer_holds(device):
+    # The caller may set the lr after the scheduler last computed it; the first step uses
+    # that lr, which the scheduler's get_last_lr() does not know.
+    model, optimizer, scheduler = scheduled_setup(device)
+    optimizer.param_groups[0]["lr"] = 0.05
+    lrs = train_with_schedule(
+        model, regression_batches(device, 3), nn.MSELoss(), optimizer, scheduler
+    )
+    want = [0.05] + [0.3 * expected_factor(step, 2, 6) for step in (1, 2)]
+    assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
+        f"expected the lrs {want}, got {lrs}: record optimizer.param_groups[0]['lr'] just "
+        "before each optimizer.step(), the lr the step uses (scheduler.get_last_lr() is "
+        "what the scheduler last set, not what the optimizer holds)"
     )
 
 

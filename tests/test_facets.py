@@ -422,11 +422,12 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     def right(model):
         modes = [(module, module.training) for module in model.modules()]
         model.eval()
-        with torch.no_grad():
-            out = model(torch.ones(1, 2))
-        for module, training in modes:
-            module.training = training
-        return out
+        try:
+            with torch.no_grad():
+                return model(torch.ones(1, 2))
+        finally:
+            for module, training in modes:
+                module.training = training
 
     def flattens_the_modes(model):  # a frozen submodule in eval comes back in train
         was = model.training
@@ -458,6 +459,23 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     assert_catches(facet, right, ends_in_train)
     assert_catches(facet, right, counts_calls)
     assert_catches(facet, right, flattens_the_modes)
+
+    def restores_on_success_only(model):
+        modes = [(module, module.training) for module in model.modules()]
+        model.eval()
+        out = model(torch.ones(1, 2))
+        for module, training in modes:
+            module.training = training
+        return out.detach()
+
+    def no_grad_on_success_only(model):
+        torch.set_grad_enabled(False)
+        out = right(model)
+        torch.set_grad_enabled(True)
+        return out
+
+    assert_catches(facet, right, restores_on_success_only)
+    assert_catches(facet, right, no_grad_on_success_only)
 
 
 def test_classes_catches_names_matched_loosely_and_subclasses_missed():

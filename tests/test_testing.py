@@ -952,6 +952,21 @@ def test_largest_result_lists_every_new_tensor_but_not_in_place_changes(any_devi
     assert record.allocated == [(42, torch.float32), (42, torch.bool)]
 
 
+def test_largest_result_counts_memory_made_outside_torchs_allocator():
+    x, y = torch.randn(40, 16), torch.randn(30, 16)
+    with testing.largest_result() as record:
+        # A Python buffer filled through out=: no operator allocates it.
+        buffer = torch.frombuffer(bytearray(40 * 30 * 16 * 4), dtype=torch.float32)
+        torch.sub(x[:, None, :], y[None, :, :], out=buffer.view(40, 30, 16))
+        torch.from_numpy(np.ones((50, 30))).sum()  # read by an operator
+    assert record.largest == 40 * 30 * 16
+    assert record.allocated == [
+        (40 * 30 * 16, torch.float32),
+        (50 * 30, torch.float64),
+        (1, torch.float64),  # the sum
+    ]
+
+
 def test_largest_result_sees_the_batch_torch_func_vmap_builds(any_device):
     x, y = torch.randn(40, 16, device=any_device), torch.randn(30, 16, device=any_device)
     pair = torch.vmap(lambda a, b: ((a - b) ** 2).sum(), in_dims=(None, 0))
@@ -1142,6 +1157,20 @@ def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
     with pytest.raises(AssertionError, match=changed), testing.settings_kept("f()"):
         torch.backends.mha.set_fastpath_enabled(False)
     assert torch.backends.mha.get_fastpath_enabled(), "put back"
+
+
+def test_settings_kept_fails_a_call_that_raises_with_a_setting_changed():
+    def restores_on_success_only():
+        torch.set_grad_enabled(False)
+        raise ValueError("the model failed")
+
+    left = r"grad mode for the whole process when it raised ValueError"
+    with pytest.raises(AssertionError, match=left), testing.settings_kept("f()"):
+        restores_on_success_only()
+    assert torch.is_grad_enabled(), "put back"
+    # Nothing left changed: the error goes through.
+    with pytest.raises(ValueError), testing.settings_kept("f()"), torch.no_grad():
+        raise ValueError("the model failed")
 
 
 def test_settings_kept_lets_a_function_draw_but_not_reseed():

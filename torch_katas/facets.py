@@ -340,14 +340,15 @@ class Returns(Facet):
 class Modes(Facet):
     """The module's train/eval mode is left as found, each submodule's own, for a module in
     train mode, one in eval mode and one in train mode holding submodules in eval (frozen
-    parts), and a second call gives the same result. make(device) -> Args; module(args)
-    picks the module."""
+    parts), and a second call gives the same result; modes and global settings (grad mode)
+    are left as found also when the module raises (its error may go through). make(device)
+    -> Args; module(args) picks the module."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
-        return [("train", None), ("eval", None), ("mixed", None)]
+        return [("train", None), ("eval", None), ("mixed", None), ("raises", None)]
 
 
 @dataclass(frozen=True)
@@ -953,10 +954,13 @@ def check_modes(case: Case, device: torch.device) -> None:
     arguments = facet.make(device)
     module = facet.module(arguments)
     module.train(case.label != "eval")
-    if case.label == "mixed":  # every other submodule in eval, the module itself in train
+    if case.label in ("mixed", "raises"):  # every other submodule in eval, the module in train
         for index, submodule in enumerate(module.modules()):
             submodule.training = index % 2 == 0
     flags = [m.training for m in module.modules()]
+    if case.label == "raises":
+        _check_modes_when_the_module_raises(case, arguments, module, flags)
+        return
     first = _call(case, arguments)
     assert [m.training for m in module.modules()] == flags, (
         f"{case.function.name} left the model in another mode than it found it in "
@@ -971,6 +975,30 @@ def check_modes(case: Case, device: torch.device) -> None:
         assert first == second or (first != first and second != second), (
             f"{case.function.name} gave {first!r}, then {second!r} when called again"
         )
+
+
+class _ModuleFails(Exception):
+    """What every forward of the module raises in the Modes facet's "raises" case."""
+
+
+def _check_modes_when_the_module_raises(
+    case: Case, arguments: Args, module: nn.Module, flags: list[bool]
+) -> None:
+    def fail(*_: Any) -> None:
+        raise _ModuleFails("the module fails on purpose")
+
+    handles = [submodule.register_forward_pre_hook(fail) for submodule in module.modules()]
+    try:
+        _call(case, arguments)  # settings_kept fails it if grad mode or another setting stays
+    except _ModuleFails:
+        pass
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert [m.training for m in module.modules()] == flags, (
+        f"{case.function.name} left the model in another mode than it found it in when the "
+        "model raised; put back each module's own mode in a finally block"
+    )
 
 
 def check_classes(case: Case, device: torch.device) -> None:

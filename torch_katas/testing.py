@@ -1077,14 +1077,28 @@ def _new_elements(tensor: torch.Tensor, inputs: set[int]) -> int:
     return max(tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1), 0)
 
 
+def _borrowed(tensor: torch.Tensor) -> tuple[int, int] | None:
+    """(storage key, elements) of memory torch did not allocate (torch.frombuffer over a
+    Python buffer, torch.from_numpy): its storage cannot be resized. None for torch's own."""
+    try:
+        storage = tensor.untyped_storage()
+        if storage.resizable():
+            return None
+        return storage.data_ptr(), storage.nbytes() // max(tensor.element_size(), 1)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
 class _LargestResult(TorchDispatchMode):
     """Sees what each aten operator allocates, however it is reached: torch.func.vmap and
-    other transforms hand the operators their whole batched tensors here."""
+    other transforms hand the operators their whole batched tensors here. Memory made
+    outside torch's allocator counts when an operator first reads or writes it (out= too)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.largest = 0
         self.allocated: list[tuple[int, torch.dtype]] = []  # (elements, dtype), in order
+        self.borrowed: set[int] = set()  # the storage keys of such memory, counted once
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
@@ -1099,7 +1113,14 @@ class _LargestResult(TorchDispatchMode):
             if isinstance(value, torch.Tensor)
         ]
         inputs = {key for key in map(_storage_key, tensors) if key is not None}
-        for value in out if isinstance(out, tuple | list) else (out,):
+        outputs = list(out) if isinstance(out, tuple | list) else [out]
+        for value in tensors + [value for value in outputs if isinstance(value, torch.Tensor)]:
+            found = _borrowed(value)
+            if found is not None and found[0] not in self.borrowed:
+                self.borrowed.add(found[0])
+                self.largest = max(self.largest, found[1])
+                self.allocated.append((found[1], value.dtype))
+        for value in outputs:
             if isinstance(value, torch.Tensor):
                 elements = _new_elements(value, inputs)
                 self.largest = max(self.largest, elements)
@@ -1117,7 +1138,9 @@ def largest_result() -> Iterator[_LargestResult]:
     storage: a view of an argument allocates nothing (x.expand(n, m, d) is free), while a
     tensor built under torch.func.vmap counts with its whole batch. `record.allocated` lists
     (elements, dtype) of every result that holds new memory, in order, for rules that count
-    them ("the ReLU works in place: no second tensor of that size").
+    them ("the ReLU works in place: no second tensor of that size"). Memory torch did not
+    allocate (torch.frombuffer, torch.from_numpy) counts once, when an operator first reads
+    or writes it: make the caller's inputs with torch.
 
     >>> with largest_result() as record:
     ...     dists(x, y)
@@ -1311,31 +1334,38 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
 def settings_kept(what: str) -> Iterator[None]:
     """Fail when the block changes one of torch's global settings (grad mode, the default
     dtype, the attention fast path...) or registries (a global hook, autocast left entered):
-    `what` (the call, for the message) must leave them to the caller. What changed is put
-    back first."""
+    `what` (the call, for the message) must leave them to the caller, also when it raises
+    (the failure then replaces the error). What changed is put back first."""
     before = isolation.record()
     # Drawing random numbers moves the generator on, which a function may do; reseeding it
     # (manual_seed, set_rng_state) restarts the caller's stream. A reseed sets the seed the
     # generator reports, so it is tagged with one no code would pick, its stream untouched.
     seed = _tag_seed(_SEED_TAG)
     cuda_seed = torch.cuda.initial_seed() if torch.cuda.is_initialized() else None
+    raised, checked = "", True
     try:
         yield
+    except BaseException as error:
+        raised = f" when it raised {type(error).__name__}"
+        checked = isinstance(error, Exception)  # not for an interrupt or a pytest skip
+        raise
     finally:
         changed = isolation.put_back(before)
         reseeded = torch.initial_seed() != _SEED_TAG or (
             cuda_seed is not None and torch.cuda.initial_seed() != cuda_seed
         )
         _tag_seed(seed)
-    assert not changed, (
-        f"{what} changed {', '.join(changed)} for the whole process; leave global settings "
-        "as the caller set them"
-    )
-    assert not reseeded, (
-        f"{what} reseeded torch's random number generator (manual_seed, set_rng_state): the "
-        "caller's random stream restarts, the same numbers at every call; draw from it, and "
-        "leave its seed to the caller"
-    )
+        # Checked here, so that a call that raises is held to it too (a setting restored on
+        # success only stays changed for the rest of the process after an error).
+        assert not (checked and changed), (
+            f"{what} changed {', '.join(changed)} for the whole process{raised}; leave global "
+            "settings as the caller set them (restore them in a finally block)"
+        )
+        assert not (checked and reseeded), (
+            f"{what} reseeded torch's random number generator (manual_seed, set_rng_state): "
+            "the caller's random stream restarts, the same numbers at every call; draw from "
+            "it, and leave its seed to the caller"
+        )
 
 
 _SEED_TAG = 0x5EED_7A6_0D1C_E5
