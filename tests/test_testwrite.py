@@ -56,6 +56,14 @@ def test_fits_an_easy_line(device):
 """
 )
 
+ONE_QUICK_TEST = """
+import torch
+
+
+def test_ones(device):
+    assert torch.ones(2, device=device).sum() == 2
+"""
+
 FAILS_ON_THE_REFERENCE = (
     SHAPES_ONLY
     + """
@@ -257,6 +265,8 @@ def test_a_testwrite_takehome_is_graded_by_the_share_of_mistakes_caught(suite, t
     (missed,) = entry["failures"]
     assert len(missed["tests"]) == total - entry["passed"]
 
+    # Below, kata 1's verdicts alone: kata 3's returned tests become one quick test.
+    PLAIN.test_path(folder).write_text(ONE_QUICK_TEST)
     tests.write_text(FAILS_ON_THE_REFERENCE)
     _, graded = grade(suite, folder)
     entry = graded[KATA.module]
