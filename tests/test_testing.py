@@ -1066,6 +1066,19 @@ def test_assert_no_python_loops_reads_every_function_the_answer_runs(
         assert_no_python_loops(func, rows(any_device))
 
 
+def loop_on_a_branch_not_taken(x, small=False):
+    return rows_one_by_one(x) if small else x.sum(0)
+
+
+def rows_one_by_one(x):
+    return torch.stack([row for row in x]).sum(0)
+
+
+def test_assert_no_python_loops_reads_helpers_on_branches_the_inputs_never_take():
+    with pytest.raises(AssertionError, match=r"calls rows_one_by_one, which uses a list"):
+        assert_no_python_loops(loop_on_a_branch_not_taken, rows("cpu"))
+
+
 def test_assert_no_python_loops_refuses_recursion_through_other_functions():
     with pytest.raises(AssertionError, match=r"runs ping inside itself"):
         assert_no_python_loops(ping, rows("cpu"))

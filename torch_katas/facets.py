@@ -207,7 +207,9 @@ class Setting(Facet):
     """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
     `name` among its keywords. An `integer` setting is probed with ints, and with a fraction
-    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not)."""
+    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not). Each value
+    that must raise is also tried with every other Setting of the function at its bounds
+    (0 samples, 0 epochs), where a shortcut could return before the checks."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -751,17 +753,42 @@ def check_setting(case: Case, device: torch.device) -> None:
     if valid:
         _call(case, arguments)  # raises nothing
         return
+    if not _raises(case, arguments, facet.error):
+        raise AssertionError(
+            f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
+            "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
+            "`value < 0` does not)"
+        )
+    for other in case.function.facets:
+        if not isinstance(other, Setting) or other.name == facet.name:
+            continue
+        if other.name not in arguments.kwargs:
+            continue
+        # Its bounds themselves (an open one: the first value inside it), finite.
+        bounds = [
+            bound
+            for label, (bound, works) in other.probes().items()
+            if works and label.startswith(("low ", "high ")) and "just inside" not in label
+        ]
+        for bound in bounds:
+            if not _raises(case, arguments.replace(**{other.name: bound}), facet.error):
+                raise AssertionError(
+                    f"{case.function.name}({facet.name}={value!r}, {other.name}={bound!r}) "
+                    f"should raise {facet.error.__name__}: {value!r} is outside the valid "
+                    f"range whatever {other.name} is; check every argument before a "
+                    "shortcut (nothing to count, nothing to do) returns"
+                )
+
+
+def _raises(case: Case, arguments: Args, error: type[BaseException]) -> bool:
+    """Whether the call raises `error` (a stub's NotImplementedError propagates)."""
     try:
         _call(case, arguments)
     except NotImplementedError:
         raise
-    except facet.error:
-        return
-    raise AssertionError(
-        f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
-        "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
-        "`value < 0` does not)"
-    )
+    except error:
+        return True
+    return False
 
 
 def check_default_device(case: Case, device: torch.device) -> None:

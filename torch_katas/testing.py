@@ -1014,6 +1014,37 @@ def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)  # Python 3.11 on
 
 
+def _helpers_named(func: Callable) -> list[Callable]:
+    """The functions of `func`'s own file that it names as globals, and those they name, in
+    turn: whatever branch calls them."""
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    found: dict[types.CodeType, Callable] = {}
+    pending = [func]
+    while pending:
+        current = pending.pop()
+        codes = [current.__code__]
+        names: set[str] = set()
+        while codes:  # nested functions, lambdas and comprehensions name helpers too
+            inner = codes.pop()
+            names.update(inner.co_names)
+            codes += [c for c in inner.co_consts if isinstance(c, types.CodeType)]
+        for name in sorted(names):
+            helper = getattr(current, "__globals__", {}).get(name)
+            helper_code = getattr(helper, "__code__", None)
+            if (
+                isinstance(helper, types.FunctionType)
+                and helper_code is not None
+                and helper_code.co_filename == code.co_filename
+                and helper_code not in found
+                and helper_code is not code
+            ):
+                found[helper_code] = helper
+                pending.append(helper)
+    return list(found.values())
+
+
 def assert_no_python_loops(
     func: Callable,
     inputs: Callable[[int], Any] | None = None,
@@ -1036,6 +1067,15 @@ def assert_no_python_loops(
     if found:
         kind, line = found
         raise AssertionError(f"{target.__qualname__} uses {kind} (line {line}). {_NO_LOOPS}")
+    # Helpers it names, also those on a branch the inputs below never take.
+    for helper in _helpers_named(target):
+        found = _loop_in_source(helper)
+        if found:
+            kind, line = found
+            raise AssertionError(
+                f"{target.__qualname__} calls {helper.__qualname__}, which uses {kind} "
+                f"(line {line}): the rule covers every function your answer runs. {_NO_LOOPS}"
+            )
     if inputs is None:
         return
     first = _measure_at(func, inputs, sizes[0])
