@@ -477,6 +477,16 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
         model.train()
         return out
 
+    def eval_on_what_arrived_in_eval(model):  # .eval() switches a training child too
+        was, frozen = model.training, [m for m in model.modules() if not m.training]
+        model.eval()
+        with torch.no_grad():
+            out = model(torch.ones(1, 2))
+        model.train(was)
+        for module in frozen:
+            module.eval()
+        return out
+
     calls = []
 
     def counts_calls(model):
@@ -487,6 +497,7 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     assert_catches(facet, right, ends_in_train)
     assert_catches(facet, right, counts_calls)
     assert_catches(facet, right, flattens_the_modes)
+    assert_catches(facet, right, eval_on_what_arrived_in_eval)
 
 
 def test_classes_catches_names_matched_loosely_and_subclasses_missed():

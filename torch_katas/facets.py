@@ -342,8 +342,8 @@ class Returns(Facet):
 class Modes(Facet):
     """The module's train/eval mode is left as found, each submodule's own, for a module in
     train mode, one in eval mode and one in train mode holding submodules in eval (frozen
-    parts), and a second call gives the same result. make(device) -> Args; module(args)
-    picks the module."""
+    parts), or the reverse, and a second call gives the same result. make(device) -> Args;
+    module(args) picks the module."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
@@ -989,6 +989,19 @@ def check_modes(case: Case, device: torch.device) -> None:
         f"{case.function.name} left the model in another mode than it found it in "
         f"({case.label}); put back each module's own mode"
     )
+    if case.label == "mixed":  # and the other way round: eval() on a module in eval
+        for index, submodule in enumerate(module.modules()):  # switches its children too
+            submodule.training = index % 2 == 1
+        flags = [m.training for m in module.modules()]
+        _call(case, arguments)
+        assert [m.training for m in module.modules()] == flags, (
+            f"{case.function.name} left the model in another mode than it found it in (the "
+            "module in eval, submodules in training among them); put back each module's own "
+            "flag (module.training = was): .eval() and .train() set the children's too"
+        )
+        module.train(True)
+        for index, submodule in enumerate(module.modules()):
+            submodule.training = index % 2 == 0
     second = _call(case, arguments)
     for (path, a), (_, b) in zip(_tensors(first), _tensors(second), strict=False):
         assert torch.equal(torch.as_tensor(a).cpu(), torch.as_tensor(b).cpu()), (
