@@ -1148,6 +1148,20 @@ def test_settings_put_back_restores_what_the_block_changed():
     assert torch.get_default_dtype() == torch.float32, "put back also when the block raises"
 
 
+def test_settings_put_back_fails_a_setting_the_kata_does_not_ask_for():
+    tf32 = torch.backends.cudnn.allow_tf32
+    with testing.settings_put_back(allowed=["cuDNN flags"]):
+        torch.backends.cudnn.benchmark = not torch.backends.cudnn.benchmark  # asked for
+    with (
+        pytest.raises(AssertionError, match="changed TF32 and reduced-precision flags too"),
+        testing.settings_put_back(allowed=["cuDNN flags"]),
+    ):
+        torch.backends.cudnn.allow_tf32 = not tf32
+    assert torch.backends.cudnn.allow_tf32 == tf32, "put back before it fails"
+    with pytest.raises(ValueError, match="no such setting"), testing.settings_put_back(["tf32"]):
+        pass
+
+
 def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
     with testing.settings_kept("nothing"):
         torch.ones(1).sum()

@@ -1392,15 +1392,26 @@ def _tag_seed(seed: int) -> int:
 
 
 @contextmanager
-def settings_put_back() -> Iterator[None]:
+def settings_put_back(allowed: Iterable[str] | None = None) -> Iterator[None]:
     """Inside the block the answer may change torch's global settings (deterministic
     algorithms, the cuDNN flags, the default dtype...) as its kata asks; the test puts them
-    back itself when the block ends, so the harness has nothing to undo or to warn about."""
+    back itself when the block ends, so the harness has nothing to undo or to warn about.
+    `allowed` names the settings the kata asks for (as the state guard names them:
+    "deterministic algorithms", "cuDNN flags"); given, a change to any other fails."""
+    names = {setting.name for setting in isolation.SETTINGS}
+    allowed = None if allowed is None else set(allowed)
+    if allowed is not None and not allowed <= names:
+        raise ValueError(f"no such setting: {sorted(allowed - names)}; the settings: {names}")
     before = isolation.record()
     try:
         yield
     finally:  # registries are no setting: left changed, the harness flags them after the test
-        isolation.put_back(before, registries=False)
+        changed = isolation.put_back(before, registries=False)
+    others = [name for name in changed if allowed is not None and name not in allowed]
+    assert not others, (
+        f"the call changed {', '.join(others)} too, for the whole process; it should change "
+        f"only {', '.join(sorted(allowed or ())) or 'no global setting'}"
+    )
 
 
 # -- the caller's state, read for tests that may not reach torch's internals themselves ------
