@@ -17,9 +17,13 @@ from torch_katas.testing import (
 def dataloader_refused():
     """Inside the block, building a DataLoader or a BatchSampler fails."""
     assert_no_torch_internals(steps_per_epoch, reason="compute the counts with integer arithmetic")
+    # Their length code too, which runs on any stand-in object as `self`.
     return forbidden_calls(
         (DataLoader, "__init__"),
+        (DataLoader, "__len__"),
         (BatchSampler, "__init__"),
+        (BatchSampler, "__len__"),
+        (BatchSampler, "__iter__"),
         reason="this kata asks for the counts from integer arithmetic",
     )
 
@@ -169,6 +173,42 @@ def test_steps_per_epoch_is_exact_for_huge_datasets(device, num_samples, batch_s
     )
 
 
+# Beyond 2**63 and 2**64, where int64 tensors and NumPy integers wrap: Python ints do not.
+BEYOND_INT64 = [(2**63 - 1, 2), (2**64 + 1, 3), (2**70 + 5, 2**35), (3 * 2**80, 2**80 - 1)]
+
+
+def batches_by_divmod(num_samples, batch_size, drop_last):
+    whole, left = divmod(num_samples, batch_size)
+    return whole + (left > 0 and not drop_last)
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
+def test_counts_are_exact_beyond_64_bit_integers(device, drop_last):
+    runs = [(n, b, e, a) for n, b in BEYOND_INT64 for e, a in ((1, 1), (4, 3), (2**40, 2))]
+    with dataloader_refused():
+        batches = [steps_per_epoch(n, b, drop_last) for n, b in BEYOND_INT64]
+        steps = [optimizer_steps(n, b, e, a, drop_last) for n, b, e, a in runs]
+        epochs = [epoch_of_step(2**70, n, b, 1, drop_last) for n, b in BEYOND_INT64]
+        epochs += [epoch_of_step(2**64 - 1, 2**62, 1, 2, drop_last)]
+    hint = (
+        "; Python ints have no limit, int64 tensors and NumPy integers wrap past 2**63: "
+        "compute with Python's // and %"
+    )
+    for (n, b), count in zip(BEYOND_INT64, batches, strict=True):
+        check_int(count, "steps_per_epoch")
+        want = batches_by_divmod(n, b, drop_last)
+        assert count == want, f"steps_per_epoch({n}, {b}, {drop_last}) is {want}, got {count}{hint}"
+    for (n, b, e, a), count in zip(runs, steps, strict=True):
+        check_int(count, "optimizer_steps")
+        want = e * -(-batches_by_divmod(n, b, drop_last) // a)
+        assert count == want, (
+            f"optimizer_steps({n}, {b}, {e}, {a}, {drop_last}) is {want}, got {count}{hint}"
+        )
+    per_epoch = [batches_by_divmod(n, b, drop_last) for n, b in BEYOND_INT64]
+    want_epochs = [2**70 // steps for steps in per_epoch] + [(2**64 - 1) // 2**61]
+    assert epochs == want_epochs, f"epoch_of_step gave {epochs}, expected {want_epochs}{hint}"
+
+
 @pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
 def test_optimizer_steps_counts_the_accumulation_loop(device, drop_last):
     cases = [
@@ -281,23 +321,32 @@ def run(device, **changes):
     return sizes(device, epochs=2, accumulation_steps=2).replace(**changes)
 
 
+def at_step(device, **changes):
+    return sizes(device, step=3, accumulation_steps=2).replace(**changes)
+
+
+def every_setting(make, *names):
+    """A Setting for each argument: each bad value is also tried with the others at their
+    bounds (0 samples, 0 epochs), where a shortcut could return before the checks."""
+    lows = {"num_samples": 0, "batch_size": 1, "epochs": 0, "accumulation_steps": 1, "step": 0}
+    return [facets.Setting(make, name, low=lows[name], integer=True) for name in names]
+
+
 FACETS = facets.declare(
     facets.of(
         steps_per_epoch,
         facets.Number(sizes, int),
-        facets.Setting(sizes, "num_samples", low=0, integer=True),
-        facets.Setting(sizes, "batch_size", low=1, integer=True),
+        *every_setting(sizes, "num_samples", "batch_size"),
     ),
     facets.of(
         optimizer_steps,
         facets.Number(run, int),
-        facets.Setting(run, "epochs", low=0, integer=True),
-        facets.Setting(run, "accumulation_steps", low=1, integer=True),
+        *every_setting(run, "num_samples", "batch_size", "epochs", "accumulation_steps"),
     ),
     facets.of(
         epoch_of_step,
-        facets.Number(lambda device: sizes(device, step=3), int),
-        facets.Setting(lambda device: sizes(device, step=3), "step", low=0, integer=True),
+        facets.Number(at_step, int),
+        *every_setting(at_step, "step", "batch_size", "accumulation_steps"),
     ),
 )
 test_facets = FACETS.test

@@ -24,8 +24,8 @@ from torch import nn
 def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: int) -> torch.Tensor:
     """Count every (true class, predicted class) pair.
 
-    - preds, targets: 1-D integer tensors of the same length N (N may be 0), on the same
-      device, with values in [0, num_classes). Not modified.
+    - preds, targets: 1-D integer tensors of the same length N (N may be 0; a 0-dim tensor
+      is not 1-D), on the same device, with values in [0, num_classes). Not modified.
     - Returns a (num_classes, num_classes) int64 tensor on their device whose entry
       [t, p] is the number of samples with target t and prediction p (rows: true class,
       columns: predicted class).
@@ -47,7 +47,8 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
 def macro_f1(confusion: torch.Tensor) -> torch.Tensor:
     """The mean F1 score over the classes of a confusion matrix.
 
-    - confusion: a (C, C) integer tensor laid out as `confusion_matrix` returns it.
+    - confusion: a (C, C) integer tensor laid out as `confusion_matrix` returns it, of any
+      integer dtype, with counts past 2**31 too (compute in a type that holds them).
     - For class c: TP = confusion[c, c], FP = the rest of column c, FN = the rest of row c,
       and F1_c = 2 TP / (2 TP + FP + FN).
     - A class with 2 TP + FP + FN == 0 (never a target and never predicted) has no F1 and
@@ -80,7 +81,8 @@ def evaluate(
       mode it arrived in: a model in training may hold submodules in eval (a frozen
       backbone's batch norm), and they stay so; `model.train(was_training)` alone would
       switch them back to training. The modes come back also when the model raises (the
-      error propagates), and autograd is as it was afterwards.
+      error propagates), and autograd is as it was afterwards (on, or off for a caller
+      under no_grad).
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
       may be on any device: move them to `device`. The last batch may be shorter. Any
       iterable: a DataLoader, a list, or a generator, which can be read only once.

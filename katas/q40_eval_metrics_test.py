@@ -102,6 +102,9 @@ def test_confusion_matrix_of_other_integer_dtypes(device, dtype):
         ([0, 1], [0, 1, 2]),
         ([[0, 1]], [[0, 1]]),
         ([0, 1, 2], [[0], [1], [2]]),
+        (1, 1),
+        (1, [1]),
+        ([1], 1),
     ],
     ids=[
         "prediction = num_classes",
@@ -112,6 +115,9 @@ def test_confusion_matrix_of_other_integer_dtypes(device, dtype):
         "lengths differ",
         "2-D",
         "targets (N, 1)",
+        "0-dim",
+        "0-dim preds",
+        "0-dim targets",
     ],
 )
 def test_confusion_matrix_rejects_bad_labels(device, preds, targets):
@@ -123,8 +129,9 @@ def test_confusion_matrix_rejects_bad_labels(device, preds, targets):
         return
     pytest.fail(
         f"confusion_matrix({preds.tolist()}, {targets.tolist()}, num_classes=3) should raise "
-        "ValueError: check that both are 1-D of one length, and every value of each, on both "
-        "sides, lies in [0, num_classes) (a valid flat index t * C + p proves nothing)"
+        "ValueError: check that both are 1-D (a 0-dim tensor is not a batch of one) of one "
+        "length, and every value of each, on both sides, lies in [0, num_classes) (a valid "
+        "flat index t * C + p proves nothing)"
     )
 
 
@@ -139,6 +146,22 @@ def test_macro_f1_matches_a_loop(device, samples, classes):
         f1.cpu(),
         torch.tensor(macro_f1_by_loop(counts)),
         "F1_c = 2 TP / (2 TP + FP + FN), averaged over the classes that appear",
+    )
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [[[3 * 2**29, 2**31], [0, 0]], [[2**40, 3], [2**33 + 1, 7]], [[2**53 + 1, 5], [2**58, 2**55]]],
+    ids=["past 2**31", "past 2**32", "past 2**53"],
+)
+def test_macro_f1_of_large_int64_counts(device, counts):
+    # Any int64 counts: 2 TP + FP + FN in int32 (or another narrow type) overflows.
+    f1 = macro_f1(torch.tensor(counts, dtype=torch.int64, device=device))
+    check_tensor(f1, shape=(), dtype=torch.float32, device=device, name="macro_f1")
+    want = macro_f1_by_loop(counts)
+    assert f1.item() == pytest.approx(want, rel=1e-5), (
+        f"macro-F1 of {counts} is {want:.6f}, got {f1.item()}; the counts may be any int64: "
+        "compute in a type that holds them (float32 or float64), not int32"
     )
 
 
@@ -294,12 +317,28 @@ def test_evaluate_keeps_each_submodules_own_mode(device):
     model = nn.Sequential(Probe(), nn.Dropout(0.5), nn.Sequential(nn.Dropout(0.5))).to(device)
     model.train()
     model[1].eval()  # a frozen part of a model in training
+    model[2].training = False  # a container in eval holding a child in training:
+    # model[2].eval() would switch the child too
     loader, _, _ = crafted_loader()
     evaluate(model, loader, 4, device)
     modes = [module.training for module in model.modules()]
-    assert modes == [True, True, False, True, True], (
-        f"the submodules' training flags are {modes}, expected [True, True, False, True, True]"
-        " as they arrived: remember each module's mode (model.modules()) and restore each"
+    assert modes == [True, True, False, False, True], (
+        f"the submodules' training flags are {modes}, expected [True, True, False, False, True]"
+        " as they arrived: remember each module's own flag (model.modules()) and put back "
+        "each flag (module.training = was): .eval() and .train() also set the children's"
+    )
+
+
+@pytest.mark.parametrize("grad", [True, False], ids=["grad on", "under no_grad"])
+def test_evaluate_leaves_autograd_as_it_was(device, grad):
+    loader, _, _ = crafted_loader()
+    with torch.set_grad_enabled(grad):
+        evaluate(logits_model(device), loader, 4, device)
+        after = torch.is_grad_enabled()
+    assert after == grad, (
+        f"autograd arrived {'on' if grad else 'off'} and is {'on' if after else 'off'} after "
+        "evaluate: switch it off for the loop only (with torch.no_grad():), which puts back "
+        "whatever the caller had, rather than setting it on or off yourself"
     )
 
 

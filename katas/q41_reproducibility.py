@@ -26,9 +26,11 @@ from torch.utils.data import DataLoader, Dataset
 def seed_everything(seed: int) -> None:
     """Seed Python's `random`, NumPy's global generator and torch (CPU and all CUDA devices).
 
-    - seed: an int in [0, 2**32) (NumPy's limit).
+    - seed: an int in [0, 2**32) (NumPy's limit); other seeds are outside the contract.
     - Afterwards `random.random()`, `np.random.rand()`, `torch.rand(...)` on any device
       give the same numbers every time `seed_everything` is called with the same seed.
+    - Seeding only: no global setting changes (the cuDNN and determinism flags are
+      `make_deterministic`'s choice).
 
     >>> seed_everything(0); a = (random.random(), np.random.rand(), torch.rand(1).item())
     >>> seed_everything(0); b = (random.random(), np.random.rand(), torch.rand(1).item())
@@ -45,7 +47,8 @@ def seed_worker(worker_id: int) -> None:
     - Inside a worker, `torch.initial_seed()` is the worker's own torch seed (a 64-bit
       number). Seed `random` and NumPy's global generator with
       `torch.initial_seed() % 2**32` (NumPy takes 32-bit seeds only).
-    - Do not change torch's own random state: the DataLoader has seeded it already.
+    - Do not change torch's own random state: the DataLoader has seeded it already, and the
+      worker may have drawn from it (reseeding with the same seed restarts the stream).
     - worker_id is the worker's number (unused by the recipe, but part of the signature).
 
     >>> _ = torch.manual_seed(2**40 + 5)  # as if inside a worker
@@ -60,9 +63,9 @@ def seed_worker(worker_id: int) -> None:
 def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int = 0) -> DataLoader:
     """A shuffling DataLoader whose results depend on `seed`, not on the global state.
 
-    - shuffle=True, `batch_size`, `num_workers` workers, `seed_worker` as worker_init_fn,
-      and a `torch.Generator` of its own seeded with `seed` (one per loader: loaders are not
-      tied to each other).
+    - shuffle=True (a new order at every epoch), `batch_size`, `num_workers` workers,
+      `seed_worker` as worker_init_fn, and a `torch.Generator` of its own seeded with `seed`
+      (one per loader: loaders are not tied to each other).
     - What counts is what happens inside each worker, checked there: torch keeps the seed
       the DataLoader gave the worker (`get_worker_info().seed`, from the loader's
       generator), and `random` and NumPy are seeded with that seed % 2**32. Passing

@@ -111,8 +111,10 @@ def test_seed_everything_with_another_seed_gives_other_numbers(device):
 
 
 @pytest.mark.parametrize("torch_seed", [2**40 + 123, 7, 2**63 - 1])
-def test_seed_worker_seeds_python_and_numpy_from_the_torch_seed(device, torch_seed):
+@pytest.mark.parametrize("drawn", [0, 5], ids=["fresh", "after draws"])
+def test_seed_worker_seeds_python_and_numpy_from_the_torch_seed(device, torch_seed, drawn):
     torch.manual_seed(torch_seed)  # what the DataLoader does in each worker
+    torch.rand(drawn)  # a dataset may draw before a worker_init_fn runs: its stream goes on
     torch_state = torch.get_rng_state()
     seed_worker(3)
     expected = torch_seed % 2**32
@@ -123,7 +125,8 @@ def test_seed_worker_seeds_python_and_numpy_from_the_torch_seed(device, torch_se
         "NumPy's global generator should be seeded with torch.initial_seed() % 2**32"
     )
     assert torch.initial_seed() == torch_seed and torch.equal(torch.get_rng_state(), torch_state), (
-        "seed_worker should leave torch's random state alone: the DataLoader seeded it"
+        "seed_worker should leave torch's random state alone: the DataLoader seeded it (a "
+        "manual_seed with the same seed restarts the stream already drawn from)"
     )
 
 
@@ -145,6 +148,21 @@ def test_shuffle_order_depends_only_on_the_seed(device):
     assert sorted(v for b in first for v in b) == list(range(20)), "every item once per epoch"
     assert first != other, "seeds 5 and 6 gave the same order"
     assert [v for b in first for v in b] != list(range(20)), "the loader should shuffle"
+
+
+def test_each_epoch_has_its_own_order_and_the_epochs_repeat(device):
+    # shuffle=True draws a new order at every epoch, from the loader's generator.
+    data = torch.arange(20, device=device)
+    loader = make_loader(data, batch_size=6, seed=5)
+    epochs = [[v for batch in loader for v in batch.tolist()] for _ in range(3)]
+    again = make_loader(data, batch_size=6, seed=5)
+    assert epochs == [[v for batch in again for v in batch.tolist()] for _ in range(3)], (
+        "two loaders built with seed 5 gave different orders over three epochs"
+    )
+    assert epochs[0] != epochs[1] and epochs[1] != epochs[2], (
+        "every epoch has the same order: shuffle=True reshuffles at each epoch (a fixed "
+        "permutation passed as the sampler does not)"
+    )
 
 
 def test_two_loaders_with_one_seed_agree_when_interleaved(device):
@@ -229,6 +247,11 @@ def test_two_runs_with_workers_are_bit_identical(device):
         )
 
 
+# The settings make_deterministic asks for (as the suite's state guard names them); any other
+# global setting it changes (TF32, cudnn.enabled, the matmul precision...) fails the test.
+DETERMINISM = ("deterministic algorithms", "cuDNN flags")
+
+
 def settings():
     return {
         "deterministic algorithms": torch.are_deterministic_algorithms_enabled(),
@@ -266,7 +289,7 @@ def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before
     monkeypatch.setattr(torch.backends.cudnn, "enabled", True)  # put back after the test
     disturb_global_random_states()  # not the states a seed of 0 gives
     random_states = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
-    with settings_put_back():
+    with settings_put_back(DETERMINISM):
         put(*before)
         make_deterministic(enabled)
         now = settings()
@@ -290,7 +313,7 @@ def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before
 
 def test_make_deterministic_is_the_default_switch(device, monkeypatch):
     monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
-    with settings_put_back():
+    with settings_put_back(DETERMINISM):
         put(False, False, False, True)
         make_deterministic()
         now = settings()
@@ -306,7 +329,7 @@ def test_make_deterministic_sets_the_cublas_workspace(device, monkeypatch, befor
         monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
     else:
         monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", before)
-    with settings_put_back():
+    with settings_put_back(DETERMINISM):
         make_deterministic(True)
     value = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
     assert value == after, (
@@ -319,7 +342,7 @@ def test_make_deterministic_sets_the_cublas_workspace(device, monkeypatch, befor
 @pytest.mark.parametrize("value", ["junk", ":4096:8", ":16:8"])
 def test_switching_off_leaves_the_environment_alone(device, monkeypatch, value):
     monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", value)
-    with settings_put_back():
+    with settings_put_back(DETERMINISM):
         make_deterministic(False)
     assert os.environ.get("CUBLAS_WORKSPACE_CONFIG") == value, (
         "make_deterministic(False) should leave CUBLAS_WORKSPACE_CONFIG as it was"

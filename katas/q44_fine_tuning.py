@@ -26,11 +26,13 @@ class FineTuner(nn.Module):
     - backbone: nn.Sequential of blocks mapping x to features of shape (N, num_features).
       Keep it as `self.backbone` (the same object, not a copy).
     - head: `self.head = nn.Linear(num_features, num_classes)`, created on the device and
-      with the dtype of the backbone's parameters.
+      with the dtype of the backbone's parameters (it has some, all of one device and dtype).
     - Frozen part: the whole backbone, or every block but the last (backbone[-1]) when
-      train_last_block is True. Frozen parameters get requires_grad=False; all other
-      parameters (the head, and the last block when it trains) get requires_grad=True,
-      also a last block whose parameters arrive frozen (a backbone shipped all frozen).
+      train_last_block is True; fixed at construction, by position (a last block without
+      parameters is not frozen, a block unfrozen by hand later stays in the frozen part).
+      Frozen parameters get requires_grad=False; all other parameters (the head, and the
+      last block when it trains) get requires_grad=True, also a last block whose
+      parameters arrive frozen (a backbone shipped all frozen).
     - Every module of the frozen part is in eval mode from construction on, and stays
       there whatever `train()` / `eval()` calls follow: its BatchNorm layers normalise with
       their stored statistics and never update them, its Dropout is off. All other
@@ -68,9 +70,11 @@ class FineTuner(nn.Module):
 def make_optimizer(
     model: "FineTuner", lr: float, last_block_lr: float | None = None
 ) -> torch.optim.Optimizer:
-    """torch.optim.SGD (momentum 0.9) over the trainable parameters of `model` only.
+    """torch.optim.SGD (momentum 0.9, SGD's other defaults: no weight decay, dampening 0, no
+    Nesterov) over the trainable parameters of `model` only.
 
-    - Every parameter with requires_grad=True is in the optimizer, once; no frozen one is.
+    - Every parameter of the model with requires_grad=True is in the optimizer, once (also
+      one in a module added to the model since); no frozen one is.
       requires_grad is read when make_optimizer is called: a block unfrozen since
       construction (gradual unfreezing) is in, a parameter frozen since is out.
     - Parameter groups: the last backbone block's trainable parameters in a group with

@@ -199,6 +199,46 @@ def test_optimizer_is_sgd_with_momentum_0_9(device):
     assert isinstance(optimizer, torch.optim.SGD), f"use torch.optim.SGD, not {optimizer}"
     momenta = [group["momentum"] for group in optimizer.param_groups]
     assert momenta == [0.9] * len(momenta), f"every group needs momentum 0.9, got {momenta}"
+    # SGD's own defaults otherwise: weight decay would also shrink the parameters.
+    others = {
+        key: group[key]
+        for group in optimizer.param_groups
+        for key, default in (("weight_decay", 0), ("dampening", 0), ("nesterov", False))
+        if group[key] != default
+    }
+    assert not others, f"{others}: keep SGD's defaults apart from momentum 0.9"
+
+
+def test_a_parameter_free_last_block_follows_the_models_mode(device):
+    # The frozen part is fixed at construction, by position: a trainable last block with no
+    # parameters (a Dropout) still trains, and a frozen block unfrozen later stays in eval.
+    backbone = nn.Sequential(pretrained_backbone(device), nn.Dropout(0.3))
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
+    backbone[0][-1].requires_grad_(True)  # unfrozen by hand, still in the frozen part
+    for when, call, mode in [("train()", model.train, True), ("eval()", model.eval, False)]:
+        call()
+        assert backbone[-1].training == mode, (
+            f"after model.{when} the last block (a Dropout, no parameters) has training="
+            f"{backbone[-1].training}: with train_last_block=True it follows the model's mode, "
+            "whether or not it has parameters: choose the frozen part by position"
+        )
+        left = [name for name, m in backbone[0].named_modules() if m.training]
+        assert not left, (
+            f"after model.{when} {left} of the frozen part are in training mode; the frozen "
+            "part is fixed at construction, whatever requires_grad says later"
+        )
+
+
+def test_optimizer_holds_a_module_added_to_the_model(device):
+    model = FineTuner(pretrained_backbone(device), NUM_FEATURES, NUM_CLASSES)
+    model.extra = nn.Linear(NUM_CLASSES, NUM_CLASSES).to(device)  # trainable, by default
+    optimizer = make_optimizer(model, lr=0.05)
+    lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
+    missing = [name for name, p in model.extra.named_parameters() if lr_of.get(id(p)) != 0.05]
+    assert not missing, (
+        f"extra.{missing} requires grad and is not in the optimizer with lr: every trainable "
+        "parameter of the model (model.parameters()) is in, not only the backbone's and head's"
+    )
 
 
 @pytest.mark.parametrize("last_block_lr, expected", [(None, 0.005), (0.02, 0.02), (0.0, 0.0)])

@@ -19,8 +19,8 @@ from torch.utils.data import Dataset, Subset
 def split_sizes(n: int, fractions: Sequence[float]) -> list[int]:
     """How many of `n` items each split gets, rounding as `random_split` does.
 
-    - fractions: one or more numbers, each in [0, 1], summing to 1 (within `math.isclose`).
-      Raise ValueError otherwise.
+    - fractions: one or more numbers, each in [0, 1], summing to 1 (within `math.isclose`
+      with its default tolerance; a sum 1e-7 away is not 1). Raise ValueError otherwise.
     - Split k first gets floor(n * fractions[k]) items; the items left over are then given
       one each to the first splits, in order (split 0, split 1, ...). The sizes sum to n.
       Sizes may be 0.
@@ -42,7 +42,8 @@ def split_dataset(dataset: Dataset, fractions: Sequence[float], seed: int) -> li
       accepts them, but it rejects fractions whose float sum is just above 1, such as
       [0.2, 0.4, 0.3, 0.1], and it warns about empty splits; neither happens here.)
     - The same seed always gives the same split; another seed gives another one. The
-      global random state is not used or changed.
+      global random state is not used or changed, not even for the duration of the call
+      (reseeding it inside `torch.random.fork_rng` uses it).
     - Raise ValueError for fractions that `split_sizes` rejects.
 
     >>> train, val = split_dataset(list(range(10)), [0.8, 0.2], seed=0)

@@ -9,8 +9,27 @@ from torch.utils.data import Subset, TensorDataset, random_split
 from katas.q45_split_dataset import split_dataset, split_sizes, stratified_split
 from torch_katas import facets
 
-BAD_FRACTIONS = [[0.5, 0.4], [0.7, 0.4], [1.2, -0.2], [-0.5, 0.75, 0.75], [], [0.5, 0.5, 0.5]]
-BAD_IDS = ["sum below 1", "sum above 1", "above 1", "negative only", "empty", "sum 1.5"]
+# The sums just off 1 are outside math.isclose's default tolerance (1e-9), inside 1e-6.
+BAD_FRACTIONS = [
+    [0.5, 0.4],
+    [0.7, 0.4],
+    [1.2, -0.2],
+    [-0.5, 0.75, 0.75],
+    [],
+    [0.5, 0.5, 0.5],
+    [0.5, 0.5000005],
+    [0.5, 0.4999995],
+]
+BAD_IDS = [
+    "sum below 1",
+    "sum above 1",
+    "above 1",
+    "negative only",
+    "empty",
+    "sum 1.5",
+    "sum 1 + 5e-7",
+    "sum 1 - 5e-7",
+]
 
 
 def sizes_of_random_split(n, fractions):
@@ -150,6 +169,55 @@ def test_same_seed_same_split_other_seed_other_split(device):
     )
 
 
+class WatchedDataset(torch.utils.data.Dataset):
+    """Notes torch's global seed and random state whenever the answer reads it: during the
+    call too, the global state is the caller's (a split run under fork_rng, reseeded, and
+    put back afterwards uses it, and is not safe beside another thread)."""
+
+    def __init__(self, n):
+        self.n, self.seen = n, []
+
+    def _note(self):
+        self.seen.append((torch.initial_seed(), torch.get_rng_state()))
+
+    def __len__(self):
+        self._note()
+        return self.n
+
+    def __getitem__(self, index):
+        self._note()
+        return index
+
+
+def assert_global_state_unused_during(call):
+    torch.manual_seed(20250101)  # a seed no split below uses
+    torch.rand(3)
+    seed, state = torch.initial_seed(), torch.get_rng_state()
+    dataset = WatchedDataset(30)
+    call(dataset)
+    changed = [
+        seen_seed
+        for seen_seed, seen_state in dataset.seen
+        if seen_seed != seed or not torch.equal(seen_state, state)
+    ]
+    assert not changed, (
+        f"while the split ran, torch's global generator was reseeded (to {changed[0]}) or "
+        "drawn from: seed a torch.Generator of your own and pass it; do not reseed the global "
+        "one, not even inside torch.random.fork_rng"
+    )
+
+
+def test_split_does_not_use_the_global_state_while_it_runs(device):
+    assert_global_state_unused_during(lambda dataset: split_dataset(dataset, [0.5, 0.5], seed=1))
+
+
+def test_stratified_split_does_not_use_the_global_state_while_it_runs(device):
+    labels = torch.arange(30, device=device) % 3
+    assert_global_state_unused_during(
+        lambda dataset: stratified_split(dataset, labels, [0.5, 0.5], seed=1)
+    )
+
+
 def test_split_leaves_the_global_random_state_alone(device):
     before = torch.get_rng_state()
     split_dataset(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
@@ -236,6 +304,27 @@ def test_stratified_split_shuffles_the_classes_independently(device):
     )
 
 
+def test_stratified_split_seeds_one_generator_once(device):
+    # Six classes of one size and five seeds: one generator gives each (seed, class) its own
+    # draw. A generator per class seeded from the seed and the class (seed + class) repeats
+    # the positions of class c at seed s in class c + 1 at seed s - 1.
+    labels = torch.arange(6, device=device).repeat_interleave(30)
+    dataset = numbered_dataset(device, len(labels))
+    picked = {}
+    for seed in range(5):
+        first, _ = stratified_split(dataset, labels, [0.5, 0.5], seed)
+        for c in range(6):
+            picked[seed, c] = frozenset(i - 30 * c for i in first.indices if i // 30 == c)
+    repeated = [
+        key for key, positions in picked.items() if list(picked.values()).count(positions) > 1
+    ]
+    assert not repeated, (
+        f"(seed, class) pairs {repeated} took the same positions of their class: draw every "
+        "class from one torch.Generator seeded once with `seed`, not one generator per class "
+        "seeded from the seed and the class"
+    )
+
+
 def test_stratified_split_takes_any_integer_class_ids(device):
     counts = {-1: 6, 5: 4, 100: 8}
     labels = torch.tensor([c for c, n in counts.items() for _ in range(n)], device=device)
@@ -262,12 +351,14 @@ def test_stratified_split_leaves_the_global_random_state_alone(device):
 
 
 @pytest.mark.parametrize(
-    "labels_shape", [(11,), (13,), (12, 1), ()], ids=["too short", "too long", "2-D", "0-D"]
+    "labels_shape, n",
+    [((11,), 12), ((13,), 12), ((12, 1), 12), ((), 12), ((), 1), ((1, 1), 1)],
+    ids=["too short", "too long", "2-D", "0-D", "0-D of one item", "2-D of one item"],
 )
-def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape):
+def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape, n):
     labels = torch.zeros(labels_shape, dtype=torch.int64, device=device)
-    with pytest.raises(ValueError):
-        stratified_split(numbered_dataset(device, 12), labels, [0.5, 0.5], seed=0)
+    with pytest.raises(ValueError):  # a 0-dim tensor is not 1-D, even with one element
+        stratified_split(numbered_dataset(device, n), labels, [0.5, 0.5], seed=0)
 
 
 @pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)

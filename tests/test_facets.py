@@ -230,6 +230,35 @@ def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
     assert math.isnan(facet.probes()["nan"][0])
 
 
+def test_setting_catches_a_check_skipped_by_a_shortcut_at_another_settings_bound():
+    def make(device):
+        return facets.args(n=10, size=4)
+
+    declared = (
+        facets.Setting(make, "n", low=0, integer=True),
+        facets.Setting(make, "size", low=1, integer=True),
+    )
+
+    def right(n, size):
+        if n < 0 or size < 1:
+            raise ValueError(n, size)
+        return -(-n // size)
+
+    def empty_first(n, size):  # size=0 passes when there is nothing to count
+        if n == 0:
+            return 0
+        return right(n, size)
+
+    for wrong, expected in ((right, False), (empty_first, True)):
+        failed = []
+        for case in facets.declare(facets.of(wrong, *declared, name="count")).cases():
+            try:
+                facets.run(case, CPU)
+            except AssertionError:
+                failed.append(case.id)
+        assert bool(failed) == expected, failed
+
+
 def test_default_device_catches_none_read_as_the_cpu():
     facet = facets.DefaultDevice(lambda device: facets.args(3))
 
@@ -449,6 +478,16 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
         model.train()
         return out
 
+    def eval_on_what_arrived_in_eval(model):  # .eval() switches a training child too
+        was, frozen = model.training, [m for m in model.modules() if not m.training]
+        model.eval()
+        with torch.no_grad():
+            out = model(torch.ones(1, 2))
+        model.train(was)
+        for module in frozen:
+            module.eval()
+        return out
+
     calls = []
 
     def counts_calls(model):
@@ -459,6 +498,7 @@ def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     assert_catches(facet, right, ends_in_train)
     assert_catches(facet, right, counts_calls)
     assert_catches(facet, right, flattens_the_modes)
+    assert_catches(facet, right, eval_on_what_arrived_in_eval)
 
     def restores_on_success_only(model):
         modes = [(module, module.training) for module in model.modules()]

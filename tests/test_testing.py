@@ -1081,6 +1081,19 @@ def test_assert_no_python_loops_reads_every_function_the_answer_runs(
         assert_no_python_loops(func, rows(any_device))
 
 
+def loop_on_a_branch_not_taken(x, small=False):
+    return rows_one_by_one(x) if small else x.sum(0)
+
+
+def rows_one_by_one(x):
+    return torch.stack([row for row in x]).sum(0)
+
+
+def test_assert_no_python_loops_reads_helpers_on_branches_the_inputs_never_take():
+    with pytest.raises(AssertionError, match=r"calls rows_one_by_one, which uses a list"):
+        assert_no_python_loops(loop_on_a_branch_not_taken, rows("cpu"))
+
+
 def test_assert_no_python_loops_refuses_recursion_through_other_functions():
     with pytest.raises(AssertionError, match=r"runs ping inside itself"):
         assert_no_python_loops(ping, rows("cpu"))
@@ -1148,6 +1161,20 @@ def test_settings_put_back_restores_what_the_block_changed():
         torch.set_default_dtype(torch.float64)
         1 / 0  # noqa: B018
     assert torch.get_default_dtype() == torch.float32, "put back also when the block raises"
+
+
+def test_settings_put_back_fails_a_setting_the_kata_does_not_ask_for():
+    tf32 = torch.backends.cudnn.allow_tf32
+    with testing.settings_put_back(allowed=["cuDNN flags"]):
+        torch.backends.cudnn.benchmark = not torch.backends.cudnn.benchmark  # asked for
+    with (
+        pytest.raises(AssertionError, match="changed TF32 and reduced-precision flags too"),
+        testing.settings_put_back(allowed=["cuDNN flags"]),
+    ):
+        torch.backends.cudnn.allow_tf32 = not tf32
+    assert torch.backends.cudnn.allow_tf32 == tf32, "put back before it fails"
+    with pytest.raises(ValueError, match="no such setting"), testing.settings_put_back(["tf32"]):
+        pass
 
 
 def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():

@@ -207,7 +207,9 @@ class Setting(Facet):
     """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
     `name` among its keywords. An `integer` setting is probed with ints, and with a fraction
-    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not)."""
+    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not). Each value
+    that must raise is also tried with every other Setting of the function at its bounds
+    (0 samples, 0 epochs), where a shortcut could return before the checks."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -340,9 +342,9 @@ class Returns(Facet):
 class Modes(Facet):
     """The module's train/eval mode is left as found, each submodule's own, for a module in
     train mode, one in eval mode and one in train mode holding submodules in eval (frozen
-    parts), and a second call gives the same result; modes and global settings (grad mode)
-    are left as found also when the module raises (its error may go through). make(device)
-    -> Args; module(args) picks the module."""
+    parts), or the reverse, and a second call gives the same result; modes and global
+    settings (grad mode) are left as found also when the module raises (its error may go
+    through). make(device) -> Args; module(args) picks the module."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
@@ -752,17 +754,42 @@ def check_setting(case: Case, device: torch.device) -> None:
     if valid:
         _call(case, arguments)  # raises nothing
         return
+    if not _raises(case, arguments, facet.error):
+        raise AssertionError(
+            f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
+            "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
+            "`value < 0` does not)"
+        )
+    for other in case.function.facets:
+        if not isinstance(other, Setting) or other.name == facet.name:
+            continue
+        if other.name not in arguments.kwargs:
+            continue
+        # Its bounds themselves (an open one: the first value inside it), finite.
+        bounds = [
+            bound
+            for label, (bound, works) in other.probes().items()
+            if works and label.startswith(("low ", "high ")) and "just inside" not in label
+        ]
+        for bound in bounds:
+            if not _raises(case, arguments.replace(**{other.name: bound}), facet.error):
+                raise AssertionError(
+                    f"{case.function.name}({facet.name}={value!r}, {other.name}={bound!r}) "
+                    f"should raise {facet.error.__name__}: {value!r} is outside the valid "
+                    f"range whatever {other.name} is; check every argument before a "
+                    "shortcut (nothing to count, nothing to do) returns"
+                )
+
+
+def _raises(case: Case, arguments: Args, error: type[BaseException]) -> bool:
+    """Whether the call raises `error` (a stub's NotImplementedError propagates)."""
     try:
         _call(case, arguments)
     except NotImplementedError:
         raise
-    except facet.error:
-        return
-    raise AssertionError(
-        f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
-        "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
-        "`value < 0` does not)"
-    )
+    except error:
+        return True
+    return False
 
 
 def check_default_device(case: Case, device: torch.device) -> None:
@@ -966,6 +993,19 @@ def check_modes(case: Case, device: torch.device) -> None:
         f"{case.function.name} left the model in another mode than it found it in "
         f"({case.label}); put back each module's own mode"
     )
+    if case.label == "mixed":  # and the other way round: eval() on a module in eval
+        for index, submodule in enumerate(module.modules()):  # switches its children too
+            submodule.training = index % 2 == 1
+        flags = [m.training for m in module.modules()]
+        _call(case, arguments)
+        assert [m.training for m in module.modules()] == flags, (
+            f"{case.function.name} left the model in another mode than it found it in (the "
+            "module in eval, submodules in training among them); put back each module's own "
+            "flag (module.training = was): .eval() and .train() set the children's too"
+        )
+        module.train(True)
+        for index, submodule in enumerate(module.modules()):
+            submodule.training = index % 2 == 0
     second = _call(case, arguments)
     for (path, a), (_, b) in zip(_tensors(first), _tensors(second), strict=False):
         assert torch.equal(torch.as_tensor(a).cpu(), torch.as_tensor(b).cpu()), (

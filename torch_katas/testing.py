@@ -1014,6 +1014,37 @@ def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)  # Python 3.11 on
 
 
+def _helpers_named(func: Callable) -> list[Callable]:
+    """The functions of `func`'s own file that it names as globals, and those they name, in
+    turn: whatever branch calls them."""
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    found: dict[types.CodeType, Callable] = {}
+    pending = [func]
+    while pending:
+        current = pending.pop()
+        codes = [current.__code__]
+        names: set[str] = set()
+        while codes:  # nested functions, lambdas and comprehensions name helpers too
+            inner = codes.pop()
+            names.update(inner.co_names)
+            codes += [c for c in inner.co_consts if isinstance(c, types.CodeType)]
+        for name in sorted(names):
+            helper = getattr(current, "__globals__", {}).get(name)
+            helper_code = getattr(helper, "__code__", None)
+            if (
+                isinstance(helper, types.FunctionType)
+                and helper_code is not None
+                and helper_code.co_filename == code.co_filename
+                and helper_code not in found
+                and helper_code is not code
+            ):
+                found[helper_code] = helper
+                pending.append(helper)
+    return list(found.values())
+
+
 def assert_no_python_loops(
     func: Callable,
     inputs: Callable[[int], Any] | None = None,
@@ -1036,6 +1067,15 @@ def assert_no_python_loops(
     if found:
         kind, line = found
         raise AssertionError(f"{target.__qualname__} uses {kind} (line {line}). {_NO_LOOPS}")
+    # Helpers it names, also those on a branch the inputs below never take.
+    for helper in _helpers_named(target):
+        found = _loop_in_source(helper)
+        if found:
+            kind, line = found
+            raise AssertionError(
+                f"{target.__qualname__} calls {helper.__qualname__}, which uses {kind} "
+                f"(line {line}): the rule covers every function your answer runs. {_NO_LOOPS}"
+            )
     if inputs is None:
         return
     first = _measure_at(func, inputs, sizes[0])
@@ -1382,15 +1422,26 @@ def _tag_seed(seed: int) -> int:
 
 
 @contextmanager
-def settings_put_back() -> Iterator[None]:
+def settings_put_back(allowed: Iterable[str] | None = None) -> Iterator[None]:
     """Inside the block the answer may change torch's global settings (deterministic
     algorithms, the cuDNN flags, the default dtype...) as its kata asks; the test puts them
-    back itself when the block ends, so the harness has nothing to undo or to warn about."""
+    back itself when the block ends, so the harness has nothing to undo or to warn about.
+    `allowed` names the settings the kata asks for (as the state guard names them:
+    "deterministic algorithms", "cuDNN flags"); given, a change to any other fails."""
+    names = {setting.name for setting in isolation.SETTINGS}
+    allowed = None if allowed is None else set(allowed)
+    if allowed is not None and not allowed <= names:
+        raise ValueError(f"no such setting: {sorted(allowed - names)}; the settings: {names}")
     before = isolation.record()
     try:
         yield
     finally:  # registries are no setting: left changed, the harness flags them after the test
-        isolation.put_back(before, registries=False)
+        changed = isolation.put_back(before, registries=False)
+    others = [name for name in changed if allowed is not None and name not in allowed]
+    assert not others, (
+        f"the call changed {', '.join(others)} too, for the whole process; it should change "
+        f"only {', '.join(sorted(allowed or ())) or 'no global setting'}"
+    )
 
 
 # -- the caller's state, read for tests that may not reach torch's internals themselves ------
