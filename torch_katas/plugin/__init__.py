@@ -236,6 +236,7 @@ def pytest_runtest_teardown(
         if changed:
             item.stash[messages.RESTORED_BY_GUARD] = changed
         messages.stop_threads_left_running(item)
+        messages.fail_on_state_left_changed(item, changed)
 
 
 @pytest.hookimpl(tryfirst=True)

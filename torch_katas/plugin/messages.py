@@ -37,6 +37,7 @@ __all__ = [
     "RESTORED_BY_GUARD",
     "cancel_timer",
     "explain",
+    "fail_on_state_left_changed",
     "report_briefly",
     "set_timer",
     "stop_early",
@@ -130,6 +131,24 @@ def stop_threads_left_running(item: pytest.Item) -> None:
             "(default dtype, random generators) that other tests rely on",
             pytrace=False,
         )
+
+
+def fail_on_state_left_changed(item: pytest.Item, changed: list[str]) -> None:
+    """Fail a kata test after which the state guard had to put something back: a setting
+    (grad mode, default dtype, cuDNN flags...), a hook or mode left registered, a torch name
+    replaced. Every contract leaves the process as the answer found it, except what a kata's
+    own tests ask for and put back themselves."""
+    kata = kata_of(item)
+    if kata is None or not changed:
+        return
+    shown = item.config.stash[RUN].imports.shown(item.config.stash[RUN].answer_path(kata))
+    pytest.fail(
+        f"{kata.label} {kata.title}: after this test, {', '.join(changed)} had changed and "
+        f"torch-katas put it back. Leave the process as you found it: whatever {shown} "
+        "changes for its own work (a setting, a hook, a mode), it puts back before it returns, "
+        "also when it raises (in a finally)",
+        pytrace=False,
+    )
 
 
 def _no_traceback(excinfo: pytest.ExceptionInfo[BaseException], style: object = None) -> str:
