@@ -325,6 +325,9 @@ LAYER_ARGUMENTS = {
     nn.InstanceNorm1d: (3, 1e-5, 0.1, True),
     nn.Embedding: (5, 3),
     nn.Bilinear: (2, 2, 3),
+    nn.SyncBatchNorm: (3,),  # shares BatchNorm's private base, but is not listed
+    nn.RMSNorm: (3,),
+    nn.MultiheadAttention: (4, 2),  # only its out_proj (a Linear subclass) is covered
 }
 COVERED = tuple(LAYER_ARGUMENTS)[:10]
 
@@ -347,7 +350,15 @@ FACETS = facets.declare(
     facets.of(
         init_layer,
         facets.Classes(
-            preset_layer, treated=changed, covered=COVERED, others=tuple(LAYER_ARGUMENTS)[10:]
+            preset_layer,
+            treated=changed,
+            covered=COVERED,
+            others=tuple(LAYER_ARGUMENTS)[10:],
+            own=True,  # children are not visited
+        ),
+        facets.Seeded(
+            lambda device: preset_layer(nn.Conv2d, device),
+            drawn=lambda arguments, result: arguments.args[0],
         ),
         facets.Number(lambda device: preset_layer(nn.Linear, device), type(None)),
         facets.UpdatesAll(
@@ -362,6 +373,12 @@ FACETS = facets.declare(
             treated=changed,
             covered=(nn.Linear, nn.Conv2d, nn.LayerNorm),
             others=(nn.ConvTranspose2d, nn.Embedding),
+        ),
+        facets.Classes(  # the model itself is a layer of it
+            preset_layer,
+            treated=changed,
+            covered=(nn.Linear,),
+            label="root",
         ),
         facets.Returns(lambda device: preset_layer(nn.Linear, device, nested=True), kind="same"),
     ),

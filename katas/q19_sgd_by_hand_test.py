@@ -217,6 +217,21 @@ def test_parameters_without_gradient_are_skipped(device):
     )
 
 
+def test_a_gradient_set_by_hand_is_used_whatever_requires_grad(device):
+    # "has a gradient" is .grad not None: a frozen tensor (requires_grad=False) given a
+    # .grad by hand is updated, as torch.optim.SGD does.
+    frozen = torch.tensor([1.0, -2.0], device=device)
+    frozen.grad = torch.tensor([0.5, 0.25], device=device)
+    with torch_sgd_refused():
+        SGD([frozen], lr=0.1, momentum=0.9).step()
+    expected = torch.tensor([0.95, -2.025])
+    torch.testing.assert_close(
+        frozen.cpu(),
+        expected,
+        msg="a tensor whose .grad is set is updated even when it does not require grad",
+    )
+
+
 def test_no_velocity_without_momentum(device):
     model = small_model(device)
     optimizer, _ = learner_run(model, regression_data(device), steps=2, lr=0.1, weight_decay=0.1)
@@ -462,11 +477,25 @@ def test_optimizer_state_bytes_counts_elements_of_each_entry(device):
     optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
     param = optimizer.param_groups[0]["params"][0]
     buffer = torch.zeros(100, device=device)
-    optimizer.state[param]["window"] = buffer[10:15]
+    window = buffer[10:15]
+    optimizer.state[param]["window"] = window
     optimizer.state[param]["again"] = buffer[10:15]
-    assert optimizer_state_bytes(optimizer) == 2 * 5 * 4, (
-        "two entries of 5 float32 elements each: count numel() * element_size() of each, "
-        "not the storage behind them"
+    optimizer.state[param]["same"] = window  # the very same tensor object, once more
+    assert optimizer_state_bytes(optimizer) == 3 * 5 * 4, (
+        "three entries of 5 float32 elements each (two of them the same tensor object): "
+        "count numel() * element_size() of each entry, not the storage behind them"
+    )
+
+
+def test_optimizer_state_bytes_counts_tensors_of_every_dtype(device):
+    # Every tensor counts, not only floating ones: an int64 step counter, a bool mask.
+    optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
+    param = optimizer.param_groups[0]["params"][0]
+    optimizer.state[param]["step"] = torch.tensor(3, device=device)
+    optimizer.state[param]["mask"] = torch.ones(6, dtype=torch.bool, device=device)
+    assert optimizer_state_bytes(optimizer) == 8 + 6, (
+        "an int64 counter (8 bytes) and a bool mask of 6 (6 bytes): every tensor in the state "
+        "counts, whatever its dtype"
     )
 
 
@@ -586,7 +615,8 @@ def stepped_adam(device):
 
 
 def valley(dtype, device):
-    return facets.args(torch.tensor([1.0, 4.0], dtype=dtype, device=device), steps=3)
+    # 1 / 3 is inexact: an lr rounded to another dtype than scales' shows in float64.
+    return facets.args(torch.tensor([1.0, 3.0], dtype=dtype, device=device), steps=3)
 
 
 def race64(scales, steps):
