@@ -209,8 +209,8 @@ class Setting(Facet):
     """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
     `name` among its keywords (`index`: the element probed of a tuple-valued one, as each of
-    `betas`). An `integer` setting is probed with ints, with NaN, and with a fraction half a
-    step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not)."""
+    `betas`). An `integer` setting is probed with ints, and with a fraction half a step
+    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -220,15 +220,16 @@ class Setting(Facet):
     high_open: bool = False
     error: type[BaseException] = ValueError
     integer: bool = False
-    # False only where the contract names the bound alone ("if lr is negative", as torch's
-    # optimizers check it): NaN is then not probed.
-    nan: bool = True
+    # Whether NaN is probed (must raise). Default: yes for a float setting, unless the
+    # contract names the bound alone ("if lr is negative", as torch's optimizers check it,
+    # then nan=False); no for an integer one, unless its contract says NaN raises (nan=True).
+    nan: bool | None = None
     index: int | None = None
 
     def probes(self) -> dict[str, tuple[float, bool]]:
         """label -> (value, valid)."""
         found: dict[str, tuple[float, bool]] = {}
-        if self.nan:
+        if self.probes_nan:
             found["nan"] = (math.nan, False)
         if not self.integer:
             found["inf"] = (math.inf, self.high == math.inf and not self.high_open)
@@ -259,6 +260,10 @@ class Setting(Facet):
                     found[f"{side} {bound!r} works"] = (bound, True)
                     found[f"{side} just outside raises"] = (math.nextafter(bound, outward), False)
         return found
+
+    @property
+    def probes_nan(self) -> bool:
+        return not self.integer if self.nan is None else self.nan
 
     @property
     def what(self) -> str:
