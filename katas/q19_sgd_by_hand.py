@@ -66,7 +66,8 @@ class SGD(torch.optim.Optimizer):
     - Keeps each parameter's velocity in `self.state[p]["momentum_buffer"]` (the key
       torch.optim.SGD uses, so state dicts are interchangeable), created at the
       parameter's first update when momentum != 0, as a tensor of its own; with momentum 0
-      no velocity is kept (no "momentum_buffer" entry, not even None).
+      no velocity is kept (no "momentum_buffer" entry, not even None; whether an empty
+      self.state[p] entry exists then is left open).
     - p.grad itself is not modified, at this step or later ones, in every mode (Nesterov
       included).
 
@@ -137,7 +138,8 @@ def race_in_a_valley(scales: torch.Tensor, steps: int = 100) -> dict[str, torch.
     - "momentum": torch.optim.SGD with the same lr and momentum=0.9.
     - "adam": torch.optim.Adam with lr=0.1 (its other settings left as they are).
     - Returns {"sgd": x, "momentum": x, "adam": x}: each final x detached, in scales' dtype
-      and device. `scales` is not modified.
+      and device. `scales` is not modified: where it requires grad, its .grad is left as
+      it was (x alone is optimised). Works under a caller's torch.no_grad() too.
 
     >>> reached = race_in_a_valley(torch.tensor([1.0, 1000.0]))
     >>> reached["sgd"], reached["adam"]  # SGD has barely moved along the valley

@@ -559,6 +559,15 @@ def test_race_in_a_valley_follows_each_optimizer(device, scales, steps, dtype):
     assert torch.equal(curvatures, kept), "scales was modified"
 
 
+def test_race_in_a_valley_under_no_grad(device):
+    scales = torch.tensor([1.0, 3.0], device=device)
+    with torch.no_grad():  # the race turns gradients on for its own backward passes
+        reached = race_in_a_valley(scales, steps=3)
+    expected = race64(scales.cpu().double(), 3)
+    for name, point in zip(("sgd", "momentum", "adam"), expected, strict=True):
+        assert_close(reached[name].cpu().double(), point, f"{name} under torch.no_grad()")
+
+
 def test_adam_crosses_the_valley_where_sgd_crawls(device):
     # The lesson in numbers, at the default 100 steps: with a 1000:1 valley, SGD's rate is
     # set by the steep side and it covers a tenth of the flat side; Adam covers both.
@@ -670,7 +679,12 @@ FACETS = facets.declare(
             dtypes=(torch.float32, torch.float64),
             ulps=4,  # three steps, each rounded
         ),
-        facets.Unmodified(lambda device: valley(torch.float32, device)),
+        # A scales that requires grad keeps its .grad (None, or as the caller set it).
+        facets.Unmodified(
+            lambda device: facets.args(
+                valley(torch.float32, device).args[0].requires_grad_(), steps=3
+            )
+        ),
         call=lambda scales, steps: tuple(
             race_in_a_valley(scales, steps=steps)[name] for name in ("sgd", "momentum", "adam")
         ),
