@@ -68,8 +68,8 @@ class EarlyStopping:
 
     def __init__(self, patience: int, min_delta: float = 0.0) -> None:
         """patience >= 1 and min_delta finite and >= 0, else ValueError (a NaN patience
-        or min_delta included, and an infinite min_delta: no epoch could improve).
-        `best_loss` starts at inf."""
+        or min_delta included, and an infinite min_delta: no epoch could improve; what an
+        infinite patience does is left open). `best_loss` starts at inf."""
         # TODO: keep the settings; start with best_loss = inf and no saved weights.
         raise NotImplementedError
 
