@@ -21,7 +21,8 @@ def init_layer(module: nn.Module) -> None:
     - nn.Conv1d / nn.Conv2d / nn.Conv3d: weight with Kaiming (He) for ReLU in fan-in mode,
       std = sqrt(2 / fan_in), fan_in = (in_channels / groups) × kernel elements.
     - Either distribution, uniform or normal, is accepted for both schemes: only the mean (0)
-      and the standard deviation are specified.
+      and the standard deviation are specified. Draw from torch's default generator, so the
+      caller's `torch.manual_seed` decides the values (no generator of your own).
     - Biases of those layers, where present (bias=True), are set to zeros.
     - nn.BatchNorm1d/2d/3d, nn.LayerNorm and nn.GroupNorm with affine parameters: weight
       set to ones and bias to zeros (whichever of the two exists).
@@ -31,9 +32,11 @@ def init_layer(module: nn.Module) -> None:
       which turns them into the plain layer: run the model once before initialising it.
     - Any other module keeps its parameters unchanged (nn.Embedding, your own modules, and
       the layers not listed above even where they share a private base class with them:
-      nn.ConvTranspose1d/2d/3d, nn.InstanceNorm1d/2d/3d, ...). Only the module's own
-      parameters are touched: for an nn.Sequential, nothing happens, because `model.apply`
-      calls init_layer on each of its children separately.
+      nn.ConvTranspose1d/2d/3d, nn.InstanceNorm1d/2d/3d, nn.SyncBatchNorm, nn.RMSNorm,
+      nn.MultiheadAttention's own in_proj_weight, ...). Only the module's own parameters are
+      touched, never its children's (a Linear subclass holding an adapter layer keeps the
+      adapter's): for an nn.Sequential, nothing happens, because `model.apply` calls
+      init_layer on each of its children separately.
     - Only parameters are set: buffers keep their values (a BatchNorm's running_mean,
       running_var and num_batches_tracked are left as they are).
     - Works in place: the parameter objects stay the same (same tensors, dtype and device,
@@ -49,7 +52,8 @@ def init_layer(module: nn.Module) -> None:
 
 
 def init_weights(model: nn.Module) -> nn.Module:
-    """Initialise every layer of `model`, however deeply nested, and return `model` itself.
+    """Initialise every layer of `model`, however deeply nested, `model` itself included (a
+    bare nn.Linear is initialised), and return `model` itself.
 
     Rules: walk the model with `model.apply(init_layer)`, not with your own loop.
 

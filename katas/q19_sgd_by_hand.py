@@ -57,14 +57,17 @@ class SGD(torch.optim.Optimizer):
       torch.no_grad()) before the update, and returns what it returned; else None.
     - Reads lr, momentum, dampening, weight_decay and nesterov from each parameter's group
       at every call (a scheduler may have changed them since the last one).
-    - Updates each parameter that has a gradient, in place, as in the module docstring,
-      recording no autograd graph; parameters whose .grad is None are skipped: unchanged,
-      and they get no state: no entry in self.state at all, not even an empty one (self.state
-      is a defaultdict, so merely reading self.state[p] creates one), as in torch.optim.SGD.
+    - Updates each parameter that has a gradient (.grad is not None, whether or not it
+      requires grad), in place, as in the module docstring, recording no autograd graph: in
+      its own memory, which a view of it sees (`p.data = ...` is no update in place).
+      Parameters whose .grad is None are skipped: unchanged, and they get no state: no
+      entry in self.state at all, not even an empty one (self.state is a defaultdict, so
+      merely reading self.state[p] creates one), as in torch.optim.SGD.
     - Keeps each parameter's velocity in `self.state[p]["momentum_buffer"]` (the key
       torch.optim.SGD uses, so state dicts are interchangeable), created at the
       parameter's first update when momentum != 0, as a tensor of its own; with momentum 0
-      no velocity is kept (no "momentum_buffer" entry, not even None).
+      no velocity is kept (no "momentum_buffer" entry, not even None; whether an empty
+      self.state[p] entry exists then is left open).
     - p.grad itself is not modified, at this step or later ones, in every mode (Nesterov
       included).
 
@@ -130,11 +133,13 @@ def race_in_a_valley(scales: torch.Tensor, steps: int = 100) -> dict[str, torch.
     - Each optimizer starts from its own x = ones like `scales` (same dtype and device)
       and runs `steps` steps of: zero the gradient, compute f, backward, step.
     - "sgd": torch.optim.SGD with lr = 1 / scales.max() (the largest rate that settles
-      the steepest direction; above 2 / scales.max() SGD diverges there).
+      the steepest direction; above 2 / scales.max() SGD diverges there), a Python float
+      computed from scales' own dtype (not rounded to float32 on the way).
     - "momentum": torch.optim.SGD with the same lr and momentum=0.9.
     - "adam": torch.optim.Adam with lr=0.1 (its other settings left as they are).
     - Returns {"sgd": x, "momentum": x, "adam": x}: each final x detached, in scales' dtype
-      and device. `scales` is not modified.
+      and device. `scales` is not modified: where it requires grad, its .grad is left as
+      it was (x alone is optimised). Works under a caller's torch.no_grad() too.
 
     >>> reached = race_in_a_valley(torch.tensor([1.0, 1000.0]))
     >>> reached["sgd"], reached["adam"]  # SGD has barely moved along the valley

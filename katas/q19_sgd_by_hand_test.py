@@ -217,6 +217,21 @@ def test_parameters_without_gradient_are_skipped(device):
     )
 
 
+def test_a_gradient_set_by_hand_is_used_whatever_requires_grad(device):
+    # "has a gradient" is .grad not None: a frozen tensor (requires_grad=False) given a
+    # .grad by hand is updated, as torch.optim.SGD does.
+    frozen = torch.tensor([1.0, -2.0], device=device)
+    frozen.grad = torch.tensor([0.5, 0.25], device=device)
+    with torch_sgd_refused():
+        SGD([frozen], lr=0.1, momentum=0.9).step()
+    expected = torch.tensor([0.95, -2.025])
+    torch.testing.assert_close(
+        frozen.cpu(),
+        expected,
+        msg="a tensor whose .grad is set is updated even when it does not require grad",
+    )
+
+
 def test_no_velocity_without_momentum(device):
     model = small_model(device)
     optimizer, _ = learner_run(model, regression_data(device), steps=2, lr=0.1, weight_decay=0.1)
@@ -462,11 +477,25 @@ def test_optimizer_state_bytes_counts_elements_of_each_entry(device):
     optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
     param = optimizer.param_groups[0]["params"][0]
     buffer = torch.zeros(100, device=device)
-    optimizer.state[param]["window"] = buffer[10:15]
+    window = buffer[10:15]
+    optimizer.state[param]["window"] = window
     optimizer.state[param]["again"] = buffer[10:15]
-    assert optimizer_state_bytes(optimizer) == 2 * 5 * 4, (
-        "two entries of 5 float32 elements each: count numel() * element_size() of each, "
-        "not the storage behind them"
+    optimizer.state[param]["same"] = window  # the very same tensor object, once more
+    assert optimizer_state_bytes(optimizer) == 3 * 5 * 4, (
+        "three entries of 5 float32 elements each (two of them the same tensor object): "
+        "count numel() * element_size() of each entry, not the storage behind them"
+    )
+
+
+def test_optimizer_state_bytes_counts_tensors_of_every_dtype(device):
+    # Every tensor counts, not only floating ones: an int64 step counter, a bool mask.
+    optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)
+    param = optimizer.param_groups[0]["params"][0]
+    optimizer.state[param]["step"] = torch.tensor(3, device=device)
+    optimizer.state[param]["mask"] = torch.ones(6, dtype=torch.bool, device=device)
+    assert optimizer_state_bytes(optimizer) == 8 + 6, (
+        "an int64 counter (8 bytes) and a bool mask of 6 (6 bytes): every tensor in the state "
+        "counts, whatever its dtype"
     )
 
 
@@ -530,6 +559,15 @@ def test_race_in_a_valley_follows_each_optimizer(device, scales, steps, dtype):
     assert torch.equal(curvatures, kept), "scales was modified"
 
 
+def test_race_in_a_valley_under_no_grad(device):
+    scales = torch.tensor([1.0, 3.0], device=device)
+    with torch.no_grad():  # the race turns gradients on for its own backward passes
+        reached = race_in_a_valley(scales, steps=3)
+    expected = race64(scales.cpu().double(), 3)
+    for name, point in zip(("sgd", "momentum", "adam"), expected, strict=True):
+        assert_close(reached[name].cpu().double(), point, f"{name} under torch.no_grad()")
+
+
 def test_adam_crosses_the_valley_where_sgd_crawls(device):
     # The lesson in numbers, at the default 100 steps: with a 1000:1 valley, SGD's rate is
     # set by the steep side and it covers a tenth of the flat side; Adam covers both.
@@ -586,7 +624,8 @@ def stepped_adam(device):
 
 
 def valley(dtype, device):
-    return facets.args(torch.tensor([1.0, 4.0], dtype=dtype, device=device), steps=3)
+    # 1 / 3 is inexact: an lr rounded to another dtype than scales' shows in float64.
+    return facets.args(torch.tensor([1.0, 3.0], dtype=dtype, device=device), steps=3)
 
 
 def race64(scales, steps):
@@ -640,7 +679,12 @@ FACETS = facets.declare(
             dtypes=(torch.float32, torch.float64),
             ulps=4,  # three steps, each rounded
         ),
-        facets.Unmodified(lambda device: valley(torch.float32, device)),
+        # A scales that requires grad keeps its .grad (None, or as the caller set it).
+        facets.Unmodified(
+            lambda device: facets.args(
+                valley(torch.float32, device).args[0].requires_grad_(), steps=3
+            )
+        ),
         call=lambda scales, steps: tuple(
             race_in_a_valley(scales, steps=steps)[name] for name in ("sgd", "momentum", "adam")
         ),

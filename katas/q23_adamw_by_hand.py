@@ -47,8 +47,9 @@ def adamw_step_(
 ) -> None:
     """Apply one AdamW step (or, with decoupled=False, one Adam-with-L2 step) in place.
 
-    - params: the tensors to update, in place (typically a model's nn.Parameters, which
-      require grad); any shapes (0-dim, empty, non-contiguous included), floating dtypes,
+    - params: the tensors to update, in place, in their own memory, which a view of them
+      sees (`p.data = ...` is no update in place); typically a model's nn.Parameters, which
+      require grad; any shapes (0-dim, empty, non-contiguous included), floating dtypes,
       any device.
     - grads: their gradients, same shapes, dtypes and devices; not modified.
     - exp_avgs, exp_avg_sqs: the first and second moments m and v, same shapes; all zeros
@@ -57,11 +58,12 @@ def adamw_step_(
     - lr, betas = (beta1, beta2), eps, weight_decay: as in torch.optim.AdamW.
     - decoupled: True gives torch.optim.AdamW's update, False gives torch.optim.Adam's
       (weight decay added to the gradient); with the same state, step by step, each must
-      match its torch optimizer (params and both moments).
+      match its torch optimizer (params and both moments), NaN where it gives NaN (a NaN
+      or inf gradient; eps = 0 with a zero gradient): no guard of your own.
     - Records no autograd graph (params stay leaves); returns None.
     - Raises ValueError if the four lists differ in length, step < 1, lr, eps or
-      weight_decay is negative, or a beta is outside [0, 1); it does so before updating
-      anything, so no tensor changes.
+      weight_decay is negative, or a beta is outside [0, 1) (NaN included); it does so
+      before updating anything, so no tensor changes.
 
     Rules: do not use torch.optim.Adam or torch.optim.AdamW, their functional forms
     (torch.optim.adam.adam, torch.optim.adamw.adamw) or the fused kernels inside.

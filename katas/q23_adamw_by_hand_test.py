@@ -1,5 +1,6 @@
 import contextlib
 import copy
+import math
 
 import pytest
 import torch
@@ -208,6 +209,31 @@ def test_accepts_the_boundaries_of_each_range(device):
             )
 
 
+@pytest.mark.parametrize("decoupled", [True, False], ids=["adamw", "adam-l2"])
+@pytest.mark.parametrize(
+    "eps, expected",
+    [(1e-8, [0.9, -2.0, math.nan, math.nan]), (0.0, [0.9, math.nan, math.nan, math.nan])],
+    ids=["eps", "eps 0"],
+)
+def test_non_finite_values_propagate_as_in_torch(device, decoupled, eps, expected):
+    # Matching torch step for step includes where it gives NaN: a NaN or inf gradient, and
+    # eps = 0 where the gradient is 0 (0 / 0), are neither zeroed nor guarded.
+    p = torch.tensor([1.0, -2.0, 3.0, 4.0], device=device)
+    grad = torch.tensor([0.5, 0.0, math.nan, math.inf], device=device)
+    m, v = torch.zeros_like(p), torch.zeros_like(p)
+    with torch_adam_refused():
+        adamw_step_(
+            [p], [grad], [m], [v], 1, lr=0.1, eps=eps, weight_decay=0.0, decoupled=decoupled
+        )
+    assert_close(
+        p.cpu(),
+        torch.tensor(expected),
+        "torch.optim.AdamW / Adam give NaN where the gradient is NaN or inf, and with eps = 0 "
+        "where it is 0; match them (no nan_to_num, no clamp on the denominator)",
+        equal_nan=True,
+    )
+
+
 def test_first_step_is_lr_times_the_sign_of_the_gradient(device):
     p = torch.tensor([0.0, 1.0, 2.0, -3.0], device=device)
     grad = torch.tensor([3.0, -1e-3, 50.0, -0.2], device=device)
@@ -398,6 +424,18 @@ FACETS = facets.declare(
             "step",
             low=1,
             integer=True,
+        ),
+        *(
+            # "a beta outside [0, 1)": NaN is outside too.
+            facets.Setting(
+                lambda device: first_step((3,), torch.float32, device).replace(betas=(0.9, 0.999)),
+                "betas",
+                low=0,
+                high=1,
+                high_open=True,
+                index=index,
+            )
+            for index in (0, 1)
         ),
         facets.NoGraph(
             lambda device: first_step((3,), torch.float32, device, requires_grad=True),

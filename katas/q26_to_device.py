@@ -67,7 +67,8 @@ def place_for_training(
     - inputs: tensors on any device. Returns a new list of them moved to `device`: same
       values, shapes and dtypes (a float64 input stays float64, whatever the model's
       dtype). The caller's tensors stay where they were (tensor.to
-      returns a copy; a tensor already on `device` may come back as itself).
+      returns a copy; a tensor already on `device` may come back as itself). A copy to the
+      CPU blocks (no `non_blocking`): the caller reads the values without synchronizing.
 
     >>> model = nn.Linear(2, 1)
     >>> (x,) = place_for_training(model, [torch.ones(3, 2)], "meta")
@@ -120,7 +121,9 @@ def to_device(batch: Any, device: torch.device | str) -> Any:
       tuple (its constructor may take other arguments). Their items are converted the same
       way, to any depth.
     - Anything else (numbers, strings, None, NumPy arrays, other objects) is returned as
-      it is: the very same object.
+      it is: the very same object. So are containers that are no dict, list or tuple: a
+      UserDict or other Mapping, a UserList, a deque, a range, a dataclass (their tensors
+      stay where they are).
     - The input is not modified: its containers keep their items and its tensors stay
       where they were.
 

@@ -1,5 +1,6 @@
 import copy
-from collections import OrderedDict, defaultdict, namedtuple
+import dataclasses
+from collections import OrderedDict, UserDict, UserList, defaultdict, deque, namedtuple
 
 import numpy as np
 import pytest
@@ -21,6 +22,14 @@ Sample = namedtuple("Sample", "inputs label meta")
 
 class Tag:
     """A plain object that happens to travel in a batch."""
+
+
+@dataclasses.dataclass
+class Record:
+    """A dataclass holding a tensor: no dict, list or tuple, so passed through as it is."""
+
+    x: torch.Tensor
+    name: str
 
 
 def nested_batch(device):
@@ -124,14 +133,43 @@ def test_tuple_stays_a_tuple_and_list_a_list(device):
 
 
 @pytest.mark.parametrize(
-    "value",
-    [3, 2.5, "text", None, b"raw", np.arange(3), Tag()],
-    ids=["int", "float", "str", "None", "bytes", "numpy", "object"],
+    "make",
+    [
+        lambda: 3,
+        lambda: 2.5,
+        lambda: "text",
+        lambda: None,
+        lambda: b"raw",
+        lambda: np.arange(3),
+        Tag,
+        # Containers that are no dict, list or tuple (other Mappings and Sequences).
+        lambda: UserDict(x=torch.zeros(1)),
+        lambda: UserList([torch.zeros(1)]),
+        lambda: deque([torch.zeros(1)]),
+        lambda: range(3),
+        lambda: Record(torch.zeros(1), "r"),
+    ],
+    ids=[
+        "int",
+        "float",
+        "str",
+        "None",
+        "bytes",
+        "numpy",
+        "object",
+        "UserDict",
+        "UserList",
+        "deque",
+        "range",
+        "dataclass",
+    ],
 )
-def test_non_tensors_pass_through_as_the_same_object(device, value):
+def test_non_tensors_pass_through_as_the_same_object(device, make):
+    value = make()
     moved = to_device({"value": value, "x": torch.zeros(1, device=device)}, META)
     assert moved["value"] is value, (
-        f"a {type(value).__name__} is not a tensor: return it as it is (the same object)"
+        f"a {type(value).__name__} is no tensor, dict, list or tuple: return it as it is (the "
+        "same object; test isinstance(batch, dict), not collections.abc.Mapping or Sequence)"
     )
 
 
@@ -380,6 +418,21 @@ def test_place_for_training_to_another_device(device):
     assert all(same_device(t.device, device) for t in inputs), (
         "the caller's inputs should stay where they were"
     )
+
+
+def test_place_for_training_copies_to_the_cpu_block(device):
+    # The caller reads the returned inputs right away: a non-blocking copy to the CPU could
+    # hand back values that have not arrived yet.
+    inputs = [torch.randn(2, 3, device=device), torch.arange(2, device=device)]
+    with CopiesSeen() as seen:
+        moved = place_for_training(small_model().to(device), inputs, "cpu")
+    for tensor, original in zip(moved, inputs, strict=True):
+        assert_close(tensor, original.cpu(), "moving an input changed its values", rtol=0, atol=0)
+    for name, non_blocking, source, _, _ in seen.copies:
+        assert not (non_blocking and source.type != "cpu"), (
+            f"the copy of an input from {source} to the CPU ({name}) should block "
+            "(non_blocking=False): the caller reads it without synchronizing"
+        )
 
 
 def test_place_for_training_returns_a_new_list(device):

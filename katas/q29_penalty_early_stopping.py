@@ -19,8 +19,9 @@ from torch import nn
 def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.Tensor:
     """`l1 · Σ|w| + l2 · Σ w²`, summed over the weights of `model` only.
 
-    - The weights are the parameters with two or more dimensions: Linear weight matrices,
-      convolution kernels, embedding tables. Parameters with fewer dimensions are left out:
+    - The weights are the parameters with two or more dimensions, whatever module holds
+      them: Linear weight matrices, convolution kernels, embedding tables, attention and
+      LSTM weights, a model's own 2-D nn.Parameter. Parameters with fewer dimensions are left out:
       biases, the weight and bias of norm layers (BatchNorm, LayerNorm), scalar parameters.
     - Each weight counts once, even when two modules share it (a tied embedding and output
       layer), and frozen weights (requires_grad=False) count too: the penalty is a function
@@ -30,7 +31,8 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
     - Returns a 0-dim tensor with the parameters' dtype, on the model's device (0 for a
       model without weights; float32 on the CPU for one without parameters), still
       attached to the graph: `(loss + weight_penalty(model, l2=1e-4)).backward()` trains
-      with the penalty.
+      with the penalty; the gradient is l1 · sign(w) + 2 · l2 · w everywhere, 0 from the
+      L1 term at w = 0 (finite: no NaN).
 
     >>> layer = nn.Linear(2, 1)
     >>> with torch.no_grad():
@@ -48,7 +50,8 @@ class EarlyStopping:
 
     Call `step(val_loss, model)` once per epoch, after validation. An epoch improves when
     `val_loss < best_loss - min_delta` (the first epoch with a finite loss always does; a
-    loss of nan or inf never improves, and counts as an epoch without improvement); it
+    loss that is not finite, nan, inf or -inf, never improves, and counts as an epoch
+    without improvement); it
     then becomes the best one: `best_loss` is set to its loss and a copy of
     `model.state_dict()` (parameters and buffers, e.g. BatchNorm running statistics) is
     kept. A copy that later training
@@ -64,9 +67,9 @@ class EarlyStopping:
     """
 
     def __init__(self, patience: int, min_delta: float = 0.0) -> None:
-        """patience >= 1 and min_delta finite and >= 0, else ValueError (nan and inf
-        included: with an infinite min_delta no epoch could improve). `best_loss` starts
-        at inf."""
+        """patience >= 1 and min_delta finite and >= 0, else ValueError (a NaN patience
+        or min_delta included, and an infinite min_delta: no epoch could improve; what an
+        infinite patience does is left open). `best_loss` starts at inf."""
         # TODO: keep the settings; start with best_loss = inf and no saved weights.
         raise NotImplementedError
 
@@ -84,7 +87,7 @@ class EarlyStopping:
 
         Copies the values into the model's existing tensors (as `load_state_dict` does),
         so an optimizer built on the model keeps working. Raise RuntimeError if no epoch
-        has improved yet (`step` never called, or only with losses of nan or inf).
+        has improved yet (`step` never called, or only with losses that are not finite).
         """
         # TODO: load the saved copy into the model.
         raise NotImplementedError

@@ -28,16 +28,19 @@ class Net(nn.Module):
         self.ln = nn.LayerNorm(5)
         self.head = nn.Linear(5, 2)
         self.temperature = nn.Parameter(torch.tensor(1.5))
+        # A 2-D parameter of the module's own, outside any layer: a weight too.
+        self.mix = nn.Parameter(torch.randn(6, 6) / 3)
         with torch.no_grad():  # norm layers start at ones/zeros: make them count if summed
             for p in [*self.norm.parameters(), *self.ln.parameters()]:
                 p.uniform_(0.5, 1.5)
+            self.fc.weight[0, :2] = 0.0  # |w| has gradient sign(0) = 0 there, not NaN
 
     def weights(self):
-        return [self.embed.weight, self.conv.weight, self.fc.weight, self.head.weight]
+        return [self.embed.weight, self.conv.weight, self.mix, self.fc.weight, self.head.weight]
 
     def forward(self, tokens):
         x = self.norm(self.conv(self.embed(tokens).transpose(1, 2))).relu().mean(-1)
-        return self.head(self.ln(self.fc(x)).relu()) / self.temperature
+        return self.head(self.ln(self.fc(x @ self.mix)).relu()) / self.temperature
 
 
 def penalty_by_hand(weights, l1, l2):
@@ -56,7 +59,8 @@ def test_penalty_sums_over_weights_only(device, l1, l2):
         penalty.detach(),
         penalty_by_hand(model.weights(), l1, l2),
         "the penalty should be l1·Σ|w| + l2·Σw² over parameters with 2 or more dims only "
-        "(embedding, conv and linear weights), not biases or norm parameters",
+        "(embedding, conv and linear weights, the model's own 2-D parameter), not biases or "
+        "norm parameters",
     )
 
 
@@ -90,7 +94,8 @@ def test_penalty_gradient_reaches_weights_only(device):
             assert_close(
                 p.grad,
                 0.01 * p.detach().sign() + 2 * 0.05 * p.detach(),
-                f"gradient of {name} should be l1·sign(w) + 2·l2·w",
+                f"gradient of {name} should be l1·sign(w) + 2·l2·w (0 where w is 0: take "
+                "|w| with abs(), whose gradient there is 0, not sqrt(w²), whose is NaN)",
             )
         else:
             assert p.grad is None or not p.grad.any(), (
@@ -202,7 +207,7 @@ def test_stops_after_patience_epochs_without_improvement(
     assert stopper.best_loss == best, f"best_loss should be {best}, got {stopper.best_loss}"
 
 
-@pytest.mark.parametrize("first", [math.nan, math.inf], ids=["nan", "inf"])
+@pytest.mark.parametrize("first", [math.nan, math.inf, -math.inf], ids=["nan", "inf", "-inf"])
 def test_a_non_finite_loss_never_improves(device, first):
     model = bn_model(device)
     stopper = EarlyStopping(patience=2)
@@ -215,9 +220,10 @@ def test_a_non_finite_loss_never_improves(device, first):
         stopper.restore_best(model)  # no epoch has improved: there are no weights to restore
     assert stopper.step(2.0, model) is False, "the first finite loss improves"
     assert stopper.best_loss == 2.0, f"best_loss should be 2.0, got {stopper.best_loss}"
-    assert stopper.step(math.nan, model) is False and stopper.step(math.nan, model) is True, (
-        "two nan losses in a row after the best epoch are two epochs without improvement"
+    assert stopper.step(first, model) is False and stopper.step(first, model) is True, (
+        f"two losses of {first} in a row after the best epoch are two epochs without improvement"
     )
+    assert stopper.best_loss == 2.0, f"best_loss should stay 2.0, got {stopper.best_loss}"
 
 
 def test_best_loss_starts_at_infinity(device):
@@ -394,7 +400,11 @@ FACETS = facets.declare(
     facets.of(
         EarlyStopping,
         facets.Setting(
-            lambda device: facets.args(patience=2, min_delta=0.0), "patience", low=1, integer=True
+            lambda device: facets.args(patience=2, min_delta=0.0),
+            "patience",
+            low=1,
+            integer=True,
+            nan=True,  # "a NaN patience ... included"
         ),
         facets.Setting(
             lambda device: facets.args(patience=2, min_delta=0.0),

@@ -72,7 +72,9 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     return total
 
 
+@torch.enable_grad()  # backward needs a graph, even when the caller is under no_grad
 def _descend(scales: torch.Tensor, steps: int, make_optimizer) -> torch.Tensor:
+    scales = scales.detach()  # x alone is optimised: the caller's scales get no .grad
     x = torch.ones_like(scales, requires_grad=True)
     optimizer = make_optimizer([x])
     for _ in range(steps):

@@ -33,7 +33,8 @@ class EarlyStopping:
         self.bad_epochs = 0
 
     def step(self, val_loss: float, model: nn.Module) -> bool:
-        if val_loss < self.best_loss - self.min_delta:
+        # A loss that is not finite never improves (-inf would leave nothing to beat).
+        if math.isfinite(val_loss) and val_loss < self.best_loss - self.min_delta:
             self.best_loss, self.bad_epochs = val_loss, 0
             # deepcopy clones the tensors: state_dict() alone shares storage with the live
             # parameters, and the next optimizer step would overwrite the "best" weights.

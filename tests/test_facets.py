@@ -96,7 +96,7 @@ def test_a_setting_probed_with_nan_says_so_in_its_contract(module):
         f"{function.name}({facet.name}=nan)"
         for function in tests.FACETS.functions
         for facet in function.facets
-        if isinstance(facet, facets.Setting) and facet.nan and not facet.integer
+        if isinstance(facet, facets.Setting) and facet.probes_nan
         if not re.search(r"\bnan\b", contract_text(module, function.target.__name__), re.IGNORECASE)
     ]
     assert not unsaid, (
@@ -228,6 +228,34 @@ def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
     assert_catches(steps, positive, lambda n: None)
     assert_catches(steps, positive, above_zero)
     assert math.isnan(facet.probes()["nan"][0])
+    assert "nan" not in steps.probes(), "an integer setting is probed with NaN where declared"
+    counted = facets.Setting(lambda device: facets.args(n=2), "n", low=1, integer=True, nan=True)
+
+    def counts(n):
+        if not n >= 1:
+            raise ValueError(n)
+
+    assert_catches(counted, counts, positive)
+
+
+def test_setting_probes_each_element_of_a_tuple():
+    facet = facets.Setting(
+        lambda device: facets.args(betas=(0.9, 0.99)), "betas", low=0, high=1, index=1
+    )
+
+    def right(betas):
+        if not all(0 <= beta <= 1 for beta in betas):
+            raise ValueError(betas)
+
+    def first_only(betas):
+        if not 0 <= betas[0] <= 1:
+            raise ValueError(betas)
+
+    assert_catches(facet, right, first_only)
+    assert all(
+        case.label.startswith("betas[1] ")
+        for case in facets.declare(facets.of(right, facet)).cases()
+    )
 
 
 def test_setting_catches_a_check_skipped_by_a_shortcut_at_another_settings_bound():
@@ -433,6 +461,13 @@ def test_updates_all_catches_a_parameter_skipped():
 
     assert_catches(facet, right, weights_only)
 
+    def rebinds(model):  # same values, in new memory: a view of the old one misses them
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.data = parameter + 1
+
+    assert_catches(facet, right, rebinds)
+
 
 def test_returns_catches_an_alias_or_a_copy():
     new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
@@ -537,6 +572,50 @@ def test_classes_catches_names_matched_loosely_and_subclasses_missed():
 
     assert_catches(facet, right, exact_type)
     assert_catches(facet, right, by_name)
+
+
+def test_classes_own_catches_the_children_of_a_covered_subclass_visited():
+    def fill(cls, device):
+        layer = cls(2, 2)
+        with torch.no_grad():
+            for parameter in layer.parameters():
+                parameter.fill_(2.5)
+        return facets.args(layer)
+
+    facet = facets.Classes(
+        fill,
+        treated=lambda arguments, result: not bool((arguments.args[0].bias == 2.5).all()),
+        covered=(nn.Linear,),
+        own=True,
+    )
+
+    def right(module):
+        if isinstance(module, nn.Linear):
+            with torch.no_grad():
+                for parameter in module.parameters(recurse=False):
+                    parameter.zero_()
+
+    def recursive(module):
+        if isinstance(module, nn.Linear):
+            with torch.no_grad():
+                for parameter in module.parameters():
+                    parameter.zero_()
+
+    assert_catches(facet, right, recursive)
+
+
+def test_seeded_catches_a_generator_of_its_own():
+    facet = facets.Seeded(lambda device: facets.args(3))
+
+    def right(n):
+        return torch.rand(n)
+
+    def own_generator(n):
+        return torch.rand(n, generator=torch.Generator().manual_seed(0))
+
+    state = torch.get_rng_state()
+    assert_catches(facet, right, own_generator)
+    assert torch.equal(torch.get_rng_state(), state), "the check leaves the caller's stream"
 
 
 def reference(tmp_path, source):

@@ -58,6 +58,7 @@ __all__ = [
     "NoGraph",
     "Number",
     "Returns",
+    "Seeded",
     "Setting",
     "Shapes",
     "Trains",
@@ -72,6 +73,7 @@ __all__ = [
     "check_no_graph",
     "check_number",
     "check_returns",
+    "check_seeded",
     "check_setting",
     "check_shapes",
     "check_trains",
@@ -206,10 +208,11 @@ class Number(Facet):
 class Setting(Facet):
     """A numeric argument with a valid range: NaN, ±inf and just outside each bound raise
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
-    `name` among its keywords. An `integer` setting is probed with ints, and with a fraction
-    half a step beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not). Each value
-    that must raise is also tried with every other Setting of the function at its bounds
-    (0 samples, 0 epochs), where a shortcut could return before the checks."""
+    `name` among its keywords (`index`: the element probed of a tuple-valued one, as each of
+    `betas`). An `integer` setting is probed with ints, and with a fraction half a step
+    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared.
+    Each value that must raise is also tried with every other Setting of the function at its
+    bounds (0 samples, 0 epochs), where a shortcut could return before the checks."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -219,14 +222,16 @@ class Setting(Facet):
     high_open: bool = False
     error: type[BaseException] = ValueError
     integer: bool = False
-    # False only where the contract names the bound alone ("if lr is negative", as torch's
-    # optimizers check it): NaN is then not probed.
-    nan: bool = True
+    # Whether NaN is probed (must raise). Default: yes for a float setting, unless the
+    # contract names the bound alone ("if lr is negative", as torch's optimizers check it,
+    # then nan=False); no for an integer one, unless its contract says NaN raises (nan=True).
+    nan: bool | None = None
+    index: int | None = None
 
     def probes(self) -> dict[str, tuple[float, bool]]:
         """label -> (value, valid)."""
         found: dict[str, tuple[float, bool]] = {}
-        if not self.integer and self.nan:
+        if self.probes_nan:
             found["nan"] = (math.nan, False)
         if not self.integer:
             found["inf"] = (math.inf, self.high == math.inf and not self.high_open)
@@ -258,8 +263,16 @@ class Setting(Facet):
                     found[f"{side} just outside raises"] = (math.nextafter(bound, outward), False)
         return found
 
+    @property
+    def probes_nan(self) -> bool:
+        return not self.integer if self.nan is None else self.nan
+
+    @property
+    def what(self) -> str:
+        return self.name if self.index is None else f"{self.name}[{self.index}]"
+
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
-        return [(f"{self.name} {label}", None) for label in self.probes()]
+        return [(f"{self.what} {label}", None) for label in self.probes()]
 
 
 @dataclass(frozen=True)
@@ -323,10 +336,13 @@ class Trains(Facet):
 @dataclass(frozen=True)
 class UpdatesAll(Facet):
     """An update "of every parameter" changes every one: each tensor params(args) names
-    differs after the call. make(device) -> Args."""
+    differs after the call, and (`in_place`) the update is written into the tensor's own
+    memory, where a view of it (a flat buffer the parameters are views of, an optimizer's
+    alias) sees it: not a new tensor bound in its place (`p.data = ...`). make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
+    in_place: bool = True
 
 
 @dataclass(frozen=True)
@@ -358,12 +374,16 @@ class Classes(Facet):
     """A rule that names classes covers exactly those: each class in `covered`, a subclass of
     each defined by the check, and none of `others` (siblings, classes that share a private
     base). make(cls, device) -> Args holding an instance; treated(args, result) says whether
-    the call treated it as one of the classes the rule names."""
+    the call treated it as one of the classes the rule names. `own`: the rule treats the
+    module itself, not its children: the subclass then holds a child, a plain instance of the
+    class it extends built with the same arguments (an adapter inside a layer), whose state
+    must be left as it is."""
 
     make: Callable[[type, torch.device], Args]
     treated: Callable[[Args, Any], bool]
     covered: tuple[type, ...]
     others: tuple[type, ...] = ()
+    own: bool = False
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         names = [cls.__name__ for cls in self.covered]
@@ -372,6 +392,17 @@ class Classes(Facet):
             *((f"subclass of {name}", None) for name in names),
             *((f"not {cls.__name__}", None) for cls in self.others),
         ]
+
+
+@dataclass(frozen=True)
+class Seeded(Facet):
+    """A function that draws random numbers draws them from torch's generator as the caller
+    seeded it (not a private one it seeds itself): after the same torch.manual_seed it gives
+    the same result, after another seed another one. make(device) -> Args; drawn(args,
+    result) picks what was drawn (default: the result)."""
+
+    make: Callable[[torch.device], Args]
+    drawn: Callable[[Args, Any], Any] | None = None
 
 
 # ---------------------------------------------------------------- declarations
@@ -748,9 +779,9 @@ def check_number(case: Case, device: torch.device) -> None:
 
 def check_setting(case: Case, device: torch.device) -> None:
     facet: Setting = case.facet  # type: ignore[assignment]
-    value, valid = facet.probes()[case.label.removeprefix(f"{facet.name} ")]
-    arguments = facet.make(device).replace(**{facet.name: value})
-    what = f"{case.function.name}({facet.name}={value!r})"
+    value, valid = facet.probes()[case.label.removeprefix(f"{facet.what} ")]
+    arguments = _with_setting(facet.make(device), facet, value)
+    what = f"{case.function.name}({facet.name}={arguments.kwargs[facet.name]!r})"
     if valid:
         _call(case, arguments)  # raises nothing
         return
@@ -772,13 +803,24 @@ def check_setting(case: Case, device: torch.device) -> None:
             if works and label.startswith(("low ", "high ")) and "just inside" not in label
         ]
         for bound in bounds:
-            if not _raises(case, arguments.replace(**{other.name: bound}), facet.error):
+            if not _raises(case, _with_setting(arguments, other, bound), facet.error):
                 raise AssertionError(
                     f"{case.function.name}({facet.name}={value!r}, {other.name}={bound!r}) "
                     f"should raise {facet.error.__name__}: {value!r} is outside the valid "
                     f"range whatever {other.name} is; check every argument before a "
                     "shortcut (nothing to count, nothing to do) returns"
                 )
+
+
+def _with_setting(arguments: Args, facet: Setting, value: float) -> Args:
+    """`arguments` with the setting at `value` (for a tuple-valued one, its element at
+    `index`, the others as they were)."""
+    setting: Any = value
+    if facet.index is not None:
+        setting = list(arguments.kwargs[facet.name])
+        setting[facet.index] = value
+        setting = tuple(setting)
+    return arguments.replace(**{facet.name: setting})
 
 
 def _raises(case: Case, arguments: Args, error: type[BaseException]) -> bool:
@@ -937,6 +979,12 @@ def check_updates_all(case: Case, device: torch.device) -> None:
     facet: UpdatesAll = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
     before = _snapshot(facet.params(arguments))
+    # Views of the caller's tensors, as a flat buffer or another holder of them would have.
+    views = {
+        path: tensor.detach()
+        for path, tensor in _tensors(facet.params(arguments))
+        if isinstance(tensor, torch.Tensor) and facet.in_place
+    }
     _call(case, arguments)
     after = dict(_tensors(facet.params(arguments)))
     for path, saved in before:
@@ -944,6 +992,16 @@ def check_updates_all(case: Case, device: torch.device) -> None:
         assert not torch.equal(after[path].detach(), values), (
             f"{case.function.name} left {path} unchanged: it updates every parameter"
         )
+        if path in views:
+            now, view = after[path].detach(), views[path]
+            seen = now.shape == view.shape and bool(
+                ((now == view) | (now.isnan() & view.isnan())).all()
+            )
+            assert seen, (
+                f"{case.function.name} did not update {path} in place: a view of it (a flat "
+                "buffer it is part of) still holds the old values; write into the tensor "
+                "(p.add_, p.copy_ under no_grad), not `p.data = ...` or a new tensor"
+            )
 
 
 def check_returns(case: Case, device: torch.device) -> None:
@@ -1043,15 +1101,23 @@ def _check_modes_when_the_module_raises(
 
 def check_classes(case: Case, device: torch.device) -> None:
     facet: Classes = case.facet  # type: ignore[assignment]
+    children: list[nn.Module] = []
     if case.label.startswith("not "):
         cls = next(c for c in facet.others if c.__name__ == case.label[4:])
     else:
         cls = next(c for c in facet.covered if c.__name__ == case.label.split()[-1])
         if case.label.startswith("subclass of "):
             # A subclass the kata never saw: a rule matched by exact type or by name misses it.
-            cls = type(f"Custom{cls.__name__}", (cls,), {})
+            cls = _subclass(cls, children if facet.own else None)
     arguments = facet.make(cls, device)
+    before = _snapshot(children)
     treated = facet.treated(arguments, _call(case, arguments))
+    after = dict(_tensors(children))
+    for path, saved in before:
+        assert torch.equal(after[path].detach(), saved[0]), (
+            f"{case.function.name} changed the child {path} of a {cls.__name__}: the rule "
+            "treats the module itself only (its own parameters, recurse=False)"
+        )
     if case.label.startswith("not "):
         assert not treated, (
             f"{case.function.name} treats {cls.__name__} as one of the classes its rule names; "
@@ -1062,6 +1128,44 @@ def check_classes(case: Case, device: torch.device) -> None:
             f"{case.function.name} does not treat {cls.__name__} as one of the classes its "
             "rule names (subclasses included: test with isinstance)"
         )
+
+
+def check_seeded(case: Case, device: torch.device) -> None:
+    facet: Seeded = case.facet  # type: ignore[assignment]
+    drawn = []
+    with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
+        for seed in (1, 1, 2):
+            arguments = facet.make(device)
+            torch.manual_seed(seed)
+            result = _call(case, arguments)
+            picked = facet.drawn(arguments, result) if facet.drawn else result
+            drawn.append([t.detach().cpu().clone() for _, t in _tensors(picked)])
+    first, again, other = drawn
+    assert first, f"{case.function.name}: nothing drawn to compare"
+    same = [torch.equal(a, b) for a, b in zip(first, again, strict=True)]
+    assert all(same), (
+        f"{case.function.name} gave another result after the same torch.manual_seed: draw "
+        "only from torch's generator (no seed of your own from the clock or elsewhere)"
+    )
+    assert not all(torch.equal(a, b) for a, b in zip(first, other, strict=True)), (
+        f"{case.function.name} gave the same result after torch.manual_seed(1) and (2): it "
+        "ignores the caller's seed (a torch.Generator of its own seeded with a constant); draw "
+        "from torch's default generator"
+    )
+
+
+def _subclass(cls: type, children: list[nn.Module] | None) -> type:
+    """A subclass of `cls`; one that holds a child built like itself where `children` collects
+    them."""
+    if children is None or not issubclass(cls, nn.Module):
+        return type(f"Custom{cls.__name__}", (cls,), {})
+
+    def __init__(self: nn.Module, *positional: Any, **keywords: Any) -> None:
+        cls.__init__(self, *positional, **keywords)
+        self.adapter = cls(*positional, **keywords)
+        children.append(self.adapter)
+
+    return type(f"Custom{cls.__name__}", (cls,), {"__init__": __init__})
 
 
 CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
@@ -1076,6 +1180,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Trains: check_trains,
     UpdatesAll: check_updates_all,
     Returns: check_returns,
+    Seeded: check_seeded,
     Modes: check_modes,
     Classes: check_classes,
 }
