@@ -455,7 +455,10 @@ FACETS = facets.declare(
         facets.Unmodified(
             lambda device: facets.args(graded_model(device, create_graph=True)),
             inputs=grads_in,
+            label="grads",
         ),
+        # The model itself: its parameters, buffers, hooks and modes.
+        facets.Unmodified(lambda device: facets.args(graded_model(device))),
         facets.Dtypes(
             lambda dtype, device: facets.args(large_grads(dtype, device)),
             oracle=layer_norms64,

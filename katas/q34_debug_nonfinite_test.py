@@ -856,6 +856,13 @@ def broken_model(device):
     return facets.args(model.to(device), torch.ones(5, 3, device=device))
 
 
+def broken_model_without_buffers(device):
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Dropout(0.5), nn.Linear(4, 1))
+    with torch.no_grad():
+        model[3].weight[0, 0] = float("inf")
+    return facets.args(model.to(device), torch.ones(5, 3, device=device))
+
+
 def batch(device):
     return facets.args(
         torch.rand(4, 3, device=device), torch.tensor([0, 1, 2, 1], device=device), 3, (3,)
@@ -877,6 +884,12 @@ FACETS = facets.declare(
         facets.Unmodified(
             broken_model,
             inputs=lambda arguments: (list(arguments.args[0].parameters()), arguments.args[1]),
+        ),
+        # A model without buffers, left whole as it was: parameters, hooks and modes.
+        facets.Unmodified(
+            broken_model_without_buffers,
+            inputs=lambda arguments: arguments.args[0],
+            label="model",
         ),
     ),
     facets.of(validate_batch, facets.Number(batch, type(None)), facets.Unmodified(batch)),

@@ -625,7 +625,7 @@ def _modules_kept(value: Any) -> dict[str, tuple[bool, dict[str, dict[int, Any]]
     """What a caller's module keeps besides its state's tensors: its train/eval mode and its
     hooks (a module's .grad is its own to update, as its state is)."""
     return {
-        path or "the module": (
+        path: (
             module.training,
             {kind: dict(getattr(module, kind, {})) for kind in _HOOK_DICTS},
         )
@@ -640,7 +640,7 @@ def _assert_modules_kept(
 ) -> None:
     for path, (training, hooks) in before.items():
         now_training, now_hooks = after[path]
-        where = f"{name} changed the caller's module {path}"
+        where = f"{name} changed the caller's module" + (f" {path}" if path else "")
         assert now_training == training, (
             f"{where}: it was in {'train' if training else 'eval'} mode and is in "
             f"{'train' if now_training else 'eval'} mode now; put each module's own mode back"
