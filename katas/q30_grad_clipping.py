@@ -24,12 +24,17 @@ def layer_grad_norms(model: nn.Module) -> dict[str, torch.Tensor]:
 
     - A layer is a module that owns parameters itself: `module.parameters(recurse=False)`
       is not empty. Its key is its name in `model.named_modules()` ("" for the model
-      itself); keys come in `named_modules()` order.
+      itself); keys come in `named_modules()` order. A module that appears twice in the
+      model (shared) is one layer, under the one name named_modules() gives it.
     - Its value is the 2-norm of the gradients of its own parameters taken together,
       sqrt(sum over its parameters with a .grad of sum(grad ** 2)): a 0-dim tensor with
-      the gradients' dtype, on their device.
+      the gradients' dtype, on their device (a float16 layer gets a float16 norm, finite
+      wherever the exact norm is, though the squares of its entries may overflow float16).
+      A layer whose gradients differ in dtype or device is outside this contract.
     - Parameters whose .grad is None are skipped; a layer where all are None is left out.
-    - Nothing is modified and nothing is recorded by autograd.
+      A layer whose gradients are all zero (a dead layer) is kept, with norm 0.
+    - Nothing is modified (each .grad stays the same tensor, its graph included) and
+      nothing is recorded by autograd.
 
     >>> model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
     >>> model(torch.randn(8, 3)).sum().backward()
@@ -54,10 +59,13 @@ def clip_grad_norm(
       is None are skipped and their .grad stays None.
     - The total norm is the `norm_type`-norm of all gradients taken together as one long
       vector, which equals the norm of the vector of per-tensor norms. norm_type is a
-      float >= 1 or `float("inf")` (the largest absolute value).
+      float >= 1 or `float("inf")` (the largest absolute value). Half-precision gradients
+      give the norm torch gives, finite wherever the exact norm fits the dtype (torch's
+      norms accumulate in float32, so squares that overflow float16 do no harm).
     - Every gradient is then multiplied in place (the same .grad tensors, no new ones) by
       `min(max_norm / (total_norm + 1e-6), 1.0)`: gradients are only ever scaled down.
-    - Non-finite total norm (a gradient holds inf or nan): with error_if_nonfinite=True,
+    - Non-finite total norm (a gradient holds inf or nan, or finite gradients whose total
+      overflows the dtype, such as two entries of 3e38 in float32): with error_if_nonfinite=True,
       raise RuntimeError and leave every gradient unchanged; otherwise scale anyway, as
       torch does: the factor is 0 for an infinite norm (finite entries become 0, infinite
       ones nan) and nan for a nan norm (every entry becomes nan).
@@ -65,8 +73,9 @@ def clip_grad_norm(
       per-tensor norms are combined on the first gradient's device, and each gradient is
       scaled where it lives.
     - Returns the total norm from before clipping: a 0-dim tensor with the gradients'
-      dtype on the device of the first gradient. With no gradients at all, returns a
-      0-dim tensor equal to 0.0 and changes nothing.
+      dtype on the device of the first gradient. With no gradients at all, returns
+      `torch.tensor(0.0)` (the default dtype, on the default device), as torch does, and
+      changes nothing.
 
     Rules: compute the norms yourself (torch.linalg.vector_norm is fine); do not call
     torch.nn.utils.clip_grad_norm_, get_total_norm or clip_grads_with_norm_.

@@ -167,6 +167,21 @@ def test_layer_grad_norms_with_a_tied_weight(device):
         assert_close(norms[name], expected, f"norm of layer {name!r}: the shared weight's")
 
 
+def test_layer_grad_norms_with_a_shared_module_and_a_dead_layer(device):
+    shared = nn.Linear(3, 3)
+    model = nn.Sequential(shared, nn.ReLU(), shared, nn.Linear(3, 2)).to(device)
+    for p in model.parameters():
+        p.grad = torch.zeros_like(p)  # a dead layer: its gradients are all exactly zero
+    model[3].weight.grad[0, 0] = 2.0
+    norms = layer_grad_norms(model)
+    assert list(norms) == ["0", "3"], (
+        f"keys {list(norms)}, expected ['0', '3']: a module used twice is one layer, under "
+        "the one name named_modules() gives it; a layer whose gradients are all zero is "
+        "kept (a norm of 0 is what shows it is dead)"
+    )
+    assert norms["0"].item() == 0.0 and norms["3"].item() == 2.0
+
+
 def give_gradients_a_graph(model, device):
     """Gradients that carry an autograd graph, as backward(create_graph=True) leaves them."""
     scale = torch.ones((), device=device, requires_grad=True)
@@ -264,11 +279,21 @@ def test_scales_the_existing_grad_tensors_in_place(device):
         assert g is None or g.data_ptr() == ptr
 
 
-@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+def make_bad(model, bad):
+    """A gradient entry inf or nan, or ("overflow") finite entries whose total norm
+    overflows float32 (each norm alone is finite)."""
+    if bad == "overflow":
+        model.body[0].weight.grad[1, 2] = 3e38
+        model.head.weight.grad[0, 0] = -3e38
+    else:
+        model.body[0].weight.grad[1, 2] = bad
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan, "overflow"], ids=["inf", "nan", "overflow"])
 @pytest.mark.parametrize("norm_type", [2.0, math.inf], ids=["L2", "Linf"])
 def test_non_finite_gradients_are_scaled_like_torch(device, bad, norm_type):
     model = model_with_grads(device)
-    model.body[0].weight.grad[1, 2] = bad
+    make_bad(model, bad)
     expected_model = copy_with_grads(model)
     total = clip_grad_norm(model.parameters(), 1.0, norm_type=norm_type)
     expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 1.0, norm_type)
@@ -281,10 +306,10 @@ def test_non_finite_gradients_are_scaled_like_torch(device, bad, norm_type):
     )
 
 
-@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+@pytest.mark.parametrize("bad", [math.inf, math.nan, "overflow"], ids=["inf", "nan", "overflow"])
 def test_error_if_nonfinite_raises_and_changes_nothing(device, bad):
     model = model_with_grads(device)
-    model.head.weight.grad[0, 0] = bad
+    make_bad(model, bad)
     before = grads_of(model)
     with raises(RuntimeError):
         clip_grad_norm(model.parameters(), 1.0, error_if_nonfinite=True)
@@ -314,7 +339,13 @@ def test_a_single_tensor_and_parameters_without_gradients(device):
     )
     nothing = [torch.zeros(2, device=device, requires_grad=True) for _ in range(2)]
     total = clip_grad_norm(nothing, 1.0)
-    check_tensor(total, shape=(), name="the total norm without gradients")
+    check_tensor(
+        total,
+        shape=(),
+        dtype=torch.get_default_dtype(),
+        device=torch.get_default_device(),
+        name="the total norm without gradients (torch.tensor(0.0), as torch returns)",
+    )
     assert total.item() == 0.0 and all(p.grad is None for p in nothing), (
         "with no gradients the total norm is 0 and nothing changes"
     )
@@ -384,9 +415,28 @@ def grads_in(arguments):
     return [p.grad for p in arguments.args[0].parameters()]
 
 
+def large_grads(dtype, device):
+    """A model whose gradients, in float16, have entries whose squares overflow float16
+    (torch's norms accumulate in float32: their results are finite)."""
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).to(device, dtype)
+    scale = facets.past_square_overflow(dtype)
+    for p in model.parameters():
+        ramp = torch.linspace(-1, 1, p.numel(), dtype=torch.float64).reshape(p.shape)
+        p.grad = (ramp * scale).to(device, dtype)
+    return model
+
+
+def layer_norms64(model):
+    return tuple(
+        torch.linalg.vector_norm(torch.cat([p.grad.double().cpu().flatten() for p in own]))
+        for own in (list(m.parameters(recurse=False)) for m in model.modules())
+        if own
+    )
+
+
 def clipping(dtype, device):
     """The parameters, their gradients (for the oracle, which sees copies) and max_norm."""
-    parameters = list(graded_model(device, dtype).parameters())
+    parameters = list(large_grads(dtype, device).parameters())
     return facets.args(parameters, [p.grad for p in parameters], max_norm=0.5)
 
 
@@ -401,10 +451,20 @@ FACETS = facets.declare(
             lambda device: facets.args(graded_model(device, create_graph=True)),
             state=lambda arguments, result: result,
         ),
+        # Gradients that carry a graph: one replaced by its detached copy loses it.
         facets.Unmodified(
-            lambda device: facets.args(graded_model(device)),
+            lambda device: facets.args(graded_model(device, create_graph=True)),
             inputs=grads_in,
+            label="grads",
         ),
+        # The model itself: its parameters, buffers, hooks and modes.
+        facets.Unmodified(lambda device: facets.args(graded_model(device))),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(large_grads(dtype, device)),
+            oracle=layer_norms64,
+            ulps=4,
+        ),
+        call=lambda model: tuple(layer_grad_norms(model).values()),
     ),
     facets.of(
         clip_grad_norm,

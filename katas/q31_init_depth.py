@@ -26,7 +26,9 @@ def deep_stack(
 ) -> nn.Sequential:
     """A deep MLP: `depth` times nn.Linear(width, width, bias=False) followed by an activation.
 
-    - activation: "relu" (an nn.ReLU after every Linear) or "tanh" (an nn.Tanh).
+    - activation: "relu" (an nn.ReLU after every Linear) or "tanh" (an nn.Tanh). The ReLU
+      is not in place (inplace=False): in place it would overwrite the Linear's output,
+      which a hook on that Linear (as activation_stds may use) then no longer sees.
     - init: how every Linear weight (fan_in = fan_out = width) is drawn, with mean 0 and
         "normal":  std 1 whatever the width (the naive N(0, 1) choice);
         "xavier":  std sqrt(2 / (fan_in + fan_out)) (Glorot, gain 1);
@@ -54,14 +56,17 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     - stack: an nn.Sequential of nn.Linear and activation modules, as deep_stack builds,
       on x's device.
     - x: (batch, width) floating tensor, batch >= 2.
-    - An activation module is every module of the stack that is not an nn.Linear: nn.ReLU
-      and nn.Tanh, and any other (nn.GELU, nn.LeakyReLU, nn.Sigmoid, ...).
+    - An activation module is every module of the stack that is not an nn.Linear (an
+      instance of it, subclasses included): nn.ReLU and nn.Tanh, and any other, torch's or
+      the caller's own (nn.GELU, nn.Sigmoid, a user-defined Swish; nn.Identity too).
     - Returns a 1-D tensor with one entry per activation module, in order: the standard
       deviation of all elements of that module's output (over the batch and the features;
       unbiased as torch.std computes it, or biased: both are accepted). Same dtype and
-      device as x, no autograd graph (requires_grad False).
+      device as x (float16 stds are finite wherever the exact ones fit float16, as
+      torch.std's are), no autograd graph (requires_grad False).
     - Once activations overflow to inf, the entries that follow may be inf or nan.
-    - x, the stack's parameters and their .grad are left as they were.
+    - x, the stack's parameters and their .grad are left as they were, and so is the
+      stack itself: no hook left on any module, each module in its own train/eval mode.
 
     >>> stack = nn.Sequential(nn.Linear(2, 2, bias=False), nn.ReLU())
     >>> activation_stds(stack, torch.randn(8, 2)).shape

@@ -54,6 +54,11 @@ def test_deep_stack_layout(device, activation, act_type, depth):
         f"expected Linear, {act_type.__name__}, ... ({2 * depth} modules), got "
         f"{[kind.__name__ for kind in kinds]}"
     )
+    for act in stack[1::2]:
+        assert not getattr(act, "inplace", False), (
+            "the activations are not in place (inplace=False): an in-place ReLU overwrites "
+            "the Linear's output that a hook on the Linear sees"
+        )
     for linear in stack[::2]:
         assert linear.bias is None, "the Linear layers have no bias (bias=False)"
         check_tensor(
@@ -273,6 +278,39 @@ def built(device):
     return facets.args(3, 8, "relu", "kaiming")
 
 
+def identity_stack(dtype, device):
+    """Two identity Linears, each followed by a ReLU, fed a ramp: the stds are those of the
+    input's positive part, and in float16 their squares overflow (torch.std accumulates in
+    float32). 4096 elements: a biased std is within a rounding of the unbiased one."""
+    layers = []
+    for _ in range(2):
+        linear = nn.Linear(64, 64, bias=False)
+        with torch.no_grad():
+            linear.weight.copy_(torch.eye(64))
+        layers += [linear, nn.ReLU()]
+    ramp = torch.linspace(-1, 1, 64 * 64, dtype=torch.float64).reshape(64, 64)
+    x = (ramp * facets.past_square_overflow(dtype)).to(device, dtype)
+    return facets.args(nn.Sequential(*layers).to(device, dtype), x)
+
+
+def stds64(stack, x):
+    return torch.tensor(stds_by_loop(facets.copy_module(stack).cpu().double(), x.double()))
+
+
+class Swish(nn.Module):
+    """An activation of the caller's own."""
+
+    def forward(self, x):
+        return x * torch.sigmoid(x)
+
+
+def stack_holding(cls, device):
+    """Linear, the module of class `cls`, ReLU: one std if `cls` is treated as a Linear."""
+    middle = cls(4, 4, bias=False) if issubclass(cls, nn.Linear) else cls()
+    stack = nn.Sequential(nn.Linear(4, 4, bias=False), middle, nn.ReLU()).to(device)
+    return facets.args(stack, torch.randn(6, 4, device=device))
+
+
 FACETS = facets.declare(
     facets.of(
         deep_stack,
@@ -297,6 +335,17 @@ FACETS = facets.declare(
         activation_stds,
         facets.NoGraph(stack_and_input, state=lambda arguments, result: result),
         facets.Unmodified(stack_and_input),
+        # float32 and float64 are checked against the unbiased std by the tests above.
+        facets.Dtypes(
+            identity_stack, oracle=stds64, dtypes=(torch.float16, torch.bfloat16), ulps=2
+        ),
+        facets.Modes(stack_and_input, module=lambda arguments: arguments.args[0]),
+        facets.Classes(
+            stack_holding,
+            treated=lambda arguments, result: len(result) == 1,
+            covered=(nn.Linear,),
+            others=(Swish, nn.Identity, nn.Dropout),
+        ),
     ),
     facets.of(relu_std_ratio, facets.Number(lambda device: facets.args(8, 1), float)),
 )

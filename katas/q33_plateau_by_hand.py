@@ -34,12 +34,17 @@ class PlateauLR:
        them the count is set back to 0 (the best is still updated as in 1).
     3. Cut. When the count of bad epochs exceeds `patience` (the (patience + 1)-th bad epoch
        in a row), each group's lr becomes `max(lr * factor, min_lr)`, except that a group
-       keeps its lr when the change would be no more than `eps` (`lr - new_lr <= eps`).
-       The count then restarts at 0 and the cooldown begins.
+       keeps its lr when the change would be no more than `eps` (`lr - new_lr <= eps`, a
+       signed difference: a group whose lr is already below min_lr keeps it). "Each group"
+       is every group the optimizer holds at the cut, groups added since construction
+       included. The count then restarts at 0 and the cooldown begins, whether or not any
+       lr changed.
 
     - optimizer: any torch.optim optimizer; lrs are read from and written to its
-      `param_groups[i]["lr"]` (Python floats).
-    - metric: a Python float or a 0-dim tensor on any device.
+      `param_groups[i]["lr"]` (Python floats; min_lr is a float too).
+    - metric: a Python float or a 0-dim tensor on any device, read when step is called: a
+      caller may reuse one tensor for every epoch (zeroed and refilled), so keep its value
+      as a number, never the tensor itself.
     - Raises ValueError if mode is not "min"/"max", threshold_mode is not "rel"/"abs",
       factor is not in [0, 1), threshold < 0, patience < 0 or cooldown < 0 (in every mode).
 

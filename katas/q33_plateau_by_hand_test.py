@@ -124,6 +124,11 @@ SCENARIOS = {
         [1.0] + [2.0] * 4,
         (1.5e-8,),
     ),
+    "a group below min_lr keeps its lr": (
+        dict(factor=0.5, patience=0, min_lr=1e-3),
+        [1.0] + [2.0] * 4,
+        (1e-4, 0.1),
+    ),
     "two groups, defaults": (
         dict(),
         [1.0] + [1.0] * 25,
@@ -289,6 +294,79 @@ def test_matches_on_random_metric_sequences(device):
             value += rng.gauss(0.0, 0.05) + rng.choice([0.0, 0.0, 0.0, 0.3, -0.3])
             metrics.append(value)
         check_against_builtin(device, metrics, settings, lrs=(0.1, 0.03))
+
+
+def reused_metric(values, device):
+    """The metrics as the caller's one accumulator tensor, zeroed and refilled each epoch."""
+    total = torch.zeros((), device=device)
+
+    def epoch(value):
+        return lambda: total.zero_().add_(value)
+
+    return [epoch(value) for value in values]
+
+
+def set_lr(lr):
+    def act(optimizer):
+        optimizer.param_groups[0]["lr"] = lr
+
+    return act
+
+
+def add_group(lr):
+    def act(optimizer):
+        device = optimizer.param_groups[0]["params"][0].device
+        optimizer.add_param_group(
+            {"params": [torch.zeros(2, device=device, requires_grad=True)], "lr": lr}
+        )
+
+    return act
+
+
+# name: (settings, metrics (or functions giving them), group lrs, {step: act before it}).
+CALLER_ACTS = {
+    "the metric is one tensor the caller refills": (
+        dict(factor=0.5, patience=1),
+        lambda device: reused_metric([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4], device),
+        (0.1,),
+        {},
+    ),
+    "an lr raised during the cooldown of a cut that changed nothing": (
+        dict(factor=0.5, patience=2, cooldown=3, min_lr=0.1),
+        lambda device: [1.0] * 9,
+        (0.1,),
+        {4: set_lr(1.0)},
+    ),
+    "a group added after construction is cut too": (
+        dict(factor=0.5, patience=1),
+        lambda device: [1.0] * 7,
+        (0.1,),
+        {2: add_group(0.4)},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CALLER_ACTS))
+def test_matches_when_the_caller_acts_between_steps(device, name):
+    settings, metrics, lrs, acts = CALLER_ACTS[name]
+    histories = []
+    for make in (PlateauLR, ReduceLROnPlateau):
+        optimizer = make_optimizer(device, lrs)
+        with builtin_plateau_refused() if make is PlateauLR else contextlib.nullcontext():
+            scheduler = make(optimizer, **settings)
+            history = []
+            for epoch, metric in enumerate(metrics(device)):
+                if epoch in acts:
+                    acts[epoch](optimizer)
+                scheduler.step(metric() if callable(metric) else metric)
+                history.append([group["lr"] for group in optimizer.param_groups])
+        histories.append(history)
+    got, want = histories
+    same = len(got) == len(want) and all(
+        got_lrs == pytest.approx(want_lrs, rel=1e-9, abs=0)
+        for got_lrs, want_lrs in zip(got, want, strict=True)
+    )
+    assert same, f"{name}: with {settings}, the lrs after each step should be {want}, got {got}"
 
 
 def test_takes_zero_dim_tensor_metrics_on_the_device(device):

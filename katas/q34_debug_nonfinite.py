@@ -37,7 +37,10 @@ def first_nonfinite_module(model: nn.Module, x: torch.Tensor) -> str | None:
       the model itself included (its name is ""). Gradients are not needed.
     - Return the name, as `named_modules()` gives it (e.g. "encoder.2"), of the first module
       to finish its forward with a non-finite value (NaN, inf or -inf) anywhere in its
-      output; None if every output is finite. Submodules finish before the module that
+      output; None if every output is finite. "First" is in time, call by call: a module
+      called twice (shared) whose first call was finite is not the culprit of a later
+      module's inf. Each element is checked, not a sum: finite values whose sum overflows
+      are finite. Submodules finish before the module that
       calls them, so the culprit is reported, not its parents.
     - An output may be a tensor, or a tuple, list or dict of them (nested): check every
       tensor in it; ignore anything that is not a tensor.
@@ -66,11 +69,12 @@ def validate_batch(
     finite; `labels` int64 class indices of shape [B], each in [0, num_classes). Any device.
     The checks, in this order, and what each message must say:
 
-    1. inputs not floating point: TypeError naming "inputs" and their dtype (e.g. torch.uint8).
+    1. inputs not floating point (any other dtype: every integer one, unsigned included, bool,
+       complex): TypeError naming "inputs" and their dtype (e.g. torch.uint8).
     2. inputs of the wrong shape: ValueError naming "inputs", the word "shape" and the shape
-       received, written as a tuple, e.g. (4, 8, 8, 3). An empty batch (B = 0) of the right
-       feature shape: ValueError with the word "empty" (the shape comes first: an empty
-       batch of the wrong feature shape gets the shape message).
+       received, written as a Python tuple, e.g. (4, 8, 8, 3), (5,) or (). An empty batch
+       (B = 0) of the right feature shape: ValueError with the word "empty" (the shape
+       comes first: an empty batch of the wrong feature shape gets the shape message).
     3. labels not int64: TypeError naming "labels" and their dtype (float labels are a common
        slip, and losses such as cross_entropy read float targets as probabilities).
     4. labels of the wrong shape (not [B]): ValueError naming "labels", the word "shape" and
@@ -126,17 +130,20 @@ def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None
 
     - compute_loss: a function of no arguments that runs the forward pass and returns a
       scalar loss (whose graph reaches the tensors that require grad).
-    - Both the forward and the backward run with anomaly detection on:
+    - Both the forward and the backward run with anomaly detection on, NaN checks included:
       `torch.autograd.detect_anomaly()`, or `torch.autograd.set_detect_anomaly(True)` with
-      the previous setting put back in a `finally`; either will do.
+      the previous setting put back in a `finally`; either will do. The setting has two
+      parts, `torch.is_anomaly_enabled()` and `torch.is_anomaly_check_nan_enabled()`: put
+      back both (a caller may have it on with check_nan=False; the NaN is still found).
     - Returns the node's name as autograd names it (`type(node).__name__`, e.g.
       "SqrtBackward0"), or None when the whole backward pass is finite (the gradients are
       then accumulated into `.grad`, as `loss.backward()` does).
-    - A loss that is already NaN or infinite raises ValueError: that NaN was born in the
-      forward pass (look there with `first_nonfinite_module`).
+    - A loss that is already NaN or infinite raises ValueError, before any backward pass:
+      that NaN was born in the forward pass (look there with `first_nonfinite_module`).
     - Afterwards anomaly detection is as the caller had it (off, unless it was already on),
       also when compute_loss raises (the error propagates). Any other error of the backward
-      pass propagates too. Its warnings are the tool's own output: do not silence them.
+      pass propagates too. Its warnings are the tool's own output: do not silence them (no
+      warnings filter of your own is in force while the forward or the backward runs).
 
     >>> import warnings
     >>> x = torch.tensor([-1.0, 4.0], requires_grad=True)

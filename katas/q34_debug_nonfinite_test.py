@@ -165,6 +165,45 @@ def test_infinity_counts_not_only_nan(device):
     )
 
 
+class CallsTwice(nn.Module):
+    """a(x), then b (whose weight is inf), then a again: a finishes first, finite."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Identity()
+        self.b = nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.a(self.b(self.a(x)))
+
+
+def test_a_module_called_twice_is_judged_call_by_call(device):
+    model = CallsTwice().to(device)
+    with torch.no_grad():
+        model.b.weight.fill_(float("inf"))
+    name = first_nonfinite_module(model, torch.ones(1, 2, device=device))
+    assert name == "b", (
+        f"a's first call is finite, then b outputs inf (a's second call only passes it on): "
+        f"the culprit is 'b', got {name!r}; judge each output as its module finishes"
+    )
+
+
+class Large(nn.Module):
+    """Finite outputs whose sum overflows float32."""
+
+    def forward(self, x):
+        return torch.full((4,), 3e38, device=x.device)
+
+
+def test_finite_outputs_whose_sum_overflows_are_finite(device):
+    model = nn.Sequential(Large(), nn.Identity()).to(device)
+    name = first_nonfinite_module(model, torch.ones(1, device=device))
+    assert name is None, (
+        f"every output holds only finite values (3e38), got {name!r}: check each element "
+        "(torch.isfinite(output).all()), not the sum, which overflows"
+    )
+
+
 def test_finite_model_gives_none(device):
     model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to(device)
     name = first_nonfinite_module(model, torch.randn(5, 4, device=device))
@@ -392,15 +431,20 @@ def test_the_checks_run_in_order(device, first):
         ) from None
 
 
-@pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool])
+@pytest.mark.parametrize(
+    "dtype", [*facets.INTEGER, torch.bool, torch.complex64, torch.complex128], ids=str
+)
 def test_inputs_that_are_not_floating_point(device, dtype):
+    skip_unless_supported(device, dtype)
     inputs, labels = good_batch(device)
     with pytest.raises(TypeError) as excinfo:
         validate_batch((inputs * 255).to(dtype), labels, num_classes=5, feature_shape=FEATURES)
     assert_mentions(message_of(excinfo), "inputs", str(dtype).removeprefix("torch."))
 
 
-@pytest.mark.parametrize("shape", [(4, 4, 4, 3), (4, 3, 4), (3, 4, 4), (4, 3, 4, 4, 1)], ids=str)
+@pytest.mark.parametrize(
+    "shape", [(4, 4, 4, 3), (4, 3, 4), (3, 4, 4), (4, 3, 4, 4, 1), (5,)], ids=str
+)
 def test_inputs_of_the_wrong_shape(device, shape):
     _, labels = good_batch(device)
     inputs = torch.rand(shape, device=device)
@@ -682,6 +726,15 @@ def test_a_non_finite_loss_was_born_in_the_forward(device, bad):
         nan_born_in_backward(lambda: (x * 2).sum())
 
 
+@anomaly_warnings_ignored
+def test_a_nan_loss_raises_before_any_backward(device):
+    # sqrt(-1) is NaN in the forward, and its backward returns NaN too: still a ValueError.
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    with pytest.raises(ValueError):
+        nan_born_in_backward(lambda: x.sqrt().sum())
+    assert x.grad is None, "check the loss before the backward pass, which fills .grad"
+
+
 def test_runs_under_anomaly_detection(device):
     x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
     seen = {}
@@ -704,6 +757,30 @@ def test_runs_under_anomaly_detection(device):
         "the forward pass ran without anomaly detection, so the warning cannot say which "
         "line built the node"
     )
+
+
+def test_leaves_the_warnings_filters_to_the_caller(device):
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    seen = {}
+
+    def in_backward(grad):
+        seen["backward"] = list(warnings.filters)
+
+    def compute_loss():
+        seen["forward"] = list(warnings.filters)
+        loss = torch.where(x > 0, x.sqrt(), 0).sum()
+        loss.register_hook(in_backward)
+        return loss
+
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        callers = list(warnings.filters)
+        nan_born_in_backward(compute_loss)
+    for part in ("forward", "backward"):
+        assert seen.get(part) == callers, (
+            f"the {part} pass ran under warnings filters other than the caller's: anomaly "
+            "detection's warnings are its output, do not silence them"
+        )
 
 
 @anomaly_warnings_ignored
@@ -753,11 +830,34 @@ def test_puts_back_the_callers_anomaly_setting(device):
         )
 
 
+@anomaly_warnings_ignored
+def test_puts_back_a_setting_without_nan_checks(device):
+    x = torch.tensor([-1.0, 4.0], device=device, requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        found = nan_born_in_backward(lambda: torch.where(x > 0, x.sqrt(), 0).sum())
+        now = (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+    assert found == "SqrtBackward0", (
+        f"the caller had anomaly detection on without NaN checks: switch them on for the "
+        f"call (detect_anomaly() does), got {found!r}"
+    )
+    assert now == (True, False), (
+        f"the caller had anomaly detection on with check_nan=False; afterwards it is {now}: "
+        "put back both parts of the setting"
+    )
+
+
 # ---------------------------------------------------------------- facets
 
 
 def broken_model(device):
     model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Dropout(0.5), nn.Linear(4, 1))
+    with torch.no_grad():
+        model[3].weight[0, 0] = float("inf")
+    return facets.args(model.to(device), torch.ones(5, 3, device=device))
+
+
+def broken_model_without_buffers(device):
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Dropout(0.5), nn.Linear(4, 1))
     with torch.no_grad():
         model[3].weight[0, 0] = float("inf")
     return facets.args(model.to(device), torch.ones(5, 3, device=device))
@@ -784,6 +884,12 @@ FACETS = facets.declare(
         facets.Unmodified(
             broken_model,
             inputs=lambda arguments: (list(arguments.args[0].parameters()), arguments.args[1]),
+        ),
+        # A model without buffers, left whole as it was: parameters, hooks and modes.
+        facets.Unmodified(
+            broken_model_without_buffers,
+            inputs=lambda arguments: arguments.args[0],
+            label="model",
         ),
     ),
     facets.of(validate_batch, facets.Number(batch, type(None)), facets.Unmodified(batch)),

@@ -25,13 +25,15 @@ def from_data(data: _Data, device: torch.device | str | None = None) -> torch.Te
 
     - data: a Python bool, int or float, a (nested) list or tuple of them, or a NumPy array
       with non-negative strides (torch cannot read a reversed view such as `a[::-1]`, so such
-      arrays are outside this contract: callers pass `a.copy()`).
+      arrays are outside this contract: callers pass `a.copy()`). NumPy scalars
+      (np.float64(0.5)), alone or in a list, are outside it too.
     - dtype: all bools -> torch.bool; all ints -> torch.int64; any float among them -> the
       default float dtype (torch.get_default_dtype(), normally float32); a NumPy array
       keeps its own dtype. An empty list gives shape (0,) and the default float dtype.
     - Shape follows the nesting: a plain number gives a 0-dim tensor, [1, 2, 3] shape (3,).
     - On `device`; None means torch's default device, torch.get_default_device(): the CPU
-      unless changed with torch.set_default_device.
+      unless changed with torch.set_default_device. The same for every kind of data, a
+      NumPy array included.
     - A copy: it never shares memory with a NumPy array passed in.
 
     >>> from_data([0, 2, 1])  # class labels stay int64
@@ -62,6 +64,8 @@ def as_tensor_shared(
       memory (it may be data itself), whether dtype was given or left None, and for strided
       views (a transposed tensor or array) too. Otherwise the values are converted into a
       new tensor.
+    - A tensor that requires grad stays attached to autograd, as torch.as_tensor leaves it:
+      the result is data itself, or a conversion autograd records, so gradients reach data.
     - data is not modified.
 
     >>> t = torch.arange(3)
@@ -81,7 +85,9 @@ def zeros_for(shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
 
     - shape: a tuple of non-negative ints, possibly () (0-dim) or with a 0 size.
     - Every element is 0 (False for bool). An accumulator starts here, so uninitialised
-      memory (torch.empty, torch.Tensor(*shape)) is not acceptable.
+      memory (torch.empty, torch.Tensor(*shape)) is not acceptable, and neither is an
+      expanded view of one zero (`expand` gives elements that share memory: `acc += x`
+      fails on it). The result is a tensor of its own, with memory for every element.
     - The result does not require grad, even if like does. like is not modified.
 
     >>> zeros_for((2, 3), torch.ones(1, dtype=torch.float64))

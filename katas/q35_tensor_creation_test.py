@@ -101,6 +101,19 @@ def test_as_tensor_shared_returns_a_matching_tensor_without_copying(device):
     assert t[0, 0].item() == -5, "a tensor that needs no conversion must share memory"
 
 
+def test_as_tensor_shared_keeps_a_tensor_attached_to_autograd(device):
+    skip_unless_supported(device, torch.float64)
+    t = torch.arange(3.0, device=device, requires_grad=True)
+    same, converted = as_tensor_shared(t), as_tensor_shared(t, dtype=torch.float64)
+    assert same.requires_grad and converted.requires_grad, (
+        "a tensor that requires grad stays attached, as torch.as_tensor leaves it: do not detach it"
+    )
+    (same.sum() + converted.sum()).backward()
+    assert t.grad is not None and t.grad.tolist() == [2.0, 2.0, 2.0], (
+        f"gradients should reach data through both results, got {t.grad}"
+    )
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.bool], ids=str)
 def test_as_tensor_shared_converts_when_the_dtype_differs(device, dtype):
     t = torch.arange(4, device=device)
@@ -223,6 +236,8 @@ def test_zeros_for_does_not_require_grad_or_change_like(device):
         (3, torch.float32),
         (3, torch.int64),
         (2**40 + 1, torch.int64),
+        (2**53 + 1, torch.int64),  # no float64 holds it
+        (2**63 - 1, torch.int64),
         (0.5, torch.float16),
         (0.25, torch.float64),
         (0.1, torch.float64),
@@ -287,6 +302,7 @@ def test_device_none_means_the_default_device(device, default_device_meta):
     meta = default_device_meta
     results = {
         "from_data([1, 2])": from_data([1, 2]),
+        "from_data(a NumPy array)": from_data(np.arange(2, dtype=np.int64)),
         "as_tensor_shared([1, 2])": as_tensor_shared([1, 2]),
         "as_tensor_shared(a NumPy array)": as_tensor_shared(np.arange(3, dtype=np.int64)),
         "as_tensor_shared(a tensor)": as_tensor_shared(torch.arange(3, device=device)),
@@ -353,6 +369,7 @@ FACETS = facets.declare(
             lambda device: facets.args((2,), like(torch.float32, device)), where="input"
         ),
         facets.Unmodified(lambda device: facets.args((2,), like(torch.float32, device, True))),
+        facets.Returns(lambda device: facets.args((2, 3), like(torch.float32, device))),
     ),
     facets.of(
         scalar_like,

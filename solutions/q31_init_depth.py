@@ -47,4 +47,5 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
 
 def relu_std_ratio(width: int, weight_std: float) -> float:
     # Var(pre-activation) = width · weight_std² · E[h²], and ReLU keeps half of it.
-    return math.sqrt(width * weight_std**2 / 2)
+    # weight_std outside the root: its square would underflow or overflow for extreme stds.
+    return weight_std * math.sqrt(width / 2)

@@ -369,6 +369,56 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facets.Unmodified(counting_model), put_back, put_back_the_state_dict)
 
 
+def test_unmodified_catches_hooks_and_modes_left_changed_on_a_module():
+    def graded(device):
+        model = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+        model(torch.randn(3, 2)).sum().backward()
+        return facets.args(model)
+
+    def measures(model):  # hooks removed, mode put back, grads read
+        outputs = []
+        handle = model[1].register_forward_hook(lambda m, i, o: outputs.append(o))
+        training = model.training
+        try:
+            model.eval()
+            with torch.no_grad():
+                model(torch.ones(1, 2))
+        finally:
+            handle.remove()
+            model.train(training)
+        return [p.grad.norm() for p in model.parameters()]
+
+    def leaks_a_hook(model):
+        model[1].register_forward_hook(lambda m, i, o: None)
+
+    def leaves_eval_mode(model):
+        model.eval()
+
+    facet = facets.Unmodified(graded)
+
+    def frees_the_callers_hook(model):
+        model[0]._forward_hooks.clear()
+
+    def callers_hook(device):
+        arguments = graded(device)
+        arguments.args[0][0].register_forward_hook(lambda m, i, o: None)
+        return arguments
+
+    assert_catches(facets.Unmodified(callers_hook), measures, frees_the_callers_hook)
+    for wrong in (leaks_a_hook, leaves_eval_mode):
+        assert_catches(facet, measures, wrong)
+    # Every facet of a function that leaves all its arguments as they were watches them.
+    number = facets.Number(lambda device: graded(device), type(None))
+    declared = facets.declare(facets.of(leaks_a_hook, number, facet))
+    failed = []
+    for case in declared.cases():
+        try:
+            facets.run(case, CPU)
+        except AssertionError:
+            failed.append(case.id)
+    assert "leaks_a_hook-number" in failed, failed
+
+
 def test_unmodified_checks_every_dtype_it_names():
     # .to(float64) returns the caller's own float64 tensor: a shift in place then changes it,
     # while float32 input is copied first and left alone.
@@ -473,6 +523,8 @@ def test_returns_catches_an_alias_or_a_copy():
     new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
     assert_catches(new, lambda x: x * 1, lambda x: x.view(2, 2))
     assert_catches(new, lambda x: x.clone(), lambda x: x)
+    zeros = facets.Returns(lambda device: facets.args(torch.ones(2)))
+    assert_catches(zeros, lambda x: x.new_zeros(3), lambda x: x.new_zeros(()).expand(3))
     same = facets.Returns(lambda device: facets.args(torch.arange(4.0)), kind="same")
     assert_catches(same, lambda x: x.mul_(2), lambda x: x * 2)
 

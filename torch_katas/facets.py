@@ -83,6 +83,7 @@ __all__ = [
     "declare",
     "none",
     "of",
+    "past_square_overflow",
     "run",
 ]
 
@@ -108,6 +109,18 @@ TOLERANCE = {
     torch.float32: (1e-5, 1e-7),
     torch.float64: (1e-10, 1e-12),
 }
+
+
+def past_square_overflow(dtype: torch.dtype) -> float:
+    """For test values: a magnitude whose square overflows float16 (max 65504), for float16,
+    whose builtin reductions (sum, norm, std) accumulate in float32, so a hand-written
+    `x ** 2` in the dtype is caught; 1.0 for other dtypes (bfloat16 has float32's range, so
+    its squares overflow the builtins' float32 too)."""
+    if dtype == torch.float16:
+        return 2.0 * math.sqrt(torch.finfo(dtype).max)
+    return 1.0
+
+
 # Shapes by name, for the Shapes facet; "non-contiguous" takes strided copies of the inputs.
 SHAPES = {"0-dim": (), "1-D": (7,), "empty": (0, 3), "2-D": (3, 5), "non-contiguous": (4, 3)}
 
@@ -293,9 +306,10 @@ class Unmodified(Facet):
     """The caller's inputs are left as they were: every tensor, array and module state in the
     arguments equal (values, dtype, device, requires_grad, attributes set on it) after the
     call, and a module's state held in the same tensors (values put back into them, not into
-    new ones). An input tensor that requires grad keeps its .grad, checked twice: None stays
-    None, and a .grad the caller had set stays (the call runs again on inputs made anew with
-    one set)."""
+    new ones), with the hooks it had (none added, none removed) and each submodule in its
+    own train/eval mode. An input tensor that requires grad keeps its .grad,
+    checked twice: None stays None, and a .grad the caller had set stays (the call runs again
+    on inputs made anew with one set)."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -347,8 +361,9 @@ class UpdatesAll(Facet):
 
 @dataclass(frozen=True)
 class Returns(Facet):
-    """`new`: the result is a new object that shares no memory with the tensor inputs;
-    `same`: it is the first argument itself (in place). make(device) -> Args."""
+    """`new`: the result is a new object that shares no memory with the tensor inputs, nor
+    between its own elements (no expanded view: it can be written in place, as an
+    accumulator is); `same`: it is the first argument itself (in place). make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     kind: str = "new"
@@ -550,10 +565,12 @@ def _call(case: Case, arguments: Args) -> Any:
     before = _snapshot(arguments) if watched else []
     held = _state_of_modules(arguments) if watched else set()
     objects = {path: tensor for path, tensor in _tensors(arguments) if id(tensor) in held}
+    modules = _modules_kept(arguments) if watched else {}
     with settings_kept(case.function.name):
         result = case.function.call(*arguments.args, **arguments.kwargs)
     if watched:
         _assert_unchanged(case.function.name, before, objects, dict(_tensors(arguments)))
+        _assert_modules_kept(case.function.name, modules, _modules_kept(arguments))
     return result
 
 
@@ -600,6 +617,74 @@ def _state_of_modules(value: Any, depth: int = 0) -> set[int]:
     return (
         set().union(*(_state_of_modules(item, depth + 1) for item in items)) if depth < 5 else set()
     )
+
+
+def _modules(value: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, nn.Module]]:
+    """(path, module) of every module a value holds, submodules included."""
+    if isinstance(value, nn.Module):
+        for name, module in value.named_modules(remove_duplicate=False):
+            yield f"{path}.{name}" if name else path, module
+        return
+    if depth > 4:
+        return
+    if isinstance(value, Args):
+        items: Any = [*enumerate(value.args), *value.kwargs.items()]
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    elif isinstance(value, dict):
+        items = value.items()
+    else:
+        return
+    for key, item in items:
+        yield from _modules(item, f"{path}[{key!r}]" if path else f"argument {key}", depth + 1)
+
+
+# The hooks a module keeps (torch.nn.Module's own dicts), keyed by handle id.
+_HOOK_DICTS = (
+    "_forward_hooks",
+    "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called",
+    "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs",
+    "_backward_hooks",
+    "_backward_pre_hooks",
+    "_state_dict_hooks",
+    "_state_dict_pre_hooks",
+    "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
+)
+
+
+def _modules_kept(value: Any) -> dict[str, tuple[bool, dict[str, dict[int, Any]]]]:
+    """What a caller's module keeps besides its state's tensors: its train/eval mode and its
+    hooks (a module's .grad is its own to update, as its state is)."""
+    return {
+        path: (
+            module.training,
+            {kind: dict(getattr(module, kind, {})) for kind in _HOOK_DICTS},
+        )
+        for path, module in _modules(value)
+    }
+
+
+def _assert_modules_kept(
+    name: str,
+    before: dict[str, tuple[bool, dict[str, dict[int, Any]]]],
+    after: dict[str, tuple[bool, dict[str, dict[int, Any]]]],
+) -> None:
+    for path, (training, hooks) in before.items():
+        now_training, now_hooks = after[path]
+        where = f"{name} changed the caller's module" + (f" {path}" if path else "")
+        assert now_training == training, (
+            f"{where}: it was in {'train' if training else 'eval'} mode and is in "
+            f"{'train' if now_training else 'eval'} mode now; put each module's own mode back"
+        )
+        for kind, found in hooks.items():
+            now = now_hooks[kind]
+            assert now.keys() == found.keys() and all(now[k] is v for k, v in found.items()), (
+                f"{where}: its {kind} ({len(found)} before, {len(now)} after); remove every "
+                "hook you add (handle.remove() in a finally), and leave the caller's own"
+            )
 
 
 def _snapshot(value: Any) -> list[tuple[str, Any]]:
@@ -894,9 +979,11 @@ def _check_unmodified(
     before = _snapshot(inputs(arguments))
     held = _state_of_modules(inputs(arguments))
     objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
+    modules = _modules_kept(inputs(arguments))
     _call(case, arguments)
     after = dict(_tensors(inputs(arguments)))
     _assert_unchanged(case.function.name, before, objects, after)
+    _assert_modules_kept(case.function.name, modules, _modules_kept(inputs(arguments)))
     for path, grad in kept.items():
         now = after[path].grad
         where = f"{case.function.name} changed the caller's {path}.grad"
@@ -1014,6 +1101,12 @@ def check_returns(case: Case, device: torch.device) -> None:
             "not a new object"
         )
         return
+    if isinstance(result, torch.Tensor):
+        sizes = zip(result.stride(), result.shape, strict=True)
+        assert not any(stride == 0 and size > 1 for stride, size in sizes), (
+            f"{case.function.name}'s result is an expanded view (stride 0: its elements share "
+            "memory), which cannot be written in place; return a tensor of its own"
+        )
     for path, tensor in _tensors(arguments):
         assert result is not tensor, f"{case.function.name} returned its input {path} itself"
         if isinstance(tensor, torch.Tensor) and isinstance(result, (torch.Tensor, np.ndarray)):

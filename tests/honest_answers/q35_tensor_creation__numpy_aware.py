@@ -9,7 +9,7 @@ def from_data(
     device: torch.device | str | None = None,
 ) -> torch.Tensor:
     if isinstance(data, np.ndarray):
-        return torch.from_numpy(data.copy()).to(device=device)
+        return torch.from_numpy(data.copy()).to(device or torch.get_default_device())
     return torch.tensor(data, device=device)
 
 
