@@ -185,6 +185,58 @@ REFUSED_ATTRIBUTES = {
     "register_dataclass": "a global registry of how torch flattens objects",
     "register_kl": "a global registry of torch.distributions' KL divergences",
 }
+# Sinks: what an allowed API does with a string the answer builds at run time, where the string
+# becomes code or an attribute path. A string built at run time never shows in the AST, so the
+# policy refuses the sink itself (by its name, on anything: the objects a test hands over have
+# these methods too) or, where the sink is a name honest answers write, its non-literal string
+# (format templates, annotations: see `template` and `type_expression`).
+#
+# How a new sink is found (redo it when ALLOWED, ALLOWED_TORCH or the pinned versions move):
+#   1. for every module public_names.json records, grep its package's sources for `eval(`,
+#      `exec(`, `compile(`, `__import__`, `import_module`, `get_type_hints`, `_eval_type`,
+#      `ForwardRef(`, `getattr(`/`setattr(` with a name that is a parameter, `split(".")`
+#      followed by getattr (a dotted path), `pickle`/`marshal` loads, `pydoc.locate`;
+#   2. follow each hit up to the public function or method an answer can call, and ask what
+#      string of the caller's reaches it (a target, a name, a template, an annotation);
+#   3. where one does and no kata needs it: add its name here (or to SINK_APIS where it is a
+#      name torch's data records and a kata's `allow` may grant it); tests/test_policy.py
+#      then proves it refused in every naming form (SINK_NAMES over FORMS).
+# Examined and left open, as they only follow names to objects of a checked type: nn.Module's
+# get_submodule/get_parameter/get_buffer (each step must be a Module, a Parameter, a buffer),
+# functional_call (sets tensors only), collections.namedtuple and dataclasses (identifiers
+# only), typing.NamedTuple/TypedDict (evaluate nothing), numpy.info (reads docs).
+SINKS = {
+    # torch.fx writes each node's target, name and placeholder into the Python source of the
+    # module's forward, unescaped, and runs it (GraphModule, recompile, deepcopy of one).
+    "get_attr": "puts a string into code torch.fx generates",
+    "call_method": "puts a string into code torch.fx generates",
+    "call_module": "puts a string into code torch.fx generates",
+    "call_function": "builds a graph that torch.fx turns into code",
+    "create_node": "puts a string into code torch.fx generates",
+    "placeholder": "puts a string into code torch.fx generates",
+    "graph_copy": "copies nodes into a graph torch.fx turns into code",
+    "node_copy": "copies nodes into a graph torch.fx turns into code",
+    "recompile": "turns a graph into code and runs it",
+    "python_code": "turns a graph into code",
+    # torch.fx.Interpreter.fetch_attr follows any dotted path (`forward.__globals__`).
+    "fetch_attr": "follows an attribute path given as a string",
+    # Annotations evaluated as code (eval_str=True).
+    "get_annotations": "evaluates strings",
+    "format_map": "formats with a template that reads attributes",
+}
+# Names of torch's data that are sinks: refused but where a kata's `allow` grants them
+# (torch.export writes submodule and buffer names into the code of `.module()` and runs it).
+SINK_APIS = {
+    "torch.fx.Graph": "builds a graph that torch.fx turns into code",
+    "torch.fx.Interpreter": "follows attribute paths given as strings (fetch_attr)",
+    "torch.export.export": "turns module names into code it runs",
+    "torch.export.draft_export": "turns module names into code it runs",
+}
+# Types of torch.fx an answer may name in an annotation only (a compile backend's
+# `gm: torch.fx.GraphModule`): called, they turn a graph into code and run it.
+ANNOTATION_ONLY = {"torch.fx.GraphModule", "torch.fx.Node"}
+# Fields torch.fx writes into generated code: no answer sets them on what it did not make.
+CODE_FIELDS = {"graph", "target", "name", "op", "args", "kwargs", "type"}
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.
 MUTABLE = {
@@ -696,6 +748,8 @@ class _Checker:
                 self.note(node, "process", f"uses {named} (processes or their state)")
             if named in FILE_APIS and named not in self.allow:
                 self.note(node, "file", f"uses {named} (files: not allowed for this kata)")
+            if named in SINK_APIS and named not in self.allow:
+                self.note(node, "sink", f"uses {named} ({SINK_APIS[named]})")
             kind = kinds[part]
             rest = parts[index + 1 :]
             if kind == "classes" and rest and rest[0] == "register":
@@ -921,11 +975,17 @@ class _Checker:
         self.named_by_operator(node, dotted, parent)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
         if dotted is not None and (outermost or spelled):
+            self.annotation_only(node, dotted)
             kind = self.resolve(node, dotted)
             if kind == "module" and spelled:  # getattr(torch, "utils") returns the module
                 self.note(node, "module", f"uses the module {dotted} as a value")
             elif kind == "module":
                 self.module_value(node, dotted)
+
+    def annotation_only(self, node: ast.AST, dotted: str) -> None:
+        """torch.fx's GraphModule and Node: named in annotations, never called or passed."""
+        if dotted in ANNOTATION_ONLY and id(node) not in self.annotations:
+            self.note(node, "sink", f"uses {dotted} other than in an annotation (it makes code)")
 
     def own_definition(self, node: ast.Attribute) -> bool:
         """`self.dump` in a method of a class whose body defines `dump`: the answer's own."""
@@ -953,6 +1013,8 @@ class _Checker:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
         elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
+        elif attr in SINKS and attr not in allowed:
+            self.note(node, "sink", f"uses {attr} ({SINKS[attr]})")
         elif MODE_NAMES.fullmatch(attr):
             self.note(node, "class", f"uses {attr} (a mode sees every operation, the tests' too)")
         elif attr in self.names.registries and attr not in allowed:
@@ -998,6 +1060,7 @@ class _Checker:
             return
         if name in self.imported:
             self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
+            self.annotation_only(node, self.imported[name])
             kind = self.kind_of(self.imported[name])
             if kind == "metaclass":
                 self.note(node, "class", f"uses {self.imported[name]}, a metaclass")
@@ -1188,6 +1251,13 @@ class _Checker:
                 statement,
                 "patch",
                 f"assigns to {text}, private, on an object the answer did not make",
+            )
+        elif attr in CODE_FIELDS:
+            self.note(
+                statement,
+                "sink",
+                f"assigns to {text} on an object the answer did not make (torch.fx writes "
+                "it into code)",
             )
         elif (
             attr in self.names.protected
