@@ -59,6 +59,7 @@ none for every reference answer and for honest answers written in any common sty
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import re
 import types
@@ -222,7 +223,6 @@ SINKS = {
     "fetch_attr": "follows an attribute path given as a string",
     # Annotations evaluated as code (eval_str=True).
     "get_annotations": "evaluates strings",
-    "format_map": "formats with a template that reads attributes",
 }
 # Names of torch's data that are sinks: refused but where a kata's `allow` grants them
 # (torch.export writes submodule and buffer names into the code of `.module()` and runs it).
@@ -613,6 +613,10 @@ class _Checker:
         self.enums: set[str] = set()  # the answer's classes that subclass an enum class
         self.frozen_setattr: set[int] = set()  # ids of `object.__setattr__` in __post_init__
         self.tables: dict[str, list[str]] = {}  # module-level constant tables of names
+        self.file_names: set[str] = set()  # every name the source binds, anywhere
+        self.aliases: dict[str, list[ast.AST]] = {}  # module-level names -> their values
+        self.alias_calls: set[int] = set()  # ids of the calls that make module-level aliases
+        self.type_strings: list[ast.Constant] = []  # literal strings typing may evaluate
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -652,19 +656,102 @@ class _Checker:
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
         self.find_own(tree)
+        self.file_names = every_bound_name(tree)
+        self.aliases = module_bindings(tree)
+        self.alias_calls = {
+            id(v) for values in self.aliases.values() for v in values if isinstance(v, ast.Call)
+        }
         for node in ast.walk(tree):
             self.visit(node)
-        for annotation in self.string_annotations(tree):
+        # Annotations and what types are subscripted with: typing evaluates the strings in
+        # them (get_type_hints, singledispatch's register), so they hold types only.
+        # Each literal string found there (or in an alias they name) is parsed and checked as
+        # an annotation in its turn.
+        for annotation in annotation_nodes(tree):
+            self.type_expression(annotation)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Subscript)
+                and id(node) not in self.annotations
+                and self.names_type(node.value)
+            ):
+                self.type_expression(node.slice)
+        done: set[int] = set()
+        while self.type_strings:
+            annotation = self.type_strings.pop()
+            if id(annotation) in done:
+                continue
+            done.add(id(annotation))
             try:
                 parsed = ast.parse(str(annotation.value), mode="eval")
             except SyntaxError:
                 continue
             for node in ast.walk(parsed):
                 ast.copy_location(node, annotation)
+                self.annotations.add(id(node))
                 for child in ast.iter_child_nodes(node):
                     self.parents[id(child)] = node
             for node in ast.walk(parsed):
                 self.visit(node)
+            self.type_expression(parsed.body)
+
+    # -- types: what typing may evaluate ---------------------------------------------------
+
+    def type_expression(self, node: ast.AST) -> None:
+        """An annotation, or what a type is subscripted with: made of types only (imported,
+        builtin, the answer's classes, module-level aliases of those), literals and `|`. A
+        value built at run time there (`List[source]`) is a string typing evaluates."""
+        if not self.static_type(node, frozenset()):
+            self.note(
+                node,
+                "annotation",
+                f"annotates with {ast.unparse(node)}, a value built at run time (typing "
+                "evaluates the strings in annotations)",
+            )
+
+    def static_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                self.type_strings.append(node)  # parsed and checked as an annotation
+            return True
+        if isinstance(node, ast.Name):
+            if node.id in self.imported or node.id in self.own_classes:
+                return True
+            if node.id not in self.file_names:
+                return hasattr(builtins, node.id)
+            values = self.aliases.get(node.id)
+            return (
+                values is not None
+                and node.id not in seen
+                and all(self.static_type(v, seen | {node.id}) for v in values)
+            )
+        if isinstance(node, (ast.Attribute, ast.Starred)):
+            return self.static_type(node.value, seen)
+        if isinstance(node, ast.Subscript):
+            return self.static_type(node.value, seen) and self.static_type(node.slice, seen)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(self.static_type(e, seen) for e in node.elts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self.static_type(node.left, seen) and self.static_type(node.right, seen)
+        if isinstance(node, ast.Call) and id(node) in self.alias_calls:
+            # A module-level alias made by typing: TypeVar("T", bound=...), NewType(...).
+            dotted = self.dotted(node.func) or ""
+            parts = [*node.args, *(k.value for k in node.keywords)]
+            typing = any(within(dotted, m) for m in TYPING_MODULES)
+            return typing and all(self.static_type(p, seen) for p in parts)
+        return False
+
+    def names_type(self, node: ast.AST) -> bool:
+        """Is `node` a type that subscripting makes a generic of (`List`, `dict`,
+        `np.ndarray`, the answer's Generic class), not a container (`np.r_`, a dict)?"""
+        dotted = self.dotted(node)
+        if dotted is not None:
+            module = dotted.rpartition(".")[0]
+            typing = any(within(module, m) for m in TYPING_MODULES)
+            return typing or self.kind_of(dotted) in ("class", "metaclass")
+        if isinstance(node, ast.Name) and node.id not in self.file_names:
+            return node.id in GENERIC_BUILTINS
+        return isinstance(node, ast.Name) and node.id in self.own_classes
 
     # -- imports and names bound to imported things --------------------------------------
 
@@ -754,6 +841,9 @@ class _Checker:
             rest = parts[index + 1 :]
             if kind == "classes" and rest and rest[0] == "register":
                 self.note(node, "patch", f"uses {dotted}: registers with a class it did not make")
+            if kind == "other" and rest and rest[0].startswith("register"):
+                # A registry object of a library (torch.distributions.biject_to.register).
+                self.note(node, "callback", f"uses {dotted}: registers with a global registry")
             if kind == "metaclasses":
                 self.note(node, "class", f"uses {named}, a metaclass (it makes classes)")
             return {"classes": "class", "metaclasses": "metaclass"}.get(kind, "other")
@@ -864,6 +954,10 @@ class _Checker:
             return node.id in self.bound
         if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
             return self.refers_to_imported(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            # getattr(torch.distributions, "biject_to"): what it names, as `m.name` would.
+            named = node.func.id == "getattr" and id(node.func) not in self.shadowed
+            return named and bool(node.args) and self.refers_to_imported(node.args[0])
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return any(self.refers_to_imported(e) for e in node.elts)
         if isinstance(node, ast.Dict):
@@ -973,6 +1067,7 @@ class _Checker:
             self.attribute_name(node, node.attr, submodule)
         parent = self.parents.get(id(node))
         self.named_by_operator(node, dotted, parent)
+        self.global_registration(node, dotted)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
         if dotted is not None and (outermost or spelled):
             self.annotation_only(node, dotted)
@@ -981,6 +1076,34 @@ class _Checker:
                 self.note(node, "module", f"uses the module {dotted} as a value")
             elif kind == "module":
                 self.module_value(node, dotted)
+
+    def global_registration(self, node: ast.Attribute, dotted: str | None) -> None:
+        """What registers with an object shared by the whole process: a library's registry
+        reached through an alias or getattr (`b = biject_to; b.register(...)`), and the
+        handlers and filters of loggers other than the answer's own module's."""
+        registers = dotted is None and node.attr.startswith("register")
+        if registers and self.refers_to_imported(node.value):
+            self.note(node, "callback", f"uses .{node.attr} of a library's object")
+        if node.attr in LOGGER_HOOKS and not self.own_logger(node.value):
+            self.note(
+                node,
+                "callback",
+                f"uses .{node.attr} of a logger the answer did not make (its records are "
+                "everyone's)",
+            )
+
+    def own_logger(self, node: ast.AST) -> bool:
+        """`logging.getLogger(__name__)`, directly or through names bound only to it, or an
+        object the answer made (a handler of its own)."""
+        if isinstance(node, ast.Name):
+            values = self.aliases.get(node.id)
+            own = values is not None and all(self.own_logger(v) for v in values)
+            return own or node.id in self.own
+        return (
+            isinstance(node, ast.Call)
+            and self.dotted(node.func) == "logging.getLogger"
+            and [ast.dump(a) for a in node.args] == [ast.dump(ast.Name("__name__", ast.Load()))]
+        )
 
     def annotation_only(self, node: ast.AST, dotted: str) -> None:
         """torch.fx's GraphModule and Node: named in annotations, never called or passed."""
@@ -1127,6 +1250,8 @@ class _Checker:
             self.note(node, "builtin", "makes a class with type(name, bases, namespace)")
         dotted = self.dotted(func)
         self.functional_enum(node, dotted)
+        self.callback_keywords(node, dotted)
+        self.template(node)
         wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
         limit = 2 if dotted == "functools.update_wrapper" else 1
         if wrapper and (
@@ -1174,6 +1299,42 @@ class _Checker:
                 self.attribute(spelled, spelled=True)
             if func.id != "getattr":
                 self.write(node, owner, literal, f"{ast.unparse(owner)}.{literal}")
+
+    def callback_keywords(self, node: ast.Call, dotted: str | None) -> None:
+        """Settings that hand the answer's function or object to a process-wide hook: NumPy's
+        print formatter, its error callback, the root logger's handlers or stream."""
+        refused = CALLBACK_KEYWORDS.get(dotted or "")
+        if refused is None:
+            return
+        names, positional = refused
+        for keyword in node.keywords:
+            value = self.dotted(keyword.value)
+            if keyword.arg is None or (keyword.arg in names and value not in STREAMS):
+                what = keyword.arg or "**"
+                self.note(node, "callback", f"calls {dotted} with {what}= (a global callback)")
+        if len(node.args) > positional or any(isinstance(a, ast.Starred) for a in node.args):
+            self.note(node, "callback", f"calls {dotted} with a callback among its arguments")
+
+    def template(self, node: ast.Call) -> None:
+        """`template.format(x)`: a template built at run time reads any attribute chain of x
+        (`"{0.__class__}"`); a literal one is checked field by field (string())."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map"):
+            template = func.value
+            if isinstance(template, ast.Name) and template.id == "str" and node.args:
+                template = node.args[0]  # str.format(template, ...)
+        elif self.dotted(func) == "logging.Formatter":
+            keyword = [k.value for k in node.keywords if k.arg == "fmt"]
+            template = (node.args[:1] or keyword or [ast.Constant("")])[0]
+        else:
+            return
+        constant = isinstance(template, ast.Constant) and isinstance(template.value, str)
+        named = isinstance(template, ast.Name) and all(
+            isinstance(v, ast.Constant) and isinstance(v.value, str)
+            for v in self.aliases.get(template.id, [ast.Name("x")])
+        )
+        if not (constant or named):
+            self.note(node, "string", "formats with a template built at run time")
 
     def literal_names(self, node: ast.AST) -> list[str] | None:
         """The names an attribute-name argument can hold: a literal string, or any entry of a
@@ -1315,12 +1476,64 @@ class _Checker:
         )
         return by_builtin or (self.dotted(func) in NAMED_BY_OPERATOR and node in parent.args)
 
-    def string_annotations(self, tree: ast.Module) -> Iterator[ast.Constant]:
-        """Annotations written as strings: typing can evaluate them."""
-        for annotation in annotation_nodes(tree):
-            for node in ast.walk(annotation):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    yield node
+
+# Keywords (and how many positional arguments are safe) that install a process-wide callback
+# or stream: NumPy calls the formatter whenever it prints an array (a failing test's message),
+# the error callback on floating-point errors; the root logger's handlers see every record.
+CALLBACK_KEYWORDS = {
+    "numpy.set_printoptions": ({"formatter", "override_repr"}, 7),
+    "numpy.printoptions": ({"formatter", "override_repr"}, 7),
+    "numpy.errstate": ({"call"}, 0),
+    "logging.basicConfig": ({"handlers", "stream", "force"}, 0),
+}
+STREAMS = {"sys.stderr", "sys.stdout"}
+# A logger's handlers and filters: on a logger the answer did not make they run its code for
+# every record anyone logs.
+LOGGER_HOOKS = {"addHandler", "addFilter", "removeHandler", "removeFilter", "handlers", "filters"}
+# Modules whose names make generics when subscripted; builtin classes that do too.
+TYPING_MODULES = ("typing", "typing_extensions", "collections")
+GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
+
+
+def every_binding(tree: ast.AST) -> Iterator[str]:
+    """The name of each binding in the source, anywhere, once per binding."""
+    for target, _ in bindings_of(tree):
+        yield from bound_names(target)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).split(".")[0]
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            yield node.name
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from node.names * 2  # bound elsewhere: never a plain module-level alias
+
+
+def every_bound_name(tree: ast.AST) -> set[str]:
+    """Every name the source binds anywhere (a builtin's name among them is not the builtin)."""
+    return set(every_binding(tree))
+
+
+def module_bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """Names bound only by plain assignments at the module's top level, with their values
+    (type aliases: `Batch = dict[str, Tensor]`, `T = TypeVar("T")`)."""
+    top: dict[str, list[ast.AST]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            top.setdefault(target.id, []).append(value)
+    counts: dict[str, int] = {}
+    for name in every_binding(tree):
+        counts[name] = counts.get(name, 0) + 1
+    return {name: values for name, values in top.items() if counts.get(name) == len(values)}
 
 
 # The public methods of namedtuples, which start with an underscore to stay out of the way.
