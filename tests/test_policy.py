@@ -499,11 +499,15 @@ ATTACKS = {
         "import enum\nD = '_' * 2\nE = enum.Enum('E', [('A', 0), (D + 'eq' + D, print)])",
         "class",
     ),
-    "enum-functional-names": ("from enum import IntEnum\nE = IntEnum('E', names={})", "class"),
-    "enum-functional-own": (
-        "import enum\nclass Base(enum.Enum):\n    pass\nE = Base('E', [('A', 1)])",
+    "enum-functional-names": (
+        "from enum import IntEnum\ndef f(members):\n    return IntEnum('E', names=members)",
         "class",
     ),
+    "enum-functional-own": (
+        "import enum\nclass Base(enum.Enum):\n    pass\nE = Base('E', [('A', 1), *[]])",
+        "class",
+    ),
+    "enum-functional-literal-dunder": ("import enum\nE = enum.Enum('E', '__eq__ A')", "class"),
     # torch's modes, wherever re-exported: a subclass sees every operation.
     "dispatch-mode": (
         "from torch.autograd.graph import TorchDispatchMode\nclass M(TorchDispatchMode):\n    pass",

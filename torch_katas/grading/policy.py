@@ -308,6 +308,22 @@ DEFINABLE = _PROTOCOL | {
     "__deepcopy__",
     "__all__",
     "__slots__",
+    # In-place arithmetic acts only where the answer's own object is on the left of `+=`: it
+    # cannot change a comparison the tests make (reflected and plain arithmetic can:
+    # `abs(expected - actual)`).
+    "__iadd__",
+    "__isub__",
+    "__imul__",
+    "__imatmul__",
+    "__itruediv__",
+    "__ifloordiv__",
+    "__imod__",
+    "__ipow__",
+    "__iand__",
+    "__ior__",
+    "__ixor__",
+    "__ilshift__",
+    "__irshift__",
 }
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
@@ -617,6 +633,8 @@ class _Checker:
         self.aliases: dict[str, list[ast.AST]] = {}  # module-level names -> their values
         self.alias_calls: set[int] = set()  # ids of the calls that make module-level aliases
         self.type_strings: list[ast.Constant] = []  # literal strings typing may evaluate
+        self.module_alias_values: set[int] = set()  # ids of `torch.nn` in `nn = torch.nn`
+        self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -639,6 +657,7 @@ class _Checker:
                     and isinstance(body[0].value, ast.Constant)
                 ):
                     self.docstrings.add(id(body[0].value))
+        self.module_aliases(tree)
         self.bound = set(self.imported)
         self.local_classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
         # The answer's classes, where their names are bound to nothing else.
@@ -652,6 +671,7 @@ class _Checker:
         }
         self.frozen_setattr = frozen_setattrs(tree)
         self.tables = constant_tables(tree)
+        self.loop_names = loop_literals(tree)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
@@ -1130,7 +1150,15 @@ class _Checker:
         named (`x.a`, `from x import a`, `getattr(x, "a")`, `operator.attrgetter("a")`)."""
         allowed = {a.rpartition(".")[2] for a in self.allow}
         if is_dunder(attr):
-            if attr not in DUNDER_ATTRIBUTES:
+            # `self.__dict__` of the answer's own object is vars(self) (as torch's schedulers
+            # write state_dict); of anything else it is a namespace it did not make.
+            own = (
+                attr == "__dict__"
+                and isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in self.own
+            )
+            if attr not in DUNDER_ATTRIBUTES and not own:
                 self.note(node, "dunder", f"uses the attribute {attr}")
         elif attr in INTERNALS:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
@@ -1166,8 +1194,32 @@ class _Checker:
         ):
             self.note(node, "builtin", f"uses {dotted} other than in a call of its own")
 
+    def module_aliases(self, tree: ast.Module) -> None:
+        """`nn = torch.nn` at the module's top level, its only binding: an import by another
+        spelling (`from torch import nn`), under the same rules."""
+        counts: dict[str, int] = {}
+        for name in every_binding(tree):
+            counts[name] = counts.get(name, 0) + 1
+        for statement in tree.body:
+            if not (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+            ):
+                continue
+            name, dotted = statement.targets[0].id, self.dotted(statement.value)
+            if dotted is None or counts.get(name) != 1 or not self.recorded_module(dotted):
+                continue
+            why = why_not_import(dotted, self.extra)
+            if why is not None:
+                self.note(statement, "import", f"binds {dotted} ({why})")
+            self.imported[name] = dotted
+            self.module_alias_values.add(id(statement.value))
+
     def module_value(self, node: ast.AST, dotted: str) -> None:
         """A module anywhere but left of a `.`: bound, passed or returned."""
+        if id(node) in self.module_alias_values:
+            return
         parent = self.parents.get(id(node))
         if (isinstance(parent, ast.Attribute) and parent.value is node) or self.named_owner(node):
             return
@@ -1262,13 +1314,17 @@ class _Checker:
         if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
             self.note(node, "file", "calls logging.basicConfig with a file name")
         if dotted in NAMED_BY_OPERATOR:
-            for arg in node.args:
-                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            # methodcaller's other arguments are the method's.
+            named = node.args if dotted == "operator.attrgetter" else node.args[:1]
+            for arg in named:
+                literals = self.literal_names(arg)
+                if literals is None:
                     self.note(node, "attribute-by-name", f"calls {dotted} with a computed name")
                     continue
-                parts = arg.value.split(".") if dotted == "operator.attrgetter" else [arg.value]
-                for part in parts:
-                    self.attribute_name(arg, part)
+                for literal in literals:
+                    parts = literal.split(".") if dotted == "operator.attrgetter" else [literal]
+                    for part in parts:
+                        self.attribute_name(arg, part)
             return
         if not (isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTES):
             return
@@ -1344,6 +1400,8 @@ class _Checker:
             return [node.value]
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             return self.tables.get(node.value.id)
+        if isinstance(node, ast.Name):
+            return self.loop_names.get(id(node))
         return None
 
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
@@ -1371,8 +1429,15 @@ class _Checker:
             local or (dotted and self.kind_of(dotted) == "class" and ENUM_CLASSES.fullmatch(dotted))
         ):
             return
-        if len(node.args) > 1 or any(k.arg in ("names", None) for k in node.keywords):
+        members = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "names")]
+        others = {k.arg for k in node.keywords} - {"names", "start", "module", "qualname"}
+        literal = [enum_members(m) for m in members]
+        if len(node.args) > 2 or others or None in literal:
             self.note(node, "class", "makes an enum from members built at run time (write a class)")
+            return
+        for name in (n for names in literal for n in names or ()):
+            if name.startswith("_"):
+                self.note(node, "class", f"makes an enum member {name} (write a class)")
 
     def resolve_quietly(self, node: ast.Attribute) -> None:
         """A name missing from the data is no finding when its absence is handled; what the
@@ -1447,12 +1512,14 @@ class _Checker:
         if id(node) in self.docstrings or self.attribute_argument(node, parent):
             return
         text = str(node.value)
-        # A name handed to what reads attributes by name is one word (or a dotted path); a
-        # sentence that mentions `__init__` in an error message is not.
+        # A dunder in a string is judged as the attribute it could name, whatever else the
+        # string holds (`"{0.__class__.__name__}(...)"` reads what `x.__class__` reads).
+        for dunder in re.findall(r"__\w+?__", text):
+            if dunder not in DUNDER_STRINGS | DUNDER_ATTRIBUTES:
+                self.note(node, "string", f"names {dunder} in a string")
+        # Frame attributes are plain words in a sentence (`f_back` in an error message); a
+        # name handed to what reads attributes by name is one word (or a dotted path).
         if not re.search(r"\s", text):
-            for dunder in re.findall(r"__\w+?__", text):
-                if dunder not in DUNDER_STRINGS:
-                    self.note(node, "string", f"names {dunder} in a string")
             for name in re.findall(r"\w+", text):
                 if name in INTERNALS:
                     self.note(node, "string", f"names {name} in a string")
@@ -1493,6 +1560,24 @@ LOGGER_HOOKS = {"addHandler", "addFilter", "removeHandler", "removeFilter", "han
 # Modules whose names make generics when subscripted; builtin classes that do too.
 TYPING_MODULES = ("typing", "typing_extensions", "collections")
 GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
+
+
+def enum_members(node: ast.AST) -> list[str] | None:
+    """The member names of a functional Enum's literal `names` ("A B", ["A", "B"],
+    [("A", 1)], {"A": 1}); None where they are built at run time."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.replace(",", " ").split()
+    if isinstance(node, ast.Dict):
+        keys = node.keys
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        keys = [
+            e.elts[0] if isinstance(e, ast.Tuple) and len(e.elts) == 2 else e for e in node.elts
+        ]
+    else:
+        return None
+    if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+        return [str(getattr(k, "value", "")) for k in keys]
+    return None
 
 
 def every_binding(tree: ast.AST) -> Iterator[str]:
@@ -1635,6 +1720,92 @@ def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
         if name is not None:
             tables.pop(name, None)
     return tables
+
+
+def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
+    """`for name, value in settings.items()` in a function where `settings` is bound once, to a
+    dict with literal string keys, and only read (iterated, `.items()`, `.keys()`, `[k]`), and
+    `name` is bound by that loop alone: each use of `name` holds one of those keys (ids of the
+    uses, with the keys). A tuple of literal strings looped over directly counts too."""
+    found: dict[int, list[str]] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        parents = {
+            id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
+        }
+        counts: dict[str, int] = {}
+        for name in every_binding(function):
+            counts[name] = counts.get(name, 0) + 1
+        stores = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+        tables: dict[str, list[str]] = {}
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Dict)
+                and all(
+                    isinstance(k, ast.Constant) and isinstance(k.value, str)
+                    for k in node.value.keys
+                )
+            ):
+                tables[node.targets[0].id] = [str(getattr(k, "value", "")) for k in node.value.keys]
+        for name in list(tables):
+            for node in ast.walk(function):
+                if not (isinstance(node, ast.Name) and node.id == name):
+                    continue
+                parent = parents.get(id(node))
+                read = isinstance(node.ctx, ast.Load) and (
+                    (isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node)
+                    or (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load))
+                    or (
+                        isinstance(parent, ast.Attribute)
+                        and parent.attr in ("items", "keys")
+                        and isinstance(parents.get(id(parent)), ast.Call)
+                    )
+                )
+                if not (read or isinstance(node.ctx, ast.Store)) or stores.get(name) != 1:
+                    tables.pop(name, None)
+                    break
+        for loop in ast.walk(function):
+            if not isinstance(loop, (ast.For, ast.comprehension)):
+                continue
+            keys: list[str] | None = None
+            loop_iter, target = loop.iter, loop.target
+            if isinstance(loop_iter, (ast.Tuple, ast.List)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop_iter.elts
+            ):
+                keys = [str(getattr(e, "value", "")) for e in loop_iter.elts]
+            elif isinstance(loop_iter, ast.Name):
+                keys = tables.get(loop_iter.id)
+            elif (
+                isinstance(loop_iter, ast.Call)
+                and isinstance(loop_iter.func, ast.Attribute)
+                and isinstance(loop_iter.func.value, ast.Name)
+                and loop_iter.func.attr in ("items", "keys")
+                and not loop_iter.args
+            ):
+                keys = tables.get(loop_iter.func.value.id)
+                if loop_iter.func.attr == "items":
+                    pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
+                    target = target.elts[0] if pair else None  # type: ignore[union-attr]
+            if keys is None or not isinstance(target, ast.Name):
+                continue
+            # Bound by this loop alone (a for target counts twice in every_binding).
+            if stores.get(target.id) != 1 or counts.get(target.id, 0) > 2:
+                continue
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Name)
+                    and node.id == target.id
+                    and isinstance(node.ctx, ast.Load)
+                ):
+                    found[id(node)] = keys
+    return found
 
 
 def frozen(decorator: ast.AST) -> bool:
