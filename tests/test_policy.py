@@ -663,7 +663,8 @@ ATTACKS = {
         "annotation",
     ),
     "get-annotations-eval-str": (
-        "import typing_extensions as te\ndef f(g):\n    return te.get_annotations(g, eval_str=True)",
+        "import typing_extensions as te\ndef f(g):\n"
+        "    return te.get_annotations(g, eval_str=True)",
         "sink",
     ),
     "format-template-built": (

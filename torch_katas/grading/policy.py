@@ -1737,7 +1737,7 @@ def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
         counts: dict[str, int] = {}
         for name in every_binding(function):
             counts[name] = counts.get(name, 0) + 1
-        stores = {}
+        stores: dict[str, int] = {}
         for node in ast.walk(function):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
@@ -1776,6 +1776,7 @@ def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
                 continue
             keys: list[str] | None = None
             loop_iter, target = loop.iter, loop.target
+            named: ast.AST | None = target
             if isinstance(loop_iter, (ast.Tuple, ast.List)) and all(
                 isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop_iter.elts
             ):
@@ -1790,18 +1791,18 @@ def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
                 and not loop_iter.args
             ):
                 keys = tables.get(loop_iter.func.value.id)
-                if loop_iter.func.attr == "items":
+                if loop_iter.func.attr == "items":  # for key, value in d.items()
                     pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
-                    target = target.elts[0] if pair else None  # type: ignore[union-attr]
-            if keys is None or not isinstance(target, ast.Name):
+                    named = target.elts[0] if isinstance(target, ast.Tuple) and pair else None
+            if keys is None or not isinstance(named, ast.Name):
                 continue
             # Bound by this loop alone (a for target counts twice in every_binding).
-            if stores.get(target.id) != 1 or counts.get(target.id, 0) > 2:
+            if stores.get(named.id) != 1 or counts.get(named.id, 0) > 2:
                 continue
             for node in ast.walk(function):
                 if (
                     isinstance(node, ast.Name)
-                    and node.id == target.id
+                    and node.id == named.id
                     and isinstance(node.ctx, ast.Load)
                 ):
                     found[id(node)] = keys
