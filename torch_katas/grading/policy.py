@@ -16,34 +16,53 @@ runs:
 - names: every attribute chain that starts at an imported module resolves, part by part, to a
   public name recorded in public_names.json (each module's public attributes, less the modules
   it re-exports: `torch.sys`, `logging.os`); a module is only ever the left side of a `.`,
-  never a value (`m = torch`, `f(np)`); a name missing from the data is refused with the
+  never a value (`m = torch`, `f(np)`), but for `nn = torch.nn` at the top level, bound once,
+  which is an import by another spelling; a name missing from the data is refused with the
   torch, NumPy or Python version the data came from;
-- attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES), no private
+- sinks (SINKS, SINK_APIS): what an allowed API turns from a string built at run time into
+  code or an attribute path (torch.fx's code generation and fetch_attr, torch.export's code
+  from module names, typing's evaluation of annotations, format templates): refused by name,
+  on anything, unless the kata's entry allows it; torch.fx's GraphModule and Node only in
+  annotations; annotations, and what types are subscripted with, hold types only (imported,
+  builtin, the answer's classes, module-level aliases of them, literals: each literal string is
+  parsed and checked in its turn); a `.format` template is a literal, or a module-level name
+  bound to one only;
+- attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES; and `__dict__` of
+  the answer's own object, which is `vars(self)`), no private
   attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
   frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
   (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
-  module-level `register_*` function the data records, the saved-tensor hook contexts), no
-  file API (FILE_APIS) unless the kata's entry allows it (`allow = [...]`); a rule on a name
-  is about what it names, so `self.dump` of a class that defines `dump` is the answer's own;
+  module-level `register_*` function the data records, the saved-tensor hook contexts, the
+  `register*` methods of a library's objects such as torch.distributions.biject_to, the
+  handlers and filters of loggers other than `getLogger(__name__)`, NumPy's print formatter
+  and error callback: CALLBACK_KEYWORDS), no file API (FILE_APIS) unless the kata's entry
+  allows it (`allow = [...]`); a rule on a name is about what it names, so `self.dump` of a
+  class that defines `dump` is the answer's own;
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
   `operator.methodcaller` with a literal name only (or an entry of a module-level table of
-  literal strings that nothing changes, each entry checked), checked as if written `x.name`
+  literal strings that nothing changes, or a loop name over a literal dict's keys or a tuple
+  of literal strings bound by that loop alone: each entry checked), checked as if written
+  `x.name`
   (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
-  data lacks it); no other one-word string holding a dunder name or a frame attribute, no
-  format field that reads one (`"{0.__class__}"`);
+  data lacks it); no other string holding a dunder name an answer may not read as an
+  attribute, no one-word string holding a frame attribute, no format field that reads one
+  (`"{0.__traceback__}"`);
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
-  `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
-  `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
-  of torch.Tensor or np.ndarray; none of torch's dispatch or function modes, by name;
+  `__float__`, in-place arithmetic such as `__iadd__`, never `__eq__`, `__bool__`,
+  `__getattr__`, `__torch_function__`, `__init_subclass__`, reflected arithmetic); a
+  functional Enum with literal members only; no `metaclass=`, no metaclass, no `type` but
+  `type(x)`, no subclass of torch.Tensor or np.ndarray; none of torch's dispatch or function
+  modes, by name;
 - writes: no assignment to an attribute of an imported module or class (torch's documented
   settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
   return, `self` of a method taken from its class), no dunder, no private name and nothing
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
   documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
-  a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`);
+  a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`); none of the fields
+  torch.fx writes into code (CODE_FIELDS: `node.target`, `gm.graph`);
 - builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
   own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
