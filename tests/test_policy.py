@@ -699,6 +699,10 @@ ATTACKS = {
         "import numpy as np\nwith np.printoptions(override_repr=repr):\n    pass",
         "callback",
     ),
+    "numpy-print-options-through-an-alias": (
+        "import numpy as np\nset_options = np.set_printoptions\nset_options(formatter={})",
+        "builtin",
+    ),
     "numpy-errstate-call": ("import numpy as np\nnp.errstate(call=print).__enter__()", "callback"),
     "biject-to-register": (
         "import torch\ntorch.distributions.biject_to.register(1)(print)",

@@ -1207,8 +1207,9 @@ class _Checker:
                 )
 
     def named_by_operator(self, node: ast.AST, dotted: str | None, parent: ast.AST | None) -> None:
-        """operator.attrgetter other than called where it is named: like getattr."""
-        if dotted in NAMED_BY_OPERATOR and not (
+        """operator.attrgetter other than called where it is named: like getattr; and what
+        takes a callback by keyword (np.set_printoptions), whose keywords are read at the call."""
+        if (dotted in NAMED_BY_OPERATOR or dotted in CALLBACK_KEYWORDS) and not (
             isinstance(parent, ast.Call) and parent.func is node
         ):
             self.note(node, "builtin", f"uses {dotted} other than in a call of its own")
