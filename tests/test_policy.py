@@ -1128,6 +1128,35 @@ def test_every_form_of_a_sink_on_an_argument_is_refused(name, form):
     assert "sink" in {rule for _, rule in refused(code)}, code
 
 
+def test_every_sink_is_a_name_the_installed_libraries_have():
+    # A stale name (torch renames a method) would refuse nothing.
+    import torch.fx
+    import typing_extensions
+
+    owners = (torch.fx.Graph, torch.fx.GraphModule, torch.fx.Interpreter, typing_extensions)
+    for name in SINK_NAMES:
+        assert any(hasattr(owner, name) for owner in owners), name
+
+
+@pytest.mark.parametrize("dotted", sorted(policy.ANNOTATION_ONLY))
+def test_the_types_of_torch_fx_are_names_in_annotations_only(dotted):
+    module, _, name = dotted.rpartition(".")
+    named = [
+        f"import torch\ndef f(gm: {dotted}) -> '{dotted}':\n    return gm",
+        f"from {module} import {name}\ndef f(gm: {name}, n: 'list[{name}]'):\n    return gm",
+    ]
+    for code in named:
+        assert refused(code) == [], code
+    used = [
+        f"import torch\nm = {dotted}(1, 2)",
+        f"from {module} import {name}\nM = {name}",
+        f"import {module} as m\nM = getattr(m, '{name}')",
+        f"from {module} import {name}\ndef f(x):\n    return isinstance(x, {name})",
+    ]
+    for code in used:
+        assert "sink" in {rule for _, rule in refused(code)}, code
+
+
 def test_the_sink_apis_are_found_in_the_data_and_granted_by_allow():
     for dotted in policy.SINK_APIS:
         module, _, name = dotted.rpartition(".")
