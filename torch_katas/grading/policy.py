@@ -244,7 +244,9 @@ SINKS = {
     "get_annotations": "evaluates strings",
 }
 # Names of torch's data that are sinks: refused but where a kata's `allow` grants them
-# (torch.export writes submodule and buffer names into the code of `.module()` and runs it).
+# (torch.export writes submodule and buffer names into the code of `.module()` and runs it,
+# unescaped: where a kata allows it, a module named at run time is a way in that the names in
+# the source cannot show, and only a check on the exported program's names closes).
 SINK_APIS = {
     "torch.fx.Graph": "builds a graph that torch.fx turns into code",
     "torch.fx.Interpreter": "follows attribute paths given as strings (fetch_attr)",
