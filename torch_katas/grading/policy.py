@@ -220,7 +220,10 @@ REFUSED_ATTRIBUTES = {
 #      string of the caller's reaches it (a target, a name, a template, an annotation);
 #   3. where one does and no kata needs it: add its name here (or to SINK_APIS where it is a
 #      name torch's data records and a kata's `allow` may grant it); tests/test_policy.py
-#      then proves it refused in every naming form (SINK_NAMES over FORMS).
+#      then proves it refused in every naming form (SINK_NAMES over FORMS);
+#   4. the same for registries: import each recorded module and list its module-level objects
+#      that are not modules, classes or functions but have a `register*` method (refused as a
+#      class: resolve()) or are a torch.library.Library (SINK_APIS).
 # Examined and left open, as they only follow names to objects of a checked type: nn.Module's
 # get_submodule/get_parameter/get_buffer (each step must be a Module, a Parameter, a buffer),
 # functional_call (sets tensors only), collections.namedtuple and dataclasses (identifiers
@@ -252,6 +255,8 @@ SINK_APIS = {
     "torch.fx.Interpreter": "follows attribute paths given as strings (fetch_attr)",
     "torch.export.export": "turns module names into code it runs",
     "torch.export.draft_export": "turns module names into code it runs",
+    # A torch.library.Library: implementations of operators, for the whole process.
+    "torch.export.custom_ops.lib": "registers operator implementations for the whole process",
 }
 # Types of torch.fx an answer may name in an annotation only (a compile backend's
 # `gm: torch.fx.GraphModule`): called, they turn a graph into code and run it.
