@@ -657,6 +657,18 @@ ATTACKS = {
         "annotation",
     ),
     "literal-string-in-a-generic": ("import typing\nX = typing.List['exec(1)']", "builtin"),
+    "annotation-from-a-librarys-list": (
+        "import typing, warnings\ndef f(v: typing.List[warnings.filters[0][0]]):\n    pass",
+        "annotation",
+    ),
+    "annotation-from-a-librarys-object": (
+        "import logging\ndef f(v: logging.root.level):\n    pass",
+        "annotation",
+    ),
+    "annotation-from-an-own-class-attribute": (
+        "class C:\n    a = 'x'\nC.a = str(1)\ndef f(v: C.a):\n    pass",
+        "annotation",
+    ),
     "annotation-from-a-parameter": ("def f(s):\n    def g(v: s):\n        pass", "annotation"),
     "typevar-bound-built": (
         "import typing\nB = str(1)\nT = typing.TypeVar('T', bound=B)\ndef f(x: T):\n    pass",
@@ -969,6 +981,13 @@ HONEST_IDIOMS = {
     "own-module-logger": (
         "import logging, sys\nlog = logging.getLogger(__name__)\n"
         "log.addHandler(logging.NullHandler())\nlogging.basicConfig(stream=sys.stderr)"
+    ),
+    "generics-of-numpy-and-own-classes": (
+        "import typing\nimport numpy as np\nimport numpy.typing as npt\nimport torch\n"
+        "Floats = npt.NDArray[np.float64]\nT = typing.TypeVar('T')\n"
+        "class Box(typing.Generic[T]):\n    pass\n"
+        "def f(a: Floats, b: Box[int], c: 'Box[torch.Tensor]') -> tuple[int, ...]:\n"
+        "    return ()"
     ),
     "type-aliases-and-typevars": (
         "import typing\nimport torch\nT = typing.TypeVar('T', bound='torch.nn.Module')\n"

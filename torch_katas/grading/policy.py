@@ -751,8 +751,8 @@ class _Checker:
             self.note(
                 node,
                 "annotation",
-                f"annotates with {ast.unparse(node)}, a value built at run time (typing "
-                "evaluates the strings in annotations)",
+                f"annotates with {ast.unparse(node)}, not a type written out (typing "
+                "evaluates the strings it finds in annotations)",
             )
 
     def static_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
@@ -771,10 +771,20 @@ class _Checker:
                 and node.id not in seen
                 and all(self.static_type(v, seen | {node.id}) for v in values)
             )
-        if isinstance(node, (ast.Attribute, ast.Starred)):
+        if isinstance(node, ast.Starred):
             return self.static_type(node.value, seen)
+        if isinstance(node, ast.Attribute):
+            # A class or typing name of a library: not an attribute anything can set at run
+            # time (`logging.root.x`, an attribute of the answer's own class).
+            return self.type_name(node)
         if isinstance(node, ast.Subscript):
-            return self.static_type(node.value, seen) and self.static_type(node.slice, seen)
+            # A generic (`List[...]`), not an item of a library's container (a list an answer
+            # can put strings in).
+            return (
+                self.names_type(node.value, seen)
+                and self.static_type(node.value, seen)
+                and self.static_type(node.slice, seen)
+            )
         if isinstance(node, (ast.Tuple, ast.List)):
             return all(self.static_type(e, seen) for e in node.elts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
@@ -787,17 +797,44 @@ class _Checker:
             return typing and all(self.static_type(p, seen) for p in parts)
         return False
 
-    def names_type(self, node: ast.AST) -> bool:
-        """Is `node` a type that subscripting makes a generic of (`List`, `dict`,
-        `np.ndarray`, the answer's Generic class), not a container (`np.r_`, a dict)?"""
+    def type_name(self, node: ast.AST) -> bool:
+        """A recorded class, or a name of a typing module (`List`, `npt.NDArray`)."""
         dotted = self.dotted(node)
-        if dotted is not None:
-            module = dotted.rpartition(".")[0]
-            typing = any(within(module, m) for m in TYPING_MODULES)
-            return typing or self.kind_of(dotted) in ("class", "metaclass")
-        if isinstance(node, ast.Name) and node.id not in self.file_names:
+        if dotted is None:
+            return False
+        module = dotted.rpartition(".")[0]
+        typing = any(within(module, m) for m in TYPING_MODULES)
+        # A name of a module the kata adds that the data does not record is read leniently
+        # (`dist.ProcessGroup`); a deeper chain may reach an object's settable attribute.
+        lenient = any(
+            within(dotted, e) and "." not in dotted[len(e) + 1 :] for e in unrecorded(self.extra)
+        )
+        kind = "class" if lenient else self.kind_of(dotted)
+        return typing or kind in ("class", "metaclass")
+
+    def names_type(self, node: ast.AST, seen: frozenset[str] = frozenset()) -> bool:
+        """Is `node` a type that subscripting makes a generic of (`List`, `dict`,
+        `np.ndarray`, the answer's Generic class, an alias of one), not a container (`np.r_`,
+        a dict, a list of a library's)?"""
+        if self.dotted(node) is not None:
+            return self.type_name(node)
+        if not isinstance(node, ast.Name):
+            return False
+        if node.id not in self.file_names:
             return node.id in GENERIC_BUILTINS
-        return isinstance(node, ast.Name) and node.id in self.own_classes
+        # An alias of a type or of a generic (`Floats = npt.NDArray[np.float64]`), not of a
+        # table of strings (`NAMES = ("a",)`, `NAMES[0]`).
+        values, inner = self.aliases.get(node.id), seen | {node.id}
+        alias = (
+            values is not None
+            and node.id not in seen
+            and all(
+                self.names_type(v, inner)
+                or (isinstance(v, ast.Subscript) and self.static_type(v, inner))
+                for v in values
+            )
+        )
+        return alias or node.id in self.own_classes
 
     # -- imports and names bound to imported things --------------------------------------
 
@@ -1585,7 +1622,7 @@ STREAMS = {"sys.stderr", "sys.stdout"}
 # every record anyone logs.
 LOGGER_HOOKS = {"addHandler", "addFilter", "removeHandler", "removeFilter", "handlers", "filters"}
 # Modules whose names make generics when subscripted; builtin classes that do too.
-TYPING_MODULES = ("typing", "typing_extensions", "collections")
+TYPING_MODULES = ("typing", "typing_extensions", "collections", "numpy.typing", "torch.types")
 GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 
 
