@@ -16,34 +16,53 @@ runs:
 - names: every attribute chain that starts at an imported module resolves, part by part, to a
   public name recorded in public_names.json (each module's public attributes, less the modules
   it re-exports: `torch.sys`, `logging.os`); a module is only ever the left side of a `.`,
-  never a value (`m = torch`, `f(np)`); a name missing from the data is refused with the
+  never a value (`m = torch`, `f(np)`), but for `nn = torch.nn` at the top level, bound once,
+  which is an import by another spelling; a name missing from the data is refused with the
   torch, NumPy or Python version the data came from;
-- attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES), no private
+- sinks (SINKS, SINK_APIS): what an allowed API turns from a string built at run time into
+  code or an attribute path (torch.fx's code generation and fetch_attr, torch.export's code
+  from module names, typing's evaluation of annotations, format templates): refused by name,
+  on anything, unless the kata's entry allows it; torch.fx's GraphModule and Node only in
+  annotations; annotations, and what types are subscripted with, hold types only (imported,
+  builtin, the answer's classes, module-level aliases of them, literals: each literal string is
+  parsed and checked in its turn); a `.format` template is a literal, or a module-level name
+  bound to one only;
+- attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES; and `__dict__` of
+  the answer's own object, which is `vars(self)`), no private
   attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
   frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
   (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
-  module-level `register_*` function the data records, the saved-tensor hook contexts), no
-  file API (FILE_APIS) unless the kata's entry allows it (`allow = [...]`); a rule on a name
-  is about what it names, so `self.dump` of a class that defines `dump` is the answer's own;
+  module-level `register_*` function the data records, the saved-tensor hook contexts, the
+  `register*` methods of a library's objects such as torch.distributions.biject_to, the
+  handlers and filters of loggers other than `getLogger(__name__)`, NumPy's print formatter
+  and error callback: CALLBACK_KEYWORDS), no file API (FILE_APIS) unless the kata's entry
+  allows it (`allow = [...]`); a rule on a name is about what it names, so `self.dump` of a
+  class that defines `dump` is the answer's own;
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
   `operator.methodcaller` with a literal name only (or an entry of a module-level table of
-  literal strings that nothing changes, each entry checked), checked as if written `x.name`
+  literal strings that nothing changes, or a loop name over a literal dict's keys or a tuple
+  of literal strings bound by that loop alone: each entry checked), checked as if written
+  `x.name`
   (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
-  data lacks it); no other one-word string holding a dunder name or a frame attribute, no
-  format field that reads one (`"{0.__class__}"`);
+  data lacks it); no other string holding a dunder name an answer may not read as an
+  attribute, no one-word string holding a frame attribute, no format field that reads one
+  (`"{0.__traceback__}"`);
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
-  `__float__`, never `__eq__`, `__bool__`, `__getattr__`, `__torch_function__`,
-  `__init_subclass__`); no `metaclass=`, no metaclass, no `type` but `type(x)`, no subclass
-  of torch.Tensor or np.ndarray; none of torch's dispatch or function modes, by name;
+  `__float__`, in-place arithmetic such as `__iadd__`, never `__eq__`, `__bool__`,
+  `__getattr__`, `__torch_function__`, `__init_subclass__`, reflected arithmetic); a
+  functional Enum with literal members only; no `metaclass=`, no metaclass, no `type` but
+  `type(x)`, no subclass of torch.Tensor or np.ndarray; none of torch's dispatch or function
+  modes, by name;
 - writes: no assignment to an attribute of an imported module or class (torch's documented
   settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
   return, `self` of a method taken from its class), no dunder, no private name and nothing
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
   documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
-  a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`);
+  a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`); none of the fields
+  torch.fx writes into code (CODE_FIELDS: `node.target`, `gm.graph`);
 - builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
   own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
@@ -59,6 +78,7 @@ none for every reference answer and for honest answers written in any common sty
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import re
 import types
@@ -185,6 +205,64 @@ REFUSED_ATTRIBUTES = {
     "register_dataclass": "a global registry of how torch flattens objects",
     "register_kl": "a global registry of torch.distributions' KL divergences",
 }
+# Sinks: what an allowed API does with a string the answer builds at run time, where the string
+# becomes code or an attribute path. A string built at run time never shows in the AST, so the
+# policy refuses the sink itself (by its name, on anything: the objects a test hands over have
+# these methods too) or, where the sink is a name honest answers write, its non-literal string
+# (format templates, annotations: see `template` and `type_expression`).
+#
+# How a new sink is found (redo it when ALLOWED, ALLOWED_TORCH or the pinned versions move):
+#   1. for every module public_names.json records, grep its package's sources for `eval(`,
+#      `exec(`, `compile(`, `__import__`, `import_module`, `get_type_hints`, `_eval_type`,
+#      `ForwardRef(`, `getattr(`/`setattr(` with a name that is a parameter, `split(".")`
+#      followed by getattr (a dotted path), `pickle`/`marshal` loads, `pydoc.locate`;
+#   2. follow each hit up to the public function or method an answer can call, and ask what
+#      string of the caller's reaches it (a target, a name, a template, an annotation);
+#   3. where one does and no kata needs it: add its name here (or to SINK_APIS where it is a
+#      name torch's data records and a kata's `allow` may grant it); tests/test_policy.py
+#      then proves it refused in every naming form (SINK_NAMES over FORMS);
+#   4. the same for registries: import each recorded module and list its module-level objects
+#      that are not modules, classes or functions but have a `register*` method (refused as a
+#      class: resolve()) or are a torch.library.Library (SINK_APIS).
+# Examined and left open, as they only follow names to objects of a checked type: nn.Module's
+# get_submodule/get_parameter/get_buffer (each step must be a Module, a Parameter, a buffer),
+# functional_call (sets tensors only), collections.namedtuple and dataclasses (identifiers
+# only), typing.NamedTuple/TypedDict (evaluate nothing), numpy.info (reads docs).
+SINKS = {
+    # torch.fx writes each node's target, name and placeholder into the Python source of the
+    # module's forward, unescaped, and runs it (GraphModule, recompile, deepcopy of one).
+    "get_attr": "puts a string into code torch.fx generates",
+    "call_method": "puts a string into code torch.fx generates",
+    "call_module": "puts a string into code torch.fx generates",
+    "call_function": "builds a graph that torch.fx turns into code",
+    "create_node": "puts a string into code torch.fx generates",
+    "placeholder": "puts a string into code torch.fx generates",
+    "graph_copy": "copies nodes into a graph torch.fx turns into code",
+    "node_copy": "copies nodes into a graph torch.fx turns into code",
+    "recompile": "turns a graph into code and runs it",
+    "python_code": "turns a graph into code",
+    # torch.fx.Interpreter.fetch_attr follows any dotted path (`forward.__globals__`).
+    "fetch_attr": "follows an attribute path given as a string",
+    # Annotations evaluated as code (eval_str=True).
+    "get_annotations": "evaluates strings",
+}
+# Names of torch's data that are sinks: refused but where a kata's `allow` grants them
+# (torch.export writes submodule and buffer names into the code of `.module()` and runs it,
+# unescaped: where a kata allows it, a module named at run time is a way in that the names in
+# the source cannot show, and only a check on the exported program's names closes).
+SINK_APIS = {
+    "torch.fx.Graph": "builds a graph that torch.fx turns into code",
+    "torch.fx.Interpreter": "follows attribute paths given as strings (fetch_attr)",
+    "torch.export.export": "turns module names into code it runs",
+    "torch.export.draft_export": "turns module names into code it runs",
+    # A torch.library.Library: implementations of operators, for the whole process.
+    "torch.export.custom_ops.lib": "registers operator implementations for the whole process",
+}
+# Types of torch.fx an answer may name in an annotation only (a compile backend's
+# `gm: torch.fx.GraphModule`): called, they turn a graph into code and run it.
+ANNOTATION_ONLY = {"torch.fx.GraphModule", "torch.fx.Node"}
+# Fields torch.fx writes into generated code: no answer sets them on what it did not make.
+CODE_FIELDS = {"graph", "target", "name", "op", "args", "kwargs", "type"}
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.
 MUTABLE = {
@@ -256,6 +334,22 @@ DEFINABLE = _PROTOCOL | {
     "__deepcopy__",
     "__all__",
     "__slots__",
+    # In-place arithmetic acts only where the answer's own object is on the left of `+=`: it
+    # cannot change a comparison the tests make (reflected and plain arithmetic can:
+    # `abs(expected - actual)`).
+    "__iadd__",
+    "__isub__",
+    "__imul__",
+    "__imatmul__",
+    "__itruediv__",
+    "__ifloordiv__",
+    "__imod__",
+    "__ipow__",
+    "__iand__",
+    "__ior__",
+    "__ixor__",
+    "__ilshift__",
+    "__irshift__",
 }
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
@@ -561,6 +655,12 @@ class _Checker:
         self.enums: set[str] = set()  # the answer's classes that subclass an enum class
         self.frozen_setattr: set[int] = set()  # ids of `object.__setattr__` in __post_init__
         self.tables: dict[str, list[str]] = {}  # module-level constant tables of names
+        self.file_names: set[str] = set()  # every name the source binds, anywhere
+        self.aliases: dict[str, list[ast.AST]] = {}  # module-level names -> their values
+        self.alias_calls: set[int] = set()  # ids of the calls that make module-level aliases
+        self.type_strings: list[ast.Constant] = []  # literal strings typing may evaluate
+        self.module_alias_values: set[int] = set()  # ids of `torch.nn` in `nn = torch.nn`
+        self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -583,6 +683,7 @@ class _Checker:
                     and isinstance(body[0].value, ast.Constant)
                 ):
                     self.docstrings.add(id(body[0].value))
+        self.module_aliases(tree)
         self.bound = set(self.imported)
         self.local_classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
         # The answer's classes, where their names are bound to nothing else.
@@ -596,23 +697,144 @@ class _Checker:
         }
         self.frozen_setattr = frozen_setattrs(tree)
         self.tables = constant_tables(tree)
+        self.loop_names = loop_literals(tree)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
         self.find_own(tree)
+        self.file_names = every_bound_name(tree)
+        self.aliases = module_bindings(tree)
+        self.alias_calls = {
+            id(v) for values in self.aliases.values() for v in values if isinstance(v, ast.Call)
+        }
         for node in ast.walk(tree):
             self.visit(node)
-        for annotation in self.string_annotations(tree):
+        # Annotations and what types are subscripted with: typing evaluates the strings in
+        # them (get_type_hints, singledispatch's register), so they hold types only.
+        # Each literal string found there (or in an alias they name) is parsed and checked as
+        # an annotation in its turn.
+        for annotation in annotation_nodes(tree):
+            self.type_expression(annotation)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Subscript)
+                and id(node) not in self.annotations
+                and self.names_type(node.value)
+            ):
+                self.type_expression(node.slice)
+        done: set[int] = set()
+        while self.type_strings:
+            annotation = self.type_strings.pop()
+            if id(annotation) in done:
+                continue
+            done.add(id(annotation))
             try:
                 parsed = ast.parse(str(annotation.value), mode="eval")
             except SyntaxError:
                 continue
             for node in ast.walk(parsed):
                 ast.copy_location(node, annotation)
+                self.annotations.add(id(node))
                 for child in ast.iter_child_nodes(node):
                     self.parents[id(child)] = node
             for node in ast.walk(parsed):
                 self.visit(node)
+            self.type_expression(parsed.body)
+
+    # -- types: what typing may evaluate ---------------------------------------------------
+
+    def type_expression(self, node: ast.AST) -> None:
+        """An annotation, or what a type is subscripted with: made of types only (imported,
+        builtin, the answer's classes, module-level aliases of those), literals and `|`. A
+        value built at run time there (`List[source]`) is a string typing evaluates."""
+        if not self.static_type(node, frozenset()):
+            self.note(
+                node,
+                "annotation",
+                f"annotates with {ast.unparse(node)}, not a type written out (typing "
+                "evaluates the strings it finds in annotations)",
+            )
+
+    def static_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                self.type_strings.append(node)  # parsed and checked as an annotation
+            return True
+        if isinstance(node, ast.Name):
+            if node.id in self.imported or node.id in self.own_classes:
+                return True
+            if node.id not in self.file_names:
+                return hasattr(builtins, node.id)
+            values = self.aliases.get(node.id)
+            return (
+                values is not None
+                and node.id not in seen
+                and all(self.static_type(v, seen | {node.id}) for v in values)
+            )
+        if isinstance(node, ast.Starred):
+            return self.static_type(node.value, seen)
+        if isinstance(node, ast.Attribute):
+            # A class or typing name of a library: not an attribute anything can set at run
+            # time (`logging.root.x`, an attribute of the answer's own class).
+            return self.type_name(node)
+        if isinstance(node, ast.Subscript):
+            # A generic (`List[...]`), not an item of a library's container (a list an answer
+            # can put strings in).
+            return (
+                self.names_type(node.value, seen)
+                and self.static_type(node.value, seen)
+                and self.static_type(node.slice, seen)
+            )
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(self.static_type(e, seen) for e in node.elts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self.static_type(node.left, seen) and self.static_type(node.right, seen)
+        if isinstance(node, ast.Call) and id(node) in self.alias_calls:
+            # A module-level alias made by typing: TypeVar("T", bound=...), NewType(...).
+            dotted = self.dotted(node.func) or ""
+            parts = [*node.args, *(k.value for k in node.keywords)]
+            typing = any(within(dotted, m) for m in TYPING_MODULES)
+            return typing and all(self.static_type(p, seen) for p in parts)
+        return False
+
+    def type_name(self, node: ast.AST) -> bool:
+        """A recorded class, or a name of a typing module (`List`, `npt.NDArray`)."""
+        dotted = self.dotted(node)
+        if dotted is None:
+            return False
+        module = dotted.rpartition(".")[0]
+        typing = any(within(module, m) for m in TYPING_MODULES)
+        # A name of a module the kata adds that the data does not record is read leniently
+        # (`dist.ProcessGroup`); a deeper chain may reach an object's settable attribute.
+        lenient = any(
+            within(dotted, e) and "." not in dotted[len(e) + 1 :] for e in unrecorded(self.extra)
+        )
+        kind = "class" if lenient else self.kind_of(dotted)
+        return typing or kind in ("class", "metaclass")
+
+    def names_type(self, node: ast.AST, seen: frozenset[str] = frozenset()) -> bool:
+        """Is `node` a type that subscripting makes a generic of (`List`, `dict`,
+        `np.ndarray`, the answer's Generic class, an alias of one), not a container (`np.r_`,
+        a dict, a list of a library's)?"""
+        if self.dotted(node) is not None:
+            return self.type_name(node)
+        if not isinstance(node, ast.Name):
+            return False
+        if node.id not in self.file_names:
+            return node.id in GENERIC_BUILTINS
+        # An alias of a type or of a generic (`Floats = npt.NDArray[np.float64]`), not of a
+        # table of strings (`NAMES = ("a",)`, `NAMES[0]`).
+        values, inner = self.aliases.get(node.id), seen | {node.id}
+        alias = (
+            values is not None
+            and node.id not in seen
+            and all(
+                self.names_type(v, inner)
+                or (isinstance(v, ast.Subscript) and self.static_type(v, inner))
+                for v in values
+            )
+        )
+        return alias or node.id in self.own_classes
 
     # -- imports and names bound to imported things --------------------------------------
 
@@ -696,10 +918,15 @@ class _Checker:
                 self.note(node, "process", f"uses {named} (processes or their state)")
             if named in FILE_APIS and named not in self.allow:
                 self.note(node, "file", f"uses {named} (files: not allowed for this kata)")
+            if named in SINK_APIS and named not in self.allow:
+                self.note(node, "sink", f"uses {named} ({SINK_APIS[named]})")
             kind = kinds[part]
             rest = parts[index + 1 :]
             if kind == "classes" and rest and rest[0] == "register":
                 self.note(node, "patch", f"uses {dotted}: registers with a class it did not make")
+            if kind == "other" and rest and rest[0].startswith("register"):
+                # A registry object of a library (torch.distributions.biject_to.register).
+                self.note(node, "callback", f"uses {dotted}: registers with a global registry")
             if kind == "metaclasses":
                 self.note(node, "class", f"uses {named}, a metaclass (it makes classes)")
             return {"classes": "class", "metaclasses": "metaclass"}.get(kind, "other")
@@ -810,6 +1037,10 @@ class _Checker:
             return node.id in self.bound
         if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
             return self.refers_to_imported(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            # getattr(torch.distributions, "biject_to"): what it names, as `m.name` would.
+            named = node.func.id == "getattr" and id(node.func) not in self.shadowed
+            return named and bool(node.args) and self.refers_to_imported(node.args[0])
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return any(self.refers_to_imported(e) for e in node.elts)
         if isinstance(node, ast.Dict):
@@ -919,13 +1150,48 @@ class _Checker:
             self.attribute_name(node, node.attr, submodule)
         parent = self.parents.get(id(node))
         self.named_by_operator(node, dotted, parent)
+        self.global_registration(node, dotted)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
         if dotted is not None and (outermost or spelled):
+            self.annotation_only(node, dotted)
             kind = self.resolve(node, dotted)
             if kind == "module" and spelled:  # getattr(torch, "utils") returns the module
                 self.note(node, "module", f"uses the module {dotted} as a value")
             elif kind == "module":
                 self.module_value(node, dotted)
+
+    def global_registration(self, node: ast.Attribute, dotted: str | None) -> None:
+        """What registers with an object shared by the whole process: a library's registry
+        reached through an alias or getattr (`b = biject_to; b.register(...)`), and the
+        handlers and filters of loggers other than the answer's own module's."""
+        registers = dotted is None and node.attr.startswith("register")
+        if registers and self.refers_to_imported(node.value):
+            self.note(node, "callback", f"uses .{node.attr} of a library's object")
+        if node.attr in LOGGER_HOOKS and not self.own_logger(node.value):
+            self.note(
+                node,
+                "callback",
+                f"uses .{node.attr} of a logger the answer did not make (its records are "
+                "everyone's)",
+            )
+
+    def own_logger(self, node: ast.AST) -> bool:
+        """`logging.getLogger(__name__)`, directly or through names bound only to it, or an
+        object the answer made (a handler of its own)."""
+        if isinstance(node, ast.Name):
+            values = self.aliases.get(node.id)
+            own = values is not None and all(self.own_logger(v) for v in values)
+            return own or node.id in self.own
+        return (
+            isinstance(node, ast.Call)
+            and self.dotted(node.func) == "logging.getLogger"
+            and [ast.dump(a) for a in node.args] == [ast.dump(ast.Name("__name__", ast.Load()))]
+        )
+
+    def annotation_only(self, node: ast.AST, dotted: str) -> None:
+        """torch.fx's GraphModule and Node: named in annotations, never called or passed."""
+        if dotted in ANNOTATION_ONLY and id(node) not in self.annotations:
+            self.note(node, "sink", f"uses {dotted} other than in an annotation (it makes code)")
 
     def own_definition(self, node: ast.Attribute) -> bool:
         """`self.dump` in a method of a class whose body defines `dump`: the answer's own."""
@@ -947,12 +1213,22 @@ class _Checker:
         named (`x.a`, `from x import a`, `getattr(x, "a")`, `operator.attrgetter("a")`)."""
         allowed = {a.rpartition(".")[2] for a in self.allow}
         if is_dunder(attr):
-            if attr not in DUNDER_ATTRIBUTES:
+            # `self.__dict__` of the answer's own object is vars(self) (as torch's schedulers
+            # write state_dict); of anything else it is a namespace it did not make.
+            own = (
+                attr == "__dict__"
+                and isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in self.own
+            )
+            if attr not in DUNDER_ATTRIBUTES and not own:
                 self.note(node, "dunder", f"uses the attribute {attr}")
         elif attr in INTERNALS:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
         elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
+        elif attr in SINKS and attr not in allowed:
+            self.note(node, "sink", f"uses {attr} ({SINKS[attr]})")
         elif MODE_NAMES.fullmatch(attr):
             self.note(node, "class", f"uses {attr} (a mode sees every operation, the tests' too)")
         elif attr in self.names.registries and attr not in allowed:
@@ -975,14 +1251,39 @@ class _Checker:
                 )
 
     def named_by_operator(self, node: ast.AST, dotted: str | None, parent: ast.AST | None) -> None:
-        """operator.attrgetter other than called where it is named: like getattr."""
-        if dotted in NAMED_BY_OPERATOR and not (
+        """operator.attrgetter other than called where it is named: like getattr; and what
+        takes a callback by keyword (np.set_printoptions), whose keywords are read at the call."""
+        if (dotted in NAMED_BY_OPERATOR or dotted in CALLBACK_KEYWORDS) and not (
             isinstance(parent, ast.Call) and parent.func is node
         ):
             self.note(node, "builtin", f"uses {dotted} other than in a call of its own")
 
+    def module_aliases(self, tree: ast.Module) -> None:
+        """`nn = torch.nn` at the module's top level, its only binding: an import by another
+        spelling (`from torch import nn`), under the same rules."""
+        counts: dict[str, int] = {}
+        for name in every_binding(tree):
+            counts[name] = counts.get(name, 0) + 1
+        for statement in tree.body:
+            if not (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+            ):
+                continue
+            name, dotted = statement.targets[0].id, self.dotted(statement.value)
+            if dotted is None or counts.get(name) != 1 or not self.recorded_module(dotted):
+                continue
+            why = why_not_import(dotted, self.extra)
+            if why is not None:
+                self.note(statement, "import", f"binds {dotted} ({why})")
+            self.imported[name] = dotted
+            self.module_alias_values.add(id(statement.value))
+
     def module_value(self, node: ast.AST, dotted: str) -> None:
         """A module anywhere but left of a `.`: bound, passed or returned."""
+        if id(node) in self.module_alias_values:
+            return
         parent = self.parents.get(id(node))
         if (isinstance(parent, ast.Attribute) and parent.value is node) or self.named_owner(node):
             return
@@ -998,6 +1299,7 @@ class _Checker:
             return
         if name in self.imported:
             self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
+            self.annotation_only(node, self.imported[name])
             kind = self.kind_of(self.imported[name])
             if kind == "metaclass":
                 self.note(node, "class", f"uses {self.imported[name]}, a metaclass")
@@ -1064,6 +1366,8 @@ class _Checker:
             self.note(node, "builtin", "makes a class with type(name, bases, namespace)")
         dotted = self.dotted(func)
         self.functional_enum(node, dotted)
+        self.callback_keywords(node, dotted)
+        self.template(node)
         wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
         limit = 2 if dotted == "functools.update_wrapper" else 1
         if wrapper and (
@@ -1074,13 +1378,17 @@ class _Checker:
         if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
             self.note(node, "file", "calls logging.basicConfig with a file name")
         if dotted in NAMED_BY_OPERATOR:
-            for arg in node.args:
-                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            # methodcaller's other arguments are the method's.
+            named = node.args if dotted == "operator.attrgetter" else node.args[:1]
+            for arg in named:
+                literals = self.literal_names(arg)
+                if literals is None:
                     self.note(node, "attribute-by-name", f"calls {dotted} with a computed name")
                     continue
-                parts = arg.value.split(".") if dotted == "operator.attrgetter" else [arg.value]
-                for part in parts:
-                    self.attribute_name(arg, part)
+                for literal in literals:
+                    parts = literal.split(".") if dotted == "operator.attrgetter" else [literal]
+                    for part in parts:
+                        self.attribute_name(arg, part)
             return
         if not (isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTES):
             return
@@ -1112,6 +1420,42 @@ class _Checker:
             if func.id != "getattr":
                 self.write(node, owner, literal, f"{ast.unparse(owner)}.{literal}")
 
+    def callback_keywords(self, node: ast.Call, dotted: str | None) -> None:
+        """Settings that hand the answer's function or object to a process-wide hook: NumPy's
+        print formatter, its error callback, the root logger's handlers or stream."""
+        refused = CALLBACK_KEYWORDS.get(dotted or "")
+        if refused is None:
+            return
+        names, positional = refused
+        for keyword in node.keywords:
+            value = self.dotted(keyword.value)
+            if keyword.arg is None or (keyword.arg in names and value not in STREAMS):
+                what = keyword.arg or "**"
+                self.note(node, "callback", f"calls {dotted} with {what}= (a global callback)")
+        if len(node.args) > positional or any(isinstance(a, ast.Starred) for a in node.args):
+            self.note(node, "callback", f"calls {dotted} with a callback among its arguments")
+
+    def template(self, node: ast.Call) -> None:
+        """`template.format(x)`: a template built at run time reads any attribute chain of x
+        (`"{0.__class__}"`); a literal one is checked field by field (string())."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map"):
+            template = func.value
+            if isinstance(template, ast.Name) and template.id == "str" and node.args:
+                template = node.args[0]  # str.format(template, ...)
+        elif self.dotted(func) == "logging.Formatter":
+            keyword = [k.value for k in node.keywords if k.arg == "fmt"]
+            template = (node.args[:1] or keyword or [ast.Constant("")])[0]
+        else:
+            return
+        constant = isinstance(template, ast.Constant) and isinstance(template.value, str)
+        named = isinstance(template, ast.Name) and all(
+            isinstance(v, ast.Constant) and isinstance(v.value, str)
+            for v in self.aliases.get(template.id, [ast.Name("x")])
+        )
+        if not (constant or named):
+            self.note(node, "string", "formats with a template built at run time")
+
     def literal_names(self, node: ast.AST) -> list[str] | None:
         """The names an attribute-name argument can hold: a literal string, or any entry of a
         module-level table of literal strings that nothing changes (`getattr(nn, NAMES[k])`);
@@ -1120,6 +1464,8 @@ class _Checker:
             return [node.value]
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             return self.tables.get(node.value.id)
+        if isinstance(node, ast.Name):
+            return self.loop_names.get(id(node))
         return None
 
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
@@ -1147,8 +1493,15 @@ class _Checker:
             local or (dotted and self.kind_of(dotted) == "class" and ENUM_CLASSES.fullmatch(dotted))
         ):
             return
-        if len(node.args) > 1 or any(k.arg in ("names", None) for k in node.keywords):
+        members = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "names")]
+        others = {k.arg for k in node.keywords} - {"names", "start", "module", "qualname"}
+        literal = [enum_members(m) for m in members]
+        if len(node.args) > 2 or others or None in literal:
             self.note(node, "class", "makes an enum from members built at run time (write a class)")
+            return
+        for name in (n for names in literal for n in names or ()):
+            if name.startswith("_"):
+                self.note(node, "class", f"makes an enum member {name} (write a class)")
 
     def resolve_quietly(self, node: ast.Attribute) -> None:
         """A name missing from the data is no finding when its absence is handled; what the
@@ -1189,6 +1542,13 @@ class _Checker:
                 "patch",
                 f"assigns to {text}, private, on an object the answer did not make",
             )
+        elif attr in CODE_FIELDS:
+            self.note(
+                statement,
+                "sink",
+                f"assigns to {text} on an object the answer did not make (torch.fx writes "
+                "it into code)",
+            )
         elif (
             attr in self.names.protected
             and attr not in MUTABLE
@@ -1216,12 +1576,14 @@ class _Checker:
         if id(node) in self.docstrings or self.attribute_argument(node, parent):
             return
         text = str(node.value)
-        # A name handed to what reads attributes by name is one word (or a dotted path); a
-        # sentence that mentions `__init__` in an error message is not.
+        # A dunder in a string is judged as the attribute it could name, whatever else the
+        # string holds (`"{0.__class__.__name__}(...)"` reads what `x.__class__` reads).
+        for dunder in re.findall(r"__\w+?__", text):
+            if dunder not in DUNDER_STRINGS | DUNDER_ATTRIBUTES:
+                self.note(node, "string", f"names {dunder} in a string")
+        # Frame attributes are plain words in a sentence (`f_back` in an error message); a
+        # name handed to what reads attributes by name is one word (or a dotted path).
         if not re.search(r"\s", text):
-            for dunder in re.findall(r"__\w+?__", text):
-                if dunder not in DUNDER_STRINGS:
-                    self.note(node, "string", f"names {dunder} in a string")
             for name in re.findall(r"\w+", text):
                 if name in INTERNALS:
                     self.note(node, "string", f"names {name} in a string")
@@ -1245,12 +1607,82 @@ class _Checker:
         )
         return by_builtin or (self.dotted(func) in NAMED_BY_OPERATOR and node in parent.args)
 
-    def string_annotations(self, tree: ast.Module) -> Iterator[ast.Constant]:
-        """Annotations written as strings: typing can evaluate them."""
-        for annotation in annotation_nodes(tree):
-            for node in ast.walk(annotation):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    yield node
+
+# Keywords (and how many positional arguments are safe) that install a process-wide callback
+# or stream: NumPy calls the formatter whenever it prints an array (a failing test's message),
+# the error callback on floating-point errors; the root logger's handlers see every record.
+CALLBACK_KEYWORDS = {
+    "numpy.set_printoptions": ({"formatter", "override_repr"}, 7),
+    "numpy.printoptions": ({"formatter", "override_repr"}, 7),
+    "numpy.errstate": ({"call"}, 0),
+    "logging.basicConfig": ({"handlers", "stream", "force"}, 0),
+}
+STREAMS = {"sys.stderr", "sys.stdout"}
+# A logger's handlers and filters: on a logger the answer did not make they run its code for
+# every record anyone logs.
+LOGGER_HOOKS = {"addHandler", "addFilter", "removeHandler", "removeFilter", "handlers", "filters"}
+# Modules whose names make generics when subscripted; builtin classes that do too.
+TYPING_MODULES = ("typing", "typing_extensions", "collections", "numpy.typing", "torch.types")
+GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
+
+
+def enum_members(node: ast.AST) -> list[str] | None:
+    """The member names of a functional Enum's literal `names` ("A B", ["A", "B"],
+    [("A", 1)], {"A": 1}); None where they are built at run time."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.replace(",", " ").split()
+    if isinstance(node, ast.Dict):
+        keys = node.keys
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        keys = [
+            e.elts[0] if isinstance(e, ast.Tuple) and len(e.elts) == 2 else e for e in node.elts
+        ]
+    else:
+        return None
+    if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+        return [str(getattr(k, "value", "")) for k in keys]
+    return None
+
+
+def every_binding(tree: ast.AST) -> Iterator[str]:
+    """The name of each binding in the source, anywhere, once per binding."""
+    for target, _ in bindings_of(tree):
+        yield from bound_names(target)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).split(".")[0]
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            yield node.name
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from node.names * 2  # bound elsewhere: never a plain module-level alias
+
+
+def every_bound_name(tree: ast.AST) -> set[str]:
+    """Every name the source binds anywhere (a builtin's name among them is not the builtin)."""
+    return set(every_binding(tree))
+
+
+def module_bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """Names bound only by plain assignments at the module's top level, with their values
+    (type aliases: `Batch = dict[str, Tensor]`, `T = TypeVar("T")`)."""
+    top: dict[str, list[ast.AST]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            top.setdefault(target.id, []).append(value)
+    counts: dict[str, int] = {}
+    for name in every_binding(tree):
+        counts[name] = counts.get(name, 0) + 1
+    return {name: values for name, values in top.items() if counts.get(name) == len(values)}
 
 
 # The public methods of namedtuples, which start with an underscore to stay out of the way.
@@ -1352,6 +1784,93 @@ def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
         if name is not None:
             tables.pop(name, None)
     return tables
+
+
+def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
+    """`for name, value in settings.items()` in a function where `settings` is bound once, to a
+    dict with literal string keys, and only read (iterated, `.items()`, `.keys()`, `[k]`), and
+    `name` is bound by that loop alone: each use of `name` holds one of those keys (ids of the
+    uses, with the keys). A tuple of literal strings looped over directly counts too."""
+    found: dict[int, list[str]] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        parents = {
+            id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
+        }
+        counts: dict[str, int] = {}
+        for name in every_binding(function):
+            counts[name] = counts.get(name, 0) + 1
+        stores: dict[str, int] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+        tables: dict[str, list[str]] = {}
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Dict)
+                and all(
+                    isinstance(k, ast.Constant) and isinstance(k.value, str)
+                    for k in node.value.keys
+                )
+            ):
+                tables[node.targets[0].id] = [str(getattr(k, "value", "")) for k in node.value.keys]
+        for name in list(tables):
+            for node in ast.walk(function):
+                if not (isinstance(node, ast.Name) and node.id == name):
+                    continue
+                parent = parents.get(id(node))
+                read = isinstance(node.ctx, ast.Load) and (
+                    (isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node)
+                    or (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load))
+                    or (
+                        isinstance(parent, ast.Attribute)
+                        and parent.attr in ("items", "keys")
+                        and isinstance(parents.get(id(parent)), ast.Call)
+                    )
+                )
+                if not (read or isinstance(node.ctx, ast.Store)) or stores.get(name) != 1:
+                    tables.pop(name, None)
+                    break
+        for loop in ast.walk(function):
+            if not isinstance(loop, (ast.For, ast.comprehension)):
+                continue
+            keys: list[str] | None = None
+            loop_iter, target = loop.iter, loop.target
+            named: ast.AST | None = target
+            if isinstance(loop_iter, (ast.Tuple, ast.List)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop_iter.elts
+            ):
+                keys = [str(getattr(e, "value", "")) for e in loop_iter.elts]
+            elif isinstance(loop_iter, ast.Name):
+                keys = tables.get(loop_iter.id)
+            elif (
+                isinstance(loop_iter, ast.Call)
+                and isinstance(loop_iter.func, ast.Attribute)
+                and isinstance(loop_iter.func.value, ast.Name)
+                and loop_iter.func.attr in ("items", "keys")
+                and not loop_iter.args
+            ):
+                keys = tables.get(loop_iter.func.value.id)
+                if loop_iter.func.attr == "items":  # for key, value in d.items()
+                    pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
+                    named = target.elts[0] if isinstance(target, ast.Tuple) and pair else None
+            if keys is None or not isinstance(named, ast.Name):
+                continue
+            # Bound by this loop alone (a for target counts twice in every_binding).
+            if stores.get(named.id) != 1 or counts.get(named.id, 0) > 2:
+                continue
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Name)
+                    and node.id == named.id
+                    and isinstance(node.ctx, ast.Load)
+                ):
+                    found[id(node)] = keys
+    return found
 
 
 def frozen(decorator: ast.AST) -> bool:
