@@ -324,8 +324,9 @@ def assert_each_attack_is_caught(report: dict, output: str, folder: Path, mode: 
         # The checkout is not there to read; root's capabilities are not there to remount.
         assert runs[4] != "solved"
     else:
-        # Under none nothing protects the checkout: the reference is read (README).
-        assert runs[4] == "solved"
+        # Under none nothing protects the checkout: the reference is read (README), but
+        # running it with exec from the answer's file is refused.
+        assert runs[4] != "solved" and "made code at run time" in tampering[4]
 
 
 # Classes given dunders built at run time, a torch mode left on the stack and copy's global
@@ -486,13 +487,15 @@ json.dumps.__code__ = _results.__code__
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_stub_that_swaps_the_code_of_json_dumps_is_graded_as_what_it_is(suite, tmp_path):
-    """The stub as handed out plus the swap: its tests fail, and they are reported so."""
+    """The stub as handed out plus the swap: the exec that would swap it is refused, and no
+    test passes."""
     folder = tmp_path / "dumps"
     assert katas("--root", suite, "takehome", 5, "--out", folder) == 0
     stage(folder, 5, JSON_DUMPS_SWAPPED, append=True)
     report = grade_one(suite, folder, 5)
     (entry,) = report["katas"].values()
-    assert (entry.get("run_verdict") or entry["verdict"]) == "not started"
+    assert (entry.get("run_verdict") or entry["verdict"]) == "flagged"
+    assert "made code at run time" in flags(report, "tampering")[5]
     assert entry["passed"] == 0
 
 
