@@ -609,7 +609,8 @@ class CodeGuard:
             target = args[0] if args else None
             if len(args) > 1 and args[1] in FUNCTION_PARTS and self.protected(target):
                 module = getattr(target, "__module__", None)
-                name = f"{module}.{target.__qualname__}" if type(module) is str else "?"
+                qualname = getattr(target, "__qualname__", "?")
+                name = f"{module}.{qualname}" if type(module) is str else "?"
                 self.refuse(f"changed the {args[1]} of {name[:100]}, a function it did not make")
         elif event in MAKES_CODE:
             frame = sys._getframe(1)
@@ -896,9 +897,9 @@ def main() -> None:
     sys.addaudithook(guard)
     processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py", send)
     sys.addaudithook(processes)
-    code = CodeGuard(Path.cwd() / "katas", send)
-    sys.addaudithook(code)
-    recorder = Results(kata, send, guard, processes, code)
+    code_guard = CodeGuard(Path.cwd() / "katas", send)
+    sys.addaudithook(code_guard)
+    recorder = Results(kata, send, guard, processes, code_guard)
     end = Results.end  # the class's, not whatever the instance holds by then
     import pytest
 

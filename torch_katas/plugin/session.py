@@ -8,6 +8,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 import torch
@@ -67,11 +68,11 @@ def one_value_approx() -> Callable[[], object]:
     if as_array is None:  # a pytest that converts no arrays here
         return lambda: None
 
-    def one_value_equal(self: object, actual: object) -> bool:
+    def one_value_equal(self: Any, actual: object) -> bool:
         array = as_array(actual)
         return (array is None or array.size == 1) and equal(self, actual)
 
-    scalar.__eq__ = one_value_equal  # type: ignore[method-assign, assignment]
+    scalar.__eq__ = one_value_equal  # type: ignore[method-assign]
     return lambda: setattr(scalar, "__eq__", equal)
 
 

@@ -350,7 +350,7 @@ def _flush_denormal() -> bool:
 def _print_options() -> tuple:
     """torch's and NumPy's print options; NumPy's formatter functions run whenever an array
     is printed (a failure message), so each is compared by identity."""
-    options = numpy.get_printoptions()
+    options: dict[str, Any] = dict(numpy.get_printoptions())
     formatter = tuple((options.pop("formatter", None) or {}).items())
     return tuple(vars(torch._tensor_str.PRINT_OPTS).items()), tuple(options.items()), formatter
 
@@ -359,7 +359,7 @@ def _put_print_options(value: tuple) -> None:
     torch_options, numpy_options, formatter = value
     for name, setting in torch_options:
         setattr(torch._tensor_str.PRINT_OPTS, name, setting)
-    numpy.set_printoptions(**dict(numpy_options), formatter=dict(formatter) or None)
+    numpy.set_printoptions(**dict(numpy_options), formatter=dict(formatter) or None)  # type: ignore[arg-type]
 
 
 def _from_pytest(handler: logging.Handler) -> bool:
