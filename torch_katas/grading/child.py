@@ -598,9 +598,8 @@ class CodeGuard:
 
     def protect(self) -> None:
         """Every function there is now."""
-        for item in gc.get_objects():
-            if type(item) is types.FunctionType:
-                self.functions[id(item)] = item
+        function = types.FunctionType
+        self.functions.update({id(f): f for f in gc.get_objects() if type(f) is function})
 
     def __call__(self, event: str, args: tuple) -> None:
         if not self.armed:
