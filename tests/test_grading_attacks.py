@@ -29,7 +29,9 @@ from torch_katas.runtime import isolation
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
 GRADING_LIMIT = 900  # seconds for a test that grades a take-home (one process per kata)
+# The curated answers too: bug hunts and test-writing take-homes are made from them.
 SUITE_FILES = ("conftest.py", "pyproject.toml", "torch_katas", "katas", "solutions")
+SUITE_FILES += ("tests/wrong_answers", "tests/correct_answers")
 ROOT_OK = ["--allow-root"] if sandbox.is_root() else []
 
 
