@@ -29,7 +29,9 @@ from torch_katas.runtime import isolation
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
 GRADING_LIMIT = 900  # seconds for a test that grades a take-home (one process per kata)
+# The curated answers too: bug hunts and test-writing take-homes are made from them.
 SUITE_FILES = ("conftest.py", "pyproject.toml", "torch_katas", "katas", "solutions")
+SUITE_FILES += ("tests/wrong_answers", "tests/correct_answers")
 ROOT_OK = ["--allow-root"] if sandbox.is_root() else []
 
 
@@ -324,8 +326,9 @@ def assert_each_attack_is_caught(report: dict, output: str, folder: Path, mode: 
         # The checkout is not there to read; root's capabilities are not there to remount.
         assert runs[4] != "solved"
     else:
-        # Under none nothing protects the checkout: the reference is read (README).
-        assert runs[4] == "solved"
+        # Under none nothing protects the checkout: the reference is read (README), but
+        # running it with exec from the answer's file is refused.
+        assert runs[4] != "solved" and "made code at run time" in tampering[4]
 
 
 # Classes given dunders built at run time, a torch mode left on the stack and copy's global
@@ -486,13 +489,15 @@ json.dumps.__code__ = _results.__code__
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_stub_that_swaps_the_code_of_json_dumps_is_graded_as_what_it_is(suite, tmp_path):
-    """The stub as handed out plus the swap: its tests fail, and they are reported so."""
+    """The stub as handed out plus the swap: the exec that would swap it is refused, and no
+    test passes."""
     folder = tmp_path / "dumps"
     assert katas("--root", suite, "takehome", 5, "--out", folder) == 0
     stage(folder, 5, JSON_DUMPS_SWAPPED, append=True)
     report = grade_one(suite, folder, 5)
     (entry,) = report["katas"].values()
-    assert (entry.get("run_verdict") or entry["verdict"]) == "not started"
+    assert (entry.get("run_verdict") or entry["verdict"]) == "flagged"
+    assert "made code at run time" in flags(report, "tampering")[5]
     assert entry["passed"] == 0
 
 
@@ -526,6 +531,235 @@ class GeluConstants:
 GELU_TANH = GeluConstants()
 assert GELU_TANH == GeluConstants()
 """
+
+
+# -- arbitrary Python at run time: what it does is refused or seen ----------------------------
+# Three ways an answer turns strings built at run time into code (torch.fx code generation, an
+# annotation that functools.singledispatch has typing evaluate, a run-time attribute path through
+# torch.fx's Interpreter), each carrying a payload that keeps the identity of what it changes:
+# the code of pytest's hook implementations, the defaults of the recorder's own method.
+
+
+def chars(payload: str) -> str:
+    return ",".join(str(ord(c)) for c in textwrap.dedent(payload))
+
+
+def through_fx(payload: str, call: str = "exec") -> str:
+    """The payload injected into the code torch.fx generates for a get_attr target."""
+    return f"""
+import torch
+import torch.fx as _fx
+
+_CODE = ({chars(payload)},)
+_Q = chr(34)
+_TARGET = "w" + _Q + ",0),{call}(str(bytes(" + repr(_CODE).replace(" ", "") + ")," + _Q
+_TARGET += "ascii" + _Q + ")),(" + _Q
+_graph = _fx.Graph()
+_graph.output(_graph.get_attr(_TARGET))
+_FINGERPRINT = _fx.GraphModule({{_TARGET: torch.zeros(1)}}, _graph)()
+"""
+
+
+def through_annotation(payload: str) -> str:
+    """The payload evaluated by typing for functools.singledispatch's register."""
+    return f"""
+import functools
+import typing
+
+_EXPR = "exec(" + repr("".join(map(chr, ({chars(payload)},)))) + ")"
+
+
+@functools.singledispatch
+def _dispatch(value):
+    return value
+
+
+def _typed(value: typing.List[_EXPR]):
+    return value
+
+
+try:
+    _dispatch.register(_typed)
+except TypeError:
+    pass
+"""
+
+
+def through_fetch_attr(payload: str) -> str:
+    """exec reached from a bound method's globals, through torch.fx's Interpreter.fetch_attr."""
+    return f"""
+import torch
+import torch.fx as _fx
+
+_U = "_" * 2
+_NS = _fx.Interpreter(_fx.GraphModule(torch.nn.Module(), _fx.Graph())).fetch_attr(
+    "forward." + _U + "globals" + _U
+)
+_NS[_U + "built" + "ins" + _U]["ex" + "ec"]("".join(map(chr, ({chars(payload)},))))
+"""
+
+
+# Every test "called" without running its body.
+CALL_SWAPPED = """
+import _pytest.python as p
+p.pytest_pyfunc_call.__code__ = (lambda pyfuncitem: True).__code__
+"""
+# Every report made "passed" by pytest's own makereport wrapper.
+MAKEREPORT_SWAPPED = """
+import _pytest.skipping as s
+def w(item, call):
+    rep = yield
+    rep.outcome = "passed"; rep.longrepr = None
+    return rep
+s.pytest_runtest_makereport.__code__ = w.__code__
+"""
+# The recorder's own method sends "passed" for every phase, through the genuine sender.
+RECORDER_METHOD_SWAPPED = """
+import sys, types
+R = sys.modules["torch_katas.grading.child"].Results
+f = R.pytest_runtest_logreport
+orig = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+def new(self, report, _orig=None):
+    report.outcome = "passed"; report.longrepr = None
+    return _orig(self, report)
+f.__code__ = new.__code__; f.__defaults__ = (orig,)
+"""
+# The same changes with no string turned into code (this stub is not written to pass the policy).
+CALL_SWAPPED_DIRECTLY = """
+import torch
+torch.sys.modules["_pytest.python"].pytest_pyfunc_call.__code__ = (lambda item: True).__code__
+"""
+RECORDER_DEFAULTS_SWAPPED = """
+import torch
+torch.sys.modules["torch_katas.grading.child"].Results.pytest_runtest_logreport.__defaults__ = ()
+"""
+# (kata, what is appended to its stub as handed out, what the run's flag says)
+ESCAPES_AT_RUN_TIME = {
+    1: (through_fx(CALL_SWAPPED), "made code at run time (compile from <eval_with_key>"),
+    2: (through_annotation(MAKEREPORT_SWAPPED), "made code at run time (compile from <string>"),
+    3: (through_fetch_attr(RECORDER_METHOD_SWAPPED), "made code at run time (compile from q03"),
+    4: (CALL_SWAPPED_DIRECTLY, "changed the __code__ of _pytest.python.pytest_pyfunc_call"),
+    5: (
+        RECORDER_DEFAULTS_SWAPPED,
+        "changed the __defaults__ of torch_katas.grading.child.Results.pytest_runtest_logreport",
+    ),
+}
+
+
+def grade_folder(suite: Path, folder: Path) -> dict:
+    command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
+    command += ["--device", "cpu", "--sandbox", "none", "--timeout", "300", *ROOT_OK]
+    subprocess.run(command, capture_output=True, timeout=GRADING_LIMIT - 60, check=False)
+    return json.loads((folder / "grading" / "report.json").read_text())
+
+
+# Five katas in one take-home (a process each), then a bug hunt and a test-writing take-home.
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_code_made_at_run_time_and_functions_changed_in_place_are_flagged(suite, tmp_path):
+    folder = tmp_path / "escapes"
+    assert katas("--root", suite, "takehome", *ESCAPES_AT_RUN_TIME, "--out", folder) == 0
+    for number, (code, _) in ESCAPES_AT_RUN_TIME.items():
+        stage(folder, number, code, append=True)
+    report = grade_folder(suite, folder)
+    entries = {int(m[1:3]): e for m, e in report["katas"].items()}
+    found = flags(report, "tampering")
+    for number, (_, expected) in ESCAPES_AT_RUN_TIME.items():
+        assert entries[number]["verdict"] == "flagged" and expected in found[number]
+        assert (entries[number].get("run_verdict") or "flagged") == "flagged"
+    # A bug hunt returned with the bug in place and the first escape appended.
+    hunt = tmp_path / "bughunt"
+    assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
+    stage(hunt, 20, through_fx(CALL_SWAPPED), append=True)
+    (entry,) = grade_folder(suite, hunt)["katas"].values()
+    assert entry["verdict"] == "flagged" and "made code at run time" in entry["reason"]
+    # Tests that check nothing but what an escape returns (a fingerprint of the answer).
+    tests = tmp_path / "testwrite"
+    assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
+    (tests / "katas" / "q20_warmup_step_scheduler_test.py").write_text(
+        through_fx("True", call="eval")
+        + "\n\ndef test_the_answer_is_the_reference(device):\n    assert _FINGERPRINT[1]\n"
+    )
+    (entry,) = grade_folder(suite, tests)["katas"].values()
+    assert entry["verdict"] == "flagged" and "made code at run time" in entry["reason"]
+
+
+def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):
+    sent: list[str] = []
+    guard = child.CodeGuard(tmp_path, lambda event, **fields: sent.append(fields["text"]))
+
+    def protected(x=1):
+        return x
+
+    guard.protect()
+    guard.armed = True
+
+    def made_later(x=1):
+        return x
+
+    for part in child.FUNCTION_PARTS:
+        with pytest.raises(PermissionError):
+            guard("object.__setattr__", (protected, part, None))
+        guard("object.__setattr__", (made_later, part, None))  # made after the snapshot
+    guard("object.__setattr__", (protected, "__doc__", None))
+    assert len(sent) == 3 and "changed the __code__ of" in sent[0]
+    assert "test_the_code_guard_refuses_changes_to_functions_it_protects" in sent[0]
+
+
+def test_the_code_guard_refuses_code_made_by_the_candidates_files_or_from_text(tmp_path):
+    sent: list[str] = []
+    guard = child.CodeGuard(tmp_path / "katas", lambda event, **fields: sent.append(fields["text"]))
+    guard.armed = True
+    call = "guard('compile', ('source', 'name'))"
+    for name in ("<eval_with_key>.0", "<string>", str(tmp_path / "katas" / "q01_fit_line.py")):
+        with pytest.raises(PermissionError):
+            exec(compile(call, name, "exec"), {"guard": guard})
+    for name in ("<frozen importlib._bootstrap>", str(tmp_path / "elsewhere.py")):
+        exec(compile(call, name, "exec"), {"guard": guard})
+    guard("exec", (None,))  # from this file
+    assert sent == [
+        "made code at run time (compile from <eval_with_key>.0 line 1)",
+        "made code at run time (compile from <string> line 1)",
+        "made code at run time (compile from q01_fit_line.py line 1)",
+    ]
+
+
+def test_the_contents_of_the_tests_functions_are_compared(monkeypatch):
+    import types
+
+    module = types.ModuleType("katas.q99_example_test")
+    exec(
+        "def outer():\n    held = 1\n    def inner(x=2, *, y=3):\n        return held\n"
+        "    return inner\nhelper = outer()\nclass Helper:\n    def method(self):\n"
+        "        return 1\n",
+        vars(module),
+    )
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    contents = child.Contents()
+    contents.add_modules()
+    assert contents.changes() == []  # nothing of the harness's, pytest's or the test's changed
+    module.helper.__closure__[0].cell_contents = 5  # no audit event says so
+    module.helper.__kwdefaults__["y"] = 4
+    module.Helper.method = lambda self: 2
+    assert sorted(contents.changes()) == [
+        "katas.q99_example_test.Helper.method was replaced",
+        "the code, defaults or closure of katas.q99_example_test.helper changed",
+    ]
+
+
+def test_approx_of_a_number_holds_only_for_one_value():
+    """In a kata run pytest.approx of a number needs one value: an empty array or tensor (or
+    several close values) is no number."""
+    import numpy
+    import torch
+
+    for actual in (numpy.array([]), torch.tensor([]), numpy.array([0.5, 0.5])):
+        assert actual != pytest.approx(0.5)
+    assert {"a": numpy.array([])} != pytest.approx({"a": 0.5})
+    for actual in (0.5, numpy.float32(0.5), numpy.array(0.5), torch.tensor([0.5])):
+        assert actual == pytest.approx(0.5)
+    assert [0.5, 1.0] == pytest.approx([0.5, 1.0])  # noqa: SIM300
+    assert numpy.array([0.5, 1.0]) == pytest.approx(numpy.array([0.5, 1.0]))
 
 
 # -- the parts, each on its own ---------------------------------------------------------------

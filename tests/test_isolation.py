@@ -6,6 +6,7 @@ The learner has solved kata 1; every other stub is broken in its own way, all in
 """
 
 import json
+import logging
 import math
 import os
 import subprocess
@@ -18,6 +19,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy
 import pytest
 import torch
 
@@ -736,7 +738,31 @@ def _inference_mode() -> None:
     _KEPT[-1].__enter__()  # type: ignore[attr-defined]
 
 
+def _flush_denormal() -> None:
+    torch.set_flush_denormal(True)
+
+
+def _numpy_formatter() -> None:
+    # The function runs whenever NumPy prints an array (a failure message), long after.
+    numpy.set_printoptions(formatter={"all": lambda value: "0"})
+
+
+def _root_handler() -> None:
+    logging.getLogger().addHandler(logging.NullHandler())
+
+
+def _constraint_registry() -> None:
+    constraints = torch.distributions.constraints
+    torch.distributions.biject_to.register(constraints.positive)(
+        lambda constraint: torch.distributions.transforms.ExpTransform()
+    )
+
+
 LEFT_CHANGED = {
+    "flushing denormals": _flush_denormal,
+    "torch's and NumPy's print options": _numpy_formatter,
+    "the root logger's handlers": _root_handler,
+    "torch.distributions' constraint registries": _constraint_registry,
     "the global optim hooks (torch.optim.optimizer)": _optimizer_step_hook,
     "the global nn hooks (torch.nn.modules.module)": _module_hooks,
     "the saved-tensor hooks": _saved_tensors_hooks,

@@ -22,6 +22,7 @@ import ast
 import contextlib
 import copy
 import copyreg
+import gc
 import importlib
 import inspect
 import itertools
@@ -38,6 +39,7 @@ from torch_katas import status
 from torch_katas.grading.schema import VERSION
 
 __all__ = [
+    "CodeGuard",
     "Guard",
     "ProcessGuard",
     "main",
@@ -203,8 +205,89 @@ def mode_stacks() -> Callable[[], list[object]]:
     return modes
 
 
+# Modules whose functions and classes' methods are compared by content (`Contents`): the
+# harness's, pytest's and pluggy's, torch.testing's, and the tests' own (with conftest.py).
+CONTENT_PACKAGES = ("torch_katas", "pytest", "_pytest", "pluggy", "torch.testing")
+EMPTY = object()  # a closure cell with nothing in it yet
+
+
+def is_test_module(name: str) -> bool:
+    return name.endswith("_test") or name == "conftest" or name.endswith(".conftest")
+
+
+def contents(function: types.FunctionType) -> tuple[object, ...]:
+    """What a function runs besides its identity: its code, its defaults and what its closure
+    cells hold (no audit event tells when a cell's contents are set)."""
+    held: list[object] = [function.__code__, function.__defaults__, function.__kwdefaults__]
+    held += list((function.__kwdefaults__ or {}).values())
+    for cell in function.__closure__ or ():
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:
+            held.append(EMPTY)
+    return tuple(held)
+
+
+def function_of(value: object) -> types.FunctionType | None:
+    """The Python function a namespace's entry runs (a method, static or class method, or a
+    property's getter)."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    elif isinstance(value, property):
+        value = value.fget
+    return value if type(value) is types.FunctionType else None
+
+
+class Contents:
+    """The functions of the modules in CONTENT_PACKAGES and of the test modules, and the
+    methods of the classes they define, each with its `contents`: compared by identity, so
+    that a function changed in place (its code swapped, a cell set) or rebound is seen however
+    it was done."""
+
+    def __init__(self) -> None:
+        self.modules: set[str] = set()
+        # (label, the namespace, the name, what it held, the contents of its function)
+        self.entries: list[tuple[str, Any, str, object, tuple[object, ...]]] = []
+
+    def add_modules(self) -> None:
+        """The modules imported since the last call (the test modules once collected)."""
+        for name, module in list(sys.modules.items()):
+            chosen = name.startswith(CONTENT_PACKAGES) or is_test_module(name)
+            if name in self.modules or not chosen or not isinstance(module, types.ModuleType):
+                continue
+            self.modules.add(name)
+            # A test module's every function (its helpers and the oracles it imported); a
+            # library module's own: the rest is compared where it is defined.
+            everything = is_test_module(name)
+            for key, value in list(vars(module).items()):
+                if type(value) is types.FunctionType and (everything or value.__module__ == name):
+                    self.add(f"{name}.{key}", vars(module), key, value)
+                elif isinstance(value, type) and value.__module__ == name:
+                    for attribute, member in list(vars(value).items()):
+                        self.add(f"{name}.{key}.{attribute}", vars(value), attribute, member)
+
+    def add(self, label: str, namespace: Any, key: str, value: object) -> None:
+        function = function_of(value)
+        if function is not None:
+            self.entries.append((label, namespace, key, value, contents(function)))
+
+    def changes(self) -> list[str]:
+        found = []
+        for label, namespace, key, value, before in self.entries:
+            function = function_of(value)
+            if namespace.get(key) is not value:
+                found.append(f"{label} was replaced")
+            elif function is not None:
+                now = contents(function)
+                if len(now) != len(before) or any(
+                    a is not b for a, b in zip(now, before, strict=False)
+                ):
+                    found.append(f"the code, defaults or closure of {label} changed")
+        return found[:10]
+
+
 # The recorder's attributes that keep their identity for the whole run.
-RECORDER_KEEPS = ("send", "guard", "processes", "codes", "tampering", "collect_errors")
+RECORDER_KEEPS = ("send", "guard", "processes", "code", "codes", "tampering", "collect_errors")
 
 
 class Watch:
@@ -242,6 +325,8 @@ class Watch:
         }
         self.plugins = self.plugin_list()
         self.hooks = self.hook_impls()
+        self.contents = Contents()
+        self.contents.add_modules()
         # Global registries the tests' objects go through (copy.deepcopy of a model).
         self.tables = {
             "copyreg.dispatch_table": copyreg.dispatch_table,
@@ -483,6 +568,76 @@ class ProcessGuard:
         raise PermissionError("grading does not allow a kata answer to signal other processes")
 
 
+# A function's parts that say what it runs: assigning one keeps the function itself, and so
+# every reference to it (pytest's hook lists, a test's helper, the recorder's methods).
+FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
+# Audit events that make code from text or bytes.
+MAKES_CODE = ("compile", "exec", "code.__new__", "marshal.loads")
+
+
+class CodeGuard:
+    """An audit hook: functions keep what they run, and code is made only where the source
+    says so.
+
+    - An assignment to the code or defaults of a function made before the answer was
+      imported, or before the collection ended (`protect`), is refused. torch._dynamo sets
+      these on functions it makes while it compiles, which come later.
+    - Code made (compile, exec, a code object built) from the candidate's files, or from code
+      that has no file (made from a string at run time: torch.fx's generated code running an
+      injected expression, an annotation typing evaluates), is refused: the policy reads the
+      source, and such code is not in it. Python's importer (`<frozen ...>`) has no file either.
+    """
+
+    def __init__(self, folder: Path, send: Send):
+        self.folder = os.path.realpath(folder) + os.sep
+        self.functions: dict[int, types.FunctionType] = {}  # by id, kept: no id is reused
+        self.places: dict[str, bool] = {}  # file name -> whether it makes no code
+        self.armed = False
+        self.send = send
+        self.refused = 0
+
+    def protect(self) -> None:
+        """Every function there is now."""
+        function = types.FunctionType
+        self.functions.update({id(f): f for f in gc.get_objects() if type(f) is function})
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if not self.armed:
+            return
+        if event == "object.__setattr__":
+            target = args[0] if args else None
+            if len(args) > 1 and args[1] in FUNCTION_PARTS and self.protected(target):
+                module = getattr(target, "__module__", None)
+                qualname = getattr(target, "__qualname__", "?")
+                name = f"{module}.{qualname}" if type(module) is str else "?"
+                self.refuse(f"changed the {args[1]} of {name[:100]}, a function it did not make")
+        elif event in MAKES_CODE:
+            frame = sys._getframe(1)
+            filename = frame.f_code.co_filename
+            if self.makes_no_code(filename):
+                where = f"{Path(filename).name[:60]} line {frame.f_lineno}"
+                self.refuse(f"made code at run time ({event} from {where})")
+
+    def protected(self, function: object) -> bool:
+        return self.functions.get(id(function)) is function
+
+    def makes_no_code(self, filename: str) -> bool:
+        known = self.places.get(filename)
+        if known is None:
+            if filename.startswith("<"):
+                known = not filename.startswith("<frozen ")
+            else:
+                known = os.path.realpath(filename).startswith(self.folder)
+            self.places[filename] = known
+        return known
+
+    def refuse(self, text: str) -> None:
+        self.refused += 1
+        if self.refused <= 20:
+            self.send("refused", text=text)
+        raise PermissionError("grading does not allow this: " + text)
+
+
 # What the state guard reports as restored that is a setting (the tests themselves change
 # the default dtype, for one), not a replaced function.
 def settings_names() -> set[str]:
@@ -504,11 +659,19 @@ def how_changed(name: str) -> str:
 class Results:
     """The pytest plugin of the grading child: sends each test's report, and tamper checks."""
 
-    def __init__(self, kata: str, send: Send, guard: Guard, processes: ProcessGuard):
+    def __init__(
+        self,
+        kata: str,
+        send: Send,
+        guard: Guard,
+        processes: ProcessGuard,
+        code: CodeGuard | None = None,
+    ):
         self.kata = kata
         self.send = send
         self.guard = guard
         self.processes = processes
+        self.code = code
         self.settings: set[str] = set()
         self.codes: dict[str, object] = {}  # each test's code object, as collected
         self.watch: Watch | None = None
@@ -530,11 +693,18 @@ class Results:
         self.settings = settings_names()
         self.guard.armed = True
         self.processes.armed = True
+        if self.code is not None:
+            self.code.protect()
+            self.code.armed = True
 
-    def check(self) -> None:
+    def check(self, contents: bool = False) -> None:
+        """The tamper checks; with `contents`, the functions' contents too (tens of
+        milliseconds: after the collection and at the end, not after each test)."""
         if self.watch is None:
             return
         for change in self.watch.changes():
+            self.note(change)
+        for change in self.watch.contents.changes() if contents else ():
             self.note(change)
 
     def pytest_collectreport(self, report: Any) -> None:
@@ -547,6 +717,12 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        # The functions made while collecting (the tests' helpers, torch's modules imported
+        # since) keep what they run too; and what the checks compare by content.
+        if self.code is not None:
+            self.code.protect()
+        if self.watch is not None:
+            self.watch.contents.add_modules()
         # What the stub changed at import: the state guard put it back, which hid it from
         # the checks below; a replaced function or class attribute is tampering all the same.
         from torch_katas.runtime.answers import import_changes
@@ -580,7 +756,7 @@ class Results:
                     f"the code of {name} is not its test file's "
                     f"(it comes from {Path(code.co_filename).name})"
                 )
-        self.check()
+        self.check(contents=True)
 
     def pytest_runtest_setup(self, item: Any) -> None:
         code = getattr(getattr(item, "obj", None), "__code__", None)
@@ -628,13 +804,13 @@ class Results:
 
     def pytest_sessionfinish(self, session: Any) -> None:
         # The last look, before the harness puts back the settings it changed for the run.
-        self.check()
+        self.check(contents=True)
         self.finished = True
 
     def end(self, exit_code: int) -> None:
         """The last message: how the run ended."""
         if not self.finished:
-            self.check()
+            self.check(contents=True)
         self.send(
             "end",
             version=VERSION,
@@ -720,7 +896,9 @@ def main() -> None:
     sys.addaudithook(guard)
     processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py", send)
     sys.addaudithook(processes)
-    recorder = Results(kata, send, guard, processes)
+    code_guard = CodeGuard(Path.cwd() / "katas", send)
+    sys.addaudithook(code_guard)
+    recorder = Results(kata, send, guard, processes, code_guard)
     end = Results.end  # the class's, not whatever the instance holds by then
     import pytest
 

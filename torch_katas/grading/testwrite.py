@@ -557,19 +557,24 @@ def read_results(data: bytes, token: str) -> tuple[dict[str, Any] | None, list[s
 
 class Arm:
     """Arms the guards once the harness is loaded, before the first answer is imported: as
-    the collection starts, in the process forked for each answer."""
+    the collection starts, in the process forked for each answer. The code guard protects
+    the functions there are then."""
 
-    def __init__(self, *guards: Any):
+    def __init__(self, *guards: Any, code: Any = None):
         self.guards = guards
+        self.code = code
 
     def pytest_collectstart(self, collector: object) -> None:
         for guard in self.guards:
             guard.armed = True
+        if self.code is not None and not self.code.armed:
+            self.code.protect()
+            self.code.armed = True
 
 
 def main() -> None:
     """The sandboxed process: run the plan's tests against its answers, report on the pipe."""
-    from torch_katas.grading.child import Guard, ProcessGuard, sender
+    from torch_katas.grading.child import CodeGuard, Guard, ProcessGuard, sender
 
     exit_now = os._exit
     results, plan_file = sys.argv[1:3]
@@ -582,15 +587,17 @@ def main() -> None:
     plan = json.loads(Path(plan_file).read_text(encoding="utf-8"))
     guard = Guard(place, [Path(p) for p in forbidden], allowed, send)
     processes = ProcessGuard(Path.cwd() / plan["tests"], send)
+    code = CodeGuard(Path.cwd() / "katas", send)
     sys.addaudithook(guard)
     sys.addaudithook(processes)
+    sys.addaudithook(code)
     result = testwrite.run_answers(
         plan["module"],
         Path(plan["tests"]),
         [Path(p) for p in plan["answers"]],
         plan["complete"],
         plan["pytest_args"],
-        plugins=[Arm(guard, processes)],
+        plugins=[Arm(guard, processes, code=code)],
     )
     send("result", result=result)
     exit_now(0)

@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import gc
 import itertools
+import logging
 import math
 import numbers
 import operator
@@ -340,6 +341,59 @@ def _put_mode_stacks(value: tuple) -> None:
         torch._C._push_on_torch_dispatch_stack(mode)
 
 
+def _flush_denormal() -> bool:
+    # No getter: a subnormal float times one is zero only while denormals are flushed (the
+    # CPU's flag, which NumPy's arithmetic sees as torch's does).
+    return bool(numpy.float32(1e-39) * numpy.float32(1) == 0)
+
+
+def _print_options() -> tuple:
+    """torch's and NumPy's print options; NumPy's formatter functions run whenever an array
+    is printed (a failure message), so each is compared by identity."""
+    options: dict[str, Any] = dict(numpy.get_printoptions())
+    formatter = tuple((options.pop("formatter", None) or {}).items())
+    return tuple(vars(torch._tensor_str.PRINT_OPTS).items()), tuple(options.items()), formatter
+
+
+def _put_print_options(value: tuple) -> None:
+    torch_options, numpy_options, formatter = value
+    for name, setting in torch_options:
+        setattr(torch._tensor_str.PRINT_OPTS, name, setting)
+    numpy.set_printoptions(**dict(numpy_options), formatter=dict(formatter) or None)  # type: ignore[arg-type]
+
+
+def _from_pytest(handler: logging.Handler) -> bool:
+    # pytest's logging plugin adds its capture handlers to the root logger for each phase of a
+    # test and takes them off again: they are no answer's.
+    return type(handler).__module__.startswith("_pytest.")
+
+
+def _root_handlers() -> tuple:
+    return tuple(h for h in logging.getLogger().handlers if not _from_pytest(h))
+
+
+def _put_root_handlers(value: tuple) -> None:
+    root = logging.getLogger()
+    root.handlers[:] = [h for h in root.handlers if _from_pytest(h)] + list(value)
+
+
+def _constraint_registries() -> tuple:
+    """torch.distributions' biject_to and transform_to: constraint -> transform factory, for
+    every distribution of the process."""
+    registry = sys.modules.get("torch.distributions.constraint_registry")
+    if registry is None:
+        return ()
+    return tuple(
+        (r, tuple(r._registry.items())) for r in (registry.biject_to, registry.transform_to)
+    )
+
+
+def _put_constraint_registries(value: tuple) -> None:
+    for registry, items in value:
+        registry._registry.clear()
+        registry._registry.update(items)
+
+
 # Inference mode has no setter, only a guard object: one is kept for each put-back.
 _INFERENCE_GUARDS: list[object] = []
 
@@ -361,6 +415,14 @@ REGISTRIES = (
         lambda value: _INFERENCE_GUARDS.append(torch._C._InferenceMode(value)),
     ),
     Setting("forward-mode AD", torch._C._is_fwd_grad_enabled, torch._C._set_fwd_grad_enabled),
+    Setting("flushing denormals", _flush_denormal, torch.set_flush_denormal),
+    Setting("torch's and NumPy's print options", _print_options, _put_print_options),
+    Setting("the root logger's handlers", _root_handlers, _put_root_handlers),
+    Setting(
+        "torch.distributions' constraint registries",
+        _constraint_registries,
+        _put_constraint_registries,
+    ),
 )
 
 
