@@ -79,7 +79,9 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     )
 
 
+@torch.enable_grad()  # the caller may be under no_grad; scales is data, never differentiated
 def race_in_a_valley(scales: torch.Tensor, steps: int = 100) -> dict[str, torch.Tensor]:
+    scales = scales.detach()
     lr = 1.0 / float(scales.max())
     factories: dict[str, Callable[[list[torch.Tensor]], torch.optim.Optimizer]] = {
         "sgd": functools.partial(torch.optim.SGD, lr=lr),
