@@ -784,6 +784,9 @@ HONEST_IDIOMS = {
         "import logging\nlog = logging.getLogger(__name__)\nlogging.basicConfig(level=logging.INFO)"
         "\ndef f(x):\n    log.info('x=%s', x)\n    return x"
     ),
+    "warnings-filters-read": (
+        "import warnings\ndef filters_now():\n    return list(warnings.filters)"
+    ),
     "time": (
         "import time\ndef f():\n    t = time.perf_counter()\n"
         "    return time.perf_counter() - t, time.monotonic()"

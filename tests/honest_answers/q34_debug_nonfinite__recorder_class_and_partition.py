@@ -103,7 +103,7 @@ def overfit_one_batch(
 
 
 def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None:
-    was_on = torch.is_anomaly_enabled()
+    was_on, was_checking = torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()
     torch.autograd.set_detect_anomaly(True)
     try:
         loss = compute_loss()
@@ -122,4 +122,4 @@ def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None
             return name
         return None
     finally:
-        torch.autograd.set_detect_anomaly(was_on)
+        torch.autograd.set_detect_anomaly(was_on, check_nan=was_checking)

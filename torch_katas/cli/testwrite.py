@@ -30,21 +30,24 @@ def cmd_testwrite(args: argparse.Namespace, root: Path, katas: dict[str, catalog
     if args.score is None:  # --watch alone: the module under testwrite/, written if new
         testwrite.prepare(root, kata)
     path = (Path(args.score) if args.score else testwrite.test_path(root, kata)).resolve()
-    while True:
-        result = testwrite.score(
-            root, kata, path, mutants=args.mutants, pytest_args=args.pytest_args
-        )
-        best = remember(root, kata, result)
-        if best is not None and not args.json:  # before the report, whose last line is the score
-            print(f"(your best for {kata.label} so far: {best})")
-        print(json.dumps(result.to_json(), indent=2) if args.json else result.report(), flush=True)
-        if not args.watch:
-            return 0 if result.valid and not result.missed else 1
-        print(f"watching {path.name}: scored again on every save (Ctrl-C ends)", flush=True)
-        try:
+    try:
+        while True:
+            result = testwrite.score(
+                root, kata, path, mutants=args.mutants, pytest_args=args.pytest_args
+            )
+            best = remember(root, kata, result)
+            if best is not None and not args.json:  # before the report: its last line scores
+                print(f"(your best for {kata.label} so far: {best})")
+            report = json.dumps(result.to_json(), indent=2) if args.json else result.report()
+            print(report, flush=True)
+            if not args.watch:
+                return 0 if result.valid and not result.missed else 1
+            print(f"watching {path.name}: scored again on every save (Ctrl-C ends)", flush=True)
             saved(path)
-        except KeyboardInterrupt:
-            return 0
+    except KeyboardInterrupt:
+        if not args.watch:
+            raise
+        return 0  # Ctrl-C ends a watch, whenever it comes (while scoring too)
 
 
 def saved(path: Path) -> None:

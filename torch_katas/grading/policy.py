@@ -1167,7 +1167,9 @@ class _Checker:
         registers = dotted is None and node.attr.startswith("register")
         if registers and self.refers_to_imported(node.value):
             self.note(node, "callback", f"uses .{node.attr} of a library's object")
-        if node.attr in LOGGER_HOOKS and not self.own_logger(node.value):
+        # warnings.filters holds plain tuples, not a logger's objects that run code.
+        logger = dotted != "warnings.filters"
+        if node.attr in LOGGER_HOOKS and logger and not self.own_logger(node.value):
             self.note(
                 node,
                 "callback",
