@@ -747,8 +747,13 @@ def _numpy_formatter() -> None:
     numpy.set_printoptions(formatter={"all": lambda value: "0"})
 
 
+class _Handler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:  # runs on every record of the process
+        pass
+
+
 def _root_handler() -> None:
-    logging.getLogger().addHandler(logging.NullHandler())
+    logging.getLogger().addHandler(_Handler())
 
 
 def _constraint_registry() -> None:
@@ -760,8 +765,8 @@ def _constraint_registry() -> None:
 
 LEFT_CHANGED = {
     "flushing denormals": _flush_denormal,
-    "torch's and NumPy's print options": _numpy_formatter,
-    "the root logger's handlers": _root_handler,
+    "NumPy's print formatters": _numpy_formatter,
+    "the root logger's handlers of other classes": _root_handler,
     "torch.distributions' constraint registries": _constraint_registry,
     "the global optim hooks (torch.optim.optimizer)": _optimizer_step_hook,
     "the global nn hooks (torch.nn.modules.module)": _module_hooks,
@@ -770,6 +775,24 @@ LEFT_CHANGED = {
     "torch's mode stacks": _function_mode,
     "inference mode": _inference_mode,
 }
+
+
+def test_print_options_and_logging_setup_of_the_library_alone_are_no_concern():
+    # An honest answer's logging.basicConfig or print precision: nothing of its own runs later.
+    before = isolation.record()
+    handler = logging.StreamHandler()  # what basicConfig adds
+    try:
+        logging.getLogger().addHandler(handler)
+        numpy.set_printoptions(precision=3)
+        torch.set_printoptions(precision=2)
+        assert isolation.put_back(before) == []
+    finally:
+        numpy.set_printoptions(precision=8)
+        torch.set_printoptions(profile="default")
+        for handler in [
+            h for h in logging.getLogger().handlers if type(h) is logging.StreamHandler
+        ]:
+            logging.getLogger().removeHandler(handler)
 
 
 @pytest.mark.parametrize("name", sorted(LEFT_CHANGED))

@@ -347,19 +347,15 @@ def _flush_denormal() -> bool:
     return bool(numpy.float32(1e-39) * numpy.float32(1) == 0)
 
 
-def _print_options() -> tuple:
-    """torch's and NumPy's print options; NumPy's formatter functions run whenever an array
-    is printed (a failure message), so each is compared by identity."""
-    options: dict[str, Any] = dict(numpy.get_printoptions())
-    formatter = tuple((options.pop("formatter", None) or {}).items())
-    return tuple(vars(torch._tensor_str.PRINT_OPTS).items()), tuple(options.items()), formatter
+def _print_formatters() -> tuple:
+    """NumPy's print formatter functions: they run whenever an array is printed (a failure
+    message), so each is compared by identity. Plain print options (precision, width) change
+    how a message looks only: an answer's basicConfig-like setup is no one's concern."""
+    return tuple((numpy.get_printoptions().get("formatter") or {}).items())
 
 
-def _put_print_options(value: tuple) -> None:
-    torch_options, numpy_options, formatter = value
-    for name, setting in torch_options:
-        setattr(torch._tensor_str.PRINT_OPTS, name, setting)
-    numpy.set_printoptions(**dict(numpy_options), formatter=dict(formatter) or None)  # type: ignore[arg-type]
+def _put_print_formatters(value: tuple) -> None:
+    numpy.set_printoptions(formatter=dict(value) or None)  # type: ignore[arg-type]
 
 
 def _from_pytest(handler: logging.Handler) -> bool:
@@ -368,13 +364,19 @@ def _from_pytest(handler: logging.Handler) -> bool:
     return type(handler).__module__.startswith("_pytest.")
 
 
+def _runs_code_of_its_own(handler: logging.Handler) -> bool:
+    """A handler of a class defined outside logging and pytest (an answer's): its emit runs
+    on every record of the process. logging's own (basicConfig's StreamHandler) only write."""
+    return not type(handler).__module__.startswith(("logging", "_pytest."))
+
+
 def _root_handlers() -> tuple:
-    return tuple(h for h in logging.getLogger().handlers if not _from_pytest(h))
+    return tuple(h for h in logging.getLogger().handlers if _runs_code_of_its_own(h))
 
 
 def _put_root_handlers(value: tuple) -> None:
     root = logging.getLogger()
-    root.handlers[:] = [h for h in root.handlers if _from_pytest(h)] + list(value)
+    root.handlers[:] = [h for h in root.handlers if not _runs_code_of_its_own(h)] + list(value)
 
 
 def _constraint_registries() -> tuple:
@@ -416,8 +418,8 @@ REGISTRIES = (
     ),
     Setting("forward-mode AD", torch._C._is_fwd_grad_enabled, torch._C._set_fwd_grad_enabled),
     Setting("flushing denormals", _flush_denormal, torch.set_flush_denormal),
-    Setting("torch's and NumPy's print options", _print_options, _put_print_options),
-    Setting("the root logger's handlers", _root_handlers, _put_root_handlers),
+    Setting("NumPy's print formatters", _print_formatters, _put_print_formatters),
+    Setting("the root logger's handlers of other classes", _root_handlers, _put_root_handlers),
     Setting(
         "torch.distributions' constraint registries",
         _constraint_registries,
