@@ -445,6 +445,16 @@ def confident(dtype, device, requires_grad=False):
     return facets.args(FocalLoss(gamma=0.5), logits, torch.tensor([0, 1, 0], device=device))
 
 
+def spread_out(dtype, device):
+    """Logits ±1e4 apart, in every dtype (float16 included): the loss is far from 0 for
+    the samples whose target is not the largest logit."""
+    logits = torch.tensor(
+        [[1e4, 0.0, -1e4], [0.0, 3.0, -1e4], [-1e4, 1e4, 0.0]], dtype=torch.float64
+    )
+    target = torch.tensor([0, 2, 2], device=device)
+    return facets.args(FocalLoss(gamma=0.5), logits.to(dtype=dtype, device=device), target)
+
+
 def focal64(module, logits, target):
     log_p = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
     return (-((-torch.expm1(log_p)) ** 0.5) * log_p).mean()
@@ -482,6 +492,7 @@ FACETS = facets.declare(
     facets.of(
         FocalLoss,
         facets.Dtypes(confident, oracle=focal64, ulps=4),
+        facets.Dtypes(spread_out, oracle=focal64, ulps=4, label="spread out"),
         facets.Gradients(
             confident,
             oracle=focal64,
