@@ -22,7 +22,7 @@ def last_valid(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
       and padding after that.
     - lengths: [B] int64 on x's device, 1 <= lengths[b] <= T.
     - Returns [B, D], x's dtype and device: out[b] = x[b, lengths[b] - 1].
-      x and lengths are not modified.
+      x and lengths are not modified. (Whether out shares memory with x is not asked about.)
 
     Rules: no Python loops; pick the step with `gather` or an integer index per dimension:
     the result must come out of that pick (masking the other steps and summing over time
@@ -42,7 +42,8 @@ def valid_steps(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 
     - x: [B, T, D]; lengths: [B] int64 on x's device, 0 <= lengths[b] <= T.
     - Returns [lengths.sum(), D], x's dtype and device: the valid steps of sequence 0 in
-      time order, then those of sequence 1, and so on. x is not modified.
+      time order, then those of sequence 1, and so on. x is not modified. (Whether the
+      result shares memory with x is not asked about.)
 
     Rules: no Python loops: build a [B, T] boolean mask (by broadcasting) and index with it.
 

@@ -41,7 +41,8 @@ def batch_norm(
       with lerp_ or copy_: a view of them or a state_dict entry must see the new values;
       rebinding `running_mean.data` to a new tensor does not count):
       running = (1 - momentum) × running + momentum × batch statistic, where the batch
-      variance used here is the unbiased one (divide by n - 1). momentum is in [0, 1].
+      variance used here is the unbiased one (divide by n - 1). momentum is in [0, 1]
+      (another value is not asked about: it need not be checked).
       The running statistics never record autograd history, even when x requires grad.
     - training=False: normalise with running_mean and running_var; they stay unchanged.
     - weight, bias: (C,) scale and shift, each of them or both None (scale 1, shift 0).
@@ -54,7 +55,7 @@ def batch_norm(
       others hold in both modes. A call that raises leaves the running statistics unchanged.
     - float16 and bfloat16 x: compute the statistics in float32, as F.batch_norm does (a
       float16 variance overflows to inf once the spread passes about 256), and return y in
-      x's dtype.
+      x's dtype; the running statistics stay in x's dtype (their update is rounded to it).
 
     Rules: build it from primitives (mean, var, sqrt, ...); do not call F.batch_norm,
     F.layer_norm, F.group_norm, F.instance_norm, F.rms_norm, nor any normalisation module.
