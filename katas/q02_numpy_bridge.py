@@ -41,7 +41,8 @@ def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> to
 
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
-    """t's values as a NumPy array, for any tensor: one that requires grad, one on a GPU.
+    """t's values as a NumPy array, for any dense tensor: one that requires grad, one on a
+    GPU. (Sparse layouts are not asked about.)
 
     Any tensor includes one whose conjugation is only a flag (`z.conj()` sets the
     "conjugate bit", its `.imag` the "negative bit"): the array holds the values t shows.
@@ -49,8 +50,10 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
     - Same shape; the NumPy twin of t's dtype (torch.float64 -> float64, torch.int64 ->
       int64, torch.bool -> bool, ...). bfloat16 is not supported: NumPy has no such type.
     - For a CPU tensor there is no copy: the array shares t's memory, so a write through
-      either one shows in the other. From another device the values are copied to the CPU,
-      and a flag such as the conjugate bit, which NumPy lacks, is applied in a copy.
+      either one shows in the other. The one exception, on every device: a flag such as
+      the conjugate bit, which NumPy lacks, is applied in a copy. From another device the
+      values are copied to the CPU, and that copy is complete when the array is returned
+      (a non_blocking copy from a GPU may not be yet).
     - t is left as it was: still on its device, still requiring grad if it did.
 
     >>> w = torch.ones(2, requires_grad=True)

@@ -22,9 +22,11 @@ def last_valid(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
       and padding after that.
     - lengths: [B] int64 on x's device, 1 <= lengths[b] <= T.
     - Returns [B, D], x's dtype and device: out[b] = x[b, lengths[b] - 1].
-      x and lengths are not modified.
+      x and lengths are not modified. (Whether out shares memory with x is not asked about.)
 
-    Rules: no Python loops (use `gather`, or an integer index per dimension).
+    Rules: no Python loops; pick the step with `gather` or an integer index per dimension:
+    the result must come out of that pick (masking the other steps and summing over time
+    does not meet the rule, and turns -0.0 into +0.0).
 
     >>> x = torch.arange(12).view(2, 3, 2)
     >>> last_valid(x, torch.tensor([1, 3]))
@@ -40,7 +42,8 @@ def valid_steps(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 
     - x: [B, T, D]; lengths: [B] int64 on x's device, 0 <= lengths[b] <= T.
     - Returns [lengths.sum(), D], x's dtype and device: the valid steps of sequence 0 in
-      time order, then those of sequence 1, and so on. x is not modified.
+      time order, then those of sequence 1, and so on. x is not modified. (Whether the
+      result shares memory with x is not asked about.)
 
     Rules: no Python loops: build a [B, T] boolean mask (by broadcasting) and index with it.
 
@@ -77,10 +80,13 @@ def batch_histogram(labels: torch.Tensor, num_bins: int) -> torch.Tensor:
     - Returns [B, num_bins] int64 on labels' device: out[b, k] = number of j with
       labels[b, j] == k. labels is not modified.
 
-    Rules: no Python loops; count with a scatter-add: `scatter_add_` or its out-of-place
-    twin `scatter_add` (Tensor method or torch.scatter_add), either one, or
-    `scatter_reduce(..., "sum")`. torch.bincount, torch.histc, torch.histogram and
-    F.one_hot are not allowed.
+    Rules: no Python loops; the counts must come out of a scatter-add, an operation that
+    adds at the labels' positions and counts a repeated label every time: `scatter_add_`
+    or `scatter_add` (Tensor method or torch function), `scatter_reduce(..., "sum")`,
+    `index_add_`, or `index_put_` / `put_` with accumulate=True, in place or out of place.
+    Counting another way (comparing with every bin and summing, sorting and searchsorted)
+    does not meet the rule, nor do torch.bincount, torch.histc, torch.histogram and
+    F.one_hot.
 
     >>> batch_histogram(torch.tensor([[0, 2, 2], [1, 1, 1]]), 3)
     tensor([[1, 0, 2],

@@ -8,6 +8,7 @@ from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
     assert_no_torch_internals,
+    built_from,
     check_tensor,
     forbidden_ops,
     skip_unless_supported,
@@ -83,6 +84,10 @@ def features_of(dtype, shape, device):
     return torch.randint(-100, 100, shape, device=device).to(dtype)
 
 
+# The aten operators that pick elements by index: what the rule asks the result be made by.
+PICKS = ("gather", "index", "index_select", "take", "take_along_dim")
+
+
 @pytest.mark.parametrize(
     "dtype", [torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.uint8, torch.bool]
 )
@@ -92,13 +97,17 @@ def test_last_valid_keeps_any_dtype_and_ignores_the_padding(device, dtype):
     x = features_of(dtype, (3, 5, 4), device)
     if dtype.is_floating_point:  # padding may hold anything, even inf and NaN
         x[0, 2:], x[2, 1:] = float("inf"), float("nan")
-    out = last_valid(x, torch.tensor(lengths, device=device))
+        x[1, 4, 0] = -0.0  # a value to pick as it is: a sum gives +0.0
+    reason = "pick the step (gather or an integer index) rather than masking and summing"
+    with built_from(*PICKS, spelled="gather or an integer index", reason=reason) as record:
+        out = last_valid(x, torch.tensor(lengths, device=device))
     check_tensor(out, shape=(3, 4), dtype=dtype, device=device, name="last steps")
     expected = torch.stack([x[b, n - 1] for b, n in enumerate(lengths)])
-    assert torch.equal(out, expected), (
-        "out[b] must be x[b, lengths[b] - 1], in x's dtype, whatever the padding holds: "
-        "pick the step (gather or an integer index) rather than masking and summing"
+    assert torch.equal(out, expected) and torch.equal(out.signbit(), expected.signbit()), (
+        "out[b] must be x[b, lengths[b] - 1], in x's dtype, whatever the padding holds "
+        f"(-0.0 included): {reason}"
     )
+    record.check(out)
 
 
 # ---------------------------------------------------------------- valid_steps
@@ -194,12 +203,26 @@ def test_rotate_pairs_rejects_an_odd_last_dim(device, shape):
 # ---------------------------------------------------------------- batch_histogram
 
 
+# The aten operators that add at indices, counting a repeated index every time (with
+# accumulate=True for index_put_ and put_; without it the counts come out wrong).
+SCATTER_ADDS = (
+    *("scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_"),
+    *("index_add", "index_add_", "index_put", "index_put_", "_index_put_impl_", "put", "put_"),
+)
+
+
 def histogram(labels, num_bins):
-    assert_no_torch_internals(batch_histogram, reason="count with scatter_add_ along dim 1")
-    with forbidden_ops(
-        *COUNTING.ops, reason="count with scatter_add_ along dim 1", aten=COUNTING.aten
+    reason = "count with a scatter-add along dim 1"
+    assert_no_torch_internals(batch_histogram, reason=reason)
+    # Built from a scatter-add: comparing with every bin and summing, or sorting and
+    # searchsorted, reach the same counts another way.
+    with (
+        forbidden_ops(*COUNTING.ops, reason=reason, aten=COUNTING.aten),
+        built_from(*SCATTER_ADDS, spelled="a scatter-add", reason=reason) as record,
     ):
-        return batch_histogram(labels, num_bins)
+        counts = batch_histogram(labels, num_bins)
+    record.check(counts)
+    return counts
 
 
 def counted_by_hand(labels, num_bins):
@@ -253,6 +276,8 @@ def valid_by_loop(x, lengths):
 
 def pairs_of(dtype, device):
     x = torch.tensor([[1, -2, 3, 4], [-5, 6, 0, 7]]).to(device=device, dtype=dtype)
+    if dtype.is_floating_point:  # each value moves as it is: inf and NaN too (no a·0 terms)
+        x[0, 2], x[1, 1] = float("inf"), float("nan")
     return facets.args(x)
 
 

@@ -22,7 +22,8 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
       [B, T, H, D] tensor); any of B, H, T, D may be 0 (the result then has no elements).
     - Returns [B, T, H * D], x's dtype and device, with
       out[b, t, h * D + d] = x[b, h, t, d]. It may be a copy (for a contiguous x it has to
-      be). x is not modified.
+      be). x is not modified. Differentiable with respect to x: keep autograd's graph
+      (no detach), so attention trains through it.
 
     >>> x = torch.arange(8).view(1, 2, 2, 2)  # B=1, H=2, T=2, D=2
     >>> merge_heads(x)
@@ -42,7 +43,8 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     - Returns [B, H, T, D] with H = num_heads and D = E // H:
       out[b, h, t, d] = x[b, t, h * D + d].
     - The result is always a view of x: it shares x's memory (writing to it writes to x)
-      and no data is copied, whatever x's layout.
+      and no data is copied, whatever x's layout. Like any view, it keeps autograd's
+      graph: differentiable with respect to x (no detach).
     - Raises ValueError if num_heads < 1 or E is not divisible by num_heads.
 
     >>> x = torch.arange(8).view(1, 2, 4)  # B=1, T=2, E=4

@@ -209,6 +209,21 @@ def test_shares_storage_of_two_tensors_over_one_numpy_array(device):
     )
 
 
+def test_shares_storage_of_two_tensors_over_one_block_on_the_device(device):
+    # The device twin of two from_numpy calls: DLPack wraps the same memory in a storage
+    # object of its own (on the CPU and on CUDA alike).
+    a = torch.zeros(3, 4, device=device)
+    try:
+        b = torch.from_dlpack(a)[1:]
+    except (RuntimeError, BufferError, TypeError, ValueError, NotImplementedError):
+        pytest.skip(f"{a.device.type} tensors do not go through DLPack")
+    assert shares_storage(a, b) is True, (
+        "torch.from_dlpack(a) is a second storage object over a's memory block: on every "
+        "device with memory, compare where the storages' memory begins "
+        "(untyped_storage().data_ptr()); the storage objects are compared on meta alone"
+    )
+
+
 # ---------------------------------------------------------------- facets
 
 ANY_DTYPE = (*facets.FLOATING, torch.int64, torch.uint8, torch.bool)
@@ -227,21 +242,26 @@ def merged_by_loop(x):
     return out
 
 
+def features_of(dtype, device):
+    return facets.args(merged_by_loop(heads_of(dtype, "cpu").args[0]).to(device), 3)
+
+
+def split_by_unflatten(x, num_heads):
+    return x.unflatten(-1, (num_heads, -1)).transpose(1, 2)
+
+
+# Both keep autograd's graph: attention trains through them (no detach on the way).
 FACETS = facets.declare(
     facets.of(
         merge_heads,
         facets.Dtypes(heads_of, oracle=merged_by_loop, dtypes=ANY_DTYPE),
+        facets.Gradients(heads_of, oracle=merged_by_loop),
         facets.Unmodified(lambda device: heads_of(torch.float32, device)),
     ),
     facets.of(
         split_heads,
-        facets.Dtypes(
-            lambda dtype, device: facets.args(
-                merged_by_loop(heads_of(dtype, "cpu").args[0]).to(device), 3
-            ),
-            oracle=lambda x, num_heads: x.unflatten(-1, (num_heads, -1)).transpose(1, 2),
-            dtypes=ANY_DTYPE,
-        ),
+        facets.Dtypes(features_of, oracle=split_by_unflatten, dtypes=ANY_DTYPE),
+        facets.Gradients(features_of, oracle=split_by_unflatten),
     ),
     facets.of(
         shares_storage,

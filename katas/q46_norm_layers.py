@@ -37,9 +37,12 @@ def batch_norm(
       n = N × (product of spatial sizes) values of that channel. x is not modified.
     - running_mean, running_var: (C,) tensors of x's dtype and device.
     - training=True: normalise with the batch mean and the biased batch variance (divide
-      by n), and update the running statistics in place:
+      by n), and update the running statistics in place (write into their memory, e.g.
+      with lerp_ or copy_: a view of them or a state_dict entry must see the new values;
+      rebinding `running_mean.data` to a new tensor does not count):
       running = (1 - momentum) × running + momentum × batch statistic, where the batch
-      variance used here is the unbiased one (divide by n - 1). momentum is in [0, 1].
+      variance used here is the unbiased one (divide by n - 1). momentum is in [0, 1]
+      (another value is not asked about: it need not be checked).
       The running statistics never record autograd history, even when x requires grad.
     - training=False: normalise with running_mean and running_var; they stay unchanged.
     - weight, bias: (C,) scale and shift, each of them or both None (scale 1, shift 0).
@@ -49,7 +52,10 @@ def batch_norm(
       than two values per channel (n < 2; n = 2 is fine), or when running_mean or
       running_var (either one) does not have shape (C,) (the right size in another layout,
       such as (C, 1), is wrong too). Only the n < 2 check is for training alone; the
-      others hold in both modes.
+      others hold in both modes. A call that raises leaves the running statistics unchanged.
+    - float16 and bfloat16 x: compute the statistics in float32, as F.batch_norm does (a
+      float16 variance overflows to inf once the spread passes about 256), and return y in
+      x's dtype; the running statistics stay in x's dtype (their update is rounded to it).
 
     Rules: build it from primitives (mean, var, sqrt, ...); do not call F.batch_norm,
     F.layer_norm, F.group_norm, F.instance_norm, F.rms_norm, nor any normalisation module.
@@ -88,6 +94,7 @@ def layer_norm(
       weight and bias (the gradients agree with F.layer_norm's).
     - Raises ValueError when normalized_shape is empty or x's trailing dimensions differ
       from it.
+    - float16 and bfloat16 x: compute the statistics in float32 (as for batch_norm).
 
     Rules: as for batch_norm (no F.layer_norm and friends).
 

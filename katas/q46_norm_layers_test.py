@@ -133,8 +133,12 @@ def test_batch_norm_eval_uses_running_statistics(device, shape):
 @pytest.mark.parametrize("shape", [(1, 3), (1, 3, 1, 1)], ids=["1x3", "1x3x1x1"])
 def test_batch_norm_training_needs_two_values_per_channel(device, shape):
     running_mean, running_var, _, _ = channel_stats(device, 3)
+    before = running_mean.clone(), running_var.clone()
     with pytest.raises(ValueError):
         batch_norm(torch.randn(shape, device=device), running_mean, running_var, training=True)
+    assert torch.equal(running_mean, before[0]) and torch.equal(running_var, before[1]), (
+        "a call that raises must leave the running statistics unchanged: check n first"
+    )
 
 
 MODES = pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
@@ -397,7 +401,9 @@ def test_no_builtin_normalisation(device):
 
 
 def channels(dtype, device, requires_grad=False):
-    x = torch.linspace(-3, 5, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4) ** 2
+    # For float16, a spread whose variance overflows the dtype: F computes it in float32.
+    spread = facets.past_square_overflow(dtype)
+    x = torch.linspace(-3, 5, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4) ** 2 * spread
     stats = torch.zeros(3, dtype=dtype, device=device), torch.ones(3, dtype=dtype, device=device)
     weight = torch.tensor([1.5, -0.5, 2.0], dtype=dtype, device=device)
     bias = torch.tensor([0.0, 1.0, -1.0], dtype=dtype, device=device)
@@ -411,7 +417,9 @@ def batch_norm64(x, running_mean, running_var, weight, bias):
 
 def rows(dtype, device, shape=(4, 6)):
     count = torch.Size(shape).numel()
+    spread = facets.past_square_overflow(dtype)  # as for channels
     x = torch.linspace(-2, 7, max(count, 1), dtype=torch.float64)[:count].reshape(shape) ** 2
+    x = x * spread
     width = shape[-1] if shape else 1
     weight = torch.linspace(0.5, 2, width, dtype=dtype, device=device)
     return facets.args(
@@ -440,6 +448,11 @@ FACETS = facets.declare(
         facets.Unmodified(
             lambda device: channels(torch.float32, device),
             inputs=lambda arguments: arguments.args[0],
+        ),
+        # In place: a state_dict entry or a view of a buffer sees the update.
+        facets.UpdatesAll(
+            lambda device: channels(torch.float32, device),
+            params=lambda arguments: arguments.args[1:3],
         ),
     ),
     facets.of(

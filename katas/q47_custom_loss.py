@@ -25,7 +25,8 @@ class FocalLoss(nn.Module):
     """Multi-class focal loss: -(1 - p_t)^gamma * log(p_t) per sample.
 
     Constructor: `FocalLoss(gamma=2.0, reduction="mean")`. Raises ValueError if
-    gamma < 0 or reduction is not "mean", "sum" or "none". The module has no parameters
+    gamma < 0 or reduction is not "mean", "sum" or "none" (a NaN gamma is not asked
+    about: raising or not is accepted). The module has no parameters
     (gamma is a setting, not something to train: `parameters()` is empty).
 
     forward(logits, target):
@@ -42,9 +43,11 @@ class FocalLoss(nn.Module):
     - Differentiable with respect to logits by autograd, with finite gradients for every
       finite input, also for a confidently correct sample (p_t rounds to 1), where
       (1 - p_t)^gamma has an infinite derivative for gamma < 1: the gradient there is
-      (about) 0, not nan. Wherever 1 - p_t is not 0 (margins of 5 to 10 included) the
-      gradient is the true one, the power's derivative included, accurate relative to its
-      size. logits and target are not modified.
+      (about) 0, not nan. For margins up to 10 (the target's logit above the others by
+      at most 10), the gradient is the true one, the power's derivative included, accurate
+      relative to its size (to a few percent in float32; beyond that margin the dtype's
+      own rounding of log p_t sets the accuracy, and only finiteness is asked). logits and
+      target are not modified.
 
     Rules: no Python loops over samples or classes.
 
@@ -69,15 +72,21 @@ class HuberFunction(torch.autograd.Function):
     - input and target: floating tensors of the same shape, dtype and device (any shape,
       empty included); delta: a Python float > 0. Raises ValueError if the shapes differ
       (as shapes: (2, 3) and (3, 2) differ though their sizes agree, and a target that
-      would broadcast, (3,) against (2, 3), differs too) or delta <= 0 (negative included).
+      would broadcast, (3,) against (2, 3), differs too) or delta <= 0 (negative included;
+      a NaN delta is not asked about).
     - Output, of input's shape: with d = input - target,
       `0.5 * d**2` where |d| <= delta and `delta * (|d| - 0.5 * delta)` elsewhere
-      (the values of F.huber_loss(..., reduction="none", delta=delta)).
+      (the values of F.huber_loss(..., reduction="none", delta=delta)). Where |d| > delta
+      the loss is finite whenever its value is, near the top of the dtype's range too,
+      though delta × |d| alone may overflow there.
     - backward(grad_output) returns (grad_input, grad_target, None):
       dloss/dinput = clamp(d, -delta, delta), dloss/dtarget = -clamp(d, -delta, delta),
       each times grad_output; None for delta. It may return None for an input that
       needs no gradient (ctx.needs_input_grad).
     - The output's grad_fn is this Function's backward node (HuberFunctionBackward).
+    - backward works from the values forward saw: if the caller changes input or target
+      in place between forward and backward, it gives the gradient at the forward's
+      values or raises (as ctx.save_for_backward does); never a gradient at new values.
 
     Rules: compute both directions yourself: do not call F.huber_loss or
     F.smooth_l1_loss, and write backward's gradient out: running autograd inside backward

@@ -390,6 +390,27 @@ def test_huber_input_without_grad(device):
     assert_close(y.grad, -(x - y).detach().clamp(-1, 1), "dloss/dtarget = -clamp(d, -delta, delta)")
 
 
+@pytest.mark.parametrize("changed", ["input", "target"])
+def test_huber_backward_sees_the_values_forward_saw(device, changed):
+    # ctx.save_for_backward raises if a saved tensor changes in place; a tensor kept as a
+    # plain ctx attribute changes silently under backward.
+    x = torch.tensor([0.5, 3.0], device=device, requires_grad=True)
+    y = torch.zeros(2, device=device, requires_grad=True)
+    loss = HuberFunction.apply(x, y, 1.0)
+    with torch.no_grad():
+        (x if changed == "input" else y).sub_(torch.tensor([0.5, 3.0], device=device))
+    try:
+        (grad,) = torch.autograd.grad(loss.sum(), x)
+    except RuntimeError:
+        return  # refusing is fine: the saved values are gone
+    assert_close(
+        grad,
+        torch.tensor([0.5, 1.0], device=device),
+        f"the caller changed {changed} in place after forward: backward must use the values "
+        "forward saw (save them with ctx.save_for_backward, or save the difference), or raise",
+    )
+
+
 def test_huber_target_without_grad(device):
     x = torch.randn(5, device=device, requires_grad=True)
     y = torch.randn(5, device=device)
@@ -424,6 +445,16 @@ def confident(dtype, device, requires_grad=False):
     return facets.args(FocalLoss(gamma=0.5), logits, torch.tensor([0, 1, 0], device=device))
 
 
+def spread_out(dtype, device):
+    """Logits ±1e4 apart, in every dtype (float16 included): the loss is far from 0 for
+    the samples whose target is not the largest logit."""
+    logits = torch.tensor(
+        [[1e4, 0.0, -1e4], [0.0, 3.0, -1e4], [-1e4, 1e4, 0.0]], dtype=torch.float64
+    )
+    target = torch.tensor([0, 2, 2], device=device)
+    return facets.args(FocalLoss(gamma=0.5), logits.to(dtype=dtype, device=device), target)
+
+
 def focal64(module, logits, target):
     log_p = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
     return (-((-torch.expm1(log_p)) ** 0.5) * log_p).mean()
@@ -434,6 +465,17 @@ def huber_inputs(dtype, device, shape=(2, 3)):
     x = torch.linspace(-3, 3, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
     return facets.args(
         x.to(dtype=dtype, device=device), (x / 3).to(dtype=dtype, device=device), delta=1.0
+    )
+
+
+def near_the_top(dtype, device):
+    """delta² = 1.25 × the dtype's largest value. Outside the band (|d| of 1.05 to 1.2
+    delta) delta × |d| overflows, the loss delta × (|d| - delta / 2) does not; inside it,
+    |d| stays below 0.85 delta, where d² does not overflow either."""
+    delta = math.sqrt(torch.finfo(dtype).max / 0.8)
+    x = torch.tensor([[0.5, -0.8, 1.1], [-1.2, 1.05, -0.3]], dtype=torch.float64) * delta
+    return facets.args(
+        x.to(dtype=dtype, device=device), torch.zeros(2, 3, dtype=dtype, device=device), delta
     )
 
 
@@ -450,6 +492,7 @@ FACETS = facets.declare(
     facets.of(
         FocalLoss,
         facets.Dtypes(confident, oracle=focal64, ulps=4),
+        facets.Dtypes(spread_out, oracle=focal64, ulps=4, label="spread out"),
         facets.Gradients(
             confident,
             oracle=focal64,
@@ -462,6 +505,14 @@ FACETS = facets.declare(
     facets.of(
         HuberFunction,
         facets.Dtypes(huber_inputs, oracle=huber64, ulps=2),
+        # float64 is the oracle's own dtype: it has no wider one to be exact in.
+        facets.Dtypes(
+            near_the_top,
+            oracle=huber64,
+            dtypes=(torch.float16, torch.bfloat16, torch.float32),
+            ulps=2,
+            label="near the top",
+        ),
         facets.Gradients(huber_inputs, oracle=huber64),
         facets.Shapes(
             lambda shape, device: huber_inputs(torch.float32, device, shape),

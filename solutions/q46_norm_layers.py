@@ -4,6 +4,14 @@ from collections.abc import Sequence
 
 import torch
 
+# Half-precision inputs are normalised in float32, as F.batch_norm and F.layer_norm do: a
+# float16 variance overflows (to inf, so y becomes 0) once the spread passes about 256.
+LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def _wide(x: torch.Tensor) -> torch.Tensor:
+    return x.float() if x.dtype in LOW_PRECISION else x
+
 
 def batch_norm(
     x: torch.Tensor,
@@ -27,18 +35,18 @@ def batch_norm(
         if n < 2:
             raise ValueError("batch norm needs more than one value per channel when training")
         # var_mean is numerically careful (no E[x²] - E[x]²), so large offsets are fine.
-        var, mean = torch.var_mean(x, dim=dims, correction=0)
+        var, mean = torch.var_mean(_wide(x), dim=dims, correction=0)
         with torch.no_grad():  # running statistics are bookkeeping, not part of the graph
-            running_mean.lerp_(mean, momentum)  # (1 - m) · running + m · mean
-            running_var.lerp_(var * (n / (n - 1)), momentum)  # Bessel: store the unbiased var
+            running_mean.lerp_(mean.to(x.dtype), momentum)  # (1 - m) · running + m · mean
+            running_var.lerp_((var * (n / (n - 1))).to(x.dtype), momentum)  # Bessel: unbiased
     else:
-        mean, var = running_mean, running_var
-    y = (x - mean.reshape(per_channel)) * torch.rsqrt(var.reshape(per_channel) + eps)
+        mean, var = _wide(running_mean), _wide(running_var)
+    y = (_wide(x) - mean.reshape(per_channel)) * torch.rsqrt(var.reshape(per_channel) + eps)
     if weight is not None:
         y = y * weight.reshape(per_channel)
     if bias is not None:
         y = y + bias.reshape(per_channel)
-    return y
+    return y.to(x.dtype)
 
 
 def layer_norm(
@@ -57,12 +65,12 @@ def layer_norm(
     # Each example on its own: nothing here mixes values across the leading dimensions.
     # Centred first, so large offsets are fine; unlike var_mean, mean does not warn
     # about degrees of freedom when the batch is empty.
-    mean = x.mean(dim=dims, keepdim=True)
-    centred = x - mean
+    mean = _wide(x).mean(dim=dims, keepdim=True)
+    centred = _wide(x) - mean
     var = centred.square().mean(dim=dims, keepdim=True)  # biased: divide by the count
     y = centred * torch.rsqrt(var + eps)
     if weight is not None:
         y = y * weight  # (normalized_shape) broadcasts against the trailing dimensions
     if bias is not None:
         y = y + bias
-    return y
+    return y.to(x.dtype)

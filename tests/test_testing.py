@@ -917,6 +917,34 @@ def test_assert_work_does_not_grow_refuses_a_switched_off_tracer():
     assert sys.gettrace() is outer
 
 
+# ---- built_from
+
+SCATTER = ("scatter_add", "scatter_add_")
+
+
+def _counts_by_scatter(labels):
+    counts = torch.zeros(labels.shape[0], 3, dtype=torch.int64)
+    return counts.scatter_add_(1, labels, torch.ones_like(labels)).clone().t()
+
+
+def _counts_by_comparing(labels):
+    torch.zeros(2, 3, dtype=torch.int64).scatter_add_(1, labels, torch.ones_like(labels))
+    return (labels[..., None] == torch.arange(3)).sum(1).t()  # the scatter-add is a decoy
+
+
+@pytest.mark.parametrize("count, made", [(_counts_by_scatter, True), (_counts_by_comparing, False)])
+def test_built_from_follows_the_result_back_to_the_named_operators(count, made):
+    labels = torch.tensor([[0, 2, 2], [1, 1, 1]])
+    with testing.built_from(*SCATTER, spelled="scatter_add_", reason="count") as record:
+        counts = count(labels)
+    assert counts.tolist() == [[1, 0], [0, 3], [2, 0]]
+    if made:  # through a copy and a view
+        record.check(counts)
+    else:
+        with pytest.raises(AssertionError, match="not built from scatter_add_"):
+            record.check(counts)
+
+
 # ---- largest_result
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "assert_no_python_loops",
     "assert_no_torch_internals",
     "assert_work_does_not_grow",
+    "built_from",
     "check_tensor",
     "collect_garbage",
     "deepest_nesting",
@@ -1187,6 +1188,67 @@ def largest_result() -> Iterator[_LargestResult]:
     >>> assert record.largest < n * m * d
     """
     with _dispatch_mode(_LargestResult()) as record:
+        yield record
+
+
+# ---- rules on how a result is made
+
+
+class _BuiltFrom(TorchDispatchMode):
+    """Marks the memory each of the named aten operators writes, and the memory of every
+    result computed from marked memory: what a rule's result must be built from."""
+
+    def __init__(self, names: set[str], spelled: str, reason: str) -> None:
+        super().__init__()
+        self.names = names
+        self.spelled = spelled
+        self.reason = reason
+        self.marked: dict[int, torch.UntypedStorage] = {}  # kept alive: no address reused
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+
+    def _keys(self, values: Iterable[Any]) -> Iterator[tuple[int, torch.Tensor]]:
+        for value in values:
+            for one in value if isinstance(value, tuple | list) else (value,):
+                if isinstance(one, torch.Tensor) and (key := _storage_key(one)):
+                    yield key, one
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        inputs = dict(self._keys((*args, *(kwargs or {}).values())))
+        if func.overloadpacket.__name__ in self.names or self.marked.keys() & inputs.keys():
+            # An in-place operator returns its self, so what it writes is marked too.
+            for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
+                self.marked[key] = tensor.untyped_storage()
+        return out
+
+    def check(self, result: object) -> None:
+        """Fail unless `result` (a tensor) was computed from what one of the operators wrote."""
+        assert isinstance(result, torch.Tensor), f"expected a tensor, got {type(result).__name__}"
+        key = _storage_key(result)
+        if result.numel() == 0 or key is None:
+            return  # nothing to tell apart
+        assert key in self.marked, (
+            f"your result was not built from {self.spelled}, which this kata asks for; "
+            f"another way to the same values does not meet the rule: {self.reason}"
+        )
+
+
+@contextmanager
+def built_from(*aten: str, spelled: str, reason: str) -> Iterator[_BuiltFrom]:
+    """Inside the block, follow what the aten operators named in `aten` write; after it,
+    `record.check(result)` fails unless the result holds memory one of them wrote, or
+    memory computed from it (a copy, a view, a conversion). For rules on the method
+    ("count with a scatter-add"), where a list of forbidden ops would miss some other way
+    to the same values. Seen at the dispatcher, however the operators are reached.
+
+    >>> with built_from("scatter_add_", spelled="scatter_add_", reason="...") as record:
+    ...     counts = histogram(labels, 3)
+    >>> record.check(counts)
+    """
+    with _dispatch_mode(_BuiltFrom(set(aten), spelled, reason)) as record:
         yield record
 
 

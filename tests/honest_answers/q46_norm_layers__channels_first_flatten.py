@@ -27,6 +27,7 @@ def batch_norm(
         if stat.shape != (channels,):
             raise ValueError(f"{name} must have shape ({channels},), got {tuple(stat.shape)}")
     n = x.shape[0] * math.prod(x.shape[2:])
+    dtype, x = x.dtype, x.to(torch.promote_types(x.dtype, torch.float32))  # half: stats in float32
     broadcast = (1, channels) + (1,) * (x.dim() - 2)
     if training:
         if n < 2:
@@ -34,17 +35,17 @@ def batch_norm(
         by_channel = x.transpose(0, 1).reshape(channels, n)
         var, mean = torch.var_mean(by_channel, dim=1, correction=0)
         with torch.no_grad():
-            running_mean.lerp_(mean, momentum)
-            running_var.lerp_(var * (n / (n - 1)), momentum)
+            running_mean.lerp_(mean.to(dtype), momentum)
+            running_var.lerp_((var * (n / (n - 1))).to(dtype), momentum)
     else:
-        mean, var = running_mean, running_var
+        mean, var = running_mean.to(x.dtype), running_var.to(x.dtype)
     y = (x - mean.reshape(broadcast)) * torch.rsqrt(var.reshape(broadcast) + eps)
     scale, shift = _per_channel(weight, broadcast), _per_channel(bias, broadcast)
     if scale is not None:
         y = y * scale
     if shift is not None:
         y = y + shift
-    return y
+    return y.to(dtype)
 
 
 def layer_norm(
@@ -60,7 +61,7 @@ def layer_norm(
         raise ValueError("normalized_shape must not be empty")
     if x.dim() < k or tuple(x.shape[-k:]) != shape:
         raise ValueError(f"x's trailing dimensions {tuple(x.shape)} do not end with {shape}")
-    flat = x.flatten(start_dim=x.dim() - k)
+    flat = x.flatten(start_dim=x.dim() - k).to(torch.promote_types(x.dtype, torch.float32))
     mean = flat.mean(dim=-1, keepdim=True)
     centred = flat - mean
     var = centred.square().mean(dim=-1, keepdim=True)  # not var_mean: it warns when empty
@@ -69,4 +70,4 @@ def layer_norm(
         y = y * weight
     if bias is not None:
         y = y + bias
-    return y
+    return y.to(x.dtype)
