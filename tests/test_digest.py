@@ -158,3 +158,13 @@ def check_one_screen(tmp_path: Path, katas: list) -> None:
     assert all(len(line) <= 80 for line in lines), "\n".join(lines)
     assert f"Solved 0 of {len(katas)} katas (0 partly solved, {len(katas)} not started)" in lines
     assert textwrap.dedent(done.stderr).strip() == ""
+
+
+def test_a_kata_test_file_that_does_not_import_is_in_the_digest(project):
+    # A learner's edit that breaks the test file itself: a collection error, no test report.
+    (project.path / "katas" / "q01_norms_test.py").write_text(TESTS + "\ndef broken(:\n")
+    result = project.runpytest("katas", "--device", "cpu")
+    output = result.stdout.str()
+    assert "INTERNALERROR" not in output and "AttributeError" not in output, output
+    digest = output.partition("= what to fix =")[2]
+    assert "q01_norms_test.py" in digest and "SyntaxError" in digest, output

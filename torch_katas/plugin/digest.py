@@ -78,7 +78,11 @@ def causes(reports: Iterable[Any]) -> list[Cause]:
     found: dict[str, Cause] = {}
     for report in reports:
         text = str(report.longrepr or "").strip() or "failed"
-        first = str(dict(report.user_properties).get(MESSAGE) or text.splitlines()[0])
+        if not hasattr(report, "user_properties"):  # a test file that does not import
+            errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+            first = f"{report.nodeid} does not import: {errors[-1] if errors else text}"
+        else:
+            first = str(dict(report.user_properties).get(MESSAGE) or text.splitlines()[0])
         name = report.nodeid.split("::", 1)[-1]
         found.setdefault(first, Cause(first, text)).tests.append(name)
     return sorted(found.values(), key=lambda cause: -len(cause.tests))
