@@ -148,6 +148,8 @@ def test_steps_per_epoch_equals_len_of_a_dataloader(device, drop_last):
         )
 
 
+# Arithmetic on a count: instant; a loop up to 2**62 fails at the time limit, not a minute on.
+@pytest.mark.timeout(10)
 @pytest.mark.parametrize(
     "num_samples, batch_size",
     [(2**53 + 1, 1), (10**17 + 1, 3), (10**18 - 1, 10**9), (3 * 10**16 + 2, 3)],
@@ -182,6 +184,8 @@ def batches_by_divmod(num_samples, batch_size, drop_last):
     return whole + (left > 0 and not drop_last)
 
 
+# Arithmetic on a count: instant; a loop up to 2**62 fails at the time limit, not a minute on.
+@pytest.mark.timeout(10)
 @pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
 def test_counts_are_exact_beyond_64_bit_integers(device, drop_last):
     runs = [(n, b, e, a) for n, b in BEYOND_INT64 for e, a in ((1, 1), (4, 3), (2**40, 2))]
@@ -238,6 +242,8 @@ def steps_in_an_epoch(num_samples, batch_size, accumulation_steps, drop_last):
     return batches // accumulation_steps + (batches % accumulation_steps > 0)  # + leftover
 
 
+# Arithmetic on a count: instant; a loop up to 2**62 fails at the time limit, not a minute on.
+@pytest.mark.timeout(10)
 @pytest.mark.parametrize("drop_last", [False, True], ids=["keep last", "drop last"])
 def test_optimizer_steps_and_epoch_of_step_are_exact_for_huge_runs(device, drop_last):
     with dataloader_refused():
