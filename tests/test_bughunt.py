@@ -168,6 +168,7 @@ def test_no_hunt_hands_out_a_module_that_imports_the_reference():
                 assert not bughunt._usable(ROOT, mistake, hidden=False), mistake.name
 
 
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 def test_a_takehome_of_bug_hunts_is_graded_bug_by_bug(tmp_path):
     root = interviewer_checkout(ROOT, tmp_path / "suite")
     shutil.copytree(ROOT / mistakes.WRONG_ANSWERS, root / mistakes.WRONG_ANSWERS)

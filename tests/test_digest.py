@@ -133,6 +133,7 @@ def test_a_stub_not_written_gives_no_digest(project):
 
 # Runs the whole suite's untouched stubs in a process of its own: slower than the suite's
 # 60 s per test on a busy 2-core machine, so it has a limit of its own.
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 @pytest.mark.timeout(600)
 def test_the_untouched_stubs_fit_one_screen():
     katas = list(catalog.load(ROOT).values())

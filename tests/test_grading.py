@@ -407,6 +407,7 @@ if _code:
 
 # Grades a whole take-home, a process per kata: on a busy 2-core machine that takes far
 # longer than the suite's 60 s limit per test, so it has a limit of its own.
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     folder = hand_out(suite, tmp_path / "many", 1, 2, 6, 7, 9, 10, 14, 16, 17, 18, 20)
@@ -559,6 +560,7 @@ time.sleep(0.5)
 
 # Grades a whole take-home, a process per kata: on a busy 2-core machine that takes far
 # longer than the suite's 60 s limit per test, so it has a limit of its own.
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path):
     handed = hand_out(suite, tmp_path / "three", 1, 2, 3)

@@ -240,6 +240,7 @@ def text_of(cell) -> str:
 
 # A kernel start, then three runs of the kata's tests in the kernel and three with pytest for
 # comparison: 15-25 s on an idle 2-core machine, several times that on a busy one.
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 @pytest.mark.timeout(600)
 def test_a_generated_notebook_runs_on_a_real_kernel_as_pytest_runs(suite, tmp_path):
     nbclient = pytest.importorskip("nbclient", reason=f"the notebook extra: {EXTRA}")

@@ -110,6 +110,7 @@ def test_testwrite_writes_the_reference_and_a_test_module_then_scores_it(suite, 
 
 # One scoring run for both: with --mutants, every curated mistake is still scored, beside the
 # mutants (the default run, mistakes alone, is scored by the tests above and below).
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 def test_the_katas_own_tests_catch_every_mistake_and_every_mutant_its_self_check_kills(
     suite, capsys
 ):
@@ -288,6 +289,7 @@ def test_a_testwrite_takehome_is_graded_by_the_share_of_mistakes_caught(suite, t
 # -- watch and the notebook magic ----------------------------------------------------------
 
 
+@pytest.mark.slow  # end to end, in processes of its own: the full tier's
 def test_watch_scores_again_on_every_save(suite, tmp_path):
     path = tmp_path / "watched_test.py"
     path.write_text(SHAPES_ONLY)
