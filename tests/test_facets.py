@@ -238,6 +238,48 @@ def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
     assert_catches(counted, counts, positive)
 
 
+def test_setting_probes_a_finite_count_with_inf():
+    finite = facets.Setting(
+        lambda device: facets.args(n=2), "n", low=1, high_open=True, integer=True, nan=True
+    )
+
+    def right(n):
+        if not 1 <= n < math.inf:
+            raise ValueError(n)
+
+    def lets_inf_through(n):
+        if not n >= 1:
+            raise ValueError(n)
+
+    assert_catches(finite, right, lets_inf_through)
+    counted = facets.Setting(lambda device: facets.args(n=2), "n", low=1, integer=True)
+    assert "inf" not in counted.probes(), "inf is a valid count unless declared finite"
+
+
+def test_setting_catches_a_refused_value_that_changed_something_first():
+    def make(device):
+        optimizer = torch.optim.SGD([torch.zeros(2, requires_grad=True)], lr=1.0)
+        return facets.args(optimizer, torch.ones(3), rate=0.5)
+
+    facet = facets.Setting(make, "rate", low=0, high=1)
+
+    def right(optimizer, x, rate):
+        if not 0 <= rate <= 1:
+            raise ValueError(rate)
+        optimizer.param_groups[0]["lr"] = rate
+
+    def group_first(optimizer, x, rate):
+        optimizer.param_groups[0]["initial_lr"] = optimizer.param_groups[0]["lr"]
+        right(optimizer, x, rate)
+
+    def tensor_first(optimizer, x, rate):
+        x.data.mul_(2)  # a write through .data: no version bump, the values tell
+        right(optimizer, x, rate)
+
+    assert_catches(facet, right, group_first)
+    assert_catches(facet, right, tensor_first)
+
+
 def test_setting_probes_each_element_of_a_tuple():
     facet = facets.Setting(
         lambda device: facets.args(betas=(0.9, 0.99)), "betas", low=0, high=1, index=1

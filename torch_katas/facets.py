@@ -223,9 +223,11 @@ class Setting(Facet):
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
     `name` among its keywords (`index`: the element probed of a tuple-valued one, as each of
     `betas`). An `integer` setting is probed with ints, and with a fraction half a step
-    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared.
+    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared,
+    and with inf where it must raise (`high_open` at an infinite high: a finite count).
     Each value that must raise is also tried with every other Setting of the function at its
-    bounds (0 samples, 0 epochs), where a shortcut could return before the checks."""
+    bounds (0 samples, 0 epochs), where a shortcut could return before the checks, and
+    changes nothing before raising: the arguments' tensors and optimizers' param groups stay."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -249,6 +251,8 @@ class Setting(Facet):
         if not self.integer:
             found["inf"] = (math.inf, self.high == math.inf and not self.high_open)
             found["-inf"] = (-math.inf, self.low == -math.inf and not self.low_open)
+        elif self.high == math.inf and self.high_open:
+            found["inf"] = (math.inf, False)
         for side, bound, opened, outward in (
             ("low", self.low, self.low_open, -math.inf),
             ("high", self.high, self.high_open, math.inf),
@@ -870,12 +874,20 @@ def check_setting(case: Case, device: torch.device) -> None:
     if valid:
         _call(case, arguments)  # raises nothing
         return
+    before, groups = _snapshot(arguments), _param_groups(arguments)
+    objects = {path: t for path, t in _tensors(arguments) if id(t) in _state_of_modules(arguments)}
     if not _raises(case, arguments, facet.error):
         raise AssertionError(
             f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
             "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
             "`value < 0` does not)"
         )
+    # A refused call changes nothing: the checks come before the first write.
+    _assert_unchanged(f"{what}, before raising,", before, objects, dict(_tensors(arguments)))
+    assert _param_groups(arguments) == groups, (
+        f"{what} changed an optimizer's param groups before raising: check every setting "
+        "before anything is written (before super().__init__, which sets lr and initial_lr)"
+    )
     for other in case.function.facets:
         if not isinstance(other, Setting) or other.name == facet.name:
             continue
@@ -895,6 +907,18 @@ def check_setting(case: Case, device: torch.device) -> None:
                     f"range whatever {other.name} is; check every argument before a "
                     "shortcut (nothing to count, nothing to do) returns"
                 )
+
+
+def _param_groups(arguments: Args) -> list[list[dict[str, Any]]]:
+    """A copy of the settings (all but the params) of each optimizer among the arguments."""
+    return [
+        [
+            copy.deepcopy({k: v for k, v in group.items() if k != "params"})
+            for group in item.param_groups
+        ]
+        for item in [*arguments.args, *arguments.kwargs.values()]
+        if isinstance(item, torch.optim.Optimizer)
+    ]
 
 
 def _with_setting(arguments: Args, facet: Setting, value: float) -> Args:
