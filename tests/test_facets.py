@@ -571,6 +571,27 @@ def test_returns_catches_an_alias_or_a_copy():
     assert_catches(same, lambda x: x.mul_(2), lambda x: x * 2)
 
 
+def test_modes_that_set_training_catch_a_root_only_check():
+    def make(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Dropout(0.5))))
+
+    facet = facets.Modes(make, module=lambda arguments: arguments.args[0], sets=True)
+
+    def right(model):
+        model.train()
+
+    def only_if_the_root_is_in_eval(model):  # a root in train keeps its submodules in eval
+        if not model.training:
+            model.train()
+
+    def root_only(model):
+        model.training = True
+
+    assert_catches(facet, right, only_if_the_root_is_in_eval)
+    assert_catches(facet, right, root_only)
+    assert_catches(facet, right, lambda model: None)
+
+
 def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():
     def make(device):
         return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5)))
