@@ -362,6 +362,12 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facet, scaled, in_place)
     assert_catches(facet, scaled, touches_the_model)
 
+    def clamps_through_data(x, model):  # .data bumps no version: the values tell
+        x.data.clamp_(max=2.0)
+        return x * 2
+
+    assert_catches(facet, scaled, clamps_through_data)
+
     def tags_a_parameter(x, model):
         model.weight.no_decay = True
         return x * 2
