@@ -37,8 +37,9 @@ def bce_with_logits(
 
     - logits: floating tensor (float32 or float64) of any shape, e.g. [N] for one yes/no
       label per sample or [N, C] for C labels per sample; every value finite, however
-      large (±100 and ±1e4 in float32 must work).
-    - target: same shape, dtype and device as logits, values in [0, 1] (soft labels
+      large (±100, ±1e4 and ±1e30 in float32 must work: no clamp).
+    - target: same shape (exactly: an [N] target against [N, 1] logits is refused, though
+      the two would broadcast), dtype and device as logits, values in [0, 1] (soft labels
       such as 0.9 are allowed).
     - pos_weight: None (all ones) or a tensor of logits' dtype and device that broadcasts
       to logits' shape, usually [C], one weight per label (the last dimension).
@@ -46,9 +47,11 @@ def bce_with_logits(
     - reduction: "none" returns the element-wise losses (logits' shape); "sum" their sum;
       "mean" their mean over all elements (nan for an empty input, as torch.mean gives).
     - Returns a tensor of logits' dtype on logits' device. Gradients with respect to logits
-      flow through autograd, are finite, and equal PyTorch's everywhere, at logits of
-      exactly 0 included. Losses and gradients are accurate relative to their size when
-      tiny, as PyTorch's are (a logit of 20 with target 1 costs about 2e-9, not 0).
+      and to target (soft labels produced upstream, as in distillation) flow through
+      autograd, are finite, and equal PyTorch's everywhere, at logits of exactly 0 included
+      (torch gives none with respect to pos_weight: not required). Losses and gradients are
+      accurate relative to their size when tiny, as PyTorch's are (a logit of 20 with target
+      1, or of -20 with target 0, costs about 2e-9, not 0).
       logits, target and pos_weight are not modified.
     - Raises ValueError if target's shape differs from logits', pos_weight would broadcast
       with logits to a larger shape than logits' (torch refuses it too),

@@ -106,14 +106,24 @@ def test_pos_weight_broadcasts(device, logits_shape, weight_shape):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
 def test_finite_and_exact_at_extreme_logits(device, weighted):
+    # Up to ±1e30: "finite however large" holds past any clamp a formula might put in.
     logits = torch.tensor(
-        [[100.0, -100.0, 1e4, -1e4], [100.0, -100.0, 1e4, -1e4], [-30.0, 30.0, -88.0, 90.0]],
+        [
+            [100.0, -100.0, 1e4, -1e4, 1e5, -1e30],
+            [100.0, -100.0, 1e4, -1e4, -1e5, 1e30],
+            [-30.0, 30.0, -88.0, 90.0, 1e30, -1e5],
+        ],
         device=device,
     )
     target = torch.tensor(
-        [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.5, 1.0]], device=device
+        [
+            [0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+            [1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+            [1.0, 0.0, 0.5, 1.0, 0.5, 0.5],
+        ],
+        device=device,
     )
-    pos_weight = torch.tensor([3.0, 0.5, 2.0, 1.5], device=device) if weighted else None
+    pos_weight = torch.tensor([3.0, 0.5, 2.0, 1.5, 2.0, 0.5], device=device) if weighted else None
     loss, grad = with_grad(
         logits, lambda x: learner_loss(x, target, pos_weight=pos_weight, reduction="none")
     )
@@ -156,29 +166,32 @@ def test_finite_and_exact_at_extreme_logits(device, weighted):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
-def test_tiny_losses_at_large_margins_are_accurate(device, dtype, weighted):
-    # A right answer by a margin m (a logit m, target 1) costs softplus(-m) = log1p(exp(-m)),
-    # about exp(-m): tiny, not 0, with gradient -sigmoid(-m), as torch computes them. The
-    # oracle is that, in float64.
+@pytest.mark.parametrize("positive", [True, False], ids=["target 1", "target 0"])
+def test_tiny_losses_at_large_margins_are_accurate(device, dtype, weighted, positive):
+    # A right answer by a margin m (a logit m, target 1; or a logit -m, target 0) costs
+    # softplus(-m) = log1p(exp(-m)), about exp(-m): tiny, not 0, with gradient ∓sigmoid(-m),
+    # as torch computes them. The oracle is that, in float64.
     skip_unless_supported(device, dtype)
-    logits = torch.tensor([10.0, 15.0, 17.0, 20.0, 30.0, 50.0, 80.0], dtype=dtype, device=device)
-    target = torch.ones_like(logits)
+    margins = torch.tensor([10.0, 15.0, 17.0, 20.0, 30.0, 50.0, 80.0], dtype=dtype, device=device)
+    logits = margins if positive else -margins
+    target = torch.full_like(logits, 1.0 if positive else 0.0)
     pos_weight = torch.full_like(logits, 1.5) if weighted else None
     loss, grad = with_grad(
         logits, lambda x: learner_loss(x, target, pos_weight=pos_weight, reduction="none")
     )
-    m = logits.double().cpu()
-    weight = 1.5 if weighted else 1.0
+    m = margins.double().cpu()
+    weight = 1.5 if weighted and positive else 1.0  # pos_weight weighs the positive term only
     expected = weight * torch.log1p(torch.exp(-m))
     upstream = torch.linspace(-1, 2, len(m)).double()  # as in with_grad (float32)
-    expected_grad = -upstream * weight * torch.sigmoid(-m)
+    expected_grad = (-1 if positive else 1) * upstream * weight * torch.sigmoid(-m)
     rtol = 1e-5 if dtype == torch.float32 else 1e-12
     for what, got, exact in (("losses", loss, expected), ("gradients", grad, expected_grad)):
         assert_close(
             got.double().cpu(),
             exact,
-            f"{what} at logits {m.tolist()} with target 1 must be accurate relative to their tiny "
-            "size: log1p(exp(-|x|)), not log(1 + exp(-|x|)), which rounds them to 0",
+            f"{what} at logits {logits.tolist()} with target {int(positive)} must be accurate "
+            "relative to their tiny size: log1p(exp(-|x|)), not log(1 + exp(-|x|)), nor "
+            "softplus(x) from softplus(-x) + x, which round them to 0",
             rtol=rtol,
             atol=0,
         )
@@ -285,6 +298,11 @@ def test_does_not_modify_its_inputs(device):
         ((4, 3), "Mean"),
         ((4, 3), "SUM "),
         ((4, 3), None),
+        ((4, 3), ""),
+        ((4, 3), "e"),
+        ((4, 3), "sum|none"),
+        ((4, 3), "mean|sum|none"),
+        ((4, 3), "summ"),
     ],
     ids=[
         "fewer dims",
@@ -298,6 +316,11 @@ def test_does_not_modify_its_inputs(device):
         "reduction Mean",
         "reduction SUM with a space",
         "reduction None",
+        "reduction empty",
+        "reduction a letter of one",
+        "reduction two joined",
+        "reduction all joined",
+        "reduction sum with a letter more",
     ],
 )
 def test_rejects_invalid_arguments(device, target_shape, reduction):
@@ -315,9 +338,36 @@ def test_rejects_invalid_arguments(device, target_shape, reduction):
 
 
 @pytest.mark.parametrize(
+    "logits_shape, target_shape",
+    [((4, 1), (4,)), ((4,), (4, 1)), ((1,), ()), ((), (1,)), ((2, 1, 3), (2, 3))],
+    ids=str,
+)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_rejects_a_target_that_differs_in_size_one_dims(
+    device, logits_shape, target_shape, reduction
+):
+    # The classic slip: a model's [N, 1] output against [N] labels, which would broadcast
+    # to [N, N]. The shapes must be equal, not equal once squeezed.
+    logits = torch.randn(logits_shape, device=device)
+    target = torch.zeros(target_shape, device=device)
+    with raises(ValueError):
+        learner_loss(logits, target, reduction=reduction)
+        pytest.fail(
+            f"target of shape {target_shape} against logits of shape {logits_shape} should "
+            "raise ValueError: compare the shapes themselves, not squeezed or reshaped ones"
+        )
+
+
+@pytest.mark.parametrize(
     "logits_shape, weight_shape",
-    [((4,), (2, 4)), ((3, 4), (2, 1, 4)), ((3, 1), (3, 4))],
-    ids=["more dims", "more dims, last matches", "larger last dim"],
+    [((4,), (2, 4)), ((3, 4), (2, 1, 4)), ((3, 1), (3, 4)), ((4,), (1, 4)), ((3, 4), (1, 3, 4))],
+    ids=[
+        "more dims",
+        "more dims, last matches",
+        "larger last dim",
+        "a leading 1",
+        "a leading 1, same numel",
+    ],
 )
 def test_rejects_a_pos_weight_that_would_enlarge_the_loss(device, logits_shape, weight_shape):
     # The loss keeps logits' shape: a pos_weight that broadcasts with logits to a larger
@@ -358,6 +408,9 @@ FACETS = facets.declare(
         bce_with_logits,
         facets.Dtypes(labelled, oracle=bce64, dtypes=KEPT, ulps=4),
         facets.Gradients(labelled, oracle=bce64, dtypes=KEPT),
+        # "the same gradients through autograd": to soft targets too (torch gives none to
+        # pos_weight).
+        facets.Gradients(labelled, oracle=bce64, dtypes=KEPT, wrt=1, label="target"),
         facets.Shapes(
             lambda shape, device: labelled(torch.float32, device, shape=shape),
             oracle=bce64,

@@ -32,17 +32,21 @@ class WarmupStepLR(LRScheduler):
     scheduler, the following lrs are the same as if training had never stopped. A resume
     restores both state dicts, the optimizer's first (it holds each group's current lr), then
     the scheduler's; so `get_lr` may work from `self.base_lrs` and `self.last_epoch` (closed
-    form) or from each group's current lr (chainable, as torch's own schedulers do). The
-    methods inherited from LRScheduler do this as long as every attribute you store is plain
-    data (numbers, strings, lists), not a function or an object.
+    form) or from each group's current lr (chainable, as torch's own schedulers do); the two
+    differ for a scheduler built with last_epoch=-1 on groups another scheduler has already
+    moved (closed form: from initial_lr; chainable: from the current lr), and either is
+    accepted there. The methods inherited from LRScheduler do this as long as every attribute
+    you store is plain data (numbers, strings, lists), not a function or an object.
 
     `last_epoch` is LRScheduler's: -1 (the default) starts the schedule at t = 0; k >= 0
     resumes it on an optimizer whose groups hold "initial_lr" (from an earlier scheduler),
     and construction then makes the step to t = k + 1.
 
-    Raises ValueError if `warmup_steps < 1`, `step_size < 1`, `gamma` is not in (0, 1] or
-    `start_factor` is not in (0, 1] (negative, fractional and NaN values included), before
-    changing anything (the optimizer's param groups included).
+    Raises ValueError if `warmup_steps` or `step_size` is not a finite number >= 1 (0, negative
+    values, fractions below 1 such as 0.5, NaN and inf included), or `gamma` or `start_factor`
+    is not in (0, 1] (NaN included), before changing anything (the optimizer's param groups
+    included). A fraction above 1 (warmup_steps=2.5) may raise or be used as it is in the
+    formula: either is accepted.
 
     >>> param = torch.zeros(2, requires_grad=True)
     >>> optimizer = torch.optim.SGD([param], lr=1.0)

@@ -225,8 +225,9 @@ def scheduled(device):
 FACETS = facets.declare(
     facets.of(
         WarmupStepLR,
-        facets.Setting(scheduled, "warmup_steps", low=1, integer=True),
-        facets.Setting(scheduled, "step_size", low=1, integer=True),
+        # "a finite number >= 1 (... NaN and inf included)"
+        facets.Setting(scheduled, "warmup_steps", low=1, high_open=True, integer=True, nan=True),
+        facets.Setting(scheduled, "step_size", low=1, high_open=True, integer=True, nan=True),
         facets.Setting(scheduled, "gamma", low=0, high=1, low_open=True),
         facets.Setting(scheduled, "start_factor", low=0, high=1, low_open=True),
     ),

@@ -81,11 +81,15 @@ def dead_and_saturated(
       .backward()).
     - Dead and saturated are as defined in the module's docstring (every example; both the
       output and the slope exactly 0 for dead; |slope| strictly below `threshold` for
-      saturated). Returns {name: (dead units / units, saturated units / units)}, the names
-      of `activations` in the same order, each fraction a Python float in [0, 1].
+      saturated, the threshold as given, not rounded into pre's dtype first: float16 rounds
+      1e-8 to 0, below which no slope is, and float32 rounds 0.25 + 1e-12 to 0.25).
+      Returns {name: (dead units / units, saturated units / units)}, the names of
+      `activations` in the same order, each fraction a Python float in [0, 1].
     - The slopes are autograd's, also when the caller runs under torch.no_grad() (and the
-      caller's grad mode is as it was afterwards: turn autograd on with a `with` block). Hint:
-      f is elementwise, so the gradient of f(x).sum() with respect to x is every slope at once.
+      caller's grad mode is as it was afterwards, also when an activation raises: turn
+      autograd on with a `with` block; under torch.inference_mode() it may raise, that is
+      outside the contract). Hint: f is elementwise, so the gradient of f(x).sum() with
+      respect to x is every slope at once.
     - pre is left as it was: its values, its requires_grad, its .grad and the graph it is part
       of (measure on a detached copy).
     - Raises ValueError if pre has no example or no unit (a 0-dim pre has no batch
@@ -123,8 +127,10 @@ def output_activation(task: str) -> nn.Module | None:
       1e-30 to 1e3; no epsilon added: softplus(-60) is 8.8e-27, not 1e-6; a rewrite that
       loses digits, such as 2σ(2x) - 1 near 0, log(softmax(x)) for logits far apart or
       softplus switching to x at 10, is not it):
-      softplus with beta 1 (smooth, > 0, and x itself for large x, where exp would overflow;
-      not ReLU, whose 0 output and 0 slope for x ≤ 0 are neither positive nor trainable),
+      softplus with beta 1 (smooth, > 0, and x itself for large x, where exp would overflow:
+      nn.Softplus()'s own switch to x above 20, 2e-9 off in float64, is accepted, and so is
+      the exact value there; not ReLU, whose 0 output and 0 slope for x ≤ 0 are neither
+      positive nor trainable),
       tanh (onto (-1, 1), smooth, unlike a clamp), log_softmax over dim 1, the class dim of
       an (N, C) or (N, C, d1, ...) output, as nn.NLLLoss expects (not softmax: NLLLoss
       takes log-probabilities).
@@ -145,7 +151,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
 
     - model: any nn.Module whose forward takes `x`; each nn.ReLU module in it runs at most
       once per forward pass. The ReLU modules are found with `model.named_modules()`,
-      however deeply nested (only nn.ReLU modules count: not F.relu calls, not other
+      however deeply nested, the model itself included (a bare nn.ReLU is reported under
+      the name "") (only nn.ReLU modules count: not F.relu calls, not other
       activations); one ReLU object registered under two names is one module, reported once
       under the name named_modules() gives it (its first).
     - x: a batch on the model's device, batch dimension first, with at least one example.
@@ -166,15 +173,18 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
       the units that die can differ; a frozen BatchNorm in eval mode inside a model in
       training mode stays in eval), and the model is left as it was: each module's own
       train/eval mode, its parameters and their .grad, and every buffer of every module,
-      non-persistent ones too, whatever mode the model itself is in (in
-      training mode a BatchNorm's forward updates running_mean, running_var and
-      num_batches_tracked, and other modules may update theirs: put their values back into
-      the same tensors, which the caller or an optimizer may hold). x is
-      not modified either, even by a model that works in place on its input (one whose
-      first layer is nn.ReLU(inplace=True)): run it on a copy. No gradients are computed,
-      and no autograd graph is recorded either (run the forward pass under
+      non-persistent ones too, whatever mode the model itself is in (in training mode a
+      BatchNorm's forward updates running_mean, running_var and num_batches_tracked, and
+      other modules may update their buffers or parameters, in place or by assigning a new
+      tensor, `self.calls = self.calls + 1`): each attribute holds the tensor it held
+      before, with its values put back into it (the caller or an optimizer may hold it).
+      x is not modified either, even by a model that works in place on its input (one
+      whose first layer is nn.ReLU(inplace=True)): run it on a copy. No gradients are
+      computed, and no autograd graph is recorded either (run the forward pass under
       torch.no_grad()): gradients the caller had already accumulated in the parameters'
       .grad are left as they are.
+    - The fractions are counted in float32 or float64, whatever the model's dtype (bfloat16
+      rounds 2/3 to 0.668).
     - Count the dead units inside the hook, when the ReLU has just run: a later in-place op
       in the model (x.add_(1) after the ReLU) may change that output tensor.
     - Raises ValueError if x has no examples (batch size 0); an x with examples but no

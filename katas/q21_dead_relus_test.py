@@ -114,6 +114,29 @@ def test_nested_relus_by_qualified_name(device):
     assert result == pytest.approx(expected, abs=1e-6)
 
 
+def test_a_model_that_is_a_relu_is_reported_under_the_empty_name(device):
+    x = torch.tensor([[-1.0, 2.0, -3.0], [-1.0, -2.0, -3.0]], device=device)
+    result = dead_relu_fraction(nn.ReLU(), x)
+    assert result == pytest.approx({"": 2 / 3}, abs=1e-6), (
+        f"got {result}: model.named_modules() gives the model itself first, under the name "
+        "''; an nn.ReLU model is one ReLU module, reported as {'': fraction}"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_fractions_of_a_half_precision_model(device, dtype):
+    skip_unless_supported(device, dtype)
+    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU()).to(device, dtype)
+    with torch.no_grad():
+        model[0].weight.copy_(torch.eye(3))
+        model[0].bias.copy_(torch.tensor([0.0, -9.0, -9.0]))
+    result = dead_relu_fraction(model, torch.rand(4, 3, device=device, dtype=dtype) + 0.5)
+    assert result == pytest.approx({"1": 2 / 3}, abs=1e-6), (
+        f"got {result} for 2 of 3 dead units of a {dtype} model: count them in float32 or "
+        f"float64, not in the output's dtype"
+    )
+
+
 def test_removes_its_hooks(device):
     model = Net().to(device)
     seen = []
@@ -540,6 +563,40 @@ def test_measures_under_no_grad(device):
     )
 
 
+def test_grad_mode_is_restored_when_an_activation_raises(device):
+    class Failed(Exception):
+        pass
+
+    def broken(x):
+        raise Failed
+
+    for enabled in (False, True):
+        with torch.set_grad_enabled(enabled):
+            with raises(Failed):
+                dead_and_saturated(torch.ones(2, 2, device=device), {"broken": broken})
+            assert torch.is_grad_enabled() == enabled, (
+                f"an activation raised, and the caller's grad mode ({enabled}) was left "
+                f"{not enabled}: turn autograd on in a `with torch.enable_grad():` block, "
+                "which restores it whatever happens"
+            )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_threshold_is_not_rounded_into_pres_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    # Slopes 0 (ReLU below 0) and 0.25 (LeakyReLU(0.25) below 0), exact in every dtype.
+    pre = torch.full((2, 3), -1.0, device=device, dtype=dtype)
+    activations = {"relu": nn.ReLU(), "leaky": nn.LeakyReLU(0.25)}
+    tiny = math.ulp(0.0)  # 5e-324, which every dtype but float64 rounds to 0
+    for threshold, leaky in [(tiny, 0.0), (math.nextafter(0.25, 1.0), 1.0), (0.25, 0.0)]:
+        result = dead_and_saturated(pre, activations, threshold=threshold)
+        assert result == {"relu": (1.0, 1.0), "leaky": (0.0, leaky)}, (
+            f"threshold {threshold!r} in {dtype}: got {result}; compare |slope| with the "
+            f"threshold itself, not the threshold rounded to {dtype} (a slope of 0 is below "
+            "any threshold > 0, a slope of 0.25 below any threshold > 0.25)"
+        )
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
 def test_activations_run_in_pres_dtype(device, dtype):
     skip_unless_supported(device, dtype)
@@ -614,6 +671,13 @@ def test_float64_slopes_are_not_rounded_away(device):
         )
     result = dead_and_saturated(pre[:, 1:], {"tanh": torch.tanh}, threshold=5e-9)
     assert result == {"tanh": (0.0, 0.0)}, f"tanh'(10) = 8.2e-9 in float64, got {result}"
+    # A slope of 1e-300 is a float64 number, 0 in float32: above a threshold of 1e-301.
+    leaky = {"leaky": nn.LeakyReLU(1e-300)}
+    result = dead_and_saturated(-pre[:, :1], leaky, threshold=1e-301)
+    assert result == {"leaky": (0.0, 0.0)}, (
+        f"LeakyReLU(1e-300) below 0 has slope 1e-300 > 1e-301 in float64, got {result}: "
+        "keep the slopes in pre's dtype (float32 rounds 1e-300 to 0)"
+    )
 
 
 @pytest.mark.parametrize("layout", ["transposed", "channels_last", "sliced"])
@@ -764,9 +828,11 @@ def test_nll_gets_log_softmax_over_the_class_dim(device):
         torch.testing.assert_close(F.nll_loss(log_probs, target), F.cross_entropy(z, target))
 
 
-# What the table names, as float64 builtins: the exact value, rounded once into the dtype.
+# What the table names in float64: the exact value, rounded once into the dtype. Softplus
+# as max(z, 0) + log1p(exp(-|z|)), exact in float64 everywhere (F.softplus switches to z
+# above 20, 2e-9 off in float64: the builtin's own result is accepted too, see below).
 EXACT = {
-    "positive": lambda z: F.softplus(z),
+    "positive": lambda z: z.clamp(min=0) + torch.log1p(torch.exp(-z.abs())),
     "bounded": torch.tanh,
     "multiclass_nll": lambda z: F.log_softmax(z, dim=1),
 }
@@ -785,6 +851,13 @@ def test_computes_the_named_function_to_the_dtypes_rounding(device, task, dtype)
     expected = EXACT[task](z)
     got = apply(output_activation(task), z.to(device=device, dtype=dtype))
     assert got.dtype == dtype, f"{task!r}: the output should stay {dtype}, got {got.dtype}"
+    if task == "positive":
+        # nn.Softplus() as the table names it (its switch to x above 20) or the exact value,
+        # whichever each element is nearer to; a switch at 10 is near neither.
+        builtin = F.softplus(z).to(dtype).double()
+        exact, answer = expected.to(dtype).double(), got.detach().cpu().double()
+        nearer = (answer - builtin).abs() < (answer - exact).abs()
+        expected = torch.where(nearer, builtin, exact)
     eps = torch.finfo(dtype).eps
     # Relative to the value, a few units in the last place (subnormal results: absolute);
     # log_softmax subtracts logits of size |z|, whose rounding is absolute.
@@ -839,9 +912,16 @@ class CountsCalls(nn.Module):
         # Not in the state_dict: a restore through state_dict() misses it.
         self.register_buffer("seen", torch.zeros(()), persistent=False)
 
+        # Assigned anew by each forward (not in place), and a parameter a forward updates.
+        self.register_buffer("total", torch.zeros(()))
+        self.scale = nn.Parameter(torch.ones(()))
+
     def forward(self, x):
         self.calls += 1
         self.seen += x.shape[0]
+        self.total = self.total + x.shape[0]
+        with torch.no_grad():
+            self.scale.mul_(2)
         return x
 
 

@@ -61,14 +61,15 @@ def task_loss(task: str, output: torch.Tensor, target: torch.Tensor) -> torch.Te
       beyond. output and target as for "regression".
     - "multiclass": cross-entropy of raw logits, one class per sample (or per position).
       output: floating [N, C] or [N, C, d1, ...] (classes in dim 1); target: int64 class
-      indices of output's shape without dim 1 ([N] or [N, d1, ...]), each in [0, C) (not
-      checked: that would cost a device sync).
+      indices of output's shape without dim 1 ([N] or [N, d1, ...]), each in [0, C) (the
+      caller's to ensure: the tests do not ask for a check, which would cost a device sync,
+      nor forbid one).
     - "multilabel": binary cross-entropy of raw logits, each element its own yes/no label.
       output: floating [N, C] (any shape); target: a tensor of output's shape and dtype,
       1 where the label applies and 0 where not (values in [0, 1]).
     - Every loss is the mean over all its elements (positions for "multiclass"), torch's
-      default reduction. output's values are finite, of any size: logits of ±1e4 give the
-      exact loss, not a clamped one. An empty output gives nan, the builtin's mean of no
+      default reduction. output's values are finite, of any size: logits of ±1e4 and beyond
+      give the exact loss, not a clamped one. An empty output gives nan, the builtin's mean of no
       elements.
     - The gradient is the builtin's in every floating dtype, also at exactly 0 (a logit of
       0, an error of 0) and at large values (an error of 4e4 in float16, whose square

@@ -203,9 +203,10 @@ def test_multilabel_is_binary_cross_entropy_with_logits(device, shape):
 
 
 def test_multilabel_is_exact_at_large_logits(device):
-    # Wrong by a logit of x costs |x|, right costs almost 0: mean (30 + 1e4 + 0 + 0) / 4.
-    output = torch.tensor([[30.0, -1e4, 1e4, -30.0]], device=device)
-    target = torch.tensor([[0.0, 1.0, 1.0, 0.0]], device=device)
+    # Wrong by a logit of x costs |x|, right costs almost 0: mean (30 + 1e4 + 0 + 0 + 3e4 +
+    # 2e4) / 6, past any clamp to ±1e4.
+    output = torch.tensor([[30.0, -1e4, 1e4, -30.0, 3e4, -2e4]], device=device)
+    target = torch.tensor([[0.0, 1.0, 1.0, 0.0, 0.0, 1.0]], device=device)
     check_task_loss(
         "multilabel",
         output,
@@ -677,17 +678,18 @@ def builtin64(task, output, target):
 
 def edge_args(task):
     """Inputs at exactly 0 (a kink of abs and clamp) and at large values: errors of 4e4 (their
-    square and its gradient's 2 * error overflow float16) and logits of ±1e4."""
+    square and its gradient's 2 * error overflow float16) and logits of ±1e4 and ±3e4 (past
+    a clamp to ±1e4)."""
 
     def make(dtype, device):
         if task in ("regression", "regression_with_outliers"):
             output = torch.tensor([0.0, 0.0, 0.5, -3.0, 0.0, 1.0, 2.0, -4e4])
             target = torch.tensor([0.0, 4e4, 0.0, -3.0, -4e4, 0.0, 1.0, 0.0])
         elif task == "multiclass":
-            output = torch.tensor([[0.0, 0.0, 0.0], [1e4, 0.0, -1e4], [0.0, 1e4, 0.0]])
+            output = torch.tensor([[0.0, 0.0, 0.0], [1e4, 0.0, -3e4], [0.0, 3e4, 0.0]])
             target = torch.tensor([1, 2, 1])
         else:
-            output = torch.tensor([[0.0, 0.0, 1e4, -1e4], [0.0, -1e4, 3.0, 0.0]])
+            output = torch.tensor([[0.0, 0.0, 3e4, -1e4], [0.0, -3e4, 3.0, 0.0]])
             target = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0]])
         if target.is_floating_point():
             target = target.to(dtype)
@@ -715,6 +717,15 @@ FACETS = facets.declare(
         *(
             facets.Unmodified(
                 lambda device, task=task: task_args(task, (3, 4))(torch.float32, device), label=task
+            )
+            for task in BUILTIN
+        ),
+        # The same at the edges: a clamp written into the caller's logits through .data
+        # (no version bump) changes values only past it.
+        *(
+            facets.Unmodified(
+                lambda device, task=task: edge_args(task)(torch.float32, device),
+                label=f"{task} edges",
             )
             for task in BUILTIN
         ),

@@ -31,8 +31,9 @@ def train_epoch(
 ) -> float:
     """Run one pass over `loader`, one optimizer step per batch, and return the mean loss.
 
-    - model: an nn.Module whose parameters are on `device`. It may arrive in eval mode:
-      put it in training mode before the first batch (it stays in training mode).
+    - model: an nn.Module whose parameters are on `device`. It may arrive in eval mode, or
+      in training mode holding submodules in eval: put it in training mode before the first
+      batch, every submodule included, as model.train() does (it stays in training mode).
     - loader: an iterable of `(inputs, targets)` pairs, such as a DataLoader (with
       drop_last, a sampler over part of the data, ...) or a generator, which can be
       iterated only once: go over it once. The tensors may be on any device (usually the
@@ -41,7 +42,9 @@ def train_epoch(
       `nn.MSELoss()` or `nn.CrossEntropyLoss()`.
     - optimizer: an optimizer over the model's parameters. Each batch gets exactly one
       `optimizer.step()` (a batch whose loss is nan or inf too: none is skipped, and the
-      mean then shows it), driven by that batch's gradients alone: gradients left from an
+      mean then shows it; a batch of 0 samples too, whose loss, a mean over nothing, is
+      nan: the epoch's mean may leave it out or count it as nan * 0, either is accepted),
+      driven by that batch's gradients alone: gradients left from an
       earlier batch, or from before this call, must not leak into it. Clear them with
       `optimizer.zero_grad()` or `model.zero_grad()`, either one: they differ only for
       parameters the optimizer does not hold, whose .grad this contract leaves open.
@@ -50,9 +53,11 @@ def train_epoch(
     of (batch loss * number of samples in the batch) divided by the number of samples the
     loader yielded (not len(loader.dataset): drop_last and samplers leave samples out),
     where a batch's loss is the one computed for its backward pass and its number of
-    samples is `inputs.shape[0]`. Keep each batch's loss as a number (loss.item()): no
-    batch's autograd graph may outlive its step (a sum of loss tensors keeps every
-    batch's graph alive until the epoch ends).
+    samples is `inputs.shape[0]` (not len(targets): per-token targets may be flattened).
+    Keep each batch's loss as a number (loss.item()), summed as Python floats (a sum of
+    bfloat16 tensors rounds at every batch): no batch's autograd graph may outlive its
+    step (a sum of loss tensors, or the outputs kept, holds every batch's graph until the
+    epoch ends).
     Raises ValueError if the loader yields no sample: no batch at all (an empty DataLoader,
     list or generator alike), or only batches of 0 samples.
 

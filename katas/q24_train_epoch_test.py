@@ -166,27 +166,42 @@ class _Carry(torch.autograd.Function):
         return grad, None
 
 
+class _Marked(nn.Module):
+    """The model's last layer: its output's graph node holds a new marker at every forward,
+    so whatever keeps the outputs or the loss (whose graph holds them) keeps the marker."""
+
+    def __init__(self, markers):
+        super().__init__()
+        self.markers = markers
+
+    def forward(self, x):
+        marker = _Marker()
+        self.markers.append(weakref.ref(marker))
+        return _Carry.apply(x, marker)
+
+
 def test_no_batch_keeps_its_graph_alive(device):
     markers, kept = [], []
 
     def watched_mse(outputs, targets):
-        # By now the graph of every batch but the previous one must be gone.
-        for batch, marker in enumerate(markers[:-1]):
+        # By now the graph of every batch but this one and the previous one must be gone.
+        for batch, marker in enumerate(markers[:-2]):
             if marker() is not None:
                 collect_garbage()
             if marker() is not None and batch not in kept:
                 kept.append(batch)
-        marker = _Marker()
-        markers.append(weakref.ref(marker))
-        return _Carry.apply(F.mse_loss(outputs, targets), marker)
+        return F.mse_loss(outputs, targets)
 
-    model = make_model(device, 2)
+    model = nn.Sequential(make_model(device, 2), _Marked(markers))
     train_epoch(
         model, regression_data(), watched_mse, torch.optim.SGD(model.parameters(), lr=0.05), device
     )
+    collect_garbage()
+    kept += [batch for batch, marker in enumerate(markers) if marker() is not None]
     assert len(markers) == 3 and not kept, (
-        f"the graphs of batches {kept} were still alive batches later: keep each batch's loss "
-        "as a number (loss.item()), not as a tensor summed over the epoch"
+        f"the graphs of batches {sorted(set(kept))} were still alive later: keep each batch's "
+        "loss as a number (loss.item()) and nothing that holds its graph (the outputs, the "
+        "loss tensor) past its step"
     )
 
 
@@ -195,6 +210,20 @@ def test_ignores_gradients_left_from_before(device):
         model(torch.randn(5, 3, device=device)).pow(2).sum().mul(100).backward()
 
     check_same_training(device, "regression, SGD with momentum", prepare=leave_gradients)
+
+
+def test_a_training_model_with_submodules_in_eval_trains_them_all(device):
+    # model.train() sets every submodule's mode: a root already in training mode may hold
+    # submodules in eval (left by an earlier evaluation of a part), and they train too.
+    outputs, data, loss_fn, _, make_optimizer = SETUPS["regression, SGD with momentum"]
+    model = make_model(device, outputs)
+    model[0].eval()
+    model[2].eval()
+    train_epoch(model, data(), loss_fn, make_optimizer(model.parameters()), device)
+    assert model[0].seen and all(training for training, _ in model[0].seen), (
+        "a submodule in eval mode inside a model in training mode ran in eval mode: call "
+        "model.train() whatever model.training says (it sets every submodule's mode)"
+    )
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))
@@ -265,6 +294,73 @@ def test_a_batch_counts_its_inputs_as_samples(device):
     )
 
 
+def test_samples_are_inputs_shape_0_when_targets_are_flattened(device):
+    # Per-token targets flattened to [B * T] against [B, T] inputs (T varies between batches):
+    # len(targets) is B * T, the batch's samples are still B.
+    batches = [(torch.randn(b, 3), torch.randn(b * t)) for b, t in [(4, 2), (2, 5), (3, 1)]]
+    model = nn.Linear(3, 1).to(device)
+    expected_model = copy.deepcopy(model)
+
+    def flat_mse(outputs, targets):  # each sample's output against each of its T targets
+        return ((outputs.repeat_interleave(len(targets) // len(outputs)) - targets) ** 2).mean()
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    loss = train_epoch(model, batches, flat_mse, optimizer, device)
+    expected = epoch_by_hand(
+        expected_model, batches,
+        lambda outputs, targets: ((outputs - targets.reshape(len(outputs), -1)) ** 2).mean(1),
+        torch.optim.SGD(expected_model.parameters(), lr=0.05), device,
+    )  # fmt: skip
+    assert loss == pytest.approx(expected, rel=1e-5), (
+        f"the mean loss per sample is {expected:.6f}, got {loss:.6f}: a batch's number of "
+        "samples is inputs.shape[0], not len(targets)"
+    )
+
+
+def test_a_batch_of_no_samples_gets_its_step(device):
+    model = nn.Linear(3, 2).to(device)
+    sizes = [4, 0, 2]
+    batches = [(torch.randn(n, 3), torch.randn(n, 2)) for n in sizes]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    steps = []
+    optimizer.register_step_post_hook(lambda *_: steps.append(1))
+    loss = train_epoch(model, batches, nn.MSELoss(), optimizer, device)
+    assert len(steps) == 3, (
+        f"{len(steps)} optimizer steps for batches of {sizes} samples: every batch gets its "
+        "step, one of 0 samples too"
+    )
+    # Its loss (a mean over nothing) is nan: left out of the mean, or counted as nan * 0.
+    assert math.isnan(loss) or math.isfinite(loss)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_the_mean_of_a_half_precision_model_is_summed_as_numbers(device, dtype):
+    skip_unless_supported(device, dtype)
+    # Losses near 1e4, where bfloat16 steps by 64 and float16 by 8: summed in the loss's
+    # dtype, the epoch's total rounds at every batch.
+    batches = [
+        (torch.randn(n, 3, dtype=dtype), torch.full((n, 1), 100.0 + k, dtype=dtype))
+        for k, n in enumerate([3, 5, 2, 7, 4])
+    ]
+    model = nn.Linear(3, 1).to(device, dtype)
+    expected_model = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-5)
+    loss = train_epoch(model, batches, nn.MSELoss(), optimizer, device)
+    expected_optimizer = torch.optim.SGD(expected_model.parameters(), lr=1e-5)
+    total = count = 0
+    for inputs, targets in batches:
+        inputs, targets = inputs.to(device), targets.to(device)
+        expected_optimizer.zero_grad()
+        batch_loss = nn.MSELoss()(expected_model(inputs), targets)
+        batch_loss.backward()
+        expected_optimizer.step()
+        total, count = total + batch_loss.item() * len(inputs), count + len(inputs)
+    assert loss == pytest.approx(total / count, rel=1e-6), (
+        f"the mean loss per sample is {total / count}, got {loss}: keep each batch's loss as "
+        f"a Python number (loss.item()), not a sum of {dtype} tensors"
+    )
+
+
 def token_classifier():
     return nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(8, 3))
 
@@ -325,11 +421,22 @@ def epoch(device):
     return facets.args(model, DataLoader(data, batch_size=4), nn.MSELoss(), optimizer, device)
 
 
+def deep_epoch(device):
+    """As epoch, with submodules whose modes the Modes facet sets apart from the model's."""
+    model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.0), nn.Sequential(nn.Linear(4, 2)))
+    model = model.to(device)
+    data = TensorDataset(torch.randn(10, 3), torch.randn(10, 2))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return facets.args(model, DataLoader(data, batch_size=4), nn.MSELoss(), optimizer, device)
+
+
 FACETS = facets.declare(
     facets.of(
         train_epoch,
         facets.Number(epoch, float),
         facets.UpdatesAll(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
+        # "put it in training mode": model.train(), every submodule included.
+        facets.Modes(deep_epoch, module=lambda arguments: arguments.args[0], sets=True),
     ),
 )
 test_facets = FACETS.test

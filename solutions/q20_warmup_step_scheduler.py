@@ -1,5 +1,7 @@
 """Kata 20: write your own LRScheduler subclass (reference answer)."""
 
+import math
+
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
@@ -14,9 +16,10 @@ class WarmupStepLR(LRScheduler):
         start_factor: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
-        if warmup_steps < 1 or step_size < 1:
+        # Written so that NaN fails (every comparison with NaN is false) and inf too.
+        if not (1 <= warmup_steps < math.inf and 1 <= step_size < math.inf):
             raise ValueError(
-                f"warmup_steps and step_size must be >= 1, got {warmup_steps}, {step_size}"
+                f"warmup_steps and step_size must be finite, >= 1: {warmup_steps}, {step_size}"
             )
         if not (0 < gamma <= 1 and 0 < start_factor <= 1):
             raise ValueError(

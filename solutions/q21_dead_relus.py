@@ -1,6 +1,7 @@
 """Kata 21: choose activation functions, by measuring dead and saturated units (reference
 answer)."""
 
+import math
 from collections.abc import Callable, Mapping
 
 import torch
@@ -22,9 +23,17 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
 
         return hook
 
-    # A forward in training mode updates BatchNorm's running statistics: keep copies to put
-    # back, so that measuring leaves the model exactly as it was.
-    buffers = [(buffer, buffer.clone()) for buffer in model.buffers()]
+    # A forward in training mode updates BatchNorm's running statistics, and a module may
+    # update any parameter or buffer, in place or by assigning a new tensor: keep each one and
+    # a copy of its values, to put both back, so that measuring leaves the model as it was.
+    state = [
+        (module, name, tensor, tensor.detach().clone())
+        for module in model.modules()
+        for name, tensor in [
+            *module.named_parameters(recurse=False),
+            *module.named_buffers(recurse=False),
+        ]
+    ]
     handles = []
     try:
         for name, module in model.named_modules():
@@ -39,8 +48,9 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
         for handle in handles:
             handle.remove()
         with torch.no_grad():
-            for buffer, saved in buffers:
-                buffer.copy_(saved)
+            for module, name, tensor, saved in state:
+                setattr(module, name, tensor)
+                tensor.copy_(saved)
     return fractions
 
 
@@ -65,9 +75,20 @@ def dead_and_saturated(
         output, slope = y.detach().reshape(n, -1), slope.reshape(n, -1)
         # A unit is a column; dead or saturated means so in every row (every example).
         dead = ((output == 0) & (slope == 0)).all(dim=0)
-        saturated = (slope.abs() < threshold).all(dim=0)
+        saturated = (slope.abs() < _at_or_above(threshold, slope.dtype)).all(dim=0)
         measured[name] = (dead.float().mean().item(), saturated.float().mean().item())
     return measured
+
+
+def _at_or_above(threshold: float, dtype: torch.dtype) -> float:
+    """The smallest value of `dtype` not below `threshold`: a value of that dtype is below
+    it exactly when it is below the threshold, which a comparison in the dtype would round
+    first (float16 rounds 1e-8 to 0)."""
+    exact = torch.tensor(threshold, dtype=torch.float64)
+    rounded = exact.to(dtype)
+    if rounded.double() < exact:
+        rounded = torch.nextafter(rounded, torch.tensor(math.inf, dtype=dtype))
+    return rounded.item()
 
 
 def output_activation(task: str) -> nn.Module | None:

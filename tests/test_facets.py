@@ -238,6 +238,48 @@ def test_setting_catches_nan_let_through_and_a_bound_off_by_one():
     assert_catches(counted, counts, positive)
 
 
+def test_setting_probes_a_finite_count_with_inf():
+    finite = facets.Setting(
+        lambda device: facets.args(n=2), "n", low=1, high_open=True, integer=True, nan=True
+    )
+
+    def right(n):
+        if not 1 <= n < math.inf:
+            raise ValueError(n)
+
+    def lets_inf_through(n):
+        if not n >= 1:
+            raise ValueError(n)
+
+    assert_catches(finite, right, lets_inf_through)
+    counted = facets.Setting(lambda device: facets.args(n=2), "n", low=1, integer=True)
+    assert "inf" not in counted.probes(), "inf is a valid count unless declared finite"
+
+
+def test_setting_catches_a_refused_value_that_changed_something_first():
+    def make(device):
+        optimizer = torch.optim.SGD([torch.zeros(2, requires_grad=True)], lr=1.0)
+        return facets.args(optimizer, torch.ones(3), rate=0.5)
+
+    facet = facets.Setting(make, "rate", low=0, high=1)
+
+    def right(optimizer, x, rate):
+        if not 0 <= rate <= 1:
+            raise ValueError(rate)
+        optimizer.param_groups[0]["lr"] = rate
+
+    def group_first(optimizer, x, rate):
+        optimizer.param_groups[0]["initial_lr"] = optimizer.param_groups[0]["lr"]
+        right(optimizer, x, rate)
+
+    def tensor_first(optimizer, x, rate):
+        x.data.mul_(2)  # a write through .data: no version bump, the values tell
+        right(optimizer, x, rate)
+
+    assert_catches(facet, right, group_first)
+    assert_catches(facet, right, tensor_first)
+
+
 def test_setting_probes_each_element_of_a_tuple():
     facet = facets.Setting(
         lambda device: facets.args(betas=(0.9, 0.99)), "betas", low=0, high=1, index=1
@@ -319,6 +361,12 @@ def test_unmodified_catches_a_change_in_place():
 
     assert_catches(facet, scaled, in_place)
     assert_catches(facet, scaled, touches_the_model)
+
+    def clamps_through_data(x, model):  # .data bumps no version: the values tell
+        x.data.clamp_(max=2.0)
+        return x * 2
+
+    assert_catches(facet, scaled, clamps_through_data)
 
     def tags_a_parameter(x, model):
         model.weight.no_decay = True
@@ -527,6 +575,27 @@ def test_returns_catches_an_alias_or_a_copy():
     assert_catches(zeros, lambda x: x.new_zeros(3), lambda x: x.new_zeros(()).expand(3))
     same = facets.Returns(lambda device: facets.args(torch.arange(4.0)), kind="same")
     assert_catches(same, lambda x: x.mul_(2), lambda x: x * 2)
+
+
+def test_modes_that_set_training_catch_a_root_only_check():
+    def make(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Dropout(0.5))))
+
+    facet = facets.Modes(make, module=lambda arguments: arguments.args[0], sets=True)
+
+    def right(model):
+        model.train()
+
+    def only_if_the_root_is_in_eval(model):  # a root in train keeps its submodules in eval
+        if not model.training:
+            model.train()
+
+    def root_only(model):
+        model.training = True
+
+    assert_catches(facet, right, only_if_the_root_is_in_eval)
+    assert_catches(facet, right, root_only)
+    assert_catches(facet, right, lambda model: None)
 
 
 def test_modes_catches_a_mode_left_changed_or_a_second_call_that_differs():

@@ -188,7 +188,7 @@ class Gradients(Facet):
     dtypes: tuple[torch.dtype, ...] = FLOATING
     ulps: float = 8.0
     atol: float | Mapping[torch.dtype, float] | None = None
-    wrt: int = 0  # the positional argument to differentiate with respect to
+    wrt: int | str = 0  # the argument to differentiate with respect to: position or keyword
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
@@ -223,9 +223,11 @@ class Setting(Facet):
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
     `name` among its keywords (`index`: the element probed of a tuple-valued one, as each of
     `betas`). An `integer` setting is probed with ints, and with a fraction half a step
-    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared.
+    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared,
+    and with inf where it must raise (`high_open` at an infinite high: a finite count).
     Each value that must raise is also tried with every other Setting of the function at its
-    bounds (0 samples, 0 epochs), where a shortcut could return before the checks."""
+    bounds (0 samples, 0 epochs), where a shortcut could return before the checks, and
+    changes nothing before raising: the arguments' tensors and optimizers' param groups stay."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -249,6 +251,8 @@ class Setting(Facet):
         if not self.integer:
             found["inf"] = (math.inf, self.high == math.inf and not self.high_open)
             found["-inf"] = (-math.inf, self.low == -math.inf and not self.low_open)
+        elif self.high == math.inf and self.high_open:
+            found["inf"] = (math.inf, False)
         for side, bound, opened, outward in (
             ("low", self.low, self.low_open, -math.inf),
             ("high", self.high, self.high_open, math.inf),
@@ -375,12 +379,17 @@ class Modes(Facet):
     train mode, one in eval mode and one in train mode holding submodules in eval (frozen
     parts), or the reverse, and a second call gives the same result; modes and global
     settings (grad mode) are left as found also when the module raises (its error may go
-    through). make(device) -> Args; module(args) picks the module."""
+    through). make(device) -> Args; module(args) picks the module. `sets`: the function puts
+    the module in that mode instead (True: training, as model.train() does), every submodule
+    included, whatever mode each was in (the root in train with submodules in eval too)."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
+    sets: bool | None = None
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        if self.sets is not None:
+            return [(label, None) for label in ("train", "eval", "mixed", "mixed under eval")]
         return [("train", None), ("eval", None), ("mixed", None), ("raises", None)]
 
 
@@ -797,17 +806,27 @@ def check_gradients(case: Case, device: torch.device) -> None:
     facet: Gradients = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     arguments = facet.make(case.dtype, device)
-    first = arguments.args[facet.wrt].detach().requires_grad_()
-    positional = list(arguments.args)
-    positional[facet.wrt] = first
-    arguments = Args(tuple(positional), arguments.kwargs)
+
+    def chosen(arguments: Args) -> torch.Tensor:
+        if isinstance(facet.wrt, str):
+            return arguments.kwargs[facet.wrt]
+        return arguments.args[facet.wrt]
+
+    first = chosen(arguments).detach().requires_grad_()
+    if isinstance(facet.wrt, str):
+        arguments = arguments.replace(**{facet.wrt: first})
+    else:
+        positional = list(arguments.args)
+        positional[facet.wrt] = first
+        arguments = Args(tuple(positional), arguments.kwargs)
     exact_arguments = _oracle_args(arguments)
     result = _call(case, arguments)
     assert isinstance(result, torch.Tensor) and result.requires_grad, (
-        f"{case.function.name}: the result should be differentiable with respect to its input"
+        f"{case.function.name}: the result should be differentiable with respect to "
+        + (f"{facet.wrt}" if isinstance(facet.wrt, str) else f"its argument {facet.wrt}")
     )
     (grad,) = torch.autograd.grad(result.sum(), first)
-    exact = exact_arguments.args[facet.wrt].requires_grad_()
+    exact = chosen(exact_arguments).requires_grad_()
     (expected,) = torch.autograd.grad(
         facet.oracle(*exact_arguments.args, **exact_arguments.kwargs).sum(), exact
     )
@@ -870,12 +889,20 @@ def check_setting(case: Case, device: torch.device) -> None:
     if valid:
         _call(case, arguments)  # raises nothing
         return
+    before, groups = _snapshot(arguments), _param_groups(arguments)
+    objects = {path: t for path, t in _tensors(arguments) if id(t) in _state_of_modules(arguments)}
     if not _raises(case, arguments, facet.error):
         raise AssertionError(
             f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
             "(write the check so that NaN fails it too: `not (value >= 0)` rejects NaN, "
             "`value < 0` does not)"
         )
+    # A refused call changes nothing: the checks come before the first write.
+    _assert_unchanged(f"{what}, before raising,", before, objects, dict(_tensors(arguments)))
+    assert _param_groups(arguments) == groups, (
+        f"{what} changed an optimizer's param groups before raising: check every setting "
+        "before anything is written (before super().__init__, which sets lr and initial_lr)"
+    )
     for other in case.function.facets:
         if not isinstance(other, Setting) or other.name == facet.name:
             continue
@@ -895,6 +922,18 @@ def check_setting(case: Case, device: torch.device) -> None:
                     f"range whatever {other.name} is; check every argument before a "
                     "shortcut (nothing to count, nothing to do) returns"
                 )
+
+
+def _param_groups(arguments: Args) -> list[list[dict[str, Any]]]:
+    """A copy of the settings (all but the params) of each optimizer among the arguments."""
+    return [
+        [
+            copy.deepcopy({k: v for k, v in group.items() if k != "params"})
+            for group in item.param_groups
+        ]
+        for item in [*arguments.args, *arguments.kwargs.values()]
+        if isinstance(item, torch.optim.Optimizer)
+    ]
 
 
 def _with_setting(arguments: Args, facet: Setting, value: float) -> Args:
@@ -1131,6 +1170,9 @@ def check_modes(case: Case, device: torch.device) -> None:
     facet: Modes = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
     module = facet.module(arguments)
+    if facet.sets is not None:
+        _check_modes_set(case, arguments, module, facet.sets)
+        return
     module.train(case.label != "eval")
     if case.label in ("mixed", "raises"):  # every other submodule in eval, the module in train
         for index, submodule in enumerate(module.modules()):
@@ -1166,6 +1208,24 @@ def check_modes(case: Case, device: torch.device) -> None:
         assert first == second or (first != first and second != second), (
             f"{case.function.name} gave {first!r}, then {second!r} when called again"
         )
+
+
+def _check_modes_set(case: Case, arguments: Args, module: nn.Module, sets: bool) -> None:
+    """The function leaves every submodule in mode `sets`, from the mode named by the case:
+    mixed ones alternate between the modes, under a root in train or in eval."""
+    module.train(case.label in ("train", "mixed"))
+    if case.label.startswith("mixed"):
+        for index, submodule in enumerate(module.modules()):
+            if index:
+                submodule.training = index % 2 == 0
+    _call(case, arguments)
+    left = [name or "the model" for name, m in module.named_modules() if m.training != sets]
+    assert not left, (
+        f"{case.function.name} should put the model in {'training' if sets else 'eval'} mode, "
+        f"every submodule included; from {case.label} mode, {left} were left in "
+        f"{'eval' if sets else 'training'} mode: call model.{'train' if sets else 'eval'}() "
+        "whatever mode the model itself is in (it sets every submodule's)"
+    )
 
 
 class _ModuleFails(Exception):

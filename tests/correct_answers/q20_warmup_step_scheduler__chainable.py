@@ -1,5 +1,7 @@
 """Correct: a chainable get_lr, scaling each group's current lr by the ratio of factors."""
 
+import math
+
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
@@ -14,7 +16,7 @@ class WarmupStepLR(LRScheduler):
         start_factor: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
-        if warmup_steps < 1 or step_size < 1:
+        if not (1 <= warmup_steps < math.inf and 1 <= step_size < math.inf):
             raise ValueError(
                 f"warmup_steps and step_size must be >= 1, got {warmup_steps}, {step_size}"
             )

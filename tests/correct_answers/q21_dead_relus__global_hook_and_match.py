@@ -33,7 +33,8 @@ def dead_and_saturated(
         (slope,) = pullback(torch.ones_like(out))
         out, slope = _columns(out.detach()), _columns(slope.detach())
         alive = out.ne(0).any(0) | slope.ne(0).any(0)
-        unsaturated = (slope.abs() >= threshold) | slope.isnan()
+        # In float64, where the threshold is what the caller gave (float16 rounds 1e-8 to 0).
+        unsaturated = (slope.abs().double() >= threshold) | slope.isnan()
         units = out.shape[1]
         result[name] = (
             float(units - int(alive.sum())) / units,
@@ -71,7 +72,12 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             alive = _columns(output).ne(0).any(0)
             found[name] = 1.0 - alive.double().mean().item() if alive.numel() else 0.0
 
-    saved = {name: b.detach().clone() for name, b in model.named_buffers()}
+    # Every parameter and buffer as the tensor itself and its values: a forward may write
+    # into one or assign a new one.
+    saved = {
+        name: (t, t.detach().clone())
+        for name, t in [*model.named_parameters(), *model.named_buffers()]
+    }
     with contextlib.ExitStack() as stack:
         stack.callback(_restore, model, saved)
         stack.enter_context(register_module_forward_hook(hook))  # handle as context manager
@@ -80,7 +86,9 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     return found
 
 
-def _restore(model: nn.Module, saved: dict[str, torch.Tensor]) -> None:
+def _restore(model: nn.Module, saved: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> None:
     with torch.no_grad():
-        for name, value in saved.items():
-            model.get_buffer(name).copy_(value)
+        for name, (tensor, value) in saved.items():
+            owner, _, attribute = name.rpartition(".")
+            setattr(model.get_submodule(owner), attribute, tensor)
+            tensor.copy_(value)

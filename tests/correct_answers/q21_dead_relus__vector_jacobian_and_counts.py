@@ -31,7 +31,8 @@ def dead_and_saturated(
             (slope,) = torch.autograd.grad(out, leaf, grad_outputs=torch.ones_like(out))
         y, slope = out.detach().reshape(len(x), units), slope.reshape(len(x), units)
         dead = int(torch.count_nonzero(torch.logical_and(y == 0, slope == 0).all(0)))
-        saturated = int(torch.count_nonzero((slope.abs() < threshold).all(0)))
+        # Compared in float64: the threshold as given, not rounded to pre's dtype.
+        saturated = int(torch.count_nonzero((slope.abs().double() < threshold).all(0)))
         result[name] = (dead / units, saturated / units)
     return result
 

@@ -1,5 +1,7 @@
 """The factor as a module-level pure function, settings validated in one expression."""
 
+import math
+
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
@@ -20,7 +22,8 @@ class WarmupStepLR(LRScheduler):
         start_factor: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
-        valid = min(warmup_steps, step_size) >= 1 and 0 < gamma <= 1 and 0 < start_factor <= 1
+        counts_ok = all(1 <= n < math.inf for n in (warmup_steps, step_size))
+        valid = counts_ok and 0 < gamma <= 1 and 0 < start_factor <= 1
         if not valid:
             raise ValueError("invalid scheduler settings")
         self.warmup_steps, self.step_size = warmup_steps, step_size

@@ -25,7 +25,7 @@ def dead_and_saturated(
     for name, f in activations.items():
         out, slope = torch.func.jvp(f, (x,), (ones,))
         dead = ((out == 0) & (slope == 0)).all(dim=0)
-        saturated = (slope.abs() < threshold).all(dim=0)
+        saturated = (slope.abs().double() < threshold).all(dim=0)  # threshold unrounded
         found[name] = (dead.double().mean().item(), saturated.double().mean().item())
     return found
 
@@ -56,7 +56,12 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
 
         return hook
 
-    saved = {name: b.detach().clone() for name, b in model.named_buffers()}
+    saved = [
+        (module, name, t, t.detach().clone())
+        for module in model.modules()
+        for name, t in [*module._parameters.items(), *module._buffers.items()]
+        if t is not None
+    ]
     try:
         with contextlib.ExitStack() as stack, torch.no_grad():
             for name, module in model.named_modules():
@@ -65,6 +70,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             model(x.clone())
     finally:
         with torch.no_grad():
-            for name, b in model.named_buffers():
-                b.copy_(saved[name])
+            for module, name, t, value in saved:
+                setattr(module, name, t)
+                t.copy_(value)
     return found
