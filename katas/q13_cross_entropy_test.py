@@ -283,13 +283,21 @@ def invalid_arguments():
     spellings = ["avg", "", None, "MEAN", "Mean", "SUM ", "sum ", " sum", "none\n", " mean"]
     spellings += [change(r) for r in ("mean", "sum", "none") for change in (str.title, str.upper)]
     for spelling in dict.fromkeys(spellings):
-        yield f"reduction {spelling!r}", lambda n: (n, 3), lambda n: (n,), torch.int64, {
-            "reduction": spelling
-        }
+        yield (
+            f"reduction {spelling!r}",
+            lambda n: (n, 3),
+            lambda n: (n,),
+            torch.int64,
+            {"reduction": spelling},
+        )
     for value in (1.5, -0.1, float("nan"), float("inf")):
-        yield f"smoothing {value}", lambda n: (n, 3), lambda n: (n,), torch.int64, {
-            "label_smoothing": value
-        }
+        yield (
+            f"smoothing {value}",
+            lambda n: (n, 3),
+            lambda n: (n,),
+            torch.int64,
+            {"label_smoothing": value},
+        )
 
 
 INVALID = list(invalid_arguments())
