@@ -149,8 +149,9 @@ def class_probabilities(logits: torch.Tensor, layout: str, log: bool = False) ->
       for [batch, time, classes], "NCHW" and "NHWC" for images. The class dimension is where
       its "C" is, whatever the sizes (classes and time steps may be equally many).
     - Returns a tensor of the logits' shape, dtype and device: probabilities that sum to 1
-      along the class dimension (or their logs). Empty logits (no classes, or no samples)
-      give an empty result of that shape, as F.softmax does. Any floating dtype: float16 and bfloat16
+      along the class dimension (or their logs). There is at least one class (the class
+      dimension is never empty); any other dimension may be 0 (no samples, no time steps):
+      the result is then empty, of the logits' shape. Any floating dtype: float16 and bfloat16
       logits give a float16 or bfloat16 result (computing in float32 inside is fine; cast
       back), within a few roundings of that dtype. Gradients flow to `logits` (the result
       feeds a loss), and the caller's `logits` are not modified, for any dtype and either

@@ -382,12 +382,12 @@ def test_probabilities_over_the_class_dimension(device, layout, shape, log):
 
 @pytest.mark.parametrize(
     "layout, shape",
-    [("NC", (3, 0)), ("NC", (0, 4)), ("NTC", (2, 3, 0)), ("NCT", (0, 5, 2)), ("C", (0,))],
+    [("NC", (0, 4)), ("NTC", (2, 0, 3)), ("NCT", (0, 5, 2)), ("NCHW", (1, 3, 0, 2))],
     ids=str,
 )
 @pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
 def test_probabilities_of_empty_logits(device, layout, shape, log):
-    # No classes, or no samples: an empty result of the logits' shape, as F.softmax gives.
+    # No samples or no time steps (the class dimension is never empty): an empty result.
     logits = torch.randn(shape, device=device)
     out = class_probabilities(logits, layout, log=log)
     check_tensor(out, shape=shape, dtype=torch.float32, device=device, name="the result")
