@@ -63,10 +63,11 @@ class MultiHead(nn.Module):
     forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
     [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
     per forward (its Linear's weight is computed with once, whether the trunk is called as
-    `self.trunk(x)`, layer by layer or as F.linear on its weight) and every head reads its result, with its graph: a loss on any head's
-    output sends gradients into the trunk (every head trains it), in train and in eval mode
-    (the mode is no reason to cut the graph; grad mode is the caller's). A head added later
-    (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the output too.
+    `self.trunk(x)`, layer by layer or as F.linear on its weight) and every head reads its
+    result, with its graph: a loss on any head's output sends gradients into the trunk
+    (every head trains it), in train and in eval mode (the mode is no reason to cut the
+    graph; grad mode is the caller's). A head added later (`model.heads["extra"] =
+    nn.Linear(hidden, 2)`) appears in the output too.
 
     >>> model = MultiHead(10, 32, {"label": 5, "box": 4})
     >>> {name: out.shape for name, out in model(torch.randn(8, 10)).items()}

@@ -19,10 +19,11 @@ The rule for this kata (say it like this in a code review):
   MultiheadAttention's bias_k, LSTM's bias_ih_l0, Bias and logitBias do not), and every
   parameter a normalisation or embedding layer holds itself (its own parameters,
   `named_parameters(recurse=False)`; a module inside one, such as a Linear that a LayerNorm
-  subclass holds, follows the rule by its own class and names): nn.BatchNorm1d/2d/3d, nn.SyncBatchNorm, nn.InstanceNorm1d/2d/3d, nn.LayerNorm,
-  nn.GroupNorm, nn.RMSNorm, nn.Embedding, nn.EmbeddingBag (checked by isinstance, not by
-  the attribute's or the class's name; a lazy layer such as nn.LazyBatchNorm1d is none of
-  these until its first forward makes it one);
+  subclass holds, follows the rule by its own class and names): nn.BatchNorm1d/2d/3d,
+  nn.SyncBatchNorm, nn.InstanceNorm1d/2d/3d, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm,
+  nn.Embedding, nn.EmbeddingBag (checked by isinstance, not by the attribute's or the
+  class's name; a lazy layer such as nn.LazyBatchNorm1d is none of these until its first
+  forward makes it one);
 - decay: every other trainable parameter (Linear and Conv weights, custom parameters of
   any shape);
 - a parameter shared by several modules (tied weights), or held by one module under

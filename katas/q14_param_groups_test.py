@@ -249,7 +249,7 @@ class CaseMatters(nn.Module):
 
     def __init__(self, width=4):
         super().__init__()
-        self.logitBias = nn.Parameter(torch.zeros(width))  # noqa: N815 (the name is the test)
+        self.logitBias = nn.Parameter(torch.zeros(width))
         self.Bias = nn.Parameter(torch.zeros(width))
         self.fc = nn.Linear(width, width)
         self.fc.register_parameter("BIAS", nn.Parameter(torch.zeros(width)))

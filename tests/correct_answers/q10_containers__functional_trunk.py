@@ -1,6 +1,8 @@
-"""Correct: MultiHead computes the trunk once as relu(F.linear(x, W, b)) with the trunk Linear's own parameters (and the heads with F.linear), instead of calling the modules."""
+"""Correct: MultiHead computes the trunk once as relu(F.linear(x, W, b)) with the trunk
+Linear's own parameters (and the heads with F.linear), instead of calling the modules."""
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 import torch
 import torch.nn.functional as F
@@ -12,7 +14,7 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
     if len(sizes) < 2:
         raise ValueError("sizes: at least two")
     layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+    for i, (a, b) in enumerate(pairwise(sizes)):
         layers += [nn.ReLU(), nn.Linear(a, b)] if i else [nn.Linear(a, b)]
     return nn.Sequential(*layers)
 
