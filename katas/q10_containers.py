@@ -27,6 +27,10 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
       Linear sees it so), where `nn.ReLU(inplace=True)` would overwrite it. So the Linear layers sit
       at the even indices 0, 2, 4, ... and the state_dict keys are "0.weight", "0.bias",
       "2.weight", ...
+    - Rule: every layer keeps the initialisation its constructor draws from torch's
+      generator as the caller seeded it, the Linears created in order: after the same
+      torch.manual_seed, the weights equal those of the same Linears created one after
+      another (no init of your own, no seed of your own).
     - Raises ValueError if sizes has fewer than two entries.
 
     >>> make_mlp([4, 8, 2])
@@ -49,13 +53,21 @@ class MultiHead(nn.Module):
       `nn.Linear(hidden, heads[name])`, in the order of `heads`.
     - state_dict keys: "trunk.0.weight", "trunk.0.bias", "heads.<name>.weight",
       "heads.<name>.bias".
+    - Names: each name must be one nn.ModuleDict accepts; for another ("a.b", "", the name
+      of a ModuleDict attribute such as "update" or "keys") the KeyError nn.ModuleDict
+      raises goes through to the caller.
+    - Rule: as in make_mlp, every layer keeps the initialisation its constructor draws from
+      the caller's generator, created in order: the trunk's Linear, then the heads in the
+      order of `heads`.
 
     forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
     [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
-    per forward (its Linear computes once, whether the trunk is called as `self.trunk(x)`
-    or otherwise) and every head reads its result, with its graph: a loss on any head's
-    output sends gradients into the trunk (every head trains it). A head added later
-    (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the output too.
+    per forward (its Linear's weight is computed with once, whether the trunk is called as
+    `self.trunk(x)`, layer by layer or as F.linear on its weight) and every head reads its
+    result, with its graph: a loss on any head's output sends gradients into the trunk
+    (every head trains it), in train and in eval mode (the mode is no reason to cut the
+    graph; grad mode is the caller's). A head added later (`model.heads["extra"] =
+    nn.Linear(hidden, 2)`) appears in the output too.
 
     >>> model = MultiHead(10, 32, {"label": 5, "box": 4})
     >>> {name: out.shape for name, out in model(torch.randn(8, 10)).items()}
@@ -78,7 +90,13 @@ class ResidualStack(nn.Module):
       with its own weights, initialised independently as each new nn.Linear draws them (not
       copies of one layer, which would start every block equal); state_dict keys
       "blocks.<i>.weight" and "blocks.<i>.bias".
-    - depth may be 0: no blocks, and forward returns its input unchanged.
+    - Rule: the blocks draw from torch's generator as the caller seeded it, in block order,
+      and nothing else: after the same torch.manual_seed they equal `depth` nn.Linear(dim,
+      dim) created one after another (no init of your own, no seed of your own, not even
+      inside torch.random.fork_rng).
+    - depth may be 0: no blocks (still an nn.ModuleList, empty, that a block appended later
+      joins), and forward returns its input unchanged: x itself or a tensor equal to it that
+      keeps its graph (gradients flow to x at every depth).
     - forward(x): x of shape [..., dim]; returns the same shape. x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's
       tensor (and fails for one that requires grad).

@@ -6,7 +6,13 @@ from torch import nn
 
 from katas.q10_containers import MultiHead, ResidualStack, make_mlp
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    computations_reading,
+    raises,
+    skip_unless_supported,
+)
 
 HEADS = {"label": 5, "box": 4, "score": 1}
 
@@ -140,15 +146,14 @@ def test_multihead_runs_the_trunk_then_each_head(device):
     load(model, state)
     x = torch.randn(3, 2, 6, device=device)
     x_before = x.clone()
-    # Count the trunk's runs at its Linear, which computes however the trunk is called
-    # (model.trunk(x), model.trunk.forward(x), layer by layer).
-    trunk_runs = []
-    model.trunk[0].register_forward_hook(lambda module, args, output: trunk_runs.append(1))
-    out = model(x)
+    # Count the trunk's runs where its Linear's weight is computed with, however the trunk
+    # is called (model.trunk(x), layer by layer, F.linear on its weight).
+    with computations_reading(model.trunk[0].weight) as trunk_runs:
+        out = model(x)
     assert isinstance(out, dict), f"forward should return a dict, got {type(out).__name__}"
-    assert len(trunk_runs) == 1, (
-        f"the trunk ran {len(trunk_runs)} times for {len(HEADS)} heads; run it once and let "
-        "every head read its result"
+    assert trunk_runs.count == 1, (
+        f"the trunk's Linear computed {trunk_runs.count} times for {len(HEADS)} heads; run "
+        "the trunk once and let every head read its result"
     )
     assert torch.equal(x, x_before), "x must not be modified"
     assert list(out) == list(HEADS), f"expected keys {list(HEADS)} in order, got {list(out)}"
@@ -179,6 +184,12 @@ def test_every_head_sends_gradients_into_the_trunk(device):
         head = features @ state[f"heads.{name}.weight"].T + state[f"heads.{name}.bias"]
         (expected,) = torch.autograd.grad(head.square().sum(), weight, retain_graph=True)
         assert_close(grad, expected, f"the trunk's gradient from head {name!r}")
+
+
+@pytest.mark.parametrize("name", ["a.b", "", "update", "keys", "type"])
+def test_multihead_lets_the_module_dict_refuse_a_name(device, name):
+    with raises(KeyError):
+        MultiHead(6, 16, {"label": 5, name: 2})
 
 
 def test_multihead_includes_a_head_added_later(device):
@@ -218,7 +229,7 @@ def test_multihead_to_float64_converts_the_heads(device):
 # ResidualStack
 
 
-@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("depth", [0, 1, 3])
 def test_residual_stack_registers_separate_blocks(device, depth):
     model = ResidualStack(5, depth).to(device)
     assert isinstance(model.blocks, nn.ModuleList), "self.blocks should be an nn.ModuleList"
@@ -259,11 +270,15 @@ def test_residual_stack_adds_each_block_to_its_input(device, depth):
     )
 
 
-def test_residual_stack_takes_an_input_that_requires_grad(device):
-    model = ResidualStack(4, 2).to(device)
+@pytest.mark.parametrize("depth", [0, 2])
+def test_residual_stack_takes_an_input_that_requires_grad(device, depth):
+    model = ResidualStack(4, depth).to(device)
     x = torch.randn(3, 4, device=device, requires_grad=True)
     out = model(x)
     check_tensor(out, shape=(3, 4), dtype=torch.float32, device=device)
+    assert out.requires_grad, (
+        f"with depth {depth} the output lost x's graph (.detach()?): gradients flow to x"
+    )
     (grad,) = torch.autograd.grad(out.sum(), x)
     check_tensor(grad, shape=(3, 4), dtype=torch.float32, device=device, name="the gradient")
     assert x.is_leaf and x.grad is None, "x must be left as it was"
@@ -306,10 +321,19 @@ def heads_sum(model, device):
     return sum(out.sum() for out in model.to(device)(torch.randn(3, 5, device=device)).values())
 
 
+def parameters_of(arguments, model):
+    return list(model.parameters())
+
+
 FACETS = facets.declare(
     facets.of(
         make_mlp,
         facets.DefaultDevice(lambda device: facets.args([4, 6, 2])),
+        facets.Seeded(
+            lambda device: facets.args([4, 6, 5, 2]),
+            drawn=parameters_of,
+            like=lambda: [nn.Linear(4, 6), nn.Linear(6, 5), nn.Linear(5, 2)],
+        ),
         facets.Trains(
             lambda device: facets.args([4, 6, 5, 2]),
             forward=lambda model, device: model.to(device)(torch.randn(3, 4, device=device)),
@@ -319,12 +343,22 @@ FACETS = facets.declare(
         MultiHead,
         facets.DefaultDevice(lambda device: facets.args(5, 8, {"a": 2, "b": 3})),
         facets.Trains(lambda device: facets.args(5, 8, {"a": 2, "b": 3}), forward=heads_sum),
+        facets.Seeded(
+            lambda device: facets.args(5, 8, {"a": 2, "b": 3}),
+            drawn=parameters_of,
+            like=lambda: [nn.Linear(5, 8), nn.Linear(8, 2), nn.Linear(8, 3)],
+        ),
     ),
     facets.of(
         ResidualStack,
         facets.Setting(lambda device: facets.args(dim=4, depth=2), "dim", low=1, integer=True),
         facets.Setting(lambda device: facets.args(dim=4, depth=2), "depth", low=0, integer=True),
         facets.DefaultDevice(lambda device: facets.args(4, 2)),
+        facets.Seeded(
+            lambda device: facets.args(4, 3),
+            drawn=parameters_of,
+            like=lambda: [nn.Linear(4, 4) for _ in range(3)],
+        ),
         facets.Trains(
             lambda device: facets.args(4, 3),
             forward=lambda model, device: model.to(device)(torch.randn(2, 4, device=device)),

@@ -72,7 +72,8 @@ def mlp(features: int, hidden: int, classes: int) -> nn.Sequential:
 
     - Rule: return exactly `nn.Sequential(Linear(features, hidden), ReLU, Linear(hidden,
       hidden), GELU, Linear(hidden, classes))`, five layers in this order, the activations
-      as nn.ReLU and nn.GELU modules.
+      as nn.ReLU and nn.GELU modules; the class itself, not a subclass (whose forward could
+      do more than the layers show).
     - Rule: the ReLU works in place (`inplace=True`): it follows a Linear, whose backward
       needs its input, not its output. The GELU uses the tanh approximation
       (`approximate="tanh"`).
@@ -82,7 +83,9 @@ def mlp(features: int, hidden: int, classes: int) -> nn.Sequential:
       module (a hook on one model's ReLU fires for that model only).
     - Rule: every parameter is on torch's default device, in torch's default dtype (float64
       under torch.set_default_dtype(torch.float64)), initialised as nn.Linear creates it
-      (uniform in ±1/sqrt(in_features)): pass no device or dtype, redraw nothing.
+      (uniform in ±1/sqrt(in_features)): pass no device or dtype, redraw nothing. After the
+      same torch.manual_seed, the weights equal those of the three nn.Linear created in
+      order.
     - Hint: the layers may be numbered, as above, or named (an OrderedDict); only their kinds
       and order are checked.
 
@@ -112,7 +115,8 @@ class PreActivationBlock(nn.Module):
       (`F.relu`, `torch.relu`, a tensor method), not registered modules.
     - Rule: the ReLU on fc1's output works in place on that tensor (`F.relu(h,
       inplace=True)` or `h.relu_()`): nothing else needs it, and fc2 reads that same tensor.
-      No second floating tensor of its size is allocated: a ReLU out of place whose result
+      No second tensor of its size is allocated (a bool mask neither: `h.mul_(h > 0)` and
+      `h.masked_fill_(h < 0, 0)` make one): a ReLU out of place whose result
       is copied back (`h.copy_(F.relu(h))`, `h[:] = ...`) allocates one, and so does
       `h.clamp_(min=0)`, in place but with a backward that needs its input, which autograd
       then copies first (relu's backward needs only its result).
@@ -145,7 +149,9 @@ def class_probabilities(logits: torch.Tensor, layout: str, log: bool = False) ->
       for [batch, time, classes], "NCHW" and "NHWC" for images. The class dimension is where
       its "C" is, whatever the sizes (classes and time steps may be equally many).
     - Returns a tensor of the logits' shape, dtype and device: probabilities that sum to 1
-      along the class dimension (or their logs). Any floating dtype: float16 and bfloat16
+      along the class dimension (or their logs). There is at least one class (the class
+      dimension is never empty); any other dimension may be 0 (no samples, no time steps):
+      the result is then empty, of the logits' shape. Any floating dtype: float16 and bfloat16
       logits give a float16 or bfloat16 result (computing in float32 inside is fine; cast
       back), within a few roundings of that dtype. Gradients flow to `logits` (the result
       feeds a loss), and the caller's `logits` are not modified, for any dtype and either

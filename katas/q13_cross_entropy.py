@@ -38,6 +38,11 @@ def cross_entropy(
     - Per sample i with target y, with log p_i = log_softmax(logits[i]) and ε =
       label_smoothing: loss_i = -(1 - ε) * log p_i[y] - ε * mean over c of log p_i[c].
       Samples with target == ignore_index get loss 0 and are not counted.
+    - A term whose weight is 0 adds nothing (ε = 0: the smoothing term; ε = 1: the -log
+      p_i[y] term), even where it is infinite. Finite logits never give nan: where two
+      logits of a row differ by more than the dtype's largest value (3e38 and -3e38 in
+      float32), a log-probability overflows to -inf and a loss whose term of weight > 0
+      holds it is inf (as F.cross_entropy gives it; its exact finite value is fine too).
     - reduction: "none" returns the [N] per-sample losses (0 at ignored samples);
       "sum" their sum; "mean" their sum divided by the number of samples that are not
       ignored. When every sample is ignored (or N = 0) the mean is 0/0 = nan, exactly

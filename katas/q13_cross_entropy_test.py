@@ -130,6 +130,47 @@ def test_finite_and_exact_for_huge_logits(device, label_smoothing):
     )
 
 
+def extreme_oracle(logits, target, label_smoothing, reduction):
+    """The contract's formula from torch's log_softmax, each term of weight 0 left out."""
+    log_probs = F.log_softmax(logits, dim=1)
+    keep = target != -100
+    nll = -log_probs.gather(1, torch.where(keep, target, 0)[:, None])[:, 0]
+    smooth = -log_probs.mean(dim=1)
+    terms = [(1 - label_smoothing, nll), (label_smoothing, smooth)]
+    loss = sum(weight * term for weight, term in terms if weight != 0)
+    loss = torch.where(keep, loss, 0.0)
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.sum() / keep.sum()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1, 1.0])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_no_nan_for_finite_logits_at_the_dtypes_limits(device, dtype, label_smoothing, reduction):
+    # Logits at the ends of the dtype's range: differences overflow to inf in log p, and a
+    # term of weight 0 (ε = 0 or 1) must add nothing rather than 0 * inf = nan.
+    skip_unless_supported(device, dtype)
+    top = torch.finfo(dtype).max * 0.9
+    rows = [[top, -top, 0.0], [0.0, top, -top], [-top, 0.0, top]]
+    logits = torch.tensor(rows * 2 + [[top, top, top]], dtype=dtype)
+    target = torch.tensor([0, 1, 2, 1, 2, 0, -100])
+    expected = extreme_oracle(logits, target, label_smoothing, reduction)
+    options = dict(reduction=reduction, label_smoothing=label_smoothing)
+    loss = learner_loss(logits.to(device), target.to(device), **options).detach().cpu()
+    check_tensor(loss, shape=expected_shape(reduction, 7), dtype=dtype, name="the loss")
+    assert not loss.isnan().any(), (
+        f"the loss is nan for finite logits at ±{top:.3g} with {options}: a term of weight 0 "
+        "must add nothing (0 * inf is nan where a log-probability is -inf): leave it out"
+    )
+    finite = expected.isfinite()
+    assert_close(loss[finite], expected[finite], f"the loss at the dtype's limits, {options}")
+    assert (loss[~finite] >= top / 1e3).all(), (
+        f"where the loss overflows (inf, as F.cross_entropy gives it) expect inf or a value of "
+        f"the logits' size, got {loss.tolist()}"
+    )
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_gradient_equals_autograd_through_torch_cross_entropy(device, reduction):
     logits, target = batch(device)
@@ -229,44 +270,53 @@ def test_does_not_modify_its_inputs(device):
     assert torch.equal(target, target_before), "target must not be modified (ignored ones too)"
 
 
+def invalid_arguments():
+    """(id, logits shape, target shape, target dtype, options) of every call that must raise,
+    for a batch of n samples."""
+    yield "1-D logits", lambda n: (n,), lambda n: (n,), torch.int64, {}
+    yield "3-D logits", lambda n: (n, 3, 4), lambda n: (n, 4), torch.int64, {}
+    yield "target length", lambda n: (n, 3), lambda n: (n + 1,), torch.int64, {}
+    yield "2-D target", lambda n: (n, 3), lambda n: (n, 1), torch.int64, {}
+    for dtype in (torch.float32, torch.int32, torch.uint8):
+        yield f"{dtype} target", lambda n: (n, 3), lambda n: (n,), dtype, {}
+    # Exactly one of the three spellings: every other case and every space around them.
+    spellings = ["avg", "", None, "MEAN", "Mean", "SUM ", "sum ", " sum", "none\n", " mean"]
+    spellings += [change(r) for r in ("mean", "sum", "none") for change in (str.title, str.upper)]
+    for spelling in dict.fromkeys(spellings):
+        yield (
+            f"reduction {spelling!r}",
+            lambda n: (n, 3),
+            lambda n: (n,),
+            torch.int64,
+            {"reduction": spelling},
+        )
+    for value in (1.5, -0.1, float("nan"), float("inf")):
+        yield (
+            f"smoothing {value}",
+            lambda n: (n, 3),
+            lambda n: (n,),
+            torch.int64,
+            {"label_smoothing": value},
+        )
+
+
+INVALID = list(invalid_arguments())
+
+
+# Validation comes first, whatever the batch: a shortcut for an empty batch, or for one whose
+# every target is ignored, must not skip it.
 @pytest.mark.parametrize(
     "logits_shape, target_shape, target_dtype, options",
-    [
-        ((5,), (5,), torch.int64, {}),
-        ((2, 3, 4), (2, 4), torch.int64, {}),
-        ((4, 3), (3,), torch.int64, {}),
-        ((4, 3), (4, 1), torch.int64, {}),
-        ((4, 3), (4,), torch.float32, {}),
-        ((4, 3), (4,), torch.int32, {}),
-        ((4, 3), (4,), torch.int64, {"reduction": "avg"}),
-        ((4, 3), (4,), torch.int64, {"reduction": "Mean"}),
-        ((4, 3), (4,), torch.int64, {"reduction": "SUM "}),
-        ((4, 3), (4,), torch.int64, {"reduction": None}),
-        ((4, 3), (4,), torch.int64, {"label_smoothing": 1.5}),
-        ((4, 3), (4,), torch.int64, {"label_smoothing": -0.1}),
-        ((4, 3), (4,), torch.int64, {"label_smoothing": float("nan")}),
-    ],
-    ids=[
-        "1-D logits",
-        "3-D logits",
-        "target length",
-        "2-D target",
-        "float target",
-        "int32 target",
-        "reduction",
-        "reduction Mean",
-        "reduction SUM with a space",
-        "reduction None",
-        "smoothing above 1",
-        "negative smoothing",
-        "NaN smoothing",
-    ],
+    [case[1:] for case in INVALID],
+    ids=[case[0] for case in INVALID],
 )
 def test_rejects_invalid_arguments(device, logits_shape, target_shape, target_dtype, options):
-    logits = torch.randn(logits_shape, device=device)
-    target = torch.zeros(target_shape, dtype=target_dtype, device=device)
-    with raises(ValueError):
-        learner_loss(logits, target, **options)
+    for n, fill in ((4, 0), (0, 0), (4, -100)):  # every target ignored in the last
+        logits = torch.randn(logits_shape(n), device=device)
+        fill = fill if target_dtype.is_signed else 0
+        target = torch.full(target_shape(n), fill, dtype=target_dtype, device=device)
+        with raises(ValueError):
+            learner_loss(logits, target, **options)
 
 
 # ---------------------------------------------------------------- facets

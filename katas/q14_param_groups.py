@@ -15,12 +15,15 @@ The rule for this kata (say it like this in a code review):
 - only trainable parameters (requires_grad=True) go to the optimizer; frozen ones are in
   neither group;
 - no decay: every parameter whose own name (the last part of its dotted name) ends with
-  "bias" (bias, in_proj_bias, ...; by the letter: bias_proj.weight, MultiheadAttention's
-  bias_k and LSTM's bias_ih_l0 do not), and every parameter of a normalisation or embedding
-  layer: nn.BatchNorm1d/2d/3d, nn.SyncBatchNorm, nn.InstanceNorm1d/2d/3d, nn.LayerNorm,
-  nn.GroupNorm, nn.RMSNorm, nn.Embedding, nn.EmbeddingBag (checked by isinstance, not by
-  the attribute's or the class's name; a lazy layer such as nn.LazyBatchNorm1d is none of
-  these until its first forward makes it one);
+  "bias" (bias, in_proj_bias, ...; by the letter, case included: bias_proj.weight,
+  MultiheadAttention's bias_k, LSTM's bias_ih_l0, Bias and logitBias do not), and every
+  parameter a normalisation or embedding layer holds itself (its own parameters,
+  `named_parameters(recurse=False)`; a module inside one, such as a Linear that a LayerNorm
+  subclass holds, follows the rule by its own class and names): nn.BatchNorm1d/2d/3d,
+  nn.SyncBatchNorm, nn.InstanceNorm1d/2d/3d, nn.LayerNorm, nn.GroupNorm, nn.RMSNorm,
+  nn.Embedding, nn.EmbeddingBag (checked by isinstance, not by the attribute's or the
+  class's name; a lazy layer such as nn.LazyBatchNorm1d is none of these until its first
+  forward makes it one);
 - decay: every other trainable parameter (Linear and Conv weights, custom parameters of
   any shape);
 - a parameter shared by several modules (tied weights), or held by one module under
@@ -41,6 +44,8 @@ def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Paramete
     - Returns two lists of the model's own Parameter objects (not copies): every
       trainable parameter appears exactly once in exactly one of them, frozen parameters
       in neither. Each list keeps the order of `model.parameters()`.
+    - Each call reads the model as it is then (keep nothing between calls): a parameter
+      frozen, unfrozen or added since an earlier call counts as it is now.
 
     >>> model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.Linear(8, 2))
     >>> decay, no_decay = decay_groups(model)
@@ -59,6 +64,10 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
       param_groups[1] the no-decay parameters with weight_decay=0.0; both use lr=`lr`
       and AdamW's other defaults. There are always exactly two groups (one may be empty),
       holding the same parameters, in the same order, as `decay_groups(model)`.
+    - Rule: lr and weight_decay are AdamW's defaults too (`optimizer.defaults["lr"] == lr`,
+      `optimizer.defaults["weight_decay"] == weight_decay`): pass them to AdamW as
+      keywords, so a group added later with add_param_group gets them, and AdamW checks
+      them.
     - Raises ValueError if lr or weight_decay is negative or NaN (AdamW checks its
       defaults, not each group's settings); 0 is fine for both.
 

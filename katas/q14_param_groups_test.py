@@ -244,6 +244,79 @@ def test_the_rule_reads_the_own_name_and_the_class_only(device):
     assert_same_parameters(model, no_decay, in_model_order(model, ends_in_bias), "no-decay")
 
 
+class CaseMatters(nn.Module):
+    """Names ending in "Bias" or "BIAS", not "bias": they decay (the rule goes by the letter)."""
+
+    def __init__(self, width=4):
+        super().__init__()
+        self.logitBias = nn.Parameter(torch.zeros(width))
+        self.Bias = nn.Parameter(torch.zeros(width))
+        self.fc = nn.Linear(width, width)
+        self.fc.register_parameter("BIAS", nn.Parameter(torch.zeros(width)))
+
+
+def test_a_name_ending_in_bias_with_capitals_decays(device):
+    model = CaseMatters().to(device)
+    decay, no_decay = decay_groups(model)
+    expected = [model.logitBias, model.Bias, model.fc.weight, model.fc.BIAS]
+    assert_same_parameters(model, decay, expected, "decay (case counts: Bias is not bias)")
+    assert_same_parameters(model, no_decay, [model.fc.bias], "no-decay")
+
+
+class Modulated(nn.LayerNorm):
+    """A normalisation layer holding a Linear of its own (adaptive LayerNorm)."""
+
+    def __init__(self, width=4):
+        super().__init__(width)
+        self.adapter = nn.Linear(width, 2 * width)
+
+
+class TableWithProjection(nn.Embedding):
+    def __init__(self, width=4):
+        super().__init__(6, width)
+        self.projection = nn.Linear(width, width)
+
+
+@pytest.mark.parametrize("make", [Modulated, TableWithProjection], ids=["norm", "embedding"])
+def test_a_module_inside_a_no_decay_layer_follows_its_own_class(device, make):
+    model = nn.Sequential(make(), nn.Linear(4, 4)).to(device)
+    decay, no_decay = decay_groups(model)
+    inner = next(child for child in model[0].children())
+    assert_same_parameters(
+        model,
+        decay,
+        [inner.weight, model[1].weight],
+        "decay (the no-decay layer's own parameters only: a Linear inside it decays its weight)",
+    )
+    assert_same_parameters(
+        model,
+        no_decay,
+        [p for p in model[0].parameters(recurse=False)] + [inner.bias, model[1].bias],
+        "no-decay",
+    )
+
+
+def test_each_call_reads_the_model_as_it_is_now(device):
+    model = Zoo().to(device)
+    decay_groups(model)
+    make_optimizer(model, lr=1e-3, weight_decay=0.1)
+    model.blocks[0].requires_grad_(False)
+    model.extra = nn.Linear(8, 8).to(device)
+    decay, no_decay = decay_groups(model)
+    expected_decay, expected_no_decay = model.expected()
+    expected_decay |= {id(model.extra.weight)}
+    expected_no_decay |= {id(model.extra.bias)}
+    trainable = {id(p) for p in model.parameters() if p.requires_grad}
+    groups = [g["params"] for g in make_optimizer(model, lr=1e-3, weight_decay=0.1).param_groups]
+    for found in ((decay, no_decay), groups):
+        assert_same_parameters(
+            model, found[0], in_model_order(model, expected_decay & trainable), "decay"
+        )
+        assert_same_parameters(
+            model, found[1], in_model_order(model, expected_no_decay & trainable), "no-decay"
+        )
+
+
 class TwoNames(nn.Module):
     """One parameter registered twice in the same module, the second name ending in bias."""
 
@@ -306,6 +379,11 @@ def test_make_optimizer_builds_two_adamw_groups(device, lr, weight_decay):
         f"param_groups[1] should have weight_decay=0.0, got {groups[1]['weight_decay']}"
     )
     assert [group["lr"] for group in groups] == [lr, lr], "both groups should use lr"
+    found = {key: optimizer.defaults[key] for key in ("lr", "weight_decay")}
+    assert found == {"lr": lr, "weight_decay": weight_decay}, (
+        f"optimizer.defaults holds {found}: pass lr and weight_decay to AdamW as keywords, "
+        "so that they are its defaults (a group added later gets them; AdamW checks them)"
+    )
     defaults = torch.optim.AdamW([torch.zeros(1, requires_grad=True)]).defaults
     for index, group in enumerate(groups):
         for option, value in defaults.items():

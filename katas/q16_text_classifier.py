@@ -106,15 +106,22 @@ class TextClassifier(nn.Module):
       dim_feedforward=4 * embed_dim, dropout=dropout, batch_first=True)` (other arguments
       at their defaults: post-norm, ReLU; embed_dim must be divisible by num_heads)
     - `self.head = nn.Linear(embed_dim, num_classes)`
+    - Rule: the three are created in this order and each keeps the initialisation its
+      constructor draws from torch's generator as the caller seeded it: after the same
+      torch.manual_seed, every parameter equals that of the same three layers created in
+      turn (no init of your own, small tensors such as head.bias included).
 
     padding_idx may be negative and then counts from the end, as in nn.Embedding: -1 is
     the id vocab_size - 1 (nn.Embedding stores it that way in `embedding.padding_idx`).
 
-    forward(tokens): tokens is a [B, T] integer tensor of ids in [0, vocab_size), T >= 1,
+    forward(tokens): tokens is a [B, T] integer tensor of ids in [0, vocab_size), B >= 1
+    and T >= 1 (an empty batch is outside the contract: torch's attention cannot reshape it),
     where the padding id marks padding wherever it stands (after the real tokens, before
     them or between them). Returns logits [B, num_classes] in the parameters' dtype, on
     their device: head(masked mean over the non-padding positions of encode(encoder,
-    embeddings, mask)), in training and in eval mode. Dropout is the encoder layer's own
+    embeddings, mask)), in training and in eval mode; in either mode with the graph, where
+    grad mode is on (the caller's: an encoder in eval mode is no reason for no_grad), so a
+    loss sends gradients into every layer. Dropout is the encoder layer's own
     and nothing else's: no other layer is added.
     - Padding changes nothing: appending padding ids to a sequence, or whatever finite
       values the padding row of the embedding holds, leaves its logits unchanged.

@@ -848,6 +848,17 @@ FACETS = facets.declare(
                 torch.tensor([[3, 5, 0]], device=device)
             ),
         ),
+        facets.Seeded(
+            lambda device: facets.args(VOCAB, DIM, CLASSES),
+            drawn=lambda arguments, model: list(model.parameters()),
+            like=lambda: [
+                nn.Embedding(VOCAB, DIM, padding_idx=0),
+                nn.TransformerEncoderLayer(
+                    DIM, 2, dim_feedforward=4 * DIM, dropout=0.0, batch_first=True
+                ),
+                nn.Linear(DIM, CLASSES),
+            ],
+        ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
         call=lambda model_or_size, *rest, **options: (

@@ -38,7 +38,15 @@ def cross_entropy(
     safe_target = torch.where(keep, target, 0)
     nll = -log_probs.gather(1, safe_target.unsqueeze(1)).squeeze(1)
     # Smoothing mixes in the uniform distribution over all C classes: ε * mean(-log p).
-    loss = (1 - label_smoothing) * nll - label_smoothing * log_probs.mean(dim=1)
+    smooth = -log_probs.mean(dim=1)
+    # A term of weight 0 is left out: where logits differ by more than the dtype's largest
+    # value a log-probability is -inf, and 0 * inf would be nan.
+    if label_smoothing == 0:
+        loss = nll
+    elif label_smoothing == 1:
+        loss = smooth
+    else:
+        loss = (1 - label_smoothing) * nll + label_smoothing * smooth
     # torch.where (not a multiplication by the mask) sets the ignored samples to 0.
     loss = torch.where(keep, loss, 0.0)
 

@@ -739,6 +739,47 @@ def test_seeded_catches_a_generator_of_its_own():
     assert torch.equal(torch.get_rng_state(), state), "the check leaves the caller's stream"
 
 
+def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():
+    facet = facets.Seeded(
+        lambda device: facets.args(3),
+        drawn=lambda arguments, model: list(model.parameters()),
+        like=lambda: [nn.Linear(3, 3), nn.Linear(3, 3)],
+    )
+
+    def right(n):
+        return nn.Sequential(nn.Linear(n, n), nn.Linear(n, n))
+
+    def zero_bias(n):
+        model = right(n)
+        nn.init.zeros_(model[1].bias)
+        return model
+
+    def forked(n):
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            return right(n)
+
+    assert_catches(facet, right, zero_bias)
+    assert_catches(facet, right, forked)
+
+
+def test_trains_in_eval_mode_catches_a_graph_cut_when_evaluating():
+    facet = facets.Trains(
+        lambda device: facets.args(2),
+        forward=lambda module, device: module(torch.ones(1, 2)),
+    )
+
+    class Frozen(nn.Sequential):
+        def forward(self, x):
+            x = self[0](x)
+            return self[1](x if self.training else x.detach())
+
+    def right(width):
+        return nn.Sequential(nn.Linear(width, width), nn.Linear(width, 1))
+
+    assert_catches(facet, right, lambda width: Frozen(nn.Linear(width, width), nn.Linear(width, 1)))
+
+
 def reference(tmp_path, source):
     """`half` from a file in a solutions/ folder: a reference answer to the checks."""
     folder = tmp_path / "solutions"

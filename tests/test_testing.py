@@ -945,6 +945,28 @@ def test_built_from_follows_the_result_back_to_the_named_operators(count, made):
             record.check(counts)
 
 
+# ---- computations_reading
+
+
+def test_computations_reading_counts_each_use_of_a_weight_however_it_is_reached(any_device):
+    layer = torch.nn.Linear(6, 4).to(any_device)
+    x = torch.randn(3, 2, 6, device=any_device)
+    once = [
+        lambda: layer(x),
+        lambda: torch.relu(torch.nn.functional.linear(x, layer.weight, layer.bias)),
+        lambda: x @ layer.weight.T,  # the transpose is a view, the matmul the one computation
+        lambda: torch.einsum("...i,oi->...o", x, layer.weight),
+    ]
+    for run in once:
+        with testing.computations_reading(layer.weight) as record:
+            run()
+        assert record.count == 1
+    with testing.computations_reading(layer.weight) as record:
+        [layer(x) for _ in range(3)]
+        layer.bias + 1  # another tensor: not counted
+    assert record.count == 3
+
+
 # ---- largest_result
 
 

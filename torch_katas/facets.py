@@ -343,8 +343,10 @@ class NoGraph(Facet):
 @dataclass(frozen=True)
 class Trains(Facet):
     """A returned module still trains: a backward pass from forward(module, device) reaches
-    every parameter that requires grad, with finite gradients. make(device) -> Args;
-    module(args, result) picks the module (default: the result)."""
+    every parameter that requires grad, with finite gradients, in the mode it is returned in
+    and in eval mode (a model evaluated, or frozen by .eval(), still passes gradients where
+    grad mode is on). make(device) -> Args; module(args, result) picks the module (default:
+    the result)."""
 
     make: Callable[[torch.device], Args]
     forward: Callable[[nn.Module, torch.device], torch.Tensor]
@@ -423,10 +425,14 @@ class Seeded(Facet):
     """A function that draws random numbers draws them from torch's generator as the caller
     seeded it (not a private one it seeds itself): after the same torch.manual_seed it gives
     the same result, after another seed another one. make(device) -> Args; drawn(args,
-    result) picks what was drawn (default: the result)."""
+    result) picks what was drawn (default: the result). `like` (a function of no arguments,
+    built from torch's own layers or functions): what the contract says is drawn, in its
+    order ("initialised as nn.Linear creates it"); after the same seed the drawn tensors
+    equal its tensors, in order: nothing drawn before, between or after, nothing redrawn."""
 
     make: Callable[[torch.device], Args]
     drawn: Callable[[Args, Any], Any] | None = None
+    like: Callable[[], Any] | None = None
 
 
 # ---------------------------------------------------------------- declarations
@@ -1092,13 +1098,18 @@ def check_trains(case: Case, device: torch.device) -> None:
     assert isinstance(module, nn.Module), f"expected a module, got {type(module).__name__}"
     trained = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
     assert trained, f"{case.function.name}: the module has no parameter that trains"
-    module.zero_grad(set_to_none=True)
-    facet.forward(module, device).float().sum().backward()
-    for name, parameter in trained:
-        assert parameter.grad is not None, (
-            f"{case.function.name}: no gradient reaches {name} in a backward pass"
-        )
-        assert torch.isfinite(parameter.grad).all(), f"{name} gets a non-finite gradient"
+    for mode in ("as returned", "in eval mode"):
+        if mode == "in eval mode":
+            module.eval()
+        module.zero_grad(set_to_none=True)
+        facet.forward(module, device).float().sum().backward()
+        for name, parameter in trained:
+            assert parameter.grad is not None, (
+                f"{case.function.name}: no gradient reaches {name} in a backward pass, with "
+                f"the module {mode}: the mode switches dropout and batch statistics, not "
+                "gradients (grad mode is the caller's)"
+            )
+            assert torch.isfinite(parameter.grad).all(), f"{name} gets a non-finite gradient"
 
 
 def check_updates_all(case: Case, device: torch.device) -> None:
@@ -1305,6 +1316,22 @@ def check_seeded(case: Case, device: torch.device) -> None:
         "ignores the caller's seed (a torch.Generator of its own seeded with a constant); draw "
         "from torch's default generator"
     )
+    if facet.like is None:
+        return
+    with torch.random.fork_rng():
+        torch.manual_seed(1)
+        expected = [t.detach().cpu() for _, t in _tensors(facet.like())]
+    assert len(first) == len(expected), (
+        f"{case.function.name}: {len(first)} tensors drawn, the contract's builtins draw "
+        f"{len(expected)}"
+    )
+    for index, (got, want) in enumerate(zip(first, expected, strict=True)):
+        assert got.shape == want.shape and torch.equal(got.to(want.dtype), want), (
+            f"{case.function.name}: drawn tensor {index} (of shape {tuple(got.shape)}) differs "
+            "from what torch's own layers draw after the same seed: keep the initialisation "
+            "each layer's constructor gives it (no zeroing, no redraw, no seed of your own), "
+            "and create the layers in the contract's order"
+        )
 
 
 def _subclass(cls: type, children: list[nn.Module] | None) -> type:

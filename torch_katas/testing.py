@@ -38,6 +38,7 @@ __all__ = [
     "built_from",
     "check_tensor",
     "collect_garbage",
+    "computations_reading",
     "deepest_nesting",
     "default_dtype",
     "every_dtype",
@@ -1249,6 +1250,44 @@ def built_from(*aten: str, spelled: str, reason: str) -> Iterator[_BuiltFrom]:
     >>> record.check(counts)
     """
     with _dispatch_mode(_BuiltFrom(set(aten), spelled, reason)) as record:
+        yield record
+
+
+class _Reads(TorchDispatchMode):
+    """Counts the aten operators that compute from a tensor's memory (views of it excluded)."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        super().__init__()
+        self.key = _storage_key(tensor)
+        self.count = 0
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if not func.is_view and any(
+            isinstance(one, torch.Tensor) and _storage_key(one) == self.key
+            for value in (*args, *(kwargs or {}).values())
+            for one in (value if isinstance(value, tuple | list) else (value,))
+        ):
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+@contextmanager
+def computations_reading(tensor: torch.Tensor) -> Iterator[_Reads]:
+    """Inside the block, count the torch operations that compute from `tensor` (a weight):
+    `record.count` after it. For rules on how often a layer computes ("the trunk runs once"),
+    whether its module is called, its forward, or F.linear / `x @ w.T` on its weight: seen
+    at the dispatcher, where a view of the tensor (w.T) is no computation and a matmul that
+    reads it is one.
+
+    >>> with computations_reading(model.trunk[0].weight) as record:
+    ...     model(x)
+    >>> assert record.count == 1
+    """
+    with _dispatch_mode(_Reads(tensor)) as record:
         yield record
 
 

@@ -37,7 +37,9 @@ def cross_entropy(
     log_probs = logits - log_norm
     valid = target.ne(ignore_index)
     picked = log_probs.gather(-1, target.masked_fill(~valid, _NO_CLASS)[:, None])[:, 0]
-    per_sample = -(1.0 - label_smoothing) * picked - label_smoothing * log_probs.mean(-1)
+    # Only the terms of weight > 0: 0 * -inf would be nan for logits at the dtype's limits.
+    terms = ((1.0 - label_smoothing, picked), (label_smoothing, log_probs.mean(-1)))
+    per_sample = -sum(weight * term for weight, term in terms if weight)
     per_sample = per_sample.masked_fill(~valid, 0.0)
     if how is Reduction.NONE:
         return per_sample
