@@ -39,7 +39,8 @@ def cross_entropy(
       label_smoothing: loss_i = -(1 - ε) * log p_i[y] - ε * mean over c of log p_i[c].
       Samples with target == ignore_index get loss 0 and are not counted.
     - A term whose weight is 0 adds nothing (ε = 0: the smoothing term; ε = 1: the -log
-      p_i[y] term), even where it is infinite. Finite logits never give nan: where two
+      p_i[y] term), even where it is infinite (at ε = 1, nan where F.cross_entropy itself
+      gives nan is accepted too). Otherwise finite logits never give nan: where two
       logits of a row differ by more than the dtype's largest value (3e38 and -3e38 in
       float32), a log-probability overflows to -inf and a loss whose term of weight > 0
       holds it is inf (as F.cross_entropy gives it; its exact finite value is fine too).
