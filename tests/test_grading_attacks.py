@@ -184,6 +184,103 @@ for _place in [p for p in sys.path if p.endswith("-packages")][:1]:
 """
 
 
+# Each report's class swapped, per test, for a TestReport whose `outcome` always reads "passed":
+# an "xfail" object put in the test item's stash, whose properties pytest's skipping plugin
+# reads in its makereport wrapper, where they reach the report. Appended to kata 9's stub.
+REPORTS_SWAPPED = """
+import sys
+import traceback
+
+import _pytest.reports
+import _pytest.skipping
+
+
+class _Passed(_pytest.reports.TestReport):
+    outcome = property(lambda self: "passed", lambda self, value: None)
+
+
+def _swap(value):
+    sys._getframe(2).f_locals["rep"].__class__ = _Passed
+    return value
+
+
+class _Xfail:
+    run = True
+    reason = ""
+    raises = property(lambda self: _swap(()))
+    strict = property(lambda self: _swap(True))
+
+
+def _arm():
+    for frame, _ in traceback.walk_stack(None):
+        item = frame.f_locals.get("item")
+        if hasattr(item, "stash"):
+            item.stash[_pytest.skipping.xfailed_key] = _Xfail()
+            return
+
+
+_plain_init = MLP.__init__
+
+
+def _init(self, *args, **kwargs):
+    _arm()
+    _plain_init(self, *args, **kwargs)
+
+
+MLP.__init__ = _init
+"""
+# The same swap as one expression, evaluated by typing: functools.singledispatch's register,
+# handed an object whose `__annotations__` were written into its namespace under a name built at
+# run time (`vars(self).update`), evaluates the string it finds there. Appended to kata 20's stub.
+SWAP_EXPRESSION = (
+    "(lambda sys, sk, TR: (lambda Sub: (lambda X: next(fr.f_locals['item'] for fr, _ in "
+    "__import__('traceback').walk_stack(None) if 'item' in fr.f_locals and "
+    "hasattr(fr.f_locals['item'], 'stash')).stash.__setitem__(sk.xfailed_key, X()))("
+    "type('Xfail', (), {'run': True, 'reason': '', 'raises': property(lambda s: (setattr("
+    "sys._getframe(1).f_locals['rep'], '__class__', Sub), ())[1]), 'strict': property("
+    "lambda s: (setattr(sys._getframe(1).f_locals['rep'], '__class__', Sub), True)[1])})))("
+    "type('TestReport', (TR,), {'outcome': property(lambda s: 'passed', lambda s, v: None)})))("
+    "__import__('sys'), __import__('_pytest.skipping', fromlist=['x']), "
+    "__import__('_pytest.reports', fromlist=['x']).TestReport) or int"
+)
+ANNOTATION_ESCAPE = f"""
+import functools
+
+
+class _Spec:
+    def __init__(self, fields):
+        vars(self).update(fields)
+
+
+@functools.singledispatch
+def _dispatch(value):
+    return value
+
+
+_U = "_" * 2
+_CODE = ({",".join(str(ord(c)) for c in SWAP_EXPRESSION)},)
+
+
+def _arm():
+    try:
+        fields = {{_U + "annotations" + _U: {{"value": "".join(map(chr, _CODE))}}}}
+        _dispatch.register(_Spec(fields))
+    except Exception:
+        pass
+
+
+_plain_init = WarmupStepLR.__init__
+
+
+def _init(self, *args, **kwargs):
+    _arm()
+    _plain_init(self, *args, **kwargs)
+
+
+WarmupStepLR.__init__ = _init
+"""
+
+
 def stage(folder: Path, number: int, code: str, append: bool = False) -> None:
     path = stub(folder, number)
     text = path.read_text()
@@ -214,7 +311,7 @@ def grade_attacks(
     """Hands out the attacked katas, stages each attack and grades them under `mode`; with
     `user` (a command that becomes that user), the grader runs as that user, in the folder
     that holds `suite` (its own checkout, and the candidate's folder given to it)."""
-    numbers = [1, 2, 3, 4, 6, 13, 24] + ([5] if mode == "bwrap" else [])
+    numbers = [1, 2, 3, 4, 6, 9, 13, 20, 24] + ([5] if mode == "bwrap" else [])
     assert katas("--root", suite, "takehome", *numbers, "--out", folder) == 0
     stage(folder, 6, RECORDER_SWAPPED)
     stub(folder, 24).write_text(no_training(suite))
@@ -224,6 +321,8 @@ def grade_attacks(
     stage(folder, 2, COLLATE_PROGRAM)
     stage(folder, 3, STOPS_ITS_PARENT)
     stage(folder, 4, FROM_FILE, append=True)
+    stage(folder, 9, REPORTS_SWAPPED, append=True)
+    stage(folder, 20, ANNOTATION_ESCAPE, append=True)
     if mode == "bwrap":  # under none nothing stops it: it is not run there (README)
         stage(folder, 5, PLANTS_A_PTH)
     test_file = folder / "katas" / "q13_cross_entropy_test.py"
@@ -322,6 +421,12 @@ def assert_each_attack_is_caught(report: dict, output: str, folder: Path, mode: 
     # The child's signal to its parent is refused (and under none, reaches a shell, not the
     # grader: the grade finished).
     assert "sent signal 19" in tampering[3]
+    # Reports whose class says "passed" whatever their outcome: the recorder reads the outcome
+    # through pytest's class, and flags a report of another class.
+    assert "not pytest's TestReport" in tampering[9] and runs[9] == "flagged"
+    assert entries[9]["passed"] == 0
+    # The same swap evaluated by typing as an annotation: refused before it runs.
+    assert "evaluated an annotation that is not a type" in tampering[20] and runs[20] == "flagged"
     if mode == "bwrap":
         # The checkout is not there to read; root's capabilities are not there to remount.
         assert runs[4] != "solved"
