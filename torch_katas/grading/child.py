@@ -33,6 +33,7 @@ import sys
 import sysconfig
 import types
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -758,17 +759,28 @@ def how_changed(name: str) -> str:
     return f"{name[:100]} {'was left changed' if registry else 'was replaced'}"
 
 
+@dataclass(frozen=True)
+class Phase:
+    """A phase's report as pytest's runner made it: which test and phase, what it raised."""
+
+    report: Any
+    nodeid: str
+    when: str
+    raised: type | None
+
+
 class Results:
     """The pytest plugin of the grading child: sends each test's report, and tamper checks.
 
-    A report's outcome is sent only where the recorder can vouch for it: each phase's outcome
-    is recorded from what its call raised, by a makereport wrapper that runs before every other
-    (pytest's skipping plugin and the kata plugin rewrite reports after it); the report's own
-    fields are read from its instance dict through pytest's class, never through attribute
-    lookup on the object (its class can be swapped for one whose `outcome` says anything). A
-    report of another class than pytest's TestReport, one that says passed where its phase
-    raised, skipped where it raised no skip, or xfail where the test has no xfail marker, or
-    one no phase made, is tampering, and is sent as failed.
+    A report's outcome is sent only where the recorder can vouch for it: a makereport wrapper
+    that runs before every other (pytest's skipping plugin and the kata plugin rewrite reports
+    after it) records each phase's test, phase and what its call raised, with the report
+    made; the report's own fields are read from its instance dict through pytest's class,
+    never through attribute lookup on the object (its class can be swapped for one whose
+    `outcome` says anything). A report of another class than pytest's TestReport, one that
+    says passed where its phase raised, skipped where it raised no skip, or xfail where the
+    test has no xfail marker, is tampering, and is sent as failed; one the runner did not make
+    is tampering, and is not sent.
     """
 
     def __init__(
@@ -793,7 +805,8 @@ class Results:
         self.autoloaded: list[str] = []  # plugins pytest loaded from installed packages
         self.stub_imported = False
         self.finished = False  # the session ended, with its last tamper check
-        self.phases: dict[tuple[str, str], type | None] = {}  # (nodeid, when) -> what it raised
+        self.phases: dict[int, Phase] = {}  # the reports made, by id, till they are logged
+        self.nodeids: dict[int, str] = {}  # each test item's node id, by id, as collected
         self.xfail_marked: frozenset[str] = frozenset()  # tests with an xfail marker
         # pytest's report class, the instance dict's descriptor, the exceptions that skip
         self.pytest_types: tuple[type, Any, tuple[type, ...]] | None = None
@@ -834,6 +847,7 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        self.nodeids = {id(item): item.nodeid for item in session.items}
         self.xfail_marked = frozenset(
             item.nodeid for item in session.items if item.get_closest_marker("xfail")
         )
@@ -891,27 +905,30 @@ class Results:
 
     @hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
-        # Read before any other implementation runs: what the phase raised, if anything.
-        excinfo = call.excinfo
-        phase = (item.nodeid, call.when)
+        # Read before any other implementation runs: which test and phase, what it raised.
+        nodeid = self.nodeids.get(id(item), item.nodeid)
+        when, excinfo = call.when, call.excinfo
         raised = None if excinfo is None else type(excinfo.value)
         report = yield
-        self.phases[phase] = raised
+        self.phases[id(report)] = Phase(report, str(nodeid), str(when), raised)
         return report
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         # Each phase's report goes to the grader as it is made; the grader merges them.
-        outcome, state = self.vouched(report)
+        phase = self.phases.pop(id(report), None)
+        if phase is None or phase.report is not report:
+            self.note("a test report that pytest's runner did not make was logged")
+            return
+        outcome, state = self.vouched(phase)
         properties = dict(state.get("user_properties") or ())
-        nodeid, when = str(state.get("nodeid")), str(state.get("when"))
         try:
             duration = round(float(state.get("duration", 0.0)), 3)
         except (TypeError, ValueError):
             duration = 0.0
         self.send(
             "report",
-            nodeid=nodeid,
-            when=when,
+            nodeid=phase.nodeid,
+            when=phase.when,
             outcome=outcome,
             # The failure's one line as the plugin recorded it (status.MESSAGE), not its text.
             message=status.message_of(report, properties)[:FAILURE_LINE]
@@ -922,31 +939,28 @@ class Results:
             does_not_import=str(properties.get(status.DOES_NOT_IMPORT, ""))[:FAILURE_LINE],
             duration=duration,
         )
-        if when == "teardown":
-            self.restored(nodeid, properties.get(status.RESTORED))
+        if phase.when == "teardown":
+            self.restored(phase.nodeid, properties.get(status.RESTORED))
             self.check()
 
-    def vouched(self, report: Any) -> tuple[str, dict]:
-        """The outcome the recorder sends for `report`, and the report's own fields."""
+    def vouched(self, phase: Phase) -> tuple[str, dict]:
+        """The outcome the recorder sends for a phase's report, and the report's own fields
+        (its instance dict, read through pytest's class)."""
         if self.pytest_types is None:
             self.pytest_types = pytest_types()
         report_type, instance_dict, skips = self.pytest_types
+        report, raised = phase.report, phase.raised
         try:
             state = instance_dict.__get__(report)
         except TypeError:  # not a report at all
             state = {}
-        nodeid, when = str(state.get("nodeid")), str(state.get("when"))
         outcome = state.get("outcome")
-        which = f"the report of {nodeid[-80:]} ({when[:10]})"
+        which = f"the report of {phase.nodeid.split('::', 1)[-1][:80]} ({phase.when[:10]})"
         if type(report) is not report_type:
-            kind = type(report).__qualname__[:60]
+            kind = f"{type(report).__module__}.{type(report).__qualname__}"[:80]
             self.note(f"{which} is a {kind}, not pytest's TestReport")
             outcome = "failed"
-        if (nodeid, when) not in self.phases:
-            self.note(f"{which} was not made by pytest's runner for that phase")
-            return "failed", state
-        raised = self.phases.pop((nodeid, when))
-        marked = nodeid in self.xfail_marked
+        marked = phase.nodeid in self.xfail_marked
         skip = raised is not None and (issubclass(raised, skips) or marked)
         xfail = marked or (raised is not None and issubclass(raised, skips[1]))
         if "wasxfail" in state and not xfail:
