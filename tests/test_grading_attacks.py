@@ -829,6 +829,98 @@ def test_the_code_guard_refuses_code_made_by_the_candidates_files_or_from_text(t
     ]
 
 
+def test_the_code_guard_refuses_annotations_that_are_not_types(tmp_path):
+    import dataclasses
+    import inspect
+    import typing
+
+    sent: list[str] = []
+    guard = child.CodeGuard(tmp_path / "katas", lambda event, **fields: sent.append(fields["text"]))
+    guard.armed = True
+    sys.addaudithook(guard)  # for good: this process's later code is no candidate's
+    try:
+        for annotation in ("print(1)", "(lambda: 0)()", "[x for x in ()]", "(x := 1)", "1 + 1"):
+            with pytest.raises(PermissionError):
+                typing.ForwardRef(annotation)
+        with pytest.raises(PermissionError):
+            inspect.get_annotations(
+                type("A", (), {"__annotations__": {"x": "int()"}}), eval_str=True
+            )
+        # Types, as honest annotations and the libraries' own write them.
+        for annotation in ("int", "typing.List[int] | None", "dict[str, 'torch.Tensor']"):
+            typing.ForwardRef(annotation)
+        typing.ForwardRef("typing.Literal[-1, 'a']")
+        typing.ForwardRef("typing.Callable[..., int]")
+
+        # dataclasses writes field names into the code it makes: they must be names.
+        class Point:
+            x: int = 0
+
+        vars(Point)["__annotations__"]["y=print(1),z"] = int
+        setattr(Point, "y=print(1),z", 0)
+        with pytest.raises(PermissionError):
+            dataclasses.dataclass(Point)
+        dataclasses.dataclass(type("Fine", (), {"__annotations__": {"x": int}, "x": 0}))
+    finally:
+        guard.armed = False
+    assert len(sent) == 7 and all("not a type" in text for text in sent[:6]), sent
+    assert "fields that are not names ('y=print(1),z')" in sent[6]
+
+
+def report_of(outcome: str, when: str = "call", kind: type | None = None) -> object:
+    from _pytest.reports import TestReport
+
+    report = TestReport("k_test.py::test_a", ("k_test.py", 0, "test_a"), {}, outcome, None, when)
+    if kind is not None:
+        report.__class__ = kind
+    return report
+
+
+def test_the_recorder_sends_only_the_outcomes_it_can_vouch_for():
+    from _pytest.outcomes import Skipped, XFailed
+    from _pytest.reports import TestReport
+
+    class Passed(TestReport):
+        outcome = property(lambda self: "passed", lambda self, value: None)
+
+    sent: list[tuple[str, dict]] = []
+    recorder = child.Results("k", lambda event, **fields: sent.append((event, fields)), None, None)  # type: ignore[arg-type]
+
+    def log(report: object, raised: type | None, marked: bool = False) -> tuple[str, list]:
+        sent.clear()
+        recorder.xfail_marked = frozenset({"k_test.py::test_a"} if marked else ())
+        recorder.phases[id(report)] = child.Phase(report, "k_test.py::test_a", "call", raised)
+        recorder.pytest_runtest_logreport(report)
+        outcomes = [f["outcome"] for e, f in sent if e == "report"]
+        return outcomes[0] if outcomes else "", [f["text"] for e, f in sent if e == "tampering"]
+
+    assert log(report_of("passed"), None) == ("passed", [])
+    assert log(report_of("failed"), AssertionError) == ("failed", [])
+    assert log(report_of("skipped"), Skipped) == ("skipped", [])
+    xfailed = report_of("skipped")
+    xfailed.wasxfail = "a known defect"  # type: ignore[attr-defined]
+    assert log(xfailed, XFailed) == ("skipped", [])  # pytest.xfail() raised by the harness
+    assert log(xfailed, AssertionError, marked=True) == ("skipped", [])
+    # A report's class swapped: its outcome read through pytest's class.
+    outcome, tampering = log(report_of("failed", kind=Passed), AssertionError)
+    assert outcome == "failed" and "Passed, not pytest's TestReport" in tampering[-1]
+    # The outcome in its dict set to passed (or skipped) where the call raised.
+    outcome, tampering = log(report_of("passed"), AssertionError)
+    assert (
+        outcome == "failed" and "says passed, but its phase raised AssertionError" in tampering[-1]
+    )
+    outcome, tampering = log(report_of("skipped"), AssertionError)
+    assert outcome == "failed" and "says skipped, but its phase raised no skip" in tampering[-1]
+    unmarked = report_of("passed")
+    unmarked.wasxfail = ""  # type: ignore[attr-defined]
+    outcome, tampering = log(unmarked, None)
+    assert outcome == "failed" and "says xfail, but the test has no xfail marker" in tampering[-1]
+    # A report logged that no phase made is not sent.
+    sent.clear()
+    recorder.pytest_runtest_logreport(report_of("passed"))
+    assert [e for e, _ in sent] == ["tampering"] and "runner did not make" in sent[0][1]["text"]
+
+
 def test_the_contents_of_the_tests_functions_are_compared(monkeypatch):
     import types
 

@@ -957,7 +957,7 @@ class Results:
         outcome = state.get("outcome")
         which = f"the report of {phase.nodeid.split('::', 1)[-1][:80]} ({phase.when[:10]})"
         if type(report) is not report_type:
-            kind = f"{type(report).__module__}.{type(report).__qualname__}"[:80]
+            kind = f"{type(report).__module__}.{type(report).__qualname__}"[-80:]
             self.note(f"{which} is a {kind}, not pytest's TestReport")
             outcome = "failed"
         marked = phase.nodeid in self.xfail_marked
