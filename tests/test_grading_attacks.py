@@ -834,6 +834,8 @@ def test_the_code_guard_refuses_annotations_that_are_not_types(tmp_path):
     import inspect
     import typing
 
+    import typing_extensions
+
     sent: list[str] = []
     guard = child.CodeGuard(tmp_path / "katas", lambda event, **fields: sent.append(fields["text"]))
     guard.armed = True
@@ -842,10 +844,10 @@ def test_the_code_guard_refuses_annotations_that_are_not_types(tmp_path):
         for annotation in ("print(1)", "(lambda: 0)()", "[x for x in ()]", "(x := 1)", "1 + 1"):
             with pytest.raises(PermissionError):
                 typing.ForwardRef(annotation)
-        with pytest.raises(PermissionError):
-            inspect.get_annotations(
-                type("A", (), {"__annotations__": {"x": "int()"}}), eval_str=True
-            )
+        annotated = type("A", (), {"__annotations__": {"x": "int()"}})
+        for evaluator in (inspect.get_annotations, typing_extensions.get_annotations):
+            with pytest.raises(PermissionError):
+                evaluator(annotated, eval_str=True)
         # Types, as honest annotations and the libraries' own write them.
         for annotation in ("int", "typing.List[int] | None", "dict[str, 'torch.Tensor']"):
             typing.ForwardRef(annotation)
@@ -863,8 +865,8 @@ def test_the_code_guard_refuses_annotations_that_are_not_types(tmp_path):
         dataclasses.dataclass(type("Fine", (), {"__annotations__": {"x": int}, "x": 0}))
     finally:
         guard.armed = False
-    assert len(sent) == 7 and all("not a type" in text for text in sent[:6]), sent
-    assert "fields that are not names ('y=print(1),z')" in sent[6]
+    assert len(sent) == 8 and all("not a type" in text for text in sent[:7]), sent
+    assert "fields that are not names ('y=print(1),z')" in sent[7]
 
 
 def report_of(outcome: str, when: str = "call", kind: type | None = None) -> object:

@@ -5,8 +5,9 @@
     python -I -S -c "...; from torch_katas.grading.child import main; main()" PATHS FD KATA -- ARGS
 
 It reads a token and the paths it may not read from stdin, watches what the tests rely on,
-runs pytest with ARGS and a plugin that sends each test's report, each tamper check that
-trips and each refused action to the grader as it happens: one JSON line each (schema.py),
+runs pytest with ARGS and a plugin that sends each test's report (with the outcome it can
+vouch for: `Results`), each tamper check that trips and each refused action (the audit hooks:
+`Guard`, `ProcessGuard`, `CodeGuard`) to the grader as it happens: one JSON line each (schema.py),
 with the token, on the pipe FD the grader reads. No table of outcomes is kept here for the
 candidate's code to swap: the grader merges the reports and checks their order. It leaves
 with os._exit, so no exit handler the candidate registered runs after it.
@@ -24,6 +25,7 @@ import copy
 import copyreg
 import gc
 import importlib
+import importlib.util
 import inspect
 import itertools
 import json
@@ -588,14 +590,18 @@ class ProcessGuard:
 FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 # Audit events that make code from text or bytes.
 MAKES_CODE = ("compile", "exec", "code.__new__", "marshal.loads")
-# The standard library's evaluators of annotations given as strings (typing's ForwardRef and
-# get_type_hints, inspect.get_annotations(eval_str=True), annotationlib on newer Pythons):
-# what they compile is an annotation, which an allowed API may take from an object's run-time
-# `__annotations__` (singledispatch's register), so it must be a type expression.
+# The evaluators of annotations given as strings (typing's ForwardRef and get_type_hints,
+# inspect.get_annotations(eval_str=True), annotationlib on newer Pythons, typing_extensions'
+# get_annotations): what they compile is an annotation, which an allowed API may take from an
+# object's run-time `__annotations__` (singledispatch's register): it must be a type expression.
 EVALUATORS = tuple(
     os.path.join(lib, name)
     for lib in LIBRARIES
     for name in ("typing.py", "inspect.py", "annotationlib.py")
+) + tuple(
+    os.path.realpath(spec.origin)
+    for spec in [importlib.util.find_spec("typing_extensions")]
+    if spec is not None and spec.origin
 )
 # dataclasses writes each field's name into the code of the methods it makes: the names must be
 # identifiers (a class's `__annotations__` can be changed at run time).

@@ -24,9 +24,9 @@ runs:
   from module names, typing's evaluation of annotations, format templates): refused by name,
   on anything, unless the kata's entry allows it; torch.fx's GraphModule and Node only in
   annotations; annotations, and what types are subscripted with, hold types only (imported,
-  builtin, the answer's classes, module-level aliases of them, literals: each literal string is
-  parsed and checked in its turn); a `.format` template is a literal, or a module-level name
-  bound to one only;
+  builtin, the answer's classes, module-level aliases of them, an alias chosen by a condition
+  whose branches both are, literals: each literal string is parsed and checked in its turn); a
+  `.format` template is a literal, or a module-level name bound to one only;
 - attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES; and `__dict__` of
   the answer's own object, which is `vars(self)`), no private
   attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
@@ -49,6 +49,13 @@ runs:
   data lacks it); no other string holding a dunder name an answer may not read as an
   attribute, no one-word string holding a frame attribute, no format field that reads one
   (`"{0.__traceback__}"`);
+- namespaces: `vars(self)` and `self.__dict__` of the answer's own object (and names bound to
+  them) are read freely, but each key written into one or read by name (`ns[k] = v`,
+  `update`, `setdefault`, `|=`, `get`) meets the rules of setattr's name: a literal that is no
+  dunder, or a name built from a literal public start; a namespace handed on (to a call that
+  does not copy it, returned, stored), or updated from a mapping whose keys do not show, is
+  refused (a dunder key built at run time, `__annotations__`, is code typing runs), but for the
+  state handed to a `load_state_dict` or `__setstate__` that the answer never calls itself;
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
   `__float__`, in-place arithmetic such as `__iadd__`, never `__eq__`, `__bool__`,
   `__getattr__`, `__torch_function__`, `__init_subclass__`, reflected arithmetic); a
@@ -226,8 +233,11 @@ REFUSED_ATTRIBUTES = {
 #      class: resolve()) or are a torch.library.Library (SINK_APIS).
 # Examined and left open, as they only follow names to objects of a checked type: nn.Module's
 # get_submodule/get_parameter/get_buffer (each step must be a Module, a Parameter, a buffer),
-# functional_call (sets tensors only), collections.namedtuple and dataclasses (identifiers
-# only), typing.NamedTuple/TypedDict (evaluate nothing), numpy.info (reads docs).
+# functional_call (sets tensors only), collections.namedtuple (identifiers only),
+# typing.NamedTuple/TypedDict (evaluate nothing), numpy.info (reads docs). Left to the grading
+# child's CodeGuard, which checks what they compile: dataclasses (writes field names, from a
+# class's `__annotations__`, into code unchecked) and the annotations typing or inspect
+# evaluate from an object's run-time `__annotations__` (singledispatch's register).
 SINKS = {
     # torch.fx writes each node's target, name and placeholder into the Python source of the
     # module's forward, unescaped, and runs it (GraphModule, recompile, deepcopy of one).
