@@ -1014,7 +1014,8 @@ HONEST_IDIOMS = {
     ),
     # Reading the own namespace, and writing names the policy can see.
     "own-namespace-read-and-written-by-name": (
-        "import copy\nclass S:\n    def __init__(self, gamma, i):\n"
+        "import copy, logging\nLOG = logging.getLogger(__name__)\nclass S:\n"
+        "    def __init__(self, gamma, i):\n"
         "        vars(self).update(gamma=gamma, steps=0)\n"
         "        vars(self).update({'warmup': 1, f'layer{i}': 2})\n"
         "        self.__dict__['base'] = 0.1\n        vars(self).setdefault('last', -1)\n"
@@ -1022,6 +1023,8 @@ HONEST_IDIOMS = {
         "    def state(self):\n        ns = vars(self)\n"
         "        return {**ns}, dict(vars(self)), copy.deepcopy(self.__dict__), "
         "sorted(ns.items()), 'gamma' in ns, vars(self).get('gamma'), f'{vars(self)}'\n"
+        "    def log(self):\n        LOG.info('%s', vars(self))\n"
+        "        return max(vars(self), key=len)\n"
         "    def __setstate__(self, state):\n        vars(self).update(state)"
     ),
     # A type alias chosen by the Python version, used in an annotation.

@@ -713,12 +713,12 @@ class _Checker:
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
         self.find_own(tree)
-        self.namespaces(tree)
         self.file_names = every_bound_name(tree)
         self.aliases = module_bindings(tree)
         self.alias_calls = {
             id(v) for values in self.aliases.values() for v in values if isinstance(v, ast.Call)
         }
+        self.namespaces(tree)
         for node in ast.walk(tree):
             self.visit(node)
         # Annotations and what types are subscripted with: typing evaluates the strings in
@@ -1569,10 +1569,19 @@ class _Checker:
                 self.namespace_mapping(parent, parent.value)
                 return
         elif isinstance(parent, ast.Call) and child in parent.args:
-            copies = self.dotted(parent.func) in NAMESPACE_COPIES or (
-                isinstance(parent.func, ast.Name)
-                and parent.func.id in NAMESPACE_COPIES
-                and id(parent.func) not in self.shadowed
+            func = parent.func
+            copies = (
+                self.dotted(func) in NAMESPACE_COPIES
+                or (
+                    isinstance(func, ast.Name)
+                    and func.id in NAMESPACE_COPIES
+                    and id(func) not in self.shadowed
+                )
+                or (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in LOG_METHODS
+                    and self.own_logger(func.value)
+                )
             )
             if copies:
                 return
@@ -1889,9 +1898,22 @@ NAMESPACE_COPIES = {
     "reversed",
     "any",
     "all",
+    "min",
+    "max",
+    "sum",
+    "zip",
+    "map",
+    "filter",
+    "hash",
+    "bool",
+    "isinstance",
     "copy.copy",
     "copy.deepcopy",
+    "collections.OrderedDict",
+    *(f"logging.{level}" for level in ("debug", "info", "warning", "error", "critical", "log")),
 }
+# A logger's methods that show their arguments (on the answer's own module's logger).
+LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 STATE_LOADERS = {"load_state_dict", "__setstate__"}
 
 
