@@ -741,7 +741,7 @@ torch.sys.modules["torch_katas.grading.child"].Results.pytest_runtest_logreport.
 # (kata, what is appended to its stub as handed out, what the run's flag says)
 ESCAPES_AT_RUN_TIME = {
     1: (through_fx(CALL_SWAPPED), "made code at run time (compile from <eval_with_key>"),
-    2: (through_annotation(MAKEREPORT_SWAPPED), "made code at run time (compile from <string>"),
+    2: (through_annotation(MAKEREPORT_SWAPPED), "evaluated an annotation that is not a type"),
     3: (through_fetch_attr(RECORDER_METHOD_SWAPPED), "made code at run time (compile from q03"),
     4: (CALL_SWAPPED_DIRECTLY, "changed the __code__ of _pytest.python.pytest_pyfunc_call"),
     5: (
