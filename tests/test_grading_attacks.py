@@ -184,6 +184,103 @@ for _place in [p for p in sys.path if p.endswith("-packages")][:1]:
 """
 
 
+# Each report's class swapped, per test, for a TestReport whose `outcome` always reads "passed":
+# an "xfail" object put in the test item's stash, whose properties pytest's skipping plugin
+# reads in its makereport wrapper, where they reach the report. Appended to kata 9's stub.
+REPORTS_SWAPPED = """
+import sys
+import traceback
+
+import _pytest.reports
+import _pytest.skipping
+
+
+class _Passed(_pytest.reports.TestReport):
+    outcome = property(lambda self: "passed", lambda self, value: None)
+
+
+def _swap(value):
+    sys._getframe(2).f_locals["rep"].__class__ = _Passed
+    return value
+
+
+class _Xfail:
+    run = True
+    reason = ""
+    raises = property(lambda self: _swap(()))
+    strict = property(lambda self: _swap(True))
+
+
+def _arm():
+    for frame, _ in traceback.walk_stack(None):
+        item = frame.f_locals.get("item")
+        if hasattr(item, "stash"):
+            item.stash[_pytest.skipping.xfailed_key] = _Xfail()
+            return
+
+
+_plain_init = MLP.__init__
+
+
+def _init(self, *args, **kwargs):
+    _arm()
+    _plain_init(self, *args, **kwargs)
+
+
+MLP.__init__ = _init
+"""
+# The same swap as one expression, evaluated by typing: functools.singledispatch's register,
+# handed an object whose `__annotations__` were written into its namespace under a name built at
+# run time (`vars(self).update`), evaluates the string it finds there. Appended to kata 20's stub.
+SWAP_EXPRESSION = (
+    "(lambda sys, sk, TR: (lambda Sub: (lambda X: next(fr.f_locals['item'] for fr, _ in "
+    "__import__('traceback').walk_stack(None) if 'item' in fr.f_locals and "
+    "hasattr(fr.f_locals['item'], 'stash')).stash.__setitem__(sk.xfailed_key, X()))("
+    "type('Xfail', (), {'run': True, 'reason': '', 'raises': property(lambda s: (setattr("
+    "sys._getframe(1).f_locals['rep'], '__class__', Sub), ())[1]), 'strict': property("
+    "lambda s: (setattr(sys._getframe(1).f_locals['rep'], '__class__', Sub), True)[1])})))("
+    "type('TestReport', (TR,), {'outcome': property(lambda s: 'passed', lambda s, v: None)})))("
+    "__import__('sys'), __import__('_pytest.skipping', fromlist=['x']), "
+    "__import__('_pytest.reports', fromlist=['x']).TestReport) or int"
+)
+ANNOTATION_ESCAPE = f"""
+import functools
+
+
+class _Spec:
+    def __init__(self, fields):
+        vars(self).update(fields)
+
+
+@functools.singledispatch
+def _dispatch(value):
+    return value
+
+
+_U = "_" * 2
+_CODE = ({",".join(str(ord(c)) for c in SWAP_EXPRESSION)},)
+
+
+def _arm():
+    try:
+        fields = {{_U + "annotations" + _U: {{"value": "".join(map(chr, _CODE))}}}}
+        _dispatch.register(_Spec(fields))
+    except Exception:
+        pass
+
+
+_plain_init = WarmupStepLR.__init__
+
+
+def _init(self, *args, **kwargs):
+    _arm()
+    _plain_init(self, *args, **kwargs)
+
+
+WarmupStepLR.__init__ = _init
+"""
+
+
 def stage(folder: Path, number: int, code: str, append: bool = False) -> None:
     path = stub(folder, number)
     text = path.read_text()
@@ -214,7 +311,7 @@ def grade_attacks(
     """Hands out the attacked katas, stages each attack and grades them under `mode`; with
     `user` (a command that becomes that user), the grader runs as that user, in the folder
     that holds `suite` (its own checkout, and the candidate's folder given to it)."""
-    numbers = [1, 2, 3, 4, 6, 13, 24] + ([5] if mode == "bwrap" else [])
+    numbers = [1, 2, 3, 4, 6, 9, 13, 20, 24] + ([5] if mode == "bwrap" else [])
     assert katas("--root", suite, "takehome", *numbers, "--out", folder) == 0
     stage(folder, 6, RECORDER_SWAPPED)
     stub(folder, 24).write_text(no_training(suite))
@@ -224,6 +321,8 @@ def grade_attacks(
     stage(folder, 2, COLLATE_PROGRAM)
     stage(folder, 3, STOPS_ITS_PARENT)
     stage(folder, 4, FROM_FILE, append=True)
+    stage(folder, 9, REPORTS_SWAPPED, append=True)
+    stage(folder, 20, ANNOTATION_ESCAPE, append=True)
     if mode == "bwrap":  # under none nothing stops it: it is not run there (README)
         stage(folder, 5, PLANTS_A_PTH)
     test_file = folder / "katas" / "q13_cross_entropy_test.py"
@@ -322,6 +421,12 @@ def assert_each_attack_is_caught(report: dict, output: str, folder: Path, mode: 
     # The child's signal to its parent is refused (and under none, reaches a shell, not the
     # grader: the grade finished).
     assert "sent signal 19" in tampering[3]
+    # Reports whose class says "passed" whatever their outcome: the recorder reads the outcome
+    # through pytest's class, and flags a report of another class.
+    assert "not pytest's TestReport" in tampering[9] and runs[9] == "flagged"
+    assert entries[9]["passed"] == 0
+    # The same swap evaluated by typing as an annotation: refused before it runs.
+    assert "evaluated an annotation that is not a type" in tampering[20] and runs[20] == "flagged"
     if mode == "bwrap":
         # The checkout is not there to read; root's capabilities are not there to remount.
         assert runs[4] != "solved"
@@ -636,7 +741,7 @@ torch.sys.modules["torch_katas.grading.child"].Results.pytest_runtest_logreport.
 # (kata, what is appended to its stub as handed out, what the run's flag says)
 ESCAPES_AT_RUN_TIME = {
     1: (through_fx(CALL_SWAPPED), "made code at run time (compile from <eval_with_key>"),
-    2: (through_annotation(MAKEREPORT_SWAPPED), "made code at run time (compile from <string>"),
+    2: (through_annotation(MAKEREPORT_SWAPPED), "evaluated an annotation that is not a type"),
     3: (through_fetch_attr(RECORDER_METHOD_SWAPPED), "made code at run time (compile from q03"),
     4: (CALL_SWAPPED_DIRECTLY, "changed the __code__ of _pytest.python.pytest_pyfunc_call"),
     5: (
@@ -722,6 +827,100 @@ def test_the_code_guard_refuses_code_made_by_the_candidates_files_or_from_text(t
         "made code at run time (compile from <string> line 1)",
         "made code at run time (compile from q01_fit_line.py line 1)",
     ]
+
+
+def test_the_code_guard_refuses_annotations_that_are_not_types(tmp_path):
+    import dataclasses
+    import inspect
+    import typing
+
+    import typing_extensions
+
+    sent: list[str] = []
+    guard = child.CodeGuard(tmp_path / "katas", lambda event, **fields: sent.append(fields["text"]))
+    guard.armed = True
+    sys.addaudithook(guard)  # for good: this process's later code is no candidate's
+    try:
+        for annotation in ("print(1)", "(lambda: 0)()", "[x for x in ()]", "(x := 1)", "1 + 1"):
+            with pytest.raises(PermissionError):
+                typing.ForwardRef(annotation)
+        annotated = type("A", (), {"__annotations__": {"x": "int()"}})
+        for evaluator in (inspect.get_annotations, typing_extensions.get_annotations):
+            with pytest.raises(PermissionError):
+                evaluator(annotated, eval_str=True)
+        # Types, as honest annotations and the libraries' own write them.
+        for annotation in ("int", "typing.List[int] | None", "dict[str, 'torch.Tensor']"):
+            typing.ForwardRef(annotation)
+        typing.ForwardRef("typing.Literal[-1, 'a']")
+        typing.ForwardRef("typing.Callable[..., int]")
+
+        # dataclasses writes field names into the code it makes: they must be names.
+        class Point:
+            x: int = 0
+
+        vars(Point)["__annotations__"]["y=print(1),z"] = int
+        setattr(Point, "y=print(1),z", 0)
+        with pytest.raises(PermissionError):
+            dataclasses.dataclass(Point)
+        dataclasses.dataclass(type("Fine", (), {"__annotations__": {"x": int}, "x": 0}))
+    finally:
+        guard.armed = False
+    assert len(sent) == 8 and all("not a type" in text for text in sent[:7]), sent
+    assert "fields that are not names ('y=print(1),z')" in sent[7]
+
+
+def report_of(outcome: str, when: str = "call", kind: type | None = None) -> object:
+    from _pytest.reports import TestReport
+
+    report = TestReport("k_test.py::test_a", ("k_test.py", 0, "test_a"), {}, outcome, None, when)
+    if kind is not None:
+        report.__class__ = kind
+    return report
+
+
+def test_the_recorder_sends_only_the_outcomes_it_can_vouch_for():
+    from _pytest.outcomes import Skipped, XFailed
+    from _pytest.reports import TestReport
+
+    class Passed(TestReport):
+        outcome = property(lambda self: "passed", lambda self, value: None)
+
+    sent: list[tuple[str, dict]] = []
+    recorder = child.Results("k", lambda event, **fields: sent.append((event, fields)), None, None)  # type: ignore[arg-type]
+
+    def log(report: object, raised: type | None, marked: bool = False) -> tuple[str, list]:
+        sent.clear()
+        recorder.xfail_marked = frozenset({"k_test.py::test_a"} if marked else ())
+        recorder.phases[id(report)] = child.Phase(report, "k_test.py::test_a", "call", raised)
+        recorder.pytest_runtest_logreport(report)
+        outcomes = [f["outcome"] for e, f in sent if e == "report"]
+        return outcomes[0] if outcomes else "", [f["text"] for e, f in sent if e == "tampering"]
+
+    assert log(report_of("passed"), None) == ("passed", [])
+    assert log(report_of("failed"), AssertionError) == ("failed", [])
+    assert log(report_of("skipped"), Skipped) == ("skipped", [])
+    xfailed = report_of("skipped")
+    xfailed.wasxfail = "a known defect"  # type: ignore[attr-defined]
+    assert log(xfailed, XFailed) == ("skipped", [])  # pytest.xfail() raised by the harness
+    assert log(xfailed, AssertionError, marked=True) == ("skipped", [])
+    # A report's class swapped: its outcome read through pytest's class.
+    outcome, tampering = log(report_of("failed", kind=Passed), AssertionError)
+    assert outcome == "failed" and "Passed, not pytest's TestReport" in tampering[-1]
+    # The outcome in its dict set to passed (or skipped) where the call raised.
+    outcome, tampering = log(report_of("passed"), AssertionError)
+    assert (
+        outcome == "failed" and "says passed, but its phase raised AssertionError" in tampering[-1]
+    )
+    outcome, tampering = log(report_of("skipped"), AssertionError)
+    assert outcome == "failed" and "says skipped, but its phase raised no skip" in tampering[-1]
+    unmarked = report_of("passed")
+    unmarked.wasxfail = ""  # type: ignore[attr-defined]
+    outcome, tampering = log(unmarked, None)
+    assert outcome == "failed" and "says xfail, but the test has no xfail marker" in tampering[-1]
+    # A report logged that no phase made is not sent.
+    sent.clear()
+    recorder.pytest_runtest_logreport(report_of("passed"))
+    assert [e for e, _ in sent] == ["tampering"] and "runner did not make" in sent[0][1]["text"]
 
 
 def test_the_contents_of_the_tests_functions_are_compared(monkeypatch):

@@ -746,6 +746,60 @@ ATTACKS = {
         "def f(model, n):\n    return getattr(model, f'fc{n}')",
         "attribute-by-name",
     ),
+    # A name built at run time written into the answer's own object's namespace: as setattr
+    # with a computed name (an instance `__annotations__` that typing evaluates), in every form.
+    **{
+        f"namespace-{form}": (
+            "import copy, functools\nU = '_' * 2\nclass S:\n"
+            f"    def __init__(self, fields, key):\n        {line}",
+            "namespace",
+        )
+        for form, line in {
+            "vars-update": "vars(self).update(fields)",
+            "dict-update": "self.__dict__.update(fields)",
+            "getattr-dict-update": "getattr(self, '__dict__').update(fields)",
+            "update-built-key": "vars(self).update({U + 'annotations' + U: fields})",
+            "update-keyword-splat": "vars(self).update(**fields)",
+            "update-dict-call": "vars(self).update(dict(fields))",
+            "update-comprehension": "vars(self).update({k: v for k, v in fields.items()})",
+            "setdefault": "vars(self).setdefault(key, fields)",
+            "item": "vars(self)[key] = fields",
+            "item-built": "self.__dict__[U + 'annotations' + U] = fields",
+            "item-read-built": "fields.append(vars(self)[U + 'dict' + U])",
+            "get-built": "fields.append(vars(self).get(key))",
+            "dunder-setitem": "vars(self).__setitem__(key, fields)",
+            "or-assign": "ns = vars(self)\n        ns |= fields",
+            "alias-update": "ns = vars(self)\n        ns.update(fields)",
+            "alias-walrus": "(ns := vars(self))[key] = fields",
+            "alias-conditional": "ns = vars(self) if key else {}\n        ns.update(fields)",
+            "handed-to-dict-update": "dict.update(vars(self), fields)",
+            "handed-to-a-function": "functools.partial(fields, vars(self))()",
+            "bound-method-handed-on": "f = vars(self).update\n        f(fields)",
+            "returned": "self.ns = vars(self)",
+            "in-a-tuple": "for ns in (vars(self),):\n            ns.update(fields)",
+        }.items()
+    },
+    # A state-dict loader that the answer calls itself: it picks the keys.
+    "namespace-load-state-dict-called-by-the-answer": (
+        "class S:\n    def load_state_dict(self, state):\n        self.__dict__.update(state)\n"
+        "    def reset(self):\n        self.load_state_dict({'_' * 2 + 'x': 1})",
+        "namespace",
+    ),
+    "namespace-load-state-dict-that-changes-the-state": (
+        "class S:\n    def load_state_dict(self, state, key):\n        state[key] = 1\n"
+        "        self.__dict__.update(state)",
+        "namespace",
+    ),
+    # A conditional alias whose branch is not a type: typing would evaluate its string.
+    "annotation-alias-conditional-with-a-string": (
+        "import sys\nS = '__import__(\"os\")' if sys.version_info else int\n"
+        "def f() -> S:\n    pass",
+        "annotation",
+    ),
+    "annotation-conditional-inside-an-annotation": (
+        "import sys\ndef f() -> (int if sys.version_info else str):\n    pass",
+        "annotation",
+    ),
 }
 
 
@@ -957,6 +1011,28 @@ HONEST_IDIOMS = {
         "class S:\n    def state_dict(self):\n"
         "        return {k: v for k, v in self.__dict__.items() if k != 'optimizer'}\n"
         "    def load_state_dict(self, state):\n        self.__dict__.update(state)"
+    ),
+    # Reading the own namespace, and writing names the policy can see.
+    "own-namespace-read-and-written-by-name": (
+        "import copy, logging\nLOG = logging.getLogger(__name__)\nclass S:\n"
+        "    def __init__(self, gamma, i):\n"
+        "        vars(self).update(gamma=gamma, steps=0)\n"
+        "        vars(self).update({'warmup': 1, f'layer{i}': 2})\n"
+        "        self.__dict__['base'] = 0.1\n        vars(self).setdefault('last', -1)\n"
+        "        for name in ('a', 'b'):\n            vars(self)[name] = 0\n"
+        "    def state(self):\n        ns = vars(self)\n"
+        "        return {**ns}, dict(vars(self)), copy.deepcopy(self.__dict__), "
+        "sorted(ns.items()), 'gamma' in ns, vars(self).get('gamma'), f'{vars(self)}'\n"
+        "    def log(self):\n        LOG.info('%s', vars(self))\n"
+        "        return max(vars(self), key=len)\n"
+        "    def __setstate__(self, state):\n        vars(self).update(state)"
+    ),
+    # A type alias chosen by the Python version, used in an annotation.
+    "annotation-alias-by-version": (
+        "import sys\nimport typing\nimport torch\n"
+        "LrList = list[float] if sys.version_info >= (3, 9) else typing.List[float]\n"
+        "class S(torch.optim.lr_scheduler.LRScheduler):\n"
+        "    def get_lr(self) -> LrList:\n        return [0.1]"
     ),
     "setattr-over-a-literal-dict": (
         "class S:\n    def __init__(self, warmup, gamma):\n"

@@ -5,8 +5,9 @@
     python -I -S -c "...; from torch_katas.grading.child import main; main()" PATHS FD KATA -- ARGS
 
 It reads a token and the paths it may not read from stdin, watches what the tests rely on,
-runs pytest with ARGS and a plugin that sends each test's report, each tamper check that
-trips and each refused action to the grader as it happens: one JSON line each (schema.py),
+runs pytest with ARGS and a plugin that sends each test's report (with the outcome it can
+vouch for: `Results`), each tamper check that trips and each refused action (the audit hooks:
+`Guard`, `ProcessGuard`, `CodeGuard`) to the grader as it happens: one JSON line each (schema.py),
 with the token, on the pipe FD the grader reads. No table of outcomes is kept here for the
 candidate's code to swap: the grader merges the reports and checks their order. It leaves
 with os._exit, so no exit handler the candidate registered runs after it.
@@ -24,16 +25,21 @@ import copy
 import copyreg
 import gc
 import importlib
+import importlib.util
 import inspect
 import itertools
 import json
+import keyword
 import os
 import sys
 import sysconfig
 import types
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pluggy
 
 from torch_katas import status
 from torch_katas.grading.schema import VERSION
@@ -47,6 +53,7 @@ __all__ = [
 ]
 
 Send = Callable[..., None]  # send(event, **fields): one message to the grader
+hookimpl = pluggy.HookimplMarker("pytest")  # pytest.hookimpl, without importing pytest here
 
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
 # once the candidate's module may have run is tampering. Modules are watched whole.
@@ -287,7 +294,17 @@ class Contents:
 
 
 # The recorder's attributes that keep their identity for the whole run.
-RECORDER_KEEPS = ("send", "guard", "processes", "code", "codes", "tampering", "collect_errors")
+RECORDER_KEEPS = (
+    "send",
+    "guard",
+    "processes",
+    "code",
+    "codes",
+    "tampering",
+    "collect_errors",
+    "phases",
+    "pytest_types",
+)
 
 
 class Watch:
@@ -573,6 +590,83 @@ class ProcessGuard:
 FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 # Audit events that make code from text or bytes.
 MAKES_CODE = ("compile", "exec", "code.__new__", "marshal.loads")
+# The evaluators of annotations given as strings (typing's ForwardRef and get_type_hints,
+# inspect.get_annotations(eval_str=True), annotationlib on newer Pythons, typing_extensions'
+# get_annotations): what they compile is an annotation, which an allowed API may take from an
+# object's run-time `__annotations__` (singledispatch's register): it must be a type expression.
+EVALUATORS = tuple(
+    os.path.join(lib, name)
+    for lib in LIBRARIES
+    for name in ("typing.py", "inspect.py", "annotationlib.py")
+) + tuple(
+    os.path.realpath(spec.origin)
+    for spec in [importlib.util.find_spec("typing_extensions")]
+    if spec is not None and spec.origin
+)
+# dataclasses writes each field's name into the code of the methods it makes: the names must be
+# identifiers (a class's `__annotations__` can be changed at run time).
+DATACLASSES = tuple(os.path.join(lib, "dataclasses.py") for lib in LIBRARIES)
+# What a type expression is made of: names, attributes, subscripts, constants, tuples and lists
+# (Callable's arguments, *Ts), `|`, and a sign on a number (Literal[-1]).
+TYPE_NODES = (
+    ast.Expression,
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Starred,
+    ast.Load,
+    ast.BinOp,
+    ast.BitOr,
+    ast.UnaryOp,
+    ast.USub,
+    ast.UAdd,
+)
+
+
+def type_expression(source: object) -> bool:
+    """Whether `source` (text, bytes or an AST) is a type expression, or does not parse (then
+    compiling it fails anyway)."""
+    if isinstance(source, ast.AST):
+        tree = source
+    else:
+        try:
+            text = source if isinstance(source, str) else bytes(memoryview(source))  # type: ignore[arg-type]
+            tree = ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError, TypeError):
+            return True  # compile refuses it too
+    for node in ast.walk(tree):
+        if not isinstance(node, TYPE_NODES):
+            return False
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.BitOr):
+            return False
+        if isinstance(node, ast.UnaryOp) and not (
+            isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant)
+        ):
+            return False
+    return True
+
+
+def dataclass_fields(frame: types.FrameType | None) -> list[str]:
+    """The field names of the class dataclasses is processing that are not identifiers."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "_process_class" and os.path.realpath(code.co_filename) in DATACLASSES:
+            fields = frame.f_locals.get("fields")
+            if not isinstance(fields, dict):
+                return []
+            names = list(
+                dict.fromkeys([*fields, *(getattr(f, "name", "") for f in fields.values())])
+            )
+            return [
+                ascii(n)[:40]
+                for n in names
+                if type(n) is not str or not str.isidentifier(n) or keyword.iskeyword(n)
+            ]
+        frame = frame.f_back
+    return []
 
 
 class CodeGuard:
@@ -586,6 +680,10 @@ class CodeGuard:
       that has no file (made from a string at run time: torch.fx's generated code running an
       injected expression, an annotation typing evaluates), is refused: the policy reads the
       source, and such code is not in it. Python's importer (`<frozen ...>`) has no file either.
+    - An annotation the standard library compiles (EVALUATORS) that is not a type expression
+      (a call, a lambda, a comprehension...) is refused, and so are the methods dataclasses
+      makes for a field whose name is not an identifier: both take strings an answer can set
+      at run time, and the code is made from a library's file.
     """
 
     def __init__(self, folder: Path, send: Send):
@@ -614,9 +712,20 @@ class CodeGuard:
         elif event in MAKES_CODE:
             frame = sys._getframe(1)
             filename = frame.f_code.co_filename
+            where = f"{Path(filename).name[:60]} line {frame.f_lineno}"
             if self.makes_no_code(filename):
-                where = f"{Path(filename).name[:60]} line {frame.f_lineno}"
                 self.refuse(f"made code at run time ({event} from {where})")
+            if event != "compile":
+                return
+            place = os.path.realpath(filename)
+            if place in EVALUATORS and not type_expression(args[0] if args else None):
+                shown = ascii(args[0])[:80]
+                self.refuse(f"evaluated an annotation that is not a type ({shown} from {where})")
+            elif place in DATACLASSES:
+                names = dataclass_fields(frame)
+                if names:
+                    shown = ", ".join(names[:3])
+                    self.refuse(f"made a dataclass with fields that are not names ({shown})")
 
     def protected(self, function: object) -> bool:
         return self.functions.get(id(function)) is function
@@ -656,8 +765,29 @@ def how_changed(name: str) -> str:
     return f"{name[:100]} {'was left changed' if registry else 'was replaced'}"
 
 
+@dataclass(frozen=True)
+class Phase:
+    """A phase's report as pytest's runner made it: which test and phase, what it raised."""
+
+    report: Any
+    nodeid: str
+    when: str
+    raised: type | None
+
+
 class Results:
-    """The pytest plugin of the grading child: sends each test's report, and tamper checks."""
+    """The pytest plugin of the grading child: sends each test's report, and tamper checks.
+
+    A report's outcome is sent only where the recorder can vouch for it: a makereport wrapper
+    that runs before every other (pytest's skipping plugin and the kata plugin rewrite reports
+    after it) records each phase's test, phase and what its call raised, with the report
+    made; the report's own fields are read from its instance dict through pytest's class,
+    never through attribute lookup on the object (its class can be swapped for one whose
+    `outcome` says anything). A report of another class than pytest's TestReport, one that
+    says passed where its phase raised, skipped where it raised no skip, or xfail where the
+    test has no xfail marker, is tampering, and is sent as failed; one the runner did not make
+    is tampering, and is not sent.
+    """
 
     def __init__(
         self,
@@ -681,6 +811,11 @@ class Results:
         self.autoloaded: list[str] = []  # plugins pytest loaded from installed packages
         self.stub_imported = False
         self.finished = False  # the session ended, with its last tamper check
+        self.phases: dict[int, Phase] = {}  # the reports made, by id, till they are logged
+        self.nodeids: dict[int, str] = {}  # each test item's node id, by id, as collected
+        self.xfail_marked: frozenset[str] = frozenset()  # tests with an xfail marker
+        # pytest's report class, the instance dict's descriptor, the exceptions that skip
+        self.pytest_types: tuple[type, Any, tuple[type, ...]] | None = None
 
     def pytest_collection(self, session: Any) -> None:
         # The harness is loaded and the candidate's module not yet imported.
@@ -689,6 +824,7 @@ class Results:
         self.devices = devices.from_config(session.config)
         manager = session.config.pluginmanager
         self.autoloaded = sorted({dist.project_name for _, dist in manager.list_plugin_distinfo()})
+        self.pytest_types = pytest_types()
         self.watch = Watch(session.config, self)
         self.settings = settings_names()
         self.guard.armed = True
@@ -717,6 +853,10 @@ class Results:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.stub_imported = f"katas.{self.kata}" in sys.modules
+        self.nodeids = {id(item): item.nodeid for item in session.items}
+        self.xfail_marked = frozenset(
+            item.nodeid for item in session.items if item.get_closest_marker("xfail")
+        )
         # The functions made while collecting (the tests' helpers, torch's modules imported
         # since) keep what they run too; and what the checks compare by content.
         if self.code is not None:
@@ -769,26 +909,79 @@ class Results:
             self.tampering.append(change)
             (self.watch.send if self.watch is not None else self.send)("tampering", text=change)
 
+    @hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
+        # Read before any other implementation runs: which test and phase, what it raised.
+        nodeid = self.nodeids.get(id(item), item.nodeid)
+        when, excinfo = call.when, call.excinfo
+        raised = None if excinfo is None else type(excinfo.value)
+        report = yield
+        self.phases[id(report)] = Phase(report, str(nodeid), str(when), raised)
+        return report
+
     def pytest_runtest_logreport(self, report: Any) -> None:
         # Each phase's report goes to the grader as it is made; the grader merges them.
-        properties = dict(report.user_properties)
+        phase = self.phases.pop(id(report), None)
+        if phase is None or phase.report is not report:
+            self.note("a test report that pytest's runner did not make was logged")
+            return
+        outcome, state = self.vouched(phase)
+        properties = dict(state.get("user_properties") or ())
+        try:
+            duration = round(float(state.get("duration", 0.0)), 3)
+        except (TypeError, ValueError):
+            duration = 0.0
         self.send(
             "report",
-            nodeid=report.nodeid,
-            when=report.when,
-            outcome=report.outcome,
+            nodeid=phase.nodeid,
+            when=phase.when,
+            outcome=outcome,
             # The failure's one line as the plugin recorded it (status.MESSAGE), not its text.
             message=status.message_of(report, properties)[:FAILURE_LINE]
-            if report.failed or report.skipped
+            if outcome != "passed"
             else "",
             not_implemented=status.NOT_IMPLEMENTED in properties,
             # The harness stood in for a stub that failed to import: the kata is an error.
             does_not_import=str(properties.get(status.DOES_NOT_IMPORT, ""))[:FAILURE_LINE],
-            duration=round(float(report.duration), 3),
+            duration=duration,
         )
-        if report.when == "teardown":
-            self.restored(report.nodeid, properties.get(status.RESTORED))
+        if phase.when == "teardown":
+            self.restored(phase.nodeid, properties.get(status.RESTORED))
             self.check()
+
+    def vouched(self, phase: Phase) -> tuple[str, dict]:
+        """The outcome the recorder sends for a phase's report, and the report's own fields
+        (its instance dict, read through pytest's class)."""
+        if self.pytest_types is None:
+            self.pytest_types = pytest_types()
+        report_type, instance_dict, skips = self.pytest_types
+        report, raised = phase.report, phase.raised
+        try:
+            state = instance_dict.__get__(report)
+        except TypeError:  # not a report at all
+            state = {}
+        outcome = state.get("outcome")
+        which = f"the report of {phase.nodeid.split('::', 1)[-1][:80]} ({phase.when[:10]})"
+        if type(report) is not report_type:
+            kind = f"{type(report).__module__}.{type(report).__qualname__}"[-80:]
+            self.note(f"{which} is a {kind}, not pytest's TestReport")
+            outcome = "failed"
+        marked = phase.nodeid in self.xfail_marked
+        skip = raised is not None and (issubclass(raised, skips) or marked)
+        xfail = marked or (raised is not None and issubclass(raised, skips[1]))
+        if "wasxfail" in state and not xfail:
+            self.note(f"{which} says xfail, but the test has no xfail marker")
+            outcome = "failed"
+        if outcome == "passed" and raised is not None:
+            self.note(f"{which} says passed, but its phase raised {raised.__name__[:60]}")
+            outcome = "failed"
+        elif outcome == "skipped" and not skip:
+            self.note(f"{which} says skipped, but its phase raised no skip")
+            outcome = "failed"
+        elif outcome not in ("passed", "failed", "skipped"):
+            self.note(f"{which} has the outcome {ascii(outcome)[:40]}")
+            outcome = "failed"
+        return str(outcome), state
 
     def restored(self, nodeid: str, put_back: object) -> None:
         """What the per-test state guard put back: a replaced function is tampering (the
@@ -821,6 +1014,18 @@ class Results:
             collect_errors=self.collect_errors,
             autoloaded_plugins=self.autoloaded,
         )
+
+
+def pytest_types() -> tuple[type, Any, tuple[type, ...]]:
+    """pytest's TestReport, the descriptor of its instances' dict (BaseReport's), and the
+    exceptions that skip a phase (XFailed second): taken before the candidate's code runs."""
+    import unittest
+
+    from _pytest import outcomes, reports
+
+    owner = next(c for c in reports.TestReport.__mro__ if "__dict__" in vars(c))
+    skips = (outcomes.Skipped, outcomes.XFailed, unittest.SkipTest)
+    return reports.TestReport, vars(owner)["__dict__"], skips
 
 
 def sender(descriptor: int, token: str) -> Send:

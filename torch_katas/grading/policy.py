@@ -24,9 +24,9 @@ runs:
   from module names, typing's evaluation of annotations, format templates): refused by name,
   on anything, unless the kata's entry allows it; torch.fx's GraphModule and Node only in
   annotations; annotations, and what types are subscripted with, hold types only (imported,
-  builtin, the answer's classes, module-level aliases of them, literals: each literal string is
-  parsed and checked in its turn); a `.format` template is a literal, or a module-level name
-  bound to one only;
+  builtin, the answer's classes, module-level aliases of them, an alias chosen by a condition
+  whose branches both are, literals: each literal string is parsed and checked in its turn); a
+  `.format` template is a literal, or a module-level name bound to one only;
 - attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES; and `__dict__` of
   the answer's own object, which is `vars(self)`), no private
   attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
@@ -49,6 +49,13 @@ runs:
   data lacks it); no other string holding a dunder name an answer may not read as an
   attribute, no one-word string holding a frame attribute, no format field that reads one
   (`"{0.__traceback__}"`);
+- namespaces: `vars(self)` and `self.__dict__` of the answer's own object (and names bound to
+  them) are read freely, but each key written into one or read by name (`ns[k] = v`,
+  `update`, `setdefault`, `|=`, `get`) meets the rules of setattr's name: a literal that is no
+  dunder, or a name built from a literal public start; a namespace handed on (to a call that
+  does not copy it, returned, stored), or updated from a mapping whose keys do not show, is
+  refused (a dunder key built at run time, `__annotations__`, is code typing runs), but for the
+  state handed to a `load_state_dict` or `__setstate__` that the answer never calls itself;
 - classes: dunder methods from a short list only (DEFINABLE: protocols such as `__len__`,
   `__float__`, in-place arithmetic such as `__iadd__`, never `__eq__`, `__bool__`,
   `__getattr__`, `__torch_function__`, `__init_subclass__`, reflected arithmetic); a
@@ -226,8 +233,11 @@ REFUSED_ATTRIBUTES = {
 #      class: resolve()) or are a torch.library.Library (SINK_APIS).
 # Examined and left open, as they only follow names to objects of a checked type: nn.Module's
 # get_submodule/get_parameter/get_buffer (each step must be a Module, a Parameter, a buffer),
-# functional_call (sets tensors only), collections.namedtuple and dataclasses (identifiers
-# only), typing.NamedTuple/TypedDict (evaluate nothing), numpy.info (reads docs).
+# functional_call (sets tensors only), collections.namedtuple (identifiers only),
+# typing.NamedTuple/TypedDict (evaluate nothing), numpy.info (reads docs). Left to the grading
+# child's CodeGuard, which checks what they compile: dataclasses (writes field names, from a
+# class's `__annotations__`, into code unchecked) and the annotations typing or inspect
+# evaluate from an object's run-time `__annotations__` (singledispatch's register).
 SINKS = {
     # torch.fx writes each node's target, name and placeholder into the Python source of the
     # module's forward, unescaped, and runs it (GraphModule, recompile, deepcopy of one).
@@ -668,6 +678,7 @@ class _Checker:
     def run(self, tree: ast.Module) -> None:
         # What runs only as a script is never run by the tests.
         tree.body = [node for node in tree.body if not main_block(node)]
+        self.tree = tree
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
@@ -707,6 +718,7 @@ class _Checker:
         self.alias_calls = {
             id(v) for values in self.aliases.values() for v in values if isinstance(v, ast.Call)
         }
+        self.namespaces(tree)
         for node in ast.walk(tree):
             self.visit(node)
         # Annotations and what types are subscripted with: typing evaluates the strings in
@@ -789,6 +801,10 @@ class _Checker:
             return all(self.static_type(e, seen) for e in node.elts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return self.static_type(node.left, seen) and self.static_type(node.right, seen)
+        if isinstance(node, ast.IfExp) and id(node) not in self.annotations:
+            # An alias chosen when the module runs (`list[float] if sys.version_info >= (3, 9)
+            # else List[float]`): its test is code the policy reads as any; each branch a type.
+            return self.static_type(node.body, seen) and self.static_type(node.orelse, seen)
         if isinstance(node, ast.Call) and id(node) in self.alias_calls:
             # A module-level alias made by typing: TypeVar("T", bound=...), NewType(...).
             dotted = self.dotted(node.func) or ""
@@ -1473,19 +1489,241 @@ class _Checker:
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
         """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
         made itself, from a literal start that no private or dunder name has."""
-        if not (isinstance(owner, ast.Name) and owner.id in self.own):
+        return isinstance(owner, ast.Name) and owner.id in self.own and public_start(name)
+
+    # -- namespaces: vars(x) and x.__dict__ of the answer's own object -----------------------
+
+    def namespaces(self, tree: ast.Module) -> None:
+        """An object's namespace (`vars(self)`, `self.__dict__`, a name bound to one) is read
+        freely, but a key written into it, or read by a name built at run time, meets the rules
+        of `setattr(self, name, ...)` and `getattr`: a literal name that is no dunder, or one
+        built from a literal public start. Where the keys cannot be seen (the namespace handed
+        on, updated from a mapping built at run time) the write is refused; but for a state
+        torch or copy hands over (`load_state_dict`, `__setstate__`: see state_loaded)."""
+        self.namespace_names: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if node.value is None or not self.namespace(node.value):
+                        continue
+                    for target in targets:
+                        if isinstance(target, ast.Name) and target.id not in self.namespace_names:
+                            self.namespace_names.add(target.id)
+                            changed = True
+        for node in ast.walk(tree):
+            if self.namespace(node, aliases=False) or (
+                isinstance(node, ast.Name) and node.id in self.namespace_names
+            ):
+                self.namespace_use(node)
+
+    def namespace(self, node: ast.AST, aliases: bool = True) -> bool:
+        """Is `node` the namespace of the answer's own object (or, with `aliases`, a name bound
+        to one, or an expression that may be one)?"""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if id(node.func) in self.shadowed or not node.args:
+                return False
+            owner = node.args[0]
+            own = isinstance(owner, ast.Name) and owner.id in self.own
+            if node.func.id == "vars":
+                return own
+            if node.func.id == "getattr" and len(node.args) >= 2:
+                return own and "__dict__" in (self.literal_names(node.args[1]) or ())
             return False
-        first = name
-        while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
-            first = first.left
-        if isinstance(first, ast.JoinedStr) and first.values:
-            first = first.values[0]
-        return (
-            first is not name
-            and isinstance(first, ast.Constant)
-            and isinstance(first.value, str)
-            and first.value[:1].isalpha()
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            return isinstance(node.value, ast.Name) and node.value.id in self.own
+        if not aliases:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self.namespace_names
+        if isinstance(node, ast.IfExp):
+            return self.namespace(node.body) or self.namespace(node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return any(self.namespace(v) for v in node.values)
+        if isinstance(node, ast.NamedExpr):
+            return self.namespace(node.value)
+        return False
+
+    def namespace_use(self, node: ast.AST) -> None:
+        """What is done with a namespace: read, written with keys the rules allow, or refused."""
+        child, parent = node, self.parents.get(id(node))
+        while isinstance(parent, (ast.IfExp, ast.BoolOp, ast.NamedExpr)) and child is not getattr(
+            parent, "test", None
+        ):
+            child, parent = parent, self.parents.get(id(parent))
+        if isinstance(parent, ast.Attribute) and parent.value is child:
+            call = self.parents.get(id(parent))
+            called = isinstance(call, ast.Call) and call.func is parent
+            if called and isinstance(call, ast.Call) and parent.attr in NAMESPACE_METHODS:
+                self.namespace_call(call, parent.attr)
+                return
+            if parent.attr in NAMESPACE_READERS - {"get"}:
+                return
+        elif isinstance(parent, ast.Subscript) and parent.value is child:
+            self.namespace_key(parent, parent.slice)
+            return
+        elif isinstance(parent, ast.AugAssign) and parent.target is child:
+            if isinstance(parent.op, ast.BitOr):  # `ns |= mapping`
+                self.namespace_mapping(parent, parent.value)
+                return
+        elif isinstance(parent, ast.Call) and child in parent.args:
+            func = parent.func
+            copies = (
+                self.dotted(func) in NAMESPACE_COPIES
+                or (
+                    isinstance(func, ast.Name)
+                    and func.id in NAMESPACE_COPIES
+                    and id(func) not in self.shadowed
+                )
+                or (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in LOG_METHODS
+                    and self.own_logger(func.value)
+                )
+            )
+            if copies:
+                return
+        elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is child:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if all(isinstance(t, ast.Name) for t in targets):
+                return  # an alias: its uses are judged the same way
+        elif isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+            return  # the alias bound
+        elif isinstance(parent, (ast.Dict, ast.keyword)) or (
+            isinstance(parent, ast.Starred) and parent.value is child
+        ):
+            # `{**ns}`, `f(**ns)`, `[*ns]` copy it; a value in a dict display is handed on.
+            unpacked = isinstance(parent, ast.keyword) and parent.arg is None
+            if unpacked or isinstance(parent, ast.Starred):
+                return
+            if isinstance(parent, ast.Dict) and None in [
+                k for k, v in zip(parent.keys, parent.values, strict=True) if v is child
+            ]:
+                return
+        elif isinstance(
+            parent,
+            (
+                ast.Compare,
+                ast.Expr,
+                ast.FormattedValue,
+                ast.BinOp,
+                ast.For,
+                ast.AsyncFor,
+                ast.comprehension,
+            ),
+        ):
+            return  # compared, iterated, shown, merged into a new dict (`ns | other`)
+        self.note(
+            node,
+            "namespace",
+            f"hands on {ast.unparse(node)}, an object's namespace (what gets it may write any "
+            "name into it: pass a copy, dict(vars(self)))",
         )
+
+    def namespace_call(self, call: ast.Call, method: str) -> None:
+        """`ns.update(...)`, `ns.setdefault(key, ...)`, `ns.get(key)`...: the keys it names."""
+        if method in ("update", "__ior__"):
+            for arg in call.args:
+                self.namespace_mapping(call, arg)
+            for keyword in call.keywords:
+                if keyword.arg is None:
+                    self.namespace_mapping(call, keyword.value)
+                else:
+                    self.namespace_key(call, ast.Constant(keyword.arg))
+        elif method in ("popitem", "clear"):
+            return
+        elif call.args:
+            self.namespace_key(call, call.args[0])
+        else:
+            self.namespace_key(call, ast.Name("?", ast.Load()))
+
+    def namespace_mapping(self, where: ast.AST, mapping: ast.AST) -> None:
+        """The keys of a mapping written into a namespace."""
+        if isinstance(mapping, ast.Dict):
+            for key, value in zip(mapping.keys, mapping.values, strict=True):
+                if key is None:
+                    self.namespace_mapping(where, value)
+                else:
+                    self.namespace_key(where, key)
+        elif isinstance(mapping, ast.DictComp):
+            self.namespace_key(where, mapping.key)
+        elif (
+            isinstance(mapping, ast.Call)
+            and isinstance(mapping.func, ast.Name)
+            and mapping.func.id == "dict"
+            and id(mapping.func) not in self.shadowed
+        ):
+            for arg in mapping.args:
+                self.namespace_mapping(where, arg)
+            for keyword in mapping.keywords:
+                if keyword.arg is None:
+                    self.namespace_mapping(where, keyword.value)
+                else:
+                    self.namespace_key(where, ast.Constant(keyword.arg))
+        elif not self.state_loaded(mapping):
+            self.note(
+                where,
+                "namespace",
+                f"writes the keys of {ast.unparse(mapping)} into an object's namespace (names "
+                "built at run time: set each attribute by a name written out)",
+            )
+
+    def namespace_key(self, where: ast.AST, key: ast.AST) -> None:
+        """A key written into, or read from, a namespace: the rules of setattr's name."""
+        literals = self.literal_names(key)
+        if literals is not None:
+            for literal in literals:
+                if is_dunder(literal) or literal in INTERNALS:
+                    self.note(where, "namespace", f"names {literal} in an object's namespace")
+            return
+        if not public_start(key):
+            self.note(
+                where,
+                "namespace",
+                f"names {ast.unparse(key)} in an object's namespace, a name built at run time "
+                "(as setattr or getattr with a computed name)",
+            )
+
+    def state_loaded(self, mapping: ast.AST) -> bool:
+        """The state a method that torch or copy calls hands over (`def load_state_dict(self,
+        state)`, `__setstate__`): a parameter of such a method that the method only reads,
+        where the answer never calls the method itself (its keys are the tests' or torch's)."""
+        if not isinstance(mapping, ast.Name):
+            return False
+        method: ast.AST | None = mapping
+        while method is not None and not isinstance(method, (ast.FunctionDef, ast.Lambda)):
+            method = self.parents.get(id(method))
+        if not (
+            isinstance(method, ast.FunctionDef)
+            and method.name in STATE_LOADERS
+            and isinstance(self.parents.get(id(method)), ast.ClassDef)
+        ):
+            return False
+        parameters = [a.arg for a in [*method.args.posonlyargs, *method.args.args][1:]]
+        if mapping.id not in parameters:
+            return False
+        for node in ast.walk(method):
+            if isinstance(node, ast.Name) and node.id == mapping.id and node is not mapping:
+                parent = self.parents.get(id(node))
+                reads = isinstance(node.ctx, ast.Load) and (
+                    (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load))
+                    or (isinstance(parent, ast.Attribute) and parent.attr in NAMESPACE_READERS)
+                    or isinstance(parent, ast.Compare)
+                )
+                if not reads:
+                    return False
+        # The answer calls it itself (or names it: getattr, methodcaller): then it picks the keys.
+        for node in ast.walk(self.tree):
+            named = (
+                (isinstance(node, ast.Name) and node.id == method.name)
+                or (isinstance(node, ast.Attribute) and node.attr == method.name)
+                or (isinstance(node, ast.Constant) and node.value == method.name)
+            )
+            if named:
+                return False
+        return True
 
     def functional_enum(self, node: ast.Call, dotted: str | None) -> None:
         """`Enum("Name", members)`: members from a mapping or list built at run time."""
@@ -1626,6 +1864,73 @@ LOGGER_HOOKS = {"addHandler", "addFilter", "removeHandler", "removeFilter", "han
 # Modules whose names make generics when subscripted; builtin classes that do too.
 TYPING_MODULES = ("typing", "typing_extensions", "collections", "numpy.typing", "torch.types")
 GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
+
+
+# An object's namespace: the methods that only read it, those that name keys (NAMESPACE_METHODS:
+# their keys meet setattr's rules), what copies one handed to it, and the methods that restore
+# a state torch or copy hands over (`self.__dict__.update(state)`, as torch's schedulers do).
+NAMESPACE_READERS = {"items", "keys", "values", "copy", "get"}
+NAMESPACE_METHODS = {
+    "update",
+    "setdefault",
+    "get",
+    "pop",
+    "popitem",
+    "clear",
+    "__setitem__",
+    "__delitem__",
+    "__getitem__",
+    "__ior__",
+}
+NAMESPACE_COPIES = {
+    "dict",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "sorted",
+    "len",
+    "repr",
+    "str",
+    "print",
+    "iter",
+    "enumerate",
+    "reversed",
+    "any",
+    "all",
+    "min",
+    "max",
+    "sum",
+    "zip",
+    "map",
+    "filter",
+    "hash",
+    "bool",
+    "isinstance",
+    "copy.copy",
+    "copy.deepcopy",
+    "collections.OrderedDict",
+    *(f"logging.{level}" for level in ("debug", "info", "warning", "error", "critical", "log")),
+}
+# A logger's methods that show their arguments (on the answer's own module's logger).
+LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
+STATE_LOADERS = {"load_state_dict", "__setstate__"}
+
+
+def public_start(name: ast.AST) -> bool:
+    """A name built at run time from a literal start that no private or dunder name has
+    (`f"fc{i}"`, `"layer" + str(i)`)."""
+    first = name
+    while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
+        first = first.left
+    if isinstance(first, ast.JoinedStr) and first.values:
+        first = first.values[0]
+    return (
+        first is not name
+        and isinstance(first, ast.Constant)
+        and isinstance(first.value, str)
+        and first.value[:1].isalpha()
+    )
 
 
 def enum_members(node: ast.AST) -> list[str] | None:
