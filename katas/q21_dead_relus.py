@@ -175,9 +175,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
       train/eval mode, its parameters and their .grad, and every buffer of every module,
       non-persistent ones too, whatever mode the model itself is in (in training mode a
       BatchNorm's forward updates running_mean, running_var and num_batches_tracked, and
-      other modules may update their buffers or parameters, in place or by assigning a new
-      tensor, `self.calls = self.calls + 1`): each attribute holds the tensor it held
-      before, with its values put back into it (the caller or an optimizer may hold it).
+      other modules may update theirs: put their values back into the same tensors, which
+      the caller or an optimizer may hold).
       x is not modified either, even by a model that works in place on its input (one
       whose first layer is nn.ReLU(inplace=True)): run it on a copy. No gradients are
       computed, and no autograd graph is recorded either (run the forward pass under

@@ -912,16 +912,9 @@ class CountsCalls(nn.Module):
         # Not in the state_dict: a restore through state_dict() misses it.
         self.register_buffer("seen", torch.zeros(()), persistent=False)
 
-        # Assigned anew by each forward (not in place), and a parameter a forward updates.
-        self.register_buffer("total", torch.zeros(()))
-        self.scale = nn.Parameter(torch.ones(()))
-
     def forward(self, x):
         self.calls += 1
         self.seen += x.shape[0]
-        self.total = self.total + x.shape[0]
-        with torch.no_grad():
-            self.scale.mul_(2)
         return x
 
 

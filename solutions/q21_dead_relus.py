@@ -23,17 +23,9 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
 
         return hook
 
-    # A forward in training mode updates BatchNorm's running statistics, and a module may
-    # update any parameter or buffer, in place or by assigning a new tensor: keep each one and
-    # a copy of its values, to put both back, so that measuring leaves the model as it was.
-    state = [
-        (module, name, tensor, tensor.detach().clone())
-        for module in model.modules()
-        for name, tensor in [
-            *module.named_parameters(recurse=False),
-            *module.named_buffers(recurse=False),
-        ]
-    ]
+    # A forward in training mode updates BatchNorm's running statistics: keep copies to put
+    # back, so that measuring leaves the model exactly as it was.
+    buffers = [(buffer, buffer.clone()) for buffer in model.buffers()]
     handles = []
     try:
         for name, module in model.named_modules():
@@ -48,9 +40,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
         for handle in handles:
             handle.remove()
         with torch.no_grad():
-            for module, name, tensor, saved in state:
-                setattr(module, name, tensor)
-                tensor.copy_(saved)
+            for buffer, saved in buffers:
+                buffer.copy_(saved)
     return fractions
 
 

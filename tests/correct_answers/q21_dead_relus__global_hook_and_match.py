@@ -72,12 +72,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             alive = _columns(output).ne(0).any(0)
             found[name] = 1.0 - alive.double().mean().item() if alive.numel() else 0.0
 
-    # Every parameter and buffer as the tensor itself and its values: a forward may write
-    # into one or assign a new one.
-    saved = {
-        name: (t, t.detach().clone())
-        for name, t in [*model.named_parameters(), *model.named_buffers()]
-    }
+    saved = {name: b.detach().clone() for name, b in model.named_buffers()}
     with contextlib.ExitStack() as stack:
         stack.callback(_restore, model, saved)
         stack.enter_context(register_module_forward_hook(hook))  # handle as context manager
@@ -86,9 +81,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     return found
 
 
-def _restore(model: nn.Module, saved: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> None:
+def _restore(model: nn.Module, saved: dict[str, torch.Tensor]) -> None:
     with torch.no_grad():
-        for name, (tensor, value) in saved.items():
-            owner, _, attribute = name.rpartition(".")
-            setattr(model.get_submodule(owner), attribute, tensor)
-            tensor.copy_(value)
+        for name, value in saved.items():
+            model.get_buffer(name).copy_(value)

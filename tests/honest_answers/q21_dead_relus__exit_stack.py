@@ -56,12 +56,7 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
 
         return hook
 
-    saved = [
-        (module, name, t, t.detach().clone())
-        for module in model.modules()
-        for name, t in [*module._parameters.items(), *module._buffers.items()]
-        if t is not None
-    ]
+    saved = {name: b.detach().clone() for name, b in model.named_buffers()}
     try:
         with contextlib.ExitStack() as stack, torch.no_grad():
             for name, module in model.named_modules():
@@ -70,7 +65,6 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
             model(x.clone())
     finally:
         with torch.no_grad():
-            for module, name, t, value in saved:
-                setattr(module, name, t)
-                t.copy_(value)
+            for name, b in model.named_buffers():
+                b.copy_(saved[name])
     return found
