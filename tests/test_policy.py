@@ -833,6 +833,11 @@ NOT_MADE = {
         "class A:\n    def m(self, other):\n        self = other\n        self._p = 1",
         [(4, "patch")],
     ),
+    "call-of-a-parameter-named-like-a-class": (
+        "from collections import OrderedDict\ndef f(OrderedDict, dict):\n    x = OrderedDict()\n"
+        "    x._p = 1\n    y = dict()\n    y._p = 1",
+        [(4, "patch"), (6, "patch")],
+    ),
     "vars-of-an-argument-in-one-branch": (
         "def f(arg, c):\n    x = arg\n    if c:\n        x = {}\n    return vars(x)",
         [(5, "builtin")],

@@ -58,7 +58,8 @@ runs:
 - writes: no assignment to an attribute of an imported module or class (torch's documented
   settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
-  return, `self` of a method taken from its class), no dunder, no private name and nothing
+  return, `self` of a method taken from its class, an alias of one; decided where the name is
+  read, from the bindings that can reach it: Owned), no dunder, no private name and nothing
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
   documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
   a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`); none of the fields
@@ -645,6 +646,7 @@ class _Checker:
         self.bound: set[str] = set()  # names bound to an imported module or class
         self.classes: set[str] = set()  # names bound to a class through type(x) or __class__
         self.own: set[int] = set()  # ids of loaded names that hold an object the answer made
+        self.variables: set[str] = set()  # names bound by assignments, loops or parameters
         self.made: set[str] = set()  # attribute names the answer defines or assigns
         self.handler_types: set[int] = set()  # ids of nodes naming an except clause's types
         self.shadowed: set[int] = set()  # ids of names that are the answer's own, not builtins
@@ -989,6 +991,7 @@ class _Checker:
                         targets = [statement.target]
                     for target in targets:
                         self.made.update(bound_names(target))
+        self.variables = variables(tree)
         self.own = Owned(tree, self.makes_object, methods_selves(tree)).found
 
     def makes_object(self, value: ast.AST) -> bool:
@@ -1000,6 +1003,8 @@ class _Checker:
             return True
         if isinstance(value, ast.Call):
             func = value.func
+            if isinstance(func, ast.Name) and func.id in self.variables:
+                return False  # a parameter or variable named like a class may hold anything
             if isinstance(func, ast.Name) and func.id in self.imported:
                 return self.kind_of(self.imported[func.id]) == "class"
             if isinstance(func, ast.Name):
@@ -2278,6 +2283,25 @@ def scope_walk(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, SCOPES):
             pending.extend(ast.iter_child_nodes(node))
+
+
+def variables(tree: ast.AST) -> set[str]:
+    """The names bound anywhere by anything but an import or a class statement: an
+    assignment, a loop, a parameter, `def`, `except ... as`, `match`."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(
+            node,
+            (ast.FunctionDef, ast.AsyncFunctionDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar),
+        ):
+            names.update([node.name] if node.name else [])
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names
 
 
 def bound_names(target: ast.AST) -> Iterator[str]:
