@@ -813,6 +813,137 @@ def test_attacks_are_refused_by_their_rule(case):
     assert rule in {finding.rule for finding in findings}, [str(f) for f in findings]
 
 
+# Which objects the answer made is decided where a name is read, in the name's scope, from the
+# bindings that can reach the read. A write to what the answer did not make (an argument, what
+# a library returns, an alias of either) is refused whichever way it got there.
+NOT_MADE = {
+    "argument-in-one-branch": (
+        "def f(arg, c):\n    if c:\n        x = arg\n    else:\n        x = {}\n    x._p = 1",
+        [(6, "patch")],
+    ),
+    "argument-or-a-library-result": (
+        "import torch\ndef f(c):\n    x = {} if c else torch.zeros(1)\n    x._p = 1",
+        [(4, "patch")],
+    ),
+    "alias-of-an-argument": ("def f(arg):\n    y = arg\n    y._p = 1", [(3, "patch")]),
+    "own-object-rebound-to-an-argument": (
+        "def f(arg):\n    y = {}\n    y = arg\n    y._p = 1",
+        [(4, "patch")],
+    ),
+    "argument-named-like-an-own-local-of-another-function": (
+        "def g():\n    result = {}\n    result._p = 1\ndef f(result):\n    result._p = 1",
+        [(5, "patch")],
+    ),
+    "parameter-of-a-nested-function": (
+        "def f():\n    x = {}\n    def g(x):\n        x._p = 1\n    return g",
+        [(4, "patch")],
+    ),
+    "rebound-in-an-earlier-turn-of-a-loop": (
+        "def f(arg):\n    x = {}\n    for _ in range(2):\n        x._p = 1\n        x = arg",
+        [(4, "patch")],
+    ),
+    "loop-target": (
+        "def f(args):\n    x = {}\n    for x in args:\n        pass\n    x._p = 1",
+        [(5, "patch")],
+    ),
+    "rebound-before-an-exception": (
+        "def f(arg, g):\n    x = {}\n    try:\n        x = arg\n        x = g()\n"
+        "    except Exception:\n        pass\n    x._p = 1",
+        [(8, "patch")],
+    ),
+    "rebound-in-a-with-that-swallows-exceptions": (
+        "import contextlib\ndef f(arg, g):\n    x = arg\n"
+        "    with contextlib.suppress(Exception):\n        x = g()\n        x = {}\n"
+        "    x._p = 1",
+        [(7, "patch")],
+    ),
+    "rebound-by-a-nested-function": (
+        "def f(arg):\n    x = {}\n    def g():\n        nonlocal x\n        x = arg\n"
+        "    g()\n    x._p = 1",
+        [(7, "patch")],
+    ),
+    "global-rebound-by-a-function": (
+        "x = {}\ndef g(arg):\n    global x\n    x = arg\nx._p = 1",
+        [(5, "patch")],
+    ),
+    "closure-over-a-name-rebound-later": (
+        "def f(arg):\n    x = {}\n    def g():\n        x._p = 1\n    x = arg\n    g()",
+        [(4, "patch")],
+    ),
+    "builtin-read-before-a-global-of-its-name": (
+        "def h():\n    dict._p = 1\nh()\ndict = {}",
+        [(2, "patch")],
+    ),
+    "walrus": (
+        "def f(arg):\n    x = {}\n    if (x := arg):\n        pass\n    x._p = 1",
+        [(5, "patch")],
+    ),
+    "unpacked-from-a-tuple": ("def f(arg):\n    a, b = arg, 1\n    a._p = 1", [(3, "patch")]),
+    "bound-by-an-earlier-target": (
+        "def f(arg):\n    x = {}\n    x, x._p = arg, 1",
+        [(3, "patch")],
+    ),
+    "method-self-rebound": (
+        "class A:\n    def m(self, other):\n        self = other\n        self._p = 1",
+        [(4, "patch")],
+    ),
+    "call-of-a-parameter-named-like-a-class": (
+        "from collections import OrderedDict\ndef f(OrderedDict, dict):\n    x = OrderedDict()\n"
+        "    x._p = 1\n    y = dict()\n    y._p = 1",
+        [(4, "patch"), (6, "patch")],
+    ),
+    "vars-of-an-argument-in-one-branch": (
+        "def f(arg, c):\n    x = arg\n    if c:\n        x = {}\n    return vars(x)",
+        [(5, "builtin")],
+    ),
+    "dict-of-an-argument-in-one-branch": (
+        "def f(arg, c):\n    x = arg\n    if c:\n        x = {}\n    return x.__dict__",
+        [(5, "dunder")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_MADE))
+def test_writes_to_what_the_answer_did_not_make_are_refused_however_bound(case):
+    code, expected = NOT_MADE[case]
+    assert refused(code) == expected
+
+
+# The same writes where the object is the answer's on every way to the write.
+MADE = {
+    "own-in-its-branch": (
+        "from collections import OrderedDict\ndef f(sd, c):\n    if c:\n"
+        "        fixed = OrderedDict(sd)\n        fixed._metadata = {}\n    else:\n"
+        "        fixed = sd\n    return fixed"
+    ),
+    "own-local-beside-another-functions-local-of-that-name": (
+        "from collections import OrderedDict\ndef g(model):\n    result = model.state_dict()\n"
+        "    return list(result)\ndef f():\n    result = OrderedDict()\n"
+        "    result._metadata = {}\n    return result"
+    ),
+    "own-after-a-branch-that-returns": (
+        "def f(arg, c):\n    if c:\n        x = arg\n        return x\n    x = {}\n    x._p = 1"
+    ),
+    "alias-of-an-own-object": "def f():\n    x = {}\n    y = x\n    y._p = 1",
+    "own-in-each-turn-of-a-loop": (
+        "def f(args):\n    for a in args:\n        x = {}\n        x._p = a"
+    ),
+    "own-global-read-in-a-function": "x = {}\ndef f():\n    x._p = 1",
+    "closure-over-an-own-object": (
+        "def f():\n    x = {}\n    def g():\n        x._p = 1\n    return g"
+    ),
+    "method-self-in-a-hook": (
+        "class A:\n    def m(self, model):\n        def hook(*args):\n"
+        "            self._seen = args\n        return model.register_forward_hook(hook)"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MADE))
+def test_writes_to_what_the_answer_made_are_allowed(case):
+    assert refused(MADE[case]) == []
+
+
 # What honest answers do that an earlier policy refused, and idioms next to the attacks above.
 HONEST_IDIOMS = {
     "operator": (

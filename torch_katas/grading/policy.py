@@ -65,7 +65,8 @@ runs:
 - writes: no assignment to an attribute of an imported module or class (torch's documented
   settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
-  return, `self` of a method taken from its class), no dunder, no private name and nothing
+  return, `self` of a method taken from its class, an alias of one; decided where the name is
+  read, from the bindings that can reach it: Owned), no dunder, no private name and nothing
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
   documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
   a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`); none of the fields
@@ -89,7 +90,8 @@ import builtins
 import functools
 import re
 import types
-from collections.abc import Iterable, Iterator
+import typing
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -653,7 +655,8 @@ class _Checker:
         self.imported: dict[str, str] = {}  # local name -> what it was imported as (dotted)
         self.bound: set[str] = set()  # names bound to an imported module or class
         self.classes: set[str] = set()  # names bound to a class through type(x) or __class__
-        self.own: set[str] = set()  # names bound only to objects the answer makes
+        self.own: set[int] = set()  # ids of loaded names that hold an object the answer made
+        self.variables: set[str] = set()  # names bound by assignments, loops or parameters
         self.made: set[str] = set()  # attribute names the answer defines or assigns
         self.handler_types: set[int] = set()  # ids of nodes naming an except clause's types
         self.shadowed: set[int] = set()  # ids of names that are the answer's own, not builtins
@@ -987,27 +990,9 @@ class _Checker:
                         changed = True
 
     def find_own(self, tree: ast.Module) -> None:
-        """Names bound only to objects the answer makes (`m = nn.Linear(2, 2)`, `d = {}`), and
-        the attribute names it defines or assigns itself."""
-        made_by: dict[str, list[bool]] = {}
-        for target, value in bindings_of(tree):
-            for name in bound_names(target):
-                made_by.setdefault(name, []).append(self.makes_object(value))
+        """The names that hold an object the answer made where they are read (Owned), and the
+        attribute names it defines or assigns itself."""
         for node in ast.walk(tree):
-            # Names bound to what an exception or a match subject holds.
-            caught = getattr(node, "name", None) if isinstance(node, ast.ExceptHandler) else None
-            if isinstance(node, (ast.MatchAs, ast.MatchStar)):
-                caught = node.name
-            elif isinstance(node, ast.MatchMapping):
-                caught = node.rest
-            if caught:
-                made_by.setdefault(caught, []).append(False)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                arguments = node.args
-                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-                every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-                for arg in every:
-                    made_by.setdefault(arg.arg, []).append(False)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.made.add(node.name)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -1022,8 +1007,8 @@ class _Checker:
                         targets = [statement.target]
                     for target in targets:
                         self.made.update(bound_names(target))
-        self.own = {name for name, made in made_by.items() if all(made)}
-        self.own |= methods_selves(tree)
+        self.variables = variables(tree)
+        self.own = Owned(tree, self.makes_object, methods_selves(tree)).found
 
     def makes_object(self, value: ast.AST) -> bool:
         """Does `value` make a new object of the answer's own (not a module, class or what
@@ -1034,6 +1019,8 @@ class _Checker:
             return True
         if isinstance(value, ast.Call):
             func = value.func
+            if isinstance(func, ast.Name) and func.id in self.variables:
+                return False  # a parameter or variable named like a class may hold anything
             if isinstance(func, ast.Name) and func.id in self.imported:
                 return self.kind_of(self.imported[func.id]) == "class"
             if isinstance(func, ast.Name):
@@ -1199,7 +1186,7 @@ class _Checker:
         if isinstance(node, ast.Name):
             values = self.aliases.get(node.id)
             own = values is not None and all(self.own_logger(v) for v in values)
-            return own or node.id in self.own
+            return own or id(node) in self.own
         return (
             isinstance(node, ast.Call)
             and self.dotted(node.func) == "logging.getLogger"
@@ -1213,7 +1200,7 @@ class _Checker:
 
     def own_definition(self, node: ast.Attribute) -> bool:
         """`self.dump` in a method of a class whose body defines `dump`: the answer's own."""
-        if not (isinstance(node.value, ast.Name) and node.value.id in self.own):
+        if not (isinstance(node.value, ast.Name) and id(node.value) in self.own):
             return False
         scope: ast.AST | None = node
         while scope is not None:
@@ -1237,7 +1224,7 @@ class _Checker:
                 attr == "__dict__"
                 and isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)
-                and node.value.id in self.own
+                and id(node.value) in self.own
             )
             if attr not in DUNDER_ATTRIBUTES and not own:
                 self.note(node, "dunder", f"uses the attribute {attr}")
@@ -1337,7 +1324,7 @@ class _Checker:
             and len(parent.args) == 1
             and not parent.keywords
             and isinstance(parent.args[0], ast.Name)
-            and parent.args[0].id in self.own
+            and id(parent.args[0]) in self.own
         )
         if name in REFUSED_BUILTINS and not own_namespace:
             self.note(node, "builtin", f"uses {name} ({REFUSED_BUILTINS[name]})")
@@ -1489,7 +1476,7 @@ class _Checker:
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
         """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
         made itself, from a literal start that no private or dunder name has."""
-        return isinstance(owner, ast.Name) and owner.id in self.own and public_start(name)
+        return isinstance(owner, ast.Name) and id(owner) in self.own and public_start(name)
 
     # -- namespaces: vars(x) and x.__dict__ of the answer's own object -----------------------
 
@@ -1526,14 +1513,14 @@ class _Checker:
             if id(node.func) in self.shadowed or not node.args:
                 return False
             owner = node.args[0]
-            own = isinstance(owner, ast.Name) and owner.id in self.own
+            own = isinstance(owner, ast.Name) and id(owner) in self.own
             if node.func.id == "vars":
                 return own
             if node.func.id == "getattr" and len(node.args) >= 2:
                 return own and "__dict__" in (self.literal_names(node.args[1]) or ())
             return False
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-            return isinstance(node.value, ast.Name) and node.value.id in self.own
+            return isinstance(node.value, ast.Name) and id(node.value) in self.own
         if not aliases:
             return False
         if isinstance(node, ast.Name):
@@ -1770,7 +1757,9 @@ class _Checker:
                 self.note(statement, "patch", f"assigns to {text}, an attribute of a call's result")
             return
         own = (
-            isinstance(root, ast.Name) and root is owner and root.id in self.own | self.own_classes
+            isinstance(root, ast.Name)
+            and root is owner
+            and (id(root) in self.own or root.id in self.own_classes)
         )
         if is_dunder(attr) and attr not in ("__doc__", "__name__", "__qualname__"):
             self.note(statement, "patch", f"assigns to {text}, a dunder attribute")
@@ -2280,6 +2269,344 @@ def methods_selves(tree: ast.AST) -> set[str]:
         if not passes_self:
             return set()
     return selves
+
+
+TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def names_bound_in(nodes: Iterable[ast.AST | None], deep: bool = True) -> set[str]:
+    """Every name the statements or expressions bind in their own scope (a nested function's
+    or class's name, not what its body binds); with deep=False, the nodes' own bindings only."""
+    names: set[str] = set()
+    pending = [node for node in nodes if node is not None]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        if deep:
+            pending.extend(ast.iter_child_nodes(node))
+    return names
+
+
+class Owned:
+    """Where a name is read, does it hold an object the answer made (`d = {}`,
+    `m = nn.Linear(2, 2)`, `self` of a method)? Decided scope by scope, from the bindings that
+    can reach the read: in its own scope a name is own where every binding of it that can
+    precede the read makes an object or is an alias of an own one (branches joined, a
+    `return` ends a way); a function reads a name of the function around it or of the module
+    as own where every binding of it there makes an object (a builtin's name aside). A
+    parameter (but a method's `self`, as methods_selves allows), a name bound by a loop
+    target, `with ... as`, `except ... as`, `match`, import, `def`, `del`, augmented
+    assignment of something not made, or anywhere by `:=`, `global` or `nonlocal`, is not
+    own; a loop's body starts with the names it binds not own (an earlier turn may have
+    bound them to anything), and after a loop, `try` or `with` only the names its body
+    leaves alone keep what they were (an exception may stop it anywhere)."""
+
+    def __init__(self, tree: ast.Module, makes: Callable[[ast.AST], bool], selves: set[str]):
+        self.makes = makes
+        self.selves = selves
+        self.found: set[int] = set()  # ids of the loaded names that are own where read
+        self.never = {
+            name
+            for node in ast.walk(tree)
+            for name in (
+                node.names
+                if isinstance(node, (ast.Global, ast.Nonlocal))
+                else bound_names(node.target)
+                if isinstance(node, ast.NamedExpr)
+                else ()
+            )
+        }
+        # A static method's first parameter is any object its caller passes.
+        self.methods = {
+            id(item)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            for item in node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list
+            )
+        }
+        self.scope(tree, set(), [])
+
+    def scope(self, node: ast.AST, state: set[str], outer: list[ast.AST]) -> None:
+        """One scope, entered with the names own in it from the start."""
+        if isinstance(node, ast.Lambda):
+            self.expression(node.body, state, [*outer, node])
+        else:
+            self.block(getattr(node, "body", []), state, [*outer, node])
+
+    def function(self, node: ast.AST, outer: list[ast.AST]) -> None:
+        """A function's body, entered with its `self` if a method's and the own names it
+        reads from around it."""
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        state: set[str] = set()
+        first = [a.arg for a in [*node.args.posonlyargs, *node.args.args]][:1]
+        if id(node) in self.methods and set(first) <= self.selves:
+            state.update(first)
+        state |= self.free_own(outer, local_names(node))
+        self.scope(node, state - self.never, outer)
+
+    def free_own(self, outer: list[ast.AST], local: set[str]) -> set[str]:
+        """Names a function reads from the functions around it or the module (not from a
+        class body) that the scope binding them binds only to objects it made: whenever the
+        function runs, they hold one of those (or are unbound)."""
+        own: set[str] = set()
+        hidden = set(local)
+        for scope in reversed(outer):
+            if isinstance(scope, ast.ClassDef):
+                continue  # a class body's names are not seen from its methods
+            names = local_names(scope) - hidden
+            if isinstance(scope, ast.Module):
+                # A global read before it is bound is the builtin of that name.
+                names -= set(dir(builtins))
+            own |= {n for n in names if self.always_own(scope, n)}
+            hidden |= names
+        return own
+
+    def always_own(self, scope: ast.AST, name: str) -> bool:
+        """Is every binding of `name` in `scope` (a function or the module) one that makes an
+        object?"""
+        if name in self.never:
+            return False
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = scope.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+            first = [a.arg for a in [*arguments.posonlyargs, *arguments.args]][:1]
+            method_self = id(scope) in self.methods and [name] == first and name in self.selves
+            if name in {a.arg for a in every} and not method_self:
+                return False
+        body = [scope.body] if isinstance(scope, ast.Lambda) else getattr(scope, "body", [])
+        made: set[int] = set()
+        stores: list[ast.Name] = []
+        for node in scope_walk(body):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if self.makes(node.value):
+                    made.update(id(t) for t in targets if isinstance(t, ast.Name))
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and not isinstance(node.ctx, ast.Load)
+            ):
+                stores.append(node)
+            elif not isinstance(node, ast.Name) and name in names_bound_in([node], deep=False):
+                return False  # an import, a nested definition, an except or match name
+        return all(id(n) in made for n in stores)
+
+    # -- statements: each takes the own names before it, gives those after (None: no way on)
+
+    def block(
+        self, body: list[ast.stmt], state: set[str] | None, outer: list[ast.AST]
+    ) -> set[str] | None:
+        for statement in body:
+            # What follows a return runs never: nothing is own there.
+            state = self.statement(statement, set() if state is None else state, outer)
+        return state
+
+    def statement(self, node: ast.stmt, state: set[str], outer: list[ast.AST]) -> set[str] | None:
+        expression = functools.partial(self.expression, outer=outer)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            heads: list[ast.AST | None] = [*node.decorator_list]
+            if isinstance(node, ast.ClassDef):
+                heads += [*node.bases, *node.keywords]
+                self.scope(node, set(), outer)
+            else:
+                heads += [*node.args.defaults, *node.args.kw_defaults]
+                self.function(node, outer)
+            for part in heads:
+                if part is not None:
+                    expression(part, state)
+            return state - {node.name}
+        if isinstance(node, (ast.Return, ast.Raise)):
+            for part in ast.iter_child_nodes(node):
+                expression(part, state)
+            return None
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return None
+        if isinstance(node, ast.Assign):
+            expression(node.value, state)
+            after = state - names_bound_in(node.targets)
+            for target in node.targets:
+                expression(target, after)
+            for target in node.targets:
+                after |= self.made_names(target, node.value, state)
+            return after
+        if isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                return state
+            expression(node.value, state)
+            after = state - names_bound_in([node.target])
+            expression(node.target, after)
+            return after | self.made_names(node.target, node.value, state)
+        if isinstance(node, ast.AugAssign):
+            # In place on an own object (`parts += [x]`), still the answer's.
+            expression(node.target, state)
+            expression(node.value, state)
+            name = node.target.id if isinstance(node.target, ast.Name) else None
+            if name is None or (name in state and self.makes(node.value)):
+                return state
+            return state - {name}
+        if isinstance(node, ast.If):
+            expression(node.test, state)
+            return join(
+                self.block(node.body, set(state), outer),
+                self.block(node.orelse, set(state), outer),
+            )
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            # Each turn begins with the names the loop binds not own (a turn before may have
+            # bound them to anything); after it, the same.
+            if not isinstance(node, ast.While):
+                expression(node.iter, state)
+            head = state - names_bound_in([node])
+            expression(node.target if not isinstance(node, ast.While) else node.test, head)
+            self.block(node.body, set(head), outer)
+            return self.block(node.orelse, set(head), outer)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                expression(item.context_expr, state)
+            head = state - names_bound_in([i.optional_vars for i in node.items if i.optional_vars])
+            for item in node.items:
+                if item.optional_vars is not None:
+                    expression(item.optional_vars, head)
+            self.block(node.body, set(head), outer)
+            # A context manager may swallow an exception anywhere in the body.
+            return head - names_bound_in(node.body)
+        if isinstance(node, TRY):
+            node = typing.cast(ast.Try, node)  # ast.TryStar (3.11) has the same fields
+            caught = state - names_bound_in(node.body)
+            ends = [self.block(node.orelse, self.block(node.body, set(state), outer), outer)]
+            for handler in node.handlers:
+                if handler.type is not None:
+                    expression(handler.type, caught)
+                ends.append(self.block(handler.body, caught - {handler.name or ""}, outer))
+            if not node.finalbody:
+                return functools.reduce(join, ends)
+            every = state - names_bound_in([*node.body, *node.handlers, *node.orelse])
+            return self.block(node.finalbody, every, outer)
+        if isinstance(node, ast.Match):
+            expression(node.subject, state)
+            ends = [set(state)]
+            for case in node.cases:
+                inner = state - names_bound_in([case.pattern])
+                for part in ast.walk(case.pattern):
+                    if isinstance(part, ast.expr):
+                        expression(part, inner)
+                if case.guard is not None:
+                    expression(case.guard, inner)
+                ends.append(self.block(case.body, inner, outer))
+            return functools.reduce(join, ends)
+        for part in ast.iter_child_nodes(node):
+            expression(part, state)
+        if isinstance(node, ast.Delete):
+            return state - names_bound_in(node.targets)
+        return state - names_bound_in([node])  # import, type alias, expression
+
+    def made_names(self, target: ast.AST, value: ast.AST, state: set[str]) -> set[str]:
+        """The names `target = value` binds to objects the answer made."""
+        if isinstance(target, ast.Name):
+            return {target.id} - self.never if self.own_value(value, state) else set()
+        pairs = (
+            isinstance(target, (ast.Tuple, ast.List))
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in [*target.elts, *value.elts])
+        )
+        if not pairs:
+            return set()
+        assert isinstance(target, (ast.Tuple, ast.List))
+        assert isinstance(value, (ast.Tuple, ast.List))
+        made: set[str] = set()
+        for each, part in zip(target.elts, value.elts, strict=True):
+            # `a, a = {}, x`: the last binding wins.
+            made = (made - names_bound_in([each])) | self.made_names(each, part, state)
+        return made
+
+    def own_value(self, value: ast.AST, state: set[str]) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in state
+        if isinstance(value, ast.IfExp):
+            return self.own_value(value.body, state) and self.own_value(value.orelse, state)
+        return self.makes(value)
+
+    # -- expressions
+
+    def expression(self, node: ast.AST, state: set[str], outer: list[ast.AST]) -> None:
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load) and node.id in state:
+                self.found.add(id(node))
+            return
+        if isinstance(node, ast.Lambda):
+            for default in [*node.args.defaults, *node.args.kw_defaults]:
+                if default is not None:
+                    self.expression(default, state, outer)
+            self.function(node, outer)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            # The first iterable is read where the comprehension is; the rest in a scope of
+            # its own, later for a generator: its own names are not.
+            self.expression(node.generators[0].iter, state, outer)
+            inner = set() if isinstance(node, ast.GeneratorExp) else set(state)
+            inner -= {n for g in node.generators for n in names_bound_in([g.target])}
+            rest = [*node.generators[0].ifs]
+            for generator in node.generators[1:]:
+                rest += [generator.iter, *generator.ifs]
+            rest += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for part in rest:
+                self.expression(part, inner, outer)
+            return
+        for child in ast.iter_child_nodes(node):
+            self.expression(child, state, outer)
+
+
+def join(a: set[str] | None, b: set[str] | None) -> set[str] | None:
+    """The names own on both ways in (None: a way that does not come here)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return a & b
+
+
+def scope_walk(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes of a scope, not those inside the functions and classes it defines."""
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def variables(tree: ast.AST) -> set[str]:
+    """The names bound anywhere by anything but an import or a class statement: an
+    assignment, a loop, a parameter, `def`, `except ... as`, `match`."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(
+            node,
+            (ast.FunctionDef, ast.AsyncFunctionDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar),
+        ):
+            names.update([node.name] if node.name else [])
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names
 
 
 def bound_names(target: ast.AST) -> Iterator[str]:
