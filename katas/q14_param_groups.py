@@ -64,10 +64,9 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
       param_groups[1] the no-decay parameters with weight_decay=0.0; both use lr=`lr`
       and AdamW's other defaults. There are always exactly two groups (one may be empty),
       holding the same parameters, in the same order, as `decay_groups(model)`.
-    - Rule: lr and weight_decay are AdamW's defaults too (`optimizer.defaults["lr"] == lr`,
-      `optimizer.defaults["weight_decay"] == weight_decay`): pass them to AdamW as
-      keywords, so a group added later with add_param_group gets them, and AdamW checks
-      them.
+    - Hint: pass lr and weight_decay to AdamW as keywords too: they become its defaults
+      (`optimizer.defaults`), so a group added later with add_param_group gets them, and
+      AdamW checks them.
     - Raises ValueError if lr or weight_decay is negative or NaN (AdamW checks its
       defaults, not each group's settings); 0 is fine for both.
 
