@@ -1249,7 +1249,7 @@ def _sample(facet: Facet, device: torch.device) -> Args:
     """Valid arguments from a facet's `make`, whatever its signature."""
     make: Any = getattr(facet, "make", None)
     if isinstance(facet, (Dtypes, Gradients)) or (isinstance(facet, Unmodified) and facet.dtypes):
-        dtypes = facet.dtypes  # type: ignore[attr-defined]
+        dtypes = facet.dtypes
         return make(torch.float32 if torch.float32 in dtypes else dtypes[0], device)
     if isinstance(facet, Shapes):
         return make(SHAPES[next((s for s in facet.shapes if s != "empty"), "2-D")], device)

@@ -1,4 +1,5 @@
-"""Correct: takes the gradients with loss.backward() on x and y detached (only w and b get a .grad)."""
+"""Correct: takes the gradients with loss.backward() on x and y detached (only w and b
+get a .grad)."""
 
 import torch
 
