@@ -32,9 +32,10 @@ def fit_line(
     - Start from w = 0 and b = 0. Each step computes the loss
       `((w * x + b - y) ** 2).mean()`, its gradients with autograd, and updates
       `w -= lr * dL/dw`, `b -= lr * dL/db`. `steps=0` returns the starting point.
+    - Each step runs on x's device (w and b made there, no tensor on another device).
     - The update is not recorded on the graph (under torch.no_grad(), or on detached
-      values): each step's graph is freed once its gradients are taken, so memory does not
-      grow with the number of steps.
+      values): each step's graph is freed once its gradients are taken (no retain_graph,
+      no loss tensor kept), so memory does not grow with the number of steps.
     - Returns (w, b): 0-dim tensors with x's dtype, on x's device, detached from any
       graph (no grad_fn, requires_grad False).
     - x and y are data, not parameters: their values, requires_grad flags and .grad stay
@@ -66,8 +67,8 @@ def fit_until(
       device x and y are on, whichever it is.
     - Before each step, compute the loss at the current w and b; if it is below `tol`
       (strictly: a loss equal to tol is not below it), stop. Otherwise take the step. Take
-      at most `max_steps` steps (the budget; 0 takes none): a loss that never gets below
-      `tol` stops there.
+      at most `max_steps` steps (the budget, an int >= 0; 0 takes none): a loss that never
+      gets below `tol` stops there. Any float lr is taken as it is (0 or negative too).
     - The comparison is of numbers: the loss's value against tol itself, not tol rounded
       to the loss's dtype. Any float tol is valid: a negative tol is never reached, and a
       NaN loss (a descent that diverged) or a NaN tol is never below, so both run to the

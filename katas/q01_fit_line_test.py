@@ -1,5 +1,6 @@
 import itertools
 import math
+import weakref
 
 import pytest
 import torch
@@ -15,6 +16,7 @@ from torch_katas.testing import (
     forbidden_calls,
     forbidden_modules,
     raises,
+    same_device,
     skip_unless_supported,
 )
 
@@ -225,7 +227,8 @@ def test_takes_the_gradients_from_autograd(device, fit):
     with DataBlocksGradients(x, y):
         w, b = FITS[fit](x, y)
     by_hand = gradient_descent_by_hand(x, y, steps=2, lr=0.1)
-    assert not (torch.allclose(w, by_hand[0]) and torch.allclose(b, by_hand[1])), (
+    # Each of them: autograd's gradients are blocked here, so by-hand descent shows in either.
+    assert not (torch.allclose(w, by_hand[0]) or torch.allclose(b, by_hand[1])), (
         f"{fit}'s updates did not use autograd's gradients of the loss; make w and b require "
         "grad and update them with what loss.backward() or torch.autograd.grad(loss, "
         "(w, b)) gives, not with dL/dw written by hand (nor routed through autograd as a "
@@ -266,6 +269,66 @@ def test_graph_does_not_grow_with_the_steps(device, fit):
         f"{fit}'s largest graph had {sizes[0]} nodes after 2 steps and {sizes[1]} after 8: "
         "the updates are recorded on the graph (a chain that grows every step, and memory "
         "with it); update w and b under torch.no_grad() (w -= lr * grad_w)"
+    )
+
+
+class GraphsAlive(TorchFunctionMode):
+    """The most tensors carrying a graph alive at once in the block (each holds its graph,
+    with the tensors saved for its backward, in memory)."""
+
+    def __init__(self):
+        super().__init__()
+        self.live, self.most = {}, 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        for tensor in tree_leaves(result):
+            if isinstance(tensor, torch.Tensor) and tensor.grad_fn is not None:
+                key = id(tensor)
+                self.live[key] = weakref.ref(tensor, lambda _, key=key: self.live.pop(key, None))
+        self.most = max(self.most, len(self.live))
+        return result
+
+
+@pytest.mark.parametrize("fit", list(FITS))
+def test_each_steps_graph_is_freed(device, fit):
+    x, y = noisy_line(device)
+    most = []
+    for steps in (2, 8):
+        with GraphsAlive() as watch:
+            FITS[fit](x, y, steps=steps)
+        most.append(watch.most)
+    assert most[0] == most[1], (
+        f"{fit} kept {most[0]} tensors with a graph alive at once over 2 steps and {most[1]} "
+        "over 8: the steps' graphs stay in memory (the losses kept in a list, with "
+        "retain_graph=True); keep loss.item() if you need the history"
+    )
+
+
+class Devices(TorchFunctionMode):
+    """The devices of the tensors that torch functions return inside the block."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        for tensor in tree_leaves(result):
+            if isinstance(tensor, torch.Tensor):
+                self.seen.add(tensor.device)
+        return result
+
+
+@pytest.mark.parametrize("fit", list(FITS))
+def test_every_step_runs_on_the_inputs_device(device, fit):
+    x, y = noisy_line(device)
+    with Devices() as made:
+        FITS[fit](x, y, steps=2)
+    elsewhere = {place for place in made.seen if not same_device(place, device)}
+    assert not elsewhere, (
+        f"{fit} made tensors on {sorted(map(str, elsewhere))}, not only on x's device {device}: "
+        "create w and b where x is (device=x.device), so that each step runs there"
     )
 
 
@@ -452,6 +515,27 @@ def test_fit_until_works_in_the_inputs_dtype(device, dtype):
         check_tensor(value, shape=(), dtype=dtype, device=device, name=name)
 
 
+def test_fit_until_reads_a_float16_loss_whose_sum_overflows(device):
+    # The mean of 30000 squares of 2 is 4 < tol = 8, but their float16 sum is inf.
+    x = torch.linspace(-1, 1, 30000, device=device).half()
+    y = torch.full_like(x, 2.0)
+    *_, taken = fit_until(x, y, 8.0, max_steps=5, lr=0.1)
+    assert taken == 0, (
+        f"fit_until took {taken} steps where the starting loss 4 is below tol 8: the loss is "
+        "the mean, ((w * x + b - y) ** 2).mean(), which torch accumulates in float32; a sum "
+        "divided by N overflows float16"
+    )
+
+
+@pytest.mark.parametrize("lr, max_steps, taken", [(0.0, 3, 3), (-0.1, 3, 3), (0.1, 0, 0)], ids=str)
+def test_fit_until_takes_any_lr_and_budget(device, lr, max_steps, taken):
+    # "Raises ValueError for nothing else": lr = 0 or negative descends by nothing, or
+    # climbs; a budget of 0 takes no step.
+    x, y = noisy_line(device)
+    result = fit_until(x, y, -1.0, max_steps=max_steps, lr=lr)
+    check_fit(result, x, y, taken, lr, device)
+
+
 def test_fit_until_leaves_the_grad_of_inputs_that_require_grad_alone(device):
     x, y = noisy_line(device)
     x.requires_grad_()
@@ -502,11 +586,19 @@ FACETS = facets.declare(
     ),
     facets.of(
         fit_until,
+        # Each step as for fit_line (the budget spent: a loss is never below tol < 0).
+        facets.Dtypes(
+            lambda dtype, device: facets.args(*line(dtype, device).args[:2], -1.0, 3, 0.1),
+            oracle=lambda x, y, tol, max_steps, lr: gradient_descent_by_hand(x, y, max_steps, lr),
+            ulps=16,
+            atol=ROUNDED,
+        ),
         facets.Unmodified(lambda device: until(device, requires_grad=True)),
         facets.NoGraph(
             lambda device: until(device, requires_grad=True),
-            state=lambda arguments, result: result[:2],
+            state=lambda arguments, result: result,
         ),
+        call=lambda *positional, **keywords: fit_until(*positional, **keywords)[:2],
     ),
 )
 test_facets = FACETS.test

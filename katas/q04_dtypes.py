@@ -37,12 +37,15 @@ def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
       with at least one element along the reduced dims.
     - float16 and bfloat16 are accumulated in float32: the result is the float32 mean,
       rounded once to x's dtype. (A float16 sum over 65504 is inf; a bfloat16 sum keeps
-      8 significant bits.) float32 and float64 are averaged as they are. The rule is the
+      8 significant bits; float16 has too small a range to hold a bfloat16 sum.) float32
+      and float64 are averaged as they are; no float64 tensor is made for the other
+      dtypes (MPS has none). NaN propagates: a mean over a NaN is NaN. The rule is the
       result; how you get it is yours. (Hint: torch's own x.mean() already accumulates
       float16 and bfloat16 in float32 on the CPU and CUDA, x.sum() / n does not; converting
       to float32 yourself makes it sure on every backend.)
     - Returns a tensor of x's dtype on x's device: 0-dim for dim=None, otherwise x's shape
-      without `dim` (negative dims count from the end). x is not modified.
+      without `dim` (negative dims count from the end; every other dim kept, those of size
+      1 included). x is not modified.
 
     >>> safe_mean(torch.full((1000,), 100.0, dtype=torch.float16))
     tensor(100., dtype=torch.float16)
@@ -64,9 +67,10 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
       exactly, for every value and every width: -1 with width 10 is in bucket -1, not 0,
       and int8 [5, -5] with width 1000 is [0, -1] (torch converts a Python number to the
       tensor's dtype, where 1000 wraps).
-    - Returns a tensor of timestamps' dtype, shape and device. timestamps is not modified.
+    - Returns a new tensor of timestamps' dtype, shape and device (never timestamps
+      itself, nor memory shared with it, even for width 1). timestamps is not modified.
     - Raises ValueError if width < 1, TypeError if timestamps is not an integer tensor
-      (floating, complex and bool tensors are not).
+      (floating, complex and bool tensors are not), an empty tensor included.
 
     >>> time_bucket(torch.tensor([-11, -1, 0, 9, 10]), 10)
     tensor([-2, -1,  0,  0,  1])

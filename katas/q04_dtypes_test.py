@@ -3,6 +3,7 @@ import warnings
 
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
 
 from katas.q04_dtypes import nbytes, safe_mean, time_bucket
 from torch_katas import facets
@@ -69,8 +70,19 @@ def test_nbytes_of_a_torch_size(device):
 )
 # 10**16 elements is far beyond any machine's memory; 10**20 and 2**64 are beyond int64 too,
 # where a product in NumPy or torch.Size wraps silently.
+# (10**9 + 7) * (10**9 + 9) and 3**40 have more digits than a float64 holds: a product
+# taken in floating point loses the last ones.
 @pytest.mark.parametrize(
-    "shape", [(10**8, 10**8), (10**10, 10**10), (2**32, 2**32), (2**62, 4)], ids=str
+    "shape",
+    [
+        (10**8, 10**8),
+        (10**10, 10**10),
+        (2**32, 2**32),
+        (2**62, 4),
+        (10**9 + 7, 10**9 + 9),
+        (3**40,),
+    ],
+    ids=str,
 )
 def test_nbytes_of_a_tensor_too_big_to_allocate(device, dtype, expected, shape):
     expected = expected // 10**16 * math.prod(shape)  # bytes per element times elements
@@ -164,6 +176,69 @@ def test_safe_mean_keeps_float64_precision(device):
         "only float16 and bfloat16 go through float32",
         rtol=0,
         atol=1e-15,
+    )
+
+
+@pytest.mark.parametrize("value", [1e5, 1e30, 1e-6, 1e-30], ids=str)
+def test_safe_mean_of_bfloat16_beyond_float16s_range(device, value):
+    # bfloat16 has float32's range: float16 (max 65504, smallest normal 6e-5) is no place to
+    # accumulate it, whatever its longer mantissa.
+    x = torch.full((64,), value, device=device).to(torch.bfloat16)
+    result = safe_mean(x)
+    check_tensor(result, shape=(), dtype=torch.bfloat16, device=device, name="safe_mean(x)")
+    assert result.item() == x[0].item(), (
+        f"the mean of 64 equal bfloat16 values {x[0].item():g} is that value, got "
+        f"{result.item():g}: accumulate bfloat16 in float32 (float16 has too small a range)"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_safe_mean_of_nan_is_nan(device, dtype):
+    x = torch.tensor([[1.0, math.nan, 3.0], [1.0, 2.0, 3.0]], device=device).to(dtype)
+    result = safe_mean(x, dim=1)
+    check_tensor(result, shape=(2,), dtype=dtype, device=device, name="safe_mean(x, 1)")
+    assert math.isnan(result[0].item()) and result[1].item() == 2.0, (
+        f"the mean of [1, nan, 3] is nan (and of [1, 2, 3] is 2), got {result.tolist()}: "
+        "a mean does not skip NaN (that is nanmean)"
+    )
+    assert math.isnan(safe_mean(x).item()), "the mean of a tensor holding a NaN is nan"
+
+
+@pytest.mark.parametrize(
+    "shape, dim, expected",
+    [((1, 5), 1, (1,)), ((5, 1), 0, (1,)), ((1, 4, 1), -2, (1, 1)), ((1, 1), None, ())],
+    ids=str,
+)
+def test_safe_mean_keeps_every_other_dim_of_size_1(device, shape, dim, expected):
+    x = torch.arange(torch.Size(shape).numel(), device=device).reshape(shape).to(torch.float16)
+    result = safe_mean(x, dim)
+    check_tensor(result, shape=expected, dtype=torch.float16, device=device, name="safe_mean")
+
+
+class _DtypesMade(TorchFunctionMode):
+    """The dtypes of the tensors that torch functions return inside the block."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for item in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(item, torch.Tensor):
+                self.seen.add(item.dtype)
+        return out
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_safe_mean_makes_no_float64(device, dtype):
+    x = torch.linspace(-3, 3, 60, device=device).reshape(6, 10).to(dtype)
+    with _DtypesMade() as made:
+        safe_mean(x)
+        safe_mean(x, 1)
+    assert torch.float64 not in made.seen, (
+        f"safe_mean of {dtype} made a float64 tensor: MPS has no float64; float32 is averaged "
+        "as it is, float16 and bfloat16 in float32"
     )
 
 
@@ -265,10 +340,11 @@ def test_time_bucket_rejects_a_width_below_1(device, width):
     [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.bool, torch.complex64],
     ids=str,
 )
-def test_time_bucket_rejects_a_non_integer_tensor(device, dtype):
+@pytest.mark.parametrize("size", [4, 0], ids=["values", "empty"])
+def test_time_bucket_rejects_a_non_integer_tensor(device, dtype, size):
     skip_unless_supported(device, dtype)
     with raises(TypeError):
-        time_bucket(torch.ones(4, device=device).to(dtype), 2)
+        time_bucket(torch.ones(size, device=device).to(dtype), 2)
 
 
 # ---------------------------------------------------------------- facets
@@ -348,6 +424,7 @@ FACETS = facets.declare(
             integer=True,
         ),
         facets.Unmodified(lambda device: facets.args(torch.arange(-5, 5, device=device), 3)),
+        facets.Returns(lambda device: facets.args(torch.arange(-5, 5, device=device), 1)),
     ),
 )
 test_facets = FACETS.test

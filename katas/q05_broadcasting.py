@@ -39,11 +39,13 @@ def normalize_channels(images: torch.Tensor, mean: torch.Tensor, std: torch.Tens
     """Normalise each channel of a batch of images with its own mean and std.
 
     - images: [N, C, H, W] floating, any layout (e.g. channels_last); N may be 0.
-    - mean, std: [C], same dtype and device as images; std > 0.
+    - mean, std: [C] (1-D, C elements: a 0-dim tensor is not one, even for C = 1), same
+      dtype and device as images; std > 0.
     - Returns [N, C, H, W], same dtype and device, with
       out[n, c, h, w] = (images[n, c, h, w] - mean[c]) / std[c].
       images, mean and std are not modified.
-    - Raises ValueError if images is not 4-D or mean or std does not have shape [C].
+    - Raises ValueError if images is not 4-D or mean or std does not have shape [C],
+      an empty batch (N = 0, or any size 0) included.
 
     Rules: no Python loops: give the statistics a shape that broadcasts per channel.
 

@@ -258,6 +258,8 @@ def test_normalize_channels_keeps_the_dtype(device, dtype):
         ((2, 3, 4, 4), (3,), (1,)),
         ((2, 3, 4, 4), (3, 1, 1), (3,)),
         ((2, 3, 4, 4), (3,), (1, 3)),
+        ((2, 1, 4, 4), (), (1,)),
+        ((2, 1, 4, 4), (1,), ()),
     ],
     ids=[
         "3-D",
@@ -266,10 +268,14 @@ def test_normalize_channels_keeps_the_dtype(device, dtype):
         "std of shape [1]",
         "mean [C,1,1]",
         "std [1,C]",
+        "0-dim mean with C=1",
+        "0-dim std with C=1",
     ],
 )
-def test_normalize_channels_rejects_wrong_shapes(device, images_shape, mean_shape, std_shape):
-    images = torch.randn(images_shape, device=device)
+# An empty batch too: nothing to normalise is no reason to skip the checks.
+@pytest.mark.parametrize("n", [2, 0], ids=["batch", "empty batch"])
+def test_normalize_channels_rejects_wrong_shapes(device, images_shape, mean_shape, std_shape, n):
+    images = torch.randn((n, *images_shape[1:]), device=device)
     mean = torch.zeros(mean_shape, device=device)
     std = torch.ones(std_shape, device=device)
     with raises(ValueError):

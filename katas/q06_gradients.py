@@ -41,9 +41,14 @@ def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch
     - No side effects: the .grad of x, of the tensors x was computed from and of the
       tensors f uses stays exactly what it was (None stays None); x's values and its
       requires_grad flag do not change.
-    - Works when called under `torch.no_grad()` too (for example from an evaluation loop).
+    - Works when called under `torch.no_grad()` too (for example from an evaluation loop),
+      and leaves grad mode as the caller set it (off, there), also when it raises.
+    - f is called exactly once: it may have effects of its own (a BatchNorm in it updates
+      its running statistics, a dropout draws a mask), which must happen once, and the
+      gradient is that of the very value checked.
     - Raises ValueError if f(x) is not a 0-dim tensor (a Python number, or a tensor of
-      shape (1,), is not one).
+      shape (1,), is not one); x is then left as it was too (its requires_grad flag
+      included).
 
     Rules: no `.backward()`; do not call torch.autograd.functional or torch.func.
 
@@ -70,7 +75,8 @@ def hessian_vector_product(
       at all) the result is zeros.
     - Returns a tensor with x's shape, dtype and device, detached from any graph.
     - The same rules on side effects as `grad_of`: no .grad changes, x is unchanged,
-      works under `torch.no_grad()`; ValueError if f(x) is not a 0-dim tensor.
+      works under `torch.no_grad()` and leaves grad mode as it found it, f is called
+      exactly once; ValueError if f(x) is not a 0-dim tensor (x left as it was).
 
     Rules: no `.backward()`; do not call torch.autograd.functional or torch.func.
 

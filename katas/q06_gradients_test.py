@@ -275,16 +275,43 @@ NOT_SCALARS = {
 }
 
 
+@pytest.mark.parametrize("flag", [False, True], ids=["plain", "requires-grad"])
 @pytest.mark.parametrize("result", list(NOT_SCALARS))
 @pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
-def test_rejects_functions_that_do_not_return_a_0_dim_tensor(device, which, result):
-    x = torch.randn(3, device=device)
+def test_rejects_functions_that_do_not_return_a_0_dim_tensor(device, which, result, flag):
+    x = torch.randn(3, device=device).requires_grad_(flag)
+    before = x.detach().clone()
     f = NOT_SCALARS[result]
     with raises(ValueError):
         if which == "grad_of":
             grad_of(f, x)
         else:
             hessian_vector_product(f, x, torch.ones_like(x))
+    assert x.requires_grad == flag and x.grad is None, (
+        "after the ValueError, x's requires_grad flag (or .grad) is not what the caller set: "
+        "an error path leaves the caller's tensor changed; work on x.detach()"
+    )
+    assert torch.equal(x.detach(), before), "x's values changed"
+
+
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_calls_f_exactly_once(device, which):
+    calls = []
+
+    def f(t):
+        calls.append(t.shape)
+        return (t**3).sum()
+
+    x = torch.randn(3, device=device)
+    with torch.no_grad():  # also where a look at f(x) first might seem cheap
+        if which == "grad_of":
+            grad_of(f, x)
+        else:
+            hessian_vector_product(f, x, torch.ones_like(x))
+    assert len(calls) == 1, (
+        f"f was called {len(calls)} times: call it once, check its result, and differentiate "
+        "that same result (f may update state or draw random numbers)"
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])

@@ -27,7 +27,8 @@ class MLP(nn.Module):
       model is built (never in forward): hidden layer i is followed by the module that the
       i-th call returned, and by no other.
     - dropout: probability p in [0, 1) of zeroing each hidden unit (not of keeping it),
-      scaling the kept ones by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
+      of each sample independently (not one mask shared by the batch), scaling the kept
+      ones by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
       (`model.train()`, the default for a new module) and off in `model.eval()`.
 
     forward(x): x has shape [..., in_features] (any number of leading dims, including 0 or

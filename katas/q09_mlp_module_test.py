@@ -139,6 +139,16 @@ def test_training_forward_is_linear_activation_dropout(device, p):
     for i in (1, 2):  # the input of each Linear after the first is a hidden layer's output
         hidden, before = seen[f"in{i}"], torch.tanh(seen[f"out{i - 1}"])
         kept = hidden != 0
+        # Each sample draws its own mask: a mask shared by the batch leaves every unit either
+        # kept in all 50 samples or dropped in all (a per-sample unit does so with chance
+        # at most 0.8**50). Decided whatever the seed, unlike the kept fraction alone.
+        varying = (kept.any(0) & ~kept.all(0)).float().mean().item()
+        assert varying > 0.5, (
+            f"hidden layer {i}: {1 - varying:.0%} of the units are kept in every sample of "
+            "the batch or dropped in every one: dropout zeroes each unit of each sample "
+            "independently (a mask of the hidden output's full shape, as nn.Dropout draws), "
+            "not one mask of units shared by the batch"
+        )
         assert abs(kept.float().mean().item() - (1 - p)) < 0.1, (
             f"hidden layer {i}: {kept.float().mean().item():.0%} of the units survived "
             f"dropout with p={p}, expected about {1 - p:.0%}: dropout must be active in "
@@ -238,6 +248,14 @@ def test_to_float64_converts_every_parameter(device):
     check_tensor(out, shape=(3, 2), dtype=torch.float64, device=device, name="MLP output")
     for name, parameter in model.named_parameters():
         check_tensor(parameter, dtype=torch.float64, device=device, name=f"parameter {name}")
+    # .to() moves parameters and buffers only: a tensor kept as a plain attribute stays behind
+    # (a 0-dim one even goes unnoticed: it mixes with tensors of any device and dtype).
+    for name, module in model.named_modules():
+        plain = [key for key, value in vars(module).items() if isinstance(value, torch.Tensor)]
+        assert not plain, (
+            f"module {name or 'MLP'} keeps the tensors {plain} as plain attributes, which "
+            ".to() leaves behind: register them as buffers, or keep a Python number"
+        )
     assert_close(out, by_hand(model, x, torch.tanh), "wrong output in float64")
 
 

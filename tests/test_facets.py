@@ -297,6 +297,7 @@ def test_setting_probes_each_element_of_a_tuple():
     assert all(
         case.label.startswith("betas[1] ")
         for case in facets.declare(facets.of(right, facet)).cases()
+        if isinstance(case.facet, facets.Setting)
     )
 
 
@@ -327,6 +328,64 @@ def test_setting_catches_a_check_skipped_by_a_shortcut_at_another_settings_bound
             except AssertionError:
                 failed.append(case.id)
         assert bool(failed) == expected, failed
+
+
+def test_setting_catches_a_check_skipped_by_a_shortcut_for_an_empty_input():
+    def make(device):
+        return facets.args(torch.arange(10), width=3)
+
+    declared = (
+        facets.Setting(make, "width", low=1, integer=True),
+        facets.Shapes(
+            lambda shape, device: facets.args(torch.zeros(shape), 3), oracle=lambda x, w: -x
+        ),
+    )
+
+    def right(x, width):
+        if width < 1:
+            raise ValueError(width)
+        return -x
+
+    def empty_first(x, width):  # width=0 passes when there is nothing to divide
+        if x.numel() == 0:
+            return -x
+        return right(x, width)
+
+    for answer, expected in ((right, False), (empty_first, True)):
+        failed = []
+        for case in facets.declare(facets.of(answer, *declared, name="bucket")).cases():
+            try:
+                facets.run(case, CPU)
+            except AssertionError:
+                failed.append(case.id)
+        assert bool(failed) == expected, failed
+
+
+def test_grad_mode_kept_catches_grad_turned_on_under_the_callers_no_grad():
+    def make(device):
+        return facets.args(torch.arange(3.0))
+
+    def right(x):
+        with torch.enable_grad():
+            t = x.detach().requires_grad_()
+            (grad,) = torch.autograd.grad((t**2).sum(), t)
+        return grad
+
+    def left_on(x):
+        torch.set_grad_enabled(True)
+        return right(x)
+
+    def left_on_when_raising(x):
+        torch.set_grad_enabled(True)
+        raise ValueError("no")
+
+    assert_catches(facets.GradModeKept(make), right, left_on)
+    assert_catches(facets.GradModeKept(make), right, left_on_when_raising)
+    # Added for every function with facets, called with its first facet's arguments.
+    cases = facets.declare(facets.of(left_on, facets.Unmodified(make))).cases()
+    assert [type(case.facet) for case in cases] == [facets.Unmodified, facets.GradModeKept]
+    with pytest.raises(AssertionError, match="grad"):
+        facets.run(cases[1], CPU)
 
 
 def test_default_device_catches_none_read_as_the_cpu():
@@ -415,6 +474,38 @@ def test_unmodified_catches_a_change_in_place():
         model.load_state_dict(saved)
 
     assert_catches(facets.Unmodified(counting_model), put_back, put_back_the_state_dict)
+
+
+def test_unmodified_holds_every_facet_to_it_also_when_the_call_raises():
+    def make(device):
+        return facets.args(torch.arange(4.0), width=2)
+
+    declared = (
+        facets.Unmodified(make),
+        facets.Setting(make, "width", low=1, integer=True),
+    )
+
+    def right(x, width):
+        if width < 1:
+            raise ValueError(width)
+        return x * width
+
+    def flag_left_on(x, width):  # switched back on the success path only
+        x.requires_grad_()
+        if width < 1:
+            raise ValueError(width)
+        x.requires_grad_(False)
+        return x.detach() * width
+
+    for answer, expected in ((right, False), (flag_left_on, True)):
+        failed = []
+        for case in facets.declare(facets.of(answer, *declared, name="scale")).cases():
+            try:
+                facets.run(case, CPU)
+            except AssertionError as error:
+                failed.append(str(error))
+        assert bool(failed) == expected, failed
+        assert all("when it raised" in message for message in failed)
 
 
 def test_unmodified_catches_hooks_and_modes_left_changed_on_a_module():
@@ -797,13 +888,13 @@ def test_a_known_defect_of_the_reference_must_fail_and_is_checked_as_usual_elsew
         lambda device: facets.args(3), float, defects={"": "the reference floors"}
     )
     defective = reference(tmp_path, "def half(x):\n    return x // 2\n")
-    (case,) = facets.declare(facets.of(defective, facet)).cases()
+    case = facets.declare(facets.of(defective, facet)).cases()[0]
     with pytest.raises(pytest.xfail.Exception):
         facets.run(case, CPU)  # the reference still has its defect: an expected failure
-    (case,) = facets.declare(facets.of(lambda x: x // 2, facet)).cases()
+    case = facets.declare(facets.of(lambda x: x // 2, facet)).cases()[0]
     with pytest.raises(AssertionError):
         facets.run(case, CPU)  # another answer is checked as usual
     fixed = reference(tmp_path, "def half(x):\n    return x / 2\n")
-    (case,) = facets.declare(facets.of(fixed, facet)).cases()
+    case = facets.declare(facets.of(fixed, facet)).cases()[0]
     with pytest.raises(pytest.fail.Exception, match="remove the entry"):
         facets.run(case, CPU)

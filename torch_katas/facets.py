@@ -53,6 +53,7 @@ __all__ = [
     "Dtypes",
     "Facet",
     "Function",
+    "GradModeKept",
     "Gradients",
     "Modes",
     "NoGraph",
@@ -68,6 +69,7 @@ __all__ = [
     "check_classes",
     "check_default_device",
     "check_dtypes",
+    "check_grad_mode_kept",
     "check_gradients",
     "check_modes",
     "check_no_graph",
@@ -226,8 +228,9 @@ class Setting(Facet):
     beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared,
     and with inf where it must raise (`high_open` at an infinite high: a finite count).
     Each value that must raise is also tried with every other Setting of the function at its
-    bounds (0 samples, 0 epochs), where a shortcut could return before the checks, and
-    changes nothing before raising: the arguments' tensors and optimizers' param groups stay."""
+    bounds (0 samples, 0 epochs), and with an empty input where the function declares an
+    empty shape, where a shortcut could return before the checks, and changes nothing before
+    raising: the arguments' tensors and optimizers' param groups stay."""
 
     make: Callable[[torch.device], Args]
     name: str
@@ -435,6 +438,17 @@ class Seeded(Facet):
     like: Callable[[], Any] | None = None
 
 
+@dataclass(frozen=True)
+class GradModeKept(Facet):
+    """Called under the caller's `torch.no_grad()` (an evaluation loop), the function leaves
+    grad mode off when it returns or raises (grad turned on for its own work inside `with
+    torch.enable_grad():`, not by `torch.set_grad_enabled(True)`). Every function that
+    declares facets gets this case: its arguments are those of its first facet (`make`
+    given, to declare it alone)."""
+
+    make: Callable[[torch.device], Args] | None = None
+
+
 # ---------------------------------------------------------------- declarations
 
 
@@ -492,7 +506,7 @@ class Declaration:
         return [
             Case(function, facet, label, dtype)
             for function in self.functions
-            for facet in function.facets
+            for facet in _with_grad_mode_kept(function.facets)
             for label, dtype in facet.cases()
         ]
 
@@ -511,6 +525,13 @@ class Declaration:
             run(case, device)
 
         return test_facets
+
+
+def _with_grad_mode_kept(declared: tuple[Facet, ...]) -> tuple[Facet, ...]:
+    """Every function with facets is held to GradModeKept."""
+    if not declared or any(isinstance(facet, GradModeKept) for facet in declared):
+        return declared
+    return (*declared, GradModeKept())
 
 
 def declare(*functions: Function) -> Declaration:
@@ -581,8 +602,19 @@ def _call(case: Case, arguments: Args) -> Any:
     held = _state_of_modules(arguments) if watched else set()
     objects = {path: tensor for path, tensor in _tensors(arguments) if id(tensor) in held}
     modules = _modules_kept(arguments) if watched else {}
-    with settings_kept(case.function.name):
-        result = case.function.call(*arguments.args, **arguments.kwargs)
+    try:
+        with settings_kept(case.function.name):
+            result = case.function.call(*arguments.args, **arguments.kwargs)
+    except NotImplementedError:
+        raise
+    except Exception:
+        # Raising is no licence to leave the caller's inputs changed (a flag switched on
+        # for the call and switched off on the success path only).
+        if watched:
+            name = f"{case.function.name}, when it raised,"
+            _assert_unchanged(name, before, objects, dict(_tensors(arguments)))
+            _assert_modules_kept(name, modules, _modules_kept(arguments))
+        raise
     if watched:
         _assert_unchanged(case.function.name, before, objects, dict(_tensors(arguments)))
         _assert_modules_kept(case.function.name, modules, _modules_kept(arguments))
@@ -909,6 +941,15 @@ def check_setting(case: Case, device: torch.device) -> None:
         f"{what} changed an optimizer's param groups before raising: check every setting "
         "before anything is written (before super().__init__, which sets lr and initial_lr)"
     )
+    if any(isinstance(f, Shapes) and "empty" in f.shapes for f in case.function.facets):
+        # An empty input is a bound too (nothing to do): the checks come before that shortcut.
+        emptied = Args(_emptied(arguments.args), _emptied(dict(arguments.kwargs)))
+        if not _raises(case, emptied, facet.error):
+            raise AssertionError(
+                f"{what} should raise {facet.error.__name__} for an empty input too: "
+                f"{value!r} is outside the valid range whatever the input holds; check every "
+                "argument before a shortcut for an empty input returns"
+            )
     for other in case.function.facets:
         if not isinstance(other, Setting) or other.name == facet.name:
             continue
@@ -951,6 +992,18 @@ def _with_setting(arguments: Args, facet: Setting, value: float) -> Args:
         setting[facet.index] = value
         setting = tuple(setting)
     return arguments.replace(**{facet.name: setting})
+
+
+def _emptied(value: Any) -> Any:
+    """The same arguments with every tensor of at least one dimension cut to size 0 along its
+    first (an empty batch)."""
+    if isinstance(value, torch.Tensor) and value.dim() > 0:
+        return value[:0].clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_emptied(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _emptied(item) for key, item in value.items()}
+    return value
 
 
 def _raises(case: Case, arguments: Args, error: type[BaseException]) -> bool:
@@ -1263,6 +1316,39 @@ def _check_modes_when_the_module_raises(
     )
 
 
+def _sample(facet: Facet, device: torch.device) -> Args:
+    """Valid arguments from a facet's `make`, whatever its signature."""
+    make: Any = getattr(facet, "make", None)
+    if isinstance(facet, (Dtypes, Gradients)) or (isinstance(facet, Unmodified) and facet.dtypes):
+        dtypes = facet.dtypes
+        return make(torch.float32 if torch.float32 in dtypes else dtypes[0], device)
+    if isinstance(facet, Shapes):
+        return make(SHAPES[next((s for s in facet.shapes if s != "empty"), "2-D")], device)
+    if isinstance(facet, Classes):
+        return make(facet.covered[0], device)
+    return make(device)
+
+
+def check_grad_mode_kept(case: Case, device: torch.device) -> None:
+    facet: GradModeKept = case.facet  # type: ignore[assignment]
+    if facet.make is not None:
+        arguments = facet.make(device)
+    else:
+        first = next(f for f in case.function.facets if not isinstance(f, GradModeKept))
+        arguments = _sample(first, device)
+    with (
+        torch.random.fork_rng(devices=[]),  # an extra call: the caller's stream stays put
+        torch.no_grad(),
+        settings_kept(f"{case.function.name}, called under torch.no_grad(),"),
+    ):
+        try:
+            case.function.call(*arguments.args, **arguments.kwargs)
+        except NotImplementedError:
+            raise
+        except Exception:  # whether it works under no_grad is for its contract to say
+            pass
+
+
 def check_classes(case: Case, device: torch.device) -> None:
     facet: Classes = case.facet  # type: ignore[assignment]
     children: list[nn.Module] = []
@@ -1363,6 +1449,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Seeded: check_seeded,
     Modes: check_modes,
     Classes: check_classes,
+    GradModeKept: check_grad_mode_kept,
 }
 
 

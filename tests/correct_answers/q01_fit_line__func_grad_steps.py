@@ -1,0 +1,48 @@
+"""Correct: computes each step's gradients with torch.func.grad."""
+
+import torch
+from torch.func import grad
+
+
+def fit_line(
+    x: torch.Tensor, y: torch.Tensor, steps: int = 100, lr: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor]:
+    if x.dim() != 1 or y.dim() != 1 or x.shape != y.shape:
+        raise ValueError(
+            f"x and y must be 1-D of equal length, got {tuple(x.shape)} and {tuple(y.shape)}"
+        )
+    # Parameters are created where the data is, in its dtype, so this runs on any device.
+    w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    w, b = w.detach(), b.detach()
+    xd, yd = x.detach(), y.detach()
+
+    def loss(params):
+        pw, pb = params
+        return ((pw * xd + pb - yd) ** 2).mean()
+
+    for _ in range(steps):
+        grad_w, grad_b = grad(loss)((w, b))
+        w, b = w - lr * grad_w, b - lr * grad_b
+    return w.detach(), b.detach()
+
+
+def fit_until(
+    x: torch.Tensor, y: torch.Tensor, tol: float, max_steps: int = 1000, lr: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    fit_line(x, y, steps=0)  # checks x and y, taking no step: one place for the check
+    w = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    b = torch.zeros((), dtype=x.dtype, device=x.device, requires_grad=True)
+    steps = 0
+    while steps < max_steps:
+        loss = ((w * x + b - y) ** 2).mean()
+        # Plain Python decides, from the loss's value, whether to go on: the graph is
+        # recorded as the code runs, so there is nothing to declare ahead.
+        if loss.item() < tol:
+            break
+        grad_w, grad_b = torch.autograd.grad(loss, (w, b))
+        with torch.no_grad():
+            w -= lr * grad_w
+            b -= lr * grad_b
+        steps += 1
+    return w.detach(), b.detach(), steps
