@@ -476,6 +476,63 @@ def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch
     assert_nothing_written_in(outside)
 
 
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failed_fsync_leaves_nothing_behind(device, tmp_path, monkeypatch, failure):
+    # A full disk often shows only when the data is flushed to it: os.fsync (where the answer
+    # calls it) is a step after the temporary file exists, like torch.save and os.replace.
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    error, calls = FAILURES[failure](), []
+
+    def failing_fsync(fd):
+        calls.append(fd)
+        raise error
+
+    fds = open_fds()
+    with monkeypatch.context() as patch:
+        replace_by_name(patch, os.fsync, failing_fsync, os)
+        try:
+            save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+        except type(error):
+            assert calls, f"the save raised {failure} although nothing failed"
+        else:
+            assert not calls, f"os.fsync failed ({failure}) and the save swallowed the error"
+    assert_no_fd_left(fds)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [path.name], (
+        f"after os.fsync failed ({failure}) the folder holds {left}; flush and fsync belong "
+        "inside the block that removes the temporary file on error"
+    )
+    epoch = load_checkpoint(path, *make_run(device, seed=1))
+    assert epoch == (1 if calls else 2), "a failed save keeps the previous checkpoint"
+
+
+def test_a_save_killed_halfway_does_not_block_the_next(device, tmp_path):
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    with FileOperations() as operations:
+        save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    operations.problems(path)
+    temporary = sorted(operations.created - {os.path.realpath(path)})
+    assert temporary, "the save should create its temporary file exclusively (O_EXCL)"
+    # What a save killed halfway (SIGKILL, a power cut) leaves behind: its temporary file,
+    # under the name it had. The next save must not trip over it, nor touch it.
+    for name in temporary:
+        Path(name).write_bytes(b"half a checkpoint")
+    try:
+        save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    except FileExistsError as error:
+        raise AssertionError(
+            "a temporary file left by an earlier save that was killed blocks the next save: "
+            "create the temporary file under a fresh name each time (tempfile.mkstemp picks "
+            "one that is free), not under a fixed one"
+        ) from error
+    assert load_checkpoint(path, *make_run(device, seed=1)) == 2, "the second save replaces"
+    for name in temporary:
+        assert Path(name).read_bytes() == b"half a checkpoint", f"{name} is not the save's own"
+
+
 def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):
     # os.replace fails too: here the path is a folder. Every step after the temporary file
     # exists is part of the write, and its error removes that file as well.
