@@ -129,9 +129,9 @@ def throughput_loader(
       is kept), default collate, exactly `num_workers` worker processes as asked, even more
       than the machine has cores (0: the main process).
     - Rule, one row per situation (`device` is where the batches will be used, a
-      torch.device or a string; "cpu:0" is the CPU too; an accelerator is a device that
-      runs kernels and is not the CPU, such as cuda, mps, xpu or hpu: `meta`, shapes without
-      data, is not one; for other device types, such as `lazy`, the choice is left to you):
+      torch.device or a string; "cpu:0" is the CPU too; an accelerator is every device
+      type but the CPU and `meta` (shapes without data): cuda, mps, xpu, hpu, lazy, the
+      suite's simulated `sim` and any other):
 
       | situation                  | pin_memory | prefetch_factor | persistent_workers |
       | -------------------------- | ---------- | --------------- | ------------------ |

@@ -324,6 +324,7 @@ SITUATIONS = {
     "workers-cuda": (2, "cuda:0", (True, 3, True)),
     "workers-xpu": (1, "xpu", (True, 3, True)),
     "no-workers-hpu": (0, "hpu", (True, None, False)),
+    "workers-lazy": (1, "lazy", (True, 3, True)),  # every type but cpu and meta
     "no-workers-cpu:0": (0, "cpu:0", (False, None, False)),
     "workers-cpu:0": (2, "cpu:0", (False, 3, True)),
     "no-workers-meta": (0, "meta", (False, None, False)),  # meta is no accelerator
