@@ -123,6 +123,16 @@ def test_count_parameters_counts_each_parameter_object(device):
     )
 
 
+def test_count_parameters_counts_a_complex_element_once(device):
+    model = nn.Linear(2, 2, bias=False).to(device)
+    model.phase = nn.Parameter(torch.zeros(3, dtype=torch.complex64, device=device))
+    total = count_parameters(model)
+    assert total == 4 + 3, (
+        f"4 real weights and 3 complex values are 7 elements, got {total}: count numel(), "
+        "whatever the dtype (a complex element is one value, not two)"
+    )
+
+
 def test_buffer_keys_of_a_model_with_batch_norm(device):
     model = Net().to(device)
     keys = buffer_keys(model)

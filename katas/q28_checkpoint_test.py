@@ -352,6 +352,23 @@ def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_
         )
 
 
+@pytest.mark.parametrize("mode", ["train", "eval", "mixed"])
+def test_save_and_load_leave_the_models_mode(device, tmp_path, mode):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    model.train(mode != "eval")
+    if mode == "mixed":
+        model[2].eval()  # the dropout off, the rest in training
+    flags = [module.training for module in model.modules()]
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
+    assert [module.training for module in model.modules()] == flags, (
+        f"save_checkpoint changed the model's modes ({mode}): a state_dict needs no eval()"
+    )
+    load_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler)
+    assert [module.training for module in model.modules()] == flags, (
+        f"load_checkpoint changed the model's modes ({mode}): leave them as the caller set them"
+    )
+
+
 def test_the_file_loads_with_weights_only(device, tmp_path):
     model, optimizer, scheduler = make_run(device, seed=0)
     train_epoch(model, optimizer, scheduler, device)
