@@ -103,8 +103,8 @@ def make_loader(
       its low 32 bits: two seeds that differ in any of those bits give different orders),
       and a dataset of n samples has only n! orders. Which order a seed gives is not
       specified (the example's is what `torch.Generator().manual_seed(seed)` gives; any
-      one-to-one use of the seed will do). Each pass over one
-      loader is a new shuffle (epoch 2 is not a repeat of epoch 1), and building or
+      one-to-one use of the seed will do). Each pass over one loader is a new shuffle
+      (epoch 2 is not a repeat of epoch 1), and building or
       iterating the loader does not use or change the global random state.
 
     >>> loader = make_loader(list(range(6)), batch_size=4, seed=0)
@@ -130,8 +130,8 @@ def throughput_loader(
       than the machine has cores (0: the main process).
     - Rule, one row per situation (`device` is where the batches will be used, a
       torch.device or a string; "cpu:0" is the CPU too; an accelerator is every device
-      type but the CPU and `meta` (shapes without data): cuda, mps, xpu, hpu, lazy, the
-      suite's simulated `sim` and any other):
+      type but the CPU and `meta` (shapes without data): cuda, mps, xpu, hpu, lazy or any
+      other):
 
       | situation                  | pin_memory | prefetch_factor | persistent_workers |
       | -------------------------- | ---------- | --------------- | ------------------ |

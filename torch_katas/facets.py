@@ -316,9 +316,9 @@ class Unmodified(Facet):
     """The caller's inputs are left as they were: every tensor, array and module state in the
     arguments equal (values, dtype, device, requires_grad, attributes set on it) after the
     call, every list and dict with its keys and the attributes set on it (a state_dict's
-    `_metadata`), and a module's state held in the same tensors (values put back into them, not into
-    new ones), with the hooks it had (none added, none removed) and each submodule in its
-    own train/eval mode. An input tensor that requires grad keeps its .grad,
+    `_metadata`), and a module's state held in the same tensors (values put back into them,
+    not into new ones), with the hooks it had (none added, none removed) and each submodule
+    in its own train/eval mode. An input tensor that requires grad keeps its .grad,
     checked twice: None stays None, and a .grad the caller had set stays (the call runs again
     on inputs made anew with one set)."""
 
