@@ -104,8 +104,8 @@ def make_loader(
       and a dataset of n samples has only n! orders. Which order a seed gives is not
       specified (the example's is what `torch.Generator().manual_seed(seed)` gives; any
       one-to-one use of the seed will do). Each pass over one loader is a new shuffle
-      (epoch 2 is not a repeat of epoch 1), and building or
-      iterating the loader does not use or change the global random state.
+      (epoch 2 is not a repeat of epoch 1), and building or iterating the loader does not
+      use or change the global random state.
 
     >>> loader = make_loader(list(range(6)), batch_size=4, seed=0)
     >>> [batch.tolist() for batch in loader]  # doctest: +SKIP
