@@ -71,7 +71,8 @@ def pad_collate(
       padded: [B, T, *F] with T = max L_i, batch first, sequence i in `padded[i, :L_i]` and
       `padding_value` after it; the sequences' dtype and device.
       lengths: int64 [B] with the L_i, on the CPU whatever the sequences' device (that is
-      where `pack_padded_sequence` wants them).
+      where `pack_padded_sequence` wants them). L_i counts every step of sequence i, also
+      those whose value equals padding_value.
       labels: the labels stacked, [B], their dtype, on the sequences' device.
     - The samples are not modified.
 
@@ -99,9 +100,12 @@ def make_loader(
     - Two loaders built with the same seed yield the same batches in the same order, even
       when other code uses torch's global random state in between; different seeds give
       different orders as far as they can: the generator gets the whole seed (it keeps
-      its low 32 bits), and a dataset of n samples has only n! orders. Each pass over one
-      loader is a new shuffle (epoch 2 is not a repeat of epoch 1), and building or
-      iterating the loader does not use or change the global random state.
+      its low 32 bits: two seeds that differ in any of those bits give different orders),
+      and a dataset of n samples has only n! orders. Which order a seed gives is not
+      specified (the example's is what `torch.Generator().manual_seed(seed)` gives; any
+      one-to-one use of the seed will do). Each pass over one loader is a new shuffle
+      (epoch 2 is not a repeat of epoch 1), and building or iterating the loader does not
+      use or change the global random state.
 
     >>> loader = make_loader(list(range(6)), batch_size=4, seed=0)
     >>> [batch.tolist() for batch in loader]  # doctest: +SKIP
@@ -125,8 +129,9 @@ def throughput_loader(
       is kept), default collate, exactly `num_workers` worker processes as asked, even more
       than the machine has cores (0: the main process).
     - Rule, one row per situation (`device` is where the batches will be used, a
-      torch.device or a string; "cpu:0" is the CPU too; an accelerator is any device that
-      runs kernels and is not the CPU: `meta`, shapes without data, is not one):
+      torch.device or a string; "cpu:0" is the CPU too; an accelerator is every device
+      type but the CPU and `meta` (shapes without data): cuda, mps, xpu, hpu, lazy or any
+      other):
 
       | situation                  | pin_memory | prefetch_factor | persistent_workers |
       | -------------------------- | ---------- | --------------- | ------------------ |

@@ -168,6 +168,24 @@ def test_pads_batch_first_and_returns_lengths_and_labels(device, lengths, featur
     assert labels.tolist() == [i % 3 for i in range(len(lengths))], "labels are stacked in order"
 
 
+@pytest.mark.parametrize("padding_value", [0, -1], ids=["0", "-1"])
+def test_lengths_count_steps_that_hold_the_padding_value(device, padding_value):
+    # A step whose value equals padding_value is still a step: lengths come from the
+    # sequences, not from comparing the padded tensor with padding_value.
+    p = padding_value
+    sequences = [[1, p], [p], [], [p, p, 2], [3, 4, p]]
+    samples = [
+        (torch.tensor(steps, dtype=torch.int64, device=device), torch.tensor(0, device=device))
+        for steps in sequences
+    ]
+    padded, lengths, _ = pad_collate(samples, padding_value=p)
+    assert lengths.tolist() == [len(steps) for steps in sequences], (
+        f"lengths should be {[len(steps) for steps in sequences]}, got {lengths.tolist()}: "
+        "count each sequence's steps (len), whatever their values"
+    )
+    assert padded.tolist() == [steps + [p] * (3 - len(steps)) for steps in sequences]
+
+
 def test_padding_keeps_integer_dtype(device):
     samples = [
         (torch.tensor([5, 6, 7], device=device), torch.tensor(1, device=device)),
@@ -248,16 +266,18 @@ def test_same_seed_gives_the_same_order_whatever_runs_in_between(device):
     )
 
 
-# Near and far apart, all below 2**32 (the generator keeps the seed's low 32 bits): a seed
-# cut short (seed % 256, a byte) gives some of them one order.
-SEEDS = (0, 1, 2, 256, 65536, 2**31 + 5)
+# One seed and each seed that differs from it in one of the low 32 bits (the generator keeps
+# those): a seed cut short (a byte, 31 bits) or any bit dropped gives two of them one order.
+BASE_SEED = 0x5A5A5A5A
+SEEDS = (BASE_SEED, *(BASE_SEED ^ (1 << bit) for bit in range(32)))
 
 
 def test_different_seeds_give_different_orders(device):
-    orders = {tuple(epoch_order(make_loader(numbers(device), 4, seed))) for seed in SEEDS}
+    orders = {tuple(epoch_order(make_loader(numbers(device, 12), 4, seed))) for seed in SEEDS}
     assert len(orders) == len(SEEDS), (
-        f"seeds {SEEDS} should give {len(SEEDS)} different orders, got {len(orders)}: seed the "
-        "generator with the whole seed"
+        f"{len(SEEDS)} seeds, each differing from {BASE_SEED:#x} in one of its low 32 bits, "
+        f"should give {len(SEEDS)} different orders, got {len(orders)}: seed the generator "
+        "with the whole seed (no mask, no modulo below 2**32)"
     )
 
 
@@ -303,6 +323,8 @@ SITUATIONS = {
     "workers-cpu": (2, "cpu", (False, 3, True)),
     "workers-cuda": (2, "cuda:0", (True, 3, True)),
     "workers-xpu": (1, "xpu", (True, 3, True)),
+    "no-workers-hpu": (0, "hpu", (True, None, False)),
+    "workers-lazy": (1, "lazy", (True, 3, True)),  # every type but cpu and meta
     "no-workers-cpu:0": (0, "cpu:0", (False, None, False)),
     "workers-cpu:0": (2, "cpu:0", (False, 3, True)),
     "no-workers-meta": (0, "meta", (False, None, False)),  # meta is no accelerator
@@ -445,6 +467,11 @@ FACETS = facets.declare(
         facets.Setting(lambda device: series(torch.float32, device), "window", low=1, integer=True),
         facets.Setting(lambda device: series(torch.float32, device), "stride", low=1, integer=True),
         facets.Unmodified(lambda device: series(torch.float32, device)),
+        facets.Defaults(
+            lambda device: facets.args(torch.arange(9.0, device=device), window=3),
+            values={"stride": 1},
+            key=lambda arguments, windows: [windows[i] for i in range(len(windows))],
+        ),
     ),
     facets.of(
         SlidingWindows,
@@ -459,6 +486,9 @@ FACETS = facets.declare(
             where="cpu",
         ),
         facets.Unmodified(lambda device: sequences(torch.float32, device)),
+        facets.Defaults(
+            lambda device: sequences(torch.float32, device), values={"padding_value": 0.0}
+        ),
     ),
     facets.of(
         pad_collate,
@@ -472,11 +502,26 @@ FACETS = facets.declare(
         name="pad_collate(padded)",
         call=lambda batch: pad_collate(batch)[0],
     ),
-    facets.none(make_loader, "its random state is the contract: its own tests check it"),
-    facets.none(
+    facets.of(
+        make_loader,
+        facets.Defaults(
+            lambda device: facets.args(numbers(device), 4, 3),
+            values={"collate_fn": None},
+            key=lambda arguments, loader: [epoch_order(loader), epoch_order(loader)],
+        ),
+    ),
+    facets.of(
         throughput_loader,
-        "a loader's settings, one row per situation, are the contract: its own tests check "
-        "each row and iterate the loader",
+        facets.Defaults(
+            lambda device: facets.args(list(range(7)), 3, "cuda", 1),
+            values={"prefetch": 2},
+            key=lambda arguments, loader: (
+                loader.pin_memory,
+                loader.prefetch_factor,
+                loader.persistent_workers,
+                loader.num_workers,
+            ),
+        ),
     ),
 )
 test_facets = FACETS.test

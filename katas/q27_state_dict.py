@@ -21,7 +21,8 @@ from torch import nn
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """The number of scalar values in the model's parameters, as a Python int.
+    """The number of scalar values in the model's parameters, as a Python int (each element
+    counts once, as numel() counts it: a complex element too).
 
     - Each parameter counts once, even when modules share it (tied weights). A parameter is
       an nn.Parameter object, as model.parameters() yields them: two distinct Parameters

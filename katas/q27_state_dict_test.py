@@ -123,6 +123,16 @@ def test_count_parameters_counts_each_parameter_object(device):
     )
 
 
+def test_count_parameters_counts_a_complex_element_once(device):
+    model = nn.Linear(2, 2, bias=False).to(device)
+    model.phase = nn.Parameter(torch.zeros(3, dtype=torch.complex64, device=device))
+    total = count_parameters(model)
+    assert total == 4 + 3, (
+        f"4 real weights and 3 complex values are 7 elements, got {total}: count numel(), "
+        "whatever the dtype (a complex element is one value, not two)"
+    )
+
+
 def test_buffer_keys_of_a_model_with_batch_norm(device):
     model = Net().to(device)
     keys = buffer_keys(model)
@@ -168,6 +178,28 @@ def test_buffer_keys_leave_out_extra_state(device, extra, where):
         f"expected {expected}, got {keys}: the '_extra_state' entry ({extra} here) is what "
         "get_extra_state returns, neither a parameter nor a buffer, whatever its type and "
         "wherever the module sits; keep the keys that name buffers"
+    )
+
+
+class NamedLikeExtraState(nn.Module):
+    """Buffers and a parameter whose names end like an extra-state key; this module defines
+    no get_extra_state, so even its buffer called `_extra_state` is a buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.saved_extra_state = nn.Parameter(torch.zeros(2))
+        self.register_buffer("last_extra_state", torch.zeros(2))
+        self.register_buffer("_extra_state", torch.ones(1))
+
+
+def test_buffer_keys_go_by_what_an_entry_is_not_by_its_name(device):
+    model = nn.Sequential(WithExtraState({"version": 2}), NamedLikeExtraState()).to(device)
+    expected = ["0.steps", "1.last_extra_state", "1._extra_state"]
+    keys = buffer_keys(model)
+    assert keys == expected, (
+        f"expected {expected}, got {keys}: a buffer whose name ends in '_extra_state' is still "
+        "a buffer, and only a module that defines get_extra_state has an extra-state entry; "
+        "keep the keys that name buffers (named_buffers) rather than matching names"
     )
 
 
@@ -249,12 +281,29 @@ class ModuleListChild(nn.Module):
         self.module_list = nn.ModuleList([nn.Linear(3, 3), nn.BatchNorm1d(3)])
 
 
+class ModuleAndModuleList(nn.Module):
+    """Every key starts with "module", some with "module." and some without the dot."""
+
+    def __init__(self):
+        super().__init__()
+        self.module = nn.Linear(3, 3)
+        self.module_list = nn.ModuleList([nn.Linear(3, 2)])
+
+
 # Key layouts where the ways of stripping a prefix disagree: keys starting with letters of
 # "module." (embed, out), a submodule called "module" at any depth, some or all keys of the
-# bare model starting with "module.", keys starting with "module" without the dot.
+# bare model starting with "module.", keys starting with "module" without the dot, and both.
 LAYOUTS = {
     cls.__name__: cls
-    for cls in (Net, TiedLM, NestedModuleName, TopLevelModule, OnlyChildModule, ModuleListChild)
+    for cls in (
+        Net,
+        TiedLM,
+        NestedModuleName,
+        TopLevelModule,
+        OnlyChildModule,
+        ModuleListChild,
+        ModuleAndModuleList,
+    )
 }
 
 
@@ -344,14 +393,24 @@ def with_buffers(device):
     return facets.args(nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).to(device))
 
 
+def frozen_head(device):
+    model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3), nn.Linear(3, 1)).to(device)
+    model[2].requires_grad_(False)
+    return facets.args(model)
+
+
 def wrapped_checkpoint(device):
-    source = nn.Linear(3, 2)
-    state = {"module." + key: value for key, value in source.state_dict().items()}
-    return facets.args(nn.Linear(3, 2).to(device), state)
+    # A real state_dict, with the version records (`_metadata`) it carries as an attribute.
+    return facets.args(nn.Linear(3, 2).to(device), Wrapper(nn.Linear(3, 2)).state_dict())
 
 
 FACETS = facets.declare(
-    facets.of(count_parameters, facets.Number(with_buffers, int), facets.Unmodified(with_buffers)),
+    facets.of(
+        count_parameters,
+        facets.Number(with_buffers, int),
+        facets.Unmodified(with_buffers),
+        facets.Defaults(frozen_head, values={"trainable_only": False}),
+    ),
     facets.of(buffer_keys, facets.Number(with_buffers, list), facets.Unmodified(with_buffers)),
     facets.of(
         load_checkpoint,

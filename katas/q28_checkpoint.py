@@ -54,6 +54,7 @@ def save_checkpoint(
       cut; the tests cannot check it. The temporary file's permissions (mkstemp makes it
       readable by its owner only) are not specified.
     - path: a `str` or a `pathlib.Path`; its folder exists.
+    - The model's train/eval mode (each submodule's) is left as it was.
 
     >>> save_checkpoint(  # doctest: +SKIP
     ...     tmp_path / "last.pt", model, optimizer, scheduler, epoch=3
@@ -82,7 +83,8 @@ def load_checkpoint(
       as the saved ones, possibly freshly initialised), and set the random generators back
       to their saved states, so training continues exactly where it stopped: a run
       resumed from a checkpoint ends with the same weights, bit for bit, as one that never
-      stopped (on the same device).
+      stopped (on the same device). The model's train/eval mode (each submodule's) is
+      left as it was: the checkpoint does not hold it.
 
     >>> start = load_checkpoint(tmp_path / "last.pt", model, optimizer, scheduler)  # doctest: +SKIP
     >>> for epoch in range(start, num_epochs):  # doctest: +SKIP

@@ -352,6 +352,23 @@ def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_
         )
 
 
+@pytest.mark.parametrize("mode", ["train", "eval", "mixed"])
+def test_save_and_load_leave_the_models_mode(device, tmp_path, mode):
+    model, optimizer, scheduler = make_run(device, seed=0)
+    model.train(mode != "eval")
+    if mode == "mixed":
+        model[2].eval()  # the dropout off, the rest in training
+    flags = [module.training for module in model.modules()]
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
+    assert [module.training for module in model.modules()] == flags, (
+        f"save_checkpoint changed the model's modes ({mode}): a state_dict needs no eval()"
+    )
+    load_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler)
+    assert [module.training for module in model.modules()] == flags, (
+        f"load_checkpoint changed the model's modes ({mode}): leave them as the caller set them"
+    )
+
+
 def test_the_file_loads_with_weights_only(device, tmp_path):
     model, optimizer, scheduler = make_run(device, seed=0)
     train_epoch(model, optimizer, scheduler, device)
@@ -474,6 +491,63 @@ def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch
     left = sorted(p.name for p in outside["cwd"].iterdir())
     assert left == [], f"a failed save ({failure}) should leave no file behind, found {left}"
     assert_nothing_written_in(outside)
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failed_fsync_leaves_nothing_behind(device, tmp_path, monkeypatch, failure):
+    # A full disk often shows only when the data is flushed to it: os.fsync (where the answer
+    # calls it) is a step after the temporary file exists, like torch.save and os.replace.
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    error, calls = FAILURES[failure](), []
+
+    def failing_fsync(fd):
+        calls.append(fd)
+        raise error
+
+    fds = open_fds()
+    with monkeypatch.context() as patch:
+        replace_by_name(patch, os.fsync, failing_fsync, os)
+        try:
+            save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+        except type(error):
+            assert calls, f"the save raised {failure} although nothing failed"
+        else:
+            assert not calls, f"os.fsync failed ({failure}) and the save swallowed the error"
+    assert_no_fd_left(fds)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [path.name], (
+        f"after os.fsync failed ({failure}) the folder holds {left}; flush and fsync belong "
+        "inside the block that removes the temporary file on error"
+    )
+    epoch = load_checkpoint(path, *make_run(device, seed=1))
+    assert epoch == (1 if calls else 2), "a failed save keeps the previous checkpoint"
+
+
+def test_a_save_killed_halfway_does_not_block_the_next(device, tmp_path):
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=0)
+    with FileOperations() as operations:
+        save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    operations.problems(path)
+    temporary = sorted(operations.created - {os.path.realpath(path)})
+    assert temporary, "the save should create its temporary file exclusively (O_EXCL)"
+    # What a save killed halfway (SIGKILL, a power cut) leaves behind: its temporary file,
+    # under the name it had. The next save must not trip over it, nor touch it.
+    for name in temporary:
+        Path(name).write_bytes(b"half a checkpoint")
+    try:
+        save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    except FileExistsError as error:
+        raise AssertionError(
+            "a temporary file left by an earlier save that was killed blocks the next save: "
+            "create the temporary file under a fresh name each time (tempfile.mkstemp picks "
+            "one that is free), not under a fixed one"
+        ) from error
+    assert load_checkpoint(path, *make_run(device, seed=1)) == 2, "the second save replaces"
+    for name in temporary:
+        assert Path(name).read_bytes() == b"half a checkpoint", f"{name} is not the save's own"
 
 
 def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):

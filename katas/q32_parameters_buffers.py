@@ -36,11 +36,12 @@ class CenterAndScale(nn.Module):
     `.to(dtype)`, `.double()`, `.half()` move and cast all three.
 
     forward(x): x has shape [..., num_features] with the module's dtype and device (a
-    single [num_features] input without a batch dimension included).
-    - In training mode, first update the running mean in place (the same buffer tensor,
-      not a new one assigned to the attribute), without recording it in the autograd
-      graph: `running_mean = (1 - momentum) * running_mean + momentum * m`, where m is the
-      mean of x over all dimensions but the last (for a 1-D x, x itself). In eval mode it
+    single [num_features] input without a batch dimension included), contiguous or not.
+    - In training mode (the module's mode decides, under torch.no_grad() too), first
+      update the running mean in place (the same buffer tensor, not a new one assigned to
+      the attribute), without recording it in the autograd graph:
+      `running_mean = (1 - momentum) * running_mean + momentum * m`, where m is the mean of
+      x over all dimensions but the last (for a 1-D x, x itself). In eval mode it
       is not changed.
     - Then return `(x - running_mean) * weight * taper` (with the updated running_mean),
       of x's shape. Gradients flow to x and weight; running_mean never has a grad_fn,

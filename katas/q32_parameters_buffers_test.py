@@ -1,4 +1,5 @@
 import io
+import math
 
 import pytest
 import torch
@@ -173,6 +174,22 @@ def test_a_second_step_decays_the_old_running_mean(device):
     )
 
 
+def test_training_mode_updates_the_running_mean_under_no_grad(device):
+    # The module's mode decides, not autograd's: BatchNorm in training mode updates its
+    # statistics under torch.no_grad() too.
+    layer = CenterAndScale(F, momentum=0.25).to(device).train()
+    x = torch.randn(6, F, device=device) + 2
+    with torch.no_grad():
+        out = layer(x)
+    assert_close(
+        layer.running_mean,
+        0.25 * x.mean(dim=0),
+        "in training mode under torch.no_grad() the running mean is updated all the same: "
+        "the module's mode decides (self.training), not whether autograd records",
+    )
+    assert_close(out, (x - 0.25 * x.mean(dim=0)) * taper(F, device), "y uses the updated mean")
+
+
 def test_running_mean_averages_over_all_leading_dimensions(device):
     layer = CenterAndScale(F).to(device).train()
     x = torch.randn(4, 3, F, device=device) + torch.arange(3, device=device).view(1, 3, 1)
@@ -274,6 +291,24 @@ def layer_and_input(device):
     return facets.args(layer, torch.randn(4, 3, device=device, requires_grad=True))
 
 
+def layer_for_shape(shape, device):
+    """A layer in training mode for inputs of `shape` (its last dimension the features)."""
+    x = torch.linspace(-3, 5, math.prod(shape), device=device).reshape(shape)
+    return facets.args(CenterAndScale(shape[-1]).to(device), x)
+
+
+def forward64(layer, x):
+    """The training-mode output of a fresh layer: the running mean is 0.1 * the batch mean."""
+    mean = x.reshape(-1, x.shape[-1]).mean(dim=0)
+    return (x - 0.1 * mean) * torch.linspace(1.0, 0.5, x.shape[-1], dtype=torch.float64)
+
+
+def trained_once(arguments, layer):
+    """What a fresh layer gives in a training step, and its running mean after it."""
+    x = torch.arange(6.0).reshape(2, 3) - 1
+    return layer(x).detach(), layer.running_mean.clone()
+
+
 FACETS = facets.declare(
     facets.of(
         CenterAndScale,
@@ -284,11 +319,19 @@ FACETS = facets.declare(
             lambda device: facets.args(3),
             forward=lambda layer, device: layer.to(device)(torch.randn(4, 3, device=device)),
         ),
+        facets.Defaults(lambda device: facets.args(3), values={"momentum": 0.1}, key=trained_once),
     ),
     facets.of(
         CenterAndScale,
         facets.NoGraph(
             layer_and_input, state=lambda arguments, result: arguments.args[0].running_mean
+        ),
+        # [..., num_features] in training mode: strided inputs of 2 and 3 dimensions too.
+        facets.Shapes(
+            layer_for_shape,
+            oracle=forward64,
+            shapes=("1-D", "2-D", "non-contiguous", "non-contiguous 3-D"),
+            atol=1e-5,
         ),
         name="CenterAndScale.forward",
         call=lambda layer, x: layer(x),

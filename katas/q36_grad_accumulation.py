@@ -33,9 +33,12 @@ def train_accumulated(
       order; their sizes (dim 0) may differ, and each holds at least one sample (the mean
       loss of an empty batch is NaN). optimizer holds the model's parameters.
     - loss_fn(outputs, targets) returns the mean loss over the samples of a batch, like
-      F.mse_loss or F.cross_entropy with their default reduction.
+      F.mse_loss or F.cross_entropy with their default reduction. Call it with these two
+      arguments only: it may be any callable (nn.MSELoss(), a lambda, a partial).
     - Consecutive micro-batches form groups of accum_steps; the last group may be
-      shorter. For every group, call `optimizer.step()` exactly once, with gradients
+      shorter. For every group, call `optimizer.step()` exactly once (also when its loss
+      or gradients are not finite: skipping such a step, as GradScaler does, is the
+      caller's choice, not this function's), with gradients
       equal to those of `loss_fn(model(cat(inputs)), cat(targets))` on the whole group as
       one batch: the result equals one big-batch step per group. So weight each
       micro-batch's loss by n_i / N, its number of samples over the group's.
@@ -46,12 +49,14 @@ def train_accumulated(
     - Gradients present before the call are discarded, whatever they hold (NaN and inf
       included), and no gradient carries over from one group to the next. What .grad
       holds on return (None, zeros or the last group's gradients) is yours to choose.
-    - Train the model in the mode the caller left it in: model.training (and every
-      submodule's) is the same on return.
+    - Train the model in the mode the caller left it in: every forward runs in the modes
+      the caller set (a model left in eval mode trains with dropout off), and
+      model.training (and every submodule's) is the same on return.
     - Returns a list of Python floats, one per optimizer step: the group's loss as one
       batch (the weighted sum of its micro-batch losses), from before that step.
-    - Raises ValueError if accum_steps < 1 (fractional values included), before changing
-      anything (gradients included), also when batches is empty.
+    - accum_steps is an int. Raises ValueError if accum_steps < 1 (a fraction below 1, such
+      as 0.5, included), before changing anything (gradients included), also when batches
+      is empty. What other non-integers (1.5, NaN) do is left to you.
     - An empty list returns [] and takes no step; gradients present before the call are
       discarded all the same (set to None or to zeros).
 

@@ -1,4 +1,5 @@
 import copy
+import functools
 import math
 import weakref
 
@@ -171,6 +172,49 @@ def test_steps_once_per_group(device, count, accum_steps):
     )
 
 
+@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+def test_steps_also_when_a_loss_is_not_finite(device, bad):
+    # Skipping a step on non-finite gradients (as GradScaler does) is the caller's choice;
+    # here every group takes its step, as big-batch training would.
+    model, batches = regression_setup(device, [2, 3, 2, 2])
+    batches[2][1][0, 0] = bad  # one target of the second group
+    expected_model = copy.deepcopy(model)
+    optimizer = make_sgd(model)
+    steps = []
+    optimizer.register_step_post_hook(lambda *args: steps.append(1))
+    losses = train_accumulated(model, batches, optimizer, 2)
+    expected_losses = big_batch_training(expected_model, batches, 2)
+    assert len(steps) == 2, (
+        f"{len(steps)} optimizer steps for 2 groups, one of them with a {bad} loss: call "
+        "optimizer.step() once for every group, whatever its gradients hold"
+    )
+    for (name, p), q in zip(model.named_parameters(), expected_model.parameters(), strict=True):
+        assert_close(
+            p, q, f"{name} differs from big-batch training", rtol=1e-5, atol=1e-5, equal_nan=True
+        )
+    assert_close(losses, expected_losses, "each group's loss, as it is", equal_nan=True)
+
+
+# Any callable of (outputs, targets) that returns the mean loss: a module, a lambda, a partial.
+LOSS_FNS = {
+    "nn.MSELoss()": nn.MSELoss(),
+    "lambda": lambda outputs, targets: (outputs - targets).abs().mean(),
+    "partial": functools.partial(F.smooth_l1_loss, beta=0.5),
+}
+
+
+@pytest.mark.parametrize("loss_fn", LOSS_FNS)
+def test_calls_loss_fn_with_outputs_and_targets_only(device, loss_fn):
+    model, batches = regression_setup(device, [3, 5, 2, 4, 1])
+    expected_model = copy.deepcopy(model)
+    losses = train_accumulated(model, batches, make_sgd(model), 2, loss_fn=LOSS_FNS[loss_fn])
+    expected = big_batch_training(expected_model, batches, 2, loss_fn=LOSS_FNS[loss_fn])
+    assert_same_parameters(
+        model, expected_model, f"call loss_fn(outputs, targets) as given ({loss_fn} here)"
+    )
+    assert_close(losses, expected, "return each group's loss_fn loss", rtol=1e-5, atol=1e-6)
+
+
 def test_backward_runs_after_each_micro_batch(device):
     model, batches = regression_setup(device, [3, 2, 4, 1, 5])
     seen = []
@@ -252,6 +296,28 @@ def test_leaves_the_models_mode_as_it_was(device, training, sizes):
     )
 
 
+@pytest.mark.parametrize("mode", ["train", "eval", "mixed"])
+def test_runs_the_model_in_the_mode_it_was_left_in(device, mode):
+    # Each forward runs in the caller's modes (dropout off in eval), not in modes set for
+    # the call and put back afterwards.
+    model, batches = regression_setup(device, [3, 2, 4])
+    model.train(mode != "eval")
+    if mode == "mixed":
+        model[1].eval()
+    flags = {name: module.training for name, module in model.named_modules()}
+    seen = []
+    for name, module in model.named_modules():
+        module.register_forward_pre_hook(
+            lambda module, args, name=name: seen.append((name, module.training))
+        )
+    train_accumulated(model, batches, make_sgd(model), 2)
+    changed = sorted({name or "the model" for name, training in seen if training != flags[name]})
+    assert seen and not changed, (
+        f"{changed} ran forward in another mode than the caller left ({mode}): train in the "
+        "mode the caller chose, without calling model.train() or model.eval()"
+    )
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -270,6 +336,11 @@ FACETS = facets.declare(
         facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
         facets.UpdatesAll(
             micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
+        ),
+        facets.Defaults(
+            micro_batches,
+            values={"loss_fn": F.mse_loss},
+            key=lambda arguments, losses: (losses, list(arguments.args[0].parameters())),
         ),
     ),
 )

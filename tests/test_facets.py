@@ -5,6 +5,7 @@ answer that breaks its facet."""
 import ast
 import importlib
 import importlib.util
+import inspect
 import math
 import re
 from pathlib import Path
@@ -105,6 +106,47 @@ def test_a_setting_probed_with_nan_says_so_in_its_contract(module):
     )
 
 
+def stub_module(module: str):
+    """The stub itself, loaded from its file (with --solutions `katas.<module>` is the
+    reference)."""
+    spec = importlib.util.spec_from_file_location(f"stub_{module}", ROOT / "katas" / f"{module}.py")
+    assert spec and spec.loader
+    stub = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stub)
+    return stub
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_defaults_are_the_ones_the_stub_documents(module):
+    # A Defaults facet writes the documented values out; they must be the stub's own, each
+    # of the function's defaults named.
+    tests = importlib.import_module(f"katas.{module}_test")
+    declared = [
+        (function, facet)
+        for function in tests.FACETS.functions
+        for facet in function.facets
+        if isinstance(facet, facets.Defaults)
+    ]
+    if not declared:
+        return
+    stub = stub_module(module)
+    for function, facet in declared:
+        signature = inspect.signature(getattr(stub, function.target.__name__))
+        documented = {
+            name: parameter.default
+            for name, parameter in signature.parameters.items()
+            if parameter.default is not inspect.Parameter.empty
+        }
+        assert facet.values.keys() == documented.keys(), (
+            f"{function.name}: Defaults names {sorted(facet.values)}, the stub's signature "
+            f"has defaults for {sorted(documented)}"
+        )
+        for name, value in facet.values.items():
+            assert value is documented[name] or value == documented[name], (
+                f"{function.name}: Defaults says {name}={value!r}, the stub {documented[name]!r}"
+            )
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
@@ -190,6 +232,45 @@ def test_shapes_catches_a_shape_not_handled():
     facet = facets.Shapes(lambda shape, device: facets.args(torch.ones(shape)), oracle=torch.neg)
     assert_catches(facet, torch.neg, lambda x: -x.view(-1))
     assert_catches(facet, torch.neg, lambda x: -x.reshape(*x.shape[:1], -1) if x.dim() else -x)
+
+
+def test_shapes_catches_a_view_that_merges_the_dimensions_of_a_strided_input():
+    # [..., F] inputs: a view(-1, F) works on every contiguous input and on a strided 2-D one.
+    facet = facets.Shapes(
+        lambda shape, device: facets.args(torch.arange(float(math.prod(shape))).reshape(shape)),
+        oracle=lambda x: x.reshape(-1, x.shape[-1]).sum(0),
+        shapes=("2-D", "non-contiguous", "non-contiguous 3-D"),
+    )
+    assert_catches(
+        facet, lambda x: x.reshape(-1, x.shape[-1]).sum(0), lambda x: x.view(-1, x.shape[-1]).sum(0)
+    )
+    strided = facets._strided(torch.ones(2, 4, 3))
+    assert all(stride > 1 for stride in strided.stride()), "every stride skips elements"
+
+
+def test_defaults_catches_a_default_changed_or_read_another_way():
+    def scale(x, factor=2.0):
+        return x * factor
+
+    def changed(x, factor=3.0):
+        return x * factor
+
+    def none_means_two(x, factor=None):  # another signature, the documented behaviour
+        return x * (2.0 if factor is None else factor)
+
+    def none_means_one(x, factor=None):
+        return x * (1.0 if factor is None else factor)
+
+    facet = facets.Defaults(lambda device: facets.args(torch.randn(3)), values={"factor": 2.0})
+    assert_catches(facet, scale, changed)
+    assert_catches(facet, none_means_two, none_means_one)
+    # What is compared can be picked from the arguments and the result (a loader's settings).
+    keyed = facets.Defaults(
+        lambda device: facets.args(torch.randn(3)),
+        values={"factor": 2.0},
+        key=lambda arguments, result: result.sum().item(),
+    )
+    assert_catches(keyed, scale, changed)
 
 
 def test_number_catches_a_tensor_or_an_int():
@@ -474,6 +555,23 @@ def test_unmodified_catches_a_change_in_place():
         model.load_state_dict(saved)
 
     assert_catches(facets.Unmodified(counting_model), put_back, put_back_the_state_dict)
+
+    def state(device):  # a state_dict carries its version records as an attribute
+        return facets.args(nn.Linear(2, 2).state_dict())
+
+    def keys(state_dict):
+        return list(state_dict)
+
+    def renames_the_metadata(state_dict):
+        state_dict._metadata = {"x" + key: value for key, value in state_dict._metadata.items()}
+        return list(state_dict)
+
+    def adds_a_key(state_dict):
+        state_dict["extra"] = torch.zeros(1)
+        return list(state_dict)
+
+    assert_catches(facets.Unmodified(state), keys, renames_the_metadata)
+    assert_catches(facets.Unmodified(state), keys, adds_a_key)
 
 
 def test_unmodified_holds_every_facet_to_it_also_when_the_call_raises():

@@ -50,6 +50,7 @@ __all__ = [
     "Classes",
     "Declaration",
     "DefaultDevice",
+    "Defaults",
     "Dtypes",
     "Facet",
     "Function",
@@ -68,6 +69,7 @@ __all__ = [
     "args",
     "check_classes",
     "check_default_device",
+    "check_defaults",
     "check_dtypes",
     "check_grad_mode_kept",
     "check_gradients",
@@ -123,8 +125,16 @@ def past_square_overflow(dtype: torch.dtype) -> float:
     return 1.0
 
 
-# Shapes by name, for the Shapes facet; "non-contiguous" takes strided copies of the inputs.
-SHAPES = {"0-dim": (), "1-D": (7,), "empty": (0, 3), "2-D": (3, 5), "non-contiguous": (4, 3)}
+# Shapes by name, for the Shapes facet; "non-contiguous..." take strided copies of the inputs,
+# whose dimensions no view can merge (a `view(-1, F)` of a 3-D one fails).
+SHAPES = {
+    "0-dim": (),
+    "1-D": (7,),
+    "empty": (0, 3),
+    "2-D": (3, 5),
+    "non-contiguous": (4, 3),
+    "non-contiguous 3-D": (2, 4, 3),
+}
 
 
 @dataclass(frozen=True)
@@ -312,9 +322,10 @@ class DefaultDevice(Facet):
 class Unmodified(Facet):
     """The caller's inputs are left as they were: every tensor, array and module state in the
     arguments equal (values, dtype, device, requires_grad, attributes set on it) after the
-    call, and a module's state held in the same tensors (values put back into them, not into
-    new ones), with the hooks it had (none added, none removed) and each submodule in its
-    own train/eval mode. An input tensor that requires grad keeps its .grad,
+    call, every list and dict with its keys and the attributes set on it (a state_dict's
+    `_metadata`), and a module's state held in the same tensors (values put back into them,
+    not into new ones), with the hooks it had (none added, none removed) and each submodule
+    in its own train/eval mode. An input tensor that requires grad keeps its .grad,
     checked twice: None stays None, and a .grad the caller had set stays (the call runs again
     on inputs made anew with one set)."""
 
@@ -447,6 +458,23 @@ class GradModeKept(Facet):
     given, to declare it alone)."""
 
     make: Callable[[torch.device], Args] | None = None
+
+
+@dataclass(frozen=True)
+class Defaults(Facet):
+    """A parameter left out means its documented default: the call without it gives what the
+    call with that value written out gives, so a default changed in the signature (or read
+    another way inside) shows. make(device) -> Args without the parameters named in `values`
+    (name -> the default the stub's signature documents; a self-check holds them to it);
+    key(args, result) picks what is compared, after the call (default: the result). Both
+    calls run on arguments made anew after the same torch.manual_seed."""
+
+    make: Callable[[torch.device], Args]
+    values: Mapping[str, Any]
+    key: Callable[[Args, Any], Any] | None = None
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(name, None) for name in self.values]
 
 
 # ---------------------------------------------------------------- declarations
@@ -762,9 +790,13 @@ def _oracle_args(arguments: Args) -> Args:
 
 
 def _strided(value: Any) -> Any:
-    """The same values in a non-contiguous tensor."""
+    """The same values in a non-contiguous tensor: every stride is more than one element and
+    the dimensions lie in memory in reverse order, so that no two of them merge into one view
+    (`x.view(-1, x.shape[-1])` fails where `reshape` copies)."""
     if isinstance(value, torch.Tensor) and value.dim() > 0 and value.numel() > 1:
-        return torch.stack([value, value], dim=-1)[..., 0]
+        order = tuple(reversed(range(value.dim())))
+        reversed_ = value.permute(order)
+        return torch.stack([reversed_, reversed_], dim=-1)[..., 0].permute(order)
     return value
 
 
@@ -882,7 +914,7 @@ def check_gradients(case: Case, device: torch.device) -> None:
 def check_shapes(case: Case, device: torch.device) -> None:
     facet: Shapes = case.facet  # type: ignore[assignment]
     arguments = facet.make(SHAPES[case.label], device)
-    if case.label == "non-contiguous":
+    if case.label.startswith("non-contiguous"):
         arguments = Args(
             tuple(_strided(a) for a in arguments.args),
             {key: _strided(a) for key, a in arguments.kwargs.items()},
@@ -1039,6 +1071,68 @@ def check_default_device(case: Case, device: torch.device) -> None:
             )
 
 
+def check_defaults(case: Case, device: torch.device) -> None:
+    facet: Defaults = case.facet  # type: ignore[assignment]
+    name, value = case.label, facet.values[case.label]
+    seen = []
+    with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
+        for written in (False, True):
+            torch.manual_seed(0)
+            arguments = facet.make(device)
+            assert name not in arguments.kwargs, f"make gives {name}: leave it out"
+            if written:
+                arguments = arguments.replace(**{name: value})
+            result = _call(case, arguments)
+            seen.append(facet.key(arguments, result) if facet.key else result)
+    assert _same(*seen), (
+        f"{case.function.name} without {name} does not do what {name}={value!r} written out "
+        f"does: the documented default is {value!r} (keep the signature's default)"
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two results are equal: tensors in dtype, shape and values (NaN equal to NaN),
+    containers item by item, modules in their state."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return False
+        if a.dtype != b.dtype or a.shape != b.shape or a.device != b.device:
+            return False
+        x, y = a.detach().cpu(), b.detach().cpu()
+        return torch.equal(x.isnan(), y.isnan()) and torch.equal(x.nan_to_num(), y.nan_to_num())
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, nn.Module):
+        return isinstance(b, nn.Module) and _same(dict(_tensors(a)), dict(_tensors(b)))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def _containers(value: Any, path: str = "", depth: int = 0) -> dict[str, tuple[Any, Any]]:
+    """path -> (keys or length, a deep copy of its attributes) of every list, tuple and dict
+    the arguments hold."""
+    if isinstance(value, Args):
+        items: Any = [*((f"argument {i}", v) for i, v in enumerate(value.args))]
+        items += [(key, v) for key, v in value.kwargs.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+    elif isinstance(value, dict):
+        items = [(f"{path}[{k!r}]", v) for k, v in value.items()]
+    else:
+        return {}
+    found = {}
+    if not isinstance(value, Args):
+        keys = list(value) if isinstance(value, dict) else len(value)
+        found[path] = (keys, copy.deepcopy(getattr(value, "__dict__", {})))
+    if depth < 4:
+        for where, item in items:
+            found.update(_containers(item, where, depth + 1))
+    return found
+
+
 def _grad_leaves(value: Any) -> dict[str, torch.Tensor]:
     """The input tensors whose .grad the caller owns: leaves that require grad, outside any
     module or optimizer (whose state is theirs to update)."""
@@ -1078,10 +1172,20 @@ def _check_unmodified(
     held = _state_of_modules(inputs(arguments))
     objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
     modules = _modules_kept(inputs(arguments))
+    containers = _containers(inputs(arguments))
     _call(case, arguments)
     after = dict(_tensors(inputs(arguments)))
     _assert_unchanged(case.function.name, before, objects, after)
     _assert_modules_kept(case.function.name, modules, _modules_kept(inputs(arguments)))
+    for path, (keys, attributes) in containers.items():
+        now_keys, now_attributes = _containers(inputs(arguments)).get(path, (None, None))
+        where = f"{case.function.name} changed the caller's {path or 'argument'}"
+        assert now_keys == keys, f"{where}: its keys or length; work on a copy"
+        # Attributes a container carries (a state_dict's `_metadata`) are the caller's too.
+        assert now_attributes == attributes, (
+            f"{where}: its attributes ({', '.join(sorted(attributes or {}))}); leave them as "
+            "they are, or work on a copy"
+        )
     for path, grad in kept.items():
         now = after[path].grad
         where = f"{case.function.name} changed the caller's {path}.grad"
@@ -1441,6 +1545,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Number: check_number,
     Setting: check_setting,
     DefaultDevice: check_default_device,
+    Defaults: check_defaults,
     Unmodified: check_unmodified,
     NoGraph: check_no_graph,
     Trains: check_trains,
