@@ -147,9 +147,11 @@ def median_time(
       first call of a compiled function compiles it), then `repeats` timed ones, each timed
       on its own with `clock` (seconds). Returns the median of those `repeats` times (for an
       even count, the mean of the two middle ones, as statistics.median).
-    - Rule: call `synchronize()` after every call of fn and before the clock is next read, so
-      that no clock reading comes before the work queued on the device has finished (the
-      warm-up's included). synchronize=None means `torch.accelerator.synchronize` when
+    - Rule: between a call of fn and the next clock reading, call `synchronize()`, so that
+      no clock reading comes before the work queued on the device has finished (the
+      warm-up's included). Between two warm-up calls no clock is read: one synchronize()
+      after the last warm-up call is enough, and one after each warm-up call is correct
+      too. synchronize=None means `torch.accelerator.synchronize` when
       `torch.accelerator.is_available()`, and nothing without an accelerator (CPU
       operations have finished when they return).
     - The defaults are part of the contract: 3 warm-up calls, 10 timed ones, and the wall
