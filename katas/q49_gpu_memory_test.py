@@ -84,7 +84,7 @@ def test_saved_bytes_on_the_meta_device(device):
     )
 
 
-def test_saved_bytes_tells_equal_sized_meta_storages_apart():
+def test_saved_bytes_tells_equal_sized_meta_storages_apart(device):
     a = torch.randn(4, device="meta", requires_grad=True)
     b = torch.randn(4, device="meta", requires_grad=True)
     assert saved_bytes(torch.mul, a, b) == 32, (
