@@ -113,11 +113,11 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
       (it may require grad), left as it is (requires_grad included). Look the input's
       name up in the session rather than assuming it: the exporter names it after the
       forward argument.
-    - Returns the output as a torch.Tensor on `inputs`' device, in the dtype the model
-      produces (float32 for a float32 model; a model whose output is float64 gives
-      float64: no cast). Opens the file as it is at each call: a file written again at the
-      same path gives the new model's result, even with its size and modification time
-      unchanged (no session cached by path, nor by path and time).
+    - Returns the output as a float32 torch.Tensor on `inputs`' device, whatever floating
+      dtype the model produces (a float64 or float16 output is cast).
+    - Opens the file as it is at each call: a file written again at the same path gives
+      the new model's result, even with its size and modification time unchanged (no
+      session cached by path, nor by path and time).
 
     >>> run_onnx("model.onnx", torch.randn(5, 4)).shape  # doctest: +SKIP
     torch.Size([5, 2])
