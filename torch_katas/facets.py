@@ -694,7 +694,9 @@ def _snapshot(value: Any) -> list[tuple[str, Any]]:
             found.append((path, item.copy()))
         elif not nn.parameter.is_lazy(item):  # a lazy module's parameters hold no values yet
             saved = (item.detach().clone(), item.dtype, item.device, item.requires_grad)
-            found.append((path, (*saved, item._version, dict(vars(item)), item.grad is None)))
+            # .grad read only where it cannot warn (a tensor that does not require grad is a leaf).
+            no_grad = item.requires_grad or item.grad is None
+            found.append((path, (*saved, item._version, dict(vars(item)), no_grad)))
     return found
 
 
