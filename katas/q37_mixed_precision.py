@@ -77,6 +77,9 @@ def amp_train_step(
       optimizer holds the model's parameters. The parameters and their gradients stay
       float32: do not cast the model.
     - Whatever gradients the parameters hold before the call are discarded.
+    - Rule: the model's train/eval mode, and each submodule's, stay as the caller set them
+      (no `model.train()`): a model in eval mode, or with frozen BatchNorm layers in eval
+      mode, steps that way.
     - The forward pass and `loss_fn(model(inputs), targets)` run under `torch.autocast`
       for `inputs`' device type with dtype `amp_dtype(inputs.device)`; backward runs after
       the autocast block. Rule: call this module's `amp_dtype` for the dtype (the tests

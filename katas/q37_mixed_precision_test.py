@@ -217,20 +217,31 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
     )
 
 
+@pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
-def test_autocast_takes_the_dtype_from_amp_dtype(device, monkeypatch, dtype):
+def test_autocast_takes_the_dtype_from_amp_dtype(device, monkeypatch, dtype, enabled):
     # amp_dtype as on a GPU with float16 only, or one with bfloat16, whatever this device:
-    # the step must autocast to what amp_dtype says, not to a dtype of its own.
-    monkeypatch.setattr(kata, "amp_dtype", lambda device: dtype)
+    # the step must autocast to what amp_dtype says, not to a dtype of its own (nor one
+    # guessed from the scaler, which may be enabled or disabled on any device).
+    asked = []
+    monkeypatch.setattr(kata, "amp_dtype", lambda device: asked.append(device) or dtype)
     model = small_model(device)
     seen = []
     model[0].register_forward_hook(lambda module, args, output: seen.append(output.dtype))
     inputs, targets = a_batch(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, False))
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, enabled))
     assert seen == [dtype], (
-        f"with amp_dtype(inputs.device) giving {dtype} the Linear layer produced {seen}: "
-        "autocast with dtype=amp_dtype(inputs.device)"
+        f"with amp_dtype(inputs.device) giving {dtype} the Linear layer produced {seen} "
+        f"(scaler {'enabled' if enabled else 'disabled'}): autocast with "
+        "dtype=amp_dtype(inputs.device)"
+    )
+    # The device itself, index included: on a machine with mixed GPUs only the GPU the
+    # inputs are on knows whether it runs bfloat16 (the device type asks the current one).
+    named = [torch.device(one) for one in asked]
+    assert named and all(one == inputs.device for one in named), (
+        f"amp_dtype was asked about {asked}, not about inputs.device ({inputs.device}): call "
+        "amp_dtype(inputs.device), not amp_dtype(inputs.device.type)"
     )
 
 
@@ -264,6 +275,21 @@ def test_master_weights_and_gradients_stay_float32(device, enabled):
         check_tensor(param, dtype=torch.float32, device=device, name=f"parameter {name}")
         if param.grad is not None:
             check_tensor(param.grad, dtype=torch.float32, name=f"the gradient of {name}")
+
+
+@pytest.mark.parametrize("mode", ["eval", "frozen-norm"])
+def test_the_step_keeps_the_callers_train_and_eval_modes(device, mode):
+    model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Linear(16, 4))
+    model.to(device)
+    model.eval() if mode == "eval" else model[1].eval()
+    modes = [module.training for module in model.modules()]
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler_for(device, False))
+    assert [module.training for module in model.modules()] == modes, (
+        f"the step changed the train/eval modes ({mode}): leave them as the caller set them "
+        "(no model.train() inside the step)"
+    )
 
 
 def test_backward_runs_after_the_autocast_block(device):
@@ -353,27 +379,48 @@ def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled
         )
 
 
+@pytest.mark.parametrize("where", ["gradient", "loss"])
 @pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
-def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad):
+def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad, where):
+    # The overflow in a gradient only, or already in the forward loss: either way the
+    # scaler sees it in the gradients, skips the step and lowers the scale.
     model = small_model(device)
-    model[0].weight.register_hook(lambda grad: torch.full_like(grad, bad))
-    before = [param.detach().clone() for param in model.parameters()]
+    if where == "gradient":
+        model[0].weight.register_hook(lambda grad: torch.full_like(grad, bad))
+    before = copy.deepcopy(model)
     inputs, targets = a_batch(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scaler = scaler_for(device)
-    loss = amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
-    for (name, param), old in zip(model.named_parameters(), before, strict=True):
-        unchanged = torch.equal(param.detach(), old)
+
+    def mse(output, target):
+        return F.mse_loss(output, target) * (bad if where == "loss" else 1.0)
+
+    loss = amp_train_step(model, inputs, targets, mse, optimizer, scaler)
+    for (name, param), old in zip(model.named_parameters(), before.parameters(), strict=True):
+        unchanged = torch.equal(param.detach(), old.detach())
         assert unchanged, (
             f"{name} changed although a gradient was {bad}; let scaler.step(optimizer) make "
             "the step, so it is skipped when gradients contain inf or NaN"
         )
     assert scaler.get_scale() < 256.0, (
-        f"the scale is still {scaler.get_scale()} after an overflow; call scaler.update() "
-        "after scaler.step(optimizer)"
+        f"the scale is still {scaler.get_scale()} after an overflow in the {where}; run "
+        "backward, scaler.step(optimizer) and scaler.update() whatever the loss is: the "
+        "scaler sees the overflow and lowers the scale"
     )
     check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the returned loss")
-    assert torch.isfinite(loss), "the forward loss is finite even when a gradient overflows"
+    if where == "loss":
+        assert loss.isnan() if math.isnan(bad) else loss.isposinf(), f"the loss was {bad}"
+        return
+    with torch.no_grad():
+        want = F.mse_loss(before(inputs), targets)
+    assert_close(
+        loss,
+        want,
+        "the returned loss is not this forward pass's loss: return the loss itself, not "
+        "the scaled one divided by the scale (which update() has changed)",
+        rtol=2e-2,
+        atol=1e-3,
+    )
 
 
 @pytest.mark.cuda

@@ -96,7 +96,9 @@ def compile_for_varying_batch(
       batch size, nor a second one at the first new size.
     - Sizes 0 and 1 are specialised whatever you ask (a size-1 dimension broadcasts), so a
       batch of 1 may compile once more: not part of the contract.
-    - Compiles lazily, as torch.compile does: nothing before the first call.
+    - Compiles lazily, as torch.compile does: nothing before the first call. Leaves the
+      caller's other compiled functions as they are: no `torch.compiler.reset()`, which
+      throws away every function's compiled code in the process.
     - fn may have graph breaks: they split it into several graphs, as torch.compile does by
       default (no fullgraph=True), and none of those recompiles at a new batch size.
     - `backend` is passed on to torch.compile as given, a name ("eager", "aot_eager", ...)
@@ -145,9 +147,11 @@ def median_time(
       first call of a compiled function compiles it), then `repeats` timed ones, each timed
       on its own with `clock` (seconds). Returns the median of those `repeats` times (for an
       even count, the mean of the two middle ones, as statistics.median).
-    - Rule: call `synchronize()` after every call of fn and before the clock is next read, so
-      that no clock reading comes before the work queued on the device has finished (the
-      warm-up's included). synchronize=None means `torch.accelerator.synchronize` when
+    - Rule: between a call of fn and the next clock reading, call `synchronize()`, so that
+      no clock reading comes before the work queued on the device has finished (the
+      warm-up's included). Between two warm-up calls no clock is read: one synchronize()
+      after the last warm-up call is enough, and one after each warm-up call is correct
+      too. synchronize=None means `torch.accelerator.synchronize` when
       `torch.accelerator.is_available()`, and nothing without an accelerator (CPU
       operations have finished when they return).
     - The defaults are part of the contract: 3 warm-up calls, 10 timed ones, and the wall
@@ -175,7 +179,10 @@ def clipped_residual(
       Python float that may be inf or more than x's dtype can hold (then h is never scaled).
     - Let h = x @ weight and norm = its 2-norm over all of h. If norm > max_norm, h is
       scaled by max_norm / norm; otherwise (norm == max_norm included, and a nan norm, which
-      is not > max_norm) h is left as it is.
+      is not > max_norm) h is left as it is. Rule: the comparison is eager's `norm > max_norm`,
+      with norm in x's dtype and max_norm rounded to it (in float16 a max_norm of 0.99995 is
+      1.0): no wider norm (`dtype=float32`) nor a comparison in float64, whose answer differs
+      from eager's where the two roundings fall on either side of max_norm.
     - Returns (out, norm): out = x + relu(h), shape (B, D), with x's dtype and device; and
       norm, the 0-dim norm of h before any scaling, with x's dtype (as vector_norm returns
       it, float16 for float16), returned instead of printed so the caller can log it
@@ -191,8 +198,9 @@ def clipped_residual(
     `torch.compile(clipped_residual, fullgraph=True)` compiles it into one graph.
     `torch.cond` is allowed; the simulated device `sim` cannot run it (it traces its
     branches with Dynamo even eagerly), so such an answer is checked on the CPU and CUDA.
-    The norm with `torch.linalg.vector_norm`, not the deprecated `torch.norm` (nor
-    `Tensor.norm`, which calls it) nor `torch.linalg.norm` / `matrix_norm`. Do not decorate
+    The norm with `torch.linalg.vector_norm` (the returned norm is what it computed, not
+    a sum of squares by hand), not the deprecated `torch.norm` (nor `Tensor.norm`, which
+    calls it) nor `torch.linalg.norm` / `matrix_norm`. Do not decorate
     the function with torch.compile: the caller compiles it.
 
     >>> x, weight = torch.ones(2, 3), torch.eye(3)

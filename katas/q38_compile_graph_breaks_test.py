@@ -18,6 +18,7 @@ from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
+    built_from,
     check_tensor,
     forbidden_calls,
     raises,
@@ -513,6 +514,20 @@ def test_median_time_refuses_no_repeats(device, repeats):
     )
 
 
+def test_compile_for_varying_batch_keeps_the_callers_compiled_code(device, fresh_dynamo):
+    backend = CountingBackend()
+    callers = torch.compile(lambda t: t.cos() + 1, backend=backend)  # the caller's own
+    x = torch.randn(3, 2, device=device)
+    callers(x)
+    compiled = compile_for_varying_batch(torch.sin, backend="eager")
+    compiled(torch.randn(4, 3, device=device))
+    callers(x)  # the same input again: its graph is reused, if it is still there
+    assert backend.graphs == 1, (
+        "the caller's other compiled function compiled again after compile_for_varying_batch: "
+        "torch.compiler.reset() throws away every function's compiled code; do not call it"
+    )
+
+
 # ---------------------------------------------------------------- clipped_residual
 
 # (batch, dim, input scale, max_norm): norms far above and far below max_norm, batch 1,
@@ -675,16 +690,48 @@ def test_float64_values_and_gradients(device, case):
     )
 
 
+# Half-precision inputs whose norm, rounded to float16, falls on the other side of max_norm
+# than the exact one: eager decides in float16 (x: a row of h = x @ eye, max_norm).
+ROUNDING = {
+    "float16-norm-is-max-norm": ([[0.7461, 0.6660]], 1.0),  # 1.0 in float16, 1.000116 exactly
+    "max-norm-rounds-to-the-norm": ([[0.6, 0.8]], 0.99995),  # 1.0 > 1.0 is False in float16
+}
+
+
+@pytest.mark.parametrize("case", ROUNDING)
+def test_half_precision_clips_where_eager_does(device, case):
+    skip_unless_supported(device, torch.float16)
+    row, max_norm = ROUNDING[case]
+    x = torch.tensor(row, device=device, dtype=torch.float16)
+    weight = torch.eye(2, device=device, dtype=torch.float16)
+    want = clipped_residual_eager(x, weight, max_norm)
+    assert_close(clipped_residual(x, weight, max_norm), want, f"{case}: out and norm")
+    assert_close(
+        gradients(clipped_residual, x, weight, max_norm),
+        gradients(clipped_residual_eager, x, weight, max_norm),
+        f"{case}: the gradients differ from eager's, which compares norm > max_norm in "
+        "float16 (norm in x's dtype, max_norm rounded to it): compute and compare as it does",
+    )
+
+
 def test_norm_with_torch_linalg(device):
     x, weight, max_norm = inputs_for("clipped", device)
-    with forbidden_calls(
-        (torch, "norm"),
-        (torch.Tensor, "norm"),
-        (torch.linalg, "norm"),
-        (torch.linalg, "matrix_norm"),
-        reason="torch.norm is deprecated: use torch.linalg.vector_norm",
+    with (
+        forbidden_calls(
+            (torch, "norm"),
+            (torch.Tensor, "norm"),
+            (torch.linalg, "norm"),
+            (torch.linalg, "matrix_norm"),
+            reason="torch.norm is deprecated: use torch.linalg.vector_norm",
+        ),
+        built_from(
+            "linalg_vector_norm",
+            spelled="torch.linalg.vector_norm",
+            reason="the kata asks for the norm from torch.linalg.vector_norm",
+        ) as record,
     ):
-        clipped_residual(x, weight, max_norm)
+        _, norm = clipped_residual(x, weight, max_norm)
+    record.check(norm)
 
 
 class NoValuesOut(TorchFunctionMode):

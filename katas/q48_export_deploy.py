@@ -94,7 +94,8 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike
       folder: ship the two together. One file with the weights inside (external_data=False)
       is correct too. Nothing else is written, anywhere: not in the
       working directory (where the exporter's report=True, profile=True and
-      dump_exported_program=True put their artifacts), not in HOME.
+      dump_exported_program=True put their artifacts), not in HOME, not in the temporary
+      directory (nor anywhere else an `artifacts_dir` could send them).
     - Prints nothing to stdout (the exporter's progress lines stay off: verbose=False).
 
     >>> export_onnx(model, torch.randn(3, 4), "model.onnx")  # doctest: +SKIP
@@ -106,13 +107,17 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike
 def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     """Run the ONNX model at `path` on `inputs` with onnxruntime on the CPU.
 
+    - Rule: ask for the CPU, `providers=["CPUExecutionProvider"]` (left out, a GPU build
+      of onnxruntime picks its own providers, and older versions refuse the call).
     - The model has one input and one output; inputs is a float32 tensor on any device
       (it may require grad), left as it is (requires_grad included). Look the input's
       name up in the session rather than assuming it: the exporter names it after the
       forward argument.
-    - Returns the output as a float32 torch.Tensor on `inputs`' device. Opens the file as
-      it is at each call: a file written again at the same path gives the new model's
-      result (no session cached by path).
+    - Returns the output as a float32 torch.Tensor on `inputs`' device, whatever floating
+      dtype the model produces (a float64 or float16 output is cast).
+    - Opens the file as it is at each call: a file written again at the same path gives
+      the new model's result, even with its size and modification time unchanged (no
+      session cached by path, nor by path and time).
 
     >>> run_onnx("model.onnx", torch.randn(5, 4)).shape  # doctest: +SKIP
     torch.Size([5, 2])

@@ -1,3 +1,6 @@
+import os
+import tempfile
+
 import pytest
 import torch
 from torch import nn
@@ -100,7 +103,7 @@ def test_exported_program_runs_other_batch_sizes_like_eager(device):
     for key, value in before["state_dict"].items():
         assert torch.equal(after["state_dict"][key], value), f"export changed the model's {key}"
     module = program.module()
-    for batch in (1, 3, 8, 100):  # any batch size >= 1: no upper bound
+    for batch in (1, 3, 8, 100, 5000):  # any batch size >= 1: no upper bound
         inputs = features(batch, device)
         got = run_or_fail(module, inputs, "the exported program")
         assert_agrees_with_eager(got, model, inputs, device, f"the exported output (batch {batch})")
@@ -197,12 +200,19 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     # Wide enough that the exporter moves the weights to the side file scorer.onnx.data.
     model = eval_model(device, hidden=32)
     # "Nothing else is written, anywhere": run from an empty working directory with an
-    # empty HOME, both inside tmp_path, and look at everything under tmp_path afterwards.
-    elsewhere = {"cwd": tmp_path / "cwd", "home": tmp_path / "home"}
+    # empty HOME and an empty temporary directory, all inside tmp_path, and look at
+    # everything under tmp_path afterwards.
+    elsewhere = {
+        "cwd": tmp_path / "cwd",
+        "home": tmp_path / "home",
+        "temporary directory": tmp_path / "tmp",
+    }
     for folder in elsewhere.values():
         folder.mkdir()
     monkeypatch.chdir(elsewhere["cwd"])
     monkeypatch.setenv("HOME", str(elsewhere["home"]))
+    monkeypatch.setenv("TMPDIR", str(elsewhere["temporary directory"]))
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere["temporary directory"]))
     written = tmp_path / "written"
     written.mkdir()
     path = written / "scorer.onnx"
@@ -212,12 +222,14 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     assert path.is_file(), f"export_onnx wrote nothing at {path}"
     for name, folder in elsewhere.items():
         stray = sorted(str(item.relative_to(folder)) for item in folder.rglob("*"))
+        where = {"cwd": "the working directory", "home": "HOME"}.get(name, f"the {name}")
         assert not stray, (
-            f"export_onnx wrote {stray} into the {'working directory' if name == 'cwd' else 'HOME'}"
-            "; write only `path` and its side file (no report=True, profile=True, "
-            "dump_exported_program=True or other artifacts)"
+            f"export_onnx left {stray} in {where}; write only `path` and its side file (no "
+            "report=True, profile=True, dump_exported_program=True or other artifacts, "
+            "wherever they would go)"
         )
-    files = {item.name for item in tmp_path.rglob("*")} - {"written", *elsewhere}
+    files = {item.name for item in tmp_path.rglob("*")} - {"written"}
+    files -= {folder.name for folder in elsewhere.values()}
     assert files <= {"scorer.onnx", "scorer.onnx.data"}, (
         f"export_onnx wrote {sorted(files)}; expected scorer.onnx and at most its side file "
         "scorer.onnx.data, next to it"
@@ -258,19 +270,24 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     )
 
 
-def write_affine_onnx(path, weight, bias):
+def write_affine_onnx(path, weight, bias, output_float64=False):
     """An ONNX model written directly (no exporter): scores = readings @ weight + bias, with
-    a dynamic batch dimension and the input named `readings` (not the exporter's name)."""
+    a dynamic batch dimension and the input named `readings` (not the exporter's name);
+    output_float64: the scores cast to float64 in the graph."""
     from onnx import TensorProto, helper, numpy_helper, save
 
+    nodes = [
+        helper.make_node("MatMul", ["readings", "weight"], ["product"]),
+        helper.make_node("Add", ["product", "bias"], ["sum" if output_float64 else "scores"]),
+    ]
+    if output_float64:
+        nodes.append(helper.make_node("Cast", ["sum"], ["scores"], to=TensorProto.DOUBLE))
+    out_type = TensorProto.DOUBLE if output_float64 else TensorProto.FLOAT
     graph = helper.make_graph(
-        [
-            helper.make_node("MatMul", ["readings", "weight"], ["product"]),
-            helper.make_node("Add", ["product", "bias"], ["scores"]),
-        ],
+        nodes,
         "affine",
         [helper.make_tensor_value_info("readings", TensorProto.FLOAT, ["batch", 6])],
-        [helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch", 3])],
+        [helper.make_tensor_value_info("scores", out_type, ["batch", 3])],
         initializer=[
             numpy_helper.from_array(weight.numpy(), "weight"),
             numpy_helper.from_array(bias.numpy(), "bias"),
@@ -281,15 +298,31 @@ def write_affine_onnx(path, weight, bias):
     save(model, str(path))
 
 
-def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_path):
+def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_path, monkeypatch):
     # Runs on every device, the simulated one included: only onnxruntime, no export.
     pytest.importorskip("onnx", reason=ONNX_EXTRA)
-    pytest.importorskip("onnxruntime", reason=ONNX_EXTRA)
+    onnxruntime = pytest.importorskip("onnxruntime", reason=ONNX_EXTRA)
+    providers = []  # what each session was asked to run on
+    opened = onnxruntime.InferenceSession.__init__
+
+    def watched(self, path, sess_options=None, providers_given=None, *args, **kwargs):
+        providers.append(kwargs.get("providers", providers_given))
+        given = {"providers": providers[-1]} if providers[-1] is not None else {}
+        kwargs.pop("providers", None)
+        opened(self, path, sess_options, *args, **given, **kwargs)
+
+    monkeypatch.setattr(onnxruntime.InferenceSession, "__init__", watched)
     weight, bias = torch.randn(6, 3), torch.randn(3)
     path = tmp_path / "affine.onnx"
     write_affine_onnx(path, weight, bias)
     inputs = features(5, device).requires_grad_()
     got = run_onnx(path, inputs)
+    names = [[one if isinstance(one, str) else one[0] for one in p or []] for p in providers]
+    assert names == [["CPUExecutionProvider"]], (
+        f"run_onnx opened sessions with providers {providers}: ask for the CPU, "
+        "providers=['CPUExecutionProvider'] (left out, a GPU build of onnxruntime picks "
+        "its own, and older versions refuse the call)"
+    )
     check_tensor(got, shape=(5, 3), dtype=torch.float32, device=device, name="run_onnx's result")
     assert_close(
         got.detach().cpu(),
@@ -300,8 +333,12 @@ def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_pat
         atol=1e-5,
     )
     assert inputs.requires_grad, "run_onnx changed the caller's inputs.requires_grad"
-    # The same path written again with other weights: a session reads the file as it is now.
+    # The same path written again with other weights, its size and modification time as
+    # before (as `cp -p` or `rsync -t` leave them): a session reads the file as it is now.
+    stat = os.stat(path)
     write_affine_onnx(path, weight, bias + 1)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert os.stat(path).st_size == stat.st_size
     assert_close(
         run_onnx(path, inputs).detach().cpu(),
         inputs.detach().cpu() @ weight + bias + 1,
@@ -310,6 +347,19 @@ def test_run_onnx_takes_and_returns_tensors_on_the_inputs_device(device, tmp_pat
         rtol=1e-5,
         atol=1e-5,
     )
+
+
+def test_run_onnx_returns_float32_whatever_the_model_produces(device, tmp_path):
+    pytest.importorskip("onnx", reason=ONNX_EXTRA)
+    pytest.importorskip("onnxruntime", reason=ONNX_EXTRA)
+    weight, bias = torch.randn(6, 3), torch.randn(3)
+    path = tmp_path / "affine64.onnx"
+    write_affine_onnx(path, weight, bias, output_float64=True)
+    inputs = features(4, device)
+    got = run_onnx(path, inputs)
+    check_tensor(got, shape=(4, 3), dtype=torch.float32, device=device, name="run_onnx's result")
+    want = inputs.cpu() @ weight + bias
+    assert_close(got.cpu(), want, "a float64 output, cast to float32", rtol=1e-5, atol=1e-5)
 
 
 # ---------------------------------------------------------------- facets

@@ -47,8 +47,13 @@ def saved_bytes(fn: Callable[..., Any], *args: Any) -> int:
     `fn(*args)` runs.
 
     - Rule: run `fn(*args)` once, inside `torch.autograd.graph.saved_tensors_hooks`, and
-      observe every tensor packed (pack and unpack return the tensor unchanged). The result
+      observe every tensor packed (pack and unpack return the tensor unchanged: the very
+      tensor, not a copy, so fn computes what it would without the hooks). The result
       of `fn` is not returned; its graph is freed with it.
+    - Rule: the result is the total over every storage saved during the call, not the peak
+      held at once: a storage saved and freed before fn returns (fn runs a backward pass
+      in a loop) still counts. Hint: a freed storage's `id()` and address are reused by the
+      next one, so keep the storage object itself, not its id alone.
     - Rule: count memory, not tensors: each distinct storage once, whole
       (`tensor.untyped_storage().nbytes()`). A tensor that two operations save (x * x saves
       x twice) is held once; a view that is saved (a slice at any offset, a transpose) keeps

@@ -84,6 +84,44 @@ def test_saved_bytes_on_the_meta_device(device):
     )
 
 
+def test_saved_bytes_tells_equal_sized_meta_storages_apart(device):
+    a = torch.randn(4, device="meta", requires_grad=True)
+    b = torch.randn(4, device="meta", requires_grad=True)
+    assert saved_bytes(torch.mul, a, b) == 32, (
+        "a * b saves two storages of 16 bytes each: on meta both data_ptr()s are 0 and their "
+        "sizes are equal; tell storages apart by the storage object itself"
+    )
+
+
+def test_saved_bytes_counts_storages_freed_before_fn_returns(device):
+    x = torch.randn(1000, device=device, requires_grad=True)
+
+    def steps(t):
+        for _ in range(20):  # each exp saves a new 4000-byte output, freed by its backward
+            t.exp().sum().backward()
+
+    got = saved_bytes(steps, x)
+    assert got == 20 * 4000, (
+        f"20 storages of 4000 bytes were saved one after another, got {got}: the total counts "
+        "each (not the peak); a freed storage's id is reused, so keep the storage object"
+    )
+
+
+def test_saved_bytes_leaves_the_saved_tensors_as_they_are(device):
+    seen = []
+
+    def fn(t):
+        y = t.exp()  # exp saves its output: the same memory must come back, not a copy
+        seen.append((y.untyped_storage().data_ptr(), y.grad_fn._saved_result))
+
+    saved_bytes(fn, torch.randn(10, device=device, requires_grad=True))
+    address, saved = seen[0]
+    assert saved.untyped_storage().data_ptr() == address, (
+        "the tensor autograd saved comes back as a copy: pack and unpack return the tensor "
+        "itself (a copy doubles the memory measured and hides in-place changes from backward)"
+    )
+
+
 def test_saved_tensors_come_back_in_backward(device):
     x = torch.randn(3, 5, device=device, requires_grad=True)
     saved_bytes(lambda t: t.sin().sum().backward(), x)  # fn may run backward itself
@@ -247,6 +285,7 @@ FACETS = facets.declare(
             ),
             module=lambda arguments, result: nn.ModuleList(arguments.args[0]),
         ),
+        facets.Unmodified(blocks_and_input),
     ),
 )
 test_facets = FACETS.test

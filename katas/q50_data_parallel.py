@@ -83,6 +83,10 @@ def average_gradients(model: nn.Module, group: dist.ProcessGroup | None = None) 
     - Each `.grad` is updated in place: the same tensor object (an optimizer or a hook may
       hold it), on its device, in its dtype and to its dtype's precision (a float64
       gradient is not averaged in float32); returns None.
+    - The order is yours: sum, then divide by the group's size, or divide each rank's
+      gradient first and sum (as DDP does). They differ by a rounding, and at the ends of a
+      16-bit dtype's range: summed first, float16 gradients overflow above 65504; divided
+      first, the smallest flush to zero. Either is correct here.
     - Every rank calls it, with models of the same structure, in the same order.
 
     >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)

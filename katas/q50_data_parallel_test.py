@@ -149,11 +149,21 @@ def test_rank_loader_refuses_a_rank_outside_the_world(device, rank):
         rank_loader(indexed(4, device), 2, rank, 2, epoch=0)  # the call, before any iteration
 
 
-def test_rank_loader_leaves_the_global_random_state_alone(device):
+def test_rank_loader_leaves_the_global_random_state_alone(device, monkeypatch):
+    # torch.manual_seed reseeds every CUDA generator through these, even where no GPU is
+    # present (then they do nothing): a call seen here would reseed the caller's GPUs.
+    reseeded = []
+    for name in ("manual_seed", "manual_seed_all"):
+        monkeypatch.setattr(torch.cuda, name, lambda seed, name=name: reseeded.append(name))
     state = torch.get_rng_state()
     # torch.manual_seed reseeds every CUDA generator too.
     cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
     rank_loader(indexed(16, device), 4, 1, 2, epoch=3, seed=5)
+    assert not reseeded, (
+        f"the call reseeded the CUDA generators (torch.cuda.{reseeded[0]}, which "
+        "torch.manual_seed calls, inside fork_rng or not): draw the permutation from a "
+        "torch.Generator of its own"
+    )
     cuda_now = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
     assert all(torch.equal(a, b) for a, b in zip(cuda_now, cuda_states, strict=True)), (
         "the call reseeded a CUDA generator (torch.manual_seed seeds them all): draw the "
@@ -314,6 +324,31 @@ def test_average_gradients_to_the_precision_of_their_dtype(device, dtype):
         )
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+def test_average_gradients_divides_before_or_after_the_sum(device, dtype):
+    # Three ranks: dividing by 3 rounds, so the two orders (sum then divide, or divide then
+    # sum, as DDP does) differ by a rounding; the docstring allows both.
+    skip_unless_gloo(device)
+    skip_unless_supported(device, dtype)
+    values = [1.0, 1.0 + 8 * torch.finfo(dtype).eps, 2.0]
+
+    def rank_step(rank, group):
+        model = nn.Linear(2, 1, bias=False).to(device, dtype)
+        model.weight.grad = torch.full_like(model.weight, values[rank])
+        average_gradients(model, group)
+        return model.weight.grad
+
+    exact = torch.tensor(values, dtype=torch.float64).mean()
+    for rank, got in enumerate(on_ranks(3, rank_step)):
+        assert_close(
+            got.double().cpu(),
+            exact.expand(1, 2),
+            f"rank {rank}: the mean of {values} in {dtype}, to a rounding or two",
+            rtol=2 * torch.finfo(dtype).eps,
+            atol=0,
+        )
+
+
 def test_average_gradients_changes_nothing_but_gradients(device):
     skip_unless_gloo(device)
 
@@ -369,6 +404,26 @@ def test_global_mean_is_the_mean_of_all_values(device, sizes):
             f"rank {rank}: the mean of the ranks' values together (ranks holding {sizes} "
             "values): sum of the sums over sum of the counts, not a mean of the ranks' means",
         )
+
+
+@pytest.fixture
+def one_rank_on_any_device():
+    """A default process group of one rank over torch's fake backend, whose collectives move
+    no data: it takes tensors of every device, the simulated one included, where gloo takes
+    none. Only what does not depend on the data moved is checked with it (the values are
+    checked over gloo)."""
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+def test_global_mean_returns_on_the_values_device(device, one_rank_on_any_device, dtype):
+    skip_unless_supported(device, dtype)
+    got = global_mean(torch.tensor([1.0, 2.0, 4.0], device=device, dtype=dtype))
+    check_tensor(got, shape=(), dtype=dtype, device=device, name="the mean")
 
 
 def test_global_mean_of_no_values_is_nan(device):

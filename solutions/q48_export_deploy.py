@@ -40,4 +40,5 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     name = session.get_inputs()[0].name
     # numpy(force=True) detaches, moves to the CPU and converts in one call.
     (output,) = session.run(None, {name: inputs.numpy(force=True)})
-    return torch.from_numpy(output).to(inputs.device)
+    # float32 whatever the model's output dtype: the caller gets one dtype from every model.
+    return torch.from_numpy(output).to(inputs.device, torch.float32)

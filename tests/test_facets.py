@@ -996,3 +996,24 @@ def test_a_known_defect_of_the_reference_must_fail_and_is_checked_as_usual_elsew
     case = facets.declare(facets.of(fixed, facet)).cases()[0]
     with pytest.raises(pytest.fail.Exception, match="remove the entry"):
         facets.run(case, CPU)
+
+
+def test_unmodified_catches_requires_grad_or_a_grad_given_to_an_input():
+    facet = facets.Unmodified(lambda device: facets.args(torch.arange(4.0)))
+
+    def right(x):
+        x = x.detach().requires_grad_()  # its own copy
+        (x * 2).sum().backward()
+        return x.grad
+
+    def marks(x):
+        return x.requires_grad_()
+
+    def grads_and_unmarks(x):  # requires_grad put back, the .grad left behind
+        x.requires_grad_()
+        (x * 2).sum().backward()
+        x.requires_grad_(False)
+        return x.grad
+
+    for wrong in (marks, grads_and_unmarks):
+        assert_catches(facet, right, wrong)

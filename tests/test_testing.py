@@ -945,6 +945,17 @@ def test_built_from_follows_the_result_back_to_the_named_operators(count, made):
             record.check(counts)
 
 
+def test_built_from_lets_torch_cond_run():
+    # torch.cond traces its branches with Dynamo even eagerly, under the mode: it must run,
+    # and what is built outside it is followed as ever.
+    x = torch.tensor([1.0, -2.0])
+    with testing.built_from("exp", spelled="exp", reason="r") as record:
+        e = x.exp()
+        out = torch.cond(e.sum() > 0, lambda t: t * 2, lambda t: t - 1, (x,))
+    assert out.tolist() == [2.0, -4.0]
+    record.check(e)
+
+
 # ---- computations_reading
 
 

@@ -325,9 +325,9 @@ class Unmodified(Facet):
     call, every list and dict with its keys and the attributes set on it (a state_dict's
     `_metadata`), and a module's state held in the same tensors (values put back into them,
     not into new ones), with the hooks it had (none added, none removed) and each submodule
-    in its own train/eval mode. An input tensor that requires grad keeps its .grad,
-    checked twice: None stays None, and a .grad the caller had set stays (the call runs again
-    on inputs made anew with one set)."""
+    in its own train/eval mode. An input tensor that does not require grad gets no .grad;
+    one that requires grad keeps its .grad, checked twice: None stays None, and a .grad the
+    caller had set stays (the call runs again on inputs made anew with one set)."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -769,7 +769,9 @@ def _snapshot(value: Any) -> list[tuple[str, Any]]:
             found.append((path, item.copy()))
         elif not nn.parameter.is_lazy(item):  # a lazy module's parameters hold no values yet
             saved = (item.detach().clone(), item.dtype, item.device, item.requires_grad)
-            found.append((path, (*saved, item._version, dict(vars(item)))))
+            # .grad read only where it cannot warn (a tensor that does not require grad is a leaf).
+            no_grad = item.requires_grad or item.grad is None
+            found.append((path, (*saved, item._version, dict(vars(item)), no_grad)))
     return found
 
 
@@ -1216,10 +1218,16 @@ def _assert_unchanged(
                 now, saved, equal_nan=saved.dtype.kind in "fc"
             ), where
             continue
-        values, dtype, place, requires_grad, version, attributes = saved
+        values, dtype, place, requires_grad, version, attributes, no_grad = saved
         assert now is not None, f"{where}: it is gone"
         assert now.dtype == dtype and now.device == place, f"{where}: dtype or device"
         assert now.requires_grad == requires_grad, f"{where}: requires_grad"
+        # One that did not require grad gets no .grad either (requires_grad_() on the
+        # caller's tensor, a backward, then requires_grad_(False)); the others' .grad is
+        # checked by _check_unmodified.
+        assert requires_grad or path in objects or (now.grad is None) == no_grad, (
+            f"{where}: its .grad; differentiate a detached copy, not the caller's tensor"
+        )
         # Attributes set on a tensor (a tag on a parameter) are the caller's to set.
         now_attributes = vars(now)
         assert now_attributes.keys() == attributes.keys() and all(

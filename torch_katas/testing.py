@@ -1206,6 +1206,9 @@ class _BuiltFrom(TorchDispatchMode):
         self.reason = reason
         self.marked: dict[int, torch.UntypedStorage] = {}  # kept alive: no address reused
 
+    # torch.cond and the like (higher-order operators) pass through, run as they are.
+    supports_higher_order_operators = True
+
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
         return False  # as _ForbidAtenOps: nothing is compiled under this mode
@@ -1218,8 +1221,11 @@ class _BuiltFrom(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
+        if torch.compiler.is_compiling():  # torch.cond traces its branches under the mode
+            return out
         inputs = dict(self._keys((*args, *(kwargs or {}).values())))
-        if func.overloadpacket.__name__ in self.names or self.marked.keys() & inputs.keys():
+        name = getattr(func, "overloadpacket", func).__name__
+        if name in self.names or self.marked.keys() & inputs.keys():
             # An in-place operator returns its self, so what it writes is marked too.
             for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
                 self.marked[key] = tensor.untyped_storage()

@@ -47,4 +47,4 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     name = session.get_inputs()[0].name
     # numpy(force=True) detaches, moves to the CPU and converts in one call.
     (output,) = session.run(None, {name: inputs.numpy(force=True)})
-    return torch.from_numpy(output).to(inputs.device)
+    return torch.from_numpy(output).float().to(inputs.device)
