@@ -48,10 +48,11 @@ def bce_with_logits(
       "mean" their mean over all elements (nan for an empty input, as torch.mean gives).
     - Returns a tensor of logits' dtype on logits' device. Gradients with respect to logits
       and to target (soft labels produced upstream, as in distillation) flow through
-      autograd, are finite, and equal PyTorch's everywhere, at logits of exactly 0 included
-      (torch gives none with respect to pos_weight: not required). Losses and gradients are
-      accurate relative to their size when tiny, as PyTorch's are (a logit of 20 with target
-      1, or of -20 with target 0, costs about 2e-9, not 0).
+      autograd, are finite, and equal PyTorch's (to float rounding) everywhere, at logits of
+      exactly 0 included (torch gives none with respect to pos_weight: not required). Losses
+      and gradients are accurate relative to their size when tiny (a logit of 20 with target
+      1, or of -20 with target 0, costs about 2e-9, not 0): there the float64 values are the
+      measure, not PyTorch's float32 gradient, which flushes such slopes to 0.
       logits, target and pos_weight are not modified.
     - Raises ValueError if target's shape differs from logits', pos_weight would broadcast
       with logits to a larger shape than logits' (torch refuses it too),
