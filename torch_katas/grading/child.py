@@ -290,6 +290,92 @@ class Contents:
 RECORDER_KEEPS = ("send", "guard", "processes", "code", "codes", "tampering", "collect_errors")
 
 
+# Slots of pytest's nodes that say what a test runs through (its session's hooks, its config).
+NODE_SLOTS = ("config", "parent", "path", "session", "name")
+# Attributes that are no callables but say what runs: config.hook, the recorder's watch.
+HELD = ("hook", "pluginmanager", "items", "watch", "_hookimpls")
+
+
+def shadows(value: object) -> list[str]:
+    """Names in an object's own __dict__ that hide a callable of its class (an item's
+    `runtest = lambda: None` skips the test body, and pytest still reports it passed)."""
+    own = getattr(value, "__dict__", None)
+    if not isinstance(own, dict):
+        return []
+    return [
+        name
+        for name in list(own)
+        if isinstance(name, str) and callable(inspect.getattr_static(type(value), name, None))
+    ]
+
+
+def held_state(value: object) -> dict[str, object]:
+    """What an object holds of its own that runs code: its callables (an item's test function,
+    a hook caller's `_hookexec`), pytest's node slots and the objects named in HELD."""
+    state: dict[str, object] = {}
+    slots = [n for k in type(value).__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__"]
+    own = getattr(value, "__dict__", None)
+    held = list(own.items()) if isinstance(own, dict) else []
+    held += [(n, getattr(value, n)) for n in slots if isinstance(n, str) and hasattr(value, n)]
+    for name, item in held:
+        if callable(item) or name in NODE_SLOTS or name in HELD:
+            state[name] = item
+    return state
+
+
+class Instances:
+    """The per-instance state of the objects pytest runs the tests through, as collected: the
+    items, the session, the config, its plugin manager and hook callers, and the recorder. A
+    value replaced, or an attribute of its own that hides its class's method, is tampering."""
+
+    def __init__(self, session: Any, recorder: Results):
+        config = session.config
+        relay = config.hook
+        callers = [getattr(relay, n) for n in dir(relay) if n.startswith("pytest_")]
+        named = [
+            ("pytest's session", session),
+            ("pytest's config", config),
+            ("pytest's plugin manager", config.pluginmanager),
+            ("pytest's hook relay", relay),
+            ("the grading recorder", recorder),
+        ]
+        named += [(f"pytest's hook {getattr(c, 'name', '?')}", c) for c in callers]
+        self.items = list(session.items)
+        self.session = session
+        named += [("a test item", item) for item in self.items]  # one message for them all
+        self.objects = [(label, value, held_state(value), shadows(value)) for label, value in named]
+        self.by_item = {id(item): i + len(named) - len(self.items) for i, item in enumerate(self.items)}
+
+    def changed(self, label: str, value: object, before: dict, hidden: list[str]) -> list[str]:
+        found = [
+            f"{name[:60]} of {label} hides its class's method (set on the object itself)"
+            for name in shadows(value)
+            if name not in hidden
+        ]
+        now = held_state(value)
+        found += [
+            f"{name[:60]} of {label} was replaced"
+            for name, held in before.items()
+            if now.get(name, None) is not held
+        ]
+        return found
+
+    def item_changes(self, item: object) -> list[str]:
+        """One item's, before it runs (cheap: each test's own)."""
+        index = self.by_item.get(id(item))
+        if index is None or self.objects[index][1] is not item:
+            return []
+        return self.changed(*self.objects[index])
+
+    def changes(self) -> list[str]:
+        found = [c for entry in self.objects for c in self.changed(*entry)]
+        if len(self.session.items) != len(self.items) or any(
+            a is not b for a, b in zip(self.session.items, self.items, strict=False)
+        ):
+            found.append("pytest's list of the session's tests was changed")
+        return found
+
+
 class Watch:
     """Identities of everything in the WATCHED lists, of pytest's plugins and hooks, and of
     the recorder's parts (its sender among them, down to what its closure holds)."""
@@ -341,6 +427,7 @@ class Watch:
         self.written = written_functions(self.stub)
         self.module = f"katas.{recorder.kata}"
         self.classes = every_class()
+        self.instances: Instances | None = None  # once the tests are collected
 
     def tables_changed(self) -> list[str]:
         """An entry replaced or removed, or one added for the answer's code: torch registers
@@ -439,6 +526,7 @@ class Watch:
             )
         if self.hook_impls() != self.hooks:
             found.append("pytest's hook implementations changed")
+        found += self.instances.changes() if self.instances is not None else []
         return found + self.tables_changed() + self.modes_changed() + self.class_hooks()
 
 
@@ -681,6 +769,7 @@ class Results:
         self.autoloaded: list[str] = []  # plugins pytest loaded from installed packages
         self.stub_imported = False
         self.finished = False  # the session ended, with its last tamper check
+        self.body_called: object = None  # the item whose pytest_pyfunc_call last ran
 
     def pytest_collection(self, session: Any) -> None:
         # The harness is loaded and the candidate's module not yet imported.
@@ -756,12 +845,36 @@ class Results:
                     f"the code of {name} is not its test file's "
                     f"(it comes from {Path(code.co_filename).name})"
                 )
+        if self.watch is not None:
+            self.watch.instances = Instances(session, self)
         self.check(contents=True)
 
     def pytest_runtest_setup(self, item: Any) -> None:
         code = getattr(getattr(item, "obj", None), "__code__", None)
         if item.nodeid in self.codes and code is not self.codes[item.nodeid]:
             self.note(f"the code of {item.originalname} was replaced after collection")
+
+    def pytest_runtest_call(self, item: Any) -> Any:
+        """Outermost: the item's own state is as collected, and a test that pytest's `runtest`
+        runs reaches pytest_pyfunc_call (its body) before it can pass."""
+        instances = self.watch.instances if self.watch is not None else None
+        for change in instances.item_changes(item) if instances is not None else []:
+            self.note(change)
+        self.body_called = None
+        result = yield
+        function = getattr(sys.modules.get("_pytest.python"), "Function", None)
+        runs_body = getattr(function, "runtest", None)
+        if function is not None and getattr(type(item), "runtest", None) is runs_body:
+            if self.body_called is not item:
+                self.note("a test ran without its body (pytest_pyfunc_call was not reached)")
+        return result
+
+    pytest_runtest_call.pytest_impl = {"wrapper": True, "tryfirst": True}  # type: ignore[attr-defined]
+
+    def pytest_pyfunc_call(self, pyfuncitem: Any) -> None:
+        self.body_called = pyfuncitem
+
+    pytest_pyfunc_call.pytest_impl = {"tryfirst": True}  # type: ignore[attr-defined]
 
     def note(self, change: str) -> None:
         """Tampering, sent to the grader at once (each change once, at most 50)."""
