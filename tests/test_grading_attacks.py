@@ -16,6 +16,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import types
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -682,6 +683,111 @@ def test_code_made_at_run_time_and_functions_changed_in_place_are_flagged(suite,
     )
     (entry,) = grade_folder(suite, tests)["katas"].values()
     assert entry["verdict"] == "flagged" and "made code at run time" in entry["reason"]
+
+
+# Each later test's runtest shadowed on its item: pytest calls the instance's, the test body
+# never runs and the report says passed. Appended to kata 20's stub, it runs at the first
+# scheduler made.
+RUNTEST_SHADOWED = """
+import traceback
+
+
+def _skip_bodies():
+    for frame, _ in traceback.walk_stack(None):
+        item = frame.f_locals.get("item")
+        if item is not None and hasattr(item, "session"):
+            for each in item.session.items:
+                each.runtest = lambda: None
+            return
+
+
+_made = WarmupStepLR.__init__
+
+
+def _init(self, *args, **kwargs):
+    _skip_bodies()
+    _made(self, *args, **kwargs)
+
+
+WarmupStepLR.__init__ = _init
+"""
+# The same from a test of the candidate's: the test after it fails, unless its body is skipped.
+RUNTEST_SHADOWED_BY_A_TEST = """
+
+def test_first(request):
+    for each in request.session.items:
+        each.runtest = lambda: None
+
+
+def test_second():
+    assert False
+"""
+SHADOWED = "runtest of a test item hides its class's method"
+NO_BODY = "a test ran without its body"
+
+
+# A take-home of each mode (a process each): the flag is the run's, whatever the policy says.
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
+    exam = tmp_path / "exam"
+    assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
+    stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
+    stage(exam, 20, RUNTEST_SHADOWED, append=True)
+    (entry,) = grade_folder(suite, exam)["katas"].values()
+    assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
+    assert SHADOWED in entry["reason"] and NO_BODY in entry["reason"]
+    hunt = tmp_path / "bughunt"
+    assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
+    stage(hunt, 20, RUNTEST_SHADOWED, append=True)
+    (entry,) = grade_folder(suite, hunt)["katas"].values()
+    assert entry["verdict"] == "flagged" and SHADOWED in entry["reason"]
+    tests = tmp_path / "testwrite"
+    assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
+    test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
+    test_file.write_text(test_file.read_text() + RUNTEST_SHADOWED_BY_A_TEST)
+    (entry,) = grade_folder(suite, tests)["katas"].values()
+    assert entry["verdict"] == "flagged" and SHADOWED in entry["reason"]
+
+
+def test_the_watch_sees_state_set_on_pytests_own_objects():
+    """An item's, the session's or a hook caller's own attribute: one that hides a method of
+    its class, or a callable it holds replaced."""
+
+    class Item:
+        __slots__ = ("__dict__", "session")
+
+        def runtest(self):
+            return None
+
+    class Session:
+        def __init__(self):
+            self.items = [Item(), Item()]
+            self.config = types.SimpleNamespace(hook=types.SimpleNamespace(), pluginmanager=None)
+
+    session = Session()
+    for item in session.items:
+        item.session = session
+        item._obj = lambda: None
+    recorder = types.SimpleNamespace(watch=None, send=print)
+    instances = child.Instances(session, recorder)
+    assert instances.changes() == []
+    first, second = session.items
+    first.runtest = lambda: None
+    second._obj = lambda: None
+    second.session = Session()
+    recorder.send = len
+    assert sorted(instances.changes()) == [
+        "_obj of a test item was replaced",
+        "runtest of a test item hides its class's method (set on the object itself)",
+        "send of the grading recorder was replaced",
+        "session of a test item was replaced",
+    ]
+    assert instances.item_changes(first) == [
+        "runtest of a test item hides its class's method (set on the object itself)"
+    ]
+    session.items.pop()
+    assert "pytest's list of the session's tests was changed" in instances.changes()
 
 
 def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):

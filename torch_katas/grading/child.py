@@ -39,7 +39,9 @@ from torch_katas import status
 from torch_katas.grading.schema import VERSION
 
 __all__ = [
+    "BodiesRun",
     "CodeGuard",
+    "Instances",
     "Guard",
     "ProcessGuard",
     "main",
@@ -312,7 +314,7 @@ def shadows(value: object) -> list[str]:
 def held_state(value: object) -> dict[str, object]:
     """What an object holds of its own that runs code: its callables (an item's test function,
     a hook caller's `_hookexec`), pytest's node slots and the objects named in HELD."""
-    state: dict[str, object] = {}
+    state: dict[str, object] = {"__class__": type(value)}
     slots = [n for k in type(value).__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__"]
     own = getattr(value, "__dict__", None)
     held = list(own.items()) if isinstance(own, dict) else []
@@ -344,7 +346,9 @@ class Instances:
         self.session = session
         named += [("a test item", item) for item in self.items]  # one message for them all
         self.objects = [(label, value, held_state(value), shadows(value)) for label, value in named]
-        self.by_item = {id(item): i + len(named) - len(self.items) for i, item in enumerate(self.items)}
+        self.by_item = {
+            id(item): i + len(named) - len(self.items) for i, item in enumerate(self.items)
+        }
 
     def changed(self, label: str, value: object, before: dict, hidden: list[str]) -> list[str]:
         found = [
@@ -656,6 +660,41 @@ class ProcessGuard:
         raise PermissionError("grading does not allow a kata answer to signal other processes")
 
 
+class BodiesRun:
+    """A pytest plugin: a test that pytest's own `runtest` runs reaches pytest_pyfunc_call
+    (which calls its body) before it can pass. An item whose `runtest` was replaced, on the
+    item or its class, reports "passed" without it."""
+
+    def __init__(self, note: Callable[[str], None], before: Callable[[Any], None] | None = None):
+        self.note = note
+        self.before = before  # the item's own checks, before its call
+        self.called: object = None
+        self.noted: set[str] = set()
+
+    def pytest_runtest_call(self, item: Any) -> Any:
+        if self.before is not None:
+            self.before(item)
+        self.called = None
+        result = yield  # an exception (a failure, a skip) ends the call here: nothing passed
+        function = getattr(sys.modules.get("_pytest.python"), "Function", None)
+        runs_body = getattr(function, "runtest", None)
+        # Only pytest's own Function.runtest calls pytest_pyfunc_call (unittest's does not).
+        plain = runs_body is not None and getattr(type(item), "runtest", None) is runs_body
+        if plain and self.called is not item:
+            text = "a test ran without its body (pytest_pyfunc_call was not reached)"
+            if text not in self.noted:
+                self.noted.add(text)
+                self.note(text)
+        return result
+
+    pytest_runtest_call.pytest_impl = {"wrapper": True, "tryfirst": True}  # type: ignore[attr-defined]
+
+    def pytest_pyfunc_call(self, pyfuncitem: Any) -> None:
+        self.called = pyfuncitem
+
+    pytest_pyfunc_call.pytest_impl = {"tryfirst": True}  # type: ignore[attr-defined]
+
+
 # A function's parts that say what it runs: assigning one keeps the function itself, and so
 # every reference to it (pytest's hook lists, a test's helper, the recorder's methods).
 FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
@@ -769,7 +808,6 @@ class Results:
         self.autoloaded: list[str] = []  # plugins pytest loaded from installed packages
         self.stub_imported = False
         self.finished = False  # the session ended, with its last tamper check
-        self.body_called: object = None  # the item whose pytest_pyfunc_call last ran
 
     def pytest_collection(self, session: Any) -> None:
         # The harness is loaded and the candidate's module not yet imported.
@@ -854,27 +892,11 @@ class Results:
         if item.nodeid in self.codes and code is not self.codes[item.nodeid]:
             self.note(f"the code of {item.originalname} was replaced after collection")
 
-    def pytest_runtest_call(self, item: Any) -> Any:
-        """Outermost: the item's own state is as collected, and a test that pytest's `runtest`
-        runs reaches pytest_pyfunc_call (its body) before it can pass."""
+    def item_changes(self, item: Any) -> None:
+        """The item's own state, as collected, before its test runs (BodiesRun)."""
         instances = self.watch.instances if self.watch is not None else None
         for change in instances.item_changes(item) if instances is not None else []:
             self.note(change)
-        self.body_called = None
-        result = yield
-        function = getattr(sys.modules.get("_pytest.python"), "Function", None)
-        runs_body = getattr(function, "runtest", None)
-        if function is not None and getattr(type(item), "runtest", None) is runs_body:
-            if self.body_called is not item:
-                self.note("a test ran without its body (pytest_pyfunc_call was not reached)")
-        return result
-
-    pytest_runtest_call.pytest_impl = {"wrapper": True, "tryfirst": True}  # type: ignore[attr-defined]
-
-    def pytest_pyfunc_call(self, pyfuncitem: Any) -> None:
-        self.body_called = pyfuncitem
-
-    pytest_pyfunc_call.pytest_impl = {"tryfirst": True}  # type: ignore[attr-defined]
 
     def note(self, change: str) -> None:
         """Tampering, sent to the grader at once (each change once, at most 50)."""
@@ -1016,7 +1038,8 @@ def main() -> None:
     import pytest
 
     try:
-        code = int(pytest.main(args, plugins=[recorder]))
+        bodies = BodiesRun(recorder.note, before=recorder.item_changes)
+        code = int(pytest.main(args, plugins=[recorder, bodies]))
     except BaseException as error:  # a SystemExit or worse that escaped pytest itself
         code = 3
         recorder.collect_errors.append(f"the run ended with {type(error).__name__}: {error}")
