@@ -747,7 +747,7 @@ def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
     test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
     test_file.write_text(test_file.read_text() + RUNTEST_SHADOWED_BY_A_TEST)
     (entry,) = grade_folder(suite, tests)["katas"].values()
-    assert entry["verdict"] == "flagged" and SHADOWED in entry["reason"]
+    assert entry["verdict"] == "flagged" and NO_BODY in entry["reason"]
 
 
 def test_the_watch_sees_state_set_on_pytests_own_objects():

@@ -35,19 +35,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pluggy import HookimplMarker
+
 from torch_katas import status
 from torch_katas.grading.schema import VERSION
 
 __all__ = [
     "BodiesRun",
     "CodeGuard",
-    "Instances",
     "Guard",
+    "Instances",
     "ProcessGuard",
     "main",
     "sender",
 ]
 
+hookimpl = HookimplMarker("pytest")  # pytest.hookimpl, without importing pytest this early
 Send = Callable[..., None]  # send(event, **fields): one message to the grader
 
 # What kata tests and pytest's reporting rely on: replacing any of these (or a function's code)
@@ -671,6 +674,7 @@ class BodiesRun:
         self.called: object = None
         self.noted: set[str] = set()
 
+    @hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_call(self, item: Any) -> Any:
         if self.before is not None:
             self.before(item)
@@ -687,12 +691,9 @@ class BodiesRun:
                 self.note(text)
         return result
 
-    pytest_runtest_call.pytest_impl = {"wrapper": True, "tryfirst": True}  # type: ignore[attr-defined]
-
+    @hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: Any) -> None:
         self.called = pyfuncitem
-
-    pytest_pyfunc_call.pytest_impl = {"tryfirst": True}  # type: ignore[attr-defined]
 
 
 # A function's parts that say what it runs: assigning one keeps the function itself, and so
