@@ -28,6 +28,7 @@ import inspect
 import itertools
 import json
 import os
+import re
 import sys
 import sysconfig
 import types
@@ -602,6 +603,41 @@ LIBRARIES = tuple(
 )
 
 
+# Programs torch's compilers start (C++ compilers, CUDA's and ROCm's tools, the loader cache
+# triton reads), by name; and arguments that make a compiler run another program or load code
+# (g++'s -wrapper, a plugin, a tool prefix, specs, a response file of more arguments).
+COMPILER_PROGRAMS = re.compile(
+    r"([\w.]+-)*"  # a target's prefix: x86_64-linux-gnu-g++-12
+    r"(g\+\+|gcc|c\+\+|cc|clang\+\+|clang|icpx|icx|cl|nvcc|hipcc|ptxas|cuobjdump|nvdisasm|"
+    r"fatbinary|nvlink|ld|ld\.lld|lld|ar|objcopy|ldconfig|sccache|ccache|as|nvidia-smi)"
+    r"(-[\d.]+)?"
+)
+COMPILER_REFUSED = ("-wrapper", "-fplugin", "-B", "-specs", "--specs", "@", "-fuse-ld", "--sysroot")
+SHELL_SPECIALS = set(";|&$`<>()\n")
+
+
+def compiler_arguments(args: tuple) -> str | None:
+    """Why a program started by torch's compilers is not one of theirs, or None: a program
+    not named as a compiler or its tools, a shell, or an argument in COMPILER_REFUSED."""
+    program, argv = (*args, None, None)[:2]
+    argv = argv if isinstance(argv, (list, tuple)) else [program]
+    words = [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
+    name = os.path.basename(os.fsdecode(program) if program else (words[:1] or [""])[0])
+    cxx = getattr(getattr(sys.modules.get("torch._inductor.config"), "cpp", None), "cxx", None)
+    configured = {
+        os.path.basename(str(c)) for c in (cxx if isinstance(cxx, (list, tuple)) else [cxx]) if c
+    }
+    if not (COMPILER_PROGRAMS.fullmatch(name) or name in configured):
+        shell = name in ("sh", "bash", "dash", "zsh") and any(
+            set(w) & SHELL_SPECIALS for w in words
+        )
+        return f"{name[:40]}" + (" (a shell command)" if shell else " (not a compiler)")
+    for word in words[1:]:
+        if word.startswith(COMPILER_REFUSED):
+            return f"{word[:60]} (it runs or loads another program)"
+    return None
+
+
 class ProcessGuard:
     """An audit hook: the candidate's code may not start programs (a program it started would
     run without the audit hook above, and could read what the test process may not).
@@ -633,7 +669,11 @@ class ProcessGuard:
         # starts for any other reason was handed to it (os.system as a DataLoader's collate_fn).
         filename = os.path.realpath(frame.f_code.co_filename) if frame is not None else ""
         if any(part in Path(filename).parts for part in COMPILERS) and filename != self.stub:
-            return
+            reason = compiler_arguments(args)
+            if reason is None:
+                return
+            self.send("refused", text=f"started a compiler with {reason[:120]}")
+            raise PermissionError("grading does not allow these compiler arguments")
         program = next((a for a in args[:2] if a), "") if args else ""
         parts = program if isinstance(program, (list, tuple)) else [program]
         shown = " ".join(os.fsdecode(p) if isinstance(p, bytes) else str(p) for p in parts)
