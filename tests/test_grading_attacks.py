@@ -7,6 +7,7 @@ checked here is what their runs show beside that (`run_verdict` and the flags of
 """
 
 import contextlib
+import inspect
 import json
 import os
 import shutil
@@ -914,6 +915,41 @@ def test_under_bwrap_the_code_runs_as_nobody_and_cannot_make_anything_writable(t
     assert not (site / "planted.pth").exists() and not (tmp_path / "suite" / "planted.pth").exists()
     if "--disable-userns" in sandbox.bwrap_options():
         assert found["userns"] != 0  # no new user namespace to get capabilities back in
+
+
+# A program of the test process's (a compiler torch starts, a shell it runs) attaches to its
+# parent with ptrace: what gdb -p does to inject code. Each attempt prints ptrace's result.
+ATTACHES = """
+import ctypes, os, subprocess, sys
+
+ATTACH = (
+    "import ctypes, os, time; libc = ctypes.CDLL(None, use_errno=True); "
+    "done = libc.ptrace(16, os.getppid(), 0, 0); print(done, flush=True); time.sleep(0.2); "
+    "done == 0 and libc.ptrace(17, os.getppid(), 0, 0)"
+)
+
+
+def attach():
+    run = subprocess.run([sys.executable, "-c", ATTACH], capture_output=True, text=True)
+    return int(run.stdout.split()[0])
+
+
+PR_SET_DUMPABLE = 4
+"""
+
+
+def test_the_test_process_cannot_be_attached_by_the_programs_it_starts(tmp_path):
+    if not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    code = textwrap.dedent(ATTACHES) + inspect.getsource(child.undumpable)
+    code += "\nbefore = attach()\nprint(before, undumpable(), attach())\n"
+    outcome, log = run_python(tmp_path, code, 120, "bwrap")
+    assert outcome.returncode == 0, log
+    before, made, after = log.split()[-3:]
+    assert made == "True" and after == "-1"  # refused, with Yama or without
+    yama = Path("/proc/sys/kernel/yama/ptrace_scope")
+    if not yama.exists() or yama.read_text().strip() == "0":
+        assert before == "0"  # what the sandbox alone allows
 
 
 def nobody_can_run_python() -> str | None:

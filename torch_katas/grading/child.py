@@ -22,6 +22,7 @@ import ast
 import contextlib
 import copy
 import copyreg
+import ctypes
 import gc
 import importlib
 import inspect
@@ -1054,9 +1055,27 @@ def function_parts(function: object, depth: int = 0) -> list[object]:
     return found
 
 
+PR_SET_DUMPABLE = 4
+
+
+def undumpable() -> bool:
+    """No other process of the same user may attach to this one (ptrace: gdb -p, reading its
+    memory), whether or not the kernel's Yama restricts ptrace: a compiler torch starts, or a
+    program it runs, could otherwise rewrite the test process. Forks keep it; a program
+    exec'd does not."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def main() -> None:
     # Bound before anything else runs: the candidate's code cannot swap these for us.
     exit_now = os._exit
+    undumpable()
     results, kata, *rest = sys.argv[1:]
     args = rest[rest.index("--") + 1 :]
     # On stdin, so that neither shows in this process's command line: the secret that marks
