@@ -751,6 +751,78 @@ def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
     assert entry["verdict"] == "flagged" and NO_BODY in entry["reason"]
 
 
+# A string built at run time in a torch.compile option: inductor pastes `-march=<it>` into the
+# C++ compiler's command line, and g++'s -wrapper runs a shell (the policy refuses it as well).
+COMPILER_WRAPPED = """
+import warnings
+
+import torch
+
+_MARCH = "".join(map(chr, (110, 97, 116, 105, 118, 101))) + " -wrapper /bin/sh,-c,true"
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.compile(lambda x: x.sin() + 1, options={"cpp.march": _MARCH})(torch.ones(3))
+except Exception:
+    pass
+"""
+COMPILER_WRAPPED_TEST = (
+    "\n\ndef test_compiled(device):\n" + textwrap.indent(COMPILER_WRAPPED, "    ") + "\n"
+)
+WRAPPED = "started a compiler with -wrapper"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_compiler_option_that_runs_a_shell_is_refused(suite, tmp_path):
+    if shutil.which("g++") is None and shutil.which("c++") is None:
+        pytest.skip("no C++ compiler for inductor here")
+    exam = tmp_path / "exam"
+    assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
+    stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
+    stage(exam, 20, COMPILER_WRAPPED, append=True)
+    (entry,) = grade_folder(suite, exam)["katas"].values()
+    assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
+    assert entry.get("run_verdict", "flagged") == "flagged"
+    hunt = tmp_path / "bughunt"
+    assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
+    stage(hunt, 20, COMPILER_WRAPPED, append=True)
+    (entry,) = grade_folder(suite, hunt)["katas"].values()
+    assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
+    tests = tmp_path / "testwrite"
+    assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
+    test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
+    test_file.write_text(test_file.read_text() + COMPILER_WRAPPED_TEST)
+    (entry,) = grade_folder(suite, tests)["katas"].values()
+    assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
+
+
+def test_a_program_torchs_compilers_start_is_a_compiler_with_its_own_arguments():
+    allowed = [
+        ("g++", ["g++", "-march=native", "-O3", "-shared", "x.cpp", "-o", "x.so"]),
+        ("/usr/bin/x86_64-linux-gnu-g++-12", ["x86_64-linux-gnu-g++-12", "--version"]),
+        ("/sbin/ldconfig", ["/sbin/ldconfig", "-p"]),
+        ("openssl", ["openssl", "sha512", "/tmp/header.i"]),
+        (sys.executable, [sys.executable, "-c", "from ctypes import cdll"]),
+        (b"/usr/bin/gcc", [b"/usr/bin/gcc", b"-Wl,-Bsymbolic", b"-v"]),
+    ]
+    for program, argv in allowed:
+        assert child.compiler_arguments((program, argv, None, None)) is None, argv
+    refused = {
+        ("g++", ("g++", "-march=native", "-wrapper", "/bin/sh,-c,id", "x.cpp")): "-wrapper",
+        ("g++", ("g++", "-fplugin=/tmp/p.so", "x.cpp")): "-fplugin",
+        ("g++", ("g++", "-B/tmp/", "x.cpp")): "-B",
+        ("g++", ("g++", "@/tmp/arguments")): "@/tmp",
+        ("g++", ("g++", "-specs=/tmp/s")): "-specs",
+        ("/bin/sh", ("/bin/sh", "-c", "gdb -p 1; true")): "a shell command",
+        ("gdb", ("gdb", "-p", "1")): "not a compiler",
+        ("openssl", ("openssl", "sha512", "-engine", "/tmp/e.so")): "-engine",
+        (sys.executable, (sys.executable, "/tmp/script.py")): "not -c",
+    }
+    for (program, argv), why in refused.items():
+        assert why in (child.compiler_arguments((program, list(argv), None, None)) or ""), argv
+
+
 def test_the_watch_sees_state_set_on_pytests_own_objects():
     """An item's, the session's or a hook caller's own attribute: one that hides a method of
     its class, or a callable it holds replaced."""

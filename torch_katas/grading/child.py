@@ -610,10 +610,11 @@ LIBRARIES = tuple(
 COMPILER_PROGRAMS = re.compile(
     r"([\w.]+-)*"  # a target's prefix: x86_64-linux-gnu-g++-12
     r"(g\+\+|gcc|c\+\+|cc|clang\+\+|clang|icpx|icx|cl|nvcc|hipcc|ptxas|cuobjdump|nvdisasm|"
-    r"fatbinary|nvlink|ld|ld\.lld|lld|ar|objcopy|ldconfig|sccache|ccache|as|nvidia-smi)"
+    r"fatbinary|nvlink|ld|ld\.lld|lld|ar|objcopy|ldconfig|sccache|ccache|as|nvidia-smi|openssl)"
     r"(-[\d.]+)?"
 )
 COMPILER_REFUSED = ("-wrapper", "-fplugin", "-B", "-specs", "--specs", "@", "-fuse-ld", "--sysroot")
+COMPILER_REFUSED += ("-engine", "-provider")  # openssl's, which load a library
 SHELL_SPECIALS = set(";|&$`<>()\n")
 
 
@@ -628,6 +629,12 @@ def compiler_arguments(args: tuple) -> str | None:
     configured = {
         os.path.basename(str(c)) for c in (cxx if isinstance(cxx, (list, tuple)) else [cxx]) if c
     }
+    # This Python too: inductor loads each library it built in a `python -c` of its own.
+    python = program is not None and os.path.realpath(os.fsdecode(program)) == os.path.realpath(
+        sys.executable
+    )
+    if python:
+        return None if words[1:2] == ["-c"] and len(words) == 3 else f"{name[:40]} (not -c)"
     if not (COMPILER_PROGRAMS.fullmatch(name) or name in configured):
         shell = name in ("sh", "bash", "dash", "zsh") and any(
             set(w) & SHELL_SPECIALS for w in words
