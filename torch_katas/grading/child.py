@@ -613,8 +613,10 @@ COMPILER_PROGRAMS = re.compile(
     r"fatbinary|nvlink|ld|ld\.lld|lld|ar|objcopy|ldconfig|sccache|ccache|as|nvidia-smi|openssl)"
     r"(-[\d.]+)?"
 )
-COMPILER_REFUSED = ("-wrapper", "-fplugin", "-B", "-specs", "--specs", "@", "-fuse-ld", "--sysroot")
-COMPILER_REFUSED += ("-engine", "-provider")  # openssl's, which load a library
+COMPILER_REFUSED = (
+    *("-wrapper", "-fplugin", "-B", "-specs", "--specs", "@", "-fuse-ld", "--sysroot"),
+    *("-engine", "-provider"),  # openssl's, which load a library
+)
 SHELL_SPECIALS = set(";|&$`<>()\n")
 
 
