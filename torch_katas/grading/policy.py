@@ -25,8 +25,14 @@ runs:
   on anything, unless the kata's entry allows it; torch.fx's GraphModule and Node only in
   annotations; annotations, and what types are subscripted with, hold types only (imported,
   builtin, the answer's classes, module-level aliases of them, literals: each literal string is
-  parsed and checked in its turn); a `.format` template is a literal, or a module-level name
-  bound to one only;
+  parsed and checked in its turn); a `.format` template is a literal, a choice between
+  literals (`(a if c else b)`), a module-level or function-local name bound to such only, or
+  an UPPER-case class constant (`self.TEMPLATE`) that every class body binds to a literal and
+  nothing else names; torch.compile's `mode=` and `options=` (and the settings of
+  torch.compiler.config.patch) are literals, or a module-level name bound to one and passed on
+  only there, and no option configures an external program (`cpp.march`, a compiler, flags,
+  paths: COMPILER_WORDS) unless the kata's entry allows `options.<key>`: inductor pastes them
+  into the C++ compiler's command line;
 - attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES; and `__dict__` of
   the answer's own object, which is `vars(self)`), no private
   attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
@@ -34,9 +40,11 @@ runs:
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
   (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
-  module-level `register_*` function the data records, the saved-tensor hook contexts, the
+  module-level `register_*` function the data records but those that register on the object
+  they are given (PER_OBJECT: a parametrization of one module), the saved-tensor hook contexts, the
   `register*` methods of a library's objects such as torch.distributions.biject_to, the
-  handlers and filters of loggers other than `getLogger(__name__)`, NumPy's print formatter
+  handlers and filters of loggers other than `getLogger(__name__)` (a NullHandler goes on any
+  logger, as libraries do), NumPy's print formatter
   and error callback: CALLBACK_KEYWORDS), no file API (FILE_APIS) unless the kata's entry
   allows it (`allow = [...]`); a rule on a name is about what it names, so `self.dump` of a
   class that defines `dump` is the answer's own;
@@ -62,7 +70,10 @@ runs:
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
   documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
   a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`); none of the fields
-  torch.fx writes into code (CODE_FIELDS: `node.target`, `gm.graph`);
+  torch.fx writes into code (CODE_FIELDS: `node.target`, `gm.graph`); a parameter annotated
+  with the answer's own plain class is the answer's object where every call of its
+  module-level function in the source passes one the answer made (the annotation alone proves
+  nothing: a torch.fx Node could be passed);
 - builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
   own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
