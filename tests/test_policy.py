@@ -1330,6 +1330,19 @@ def test_torch_compiles_settings_are_literals_that_configure_no_external_program
     ]
     for call in good:
         assert refused(f"import torch\ndef f(fn, s):\n    return {call}\n") == [], call
+    # Taken as a value, its settings go where the call's keywords are not read.
+    for taken in (
+        "c = torch.compile\ndef f(fn, s):\n    return c(fn, options={'max_autotune': s})\n",
+        "def f(fn, s):\n    return functools.partial(torch.compile, options=s)(fn)\n",
+        "def f(fn, s):\n    return getattr(torch, 'compile')(fn, options=s)\n",
+    ):
+        found = policy.check("import functools\nimport torch\n" + taken)
+        assert any("other than in a call of it" in f.text for f in found), taken
+    decorated = "import torch\n@torch.compile\ndef f(x):\n    return x.sin()\n"
+    assert refused(decorated) == []
+    chosen = "import torch\ndef f(fn, long):\n"
+    chosen += "    return torch.compile(fn, mode='max-autotune' if long else 'default')\n"
+    assert refused(chosen) == []
     # Inductor's own config is private: refused however it is written to.
     assert refused("import torch\ntorch._inductor.config.cpp.march = 'x'\n")
 

@@ -1110,6 +1110,8 @@ class _Checker:
     # -- each node -------------------------------------------------------------------------
 
     def visit(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            self.compile_called(node)
         if isinstance(node, ast.Attribute):
             self.attribute(node)
         elif isinstance(node, ast.Name):
@@ -1458,6 +1460,7 @@ class _Checker:
                 self.resolve_quietly(spelled)
             else:
                 self.attribute(spelled, spelled=True)
+            self.compile_called(spelled)  # its parent is getattr's call, never a call of it
             if func.id != "getattr":
                 self.write(node, owner, literal, f"{ast.unparse(owner)}.{literal}")
 
@@ -1640,6 +1643,19 @@ class _Checker:
             )
         )
 
+    def compile_called(self, node: ast.Attribute | ast.Name) -> None:
+        """torch.compile is called where it is named: taken as a value (an alias, a partial,
+        getattr), its settings would be passed where compile_settings does not look."""
+        dotted = self.dotted(node)
+        call = self.parents.get(id(node))
+        direct = isinstance(call, ast.Call) and call.func is node
+        decorates = isinstance(call, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            d is node for d in call.decorator_list
+        )  # `@torch.compile`: its defaults
+        direct = direct or decorates
+        if dotted in COMPILE_CALLS and not direct and isinstance(node.ctx, ast.Load):
+            self.note(node, "sink", f"uses {dotted} other than in a call of it")
+
     def compile_settings(self, node: ast.Call, dotted: str | None) -> None:
         """torch.compile's mode= and options= are literals (or a module-level name bound to
         one and passed on only there): inductor pastes option values into the C++ compiler's
@@ -1696,6 +1712,9 @@ class _Checker:
             return [] if literal else None
         if isinstance(node, ast.Constant):
             return []
+        if isinstance(node, ast.IfExp):  # `"max-autotune" if long_run else "default"`
+            chosen = [self.literal_settings(n, keyword) for n in (node.body, node.orelse)]
+            return None if None in chosen else [k for keys in chosen for k in keys or []]
         boolean = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
         return [] if boolean else None  # `not dynamic`: a bool, whatever dynamic is
 
