@@ -7,6 +7,7 @@ checked here is what their runs show beside that (`run_verdict` and the flags of
 """
 
 import contextlib
+import inspect
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import types
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -789,6 +791,183 @@ def test_code_made_at_run_time_and_functions_changed_in_place_are_flagged(suite,
     assert entry["verdict"] == "flagged" and "made code at run time" in entry["reason"]
 
 
+# Each later test's runtest shadowed on its item: pytest calls the instance's, the test body
+# never runs and the report says passed. Appended to kata 20's stub, it runs at the first
+# scheduler made.
+RUNTEST_SHADOWED = """
+import traceback
+
+
+def _skip_bodies():
+    for frame, _ in traceback.walk_stack(None):
+        item = frame.f_locals.get("item")
+        if item is not None and hasattr(item, "session"):
+            for each in item.session.items:
+                each.runtest = lambda: None
+            return
+
+
+_made = WarmupStepLR.__init__
+
+
+def _init(self, *args, **kwargs):
+    _skip_bodies()
+    _made(self, *args, **kwargs)
+
+
+WarmupStepLR.__init__ = _init
+"""
+# The same from a test of the candidate's: the test after it fails, unless its body is skipped.
+RUNTEST_SHADOWED_BY_A_TEST = """
+
+def test_first(request):
+    for each in request.session.items:
+        each.runtest = lambda: None
+
+
+def test_second():
+    assert False
+"""
+SHADOWED = "runtest of a test item hides its class's method"
+NO_BODY = "a test ran without its body"
+
+
+# A take-home of each mode (a process each): the flag is the run's, whatever the policy says.
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
+    exam = tmp_path / "exam"
+    assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
+    stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
+    stage(exam, 20, RUNTEST_SHADOWED, append=True)
+    (entry,) = grade_folder(suite, exam)["katas"].values()
+    assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
+    assert SHADOWED in entry["reason"] and NO_BODY in entry["reason"]
+    hunt = tmp_path / "bughunt"
+    assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
+    stage(hunt, 20, RUNTEST_SHADOWED, append=True)
+    (entry,) = grade_folder(suite, hunt)["katas"].values()
+    assert entry["verdict"] == "flagged" and SHADOWED in entry["reason"]
+    tests = tmp_path / "testwrite"
+    assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
+    test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
+    test_file.write_text(test_file.read_text() + RUNTEST_SHADOWED_BY_A_TEST)
+    (entry,) = grade_folder(suite, tests)["katas"].values()
+    assert entry["verdict"] == "flagged" and NO_BODY in entry["reason"]
+
+
+# A string built at run time in a torch.compile option: inductor pastes `-march=<it>` into the
+# C++ compiler's command line, and g++'s -wrapper runs a shell (the policy refuses it as well).
+COMPILER_WRAPPED = """
+import warnings
+
+import torch
+
+_MARCH = "".join(map(chr, (110, 97, 116, 105, 118, 101))) + " -wrapper /bin/sh,-c,true"
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.compile(lambda x: x.sin() + 1, options={"cpp.march": _MARCH})(torch.ones(3))
+except Exception:
+    pass
+"""
+COMPILER_WRAPPED_TEST = (
+    "\n\ndef test_compiled(device):\n" + textwrap.indent(COMPILER_WRAPPED, "    ") + "\n"
+)
+WRAPPED = "started a compiler with -wrapper"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_compiler_option_that_runs_a_shell_is_refused(suite, tmp_path):
+    if shutil.which("g++") is None and shutil.which("c++") is None:
+        pytest.skip("no C++ compiler for inductor here")
+    exam = tmp_path / "exam"
+    assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
+    stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
+    stage(exam, 20, COMPILER_WRAPPED, append=True)
+    (entry,) = grade_folder(suite, exam)["katas"].values()
+    assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
+    assert entry.get("run_verdict", "flagged") == "flagged"
+    hunt = tmp_path / "bughunt"
+    assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
+    stage(hunt, 20, COMPILER_WRAPPED, append=True)
+    (entry,) = grade_folder(suite, hunt)["katas"].values()
+    assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
+    tests = tmp_path / "testwrite"
+    assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
+    test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
+    test_file.write_text(test_file.read_text() + COMPILER_WRAPPED_TEST)
+    (entry,) = grade_folder(suite, tests)["katas"].values()
+    assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
+
+
+def test_a_program_torchs_compilers_start_is_a_compiler_with_its_own_arguments():
+    allowed = [
+        ("g++", ["g++", "-march=native", "-O3", "-shared", "x.cpp", "-o", "x.so"]),
+        ("/usr/bin/x86_64-linux-gnu-g++-12", ["x86_64-linux-gnu-g++-12", "--version"]),
+        ("/sbin/ldconfig", ["/sbin/ldconfig", "-p"]),
+        ("openssl", ["openssl", "sha512", "/tmp/header.i"]),
+        (sys.executable, [sys.executable, "-c", "from ctypes import cdll"]),
+        (b"/usr/bin/gcc", [b"/usr/bin/gcc", b"-Wl,-Bsymbolic", b"-v"]),
+    ]
+    for program, argv in allowed:
+        assert child.compiler_arguments((program, argv, None, None)) is None, argv
+    refused = {
+        ("g++", ("g++", "-march=native", "-wrapper", "/bin/sh,-c,id", "x.cpp")): "-wrapper",
+        ("g++", ("g++", "-fplugin=/tmp/p.so", "x.cpp")): "-fplugin",
+        ("g++", ("g++", "-B/tmp/", "x.cpp")): "-B",
+        ("g++", ("g++", "@/tmp/arguments")): "@/tmp",
+        ("g++", ("g++", "-specs=/tmp/s")): "-specs",
+        ("/bin/sh", ("/bin/sh", "-c", "gdb -p 1; true")): "a shell command",
+        ("gdb", ("gdb", "-p", "1")): "not a compiler",
+        ("openssl", ("openssl", "sha512", "-engine", "/tmp/e.so")): "-engine",
+        (sys.executable, (sys.executable, "/tmp/script.py")): "not -c",
+    }
+    for (program, argv), why in refused.items():
+        assert why in (child.compiler_arguments((program, list(argv), None, None)) or ""), argv
+
+
+def test_the_watch_sees_state_set_on_pytests_own_objects():
+    """An item's, the session's or a hook caller's own attribute: one that hides a method of
+    its class, or a callable it holds replaced."""
+
+    class Item:
+        __slots__ = ("__dict__", "session")
+
+        def runtest(self):
+            return None
+
+    class Session:
+        def __init__(self):
+            self.items = [Item(), Item()]
+            self.config = types.SimpleNamespace(hook=types.SimpleNamespace(), pluginmanager=None)
+
+    session = Session()
+    for item in session.items:
+        item.session = session
+        item._obj = lambda: None
+    recorder = types.SimpleNamespace(watch=None, send=print)
+    instances = child.Instances(session, recorder)
+    assert instances.changes() == []
+    first, second = session.items
+    first.runtest = lambda: None
+    second._obj = lambda: None
+    second.session = Session()
+    recorder.send = len
+    assert sorted(instances.changes()) == [
+        "_obj of a test item was replaced",
+        "runtest of a test item hides its class's method (set on the object itself)",
+        "send of the grading recorder was replaced",
+        "session of a test item was replaced",
+    ]
+    assert instances.item_changes(first) == [
+        "runtest of a test item hides its class's method (set on the object itself)"
+    ]
+    session.items.pop()
+    assert "pytest's list of the session's tests was changed" in instances.changes()
+
+
 def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):
     sent: list[str] = []
     guard = child.CodeGuard(tmp_path, lambda event, **fields: sent.append(fields["text"]))
@@ -1007,6 +1186,41 @@ def test_under_bwrap_the_code_runs_as_nobody_and_cannot_make_anything_writable(t
     assert not (site / "planted.pth").exists() and not (tmp_path / "suite" / "planted.pth").exists()
     if "--disable-userns" in sandbox.bwrap_options():
         assert found["userns"] != 0  # no new user namespace to get capabilities back in
+
+
+# A program of the test process's (a compiler torch starts, a shell it runs) attaches to its
+# parent with ptrace: what gdb -p does to inject code. Each attempt prints ptrace's result.
+ATTACHES = """
+import ctypes, os, subprocess, sys
+
+ATTACH = (
+    "import ctypes, os, time; libc = ctypes.CDLL(None, use_errno=True); "
+    "done = libc.ptrace(16, os.getppid(), 0, 0); print(done, flush=True); time.sleep(0.2); "
+    "done == 0 and libc.ptrace(17, os.getppid(), 0, 0)"
+)
+
+
+def attach():
+    run = subprocess.run([sys.executable, "-c", ATTACH], capture_output=True, text=True)
+    return int(run.stdout.split()[0])
+
+
+PR_SET_DUMPABLE = 4
+"""
+
+
+def test_the_test_process_cannot_be_attached_by_the_programs_it_starts(tmp_path):
+    if not sandbox.bwrap_works():
+        pytest.skip("bubblewrap cannot run on this machine")
+    code = textwrap.dedent(ATTACHES) + inspect.getsource(child.undumpable)
+    code += "\nbefore = attach()\nprint(before, undumpable(), attach())\n"
+    outcome, log = run_python(tmp_path, code, 120, "bwrap")
+    assert outcome.returncode == 0, log
+    before, made, after = log.split()[-3:]
+    assert made == "True" and after == "-1"  # refused, with Yama or without
+    yama = Path("/proc/sys/kernel/yama/ptrace_scope")
+    if not yama.exists() or yama.read_text().strip() == "0":
+        assert before == "0"  # what the sandbox alone allows
 
 
 def nobody_can_run_python() -> str | None:

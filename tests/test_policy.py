@@ -1406,9 +1406,27 @@ def test_every_module_level_registration_function_the_data_records_is_refused():
     ]
     assert ("torch.optim.optimizer", "register_optimizer_step_post_hook") in found
     for module, name in found:
-        assert refused(f"from {module} import {name}"), (module, name)
-    # The methods of that name register on one object: `model.register_forward_hook`.
+        per_object = name in policy.PER_OBJECT
+        assert bool(refused(f"from {module} import {name}")) != per_object, (module, name)
+    # The methods of that name register on one object: `model.register_forward_hook`; so do
+    # the functions that take the object (a parametrization of one module).
     assert refused("def f(model):\n    return model.register_forward_hook(print)") == []
+    symmetric = """
+import torch
+from torch.nn.utils import parametrize
+
+
+class Symmetric(torch.nn.Module):
+    def forward(self, x):
+        return x.triu() + x.triu(1).transpose(-1, -2)
+
+
+def symmetric(layer):
+    parametrize.register_parametrization(layer, "weight", Symmetric())
+    torch.nn.utils.parametrize.register_parametrization(layer, "bias", Symmetric())
+    return layer
+"""
+    assert refused(symmetric) == []
 
 
 def test_file_apis_need_the_katas_allow_key():
@@ -1484,3 +1502,148 @@ def test_the_data_is_what_the_generator_makes_from_the_recorded_versions():
             assert made is not None and recorded is not None, module
             for kind, names in made.items():
                 assert set(names) <= set(recorded[kind]), (module, kind)
+
+
+# -- strings that reach a compiler's command line ----------------------------------------------
+
+
+def test_torch_compiles_settings_are_literals_that_configure_no_external_program():
+    """Inductor pastes option values into the C++ compiler's command line (`cpp.march` with
+    `-wrapper` runs a shell): mode= and options= are literals, and no option configures an
+    external program (the compiler, its flags, paths) unless the kata allows it."""
+    bad = {
+        "torch.compile(fn, options={'cpp.march': s})": "built at run time",
+        "torch.compile(fn, options={'cpp.march': 'native'})": "cpp.march",
+        "torch.compile(fn, options={'cuda.cutlass_dir': '/x'})": "cuda.cutlass_dir",
+        "torch.compile(fn, options={'max_autotune': s})": "built at run time",
+        "torch.compile(fn, options=dict(max_autotune=True))": "built at run time",
+        "torch.compile(fn, mode=s)": "built at run time",
+        "torch.compile(fn, **s)": "with **",
+        "torch.compile(options={s: True})(fn)": "built at run time",
+        "torch.compiler.config.patch(job_id=s)": "built at run time",
+    }
+    for call, why in bad.items():
+        found = policy.check(f"import torch\ndef f(fn, s):\n    return {call}\n")
+        assert any(why in f.text for f in found), (call, found)
+    # A module-level constant passed on only as options= is a literal; one used otherwise is not.
+    constant = "import torch\nOPTIONS = {'max_autotune': False}\n"
+    call = "def f(fn):\n    return torch.compile(fn, options=OPTIONS)\n"
+    assert refused(constant + call) == []
+    assert refused(constant + "OPTIONS['cpp.cxx'] = 'sh'\n" + call)
+    good = [
+        "torch.compile(fn, mode='reduce-overhead', fullgraph=True, dynamic=s)",
+        "torch.compile(fn, backend=s, options={'triton.cudagraphs': False, 'compile_threads': 1})",
+        "torch.compiler.config.patch(assume_static_by_default=not s)",
+    ]
+    for call in good:
+        assert refused(f"import torch\ndef f(fn, s):\n    return {call}\n") == [], call
+    # Taken as a value, its settings go where the call's keywords are not read.
+    for taken in (
+        "c = torch.compile\ndef f(fn, s):\n    return c(fn, options={'max_autotune': s})\n",
+        "def f(fn, s):\n    return functools.partial(torch.compile, options=s)(fn)\n",
+        "def f(fn, s):\n    return getattr(torch, 'compile')(fn, options=s)\n",
+    ):
+        found = policy.check("import functools\nimport torch\n" + taken)
+        assert any("other than in a call of it" in f.text for f in found), taken
+    decorated = "import torch\n@torch.compile\ndef f(x):\n    return x.sin()\n"
+    assert refused(decorated) == []
+    chosen = "import torch\ndef f(fn, long):\n"
+    chosen += "    return torch.compile(fn, mode='max-autotune' if long else 'default')\n"
+    assert refused(chosen) == []
+    # Inductor's own config is private: refused however it is written to.
+    assert refused("import torch\ntorch._inductor.config.cpp.march = 'x'\n")
+
+
+# -- honest code that was refused --------------------------------------------------------------
+
+
+RECORD = "class R:\n    TEMPLATE = '{}'\n    def show(self, x):\n"
+RECORD += "        return self.TEMPLATE.format(x)\n"
+
+
+def test_a_template_chosen_between_literals_or_a_class_constant_is_a_literal():
+    honest = [
+        """
+def check(name, value):
+    return ("{} must be in (0, 1], got {}" if value == value else "{} is NaN ({})").format(
+        name, value
+    )
+""",
+        """
+def check(name, value):
+    message = "{} must be in (0, 1], got {}" if value == value else "{} is NaN ({})"
+    return message.format(name, value)
+""",
+        """
+class Report:
+    TEMPLATE = "lr={:.3f}"
+
+    def show(self, lr):
+        return self.TEMPLATE.format(lr)
+""",
+    ]
+    for text in honest:
+        assert refused(text) == [], text
+    # Bound to anything else anywhere, or named as a string or keyword: built at run time.
+    run_time = [
+        "def check(name, other):\n    message = '{}'\n    if other:\n        message = other\n"
+        "    return message.format(name)\n",
+        "def check(name, message='{}'):\n    return message.format(name)\n",
+        "def check(name, a):\n    return ('{}' if a else a).format(name)\n",
+        RECORD + "\ndef f(r, s):\n    r.TEMPLATE = s\n",
+        RECORD + "\nclass S(R):\n    TEMPLATE = '{' + '}'\n",
+        RECORD + "\ndef f(s):\n    return R.show(dict(TEMPLATE=s), 1)\n",
+        RECORD.replace("TEMPLATE", "template"),
+    ]
+    for text in run_time:
+        assert "string" in {rule for _, rule in refused(text)}, text
+
+
+def test_fields_of_the_answers_own_object_given_to_its_helper_may_be_written():
+    """A parameter annotated with the answer's own plain class is the answer's object when
+    every call in the source passes one it made: the annotation alone is no guarantee (a
+    torch.fx Node or a test's optimizer could be passed where a Phase is annotated)."""
+    phase = """
+import dataclasses
+
+
+@dataclasses.dataclass
+class Phase:
+    name: str
+    start: int
+    target: float
+
+
+def advance(phase: Phase, step: int) -> Phase:
+    phase.name = "decay"
+    phase.start = step
+    phase.target = 0.5
+    return phase
+"""
+    made = "\n\ndef run(t):\n    first = Phase('warmup', 0, 1.0)\n"
+    made += "    return advance(first, t), advance(Phase('decay', 1, 0.1), t)\n"
+    assert refused(phase + made) == []
+    for other in (
+        "\n\ndef run(node):\n    return advance(node, 1)\n",  # whatever the caller passed
+        "\n\ndef run(t):\n    return list(map(advance, [Phase('a', 0, 1.0)], [t]))\n",
+        "\n\ndef run(t, args):\n    return advance(*args)\n",
+        "",  # no call in the source: the tests' objects only
+    ):
+        rules = [rule for _, rule in refused(phase + other)]
+        assert "sink" in rules and "patch" in rules, other
+    # A class of the answer's that subclasses a library class is not plain.
+    node = phase.replace("class Phase:", "class Phase(torch.fx.Node):").replace(
+        "import dataclasses", "import dataclasses\nimport torch"
+    )
+    assert "sink" in [rule for _, rule in refused(node + made)]
+
+
+def test_a_null_handler_may_go_on_any_logger():
+    named = "import logging\nlogging.getLogger('pkg.name').addHandler(logging.NullHandler())\n"
+    assert refused(named) == []
+    for other in (
+        "import logging\ndef f(h):\n    logging.getLogger('pkg').addHandler(h)\n",
+        "import logging\nlogging.getLogger().addHandler(logging.StreamHandler())\n",
+        "import logging\nlogging.getLogger('pkg').removeHandler(logging.NullHandler())\n",
+    ):
+        assert refused(other), other

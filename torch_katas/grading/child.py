@@ -23,6 +23,7 @@ import ast
 import contextlib
 import copy
 import copyreg
+import ctypes
 import gc
 import importlib
 import importlib.util
@@ -31,6 +32,7 @@ import itertools
 import json
 import keyword
 import os
+import re
 import sys
 import sysconfig
 import types
@@ -45,8 +47,10 @@ from torch_katas import status
 from torch_katas.grading.schema import VERSION
 
 __all__ = [
+    "BodiesRun",
     "CodeGuard",
     "Guard",
+    "Instances",
     "ProcessGuard",
     "main",
     "sender",
@@ -307,6 +311,94 @@ RECORDER_KEEPS = (
 )
 
 
+# Slots of pytest's nodes that say what a test runs through (its session's hooks, its config).
+NODE_SLOTS = ("config", "parent", "path", "session", "name")
+# Attributes that are no callables but say what runs: config.hook, the recorder's watch.
+HELD = ("hook", "pluginmanager", "items", "watch", "_hookimpls")
+
+
+def shadows(value: object) -> list[str]:
+    """Names in an object's own __dict__ that hide a callable of its class (an item's
+    `runtest = lambda: None` skips the test body, and pytest still reports it passed)."""
+    own = getattr(value, "__dict__", None)
+    if not isinstance(own, dict):
+        return []
+    return [
+        name
+        for name in list(own)
+        if isinstance(name, str) and callable(inspect.getattr_static(type(value), name, None))
+    ]
+
+
+def held_state(value: object) -> dict[str, object]:
+    """What an object holds of its own that runs code: its callables (an item's test function,
+    a hook caller's `_hookexec`), pytest's node slots and the objects named in HELD."""
+    state: dict[str, object] = {"__class__": type(value)}
+    slots = [n for k in type(value).__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__"]
+    own = getattr(value, "__dict__", None)
+    held = list(own.items()) if isinstance(own, dict) else []
+    held += [(n, getattr(value, n)) for n in slots if isinstance(n, str) and hasattr(value, n)]
+    for name, item in held:
+        if callable(item) or name in NODE_SLOTS or name in HELD:
+            state[name] = item
+    return state
+
+
+class Instances:
+    """The per-instance state of the objects pytest runs the tests through, as collected: the
+    items, the session, the config, its plugin manager and hook callers, and the recorder. A
+    value replaced, or an attribute of its own that hides its class's method, is tampering."""
+
+    def __init__(self, session: Any, recorder: Results):
+        config = session.config
+        relay = config.hook
+        callers = [getattr(relay, n) for n in dir(relay) if n.startswith("pytest_")]
+        named = [
+            ("pytest's session", session),
+            ("pytest's config", config),
+            ("pytest's plugin manager", config.pluginmanager),
+            ("pytest's hook relay", relay),
+            ("the grading recorder", recorder),
+        ]
+        named += [(f"pytest's hook {getattr(c, 'name', '?')}", c) for c in callers]
+        self.items = list(session.items)
+        self.session = session
+        named += [("a test item", item) for item in self.items]  # one message for them all
+        self.objects = [(label, value, held_state(value), shadows(value)) for label, value in named]
+        self.by_item = {
+            id(item): i + len(named) - len(self.items) for i, item in enumerate(self.items)
+        }
+
+    def changed(self, label: str, value: object, before: dict, hidden: list[str]) -> list[str]:
+        found = [
+            f"{name[:60]} of {label} hides its class's method (set on the object itself)"
+            for name in shadows(value)
+            if name not in hidden
+        ]
+        now = held_state(value)
+        found += [
+            f"{name[:60]} of {label} was replaced"
+            for name, held in before.items()
+            if now.get(name, None) is not held
+        ]
+        return found
+
+    def item_changes(self, item: object) -> list[str]:
+        """One item's, before it runs (cheap: each test's own)."""
+        index = self.by_item.get(id(item))
+        if index is None or self.objects[index][1] is not item:
+            return []
+        return self.changed(*self.objects[index])
+
+    def changes(self) -> list[str]:
+        found = [c for entry in self.objects for c in self.changed(*entry)]
+        if len(self.session.items) != len(self.items) or any(
+            a is not b for a, b in zip(self.session.items, self.items, strict=False)
+        ):
+            found.append("pytest's list of the session's tests was changed")
+        return found
+
+
 class Watch:
     """Identities of everything in the WATCHED lists, of pytest's plugins and hooks, and of
     the recorder's parts (its sender among them, down to what its closure holds)."""
@@ -358,6 +450,7 @@ class Watch:
         self.written = written_functions(self.stub)
         self.module = f"katas.{recorder.kata}"
         self.classes = every_class()
+        self.instances: Instances | None = None  # once the tests are collected
 
     def tables_changed(self) -> list[str]:
         """An entry replaced or removed, or one added for the answer's code: torch registers
@@ -456,6 +549,7 @@ class Watch:
             )
         if self.hook_impls() != self.hooks:
             found.append("pytest's hook implementations changed")
+        found += self.instances.changes() if self.instances is not None else []
         return found + self.tables_changed() + self.modes_changed() + self.class_hooks()
 
 
@@ -524,6 +618,50 @@ LIBRARIES = tuple(
 )
 
 
+# Programs torch's compilers start (C++ compilers, CUDA's and ROCm's tools, the loader cache
+# triton reads), by name; and arguments that make a compiler run another program or load code
+# (g++'s -wrapper, a plugin, a tool prefix, specs, a response file of more arguments).
+COMPILER_PROGRAMS = re.compile(
+    r"([\w.]+-)*"  # a target's prefix: x86_64-linux-gnu-g++-12
+    r"(g\+\+|gcc|c\+\+|cc|clang\+\+|clang|icpx|icx|cl|nvcc|hipcc|ptxas|cuobjdump|nvdisasm|"
+    r"fatbinary|nvlink|ld|ld\.lld|lld|ar|objcopy|ldconfig|sccache|ccache|as|nvidia-smi|openssl)"
+    r"(-[\d.]+)?"
+)
+COMPILER_REFUSED = (
+    *("-wrapper", "-fplugin", "-B", "-specs", "--specs", "@", "-fuse-ld", "--sysroot"),
+    *("-engine", "-provider"),  # openssl's, which load a library
+)
+SHELL_SPECIALS = set(";|&$`<>()\n")
+
+
+def compiler_arguments(args: tuple) -> str | None:
+    """Why a program started by torch's compilers is not one of theirs, or None: a program
+    not named as a compiler or its tools, a shell, or an argument in COMPILER_REFUSED."""
+    program, argv = (*args, None, None)[:2]
+    argv = argv if isinstance(argv, (list, tuple)) else [program]
+    words = [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
+    name = os.path.basename(os.fsdecode(program) if program else (words[:1] or [""])[0])
+    cxx = getattr(getattr(sys.modules.get("torch._inductor.config"), "cpp", None), "cxx", None)
+    configured = {
+        os.path.basename(str(c)) for c in (cxx if isinstance(cxx, (list, tuple)) else [cxx]) if c
+    }
+    # This Python too: inductor loads each library it built in a `python -c` of its own.
+    python = program is not None and os.path.realpath(os.fsdecode(program)) == os.path.realpath(
+        sys.executable
+    )
+    if python:
+        return None if words[1:2] == ["-c"] and len(words) == 3 else f"{name[:40]} (not -c)"
+    if not (COMPILER_PROGRAMS.fullmatch(name) or name in configured):
+        shell = name in ("sh", "bash", "dash", "zsh") and any(
+            set(w) & SHELL_SPECIALS for w in words
+        )
+        return f"{name[:40]}" + (" (a shell command)" if shell else " (not a compiler)")
+    for word in words[1:]:
+        if word.startswith(COMPILER_REFUSED):
+            return f"{word[:60]} (it runs or loads another program)"
+    return None
+
+
 class ProcessGuard:
     """An audit hook: the candidate's code may not start programs (a program it started would
     run without the audit hook above, and could read what the test process may not).
@@ -555,7 +693,11 @@ class ProcessGuard:
         # starts for any other reason was handed to it (os.system as a DataLoader's collate_fn).
         filename = os.path.realpath(frame.f_code.co_filename) if frame is not None else ""
         if any(part in Path(filename).parts for part in COMPILERS) and filename != self.stub:
-            return
+            reason = compiler_arguments(args)
+            if reason is None:
+                return
+            self.send("refused", text=f"started a compiler with {reason[:120]}")
+            raise PermissionError("grading does not allow these compiler arguments")
         program = next((a for a in args[:2] if a), "") if args else ""
         parts = program if isinstance(program, (list, tuple)) else [program]
         shown = " ".join(os.fsdecode(p) if isinstance(p, bytes) else str(p) for p in parts)
@@ -583,6 +725,39 @@ class ProcessGuard:
             return
         self.send("refused", text=f"sent signal {number} to process {target} (not its own)")
         raise PermissionError("grading does not allow a kata answer to signal other processes")
+
+
+class BodiesRun:
+    """A pytest plugin: a test that pytest's own `runtest` runs reaches pytest_pyfunc_call
+    (which calls its body) before it can pass. An item whose `runtest` was replaced, on the
+    item or its class, reports "passed" without it."""
+
+    def __init__(self, note: Callable[[str], None], before: Callable[[Any], None] | None = None):
+        self.note = note
+        self.before = before  # the item's own checks, before its call
+        self.called: object = None
+        self.noted: set[str] = set()
+
+    @hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item: Any) -> Any:
+        if self.before is not None:
+            self.before(item)
+        self.called = None
+        result = yield  # an exception (a failure, a skip) ends the call here: nothing passed
+        function = getattr(sys.modules.get("_pytest.python"), "Function", None)
+        runs_body = getattr(function, "runtest", None)
+        # Only pytest's own Function.runtest calls pytest_pyfunc_call (unittest's does not).
+        plain = runs_body is not None and getattr(type(item), "runtest", None) is runs_body
+        if plain and self.called is not item:
+            text = "a test ran without its body (pytest_pyfunc_call was not reached)"
+            if text not in self.noted:
+                self.noted.add(text)
+                self.note(text)
+        return result
+
+    @hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: Any) -> None:
+        self.called = pyfuncitem
 
 
 # A function's parts that say what it runs: assigning one keeps the function itself, and so
@@ -896,12 +1071,20 @@ class Results:
                     f"the code of {name} is not its test file's "
                     f"(it comes from {Path(code.co_filename).name})"
                 )
+        if self.watch is not None:
+            self.watch.instances = Instances(session, self)
         self.check(contents=True)
 
     def pytest_runtest_setup(self, item: Any) -> None:
         code = getattr(getattr(item, "obj", None), "__code__", None)
         if item.nodeid in self.codes and code is not self.codes[item.nodeid]:
             self.note(f"the code of {item.originalname} was replaced after collection")
+
+    def item_changes(self, item: Any) -> None:
+        """The item's own state, as collected, before its test runs (BodiesRun)."""
+        instances = self.watch.instances if self.watch is not None else None
+        for change in instances.item_changes(item) if instances is not None else []:
+            self.note(change)
 
     def note(self, change: str) -> None:
         """Tampering, sent to the grader at once (each change once, at most 50)."""
@@ -1083,9 +1266,27 @@ def function_parts(function: object, depth: int = 0) -> list[object]:
     return found
 
 
+PR_SET_DUMPABLE = 4
+
+
+def undumpable() -> bool:
+    """No other process of the same user may attach to this one (ptrace: gdb -p, reading its
+    memory), whether or not the kernel's Yama restricts ptrace: a compiler torch starts, or a
+    program it runs, could otherwise rewrite the test process. Forks keep it; a program
+    exec'd does not."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def main() -> None:
     # Bound before anything else runs: the candidate's code cannot swap these for us.
     exit_now = os._exit
+    undumpable()
     results, kata, *rest = sys.argv[1:]
     args = rest[rest.index("--") + 1 :]
     # On stdin, so that neither shows in this process's command line: the secret that marks
@@ -1108,7 +1309,8 @@ def main() -> None:
     import pytest
 
     try:
-        code = int(pytest.main(args, plugins=[recorder]))
+        bodies = BodiesRun(recorder.note, before=recorder.item_changes)
+        code = int(pytest.main(args, plugins=[recorder, bodies]))
     except BaseException as error:  # a SystemExit or worse that escaped pytest itself
         code = 3
         recorder.collect_errors.append(f"the run ended with {type(error).__name__}: {error}")

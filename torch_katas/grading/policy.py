@@ -26,7 +26,14 @@ runs:
   annotations; annotations, and what types are subscripted with, hold types only (imported,
   builtin, the answer's classes, module-level aliases of them, an alias chosen by a condition
   whose branches both are, literals: each literal string is parsed and checked in its turn); a
-  `.format` template is a literal, or a module-level name bound to one only;
+  `.format` template is a literal, a choice between
+  literals (`(a if c else b)`), a module-level or function-local name bound to such only, or
+  an UPPER-case class constant (`self.TEMPLATE`) that every class body binds to a literal and
+  nothing else names; torch.compile's `mode=` and `options=` (and the settings of
+  torch.compiler.config.patch) are literals, or a module-level name bound to one and passed on
+  only there, and no option configures an external program (`cpp.march`, a compiler, flags,
+  paths: COMPILER_WORDS) unless the kata's entry allows `options.<key>`: inductor pastes them
+  into the C++ compiler's command line;
 - attributes of anything: no dunder beyond a short list (DUNDER_ATTRIBUTES; and `__dict__` of
   the answer's own object, which is `vars(self)`), no private
   attribute of what is imported or named after the interpreter (`_sys`, `_getframe`), no
@@ -34,9 +41,11 @@ runs:
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
   (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
-  module-level `register_*` function the data records, the saved-tensor hook contexts, the
+  module-level `register_*` function the data records but those that register on the object
+  they are given (PER_OBJECT: a parametrization of one module), the saved-tensor hook contexts, the
   `register*` methods of a library's objects such as torch.distributions.biject_to, the
-  handlers and filters of loggers other than `getLogger(__name__)`, NumPy's print formatter
+  handlers and filters of loggers other than `getLogger(__name__)` (a NullHandler goes on any
+  logger, as libraries do), NumPy's print formatter
   and error callback: CALLBACK_KEYWORDS), no file API (FILE_APIS) unless the kata's entry
   allows it (`allow = [...]`); a rule on a name is about what it names, so `self.dump` of a
   class that defines `dump` is the answer's own;
@@ -70,7 +79,10 @@ runs:
   that replaces a method or public name of torch or NumPy (`model.forward = ...`) beyond the
   documented mutable attributes (MUTABLE: `grad`, `data`, `requires_grad`, `training`...) and
   a torch.nn layer put in as a submodule (`model.dropout = nn.Identity()`); none of the fields
-  torch.fx writes into code (CODE_FIELDS: `node.target`, `gm.graph`);
+  torch.fx writes into code (CODE_FIELDS: `node.target`, `gm.graph`); a parameter annotated
+  with the answer's own plain class is the answer's object where every call of its
+  module-level function in the source passes one the answer made (the annotation alone proves
+  nothing: a torch.fx Node could be passed);
 - builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
   own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
@@ -417,6 +429,10 @@ NOT_EXCEPTIONS = {
 # tests' own objects too. A kata whose contract asks for one names it in `allow`.
 GLOBAL_REGISTRY = re.compile(r"register_\w+")
 GLOBAL_CONTEXTS = {"saved_tensors_hooks", "disable_saved_tensors_hooks", "save_on_cpu"}
+# Module-level functions that register on the objects they are given, as the methods of that
+# name do (`module.register_forward_hook`): a parametrization of one module, a hook on the
+# given tensors' gradients.
+PER_OBJECT = {"register_parametrization", "register_multi_grad_hook"}
 # Frame, traceback, generator, coroutine, code and cell attributes, by the names this Python
 # gives them and those others do: the way to other frames' data.
 _INTERNAL_TYPES = (
@@ -560,7 +576,7 @@ def names() -> Names:
         aliases,
         frozenset((every | members) - MUTABLE),
         frozenset(data["members"]["torch.nn.Module"]),
-        frozenset((registries - members) | GLOBAL_CONTEXTS),
+        frozenset((registries - members - PER_OBJECT) | GLOBAL_CONTEXTS),
     )
 
 
@@ -671,6 +687,7 @@ class _Checker:
         self.file_names: set[str] = set()  # every name the source binds, anywhere
         self.aliases: dict[str, list[ast.AST]] = {}  # module-level names -> their values
         self.alias_calls: set[int] = set()  # ids of the calls that make module-level aliases
+        self.tree: ast.Module = ast.Module(body=[], type_ignores=[])
         self.type_strings: list[ast.Constant] = []  # literal strings typing may evaluate
         self.module_alias_values: set[int] = set()  # ids of `torch.nn` in `nn = torch.nn`
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
@@ -716,6 +733,7 @@ class _Checker:
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
         self.find_own(tree)
+        self.tree = tree
         self.file_names = every_bound_name(tree)
         self.aliases = module_bindings(tree)
         self.alias_calls = {
@@ -1096,6 +1114,8 @@ class _Checker:
     # -- each node -------------------------------------------------------------------------
 
     def visit(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            self.compile_called(node)
         if isinstance(node, ast.Attribute):
             self.attribute(node)
         elif isinstance(node, ast.Name):
@@ -1172,13 +1192,34 @@ class _Checker:
             self.note(node, "callback", f"uses .{node.attr} of a library's object")
         # warnings.filters holds plain tuples, not a logger's objects that run code.
         logger = dotted != "warnings.filters"
-        if node.attr in LOGGER_HOOKS and logger and not self.own_logger(node.value):
+        if (
+            node.attr in LOGGER_HOOKS
+            and logger
+            and not self.own_logger(node.value)
+            and not self.adds_null_handler(node)
+        ):
             self.note(
                 node,
                 "callback",
                 f"uses .{node.attr} of a logger the answer did not make (its records are "
                 "everyone's)",
             )
+
+    def adds_null_handler(self, node: ast.Attribute) -> bool:
+        """`logger.addHandler(logging.NullHandler())`: a library's convention, on any logger; a
+        NullHandler does nothing with the records it gets (they still propagate)."""
+        call = self.parents.get(id(node))
+        return (
+            node.attr == "addHandler"
+            and isinstance(call, ast.Call)
+            and call.func is node
+            and len(call.args) == 1
+            and not call.keywords
+            and isinstance(call.args[0], ast.Call)
+            and self.dotted(call.args[0].func) == "logging.NullHandler"
+            and not call.args[0].args
+            and not call.args[0].keywords
+        )
 
     def own_logger(self, node: ast.AST) -> bool:
         """`logging.getLogger(__name__)`, directly or through names bound only to it, or an
@@ -1372,6 +1413,7 @@ class _Checker:
         dotted = self.dotted(func)
         self.functional_enum(node, dotted)
         self.callback_keywords(node, dotted)
+        self.compile_settings(node, dotted)
         self.template(node)
         wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
         limit = 2 if dotted == "functools.update_wrapper" else 1
@@ -1422,6 +1464,7 @@ class _Checker:
                 self.resolve_quietly(spelled)
             else:
                 self.attribute(spelled, spelled=True)
+            self.compile_called(spelled)  # its parent is getattr's call, never a call of it
             if func.id != "getattr":
                 self.write(node, owner, literal, f"{ast.unparse(owner)}.{literal}")
 
@@ -1458,8 +1501,226 @@ class _Checker:
             isinstance(v, ast.Constant) and isinstance(v.value, str)
             for v in self.aliases.get(template.id, [ast.Name("x")])
         )
-        if not (constant or named):
+        if not (constant or named or self.literal_template(template)):
             self.note(node, "string", "formats with a template built at run time")
+
+    def literal_template(self, node: ast.AST) -> bool:
+        """A template that is a literal whichever way it is chosen: `(a if c else b)` of
+        literals; a function's local name bound only to such; `self.TEMPLATE` (an UPPER-case
+        name) where every class body that binds it binds a literal and nothing else in the
+        source names it (no write, no keyword, no string, no vars())."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str)
+        if isinstance(node, ast.IfExp):
+            return self.literal_template(node.body) and self.literal_template(node.orelse)
+        if isinstance(node, ast.Name):
+            return self.local_literal(node)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return node.value.id in methods_selves(self.tree) and self.class_constant(node.attr)
+        return False
+
+    def local_literal(self, node: ast.Name) -> bool:
+        """A name of the enclosing function bound there only by `name = <literal template>`."""
+        scope: ast.AST | None = self.parents.get(id(node))
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = self.parents.get(id(scope))
+        if scope is None or node.id in {a.arg for a in ast.walk(scope) if isinstance(a, ast.arg)}:
+            return False
+        values = []
+        for each in ast.walk(scope):
+            if isinstance(each, (ast.Global, ast.Nonlocal)) and node.id in each.names:
+                return False
+            if (
+                isinstance(each, ast.Name)
+                and each.id == node.id
+                and not isinstance(each.ctx, ast.Load)
+            ):
+                parent = self.parents.get(id(each))
+                if not (isinstance(parent, ast.Assign) and parent.targets == [each]):
+                    return False
+                values.append(parent.value)
+        return bool(values) and all(
+            not isinstance(v, ast.Name) and self.literal_template(v) for v in values
+        )
+
+    def class_constant(self, name: str) -> bool:
+        if not name.isupper() or "vars" in self.file_names:
+            return False
+        bound = False
+        for node in ast.walk(self.tree):
+            for statement in node.body if isinstance(node, ast.ClassDef) else []:
+                targets = statement.targets if isinstance(statement, ast.Assign) else []
+                if isinstance(statement, ast.AnnAssign):
+                    targets = [statement.target]
+                value = getattr(statement, "value", None)
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    if len(targets) != 1 or value is None or not self.literal_template(value):
+                        return False
+                    bound = True
+                elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                    for n in ast.walk(statement)
+                ):
+                    return False  # bound another way in the class body (a loop, a walrus)
+            names_it = (
+                (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == name
+                    and not isinstance(node.ctx, ast.Load)
+                )
+                or (isinstance(node, ast.keyword) and node.arg == name)
+                or (isinstance(node, ast.Constant) and node.value == name)
+                or (isinstance(node, ast.Attribute) and node.attr == "__dict__")
+            )
+            if names_it:
+                return False
+        return bound
+
+    def own_parameter(self, node: ast.Name) -> bool:
+        """A parameter annotated with the answer's own plain class, of a module-level function
+        that every use in the source calls directly with an object the answer made there (a
+        call of its own class, a name bound only to what it makes). The annotation alone is
+        no guarantee: a torch.fx Node or a test's optimizer could be passed instead."""
+        function: ast.AST | None = self.parents.get(id(node))
+        while function is not None and not isinstance(
+            function, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            function = self.parents.get(id(function))
+        if function is None or not isinstance(self.parents.get(id(function)), ast.Module):
+            return False
+        assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        positional = [*function.args.posonlyargs, *function.args.args]
+        every = [*positional, *function.args.kwonlyargs]
+        arg = next((a for a in every if a.arg == node.id), None)
+        annotation = arg.annotation if arg is not None else None
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            annotation = ast.Name(annotation.value)
+        if not (isinstance(annotation, ast.Name) and self.plain_class(annotation.id)):
+            return False
+        rebound = [
+            n
+            for n in ast.walk(function)
+            if isinstance(n, ast.Name) and n.id == node.id and not isinstance(n.ctx, ast.Load)
+        ]
+        if rebound or list(every_binding(self.tree)).count(function.name) != 1:
+            return False
+        index = positional.index(arg) if arg in positional else None
+        calls = 0
+        for each in ast.walk(self.tree):
+            if not (isinstance(each, ast.Name) and each.id == function.name):
+                continue
+            call = self.parents.get(id(each))
+            if not (isinstance(call, ast.Call) and call.func is each):
+                return False
+            given = [k.value for k in call.keywords if k.arg == node.id]
+            if index is not None and index < len(call.args):
+                given.append(call.args[index])
+            starred = any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords
+            )
+            if starred or len(given) != 1 or not self.own_value(given[0]):
+                return False
+            calls += 1
+        return calls > 0
+
+    def own_value(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return id(node) in self.own
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and self.plain_class(node.func.id)
+        )
+
+    def plain_class(self, name: str) -> bool:
+        """The answer's own class, of no base but its own plain classes (and object)."""
+        if name not in self.own_classes:
+            return False
+        classes = [n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef) and n.name == name]
+        return (
+            len(classes) == 1
+            and not classes[0].keywords
+            and all(
+                isinstance(b, ast.Name)
+                and (b.id == "object" or (b.id != name and self.plain_class(b.id)))
+                for b in classes[0].bases
+            )
+        )
+
+    def compile_called(self, node: ast.Attribute | ast.Name) -> None:
+        """torch.compile is called where it is named: taken as a value (an alias, a partial,
+        getattr), its settings would be passed where compile_settings does not look."""
+        dotted = self.dotted(node)
+        call = self.parents.get(id(node))
+        direct = isinstance(call, ast.Call) and call.func is node
+        decorates = isinstance(call, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            d is node for d in call.decorator_list
+        )  # `@torch.compile`: its defaults
+        direct = direct or decorates
+        if dotted in COMPILE_CALLS and not direct and isinstance(node.ctx, ast.Load):
+            self.note(node, "sink", f"uses {dotted} other than in a call of it")
+
+    def compile_settings(self, node: ast.Call, dotted: str | None) -> None:
+        """torch.compile's mode= and options= are literals (or a module-level name bound to
+        one and passed on only there): inductor pastes option values into the C++ compiler's
+        command line. Options that configure an external program (the compiler, its flags,
+        paths) are refused unless the kata's entry allows `options.<key>`."""
+        if dotted not in COMPILE_CALLS:
+            return
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.note(node, "sink", f"calls {dotted} with ** (its settings must be literals)")
+            elif keyword.arg in ("mode", "options") or dotted != "torch.compile":
+                settings = self.literal_settings(keyword.value, keyword.arg)
+                if settings is None:
+                    self.note(node, "sink", f"calls {dotted} with {keyword.arg}= built at run time")
+                for key in settings or []:
+                    self.compiler_key(node, dotted, key)
+                if dotted != "torch.compile":
+                    self.compiler_key(node, dotted, keyword.arg)
+        if dotted != "torch.compile" and node.args:
+            self.note(node, "sink", f"calls {dotted} with settings by position")
+
+    def compiler_key(self, node: ast.AST, dotted: str, key: str) -> None:
+        words = set(re.split(r"[._]", key.lower()))
+        if (words & COMPILER_WORDS) and f"options.{key}" not in self.allow:
+            self.note(
+                node, "sink", f"calls {dotted} with {key} (it configures an external program)"
+            )
+
+    def literal_settings(self, node: ast.AST, keyword: str) -> list[str] | None:
+        """The keys of a literal dict of literal values (none for another literal); None
+        where anything in it is built at run time."""
+        if isinstance(node, ast.Name) and node.id in self.aliases:
+            uses = [
+                n
+                for n in ast.walk(self.tree)
+                if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load)
+            ]
+            passed = all(
+                isinstance(self.parents.get(id(n)), ast.keyword)
+                and getattr(self.parents.get(id(n)), "arg", None) == keyword
+                for n in uses
+            )
+            values = [self.literal_settings(v, keyword) for v in self.aliases[node.id]]
+            if not passed or any(v is None for v in values):
+                return None
+            return [k for v in values for k in v or []]
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            literal = all(isinstance(k, str) for k in keys) and len(keys) == len(node.keys)
+            plain = all(self.literal_settings(v, keyword) == [] for v in node.values)
+            return [str(k) for k in keys] if literal and plain else None
+        if isinstance(node, (ast.Tuple, ast.List)):
+            literal = all(self.literal_settings(v, keyword) == [] for v in node.elts)
+            return [] if literal else None
+        if isinstance(node, ast.Constant):
+            return []
+        if isinstance(node, ast.IfExp):  # `"max-autotune" if long_run else "default"`
+            chosen = [self.literal_settings(n, keyword) for n in (node.body, node.orelse)]
+            return None if None in chosen else [k for keys in chosen for k in keys or []]
+        boolean = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        return [] if boolean else None  # `not dynamic`: a bool, whatever dynamic is
 
     def literal_names(self, node: ast.AST) -> list[str] | None:
         """The names an attribute-name argument can hold: a literal string, or any entry of a
@@ -1760,7 +2021,7 @@ class _Checker:
             isinstance(root, ast.Name)
             and root is owner
             and (id(root) in self.own or root.id in self.own_classes)
-        )
+        ) or (isinstance(owner, ast.Name) and self.own_parameter(owner))
         if is_dunder(attr) and attr not in ("__doc__", "__name__", "__qualname__"):
             self.note(statement, "patch", f"assigns to {text}, a dunder attribute")
         elif own:
@@ -1837,6 +2098,41 @@ class _Checker:
         return by_builtin or (self.dotted(func) in NAMED_BY_OPERATOR and node in parent.args)
 
 
+# torch.compile and the config patch of torch.compiler: settings that reach inductor's C++
+# compiler command line or Dynamo's; each a literal, none that configures an external program
+# (words of a key: `cpp.march`, `cuda.cutlass_dir`, `cpp.cxx`).
+COMPILE_CALLS = {"torch.compile", "torch.compiler.config.patch"}
+COMPILER_WORDS = {
+    "cpp",
+    "cuda",
+    "rocm",
+    "cutlass",
+    "halide",
+    "xpu",
+    "aot",
+    "compiler",
+    "cxx",
+    "cc",
+    "march",
+    "flags",
+    "flag",
+    "include",
+    "path",
+    "paths",
+    "dir",
+    "dirs",
+    "ld",
+    "link",
+    "linker",
+    "wrapper",
+    "cmd",
+    "command",
+    "env",
+    "bin",
+    "exe",
+    "executable",
+    "prefix",
+}
 # Keywords (and how many positional arguments are safe) that install a process-wide callback
 # or stream: NumPy calls the formatter whenever it prints an array (a failing test's message),
 # the error callback on floating-point errors; the root logger's handlers see every record.

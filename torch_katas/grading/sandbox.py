@@ -200,6 +200,9 @@ def environment(suite: Path, work: Path) -> dict[str, str]:
         PYTHONHASHSEED="0",
         # Only the plugins grading names with -p: none the interviewer happens to have installed.
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+        # Inductor compiles in the test process, where the audit hooks see each compiler it
+        # starts, not in a pool of worker processes that have none.
+        TORCHINDUCTOR_COMPILE_THREADS="1",
     )
     return env
 

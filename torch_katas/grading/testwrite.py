@@ -574,7 +574,7 @@ class Arm:
 
 def main() -> None:
     """The sandboxed process: run the plan's tests against its answers, report on the pipe."""
-    from torch_katas.grading.child import CodeGuard, Guard, ProcessGuard, sender
+    from torch_katas.grading.child import BodiesRun, CodeGuard, Guard, ProcessGuard, sender
 
     exit_now = os._exit
     results, plan_file = sys.argv[1:3]
@@ -597,7 +597,10 @@ def main() -> None:
         [Path(p) for p in plan["answers"]],
         plan["complete"],
         plan["pytest_args"],
-        plugins=[Arm(guard, processes, code=code)],
+        plugins=[
+            Arm(guard, processes, code=code),
+            BodiesRun(lambda text: send("refused", text=text)),
+        ],
     )
     send("result", result=result)
     exit_now(0)
