@@ -93,7 +93,14 @@ def test_focal_loss_has_no_parameters(device):
     )
 
 
-@pytest.mark.parametrize("kwargs", [{"gamma": -1.0}, {"reduction": "average"}])
+# The three reductions exactly as F.cross_entropy spells them: "MEAN" or "Sum" is not one.
+BAD_SETTINGS = [
+    {"gamma": -1.0},
+    *({"reduction": spelled} for spelled in ("average", "MEAN", "Sum", "none ", "", None)),
+]
+
+
+@pytest.mark.parametrize("kwargs", BAD_SETTINGS, ids=str)
 def test_focal_loss_rejects_bad_settings(device, kwargs):
     with pytest.raises(ValueError):
         FocalLoss(**kwargs)
