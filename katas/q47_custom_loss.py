@@ -25,9 +25,9 @@ class FocalLoss(nn.Module):
     """Multi-class focal loss: -(1 - p_t)^gamma * log(p_t) per sample.
 
     Constructor: `FocalLoss(gamma=2.0, reduction="mean")`. Raises ValueError if
-    gamma < 0 or reduction is not "mean", "sum" or "none" (a NaN gamma is not asked
-    about: raising or not is accepted). The module has no parameters
-    (gamma is a setting, not something to train: `parameters()` is empty).
+    gamma < 0 or reduction is not exactly "mean", "sum" or "none" (no other case or
+    spacing; a NaN gamma is not asked about: raising or not is accepted). The module has
+    no parameters (gamma is a setting, not something to train: `parameters()` is empty).
 
     forward(logits, target):
     - logits: [N, C] floating, unnormalised scores, any device, possibly non-contiguous;

@@ -93,10 +93,13 @@ def test_focal_loss_has_no_parameters(device):
     )
 
 
-# The three reductions exactly as F.cross_entropy spells them: "MEAN" or "Sum" is not one.
+# The three reductions exactly as F.cross_entropy spells them: no other case or spacing.
 BAD_SETTINGS = [
     {"gamma": -1.0},
-    *({"reduction": spelled} for spelled in ("average", "MEAN", "Sum", "none ", "", None)),
+    *(
+        {"reduction": spelled}
+        for spelled in ("average", "MEAN", "Sum", " mean", "none\n", "", None)
+    ),
 ]
 
 
