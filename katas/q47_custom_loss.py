@@ -78,7 +78,8 @@ class HuberFunction(torch.autograd.Function):
       `0.5 * d**2` where |d| <= delta and `delta * (|d| - 0.5 * delta)` elsewhere
       (the values of F.huber_loss(..., reduction="none", delta=delta)). Where |d| > delta
       the loss is finite whenever its value is, near the top of the dtype's range too,
-      though delta × |d| alone may overflow there.
+      though delta × |d| alone may overflow there. (Inside the band, where d**2 itself
+      overflows and 0.5 * d**2 would not, inf or the finite value are both accepted.)
     - backward(grad_output) returns (grad_input, grad_target, None):
       dloss/dinput = clamp(d, -delta, delta), dloss/dtarget = -clamp(d, -delta, delta),
       each times grad_output; None for delta. It may return None for an input that
