@@ -6,15 +6,20 @@ from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
 from torch_katas import facets
 from torch_katas.testing import assert_close, check_tensor, same_device, skip_unless_supported
 
-# NumPy dtype -> the torch dtype the bridge must keep.
+# NumPy dtype -> the torch dtype the bridge must keep: every width and kind, complex
+# included (the same path for all, no table of the "usual" dtypes with a copy for the rest).
 DTYPES = {
     np.float64: torch.float64,
     np.float32: torch.float32,
     np.float16: torch.float16,
     np.int64: torch.int64,
     np.int32: torch.int32,
+    np.int16: torch.int16,
+    np.int8: torch.int8,
     np.uint8: torch.uint8,
     np.bool_: torch.bool,
+    np.complex64: torch.complex64,
+    np.complex128: torch.complex128,
 }
 
 
@@ -246,15 +251,7 @@ def array_of(dtype):
     return sample_array(torch.empty(0, dtype=dtype).numpy().dtype.type)
 
 
-KEPT = (
-    torch.float64,
-    torch.float32,
-    torch.float16,
-    torch.int64,
-    torch.int32,
-    torch.uint8,
-    torch.bool,
-)
+KEPT = tuple(DTYPES.values())
 
 
 def grad_tensor(device):

@@ -248,6 +248,19 @@ def test_batch_histogram_matches_counting_by_hand(device, b, n, num_bins):
     assert torch.equal(labels, labels_before), "labels must not be modified"
 
 
+@pytest.mark.slow
+def test_batch_histogram_counts_past_float32_precision(device):
+    # 2**24 + 1 labels in one bin: a count kept in float32 (ones of the default dtype, then
+    # .long()) stops at 2**24, where float32 can no longer add 1; int64 counts are exact.
+    labels = torch.zeros(1, 2**24 + 2, dtype=torch.int64, device=device)
+    labels[0, -1] = 1
+    out = histogram(labels, 2)
+    check_tensor(out, shape=(1, 2), dtype=torch.int64, device=device, name="counts")
+    assert out.tolist() == [[2**24 + 1, 1]], (
+        "counts must be exact past 2**24: count in int64 (ones_like(labels)), not in float32"
+    )
+
+
 def test_batch_histogram_of_non_contiguous_labels(device):
     labels = torch.tensor([[0, 1], [0, 1], [2, 1]], device=device).t()  # [[0, 0, 2], [1, 1, 1]]
     out = histogram(labels, 3)

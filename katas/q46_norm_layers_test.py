@@ -116,7 +116,13 @@ def test_batch_norm_updates_running_statistics_in_place_and_out_of_the_graph(dev
         )
 
 
-@pytest.mark.parametrize("shape", [(1, 3), (4, 3, 2)], ids=["batch-of-1", "4x3x2"])
+# Evaluation needs no batch statistics: a batch of one, an empty batch and an input with no
+# positions (n = 0) work there, as in F.batch_norm.
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 3), (4, 3, 2), (0, 3), (0, 3, 4), (2, 3, 0)],
+    ids=["batch-of-1", "4x3x2", "empty-batch", "empty-batch-4", "no-positions"],
+)
 def test_batch_norm_eval_uses_running_statistics(device, shape):
     x = torch.randn(shape, device=device)
     running_mean, running_var, weight, bias = channel_stats(device, 3)
@@ -130,7 +136,11 @@ def test_batch_norm_eval_uses_running_statistics(device, shape):
     )
 
 
-@pytest.mark.parametrize("shape", [(1, 3), (1, 3, 1, 1)], ids=["1x3", "1x3x1x1"])
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 3), (1, 3, 1, 1), (0, 3), (0, 3, 4), (2, 3, 0)],
+    ids=["1x3", "1x3x1x1", "empty-batch", "empty-batch-4", "no-positions"],
+)
 def test_batch_norm_training_needs_two_values_per_channel(device, shape):
     running_mean, running_var, _, _ = channel_stats(device, 3)
     before = running_mean.clone(), running_var.clone()

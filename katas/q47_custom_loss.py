@@ -25,9 +25,9 @@ class FocalLoss(nn.Module):
     """Multi-class focal loss: -(1 - p_t)^gamma * log(p_t) per sample.
 
     Constructor: `FocalLoss(gamma=2.0, reduction="mean")`. Raises ValueError if
-    gamma < 0 or reduction is not "mean", "sum" or "none" (a NaN gamma is not asked
-    about: raising or not is accepted). The module has no parameters
-    (gamma is a setting, not something to train: `parameters()` is empty).
+    gamma < 0 or reduction is not exactly "mean", "sum" or "none" (no other case or
+    spacing; a NaN gamma is not asked about: raising or not is accepted). The module has
+    no parameters (gamma is a setting, not something to train: `parameters()` is empty).
 
     forward(logits, target):
     - logits: [N, C] floating, unnormalised scores, any device, possibly non-contiguous;
@@ -37,6 +37,7 @@ class FocalLoss(nn.Module):
       p_t = exp(log p_t).
     - The per-sample loss is -(1 - p_t)^gamma * log p_t; "none" returns these ([N]),
       "mean" their mean and "sum" their sum (0-dim), all in logits' dtype and device.
+      (The "mean" of an empty batch, N = 0, is not asked about: nan or 0 is accepted.)
     - gamma = 0 gives the cross-entropy of F.cross_entropy, to float round-off: the same
       formula, though a "mean" or "sum" may differ from F.cross_entropy's in the last bits
       (another summation order), so it is not bit for bit.
@@ -78,7 +79,8 @@ class HuberFunction(torch.autograd.Function):
       `0.5 * d**2` where |d| <= delta and `delta * (|d| - 0.5 * delta)` elsewhere
       (the values of F.huber_loss(..., reduction="none", delta=delta)). Where |d| > delta
       the loss is finite whenever its value is, near the top of the dtype's range too,
-      though delta × |d| alone may overflow there.
+      though delta × |d| alone may overflow there. (Inside the band, where d**2 itself
+      overflows and 0.5 * d**2 would not, inf or the finite value are both accepted.)
     - backward(grad_output) returns (grad_input, grad_target, None):
       dloss/dinput = clamp(d, -delta, delta), dloss/dtarget = -clamp(d, -delta, delta),
       each times grad_output; None for delta. It may return None for an input that

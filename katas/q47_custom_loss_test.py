@@ -93,7 +93,17 @@ def test_focal_loss_has_no_parameters(device):
     )
 
 
-@pytest.mark.parametrize("kwargs", [{"gamma": -1.0}, {"reduction": "average"}])
+# The three reductions exactly as F.cross_entropy spells them: no other case or spacing.
+BAD_SETTINGS = [
+    {"gamma": -1.0},
+    *(
+        {"reduction": spelled}
+        for spelled in ("average", "MEAN", "Sum", " mean", "none\n", "", None)
+    ),
+]
+
+
+@pytest.mark.parametrize("kwargs", BAD_SETTINGS, ids=str)
 def test_focal_loss_rejects_bad_settings(device, kwargs):
     with pytest.raises(ValueError):
         FocalLoss(**kwargs)
@@ -430,6 +440,25 @@ def test_huber_on_empty_and_large_inputs(device):
     (grad,) = torch.autograd.grad(loss.sum(), x)
     assert torch.isfinite(loss).all(), "the linear branch must not square huge differences"
     assert_close(grad, torch.tensor([2.0, -2.0], device=device))
+
+
+def test_huber_inside_the_band_near_the_top(device):
+    # |d| just below delta, d² past float32's largest value, 0.5 d² not: the contract takes
+    # +inf (0.5 * d**2 as written) or the finite value (F.huber_loss), nothing else.
+    delta = math.sqrt(torch.finfo(torch.float32).max / 0.8)
+    x = torch.tensor([0.95, -0.99, 0.5], dtype=torch.float64) * delta
+    loss = HuberFunction.apply(x.float().to(device), torch.zeros(3, device=device), delta)
+    check_tensor(loss, shape=(3,), dtype=torch.float32, device=device, name="loss")
+    exact = F.huber_loss(x, torch.zeros(3, dtype=torch.float64), reduction="none", delta=delta)
+    finite = exact.float()
+    for got, want in zip(loss.cpu().tolist(), finite.tolist(), strict=True):
+        assert got == math.inf or math.isclose(got, want, rel_tol=1e-6), (
+            f"inside the band near the top, got {got}: expected 0.5 * d**2, {want} "
+            "(or inf where d**2 overflows)"
+        )
+    assert math.isclose(loss[2].item(), finite[2].item(), rel_tol=1e-6), (
+        "where d**2 does not overflow, the loss is 0.5 * d**2"
+    )
 
 
 # ---------------------------------------------------------------- facets
