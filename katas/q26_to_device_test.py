@@ -253,8 +253,7 @@ def test_dict_keys_stay_the_same_objects(device):
     moved = to_device(batch, META)
     keys = list(moved)
     assert len(keys) == 2 and keys[0] is key and keys[1] == 3, (
-        "a dict keeps its keys, the very same objects (a tensor key included): move the "
-        "values only"
+        "a dict keeps its keys, the very same objects (a tensor key included): move the values only"
     )
     check_tensor(moved[key], shape=(1,), dtype=torch.float32, device=META, name="batch[key]")
 
