@@ -113,17 +113,18 @@ def to_device(batch: Any, device: torch.device | str) -> Any:
       blocking copy (no `non_blocking`), still in its autograd graph (no detach).
       A tensor already on `device` comes back as the same object, not a copy (as
       `Tensor.to` does).
-    - A dict becomes a new dict of the same class with the same keys in the same order:
-      an OrderedDict stays an OrderedDict, a defaultdict stays a defaultdict with the same
-      default_factory (`copy.copy` keeps both; then set the moved values on the copy).
+    - A dict becomes a new dict of the same class with the same keys in the same order
+      (the very same key objects, a tensor key included: only values move): an OrderedDict
+      stays an OrderedDict, a defaultdict stays a defaultdict with the same default_factory
+      (`copy.copy` keeps both; then set the moved values on the copy).
       A list becomes a new list; a tuple a new tuple; a namedtuple a new instance of the
       same namedtuple class; any other subclass of list or tuple becomes a plain list or
       tuple (its constructor may take other arguments). Their items are converted the same
       way, to any depth.
     - Anything else (numbers, strings, None, NumPy arrays, other objects) is returned as
       it is: the very same object. So are containers that are no dict, list or tuple: a
-      UserDict or other Mapping, a UserList, a deque, a range, a dataclass (their tensors
-      stay where they are).
+      UserDict or other Mapping, a UserList, a deque, a range, a set, a dataclass (their
+      tensors stay where they are).
     - The input is not modified: its containers keep their items and its tensors stay
       where they were.
 

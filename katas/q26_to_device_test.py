@@ -148,6 +148,8 @@ def test_tuple_stays_a_tuple_and_list_a_list(device):
         lambda: deque([torch.zeros(1)]),
         lambda: range(3),
         lambda: Record(torch.zeros(1), "r"),
+        lambda: {torch.zeros(1)},
+        lambda: frozenset([torch.zeros(1)]),
     ],
     ids=[
         "int",
@@ -162,6 +164,8 @@ def test_tuple_stays_a_tuple_and_list_a_list(device):
         "deque",
         "range",
         "dataclass",
+        "set",
+        "frozenset",
     ],
 )
 def test_non_tensors_pass_through_as_the_same_object(device, make):
@@ -241,6 +245,17 @@ def test_dict_subclasses_keep_their_class(device):
     assert list(counts) == ["x"] and same_device(counts["x"].device, device), (
         "the input defaultdict was changed"
     )
+
+
+def test_dict_keys_stay_the_same_objects(device):
+    key = torch.zeros(1, device=device)  # tensors hash by identity: a moved key is another key
+    batch = {key: torch.ones(1, device=device), 3: "three"}
+    moved = to_device(batch, META)
+    keys = list(moved)
+    assert len(keys) == 2 and keys[0] is key and keys[1] == 3, (
+        "a dict keeps its keys, the very same objects (a tensor key included): move the values only"
+    )
+    check_tensor(moved[key], shape=(1,), dtype=torch.float32, device=META, name="batch[key]")
 
 
 @pytest.mark.parametrize("empty", [[], (), {}], ids=["list", "tuple", "dict"])

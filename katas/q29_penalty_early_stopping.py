@@ -49,13 +49,12 @@ class EarlyStopping:
     """Stop when the validation loss has not improved for `patience` epochs in a row.
 
     Call `step(val_loss, model)` once per epoch, after validation. An epoch improves when
-    `val_loss < best_loss - min_delta` (the first epoch with a finite loss always does; a
-    loss that is not finite, nan, inf or -inf, never improves, and counts as an epoch
-    without improvement); it
-    then becomes the best one: `best_loss` is set to its loss and a copy of
-    `model.state_dict()` (parameters and buffers, e.g. BatchNorm running statistics) is
-    kept. A copy that later training
-    cannot change: not the live tensors `state_dict()` returns.
+    `val_loss < best_loss - min_delta` (min_delta is absolute, in the loss's units; the
+    first epoch with a finite loss always does; a loss that is not finite, nan, inf or -inf,
+    never improves, and counts as an epoch without improvement); it then becomes the best
+    one: `best_loss` is set to its loss and a copy of `model.state_dict()` (parameters and
+    buffers, e.g. BatchNorm running statistics) is kept. A copy that later training cannot
+    change: not the live tensors `state_dict()` returns.
 
     >>> model = nn.Linear(2, 1)
     >>> stopper = EarlyStopping(patience=2)
@@ -76,8 +75,9 @@ class EarlyStopping:
     def step(self, val_loss: float, model: nn.Module) -> bool:
         """Record one epoch; return True (a bool) when training should stop.
 
-        Stop when this is the `patience`-th epoch in a row without improvement: with
-        patience 2 and losses 1.0, 0.8, 0.9, 0.85 the calls return False, False, False, True.
+        Stop when this is the `patience`-th epoch in a row without improvement, or a later
+        one of the same run (the advice stands until an epoch improves): with patience 2 and
+        losses 1.0, 0.8, 0.9, 0.85, 0.86 the calls return False, False, False, True, True.
         """
         # TODO: on improvement save a copy of the weights and reset the count; else count.
         raise NotImplementedError

@@ -175,6 +175,7 @@ def test_negative_strength_raises(device, l1, l2):
         ([5.0, 4.0, 3.0, 2.0, 1.0], 1, 0.0, None, 1.0),
         ([1.0, 0.95, 0.92, 0.5], 2, 0.1, 2, 1.0),
         ([1.0, 0.95, 0.92, 0.85, 0.84, 0.83, 0.82], 3, 0.1, 6, 0.85),
+        ([4.0, 3.85, 3.7, 3.65], 1, 0.1, 3, 3.7),
     ],
     ids=[
         "patience 3",
@@ -184,6 +185,7 @@ def test_negative_strength_raises(device, l1, l2):
         "always improving",
         "min_delta",
         "min_delta from the best",
+        "min_delta is absolute",  # not a fraction of best_loss
     ],
 )
 def test_stops_after_patience_epochs_without_improvement(
@@ -205,6 +207,17 @@ def test_stops_after_patience_epochs_without_improvement(
         "beat best_loss - min_delta"
     )
     assert stopper.best_loss == best, f"best_loss should be {best}, got {stopper.best_loss}"
+
+
+def test_keeps_advising_to_stop_until_an_epoch_improves(device):
+    stopper = EarlyStopping(patience=2)
+    model = nn.Linear(2, 1).to(device)
+    decisions = [stopper.step(loss, model) for loss in [1.0, 0.8, 0.9, 0.85, 0.86, 0.87, 0.7]]
+    assert decisions == [False, False, False, True, True, True, False], (
+        f"losses 1.0, 0.8, 0.9, 0.85, 0.86, 0.87, 0.7 with patience 2: got {decisions}; the "
+        "epochs after the patience-th one without improvement still advise to stop (count "
+        "them: >= patience, not == patience), until an epoch improves and resets the count"
+    )
 
 
 @pytest.mark.parametrize("first", [math.nan, math.inf, -math.inf], ids=["nan", "inf", "-inf"])

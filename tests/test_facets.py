@@ -928,6 +928,19 @@ def test_seeded_catches_a_generator_of_its_own():
     assert torch.equal(torch.get_rng_state(), state), "the check leaves the caller's stream"
 
 
+def test_seeded_catches_draws_from_a_forked_stream():
+    facet = facets.Seeded(lambda device: facets.args(3))
+
+    def right(n):
+        return torch.rand(n)
+
+    def forked(n):
+        with torch.random.fork_rng():
+            return torch.rand(n)
+
+    assert_catches(facet, right, forked)
+
+
 def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():
     facet = facets.Seeded(
         lambda device: facets.args(3),

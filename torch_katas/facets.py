@@ -1514,6 +1514,21 @@ def check_seeded(case: Case, device: torch.device) -> None:
         "ignores the caller's seed (a torch.Generator of its own seeded with a constant); draw "
         "from torch's default generator"
     )
+    # Drawing moves the caller's stream on: two calls in a row draw different values (draws
+    # inside a torch.random.fork_rng would repeat at every call, two layers alike).
+    with torch.random.fork_rng():
+        calls = [facet.make(device), facet.make(device)]
+        torch.manual_seed(1)
+        results = [(arguments, _call(case, arguments)) for arguments in calls]
+    first_call, second_call = (
+        [t.detach().cpu() for _, t in _tensors(facet.drawn(a, r) if facet.drawn else r)]
+        for a, r in results
+    )
+    assert not all(torch.equal(a, b) for a, b in zip(first_call, second_call, strict=True)), (
+        f"{case.function.name} drew the same values twice in a row: draw from torch's default "
+        "generator itself, so that each call moves it on (not from a copy of it, such as "
+        "inside torch.random.fork_rng)"
+    )
     if facet.like is None:
         return
     with torch.random.fork_rng():
