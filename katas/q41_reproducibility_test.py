@@ -107,6 +107,20 @@ def test_seed_everything_with_another_seed_gives_other_numbers(device):
         assert a != b, f"{name} gave the same numbers for seeds 11 and 12: is it seeded?"
 
 
+@pytest.mark.parametrize("before", [None, "junk", ":16:8"], ids=["unset", "junk", ":16:8"])
+def test_seed_everything_leaves_the_cublas_variable_alone(device, monkeypatch, before):
+    if before is None:
+        monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", before)
+    seed_everything(3)
+    after = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+    assert after == before, (
+        f"seed_everything changed CUBLAS_WORKSPACE_CONFIG from {before!r} to {after!r}: "
+        "seeding only; deterministic kernels are make_deterministic's choice"
+    )
+
+
 # --- seed_worker -------------------------------------------------------------------------
 
 

@@ -75,6 +75,8 @@ def assert_partition(subsets, n, dataset):
         (9, [1.0]),
         (4, [0.0, 1.0]),
         (13, [0.1] * 10),
+        (3, [0.0, 0.5, 0.5]),  # the leftover goes to split 0, whose fraction is 0
+        (5, [0.25, 0.0, 0.75]),
     ],
 )
 def test_split_sizes_round_like_random_split(device, n, fractions):
@@ -89,7 +91,9 @@ def test_split_sizes_round_like_random_split(device, n, fractions):
 def test_split_sizes_on_random_fractions(device):
     cases = random.Random(0)
     for _ in range(40):
-        weights = [cases.randint(1, 9) for _ in range(cases.randint(1, 5))]
+        weights = [cases.randint(0, 9) for _ in range(cases.randint(1, 5))]  # 0: an empty split
+        if not any(weights):
+            continue
         fractions = [w / sum(weights) for w in weights]
         if not (math.isclose(sum(fractions), 1) and sum(fractions) <= 1):
             continue  # random_split itself would read these as lengths, not fractions
@@ -102,10 +106,15 @@ def test_split_sizes_on_random_fractions(device):
         assert all(isinstance(size, int) for size in sizes), "sizes should be Python ints"
 
 
+# Also with nothing to split (0 items), where a shortcut could return before the checks.
+EVERY_SIZE = pytest.mark.parametrize("n", [10, 0], ids=["10 items", "no items"])
+
+
+@EVERY_SIZE
 @pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
-def test_split_sizes_rejects_bad_fractions(device, fractions):
+def test_split_sizes_rejects_bad_fractions(device, n, fractions):
     with pytest.raises(ValueError):
-        split_sizes(10, fractions)
+        split_sizes(n, fractions)
 
 
 # --- split_dataset -----------------------------------------------------------------------
@@ -227,10 +236,11 @@ def test_split_leaves_the_global_random_state_alone(device):
     )
 
 
+@EVERY_SIZE
 @pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
-def test_split_rejects_bad_fractions(device, fractions):
+def test_split_rejects_bad_fractions(device, n, fractions):
     with pytest.raises(ValueError):
-        split_dataset(numbered_dataset(device, 10), fractions, seed=0)
+        split_dataset(numbered_dataset(device, n), fractions, seed=0)
 
 
 # --- stratified_split --------------------------------------------------------------------
@@ -361,18 +371,12 @@ def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape, n
         stratified_split(numbered_dataset(device, n), labels, [0.5, 0.5], seed=0)
 
 
+@EVERY_SIZE
 @pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
-def test_stratified_split_rejects_bad_fractions(device, fractions):
-    labels = torch.zeros(10, dtype=torch.int64, device=device)
+def test_stratified_split_rejects_bad_fractions(device, n, fractions):
+    labels = torch.zeros(n, dtype=torch.int64, device=device)
     with pytest.raises(ValueError):
-        stratified_split(numbered_dataset(device, 10), labels, fractions, seed=0)
-
-
-@pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
-def test_stratified_split_of_an_empty_dataset_rejects_bad_fractions(device, fractions):
-    labels = torch.zeros(0, dtype=torch.int64, device=device)
-    with pytest.raises(ValueError):
-        stratified_split(numbered_dataset(device, 0), labels, fractions, seed=0)
+        stratified_split(numbered_dataset(device, n), labels, fractions, seed=0)
 
 
 # ---------------------------------------------------------------- facets
