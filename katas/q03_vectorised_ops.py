@@ -75,8 +75,9 @@ def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
       out[..., t, s] = sum_d q[..., t, d] * k[..., s, d]. q and k are not modified.
 
     Rules: no Python loops; do not call torch.einsum: this is one matrix product with `@`
-    once k's last two dimensions are swapped. No tensor larger than the result, q or k
-    (never the [..., T, S, D] tensor of all products).
+    once k's last two dimensions are swapped. No tensor larger than the result, or than q
+    or k broadcast to the batch shape (`@` copies q when both batch shapes broadcast);
+    never the [..., T, S, D] tensor of all products.
 
     >>> q, k = torch.ones(2, 3, 4), torch.ones(2, 5, 4)
     >>> batched_scores(q, k).shape

@@ -1,5 +1,6 @@
 import inspect
 import itertools
+import math
 
 import pytest
 import torch
@@ -162,6 +163,24 @@ def test_the_norm_of_float16_values_is_taken_without_overflow(device, value, thr
         "torch.linalg.vector_norm(h), which accumulates in float32"
     )
     assert out.dtype == torch.float16
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+def test_the_norm_is_compared_in_the_dtype_of_x(device, dtype):
+    # |[1, 2]| = sqrt(5) rounds up in float32 and in float16: at a threshold equal to that
+    # rounded norm, the norm in x's dtype is >= threshold (a step), while a norm taken in
+    # a wider dtype is below it (no step).
+    skip_unless_supported(device, dtype)
+    x = torch.tensor([1.0, 2.0], dtype=dtype, device=device)
+    threshold = torch.linalg.vector_norm(x).item()
+    assert threshold > math.sqrt(5), "the test wants a norm that rounds up in the dtype"
+    out, taken = apply_until_small(lambda h: h / 2, x, threshold, 3)
+    assert taken == 1, (
+        f"took {taken} steps for a {dtype} x whose vector_norm equals the threshold, expected "
+        "1: the norm is torch.linalg.vector_norm(h) in h's own dtype, compared as it is "
+        "(not recomputed in float32 or float64, where it falls just below the threshold)"
+    )
+    assert_close(out, x / 2, "h should be x with one layer applied")
 
 
 @pytest.mark.parametrize("max_steps", [0, 1, 5])

@@ -57,6 +57,8 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
     - Records nothing: afterwards target's parameters are still leaves (grad_fn None)
       with their requires_grad unchanged, no tensor was saved for backward, and no
       .grad changed. source is not modified.
+    - decay 0 copies source exactly, and decay 1 leaves target exactly as it was (as the
+      formula gives them in floating point; `t - (1 - decay) * (t - s)` rounds at decay 0).
     - Returns None.
     - Raises ValueError, before changing anything, if decay is not in [0, 1] (NaN is
       not), or if the two modules do not have the same number of parameters with the

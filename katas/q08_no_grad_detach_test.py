@@ -161,6 +161,13 @@ def test_ema_moves_each_parameter_towards_the_source(device, decay):
             decay * t0 + (1 - decay) * s.detach(),
             f"{name}: expected decay * target + (1 - decay) * source with decay={decay}",
         )
+        if decay in (0.0, 1.0):  # the ends are exact: a copy of source, target as it was
+            end = s.detach() if decay == 0.0 else t0
+            assert torch.equal(t.detach(), end), (
+                f"{name}: decay={decay} must give {'source' if decay == 0.0 else 'target'} "
+                "exactly; t - (1 - decay) * (t - s) rounds, decay * t + (1 - decay) * s "
+                "(or t.lerp_(s, 1 - decay)) does not"
+            )
 
 
 @pytest.mark.parametrize("preset", [False, True], ids=["grad-None", "grad-set"])

@@ -44,7 +44,7 @@ def conv2d_output_shape(
     - kernel_size, stride, dilation: positive ints or (height, width) pairs; padding: a
       non-negative int, a pair, "valid" (no padding) or "same" (output H, W equal the
       input's; only with stride 1, as in nn.Conv2d), lower case exactly as nn.Conv2d wants.
-    - Returns a tuple of Python ints of the same length as input_shape:
+    - Returns a plain tuple (not a torch.Size) of Python ints, as long as input_shape:
       (N, out_channels, H_out, W_out) or (out_channels, H_out, W_out).
     - Raises ValueError if input_shape does not have 3 or 4 entries, if padding is a string
       other than "valid"/"same", if padding="same" comes with a stride other than 1, or if

@@ -427,6 +427,11 @@ def lstm_and_input(device):
     return facets.args(lstm.to(device), torch.randn(2, 5, 3, device=device))
 
 
+def seq_first_lstm_and_input(device):
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True)  # batch_first=False: [T, B, features]
+    return facets.args(lstm.to(device), torch.randn(5, 2, 3, device=device))
+
+
 def lstm_forward(lstm, device):
     return lstm_final_states(lstm, torch.randn(2, 5, 3, device=device))
 
@@ -478,6 +483,7 @@ FACETS = facets.declare(
         facets.Trains(
             lstm_and_input, forward=lstm_forward, module=lambda arguments, result: arguments.args[0]
         ),
+        facets.Unmodified(seq_first_lstm_and_input),
     ),
     facets.of(
         padded_attention,
@@ -489,6 +495,7 @@ FACETS = facets.declare(
             ulps=4,
             label="causal",
         ),
+        facets.Unmodified(lambda device: attention_inputs(torch.float32, device)),
     ),
 )
 test_facets = FACETS.test

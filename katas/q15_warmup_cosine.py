@@ -36,7 +36,8 @@ def warmup_cosine_factor(
     - `warmup_steps == 0` means no warmup: the decay starts at step 0 with factor 1.
 
     Raises ValueError if `step < 0`, `warmup_steps < 0`, `total_steps <= warmup_steps`
-    or `min_factor` is outside [0, 1] (NaN included).
+    or `min_factor` is outside [0, 1] (a NaN `min_factor` too). `step`, `warmup_steps`
+    and `total_steps` are ints: a NaN for them is outside the contract.
 
     >>> warmup_cosine_factor(2, warmup_steps=4, total_steps=12)
     0.5

@@ -89,7 +89,8 @@ def test_factor_rejects_bad_arguments(device, step, warmup, total, floor):
 def test_factor_falls_to_0_by_default(device):
     got = [warmup_cosine_factor(step, 2, 6) for step in range(9)]
     check_factors(got, 2, 6, 0.0)
-    assert got[6:] == [0.0, 0.0, 0.0], (
+    # Round-off allowed: cos(pi / 2) ** 2, the same schedule written another way, is 4e-33.
+    assert got[6:] == pytest.approx([0.0, 0.0, 0.0], abs=1e-12), (
         f"with the default min_factor=0.0 the factor ends at 0, got {got[6:]}"
     )
 
@@ -258,6 +259,23 @@ def test_loop_records_the_lr_the_optimizer_holds(device):
         f"expected the lrs {want}, got {lrs}: record optimizer.param_groups[0]['lr'] just "
         "before each optimizer.step(), the lr the step uses (scheduler.get_last_lr() is "
         "what the scheduler last set, not what the optimizer holds)"
+    )
+
+
+def test_loop_records_the_lr_of_param_group_0(device):
+    # Two groups with their own lrs: the record is group 0's, not another group's, nor a
+    # mean or maximum over the groups.
+    model = nn.Linear(2, 1).to(device)
+    groups = [{"params": [model.weight], "lr": 0.3}, {"params": [model.bias], "lr": 0.9}]
+    optimizer = torch.optim.SGD(groups)
+    scheduler = LambdaLR(optimizer, partial(expected_factor, warmup=2, total=6))
+    lrs = train_with_schedule(
+        model, regression_batches(device, 4), nn.MSELoss(), optimizer, scheduler
+    )
+    want = [0.3 * expected_factor(step, 2, 6) for step in range(4)]
+    assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
+        f"with two param groups (lrs 0.3 and 0.9) expected group 0's lrs {want}, got {lrs}: "
+        "record optimizer.param_groups[0]['lr']"
     )
 
 

@@ -656,6 +656,29 @@ def test_unmodified_catches_hooks_and_modes_left_changed_on_a_module():
     assert "leaks_a_hook-number" in failed, failed
 
 
+def test_unmodified_catches_a_modules_setting_left_changed():
+    def seq_first(device):
+        return facets.args(nn.LSTM(2, 3), torch.randn(4, 1, 2))
+
+    def runs_as_is(lstm, x):
+        return lstm(x)[0]
+
+    def switches_to_batch_first(lstm, x):  # the caller's LSTM now reads [B, T, features]
+        lstm.batch_first = True
+        return lstm(x.transpose(0, 1))[0].transpose(0, 1)
+
+    def switches_and_restores(lstm, x):
+        lstm.batch_first = True
+        try:
+            return lstm(x.transpose(0, 1))[0].transpose(0, 1)
+        finally:
+            lstm.batch_first = False
+
+    facet = facets.Unmodified(seq_first)
+    assert_catches(facet, runs_as_is, switches_to_batch_first)
+    assert_catches(facet, switches_and_restores, switches_to_batch_first)
+
+
 def test_unmodified_checks_every_dtype_it_names():
     # .to(float64) returns the caller's own float64 tensor: a shift in place then changes it,
     # while float32 input is copied first and left alone.

@@ -730,29 +730,57 @@ _HOOK_DICTS = (
 )
 
 
-def _modules_kept(value: Any) -> dict[str, tuple[bool, dict[str, dict[int, Any]]]]:
-    """What a caller's module keeps besides its state's tensors: its train/eval mode and its
-    hooks (a module's .grad is its own to update, as its state is)."""
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _configuration(module: nn.Module) -> dict[str, Any]:
+    """A module's configuration: its public attributes of plain values (batch_first, p,
+    momentum, eps)."""
+    return {
+        key: value
+        for key, value in vars(module).items()
+        if not key.startswith("_")
+        and key != "training"
+        and (
+            isinstance(value, _PLAIN)
+            or (isinstance(value, tuple) and all(isinstance(item, _PLAIN) for item in value))
+        )
+    }
+
+
+_Kept = dict[str, tuple[bool, dict[str, dict[int, Any]], dict[str, Any]]]
+
+
+def _modules_kept(value: Any) -> _Kept:
+    """What a caller's module keeps besides its state's tensors: its train/eval mode, its
+    hooks and its configuration (a module's .grad is its own to update, as its state is)."""
     return {
         path: (
             module.training,
             {kind: dict(getattr(module, kind, {})) for kind in _HOOK_DICTS},
+            _configuration(module),
         )
         for path, module in _modules(value)
     }
 
 
-def _assert_modules_kept(
-    name: str,
-    before: dict[str, tuple[bool, dict[str, dict[int, Any]]]],
-    after: dict[str, tuple[bool, dict[str, dict[int, Any]]]],
-) -> None:
-    for path, (training, hooks) in before.items():
-        now_training, now_hooks = after[path]
+def _assert_modules_kept(name: str, before: _Kept, after: _Kept) -> None:
+    for path, (training, hooks, configuration) in before.items():
+        now_training, now_hooks, now_configuration = after[path]
         where = f"{name} changed the caller's module" + (f" {path}" if path else "")
         assert now_training == training, (
             f"{where}: it was in {'train' if training else 'eval'} mode and is in "
             f"{'train' if now_training else 'eval'} mode now; put each module's own mode back"
+        )
+        changed = sorted(
+            key
+            for key, value in configuration.items()
+            if key not in now_configuration or not _same(now_configuration[key], value)
+        )
+        assert not changed, (
+            f"{where}: its settings {changed}, which were "
+            f"{[configuration[key] for key in changed]}; leave them as they are (adapt the "
+            "input instead, or put them back in a finally)"
         )
         for kind, found in hooks.items():
             now = now_hooks[kind]
