@@ -352,6 +352,26 @@ def test_a_single_tensor_and_parameters_without_gradients(device):
     assert clip_grad_norm([], 1.0).item() == 0.0
 
 
+def test_a_parameter_listed_twice_counts_twice(device):
+    # Tied weights: list(embed.parameters()) + list(out.parameters()) holds the shared
+    # weight twice. torch takes the list as given: its gradient counts twice in the norm
+    # and is scaled twice.
+    model = TiedLM().to(device)
+    model(torch.tensor([[1, 4, 2]], device=device)).pow(2).sum().backward()
+    twin = copy_with_grads(model)
+    listed = [*model.embed.parameters(), *model.out.parameters()]
+    total = clip_grad_norm(listed, 0.01)
+    expected = torch.nn.utils.clip_grad_norm_(
+        [*twin.embed.parameters(), *twin.out.parameters()], 0.01
+    )
+    assert_close(total, expected, "a tensor listed twice: its gradient counts twice in the norm")
+    assert_close(
+        model.embed.weight.grad,
+        twin.embed.weight.grad,
+        "a tensor listed twice is scaled twice, as torch does: take the parameters as given",
+    )
+
+
 @pytest.mark.parametrize("first", ["device", "cpu"], ids=["device first", "cpu first"])
 def test_gradients_on_two_devices(device, first):
     # A model split across devices: the per-tensor norms meet on the first gradient's device.
@@ -434,14 +454,19 @@ def layer_norms64(model):
     )
 
 
-def clipping(dtype, device):
-    """The parameters, their gradients (for the oracle, which sees copies) and max_norm."""
+def clipping(dtype, device, norm_type=2.0):
+    """The parameters, their gradients (for the oracle, which sees copies), max_norm and
+    norm_type."""
     parameters = list(large_grads(dtype, device).parameters())
-    return facets.args(parameters, [p.grad for p in parameters], max_norm=0.5)
+    return facets.args(parameters, [p.grad for p in parameters], max_norm=0.5, norm_type=norm_type)
 
 
-def total_norm64(parameters, grads, max_norm):
-    return torch.linalg.vector_norm(torch.cat([grad.flatten() for grad in grads]))
+def total_norm64(parameters, grads, max_norm, norm_type):
+    return torch.linalg.vector_norm(torch.cat([grad.flatten() for grad in grads]), norm_type)
+
+
+def clipping_with(norm_type):
+    return lambda dtype, device: clipping(dtype, device, norm_type)
 
 
 FACETS = facets.declare(
@@ -469,11 +494,15 @@ FACETS = facets.declare(
     facets.of(
         clip_grad_norm,
         facets.Dtypes(clipping, oracle=total_norm64, ulps=4),
+        # Not only the 2-norm: a 3-norm in the dtype overflows float16 (cubes) as well.
+        facets.Dtypes(clipping_with(3.0), oracle=total_norm64, ulps=4, label="L3"),
         facets.UpdatesAll(
             lambda device: clipping(torch.float32, device),
             params=lambda arguments: [p.grad for p in arguments.args[0]],
         ),
-        call=lambda parameters, grads, max_norm: clip_grad_norm(parameters, max_norm),
+        call=lambda parameters, grads, max_norm, norm_type: clip_grad_norm(
+            parameters, max_norm, norm_type
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -83,6 +83,8 @@ def relu_std_ratio(width: int, weight_std: float) -> float:
     `weight_std`, followed by ReLU. Derive it: a sum of `width` independent terms has the
     variance of one term times `width`, and ReLU of a zero-mean symmetric input keeps half
     of its mean square. The result is a Python float; 1.0 means the scale is preserved.
+    It is finite and nonzero wherever the exact factor is, for any weight_std > 0 (1e200 and
+    1e-200 included: weight_std ** 2 overflows or underflows there, so avoid squaring it).
 
     >>> relu_std_ratio(512, (2 / 512) ** 0.5)  # Kaiming
     1.0

@@ -70,17 +70,20 @@ def test_deep_stack_layout(device, activation, act_type, depth):
         )
 
 
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
 @pytest.mark.parametrize(
     "init, expected_std",
     [("normal", 1.0), ("xavier", math.sqrt(1 / WIDTH)), ("kaiming", math.sqrt(2 / WIDTH))],
 )
-def test_deep_stack_weight_std(device, init, expected_std):
-    stack = deep_stack(4, WIDTH, "relu", init, device=device)
+def test_deep_stack_weight_std(device, init, expected_std, activation):
+    # The std depends on init alone: no gain of the activation (tanh's 5/3) scales it.
+    stack = deep_stack(4, WIDTH, activation, init, device=device)
     for index, linear in enumerate(stack[::2]):
         weight = linear.weight.detach().double().cpu()
         std, mean = weight.std().item(), weight.mean().item()
         assert abs(std / expected_std - 1) < 0.05, (
-            f"layer {index}: weight std {std:.4g}, expected {expected_std:.4g} for init={init!r}"
+            f"layer {index}: weight std {std:.4g}, expected {expected_std:.4g} for "
+            f"init={init!r} with {activation} (gain 1 for xavier, sqrt(2) for kaiming)"
         )
         assert abs(mean) < 0.1 * expected_std, f"layer {index}: weight mean {mean:.3g}, expected 0"
 
@@ -240,7 +243,14 @@ def test_standard_normal_weights_saturate_a_tanh_stack(device):
 
 @pytest.mark.parametrize(
     "width, weight_std, expected",
-    [(512, math.sqrt(2 / 512), 1.0), (200, 1.0, 10.0), (8, 0.5, 1.0), (50, 0.1, 0.5)],
+    [
+        (512, math.sqrt(2 / 512), 1.0),
+        (200, 1.0, 10.0),
+        (8, 0.5, 1.0),
+        (50, 0.1, 0.5),
+        (8, 1e200, 2e200),  # weight_std squared overflows a float
+        (8, 1e-200, 2e-200),  # and here underflows to 0
+    ],
 )
 def test_relu_std_ratio_formula(device, width, weight_std, expected):
     ratio = relu_std_ratio(width, weight_std)

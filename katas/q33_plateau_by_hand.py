@@ -44,7 +44,7 @@ class PlateauLR:
       `param_groups[i]["lr"]` (Python floats; min_lr is a float too).
     - metric: a Python float or a 0-dim tensor on any device, read when step is called: a
       caller may reuse one tensor for every epoch (zeroed and refilled), so keep its value
-      as a number, never the tensor itself.
+      as a number, never the tensor itself (a Python float metric keeps its full precision).
     - Raises ValueError if mode is not "min"/"max", threshold_mode is not "rel"/"abs",
       factor is not in [0, 1), threshold < 0, patience < 0 or cooldown < 0 (in every mode).
 

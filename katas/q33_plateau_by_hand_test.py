@@ -185,6 +185,13 @@ BOUNDARIES = {
         [1.0, float("nan"), float("nan"), 2.0, float("nan"), float("nan")],
         (0.1,),
     ),
+    # Gains of 1e-9, far below float32's resolution near 1 (6e-8): a Python float metric is
+    # compared at its own (float64) precision, not rounded through a float32 tensor.
+    "gains smaller than float32 can hold are improvements": (
+        dict(factor=0.5, patience=0, threshold=0.0),
+        [1.0, 1.0 - 1e-9, 1.0 - 2e-9, 1.0 - 3e-9],
+        (0.1,),
+    ),
     # A gain of 1.5e-4: an improvement for the default threshold 1e-4, not for 2e-4;
     # a cut from 3e-8 to 1.5e-8 is more than the default eps 1e-8, not more than 2e-8.
     "default threshold, patience and eps": (

@@ -604,6 +604,23 @@ def test_overfit_one_batch_is_plain_sgd_on_cross_entropy(device, steps, lr):
         assert_close(got, want, msg=f"parameter {name} after {steps} steps of plain SGD")
 
 
+def test_overfit_one_batch_applies_large_gradients_unclipped(device):
+    # Inputs in the thousands give gradients in the thousands: plain SGD neither clips nor
+    # rescales them (a loop that clips matches the oracle only while gradients are small).
+    inputs, targets = one_batch(device)
+    inputs = inputs * 1000
+    model = nn.Linear(8, 4).to(device)
+    twin, probe = copy.deepcopy(model), copy.deepcopy(model)
+    F.cross_entropy(probe(inputs), targets).backward()
+    grad_norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in probe.parameters()]))
+    assert grad_norm > 100, f"the test needs large gradients, got a norm of {grad_norm.item()}"
+    losses = overfit_one_batch(model, inputs, targets, steps=3, lr=1e-4)
+    expected = plain_sgd_losses(twin, inputs, targets, 3, 1e-4)
+    assert_close(torch.tensor(losses), torch.tensor(expected), msg="the loss before each SGD step")
+    for (name, got), want in zip(model.named_parameters(), twin.parameters(), strict=True):
+        assert_close(got, want, msg=f"parameter {name} after 3 steps of plain SGD, unclipped")
+
+
 def test_overfit_one_batch_defaults(device):
     inputs, targets = one_batch(device)
     model = small_mlp(device)

@@ -787,6 +787,12 @@ def test_returns_catches_an_alias_or_a_copy():
     assert_catches(zeros, lambda x: x.new_zeros(3), lambda x: x.new_zeros(()).expand(3))
     same = facets.Returns(lambda device: facets.args(torch.arange(4.0)), kind="same")
     assert_catches(same, lambda x: x.mul_(2), lambda x: x * 2)
+    cache: dict[int, torch.Tensor] = {}
+
+    def cached(x):  # one tensor handed to every caller
+        return cache.setdefault(x.numel(), x.new_zeros(3))
+
+    assert_catches(zeros, lambda x: x.new_zeros(3), cached)
 
 
 def test_modes_that_set_training_catch_a_root_only_check():

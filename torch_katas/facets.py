@@ -383,7 +383,8 @@ class UpdatesAll(Facet):
 class Returns(Facet):
     """`new`: the result is a new object that shares no memory with the tensor inputs, nor
     between its own elements (no expanded view: it can be written in place, as an
-    accumulator is); `same`: it is the first argument itself (in place). make(device) -> Args."""
+    accumulator is), nor with the result of another call (no cached tensor handed out twice);
+    `same`: it is the first argument itself (in place). make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     kind: str = "new"
@@ -1357,6 +1358,14 @@ def check_returns(case: Case, device: torch.device) -> None:
                 f"{case.function.name}'s result shares memory with the input {path}: "
                 "return a new tensor"
             )
+    # A second call with equal inputs: a result kept and returned again (a cache) would be
+    # changed by the caller who writes into the first one.
+    again = _call(case, facet.make(device))
+    if isinstance(result, torch.Tensor) and isinstance(again, torch.Tensor):
+        assert again is not result and not _overlaps(again, result), (
+            f"{case.function.name} returned memory it had returned before (a cached tensor): "
+            "a caller writing into one result would change the other; return a new tensor"
+        )
 
 
 def _overlaps(a: torch.Tensor | np.ndarray, b: torch.Tensor) -> bool:
