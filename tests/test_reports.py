@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from _pytest.outcomes import Skipped
 
 from torch_katas import catalog, status
 from torch_katas.grading import child, grade, reports, sandbox
@@ -46,6 +47,9 @@ def run_child(case: dict, tmp_path: Path) -> bytes:
             user_properties=[tuple(pair) for pair in properties],
             duration=seconds,
         )
+        # As pytest's runner made it: the phase and what it raised (the recorder vouches).
+        raised = {"failed": AssertionError, "skipped": Skipped}.get(outcome)
+        recorder.phases[id(report)] = child.Phase(report, nodeid, when, raised)
         recorder.pytest_runtest_logreport(report)
     recorder.finished = True  # the checks after the last test belong to a real run
     recorder.end(case["exit_code"])
