@@ -7,8 +7,8 @@ kata in it is a different way for a returned stub to be right, wrong, broken or 
 import ast
 import contextlib
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import subprocess
