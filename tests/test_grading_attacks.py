@@ -836,19 +836,19 @@ NO_BODY = "a test ran without its body"
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
-    exam = tmp_path / "exam"
+    exam = tmp_path / "runtest_exam"
     assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
     stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
     stage(exam, 20, RUNTEST_SHADOWED, append=True)
     (entry,) = grade_folder(suite, exam)["katas"].values()
     assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
     assert SHADOWED in entry["reason"] and NO_BODY in entry["reason"]
-    hunt = tmp_path / "bughunt"
+    hunt = tmp_path / "runtest_hunt"
     assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
     stage(hunt, 20, RUNTEST_SHADOWED, append=True)
     (entry,) = grade_folder(suite, hunt)["katas"].values()
     assert entry["verdict"] == "flagged" and SHADOWED in entry["reason"]
-    tests = tmp_path / "testwrite"
+    tests = tmp_path / "runtest_tests"
     assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
     test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
     test_file.write_text(test_file.read_text() + RUNTEST_SHADOWED_BY_A_TEST)
@@ -882,19 +882,19 @@ WRAPPED = "started a compiler with -wrapper"
 def test_a_compiler_option_that_runs_a_shell_is_refused(suite, tmp_path):
     if shutil.which("g++") is None and shutil.which("c++") is None:
         pytest.skip("no C++ compiler for inductor here")
-    exam = tmp_path / "exam"
+    exam = tmp_path / "compiler_exam"
     assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
     stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
     stage(exam, 20, COMPILER_WRAPPED, append=True)
     (entry,) = grade_folder(suite, exam)["katas"].values()
     assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
     assert entry.get("run_verdict", "flagged") == "flagged"
-    hunt = tmp_path / "bughunt"
+    hunt = tmp_path / "compiler_hunt"
     assert katas("--root", suite, "takehome", 20, "--mode", "bughunt", "--out", hunt) == 0
     stage(hunt, 20, COMPILER_WRAPPED, append=True)
     (entry,) = grade_folder(suite, hunt)["katas"].values()
     assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
-    tests = tmp_path / "testwrite"
+    tests = tmp_path / "compiler_tests"
     assert katas("--root", suite, "takehome", 20, "--mode", "testwrite", "--out", tests) == 0
     test_file = tests / "katas" / "q20_warmup_step_scheduler_test.py"
     test_file.write_text(test_file.read_text() + COMPILER_WRAPPED_TEST)

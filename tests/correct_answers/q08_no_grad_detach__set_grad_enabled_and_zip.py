@@ -1,4 +1,4 @@
-"""Correct: set_grad_enabled(False), modes saved by name, foreach mul/add, round plus a zero."""
+"""Correct: set_grad_enabled(False), modes saved by name, mul_/add_ over zip, round plus a zero."""
 
 import torch
 from torch import nn
@@ -23,8 +23,8 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
     if [p.shape for p in mine] != [p.shape for p in theirs]:
         raise ValueError("the modules' parameters do not match")
     with torch.no_grad():
-        torch._foreach_mul_(mine, decay)
-        torch._foreach_add_(mine, theirs, alpha=1.0 - decay)
+        for p, q in zip(mine, theirs):
+            p.mul_(decay).add_(q, alpha=1.0 - decay)
 
 
 def round_ste(x: torch.Tensor) -> torch.Tensor:
