@@ -357,6 +357,14 @@ def spread(shape, dtype, device):
     return values.to(dtype=dtype, device=device)
 
 
+def tiny(shape, dtype, device):
+    """Values from the dtype's smallest normal number to twice it: each one divided by the
+    count before the sum (x / n) falls below the dtype's range, the mean does not."""
+    count = torch.Size(shape).numel()
+    values = torch.linspace(1.0, 2.0, count, dtype=torch.float64) * torch.finfo(dtype).tiny
+    return values.reshape(shape).to(dtype=dtype, device=device)
+
+
 def timestamps(dtype, device):
     info = torch.iinfo(dtype)
     values = [0, 9, 10, 999, 1000, 1001, min(info.max, 2**63 - 1)]
@@ -387,6 +395,12 @@ FACETS = facets.declare(
             lambda dtype, device: facets.args(spread((3, 600), dtype, device), dim=-1),
             oracle=lambda x, dim: x.mean(dim),
             label="dim",
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(tiny((3, 600), dtype, device)),
+            oracle=lambda x: x.mean(),
+            atol=0.0,  # the values are near 0 by nature: compare them relatively
+            label="tiny",
         ),
         facets.Shapes(
             lambda shape, device: facets.args(spread(shape, torch.float32, device)),
