@@ -130,12 +130,21 @@ def test_training_forward_is_linear_activation_dropout(device, p):
         )
         for i, layer in enumerate(layers)
     ]
+    x = torch.randn(50, 6, device=device)
     try:
         with torch.no_grad():
-            out = model(torch.randn(50, 6, device=device))
+            out = model(x)
     finally:
         for handle in handles:
             handle.remove()
+    assert_close(
+        seen["in0"],
+        x,
+        "in training mode the first Linear gets the input as it is: dropout follows each "
+        "hidden layer's activation, not the input",
+        rtol=0,
+        atol=0,
+    )
     for i in (1, 2):  # the input of each Linear after the first is a hidden layer's output
         hidden, before = seen[f"in{i}"], torch.tanh(seen[f"out{i - 1}"])
         kept = hidden != 0
@@ -166,6 +175,16 @@ def test_training_forward_is_linear_activation_dropout(device, p):
         "in training mode too, the last Linear's output is returned as is: no dropout or "
         "activation after it",
     )
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_training_forward_keeps_the_parameters_dtype(device, dtype):
+    # Dropout is on in training mode: its mask, drawn in float32 by default, must not turn
+    # a float16 or bfloat16 hidden layer into float32 (the next Linear then refuses it).
+    skip_unless_supported(device, dtype)
+    model = MLP([4, 8, 8, 3], dropout=0.5).to(device=device, dtype=dtype)
+    out = model(torch.randn(5, 4, device=device, dtype=dtype))
+    check_tensor(out, shape=(5, 3), dtype=dtype, device=device, name="training-mode output")
 
 
 def test_dropout_is_random_in_training_and_off_in_eval(device):
