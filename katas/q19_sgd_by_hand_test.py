@@ -615,6 +615,21 @@ def settings(device):
     )
 
 
+class ClosureFailed(Exception):
+    """Raised by a closure: not a RuntimeError, so an unwritten stub cannot match it."""
+
+
+def failing_closure(device):
+    """An optimizer over one parameter with a gradient, and a closure that raises."""
+    w = torch.zeros(2, device=device, requires_grad=True)
+    w.grad = torch.ones(2, device=device)
+
+    def closure():
+        raise ClosureFailed("the closure failed")
+
+    return facets.args(SGD([w], lr=0.1), closure)
+
+
 def stepped_adam(device):
     model = nn.Linear(3, 2).to(device)
     optimizer = torch.optim.Adam(model.parameters())
@@ -668,6 +683,14 @@ FACETS = facets.declare(
         facets.Unmodified(with_graph_grads, inputs=grads),
         name="SGD.step",
         call=lambda optimizer: optimizer.step(),
+    ),
+    facets.of(
+        SGD,
+        # Under the caller's no_grad, grad mode is on for the closure only, and off again
+        # when the closure raises (torch.enable_grad() as a block, not set_grad_enabled).
+        facets.GradModeKept(failing_closure),
+        name="SGD.step(closure)",
+        call=lambda optimizer, closure: optimizer.step(closure),
     ),
     facets.of(optimizer_state_bytes, facets.Number(stepped_adam, int)),
     facets.of(
