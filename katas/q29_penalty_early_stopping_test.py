@@ -388,6 +388,14 @@ def stepped(device):
     return facets.args(stopper, model)
 
 
+def small_improvements(arguments, stopper):
+    """What a stopper decides over losses that improve by 1e-6 an epoch: each one improves
+    with min_delta 0, none with a default of the 1e-4 some libraries pick."""
+    model = nn.Linear(2, 1)
+    losses = [1.0, 1.0 - 1e-6, 1.0 - 2e-6, 1.0 - 3e-6]
+    return [stopper.step(loss, model) for loss in losses], stopper.best_loss
+
+
 FACETS = facets.declare(
     facets.of(
         weight_penalty,
@@ -425,6 +433,11 @@ FACETS = facets.declare(
             low=0,
             high=math.inf,
             high_open=True,  # finite: with an infinite min_delta no epoch could improve
+        ),
+        facets.Defaults(
+            lambda device: facets.args(patience=2),
+            values={"min_delta": 0.0},
+            key=small_improvements,
         ),
     ),
     facets.of(
