@@ -736,7 +736,7 @@ def test_a_finite_backward_gives_none_and_the_gradients(device):
 
 
 @anomaly_warnings_ignored
-@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")], ids=str)
 def test_a_non_finite_loss_was_born_in_the_forward(device, bad):
     x = torch.tensor([1.0, bad], device=device, requires_grad=True)
     with pytest.raises(ValueError):
