@@ -138,6 +138,40 @@ def test_a_training_step_leaves_the_frozen_part_alone(device, train_last_block):
             )
 
 
+def test_a_module_added_to_the_model_follows_its_mode(device):
+    # "All other modules follow train(mode)": any the model holds, not only the head and the
+    # last block (train() lets nn.Module.train set every module, then re-freezes the part).
+    model = FineTuner(pretrained_backbone(device), NUM_FEATURES, NUM_CLASSES)
+    model.extra = nn.Sequential(nn.Dropout(0.5)).to(device)
+    for call, mode in [(model.eval, False), (model.train, True)]:
+        call()
+        left = [name or "extra" for name, m in model.extra.named_modules() if m.training != mode]
+        assert not left, (
+            f"after model.{call.__name__}() {left} of a module added to the model kept the other "
+            "mode: every module outside the frozen part follows train(mode)"
+        )
+
+
+def test_a_block_unfrozen_after_construction_gets_gradients(device):
+    # Gradual unfreezing: requires_grad set again on a block of the frozen part. It stays in
+    # eval mode (the part is fixed at construction), and the forward computes its gradients,
+    # so an optimizer built now (make_optimizer puts it in) trains it.
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES).train()
+    backbone[1].requires_grad_(True)
+    x, y = batch(device)
+    F.cross_entropy(model(x), y).backward()
+    missing = [
+        f"backbone[1].{name}" for name, p in backbone[1].named_parameters() if p.grad is None
+    ]
+    assert not missing, (
+        f"{missing} require grad again but got no gradient: forward(x) is head(backbone(x)) on "
+        "autograd's graph (not under torch.no_grad() for the frozen part), so parameters "
+        "unfrozen since construction train"
+    )
+    assert all(p.grad is None for p in backbone[0].parameters()), "backbone[0] is still frozen"
+
+
 def test_frozen_parameters_get_no_gradients(device):
     backbone = pretrained_backbone(device)
     model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES).train()
