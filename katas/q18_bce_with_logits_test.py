@@ -380,6 +380,16 @@ def test_rejects_a_pos_weight_that_would_enlarge_the_loss(device, logits_shape, 
         learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
 
 
+@pytest.mark.parametrize("weight_shape", [(3,), (2, 4)], ids=["last dim", "two dims"])
+def test_a_pos_weight_that_does_not_broadcast_raises(device, weight_shape):
+    # Outside the precondition: any error is fine (the reference's ValueError, or torch's own
+    # RuntimeError from broadcast_shapes or the arithmetic), a loss is not.
+    logits, target = torch.randn(3, 4, device=device), torch.zeros(3, 4, device=device)
+    pos_weight = torch.ones(weight_shape, device=device)
+    with pytest.raises((ValueError, RuntimeError)):
+        learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
+
+
 # ---------------------------------------------------------------- facets
 
 
