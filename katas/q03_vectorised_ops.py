@@ -26,7 +26,8 @@ def pairwise_sq_dists(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
       (on a real batch that is what runs out of memory).
     - Never negative: in floating point the identity can come out slightly below zero for
       points that (nearly) coincide; such entries must come out as 0. Every other
-      distance stays as computed, small ones too (no rounding of small values to 0).
+      distance stays as computed, small ones too (no rounding of small values to 0), and
+      NaN ones (from a NaN coordinate) too.
 
     Rules: no Python loops; do not call torch.cdist, nor F.pairwise_distance or F.pdist
     (distances under other names).
@@ -52,7 +53,9 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
       mean and the population variance (divide by N, not N - 1) of column j.
     - Stable for columns with a large offset common to the column's values (values like
       1e4 + noise in one column, -1e4 + noise in the next), in every floating dtype
-      (float64 columns like 1e8 + noise too).
+      (float64 columns like 1e8 + noise too). In float16 a column's sum, or the sum of its
+      squared deviations, may pass 65504 where its mean and variance fit (256 values near
+      300): those must not overflow (torch's mean and var accumulate in float32).
     - x is not modified.
 
     Rules: no Python loops.

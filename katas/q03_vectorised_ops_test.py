@@ -128,6 +128,21 @@ def test_pairwise_sq_dists_is_never_negative_for_coinciding_points(device):
     )
 
 
+def test_pairwise_sq_dists_keeps_nan_distances(device):
+    # "Every other distance stays as computed": a NaN coordinate gives NaN distances, which a
+    # clamp keeps (NaN < 0 is false) and `torch.where(d > 0, d, 0)` or fmax turn into 0.
+    # (Other entries are not asked about: an answer that centres the points first spreads it.)
+    x, y = torch.randn(4, 3, device=device), torch.randn(5, 3, device=device)
+    x[1, 2], y[3, 0] = float("nan"), float("nan")
+    out = dists(x, y).cpu()
+    lost = naive_sq_dists(x, y).isnan() & ~out.isnan()
+    assert not lost.any(), (
+        f"{lost.sum().item()} distances of a row or column holding NaN came out as numbers "
+        f"({out[lost].tolist()[:3]}); they are NaN as computed: clamp only the negatives at 0 "
+        "(clamp_min(0) or torch.where(d < 0, 0, d)), never a NaN"
+    )
+
+
 def test_pairwise_sq_dists_never_builds_all_differences(device):
     n, m, d = 40, 30, 16
     x, y = torch.randn(n, d, device=device), torch.randn(m, d, device=device)
@@ -238,6 +253,26 @@ def test_standardize_columns_with_a_large_offset(device, dtype, offset):
         "x - the column's mean (torch.var does)",
         rtol=1e-2,
         atol=1e-2,
+    )
+
+
+def test_standardize_columns_in_float16_whose_sums_overflow(device):
+    # 256 values around 300 sum past float16's 65504, and so do the squares of values spread
+    # by 30, though every mean and variance fits: torch's mean and var accumulate in float32.
+    skip_unless_supported(device, torch.float16)
+    z = torch.randn(256, 3, dtype=torch.float64)
+    x = (z * torch.tensor([10.0, 30.0, 1.0]) + torch.tensor([300.0, 0.0, 0.0])).half()
+    out = standardize_columns(x.to(device))
+    check_tensor(out, shape=(256, 3), dtype=torch.float16, device=device, name="standardized x")
+    # The float16 mean of values near 300 rounds by up to 0.125: about 0.0125 spreads of 10.
+    assert_close(
+        out.cpu().double(),
+        naive_standardize(x, 1e-5),
+        "wrong for float16 columns whose sum (or sum of squares) passes 65504: x.sum(0) / N "
+        "overflows to inf there; use torch's mean and var (they accumulate in float32), or "
+        "compute in float32 and convert back",
+        rtol=0.02,
+        atol=0.05,
     )
 
 

@@ -32,7 +32,8 @@ def cross_entropy(
     """Cross-entropy of `logits` against class indices `target`, like F.cross_entropy.
 
     - logits: [N, C] floating tensor (float32 or float64), N >= 0 samples, C >= 1 classes,
-      every value finite (however large: ±1e4 in float32 must work).
+      every value finite (however large: ±1e4 in float32 must work, and rows whose sum
+      passes the dtype's largest value, such as [3e38, 3e38, 3e38]).
     - target: [N] int64 class indices, each in [0, C) or equal to `ignore_index`;
       on the same device as logits. `ignore_index` may itself be a class number.
     - Per sample i with target y, with log p_i = log_softmax(logits[i]) and ε =

@@ -175,6 +175,31 @@ def test_no_nan_for_finite_logits_at_the_dtypes_limits(device, dtype, label_smoo
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("label_smoothing", [0.1, 1.0])
+def test_finite_where_a_rows_sum_passes_the_dtypes_limit(device, dtype, label_smoothing):
+    # Every log-probability here is finite, yet the sum of a row's logits overflows: the
+    # smoothing term from the mean of the raw logits (logsumexp - mean(logits)) gives -inf.
+    skip_unless_supported(device, dtype)
+    top = torch.finfo(dtype).max * 0.9
+    logits = torch.tensor([[top, top, top], [top, top, 0.0], [0.0, top, top]], dtype=dtype)
+    target = torch.tensor([0, 2, 0])
+    options = dict(reduction="none", label_smoothing=label_smoothing)
+    expected = extreme_oracle(logits.double(), target, label_smoothing, "none")
+    loss = learner_loss(logits.to(device), target.to(device), **options).detach().cpu()
+    check_tensor(loss, shape=(3,), dtype=dtype, name="the loss")
+    # Rounding at the logits' scale is fine (log 3 next to 3e38 is lost in a float32 sum).
+    assert_close(
+        loss.double(),
+        expected,
+        f"the loss where a row's logits sum past the dtype's largest value, {options}: take "
+        "the smoothing term from the log-probabilities (-mean of log p), whose mean stays "
+        "finite, not from the mean of the raw logits, whose sum overflows",
+        rtol=1e-5,
+        atol=top * torch.finfo(dtype).eps,
+    )
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_gradient_equals_autograd_through_torch_cross_entropy(device, reduction):
     logits, target = batch(device)

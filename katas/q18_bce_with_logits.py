@@ -57,6 +57,8 @@ def bce_with_logits(
     - Raises ValueError if target's shape differs from logits', pos_weight would broadcast
       with logits to a larger shape than logits' (torch refuses it too),
       or reduction is not exactly one of "mean", "sum", "none" (no other case or spacing).
+      A pos_weight that does not broadcast with logits at all breaks the precondition
+      above: any error will do there (torch's own RuntimeError included).
 
     Rules: do not call F.binary_cross_entropy_with_logits or F.binary_cross_entropy (nor
     nn.BCEWithLogitsLoss / nn.BCELoss), F.logsigmoid, F.softplus, nor any way torch

@@ -380,6 +380,24 @@ def test_rejects_a_pos_weight_that_would_enlarge_the_loss(device, logits_shape, 
         learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
 
 
+@pytest.mark.parametrize("weight_shape", [(3,), (2, 4)], ids=["last dim", "two dims"])
+def test_a_pos_weight_that_does_not_broadcast_raises(device, weight_shape):
+    # Outside the precondition: any error is fine (the reference's ValueError, or torch's own
+    # RuntimeError from broadcast_shapes or the arithmetic), a loss is not.
+    logits, target = torch.randn(3, 4, device=device), torch.zeros(3, 4, device=device)
+    pos_weight = torch.ones(weight_shape, device=device)
+    try:
+        loss = learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
+    except NotImplementedError:  # a RuntimeError too: the stub's, which must fail the test
+        raise
+    except (ValueError, RuntimeError):
+        return
+    pytest.fail(
+        f"a pos_weight of shape {weight_shape} against logits of shape (3, 4) gave a "
+        f"loss of shape {tuple(loss.shape)}; it does not broadcast: raise"
+    )
+
+
 # ---------------------------------------------------------------- facets
 
 
