@@ -39,7 +39,8 @@ class FineTuner(nn.Module):
       modules follow `train(mode)` as usual; after construction the model is in training
       mode, like any new nn.Module, so the head and a trainable last block train (also a
       last block that arrived in eval mode).
-    - forward(x) = head(backbone(x)).
+    - forward(x) = head(backbone(x)), all on autograd's graph (no torch.no_grad() around the
+      frozen part): a block unfrozen later by hand gets its gradients.
 
     >>> backbone = nn.Sequential(nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8)))
     >>> model = FineTuner(backbone, num_features=8, num_classes=3).train()
