@@ -462,6 +462,11 @@ FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
         facets.Number(lambda device: facets.args(torch.Size([1, 3, 8, 8]), 4, 3), tuple),
+        # A 3x3 kernel on 9x9: another stride, padding or dilation gives another shape.
+        facets.Defaults(
+            lambda device: facets.args((1, 3, 9, 9), 4, 3),
+            values={"stride": 1, "padding": 0, "dilation": 1},
+        ),
     ),
     facets.of(
         linear_forward,
@@ -496,6 +501,11 @@ FACETS = facets.declare(
             label="causal",
         ),
         facets.Unmodified(lambda device: attention_inputs(torch.float32, device)),
+        # L == S here, so a causal default would run, and give other values.
+        facets.Defaults(
+            lambda device: facets.args(*attention_inputs(torch.float32, device).args[:4]),
+            values={"causal": False},
+        ),
     ),
 )
 test_facets = FACETS.test
