@@ -503,8 +503,8 @@ FACETS = facets.declare(
         facets.Unmodified(lambda device: attention_inputs(torch.float32, device)),
         # L == S here, so a causal default would run, and give other values.
         facets.Defaults(
-            lambda device: facets.args(*attention_inputs(torch.float32, device).args[:4]),
-            values={"causal": False},
+            lambda device: facets.args(*attention_inputs(torch.float32, device).args[:3]),
+            values={"key_padding_mask": None, "causal": False},
         ),
     ),
 )
