@@ -502,9 +502,7 @@ FACETS = facets.declare(
     facets.of(
         layer_norm,
         facets.Dtypes(rows, oracle=layer_norm64, ulps=8, atol=ROUNDED),
-        facets.Dtypes(
-            rows_far_apart, oracle=layer_norm64, ulps=8, atol=ROUNDED, label="far apart"
-        ),
+        facets.Dtypes(rows_far_apart, oracle=layer_norm64, ulps=8, atol=ROUNDED, label="far apart"),
         facets.Gradients(rows, oracle=layer_norm64, atol=ROUNDED),
         facets.Shapes(
             lambda shape, device: rows(torch.float32, device, shape),
