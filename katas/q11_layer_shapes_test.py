@@ -237,8 +237,19 @@ def test_linear_forward_does_not_modify_its_inputs(device):
         ((3, 4), (2, 4), (4,)),
         ((3, 4), (2, 4), (1, 2)),
         ((2, 4), (2, 4), (2, 1)),
+        ((), (2, 4), None),
+        ((3, 4), (1, 4), ()),
     ],
-    ids=["in-features-differ", "1-d-weight", "3-d-weight", "bias-size", "2-d-bias", "column-bias"],
+    ids=[
+        "in-features-differ",
+        "1-d-weight",
+        "3-d-weight",
+        "bias-size",
+        "2-d-bias",
+        "column-bias",
+        "0-d-x",  # no last dim at all: a ValueError, not the IndexError of x.shape[-1]
+        "0-d-bias",  # one value for one output, yet not [out_features]
+    ],
 )
 def test_linear_forward_rejects_shapes_that_do_not_fit(device, x_shape, weight_shape, bias_shape):
     x, weight = torch.randn(x_shape, device=device), torch.randn(weight_shape, device=device)
