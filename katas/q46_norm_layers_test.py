@@ -164,6 +164,8 @@ WRONG_STATS = [
     ("running_var", (2,)),
     ("running_mean", (3, 1)),
     ("running_var", (1, 3)),
+    ("running_mean", ()),  # no length at all: a ValueError, not len()'s TypeError
+    ("running_var", ()),
 ]
 
 
