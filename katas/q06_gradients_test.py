@@ -346,6 +346,26 @@ def test_a_function_that_ignores_x_has_zero_derivatives(device, which, f_kind, d
     assert w.grad is None, "w.grad changed; nothing may write into .grad"
 
 
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_a_function_that_returns_its_input_itself(device, which):
+    # f(t) = t on a 0-dim x: f's result is the point itself, a leaf without a grad_fn, yet it
+    # depends on x (slope 1, curvature 0). Only requires_grad tells a constant apart.
+    x = torch.tensor(1.5, device=device)
+    if which == "grad_of":
+        result, expected = grad_of(lambda t: t, x), torch.ones(())
+    else:
+        result, expected = (
+            hessian_vector_product(lambda t: t, x, torch.ones_like(x)),
+            torch.zeros(()),
+        )
+    check_tensor(result, shape=(), dtype=x.dtype, device=device, name=which)
+    assert torch.equal(result.cpu(), expected), (
+        f"{which} of f(t) = t at 1.5 should be {expected.item()}, got {result.item()}: f's "
+        "result may be the point itself, a leaf with no grad_fn; a result that does not depend "
+        "on x is one that does not require grad (not one without a grad_fn)"
+    )
+
+
 def test_hessian_vector_product_never_builds_the_hessian(device):
     n = 64
     x, v = torch.randn(2, n, device=device)

@@ -70,8 +70,8 @@ def linear_forward(
       (no bias). All on one device, one floating dtype.
     - Returns [..., out_features] with x's dtype and device; gradients flow to x, weight and
       bias. Inputs are not modified.
-    - Raises ValueError if weight is not 2-D, if x's last dim is not in_features, or if
-      bias is given with a shape other than [out_features].
+    - Raises ValueError if weight is not 2-D, if x's last dim is not in_features (a 0-dim
+      x has none), or if bias is given with a shape other than [out_features].
 
     Rules: do not call torch.nn.functional.linear (nor nn.Linear, which calls it); use
     matrix multiplication (never build the [..., out_features, in_features] products, for

@@ -237,8 +237,19 @@ def test_linear_forward_does_not_modify_its_inputs(device):
         ((3, 4), (2, 4), (4,)),
         ((3, 4), (2, 4), (1, 2)),
         ((2, 4), (2, 4), (2, 1)),
+        ((), (2, 4), None),
+        ((3, 4), (1, 4), ()),
     ],
-    ids=["in-features-differ", "1-d-weight", "3-d-weight", "bias-size", "2-d-bias", "column-bias"],
+    ids=[
+        "in-features-differ",
+        "1-d-weight",
+        "3-d-weight",
+        "bias-size",
+        "2-d-bias",
+        "column-bias",
+        "0-d-x",  # no last dim at all: a ValueError, not the IndexError of x.shape[-1]
+        "0-d-bias",  # one value for one output, yet not [out_features]
+    ],
 )
 def test_linear_forward_rejects_shapes_that_do_not_fit(device, x_shape, weight_shape, bias_shape):
     x, weight = torch.randn(x_shape, device=device), torch.randn(weight_shape, device=device)
@@ -462,6 +473,11 @@ FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
         facets.Number(lambda device: facets.args(torch.Size([1, 3, 8, 8]), 4, 3), tuple),
+        # A 3x3 kernel on 9x9: another stride, padding or dilation gives another shape.
+        facets.Defaults(
+            lambda device: facets.args((1, 3, 9, 9), 4, 3),
+            values={"stride": 1, "padding": 0, "dilation": 1},
+        ),
     ),
     facets.of(
         linear_forward,
@@ -496,6 +512,11 @@ FACETS = facets.declare(
             label="causal",
         ),
         facets.Unmodified(lambda device: attention_inputs(torch.float32, device)),
+        # L == S here, so a causal default would run, and give other values.
+        facets.Defaults(
+            lambda device: facets.args(*attention_inputs(torch.float32, device).args[:3]),
+            values={"key_padding_mask": None, "causal": False},
+        ),
     ),
 )
 test_facets = FACETS.test

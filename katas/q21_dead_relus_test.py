@@ -946,6 +946,11 @@ FACETS = facets.declare(
             label="no grad",
         ),
         facets.Setting(health_args, "threshold", low=0.0, low_open=True),
+        # tanh's slope at 4.5 is 4.9e-4: saturated below 1e-3, not below a smaller default.
+        facets.Defaults(
+            lambda device: facets.args(torch.full((2, 3), 4.5, device=device), {"tanh": nn.Tanh()}),
+            values={"threshold": 1e-3},
+        ),
         facets.Setting(
             lambda device: facets.args(torch.randn(4, 3, device=device), {}, threshold=1e-3),
             "threshold",

@@ -24,6 +24,13 @@ class Tag:
     """A plain object that happens to travel in a batch."""
 
 
+class Movable:
+    """No tensor, though it has a `.to` as tensors do (so do modules and other objects)."""
+
+    def to(self, *args, **kwargs):
+        return Movable()
+
+
 @dataclasses.dataclass
 class Record:
     """A dataclass holding a tensor: no dict, list or tuple, so passed through as it is."""
@@ -142,6 +149,7 @@ def test_tuple_stays_a_tuple_and_list_a_list(device):
         lambda: b"raw",
         lambda: np.arange(3),
         Tag,
+        Movable,
         # Containers that are no dict, list or tuple (other Mappings and Sequences).
         lambda: UserDict(x=torch.zeros(1)),
         lambda: UserList([torch.zeros(1)]),
@@ -159,6 +167,7 @@ def test_tuple_stays_a_tuple_and_list_a_list(device):
         "bytes",
         "numpy",
         "object",
+        "object with .to",
         "UserDict",
         "UserList",
         "deque",
@@ -173,7 +182,8 @@ def test_non_tensors_pass_through_as_the_same_object(device, make):
     moved = to_device({"value": value, "x": torch.zeros(1, device=device)}, META)
     assert moved["value"] is value, (
         f"a {type(value).__name__} is no tensor, dict, list or tuple: return it as it is (the "
-        "same object; test isinstance(batch, dict), not collections.abc.Mapping or Sequence)"
+        "same object; test isinstance(batch, dict), not collections.abc.Mapping or Sequence, "
+        "and isinstance(batch, torch.Tensor), not hasattr(batch, 'to'))"
     )
 
 
@@ -450,10 +460,14 @@ def test_place_for_training_copies_to_the_cpu_block(device):
         )
 
 
-def test_place_for_training_returns_a_new_list(device):
-    inputs = [torch.randn(2, 3, device=device)]
+@pytest.mark.parametrize("container", [list, tuple])
+def test_place_for_training_returns_a_new_list(device, container):
+    inputs = container([torch.randn(2, 3, device=device)])
     moved = place_for_training(small_model().to(device), inputs, device)
-    assert moved is not inputs and len(inputs) == 1, "return a new list; leave the caller's"
+    assert type(moved) is list and moved is not inputs and len(inputs) == 1, (
+        f"return a new list, whatever sequence the inputs come in (got a "
+        f"{type(moved).__name__} for a {container.__name__}); leave the caller's"
+    )
 
 
 # ------------------------------------------------------------------ copy_to

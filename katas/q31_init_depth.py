@@ -59,9 +59,10 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     - An activation module is every module of the stack that is not an nn.Linear (an
       instance of it, subclasses included): nn.ReLU and nn.Tanh, and any other, torch's or
       the caller's own (nn.GELU, nn.Sigmoid, a user-defined Swish; nn.Identity too).
-    - Returns a 1-D tensor with one entry per activation module, in order: the standard
-      deviation of all elements of that module's output (over the batch and the features;
-      unbiased as torch.std computes it, or biased: both are accepted). Same dtype and
+    - Returns a 1-D tensor with one entry per activation module, in order (a stack without
+      one gives an empty tensor): the standard deviation of all elements of that module's
+      output (over the batch and the features; unbiased as torch.std computes it, or
+      biased: both are accepted). Same dtype and
       device as x (float16 stds are finite wherever the exact ones fit float16, as
       torch.std's are), no autograd graph (requires_grad False).
     - Once activations overflow to inf, the entries that follow may be inf or nan.

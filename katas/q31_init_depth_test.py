@@ -174,6 +174,13 @@ def test_every_module_other_than_linear_counts_as_an_activation(device):
     )
 
 
+def test_a_stack_without_activation_modules_has_no_std(device):
+    # One entry per activation module: none here, so an empty 1-D tensor, not an error.
+    stack = nn.Sequential(nn.Linear(4, 4, bias=False), nn.Linear(4, 4, bias=False)).to(device)
+    stds = activation_stds(stack, torch.randn(6, 4, device=device))
+    check_tensor(stds, shape=(0,), dtype=torch.float32, device=device, name="activation_stds(...)")
+
+
 def test_activation_stds_keep_float64(device):
     skip_unless_supported(device, torch.float64)
     stack = reference_stack([torch.randn(8, 8, dtype=torch.float64, device=device)] * 2, nn.Tanh)

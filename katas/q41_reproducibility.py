@@ -29,8 +29,9 @@ def seed_everything(seed: int) -> None:
     - seed: an int in [0, 2**32) (NumPy's limit); other seeds are outside the contract.
     - Afterwards `random.random()`, `np.random.rand()`, `torch.rand(...)` on any device
       give the same numbers every time `seed_everything` is called with the same seed.
-    - Seeding only: no global setting changes (the cuDNN and determinism flags, and the
-      `CUBLAS_WORKSPACE_CONFIG` variable, are `make_deterministic`'s choice).
+    - Seeding only: no global setting changes, environment variables included (the cuDNN
+      and determinism flags, and the `CUBLAS_WORKSPACE_CONFIG` variable, are
+      `make_deterministic`'s choice).
 
     >>> seed_everything(0); a = (random.random(), np.random.rand(), torch.rand(1).item())
     >>> seed_everything(0); b = (random.random(), np.random.rand(), torch.rand(1).item())

@@ -1,3 +1,4 @@
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -107,17 +108,34 @@ def test_seed_everything_with_another_seed_gives_other_numbers(device):
         assert a != b, f"{name} gave the same numbers for seeds 11 and 12: is it seeded?"
 
 
+@contextlib.contextmanager
+def environment_changes():
+    """{name: (before, after)} for every environment variable the block sets, changes or
+    removes; the environment is put back as it was afterwards."""
+    before = dict(os.environ)
+    changes = {}
+    try:
+        yield changes
+    finally:
+        after = dict(os.environ)
+        for name in before.keys() | after.keys():
+            if before.get(name) != after.get(name):
+                changes[name] = (before.get(name), after.get(name))
+        os.environ.clear()
+        os.environ.update(before)
+
+
 @pytest.mark.parametrize("before", [None, "junk", ":16:8"], ids=["unset", "junk", ":16:8"])
-def test_seed_everything_leaves_the_cublas_variable_alone(device, monkeypatch, before):
+def test_seed_everything_leaves_the_environment_alone(device, monkeypatch, before):
     if before is None:
         monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
     else:
         monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", before)
-    seed_everything(3)
-    after = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
-    assert after == before, (
-        f"seed_everything changed CUBLAS_WORKSPACE_CONFIG from {before!r} to {after!r}: "
-        "seeding only; deterministic kernels are make_deterministic's choice"
+    with environment_changes() as changes:
+        seed_everything(3)
+    assert not changes, (
+        f"seed_everything changed the environment ({changes}): seeding only, no variable "
+        "set (CUBLAS_WORKSPACE_CONFIG is make_deterministic's choice)"
     )
 
 
@@ -304,10 +322,18 @@ def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before
     disturb_global_random_states()  # not the states a seed of 0 gives
     random_states = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
     with settings_put_back(DETERMINISM):
+        # The first switch imports torch's inductor, which may set a cache folder variable:
+        # the test's doing, not the answer's.
         put(*before)
-        make_deterministic(enabled)
+        with environment_changes() as changes:
+            make_deterministic(enabled)
         now = settings()
         cudnn_on = torch.backends.cudnn.enabled  # read before the block puts settings back
+    changes.pop("CUBLAS_WORKSPACE_CONFIG", None)  # its own test checks it
+    assert not changes, (
+        f"make_deterministic({enabled}) changed the environment ({changes}): of it, only "
+        "CUBLAS_WORKSPACE_CONFIG is its to set"
+    )
     assert cudnn_on, (
         f"make_deterministic({enabled}) switched cuDNN off; it asks cuDNN for deterministic "
         "kernels (cudnn.deterministic), it does not stop using cuDNN"

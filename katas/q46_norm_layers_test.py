@@ -164,6 +164,8 @@ WRONG_STATS = [
     ("running_var", (2,)),
     ("running_mean", (3, 1)),
     ("running_var", (1, 3)),
+    ("running_mean", ()),  # no length at all: a ValueError, not len()'s TypeError
+    ("running_var", ()),
 ]
 
 
@@ -444,12 +446,46 @@ def layer_norm64(x, normalized_shape, weight, bias):
     return F.layer_norm(x, (normalized_shape,), weight, bias)
 
 
+def far_apart(dtype):
+    """For float16, a magnitude that fits the dtype but whose distance to its negative does
+    not: x - mean overflows unless it is computed in float32, as F does for 16-bit inputs
+    (in eval mode too, and for the centred values, not only for the statistics)."""
+    return 0.9 * torch.finfo(dtype).max if dtype == torch.float16 else 1.0
+
+
+def running_far_apart(dtype, device):
+    """Eval mode: x and running means of opposite signs, far apart."""
+    far = far_apart(dtype)
+    x = torch.linspace(-1, 1, 24, dtype=torch.float64).reshape(4, 3, 2) * far
+    running_mean = torch.tensor([-1.0, 0.5, 1.0], dtype=torch.float64) * far
+    running_var = torch.tensor([1.0, 0.25, 0.5], dtype=torch.float64) * far
+    weight = torch.tensor([1.5, -0.5, 2.0], dtype=torch.float64)
+    bias = torch.tensor([0.0, 1.0, -1.0], dtype=torch.float64)
+    tensors = (t.to(dtype=dtype, device=device) for t in (x, running_mean, running_var, weight))
+    return facets.args(*tensors, bias.to(dtype=dtype, device=device), training=False)
+
+
+def batch_norm_eval64(x, running_mean, running_var, weight, bias, training):
+    return F.batch_norm(x, running_mean, running_var, weight, bias, training=training)
+
+
+def rows_far_apart(dtype, device):
+    """Rows whose values sit at +far and -far: their centred values pass float16's range."""
+    signs = torch.tensor([[1.0, 1.0, 1.0, -1.0], [-1.0, 1.0, -1.0, -1.0], [1.0, -1.0, 1.0, -1.0]])
+    x = (signs.double() * far_apart(dtype)).to(dtype=dtype, device=device)
+    weight = torch.tensor([0.5, 1.0, 1.5, 2.0], dtype=dtype, device=device)
+    return facets.args(x, 4, weight, torch.zeros(4, dtype=dtype, device=device))
+
+
 # Statistics computed in the dtype: a few units of its precision of the normalised values.
 ROUNDED = {torch.float16: 8 * 2.0**-10, torch.bfloat16: 8 * 2.0**-7}
 FACETS = facets.declare(
     facets.of(
         batch_norm,
         facets.Dtypes(channels, oracle=batch_norm64, ulps=8, atol=ROUNDED),
+        facets.Dtypes(
+            running_far_apart, oracle=batch_norm_eval64, ulps=8, atol=ROUNDED, label="eval"
+        ),
         facets.Gradients(channels, oracle=batch_norm64, atol=ROUNDED),
         facets.NoGraph(
             lambda device: channels(torch.float32, device, requires_grad=True),
@@ -468,6 +504,7 @@ FACETS = facets.declare(
     facets.of(
         layer_norm,
         facets.Dtypes(rows, oracle=layer_norm64, ulps=8, atol=ROUNDED),
+        facets.Dtypes(rows_far_apart, oracle=layer_norm64, ulps=8, atol=ROUNDED, label="far apart"),
         facets.Gradients(rows, oracle=layer_norm64, atol=ROUNDED),
         facets.Shapes(
             lambda shape, device: rows(torch.float32, device, shape),

@@ -42,7 +42,8 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
             x = layer(x)
             if not isinstance(layer, nn.Linear):
                 stds.append(x.std())
-    return torch.stack(stds)
+    # No activation module, no std: an empty 1-D tensor (torch.stack refuses an empty list).
+    return torch.stack(stds) if stds else x.new_empty(0)
 
 
 def relu_std_ratio(width: int, weight_std: float) -> float:
