@@ -1011,6 +1011,32 @@ def test_trains_in_eval_mode_catches_a_graph_cut_when_evaluating():
     assert_catches(facet, right, lambda width: Frozen(nn.Linear(width, width), nn.Linear(width, 1)))
 
 
+def test_trains_catches_a_forward_that_turns_grad_on_under_the_callers_no_grad():
+    facet = facets.Trains(
+        lambda device: facets.args(2),
+        forward=lambda module, device: module(torch.ones(1, 2)),
+    )
+
+    class GradOn(nn.Sequential):
+        def forward(self, x):
+            with torch.enable_grad():
+                return super().forward(x)
+
+    class FirstGradOn(nn.Sequential):  # the output records nothing; the first layer does
+        def forward(self, x):
+            with torch.enable_grad():
+                x = self[0](x)
+            return self[1](x)
+
+    def right(width):
+        return nn.Sequential(nn.Linear(width, width), nn.Linear(width, 1))
+
+    for wrong in (GradOn, FirstGradOn):
+        assert_catches(
+            facet, right, lambda width, wrong=wrong: wrong(nn.Linear(width, width), nn.Linear(width, 1))
+        )
+
+
 def reference(tmp_path, source):
     """`half` from a file in a solutions/ folder: a reference answer to the checks."""
     folder = tmp_path / "solutions"

@@ -359,7 +359,8 @@ class Trains(Facet):
     """A returned module still trains: a backward pass from forward(module, device) reaches
     every parameter that requires grad, with finite gradients, in the mode it is returned in
     and in eval mode (a model evaluated, or frozen by .eval(), still passes gradients where
-    grad mode is on). make(device) -> Args; module(args, result) picks the module (default:
+    grad mode is on); and grad mode is the caller's: under torch.no_grad() the forward
+    records no graph. make(device) -> Args; module(args, result) picks the module (default:
     the result)."""
 
     make: Callable[[torch.device], Args]
@@ -1304,6 +1305,25 @@ def check_trains(case: Case, device: torch.device) -> None:
                 "gradients (grad mode is the caller's)"
             )
             assert torch.isfinite(parameter.grad).all(), f"{name} gets a non-finite gradient"
+    # An evaluation loop: nothing to backpropagate, so no layer may record a graph.
+    graded = []
+    hooks = [
+        sub.register_forward_pre_hook(
+            lambda sub, args, name=name: graded.append(name) if torch.is_grad_enabled() else None
+        )
+        for name, sub in module.named_modules()
+    ]
+    try:
+        with torch.no_grad():
+            output = facet.forward(module, device)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    assert not output.requires_grad and not graded, (
+        f"{case.function.name}: under the caller's torch.no_grad() the module's forward "
+        f"recorded a graph (in {sorted(set(graded)) or 'its output'}): grad mode is the "
+        "caller's, so no torch.enable_grad() inside forward"
+    )
 
 
 def check_updates_all(case: Case, device: torch.device) -> None:
