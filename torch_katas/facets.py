@@ -992,6 +992,7 @@ def check_setting(case: Case, device: torch.device) -> None:
         _call(case, arguments)  # raises nothing
         return
     before, groups = _snapshot(arguments), _param_groups(arguments)
+    attributes = _optimizer_attributes(arguments)
     objects = {path: t for path, t in _tensors(arguments) if id(t) in _state_of_modules(arguments)}
     if not _raises(case, arguments, facet.error):
         raise AssertionError(
@@ -1004,6 +1005,15 @@ def check_setting(case: Case, device: torch.device) -> None:
     assert _param_groups(arguments) == groups, (
         f"{what} changed an optimizer's param groups before raising: check every setting "
         "before anything is written (before super().__init__, which sets lr and initial_lr)"
+    )
+    changed = [
+        sorted(n for n in now.keys() | then.keys() if now.get(n, now) is not then.get(n))
+        for now, then in zip(_optimizer_attributes(arguments), attributes, strict=True)
+    ]
+    assert not any(changed), (
+        f"{what} changed an optimizer's attributes {[n for names in changed for n in names]} "
+        "before raising (a scheduler's constructor wraps optimizer.step; putting the param "
+        "groups back does not undo that): check every setting before creating one"
     )
     if any(isinstance(f, Shapes) and "empty" in f.shapes for f in case.function.facets):
         # An empty input is a bound too (nothing to do): the checks come before that shortcut.
@@ -1042,6 +1052,15 @@ def _param_groups(arguments: Args) -> list[list[dict[str, Any]]]:
             copy.deepcopy({k: v for k, v in group.items() if k != "params"})
             for group in item.param_groups
         ]
+        for item in [*arguments.args, *arguments.kwargs.values()]
+        if isinstance(item, torch.optim.Optimizer)
+    ]
+
+
+def _optimizer_attributes(arguments: Args) -> list[dict[str, Any]]:
+    """What each optimizer among the arguments holds as attributes (the objects themselves)."""
+    return [
+        dict(vars(item))
         for item in [*arguments.args, *arguments.kwargs.values()]
         if isinstance(item, torch.optim.Optimizer)
     ]
