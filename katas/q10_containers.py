@@ -95,8 +95,9 @@ class ResidualStack(nn.Module):
       dim) created one after another (no init of your own, no seed of your own, not even
       inside torch.random.fork_rng).
     - depth may be 0: no blocks (still an nn.ModuleList, empty, that a block appended later
-      joins), and forward returns its input unchanged: x itself or a tensor equal to it that
-      keeps its graph (gradients flow to x at every depth).
+      joins: forward applies every block self.blocks holds, at any depth), and forward
+      returns its input unchanged: x itself or a tensor equal to it that keeps its graph
+      (gradients flow to x at every depth).
     - forward(x): x of shape [..., dim]; returns the same shape. x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's
       tensor (and fails for one that requires grad).

@@ -298,6 +298,23 @@ def test_residual_stack_of_depth_zero_is_the_identity(device):
     assert len(list(model.parameters())) == 0
 
 
+@pytest.mark.parametrize("depth", [0, 2])
+def test_residual_stack_applies_a_block_appended_later(device, depth):
+    model = ResidualStack(3, depth)
+    model.blocks.append(nn.Linear(3, 3))
+    model.to(device)
+    x = torch.randn(4, 3, device=device)
+    expected = x
+    for block in model.blocks:
+        expected = expected + torch.relu(block(expected))
+    assert_close(
+        model(x),
+        expected,
+        f"a block appended to self.blocks (depth {depth}) joins the stack: forward goes over "
+        "the blocks self.blocks holds, not over the depth it was built with",
+    )
+
+
 def test_residual_stack_to_float64_converts_every_block(device):
     skip_unless_supported(device, torch.float64)
     model = ResidualStack(4, 3).to(device).to(torch.float64)

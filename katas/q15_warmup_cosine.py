@@ -88,7 +88,8 @@ def train_with_schedule(
     then `scheduler.step()`.
 
     The gradients are reset before each backward: `.grad` the caller left on the
-    parameters never reaches a step.
+    parameters never reaches a step. The optimizer steps the model's parameters, so
+    `optimizer.zero_grad()` and `model.zero_grad()` both do it.
 
     Returns the learning rate of param group 0 that each `optimizer.step()` used (what
     the param group holds at that step, also when the caller set it after the scheduler

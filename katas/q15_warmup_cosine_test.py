@@ -246,15 +246,21 @@ def test_loop_trains_with_the_scheduled_lr(device, stale):
     )
 
 
-def test_loop_records_the_lr_the_optimizer_holds(device):
+@pytest.mark.parametrize("set_lr", [0.05, 1], ids=["float", "int"])
+def test_loop_records_the_lr_the_optimizer_holds(device, set_lr):
     # The caller may set the lr after the scheduler last computed it; the first step uses
-    # that lr, which the scheduler's get_last_lr() does not know.
+    # that lr, which the scheduler's get_last_lr() does not know. An int lr is recorded as
+    # a float too.
     model, optimizer, scheduler = scheduled_setup(device)
-    optimizer.param_groups[0]["lr"] = 0.05
+    optimizer.param_groups[0]["lr"] = set_lr
     lrs = train_with_schedule(
         model, regression_batches(device, 3), nn.MSELoss(), optimizer, scheduler
     )
-    want = [0.05] + [0.3 * expected_factor(step, 2, 6) for step in (1, 2)]
+    assert all(type(lr) is float for lr in lrs), (
+        f"return Python floats, got {[type(lr).__name__ for lr in lrs]}: record float(...) "
+        "of the lr the param group holds, whatever number type the caller put there"
+    )
+    want = [set_lr] + [0.3 * expected_factor(step, 2, 6) for step in (1, 2)]
     assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
         f"expected the lrs {want}, got {lrs}: record optimizer.param_groups[0]['lr'] just "
         "before each optimizer.step(), the lr the step uses (scheduler.get_last_lr() is "

@@ -100,6 +100,26 @@ def test_follows_the_formula(device, warmup, step_size, gamma, start):
     compare(got, want, "the docstring's formula")
 
 
+@pytest.mark.parametrize(
+    "warmup, step_size", [(2.5, 2), (3, 1.5), (2.5, 1.5)], ids=["warmup 2.5", "step 1.5", "both"]
+)
+def test_a_fraction_above_1_raises_or_is_used_as_it_is(device, warmup, step_size):
+    # Either reading the docstring allows; a fraction rounded or cut to an int is neither.
+    optimizer = make_optimizer(device)
+    try:
+        scheduler = WarmupStepLR(optimizer, warmup, step_size, gamma=0.5, start_factor=0.2)
+    except ValueError:
+        return
+    got = run(optimizer, scheduler, 12)
+    want = [[lr * formula(t, warmup, step_size, 0.5, 0.2) for lr in BASE_LRS] for t in range(12)]
+    compare(
+        got,
+        want,
+        f"warmup_steps={warmup}, step_size={step_size}: raise ValueError, or use the values "
+        "as they are in the formula (not rounded or cut to ints)",
+    )
+
+
 def save(optimizer, scheduler):
     buffer = io.BytesIO()
     try:

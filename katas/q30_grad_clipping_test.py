@@ -12,6 +12,7 @@ from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
     check_tensor,
+    default_dtype,
     forbidden_calls,
     raises,
     skip_unless_supported,
@@ -338,13 +339,17 @@ def test_a_single_tensor_and_parameters_without_gradients(device):
         "a single tensor is clipped like a list of one",
     )
     nothing = [torch.zeros(2, device=device, requires_grad=True) for _ in range(2)]
-    total = clip_grad_norm(nothing, 1.0)
+    # Under a default dtype other than float32, so that a float32 written out shows (the
+    # default device: the facets below).
+    with default_dtype(torch.float64):
+        total = clip_grad_norm(nothing, 1.0)
     check_tensor(
         total,
         shape=(),
-        dtype=torch.get_default_dtype(),
+        dtype=torch.float64,
         device=torch.get_default_device(),
-        name="the total norm without gradients (torch.tensor(0.0), as torch returns)",
+        name="the total norm without gradients under the default dtype float64 "
+        "(torch.tensor(0.0), as torch returns: the default dtype)",
     )
     assert total.item() == 0.0 and all(p.grad is None for p in nothing), (
         "with no gradients the total norm is 0 and nothing changes"
@@ -499,6 +504,12 @@ FACETS = facets.declare(
         facets.UpdatesAll(
             lambda device: clipping(torch.float32, device),
             params=lambda arguments: [p.grad for p in arguments.args[0]],
+        ),
+        # No gradient at all: torch.tensor(0.0), on the default device.
+        facets.DefaultDevice(
+            lambda device: facets.args(
+                [torch.zeros(2, device=device, requires_grad=True)], None, 1.0, 2.0
+            )
         ),
         call=lambda parameters, grads, max_norm, norm_type: clip_grad_norm(
             parameters, max_norm, norm_type

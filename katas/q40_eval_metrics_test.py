@@ -342,16 +342,30 @@ def test_evaluate_leaves_autograd_as_it_was(device, grad):
     )
 
 
+def assert_rejected_as_it_came(device, loader):
+    """evaluate raises ValueError and hands the model back in the modes it came in (a model
+    in training with a frozen part), with autograd as it was: its own error too."""
+    model = logits_model(device)
+    model[1].eval()
+    modes = [module.training for module in model.modules()]
+    with pytest.raises(ValueError):
+        evaluate(model, loader, 4, device)
+    assert torch.is_grad_enabled(), "autograd must be on again after the ValueError"
+    assert [module.training for module in model.modules()] == modes, (
+        f"after the ValueError the modes are {[m.training for m in model.modules()]}, not "
+        f"{modes} as they arrived: put them back before raising (a finally block does it "
+        "for every error on the way)"
+    )
+
+
 def test_evaluate_rejects_an_empty_loader(device):
     empty = DataLoader(TensorDataset(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64)))
-    with pytest.raises(ValueError):
-        evaluate(logits_model(device), empty, 4, device)
+    assert_rejected_as_it_came(device, empty)
 
 
 def test_evaluate_rejects_a_loader_of_empty_batches(device):
     batches = [(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64))] * 2
-    with pytest.raises(ValueError):
-        evaluate(logits_model(device), batches, 4, device)
+    assert_rejected_as_it_came(device, batches)
 
 
 # ---------------------------------------------------------------- facets

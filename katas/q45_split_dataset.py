@@ -22,8 +22,9 @@ def split_sizes(n: int, fractions: Sequence[float]) -> list[int]:
     - fractions: one or more numbers, each in [0, 1], summing to 1 (within `math.isclose`
       with its default tolerance; a sum 1e-7 away is not 1). Raise ValueError otherwise.
     - Split k first gets floor(n * fractions[k]) items; the items left over are then given
-      one each to the first splits, in order (split 0, split 1, ...). The sizes sum to n.
-      Sizes may be 0.
+      one each to the first splits, in order (split 0, split 1, ...), and round again from
+      split 0 if more are left over than there are splits (a sum just under 1 does that for
+      a large n). The sizes sum to n. Sizes may be 0.
 
     >>> split_sizes(10, [0.45, 0.45, 0.1])  # floors 4, 4, 1; the one left over goes to split 0
     [5, 4, 1]

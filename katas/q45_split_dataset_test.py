@@ -88,6 +88,23 @@ def test_split_sizes_round_like_random_split(device, n, fractions):
     )
 
 
+@pytest.mark.parametrize(
+    "n, fractions",
+    [(10**10, [0.5, 0.5 - 5e-10]), (10**12, [0.25, 0.25, 0.5 - 9e-10])],
+    ids=["5 left over for 2 splits", "900 left over for 3 splits"],
+)
+def test_split_sizes_hand_out_more_leftovers_than_splits_in_turn(device, n, fractions):
+    # A sum just under 1 (within isclose) leaves more items over than there are splits
+    # when n is large: random_split deals them round and round from split 0.
+    sizes = split_sizes(n, fractions)
+    expected = sizes_by_hand(n, fractions)
+    assert n - sum(math.floor(n * f) for f in fractions) > len(fractions)
+    assert sizes == expected, (
+        f"{n} items split by {fractions}: expected {expected}, got {sizes}; when more items "
+        "are left over than there are splits, go round again from split 0"
+    )
+
+
 def test_split_sizes_on_random_fractions(device):
     cases = random.Random(0)
     for _ in range(40):

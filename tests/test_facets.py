@@ -357,8 +357,17 @@ def test_setting_catches_a_refused_value_that_changed_something_first():
         x.data.mul_(2)  # a write through .data: no version bump, the values tell
         right(optimizer, x, rate)
 
+    def groups_put_back(optimizer, x, rate):  # a scheduler built first wraps optimizer.step
+        saved = [dict(group) for group in optimizer.param_groups]
+        torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+        for group, old in zip(optimizer.param_groups, saved, strict=True):
+            group.clear()
+            group.update(old)
+        right(optimizer, x, rate)
+
     assert_catches(facet, right, group_first)
     assert_catches(facet, right, tensor_first)
+    assert_catches(facet, right, groups_put_back)
 
 
 def test_setting_probes_each_element_of_a_tuple():
@@ -1009,6 +1018,31 @@ def test_trains_in_eval_mode_catches_a_graph_cut_when_evaluating():
         return nn.Sequential(nn.Linear(width, width), nn.Linear(width, 1))
 
     assert_catches(facet, right, lambda width: Frozen(nn.Linear(width, width), nn.Linear(width, 1)))
+
+
+def test_trains_catches_a_forward_that_turns_grad_on_under_the_callers_no_grad():
+    facet = facets.Trains(
+        lambda device: facets.args(2),
+        forward=lambda module, device: module(torch.ones(1, 2)),
+    )
+
+    class GradOn(nn.Sequential):
+        def forward(self, x):
+            with torch.enable_grad():
+                return super().forward(x)
+
+    class FirstGradOn(nn.Sequential):  # the output records nothing; the first layer does
+        def forward(self, x):
+            with torch.enable_grad():
+                x = self[0](x)
+            return self[1](x)
+
+    def right(width):
+        return nn.Sequential(nn.Linear(width, width), nn.Linear(width, 1))
+
+    for wrong in (GradOn, FirstGradOn):
+        layers = (nn.Linear(2, 2), nn.Linear(2, 1))
+        assert_catches(facet, right, lambda width, wrong=wrong, layers=layers: wrong(*layers))
 
 
 def reference(tmp_path, source):

@@ -359,7 +359,8 @@ class Trains(Facet):
     """A returned module still trains: a backward pass from forward(module, device) reaches
     every parameter that requires grad, with finite gradients, in the mode it is returned in
     and in eval mode (a model evaluated, or frozen by .eval(), still passes gradients where
-    grad mode is on). make(device) -> Args; module(args, result) picks the module (default:
+    grad mode is on); and grad mode is the caller's: under torch.no_grad() the forward
+    records no graph. make(device) -> Args; module(args, result) picks the module (default:
     the result)."""
 
     make: Callable[[torch.device], Args]
@@ -991,6 +992,7 @@ def check_setting(case: Case, device: torch.device) -> None:
         _call(case, arguments)  # raises nothing
         return
     before, groups = _snapshot(arguments), _param_groups(arguments)
+    attributes = _optimizer_attributes(arguments)
     objects = {path: t for path, t in _tensors(arguments) if id(t) in _state_of_modules(arguments)}
     if not _raises(case, arguments, facet.error):
         raise AssertionError(
@@ -1003,6 +1005,15 @@ def check_setting(case: Case, device: torch.device) -> None:
     assert _param_groups(arguments) == groups, (
         f"{what} changed an optimizer's param groups before raising: check every setting "
         "before anything is written (before super().__init__, which sets lr and initial_lr)"
+    )
+    changed = [
+        sorted(n for n in now.keys() | then.keys() if now.get(n, now) is not then.get(n))
+        for now, then in zip(_optimizer_attributes(arguments), attributes, strict=True)
+    ]
+    assert not any(changed), (
+        f"{what} changed an optimizer's attributes {[n for names in changed for n in names]} "
+        "before raising (a scheduler's constructor wraps optimizer.step; putting the param "
+        "groups back does not undo that): check every setting before creating one"
     )
     if any(isinstance(f, Shapes) and "empty" in f.shapes for f in case.function.facets):
         # An empty input is a bound too (nothing to do): the checks come before that shortcut.
@@ -1041,6 +1052,15 @@ def _param_groups(arguments: Args) -> list[list[dict[str, Any]]]:
             copy.deepcopy({k: v for k, v in group.items() if k != "params"})
             for group in item.param_groups
         ]
+        for item in [*arguments.args, *arguments.kwargs.values()]
+        if isinstance(item, torch.optim.Optimizer)
+    ]
+
+
+def _optimizer_attributes(arguments: Args) -> list[dict[str, Any]]:
+    """What each optimizer among the arguments holds as attributes (the objects themselves)."""
+    return [
+        dict(vars(item))
         for item in [*arguments.args, *arguments.kwargs.values()]
         if isinstance(item, torch.optim.Optimizer)
     ]
@@ -1304,6 +1324,25 @@ def check_trains(case: Case, device: torch.device) -> None:
                 "gradients (grad mode is the caller's)"
             )
             assert torch.isfinite(parameter.grad).all(), f"{name} gets a non-finite gradient"
+    # An evaluation loop: nothing to backpropagate, so no layer may record a graph.
+    graded = []
+    hooks = [
+        sub.register_forward_pre_hook(
+            lambda sub, args, name=name: graded.append(name) if torch.is_grad_enabled() else None
+        )
+        for name, sub in module.named_modules()
+    ]
+    try:
+        with torch.no_grad():
+            output = facet.forward(module, device)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    assert not output.requires_grad and not graded, (
+        f"{case.function.name}: under the caller's torch.no_grad() the module's forward "
+        f"recorded a graph (in {sorted(set(graded)) or 'its output'}): grad mode is the "
+        "caller's, so no torch.enable_grad() inside forward"
+    )
 
 
 def check_updates_all(case: Case, device: torch.device) -> None:

@@ -15,8 +15,8 @@ def split_sizes(n, fractions):
     if not math.isclose(sum(fractions), 1):
         raise ValueError("fractions must sum to 1")
     sizes = [int(n * f // 1) for f in fractions]
-    left = n - sum(sizes)
-    return [size + (k < left) for k, size in enumerate(sizes)]
+    rounds, left = divmod(n - sum(sizes), len(sizes))  # a sum just under 1 may leave many
+    return [size + rounds + (k < left) for k, size in enumerate(sizes)]
 
 
 def _deal(order, sizes):
