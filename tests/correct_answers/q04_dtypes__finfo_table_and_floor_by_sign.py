@@ -45,5 +45,3 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     quotient = torch.div(timestamps, w, rounding_mode="trunc")
     remainder = timestamps - quotient * w
     return quotient - (remainder < 0).to(timestamps.dtype)
-
-

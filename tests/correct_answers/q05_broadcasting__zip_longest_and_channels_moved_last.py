@@ -17,6 +17,6 @@ def normalize_channels(images, mean, std):
         raise ValueError(f"images must be [N, C, H, W], got {tuple(images.shape)}")
     channels = images.shape[1]
     if mean.shape != (channels,) or std.shape != (channels,):
-        raise ValueError(f"mean and std must have shape ({channels},), got {mean.shape}, {std.shape}")
+        raise ValueError(f"mean and std must be ({channels},), not {mean.shape}, {std.shape}")
     last = images.movedim(1, -1)  # [N, H, W, C]: C now lines up with [C] from the right
     return ((last - mean) / std).movedim(-1, 1)

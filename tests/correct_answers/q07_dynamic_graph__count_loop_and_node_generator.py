@@ -1,4 +1,4 @@
-"""An itertools.count loop with early returns; nodes yielded by a generator keyed by id, counted by sum."""
+"""An itertools.count loop with early returns; graph nodes from a generator, counted by sum."""
 
 import itertools
 from collections.abc import Callable, Iterator

@@ -1,4 +1,4 @@
-"""Layers registered by add_module under f-string names over itertools.pairwise; F.dropout in forward."""
+"""Layers added by add_module under f-string names over itertools.pairwise; F.dropout."""
 
 import math
 from collections.abc import Callable, Sequence

@@ -1,4 +1,4 @@
-"""One exp(-|x|) shared by both softplus branches, a Sequential grown by append, softmax named through a getattr table."""
+"""One exp(-|x|) for both softplus branches, Sequential.append, softmax by a getattr table."""
 
 import torch
 import torch.nn.functional as F

@@ -1,4 +1,4 @@
-"""A set of ids of no-decay parameters from every (module, name) pair, then one pass over parameters()."""
+"""A set of ids of no-decay parameters from every (module, name) pair, then one pass."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Settings checked in a NamedTuple's constructor, phases by early returns, a lambda for LambdaLR."""
+"""Settings checked by a NamedTuple classmethod, phases by early returns, a lambda."""
 
 import math
 from collections.abc import Callable, Iterable

@@ -1,4 +1,4 @@
-"""functools.singledispatch on the layer type; weights drawn with normal_ at a std computed from the fans."""
+"""functools.singledispatch on the layer type; weights by normal_ at a std from the fans."""
 
 import math
 from functools import singledispatch

@@ -1,4 +1,4 @@
-"""Closed form: a `factor` property read by get_lr, settings checked by a static method with math.isfinite."""
+"""Closed form: a `factor` property read by get_lr, settings checked with math.isfinite."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Fused in-place tensor methods: lerp_ for m, mul_/addcmul_ for v, addcdiv_ for the step, under @torch.no_grad()."""
+"""In-place methods: lerp_ for m, mul_/addcmul_ for v, addcdiv_ for the step, no_grad."""
 
 import math
 from collections.abc import Sequence

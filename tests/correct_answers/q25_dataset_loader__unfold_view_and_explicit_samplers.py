@@ -1,4 +1,4 @@
-"""Windows as one Tensor.unfold view, padding by new_full and slice copies, explicit samplers, loader settings as **kwargs."""
+"""Windows by Tensor.unfold, padding by new_full, explicit samplers, settings as **kwargs."""
 
 from collections.abc import Callable
 from typing import Any

@@ -1,4 +1,4 @@
-"""A temporary name from uuid4 opened with mode "xb", the file object handed to torch.save, cleanup in except BaseException."""
+"""A uuid4 temporary name opened with mode "xb", the file object handed to torch.save."""
 
 import os
 import random

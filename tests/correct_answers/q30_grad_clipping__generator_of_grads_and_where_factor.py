@@ -1,4 +1,4 @@
-"""Grads gathered by a generator, per-tensor vector_norms stacked on one device, the factor capped with torch.where."""
+"""Grads from a generator, per-tensor norms stacked on one device, a factor capped by where."""
 
 from collections.abc import Iterable, Iterator
 

@@ -1,4 +1,4 @@
-"""Activation classes named through a getattr table, stds keyed by init in a dict of lambdas, a forward run layer by layer."""
+"""Activations named by a getattr table, stds in a dict of lambdas, a layer-by-layer run."""
 
 import math
 from collections.abc import Callable

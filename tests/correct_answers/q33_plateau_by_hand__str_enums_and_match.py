@@ -1,4 +1,4 @@
-"""Modes as str Enums (their lookup raises the ValueError), improvement by a match statement, counters in a dataclass."""
+"""Modes as str Enums (whose lookup raises), improvement by a match statement, a dataclass."""
 
 import enum
 import math
@@ -43,7 +43,7 @@ class PlateauLR:
             raise ValueError(f"factor must be in [0, 1), got {factor}")
         if threshold < 0 or patience < 0 or cooldown < 0:
             raise ValueError(
-                f"threshold, patience and cooldown must be >= 0, got {threshold}, {patience}, {cooldown}"
+                f"threshold, patience, cooldown must be >= 0: {threshold}, {patience}, {cooldown}"
             )
         self.optimizer = optimizer
         self.factor = factor

@@ -1,4 +1,4 @@
-"""Arrays copied by NumPy before torch.from_numpy, constants and zeros by torch.full with like's dtype and device."""
+"""Arrays copied by NumPy before torch.from_numpy; constants and zeros by torch.full."""
 
 import numpy as np
 import torch

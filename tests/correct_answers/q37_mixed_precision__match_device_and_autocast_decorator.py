@@ -1,4 +1,4 @@
-"""A match on the device type, the forward as an inner function decorated by a torch.autocast object."""
+"""A match on the device type; the forward an inner function decorated by torch.autocast."""
 
 from collections.abc import Callable
 

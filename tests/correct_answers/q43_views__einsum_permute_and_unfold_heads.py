@@ -1,4 +1,4 @@
-"""einsum as a permutation then reshape for merging; Tensor.unfold over the features (a view) for splitting."""
+"""einsum as a permutation then reshape to merge; Tensor.unfold over the features to split."""
 
 import torch
 
@@ -15,10 +15,9 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     if features % num_heads:
         raise ValueError(f"{features} features do not split into {num_heads} heads")
     width = features // num_heads
-    if width == 0:  # unfold needs a positive step; with no features any split is a view
-        per_head = x.unflatten(-1, (num_heads, 0))
-    else:
-        per_head = x.unfold(-1, width, width)  # [B, T, H, D], windows that do not overlap
+    # [B, T, H, D]: windows that do not overlap (unfold needs a positive step: no features
+    # split as a plain view).
+    per_head = x.unfold(-1, width, width) if width else x.unflatten(-1, (num_heads, 0))
     return per_head.transpose(1, 2)
 
 

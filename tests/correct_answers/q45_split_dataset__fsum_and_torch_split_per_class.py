@@ -1,4 +1,4 @@
-"""math.fsum for the check, leftovers dealt with a modulo; classes found by torch.unique, shuffled by randperm, cut by torch.split."""
+"""math.fsum and a modulo for sizes; classes by torch.unique, randperm, then torch.split."""
 
 import math
 from collections.abc import Sequence
@@ -29,7 +29,7 @@ def stratified_split(
 ) -> list[Subset]:
     count = len(dataset)  # type: ignore[arg-type]
     if labels.dim() != 1 or labels.shape[0] != count:
-        raise ValueError(f"labels must be 1-D with {count} entries, got shape {tuple(labels.shape)}")
+        raise ValueError(f"labels must be 1-D with {count} entries, not {tuple(labels.shape)}")
     split_sizes(count, fractions)  # the fractions are checked even for an empty dataset
     on_cpu = labels.cpu()
     generator = torch.Generator().manual_seed(seed)

@@ -1,4 +1,4 @@
-"""A pack closure filling a dict keyed by id that keeps each storage alive; checkpoint bound with functools.partial."""
+"""A pack closure filling a dict by id that keeps each storage alive; checkpoint by partial."""
 
 from collections.abc import Callable, Sequence
 from functools import partial
