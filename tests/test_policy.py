@@ -594,6 +594,38 @@ ATTACKS = {
         "    return getattr(nn, N[k])",
         "attribute-by-name",
     ),
+    "name-table-handed-on": (
+        "from torch import nn\nN = ['ReLU']\ndef g(t):\n    t[0] = 'sys'\n"
+        "def f():\n    g(N)\n    return getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-changed-by-a-method": (
+        "from torch import nn\nN = ['ReLU']\ndef f():\n    N.append('sys')\n"
+        "    return [getattr(nn, n) for n in N]",
+        "attribute-by-name",
+    ),
+    "name-table-on-the-left-of-in": (
+        "from torch import nn\nN = ['ReLU']\ndef f(box):\n    if N in box:\n"
+        "        return getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-read-by-a-rebound-builtin": (
+        "from torch import nn\nN = ['ReLU']\ndef sorted(t):\n    t[0] = 'sys'\n"
+        "def f():\n    sorted(N)\n    return getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-choice-with-a-computed-branch": (
+        "import torch\ndef f(c, n):\n    return getattr(torch, 'float16' if c else n)",
+        "attribute-by-name",
+    ),
+    "name-loop-rebound-by-a-second-generator": (
+        "import torch\nX = [getattr(torch, n) for n in ('float16',) for n in ('_C', 'sys')]",
+        "attribute-by-name",
+    ),
+    "literal-with-a-value-built-at-run-time": (
+        "from typing import Literal\ndef f(x, r: Literal[x] = 1) -> None:\n    pass",
+        "annotation",
+    ),
     "name-table-rebound": (
         "from torch import nn\nN = ('ReLU',)\nN = ('sys',)\nm = getattr(nn, N[0])",
         "attribute-by-name",
@@ -1218,6 +1250,31 @@ HONEST_IDIOMS = {
         "            if hasattr(self, f'norm{i}'):\n"
         "                x = getattr(self, f'norm{i}')(x)\n"
         "        return x"
+    ),
+    # A table of names also read by a membership test, len, sorted, a loop or its methods;
+    # a choice between literal names; a loop over a table at the module's top level.
+    "getattr-from-a-table-it-also-checks-against": (
+        "import torch\nfrom torch import nn\nACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh'}\n"
+        "DTYPES = ('float16', 'bfloat16')\n"
+        "BY_NAME = {n: getattr(torch, n) for n in DTYPES}\n"
+        "def act(name):\n    if name not in ACTIVATIONS or len(ACTIVATIONS) < 1:\n"
+        "        raise ValueError(f'{name}: one of {sorted(ACTIVATIONS)}')\n"
+        "    return getattr(nn, ACTIVATIONS[name])()\n"
+        "def every():\n    return [getattr(nn, v)() for _, v in ACTIVATIONS.items()]\n"
+        "def half(native):\n    return getattr(torch, 'bfloat16' if native else DTYPES[0])"
+    ),
+    # Literal's arguments are values, which typing never evaluates.
+    "literal-annotations": (
+        "import typing\nfrom typing import Literal, Optional\n"
+        "Reduction = Literal['mean', 'sum', 'none']\n"
+        "def f(r: Reduction = 'mean', m: Optional[Literal['min', 'max']] = None,\n"
+        "      k: typing.Literal['rel', -1, None] | None = None) -> 'Literal[\"none\"]':\n"
+        "    return 'none'"
+    ),
+    # An enum member looked up by its name: no generic subscripted.
+    "enum-member-by-name": (
+        "import enum\nclass Init(enum.Enum):\n    XAVIER = 'xavier'\n    KAIMING = 'kaiming'\n"
+        "def f(name):\n    return Init[name.upper()]"
     ),
 }
 

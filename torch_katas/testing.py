@@ -25,6 +25,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.devices import sim
+from torch_katas.grading import policy
 from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
 from torch_katas.text import plural  # messages with counts: "1 sample", "2 samples"
@@ -585,6 +586,11 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     aliases[target.id] = bound
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    # Names the policy for returned code can read where a string shows them (a table of
+    # literal names, a loop over one, a choice between literals), and the answer's own objects.
+    tables = policy.constant_tables(tree)
+    loops = policy.loop_literals(tree, tables)
+    selves = policy.methods_selves(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in inner:
             spelled = _dotted(node, aliases)
@@ -605,13 +611,29 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
         ):
             yield node.lineno, f"{node.id} passed on as a value"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in _DYNAMIC_LOOKUPS:
+            if node.func.id in _DYNAMIC_LOOKUPS and not _own_namespace(node, selves):
                 yield node.lineno, f"{node.func.id}(...)"
             elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
-                name = node.args[1]
-                plain = isinstance(name, ast.Constant) and isinstance(name.value, str)
-                if not plain or _torch_internal(f"torch.{getattr(name, 'value', '')}"):
+                owner, name = node.args[:2]
+                names = policy.literal_strings(name, tables, loops)
+                # `getattr(self, f"fc{i}")`: a name no private one has, on no part of torch.
+                built = policy.public_start(name) and _dotted(owner, aliases) is None
+                if (names is None and not built) or any(
+                    _torch_internal(f"torch.{each}") for each in names or ()
+                ):
                     yield node.lineno, f"{node.func.id}(...) with a computed or private name"
+
+
+def _own_namespace(call: ast.Call, selves: set[str]) -> bool:
+    """`vars(self)` in a method: the answer's own object, as `self.__dict__` is."""
+    return (
+        isinstance(call.func, ast.Name)
+        and call.func.id == "vars"
+        and len(call.args) == 1
+        and not call.keywords
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id in selves
+    )
 
 
 @functools.lru_cache(maxsize=64)

@@ -728,7 +728,7 @@ class _Checker:
         }
         self.frozen_setattr = frozen_setattrs(tree)
         self.tables = constant_tables(tree)
-        self.loop_names = loop_literals(tree)
+        self.loop_names = loop_literals(tree, self.tables)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
@@ -810,6 +810,9 @@ class _Checker:
             # A class or typing name of a library: not an attribute anything can set at run
             # time (`logging.root.x`, an attribute of the answer's own class).
             return self.type_name(node)
+        if isinstance(node, ast.Subscript) and self.literal_type(node.value, seen):
+            # Literal["mean", "sum"] holds values, which typing never evaluates.
+            return literal_values(node.slice)
         if isinstance(node, ast.Subscript):
             # A generic (`List[...]`), not an item of a library's container (a list an answer
             # can put strings in).
@@ -834,6 +837,18 @@ class _Checker:
             return typing and all(self.static_type(p, seen) for p in parts)
         return False
 
+    def literal_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
+        """typing's Literal (or typing_extensions'), however it is imported or aliased."""
+        if self.dotted(node) in ("typing.Literal", "typing_extensions.Literal"):
+            return True
+        values = self.aliases.get(node.id) if isinstance(node, ast.Name) else None
+        return (
+            isinstance(node, ast.Name)
+            and values is not None
+            and node.id not in seen
+            and all(self.literal_type(v, seen | {node.id}) for v in values)
+        )
+
     def type_name(self, node: ast.AST) -> bool:
         """A recorded class, or a name of a typing module (`List`, `npt.NDArray`)."""
         dotted = self.dotted(node)
@@ -853,12 +868,16 @@ class _Checker:
         """Is `node` a type that subscripting makes a generic of (`List`, `dict`,
         `np.ndarray`, the answer's Generic class, an alias of one), not a container (`np.r_`,
         a dict, a list of a library's)?"""
+        if self.literal_type(node, seen):
+            return False  # Literal[...] holds values, not types: static_type reads them
         if self.dotted(node) is not None:
             return self.type_name(node)
         if not isinstance(node, ast.Name):
             return False
         if node.id not in self.file_names:
             return node.id in GENERIC_BUILTINS
+        if node.id in self.enums:
+            return False  # `Reduction[name]` looks a member up by its name
         # An alias of a type or of a generic (`Floats = npt.NDArray[np.float64]`), not of a
         # table of strings (`NAMES = ("a",)`, `NAMES[0]`).
         values, inner = self.aliases.get(node.id), seen | {node.id}
@@ -1723,16 +1742,9 @@ class _Checker:
         return [] if boolean else None  # `not dynamic`: a bool, whatever dynamic is
 
     def literal_names(self, node: ast.AST) -> list[str] | None:
-        """The names an attribute-name argument can hold: a literal string, or any entry of a
-        module-level table of literal strings that nothing changes (`getattr(nn, NAMES[k])`);
-        None where it is computed."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return [node.value]
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            return self.tables.get(node.value.id)
-        if isinstance(node, ast.Name):
-            return self.loop_names.get(id(node))
-        return None
+        """The names an attribute-name argument can hold (literal_strings); None where it is
+        computed."""
+        return literal_strings(node, self.tables, self.loop_names)
 
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
         """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
@@ -2332,10 +2344,47 @@ def defined(cls: ast.ClassDef) -> set[str]:
     return names
 
 
+def literal_values(node: ast.AST) -> bool:
+    """What Literal[...] may hold: literal strings, bytes, numbers, bools and None (a tuple of
+    them), and enum members, which the policy checks where they are named."""
+    if isinstance(node, ast.Tuple):
+        return all(literal_values(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, (ast.Constant, ast.Attribute))
+
+
+def literal_strings(
+    node: ast.AST, tables: dict[str, list[str]], loop_names: dict[int, list[str]]
+) -> list[str] | None:
+    """The strings an expression can hold, where they show in the source: a literal string,
+    any entry of a module-level table of literal strings that nothing changes
+    (`getattr(nn, NAMES[k])`: constant_tables), a loop name over literal strings
+    (loop_literals), or a choice between such (`"a" if c else NAMES[k]`); None where it is
+    computed."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return tables.get(node.value.id)
+    if isinstance(node, ast.Name):
+        return loop_names.get(id(node))
+    if isinstance(node, ast.IfExp):
+        body, orelse = (literal_strings(n, tables, loop_names) for n in (node.body, node.orelse))
+        return None if body is None or orelse is None else body + orelse
+    return None
+
+
+# Builtins that read a table without changing it or handing it on (`sorted(NAMES)`).
+TABLE_READERS = {"len", "sorted", "list", "tuple", "set", "frozenset", "repr", "str"}
+# Methods that read a dict, list or tuple without changing it.
+TABLE_METHODS = {"keys", "values", "items", "get", "count", "index", "copy"}
+
+
 def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
     """Module-level names bound once to a tuple, list or dict of literal strings and only ever
-    read by subscript (`NAMES[key]`): whatever key is used, the value is one of those strings.
-    Any other use (rebinding, `NAMES.update`, `NAMES[k] = ...`, passing it on) drops it."""
+    read (`NAMES[key]`, `key in NAMES`, `for key in NAMES`, `sorted(NAMES)`, `NAMES.items()`):
+    whatever key is used, the value is one of those strings. Any other use (rebinding,
+    `NAMES.update`, `NAMES[k] = ...`, passing it on) drops it."""
     tables: dict[str, list[str]] = {}
     binding: dict[str, int] = {}  # name -> id of the one target that binds it
     for statement in tree.body:
@@ -2353,15 +2402,13 @@ def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
             for each in bound_names(statement.targets[0]):
                 tables[each] = [str(getattr(i, "value", "")) for i in items]
     parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    bound_anywhere = every_bound_name(tree)
     for node in ast.walk(tree):
         name: str | None = None
         if isinstance(node, ast.Name) and node.id in tables:
             parent = parents.get(id(node))
-            read = (
-                isinstance(node.ctx, ast.Load)
-                and isinstance(parent, ast.Subscript)
-                and parent.value is node
-                and isinstance(parent.ctx, ast.Load)
+            read = isinstance(node.ctx, ast.Load) and table_read(
+                node, parent, parents.get(id(parent)), bound_anywhere
             )
             name = None if read or binding.get(node.id) == id(node) else node.id
         elif isinstance(node, ast.arg):
@@ -2378,14 +2425,58 @@ def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
     return tables
 
 
-def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
+def table_read(
+    node: ast.Name, parent: ast.AST | None, grandparent: ast.AST | None, bound: set[str]
+) -> bool:
+    """Does `parent` only read the table `node` names? A subscript, a membership test, a loop
+    over it, a builtin of TABLE_READERS that the file does not rebind, a method of
+    TABLE_METHODS called."""
+    if isinstance(parent, ast.Subscript):
+        return parent.value is node and isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Compare):
+        operators = dict(zip(map(id, parent.comparators), parent.ops, strict=True))
+        return isinstance(operators.get(id(node)), (ast.In, ast.NotIn))
+    if isinstance(parent, (ast.For, ast.comprehension)):
+        return parent.iter is node
+    if isinstance(parent, ast.Call):
+        func = parent.func
+        return (
+            isinstance(func, ast.Name)
+            and func.id in TABLE_READERS
+            and func.id not in bound
+            and parent.args == [node]
+            and not parent.keywords
+        )
+    return (
+        isinstance(parent, ast.Attribute)
+        and parent.attr in TABLE_METHODS
+        and isinstance(grandparent, ast.Call)
+        and grandparent.func is parent
+    )
+
+
+def loop_literals(
+    tree: ast.AST, module_tables: dict[str, list[str]] | None = None
+) -> dict[int, list[str]]:
     """`for name, value in settings.items()` in a function where `settings` is bound once, to a
     dict with literal string keys, and only read (iterated, `.items()`, `.keys()`, `[k]`), and
     `name` is bound by that loop alone: each use of `name` holds one of those keys (ids of the
-    uses, with the keys). A tuple of literal strings looped over directly counts too."""
+    uses, with the keys). A tuple of literal strings looped over directly counts too, and so
+    does an entry of a module-level constant table (constant_tables: `for name in NAMES`,
+    `for key, name in NAMES.items()`, `NAMES.values()`); at the module's top level as well
+    (`{n: getattr(torch, n) for n in ("float16", "bfloat16")}`)."""
     found: dict[int, list[str]] = {}
+    constants = module_tables or {}
+    body = tree.body if isinstance(tree, ast.Module) else []
+    dicts = {
+        name
+        for statement in body
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Dict)
+        for target in statement.targets
+        for name in bound_names(target)
+    }
     for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             continue
         parents = {
             id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
@@ -2439,17 +2530,25 @@ def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
                 keys = [str(getattr(e, "value", "")) for e in loop_iter.elts]
             elif isinstance(loop_iter, ast.Name):
                 keys = tables.get(loop_iter.id)
+                if loop_iter.id not in tables and loop_iter.id not in dicts:
+                    keys = constants.get(loop_iter.id)  # a module-level tuple or list
             elif (
                 isinstance(loop_iter, ast.Call)
                 and isinstance(loop_iter.func, ast.Attribute)
                 and isinstance(loop_iter.func.value, ast.Name)
-                and loop_iter.func.attr in ("items", "keys")
+                and loop_iter.func.attr in ("items", "keys", "values")
                 and not loop_iter.args
             ):
-                keys = tables.get(loop_iter.func.value.id)
-                if loop_iter.func.attr == "items":  # for key, value in d.items()
-                    pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
-                    named = target.elts[0] if isinstance(target, ast.Tuple) and pair else None
+                owner, method = loop_iter.func.value.id, loop_iter.func.attr
+                pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
+                if owner in tables and method != "values":
+                    keys = tables[owner]
+                    if method == "items":  # for key, value in d.items()
+                        named = target.elts[0] if isinstance(target, ast.Tuple) and pair else None
+                elif owner in dicts and owner in constants and method != "keys":
+                    keys = constants[owner]  # the values of a module-level table
+                    if method == "items":  # for key, name in NAMES.items()
+                        named = target.elts[1] if isinstance(target, ast.Tuple) and pair else None
             if keys is None or not isinstance(named, ast.Name):
                 continue
             # Bound by this loop alone (a for target counts twice in every_binding).
