@@ -626,6 +626,14 @@ ATTACKS = {
         "from typing import Literal\ndef f(x, r: Literal[x] = 1) -> None:\n    pass",
         "annotation",
     ),
+    # string.Formatter reads attributes named in templates built at run time; uuid1 and
+    # getnode may run a program for the hardware address.
+    "string-formatter": (
+        "import string\ndef f(t, x):\n    return string.Formatter().vformat(t, (x,), {})",
+        "name",
+    ),
+    "uuid-getnode": ("from uuid import getnode\nx = getnode()", "import"),
+    "uuid1": ("import uuid\nx = uuid.uuid1()", "name"),
     "name-table-rebound": (
         "from torch import nn\nN = ('ReLU',)\nN = ('sys',)\nm = getattr(nn, N[0])",
         "attribute-by-name",
@@ -1270,6 +1278,14 @@ HONEST_IDIOMS = {
         "def f(r: Reduction = 'mean', m: Optional[Literal['min', 'max']] = None,\n"
         "      k: typing.Literal['rel', -1, None] | None = None) -> 'Literal[\"none\"]':\n"
         "    return 'none'"
+    ),
+    # Ordinary standard modules: patterns on names, character sets and templates, fresh ids.
+    "re-string-uuid": (
+        "import re\nimport string\nimport uuid\nfrom uuid import uuid4\n"
+        "BIAS = re.compile(r'(^|\\.)\\w*bias$')\n"
+        "def f(name, folder):\n    ok = BIAS.search(name) or re.fullmatch(r'fc\\d+', name)\n"
+        "    tmp = string.Template('$folder/.$id.tmp').substitute(folder=folder, id=uuid4().hex)\n"
+        "    return bool(ok), tmp, uuid.uuid5(uuid.NAMESPACE_URL, name), string.ascii_lowercase"
     ),
     # An enum member looked up by its name: no generic subscripted.
     "enum-member-by-name": (

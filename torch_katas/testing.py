@@ -25,9 +25,15 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.devices import sim
-from torch_katas.grading import policy
 from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
+from torch_katas.source_names import (
+    constant_tables,
+    literal_strings,
+    loop_literals,
+    methods_selves,
+    public_start,
+)
 from torch_katas.text import plural  # messages with counts: "1 sample", "2 samples"
 
 __all__ = [
@@ -586,11 +592,11 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     aliases[target.id] = bound
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    # Names the policy for returned code can read where a string shows them (a table of
+    # Names the policy for returned code reads where a string shows them (a table of
     # literal names, a loop over one, a choice between literals), and the answer's own objects.
-    tables = policy.constant_tables(tree)
-    loops = policy.loop_literals(tree, tables)
-    selves = policy.methods_selves(tree)
+    tables = constant_tables(tree)
+    loops = loop_literals(tree, tables)
+    selves = methods_selves(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in inner:
             spelled = _dotted(node, aliases)
@@ -615,9 +621,9 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 yield node.lineno, f"{node.func.id}(...)"
             elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
                 owner, name = node.args[:2]
-                names = policy.literal_strings(name, tables, loops)
+                names = literal_strings(name, tables, loops)
                 # `getattr(self, f"fc{i}")`: a name no private one has, on no part of torch.
-                built = policy.public_start(name) and _dotted(owner, aliases) is None
+                built = public_start(name) and _dotted(owner, aliases) is None
                 if (names is None and not built) or any(
                     _torch_internal(f"torch.{each}") for each in names or ()
                 ):

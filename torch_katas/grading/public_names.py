@@ -56,12 +56,15 @@ STANDARD = (
     "os.path",
     "pathlib",
     "random",
+    "re",
     "statistics",
+    "string",
     "sys",
     "tempfile",
     "time",
     "typing",
     "typing_extensions",
+    "uuid",
     "warnings",
 )
 # torch: the public parts kata answers use, each walked through its public submodules.
@@ -135,6 +138,33 @@ LIMITED = {
         "stderr",
         "stdout",
         "version_info",
+    ),
+    # Not string.Formatter: its templates read attributes (`{0.__globals__}`), built at run time.
+    "string": (
+        "Template",
+        "ascii_letters",
+        "ascii_lowercase",
+        "ascii_uppercase",
+        "capwords",
+        "digits",
+        "hexdigits",
+        "octdigits",
+        "printable",
+        "punctuation",
+        "whitespace",
+    ),
+    # Fresh names (random or from a namespace and a name), not uuid1 or getnode, which may
+    # run a program to read the machine's hardware address.
+    "uuid": (
+        "NAMESPACE_DNS",
+        "NAMESPACE_OID",
+        "NAMESPACE_URL",
+        "NAMESPACE_X500",
+        "SafeUUID",
+        "UUID",
+        "uuid3",
+        "uuid4",
+        "uuid5",
     ),
 }
 # The classes whose methods the policy keeps an answer from replacing on objects it did not
