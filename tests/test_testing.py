@@ -928,6 +928,40 @@ def test_assert_work_does_not_grow_sees_loops_however_written(any_device, func, 
     assert re.search(rf"\d+ .*{measure}.* for 3 rows and \d+ for 10: a Python loop", message)
 
 
+def test_assert_no_python_loops_tells_an_answers_own_reduce_from_functools(learner_module):
+    # A function of the answer's own named like a looping builtin is its own: its body gets
+    # the look, not its name.
+    module = learner_module("""
+        import functools
+        import torch
+
+
+        def reduce(values, how):
+            return values.mean() if how == "mean" else values.sum()
+
+
+        def loss(x):
+            return reduce(x.abs(), "mean")
+
+
+        def map(x):
+            return torch.stack([row.sum() for row in x])
+
+
+        def per_row(x):
+            return map(x)
+
+
+        def folded(x):
+            return functools.reduce(torch.add, x.unbind(0))
+    """)
+    assert_no_python_loops(module.loss, rows("cpu"))
+    with pytest.raises(AssertionError, match=r"per_row calls map, which uses a list comprehension"):
+        assert_no_python_loops(module.per_row, rows("cpu"))
+    with pytest.raises(AssertionError, match=r"folded uses functools\.reduce"):
+        assert_no_python_loops(module.folded, rows("cpu"))
+
+
 def test_assert_no_python_loops_looks_at_a_modules_forward():
     class Looping(torch.nn.Module):
         def forward(self, x):

@@ -732,6 +732,8 @@ _LOOPING_IMPORTS = {
     "itertools.starmap": "itertools.starmap",
     "itertools.accumulate": "itertools.accumulate",
 }
+# What _names_bound gives a name the answer's own def or class binds.
+_OWN = "<defined by the answer>"
 _LOOPING_METHODS = {
     "reduce": "functools.reduce",
     "starmap": "itertools.starmap",
@@ -777,6 +779,11 @@ def _names_bound(source: str) -> dict[str, str]:
             for target in node.targets:
                 if spelled and isinstance(target, ast.Name):
                     bound[target.id] = spelled
+    # The answer's own functions and classes, whatever their names (a `reduce(loss, how)` of
+    # its own is no functools.reduce): their bodies get a look of their own.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound[node.name] = _OWN
     return bound
 
 
@@ -785,6 +792,8 @@ def _looping_call(called: ast.expr, bound: dict[str, str]) -> str | None:
     None."""
     if isinstance(called, ast.Name):
         spelled = bound.get(called.id, called.id)
+        if spelled == _OWN:
+            return None
         return (
             _LOOPING_NAMES.get(called.id)
             or _LOOPING_IMPORTS.get(spelled)
