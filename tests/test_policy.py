@@ -1287,6 +1287,13 @@ HONEST_IDIOMS = {
         "    tmp = string.Template('$folder/.$id.tmp').substitute(folder=folder, id=uuid4().hex)\n"
         "    return bool(ok), tmp, uuid.uuid5(uuid.NAMESPACE_URL, name), string.ascii_lowercase"
     ),
+    # Type aliases a library defines (a union, a generic alias), named in annotations.
+    "library-type-aliases": (
+        "import torch\nfrom torch.optim.optimizer import ParamsT, StateDict\n"
+        "def f(params: ParamsT, state: StateDict,\n"
+        "      device: torch.types.Device = None, scale: torch.types.Number = 1) -> None:\n"
+        "    pass"
+    ),
     # An enum member looked up by its name: no generic subscripted.
     "enum-member-by-name": (
         "import enum\nclass Init(enum.Enum):\n    XAVIER = 'xavier'\n    KAIMING = 'kaiming'\n"
@@ -1528,6 +1535,19 @@ def test_a_name_missing_from_the_data_is_refused_with_the_versions_it_came_from(
     data = public_names.load()
     assert f"recorded from torch {data['torch']}" in finding.text
     assert "not among the public names of torch" in finding.text
+
+
+def test_the_data_records_type_aliases_as_the_modules_own_types():
+    # `Device = str | torch.device | int | None`: its __module__ says types, yet it is no
+    # re-export of the types module but an alias torch.types defines.
+    import torch.types
+    from torch.optim.optimizer import StateDict
+
+    assert not public_names._foreign("torch.types", torch.types.Device)
+    assert public_names._kind(StateDict) == "classes"
+    modules = public_names.load()["modules"]
+    assert "Device" in modules["torch.types"]["classes"]
+    assert "ParamsT" in modules["torch.optim.optimizer"]["classes"]
 
 
 def test_the_data_records_no_module_reached_as_an_attribute():

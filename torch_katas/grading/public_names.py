@@ -252,15 +252,22 @@ def _recorded(name: str) -> bool:
     )
 
 
+# Type aliases a module defines (`ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]]`):
+# types an annotation may name, recorded as classes.
+ALIASES = (types.UnionType, types.GenericAlias)
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, type):
         return "metaclasses" if issubclass(value, type) else "classes"
-    return "other"
+    return "classes" if isinstance(value, ALIASES) else "other"
 
 
 def _foreign(module: str, value: Any) -> bool:
     """A function or class of a module in FOREIGN that `module` re-exports."""
-    if isinstance(value, types.ModuleType):
+    # A type alias (`Device = str | torch.device | int | None`, `Shape = list[int]`) is the
+    # module's own, though its __module__ says types or builtins.
+    if isinstance(value, (types.ModuleType, *ALIASES)):
         return False
     owner = getattr(value, "__module__", None)
     if not isinstance(owner, str):
