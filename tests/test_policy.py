@@ -618,6 +618,10 @@ ATTACKS = {
         "import torch\ndef f(c, n):\n    return getattr(torch, 'float16' if c else n)",
         "attribute-by-name",
     ),
+    "name-table-get-with-a-computed-default": (
+        "import torch\nN = {'a': 'relu'}\ndef f(k, d):\n    return getattr(torch, N.get(k, d))",
+        "attribute-by-name",
+    ),
     "name-loop-rebound-by-a-second-generator": (
         "import torch\nX = [getattr(torch, n) for n in ('float16',) for n in ('_C', 'sys')]",
         "attribute-by-name",
@@ -1269,6 +1273,7 @@ HONEST_IDIOMS = {
         "        raise ValueError(f'{name}: one of {sorted(ACTIVATIONS)}')\n"
         "    return getattr(nn, ACTIVATIONS[name])()\n"
         "def every():\n    return [getattr(nn, v)() for _, v in ACTIVATIONS.items()]\n"
+        "def lenient(name):\n    return getattr(nn, ACTIVATIONS.get(name, 'Identity'))()\n"
         "def half(native):\n    return getattr(torch, 'bfloat16' if native else DTYPES[0])"
     ),
     # Literal's arguments are values, which typing never evaluates.

@@ -108,8 +108,8 @@ def literal_strings(
     """The strings an expression can hold, where they show in the source: a literal string,
     any entry of a module-level table of literal strings that nothing changes
     (`getattr(nn, NAMES[k])`: constant_tables), a loop name over literal strings
-    (loop_literals), or a choice between such (`"a" if c else NAMES[k]`); None where it is
-    computed."""
+    (loop_literals), a choice between such (`"a" if c else NAMES[k]`, `NAMES.get(k, "a")`);
+    None where it is computed."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
@@ -119,6 +119,19 @@ def literal_strings(
     if isinstance(node, ast.IfExp):
         body, orelse = (literal_strings(n, tables, loop_names) for n in (node.body, node.orelse))
         return None if body is None or orelse is None else body + orelse
+    func = node.func if isinstance(node, ast.Call) else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(func, ast.Attribute)
+        and func.attr == "get"
+        and isinstance(func.value, ast.Name)
+        and func.value.id in tables
+        and 1 <= len(node.args) <= 2
+        and not node.keywords
+    ):
+        # NAMES.get(key, "default"): an entry, or the default.
+        default = literal_strings(node.args[1], tables, loop_names) if node.args[1:] else []
+        return None if default is None else tables[func.value.id] + default
     return None
 
 
