@@ -594,6 +594,50 @@ ATTACKS = {
         "    return getattr(nn, N[k])",
         "attribute-by-name",
     ),
+    "name-table-handed-on": (
+        "from torch import nn\nN = ['ReLU']\ndef g(t):\n    t[0] = 'sys'\n"
+        "def f():\n    g(N)\n    return getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-changed-by-a-method": (
+        "from torch import nn\nN = ['ReLU']\ndef f():\n    N.append('sys')\n"
+        "    return [getattr(nn, n) for n in N]",
+        "attribute-by-name",
+    ),
+    "name-table-on-the-left-of-in": (
+        "from torch import nn\nN = ['ReLU']\ndef f(box):\n    if N in box:\n"
+        "        return getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-read-by-a-rebound-builtin": (
+        "from torch import nn\nN = ['ReLU']\ndef sorted(t):\n    t[0] = 'sys'\n"
+        "def f():\n    sorted(N)\n    return getattr(nn, N[0])",
+        "attribute-by-name",
+    ),
+    "name-choice-with-a-computed-branch": (
+        "import torch\ndef f(c, n):\n    return getattr(torch, 'float16' if c else n)",
+        "attribute-by-name",
+    ),
+    "name-table-get-with-a-computed-default": (
+        "import torch\nN = {'a': 'relu'}\ndef f(k, d):\n    return getattr(torch, N.get(k, d))",
+        "attribute-by-name",
+    ),
+    "name-loop-rebound-by-a-second-generator": (
+        "import torch\nX = [getattr(torch, n) for n in ('float16',) for n in ('_C', 'sys')]",
+        "attribute-by-name",
+    ),
+    "literal-with-a-value-built-at-run-time": (
+        "from typing import Literal\ndef f(x, r: Literal[x] = 1) -> None:\n    pass",
+        "annotation",
+    ),
+    # string.Formatter reads attributes named in templates built at run time; uuid1 and
+    # getnode may run a program for the hardware address.
+    "string-formatter": (
+        "import string\ndef f(t, x):\n    return string.Formatter().vformat(t, (x,), {})",
+        "name",
+    ),
+    "uuid-getnode": ("from uuid import getnode\nx = getnode()", "import"),
+    "uuid1": ("import uuid\nx = uuid.uuid1()", "name"),
     "name-table-rebound": (
         "from torch import nn\nN = ('ReLU',)\nN = ('sys',)\nm = getattr(nn, N[0])",
         "attribute-by-name",
@@ -1219,6 +1263,47 @@ HONEST_IDIOMS = {
         "                x = getattr(self, f'norm{i}')(x)\n"
         "        return x"
     ),
+    # A table of names also read by a membership test, len, sorted, a loop or its methods;
+    # a choice between literal names; a loop over a table at the module's top level.
+    "getattr-from-a-table-it-also-checks-against": (
+        "import torch\nfrom torch import nn\nACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh'}\n"
+        "DTYPES = ('float16', 'bfloat16')\n"
+        "BY_NAME = {n: getattr(torch, n) for n in DTYPES}\n"
+        "def act(name):\n    if name not in ACTIVATIONS or len(ACTIVATIONS) < 1:\n"
+        "        raise ValueError(f'{name}: one of {sorted(ACTIVATIONS)}')\n"
+        "    return getattr(nn, ACTIVATIONS[name])()\n"
+        "def every():\n    return [getattr(nn, v)() for _, v in ACTIVATIONS.items()]\n"
+        "def lenient(name):\n    return getattr(nn, ACTIVATIONS.get(name, 'Identity'))()\n"
+        "def half(native):\n    return getattr(torch, 'bfloat16' if native else DTYPES[0])"
+    ),
+    # Literal's arguments are values, which typing never evaluates.
+    "literal-annotations": (
+        "import typing\nfrom typing import Literal, Optional\n"
+        "Reduction = Literal['mean', 'sum', 'none']\n"
+        "def f(r: Reduction = 'mean', m: Optional[Literal['min', 'max']] = None,\n"
+        "      k: typing.Literal['rel', -1, None] | None = None) -> 'Literal[\"none\"]':\n"
+        "    return 'none'"
+    ),
+    # Ordinary standard modules: patterns on names, character sets and templates, fresh ids.
+    "re-string-uuid": (
+        "import re\nimport string\nimport uuid\nfrom uuid import uuid4\n"
+        "BIAS = re.compile(r'(^|\\.)\\w*bias$')\n"
+        "def f(name, folder):\n    ok = BIAS.search(name) or re.fullmatch(r'fc\\d+', name)\n"
+        "    tmp = string.Template('$folder/.$id.tmp').substitute(folder=folder, id=uuid4().hex)\n"
+        "    return bool(ok), tmp, uuid.uuid5(uuid.NAMESPACE_URL, name), string.ascii_lowercase"
+    ),
+    # Type aliases a library defines (a union, a generic alias), named in annotations.
+    "library-type-aliases": (
+        "import torch\nfrom torch.optim.optimizer import ParamsT, StateDict\n"
+        "def f(params: ParamsT, state: StateDict,\n"
+        "      device: torch.types.Device = None, scale: torch.types.Number = 1) -> None:\n"
+        "    pass"
+    ),
+    # An enum member looked up by its name: no generic subscripted.
+    "enum-member-by-name": (
+        "import enum\nclass Init(enum.Enum):\n    XAVIER = 'xavier'\n    KAIMING = 'kaiming'\n"
+        "def f(name):\n    return Init[name.upper()]"
+    ),
 }
 
 
@@ -1455,6 +1540,19 @@ def test_a_name_missing_from_the_data_is_refused_with_the_versions_it_came_from(
     data = public_names.load()
     assert f"recorded from torch {data['torch']}" in finding.text
     assert "not among the public names of torch" in finding.text
+
+
+def test_the_data_records_type_aliases_as_the_modules_own_types():
+    # `Device = str | torch.device | int | None`: its __module__ says types, yet it is no
+    # re-export of the types module but an alias torch.types defines.
+    import torch.types
+    from torch.optim.optimizer import StateDict
+
+    assert not public_names._foreign("torch.types", torch.types.Device)
+    assert public_names._kind(StateDict) == "classes"
+    modules = public_names.load()["modules"]
+    assert "Device" in modules["torch.types"]["classes"]
+    assert "ParamsT" in modules["torch.optim.optimizer"]["classes"]
 
 
 def test_the_data_records_no_module_reached_as_an_attribute():

@@ -675,6 +675,19 @@ ESCAPES = {
         "import functools, torch\nf = lambda x: functools.reduce(getattr, ['_C'], torch)",
         "getattr passed on as a value",
     ),
+    "getattr-table-of-private-names": (
+        "import torch\nNAMES = {'c': '_C'}\nf = lambda x: getattr(torch, NAMES['c'])",
+        "getattr",
+    ),
+    "getattr-name-built-on-torch": (
+        "import torch\nf = lambda x: getattr(torch, f'o{x}')",
+        "getattr",
+    ),
+    "getattr-choice-with-a-computed-branch": (
+        "import torch\nf = lambda x: getattr(torch, 'relu' if x else x)",
+        "getattr",
+    ),
+    "vars-of-a-module": ("import torch\nf = lambda x: vars(torch)['_C']", "vars(...)"),
     "profiler-off": ("import sys\nf = lambda x: sys.setprofile(None)", "sys.setprofile"),
     "tracer-off": ("from sys import settrace\nf = lambda x: settrace(None)", "settrace"),
 }
@@ -714,6 +727,47 @@ def test_assert_no_torch_internals_accepts_the_public_api(learner_module):
     assert_no_torch_internals(module.Model, reason="r")
     assert_no_torch_internals(module, reason="r")
     assert_no_torch_internals(torch.ones, reason="r")  # no source: nothing to check
+
+
+def test_assert_no_torch_internals_accepts_names_the_policy_can_read(learner_module):
+    # What the policy for returned code resolves (a table of literal names, a loop over one,
+    # a choice between literals, a name built from a public start on the answer's own
+    # object, its own namespace) is no escape here either.
+    module = learner_module("""
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+        NORMALISERS = {False: "softmax", True: "log_softmax"}
+        ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                for i in range(2):
+                    setattr(self, f"fc{i}", nn.Linear(2, 2))
+
+            def forward(self, x):
+                for i in range(2):
+                    x = getattr(self, f"fc{i}")(x)
+                return x
+
+            def __repr__(self):
+                return f"Model({sorted(vars(self))})"
+
+
+        def f(x, log=False, name="relu"):
+            if name not in ACTIVATIONS:
+                raise ValueError(name)
+            act = getattr(nn, ACTIVATIONS[name])()
+            for each in ("sigmoid", "tanh"):
+                x = getattr(torch, each)(x)
+            dtype = getattr(torch, "float64" if log else "float32")
+            return getattr(F, NORMALISERS[bool(log)])(act(x), dim=-1).to(dtype)
+    """)
+    assert_no_torch_internals(module.f, reason="r")
+    assert_no_torch_internals(module.Model, reason="r")
 
 
 # ---- raises
@@ -872,6 +926,40 @@ def test_assert_work_does_not_grow_sees_loops_however_written(any_device, func, 
     message = str(info.value)
     assert message.startswith(f"{func.__qualname__} ")
     assert re.search(rf"\d+ .*{measure}.* for 3 rows and \d+ for 10: a Python loop", message)
+
+
+def test_assert_no_python_loops_tells_an_answers_own_reduce_from_functools(learner_module):
+    # A function of the answer's own named like a looping builtin is its own: its body gets
+    # the look, not its name.
+    module = learner_module("""
+        import functools
+        import torch
+
+
+        def reduce(values, how):
+            return values.mean() if how == "mean" else values.sum()
+
+
+        def loss(x):
+            return reduce(x.abs(), "mean")
+
+
+        def map(x):
+            return torch.stack([row.sum() for row in x])
+
+
+        def per_row(x):
+            return map(x)
+
+
+        def folded(x):
+            return functools.reduce(torch.add, x.unbind(0))
+    """)
+    assert_no_python_loops(module.loss, rows("cpu"))
+    with pytest.raises(AssertionError, match=r"per_row calls map, which uses a list comprehension"):
+        assert_no_python_loops(module.per_row, rows("cpu"))
+    with pytest.raises(AssertionError, match=r"folded uses functools\.reduce"):
+        assert_no_python_loops(module.folded, rows("cpu"))
 
 
 def test_assert_no_python_loops_looks_at_a_modules_forward():

@@ -27,6 +27,13 @@ from torch_katas import devices
 from torch_katas.devices import sim
 from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
+from torch_katas.source_names import (
+    constant_tables,
+    literal_strings,
+    loop_literals,
+    methods_selves,
+    public_start,
+)
 from torch_katas.text import plural  # messages with counts: "1 sample", "2 samples"
 
 __all__ = [
@@ -585,6 +592,11 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     aliases[target.id] = bound
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    # Names the policy for returned code reads where a string shows them (a table of
+    # literal names, a loop over one, a choice between literals), and the answer's own objects.
+    tables = constant_tables(tree)
+    loops = loop_literals(tree, tables)
+    selves = methods_selves(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in inner:
             spelled = _dotted(node, aliases)
@@ -605,13 +617,29 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
         ):
             yield node.lineno, f"{node.id} passed on as a value"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in _DYNAMIC_LOOKUPS:
+            if node.func.id in _DYNAMIC_LOOKUPS and not _own_namespace(node, selves):
                 yield node.lineno, f"{node.func.id}(...)"
             elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
-                name = node.args[1]
-                plain = isinstance(name, ast.Constant) and isinstance(name.value, str)
-                if not plain or _torch_internal(f"torch.{getattr(name, 'value', '')}"):
+                owner, name = node.args[:2]
+                names = literal_strings(name, tables, loops)
+                # `getattr(self, f"fc{i}")`: a name no private one has, on no part of torch.
+                built = public_start(name) and _dotted(owner, aliases) is None
+                if (names is None and not built) or any(
+                    _torch_internal(f"torch.{each}") for each in names or ()
+                ):
                     yield node.lineno, f"{node.func.id}(...) with a computed or private name"
+
+
+def _own_namespace(call: ast.Call, selves: set[str]) -> bool:
+    """`vars(self)` in a method: the answer's own object, as `self.__dict__` is."""
+    return (
+        isinstance(call.func, ast.Name)
+        and call.func.id == "vars"
+        and len(call.args) == 1
+        and not call.keywords
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id in selves
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -704,6 +732,8 @@ _LOOPING_IMPORTS = {
     "itertools.starmap": "itertools.starmap",
     "itertools.accumulate": "itertools.accumulate",
 }
+# What _names_bound gives a name the answer's own def or class binds.
+_OWN = "<defined by the answer>"
 _LOOPING_METHODS = {
     "reduce": "functools.reduce",
     "starmap": "itertools.starmap",
@@ -749,6 +779,11 @@ def _names_bound(source: str) -> dict[str, str]:
             for target in node.targets:
                 if spelled and isinstance(target, ast.Name):
                     bound[target.id] = spelled
+    # The answer's own functions and classes, whatever their names (a `reduce(loss, how)` of
+    # its own is no functools.reduce): their bodies get a look of their own.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound[node.name] = _OWN
     return bound
 
 
@@ -757,6 +792,8 @@ def _looping_call(called: ast.expr, bound: dict[str, str]) -> str | None:
     None."""
     if isinstance(called, ast.Name):
         spelled = bound.get(called.id, called.id)
+        if spelled == _OWN:
+            return None
         return (
             _LOOPING_NAMES.get(called.id)
             or _LOOPING_IMPORTS.get(spelled)

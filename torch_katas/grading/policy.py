@@ -108,6 +108,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from torch_katas.grading import public_names
+from torch_katas.source_names import (
+    bindings_of,
+    bound_names,
+    constant_tables,
+    every_binding,
+    every_bound_name,
+    literal_strings,
+    loop_literals,
+    methods_selves,
+    public_start,
+)
 
 __all__ = [
     "ALLOWED",
@@ -140,11 +151,14 @@ ALLOWED = (
     "numpy",
     "operator",
     "random",
+    "re",
     "statistics",
+    "string",
     "sys",
     "time",
     "typing",
     "typing_extensions",
+    "uuid",
     "warnings",
     *public_names.PRIVATE,
 )
@@ -728,7 +742,7 @@ class _Checker:
         }
         self.frozen_setattr = frozen_setattrs(tree)
         self.tables = constant_tables(tree)
-        self.loop_names = loop_literals(tree)
+        self.loop_names = loop_literals(tree, self.tables)
         self.shadowed = shadowed(tree)
         self.annotations = {id(n) for a in annotation_nodes(tree) for n in ast.walk(a)}
         self.find_aliases(tree)
@@ -810,6 +824,9 @@ class _Checker:
             # A class or typing name of a library: not an attribute anything can set at run
             # time (`logging.root.x`, an attribute of the answer's own class).
             return self.type_name(node)
+        if isinstance(node, ast.Subscript) and self.literal_type(node.value, seen):
+            # Literal["mean", "sum"] holds values, which typing never evaluates.
+            return literal_values(node.slice)
         if isinstance(node, ast.Subscript):
             # A generic (`List[...]`), not an item of a library's container (a list an answer
             # can put strings in).
@@ -834,6 +851,18 @@ class _Checker:
             return typing and all(self.static_type(p, seen) for p in parts)
         return False
 
+    def literal_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
+        """typing's Literal (or typing_extensions'), however it is imported or aliased."""
+        if self.dotted(node) in ("typing.Literal", "typing_extensions.Literal"):
+            return True
+        values = self.aliases.get(node.id) if isinstance(node, ast.Name) else None
+        return (
+            isinstance(node, ast.Name)
+            and values is not None
+            and node.id not in seen
+            and all(self.literal_type(v, seen | {node.id}) for v in values)
+        )
+
     def type_name(self, node: ast.AST) -> bool:
         """A recorded class, or a name of a typing module (`List`, `npt.NDArray`)."""
         dotted = self.dotted(node)
@@ -853,12 +882,16 @@ class _Checker:
         """Is `node` a type that subscripting makes a generic of (`List`, `dict`,
         `np.ndarray`, the answer's Generic class, an alias of one), not a container (`np.r_`,
         a dict, a list of a library's)?"""
+        if self.literal_type(node, seen):
+            return False  # Literal[...] holds values, not types: static_type reads them
         if self.dotted(node) is not None:
             return self.type_name(node)
         if not isinstance(node, ast.Name):
             return False
         if node.id not in self.file_names:
             return node.id in GENERIC_BUILTINS
+        if node.id in self.enums:
+            return False  # `Reduction[name]` looks a member up by its name
         # An alias of a type or of a generic (`Floats = npt.NDArray[np.float64]`), not of a
         # table of strings (`NAMES = ("a",)`, `NAMES[0]`).
         values, inner = self.aliases.get(node.id), seen | {node.id}
@@ -1723,16 +1756,9 @@ class _Checker:
         return [] if boolean else None  # `not dynamic`: a bool, whatever dynamic is
 
     def literal_names(self, node: ast.AST) -> list[str] | None:
-        """The names an attribute-name argument can hold: a literal string, or any entry of a
-        module-level table of literal strings that nothing changes (`getattr(nn, NAMES[k])`);
-        None where it is computed."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return [node.value]
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            return self.tables.get(node.value.id)
-        if isinstance(node, ast.Name):
-            return self.loop_names.get(id(node))
-        return None
+        """The names an attribute-name argument can hold (literal_strings); None where it is
+        computed."""
+        return literal_strings(node, self.tables, self.loop_names)
 
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
         """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
@@ -2202,22 +2228,6 @@ LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "lo
 STATE_LOADERS = {"load_state_dict", "__setstate__"}
 
 
-def public_start(name: ast.AST) -> bool:
-    """A name built at run time from a literal start that no private or dunder name has
-    (`f"fc{i}"`, `"layer" + str(i)`)."""
-    first = name
-    while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
-        first = first.left
-    if isinstance(first, ast.JoinedStr) and first.values:
-        first = first.values[0]
-    return (
-        first is not name
-        and isinstance(first, ast.Constant)
-        and isinstance(first.value, str)
-        and first.value[:1].isalpha()
-    )
-
-
 def enum_members(node: ast.AST) -> list[str] | None:
     """The member names of a functional Enum's literal `names` ("A B", ["A", "B"],
     [("A", 1)], {"A": 1}); None where they are built at run time."""
@@ -2234,28 +2244,6 @@ def enum_members(node: ast.AST) -> list[str] | None:
     if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
         return [str(getattr(k, "value", "")) for k in keys]
     return None
-
-
-def every_binding(tree: ast.AST) -> Iterator[str]:
-    """The name of each binding in the source, anywhere, once per binding."""
-    for target, _ in bindings_of(tree):
-        yield from bound_names(target)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-        elif isinstance(node, ast.arg):
-            yield node.arg
-        elif isinstance(node, ast.alias):
-            yield (node.asname or node.name).split(".")[0]
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            yield node.name
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            yield from node.names * 2  # bound elsewhere: never a plain module-level alias
-
-
-def every_bound_name(tree: ast.AST) -> set[str]:
-    """Every name the source binds anywhere (a builtin's name among them is not the builtin)."""
-    return set(every_binding(tree))
 
 
 def module_bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
@@ -2332,137 +2320,14 @@ def defined(cls: ast.ClassDef) -> set[str]:
     return names
 
 
-def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
-    """Module-level names bound once to a tuple, list or dict of literal strings and only ever
-    read by subscript (`NAMES[key]`): whatever key is used, the value is one of those strings.
-    Any other use (rebinding, `NAMES.update`, `NAMES[k] = ...`, passing it on) drops it."""
-    tables: dict[str, list[str]] = {}
-    binding: dict[str, int] = {}  # name -> id of the one target that binds it
-    for statement in tree.body:
-        for bound, _ in bindings_of(statement):
-            for each in bound_names(bound):
-                binding[each] = -1 if each in binding else id(bound)
-        value = getattr(statement, "value", None)
-        items = value.values if isinstance(value, ast.Dict) else getattr(value, "elts", None)
-        if (
-            isinstance(statement, ast.Assign)
-            and isinstance(value, (ast.Dict, ast.Tuple, ast.List))
-            and items
-            and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items)
-        ):
-            for each in bound_names(statement.targets[0]):
-                tables[each] = [str(getattr(i, "value", "")) for i in items]
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(tree):
-        name: str | None = None
-        if isinstance(node, ast.Name) and node.id in tables:
-            parent = parents.get(id(node))
-            read = (
-                isinstance(node.ctx, ast.Load)
-                and isinstance(parent, ast.Subscript)
-                and parent.value is node
-                and isinstance(parent.ctx, ast.Load)
-            )
-            name = None if read or binding.get(node.id) == id(node) else node.id
-        elif isinstance(node, ast.arg):
-            name = node.arg
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            name = node.name
-        elif isinstance(node, ast.alias):
-            name = (node.asname or node.name).split(".")[0]
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for each in node.names:
-                tables.pop(each, None)
-        if name is not None:
-            tables.pop(name, None)
-    return tables
-
-
-def loop_literals(tree: ast.AST) -> dict[int, list[str]]:
-    """`for name, value in settings.items()` in a function where `settings` is bound once, to a
-    dict with literal string keys, and only read (iterated, `.items()`, `.keys()`, `[k]`), and
-    `name` is bound by that loop alone: each use of `name` holds one of those keys (ids of the
-    uses, with the keys). A tuple of literal strings looped over directly counts too."""
-    found: dict[int, list[str]] = {}
-    for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        parents = {
-            id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
-        }
-        counts: dict[str, int] = {}
-        for name in every_binding(function):
-            counts[name] = counts.get(name, 0) + 1
-        stores: dict[str, int] = {}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                stores[node.id] = stores.get(node.id, 0) + 1
-        tables: dict[str, list[str]] = {}
-        for node in ast.walk(function):
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Dict)
-                and all(
-                    isinstance(k, ast.Constant) and isinstance(k.value, str)
-                    for k in node.value.keys
-                )
-            ):
-                tables[node.targets[0].id] = [str(getattr(k, "value", "")) for k in node.value.keys]
-        for name in list(tables):
-            for node in ast.walk(function):
-                if not (isinstance(node, ast.Name) and node.id == name):
-                    continue
-                parent = parents.get(id(node))
-                read = isinstance(node.ctx, ast.Load) and (
-                    (isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node)
-                    or (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load))
-                    or (
-                        isinstance(parent, ast.Attribute)
-                        and parent.attr in ("items", "keys")
-                        and isinstance(parents.get(id(parent)), ast.Call)
-                    )
-                )
-                if not (read or isinstance(node.ctx, ast.Store)) or stores.get(name) != 1:
-                    tables.pop(name, None)
-                    break
-        for loop in ast.walk(function):
-            if not isinstance(loop, (ast.For, ast.comprehension)):
-                continue
-            keys: list[str] | None = None
-            loop_iter, target = loop.iter, loop.target
-            named: ast.AST | None = target
-            if isinstance(loop_iter, (ast.Tuple, ast.List)) and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop_iter.elts
-            ):
-                keys = [str(getattr(e, "value", "")) for e in loop_iter.elts]
-            elif isinstance(loop_iter, ast.Name):
-                keys = tables.get(loop_iter.id)
-            elif (
-                isinstance(loop_iter, ast.Call)
-                and isinstance(loop_iter.func, ast.Attribute)
-                and isinstance(loop_iter.func.value, ast.Name)
-                and loop_iter.func.attr in ("items", "keys")
-                and not loop_iter.args
-            ):
-                keys = tables.get(loop_iter.func.value.id)
-                if loop_iter.func.attr == "items":  # for key, value in d.items()
-                    pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
-                    named = target.elts[0] if isinstance(target, ast.Tuple) and pair else None
-            if keys is None or not isinstance(named, ast.Name):
-                continue
-            # Bound by this loop alone (a for target counts twice in every_binding).
-            if stores.get(named.id) != 1 or counts.get(named.id, 0) > 2:
-                continue
-            for node in ast.walk(function):
-                if (
-                    isinstance(node, ast.Name)
-                    and node.id == named.id
-                    and isinstance(node.ctx, ast.Load)
-                ):
-                    found[id(node)] = keys
-    return found
+def literal_values(node: ast.AST) -> bool:
+    """What Literal[...] may hold: literal strings, bytes, numbers, bools and None (a tuple of
+    them), and enum members, which the policy checks where they are named."""
+    if isinstance(node, ast.Tuple):
+        return all(literal_values(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, (ast.Constant, ast.Attribute))
 
 
 def frozen(decorator: ast.AST) -> bool:
@@ -2485,86 +2350,6 @@ def annotation_nodes(tree: ast.AST) -> Iterator[ast.AST]:
             yield node.returns
         elif isinstance(node, ast.AnnAssign):
             yield node.annotation
-
-
-def bindings_of(tree: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
-    """(target, value) for each binding in `tree`: assignments, loops, with, defaults."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                yield target, node.value
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            if node.value is not None:
-                yield node.target, node.value
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            yield node.target, ast.Call(ast.Name("iter", ast.Load()), [node.iter], [])
-            yield node.target, node.iter
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            yield node.optional_vars, ast.Call(ast.Name("enter", ast.Load()), [], [])
-            yield node.optional_vars, node.context_expr
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            arguments = node.args
-            positional = [*arguments.posonlyargs, *arguments.args]
-            first = len(positional) - len(arguments.defaults)
-            defaults = zip(positional[first:], arguments.defaults, strict=True)
-            kw_defaults = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-            for arg, default in [*defaults, *kw_defaults]:
-                if default is not None:
-                    yield ast.Name(arg.arg, ast.Store()), default
-
-
-def methods_selves(tree: ast.AST) -> set[str]:
-    """The first parameter of each method (`self`, `cls`), unless that name is also a
-    parameter of a function outside a class."""
-    # A static method's first parameter is any object its caller passes.
-    methods = {
-        id(item)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-        for item in node.body
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
-    }
-    selves, others = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-            if id(node) in methods:
-                selves.update(positional[:1])
-            else:
-                others.update(positional)
-    selves -= others
-    # A method taken from its class (`Helper.patch(model)`, `map(Helper.patch, models)`) runs
-    # with any object as its first parameter: then no `self` is the answer's own for sure.
-    # `Base.__init__(self)` from a method passes its own self on, which is fine.
-    plain = {
-        (node.name, item.name)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-        for item in node.body
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and not any(
-            isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
-            for d in item.decorator_list
-        )
-    }
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
-            continue
-        if (node.value.id, node.attr) not in plain:
-            continue
-        call = parents.get(id(node))
-        passes_self = (
-            isinstance(call, ast.Call)
-            and call.func is node
-            and call.args[:1] != []
-            and isinstance(call.args[0], ast.Name)
-            and call.args[0].id in selves
-        )
-        if not passes_self:
-            return set()
-    return selves
 
 
 TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
@@ -2903,17 +2688,6 @@ def variables(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.MatchMapping) and node.rest:
             names.add(node.rest)
     return names
-
-
-def bound_names(target: ast.AST) -> Iterator[str]:
-    """The names an assignment target binds (not those inside `a.b` or `a[i]`)."""
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from bound_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from bound_names(target.value)
 
 
 def local_names(scope: ast.AST) -> set[str]:

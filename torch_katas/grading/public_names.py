@@ -56,12 +56,15 @@ STANDARD = (
     "os.path",
     "pathlib",
     "random",
+    "re",
     "statistics",
+    "string",
     "sys",
     "tempfile",
     "time",
     "typing",
     "typing_extensions",
+    "uuid",
     "warnings",
 )
 # torch: the public parts kata answers use, each walked through its public submodules.
@@ -135,6 +138,33 @@ LIMITED = {
         "stderr",
         "stdout",
         "version_info",
+    ),
+    # Not string.Formatter: its templates read attributes (`{0.__globals__}`), built at run time.
+    "string": (
+        "Template",
+        "ascii_letters",
+        "ascii_lowercase",
+        "ascii_uppercase",
+        "capwords",
+        "digits",
+        "hexdigits",
+        "octdigits",
+        "printable",
+        "punctuation",
+        "whitespace",
+    ),
+    # Fresh names (random or from a namespace and a name), not uuid1 or getnode, which may
+    # run a program to read the machine's hardware address.
+    "uuid": (
+        "NAMESPACE_DNS",
+        "NAMESPACE_OID",
+        "NAMESPACE_URL",
+        "NAMESPACE_X500",
+        "SafeUUID",
+        "UUID",
+        "uuid3",
+        "uuid4",
+        "uuid5",
     ),
 }
 # The classes whose methods the policy keeps an answer from replacing on objects it did not
@@ -222,15 +252,22 @@ def _recorded(name: str) -> bool:
     )
 
 
+# Type aliases a module defines (`ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]]`):
+# types an annotation may name, recorded as classes.
+ALIASES = (types.UnionType, types.GenericAlias)
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, type):
         return "metaclasses" if issubclass(value, type) else "classes"
-    return "other"
+    return "classes" if isinstance(value, ALIASES) else "other"
 
 
 def _foreign(module: str, value: Any) -> bool:
     """A function or class of a module in FOREIGN that `module` re-exports."""
-    if isinstance(value, types.ModuleType):
+    # A type alias (`Device = str | torch.device | int | None`, `Shape = list[int]`) is the
+    # module's own, though its __module__ says types or builtins.
+    if isinstance(value, (types.ModuleType, *ALIASES)):
         return False
     owner = getattr(value, "__module__", None)
     if not isinstance(owner, str):

@@ -1,0 +1,45 @@
+"""Ceiling division as (a + b - 1) // b, with a small helper that raises for each bound."""
+
+
+def _at_least(name: str, value: int, minimum: int) -> None:
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+def steps_per_epoch(num_samples: int, batch_size: int, drop_last: bool = False) -> int:
+    _at_least("num_samples", num_samples, 0)
+    _at_least("batch_size", batch_size, 1)
+    if drop_last:
+        return num_samples // batch_size
+    return _ceil_div(num_samples, batch_size)
+
+
+def optimizer_steps(
+    num_samples: int,
+    batch_size: int,
+    epochs: int,
+    accumulation_steps: int = 1,
+    drop_last: bool = False,
+) -> int:
+    _at_least("epochs", epochs, 0)
+    _at_least("accumulation_steps", accumulation_steps, 1)
+    batches = steps_per_epoch(num_samples, batch_size, drop_last)
+    return epochs * _ceil_div(batches, accumulation_steps)
+
+
+def epoch_of_step(
+    step: int,
+    num_samples: int,
+    batch_size: int,
+    accumulation_steps: int = 1,
+    drop_last: bool = False,
+) -> int:
+    _at_least("step", step, 0)
+    per_epoch = optimizer_steps(num_samples, batch_size, 1, accumulation_steps, drop_last)
+    if per_epoch == 0:
+        raise ValueError("an epoch of this loader has no batches, so no optimizer step happens")
+    return step // per_epoch
