@@ -430,7 +430,8 @@ def bug_hunts(
         stub = files[name].decode()
         for _ in range(POLICY_TRIES):
             hunt = bughunt.new_hunt(root, kata, bugs, hidden, rng, stub)
-            if not policy.check(hunt.handed_out, kata.imports, name, kata.allow):
+            tests = files.get(f"katas/{kata.module}_test.py")
+            if not policy.check(hunt.handed_out, kata.imports, name, kata.allow, tests):
                 break
         else:
             raise UsageError(f"{kata.label}: no bug hunt found that the policy takes as handed out")
