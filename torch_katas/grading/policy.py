@@ -2168,6 +2168,8 @@ class _Checker:
         `s.clear()`) or `heapq.heappush(probe.seen, x)` change it in place."""
         if spelled or node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
             return  # spelled: named to getattr or setattr, which write judges
+        if node.attr in self.names.protected:
+            return  # torch's own (`optimizer.state[p][...] = v`): its API says what changes
         owner = node.value
         if isinstance(owner, ast.Name) and (
             id(owner) in self.own or owner.id in self.own_classes or self.own_parameter(owner)
