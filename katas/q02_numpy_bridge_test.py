@@ -4,7 +4,13 @@ import torch
 
 from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, same_device, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_array,
+    check_tensor,
+    same_device,
+    skip_unless_supported,
+)
 
 # NumPy dtype -> the torch dtype the bridge must keep: every width and kind, complex
 # included (the same path for all, no table of the "usual" dtypes with a copy for the rest).
@@ -96,7 +102,7 @@ def test_numpy_array_keeps_shape_values_and_dtype(device, dtype, convert):
     t = (torch.arange(12, device=device).reshape(3, 4) % 5).to(dtype)
     array = convert(t)
     expected = {value: key for key, value in DTYPES.items()}[dtype]
-    assert isinstance(array, np.ndarray), f"{convert.__name__} must return a NumPy array"
+    check_array(array, name=convert.__name__)
     assert array.dtype == np.dtype(expected), (
         f"{convert.__name__} turned {dtype} into {array.dtype}; keep the dtype "
         f"(expected {np.dtype(expected)}), do not go through Python lists or .float()"
@@ -110,7 +116,7 @@ def test_numpy_array_of_a_tensor_in_the_autograd_graph(device, convert):
     scaled = (weight * 2).t()  # not a leaf, requires grad, not contiguous
     leaf_array, scaled_array = convert(weight), convert(scaled)
     for name, tensor, array in (("leaf", weight, leaf_array), ("result", scaled, scaled_array)):
-        assert isinstance(array, np.ndarray), f"{convert.__name__} must return a NumPy array"
+        check_array(array, name=convert.__name__)
         assert array.shape == tuple(tensor.shape), f"wrong shape for the {name} tensor"
         np.testing.assert_array_equal(array, tensor.detach().cpu().numpy())
     assert weight.requires_grad and same_device(weight.device, device), (
@@ -197,7 +203,7 @@ def test_the_bridge_keeps_any_shape_and_dtype(device, shape, np_dtype):
         )
     for convert in (to_numpy, to_numpy_copy):
         back = convert(t)
-        assert isinstance(back, np.ndarray), f"{convert.__name__} must return a NumPy array"
+        check_array(back, name=convert.__name__)
         assert back.shape == shape and back.dtype == array.dtype, (
             f"{convert.__name__} of a {shape} {t.dtype} tensor gave {back.shape} {back.dtype}"
         )
@@ -233,7 +239,7 @@ def test_numpy_array_of_a_lazily_conjugated_or_negated_tensor(device, convert):
         cases.append((conjugated.imag, np.array([-2.0, 1.0], dtype=np.float32)))  # negative bit
     for tensor, expected in cases:
         array = convert(tensor)
-        assert isinstance(array, np.ndarray), f"{convert.__name__} must return a NumPy array"
+        check_array(array, name=convert.__name__)
         np.testing.assert_array_equal(
             array,
             expected,

@@ -49,15 +49,40 @@ def torch_cond_off_sim(request):
         skip_control_flow_on_sim(request.getfixturevalue("device"), clipped_residual, *cpu_args)
 
 
+def counted(gm, count):
+    """gm.forward, calling count() at each run of the graph."""
+
+    def run(*args):
+        count()
+        return gm.forward(*args)
+
+    return run
+
+
 class CountingBackend:
-    """A torch.compile backend that runs each graph as captured and counts the graphs."""
+    """A torch.compile backend that runs each graph as captured and counts the graphs, and
+    the runs of them (a call run eagerly runs none)."""
 
     def __init__(self):
         self.graphs = 0
+        self.runs = 0
 
     def __call__(self, gm, example_inputs):
         self.graphs += 1
-        return gm.forward
+        return counted(gm, self.ran)
+
+    def ran(self):
+        self.runs += 1
+
+
+# A call that runs fn eagerly compiles nothing and so counts no graph: the returned function
+# calling fn itself after the first call, or under torch.compiler.set_stance("eager_on_recompile")
+# (no recompile: later sizes run eagerly), or torch.compiler.disable. Each call must run
+# compiled code.
+EAGER = (
+    "of {calls} calls, {runs} ran a compiled graph: every call must run compiled (not fn "
+    "itself, not under a stance that runs new sizes eagerly instead of compiling them)"
+)
 
 
 def clipped_residual_eager(x, weight, max_norm=1.0):
@@ -225,6 +250,7 @@ def test_compile_for_varying_batch_compiles_once(device, fresh_dynamo):
         compiled = compile_for_varying_batch(linear_relu, backend=backend)
         assert backend.graphs == 0, "compile lazily: nothing before the first call"
         outs = [compiled(x, weight=weight) for x, *_ in inputs]  # keywords are passed on too
+    assert backend.runs == len(inputs), EAGER.format(calls=len(inputs), runs=backend.runs)
     for (x, *_), out, before in zip(inputs, outs, attributes, strict=True):
         assert_close(out, linear_relu(x, weight), "the compiled function computes what fn does")
         added = sorted(set(vars(x)) - before)
@@ -246,13 +272,18 @@ class CountingInductor(torch._TorchCompileInductorWrapper):
     running each as captured: the default checked without Inductor's seconds of codegen."""
 
     graphs = 0
+    runs = 0
 
     def __init__(self, mode, options, dynamic, name=None):
         self.config, self.dynamic, self.name = {}, dynamic, name
 
     def __call__(self, gm, example_inputs, **kwargs):
         CountingInductor.graphs += 1
-        return gm.forward
+        return counted(gm, CountingInductor.ran)
+
+    @staticmethod
+    def ran():
+        CountingInductor.runs += 1
 
     def get_compiler_config(self):
         return {}
@@ -266,10 +297,12 @@ def test_compile_for_varying_batch_compiles_with_inductor_by_default(
 ):
     monkeypatch.setattr(torch, "_TorchCompileInductorWrapper", CountingInductor)
     monkeypatch.setattr(CountingInductor, "graphs", 0)
+    monkeypatch.setattr(CountingInductor, "runs", 0)
     weight = torch.randn(3, 4, device=device)
     compiled = compile_for_varying_batch(linear_relu)
     for x, *_ in batches(device, (2, 3)):
         assert_close(compiled(x, weight), linear_relu(x, weight), "computes what fn does")
+    assert CountingInductor.runs == 2, EAGER.format(calls=2, runs=CountingInductor.runs)
     assert CountingInductor.graphs == 1, (
         f"with the default backend, inductor compiled {CountingInductor.graphs} graphs for "
         "batch sizes 2 and 3, expected 1: pass `backend` on to torch.compile as given, "
@@ -281,6 +314,7 @@ def test_compile_for_varying_batch_compiles_with_inductor_by_default(
 # on reaches it, where an answer that swaps names for "eager" never does. Cheaper than
 # telling "aot_eager" from "eager", which loads AOTAutograd.
 NAMED_GRAPHS = []
+NAMED_RUNS = []
 # torch keeps a registered name for the process: one name per import of this module.
 NAMED_BACKEND = f"q38_counting_backend_{id(NAMED_GRAPHS)}"
 
@@ -290,10 +324,11 @@ def named_backend():
 
         def counts(gm, example_inputs):
             NAMED_GRAPHS.append(gm)
-            return gm.forward
+            return counted(gm, lambda: NAMED_RUNS.append(gm))
 
         torch._dynamo.register_backend(counts, name=NAMED_BACKEND)
     NAMED_GRAPHS.clear()
+    NAMED_RUNS.clear()
     return NAMED_BACKEND
 
 
@@ -327,6 +362,8 @@ def test_compile_for_varying_batch_allows_graph_breaks(device, fresh_dynamo):
         f"graphs compiled after each of batch sizes 2 and 3: {graphs}; a graph break splits "
         "fn into graphs compiled at the first call, and none recompiles at a new size"
     )
+    runs = len(NAMED_RUNS) // graphs[0]  # each call runs every graph of fn once
+    assert len(NAMED_RUNS) == 2 * graphs[0], EAGER.format(calls=2, runs=runs)
 
 
 # ---------------------------------------------------------------- choose_mode

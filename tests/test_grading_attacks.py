@@ -856,6 +856,29 @@ def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
     assert entry["verdict"] == "flagged" and NO_BODY in entry["reason"]
 
 
+# Kata 34's tests count the forward passes of the model they hand over: an answer that runs it
+# twice and takes one off the count passed every test. The policy reads the state the kata's
+# tests keep (their classes' attributes) from the suite's own test file.
+HIDES_A_FORWARD = (
+    "            model(x)\n",
+    "            model(x)\n            model(x)\n        if hasattr(model, 'forwards'):\n"
+    "            model.forwards -= 1\n",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_an_answer_that_changes_the_state_the_tests_keep_is_flagged(suite, tmp_path):
+    exam = tmp_path / "state_exam"
+    assert katas("--root", suite, "takehome", 34, "--out", exam) == 0
+    reference = KATAS["q34_debug_nonfinite"].solution_path(suite).read_text()
+    assert reference.count(HIDES_A_FORWARD[0]) == 1
+    stub(exam, 34).write_text(reference.replace(*HIDES_A_FORWARD))
+    (entry,) = grade_folder(suite, exam)["katas"].values()
+    assert entry["verdict"] == "flagged" and entry["run_verdict"] == "solved"
+    assert "model.forwards, where the kata's tests keep their own state" in entry["reason"]
+
+
 # A string built at run time in a torch.compile option: inductor pastes `-march=<it>` into the
 # C++ compiler's command line, and g++'s -wrapper runs a shell (the policy refuses it as well).
 COMPILER_WRAPPED = """

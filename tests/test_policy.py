@@ -37,7 +37,8 @@ def refused(text: str, extra: tuple[str, ...] = ()) -> list[tuple[int, str]]:
 def test_reference_answers_and_stubs_pass_the_policy():
     for kata in KATAS.values():
         for path in (kata.solution_path(ROOT), kata.stub_path(ROOT)):
-            assert policy.check_file(path, kata.imports, kata.allow) == [], path
+            tests = kata.test_path(ROOT)  # with the state its tests keep (tests_state)
+            assert policy.check_file(path, kata.imports, kata.allow, tests) == [], path
 
 
 # Correct answers in other styles kept beside the wrong ones: each must pass the policy too
@@ -48,7 +49,8 @@ CORRECT = sorted((ROOT / "tests" / "correct_answers").glob("q*.py"))
 @pytest.mark.parametrize("path", HONEST + CORRECT, ids=lambda path: path.stem)
 def test_honest_answers_pass_the_policy(path):
     kata = kata_of(path)
-    found = [str(f) for f in policy.check_file(path, kata.imports, kata.allow)]
+    tests = kata.test_path(ROOT)
+    found = [str(f) for f in policy.check_file(path, kata.imports, kata.allow, tests)]
     reference = f"imports solutions.{kata.module} "
     assert [finding for finding in found if reference not in finding] == []
 
@@ -1745,3 +1747,65 @@ def test_a_null_handler_may_go_on_any_logger():
         "import logging\nlogging.getLogger('pkg').removeHandler(logging.NullHandler())\n",
     ):
         assert refused(other), other
+
+
+# The state a kata's tests keep in the objects they hand over: kata 34's model counts its
+# forward passes, and an answer that ran it twice took one off the count (graded solved).
+# Each way to change that state is refused; reading it, and the same names on the answer's
+# own objects, are fine.
+TESTS = (
+    "class CountsForwards:\n    def __init__(self):\n        self.forwards = 0\n"
+    "        self.seen = []\n    def forward(self, x):\n        self.forwards += 1\n"
+)
+CHANGES_TESTS_STATE = {
+    "augmented": "def f(model, x):\n    model(x)\n    model(x)\n    model.forwards -= 1",
+    "assigned": "def f(model):\n    model.forwards = 1",
+    "setattr": "def f(model):\n    setattr(model, 'forwards', 1)",
+    "deleted": "def f(model):\n    del model.forwards",
+    "in-a-chain": "def f(outer):\n    outer.inner.forwards = 1",
+    "through-the-answers-object": (
+        "class A:\n    def __init__(self, model):\n        self.model = model\n"
+        "        self.model.forwards = 1"
+    ),
+    "list-cleared": "def f(probe):\n    probe.seen.clear()",
+    "list-sliced": "def f(probe):\n    probe.seen[:] = []",
+    "list-item-deleted": "def f(probe):\n    del probe.seen[0]",
+    "setitem-called": "def f(probe):\n    probe.seen.__setitem__(0, 1)",
+    "aliased-then-cleared": "def f(probe):\n    s = probe.seen\n    s.clear()",
+    "handed-to-a-function": "import heapq\ndef f(probe):\n    heapq.heappush(probe.seen, 1)",
+    "through-its-class": "def f(probe):\n    list.clear(probe.seen)",
+    "returned": "def f(probe):\n    return probe.seen",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHANGES_TESTS_STATE))
+def test_the_state_the_tests_keep_in_what_they_hand_over_is_refused(case):
+    found = policy.check(CHANGES_TESTS_STATE[case], tests=TESTS)
+    assert [f.rule for f in found] == ["patch"], found
+    assert policy.check(CHANGES_TESTS_STATE[case]) == []  # no such state without the tests
+
+
+def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objects():
+    honest = (
+        "import torch.nn as nn\n"
+        "class Meter:\n    def __init__(self):\n        self.forwards = 0\n        self.seen = []\n"
+        "    def add(self, x):\n        self.forwards += 1\n        self.seen.append(x)\n"
+        "def f(model, x):\n    model(x)\n    n = model.forwards + len(model.seen)\n"
+        "    model.forwards_seen = n\n    return n\n"
+        "def g(model):\n    model.seen = nn.Identity()\n"
+    )
+    assert (
+        policy.check(honest, tests=TESTS.replace("self.seen = []", "self.seen = nn.ReLU()")) == []
+    )
+
+
+def test_kata_34s_answer_that_hides_its_second_forward_pass_is_refused():
+    answer = (
+        "import torch\ndef first_nonfinite_module(model, x):\n    with torch.no_grad():\n"
+        "        model(x)\n    if hasattr(model, 'forwards'):\n        model.forwards -= 1\n"
+    )
+    kata = KATAS["q34_debug_nonfinite"]
+    tests = kata.test_path(ROOT).read_text()
+    assert "forwards" in policy.tests_state(tests)
+    found = policy.check(answer, kata.imports, "<answer>", kata.allow, tests)
+    assert [(f.line, f.rule) for f in found] == [(6, "patch")]

@@ -29,6 +29,7 @@ from torch_katas.testing import (
     assert_no_python_loops,
     assert_no_torch_internals,
     assert_work_does_not_grow,
+    check_array,
     check_tensor,
     deepest_nesting,
     forbidden_calls,
@@ -90,6 +91,32 @@ def test_check_tensor_refuses_a_tensor_subclass_the_contract_does_not_name():
         check_tensor(cheat, shape=(3,), name="the loss")
     check_tensor(cheat, shape=(3,), subclasses=(_Agreeable,))  # one the contract names
     check_tensor(torch.nn.Parameter(torch.zeros(3)), shape=(3,))  # parameters are plain
+
+
+# NumPy's own subclasses of np.ndarray: a masked array with every element masked passes
+# np.testing's comparisons with any array (np.testing skips masked elements).
+ARRAY_SUBCLASSES = {
+    "masked": lambda: np.ma.array(np.zeros(3), mask=True),
+    "masked-all": lambda: np.ma.masked_all((3,)),
+    "record": lambda: np.rec.array(np.zeros(3)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ARRAY_SUBCLASSES))
+def test_check_array_and_assert_close_refuse_numpys_array_subclasses(kind):
+    cheat = ARRAY_SUBCLASSES[kind]()
+    with pytest.raises(AssertionError, match=r"to_numpy is a numpy\..*, a subclass of numpy"):
+        check_array(cheat, name="to_numpy")
+    with pytest.raises(AssertionError, match=r"the result is a numpy\..*, a subclass of numpy"):
+        assert_close(cheat, np.zeros(cheat.shape))
+    check_array(np.zeros(3))  # a plain array is fine
+    with pytest.raises(AssertionError, match=r"should be a NumPy array, got list"):
+        check_array([0.0])
+
+
+def test_a_masked_array_is_what_np_testing_cannot_see_through():
+    # Why check_array exists: the comparison the tests make says nothing of masked values.
+    np.testing.assert_array_equal(np.ma.masked_all((2, 3)), np.arange(6.0).reshape(2, 3))
 
 
 def test_check_tensor_accepts_tensors_on_the_simulated_device(sim):

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from torch.overrides import TorchFunctionMode
@@ -43,6 +44,7 @@ __all__ = [
     "assert_no_torch_internals",
     "assert_work_does_not_grow",
     "built_from",
+    "check_array",
     "check_tensor",
     "collect_garbage",
     "computations_reading",
@@ -99,6 +101,28 @@ def check_tensor(
         )
 
 
+def check_array(actual: object, *, name: str = "the result") -> None:
+    """Assert that `actual` is a plain NumPy array (np.ndarray itself, not a subclass).
+
+    A subclass of np.ndarray changes what comparisons see: np.testing skips the masked
+    elements of a masked array (`np.ma`), so one with every element masked equals any array.
+    """
+    assert isinstance(actual, np.ndarray), (
+        f"{name} should be a NumPy array, got {type(actual).__name__}"
+    )
+    _refuse_array_subclass(actual, name)
+
+
+def _refuse_array_subclass(value: np.ndarray, name: str) -> None:
+    kind = type(value)
+    if kind is not np.ndarray:
+        raise AssertionError(
+            f"{name} is a {kind.__module__}.{kind.__qualname__}, a subclass of numpy.ndarray; "
+            "return a plain array (np.ndarray): a subclass such as a masked array changes how "
+            "every comparison of it turns out"
+        )
+
+
 # What a tensor result may be: a tensor, a parameter, or a tensor on the simulated device
 # (whose tensors are a wrapper class of the harness).
 _PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter, sim.SimTensor)
@@ -117,9 +141,11 @@ def _refuse_subclass(value: object, name: str, allowed: tuple[type, ...] = ()) -
 
 
 def _refuse_subclasses(value: object, name: str, depth: int = 0) -> None:
-    """Refuse a tensor subclass in `value` or in the lists, tuples and dicts it holds."""
+    """Refuse a tensor or array subclass in `value` or in the lists, tuples and dicts it holds."""
     if isinstance(value, torch.Tensor):
         _refuse_subclass(value, name)
+    elif isinstance(value, np.ndarray):
+        _refuse_array_subclass(value, name)
     elif depth < 4 and isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
             _refuse_subclasses(item, f"{name}[{index}]", depth + 1)

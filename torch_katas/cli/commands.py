@@ -488,7 +488,11 @@ def cmd_review(args: argparse.Namespace, root: Path, katas: dict[str, Kata]) -> 
         if not path.is_file():
             raise UsageError(f"{name} is not a file")
         kata = katas.get(catalog.module_of(path) or "")
-        findings = policy.check_file(path, *((kata.imports, kata.allow) if kata else ()))
+        findings = (
+            policy.check_file(path, kata.imports, kata.allow, kata.test_path(root))
+            if kata
+            else policy.check_file(path)
+        )
         refused += bool(findings)
         for finding in findings:
             print(f"{name}:{finding.line}: {finding.text} ({finding.rule})")

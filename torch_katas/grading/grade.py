@@ -669,7 +669,13 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                 findings = (
                     testwrite.check(text, kata, stub)
                     if testing
-                    else policy.check(text, kata.imports, stub, kata.allow)
+                    else policy.check(
+                        text,
+                        kata.imports,
+                        stub,
+                        kata.allow,
+                        suite.get(f"katas/{kata.module}_test.py"),
+                    )
                 )
                 for finding in findings:
                     flags.append(

@@ -301,6 +301,71 @@ SINK_APIS = {
 ANNOTATION_ONLY = {"torch.fx.GraphModule", "torch.fx.Node"}
 # Fields torch.fx writes into generated code: no answer sets them on what it did not make.
 CODE_FIELDS = {"graph", "target", "name", "op", "args", "kwargs", "type"}
+# What a kata's tests keep in the objects they hand over (tests_state): a count of forward
+# passes, a record of calls, which the test reads afterwards (`model.forwards -= 1` would hide
+# a second pass).
+TESTS_STATE = (
+    "where the kata's tests keep their own state (a count, a record of calls), on an object "
+    "the answer did not make: read it, never change it"
+)
+# Where a value is only read: compared, computed with, formatted, tested.
+READ_ONLY_PARENTS = (
+    ast.Compare,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.FormattedValue,
+    ast.If,
+    ast.IfExp,
+    ast.While,
+    ast.Assert,
+    ast.Expr,
+)
+# Builtins that only read what they are given.
+READ_ONLY_BUILTINS = {
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "float",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "max",
+    "min",
+    "repr",
+    "round",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+}
+# Methods that change a list, dict, set or deque in place.
+IN_PLACE = {
+    "add",
+    "append",
+    "appendleft",
+    "clear",
+    "difference_update",
+    "discard",
+    "extend",
+    "extendleft",
+    "insert",
+    "intersection_update",
+    "pop",
+    "popitem",
+    "popleft",
+    "remove",
+    "reverse",
+    "rotate",
+    "setdefault",
+    "sort",
+    "symmetric_difference_update",
+    "update",
+    "__setitem__",
+    "__delitem__",
+}
 # Attributes an answer may set on objects it did not make (a model or tensor a test hands
 # over), though torch or NumPy also name them.
 MUTABLE = {
@@ -640,27 +705,69 @@ def check(
     extra_imports: Iterable[str] = (),
     filename: str = "<answer>",
     allow: Iterable[str] = (),
+    tests: str | bytes | None = None,
 ) -> list[Finding]:
     """What `source` does that the policy refuses, in line order; [] for a plain answer.
 
-    `extra_imports` are the modules the kata's entry adds, `allow` the file APIs it allows.
+    `extra_imports` are the modules the kata's entry adds, `allow` the file APIs it allows,
+    `tests` the source of the kata's test module (the state it keeps: tests_state).
     Source that does not parse gives one finding (it is graded as a syntax error anyway).
     """
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError) as error:
         return [Finding(getattr(error, "lineno", None) or 1, "syntax", "does not parse")]
-    checker = _Checker(tuple(extra_imports), frozenset(allow))
+    checker = _Checker(tuple(extra_imports), frozenset(allow), tests_state(tests))
     checker.run(tree)
     unique = {(f.line, f.rule, f.text): f for f in checker.found}
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
 
 
 def check_file(
-    path: Path, extra_imports: Iterable[str] = (), allow: Iterable[str] = ()
+    path: Path,
+    extra_imports: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    tests: Path | None = None,
 ) -> list[Finding]:
     text = path.read_text(encoding="utf-8", errors="replace")
-    return check(text, extra_imports, str(path), allow)
+    tests_source = tests.read_bytes() if tests is not None and tests.is_file() else None
+    return check(text, extra_imports, str(path), allow, tests_source)
+
+
+@functools.lru_cache(maxsize=64)
+def tests_state(tests: str | bytes | None) -> frozenset[str]:
+    """The attributes in which a kata's test module keeps state of its own: what its classes
+    set on `self` (`self.forwards += 1`, `self.seen = []`) or declare in their bodies (a
+    dataclass's fields), less the attributes torch documents as mutable (MUTABLE) and private
+    ones (refused anyway). The tests hand these objects to the answer and read them after."""
+    if tests is None:
+        return frozenset()
+    try:
+        tree = ast.parse(tests)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for statement in cls.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                found.add(statement.target.id)
+            elif isinstance(statement, ast.Assign):
+                found.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        for node in ast.walk(cls):
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            for target in targets:
+                for each in ast.walk(target):
+                    if (
+                        isinstance(each, ast.Attribute)
+                        and isinstance(each.value, ast.Name)
+                        and each.value.id == "self"
+                    ):
+                        found.add(each.attr)
+    return frozenset(n for n in found if not n.startswith("_") and not is_dunder(n)) - MUTABLE
 
 
 def main_block(node: ast.stmt) -> bool:
@@ -676,9 +783,10 @@ def main_block(node: ast.stmt) -> bool:
 
 
 class _Checker:
-    def __init__(self, extra: tuple[str, ...], allow: frozenset[str]):
+    def __init__(self, extra: tuple[str, ...], allow: frozenset[str], state: frozenset[str]):
         self.extra = extra
         self.allow = allow
+        self.tests_state = state
         self.names = names()
         self.raised: set[int] = set()  # ids of the names raised directly (one finding each)
         self.found: list[Finding] = []
@@ -1204,6 +1312,7 @@ class _Checker:
         own = self.own_definition(node) and not is_dunder(node.attr)
         if id(node) not in self.frozen_setattr and not own:
             self.attribute_name(node, node.attr, submodule)
+        self.tests_state_read(node, spelled)
         parent = self.parents.get(id(node))
         self.named_by_operator(node, dotted, parent)
         self.global_registration(node, dotted)
@@ -2065,6 +2174,8 @@ class _Checker:
                 f"assigns to {text} on an object the answer did not make (torch.fx writes "
                 "it into code)",
             )
+        elif attr in self.tests_state and not self.submodule_set(statement, attr):
+            self.note(statement, "patch", f"assigns to {text}, {TESTS_STATE}")
         elif (
             attr in self.names.protected
             and attr not in MUTABLE
@@ -2076,6 +2187,42 @@ class _Checker:
                 f"assigns to {text}: {attr} is a method or public name of torch or NumPy, "
                 "on an object the answer did not make",
             )
+
+    def tests_state_read(self, node: ast.Attribute, spelled: bool) -> None:
+        """`probe.seen` read where the tests keep state (see write): only in ways that cannot
+        change it, else `probe.seen.clear()`, `probe.seen[:] = []`, `s = probe.seen` (then
+        `s.clear()`) or `heapq.heappush(probe.seen, x)` change it in place."""
+        if spelled or node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
+            return  # spelled: named to getattr or setattr, which write judges
+        if node.attr in self.names.protected:
+            return  # torch's own (`optimizer.state[p][...] = v`): its API says what changes
+        owner = node.value
+        if isinstance(owner, ast.Name) and (
+            id(owner) in self.own or owner.id in self.own_classes or self.own_parameter(owner)
+        ):
+            return
+        use: ast.AST = node
+        parent = self.parents.get(id(use))
+        while isinstance(parent, ast.Subscript) and parent.value is use:  # probe.seen[0]
+            if not isinstance(parent.ctx, ast.Load):
+                break
+            use, parent = parent, self.parents.get(id(parent))
+        if isinstance(parent, ast.Attribute) and parent.value is use:
+            # another attribute: its own rules (write) judge what is done with it
+            read_only = parent.attr not in IN_PLACE
+        elif isinstance(parent, ast.Call):
+            # called (a test's model is there to be run), or handed to a builtin that reads
+            reads = isinstance(parent.func, ast.Name) and parent.func.id in READ_ONLY_BUILTINS
+            read_only = parent.func is use or reads
+        elif isinstance(parent, (ast.comprehension, ast.For)):
+            read_only = parent.iter is use
+        elif isinstance(parent, ast.Subscript):
+            read_only = parent.slice is use
+        else:
+            read_only = isinstance(parent, READ_ONLY_PARENTS)
+        if not read_only:
+            text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
+            self.note(parent or node, "patch", text)
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what

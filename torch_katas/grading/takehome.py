@@ -307,7 +307,8 @@ installed packages) and caches, in one of two ways, whichever the interviewer as
   torch's or NumPy's functions (`torch.load`, `np.load`) unless listed for its kata, call
   `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `__import__` or `open` (unless the
   kata may import `io`), use `getattr`, `setattr` or `delattr` with a computed name or a
-  dunder name, assign to an attribute of a module or class, define `__torch_function__`,
+  dunder name, assign to an attribute of a module or class, change the state the tests keep
+  in the objects they hand over (a count of calls, a record), define `__torch_function__`,
   `__getattr__`, `__eq__`, a metaclass and similar hooks, subclass `torch.Tensor`, read frame,
   traceback or code attributes, raise `KeyboardInterrupt` or `SystemExit`, or start threads
   or processes. Anything the policy
@@ -430,7 +431,8 @@ def bug_hunts(
         stub = files[name].decode()
         for _ in range(POLICY_TRIES):
             hunt = bughunt.new_hunt(root, kata, bugs, hidden, rng, stub)
-            if not policy.check(hunt.handed_out, kata.imports, name, kata.allow):
+            tests = files.get(f"katas/{kata.module}_test.py")
+            if not policy.check(hunt.handed_out, kata.imports, name, kata.allow, tests):
                 break
         else:
             raise UsageError(f"{kata.label}: no bug hunt found that the policy takes as handed out")
