@@ -583,6 +583,7 @@ FACETS = facets.declare(
             lambda device: line(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: result,
         ),
+        facets.Defaults(values={"steps": 100, "lr": 0.1}),
     ),
     facets.of(
         fit_until,
@@ -597,6 +598,11 @@ FACETS = facets.declare(
         facets.NoGraph(
             lambda device: until(device, requires_grad=True),
             state=lambda arguments, result: result,
+        ),
+        # tol < 0: the whole budget spent.
+        facets.Defaults(
+            lambda device: facets.args(*line(torch.float32, device).args[:2], -1.0),
+            values={"max_steps": 1000, "lr": 0.1},
         ),
         call=lambda *positional, **keywords: fit_until(*positional, **keywords)[:2],
     ),

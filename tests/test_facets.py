@@ -125,7 +125,9 @@ UNCOVERED_DEFAULTS: dict[tuple[str, str, str], str] = {}
 def test_defaults_are_the_ones_the_stub_documents(module):
     # A Defaults facet writes the documented values out; they must be the stub's own. Every
     # default of a function (or class: its constructor's) with facets is named in one, from any
-    # of its entries (a method's entry covers its class), or left out for a stated reason.
+    # of its entries (a method's entry covers its class), or left out for a stated reason; a
+    # `device=None` may be DefaultDevice's instead, which checks it where None differs from a
+    # device (under torch.device(...)).
     tests = importlib.import_module(f"katas.{module}_test")
     stub = stub_module(module)
     named: dict[str, set[str]] = {}
@@ -141,6 +143,10 @@ def test_defaults_are_the_ones_the_stub_documents(module):
             if parameter.default is not inspect.Parameter.empty
         }
         named.setdefault(target, set())
+        if documented.get("device", 0) is None and any(
+            isinstance(facet, facets.DefaultDevice) for facet in function.facets
+        ):
+            named[target].add("device")  # DefaultDevice checks device=None left out
         for facet in function.facets:
             if not isinstance(facet, facets.Defaults):
                 continue
