@@ -462,6 +462,7 @@ FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
         facets.Number(lambda device: facets.args(torch.Size([1, 3, 8, 8]), 4, 3), tuple),
+        facets.Defaults(values={"stride": 1, "padding": 0, "dilation": 1}),
     ),
     facets.of(
         linear_forward,
@@ -477,6 +478,7 @@ FACETS = facets.declare(
             shapes=("1-D", "empty", "2-D", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
+        facets.Defaults(values={"bias": None}),
     ),
     facets.of(
         lstm_final_states,
@@ -496,6 +498,7 @@ FACETS = facets.declare(
             label="causal",
         ),
         facets.Unmodified(lambda device: attention_inputs(torch.float32, device)),
+        facets.Defaults(values={"key_padding_mask": None, "causal": False}),
     ),
 )
 test_facets = FACETS.test

@@ -321,6 +321,15 @@ def test_defaults_without_make_leave_the_parameter_out_of_the_first_facets_argum
     sample = facets.Number(lambda device: facets.args(3.0, 2.0, 0.0, power=1), float)
     assert_catches([sample, facets.Defaults(values={"shift": 0.0})], scale, changed)
     assert_catches([sample, facets.Defaults(values={"power": 1})], scale, power_changed)
+    # A parameter given by keyword after one the sample leaves out stays a keyword.
+    def affine(x, factor=2.0, shift=0.0):
+        return x * factor + shift
+
+    def affine_changed(x, factor=3.0, shift=0.0):
+        return x * factor + shift
+
+    keyed = facets.Number(lambda device: facets.args(3.0, shift=0.5), float)
+    assert_catches([keyed, facets.Defaults(values={"factor": 2.0})], affine, affine_changed)
     # A positional-only parameter cannot be written out by keyword: the facet needs a make.
     declared = facets.declare(facets.of(scale, sample, facets.Defaults(values={"factor": 2.0})))
     case = next(case for case in declared.cases() if isinstance(case.facet, facets.Defaults))

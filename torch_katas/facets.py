@@ -1134,7 +1134,7 @@ def check_defaults(case: Case, device: torch.device) -> None:
 
 def _left_out(function: Function, arguments: Args, name: str) -> Args:
     """`arguments` without the parameter `name`: bound to the function's signature, that one
-    taken out, the parameters after it passed by keyword."""
+    taken out, the parameters after it (or after any not given) passed by keyword."""
     if function.call is not function.target:
         raise TypeError(
             f"{function.name} is called through `call`: its Defaults facet needs a make that "
@@ -1156,11 +1156,13 @@ def _left_out(function: Function, arguments: Args, name: str) -> Args:
     keywords: dict[str, Any] = {}
     by_keyword = False
     kinds = inspect.Parameter
-    for key, given in bound.arguments.items():
-        kind = signature.parameters[key].kind
-        if key == name:
+    for key, parameter in signature.parameters.items():
+        kind = parameter.kind
+        if key == name or key not in bound.arguments:  # what follows a gap goes by keyword
             by_keyword = True
-        elif kind == kinds.VAR_KEYWORD:
+            continue
+        given = bound.arguments[key]
+        if kind == kinds.VAR_KEYWORD:
             keywords.update(given)
         elif kind == kinds.KEYWORD_ONLY or (by_keyword and kind == kinds.POSITIONAL_OR_KEYWORD):
             keywords[key] = given
