@@ -409,6 +409,7 @@ FACETS = facets.declare(
             where="cpu",
         ),
         facets.Unmodified(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
+        facets.Defaults(values={"l1": 0.0, "l2": 0.0}),
     ),
     facets.of(
         EarlyStopping,
@@ -425,6 +426,13 @@ FACETS = facets.declare(
             low=0,
             high=math.inf,
             high_open=True,  # finite: with an infinite min_delta no epoch could improve
+        ),
+        # Losses that improve by 1e-6 an epoch: another min_delta stops the run.
+        facets.Defaults(
+            values={"min_delta": 0.0},
+            key=lambda arguments, stopper: [
+                stopper.step(1.0 - epoch * 1e-6, nn.Linear(1, 1)) for epoch in range(4)
+            ],
         ),
     ),
     facets.of(
