@@ -162,7 +162,9 @@ def test_defaults_are_the_ones_the_stub_documents(module):
             named[target] |= set(facet.values)
         defaults[target] = set(documented)
     for target, covered in named.items():
-        allowed = {p for (where, name, p) in UNCOVERED_DEFAULTS if (where, name) == (module, target)}
+        allowed = {
+            p for (where, name, p) in UNCOVERED_DEFAULTS if (where, name) == (module, target)
+        }
         assert not allowed & covered, (
             f"{target}: {sorted(allowed & covered)} are covered: take them off UNCOVERED_DEFAULTS"
         )
@@ -321,6 +323,7 @@ def test_defaults_without_make_leave_the_parameter_out_of_the_first_facets_argum
     sample = facets.Number(lambda device: facets.args(3.0, 2.0, 0.0, power=1), float)
     assert_catches([sample, facets.Defaults(values={"shift": 0.0})], scale, changed)
     assert_catches([sample, facets.Defaults(values={"power": 1})], scale, power_changed)
+
     # A parameter given by keyword after one the sample leaves out stays a keyword.
     def affine(x, factor=2.0, shift=0.0):
         return x * factor + shift
@@ -340,7 +343,9 @@ def test_defaults_without_make_leave_the_parameter_out_of_the_first_facets_argum
 def test_emptied_keeps_a_namedtuple():
     Batch = collections.namedtuple("Batch", "inputs targets")
     emptied = facets._emptied(Batch(torch.ones(3, 2), torch.ones(3)))
-    assert type(emptied) is Batch and emptied.inputs.shape == (0, 2) and emptied.targets.numel() == 0
+    assert (
+        type(emptied) is Batch and emptied.inputs.shape == (0, 2) and emptied.targets.numel() == 0
+    )
 
 
 def test_number_catches_a_tensor_or_an_int():
