@@ -599,12 +599,20 @@ FACETS = facets.declare(
             lambda device: until(device, requires_grad=True),
             state=lambda arguments, result: result,
         ),
-        # tol < 0: the whole budget spent.
-        facets.Defaults(
-            lambda device: facets.args(*line(torch.float32, device).args[:2], -1.0),
-            values={"max_steps": 1000, "lr": 0.1},
-        ),
         call=lambda *positional, **keywords: fit_until(*positional, **keywords)[:2],
+    ),
+    facets.of(
+        fit_until,
+        # tol < 0: the whole budget spent, the steps taken returned.
+        facets.Defaults(
+            lambda device: facets.args(*line(torch.float32, device).args[:2], -1.0, lr=0.1),
+            values={"max_steps": 1000},
+        ),
+        facets.Defaults(
+            lambda device: facets.args(*line(torch.float32, device).args[:2], -1.0, max_steps=3),
+            values={"lr": 0.1},
+        ),
+        name="fit_until(defaults)",
     ),
 )
 test_facets = FACETS.test

@@ -363,7 +363,10 @@ FACETS = facets.declare(
         epoch_of_step,
         facets.Number(at_step, int),
         *every_setting(at_step, "step", "batch_size", "accumulation_steps"),
-        facets.Defaults(values={"accumulation_steps": 1, "drop_last": False}),
+        facets.Defaults(
+            lambda device: sizes(device, step=5),
+            values={"accumulation_steps": 1, "drop_last": False},
+        ),
     ),
 )
 test_facets = FACETS.test
