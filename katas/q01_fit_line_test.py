@@ -583,6 +583,7 @@ FACETS = facets.declare(
             lambda device: line(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: result,
         ),
+        facets.Defaults(values={"steps": 100, "lr": 0.1}),
     ),
     facets.of(
         fit_until,
@@ -599,6 +600,19 @@ FACETS = facets.declare(
             state=lambda arguments, result: result,
         ),
         call=lambda *positional, **keywords: fit_until(*positional, **keywords)[:2],
+    ),
+    facets.of(
+        fit_until,
+        # tol < 0: the whole budget spent, the steps taken returned.
+        facets.Defaults(
+            lambda device: facets.args(*line(torch.float32, device).args[:2], -1.0, lr=0.1),
+            values={"max_steps": 1000},
+        ),
+        facets.Defaults(
+            lambda device: facets.args(*line(torch.float32, device).args[:2], -1.0, max_steps=3),
+            values={"lr": 0.1},
+        ),
+        name="fit_until(defaults)",
     ),
 )
 test_facets = FACETS.test

@@ -438,6 +438,7 @@ FACETS = facets.declare(
         standardize_columns,
         facets.Dtypes(columns, oracle=standardize64, ulps=8, atol=CANCEL),
         facets.Unmodified(lambda device: columns(torch.float32, device)),
+        facets.Defaults(values={"eps": 1e-5}),
     ),
     facets.of(
         batched_scores,

@@ -408,6 +408,7 @@ FACETS = facets.declare(
             shapes=("0-dim", "1-D", "2-D", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: facets.args(spread((4, 5), torch.float16, device), 0)),
+        facets.Defaults(values={"dim": None}),
     ),
     facets.of(
         time_bucket,

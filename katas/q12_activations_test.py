@@ -539,6 +539,7 @@ FACETS = facets.declare(
             )
             for log in (False, True)
         ),
+        facets.Defaults(values={"log": False}),
     ),
 )
 test_facets = FACETS.test

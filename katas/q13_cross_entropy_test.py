@@ -373,6 +373,7 @@ FACETS = facets.declare(
             lambda device: scores(torch.float32, device), "label_smoothing", low=0, high=1
         ),
         facets.Unmodified(lambda device: scores(torch.float32, device, requires_grad=True)),
+        facets.Defaults(values={"ignore_index": -100, "label_smoothing": 0.0, "reduction": "mean"}),
     ),
 )
 test_facets = FACETS.test

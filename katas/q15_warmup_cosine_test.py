@@ -358,11 +358,24 @@ FACETS = facets.declare(
         facets.Setting(schedule, "step", low=0, integer=True),
         facets.Setting(schedule, "warmup_steps", low=0, integer=True),
         facets.Setting(schedule, "min_factor", low=0, high=1),
+        facets.Defaults(
+            lambda device: facets.args(step=7, warmup_steps=2, total_steps=10),
+            values={"min_factor": 0.0},
+        ),
     ),
     facets.of(
         warmup_cosine_scheduler,
         facets.Setting(sgd, "warmup_steps", low=0, integer=True),
         facets.Setting(sgd, "min_factor", low=0, high=1),
+        # The factors of a whole schedule, past its warm-up.
+        facets.Defaults(
+            lambda device: facets.args(sgd(device).args[0], warmup_steps=2, total_steps=10),
+            values={"min_factor": 0.0},
+            key=lambda arguments, scheduler: [
+                (arguments.args[0].step(), scheduler.step(), scheduler.get_last_lr())[-1]
+                for _ in range(10)
+            ],
+        ),
     ),
     facets.of(
         train_with_schedule,

@@ -861,6 +861,12 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
+        # Each shows in the logits of a new model in training mode, padded rows among them.
+        facets.Defaults(
+            lambda device: facets.args(VOCAB, DIM, CLASSES),
+            values={"padding_idx": 0, "num_heads": 2, "dropout": 0.0},
+            key=lambda arguments, model: model(torch.tensor([[3, 5, 0, 7, 0], [1, 2, 3, 4, 5]])),
+        ),
         call=lambda model_or_size, *rest, **options: (
             forward(model_or_size, *rest)
             if isinstance(model_or_size, nn.Module)

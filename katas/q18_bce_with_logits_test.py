@@ -434,6 +434,7 @@ FACETS = facets.declare(
             oracle=bce64,
         ),
         facets.Unmodified(lambda device: labelled(torch.float32, device, requires_grad=True)),
+        facets.Defaults(values={"pos_weight": None, "reduction": "mean"}),
     ),
 )
 test_facets = FACETS.test

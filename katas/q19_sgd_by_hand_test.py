@@ -670,6 +670,21 @@ FACETS = facets.declare(
             facets.Setting(settings, name, low=0, nan=False)
             for name in ("lr", "momentum", "weight_decay")
         ),
+        # With momentum, dampening and nesterov show; weight decay once the parameter moved.
+        facets.Defaults(
+            values={
+                "lr": 1e-3,
+                "momentum": 0.0,
+                "dampening": 0.0,
+                "weight_decay": 0.0,
+                "nesterov": False,
+            },
+            key=lambda arguments, optimizer: [
+                (setattr(p, "grad", torch.full_like(p, 1.0 + i)), optimizer.step(), p.clone())[-1]
+                for i in range(3)
+                for p in arguments.args[0]
+            ],
+        ),
     ),
     facets.of(
         SGD,
@@ -708,8 +723,12 @@ FACETS = facets.declare(
                 valley(torch.float32, device).args[0].requires_grad_(), steps=3
             )
         ),
-        call=lambda scales, steps: tuple(
-            race_in_a_valley(scales, steps=steps)[name] for name in ("sgd", "momentum", "adam")
+        facets.Defaults(
+            lambda device: facets.args(valley(torch.float32, device).args[0]),
+            values={"steps": 100},
+        ),
+        call=lambda scales, **steps: tuple(
+            race_in_a_valley(scales, **steps)[name] for name in ("sgd", "momentum", "adam")
         ),
     ),
 )

@@ -250,6 +250,17 @@ FACETS = facets.declare(
         facets.Setting(scheduled, "step_size", low=1, high_open=True, integer=True, nan=True),
         facets.Setting(scheduled, "gamma", low=0, high=1, low_open=True),
         facets.Setting(scheduled, "start_factor", low=0, high=1, low_open=True),
+        # The rates of the first steps, from the one set when the scheduler is built.
+        facets.Defaults(
+            values={"gamma": 0.1, "start_factor": 0.1, "last_epoch": -1},
+            key=lambda arguments, scheduler: [
+                scheduler.get_last_lr(),
+                *(
+                    (arguments.args[0].step(), scheduler.step(), scheduler.get_last_lr())[-1]
+                    for _ in range(6)
+                ),
+            ],
+        ),
     ),
 )
 test_facets = FACETS.test

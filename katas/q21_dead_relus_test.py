@@ -958,6 +958,13 @@ FACETS = facets.declare(
             low_open=True,
             label="no activations",
         ),
+        # Sigmoid slopes from 0.25 down to 6e-6: another threshold counts other units.
+        facets.Defaults(
+            lambda device: facets.args(
+                torch.linspace(0, 12, 25, device=device)[None], {"sigmoid": torch.sigmoid}
+            ),
+            values={"threshold": 1e-3},
+        ),
     ),
     facets.none(output_activation, "takes a task name and returns a module: no tensor input"),
     facets.of(

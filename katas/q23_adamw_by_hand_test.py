@@ -450,6 +450,25 @@ FACETS = facets.declare(
             inputs=lambda arguments: arguments.args[1],
         ),
         facets.Number(lambda device: first_step((3,), torch.float32, device), type(None)),
+        # Step 3 from moments of earlier steps (step 1 bias-corrects the betas away), one of
+        # them with no second moment, where eps sets the step.
+        facets.Defaults(
+            lambda device: facets.args(
+                *(
+                    [torch.tensor(values, dtype=torch.float64, device=device)]
+                    for values in (
+                        [-2.0, -1.0, 0.5, 2.0],
+                        [1.0, 0.25, -0.5, 0.0],
+                        [0.1, 0.1, 0.1, 1e-9],
+                        [0.01, 0.01, 0.01, 0.0],
+                    )
+                ),
+                3,
+                lr=0.1,
+            ),
+            values={"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 1e-2, "decoupled": True},
+            key=lambda arguments, result: arguments.args[:4],
+        ),
     ),
     facets.of(
         adamw_step_,

@@ -474,6 +474,13 @@ def clipping_with(norm_type):
     return lambda dtype, device: clipping(dtype, device, norm_type)
 
 
+def gradients(device, nonfinite):
+    parameters = clipping(torch.float32, device).args[0]
+    if nonfinite:
+        parameters[0].grad.view(-1)[0] = math.inf
+    return parameters
+
+
 FACETS = facets.declare(
     facets.of(
         layer_grad_norms,
@@ -514,6 +521,24 @@ FACETS = facets.declare(
         call=lambda parameters, grads, max_norm, norm_type: clip_grad_norm(
             parameters, max_norm, norm_type
         ),
+    ),
+    facets.of(
+        clip_grad_norm,
+        # The norm and the gradients it scaled; an infinite gradient, which does not raise.
+        *(
+            facets.Defaults(
+                lambda device, nonfinite=nonfinite: facets.args(
+                    gradients(device, nonfinite=nonfinite), 0.5
+                ),
+                values={name: value},
+                key=lambda arguments, norm: (norm, [p.grad for p in arguments.args[0]]),
+            )
+            for name, value, nonfinite in (
+                ("norm_type", 2.0, False),
+                ("error_if_nonfinite", False, True),
+            )
+        ),
+        name="clip_grad_norm(defaults)",
     ),
 )
 test_facets = FACETS.test

@@ -389,6 +389,21 @@ def plateau(device):
     return facets.args(optimizer, factor=0.5, patience=1, threshold=1e-4, cooldown=0)
 
 
+def rates(arguments, scheduler):
+    """The rate after each epoch of a run where every setting shows: a long plateau, steps
+    below the relative threshold but above an absolute one, steps just above it, and a
+    plateau long enough to reach the floor set by min_lr and eps. Under mode="max" every
+    epoch is worse."""
+    optimizer = arguments.args[0]
+    metrics = [100.0] * 30 + [100.0 - 0.005 * i for i in range(1, 11)]
+    metrics += [metrics[-1] - 0.03 * i for i in range(1, 11)] + [metrics[-1]] * 80
+    seen = []
+    for metric in metrics:
+        scheduler.step(metric)
+        seen.append(optimizer.param_groups[0]["lr"])
+    return seen
+
+
 FACETS = facets.declare(
     facets.of(
         PlateauLR,
@@ -397,6 +412,19 @@ FACETS = facets.declare(
         facets.Setting(plateau, "threshold", low=0, nan=False),
         facets.Setting(plateau, "patience", low=0, integer=True),
         facets.Setting(plateau, "cooldown", low=0, integer=True),
+        facets.Defaults(
+            values={
+                "mode": "min",
+                "factor": 0.1,
+                "patience": 10,
+                "threshold": 1e-4,
+                "threshold_mode": "rel",
+                "cooldown": 0,
+                "min_lr": 0.0,
+                "eps": 1e-8,
+            },
+            key=rates,
+        ),
     ),
     facets.of(
         PlateauLR,

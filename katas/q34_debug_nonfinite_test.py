@@ -917,6 +917,14 @@ FACETS = facets.declare(
         # Python floats, one per step: the first stands for all.
         call=lambda *args, **kwargs: overfit_one_batch(*args, **kwargs)[0],
     ),
+    facets.of(
+        overfit_one_batch,
+        # Every loss: one per step, each after a step of the rate.
+        facets.Defaults(
+            lambda device: facets.args(*small_batch(device).args), values={"steps": 50, "lr": 0.5}
+        ),
+        name="overfit_one_batch(defaults)",
+    ),
     facets.none(
         nan_born_in_backward,
         "names a backward node and switches a global mode: its own tests check the name and "

@@ -355,6 +355,8 @@ FACETS = facets.declare(
         as_tensor_shared,
         facets.DefaultDevice(lambda device: facets.args([1.0, 2.0])),
         facets.Unmodified(lambda device: facets.args(np.arange(4.0), torch.float32)),
+        # float64 data: None keeps its dtype (device=None: DefaultDevice's).
+        facets.Defaults(lambda device: facets.args(np.arange(4.0)), values={"dtype": None}),
     ),
     facets.of(
         zeros_for,

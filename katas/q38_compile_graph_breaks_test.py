@@ -866,5 +866,17 @@ FACETS = facets.declare(
         facets.Unmodified(lambda device: small_inputs(torch.float32, device)),
         call=lambda x, weight, max_norm: clipped_residual(x, weight, max_norm)[0],
     ),
+    facets.of(
+        clipped_residual,
+        # h = x, of norm 2.7: scaled to the default's norm.
+        facets.Defaults(
+            lambda device: facets.args(
+                torch.tensor([[1.0, -2.0, 0.5], [0.25, 1.0, -1.0]], device=device),
+                torch.eye(3, device=device),
+            ),
+            values={"max_norm": 1.0},
+        ),
+        name="clipped_residual(defaults)",
+    ),
 )
 test_facets = FACETS.test

@@ -351,16 +351,22 @@ FACETS = facets.declare(
         steps_per_epoch,
         facets.Number(sizes, int),
         *every_setting(sizes, "num_samples", "batch_size"),
+        facets.Defaults(values={"drop_last": False}),  # 10 samples in batches of 4
     ),
     facets.of(
         optimizer_steps,
         facets.Number(run, int),
         *every_setting(run, "num_samples", "batch_size", "epochs", "accumulation_steps"),
+        facets.Defaults(values={"accumulation_steps": 1, "drop_last": False}),
     ),
     facets.of(
         epoch_of_step,
         facets.Number(at_step, int),
         *every_setting(at_step, "step", "batch_size", "accumulation_steps"),
+        facets.Defaults(
+            lambda device: sizes(device, step=5),
+            values={"accumulation_steps": 1, "drop_last": False},
+        ),
     ),
 )
 test_facets = FACETS.test

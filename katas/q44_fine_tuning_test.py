@@ -343,6 +343,10 @@ FACETS = facets.declare(
             pretrained,
             forward=lambda model, device: model(torch.randn(4, 4, device=device)),
         ),
+        facets.Defaults(
+            values={"train_last_block": False},
+            key=lambda arguments, model: [p.requires_grad for p in model.parameters()],
+        ),
     ),
     facets.none(make_optimizer, "its groups and rates are its contract: its own tests"),
 )

@@ -500,6 +500,16 @@ FACETS = facets.declare(
             lambda device: channels(torch.float32, device),
             params=lambda arguments: arguments.args[1:3],
         ),
+        # A variance of 5e-6, where eps shows; the running statistics updated too.
+        facets.Defaults(
+            lambda device: facets.args(
+                torch.linspace(-3, 5, 6 * 3 * 4, device=device).reshape(6, 3, 4) * 1e-3,
+                torch.zeros(3, device=device),
+                torch.ones(3, device=device),
+            ),
+            values={"weight": None, "bias": None, "training": True, "momentum": 0.1, "eps": 1e-5},
+            key=lambda arguments, result: (result, *arguments.args[1:3]),
+        ),
     ),
     facets.of(
         layer_norm,
@@ -512,6 +522,12 @@ FACETS = facets.declare(
             shapes=("1-D", "empty", "2-D", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: rows(torch.float32, device)),
+        facets.Defaults(
+            lambda device: facets.args(
+                torch.linspace(-2, 7, 24, device=device).reshape(4, 6) * 1e-3, 6
+            ),
+            values={"weight": None, "bias": None, "eps": 1e-5},
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -517,6 +517,12 @@ FACETS = facets.declare(
         FocalLoss,
         # "Raises ValueError if gamma < 0": the contract names the bound alone.
         facets.Setting(lambda device: facets.args(gamma=2.0), "gamma", low=0, nan=False),
+        facets.Defaults(
+            values={"gamma": 2.0, "reduction": "mean"},
+            key=lambda arguments, loss: loss(
+                torch.tensor([[2.0, 0.0, -1.0], [0.0, 2.0, -1.0]]), torch.tensor([0, 2])
+            ),
+        ),
     ),
     facets.of(
         FocalLoss,

@@ -3,6 +3,7 @@ every stub declares its facets, every declared facet has a check, and each check
 answer that breaks its facet."""
 
 import ast
+import collections
 import importlib
 import importlib.util
 import inspect
@@ -116,35 +117,69 @@ def stub_module(module: str):
     return stub
 
 
+# (module, function, parameter) -> why no Defaults facet names that default.
+UNCOVERED_DEFAULTS: dict[tuple[str, str, str], str] = {}
+
+
 @pytest.mark.parametrize("module", sorted(KATAS))
 def test_defaults_are_the_ones_the_stub_documents(module):
-    # A Defaults facet writes the documented values out; they must be the stub's own, each
-    # of the function's defaults named.
+    # A Defaults facet writes the documented values out; they must be the stub's own. Every
+    # default of a function (or class: its constructor's) with facets is named in one, from any
+    # of its entries (a method's entry covers its class), or left out for a stated reason; a
+    # `device=None` may be DefaultDevice's instead, which checks it where None differs from a
+    # device (under torch.device(...)).
     tests = importlib.import_module(f"katas.{module}_test")
-    declared = [
-        (function, facet)
-        for function in tests.FACETS.functions
-        for facet in function.facets
-        if isinstance(facet, facets.Defaults)
-    ]
-    if not declared:
-        return
     stub = stub_module(module)
-    for function, facet in declared:
-        signature = inspect.signature(getattr(stub, function.target.__name__))
+    named: dict[str, set[str]] = {}
+    defaults: dict[str, set[str]] = {}
+    for function in tests.FACETS.functions:
+        if not function.facets:
+            continue
+        target = function.target.__name__
+        signature = inspect.signature(getattr(stub, target))
         documented = {
             name: parameter.default
             for name, parameter in signature.parameters.items()
             if parameter.default is not inspect.Parameter.empty
         }
-        assert facet.values.keys() == documented.keys(), (
-            f"{function.name}: Defaults names {sorted(facet.values)}, the stub's signature "
-            f"has defaults for {sorted(documented)}"
-        )
-        for name, value in facet.values.items():
-            assert value is documented[name] or value == documented[name], (
-                f"{function.name}: Defaults says {name}={value!r}, the stub {documented[name]!r}"
+        named.setdefault(target, set())
+        if documented.get("device", 0) is None and any(
+            isinstance(facet, facets.DefaultDevice) for facet in function.facets
+        ):
+            named[target].add("device")  # DefaultDevice checks device=None left out
+        for facet in function.facets:
+            if not isinstance(facet, facets.Defaults):
+                continue
+            assert facet.values.keys() <= documented.keys(), (
+                f"{function.name}: Defaults names {sorted(facet.values)}, the stub's signature "
+                f"has defaults for {sorted(documented)}"
             )
+            for name, value in facet.values.items():
+                assert value is documented[name] or value == documented[name], (
+                    f"{function.name}: Defaults says {name}={value!r}, the stub "
+                    f"{documented[name]!r}"
+                )
+            named[target] |= set(facet.values)
+        defaults[target] = set(documented)
+    for target, covered in named.items():
+        allowed = {
+            p for (where, name, p) in UNCOVERED_DEFAULTS if (where, name) == (module, target)
+        }
+        assert not allowed & covered, (
+            f"{target}: {sorted(allowed & covered)} are covered: take them off UNCOVERED_DEFAULTS"
+        )
+        missing = defaults[target] - covered - allowed
+        assert not missing, (
+            f"{module}.{target} has defaults {sorted(missing)} that no Defaults facet names: "
+            "declare facets.Defaults(values={...}) (make and key where the sample's arguments "
+            "do not show the default)"
+        )
+
+
+def test_uncovered_defaults_are_defaults_of_the_stubs():
+    for module, name, parameter in UNCOVERED_DEFAULTS:
+        signature = inspect.signature(getattr(stub_module(module), name))
+        assert signature.parameters[parameter].default is not inspect.Parameter.empty
 
 
 def test_every_facet_kind_has_a_checker():
@@ -165,8 +200,8 @@ CPU = torch.device("cpu")
 
 
 def outcomes(target, facet):
-    """(passed, failed) case ids of one facet of `target`."""
-    declared = facets.declare(facets.of(target, facet))
+    """(passed, failed) case ids of one facet (or a list of facets) of `target`."""
+    declared = facets.declare(facets.of(target, *(facet if isinstance(facet, list) else [facet])))
     passed, failed = [], []
     for case in declared.cases():
         try:
@@ -271,6 +306,46 @@ def test_defaults_catches_a_default_changed_or_read_another_way():
         key=lambda arguments, result: result.sum().item(),
     )
     assert_catches(keyed, scale, changed)
+
+
+def test_defaults_without_make_leave_the_parameter_out_of_the_first_facets_arguments():
+    def scale(x, factor=2.0, /, shift=0.0, *, power=1):
+        return (x * factor + shift) ** power
+
+    def changed(x, factor=2.0, /, shift=0.5, *, power=1):
+        return (x * factor + shift) ** power
+
+    def power_changed(x, factor=2.0, /, shift=0.0, *, power=2):
+        return (x * factor + shift) ** power
+
+    # The sample gives every parameter, positionally where it can: taking `shift` out passes
+    # what follows it by keyword.
+    sample = facets.Number(lambda device: facets.args(3.0, 2.0, 0.0, power=1), float)
+    assert_catches([sample, facets.Defaults(values={"shift": 0.0})], scale, changed)
+    assert_catches([sample, facets.Defaults(values={"power": 1})], scale, power_changed)
+
+    # A parameter given by keyword after one the sample leaves out stays a keyword.
+    def affine(x, factor=2.0, shift=0.0):
+        return x * factor + shift
+
+    def affine_changed(x, factor=3.0, shift=0.0):
+        return x * factor + shift
+
+    keyed = facets.Number(lambda device: facets.args(3.0, shift=0.5), float)
+    assert_catches([keyed, facets.Defaults(values={"factor": 2.0})], affine, affine_changed)
+    # A positional-only parameter cannot be written out by keyword: the facet needs a make.
+    declared = facets.declare(facets.of(scale, sample, facets.Defaults(values={"factor": 2.0})))
+    case = next(case for case in declared.cases() if isinstance(case.facet, facets.Defaults))
+    with pytest.raises(TypeError, match="factor is positional-only"):
+        facets.run(case, CPU)
+
+
+def test_emptied_keeps_a_namedtuple():
+    Batch = collections.namedtuple("Batch", "inputs targets")
+    emptied = facets._emptied(Batch(torch.ones(3, 2), torch.ones(3)))
+    assert (
+        type(emptied) is Batch and emptied.inputs.shape == (0, 2) and emptied.targets.numel() == 0
+    )
 
 
 def test_number_catches_a_tensor_or_an_int():

@@ -466,13 +466,16 @@ class GradModeKept(Facet):
 class Defaults(Facet):
     """A parameter left out means its documented default: the call without it gives what the
     call with that value written out gives, so a default changed in the signature (or read
-    another way inside) shows. make(device) -> Args without the parameters named in `values`
-    (name -> the default the stub's signature documents; a self-check holds them to it);
-    key(args, result) picks what is compared, after the call (default: the result). Both
-    calls run on arguments made anew after the same torch.manual_seed."""
+    another way inside) shows. `values`: name -> the default the stub's signature documents
+    (a self-check holds them to it, and holds every default of a function with facets to
+    one such facet). make(device) -> Args without the parameters named in `values`; None:
+    the arguments of the function's first other facet, the case's parameter taken out of
+    them (what follows it passed by keyword). key(args, result) picks what is compared, after
+    the call (default: the result; a module is compared by its state). Both calls run on
+    arguments made anew after the same torch.manual_seed."""
 
-    make: Callable[[torch.device], Args]
-    values: Mapping[str, Any]
+    make: Callable[[torch.device], Args] | None = None
+    values: Mapping[str, Any] = field(kw_only=True)
     key: Callable[[Args, Any], Any] | None = None
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
@@ -1082,6 +1085,8 @@ def _emptied(value: Any) -> Any:
     first (an empty batch)."""
     if isinstance(value, torch.Tensor) and value.dim() > 0:
         return value[:0].clone()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*(_emptied(item) for item in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_emptied(item) for item in value)
     if isinstance(value, dict):
@@ -1129,7 +1134,13 @@ def check_defaults(case: Case, device: torch.device) -> None:
     with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
         for written in (False, True):
             torch.manual_seed(0)
-            arguments = facet.make(device)
+            if facet.make is not None:
+                arguments = facet.make(device)
+            else:
+                first = next(
+                    f for f in case.function.facets if not isinstance(f, (Defaults, GradModeKept))
+                )
+                arguments = _left_out(case.function, _sample(first, device), name)
             assert name not in arguments.kwargs, f"make gives {name}: leave it out"
             if written:
                 arguments = arguments.replace(**{name: value})
@@ -1139,6 +1150,52 @@ def check_defaults(case: Case, device: torch.device) -> None:
         f"{case.function.name} without {name} does not do what {name}={value!r} written out "
         f"does: the documented default is {value!r} (keep the signature's default)"
     )
+
+
+def _left_out(function: Function, arguments: Args, name: str) -> Args:
+    """`arguments` without the parameter `name`: bound to the function's signature, that one
+    taken out, the parameters after it (or after any not given) passed by keyword."""
+    if function.call is not function.target:
+        raise TypeError(
+            f"{function.name} is called through `call`: its Defaults facet needs a make that "
+            f"leaves {name} out"
+        )
+    signature = inspect.signature(function.target)
+    bound = signature.bind(*arguments.args, **arguments.kwargs)
+    parameter = signature.parameters.get(name)
+    if parameter is None or parameter.default is inspect.Parameter.empty:
+        raise TypeError(f"{function.name} has no parameter {name} with a default to leave out")
+    if parameter.kind != inspect.Parameter.POSITIONAL_OR_KEYWORD and (
+        parameter.kind != inspect.Parameter.KEYWORD_ONLY
+    ):
+        raise TypeError(
+            f"{function.name}: {name} is positional-only, it cannot be written out by keyword; "
+            "give the Defaults facet a make"
+        )
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    by_keyword = False
+    kinds = inspect.Parameter
+    for key, parameter in signature.parameters.items():
+        kind = parameter.kind
+        if key == name or key not in bound.arguments:  # what follows a gap goes by keyword
+            by_keyword = True
+            continue
+        given = bound.arguments[key]
+        if kind == kinds.VAR_KEYWORD:
+            keywords.update(given)
+        elif kind == kinds.KEYWORD_ONLY or (by_keyword and kind == kinds.POSITIONAL_OR_KEYWORD):
+            keywords[key] = given
+        elif by_keyword:  # *args after the parameter left out
+            raise TypeError(
+                f"{function.name}: {key} cannot be passed without {name} before it; give the "
+                "Defaults facet a make"
+            )
+        elif kind == kinds.VAR_POSITIONAL:
+            positional.extend(given)
+        else:
+            positional.append(given)
+    return Args(tuple(positional), keywords)
 
 
 def _same(a: Any, b: Any) -> bool:
