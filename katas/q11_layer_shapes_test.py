@@ -493,6 +493,7 @@ FACETS = facets.declare(
             shapes=("1-D", "empty", "2-D", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
+        facets.Defaults(values={"bias": None}),
     ),
     facets.of(
         lstm_final_states,

@@ -417,6 +417,7 @@ FACETS = facets.declare(
             where="cpu",
         ),
         facets.Unmodified(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
+        facets.Defaults(values={"l1": 0.0, "l2": 0.0}),
     ),
     facets.of(
         EarlyStopping,
