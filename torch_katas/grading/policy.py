@@ -152,6 +152,7 @@ ALLOWED = (
     "operator",
     "random",
     "re",
+    "secrets",
     "statistics",
     "string",
     "sys",

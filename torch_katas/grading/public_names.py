@@ -57,6 +57,7 @@ STANDARD = (
     "pathlib",
     "random",
     "re",
+    "secrets",
     "statistics",
     "string",
     "sys",
@@ -138,6 +139,16 @@ LIMITED = {
         "stderr",
         "stdout",
         "version_info",
+    ),
+    # Fresh random tokens (a temporary file's name), not the module's re-exported helpers.
+    "secrets": (
+        "choice",
+        "compare_digest",
+        "randbelow",
+        "randbits",
+        "token_bytes",
+        "token_hex",
+        "token_urlsafe",
     ),
     # Not string.Formatter: its templates read attributes (`{0.__globals__}`), built at run time.
     "string": (
