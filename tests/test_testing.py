@@ -945,6 +945,30 @@ def test_built_from_follows_the_result_back_to_the_named_operators(count, made):
             record.check(counts)
 
 
+def _counts_by_comparing_then_scatter(labels):
+    found = (labels[..., None] == torch.arange(3)).sum(1)  # the counting, done elsewhere
+    bins = torch.arange(3).expand_as(found)
+    return torch.zeros(2, 3, dtype=torch.int64).scatter_add_(1, bins, found).t()
+
+
+@pytest.mark.parametrize(
+    "count, each", [(_counts_by_scatter, True), (_counts_by_comparing_then_scatter, False)]
+)
+def test_built_from_each_of_wants_every_input_through_the_named_operators(count, each):
+    # Totals counted another way and then scatter-added are built from the scatter-add too:
+    # only how many elements it took in (6 labels, or 2 rows of 3 totals) tells them apart.
+    labels = torch.tensor([[0, 2, 2, 2], [1, 1, 1, 0]])
+    with testing.built_from(*SCATTER, spelled="scatter_add_", reason="count") as record:
+        counts = count(labels)
+    assert counts.tolist() == [[1, 1], [0, 3], [3, 0]]
+    record.check(counts)
+    if each:
+        record.check(counts, each_of=labels)
+    else:
+        with pytest.raises(AssertionError, match="took in 6 elements for 8 inputs"):
+            record.check(counts, each_of=labels)
+
+
 def test_built_from_lets_torch_cond_run():
     # torch.cond traces its branches with Dynamo even eagerly, under the mode: it must run,
     # and what is built outside it is followed as ever.

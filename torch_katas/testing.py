@@ -1205,6 +1205,9 @@ class _BuiltFrom(TorchDispatchMode):
         self.spelled = spelled
         self.reason = reason
         self.marked: dict[int, torch.UntypedStorage] = {}  # kept alive: no address reused
+        # Elements the named operators took in (each call's largest tensor argument after the
+        # one it writes): how many inputs went through them, for check(..., each_of=...).
+        self.taken = 0
 
     # torch.cond and the like (higher-order operators) pass through, run as they are.
     supports_higher_order_operators = True
@@ -1225,22 +1228,32 @@ class _BuiltFrom(TorchDispatchMode):
             return out
         inputs = dict(self._keys((*args, *(kwargs or {}).values())))
         name = getattr(func, "overloadpacket", func).__name__
+        if name in self.names:
+            rest = (*args[1:], *(kwargs or {}).values())
+            self.taken += max((one.numel() for _, one in self._keys(rest)), default=0)
         if name in self.names or self.marked.keys() & inputs.keys():
             # An in-place operator returns its self, so what it writes is marked too.
             for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
                 self.marked[key] = tensor.untyped_storage()
         return out
 
-    def check(self, result: object) -> None:
-        """Fail unless `result` (a tensor) was computed from what one of the operators wrote."""
+    def check(self, result: object, each_of: torch.Tensor | None = None) -> None:
+        """Fail unless `result` (a tensor) was computed from what one of the operators wrote,
+        and (`each_of`) the operators took in as many elements as that tensor holds: each of
+        its elements went through them, not totals computed another way first."""
         assert isinstance(result, torch.Tensor), f"expected a tensor, got {type(result).__name__}"
         key = _storage_key(result)
-        if result.numel() == 0 or key is None:
-            return  # nothing to tell apart
-        assert key in self.marked, (
-            f"your result was not built from {self.spelled}, which this kata asks for; "
-            f"another way to the same values does not meet the rule: {self.reason}"
-        )
+        if result.numel() and key is not None:  # else nothing to tell apart
+            assert key in self.marked, (
+                f"your result was not built from {self.spelled}, which this kata asks for; "
+                f"another way to the same values does not meet the rule: {self.reason}"
+            )
+        if each_of is not None:
+            assert self.taken >= each_of.numel(), (
+                f"{self.spelled} took in {self.taken} elements for {each_of.numel()} inputs: "
+                f"each input must go through {self.spelled} itself (totals computed another way "
+                f"and then added do not meet the rule): {self.reason}"
+            )
 
 
 @contextmanager
@@ -1250,6 +1263,8 @@ def built_from(*aten: str, spelled: str, reason: str) -> Iterator[_BuiltFrom]:
     memory computed from it (a copy, a view, a conversion). For rules on the method
     ("count with a scatter-add"), where a list of forbidden ops would miss some other way
     to the same values. Seen at the dispatcher, however the operators are reached.
+    `record.check(result, each_of=labels)` also fails when the operators took in fewer
+    elements than `labels` holds: the work done elsewhere, only its totals passed through.
 
     >>> with built_from("scatter_add_", spelled="scatter_add_", reason="...") as record:
     ...     counts = histogram(labels, 3)
