@@ -37,9 +37,20 @@ def focal_by_hand(logits, target, gamma):
 def no_nested_backward():
     """Refuses a backward pass started inside another: autograd differentiating the forward
     again inside a hand-written backward (torch.autograd.grad, .backward(), torch.func all
-    run the engine), where the kata asks for the gradient written out."""
+    run the engine, or forward mode: torch.func.jvp and forward_ad enter a dual level),
+    where the kata asks for the gradient written out."""
     engine = torch.autograd.Variable._execution_engine
+    enter_dual_level = torch.autograd.forward_ad.enter_dual_level
     running = False
+
+    def dual_level_refused_in_backward():
+        if running:
+            raise AssertionError(
+                "HuberFunction.backward ran forward-mode autograd (torch.func.jvp, forward_ad) "
+                "to differentiate the forward again: write the gradient yourself, "
+                "clamp(d, -delta, delta) * grad_output"
+            )
+        return enter_dual_level()
 
     class Guard:
         def run_backward(self, *args, **kwargs):
@@ -59,10 +70,12 @@ def no_nested_backward():
             return getattr(engine, name)
 
     torch.autograd.Variable._execution_engine = Guard()
+    torch.autograd.forward_ad.enter_dual_level = dual_level_refused_in_backward
     try:
         yield
     finally:
         torch.autograd.Variable._execution_engine = engine
+        torch.autograd.forward_ad.enter_dual_level = enter_dual_level
 
 
 def assert_gradcheck(fn, inputs, what):
