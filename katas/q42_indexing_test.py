@@ -99,7 +99,11 @@ def test_last_valid_keeps_any_dtype_and_ignores_the_padding(device, dtype):
         x[0, 2:], x[2, 1:] = float("inf"), float("nan")
         x[1, 4, 0] = -0.0  # a value to pick as it is: a sum gives +0.0
     reason = "pick the step (gather or an integer index) rather than masking and summing"
-    with built_from(*PICKS, spelled="gather or an integer index", reason=reason) as record:
+    # The pick works on x itself (or a copy): a masked reduction over time, then a pick of
+    # every row of its result, picks nothing.
+    with built_from(
+        *PICKS, spelled="gather or an integer index", reason=reason, reading=x
+    ) as record:
         out = last_valid(x, torch.tensor(lengths, device=device))
     check_tensor(out, shape=(3, 4), dtype=dtype, device=device, name="last steps")
     expected = torch.stack([x[b, n - 1] for b, n in enumerate(lengths)])

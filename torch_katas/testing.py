@@ -1195,11 +1195,18 @@ def largest_result() -> Iterator[_LargestResult]:
 # ---- rules on how a result is made
 
 
+# aten operators that copy values as they are (another layout, device or dtype): what they
+# make from a tensor still holds it, for `built_from(..., reading=...)`.
+_COPIES = frozenset({"clone", "contiguous", "_to_copy", "copy_", "_unsafe_view"})
+
+
 class _BuiltFrom(TorchDispatchMode):
     """Marks the memory each of the named aten operators writes, and the memory of every
     result computed from marked memory: what a rule's result must be built from."""
 
-    def __init__(self, names: set[str], spelled: str, reason: str) -> None:
+    def __init__(
+        self, names: set[str], spelled: str, reason: str, reading: torch.Tensor | None
+    ) -> None:
         super().__init__()
         self.names = names
         self.spelled = spelled
@@ -1208,6 +1215,12 @@ class _BuiltFrom(TorchDispatchMode):
         # Elements the named operators took in (each call's largest tensor argument after the
         # one it writes): how many inputs went through them, for check(..., each_of=...).
         self.taken = 0
+        # `reading`'s memory and copies of it; whether a named operator took one of them as
+        # the tensor it works on (its first argument).
+        self.held: dict[int, torch.UntypedStorage] = {}
+        if reading is not None and (key := _storage_key(reading)):
+            self.held[key] = reading.untyped_storage()
+        self.read = reading is None
 
     # torch.cond and the like (higher-order operators) pass through, run as they are.
     supports_higher_order_operators = True
@@ -1231,6 +1244,13 @@ class _BuiltFrom(TorchDispatchMode):
         if name in self.names:
             rest = (*args[1:], *(kwargs or {}).values())
             self.taken += max((one.numel() for _, one in self._keys(rest)), default=0)
+            first = dict(self._keys(args[:1]))
+            self.read = self.read or bool(first.keys() & self.held.keys())
+        # copy_(dst, src) holds src: its other arguments are what it reads
+        source = dict(self._keys(args[1:2])) if name == "copy_" else inputs
+        if name in _COPIES and source.keys() & self.held.keys():
+            for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
+                self.held[key] = tensor.untyped_storage()
         if name in self.names or self.marked.keys() & inputs.keys():
             # An in-place operator returns its self, so what it writes is marked too.
             for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
@@ -1248,6 +1268,10 @@ class _BuiltFrom(TorchDispatchMode):
                 f"your result was not built from {self.spelled}, which this kata asks for; "
                 f"another way to the same values does not meet the rule: {self.reason}"
             )
+        assert self.read, (
+            f"your {self.spelled} did not work on the input itself (or a copy of it) but on "
+            f"something computed from it another way, which does not meet the rule: {self.reason}"
+        )
         if each_of is not None:
             assert self.taken >= each_of.numel(), (
                 f"{self.spelled} took in {self.taken} elements for {each_of.numel()} inputs: "
@@ -1257,7 +1281,9 @@ class _BuiltFrom(TorchDispatchMode):
 
 
 @contextmanager
-def built_from(*aten: str, spelled: str, reason: str) -> Iterator[_BuiltFrom]:
+def built_from(
+    *aten: str, spelled: str, reason: str, reading: torch.Tensor | None = None
+) -> Iterator[_BuiltFrom]:
     """Inside the block, follow what the aten operators named in `aten` write; after it,
     `record.check(result)` fails unless the result holds memory one of them wrote, or
     memory computed from it (a copy, a view, a conversion). For rules on the method
@@ -1265,12 +1291,15 @@ def built_from(*aten: str, spelled: str, reason: str) -> Iterator[_BuiltFrom]:
     to the same values. Seen at the dispatcher, however the operators are reached.
     `record.check(result, each_of=labels)` also fails when the operators took in fewer
     elements than `labels` holds: the work done elsewhere, only its totals passed through.
+    With `reading=x`, it fails unless one of them worked on x itself (its first argument: x,
+    a view or a copy of x), not on a tensor computed from x another way ("pick the step":
+    a masked reduction over time, then a pick of every row, picks nothing).
 
     >>> with built_from("scatter_add_", spelled="scatter_add_", reason="...") as record:
     ...     counts = histogram(labels, 3)
     >>> record.check(counts)
     """
-    with _dispatch_mode(_BuiltFrom(set(aten), spelled, reason)) as record:
+    with _dispatch_mode(_BuiltFrom(set(aten), spelled, reason, reading)) as record:
         yield record
 
 
