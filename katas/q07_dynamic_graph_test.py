@@ -194,6 +194,20 @@ def test_the_norm_is_compared_in_the_dtype_of_x(device, dtype):
     assert_close(out, x / 2, "h should be x with one layer applied")
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_a_threshold_between_two_values_of_the_dtype_is_compared_either_way(device, dtype):
+    # |x| = 1 and a threshold just above 1 that rounds to 1 in the dtype: the tensor
+    # comparison (norm >= threshold) takes a step, the exact one (norm.item()) does not.
+    skip_unless_supported(device, dtype)
+    x = torch.tensor([1.0, 0.0], dtype=dtype, device=device)
+    out, taken = apply_until_small(lambda h: h / 2, x, 1.0 + 2**-12, 3)
+    assert taken in (0, 1), (
+        f"took {taken} steps for a norm of 1 and a threshold of 1 + 2**-12: expected 1 (the "
+        "threshold rounded to the dtype) or 0 (compared exactly)"
+    )
+    assert_close(out, unrolled(lambda h: h / 2, x, taken), f"h should be {taken} layers on x")
+
+
 @pytest.mark.parametrize("max_steps", [0, 1, 5])
 def test_never_applies_more_than_max_steps(device, max_steps):
     x = torch.randn(3, device=device)
