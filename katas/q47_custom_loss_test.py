@@ -502,6 +502,24 @@ def focal64(module, logits, target):
     return (-((-torch.expm1(log_p)) ** 0.5) * log_p).mean()
 
 
+def batch_of_shape(reduction):
+    """Logits of the named shape [N, C] (an empty batch included) and their targets."""
+
+    def make(shape, device):
+        n, c = shape
+        logits = torch.linspace(-4, 4, n * c, device=device).reshape(n, c)
+        target = torch.arange(n, device=device) % c
+        return facets.args(FocalLoss(gamma=1.5, reduction=reduction), logits, target)
+
+    return make
+
+
+def focal_reduced(module, logits, target):
+    log_pt = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
+    per_sample = -((-torch.expm1(log_pt)) ** 1.5) * log_pt
+    return per_sample.sum() if module.reduction == "sum" else per_sample
+
+
 def huber_inputs(dtype, device, shape=(2, 3)):
     count = torch.Size(shape).numel()
     x = torch.linspace(-3, 3, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
@@ -541,6 +559,17 @@ FACETS = facets.declare(
             wrt=1,
         ),
         facets.Unmodified(lambda device: confident(torch.float32, device)),
+        # An empty batch is a batch: "none" gives [0] losses, "sum" gives 0 (the "mean" of
+        # none is left open); strided logits and targets too.
+        *(
+            facets.Shapes(
+                batch_of_shape(reduction),
+                oracle=focal_reduced,
+                shapes=("empty", "2-D", "non-contiguous"),
+                label=reduction,
+            )
+            for reduction in ("none", "sum")
+        ),
         name="FocalLoss.forward",
         call=lambda module, logits, target: module(logits, target),
     ),
