@@ -951,8 +951,18 @@ def _counts_by_comparing_then_scatter(labels):
     return torch.zeros(2, 3, dtype=torch.int64).scatter_add_(1, bins, found).t()
 
 
+def _counts_by_comparing_beside_a_decoy(labels):
+    torch.zeros(2, 3, dtype=torch.int64).scatter_add_(1, labels, torch.ones_like(labels))
+    return _counts_by_comparing_then_scatter(labels)  # what the decoy took in is not its
+
+
 @pytest.mark.parametrize(
-    "count, each", [(_counts_by_scatter, True), (_counts_by_comparing_then_scatter, False)]
+    "count, each",
+    [
+        (_counts_by_scatter, True),
+        (_counts_by_comparing_then_scatter, False),
+        (_counts_by_comparing_beside_a_decoy, False),
+    ],
 )
 def test_built_from_each_of_wants_every_input_through_the_named_operators(count, each):
     # Totals counted another way and then scatter-added are built from the scatter-add too:
@@ -986,9 +996,19 @@ def _last_by_max_then_every_row(x, last):
     return reduced[torch.arange(x.shape[0])]  # an integer index that picks every row
 
 
+def _last_by_max_beside_a_decoy(x, last):
+    x[torch.arange(x.shape[0]), last]  # a pick from x whose result is dropped
+    return _last_by_max_then_every_row(x, last)
+
+
 @pytest.mark.parametrize(
     "pick, works_on_x",
-    [(_last_by_gather, True), (_last_by_index, True), (_last_by_max_then_every_row, False)],
+    [
+        (_last_by_gather, True),
+        (_last_by_index, True),
+        (_last_by_max_then_every_row, False),
+        (_last_by_max_beside_a_decoy, False),
+    ],
 )
 def test_built_from_reading_wants_the_named_operator_to_work_on_the_input(pick, works_on_x):
     # Built from an integer index either way; only what the index works on tells them apart:

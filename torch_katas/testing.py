@@ -1212,15 +1212,17 @@ class _BuiltFrom(TorchDispatchMode):
         self.spelled = spelled
         self.reason = reason
         self.marked: dict[int, torch.UntypedStorage] = {}  # kept alive: no address reused
-        # Elements the named operators took in (each call's largest tensor argument after the
-        # one it writes): how many inputs went through them, for check(..., each_of=...).
-        self.taken = 0
-        # `reading`'s memory and copies of it; whether a named operator took one of them as
-        # the tensor it works on (its first argument).
+        # For each marked memory, the elements the named operators that built it took in (each
+        # call's largest tensor argument after the one it writes): how many inputs went
+        # through them on the way to it, for check(..., each_of=...).
+        self.taken: dict[int, int] = {}
+        # `reading`'s memory and copies of it; the marked memory built by a named operator
+        # that took one of them as the tensor it works on (its first argument).
+        self.reading = reading is not None
         self.held: dict[int, torch.UntypedStorage] = {}
         if reading is not None and (key := _storage_key(reading)):
             self.held[key] = reading.untyped_storage()
-        self.read = reading is None
+        self.picked: set[int] = set()
 
     # torch.cond and the like (higher-order operators) pass through, run as they are.
     supports_higher_order_operators = True
@@ -1241,42 +1243,49 @@ class _BuiltFrom(TorchDispatchMode):
             return out
         inputs = dict(self._keys((*args, *(kwargs or {}).values())))
         name = getattr(func, "overloadpacket", func).__name__
-        if name in self.names:
-            rest = (*args[1:], *(kwargs or {}).values())
-            self.taken += max((one.numel() for _, one in self._keys(rest)), default=0)
-            first = dict(self._keys(args[:1]))
-            self.read = self.read or bool(first.keys() & self.held.keys())
         # copy_(dst, src) holds src: its other arguments are what it reads
         source = dict(self._keys(args[1:2])) if name == "copy_" else inputs
         if name in _COPIES and source.keys() & self.held.keys():
             for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
                 self.held[key] = tensor.untyped_storage()
-        if name in self.names or self.marked.keys() & inputs.keys():
+        marked = self.marked.keys() & inputs.keys()
+        if name in self.names or marked:
+            taken = max((self.taken[key] for key in marked), default=0)
+            picked = bool(marked & self.picked)
+            if name in self.names:
+                rest = (*args[1:], *(kwargs or {}).values())
+                taken += max((one.numel() for _, one in self._keys(rest)), default=0)
+                picked = picked or bool(dict(self._keys(args[:1])).keys() & self.held.keys())
             # An in-place operator returns its self, so what it writes is marked too.
             for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
                 self.marked[key] = tensor.untyped_storage()
+                self.taken[key] = taken
+                if picked:
+                    self.picked.add(key)
         return out
 
     def check(self, result: object, each_of: torch.Tensor | None = None) -> None:
-        """Fail unless `result` (a tensor) was computed from what one of the operators wrote,
-        and (`each_of`) the operators took in as many elements as that tensor holds: each of
-        its elements went through them, not totals computed another way first."""
+        """Fail unless `result` (a tensor) was computed from what one of the operators wrote
+        (with `reading`: one that worked on that input), and (`each_of`) the operators on the
+        way to it took in as many elements as that tensor holds: each of its elements went
+        through them, not totals computed another way first."""
         assert isinstance(result, torch.Tensor), f"expected a tensor, got {type(result).__name__}"
         key = _storage_key(result)
-        if result.numel() and key is not None:  # else nothing to tell apart
-            assert key in self.marked, (
-                f"your result was not built from {self.spelled}, which this kata asks for; "
-                f"another way to the same values does not meet the rule: {self.reason}"
-            )
-        assert self.read, (
+        if not result.numel() or key is None:
+            return  # nothing to tell apart
+        assert key in self.marked, (
+            f"your result was not built from {self.spelled}, which this kata asks for; "
+            f"another way to the same values does not meet the rule: {self.reason}"
+        )
+        assert not self.reading or key in self.picked, (
             f"your {self.spelled} did not work on the input itself (or a copy of it) but on "
             f"something computed from it another way, which does not meet the rule: {self.reason}"
         )
         if each_of is not None:
-            assert self.taken >= each_of.numel(), (
-                f"{self.spelled} took in {self.taken} elements for {each_of.numel()} inputs: "
-                f"each input must go through {self.spelled} itself (totals computed another way "
-                f"and then added do not meet the rule): {self.reason}"
+            assert self.taken[key] >= each_of.numel(), (
+                f"{self.spelled} took in {self.taken[key]} elements for {each_of.numel()} "
+                f"inputs: each input must go through {self.spelled} itself (totals computed "
+                f"another way and then added do not meet the rule): {self.reason}"
             )
 
 
