@@ -23,7 +23,9 @@ def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> to
     - array: a writable NumPy array of a dtype PyTorch supports, any shape (0-D and empty
       included: the same rules hold); slices and transposes are fine (strides must not be
       negative). A read-only array is not asked for (torch warns that it cannot wrap one safely).
-    - device: a torch.device, a string such as "cpu" or "cuda:0", or None.
+    - device: a torch.device, a string such as "cpu" or "cuda:0", or None. (The CPU named
+      with an index, "cpu:0", is not asked about: torch itself copies there, and sharing
+      or copying are both accepted.)
     - The dtype is kept: float64 stays torch.float64, int32 stays torch.int32, and so on.
     - On the CPU there is no copy: the tensor shares the array's memory, so a write through
       either one shows in the other.

@@ -186,6 +186,17 @@ def test_to_tensor_takes_the_device_as_a_string(device):
         )
 
 
+@pytest.mark.parametrize("as_string", [True, False], ids=["string", "torch.device"])
+def test_to_tensor_on_a_device_named_with_an_index(device, as_string):
+    # torch.as_tensor(array, device="cpu:0") copies, where "cpu" does not: the contract
+    # leaves sharing open there, and asks for a tensor on that device with the array's values.
+    named = torch.device(device.type, 0)
+    array = np.arange(6, dtype=np.int32).reshape(2, 3)
+    t = to_tensor(array, str(named) if as_string else named)
+    check_tensor(t, shape=(2, 3), dtype=torch.int32, device=named, name=f"to_tensor on {named}")
+    np.testing.assert_array_equal(t.cpu().numpy(), array)
+
+
 @pytest.mark.parametrize("np_dtype", list(DTYPES), ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize(
     "shape", [(), (0, 3), (1,), (2, 1, 3)], ids=["0-D", "empty", "one element", "size-1 dim"]

@@ -34,7 +34,9 @@ def apply_until_small(
       So an x that is already small gets no layer at all. Once h holds NaN (a NaN norm),
       stopping there and going on to max_steps are both allowed. The norm is
       vector_norm's in x's dtype (for float16 it neither overflows nor underflows where
-      squares in float16 would).
+      squares in float16 would). A threshold between two values of that dtype may be
+      compared either way: as `norm >= threshold` on the tensor does (threshold rounded to
+      the dtype) or exactly (`norm.item() >= threshold`).
     - layer: any differentiable callable that keeps the shape (an nn.Module, a function).
       It runs in the mode the caller left it in: an nn.Module's train/eval mode is left
       as it is. x: a floating tensor on any device.

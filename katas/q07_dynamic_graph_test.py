@@ -148,21 +148,32 @@ def steps_in_float64(layer, x, threshold, max_steps):
 
 
 @pytest.mark.parametrize(
-    "value, threshold",
-    [(300.0, 1000.0), (1e-4, 6e-5)],
-    ids=["squares overflow float16", "squares underflow float16"],
+    "dtype, value, threshold",
+    [
+        (torch.float16, 300.0, 1000.0),
+        (torch.float16, 1e-4, 6e-5),
+        (torch.float64, 1e200, 1e201),
+        (torch.float64, 1e-60, 6e-61),
+    ],
+    ids=[
+        "squares overflow float16",
+        "squares underflow float16",
+        "float64 beyond float32's range",
+        "float64 below float32's range",
+    ],
 )
-def test_the_norm_of_float16_values_is_taken_without_overflow(device, value, threshold):
-    skip_unless_supported(device, torch.float16)
-    x = torch.tensor([value] * 4, dtype=torch.float16, device=device)
+def test_the_norm_is_taken_without_overflow_or_underflow(device, dtype, value, threshold):
+    skip_unless_supported(device, dtype)
+    x = torch.tensor([value] * 4, dtype=dtype, device=device)
     expected = steps_in_float64(lambda h: h / 2, x, threshold, 5)
     out, taken = apply_until_small(lambda h: h / 2, x, threshold, 5)
     assert taken == expected, (
-        f"took {taken} steps for float16 values of {value}, expected {expected}: squares "
-        "of float16 values overflow (above 256) or underflow (below 2.4e-4); use "
-        "torch.linalg.vector_norm(h), which accumulates in float32"
+        f"took {taken} steps for {dtype} values of {value}, expected {expected}: squares of "
+        "float16 values overflow (above 256) or underflow (below 2.4e-4), and float64 values "
+        "this size are inf or 0 in float32; use torch.linalg.vector_norm(h) as it is (it "
+        "accumulates float16 in float32, float64 in float64)"
     )
-    assert out.dtype == torch.float16
+    assert out.dtype == dtype
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
@@ -181,6 +192,20 @@ def test_the_norm_is_compared_in_the_dtype_of_x(device, dtype):
         "(not recomputed in float32 or float64, where it falls just below the threshold)"
     )
     assert_close(out, x / 2, "h should be x with one layer applied")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_a_threshold_between_two_values_of_the_dtype_is_compared_either_way(device, dtype):
+    # |x| = 1 and a threshold just above 1 that rounds to 1 in the dtype: the tensor
+    # comparison (norm >= threshold) takes a step, the exact one (norm.item()) does not.
+    skip_unless_supported(device, dtype)
+    x = torch.tensor([1.0, 0.0], dtype=dtype, device=device)
+    out, taken = apply_until_small(lambda h: h / 2, x, 1.0 + 2**-12, 3)
+    assert taken in (0, 1), (
+        f"took {taken} steps for a norm of 1 and a threshold of 1 + 2**-12: expected 1 (the "
+        "threshold rounded to the dtype) or 0 (compared exactly)"
+    )
+    assert_close(out, unrolled(lambda h: h / 2, x, taken), f"h should be {taken} layers on x")
 
 
 @pytest.mark.parametrize("max_steps", [0, 1, 5])

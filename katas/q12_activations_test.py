@@ -471,6 +471,19 @@ def logits_in(dtype, device, log=False):
     return facets.args(logits.to(dtype=dtype, device=device), "NCT", log=log)
 
 
+# A layout for each rank the Shapes facet names, the classes last where a flat [rows, C] view
+# of the logits is tempting (it fails for strided ones).
+LAYOUT_OF_RANK = {2: "NC", 3: "NTC"}
+
+
+def logits_of_shape(shape, device):
+    return facets.args(torch.randn(shape, device=device) * 3, LAYOUT_OF_RANK[len(shape)])
+
+
+def probabilities_of_layout(logits, layout):
+    return probabilities_by_hand(logits, layout.index("C"))
+
+
 # log-probabilities near 0 come from cancellation (x - logsumexp(x), as correct as
 # F.log_softmax): a few roundings of the logits' size (at most 10, plus log of 4 classes).
 LOG_ATOL = {dtype: 16 * torch.finfo(dtype).eps for dtype in facets.FLOATING}
@@ -530,6 +543,12 @@ FACETS = facets.declare(
     facets.of(
         class_probabilities,
         *probabilities_in_every_dtype(),
+        # Any layout of the logits: strided ones too, empty ones (no samples).
+        facets.Shapes(
+            logits_of_shape,
+            oracle=probabilities_of_layout,
+            shapes=("empty", "2-D", "non-contiguous", "non-contiguous 3-D"),
+        ),
         # .to(float64) or .float() returns the caller's own tensor for that dtype.
         *(
             facets.Unmodified(

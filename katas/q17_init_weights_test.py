@@ -334,6 +334,7 @@ LAYER_ARGUMENTS = {
     nn.MultiheadAttention: (4, 2),  # only its out_proj (a Linear subclass) is covered
 }
 COVERED = tuple(LAYER_ARGUMENTS)[:10]
+DRAWN = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 
 def preset_layer(cls, device, nested=False):
@@ -360,14 +361,24 @@ FACETS = facets.declare(
             others=tuple(LAYER_ARGUMENTS)[10:],
             own=True,  # children are not visited
         ),
-        facets.Seeded(
-            lambda device: preset_layer(nn.Conv2d, device),
-            drawn=lambda arguments, result: arguments.args[0],
+        # Every layer that draws, from the caller's generator; every layer the rule names,
+        # filled in place (one class checked would leave the other branches unchecked).
+        *(
+            facets.Seeded(
+                lambda device, cls=cls: preset_layer(cls, device),
+                drawn=lambda arguments, result: arguments.args[0],
+                label=cls.__name__,
+            )
+            for cls in DRAWN
         ),
         facets.Number(lambda device: preset_layer(nn.Linear, device), type(None)),
-        facets.UpdatesAll(
-            lambda device: preset_layer(nn.Linear, device),
-            params=lambda arguments: list(arguments.args[0].parameters()),
+        *(
+            facets.UpdatesAll(
+                lambda device, cls=cls: preset_layer(cls, device),
+                params=lambda arguments: list(arguments.args[0].parameters()),
+                label=cls.__name__,
+            )
+            for cls in COVERED
         ),
     ),
     facets.of(

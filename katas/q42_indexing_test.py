@@ -99,7 +99,11 @@ def test_last_valid_keeps_any_dtype_and_ignores_the_padding(device, dtype):
         x[0, 2:], x[2, 1:] = float("inf"), float("nan")
         x[1, 4, 0] = -0.0  # a value to pick as it is: a sum gives +0.0
     reason = "pick the step (gather or an integer index) rather than masking and summing"
-    with built_from(*PICKS, spelled="gather or an integer index", reason=reason) as record:
+    # The pick works on x itself (or a copy): a masked reduction over time, then a pick of
+    # every row of its result, picks nothing.
+    with built_from(
+        *PICKS, spelled="gather or an integer index", reason=reason, reading=x
+    ) as record:
         out = last_valid(x, torch.tensor(lengths, device=device))
     check_tensor(out, shape=(3, 4), dtype=dtype, device=device, name="last steps")
     expected = torch.stack([x[b, n - 1] for b, n in enumerate(lengths)])
@@ -187,6 +191,15 @@ def test_rotate_pairs_keeps_any_floating_or_signed_integer_dtype(device, dtype):
     )
 
 
+def test_rotate_pairs_negates_a_zero_into_minus_zero(device):
+    # -x of +0.0 is -0.0 (and of -0.0, +0.0): 0 - x, or a sum with a zero product, gives +0.0.
+    x = torch.tensor([[1.0, 0.0, 2.0, -0.0]], device=device)
+    out = rotate_pairs(x)
+    assert out.tolist() == [[-0.0, 1.0, 0.0, 2.0]] and out.signbit().tolist() == [
+        [True, False, False, False]
+    ], f"got {out.tolist()}: out[..., 2i] = -x[..., 2i+1], a negation (-0.0 for 0.0)"
+
+
 def test_rotate_pairs_of_a_strided_integer_input(device):
     x = torch.arange(24, device=device).view(4, 6)[::2]  # rows 0 and 2: not contiguous
     out = rotate_pairs(x)
@@ -215,13 +228,14 @@ def histogram(labels, num_bins):
     reason = "count with a scatter-add along dim 1"
     assert_no_torch_internals(batch_histogram, reason=reason)
     # Built from a scatter-add: comparing with every bin and summing, or sorting and
-    # searchsorted, reach the same counts another way.
+    # searchsorted, reach the same counts another way; and each label goes through it (a
+    # scatter-add of totals counted another way, one per bin, takes in too few elements).
     with (
         forbidden_ops(*COUNTING.ops, reason=reason, aten=COUNTING.aten),
         built_from(*SCATTER_ADDS, spelled="a scatter-add", reason=reason) as record,
     ):
         counts = batch_histogram(labels, num_bins)
-    record.check(counts)
+    record.check(counts, each_of=labels)
     return counts
 
 
@@ -294,6 +308,14 @@ def pairs_of(dtype, device):
     return facets.args(x)
 
 
+def pairs_of_shape(shape, device):
+    """Pairs in the last dim (twice the named shape's), for any leading dims."""
+    if not shape:
+        shape = (1,)
+    x = torch.randn(*shape[:-1], 2 * shape[-1], device=device)
+    return facets.args(x)
+
+
 def rotated_by_loop(x):
     out = torch.empty_like(x)
     for i in range(0, x.shape[-1], 2):
@@ -321,6 +343,12 @@ FACETS = facets.declare(
         facets.Dtypes(pairs_of, oracle=rotated_by_loop, dtypes=SIGNED),
         facets.Unmodified(lambda device: pairs_of(torch.float32, device)),
         facets.Returns(lambda device: pairs_of(torch.float32, device)),
+        # any layout: strided copies whose last dim is not contiguous either (no view of pairs)
+        facets.Shapes(
+            pairs_of_shape,
+            oracle=rotated_by_loop,
+            shapes=("1-D", "empty", "2-D", "non-contiguous", "non-contiguous 3-D"),
+        ),
     ),
     facets.of(
         batch_histogram,

@@ -37,9 +37,20 @@ def focal_by_hand(logits, target, gamma):
 def no_nested_backward():
     """Refuses a backward pass started inside another: autograd differentiating the forward
     again inside a hand-written backward (torch.autograd.grad, .backward(), torch.func all
-    run the engine), where the kata asks for the gradient written out."""
+    run the engine, or forward mode: torch.func.jvp and forward_ad enter a dual level),
+    where the kata asks for the gradient written out."""
     engine = torch.autograd.Variable._execution_engine
+    enter_dual_level = torch.autograd.forward_ad.enter_dual_level
     running = False
+
+    def dual_level_refused_in_backward():
+        if running:
+            raise AssertionError(
+                "HuberFunction.backward ran forward-mode autograd (torch.func.jvp, forward_ad) "
+                "to differentiate the forward again: write the gradient yourself, "
+                "clamp(d, -delta, delta) * grad_output"
+            )
+        return enter_dual_level()
 
     class Guard:
         def run_backward(self, *args, **kwargs):
@@ -59,10 +70,12 @@ def no_nested_backward():
             return getattr(engine, name)
 
     torch.autograd.Variable._execution_engine = Guard()
+    torch.autograd.forward_ad.enter_dual_level = dual_level_refused_in_backward
     try:
         yield
     finally:
         torch.autograd.Variable._execution_engine = engine
+        torch.autograd.forward_ad.enter_dual_level = enter_dual_level
 
 
 def assert_gradcheck(fn, inputs, what):
@@ -489,6 +502,24 @@ def focal64(module, logits, target):
     return (-((-torch.expm1(log_p)) ** 0.5) * log_p).mean()
 
 
+def batch_of_shape(reduction):
+    """Logits of the named shape [N, C] (an empty batch included) and their targets."""
+
+    def make(shape, device):
+        n, c = shape
+        logits = torch.linspace(-4, 4, n * c, device=device).reshape(n, c)
+        target = torch.arange(n, device=device) % c
+        return facets.args(FocalLoss(gamma=1.5, reduction=reduction), logits, target)
+
+    return make
+
+
+def focal_reduced(module, logits, target):
+    log_pt = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
+    per_sample = -((-torch.expm1(log_pt)) ** 1.5) * log_pt
+    return per_sample.sum() if module.reduction == "sum" else per_sample
+
+
 def huber_inputs(dtype, device, shape=(2, 3)):
     count = torch.Size(shape).numel()
     x = torch.linspace(-3, 3, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
@@ -534,6 +565,17 @@ FACETS = facets.declare(
             wrt=1,
         ),
         facets.Unmodified(lambda device: confident(torch.float32, device)),
+        # An empty batch is a batch: "none" gives [0] losses, "sum" gives 0 (the "mean" of
+        # none is left open); strided logits and targets too.
+        *(
+            facets.Shapes(
+                batch_of_shape(reduction),
+                oracle=focal_reduced,
+                shapes=("empty", "2-D", "non-contiguous"),
+                label=reduction,
+            )
+            for reduction in ("none", "sum")
+        ),
         name="FocalLoss.forward",
         call=lambda module, logits, target: module(logits, target),
     ),

@@ -1060,6 +1060,86 @@ def test_built_from_follows_the_result_back_to_the_named_operators(count, made):
             record.check(counts)
 
 
+def _counts_by_comparing_then_scatter(labels):
+    found = (labels[..., None] == torch.arange(3)).sum(1)  # the counting, done elsewhere
+    bins = torch.arange(3).expand_as(found)
+    return torch.zeros(2, 3, dtype=torch.int64).scatter_add_(1, bins, found).t()
+
+
+def _counts_by_comparing_beside_a_decoy(labels):
+    torch.zeros(2, 3, dtype=torch.int64).scatter_add_(1, labels, torch.ones_like(labels))
+    return _counts_by_comparing_then_scatter(labels)  # what the decoy took in is not its
+
+
+@pytest.mark.parametrize(
+    "count, each",
+    [
+        (_counts_by_scatter, True),
+        (_counts_by_comparing_then_scatter, False),
+        (_counts_by_comparing_beside_a_decoy, False),
+    ],
+)
+def test_built_from_each_of_wants_every_input_through_the_named_operators(count, each):
+    # Totals counted another way and then scatter-added are built from the scatter-add too:
+    # only how many elements it took in (6 labels, or 2 rows of 3 totals) tells them apart.
+    labels = torch.tensor([[0, 2, 2, 2], [1, 1, 1, 0]])
+    with testing.built_from(*SCATTER, spelled="scatter_add_", reason="count") as record:
+        counts = count(labels)
+    assert counts.tolist() == [[1, 1], [0, 3], [3, 0]]
+    record.check(counts)
+    if each:
+        record.check(counts, each_of=labels)
+    else:
+        with pytest.raises(AssertionError, match="took in 6 elements for 8 inputs"):
+            record.check(counts, each_of=labels)
+
+
+PICK = ("gather", "index")
+
+
+def _last_by_gather(x, last):
+    return x.contiguous().gather(1, last.view(-1, 1, 1).expand(-1, 1, x.shape[-1]))[:, 0]
+
+
+def _last_by_index(x, last):
+    return x[torch.arange(x.shape[0]), last]
+
+
+def _last_by_max_then_every_row(x, last):
+    chosen = torch.arange(x.shape[1])[None, :, None] == last[:, None, None]
+    reduced = torch.where(chosen, x, -torch.inf).amax(1)  # the pick, done by a reduction
+    return reduced[torch.arange(x.shape[0])]  # an integer index that picks every row
+
+
+def _last_by_max_beside_a_decoy(x, last):
+    x[torch.arange(x.shape[0]), last]  # a pick from x whose result is dropped
+    return _last_by_max_then_every_row(x, last)
+
+
+@pytest.mark.parametrize(
+    "pick, works_on_x",
+    [
+        (_last_by_gather, True),
+        (_last_by_index, True),
+        (_last_by_max_then_every_row, False),
+        (_last_by_max_beside_a_decoy, False),
+    ],
+)
+def test_built_from_reading_wants_the_named_operator_to_work_on_the_input(pick, works_on_x):
+    # Built from an integer index either way; only what the index works on tells them apart:
+    # x itself (a view, or a copy such as .contiguous() makes), or x reduced another way.
+    x = torch.arange(24.0).view(4, 3, 2).transpose(0, 1)  # [3, 4, 2], not contiguous
+    last = torch.tensor([1, 3, 0])
+    with testing.built_from(*PICK, spelled="gather", reason="pick", reading=x) as record:
+        out = pick(x, last)
+    assert torch.equal(out, torch.stack([x[b, n] for b, n in enumerate(last.tolist())]))
+    if works_on_x:
+        record.check(out)
+    else:
+        with pytest.raises(AssertionError, match="did not work on the input itself"):
+            record.check(out)
+
+
 def test_built_from_lets_torch_cond_run():
     # torch.cond traces its branches with Dynamo even eagerly, under the mode: it must run,
     # and what is built outside it is followed as ever.

@@ -1258,16 +1258,34 @@ def largest_result() -> Iterator[_LargestResult]:
 # ---- rules on how a result is made
 
 
+# aten operators that copy values as they are (another layout, device or dtype): what they
+# make from a tensor still holds it, for `built_from(..., reading=...)`.
+_COPIES = frozenset({"clone", "contiguous", "_to_copy", "copy_", "_unsafe_view"})
+
+
 class _BuiltFrom(TorchDispatchMode):
     """Marks the memory each of the named aten operators writes, and the memory of every
     result computed from marked memory: what a rule's result must be built from."""
 
-    def __init__(self, names: set[str], spelled: str, reason: str) -> None:
+    def __init__(
+        self, names: set[str], spelled: str, reason: str, reading: torch.Tensor | None
+    ) -> None:
         super().__init__()
         self.names = names
         self.spelled = spelled
         self.reason = reason
         self.marked: dict[int, torch.UntypedStorage] = {}  # kept alive: no address reused
+        # For each marked memory, the elements the named operators that built it took in (each
+        # call's largest tensor argument after the one it writes): how many inputs went
+        # through them on the way to it, for check(..., each_of=...).
+        self.taken: dict[int, int] = {}
+        # `reading`'s memory and copies of it; the marked memory built by a named operator
+        # that took one of them as the tensor it works on (its first argument).
+        self.reading = reading is not None
+        self.held: dict[int, torch.UntypedStorage] = {}
+        if reading is not None and (key := _storage_key(reading)):
+            self.held[key] = reading.untyped_storage()
+        self.picked: set[int] = set()
 
     # torch.cond and the like (higher-order operators) pass through, run as they are.
     supports_higher_order_operators = True
@@ -1288,37 +1306,72 @@ class _BuiltFrom(TorchDispatchMode):
             return out
         inputs = dict(self._keys((*args, *(kwargs or {}).values())))
         name = getattr(func, "overloadpacket", func).__name__
-        if name in self.names or self.marked.keys() & inputs.keys():
+        # copy_(dst, src) holds src: its other arguments are what it reads
+        source = dict(self._keys(args[1:2])) if name == "copy_" else inputs
+        if name in _COPIES and source.keys() & self.held.keys():
+            for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
+                self.held[key] = tensor.untyped_storage()
+        marked = self.marked.keys() & inputs.keys()
+        if name in self.names or marked:
+            taken = max((self.taken[key] for key in marked), default=0)
+            picked = bool(marked & self.picked)
+            if name in self.names:
+                rest = (*args[1:], *(kwargs or {}).values())
+                taken += max((one.numel() for _, one in self._keys(rest)), default=0)
+                picked = picked or bool(dict(self._keys(args[:1])).keys() & self.held.keys())
             # An in-place operator returns its self, so what it writes is marked too.
             for key, tensor in self._keys(out if isinstance(out, tuple | list) else (out,)):
                 self.marked[key] = tensor.untyped_storage()
+                self.taken[key] = taken
+                if picked:
+                    self.picked.add(key)
         return out
 
-    def check(self, result: object) -> None:
-        """Fail unless `result` (a tensor) was computed from what one of the operators wrote."""
+    def check(self, result: object, each_of: torch.Tensor | None = None) -> None:
+        """Fail unless `result` (a tensor) was computed from what one of the operators wrote
+        (with `reading`: one that worked on that input), and (`each_of`) the operators on the
+        way to it took in as many elements as that tensor holds: each of its elements went
+        through them, not totals computed another way first."""
         assert isinstance(result, torch.Tensor), f"expected a tensor, got {type(result).__name__}"
         key = _storage_key(result)
-        if result.numel() == 0 or key is None:
+        if not result.numel() or key is None:
             return  # nothing to tell apart
         assert key in self.marked, (
             f"your result was not built from {self.spelled}, which this kata asks for; "
             f"another way to the same values does not meet the rule: {self.reason}"
         )
+        assert not self.reading or key in self.picked, (
+            f"your {self.spelled} did not work on the input itself (or a copy of it) but on "
+            f"something computed from it another way, which does not meet the rule: {self.reason}"
+        )
+        if each_of is not None:
+            assert self.taken[key] >= each_of.numel(), (
+                f"{self.spelled} took in {self.taken[key]} elements for {each_of.numel()} "
+                f"inputs: each input must go through {self.spelled} itself (totals computed "
+                f"another way and then added do not meet the rule): {self.reason}"
+            )
 
 
 @contextmanager
-def built_from(*aten: str, spelled: str, reason: str) -> Iterator[_BuiltFrom]:
+def built_from(
+    *aten: str, spelled: str, reason: str, reading: torch.Tensor | None = None
+) -> Iterator[_BuiltFrom]:
     """Inside the block, follow what the aten operators named in `aten` write; after it,
     `record.check(result)` fails unless the result holds memory one of them wrote, or
     memory computed from it (a copy, a view, a conversion). For rules on the method
     ("count with a scatter-add"), where a list of forbidden ops would miss some other way
     to the same values. Seen at the dispatcher, however the operators are reached.
+    `record.check(result, each_of=labels)` also fails when the operators took in fewer
+    elements than `labels` holds: the work done elsewhere, only its totals passed through.
+    With `reading=x`, it fails unless one of them worked on x itself (its first argument: x,
+    a view or a copy of x), not on a tensor computed from x another way ("pick the step":
+    a masked reduction over time, then a pick of every row, picks nothing).
 
     >>> with built_from("scatter_add_", spelled="scatter_add_", reason="...") as record:
     ...     counts = histogram(labels, 3)
     >>> record.check(counts)
     """
-    with _dispatch_mode(_BuiltFrom(set(aten), spelled, reason)) as record:
+    with _dispatch_mode(_BuiltFrom(set(aten), spelled, reason, reading)) as record:
         yield record
 
 

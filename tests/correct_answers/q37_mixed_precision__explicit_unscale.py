@@ -1,0 +1,39 @@
+"""Correct: gradients zeroed in place, an explicit unscale_ before the step."""
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+
+def amp_dtype(device: torch.device | str) -> torch.dtype:
+    where = torch.device(device)
+    if where.type != "cuda":
+        return torch.bfloat16
+    with torch.cuda.device(where):
+        native = torch.cuda.is_bf16_supported(including_emulation=False)
+    return torch.bfloat16 if native else torch.float16
+
+
+def make_grad_scaler(device: torch.device | str) -> torch.amp.GradScaler:
+    kind = torch.device(device).type
+    return torch.amp.GradScaler(device=kind, enabled=amp_dtype(device) is torch.float16)
+
+
+def amp_train_step(
+    model: nn.Module,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler,
+) -> torch.Tensor:
+    optimizer.zero_grad(set_to_none=False)
+    with torch.autocast(inputs.device.type, dtype=amp_dtype(inputs.device)):
+        out = model(inputs)
+        loss = loss_fn(out, targets)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach().to(torch.float32)
