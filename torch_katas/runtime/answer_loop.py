@@ -31,12 +31,14 @@ class AnswerLoop:
     Nothing one answer did reaches the next: before each, the kata modules are forgotten and
     collected again (its test module imports the answer afresh), and its last test tears down
     every fixture, so the harness's state guard puts back everything at that test's end, as
-    at the end of any run. The fast tests run first. With `first_failure`, those that caught
-    an earlier answer run first of all, and the tests after an answer's first failure do not
-    run (the slow ones, then, never start). An answer given tests in `only` runs those alone,
-    and stops at the first that passes. With a `fork`, each answer runs in a process of its
-    own, forked from this session's, which imports no test module: nothing of one answer's
-    run (a module's state, a setting, the environment) is there for the next.
+    at the end of any run. The fast tests run first, those on the CPU before those on other
+    devices. With `first_failure`, those that caught an earlier answer run first of all, and
+    the tests after an answer's first failure do not run (the slow ones, then, never start),
+    so a mistake the CPU shows never starts a test on another device. An answer given tests
+    in `only` runs those alone, and stops at the first that passes. With a `fork`, each
+    answer runs in a process of its own, forked from this session's, which imports no test
+    module: nothing of one answer's run (a module's state, a setting, the environment) is
+    there for the next.
     """
 
     def __init__(
@@ -96,10 +98,13 @@ class AnswerLoop:
         # Fast tests first; among them, those that failed on this kata's earlier answers
         # (a mistake is most often caught where another was: the tests seed every random
         # generator before each test, so their order changes none of their outcomes).
+        # Tests on the CPU before those on other devices: most mistakes show on every device,
+        # and on the CPU most cheaply (the simulated device costs several times more).
         caught = {nodeid: rank for rank, nodeid in enumerate(self.caught)}
         items.sort(
             key=lambda item: (
                 bool(item.get_closest_marker("slow")),
+                off_the_cpu(item),
                 caught.get(item.nodeid, len(caught)) if self.first_failure else 0,
             )
         )
@@ -143,3 +148,10 @@ class AnswerLoop:
             self.stop = self.stop or self.stopping
         elif report.when == "call" and report.passed and self.restricted:
             self.stop = True
+
+
+def off_the_cpu(item: pytest.Item) -> bool:
+    """Whether the test runs on a device other than the CPU (its `device` parameter)."""
+    callspec = getattr(item, "callspec", None)
+    device = callspec.params.get("device") if callspec is not None else None
+    return device is not None and str(device).partition(":")[0] != "cpu"
