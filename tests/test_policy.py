@@ -649,6 +649,63 @@ ATTACKS = {
         "f = getattr(module, N[0])",
         "attribute",
     ),
+    # A table, a local table or a template name bound again in any other way (a match pattern,
+    # `except ... as`, a parameter of the same name in another function) holds anything.
+    "name-table-rebound-by-a-match-capture": (
+        "import torch\nN = ('training',)\nmatch ['for' + 'wards']:\n    case N:\n        pass\n"
+        "def f(model):\n    setattr(model, N[0], 0)",
+        "attribute-by-name",
+    ),
+    "name-table-rebound-by-a-match-star": (
+        "import torch\nN = ('training',)\nmatch ['sys']:\n    case [*N]:\n        pass\n"
+        "m = getattr(torch, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-rebound-by-a-match-mapping-rest": (
+        "import torch\nN = ('training',)\nmatch {0: 'sys'}:\n    case {**N}:\n        pass\n"
+        "m = getattr(torch, N[0])",
+        "attribute-by-name",
+    ),
+    "name-table-shadowed-by-except-as": (
+        "N = ('weight',)\nclass P(Exception):\n    def __getitem__(self, i):\n"
+        "        return 'for' + 'wards'\ndef f(model):\n    try:\n        raise P\n"
+        "    except P as N:\n        setattr(model, N[0], 0)",
+        "attribute-by-name",
+    ),
+    "local-table-name-is-a-parameter-elsewhere": (
+        "def layout(model):\n    kinds = {'weight': 0}\n    return [kinds[k] for k in kinds]\n"
+        "def settle(model, kinds):\n    for entry in kinds:\n        setattr(model, entry, 0)\n"
+        "def f(model):\n    settle(model, ['for' + 'wards'])",
+        "attribute-by-name",
+    ),
+    "local-table-rebound-by-a-match-capture": (
+        "def f(model):\n    kinds = {'weight': 0}\n    match ['for' + 'wards']:\n"
+        "        case kinds:\n            pass\n    for entry in kinds:\n"
+        "        setattr(model, entry, 0)",
+        "attribute-by-name",
+    ),
+    "template-rebound-by-a-match-capture": (
+        "def f(x, t0):\n    t = '{0}'\n    match [t0]:\n        case [t]:\n            pass\n"
+        "    return t.format(x)",
+        "string",
+    ),
+    "class-template-rebound-by-a-match-capture": (
+        "class C:\n    TEMPLATE = '{0}'\n    match ['{0.x}']:\n        case [TEMPLATE]:\n"
+        "            pass\n    def show(self, x):\n        return self.TEMPLATE.format(x)",
+        "string",
+    ),
+    # Literal[...] holds values only while the name is typing's: `Literal = List` makes the
+    # strings forward references that typing evaluates (singledispatch's register).
+    "literal-rebound-to-a-generic": (
+        "from typing import List, Literal\nLiteral = List\n"
+        "def f(x: Literal['print(1)']):\n    pass",
+        "annotation",
+    ),
+    "literal-rebound-by-a-match-capture": (
+        "from typing import List, Literal\nmatch List:\n    case Literal:\n        pass\n"
+        "def f(x: Literal['print(1)']):\n    pass",
+        "annotation",
+    ),
     # A rule on a name is about what the name is: the answer's own method, not an argument's.
     "dump-of-an-argument-in-a-class-with-dump": (
         "class E:\n    def dump(self, a):\n        a.dump('x')",
@@ -1158,6 +1215,14 @@ HONEST_IDIOMS = {
         "from torch import nn\nCLASS_NAMES = {'relu': 'ReLU', 'tanh': 'Tanh'}\n"
         "ORDER = ('Linear', 'ReLU')\ndef act(name):\n    return getattr(nn, CLASS_NAMES[name])()"
         "\ndef first():\n    return getattr(nn, ORDER[0])"
+    ),
+    "getattr-from-a-table-beside-a-match": (
+        "from typing import Literal\nfrom torch import nn\nNAMES = {'relu': 'ReLU'}\n"
+        "def act(kind: Literal['relu', 'gelu']):\n    match kind:\n"
+        "        case 'gelu':\n            return nn.GELU()\n        case other:\n"
+        "            return getattr(nn, NAMES[other])()\n"
+        "def build(model):\n    kinds = {'weight': 0}\n    for name in kinds:\n"
+        "        getattr(model, name)\n    template = '{0}'\n    return template.format(model)"
     ),
     "own-dump-and-vars-in-repr": (
         "class EarlyStopping:\n    def __init__(self):\n        self.best = None\n"

@@ -109,6 +109,7 @@ from pathlib import Path
 
 from torch_katas.grading import public_names
 from torch_katas.source_names import (
+    binding_counts,
     bindings_of,
     bound_names,
     constant_tables,
@@ -813,6 +814,7 @@ class _Checker:
         self.type_strings: list[ast.Constant] = []  # literal strings typing may evaluate
         self.module_alias_values: set[int] = set()  # ids of `torch.nn` in `nn = torch.nn`
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
+        self.counts: dict[str, int] = {}  # how many bindings of each name (binding_counts)
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -849,6 +851,7 @@ class _Checker:
             and any(ENUM_CLASSES.fullmatch(self.dotted(b) or "") for b in n.bases)
         }
         self.frozen_setattr = frozen_setattrs(tree)
+        self.counts = binding_counts(tree)
         self.tables = constant_tables(tree)
         self.loop_names = loop_literals(tree, self.tables)
         self.shadowed = shadowed(tree)
@@ -962,7 +965,11 @@ class _Checker:
     def literal_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
         """typing's Literal (or typing_extensions'), however it is imported or aliased."""
         if self.dotted(node) in ("typing.Literal", "typing_extensions.Literal"):
-            return True
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            # Bound by its imports alone: after `Literal = List` the strings are types again.
+            return isinstance(root, ast.Name) and self.only_imported(root.id)
         values = self.aliases.get(node.id) if isinstance(node, ast.Name) else None
         return (
             isinstance(node, ast.Name)
@@ -970,6 +977,15 @@ class _Checker:
             and node.id not in seen
             and all(self.literal_type(v, seen | {node.id}) for v in values)
         )
+
+    def only_imported(self, name: str) -> bool:
+        """Is every binding of `name` in the source an import?"""
+        imports = sum(
+            (a.asname or a.name).split(".")[0] == name
+            for a in ast.walk(self.tree)
+            if isinstance(a, ast.alias)
+        )
+        return self.counts.get(name, 0) == imports
 
     def type_name(self, node: ast.AST) -> bool:
         """A recorded class, or a name of a typing module (`List`, `npt.NDArray`)."""
@@ -1681,6 +1697,9 @@ class _Checker:
                 if not (isinstance(parent, ast.Assign) and parent.targets == [each]):
                     return False
                 values.append(parent.value)
+        # Bound by those assignments alone: not by a match pattern, an import, `except as`.
+        if binding_counts(scope).get(node.id) != len(values):
+            return False
         return bool(values) and all(
             not isinstance(v, ast.Name) and self.literal_template(v) for v in values
         )
@@ -1699,11 +1718,8 @@ class _Checker:
                     if len(targets) != 1 or value is None or not self.literal_template(value):
                         return False
                     bound = True
-                elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-                    for n in ast.walk(statement)
-                ):
-                    return False  # bound another way in the class body (a loop, a walrus)
+                elif name in names_bound_in([statement]):
+                    return False  # bound another way in the class body (a loop, a match)
             names_it = (
                 (
                     isinstance(node, ast.Attribute)
