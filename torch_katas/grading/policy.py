@@ -2884,21 +2884,54 @@ def local_names(scope: ast.AST) -> set[str]:
 
 def shadowed(tree: ast.Module) -> set[int]:
     """Ids of the names loaded where a binding of the answer's own hides the builtin
-    (a parameter called `input`)."""
+    (a parameter called `input`). A module or class body hides a builtin only after a
+    statement of its own that always binds the name has run: a `def getattr` under an `if`,
+    or one deleted later, leaves the builtin in place. A name deleted or declared global or
+    nonlocal anywhere hides nothing."""
     found: set[int] = set()
     scopes_kind = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    unsure = {
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Global, ast.Nonlocal))
+        for name in node.names
+    } | {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del)
+    }
 
-    def walk(node: ast.AST, scopes: list[tuple[bool, set[str]]]) -> None:
+    def bound_from(scope: ast.AST) -> dict[str, int]:
+        """name -> the last line before which it is not yet bound (0: a function's local)."""
+        if not isinstance(scope, (ast.Module, ast.ClassDef)):
+            return dict.fromkeys(local_names(scope) - unsure, 0)
+        sure: dict[str, int] = {}
+        for statement in getattr(scope, "body", []):
+            names: set[str] = set()
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = {statement.name}
+            elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+                names = names_bound_in([statement], deep=False)
+            elif isinstance(statement, ast.Assign):
+                names = {n for target in statement.targets for n in bound_names(target)}
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                names = set(bound_names(statement.target))
+            end = getattr(statement, "end_lineno", None) or statement.lineno
+            for name in names - unsure:
+                sure.setdefault(name, end)
+        return sure
+
+    def walk(node: ast.AST, scopes: list[tuple[bool, dict[str, int]]]) -> None:
         if isinstance(node, scopes_kind):
             if isinstance(node, ast.ClassDef):
                 outer: list[ast.AST | None] = [*node.decorator_list, *node.bases, *node.keywords]
-                inner = [*scopes, (True, local_names(node))]
+                inner = [*scopes, (True, bound_from(node))]
             else:
                 outer = [node.args]
                 if not isinstance(node, ast.Lambda):
                     outer += [*node.decorator_list, node.returns]
                 # Names bound in a class body are not seen from its methods.
-                inner = [s for s in scopes if not s[0]] + [(False, local_names(node))]
+                inner = [s for s in scopes if not s[0]] + [(False, bound_from(node))]
             for part in outer:
                 if part is not None:
                     walk(part, scopes)
@@ -2907,12 +2940,13 @@ def shadowed(tree: ast.Module) -> set[int]:
             return
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             visible = [names for is_class, names in scopes[:-1] if not is_class]
-            if any(node.id in names for names in [*visible, scopes[-1][1]]):
+            line = getattr(node, "lineno", 0)
+            if any(names.get(node.id, line) < line for names in [*visible, scopes[-1][1]]):
                 found.add(id(node))
         for child in ast.iter_child_nodes(node):
             walk(child, scopes)
 
-    walk(tree, [(False, local_names(tree))])
+    walk(tree, [(False, bound_from(tree))])
     return found
 
 
