@@ -733,6 +733,21 @@ ATTACKS = {
         "    except NameError:\n        pass\n    x = getattr(object, 'mro' + '')",
         "attribute-by-name",
     ),
+    # A constructor run again on an object the answer did not make resets what it holds (kata
+    # 34's counter of forward passes: graded solved for an answer that ran the model twice).
+    "constructor-run-again-on-an-argument": (
+        "def f(model):\n    state = model.state_dict()\n    model.__init__()\n"
+        "    model.load_state_dict(state)",
+        "patch",
+    ),
+    "constructor-of-a-library-class-on-an-argument": (
+        "from torch import nn\ndef f(model):\n    nn.Module.__init__(model)",
+        "patch",
+    ),
+    "constructor-through-its-class": ("def f(model):\n    type(model).__init__(model)", "patch"),
+    "constructor-handed-on": ("def f(model):\n    g = model.__init__\n    g()", "patch"),
+    "constructor-by-name": ("def f(model):\n    getattr(model, '__init__')()", "patch"),
+    "post-init-run-again": ("def f(config):\n    config.__post_init__()", "patch"),
     # A rule on a name is about what the name is: the answer's own method, not an argument's.
     "dump-of-an-argument-in-a-class-with-dump": (
         "class E:\n    def dump(self, a):\n        a.dump('x')",
@@ -1328,6 +1343,13 @@ HONEST_IDIOMS = {
         "class Registry:\n    def vars(self):\n        return {}\n    def get(self, n):\n"
         "        return getattr(self, 'vars')()\n"
         "def f(input, format, type):\n    return input, format, type"
+    ),
+    "constructors-of-own-objects": (
+        "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        nn.Module.__init__(self)\n"
+        "    def reset(self):\n        self.__init__()\nclass D(M):\n"
+        "    def __init__(self):\n        M.__init__(self)\n"
+        "def f():\n    m = M()\n    m.__init__()\n    return m"
     ),
     "methodcaller-over-a-literal-table": (
         "import operator\nHOW = {'sum': 'sum', 'mean': 'mean'}\n"

@@ -1330,6 +1330,7 @@ class _Checker:
             self.attribute_name(node, node.attr, submodule)
         self.tests_state_read(node, spelled)
         parent = self.parents.get(id(node))
+        self.constructor_rerun(node, parent)
         self.named_by_operator(node, dotted, parent)
         self.global_registration(node, dotted)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
@@ -1340,6 +1341,34 @@ class _Checker:
                 self.note(node, "module", f"uses the module {dotted} as a value")
             elif kind == "module":
                 self.module_value(node, dotted)
+
+    def constructor_rerun(self, node: ast.Attribute, parent: ast.AST | None) -> None:
+        """`x.__init__` runs a constructor again on x, which resets all it holds (a test's
+        count of forward passes): only on the answer's own object (`super().__init__()`,
+        `self.__init__()`, `Base.__init__(self)` in a method, an object it made)."""
+        if node.attr not in ("__init__", "__post_init__"):
+            return
+        owner = node.value
+        selves = methods_selves(self.tree)
+        if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name):
+            if owner.func.id == "super" and id(owner.func) not in self.shadowed:
+                return
+        elif isinstance(owner, ast.Name) and (owner.id in selves or id(owner) in self.own):
+            return
+        call = parent if isinstance(parent, ast.Call) and parent.func is node else None
+        first = call.args[0] if call is not None and call.args else None
+        # A class the source names: its own, or one it imports (`nn.Module`).
+        is_class = (isinstance(owner, ast.Name) and owner.id in self.own_classes) or (
+            self.dotted(owner) is not None
+        )
+        if is_class and isinstance(first, ast.Name) and first.id in selves:
+            return  # Base.__init__(self, ...) from a method
+        self.note(
+            node,
+            "patch",
+            f"runs {ast.unparse(node)} on an object the answer did not make (a constructor run "
+            "again resets what it holds)",
+        )
 
     def global_registration(self, node: ast.Attribute, dotted: str | None) -> None:
         """What registers with an object shared by the whole process: a library's registry
