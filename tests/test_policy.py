@@ -748,6 +748,27 @@ ATTACKS = {
     "constructor-handed-on": ("def f(model):\n    g = model.__init__\n    g()", "patch"),
     "constructor-by-name": ("def f(model):\n    getattr(model, '__init__')()", "patch"),
     "post-init-run-again": ("def f(config):\n    config.__post_init__()", "patch"),
+    # functools.wraps and update_wrapper copy the wrapped object's namespace into the wrapper:
+    # on a test's model that writes any attribute (kata 34's count of forward passes).
+    "wraps-applied-to-an-argument": (
+        "import functools\nclass Seen:\n    def __init__(self):\n        self.forwards = 1\n"
+        "def f(model):\n    functools.wraps(Seen())(model)",
+        "patch",
+    ),
+    "update-wrapper-on-an-argument": (
+        "from functools import update_wrapper\ndef f(model, seen):\n"
+        "    update_wrapper(model, seen)",
+        "patch",
+    ),
+    "wraps-handed-on": (
+        "import functools\ndef f(model, seen):\n    w = functools.wraps(seen)\n    return w(model)",
+        "patch",
+    ),
+    "update-wrapper-as-a-value": (
+        "import functools\ndef f(model, seen):\n    u = functools.update_wrapper\n"
+        "    u(model, seen)",
+        "patch",
+    ),
     # A rule on a name is about what the name is: the answer's own method, not an argument's.
     "dump-of-an-argument-in-a-class-with-dump": (
         "class E:\n    def dump(self, a):\n        a.dump('x')",
@@ -1350,6 +1371,13 @@ HONEST_IDIOMS = {
         "    def reset(self):\n        self.__init__()\nclass D(M):\n"
         "    def __init__(self):\n        M.__init__(self)\n"
         "def f():\n    m = M()\n    m.__init__()\n    return m"
+    ),
+    "wraps-on-own-functions": (
+        "import functools\nfrom functools import wraps\ndef deco(fn):\n    @functools.wraps(fn)\n"
+        "    def inner(*a):\n        return fn(*a)\n    return inner\ndef deco2(fn):\n"
+        "    def inner(*a):\n        return fn(*a)\n    functools.update_wrapper(inner, fn)\n"
+        "    return wraps(fn)(inner)\ndef deco3(fn):\n"
+        "    return functools.wraps(fn)(lambda *a: fn(*a))"
     ),
     "methodcaller-over-a-literal-table": (
         "import operator\nHOW = {'sum': 'sum', 'mean': 'mean'}\n"

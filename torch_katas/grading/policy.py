@@ -1331,6 +1331,7 @@ class _Checker:
         self.tests_state_read(node, spelled)
         parent = self.parents.get(id(node))
         self.constructor_rerun(node, parent)
+        self.wrapper_value(node, dotted)
         self.named_by_operator(node, dotted, parent)
         self.global_registration(node, dotted)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
@@ -1531,6 +1532,7 @@ class _Checker:
             self.binds(node, name)
             return
         if name in self.imported:
+            self.wrapper_value(node, self.imported[name])
             self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
             self.annotation_only(node, self.imported[name])
             kind = self.kind_of(self.imported[name])
@@ -1578,6 +1580,44 @@ class _Checker:
             and self.literal_names(parent.args[1]) is not None
         )
 
+    def wraps_own(self, node: ast.Call, dotted: str) -> bool:
+        """`@functools.wraps(fn)` on a def, `functools.wraps(fn)(inner)` and
+        `functools.update_wrapper(inner, fn)` where `inner` is a lambda or a def of the
+        source: they write the wrapped object's attributes and namespace into `inner`."""
+        parent = self.parents.get(id(node))
+        if dotted == "functools.update_wrapper":
+            target = node.args[0] if node.args else None
+        elif isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return node in parent.decorator_list
+        elif isinstance(parent, ast.Call) and parent.func is node and len(parent.args) == 1:
+            target = parent.args[0]
+        else:
+            return False
+        if isinstance(target, ast.Lambda):
+            return True
+        if not isinstance(target, ast.Name):
+            return False
+        # Bound by defs alone in the function (or module) that makes the call.
+        scope: ast.AST | None = node
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = self.parents.get(id(scope))
+        scope = scope or self.tree
+        defs = sum(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == target.id
+            for n in ast.walk(scope)
+        )
+        return defs > 0 and binding_counts(scope).get(target.id) == defs + (
+            getattr(scope, "name", None) == target.id
+        )
+
+    def wrapper_value(self, node: ast.AST, dotted: str | None) -> None:
+        """functools.wraps and update_wrapper only called where they are named (wraps_own)."""
+        if dotted not in ("functools.update_wrapper", "functools.wraps"):
+            return
+        parent = self.parents.get(id(node))
+        if not (isinstance(parent, ast.Call) and parent.func is node):
+            self.note(node, "patch", f"uses {dotted} other than in a call of its own")
+
     def plain_type(self, node: ast.Name, parent: ast.AST | None) -> bool:
         """`type(x)`, `type[...]` and `type` in an annotation or isinstance: not a class maker."""
         if id(node) in self.annotations:
@@ -1609,6 +1649,13 @@ class _Checker:
         ):
             # assigned= names the attributes it sets: setattr by name.
             self.note(node, "attribute-by-name", f"calls {dotted} with the attributes to set")
+        elif wrapper and not self.wraps_own(node, dotted or ""):
+            self.note(
+                node,
+                "patch",
+                f"calls {dotted} on what is not the answer's own function: it copies the "
+                "wrapped object's namespace into the object it wraps",
+            )
         if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
             self.note(node, "file", "calls logging.basicConfig with a file name")
         if dotted in NAMED_BY_OPERATOR:
