@@ -769,6 +769,20 @@ ATTACKS = {
         "    u(model, seen)",
         "patch",
     ),
+    # A for, comprehension or with target assigns as `=` does.
+    "forward-replaced-by-a-for-target": (
+        "def f(model):\n    for model.forward in [print]:\n        pass",
+        "patch",
+    ),
+    "module-attribute-as-a-comprehension-target": (
+        "import torch\nx = [0 for torch.manual_seed in [print]]",
+        "patch",
+    ),
+    "private-attribute-as-a-with-target": (
+        "import contextlib\ndef f(model):\n"
+        "    with contextlib.nullcontext({}) as model._modules:\n        pass",
+        "patch",
+    ),
     # A rule on a name is about what the name is: the answer's own method, not an argument's.
     "dump-of-an-argument-in-a-class-with-dump": (
         "class E:\n    def dump(self, a):\n        a.dump('x')",
@@ -1910,6 +1924,11 @@ CHANGES_TESTS_STATE = {
     "augmented": "def f(model, x):\n    model(x)\n    model(x)\n    model.forwards -= 1",
     "assigned": "def f(model):\n    model.forwards = 1",
     "setattr": "def f(model):\n    setattr(model, 'forwards', 1)",
+    "for-target": "def f(model):\n    for model.forwards in [1]:\n        pass",
+    "with-target": (
+        "import contextlib\ndef f(model):\n"
+        "    with contextlib.nullcontext(1) as model.forwards:\n        pass"
+    ),
     "deleted": "def f(model):\n    del model.forwards",
     "in-a-chain": "def f(outer):\n    outer.inner.forwards = 1",
     "through-the-answers-object": (

@@ -410,6 +410,17 @@ _PROTOCOL = {
     "__format__",
     "__version__",
 }
+# Statements and clauses that assign to their targets.
+WRITES = (
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Delete,
+    ast.For,
+    ast.AsyncFor,
+    ast.comprehension,
+    ast.withitem,
+)
 # Dunder attributes an answer may read.
 DUNDER_ATTRIBUTES = _PROTOCOL | {
     "__name__",
@@ -1297,14 +1308,22 @@ class _Checker:
                     if keyword.arg in (None, "metaclass"):
                         what = keyword.arg or "**"
                         self.note(node, "class", f"passes {what}= to a class (a metaclass)")
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        elif isinstance(node, WRITES):
+            # Every statement that binds a target: `for model.x in ...` and `with ... as
+            # model.x` assign as `model.x = ...` does.
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = node.targets
+            elif isinstance(node, ast.withitem):
+                targets = [node.optional_vars] if node.optional_vars is not None else []
+            else:
+                targets = [node.target]
             for target in targets:
                 for each in ast.walk(target):
                     if isinstance(each, ast.Attribute) and isinstance(
                         each.ctx, (ast.Store, ast.Del)
                     ):
-                        self.write(node, each.value, each.attr, ast.unparse(each))
+                        where = node if hasattr(node, "lineno") else each
+                        self.write(where, each.value, each.attr, ast.unparse(each))
         elif isinstance(node, ast.Raise) and node.exc is not None:
             raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(raised, ast.Name) and raised.id in NOT_EXCEPTIONS:
