@@ -1924,6 +1924,13 @@ CHANGES_TESTS_STATE = {
     "augmented": "def f(model, x):\n    model(x)\n    model(x)\n    model.forwards -= 1",
     "assigned": "def f(model):\n    model.forwards = 1",
     "setattr": "def f(model):\n    setattr(model, 'forwards', 1)",
+    "match-keyword-bound": (
+        "def f(probe):\n    match probe:\n        case object(seen=s):\n            s.clear()"
+    ),
+    "match-fields-of-its-type": (
+        "def f(probe):\n    T = type(probe)\n    match probe:\n        case T(s):\n"
+        "            s.clear()"
+    ),
     "for-target": "def f(model):\n    for model.forwards in [1]:\n        pass",
     "with-target": (
         "import contextlib\ndef f(model):\n"
@@ -1965,6 +1972,16 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     assert (
         policy.check(honest, tests=TESTS.replace("self.seen = []", "self.seen = nn.ReLU()")) == []
     )
+
+
+def test_match_patterns_may_compare_the_tests_state_and_bind_it_from_own_classes():
+    honest = (
+        "from dataclasses import dataclass\n@dataclass\nclass Seen:\n    seen: list\n"
+        "def f(probe):\n    match probe:\n        case object(forwards=0, seen=_):\n"
+        "            return 0\n        case Seen(s) | Seen(seen=s):\n            return s\n"
+        "        case int(n):\n            return n\n"
+    )
+    assert policy.check(honest, tests=TESTS) == []
 
 
 def test_kata_34s_answer_that_hides_its_second_forward_pass_is_refused():

@@ -1334,9 +1334,27 @@ class _Checker:
                 if is_dunder(name):
                     self.note(node, "name", f"declares {name}")
         elif isinstance(node, ast.MatchClass):
-            # `case C(name=x)` reads the subject's attribute `name`.
-            for attr in node.kwd_attrs:
+            # `case C(name=x)` reads the subject's attribute `name`, and binds it to x: on an
+            # instance of the answer's own class only, unless it compares.
+            own = isinstance(node.cls, ast.Name) and node.cls.id in self.own_classes
+            for attr, pattern in zip(node.kwd_attrs, node.kwd_patterns, strict=True):
                 self.attribute_name(node, attr)
+                if attr in self.tests_state and not own and not compares_only(pattern):
+                    self.note(node, "patch", f"binds .{attr} in a match pattern, {TESTS_STATE}")
+            # `case T(x)` binds the attributes T's __match_args__ names (a dataclass's fields)
+            # where T may be a class of the tests (`T = type(probe)`).
+            known = (
+                isinstance(node.cls, ast.Name)
+                and (node.cls.id in self.own_classes or hasattr(builtins, node.cls.id))
+                and node.cls.id not in self.file_names - self.own_classes
+            ) or self.dotted(node.cls) is not None
+            if self.tests_state and not known and not all(map(compares_only, node.patterns)):
+                self.note(
+                    node,
+                    "patch",
+                    f"binds the fields of {ast.unparse(node.cls)} in a match pattern, a class "
+                    "the answer did not write (the tests' state may be among them)",
+                )
 
     def attribute(self, node: ast.Attribute, spelled: bool = False) -> None:
         dotted = self.dotted(node)
@@ -3043,6 +3061,15 @@ def shadowed(tree: ast.Module) -> set[int]:
 
     walk(tree, [(False, bound_from(tree))])
     return found
+
+
+def compares_only(pattern: ast.pattern) -> bool:
+    """A match pattern that compares and binds nothing: a value, `None`, `_`, or those."""
+    if isinstance(pattern, ast.MatchOr):
+        return all(map(compares_only, pattern.patterns))
+    if isinstance(pattern, ast.MatchAs):
+        return pattern.name is None and pattern.pattern is None
+    return isinstance(pattern, (ast.MatchValue, ast.MatchSingleton))
 
 
 def is_dunder(name: str) -> bool:
