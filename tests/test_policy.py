@@ -1924,6 +1924,16 @@ CHANGES_TESTS_STATE = {
     "augmented": "def f(model, x):\n    model(x)\n    model(x)\n    model.forwards -= 1",
     "assigned": "def f(model):\n    model.forwards = 1",
     "setattr": "def f(model):\n    setattr(model, 'forwards', 1)",
+    "getattr-then-changed": "def f(probe):\n    getattr(probe, 'seen').clear()",
+    "getattr-with-a-default-aliased": (
+        "def f(probe):\n    s = getattr(probe, 'seen', None)\n    s[:] = []"
+    ),
+    "attrgetter-then-changed": (
+        "import operator\ndef f(probe):\n    operator.attrgetter('seen')(probe).clear()"
+    ),
+    "attrgetter-handed-on": (
+        "import operator\ndef f(probe):\n    g = operator.attrgetter('seen')\n    g(probe).clear()"
+    ),
     "match-keyword-bound": (
         "def f(probe):\n    match probe:\n        case object(seen=s):\n            s.clear()"
     ),
@@ -1972,6 +1982,16 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     assert (
         policy.check(honest, tests=TESTS.replace("self.seen = []", "self.seen = nn.ReLU()")) == []
     )
+
+
+def test_the_tests_state_may_be_read_by_name():
+    honest = (
+        "import operator\ndef f(probe):\n    n = len(getattr(probe, 'seen', []))\n"
+        "    m = operator.attrgetter('forwards')(probe) + 1\n"
+        "    for x in getattr(probe, 'seen'):\n        n += x\n"
+        "    return n + m + getattr(probe, 'forwards')\n"
+    )
+    assert policy.check(honest, tests=TESTS) == []
 
 
 def test_match_patterns_may_compare_the_tests_state_and_bind_it_from_own_classes():

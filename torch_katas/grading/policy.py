@@ -1707,6 +1707,17 @@ class _Checker:
                     parts = literal.split(".") if dotted == "operator.attrgetter" else [literal]
                     for part in parts:
                         self.attribute_name(arg, part)
+                    state = set(parts) & self.tests_state - self.names.protected
+                    if dotted == "operator.attrgetter" and state:
+                        # attrgetter("seen")(probe) is probe.seen; a getter handed on is not
+                        # seen where it is used.
+                        getter = self.parents.get(id(node))
+                        if isinstance(getter, ast.Call) and getter.func is node:
+                            self.tests_state_use(getter)
+                        else:
+                            self.note(
+                                node, "patch", f"hands on a getter of {literal}, {TESTS_STATE}"
+                            )
             return
         if not (isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTES):
             return
@@ -2321,8 +2332,8 @@ class _Checker:
         """`probe.seen` read where the tests keep state (see write): only in ways that cannot
         change it, else `probe.seen.clear()`, `probe.seen[:] = []`, `s = probe.seen` (then
         `s.clear()`) or `heapq.heappush(probe.seen, x)` change it in place."""
-        if spelled or node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
-            return  # spelled: named to getattr or setattr, which write judges
+        if node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
+            return
         if node.attr in self.names.protected:
             return  # torch's own (`optimizer.state[p][...] = v`): its API says what changes
         owner = node.value
@@ -2331,6 +2342,22 @@ class _Checker:
         ):
             return
         use: ast.AST = node
+        if spelled:
+            # getattr(probe, "seen") is the value, as probe.seen is; setattr and delattr:
+            # write judges them.
+            call = self.parents.get(id(node))
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == "getattr"
+            ):
+                return
+            use = call
+        self.tests_state_use(use)
+
+    def tests_state_use(self, use: ast.AST) -> None:
+        """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`): read
+        only, or refused."""
         parent = self.parents.get(id(use))
         while isinstance(parent, ast.Subscript) and parent.value is use:  # probe.seen[0]
             if not isinstance(parent.ctx, ast.Load):
@@ -2351,7 +2378,7 @@ class _Checker:
             read_only = isinstance(parent, READ_ONLY_PARENTS)
         if not read_only:
             text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
-            self.note(parent or node, "patch", text)
+            self.note(parent or use, "patch", text)
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
