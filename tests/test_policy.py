@@ -1391,7 +1391,10 @@ HONEST_IDIOMS = {
         "    def inner(*a):\n        return fn(*a)\n    return inner\ndef deco2(fn):\n"
         "    def inner(*a):\n        return fn(*a)\n    functools.update_wrapper(inner, fn)\n"
         "    return wraps(fn)(inner)\ndef deco3(fn):\n"
-        "    return functools.wraps(fn)(lambda *a: fn(*a))"
+        "    return functools.wraps(fn)(lambda *a: fn(*a))\nclass Memo:\n"
+        "    def __init__(self, fn):\n        self.fn = fn\n"
+        "        functools.update_wrapper(self, fn)\n"
+        "    def __call__(self, *a):\n        return self.fn(*a)"
     ),
     "methodcaller-over-a-literal-table": (
         "import operator\nHOW = {'sum': 'sum', 'mean': 'mean'}\n"

@@ -1634,6 +1634,8 @@ class _Checker:
             return True
         if not isinstance(target, ast.Name):
             return False
+        if id(target) in self.own or target.id in methods_selves(self.tree):
+            return True  # update_wrapper(self, fn) in a decorator class's __init__
         # Bound by defs alone in the function (or module) that makes the call.
         scope: ast.AST | None = node
         while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
