@@ -181,16 +181,21 @@ class _Marked(nn.Module):
 
 
 def test_no_batch_keeps_its_graph_alive(device):
-    markers, kept = [], []
+    # Markers in the graph of the model's outputs and in the graph of the loss: an answer
+    # that drops the model's marked output (a hook that hands a layer's input on) still
+    # keeps the loss's.
+    markers, loss_markers, kept = [], [], []
 
     def watched_mse(outputs, targets):
         # By now the graph of every batch but this one and the previous one must be gone.
-        for batch, marker in enumerate(markers[:-2]):
+        for batch, marker in [*enumerate(markers[:-2]), *enumerate(loss_markers[:-1])]:
             if marker() is not None:
                 collect_garbage()
             if marker() is not None and batch not in kept:
                 kept.append(batch)
-        return F.mse_loss(outputs, targets)
+        marker = _Marker()
+        loss_markers.append(weakref.ref(marker))
+        return _Carry.apply(F.mse_loss(outputs, targets), marker)
 
     model = nn.Sequential(make_model(device, 2), _Marked(markers))
     train_epoch(
@@ -198,6 +203,7 @@ def test_no_batch_keeps_its_graph_alive(device):
     )
     collect_garbage()
     kept += [batch for batch, marker in enumerate(markers) if marker() is not None]
+    kept += [batch for batch, marker in enumerate(loss_markers) if marker() is not None]
     assert len(markers) == 3 and not kept, (
         f"the graphs of batches {sorted(set(kept))} were still alive later: keep each batch's "
         "loss as a number (loss.item()) and nothing that holds its graph (the outputs, the "

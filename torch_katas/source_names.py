@@ -14,6 +14,7 @@ from collections.abc import Iterator
 __all__ = [
     "TABLE_METHODS",
     "TABLE_READERS",
+    "binding_counts",
     "bindings_of",
     "bound_names",
     "constant_tables",
@@ -77,8 +78,20 @@ def every_binding(tree: ast.AST) -> Iterator[str]:
             yield (node.asname or node.name).split(".")[0]
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             yield node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             yield from node.names * 2  # bound elsewhere: never a plain module-level alias
+
+
+def binding_counts(tree: ast.AST) -> dict[str, int]:
+    """How many bindings of each name the source holds, of every kind (every_binding): a name
+    bound by its one assignment counts 1, whatever else binds it (a parameter, an import,
+    `except ... as`, a match pattern) counts too."""
+    counts: dict[str, int] = {}
+    for name in every_binding(tree):
+        counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def every_bound_name(tree: ast.AST) -> set[str]:
@@ -194,6 +207,10 @@ def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
         ):
             for each in bound_names(statement.targets[0]):
                 tables[each] = [str(getattr(i, "value", "")) for i in items]
+    # Bound by its one assignment alone: a parameter, an import, `except ... as` or a match
+    # pattern of the same name anywhere (`case NAMES:`) may hold any strings.
+    counts = binding_counts(tree)
+    tables = {name: entries for name, entries in tables.items() if counts.get(name) == 1}
     parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     bound_anywhere = every_bound_name(tree)
     for node in ast.walk(tree):
@@ -244,9 +261,7 @@ def loop_literals(
         parents = {
             id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
         }
-        counts: dict[str, int] = {}
-        for name in every_binding(function):
-            counts[name] = counts.get(name, 0) + 1
+        counts = binding_counts(function)
         stores: dict[str, int] = {}
         for node in ast.walk(function):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -278,7 +293,9 @@ def loop_literals(
                         and isinstance(parents.get(id(parent)), ast.Call)
                     )
                 )
-                if not (read or isinstance(node.ctx, ast.Store)) or stores.get(name) != 1:
+                # Bound once, by that assignment alone: a parameter or match pattern of the
+                # same name (here or in another function) holds anything.
+                if not (read or isinstance(node.ctx, ast.Store)) or counts.get(name) != 1:
                     tables.pop(name, None)
                     break
         for loop in ast.walk(function):

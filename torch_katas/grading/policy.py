@@ -109,6 +109,7 @@ from pathlib import Path
 
 from torch_katas.grading import public_names
 from torch_katas.source_names import (
+    binding_counts,
     bindings_of,
     bound_names,
     constant_tables,
@@ -410,6 +411,17 @@ _PROTOCOL = {
     "__format__",
     "__version__",
 }
+# Statements and clauses that assign to their targets.
+WRITES = (
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Delete,
+    ast.For,
+    ast.AsyncFor,
+    ast.comprehension,
+    ast.withitem,
+)
 # Dunder attributes an answer may read.
 DUNDER_ATTRIBUTES = _PROTOCOL | {
     "__name__",
@@ -814,6 +826,7 @@ class _Checker:
         self.type_strings: list[ast.Constant] = []  # literal strings typing may evaluate
         self.module_alias_values: set[int] = set()  # ids of `torch.nn` in `nn = torch.nn`
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
+        self.counts: dict[str, int] = {}  # how many bindings of each name (binding_counts)
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -850,6 +863,7 @@ class _Checker:
             and any(ENUM_CLASSES.fullmatch(self.dotted(b) or "") for b in n.bases)
         }
         self.frozen_setattr = frozen_setattrs(tree)
+        self.counts = binding_counts(tree)
         self.tables = constant_tables(tree)
         self.loop_names = loop_literals(tree, self.tables)
         self.shadowed = shadowed(tree)
@@ -963,7 +977,11 @@ class _Checker:
     def literal_type(self, node: ast.AST, seen: frozenset[str]) -> bool:
         """typing's Literal (or typing_extensions'), however it is imported or aliased."""
         if self.dotted(node) in ("typing.Literal", "typing_extensions.Literal"):
-            return True
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            # Bound by its imports alone: after `Literal = List` the strings are types again.
+            return isinstance(root, ast.Name) and self.only_imported(root.id)
         values = self.aliases.get(node.id) if isinstance(node, ast.Name) else None
         return (
             isinstance(node, ast.Name)
@@ -971,6 +989,15 @@ class _Checker:
             and node.id not in seen
             and all(self.literal_type(v, seen | {node.id}) for v in values)
         )
+
+    def only_imported(self, name: str) -> bool:
+        """Is every binding of `name` in the source an import?"""
+        imports = sum(
+            (a.asname or a.name).split(".")[0] == name
+            for a in ast.walk(self.tree)
+            if isinstance(a, ast.alias)
+        )
+        return self.counts.get(name, 0) == imports
 
     def type_name(self, node: ast.AST) -> bool:
         """A recorded class, or a name of a typing module (`List`, `npt.NDArray`)."""
@@ -1282,14 +1309,22 @@ class _Checker:
                     if keyword.arg in (None, "metaclass"):
                         what = keyword.arg or "**"
                         self.note(node, "class", f"passes {what}= to a class (a metaclass)")
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        elif isinstance(node, WRITES):
+            # Every statement that binds a target: `for model.x in ...` and `with ... as
+            # model.x` assign as `model.x = ...` does.
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = node.targets
+            elif isinstance(node, ast.withitem):
+                targets = [node.optional_vars] if node.optional_vars is not None else []
+            else:
+                targets = [node.target]
             for target in targets:
                 for each in ast.walk(target):
                     if isinstance(each, ast.Attribute) and isinstance(
                         each.ctx, (ast.Store, ast.Del)
                     ):
-                        self.write(node, each.value, each.attr, ast.unparse(each))
+                        where = node if hasattr(node, "lineno") else each
+                        self.write(where, each.value, each.attr, ast.unparse(each))
         elif isinstance(node, ast.Raise) and node.exc is not None:
             raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(raised, ast.Name) and raised.id in NOT_EXCEPTIONS:
@@ -1300,9 +1335,27 @@ class _Checker:
                 if is_dunder(name):
                     self.note(node, "name", f"declares {name}")
         elif isinstance(node, ast.MatchClass):
-            # `case C(name=x)` reads the subject's attribute `name`.
-            for attr in node.kwd_attrs:
+            # `case C(name=x)` reads the subject's attribute `name`, and binds it to x: on an
+            # instance of the answer's own class only, unless it compares.
+            own = isinstance(node.cls, ast.Name) and node.cls.id in self.own_classes
+            for attr, pattern in zip(node.kwd_attrs, node.kwd_patterns, strict=True):
                 self.attribute_name(node, attr)
+                if attr in self.tests_state and not own and not compares_only(pattern):
+                    self.note(node, "patch", f"binds .{attr} in a match pattern, {TESTS_STATE}")
+            # `case T(x)` binds the attributes T's __match_args__ names (a dataclass's fields)
+            # where T may be a class of the tests (`T = type(probe)`).
+            known = (
+                isinstance(node.cls, ast.Name)
+                and (node.cls.id in self.own_classes or hasattr(builtins, node.cls.id))
+                and node.cls.id not in self.file_names - self.own_classes
+            ) or self.dotted(node.cls) is not None
+            if self.tests_state and not known and not all(map(compares_only, node.patterns)):
+                self.note(
+                    node,
+                    "patch",
+                    f"binds the fields of {ast.unparse(node.cls)} in a match pattern, a class "
+                    "the answer did not write (the tests' state may be among them)",
+                )
 
     def attribute(self, node: ast.Attribute, spelled: bool = False) -> None:
         dotted = self.dotted(node)
@@ -1315,6 +1368,8 @@ class _Checker:
             self.attribute_name(node, node.attr, submodule)
         self.tests_state_read(node, spelled)
         parent = self.parents.get(id(node))
+        self.constructor_rerun(node, parent)
+        self.wrapper_value(node, dotted)
         self.named_by_operator(node, dotted, parent)
         self.global_registration(node, dotted)
         outermost = not (isinstance(parent, ast.Attribute) and parent.value is node)
@@ -1325,6 +1380,34 @@ class _Checker:
                 self.note(node, "module", f"uses the module {dotted} as a value")
             elif kind == "module":
                 self.module_value(node, dotted)
+
+    def constructor_rerun(self, node: ast.Attribute, parent: ast.AST | None) -> None:
+        """`x.__init__` runs a constructor again on x, which resets all it holds (a test's
+        count of forward passes): only on the answer's own object (`super().__init__()`,
+        `self.__init__()`, `Base.__init__(self)` in a method, an object it made)."""
+        if node.attr not in ("__init__", "__post_init__"):
+            return
+        owner = node.value
+        selves = methods_selves(self.tree)
+        if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name):
+            if owner.func.id == "super" and id(owner.func) not in self.shadowed:
+                return
+        elif isinstance(owner, ast.Name) and (owner.id in selves or id(owner) in self.own):
+            return
+        call = parent if isinstance(parent, ast.Call) and parent.func is node else None
+        first = call.args[0] if call is not None and call.args else None
+        # A class the source names: its own, or one it imports (`nn.Module`).
+        is_class = (isinstance(owner, ast.Name) and owner.id in self.own_classes) or (
+            self.dotted(owner) is not None
+        )
+        if is_class and isinstance(first, ast.Name) and first.id in selves:
+            return  # Base.__init__(self, ...) from a method
+        self.note(
+            node,
+            "patch",
+            f"runs {ast.unparse(node)} on an object the answer did not make (a constructor run "
+            "again resets what it holds)",
+        )
 
     def global_registration(self, node: ast.Attribute, dotted: str | None) -> None:
         """What registers with an object shared by the whole process: a library's registry
@@ -1487,6 +1570,7 @@ class _Checker:
             self.binds(node, name)
             return
         if name in self.imported:
+            self.wrapper_value(node, self.imported[name])
             self.named_by_operator(node, self.imported[name], self.parents.get(id(node)))
             self.annotation_only(node, self.imported[name])
             kind = self.kind_of(self.imported[name])
@@ -1534,6 +1618,46 @@ class _Checker:
             and self.literal_names(parent.args[1]) is not None
         )
 
+    def wraps_own(self, node: ast.Call, dotted: str) -> bool:
+        """`@functools.wraps(fn)` on a def, `functools.wraps(fn)(inner)` and
+        `functools.update_wrapper(inner, fn)` where `inner` is a lambda or a def of the
+        source: they write the wrapped object's attributes and namespace into `inner`."""
+        parent = self.parents.get(id(node))
+        if dotted == "functools.update_wrapper":
+            target = node.args[0] if node.args else None
+        elif isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return node in parent.decorator_list
+        elif isinstance(parent, ast.Call) and parent.func is node and len(parent.args) == 1:
+            target = parent.args[0]
+        else:
+            return False
+        if isinstance(target, ast.Lambda):
+            return True
+        if not isinstance(target, ast.Name):
+            return False
+        if id(target) in self.own or target.id in methods_selves(self.tree):
+            return True  # update_wrapper(self, fn) in a decorator class's __init__
+        # Bound by defs alone in the function (or module) that makes the call.
+        scope: ast.AST | None = node
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = self.parents.get(id(scope))
+        scope = scope or self.tree
+        defs = sum(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == target.id
+            for n in ast.walk(scope)
+        )
+        return defs > 0 and binding_counts(scope).get(target.id) == defs + (
+            getattr(scope, "name", None) == target.id
+        )
+
+    def wrapper_value(self, node: ast.AST, dotted: str | None) -> None:
+        """functools.wraps and update_wrapper only called where they are named (wraps_own)."""
+        if dotted not in ("functools.update_wrapper", "functools.wraps"):
+            return
+        parent = self.parents.get(id(node))
+        if not (isinstance(parent, ast.Call) and parent.func is node):
+            self.note(node, "patch", f"uses {dotted} other than in a call of its own")
+
     def plain_type(self, node: ast.Name, parent: ast.AST | None) -> bool:
         """`type(x)`, `type[...]` and `type` in an annotation or isinstance: not a class maker."""
         if id(node) in self.annotations:
@@ -1565,6 +1689,13 @@ class _Checker:
         ):
             # assigned= names the attributes it sets: setattr by name.
             self.note(node, "attribute-by-name", f"calls {dotted} with the attributes to set")
+        elif wrapper and not self.wraps_own(node, dotted or ""):
+            self.note(
+                node,
+                "patch",
+                f"calls {dotted} on what is not the answer's own function: it copies the "
+                "wrapped object's namespace into the object it wraps",
+            )
         if dotted == "logging.basicConfig" and any(k.arg == "filename" for k in node.keywords):
             self.note(node, "file", "calls logging.basicConfig with a file name")
         if dotted in NAMED_BY_OPERATOR:
@@ -1579,6 +1710,17 @@ class _Checker:
                     parts = literal.split(".") if dotted == "operator.attrgetter" else [literal]
                     for part in parts:
                         self.attribute_name(arg, part)
+                    state = set(parts) & self.tests_state - self.names.protected
+                    if dotted == "operator.attrgetter" and state:
+                        # attrgetter("seen")(probe) is probe.seen; a getter handed on is not
+                        # seen where it is used.
+                        getter = self.parents.get(id(node))
+                        if isinstance(getter, ast.Call) and getter.func is node:
+                            self.tests_state_use(getter)
+                        else:
+                            self.note(
+                                node, "patch", f"hands on a getter of {literal}, {TESTS_STATE}"
+                            )
             return
         if not (isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTES):
             return
@@ -1682,6 +1824,9 @@ class _Checker:
                 if not (isinstance(parent, ast.Assign) and parent.targets == [each]):
                     return False
                 values.append(parent.value)
+        # Bound by those assignments alone: not by a match pattern, an import, `except as`.
+        if binding_counts(scope).get(node.id) != len(values):
+            return False
         return bool(values) and all(
             not isinstance(v, ast.Name) and self.literal_template(v) for v in values
         )
@@ -1700,11 +1845,8 @@ class _Checker:
                     if len(targets) != 1 or value is None or not self.literal_template(value):
                         return False
                     bound = True
-                elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-                    for n in ast.walk(statement)
-                ):
-                    return False  # bound another way in the class body (a loop, a walrus)
+                elif name in names_bound_in([statement]):
+                    return False  # bound another way in the class body (a loop, a match)
             names_it = (
                 (
                     isinstance(node, ast.Attribute)
@@ -2193,8 +2335,8 @@ class _Checker:
         """`probe.seen` read where the tests keep state (see write): only in ways that cannot
         change it, else `probe.seen.clear()`, `probe.seen[:] = []`, `s = probe.seen` (then
         `s.clear()`) or `heapq.heappush(probe.seen, x)` change it in place."""
-        if spelled or node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
-            return  # spelled: named to getattr or setattr, which write judges
+        if node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
+            return
         if node.attr in self.names.protected:
             return  # torch's own (`optimizer.state[p][...] = v`): its API says what changes
         owner = node.value
@@ -2203,6 +2345,22 @@ class _Checker:
         ):
             return
         use: ast.AST = node
+        if spelled:
+            # getattr(probe, "seen") is the value, as probe.seen is; setattr and delattr:
+            # write judges them.
+            call = self.parents.get(id(node))
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == "getattr"
+            ):
+                return
+            use = call
+        self.tests_state_use(use)
+
+    def tests_state_use(self, use: ast.AST) -> None:
+        """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`): read
+        only, or refused."""
         parent = self.parents.get(id(use))
         while isinstance(parent, ast.Subscript) and parent.value is use:  # probe.seen[0]
             if not isinstance(parent.ctx, ast.Load):
@@ -2223,7 +2381,7 @@ class _Checker:
             read_only = isinstance(parent, READ_ONLY_PARENTS)
         if not read_only:
             text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
-            self.note(parent or node, "patch", text)
+            self.note(parent or use, "patch", text)
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
@@ -2869,21 +3027,54 @@ def local_names(scope: ast.AST) -> set[str]:
 
 def shadowed(tree: ast.Module) -> set[int]:
     """Ids of the names loaded where a binding of the answer's own hides the builtin
-    (a parameter called `input`)."""
+    (a parameter called `input`). A module or class body hides a builtin only after a
+    statement of its own that always binds the name has run: a `def getattr` under an `if`,
+    or one deleted later, leaves the builtin in place. A name deleted or declared global or
+    nonlocal anywhere hides nothing."""
     found: set[int] = set()
     scopes_kind = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    unsure = {
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Global, ast.Nonlocal))
+        for name in node.names
+    } | {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del)
+    }
 
-    def walk(node: ast.AST, scopes: list[tuple[bool, set[str]]]) -> None:
+    def bound_from(scope: ast.AST) -> dict[str, int]:
+        """name -> the last line before which it is not yet bound (0: a function's local)."""
+        if not isinstance(scope, (ast.Module, ast.ClassDef)):
+            return dict.fromkeys(local_names(scope) - unsure, 0)
+        sure: dict[str, int] = {}
+        for statement in getattr(scope, "body", []):
+            names: set[str] = set()
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = {statement.name}
+            elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+                names = names_bound_in([statement], deep=False)
+            elif isinstance(statement, ast.Assign):
+                names = {n for target in statement.targets for n in bound_names(target)}
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                names = set(bound_names(statement.target))
+            end = getattr(statement, "end_lineno", None) or statement.lineno
+            for name in names - unsure:
+                sure.setdefault(name, end)
+        return sure
+
+    def walk(node: ast.AST, scopes: list[tuple[bool, dict[str, int]]]) -> None:
         if isinstance(node, scopes_kind):
             if isinstance(node, ast.ClassDef):
                 outer: list[ast.AST | None] = [*node.decorator_list, *node.bases, *node.keywords]
-                inner = [*scopes, (True, local_names(node))]
+                inner = [*scopes, (True, bound_from(node))]
             else:
                 outer = [node.args]
                 if not isinstance(node, ast.Lambda):
                     outer += [*node.decorator_list, node.returns]
                 # Names bound in a class body are not seen from its methods.
-                inner = [s for s in scopes if not s[0]] + [(False, local_names(node))]
+                inner = [s for s in scopes if not s[0]] + [(False, bound_from(node))]
             for part in outer:
                 if part is not None:
                     walk(part, scopes)
@@ -2892,13 +3083,23 @@ def shadowed(tree: ast.Module) -> set[int]:
             return
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             visible = [names for is_class, names in scopes[:-1] if not is_class]
-            if any(node.id in names for names in [*visible, scopes[-1][1]]):
+            line = getattr(node, "lineno", 0)
+            if any(names.get(node.id, line) < line for names in [*visible, scopes[-1][1]]):
                 found.add(id(node))
         for child in ast.iter_child_nodes(node):
             walk(child, scopes)
 
-    walk(tree, [(False, local_names(tree))])
+    walk(tree, [(False, bound_from(tree))])
     return found
+
+
+def compares_only(pattern: ast.pattern) -> bool:
+    """A match pattern that compares and binds nothing: a value, `None`, `_`, or those."""
+    if isinstance(pattern, ast.MatchOr):
+        return all(map(compares_only, pattern.patterns))
+    if isinstance(pattern, ast.MatchAs):
+        return pattern.name is None and pattern.pattern is None
+    return isinstance(pattern, (ast.MatchValue, ast.MatchSingleton))
 
 
 def is_dunder(name: str) -> bool:
