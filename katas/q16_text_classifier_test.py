@@ -621,6 +621,20 @@ def test_padding_row_values_do_not_matter(device):
     )
 
 
+def test_large_embedding_rows_are_left_as_they_are(device):
+    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0).to(device)
+    with torch.no_grad():
+        model.embedding.weight[1:] *= 1e4  # vectors far larger than an initialised layer's
+    tokens = random_tokens(device, 3, 5, 0, lengths=[5, 3, 4])
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    model(tokens)
+    changed = [name for name, p in model.named_parameters() if not torch.equal(p, before[name])]
+    assert not changed, (
+        f"the forward pass changed {changed}: the model is not modified (an nn.Embedding with "
+        "max_norm renormalises the rows it looks up, in place: keep its defaults)"
+    )
+
+
 def test_classifier_options(device):
     model = TextClassifier(VOCAB, 12, CLASSES, padding_idx=1, num_heads=4, dropout=0.25)
     assert model.encoder.self_attn.num_heads == 4, "pass num_heads to the encoder layer"

@@ -256,6 +256,28 @@ def test_load_a_checkpoint_without_prefix(device):
     assert target.features[1].num_batches_tracked.item() == 3
 
 
+@pytest.mark.parametrize("name", ["_orig_mod", "model", "net"])
+def test_only_the_module_prefix_is_stripped(device, name):
+    # "otherwise the keys are used as they are": a model whose keys all start with another
+    # wrapper's prefix (torch.compile's `_orig_mod.`) loads its own checkpoint unchanged.
+    source, target = nn.Module(), nn.Module()
+    for model in (source, target):
+        model.add_module(name, nn.Linear(3, 3))
+    target.to(device)
+    checkpoint = source.state_dict()
+    assert all(key.startswith(f"{name}.") for key in checkpoint)
+    try:
+        load_checkpoint(target, checkpoint)
+    except NotImplementedError:
+        raise
+    except RuntimeError as error:
+        raise AssertionError(
+            f"keys that all start with {name!r}. did not load into the model they came from: "
+            f"only a leading 'module.' is removed, every other key is used as it is ({error})"
+        ) from None
+    assert_close(getattr(target, name).weight.cpu(), getattr(source, name).weight, "not loaded")
+
+
 class TopLevelModule(nn.Module):
     """An unwrapped model whose first submodule happens to be called `module`."""
 
