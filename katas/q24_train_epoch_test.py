@@ -1,6 +1,5 @@
 import copy
 import math
-import weakref
 
 import pytest
 import torch
@@ -13,6 +12,7 @@ from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     collect_garbage,
+    marked_graph,
     raises,
     same_device,
     skip_unless_supported,
@@ -149,23 +149,6 @@ def test_loaders_that_yield_part_of_the_dataset_or_iterate_once(device, loader):
     )
 
 
-class _Marker:
-    """Lives as long as the autograd graph it is stored in."""
-
-
-class _Carry(torch.autograd.Function):
-    """The identity, keeping `marker` in its graph node."""
-
-    @staticmethod
-    def forward(ctx, loss, marker):
-        ctx.marker = marker
-        return loss.clone()
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-
 class _Marked(nn.Module):
     """The model's last layer: its output's graph node holds a new marker at every forward,
     so whatever keeps the outputs or the loss (whose graph holds them) keeps the marker."""
@@ -175,9 +158,9 @@ class _Marked(nn.Module):
         self.markers = markers
 
     def forward(self, x):
-        marker = _Marker()
-        self.markers.append(weakref.ref(marker))
-        return _Carry.apply(x, marker)
+        x, marker = marked_graph(x)
+        self.markers.append(marker)
+        return x
 
 
 def test_no_batch_keeps_its_graph_alive(device):
@@ -193,9 +176,9 @@ def test_no_batch_keeps_its_graph_alive(device):
                 collect_garbage()
             if marker() is not None and batch not in kept:
                 kept.append(batch)
-        marker = _Marker()
-        loss_markers.append(weakref.ref(marker))
-        return _Carry.apply(F.mse_loss(outputs, targets), marker)
+        loss, marker = marked_graph(F.mse_loss(outputs, targets))
+        loss_markers.append(marker)
+        return loss
 
     model = nn.Sequential(make_model(device, 2), _Marked(markers))
     train_epoch(

@@ -10,7 +10,7 @@ from torch import nn
 
 from katas.q36_grad_accumulation import train_accumulated
 from torch_katas import facets
-from torch_katas.testing import assert_close, raises
+from torch_katas.testing import assert_close, collect_garbage, marked_graph, raises
 
 
 def regression_setup(device, sizes, classes=None, scale=1.0):
@@ -87,6 +87,35 @@ def test_frees_each_graph_before_the_next_forward(device):
         f"alive ((forward, graph of micro-batch) = {alive}): call backward without "
         "retain_graph=True, and keep only detached losses (loss.detach() or loss.item()), "
         "so that each graph is freed before the next forward"
+    )
+
+
+def test_no_earlier_micro_batch_keeps_its_graph(device):
+    # Backward frees a graph's saved tensors, not its nodes: a running loss summed without
+    # detach keeps every node of its group alive. Each output's node holds a marker; when a
+    # micro-batch goes forward, only the previous one's may still be alive (the variable that
+    # held its loss is rebound after the forward).
+    model, batches = regression_setup(device, [3, 2, 4, 1, 5, 2, 3])
+    markers, alive = [], []
+
+    def before_forward(module, args):
+        if any(marker() is not None for marker in markers[:-1]):
+            collect_garbage()
+        alive.extend((len(markers), n) for n, m in enumerate(markers[:-1]) if m() is not None)
+
+    def mark_output(module, args, output):
+        output, marker = marked_graph(output)
+        markers.append(marker)
+        return output
+
+    model.register_forward_pre_hook(before_forward)
+    model.register_forward_hook(mark_output)
+    train_accumulated(model, batches, make_sgd(model), 3)
+    assert markers, "the micro-batches should go through the model"
+    assert not alive, (
+        "when a micro-batch went forward, the graphs of earlier micro-batches (not only the "
+        f"previous one) were still alive ((forward, graph of micro-batch) = {alive}): keep only "
+        "detached losses (loss.detach() or loss.item()) for the group's total"
     )
 
 

@@ -1564,3 +1564,16 @@ def test_collect_garbage_frees_a_cycle():
     del node
     testing.collect_garbage()
     assert gone() is None
+
+
+def test_marked_graph_lives_as_long_as_the_graph_node():
+    x = torch.ones(3, requires_grad=True)
+    y, marker = testing.marked_graph(x * 2)
+    assert torch.equal(y, x * 2)
+    kept = y.sum()
+    kept.backward()
+    assert torch.equal(x.grad, torch.full((3,), 2.0)), "the identity passes gradients on"
+    assert marker() is not None, "a graph still referenced keeps its marker"
+    del y, kept
+    testing.collect_garbage()
+    assert marker() is None, "a graph no longer referenced frees its marker"

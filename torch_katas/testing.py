@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import types
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,6 +57,7 @@ __all__ = [
     "forbidden_ops",
     "hooks_left",
     "largest_result",
+    "marked_graph",
     "own_methods",
     "plural",
     "raises",
@@ -1717,6 +1719,32 @@ def own_methods(cls: type) -> list[tuple[type, str]]:
         for name, value in vars(cls).items()
         if callable(value) or isinstance(value, property)
     ]
+
+
+class _GraphMarker:
+    """Lives as long as the autograd graph node it is stored in."""
+
+
+class _CarryMarker(torch.autograd.Function):
+    """The identity, keeping a marker in its graph node."""
+
+    @staticmethod
+    def forward(ctx: Any, tensor: torch.Tensor, marker: _GraphMarker) -> torch.Tensor:
+        ctx.marker = marker
+        return tensor.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return grad, None
+
+
+def marked_graph(tensor: torch.Tensor) -> tuple[torch.Tensor, weakref.ref[Any]]:
+    """`tensor` (which requires grad) through an identity node of autograd's graph, and a weak
+    reference that lives as long as that node: whatever keeps the result's graph (a running
+    loss summed without detach, outputs kept in a list) keeps it alive. Backward frees a
+    graph's saved tensors, not its nodes, so this sees what saved-tensor hooks cannot."""
+    marker = _GraphMarker()
+    return _CarryMarker.apply(tensor, marker), weakref.ref(marker)
 
 
 def collect_garbage() -> None:
