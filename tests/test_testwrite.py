@@ -6,6 +6,7 @@ catches few; a test that fails on the reference, or on a correct answer in anoth
 makes the module invalid and is reported with the answer it rejected.
 """
 
+import ast
 import json
 import re
 import shutil
@@ -537,6 +538,23 @@ def test_the_rest_of_pytest_and_what_pytest_hands_over_is_refused(body):
     from torch_katas.grading import testwrite as graded
 
     assert graded.check(HEAD + body, KATA, "t.py") != []
+
+
+def test_the_correct_answers_run_where_there_is_no_solutions_package(tmp_path):
+    # A grading sandbox has the answers it is handed, not the suite's solutions/: a correct
+    # answer that imports the rest from its reference is handed out whole.
+    for kata in CATALOG.values():
+        for answer in testwrite.answers_for(ROOT, kata, tmp_path, mutants=False):
+            if answer.kind != "correct":
+                continue
+            tree = ast.parse(answer.path.read_text(encoding="utf-8"))
+            imported = [
+                node.module
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("solutions")
+            ]
+            assert not imported, f"{answer.path.name} still imports {imported}"
+            compile(tree, str(answer.path), "exec")
 
 
 def test_nothing_in_the_order_or_the_paths_of_the_answers_tells_which_is_which(tmp_path):

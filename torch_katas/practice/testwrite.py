@@ -267,7 +267,8 @@ def answers_for(
     found = [Answer("reference", reference, "the reference answer")]
     for path in sorted((root / CORRECT_ANSWERS).glob(f"{kata.module}__*.py")):
         style = path.stem.partition("__")[2].replace("_", " ")
-        found.append(Answer("correct", path, f"a correct answer in another style ({style})"))
+        whole = standalone(path, kata.solution_path(root), scratch)
+        found.append(Answer("correct", whole, f"a correct answer in another style ({style})"))
     for mistake in mistakes_module.mistakes(root, kata.module):
         words = mistake.description.removeprefix("Wrong:").strip()
         found.append(Answer("mistake", mistake.write(scratch, root), words))
@@ -282,6 +283,31 @@ def answers_for(
             path.write_text(mutant.source, encoding="utf-8")
             found.append(Answer("mutant", path, describe_mutant(mutant, lines)))
     return found
+
+
+def standalone(answer: Path, reference: Path, scratch: Path) -> Path:
+    """A correct answer that takes the rest from its reference (`from solutions.<module>
+    import ...`) as a module of its own, written to `scratch`: the reference's source, then
+    the answer's without that import, so its definitions replace the reference's. Where the
+    tests run (a grading sandbox) there is no `solutions` package to import."""
+    source = answer.read_text(encoding="utf-8")
+    imports = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.ImportFrom) and node.module == f"solutions.{reference.stem}"
+    ]
+    if not imports:
+        return answer
+    lines = source.splitlines()
+    for node in reversed(imports):
+        del lines[node.lineno - 1 : node.end_lineno]
+    parts = [reference.read_text(encoding="utf-8"), "\n".join(lines)]
+    future = "from __future__ import annotations"
+    hoisted = [future] if any(future in part for part in parts) else []
+    body = [part.replace(future, "") for part in parts]
+    path = scratch / answer.name
+    path.write_text("\n".join([*hoisted, *body]) + "\n", encoding="utf-8")
+    return path
 
 
 # -- the run, in a process of its own -------------------------------------------------------
