@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import io
 import json
 import os
 import re
 import secrets
+import selectors
 import subprocess
 import sys
 import tempfile
@@ -55,6 +57,17 @@ FOLDER = Path("testwrite")  # in the suite's folder: the learner's tests and the
 CORRECT_ANSWERS = Path("tests") / "correct_answers"
 TEST_TIMEOUT = 20  # seconds per test: a mutant that loops fails the test that hangs
 RUN_TIMEOUT = 600  # seconds for the whole scoring process
+JOBS = 4  # answers run at once, at most (as many as there are CPUs)
+# Modules that most answers' runs import (the harness the tests use, and torch's symbolic
+# shapes, which some of its checks reach): imported once before the forks, not in each.
+# Importing them runs no torch op, so forking stays safe.
+WARM = (
+    "torch_katas.facets",
+    "torch_katas.testing",
+    "torch.fx.experimental.symbolic_shapes",
+    "torch._subclasses.schema_check_mode",
+    "sysconfig",
+)
 
 # Operators as the mutants' changes name them (ast's class names), as written in Python.
 SYMBOLS = {
@@ -365,12 +378,17 @@ def run_answers(
 
     from torch_katas.runtime.answer_loop import AnswerLoop
 
+    for name in WARM:
+        importlib.import_module(name)
+
     paths = list(answers)
     collected = Collected()
     forks = Forks(collected)
     loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete], fork=forks)
     args = [str(tests), "--answer-file", str(paths[0]), "-p", "torch_katas.plugin"]
-    args += ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--no-header"]
+    # Native tracebacks: a failure's message is all the score reads, and pytest's own
+    # formatting parses each failing test's source to show it.
+    args += ["-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--no-header", "--tb=native"]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):  # as grading runs: none autoloaded
         args += ["-p", "pytest_timeout"]
     args += ["--timeout", str(TEST_TIMEOUT), *pytest_args]
@@ -389,11 +407,15 @@ def run_answers(
 
 
 class Forks:
-    """AnswerLoop's fork: each answer's tests run in a process forked from the session's."""
+    """AnswerLoop's fork: each answer's tests run in a process forked from the session's, as
+    many at once as there are CPUs (up to JOBS); each answer's outcome is its own process's,
+    so their order changes no score (only which test an answer meets first)."""
 
-    def __init__(self, collected: Collected):
+    def __init__(self, collected: Collected, jobs: int | None = None):
         self.collected = collected
         self.failures: dict[str, list[list[str]]] = {}
+        self.jobs = jobs or min(JOBS, cpus())
+        self.running: dict[int, Child] = {}  # by the read end of each child's pipe
 
     def run(self, work: Callable[[], list[Any]], answer: Path, loop: Any) -> None:
         import torch
@@ -410,46 +432,87 @@ class Forks:
                 "collect_errors": self.collected.errors,
             }
 
-        one = forked(child)
+        while len(self.running) >= self.jobs:
+            self.reap(loop)
+        started = Child(child, answer)
+        self.running[started.read] = started
+
+    def wait(self, loop: Any) -> None:
+        while self.running:
+            self.reap(loop)
+
+    def reap(self, loop: Any) -> None:
+        """Read from the running children until one ends; record its outcome."""
+        with selectors.DefaultSelector() as selector:
+            for read in self.running:
+                selector.register(read, selectors.EVENT_READ)
+            while True:
+                for key, _ in selector.select():
+                    child = self.running[int(key.fd)]
+                    if child.read_some():
+                        del self.running[child.read]
+                        self.record(child.answer, child.result(), loop)
+                        return
+
+    def record(self, answer: Path, one: dict[str, Any] | None, loop: Any) -> None:
         if one is None:  # it died (a crash, os._exit): the tests failed on this answer
             one = {"failures": [["", "the test process died"]]}
         self.failures[str(answer)] = [[str(t), str(w)] for t, w in one.get("failures", [])]
-        loop.caught = list(one.get("caught", loop.caught))
+        loop.caught += [str(t) for t in one.get("caught", []) if t not in loop.caught]
         self.collected.tests = max(self.collected.tests, int(one.get("tests", 0)))
         for error in one.get("collect_errors", []):
             if error not in self.collected.errors:
                 self.collected.errors.append(str(error))
 
 
-def forked(work: Callable[[], dict[str, object]]) -> dict[str, Any] | None:
-    """What `work` returns, run in a child process; None when it died without a result."""
-    key = secrets.token_hex(16)  # the child's result line: the tests' writes on the pipe lack it
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        status = 1
-        try:
-            os.close(read)
-            line = f"{key} {json.dumps(work())}\n".encode()
-            while line:
-                line = line[os.write(write, line) :]
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write)
-    chunks = []
-    with os.fdopen(read, "rb") as pipe:
-        while chunk := pipe.read(1 << 16):
-            chunks.append(chunk)
-    os.waitpid(pid, 0)
-    for said in b"".join(chunks).decode("utf-8", errors="replace").splitlines():
-        if said.startswith(key + " "):
+def cpus() -> int:
+    """The CPUs this process may use."""
+    if hasattr(os, "sched_getaffinity"):  # Linux: what the sandbox or a container allows
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+class Child:
+    """A forked process running `work`, which sends back what it returns on a pipe."""
+
+    def __init__(self, work: Callable[[], dict[str, object]], answer: Path):
+        self.answer = answer
+        self.key = secrets.token_hex(16)  # its result line: the tests' writes on the pipe lack it
+        self.chunks: list[bytes] = []
+        self.read, write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns
+            status = 1
             try:
-                value = json.loads(said[len(key) + 1 :])
-            except ValueError:
-                return None
-            return value if isinstance(value, dict) else None
-    return None
+                os.close(self.read)
+                line = f"{self.key} {json.dumps(work())}\n".encode()
+                while line:
+                    line = line[os.write(write, line) :]
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+
+    def read_some(self) -> bool:
+        """Read what the child wrote; True once it closed the pipe (and has been waited for)."""
+        chunk = os.read(self.read, 1 << 16)
+        if chunk:
+            self.chunks.append(chunk)
+            return False
+        os.close(self.read)
+        os.waitpid(self.pid, 0)
+        return True
+
+    def result(self) -> dict[str, Any] | None:
+        """What `work` returned; None when the child died without a result."""
+        for said in b"".join(self.chunks).decode("utf-8", errors="replace").splitlines():
+            if said.startswith(self.key + " "):
+                try:
+                    value = json.loads(said[len(self.key) + 1 :])
+                except ValueError:
+                    return None
+                return value if isinstance(value, dict) else None
+        return None
 
 
 def main() -> None:

@@ -19,9 +19,12 @@ __all__ = ["AnswerLoop", "Fork"]
 
 class Fork(Protocol):
     """Runs each answer in a process of its own (AnswerLoop's `fork`): `run` calls `work` in
-    a forked process and puts what it found in `loop` (failures, caught), here."""
+    a forked process and puts what it found in `loop` (failures, caught), here, by the time
+    `wait` returns (several answers may run at once)."""
 
     def run(self, work: Callable[[], list[pytest.TestReport]], answer: Path, loop: Any) -> None: ...
+
+    def wait(self, loop: Any) -> None: ...
 
 
 class AnswerLoop:
@@ -81,6 +84,8 @@ class AnswerLoop:
                 self.fork.run(functools.partial(self.run, session, answer), answer, self)
             if session.shouldstop:  # out of time: the answers left have no entry
                 break
+        if self.fork is not None:
+            self.fork.wait(self)
         return True
 
     def run(self, session: pytest.Session, answer: Path) -> list[pytest.TestReport]:
