@@ -16,6 +16,8 @@ Rows (each command in a fresh process; times are wall clock, best of --repeat):
   reference answer (the target: within 1.5x);
 - the supervisor: the full run watched by a parent process against the same run unwatched
   (TORCH_KATAS_SUPERVISOR=0; the target: within 1.2x);
+- write the tests: `katas testwrite 13 --score` on kata 13's own test module, its whole
+  catalogue of mistakes (the target: within 5x a bare import);
 With --katas, one row per kata instead: the CPU time of `pytest --solutions` on its test file
 (best of --repeat) against a bare `import torch`, and against `import torch` plus what torch
 imports on first use that the kata's run loaded (benchmarks/timing.py LAZY: an optimizer's first
@@ -195,6 +197,16 @@ def main() -> None:
     print(
         f"{'the full run supervised, against unsupervised':<52} {watched:7.2f} s "
         f"against {unwatched:.2f} s: {ratio:.2f}x (goal <= 1.2x)"
+    )
+
+    # Write the tests: a kata's whole catalogue scored against its own test module.
+    test_13 = str(ROOT / "katas" / "q13_cross_entropy_test.py")
+    score = [sys.executable, "-m", "torch_katas", "--root", str(ROOT), "testwrite", "13"]
+    row(
+        "katas testwrite 13 --score (its own tests)",
+        best([*score, "--score", test_13], repeat),
+        floor,
+        "goal <= 5x",
     )
 
 
