@@ -429,8 +429,9 @@ def batch_norm64(x, running_mean, running_var, weight, bias):
 
 def spread_channels(dtype, device):
     """A batch whose variance (about 3300) times its 24 values per channel passes
-    float16's 65504 where the unbiased variance, n / (n - 1) of it, fits."""
-    x = 50 + torch.linspace(-100, 100, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4)
+    float16's 65504 where the unbiased variance, n / (n - 1) of it, fits; so does each
+    channel's sum (24 values near 3000) where its mean fits."""
+    x = 3000 + torch.linspace(-100, 100, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4)
     stats = torch.zeros(3, dtype=dtype, device=device), torch.ones(3, dtype=dtype, device=device)
     return facets.args(x.to(dtype=dtype, device=device), *stats)
 
