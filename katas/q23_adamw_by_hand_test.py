@@ -390,6 +390,15 @@ def first_step(shape, dtype, device, requires_grad=False):
     return facets.args([p], [g], [torch.zeros_like(g)], [torch.zeros_like(g)], step=1, **OPTIONS)
 
 
+def late_step(dtype, device):
+    """Zero moments at step 10000 (a gradient that was 0 until now), where the bias
+    corrections are about 1, and float16 gradients whose squares overflow it while
+    (1 - beta2) g² fits: torch.optim's addcmul_ computes g * g in float32."""
+    arguments = first_step((2, 3), dtype, device)
+    arguments.args[1][0].mul_(facets.past_square_overflow(dtype))
+    return arguments.replace(step=10_000)
+
+
 def stepped_param(params, grads, exp_avgs, exp_avg_sqs, step, **options):
     """The kata's step, then the updated parameter: the result the facets compare."""
     adamw_step_(params, grads, exp_avgs, exp_avg_sqs, step, **options)
@@ -397,9 +406,11 @@ def stepped_param(params, grads, exp_avgs, exp_avg_sqs, step, **options):
 
 
 def adamw64(params, grads, exp_avgs, exp_avg_sqs, step, lr, betas, eps, weight_decay):
-    """Step 1 of AdamW written out: moments (1 - beta) g and (1 - beta2) g², bias-corrected."""
+    """A step of AdamW from zero moments written out: moments (1 - beta) g and
+    (1 - beta2) g², bias-corrected."""
     (p,), (g,) = params, grads
-    m, v = (1 - betas[0]) * g / (1 - betas[0]), (1 - betas[1]) * g**2 / (1 - betas[1])
+    m = (1 - betas[0]) * g / (1 - betas[0] ** step)
+    v = (1 - betas[1]) * g**2 / (1 - betas[1] ** step)
     return p.detach() * (1 - lr * weight_decay) - lr * m / (v.sqrt() + eps)
 
 
@@ -478,6 +489,7 @@ FACETS = facets.declare(
             ulps=8,
             atol=ROUNDED,
         ),
+        facets.Dtypes(late_step, oracle=adamw64, dtypes=(torch.float16,), ulps=8, label="late"),
         facets.Shapes(
             lambda shape, device: first_step(shape, torch.float32, device),
             oracle=adamw64,

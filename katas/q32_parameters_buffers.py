@@ -41,8 +41,9 @@ class CenterAndScale(nn.Module):
       update the running mean in place (the same buffer tensor, not a new one assigned to
       the attribute), without recording it in the autograd graph:
       `running_mean = (1 - momentum) * running_mean + momentum * m`, where m is the mean of
-      x over all dimensions but the last (for a 1-D x, x itself). In eval mode it
-      is not changed.
+      x over all dimensions but the last (for a 1-D x, x itself), in x's dtype: for
+      float16 too where a float16 sum would overflow (96 rows near 1000; torch's mean
+      accumulates in float32). In eval mode it is not changed.
     - Then return `(x - running_mean) * weight * taper` (with the updated running_mean),
       of x's shape. Gradients flow to x and weight; running_mean never has a grad_fn,
       so every training step's backward works on its own graph.

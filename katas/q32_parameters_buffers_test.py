@@ -303,6 +303,13 @@ def forward64(layer, x):
     return (x - 0.1 * mean) * torch.linspace(1.0, 0.5, x.shape[-1], dtype=torch.float64)
 
 
+def large_batch(dtype, device):
+    """A layer in training mode and 96 rows near 1000: each column's sum passes float16's
+    largest value (65504) while its mean fits (a native float16 sum / n is inf there)."""
+    x = 1000 + torch.linspace(-3, 5, 96 * 3, dtype=torch.float64).reshape(96, 3)
+    return facets.args(CenterAndScale(3).to(device, dtype), x.to(device, dtype))
+
+
 def trained_once(arguments, layer):
     """What a fresh layer gives in a training step, and its running mean after it."""
     x = torch.arange(6.0).reshape(2, 3) - 1
@@ -323,6 +330,9 @@ FACETS = facets.declare(
     ),
     facets.of(
         CenterAndScale,
+        # .half() and .double() cast the layer: its output keeps the dtype, with the values
+        # of the exact batch mean rounded to it (the update and the product round a few times).
+        facets.Dtypes(large_batch, oracle=forward64, ulps=8),
         facets.NoGraph(
             layer_and_input, state=lambda arguments, result: arguments.args[0].running_mean
         ),

@@ -427,6 +427,26 @@ def batch_norm64(x, running_mean, running_var, weight, bias):
     return F.batch_norm(x, running_mean, running_var, weight, bias, training=True)
 
 
+def spread_channels(dtype, device):
+    """A batch whose variance (about 3300) times its 24 values per channel passes
+    float16's 65504 where the unbiased variance, n / (n - 1) of it, fits; so does each
+    channel's sum (24 values near 3000) where its mean fits."""
+    x = 3000 + torch.linspace(-100, 100, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4)
+    stats = torch.zeros(3, dtype=dtype, device=device), torch.ones(3, dtype=dtype, device=device)
+    return facets.args(x.to(dtype=dtype, device=device), *stats)
+
+
+def statistics_after(x, running_mean, running_var):
+    """The kata's training step, then the running statistics it updated."""
+    batch_norm(x, running_mean, running_var, training=True)
+    return running_mean, running_var
+
+
+def statistics64(x, running_mean, running_var):
+    F.batch_norm(x, running_mean, running_var, training=True)  # updates the copies given
+    return running_mean, running_var
+
+
 def rows(dtype, device, shape=(4, 6)):
     count = torch.Size(shape).numel()
     spread = facets.past_square_overflow(dtype)  # as for channels
@@ -510,6 +530,13 @@ FACETS = facets.declare(
             values={"weight": None, "bias": None, "training": True, "momentum": 0.1, "eps": 1e-5},
             key=lambda arguments, result: (result, *arguments.args[1:3]),
         ),
+    ),
+    # The running statistics keep x's dtype, with the exact update rounded to it.
+    facets.of(
+        batch_norm,
+        facets.Dtypes(spread_channels, oracle=statistics64, ulps=8),
+        name="batch_norm(running statistics)",
+        call=statistics_after,
     ),
     facets.of(
         layer_norm,

@@ -489,11 +489,12 @@ def confident(dtype, device, requires_grad=False):
 
 def spread_out(dtype, device):
     """Logits ±1e4 apart, in every dtype (float16 included): the loss is far from 0 for
-    the samples whose target is not the largest logit."""
+    the samples whose target is not the largest logit. Four times over: the losses add up
+    past float16's 65504 where their mean (1e4) fits."""
     logits = torch.tensor(
         [[1e4, 0.0, -1e4], [0.0, 3.0, -1e4], [-1e4, 1e4, 0.0]], dtype=torch.float64
-    )
-    target = torch.tensor([0, 2, 2], device=device)
+    ).repeat(4, 1)
+    target = torch.tensor([0, 2, 2], device=device).repeat(4)
     return facets.args(FocalLoss(gamma=0.5), logits.to(dtype=dtype, device=device), target)
 
 

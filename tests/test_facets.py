@@ -9,6 +9,7 @@ import importlib.util
 import inspect
 import math
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,185 @@ def test_uncovered_defaults_are_defaults_of_the_stubs():
         assert signature.parameters[parameter].default is not inspect.Parameter.empty
 
 
+def reference_tests(module: str):
+    """The kata's test module, loaded anew with `katas.<module>` bound to the reference answer:
+    a facet's make may build the kata's own classes, which the stub does not."""
+    name = f"katas.{module}"
+    saved = sys.modules.get(name)
+    sys.modules[name] = importlib.import_module(f"solutions.{module}")
+    try:
+        path = ROOT / "katas" / f"{module}_test.py"
+        spec = importlib.util.spec_from_file_location(f"reference_{module}_test", path)
+        assert spec and spec.loader
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+    finally:
+        if saved is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = saved
+    return loaded
+
+
+# Why a function's Dtypes cases need not reach a region of facets.NARROWED, or the kata test
+# that reaches it (a name "test_..." of its test module).
+MOVES = "moves, copies or creates values: it computes nothing in the dtype"
+ELEMENTWISE = "elementwise: no sum"
+MEAN = "a mean: no square"
+MATMUL = "one matrix product with `@` (the rules), which accumulates in float32: no sum of its own"
+CALLERS = "autograd differentiates the caller's f: the answer computes nothing of its own"
+LAYERS = "torch's layers do the arithmetic"
+ALL = ("square", "sum", "float32")
+HALF = ("square", "sum")
+UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
+    (
+        "q01_fit_line",
+        ("fit_line", "fit_until"),
+        HALF,
+        "the loss is the contract's formula, differentiated by autograd: float16 data whose "
+        "squares overflow make the fit itself overflow",
+    ),
+    ("q02_numpy_bridge", ("to_tensor",), ALL, MOVES),
+    (
+        "q03_vectorised_ops",
+        ("pairwise_sq_dists",),
+        HALF,
+        "float16 rows whose squared norm overflows are outside the contract, and each sum is "
+        "such a norm",
+    ),
+    (
+        "q03_vectorised_ops",
+        ("standardize_columns",),
+        HALF,
+        "test_standardize_columns_in_float16_whose_sums_overflow",
+    ),
+    ("q03_vectorised_ops", ("batched_scores",), HALF, MATMUL),
+    ("q04_dtypes", ("safe_mean",), ("square",), MEAN),
+    ("q05_broadcasting", ("normalize_channels",), HALF, "elementwise (x - mean) / std"),
+    ("q06_gradients", ("grad_of", "hessian_vector_product"), HALF, CALLERS),
+    ("q06_gradients", ("grads_per_loss",), ALL, CALLERS),
+    (
+        "q08_no_grad_detach",
+        ("round_ste",),
+        ALL,
+        "rounding, with the identity for a gradient: whole numbers, no square, no sum",
+    ),
+    ("q09_mlp_module", ("MLP.forward",), HALF, LAYERS),
+    ("q11_layer_shapes", ("linear_forward",), HALF, MATMUL),
+    (
+        "q11_layer_shapes",
+        ("padded_attention",),
+        HALF,
+        "scaled_dot_product_attention does the arithmetic (the rule)",
+    ),
+    (
+        "q12_activations",
+        ("class_probabilities",),
+        ("square",),
+        "test_probabilities_stay_finite_for_logits_far_apart",
+    ),
+    (
+        "q12_activations",
+        ("class_probabilities",),
+        ("sum",),
+        "softmax adds the exps of the logits less the largest (each at most 1)",
+    ),
+    ("q16_text_classifier", ("masked_mean",), ("square",), MEAN),
+    (
+        "q16_text_classifier",
+        ("TextClassifier",),
+        HALF,
+        LAYERS + "; masked_mean pools, and its own cases reach the sums",
+    ),
+    (
+        "q22_masked_sequence_loss",
+        ("task_loss",),
+        HALF,
+        "the builtin's values, which overflow where it does (F.mse_loss squares in the dtype)",
+    ),
+    ("q23_adamw_by_hand", ("adamw_step_(parameter)",), ("sum",), ELEMENTWISE),
+    ("q25_dataset_loader", ("SlidingWindows[1]", "pad_collate(padded)"), HALF, MOVES),
+    (
+        "q29_penalty_early_stopping",
+        ("weight_penalty",),
+        HALF,
+        "the contract's sums in the parameters' dtype, with no clause on 16-bit weights past 256",
+    ),
+    (
+        "q30_grad_clipping",
+        ("layer_grad_norms", "clip_grad_norm"),
+        ("sum",),
+        "a norm: what it sums are squares, which the 'square' cases reach",
+    ),
+    ("q35_tensor_creation", ("zeros_for",), ALL, MOVES),
+    ("q35_tensor_creation", ("scalar_like",), HALF, MOVES),
+    ("q42_indexing", ("last_valid", "valid_steps"), ALL, MOVES),
+    ("q42_indexing", ("rotate_pairs",), HALF, MOVES),
+    ("q43_views", ("merge_heads", "split_heads"), ALL, MOVES),
+    ("q47_custom_loss", ("HuberFunction",), ("sum",), ELEMENTWISE),
+]
+UNREACHED = {
+    (module, name, region): why
+    for module, names, regions, why in UNREACHED_BY
+    for name in names
+    for region in regions
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_dtypes_cases_reach_where_a_narrower_computation_differs(module):
+    # A Dtypes case whose float16 inputs neither square nor add up past 65504, or whose exact
+    # float64 result float32 holds, lets through an answer that sums float16 natively
+    # (x.sum() / n) or computes float64 in float32. Each function's cases of a dtype reach
+    # every region facets.NARROWED names for it, or UNREACHED says why not.
+    tests = reference_tests(module)
+    missing, needless = [], []
+    for function in tests.FACETS.functions:
+        reached: dict[torch.dtype, set[str]] = {}
+        for facet in function.facets:
+            if isinstance(facet, facets.Dtypes):
+                for dtype in facets.NARROWED.keys() & set(facet.dtypes):
+                    with torch.random.fork_rng(devices=[]):  # the same draws at every run
+                        torch.manual_seed(0)
+                        found = facets.regions(facet, dtype)
+                    reached.setdefault(dtype, set()).update(found)
+        for dtype, found in reached.items():
+            for region in facets.NARROWED[dtype]:
+                why = UNREACHED.get((module, function.name, region))
+                if region in found:
+                    if why is not None:
+                        needless.append((function.name, region))
+                elif why is None:
+                    missing.append((function.name, str(dtype), region))
+                elif why.startswith("test_"):
+                    assert callable(getattr(tests, why, None)), f"{module} has no {why}"
+    assert not missing, (
+        f"{missing}: no Dtypes case of these functions reaches the region (facets.regions): "
+        "give one inputs that reach it, or say in UNREACHED why the function needs none"
+    )
+    assert not needless, f"{needless} are reached now: take them off UNREACHED"
+
+
+def test_unreached_names_declared_functions():
+    for module, name, _ in UNREACHED:
+        names = {function.name for function in reference_tests(module).FACETS.functions}
+        assert name in names, f"UNREACHED names {module}.{name}, which declares no facets"
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_with_shapes_declares_dtypes(module):
+    # A Shapes facet means tensors in and out, checked against an oracle in float32; what the
+    # result is in every other floating dtype is a Dtypes facet's to check.
+    tests = importlib.import_module(f"katas.{module}_test")
+    without = [
+        function.name
+        for function in tests.FACETS.functions
+        if any(isinstance(f, facets.Shapes) for f in function.facets)
+        and not any(isinstance(f, facets.Dtypes) for f in function.facets)
+    ]
+    assert not without, f"{without} declare Shapes but no Dtypes: declare facets.Dtypes too"
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
@@ -238,6 +418,29 @@ def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
 
     assert_catches(facet, right, float32)
     assert_catches(facet, right, native)
+
+
+def test_regions_tell_where_a_narrower_computation_differs():
+    def reached(values, dtype, oracle=lambda x: x.mean()):
+        make = lambda dtype, device: facets.args(torch.tensor(values, dtype=dtype))  # noqa: E731
+        return facets.regions(facets.Dtypes(make, oracle=oracle), dtype)
+
+    assert reached([1.0, -200.0], torch.float16) == set()
+    assert reached([1.0, -300.0], torch.float16) == {"square"}
+    assert reached([100.0] * 700, torch.float16) == {"sum"}
+    assert reached([1.0, 0.5], torch.float64) == set()  # a mean float32 holds
+    assert reached([1.0, 0.0, 0.0], torch.float64) == {"float32"}  # 1/3
+    # Where a case reaches "sum", a native float16 sum / n fails it; where not, it passes.
+    for count, caught in ((700, True), (600, False)):
+        facet = facets.Dtypes(
+            lambda dtype, device, count=count: facets.args(
+                torch.full((count,), 100.0, dtype=dtype)
+            ),
+            oracle=lambda x: x.mean(),
+            dtypes=(torch.float16,),
+        )
+        assert ("sum" in facets.regions(facet, torch.float16)) is caught
+        assert bool(outcomes(lambda x: x.sum() / x.numel(), facet)[1]) is caught
 
 
 def test_gradients_catches_nan_from_an_intermediate_overflow():

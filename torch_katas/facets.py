@@ -43,6 +43,7 @@ __all__ = [
     "CHECKERS",
     "FLOATING",
     "INTEGER",
+    "NARROWED",
     "SHAPES",
     "TOLERANCE",
     "Args",
@@ -88,6 +89,7 @@ __all__ = [
     "none",
     "of",
     "past_square_overflow",
+    "regions",
     "run",
 ]
 
@@ -123,6 +125,44 @@ def past_square_overflow(dtype: torch.dtype) -> float:
     if dtype == torch.float16:
         return 2.0 * math.sqrt(torch.finfo(dtype).max)
     return 1.0
+
+
+# The regions a Dtypes facet's cases of a dtype must reach, where a computation in a narrower
+# or native dtype gives another result than the exact one rounded once.
+NARROWED = {torch.float16: ("square", "sum"), torch.float64: ("float32",)}
+
+
+def regions(facet: Dtypes, dtype: torch.dtype) -> set[str]:
+    """Which of NARROWED[dtype] the facet's case of `dtype` reaches (made on the CPU):
+    "square", an input value whose square overflows float16 (a native x ** 2 or g * g is
+    inf); "sum", input magnitudes that add up past float16's largest value in one tensor (a
+    native x.sum() / n is inf where the mean is not); "float32", an exact (float64) result
+    that float32 does not hold, so that a float64 input computed in float32 is off in its
+    8th digit. Modules' state and the .grad of tensors count as inputs."""
+    arguments = facet.make(dtype, torch.device("cpu"))
+    found: set[str] = set()
+    if dtype == torch.float64:
+        exact = _oracle_args(arguments)
+        result = facet.oracle(*exact.args, **exact.kwargs)
+        for _, tensor in _tensors(result):
+            values = torch.as_tensor(tensor).double()
+            if not torch.equal(values.float().double(), values):
+                found.add("float32")
+        return found
+    inputs = [t for _, t in _tensors(arguments) if isinstance(t, torch.Tensor)]
+    # Gradients held in .grad are inputs too (a norm or an optimizer step reads them).
+    inputs += [t.grad for t in inputs if t.is_leaf and t.grad is not None]
+    for tensor in inputs:
+        if tensor.dtype != dtype or not tensor.numel():
+            continue
+        values = tensor.detach().double().abs()
+        values = values[values.isfinite()]
+        top = torch.finfo(dtype).max
+        if values.numel() and values.max() ** 2 > top:
+            found.add("square")
+        if values.sum() > top:
+            found.add("sum")
+    return found
 
 
 # Shapes by name, for the Shapes facet; "non-contiguous..." take strided copies of the inputs,
