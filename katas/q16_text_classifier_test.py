@@ -809,6 +809,11 @@ def layer_and_batch(device):
     return facets.args(encoder_layer(device), embedded, rows_with_padding(device, 3, 5, [5, 2, 1]))
 
 
+def integer_mask(arguments):
+    layer, embedded, mask = arguments.args
+    return facets.args(layer, embedded, mask.long())
+
+
 def forward(model, tokens):
     return model(tokens)
 
@@ -836,6 +841,8 @@ FACETS = facets.declare(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
         facets.Unmodified(layer_and_batch),
+        # An integer mask: refused, the layer and the inputs as they were.
+        facets.Refused({"an integer mask": lambda device: integer_mask(layer_and_batch(device))}),
         facets.Trains(
             layer_and_batch,
             forward=lambda layer, device: encode(
@@ -875,6 +882,13 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
+        facets.Refused(
+            {
+                "1-D tokens": lambda device: facets.args(
+                    pretrained(device).args[0], torch.tensor([3, 5, 0], device=device)
+                )
+            }
+        ),
         # Each shows in the logits of a new model in training mode, padded rows among them.
         facets.Defaults(
             lambda device: facets.args(VOCAB, DIM, CLASSES),

@@ -970,6 +970,14 @@ FACETS = facets.declare(
     facets.of(
         dead_relu_fraction,
         facets.Modes(relu_model, module=lambda arguments: arguments.args[0]),
+        # No example: refused before a hook is registered, or with every hook removed.
+        facets.Refused(
+            {
+                "an empty batch": lambda device: facets.args(
+                    relu_model(device).args[0], torch.zeros(0, 4, device=device)
+                )
+            }
+        ),
         facets.Unmodified(relu_model),
         facets.Unmodified(
             lambda device: relu_model(device, first=lambda: nn.ReLU(inplace=True)),

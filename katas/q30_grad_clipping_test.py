@@ -538,6 +538,15 @@ FACETS = facets.declare(
                 ("error_if_nonfinite", False, True),
             )
         ),
+        # Refused: an infinite norm with error_if_nonfinite raises, every gradient as it was.
+        facets.Refused(
+            {
+                "an infinite gradient": lambda device: facets.args(
+                    gradients(device, nonfinite=True), 0.5, error_if_nonfinite=True
+                )
+            },
+            error=RuntimeError,
+        ),
         name="clip_grad_norm(defaults)",
     ),
 )

@@ -47,7 +47,8 @@ class CenterAndScale(nn.Module):
     - Then return `(x - running_mean) * weight * taper` (with the updated running_mean),
       of x's shape. Gradients flow to x and weight; running_mean never has a grad_fn,
       so every training step's backward works on its own graph.
-    - Raises ValueError if x.shape[-1] != num_features, in training and in eval mode. (x has
+    - Raises ValueError if x.shape[-1] != num_features, in training and in eval mode,
+      before changing anything: a call that raises leaves running_mean as it was. (x has
       at least one dimension: what a 0-dim x raises is left to you.)
 
     >>> layer = CenterAndScale(3)

@@ -343,6 +343,14 @@ FACETS = facets.declare(
             shapes=("1-D", "2-D", "non-contiguous", "non-contiguous 3-D"),
             atol=1e-5,
         ),
+        # A single feature broadcasts against running_mean: refused, the buffer untouched.
+        facets.Refused(
+            {
+                "one feature": lambda device: facets.args(
+                    CenterAndScale(3).to(device), torch.full((2, 1), 2.0, device=device)
+                )
+            }
+        ),
         name="CenterAndScale.forward",
         call=lambda layer, x: layer(x),
     ),

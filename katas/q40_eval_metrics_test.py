@@ -342,32 +342,6 @@ def test_evaluate_leaves_autograd_as_it_was(device, grad):
     )
 
 
-def assert_rejected_as_it_came(device, loader):
-    """evaluate raises ValueError and hands the model back in the modes it came in (a model
-    in training with a frozen part), with autograd as it was: its own error too."""
-    model = logits_model(device)
-    model[1].eval()
-    modes = [module.training for module in model.modules()]
-    with pytest.raises(ValueError):
-        evaluate(model, loader, 4, device)
-    assert torch.is_grad_enabled(), "autograd must be on again after the ValueError"
-    assert [module.training for module in model.modules()] == modes, (
-        f"after the ValueError the modes are {[m.training for m in model.modules()]}, not "
-        f"{modes} as they arrived: put them back before raising (a finally block does it "
-        "for every error on the way)"
-    )
-
-
-def test_evaluate_rejects_an_empty_loader(device):
-    empty = DataLoader(TensorDataset(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64)))
-    assert_rejected_as_it_came(device, empty)
-
-
-def test_evaluate_rejects_a_loader_of_empty_batches(device):
-    batches = [(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64))] * 2
-    assert_rejected_as_it_came(device, batches)
-
-
 # ---------------------------------------------------------------- facets
 
 
@@ -399,11 +373,17 @@ def matrix(dtype, device):
     return facets.args(table.to(device=device, dtype=dtype))
 
 
-def eval_run(device):
+def eval_run(device, n=10, batch_size=4):
     model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5)).to(device)
     model[1].eval()  # a frozen part stays in eval mode
-    data = TensorDataset(torch.randn(10, 4), torch.randint(0, 3, (10,)))
-    return facets.args(model, DataLoader(data, batch_size=4), 3, device)
+    data = TensorDataset(torch.randn(n, 4), torch.randint(0, 3, (n,)))
+    return facets.args(model, DataLoader(data, batch_size=batch_size), 3, device)
+
+
+def empty_batches(device):
+    arguments = eval_run(device)
+    batches = [(torch.randn(0, 4), torch.zeros(0, dtype=torch.int64))] * 2
+    return facets.args(arguments.args[0], batches, 3, device)
 
 
 FACETS = facets.declare(
@@ -430,6 +410,13 @@ FACETS = facets.declare(
         evaluate,
         facets.Modes(eval_run, module=lambda arguments: arguments.args[0]),
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
+        # No sample: refused, the model handed back in the modes it came in.
+        facets.Refused(
+            {
+                "an empty loader": lambda device: eval_run(device, n=0),
+                "empty batches": empty_batches,
+            }
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -423,6 +423,19 @@ def channels(dtype, device, requires_grad=False):
     return facets.args(x, *stats, weight, bias)
 
 
+def one_statistic_reshaped(index):
+    """Training arguments whose running statistic `index` (1: mean, 2: var) has shape (C, 1):
+    the right size in another layout, refused."""
+
+    def make(device):
+        arguments = channels(torch.float32, device)
+        stats = list(arguments.args)
+        stats[index] = stats[index].reshape(3, 1)
+        return facets.args(*stats, **arguments.kwargs)
+
+    return make
+
+
 def batch_norm64(x, running_mean, running_var, weight, bias):
     return F.batch_norm(x, running_mean, running_var, weight, bias, training=True)
 
@@ -514,6 +527,13 @@ FACETS = facets.declare(
         facets.Unmodified(
             lambda device: channels(torch.float32, device),
             inputs=lambda arguments: arguments.args[0],
+        ),
+        # A refused call leaves both running statistics as they were.
+        facets.Refused(
+            {
+                "running_mean (C, 1)": one_statistic_reshaped(1),
+                "running_var (C, 1)": one_statistic_reshaped(2),
+            }
         ),
         # In place: a state_dict entry or a view of a buffer sees the update.
         facets.UpdatesAll(

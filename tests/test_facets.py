@@ -362,6 +362,89 @@ def test_a_function_with_shapes_declares_dtypes(module):
     assert not without, f"{without} declare Shapes but no Dtypes: declare facets.Dtypes too"
 
 
+# A contract that names an error: "Raises ValueError if ...", "raise RuntimeError and ...".
+NAMES_AN_ERROR = re.compile(r"\b(?:[Rr]aises?|[Rr]aising)\b[^.;]*?\b\w+Error\b")
+# Arguments whose state a call may change: modules, optimizers, schedulers.
+STATEFUL_TYPES = re.compile(r"\btorch\.(?:nn\.modules|optim)\.")
+
+# (module, name) -> why a function with state whose contract names an error declares no
+# refused call.
+NO_REFUSED_CALL: dict[tuple[str, str], str] = {
+    ("q24_train_epoch", "train_epoch"): (
+        "a loader can be read once: that it yields no sample shows only at its end, after "
+        "the model was put in training mode as the contract asks"
+    ),
+    ("q27_state_dict", "load_checkpoint"): (
+        "a strict load raises as model.load_state_dict does, which copies the entries that "
+        "match before it raises"
+    ),
+}
+
+
+def own_contract(module: str, name: str) -> str:
+    """The stub's docstring of `name` (a class's with its methods'), without the others'."""
+    tree = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if getattr(n, "name", None) == name)
+    methods = [m for m in getattr(node, "body", []) if isinstance(m, ast.FunctionDef)]
+    return "\n".join(ast.get_docstring(n) or "" for n in [node, *methods])
+
+
+def holds_state(stub, function) -> bool:
+    """Whether a call can change state the caller keeps: an object (a module, a scheduler),
+    a function given a module or an optimizer, or one declared to update its arguments."""
+    target = getattr(stub, function.target.__name__)
+    if inspect.isclass(target):
+        return True
+    updates = any(
+        isinstance(facet, (facets.UpdatesAll, facets.Modes))
+        or (isinstance(facet, facets.Unmodified) and facet.inputs is not None)
+        for facet in function.facets
+    )
+    annotations = [str(p.annotation) for p in inspect.signature(target).parameters.values()]
+    return updates or any(STATEFUL_TYPES.search(text) for text in annotations)
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_with_state_checks_that_a_refused_call_changes_nothing(module):
+    # A refused call leaves every state as it was, whatever the contract says of the error:
+    # each function that holds or updates state and names an error in its contract declares
+    # a call it refuses (Refused, or Setting for a numeric argument's range), whose check
+    # holds it to that.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    entries: dict[str, list[facets.Function]] = collections.defaultdict(list)
+    for function in tests.FACETS.functions:
+        entries[function.target.__name__].append(function)
+    missing, needless = [], []
+    for name, functions in entries.items():
+        if not NAMES_AN_ERROR.search(own_contract(module, name)):
+            continue
+        if not any(holds_state(stub, function) for function in functions):
+            continue
+        refused = any(
+            isinstance(facet, (facets.Refused, facets.Setting))
+            for function in functions
+            for facet in function.facets
+        )
+        if (module, name) in NO_REFUSED_CALL:
+            needless += [name] if refused else []
+        elif not refused:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} hold or update state and raise, but declare no refused call: "
+        "declare facets.Refused({label: make}) with arguments the contract refuses (or a "
+        "Setting), or say why not in NO_REFUSED_CALL"
+    )
+    assert not needless, (
+        f"{module}: {needless} declare a refused call: take them off NO_REFUSED_CALL"
+    )
+
+
+def test_functions_without_a_refused_call_are_functions_of_the_stubs():
+    for module, name in NO_REFUSED_CALL:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
@@ -646,6 +729,84 @@ def test_setting_catches_a_refused_value_that_changed_something_first():
     assert_catches(facet, right, group_first)
     assert_catches(facet, right, tensor_first)
     assert_catches(facet, right, groups_put_back)
+
+
+def test_refused_catches_a_refused_call_that_changed_something_first():
+    def make(device):
+        model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+        model[1].eval()  # a frozen part: mixed modes
+        model[0].weight.grad = torch.ones(2, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        return facets.args(model, optimizer, torch.ones(3, 1))
+
+    facet = facets.Refused({"one feature": make})
+
+    def right(model, optimizer, x):
+        if x.shape[-1] != 2:
+            raise ValueError(x.shape)
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+
+    def buffer_first(model, optimizer, x):
+        with torch.no_grad():
+            model[1].running_mean.lerp_(x.mean(dim=0), 0.1)  # broadcasts, then refused
+        right(model, optimizer, x)
+
+    def hook_first(model, optimizer, x):
+        model.register_forward_hook(lambda *_: None)
+        right(model, optimizer, x)
+
+    def mode_first(model, optimizer, x):
+        model.train()
+        right(model, optimizer, x)
+
+    def grads_first(model, optimizer, x):
+        optimizer.zero_grad()
+        right(model, optimizer, x)
+
+    def state_first(model, optimizer, x):
+        for parameter in model.parameters():
+            optimizer.state[parameter]["momentum_buffer"] = torch.zeros_like(parameter)
+        right(model, optimizer, x)
+
+    def buffer_put_back_anew(model, optimizer, x):
+        model[1].running_mean = model[
+            1
+        ].running_mean.clone()  # the same values, not the same tensor
+        right(model, optimizer, x)
+
+    def accepted(model, optimizer, x):
+        pass
+
+    for wrong in (buffer_first, hook_first, mode_first, grads_first, state_first):
+        assert_catches(facet, right, wrong)
+    assert_catches(facet, right, buffer_put_back_anew)
+    assert_catches(facet, right, accepted)
+
+
+def test_setting_holds_a_refused_call_to_every_state_as_refused_does():
+    def make(device):
+        model = nn.Linear(2, 2)
+        model.weight.grad = torch.ones(2, 2)
+        return facets.args(model, steps=1)
+
+    facet = facets.Setting(make, "steps", low=1, integer=True)
+
+    def right(model, steps):
+        if steps < 1:
+            raise ValueError(steps)
+
+    def mode_first(model, steps):
+        model.eval()
+        right(model, steps)
+
+    def grads_first(model, steps):
+        model.zero_grad()
+        right(model, steps)
+
+    assert_catches(facet, right, mode_first)
+    assert_catches(facet, right, grads_first)
 
 
 def test_setting_probes_each_element_of_a_tuple():

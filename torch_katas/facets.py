@@ -60,6 +60,7 @@ __all__ = [
     "Modes",
     "NoGraph",
     "Number",
+    "Refused",
     "Returns",
     "Seeded",
     "Setting",
@@ -77,6 +78,7 @@ __all__ = [
     "check_modes",
     "check_no_graph",
     "check_number",
+    "check_refused",
     "check_returns",
     "check_seeded",
     "check_setting",
@@ -343,6 +345,25 @@ class Setting(Facet):
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(f"{self.what} {label}", None) for label in self.probes()]
+
+
+@dataclass(frozen=True)
+class Refused(Facet):
+    """Calls the contract refuses raise `error` and change nothing, however far they got: a
+    refused call leaves every state as it was (the checks come before the first write). For
+    each label of `calls`, make(device) -> Args that the contract names as an error (a shape
+    that merely broadcasts, an empty batch, a wrong dtype); after the call raises, the
+    arguments are as they were: their tensors (values, dtype, device, requires_grad, .grad,
+    not written in place), each module's parameters and buffers in the same tensors, with
+    their .grad, none added, each submodule's train/eval mode, hooks and settings, each
+    optimizer's state, param groups and attributes, every list and dict with its keys; and
+    every global setting (grad mode, RNG seed, ...), as for any call."""
+
+    calls: Mapping[str, Callable[[torch.device], Args]]
+    error: type[BaseException] = ValueError
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(label, None) for label in self.calls]
 
 
 @dataclass(frozen=True)
@@ -1037,6 +1058,7 @@ def check_setting(case: Case, device: torch.device) -> None:
     before, groups = _snapshot(arguments), _param_groups(arguments)
     attributes = _optimizer_attributes(arguments)
     objects = {path: t for path, t in _tensors(arguments) if id(t) in _state_of_modules(arguments)}
+    kept = _kept(arguments)
     if not _raises(case, arguments, facet.error):
         raise AssertionError(
             f"{what} should raise {facet.error.__name__}: {value!r} is outside the valid range "
@@ -1058,6 +1080,7 @@ def check_setting(case: Case, device: torch.device) -> None:
         "before raising (a scheduler's constructor wraps optimizer.step; putting the param "
         "groups back does not undo that): check every setting before creating one"
     )
+    _assert_kept(f"{what}, before raising,", arguments, kept)  # modes, hooks, .grad too
     if any(isinstance(f, Shapes) and "empty" in f.shapes for f in case.function.facets):
         # An empty input is a bound too (nothing to do): the checks come before that shortcut.
         emptied = Args(_emptied(arguments.args), _emptied(dict(arguments.kwargs)))
@@ -1086,6 +1109,82 @@ def check_setting(case: Case, device: torch.device) -> None:
                     f"range whatever {other.name} is; check every argument before a "
                     "shortcut (nothing to count, nothing to do) returns"
                 )
+
+
+def check_refused(case: Case, device: torch.device) -> None:
+    facet: Refused = case.facet  # type: ignore[assignment]
+    arguments = facet.calls[case.label](device)
+    kept = _kept(arguments)
+    if not _raises(case, arguments, facet.error):
+        raise AssertionError(
+            f"{case.function.name} with {case.label} should raise {facet.error.__name__}"
+        )
+    _assert_kept(f"{case.function.name} with {case.label}, before raising,", arguments, kept)
+
+
+@dataclass(frozen=True)
+class _State:
+    """Everything of the caller's a refused call must leave as it was."""
+
+    tensors: list[tuple[str, Any]]
+    objects: dict[str, Any]
+    grads: dict[str, torch.Tensor | None]
+    modules: _Kept
+    groups: list[list[dict[str, Any]]]
+    attributes: list[dict[str, Any]]
+    containers: dict[str, tuple[Any, Any]]
+
+
+def _kept(arguments: Args) -> _State:
+    held = _state_of_modules(arguments)
+    found = dict(_tensors(arguments))
+    return _State(
+        tensors=_snapshot(arguments),
+        objects={path: t for path, t in found.items() if id(t) in held},
+        grads={
+            path: None if t.grad is None else t.grad.detach().clone()
+            for path, t in found.items()
+            if isinstance(t, torch.Tensor) and t.requires_grad and t.is_leaf
+        },
+        modules=_modules_kept(arguments),
+        groups=_param_groups(arguments),
+        attributes=_optimizer_attributes(arguments),
+        containers=_containers(arguments),
+    )
+
+
+def _assert_kept(what: str, arguments: Args, kept: _State) -> None:
+    """`arguments` as `kept` recorded them: a refused call wrote nothing anywhere."""
+    after = dict(_tensors(arguments))
+    _assert_unchanged(what, kept.tensors, kept.objects, after)
+    added = sorted(path for path, t in after.items() if id(t) in _state_of_modules(arguments))
+    assert added == sorted(kept.objects), (
+        f"{what} changed the state modules and optimizers hold: "
+        f"{sorted(set(added) ^ set(kept.objects))} (created or dropped); check first"
+    )
+    for path, grad in kept.grads.items():
+        now = after[path].grad
+        assert (now is None) == (grad is None) and (
+            grad is None or (now is not None and _same(now.detach(), grad))
+        ), f"{what} changed the .grad of the caller's {path}; check before the first backward"
+    _assert_modules_kept(what, kept.modules, _modules_kept(arguments))
+    assert _param_groups(arguments) == kept.groups, (
+        f"{what} changed an optimizer's param groups: check every argument before anything "
+        "is written"
+    )
+    changed = [
+        sorted(n for n in now.keys() | then.keys() if now.get(n, now) is not then.get(n))
+        for now, then in zip(_optimizer_attributes(arguments), kept.attributes, strict=True)
+    ]
+    assert not any(changed), (
+        f"{what} changed an optimizer's attributes {[n for names in changed for n in names]}"
+    )
+    containers = _containers(arguments)
+    for path, (keys, attributes) in kept.containers.items():
+        assert containers.get(path) == (keys, attributes), (
+            f"{what} changed the caller's {path or 'argument'} (its keys, length or "
+            "attributes); check every argument before changing anything"
+        )
 
 
 def _param_groups(arguments: Args) -> list[list[dict[str, Any]]]:
@@ -1178,7 +1277,9 @@ def check_defaults(case: Case, device: torch.device) -> None:
                 arguments = facet.make(device)
             else:
                 first = next(
-                    f for f in case.function.facets if not isinstance(f, (Defaults, GradModeKept))
+                    f
+                    for f in case.function.facets
+                    if not isinstance(f, (Defaults, GradModeKept, Refused))
                 )
                 arguments = _left_out(case.function, _sample(first, device), name)
             assert name not in arguments.kwargs, f"make gives {name}: leave it out"
@@ -1611,6 +1712,8 @@ def _sample(facet: Facet, device: torch.device) -> Args:
         return make(SHAPES[next((s for s in facet.shapes if s != "empty"), "2-D")], device)
     if isinstance(facet, Classes):
         return make(facet.covered[0], device)
+    if isinstance(facet, Refused):  # arguments it refuses: held to grad mode when it raises
+        return next(iter(facet.calls.values()))(device)
     return make(device)
 
 
@@ -1746,6 +1849,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     NoGraph: check_no_graph,
     Trains: check_trains,
     UpdatesAll: check_updates_all,
+    Refused: check_refused,
     Returns: check_returns,
     Seeded: check_seeded,
     Modes: check_modes,
