@@ -310,6 +310,11 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: batch(torch.float32, device)),
         facets.Returns(lambda device: batch(torch.float32, device)),
+        # mean and std are [C]; images' channels are theirs (N, H and W are free).
+        facets.BadShapes(lambda device: batch(torch.float32, device), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: batch(torch.float32, device), names=(0,), dims=(1,), label="images"
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -494,6 +494,11 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
         facets.Defaults(values={"bias": None}),
+        # weight [out, in] and bias [out] fix each other; x's last dim is in_features.
+        facets.BadShapes(lambda device: layer_inputs(torch.float32, device), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: layer_inputs(torch.float32, device), names=(0,), dims=(-1,), label="x"
+        ),
     ),
     facets.of(
         lstm_final_states,

@@ -374,6 +374,7 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: scores(torch.float32, device, requires_grad=True)),
         facets.Defaults(values={"ignore_index": -100, "label_smoothing": 0.0, "reduction": "mean"}),
+        facets.BadShapes(lambda device: scores(torch.float32, device), names=(1,)),
     ),
 )
 test_facets = FACETS.test

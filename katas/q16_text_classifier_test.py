@@ -831,11 +831,13 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: padded(torch.float32, device, length=5)),
         facets.Returns(lambda device: padded(torch.float32, device, length=5)),
+        facets.BadShapes(lambda device: padded(torch.float32, device, length=5), names=(1,)),
     ),
     facets.of(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
         facets.Unmodified(layer_and_batch),
+        facets.BadShapes(layer_and_batch, names=(2,)),
         facets.Trains(
             layer_and_batch,
             forward=lambda layer, device: encode(

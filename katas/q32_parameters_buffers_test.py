@@ -333,6 +333,16 @@ FACETS = facets.declare(
             shapes=("1-D", "2-D", "non-contiguous", "non-contiguous 3-D"),
             atol=1e-5,
         ),
+        # x's last dim is num_features (a size of 1 would broadcast), in both modes.
+        facets.BadShapes(layer_and_input, names=(1,), dims=(-1,), label="train"),
+        facets.BadShapes(
+            lambda device: facets.args(
+                CenterAndScale(3).to(device).eval(), torch.ones(4, 3, device=device)
+            ),
+            names=(1,),
+            dims=(-1,),
+            label="eval",
+        ),
         name="CenterAndScale.forward",
         call=lambda layer, x: layer(x),
     ),
