@@ -306,7 +306,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: batch(torch.float32, device, n=shape[0]),
             oracle=normalized64,
-            shapes=("empty", "non-contiguous"),  # images [N, 3, 4, 5], N from the shape
+            shapes=("empty", "size 1", "non-contiguous"),  # images [N, 3, 4, 5], N from the shape
         ),
         facets.Unmodified(lambda device: batch(torch.float32, device)),
         facets.Returns(lambda device: batch(torch.float32, device)),

@@ -547,7 +547,7 @@ FACETS = facets.declare(
         facets.Shapes(
             logits_of_shape,
             oracle=probabilities_of_layout,
-            shapes=("empty", "2-D", "non-contiguous", "non-contiguous 3-D"),
+            shapes=("empty", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D"),
         ),
         # .to(float64) or .float() returns the caller's own tensor for that dtype.
         *(

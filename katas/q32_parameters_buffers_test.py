@@ -330,7 +330,7 @@ FACETS = facets.declare(
         facets.Shapes(
             layer_for_shape,
             oracle=forward64,
-            shapes=("1-D", "2-D", "non-contiguous", "non-contiguous 3-D"),
+            shapes=("1-D", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D"),
             atol=1e-5,
         ),
         # x's last dim is num_features (a size of 1 would broadcast), in both modes.
