@@ -559,6 +559,10 @@ FACETS = facets.declare(
             for log in (False, True)
         ),
         facets.Defaults(values={"log": False}),
+        # One letter per dimension: logits of another rank do not fit the layout.
+        facets.BadShapes(
+            lambda device: logits_in(torch.float32, device), names=(0,), dims=(), label="rank"
+        ),
     ),
 )
 test_facets = FACETS.test

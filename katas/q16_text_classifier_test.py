@@ -877,6 +877,9 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
+        facets.BadShapes(
+            lambda device: classifier(torch.float32, device), names=(1,), dims=(), label="2-D"
+        ),
         # Each shows in the logits of a new model in training mode, padded rows among them.
         facets.Defaults(
             lambda device: facets.args(VOCAB, DIM, CLASSES),

@@ -746,6 +746,12 @@ FACETS = facets.declare(
         facets.Gradients(edge_batch, cross_entropy64, label="edges"),
         facets.Unmodified(lambda device: long_batch(torch.float32, device, length=5)),
         facets.BadShapes(lambda device: long_batch(torch.float32, device, length=8), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: long_batch(torch.float32, device, length=8),
+            names=(0,),
+            dims=(),
+            label="3-D",
+        ),
     ),
 )
 test_facets = FACETS.test

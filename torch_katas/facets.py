@@ -233,8 +233,9 @@ class BadShapes(Facet):
     0-dim value, the last two dimensions swapped and all flattened (the same size in another
     shape); also in an empty batch where the function declares an empty Shapes (a shortcut
     for nothing to do comes after the checks). `dims`: the pinned dimensions where the others
-    are free (x's last, [..., F]); then only those are changed (and the last two swapped).
-    A refused call changes nothing."""
+    are free (x's last, [..., F]); then only those are changed (and the last two swapped);
+    `dims=()`: the number of dimensions alone ("logits is not 2-D"). A refused call changes
+    nothing."""
 
     make: Callable[[torch.device], Args]
     names: tuple[int | str, ...]
@@ -1020,16 +1021,18 @@ def _with_argument(arguments: Args, name: int | str, value: Any) -> Args:
 
 def _misshapen(tensor: torch.Tensor, dims: tuple[int, ...] | None) -> list[tuple[str, Any]]:
     """(what was changed, the tensor in that other shape) of the tensor's own values (valid
-    class indices stay valid), each shape once."""
+    class indices stay valid), each shape once. `dims`: None, the whole shape is pinned; (),
+    its number of dimensions alone; else those dimensions alone."""
     shape = tuple(tensor.shape)
     pinned = list(range(tensor.dim())) if dims is None else [d % tensor.dim() for d in dims]
+    rank = not dims  # the number of dimensions is pinned
     found: dict[tuple[int, ...], tuple[str, torch.Tensor]] = {}
 
     def add(label: str, value: torch.Tensor) -> None:
         if tuple(value.shape) != shape:
             found.setdefault(tuple(value.shape), (label, value))
 
-    if dims is None:
+    if rank:
         add("a leading dim of size 1", tensor.unsqueeze(0))
         add("a trailing dim of size 1", tensor.unsqueeze(-1))
     for dim in pinned:
@@ -1037,12 +1040,12 @@ def _misshapen(tensor: torch.Tensor, dims: tuple[int, ...] | None) -> list[tuple
             add(f"dim {dim} cut to size 1", tensor.narrow(dim, 0, 1))
         if shape[dim] > 0:
             add(f"dim {dim} one longer", torch.cat([tensor, tensor.narrow(dim, 0, 1)], dim))
-    if dims is None and tensor.dim() and shape[0] > 0:
+    if rank and tensor.dim() and shape[0] > 0:
         add("the leading dim dropped", tensor[0])
         add("0-dim", tensor.reshape(-1)[0])
     if len(pinned) >= 2:
         add("the last two pinned dims swapped", tensor.transpose(pinned[-2], pinned[-1]))
-    if dims is None and tensor.dim() >= 2:
+    if rank and tensor.dim() >= 2:
         add("flattened", tensor.flatten())
     return list(found.values())
 
