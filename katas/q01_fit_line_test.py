@@ -584,6 +584,7 @@ FACETS = facets.declare(
             state=lambda arguments, result: result,
         ),
         facets.Defaults(values={"steps": 100, "lr": 0.1}),
+        facets.BadShapes(lambda device: line(torch.float32, device), names=(0, 1)),
     ),
     facets.of(
         fit_until,
@@ -599,6 +600,7 @@ FACETS = facets.declare(
             lambda device: until(device, requires_grad=True),
             state=lambda arguments, result: result,
         ),
+        facets.BadShapes(until, names=(0, 1)),
         call=lambda *positional, **keywords: fit_until(*positional, **keywords)[:2],
     ),
     facets.of(

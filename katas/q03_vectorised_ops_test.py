@@ -431,7 +431,9 @@ FACETS = facets.declare(
     facets.of(
         pairwise_sq_dists,
         facets.Dtypes(points, oracle=naive_sq_dists, ulps=4, atol=CANCEL),
-        facets.Shapes(by_shape, oracle=naive_sq_dists, shapes=("empty", "2-D", "non-contiguous")),
+        facets.Shapes(
+            by_shape, oracle=naive_sq_dists, shapes=("empty", "2-D", "size 1", "non-contiguous")
+        ),
         facets.Unmodified(lambda device: points(torch.float32, device)),
     ),
     facets.of(

@@ -405,7 +405,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: facets.args(spread(shape, torch.float32, device)),
             oracle=lambda x: x.mean(),
-            shapes=("0-dim", "1-D", "2-D", "non-contiguous"),
+            shapes=("0-dim", "1-D", "2-D", "size 1", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: facets.args(spread((4, 5), torch.float16, device), 0)),
         facets.Defaults(values={"dim": None}),

@@ -306,10 +306,15 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: batch(torch.float32, device, n=shape[0]),
             oracle=normalized64,
-            shapes=("empty", "non-contiguous"),  # images [N, 3, 4, 5], N from the shape
+            shapes=("empty", "size 1", "non-contiguous"),  # images [N, 3, 4, 5], N from the shape
         ),
         facets.Unmodified(lambda device: batch(torch.float32, device)),
         facets.Returns(lambda device: batch(torch.float32, device)),
+        # mean and std are [C]; images' channels are theirs (N, H and W are free).
+        facets.BadShapes(lambda device: batch(torch.float32, device), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: batch(torch.float32, device), names=(0,), dims=(1,), label="images"
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -563,7 +563,7 @@ def hvp_of_shape(shape, device):
     return facets.args(f, x, x.flip(tuple(range(x.dim()))) if x.dim() else x * 2)
 
 
-SHAPES = ("0-dim", "1-D", "empty", "non-contiguous")
+SHAPES = ("0-dim", "1-D", "empty", "size 1", "non-contiguous")
 
 
 def shared_trunk(dtype, device):

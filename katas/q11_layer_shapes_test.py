@@ -490,10 +490,15 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: layer_inputs(torch.float32, device, shape=shape or (3,)),
             oracle=linear64,
-            shapes=("1-D", "empty", "2-D", "non-contiguous"),
+            shapes=("1-D", "empty", "2-D", "size 1", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
         facets.Defaults(values={"bias": None}),
+        # weight [out, in] and bias [out] fix each other; x's last dim is in_features.
+        facets.BadShapes(lambda device: layer_inputs(torch.float32, device), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: layer_inputs(torch.float32, device), names=(0,), dims=(-1,), label="x"
+        ),
     ),
     facets.of(
         lstm_final_states,

@@ -547,7 +547,7 @@ FACETS = facets.declare(
         facets.Shapes(
             logits_of_shape,
             oracle=probabilities_of_layout,
-            shapes=("empty", "2-D", "non-contiguous", "non-contiguous 3-D"),
+            shapes=("empty", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D"),
         ),
         # .to(float64) or .float() returns the caller's own tensor for that dtype.
         *(
@@ -559,6 +559,10 @@ FACETS = facets.declare(
             for log in (False, True)
         ),
         facets.Defaults(values={"log": False}),
+        # One letter per dimension: logits of another rank do not fit the layout.
+        facets.BadShapes(
+            lambda device: logits_in(torch.float32, device), names=(0,), dims=(), label="rank"
+        ),
     ),
 )
 test_facets = FACETS.test

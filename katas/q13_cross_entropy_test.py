@@ -374,6 +374,10 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: scores(torch.float32, device, requires_grad=True)),
         facets.Defaults(values={"ignore_index": -100, "label_smoothing": 0.0, "reduction": "mean"}),
+        facets.BadShapes(lambda device: scores(torch.float32, device), names=(1,)),
+        facets.BadShapes(
+            lambda device: scores(torch.float32, device), names=(0,), dims=(), label="2-D"
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -836,6 +836,7 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: padded(torch.float32, device, length=5)),
         facets.Returns(lambda device: padded(torch.float32, device, length=5)),
+        facets.BadShapes(lambda device: padded(torch.float32, device, length=5), names=(1,)),
     ),
     facets.of(
         encode,
@@ -843,6 +844,7 @@ FACETS = facets.declare(
         facets.Unmodified(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
         facets.Refused({"an integer mask": lambda device: integer_mask(layer_and_batch(device))}),
+        facets.BadShapes(layer_and_batch, names=(2,)),
         facets.Trains(
             layer_and_batch,
             forward=lambda layer, device: encode(
@@ -888,6 +890,9 @@ FACETS = facets.declare(
                     pretrained(device).args[0], torch.tensor([3, 5, 0], device=device)
                 )
             }
+        ),
+        facets.BadShapes(
+            lambda device: classifier(torch.float32, device), names=(1,), dims=(), label="2-D"
         ),
         # Each shows in the logits of a new model in training mode, padded rows among them.
         facets.Defaults(

@@ -435,6 +435,7 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: labelled(torch.float32, device, requires_grad=True)),
         facets.Defaults(values={"pos_weight": None, "reduction": "mean"}),
+        facets.BadShapes(lambda device: labelled(torch.float32, device), names=(1,)),
     ),
 )
 test_facets = FACETS.test

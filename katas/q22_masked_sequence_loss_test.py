@@ -729,6 +729,14 @@ FACETS = facets.declare(
             )
             for task in BUILTIN
         ),
+        *(
+            facets.BadShapes(
+                lambda device, task=task: task_args(task, (3, 4, 5))(torch.float32, device),
+                names=(2,),
+                label=task,
+            )
+            for task in BUILTIN
+        ),
     ),
     facets.of(
         masked_cross_entropy,
@@ -737,6 +745,13 @@ FACETS = facets.declare(
         facets.Dtypes(edge_batch, oracle=cross_entropy64, ulps=4, label="edges"),
         facets.Gradients(edge_batch, cross_entropy64, label="edges"),
         facets.Unmodified(lambda device: long_batch(torch.float32, device, length=5)),
+        facets.BadShapes(lambda device: long_batch(torch.float32, device, length=8), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: long_batch(torch.float32, device, length=8),
+            names=(0,),
+            dims=(),
+            label="3-D",
+        ),
     ),
 )
 test_facets = FACETS.test

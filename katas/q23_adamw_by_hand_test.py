@@ -493,7 +493,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: first_step(shape, torch.float32, device),
             oracle=adamw64,
-            shapes=("0-dim", "empty", "non-contiguous"),
+            shapes=("0-dim", "empty", "size 1", "non-contiguous"),
         ),
         name="adamw_step_(parameter)",
         call=stepped_param,

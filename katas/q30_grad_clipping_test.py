@@ -328,6 +328,35 @@ def test_finite_norm_with_error_if_nonfinite_clips_normally(device):
     assert_same_grads(model, expected_model, "torch's")
 
 
+def test_gradients_in_channels_last_layout(device):
+    # A model in channels_last memory format (as for mixed-precision convolutions) has
+    # gradients that are not contiguous: a flat .view(-1) of them fails, or reads them in
+    # another order.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Conv2d(4, 2, 1)).to(device)
+    model = model.to(memory_format=torch.channels_last)
+    x = torch.randn(2, 3, 6, 6, device=device).to(memory_format=torch.channels_last)
+    expected_model = copy.deepcopy(model)
+    for each in (model, expected_model):
+        each(x).square().sum().backward()
+    assert not model[0].weight.grad.is_contiguous(), "the test needs strided gradients"
+    norms = layer_grad_norms(model)
+    for name in ("0", "1"):
+        grads = [p.grad for p in model.get_submodule(name).parameters()]
+        expected = torch.stack([torch.linalg.vector_norm(g.double()) for g in grads]).norm()
+        assert_close(
+            norms[name],
+            expected.float(),
+            f"layer {name}'s norm, channels_last grads",
+            rtol=1e-5,
+            atol=0,
+        )
+    total = clip_grad_norm(model.parameters(), 0.5)
+    expected = torch.nn.utils.clip_grad_norm_(expected_model.parameters(), 0.5)
+    assert_close(total, expected, "the total norm of channels_last gradients")
+    assert_same_grads(model, expected_model, "torch's")
+
+
 def test_a_single_tensor_and_parameters_without_gradients(device):
     w = torch.zeros(3, 2, device=device, requires_grad=True)
     w.grad = torch.full((3, 2), 2.0, device=device)

@@ -340,7 +340,7 @@ FACETS = facets.declare(
         facets.Shapes(
             layer_for_shape,
             oracle=forward64,
-            shapes=("1-D", "2-D", "non-contiguous", "non-contiguous 3-D"),
+            shapes=("1-D", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D"),
             atol=1e-5,
         ),
         # A single feature broadcasts against running_mean: refused, the buffer untouched.
@@ -350,6 +350,16 @@ FACETS = facets.declare(
                     CenterAndScale(3).to(device), torch.full((2, 1), 2.0, device=device)
                 )
             }
+        ),
+        # x's last dim is num_features (a size of 1 would broadcast), in both modes.
+        facets.BadShapes(layer_and_input, names=(1,), dims=(-1,), label="train"),
+        facets.BadShapes(
+            lambda device: facets.args(
+                CenterAndScale(3).to(device).eval(), torch.ones(4, 3, device=device)
+            ),
+            names=(1,),
+            dims=(-1,),
+            label="eval",
         ),
         name="CenterAndScale.forward",
         call=lambda layer, x: layer(x),

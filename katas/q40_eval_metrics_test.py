@@ -397,6 +397,7 @@ FACETS = facets.declare(
         ),
         facets.DefaultDevice(lambda device: pairs(torch.int64, device), where="input"),
         facets.Unmodified(lambda device: pairs(torch.int64, device)),
+        facets.BadShapes(lambda device: pairs(torch.int64, device), names=(0, 1)),
     ),
     facets.of(
         macro_f1,

@@ -262,6 +262,8 @@ FACETS = facets.declare(
         split_heads,
         facets.Dtypes(features_of, oracle=split_by_unflatten, dtypes=ANY_DTYPE),
         facets.Gradients(features_of, oracle=split_by_unflatten),
+        # E is a multiple of num_heads: 1 and E + 1 are not.
+        facets.BadShapes(lambda device: features_of(torch.float32, device), names=(0,), dims=(-1,)),
     ),
     facets.of(
         shares_storage,

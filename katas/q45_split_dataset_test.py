@@ -401,6 +401,16 @@ def test_stratified_split_rejects_bad_fractions(device, n, fractions):
 FACETS = facets.declare(
     facets.of(split_sizes, facets.Number(lambda device: facets.args(10, [0.45, 0.45, 0.1]), list)),
     facets.none(split_dataset, "a seeded random split: the kata's own tests cover it"),
-    facets.none(stratified_split, "a seeded random split: the kata's own tests cover it"),
+    facets.of(
+        stratified_split,
+        # labels: one per item of the dataset, 1-D (a seeded random split: the kata's own
+        # tests cover the rest).
+        facets.BadShapes(
+            lambda device: facets.args(
+                list(range(6)), torch.tensor([0, 1, 0, 1, 2, 2], device=device), [0.5, 0.5], 0
+            ),
+            names=(1,),
+        ),
+    ),
 )
 test_facets = FACETS.test

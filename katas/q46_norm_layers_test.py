@@ -550,6 +550,11 @@ FACETS = facets.declare(
             values={"weight": None, "bias": None, "training": True, "momentum": 0.1, "eps": 1e-5},
             key=lambda arguments, result: (result, *arguments.args[1:3]),
         ),
+        # Running statistics of shape (C,) alone; x's channels are theirs.
+        facets.BadShapes(lambda device: channels(torch.float32, device), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: channels(torch.float32, device), names=(0,), dims=(1,), label="x"
+        ),
     ),
     # The running statistics keep x's dtype, with the exact update rounded to it.
     facets.of(
@@ -566,7 +571,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: rows(torch.float32, device, shape),
             oracle=layer_norm64,
-            shapes=("1-D", "empty", "2-D", "non-contiguous"),
+            shapes=("1-D", "empty", "2-D", "size 1", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: rows(torch.float32, device)),
         facets.Defaults(
@@ -574,6 +579,14 @@ FACETS = facets.declare(
                 torch.linspace(-2, 7, 24, device=device).reshape(4, 6) * 1e-3, 6
             ),
             values={"weight": None, "bias": None, "eps": 1e-5},
+        ),
+        # x's trailing dims are normalized_shape: each of them, not the last alone nor the count.
+        facets.BadShapes(
+            lambda device: facets.args(
+                torch.linspace(-2, 7, 24, device=device).reshape(2, 3, 4), (3, 4)
+            ),
+            names=(0,),
+            dims=(-2, -1),
         ),
     ),
 )

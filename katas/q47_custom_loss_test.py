@@ -572,7 +572,7 @@ FACETS = facets.declare(
             facets.Shapes(
                 batch_of_shape(reduction),
                 oracle=focal_reduced,
-                shapes=("empty", "2-D", "non-contiguous"),
+                shapes=("empty", "2-D", "size 1", "non-contiguous"),
                 label=reduction,
             )
             for reduction in ("none", "sum")
@@ -595,7 +595,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: huber_inputs(torch.float32, device, shape),
             oracle=huber64,
-            shapes=("0-dim", "empty", "non-contiguous"),
+            shapes=("0-dim", "empty", "size 1", "non-contiguous"),
         ),
         # "delta <= 0" raises: the contract names the bound alone.
         facets.Setting(
@@ -606,6 +606,7 @@ FACETS = facets.declare(
             nan=False,
         ),
         facets.Unmodified(lambda device: huber_inputs(torch.float32, device)),
+        facets.BadShapes(lambda device: huber_inputs(torch.float32, device), names=(0, 1)),
         call=lambda x, target, delta: HuberFunction.apply(x, target, delta),
     ),
 )

@@ -177,6 +177,54 @@ def test_defaults_are_the_ones_the_stub_documents(module):
         )
 
 
+# (module, name) -> why a contract whose errors name a shape declares no BadShapes facet.
+SHAPES_WITHOUT_BAD_SHAPES = {
+    ("q05_broadcasting", "broadcast_shape"): "shapes given as tuples: any pair is an input",
+    ("q06_gradients", "grad_of"): "the shape of f's result, not of an argument",
+    ("q08_no_grad_detach", "ema_update_"): "modules' parameters: the kata's own tests",
+    ("q10_containers", "ResidualStack"): "dim is a width setting (the Setting facet)",
+    ("q11_layer_shapes", "conv2d_output_shape"): "a shape given as a tuple: the kata's tests",
+    ("q21_dead_relus", "dead_and_saturated"): "an empty batch or unit: a size, not a shape",
+    ("q21_dead_relus", "dead_relu_fraction"): "an empty batch: a size, not a shape",
+}
+# A "Raises" clause (up to the next item or paragraph) that names a shape or dimensions.
+_RAISES = re.compile(r"Rais(?:es|e) \w*Error.*?(?=\n\s*(?:- |\n)|\Z)", re.DOTALL)
+_SHAPED = re.compile(r"shape|\b\d-D\b|dimension|\bdims?\b")
+
+
+def own_contract(module: str, name: str) -> str:
+    """The stub's docstring of `name` (a class's with its methods'), without those it names."""
+    tree = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if getattr(n, "name", None) == name)
+    methods = [m for m in getattr(node, "body", []) if isinstance(m, ast.FunctionDef)]
+    return "\n".join(ast.get_docstring(n) or "" for n in [node, *methods])
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_contract_that_refuses_a_shape_declares_bad_shapes(module):
+    # An error promised for a shape is checked for every shape that is not the contract's
+    # (those that broadcast above all), by the one generic check: a kata's own list of bad
+    # shapes looks at some.
+    tests = importlib.import_module(f"katas.{module}_test")
+    declared = {
+        function.target.__name__
+        for function in tests.FACETS.functions
+        if any(isinstance(facet, facets.BadShapes) for facet in function.facets)
+    }
+    shaped = {
+        name
+        for name in public_names(ROOT / "katas" / f"{module}.py")
+        if any(_SHAPED.search(m.group(0)) for m in _RAISES.finditer(own_contract(module, name)))
+    }
+    excused = {name for (where, name) in SHAPES_WITHOUT_BAD_SHAPES if where == module}
+    assert not excused & declared, f"{sorted(excused & declared)}: take them off the list"
+    missing = shaped - declared - excused
+    assert not missing, (
+        f"{module}: the contracts of {sorted(missing)} promise an error for a shape: declare "
+        "facets.BadShapes(make, names=...) for the arguments whose shape they fix"
+    )
+
+
 def test_uncovered_defaults_are_defaults_of_the_stubs():
     for module, name, parameter in UNCOVERED_DEFAULTS:
         signature = inspect.signature(getattr(stub_module(module), name))
@@ -567,6 +615,41 @@ def test_shapes_catches_a_view_that_merges_the_dimensions_of_a_strided_input():
     )
     strided = facets._strided(torch.ones(2, 4, 3))
     assert all(stride > 1 for stride in strided.stride()), "every stride skips elements"
+
+
+def test_bad_shapes_catches_a_shape_compared_in_part_by_size_or_by_length():
+    def make(device):
+        return facets.args(torch.arange(6.0).reshape(2, 3), torch.ones(2, 3))
+
+    def checked(compare):
+        def loss(x, target):
+            if compare(x, target):
+                raise ValueError("the shapes differ")
+            return (x - target).abs()
+
+        return loss
+
+    right = checked(lambda x, target: x.shape != target.shape)
+    facet = facets.BadShapes(make, names=(1,))
+    for wrong in (
+        lambda x, target: x.numel() != target.numel(),  # (3, 2) passes
+        lambda x, target: x.dim() != target.dim() or len(x) != len(target),  # (2, 1) passes
+        lambda x, target: x.shape[-1] != target.shape[-1],  # (1, 3) and (3,) pass
+        lambda x, target: len(x) != len(target) or x.dim() != target.dim(),  # a 0-dim: TypeError
+    ):
+        assert_catches(facet, right, checked(wrong))
+    # dims: the last alone; dims=(): the number of dimensions alone.
+    last = facets.BadShapes(make, names=(0,), dims=(-1,))
+    assert_catches(last, right, checked(lambda x, target: len(x) != len(target)))
+    rank = facets.BadShapes(make, names=(0,), dims=())
+    assert_catches(rank, checked(lambda x, t: x.dim() != 2), checked(lambda x, t: x.dim() > 2))
+
+    # A refused call changes nothing first.
+    def clamps_first(x, target):
+        x.clamp_(max=4.0)
+        return right(x, target)
+
+    assert_catches(facets.BadShapes(make, names=(0,)), right, clamps_first)
 
 
 def test_defaults_catches_a_default_changed_or_read_another_way():

@@ -47,6 +47,7 @@ __all__ = [
     "SHAPES",
     "TOLERANCE",
     "Args",
+    "BadShapes",
     "Case",
     "Classes",
     "Declaration",
@@ -69,6 +70,7 @@ __all__ = [
     "Unmodified",
     "UpdatesAll",
     "args",
+    "check_bad_shapes",
     "check_classes",
     "check_default_device",
     "check_defaults",
@@ -174,6 +176,7 @@ SHAPES = {
     "1-D": (7,),
     "empty": (0, 3),
     "2-D": (3, 5),
+    "size 1": (1, 1),  # a batch of one with one feature: .squeeze() drops both
     "non-contiguous": (4, 3),
     "non-contiguous 3-D": (2, 4, 3),
 }
@@ -260,6 +263,29 @@ class Shapes(Facet):
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(name, None) for name in self.shapes]
+
+
+@dataclass(frozen=True)
+class BadShapes(Facet):
+    """The contract fixes the shape of each named tensor argument (by the other arguments'):
+    any other shape raises `error`, those that would broadcast included. From valid arguments
+    (make(device) -> Args, each pinned dimension of size > 1), each named argument (position
+    or keyword) is given in turn: a dimension of size 1 added in front and at the end, each
+    pinned dimension cut to size 1 and made one longer, the leading dimension dropped, a
+    0-dim value, the last two dimensions swapped and all flattened (the same size in another
+    shape); also in an empty batch where the function declares an empty Shapes (a shortcut
+    for nothing to do comes after the checks). `dims`: the pinned dimensions where the others
+    are free (x's last, [..., F]); then only those are changed (and the last two swapped);
+    `dims=()`: the number of dimensions alone ("logits is not 2-D"). A refused call changes
+    nothing."""
+
+    make: Callable[[torch.device], Args]
+    names: tuple[int | str, ...]
+    dims: tuple[int, ...] | None = None
+    error: type[BaseException] = ValueError
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(_argument_name(name), None) for name in self.names]
 
 
 @dataclass(frozen=True)
@@ -1035,6 +1061,97 @@ def check_shapes(case: Case, device: torch.device) -> None:
         atol=facet.atol,
         equal_nan=True,
         msg=lambda report: f"{what}: wrong values\n{report}",
+    )
+
+
+def _argument_name(name: int | str) -> str:
+    return f"argument {name}" if isinstance(name, int) else name
+
+
+def _argument(arguments: Args, name: int | str) -> Any:
+    return arguments.args[name] if isinstance(name, int) else arguments.kwargs[name]
+
+
+def _with_argument(arguments: Args, name: int | str, value: Any) -> Args:
+    if isinstance(name, str):
+        return arguments.replace(**{name: value})
+    positional = list(arguments.args)
+    positional[name] = value
+    return Args(tuple(positional), arguments.kwargs)
+
+
+def _misshapen(tensor: torch.Tensor, dims: tuple[int, ...] | None) -> list[tuple[str, Any]]:
+    """(what was changed, the tensor in that other shape) of the tensor's own values (valid
+    class indices stay valid), each shape once. `dims`: None, the whole shape is pinned; (),
+    its number of dimensions alone; else those dimensions alone."""
+    shape = tuple(tensor.shape)
+    pinned = list(range(tensor.dim())) if dims is None else [d % tensor.dim() for d in dims]
+    rank = not dims  # the number of dimensions is pinned
+    found: dict[tuple[int, ...], tuple[str, torch.Tensor]] = {}
+
+    def add(label: str, value: torch.Tensor) -> None:
+        if tuple(value.shape) != shape:
+            found.setdefault(tuple(value.shape), (label, value))
+
+    if rank:
+        add("a leading dim of size 1", tensor.unsqueeze(0))
+        add("a trailing dim of size 1", tensor.unsqueeze(-1))
+    for dim in pinned:
+        if shape[dim] > 1:
+            add(f"dim {dim} cut to size 1", tensor.narrow(dim, 0, 1))
+        if shape[dim] > 0:
+            add(f"dim {dim} one longer", torch.cat([tensor, tensor.narrow(dim, 0, 1)], dim))
+    if rank and tensor.dim() and shape[0] > 0:
+        add("the leading dim dropped", tensor[0])
+        add("0-dim", tensor.reshape(-1)[0])
+    if len(pinned) >= 2:
+        add("the last two pinned dims swapped", tensor.transpose(pinned[-2], pinned[-1]))
+    if rank and tensor.dim() >= 2:
+        add("flattened", tensor.flatten())
+    return list(found.values())
+
+
+def check_bad_shapes(case: Case, device: torch.device) -> None:
+    facet: BadShapes = case.facet  # type: ignore[assignment]
+    name = next(n for n in facet.names if _argument_name(n) == case.label)
+
+    def emptied() -> Args:
+        arguments = facet.make(device)
+        return Args(_emptied(arguments.args), _emptied(dict(arguments.kwargs)))
+
+    makes: list[Callable[[], Args]] = [lambda: facet.make(device)]
+    if any(isinstance(f, Shapes) and "empty" in f.shapes for f in case.function.facets):
+        makes.append(emptied)  # an empty batch is checked too: no shortcut before the checks
+    accepted = []
+    for make in makes:
+        for label, value in _misshapen(_argument(make(), name), facet.dims):
+            arguments = _with_argument(make(), name, value)
+            shapes = ", ".join(
+                f"{path or 'argument'} {tuple(t.shape)}"
+                for path, t in _tensors(arguments)
+                if isinstance(t, torch.Tensor)
+            )
+            before = _snapshot(arguments)
+            try:
+                _call(case, arguments)
+            except NotImplementedError:
+                raise
+            except AssertionError:
+                raise
+            except facet.error:
+                _assert_unchanged(
+                    f"{case.function.name}, before raising,", before, {}, dict(_tensors(arguments))
+                )
+                continue
+            except Exception as error:
+                accepted.append(f"{label} ({shapes}): {type(error).__name__}: {error}"[:300])
+                continue
+            accepted.append(f"{label} ({shapes}): no error")
+    assert not accepted, (
+        f"{case.function.name} should raise {facet.error.__name__} for {case.label} of any "
+        f"other shape than the contract's, even one that broadcasts; it did not for:\n  "
+        + "\n  ".join(accepted)
+        + "\ncompare the whole shape (a.shape != expected), before anything else"
     )
 
 
@@ -1841,6 +1958,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Dtypes: check_dtypes,
     Gradients: check_gradients,
     Shapes: check_shapes,
+    BadShapes: check_bad_shapes,
     Number: check_number,
     Setting: check_setting,
     DefaultDevice: check_default_device,
