@@ -379,6 +379,10 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: facets.args((2,), like(torch.float32, device, True))),
         facets.Returns(lambda device: facets.args((2, 3), like(torch.float32, device))),
+        facets.NoGraph(
+            lambda device: facets.args((2,), like(torch.float32, device, True)),
+            state=lambda arguments, result: result,
+        ),
     ),
     facets.of(
         scalar_like,
@@ -393,6 +397,10 @@ FACETS = facets.declare(
             lambda device: facets.args(2.5, like(torch.float32, device)), where="input"
         ),
         facets.Unmodified(lambda device: facets.args(2.5, like(torch.float32, device, True))),
+        facets.NoGraph(
+            lambda device: facets.args(2.5, like(torch.float32, device, True)),
+            state=lambda arguments, result: result,
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -112,6 +112,10 @@ SAID_BY_CONTRACTS = {
     # The result is differentiable: its gradients, or a module's training, are checked.
     r"gradients?\s+flows?\s+to|differentiable\s+(?:with\s+respect\s+to|by\s+autograd)"
     r"|gradients\s+reach": ("Gradients", "Trains"),
+    # The result is detached (or requires no grad): NoGraph, or Gradients (which holds a
+    # result of no grad-requiring input to requiring none), or Trains (grad mode's forward).
+    r"\bdetached\b(?!\s+copy)|no\s+grad_fn|(?:does|do)\s+not\s+require\s+grad"
+    r"|requires_grad\s+(?:is\s+)?False": ("NoGraph", "Gradients", "Trains"),
     # Gradients held before the call play no part in its steps.
     r"(?:gradients|\.grad)\b[^.]*?(?:before (?:the|this) call|the caller left)": ("FreshGrads",),
 }
@@ -916,6 +920,26 @@ def test_no_graph_catches_a_state_update_that_records_one():
         average.mul_(0.5).add_(value, alpha=0.5)
 
     assert_catches(facet, right, records)
+
+
+def test_no_graph_catches_a_returned_leaf_that_requires_grad():
+    # The point an optimizer moved is a leaf (no grad_fn) that requires grad: returned as it
+    # is, it is not detached. The caller's own tensor handed back is the caller's.
+    facet = facets.NoGraph(
+        lambda device: facets.args(torch.ones(3, requires_grad=True)),
+        state=lambda arguments, result: result,
+    )
+
+    def descend(start, detach):
+        x = start.detach().clone().requires_grad_()
+        (x**2).sum().backward()
+        with torch.no_grad():
+            x -= 0.1 * x.grad
+        return x.detach() if detach else x
+
+    assert_catches(facet, lambda start: descend(start, True), lambda start: descend(start, False))
+    passed, failed = outcomes(lambda start: start, facet)
+    assert passed and not failed, "the caller's own tensor, returned, is not the call's"
 
 
 def test_trains_catches_a_returned_module_that_cannot_train():

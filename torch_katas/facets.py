@@ -354,7 +354,9 @@ class Unmodified(Facet):
 @dataclass(frozen=True)
 class NoGraph(Facet):
     """State updated from inputs that carry a graph records none: every tensor state(args,
-    result) names has no grad_fn after the call. make(device) -> Args."""
+    result) names has no grad_fn after the call, and one the call returns (not the caller's
+    own) does not require grad either: detached, not a leaf made to require grad (the point
+    an optimizer moved, returned as it is). make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     state: Callable[[Args, Any], Any]
@@ -1401,11 +1403,17 @@ def _assert_unchanged(
 def check_no_graph(case: Case, device: torch.device) -> None:
     facet: NoGraph = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
+    own = {id(tensor) for _, tensor in _tensors(arguments)}
     result = _call(case, arguments)
+    returned = {id(tensor) for _, tensor in _tensors(result)} - own
     for path, tensor in _tensors(facet.state(arguments, result)):
         assert isinstance(tensor, torch.Tensor) and tensor.grad_fn is None, (
             f"{case.function.name} recorded a graph into the state it updates ({path} has "
             f"grad_fn {tensor.grad_fn}); update state under torch.no_grad() or from .detach()"
+        )
+        assert id(tensor) not in returned or not tensor.requires_grad, (
+            f"{case.function.name} returns a tensor that requires grad ({path or 'the result'}"
+            "): return it detached (.detach()), not the leaf it optimised"
         )
 
 
