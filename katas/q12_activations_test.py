@@ -505,6 +505,14 @@ def probabilities_in_every_dtype():
                 atol=LOG_ATOL if log else None,
                 label=("log" if log else "") + ("half" if ulps > 1 else ""),
             )
+        # Weighted: the sum of the probabilities is 1 whatever the logits, so its gradient is 0.
+        # Near 0 the gradient comes from cancellation: a few roundings of its size (about 1).
+        yield facets.Gradients(
+            lambda dtype, device, log=log: logits_in(dtype, device, log=log),
+            oracle=lambda logits, layout, log: probabilities_by_hand(logits, 1, log),
+            atol={dtype: 4 * torch.finfo(dtype).eps for dtype in facets.FLOATING},
+            label="log" if log else "",
+        )
 
 
 FACETS = facets.declare(

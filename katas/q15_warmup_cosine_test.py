@@ -380,6 +380,7 @@ FACETS = facets.declare(
     facets.of(
         train_with_schedule,
         facets.UpdatesAll(trained, params=lambda arguments: list(arguments.args[0].parameters())),
+        facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
     ),
 )
 test_facets = FACETS.test

@@ -727,6 +727,11 @@ FACETS = facets.declare(
             lambda device: facets.args(valley(torch.float32, device).args[0]),
             values={"steps": 100},
         ),
+        # "each final x detached": not the leaf each optimizer moved.
+        facets.NoGraph(
+            lambda device: facets.args(valley(torch.float32, device).args[0], steps=3),
+            state=lambda arguments, result: result,
+        ),
         call=lambda scales, **steps: tuple(
             race_in_a_valley(scales, **steps)[name] for name in ("sgd", "momentum", "adam")
         ),

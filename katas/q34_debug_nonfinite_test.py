@@ -914,6 +914,9 @@ FACETS = facets.declare(
         overfit_one_batch,
         facets.Number(small_batch, float),
         facets.Unmodified(small_batch, inputs=lambda arguments: arguments.args[1:]),
+        facets.FreshGrads(
+            small_batch, params=lambda arguments: list(arguments.args[0].parameters())
+        ),
         # Python floats, one per step: the first stands for all.
         call=lambda *args, **kwargs: overfit_one_batch(*args, **kwargs)[0],
     ),

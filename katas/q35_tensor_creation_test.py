@@ -357,6 +357,13 @@ FACETS = facets.declare(
         facets.Unmodified(lambda device: facets.args(np.arange(4.0), torch.float32)),
         # float64 data: None keeps its dtype (device=None: DefaultDevice's).
         facets.Defaults(lambda device: facets.args(np.arange(4.0)), values={"dtype": None}),
+        # "gradients reach data": through data itself (float32) or the conversion.
+        facets.Gradients(
+            lambda dtype, device: facets.args(
+                torch.linspace(-2, 2, 6, dtype=dtype, device=device), torch.float32
+            ),
+            oracle=lambda data, dtype: data.clone(),
+        ),
     ),
     facets.of(
         zeros_for,
@@ -372,6 +379,10 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: facets.args((2,), like(torch.float32, device, True))),
         facets.Returns(lambda device: facets.args((2, 3), like(torch.float32, device))),
+        facets.NoGraph(
+            lambda device: facets.args((2,), like(torch.float32, device, True)),
+            state=lambda arguments, result: result,
+        ),
     ),
     facets.of(
         scalar_like,
@@ -386,6 +397,10 @@ FACETS = facets.declare(
             lambda device: facets.args(2.5, like(torch.float32, device)), where="input"
         ),
         facets.Unmodified(lambda device: facets.args(2.5, like(torch.float32, device, True))),
+        facets.NoGraph(
+            lambda device: facets.args(2.5, like(torch.float32, device, True)),
+            state=lambda arguments, result: result,
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -366,6 +366,9 @@ FACETS = facets.declare(
         facets.UpdatesAll(
             micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
         ),
+        facets.FreshGrads(
+            micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
+        ),
         facets.Defaults(
             micro_batches,
             values={"loss_fn": F.mse_loss},

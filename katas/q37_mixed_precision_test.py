@@ -478,6 +478,9 @@ FACETS = facets.declare(
         facets.UpdatesAll(
             step_inputs, params=lambda arguments: list(arguments.args[0].parameters())
         ),
+        facets.FreshGrads(
+            step_inputs, params=lambda arguments: list(arguments.args[0].parameters())
+        ),
         # A training step's backward may fill the inputs' .grad: the contract leaves it open.
         facets.Unmodified(step_inputs, inputs=lambda arguments: arguments.args[1:3], grads=False),
     ),

@@ -108,6 +108,36 @@ def test_a_setting_probed_with_nan_says_so_in_its_contract(module):
     )
 
 
+# What a contract says -> the facet kinds, one of which checks it for every function saying so.
+SAID_BY_CONTRACTS = {
+    # The result is differentiable: its gradients, or a module's training, are checked.
+    r"gradients?\s+flows?\s+to|differentiable\s+(?:with\s+respect\s+to|by\s+autograd)"
+    r"|gradients\s+reach": ("Gradients", "Trains"),
+    # The result is detached (or requires no grad): NoGraph, or Gradients (which holds a
+    # result of no grad-requiring input to requiring none), or Trains (grad mode's forward).
+    r"\bdetached\b(?!\s+copy)|no\s+grad_fn|(?:does|do)\s+not\s+require\s+grad"
+    r"|requires_grad\s+(?:is\s+)?False": ("NoGraph", "Gradients", "Trains"),
+    # Gradients held before the call play no part in its steps.
+    r"(?:gradients|\.grad)\b[^.]*?(?:before (?:the|this) call|the caller left)": ("FreshGrads",),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_what_a_contract_says_of_gradients_is_checked_by_a_facet(module):
+    tests = importlib.import_module(f"katas.{module}_test")
+    kinds: dict[str, set[str]] = collections.defaultdict(set)
+    for function in tests.FACETS.functions:
+        kinds[function.target.__name__] |= {type(facet).__name__ for facet in function.facets}
+    unchecked = [
+        f"{name} ({' or '.join(wanted)}: {found.group(0)!r})"
+        for name in sorted(public_names(ROOT / "katas" / f"{module}.py"))
+        for said, wanted in SAID_BY_CONTRACTS.items()
+        if (found := re.search(said, contract_text(module, name), re.IGNORECASE | re.DOTALL))
+        and not kinds[name] & set(wanted)
+    ]
+    assert not unchecked, f"contracts that no facet checks: declare {unchecked}"
+
+
 def stub_module(module: str):
     """The stub itself, loaded from its file (with --solutions `katas.<module>` is the
     reference)."""
@@ -587,6 +617,79 @@ def test_gradients_catches_nan_from_an_intermediate_overflow():
         return torch.log(1 + torch.exp(x))  # exp(100) is inf in float32: the gradient is NaN
 
     assert_catches(facet, stable, naive)
+
+
+class _SquareForgettingGradOutput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return 2 * x  # the local derivative alone: right only where grad_output is 1
+
+
+def test_gradients_catches_a_backward_that_drops_grad_output():
+    # Elementwise and reduced to a scalar: sum() alone sends ones into both, as gradcheck
+    # does into a scalar.
+    for reduce in (lambda y: y, lambda y: y.sum()):
+        facet = facets.Gradients(
+            lambda dtype, device: facets.args(torch.linspace(-2, 2, 7, dtype=dtype)),
+            oracle=lambda x, reduce=reduce: reduce(x * x),
+        )
+        assert_catches(
+            facet,
+            lambda x, reduce=reduce: reduce(x * x),
+            lambda x, reduce=reduce: reduce(_SquareForgettingGradOutput.apply(x)),
+        )
+
+
+def test_gradients_catches_a_result_that_requires_grad_on_its_own():
+    facet = facets.Gradients(
+        lambda dtype, device: facets.args(torch.linspace(-2, 2, 7, dtype=dtype)),
+        oracle=lambda x: x.square().sum(),
+    )
+
+    def right(x):
+        return x.square().sum()
+
+    def leaf_accumulator(x):
+        total = torch.zeros((), dtype=x.dtype, requires_grad=True)
+        return total + x.square().sum()
+
+    assert_catches(facet, right, leaf_accumulator)
+
+
+def test_fresh_grads_catches_gradients_from_before_the_call_leaking_into_a_step():
+    def make(device):
+        model = nn.Linear(3, 1)
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def step(model, optimizer, clear):
+        clear(optimizer)
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return model.weight.detach().clone()
+
+    def multiplied_by_zero(optimizer):
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.mul_(0)  # NaN * 0 is NaN
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    assert_catches(
+        facet,
+        lambda model, optimizer: step(model, optimizer, lambda o: o.zero_grad()),
+        lambda model, optimizer: step(model, optimizer, lambda o: None),
+    )
+    assert_catches(
+        facet,
+        lambda model, optimizer: step(model, optimizer, lambda o: o.zero_grad()),
+        lambda model, optimizer: step(model, optimizer, multiplied_by_zero),
+    )
 
 
 def test_every_checker_has_a_test_that_it_can_fail():
@@ -1264,6 +1367,26 @@ def test_no_graph_catches_a_state_update_that_records_one():
         average.mul_(0.5).add_(value, alpha=0.5)
 
     assert_catches(facet, right, records)
+
+
+def test_no_graph_catches_a_returned_leaf_that_requires_grad():
+    # The point an optimizer moved is a leaf (no grad_fn) that requires grad: returned as it
+    # is, it is not detached. The caller's own tensor handed back is the caller's.
+    facet = facets.NoGraph(
+        lambda device: facets.args(torch.ones(3, requires_grad=True)),
+        state=lambda arguments, result: result,
+    )
+
+    def descend(start, detach):
+        x = start.detach().clone().requires_grad_()
+        (x**2).sum().backward()
+        with torch.no_grad():
+            x -= 0.1 * x.grad
+        return x.detach() if detach else x
+
+    assert_catches(facet, lambda start: descend(start, True), lambda start: descend(start, False))
+    passed, failed = outcomes(lambda start: start, facet)
+    assert passed and not failed, "the caller's own tensor, returned, is not the call's"
 
 
 def test_trains_catches_a_returned_module_that_cannot_train():

@@ -55,6 +55,7 @@ __all__ = [
     "Defaults",
     "Dtypes",
     "Facet",
+    "FreshGrads",
     "Function",
     "GradModeKept",
     "Gradients",
@@ -75,6 +76,7 @@ __all__ = [
     "check_default_device",
     "check_defaults",
     "check_dtypes",
+    "check_fresh_grads",
     "check_grad_mode_kept",
     "check_gradients",
     "check_modes",
@@ -235,10 +237,14 @@ class Dtypes(Facet):
 
 @dataclass(frozen=True)
 class Gradients(Facet):
-    """Gradients of the result's sum with respect to an argument are finite wherever
-    the float64 oracle's are, and close to them rounded to the dtype (`ulps` apart): no NaN
-    from an intermediate value that overflows, or from the unselected branch of a where.
-    make(dtype, device) -> Args; oracle as for Dtypes, differentiable."""
+    """Gradients of the result with respect to an argument are finite wherever the float64
+    oracle's are, and close to them rounded to the dtype (`ulps` apart): no NaN from an
+    intermediate value that overflows, or from the unselected branch of a where. The
+    incoming gradient is not all ones but of mixed signs and sizes (a scalar gets -1.5), as
+    a weighted or scaled loss sends: a backward that drops or misplaces grad_output shows.
+    Called with no argument that requires grad, the result requires none either (no leaf
+    created with requires_grad=True inside). make(dtype, device) -> Args; oracle as for
+    Dtypes, differentiable."""
 
     make: Callable[[torch.dtype, torch.device], Args]
     oracle: Callable[..., Any]
@@ -435,7 +441,9 @@ class Unmodified(Facet):
 @dataclass(frozen=True)
 class NoGraph(Facet):
     """State updated from inputs that carry a graph records none: every tensor state(args,
-    result) names has no grad_fn after the call. make(device) -> Args."""
+    result) names has no grad_fn after the call, and one the call returns (not the caller's
+    own) does not require grad either: detached, not a leaf made to require grad (the point
+    an optimizer moved, returned as it is). make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     state: Callable[[Args, Any], Any]
@@ -465,6 +473,19 @@ class UpdatesAll(Facet):
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
     in_place: bool = True
+
+
+@dataclass(frozen=True)
+class FreshGrads(Facet):
+    """Gradients held before the call play no part, whatever they hold: with NaN in the
+    .grad of every tensor params(args) names beforehand (left by the caller's overflowed
+    step), the call returns what it returns with no .grad at all, and leaves those tensors
+    the same: each backward starts from nothing (gradients cleared before it, not after the
+    step; set to None or zeroed, not multiplied by 0). make(device) -> Args; both calls on
+    arguments made anew after the same torch.manual_seed."""
+
+    make: Callable[[torch.device], Args]
+    params: Callable[[Args], Any]
 
 
 @dataclass(frozen=True)
@@ -1017,11 +1038,10 @@ def check_gradients(case: Case, device: torch.device) -> None:
         f"{case.function.name}: the result should be differentiable with respect to "
         + (f"{facet.wrt}" if isinstance(facet.wrt, str) else f"its argument {facet.wrt}")
     )
-    (grad,) = torch.autograd.grad(result.sum(), first)
+    (grad,) = torch.autograd.grad(result, first, _upstream(result))
     exact = chosen(exact_arguments).requires_grad_()
-    (expected,) = torch.autograd.grad(
-        facet.oracle(*exact_arguments.args, **exact_arguments.kwargs).sum(), exact
-    )
+    exact_result = facet.oracle(*exact_arguments.args, **exact_arguments.kwargs)
+    (expected,) = torch.autograd.grad(exact_result, exact, _upstream(exact_result))
     finite = torch.isfinite(expected)
     bad = finite & ~torch.isfinite(grad.detach().cpu())
     assert not bad.any(), (
@@ -1029,8 +1049,38 @@ def check_gradients(case: Case, device: torch.device) -> None:
         f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
         "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
     )
-    what = f"{case.function.name}'s gradient for {case.dtype} input"
+    what = f"{case.function.name}'s gradient for {case.dtype} input (incoming: {_UPSTREAM})"
     _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
+    detached = _call(case, _detached(facet.make(case.dtype, device)))
+    assert not detached.requires_grad, (
+        f"{case.function.name}: no argument requires grad, yet its result does: a tensor "
+        "created with requires_grad=True inside (an accumulator, a constant) makes a graph "
+        "nobody asked for"
+    )
+
+
+# Incoming gradients of mixed signs and sizes, exact in every floating dtype.
+_UPSTREAM = (-1.5, 0.5, 2.0, -0.75, 1.25)
+
+
+def _upstream(result: torch.Tensor) -> torch.Tensor:
+    """The gradient sent into `result` by a weighted loss: not all ones, so that a backward
+    that ignores grad_output (or sends each element's share to another) shows."""
+    pattern = torch.tensor(_UPSTREAM, dtype=result.dtype, device=result.device)
+    return pattern.repeat(result.numel() // len(_UPSTREAM) + 1)[: result.numel()].view_as(result)
+
+
+def _detached(arguments: Args) -> Args:
+    """The same arguments, every tensor among them cut from autograd (no grad wanted)."""
+
+    def cut(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return value.detach()
+        if isinstance(value, (list, tuple)):
+            return type(value)(cut(item) for item in value)
+        return value
+
+    return Args(cut(arguments.args), {key: cut(value) for key, value in arguments.kwargs.items()})
 
 
 def check_shapes(case: Case, device: torch.device) -> None:
@@ -1611,11 +1661,17 @@ def _assert_unchanged(
 def check_no_graph(case: Case, device: torch.device) -> None:
     facet: NoGraph = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
+    own = {id(tensor) for _, tensor in _tensors(arguments)}
     result = _call(case, arguments)
+    returned = {id(tensor) for _, tensor in _tensors(result)} - own
     for path, tensor in _tensors(facet.state(arguments, result)):
         assert isinstance(tensor, torch.Tensor) and tensor.grad_fn is None, (
             f"{case.function.name} recorded a graph into the state it updates ({path} has "
             f"grad_fn {tensor.grad_fn}); update state under torch.no_grad() or from .detach()"
+        )
+        assert id(tensor) not in returned or not tensor.requires_grad, (
+            f"{case.function.name} returns a tensor that requires grad ({path or 'the result'}"
+            "): return it detached (.detach()), not the leaf it optimised"
         )
 
 
@@ -1687,6 +1743,28 @@ def check_updates_all(case: Case, device: torch.device) -> None:
                 "buffer it is part of) still holds the old values; write into the tensor "
                 "(p.add_, p.copy_ under no_grad), not `p.data = ...` or a new tensor"
             )
+
+
+def check_fresh_grads(case: Case, device: torch.device) -> None:
+    facet: FreshGrads = case.facet  # type: ignore[assignment]
+    seen = []
+    with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
+        for stale in (False, True):
+            torch.manual_seed(0)
+            arguments = facet.make(device)
+            tensors = [t for _, t in _tensors(facet.params(arguments))]
+            if stale:
+                for tensor in tensors:
+                    tensor.grad = torch.full_like(tensor, math.nan)
+            result = _call(case, arguments)
+            seen.append((result, [tensor.detach().clone() for tensor in tensors]))
+    (result, params), (stale_result, stale_params) = seen
+    assert _same(params, stale_params) and _same(result, stale_result), (
+        f"{case.function.name} with NaN left in the parameters' .grad before the call gives "
+        f"{'other parameters' if not _same(params, stale_params) else 'another result'} than "
+        "with no .grad: gradients from before the call leak into a step; clear them before "
+        "each backward (zero_grad; zeroing by multiplying keeps NaN)"
+    )
 
 
 def check_returns(case: Case, device: torch.device) -> None:
@@ -1968,6 +2046,8 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Trains: check_trains,
     UpdatesAll: check_updates_all,
     Refused: check_refused,
+
+    FreshGrads: check_fresh_grads,
     Returns: check_returns,
     Seeded: check_seeded,
     Modes: check_modes,
