@@ -240,6 +240,26 @@ def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
     assert_catches(facet, right, native)
 
 
+def test_dtypes_catches_a_tensor_made_in_the_default_dtype():
+    # float32 and float64 only: exact zeros in float32 change no float64 value, so only a
+    # caller's torch.set_default_dtype(torch.float64) shows them, in a float32 result.
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(torch.linspace(-2, 2, 9, dtype=dtype)),
+        oracle=torch.relu,
+        dtypes=(torch.float32, torch.float64),
+    )
+
+    def right(x):
+        return torch.maximum(x, torch.zeros_like(x))
+
+    def default_dtype(x):
+        return torch.maximum(x, torch.zeros(x.shape, device=x.device))
+
+    assert_catches(facet, right, default_dtype)
+    _, failed = outcomes(default_dtype, facet)
+    assert failed == ["default_dtype-dtypes-float32"], failed
+
+
 def test_gradients_catches_nan_from_an_intermediate_overflow():
     facet = facets.Gradients(
         lambda dtype, device: facets.args(torch.tensor([-100.0, 0.0, 100.0], dtype=dtype)),
