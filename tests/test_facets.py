@@ -459,14 +459,6 @@ NO_REFUSED_CALL: dict[tuple[str, str], str] = {
 }
 
 
-def own_contract(module: str, name: str) -> str:
-    """The stub's docstring of `name` (a class's with its methods'), without the others'."""
-    tree = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
-    node = next(n for n in tree.body if getattr(n, "name", None) == name)
-    methods = [m for m in getattr(node, "body", []) if isinstance(m, ast.FunctionDef)]
-    return "\n".join(ast.get_docstring(n) or "" for n in [node, *methods])
-
-
 def holds_state(stub, function) -> bool:
     """Whether a call can change state the caller keeps: an object (a module, a scheduler),
     a function given a module or an optimizer, or one declared to update its arguments."""
@@ -602,6 +594,26 @@ def test_regions_tell_where_a_narrower_computation_differs():
         )
         assert ("sum" in facets.regions(facet, torch.float16)) is caught
         assert bool(outcomes(lambda x: x.sum() / x.numel(), facet)[1]) is caught
+
+
+def test_dtypes_catches_a_tensor_made_in_the_default_dtype():
+    # float32 and float64 only: exact zeros in float32 change no float64 value, so only a
+    # caller's torch.set_default_dtype(torch.float64) shows them, in a float32 result.
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(torch.linspace(-2, 2, 9, dtype=dtype)),
+        oracle=torch.relu,
+        dtypes=(torch.float32, torch.float64),
+    )
+
+    def right(x):
+        return torch.maximum(x, torch.zeros_like(x))
+
+    def default_dtype(x):
+        return torch.maximum(x, torch.zeros(x.shape, device=x.device))
+
+    assert_catches(facet, right, default_dtype)
+    _, failed = outcomes(default_dtype, facet)
+    assert failed == ["default_dtype-dtypes-float32"], failed
 
 
 def test_gradients_catches_nan_from_an_intermediate_overflow():

@@ -1140,6 +1140,56 @@ def test_built_from_reading_wants_the_named_operator_to_work_on_the_input(pick, 
             record.check(out)
 
 
+def _last_by_max(x, last):
+    chosen = torch.arange(x.shape[1])[None, :, None] == last[:, None, None]
+    return torch.where(chosen, x, -torch.inf).amax(1)  # the pick, done by a reduction
+
+
+def _decoy_never_picked(x, last):
+    picked = _last_by_gather(x, last)
+    return torch.where(torch.tensor(True), _last_by_max(x, last), picked)
+
+
+def _decoy_times_zero(x, last):
+    return _last_by_max(x, last) + 0 * _last_by_gather(x, last)
+
+
+def _decoy_lending_its_gradient(x, last):
+    picked = _last_by_gather(x, last)
+    return _last_by_max(x, last).detach() + (picked - picked.detach())
+
+
+def _picked_then_computed_in_place(x, last):
+    out = torch.zeros(x.shape[0], x.shape[-1])
+    out.copy_(_last_by_gather(x, last))
+    return out.mul_(2).div_(2)
+
+
+@pytest.mark.parametrize(
+    "pick, depends",
+    [
+        (_last_by_gather, True),
+        (_picked_then_computed_in_place, True),
+        (_decoy_never_picked, False),
+        (_decoy_times_zero, False),
+        (_decoy_lending_its_gradient, False),
+    ],
+)
+def test_built_from_wants_the_result_to_depend_on_the_named_operators(pick, depends):
+    # Each is computed from the gather's result, so following memory alone marks them all:
+    # only other values from the gather, followed to the result, tell a decoy apart.
+    x = torch.arange(24.0).view(3, 4, 2)
+    last = torch.tensor([1, 3, 0])
+    with testing.built_from(*PICK, spelled="gather", reason="pick", reading=x) as record:
+        out = pick(x, last)
+    assert torch.equal(out, torch.stack([x[b, n] for b, n in enumerate(last.tolist())]))
+    if depends:
+        record.check(out)
+    else:
+        with pytest.raises(AssertionError, match="6 of your result's 6 values stay"):
+            record.check(out)
+
+
 def test_built_from_lets_torch_cond_run():
     # torch.cond traces its branches with Dynamo even eagerly, under the mode: it must run,
     # and what is built outside it is followed as ever.

@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 from torch_katas import devices
-from torch_katas.testing import same_device, settings_kept
+from torch_katas.testing import default_dtype, same_device, settings_kept
 
 __all__ = [
     "CHECKERS",
@@ -988,12 +988,20 @@ def _compare(
         )
 
 
+def _other_default(dtype: torch.dtype) -> torch.dtype:
+    """The default dtype a case runs under: float64 (a caller may set it) for every input but
+    float64, which runs under torch's usual float32. A tensor made without `dtype=` (in the
+    default dtype) then shows in the result's dtype or precision, whatever the input's."""
+    return torch.float32 if dtype == torch.float64 else torch.float64
+
+
 def check_dtypes(case: Case, device: torch.device) -> None:
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     arguments = facet.make(case.dtype, device)
     exact = _oracle_args(arguments)  # before the call, which may work in place
-    result = _call(case, arguments)
+    with default_dtype(_other_default(case.dtype)):
+        result = _call(case, arguments)
     expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
     expected = facet.oracle(*exact.args, **exact.kwargs)
     what = f"{case.function.name} of {case.dtype} input"
@@ -2046,7 +2054,6 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Trains: check_trains,
     UpdatesAll: check_updates_all,
     Refused: check_refused,
-
     FreshGrads: check_fresh_grads,
     Returns: check_returns,
     Seeded: check_seeded,

@@ -1288,6 +1288,12 @@ class _BuiltFrom(TorchDispatchMode):
         if reading is not None and (key := _storage_key(reading)):
             self.held[key] = reading.untyped_storage()
         self.picked: set[int] = set()
+        # The values each marked memory would hold had every named operator computed other
+        # ones (each memory as a flat copy, by storage): what the result depends on shows
+        # where its own differs (a decoy passed through torch.where unpicked, or times 0,
+        # leaves it as it is). Memory whose other values could not be computed is `unknown`.
+        self.shadows: dict[int, torch.Tensor] = {}
+        self.unknown: set[int] = set()
 
     # torch.cond and the like (higher-order operators) pass through, run as they are.
     supports_higher_order_operators = True
@@ -1303,9 +1309,10 @@ class _BuiltFrom(TorchDispatchMode):
                     yield key, one
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        out = func(*args, **(kwargs or {}))
         if torch.compiler.is_compiling():  # torch.cond traces its branches under the mode
-            return out
+            return func(*args, **(kwargs or {}))
+        before = self._before_writes(func, args, kwargs or {})
+        out = func(*args, **(kwargs or {}))
         inputs = dict(self._keys((*args, *(kwargs or {}).values())))
         name = getattr(func, "overloadpacket", func).__name__
         # copy_(dst, src) holds src: its other arguments are what it reads
@@ -1327,13 +1334,90 @@ class _BuiltFrom(TorchDispatchMode):
                 self.taken[key] = taken
                 if picked:
                     self.picked.add(key)
+        self._shadow(func, name, args, kwargs or {}, out, inputs, before)
         return out
+
+    # ---- the other values: what a result computed from the named operators depends on
+
+    def _before_writes(
+        self, func: Any, args: Any, kwargs: dict[str, Any]
+    ) -> dict[int, torch.Tensor]:
+        """Flat copies of the memory an operator is about to write, where it has no other
+        values yet and reads memory that has: they start from what it held."""
+        keys = dict(self._keys((*args, *kwargs.values())))
+        if not (keys.keys() & self.shadows.keys()):
+            return {}
+        return {
+            key: _flat(tensor).clone()
+            for key, tensor in self._keys(_written(func, args, kwargs))
+            if key not in self.shadows
+        }
+
+    def _shadow(
+        self,
+        func: Any,
+        name: str,
+        args: Any,
+        kwargs: dict[str, Any],
+        out: Any,
+        inputs: dict[int, torch.Tensor],
+        before: dict[int, torch.Tensor],
+    ) -> None:
+        outputs = dict(self._keys(out if isinstance(out, tuple | list) else (out,)))
+        if name in self.names:  # other values for all it wrote
+            for key, tensor in outputs.items():
+                self._set_shadow(key, tensor, _other_values(tensor))
+            return
+        if inputs.keys() & self.unknown:
+            self.unknown |= outputs.keys()
+            return
+        if not inputs.keys() & self.shadows.keys() or getattr(func, "is_view", False):
+            return  # nothing to follow, or a view: its memory's other values are its input's
+        self.shadows.update(before)
+        try:
+            other = func(*self._others(args), **self._others(kwargs))
+        except Exception:  # an index made of other values may be out of range
+            self.unknown |= outputs.keys()
+            return
+        others = other if isinstance(other, tuple | list) else (other,)
+        reals = out if isinstance(out, tuple | list) else (out,)
+        for real, value in zip(reals, others, strict=False):
+            if isinstance(real, torch.Tensor) and (where := _storage_key(real)):
+                if isinstance(value, torch.Tensor) and value.shape == real.shape:
+                    self._set_shadow(where, real, value)
+                else:
+                    self.unknown.add(where)
+
+    def _others(self, value: Any) -> Any:
+        """`value` with each tensor in memory that has other values replaced by those."""
+        if isinstance(value, torch.Tensor):
+            key = _storage_key(value)
+            flat = self.shadows.get(key) if key else None
+            if flat is None or flat.dtype != value.dtype:
+                return value
+            return flat.as_strided(value.size(), value.stride(), value.storage_offset())
+        if isinstance(value, tuple | list):
+            return type(value)(self._others(one) for one in value)
+        if isinstance(value, dict):
+            return {key: self._others(one) for key, one in value.items()}
+        return value
+
+    def _set_shadow(self, key: int, real: torch.Tensor, value: torch.Tensor) -> None:
+        flat = self.shadows.get(key)
+        if flat is None or flat.dtype != real.dtype:
+            flat = self.shadows[key] = _flat(real).clone()
+        view = flat.as_strided(real.size(), real.stride(), real.storage_offset())
+        if _storage_key(view) != _storage_key(value):
+            view.copy_(value)
+        self.unknown.discard(key)
 
     def check(self, result: object, each_of: torch.Tensor | None = None) -> None:
         """Fail unless `result` (a tensor) was computed from what one of the operators wrote
-        (with `reading`: one that worked on that input), and (`each_of`) the operators on the
-        way to it took in as many elements as that tensor holds: each of its elements went
-        through them, not totals computed another way first."""
+        (with `reading`: one that worked on that input), each of its values depends on it
+        (where the operators' results take other values, so does each of its), and
+        (`each_of`) the operators on the way to it took in as many elements as that tensor
+        holds: each of its elements went through them, not totals computed another way
+        first."""
         assert isinstance(result, torch.Tensor), f"expected a tensor, got {type(result).__name__}"
         key = _storage_key(result)
         if not result.numel() or key is None:
@@ -1346,12 +1430,57 @@ class _BuiltFrom(TorchDispatchMode):
             f"your {self.spelled} did not work on the input itself (or a copy of it) but on "
             f"something computed from it another way, which does not meet the rule: {self.reason}"
         )
+        flat = self.shadows.get(key)
+        if key not in self.unknown and flat is not None and flat.dtype == result.dtype:
+            other = flat.as_strided(result.size(), result.stride(), result.storage_offset())
+            kept = int((other == result).sum())
+            assert not kept, (
+                f"{kept} of your result's {result.numel()} values stay as they are when "
+                f"{self.spelled} gives other values: your {self.spelled} is a decoy, the "
+                f"values come another way (a torch.where that never picks its result, a "
+                f"term times 0, a gradient lent to values computed by hand), which does not "
+                f"meet the rule: {self.reason}"
+            )
         if each_of is not None:
             assert self.taken[key] >= each_of.numel(), (
                 f"{self.spelled} took in {self.taken[key]} elements for {each_of.numel()} "
                 f"inputs: each input must go through {self.spelled} itself (totals computed "
                 f"another way and then added do not meet the rule): {self.reason}"
             )
+
+
+def _flat(tensor: torch.Tensor) -> torch.Tensor:
+    """The whole memory `tensor` views, as one flat tensor of its dtype."""
+    size = tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1)
+    return tensor.as_strided((size,), (1,), 0)
+
+
+def _written(func: Any, args: Any, kwargs: dict[str, Any]) -> list[Any]:
+    """The arguments an aten operator writes (its self in place, out=)."""
+    schema = getattr(func, "_schema", None)
+    if schema is None:
+        return []
+    found, position = [], 0
+    for argument in schema.arguments:
+        if argument.kwarg_only:
+            value = kwargs.get(argument.name)
+        else:
+            value = args[position] if position < len(args) else kwargs.get(argument.name)
+            position += 1
+        if argument.alias_info is not None and argument.alias_info.is_write:
+            found.append(value)
+    return found
+
+
+def _other_values(tensor: torch.Tensor) -> torch.Tensor:
+    """Values that differ from `tensor`'s at every element (of any dtype)."""
+    if tensor.dtype == torch.bool:
+        return ~tensor
+    if tensor.is_floating_point() or tensor.is_complex():
+        # Doubled, or 1 where 0 and 0 where inf or NaN: never the value it was.
+        doubled = torch.where(tensor == 0, torch.ones_like(tensor), tensor * 2)
+        return torch.where(torch.isfinite(tensor), doubled, torch.zeros_like(tensor))
+    return tensor + 1  # integers wrap around at their bounds: another value still
 
 
 @contextmanager
@@ -1368,6 +1497,10 @@ def built_from(
     With `reading=x`, it fails unless one of them worked on x itself (its first argument: x,
     a view or a copy of x), not on a tensor computed from x another way ("pick the step":
     a masked reduction over time, then a pick of every row, picks nothing).
+    Every check also fails unless each value of the result depends on what the operators
+    computed: other values are given to their results and followed to the result (run a
+    second time, beside the first), which must then differ at every element; a decoy whose
+    result a torch.where never picks, or that is added times 0, leaves it as it was.
 
     >>> with built_from("scatter_add_", spelled="scatter_add_", reason="...") as record:
     ...     counts = histogram(labels, 3)
