@@ -595,7 +595,7 @@ def test_a_test_module_may_not_read_where_the_answers_code_is(body):
 
 def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_path):
     """The scoring's second guard on the same: what a test records, prints or logs of a
-    warning or a log record raised in an answer's code holds no line of it."""
+    warning or a log record holds no place (the answer's line, or which frame it came from)."""
     import importlib.util
     import logging
     import warnings
@@ -616,7 +616,7 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
     shown, factory = warnings.WarningMessage, logging.getLogRecordFactory()
     try:
         logger.addHandler(handler)
-        testwrite.hide_locations([answer])
+        testwrite.hide_locations()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             module.fit_line()

@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
+NOT_FIXED = "bug not fixed"  # how a bug hunt's verdict starts where the bug is still there
 # Left by working on the take-home (version control, environments, caches, builds, the
 # learner's progress and backups), not answers: never flagged, never read. A folder holding
 # pyvenv.cfg is an environment whatever its name.
@@ -745,6 +746,9 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                         )
                 if grade.verdict != FLAGGED:  # a flagged module's verdict says so alone
                     grade.practice = practice_verdict(root, record, kata, source, grade, missed)
+                    unfixed = grade.practice and grade.practice.startswith(NOT_FIXED)
+                    if unfixed and grade.verdict == status.SOLVED:  # its tests alone pass
+                        grade.verdict = status.PARTLY
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             shown += f"; {grade.practice}" if grade.practice else ""

@@ -366,7 +366,7 @@ def run_answers(
     from torch_katas.runtime.answer_loop import AnswerLoop
 
     paths = list(answers)
-    hide_locations(paths)
+    hide_locations()
     collected = Collected()
     forks = Forks(collected)
     loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete], fork=forks)
@@ -389,39 +389,31 @@ def run_answers(
     }
 
 
-HIDDEN_FILE = "<answer>"  # where warnings and log records raised in an answer's code say they were
+HIDDEN_FILE = "<hidden>"  # where every warning and log record of the scoring says it was raised
 
 
-def hide_locations(answers: Sequence[Path]) -> None:
-    """Make every warning and log record raised from an answer's code say it was raised at
-    line 0 of HIDDEN_FILE, in no function: a test may record them, print them or log them, and
-    learn nothing of where the answer's code calls what (which lines call torch tell the
-    reference from a mistake as well as any behaviour does). For this process alone: the
-    scoring's, which runs nothing else."""
+def hide_locations() -> None:
+    """Make every warning and log record say it was raised at line 0 of HIDDEN_FILE, in no
+    function: a test may record them, print them or log them, and learn nothing of where the
+    answer's code calls what, nor how deep (which lines call torch tell the reference from a
+    mistake as well as any behaviour does, and `stacklevel` walks up to the answer's frames).
+    For this process alone: the scoring's, which shows no warning's place to anyone."""
     import logging
     import warnings
-
-    files = {os.path.realpath(path) for path in answers}
-
-    def inside(filename: object) -> bool:
-        return isinstance(filename, str) and os.path.realpath(filename) in files
 
     class WarningMessage(warnings.WarningMessage):
         def __init__(
             self, message: Any, category: Any, filename: Any, lineno: Any, *args: Any, **kw: Any
         ):
-            if inside(filename):
-                filename, lineno = HIDDEN_FILE, 0
-            super().__init__(message, category, filename, lineno, *args, **kw)
+            super().__init__(message, category, HIDDEN_FILE, 0, *args, **kw)
 
     warnings.WarningMessage = WarningMessage  # type: ignore[misc]
     factory = logging.getLogRecordFactory()
 
     def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
         made = factory(*args, **kwargs)
-        if inside(made.pathname):
-            made.pathname, made.filename, made.module = HIDDEN_FILE, HIDDEN_FILE, HIDDEN_FILE
-            made.lineno, made.funcName, made.stack_info = 0, "?", None
+        made.pathname, made.filename, made.module = HIDDEN_FILE, HIDDEN_FILE, HIDDEN_FILE
+        made.lineno, made.funcName, made.stack_info = 0, "?", None
         return made
 
     logging.setLogRecordFactory(record)
