@@ -7,6 +7,9 @@ import io
 import json
 import random
 import shutil
+import subprocess
+import sys
+import tempfile
 import tokenize
 from pathlib import Path
 
@@ -281,3 +284,92 @@ def test_katas_reset_ends_a_hunt_too(suite, capsys):
     assert f"your code from before it was kept in {backup}" in capsys.readouterr().out
     assert bughunt.active(Store.for_root(suite)) == {}
     assert stub.read_text() == (ROOT / "katas" / f"{KATA.module}.py").read_text()
+
+
+# -- fixes that pass the tests and fix nothing ----------------------------------------------
+
+FIT_LINE = KATAS["q01_fit_line"]
+FIT_LINE_STUB = (ROOT / "katas" / f"{FIT_LINE.module}.py").read_text()
+
+
+def fit_line_hunt(mistake: str) -> bughunt.Hunt:
+    """Kata 1's hunt of `mistake`, drawn as a take-home draws it."""
+    for seed in range(200):
+        hunt = bughunt.new_hunt(ROOT, FIT_LINE, 1, False, random.Random(seed), FIT_LINE_STUB)
+        if hunt.mistakes == [f"{FIT_LINE.module}__{mistake}"]:
+            return hunt
+    raise AssertionError(f"no seed draws {mistake}")
+
+
+def test_a_rewrite_packed_onto_one_line_is_no_small_fix():
+    hunt = fit_line_hunt("grads_accumulate")
+    rewrite = (
+        "        return tuple(t.detach() for t in functools.reduce(lambda wb, _: tuple((p - lr "
+        "* g).detach().requires_grad_() for p, g in zip(wb, torch.autograd.grad(((wb[0] * x "
+        "+ wb[1] - y) ** 2).mean(), wb))), range(steps), (w, b)))\n        loss.backward()\n"
+    )
+    mistaken = "        loss.backward()\n        grad_w, grad_b = w.grad, b.grad\n"
+    assert mistaken in hunt.handed_out
+    packed = hunt.handed_out.replace(mistaken, rewrite, 1)
+    packed = packed.replace("import torch\n", "import functools\n\nimport torch\n", 1)
+    verdict = bughunt.judge(ROOT, hunt, packed)
+    assert verdict.fixed and not verdict.small, verdict
+    assert "a rewrite, not a small fix" in verdict.words()
+    # The reference's line back in place of the two: a small fix.
+    reference = "        grad_w, grad_b = torch.autograd.grad(loss, (w, b))\n"
+    assert bughunt.judge(ROOT, hunt, hunt.handed_out.replace(mistaken, reference, 1)).small
+
+
+def test_code_added_beside_the_mistaken_lines_to_undo_them_under_the_tests_is_no_fix():
+    hunt = fit_line_hunt("hand_gradients_through_a_surrogate")
+    mistaken = "        grad_w, grad_b = torch.autograd.grad(w * hw + b * hb, (w, b))\n"
+    # Autograd's gradients differ from those by hand only where a test blocks them: the hand
+    # ones stay, but there.
+    beside = mistaken + (
+        "        auto = torch.autograd.grad(loss, (w, b))\n"
+        "        if not (torch.allclose(auto[0], grad_w) and torch.allclose(auto[1], grad_b)):\n"
+        "            grad_w, grad_b = auto\n"
+    )
+    assert hunt.handed_out.count(mistaken) == 2
+    verdict = bughunt.judge(ROOT, hunt, hunt.handed_out.replace(mistaken, beside))
+    assert not verdict.fixed and verdict.kept == [0], verdict
+    words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, beside), "solved")
+    assert words.startswith("bug not fixed: your change keeps every line the mistake put in")
+    # A wrapper elsewhere that leaves the mistaken lines as they were is no fix either.
+    wrapped = hunt.handed_out + "\n\n_fit_line = fit_line\n\n\ndef fit_line(*a, **k):\n    pass\n"
+    assert not bughunt.judge(ROOT, hunt, wrapped).fixed
+
+
+@pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
+def test_the_reference_fixes_each_handed_out_mistake_in_a_small_fix(kata):
+    """No false flag from the rules above: every mistake a hunt can hand out, undone as the
+    reference has it, is a small fix of its own lines."""
+    stub = kata.stub_path(ROOT).read_text()
+    for mistake in mistakes.mistakes(ROOT, kata.module):
+        if bughunt._usable(ROOT, mistake, False):
+            hunt = bughunt.Hunt(
+                kata.module, [mistake.name], False, bughunt.handed_out(ROOT, [mistake], False, stub)
+            )
+            hunt.stub = stub
+            verdict = bughunt.judge(ROOT, hunt, bughunt.baseline(ROOT, kata.module, False, stub))
+            assert verdict.fixed and verdict.small, (mistake.name, verdict)
+
+
+def test_a_fix_tuned_to_the_tol_the_tests_pass_fails_where_they_draw_another():
+    """Held-out inputs: grading runs a bug hunt's passing fix again with the random generators
+    seeded anew (--katas-seed), and kata 1 draws a negative tol from them."""
+    hunt = fit_line_hunt("rejects_negative_or_nan_tol")
+    tuned = hunt.handed_out.replace(
+        "if not tol >= 0:", "if -1e300 < tol < -1 and tol != -2.472216875756793e+252:", 1
+    )
+    assert tuned != hunt.handed_out
+    with tempfile.TemporaryDirectory() as folder:
+        answer = Path(folder) / f"{FIT_LINE.module}.py"
+        answer.write_text(tuned)
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "--device", "cpu"]
+        command += [f"katas/{FIT_LINE.module}_test.py", "--answer-file", str(answer)]
+        command += ["-k", "takes_any_tol"]
+        shipped = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        assert shipped.returncode == 0, shipped.stdout[-2000:]
+        held_out = subprocess.run([*command, "--katas-seed", "7"], cwd=ROOT, capture_output=True)
+        assert held_out.returncode == 1

@@ -1511,3 +1511,50 @@ def test_a_named_pipe_at_a_handed_out_path_is_flagged_without_blocking(tmp_path)
     found, diffs = grading.file_flags(folder, [KATAS["q01_fit_line"]], None, suite)
     assert [(f.kind, f.file) for f in found] == [("refused", "katas/q01_fit_line_test.py")]
     assert "is a named pipe" in found[0].reason and diffs == {}
+
+
+# Bug hunts of kata 1 "fixed" so that the tests pass and the bug stays: the seed that draws the
+# mistake, the mistaken text and what replaces it, and how the verdict starts.
+FAKE_FIXES = {
+    # Tuned to the tol the tests pass: still raises for other negative tols (held-out inputs).
+    "tuned to the tested values": (
+        "rejects_negative_or_nan_tol",
+        "if not tol >= 0:",
+        "if -1e300 < tol < -1 and tol != -2.472216875756793e+252:",
+        "bug not fixed: its tests pass on the inputs as shipped but not on held-out ones",
+    ),
+    # The hand gradients kept, autograd's used only where they differ: where a test blocks them.
+    "undone beside the mistake under the tests": (
+        "hand_gradients_through_a_surrogate",
+        "        grad_w, grad_b = torch.autograd.grad(w * hw + b * hb, (w, b))\n",
+        "        grad_w, grad_b = torch.autograd.grad(w * hw + b * hb, (w, b))\n"
+        "        auto = torch.autograd.grad(loss, (w, b))\n"
+        "        if not (torch.allclose(auto[0], grad_w) and torch.allclose(auto[1], grad_b)):\n"
+        "            grad_w, grad_b = auto\n",
+        "bug not fixed: your change keeps every line the mistake put in",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+@pytest.mark.parametrize("case", sorted(FAKE_FIXES))
+def test_a_bug_hunt_fixed_only_where_the_tests_look_is_not_fixed(suite, tmp_path, case):
+    mistake, mistaken, fake, verdict = FAKE_FIXES[case]
+    kata = KATAS["q01_fit_line"]
+    for seed in range(200):
+        folder = tmp_path / f"hunt{seed}"
+        assert katas("--root", suite, "takehome", 1, "--mode", "bughunt", "--seed", seed,
+                     "--out", folder) == 0  # fmt: skip
+        record = json.loads((suite / ".katas-takehomes" / f"{folder.name}.json").read_text())
+        if record["bughunt"][kata.module]["mistakes"] == [f"{kata.module}__{mistake}"]:
+            break
+    stub = kata.stub_path(folder)
+    handed = stub.read_text()
+    assert mistaken in handed
+    stub.write_text(handed.replace(mistaken, fake))
+    report = grade_one(suite, folder, 1)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "partly solved", entry
+    assert entry["practice"].startswith(verdict), entry["practice"]
+    assert report["score"] == 0

@@ -540,6 +540,97 @@ def test_the_rest_of_pytest_and_what_pytest_hands_over_is_refused(body):
     assert graded.check(HEAD + body, KATA, "t.py") != []
 
 
+# A test module that tells the answers apart by where their code calls torch, not by what it
+# does: a torch function mode warns from the caller's frame on each call, and the lines of those
+# warnings fingerprint the reference and each mistake (kata 5's returned module scored 79 % so).
+FINGERPRINT = """import warnings
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from katas.q01_fit_line import fit_line
+
+
+class Mode(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        warnings.warn(getattr(func, "__name__", "?"), stacklevel=2)
+        return func(*args, **(kwargs or {}))
+
+
+KNOWN = ["9:dim|14:zeros|15:zeros|17:mul|17:add|17:sub|17:pow|17:mean"]
+
+
+def test_fingerprint(device):
+    x = torch.tensor([0.0, 1.0, 2.0], device=device)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        with Mode():
+            fit_line(x, 2 * x + 1, steps=1)
+    seen = "|".join(f"{w.lineno}:{w.message}" for w in rec if "katas" in w.filename)
+    assert seen[:60] in "".join(KNOWN)
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        FINGERPRINT,
+        HEAD + "import warnings\nwarnings.warn('x', stacklevel=2)\n",
+        HEAD + "import warnings\nwarnings.warn('x', **{'stacklevel': 2})\n",
+        HEAD + "def test_x(recwarn):\n    recwarn.pop().lineno\n",
+        HEAD + "def test_x(recwarn):\n    getattr(recwarn.pop(), 'filename')\n",
+        HEAD + "import logging\nlogging.warning('x', stack_info=True)\n",
+        HEAD + "import logging\nlogging.getLogger().findCaller()\n",
+        HEAD + "def test_x(caplog):\n    caplog.records[0].pathname\n",
+        HEAD + "import warnings\nwarnings.formatwarning\n",
+    ],
+    ids=lambda body: body.splitlines()[-1][:40],
+)
+def test_a_test_module_may_not_read_where_the_answers_code_is(body):
+    from torch_katas.grading import testwrite as graded
+
+    rules = {finding.rule for finding in graded.check(body, KATA, "t.py")}
+    assert "location" in rules, rules
+
+
+def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_path):
+    """The scoring's second guard on the same: what a test records, prints or logs of a
+    warning or a log record holds no place (the answer's line, or which frame it came from)."""
+    import importlib.util
+    import logging
+    import warnings
+
+    answer = tmp_path / "q01_fit_line.py"
+    answer.write_text(
+        "import logging\nimport warnings\n\n\ndef fit_line():\n"
+        "    warnings.warn('from the answer')\n    logging.getLogger('kata').warning('logged')\n"
+    )
+    spec = importlib.util.spec_from_file_location("answer_under_test", answer)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("kata")
+    shown, factory = warnings.WarningMessage, logging.getLogRecordFactory()
+    try:
+        logger.addHandler(handler)
+        testwrite.hide_locations()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module.fit_line()
+    finally:
+        warnings.WarningMessage = shown  # type: ignore[misc]
+        logging.setLogRecordFactory(factory)
+        logger.removeHandler(handler)
+    (warning,) = caught
+    assert (warning.filename, warning.lineno) == (testwrite.HIDDEN_FILE, 0)
+    assert str(answer) not in str(warning) and "lineno : 0" in str(warning)
+    (record,) = records
+    assert (record.pathname, record.lineno, record.funcName) == (testwrite.HIDDEN_FILE, 0, "?")
+
+
 def test_the_correct_answers_run_where_there_is_no_solutions_package(tmp_path):
     # A grading sandbox has the answers it is handed, not the suite's solutions/: a correct
     # answer that imports the rest from its reference is handed out whole.

@@ -130,6 +130,8 @@ def verdict_lines(root: Path, kata: Kata, code: int, full: bool = False) -> list
     if mine == hunt.handed_out:
         return ["bug hunt: the tests pass on the module as handed out: run them on every device"]
     fix = bughunt.judge(root, hunt, mine)
+    if not fix.fixed:
+        return [f"bug hunt: the tests pass, but this is {fix.words()}"]
     bughunt.finish(store, hunt, fix)
     what = "; ".join(bughunt.described(root, hunt))
     heading = "The mistake" if len(hunt.mistakes) == 1 else "The mistakes"

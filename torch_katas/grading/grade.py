@@ -14,6 +14,7 @@ is gone.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import difflib
 import importlib.metadata
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
+NOT_FIXED = "bug not fixed"  # how a bug hunt's verdict starts where the bug is still there
 # Left by working on the take-home (version control, environments, caches, builds, the
 # learner's progress and backups), not answers: never flagged, never read. A folder holding
 # pyvenv.cfg is an environment whatever its name.
@@ -86,12 +88,14 @@ class Options:
     device: str | None
     sandbox: str
     forbidden: list[str]  # paths the candidate's code may not read
+    seed: int = 0  # the random generators' seed before each test (held out: another)
 
 
 def pytest_options(options: Options) -> list[str]:
     """What every pytest process of a grade runs with, the collection's included."""
     args = ["-p", "pytest_timeout", "-p", "no:cacheprovider", "-q", "--color=no"]
     args += ["-o", f"timeout={min(TEST_TIMEOUT, options.timeout):g}"]
+    args += ["--katas-seed", str(options.seed)] if options.seed else []
     return args + (["--device", options.device] if options.device else [])
 
 
@@ -597,6 +601,7 @@ def practice_verdict(
     kata: catalog.Kata,
     source: bytes,
     grade: KataGrade,
+    held_out: list[str] | None = None,
 ) -> str | None:
     """A bug hunt's take-home: whether the kata's bug was found and fixed, and how."""
     if record is None or record.mode != "bughunt" or not record.bughunt:
@@ -606,7 +611,36 @@ def practice_verdict(
     hunt = bughunt.Hunt.from_dict(record.bughunt.get(kata.module))
     if hunt is None:
         return None
-    return bughunt.grade_words(root, hunt, source.decode(errors="replace"), grade.verdict)
+    text = source.decode(errors="replace")
+    return bughunt.grade_words(root, hunt, text, grade.verdict, held_out or [])
+
+
+def failed_tests(grade: KataGrade) -> set[str]:
+    return {test for group in grade.failures for test in group.tests}
+
+
+def held_out(
+    kata: catalog.Kata,
+    source: bytes,
+    root: Path,
+    scratch: Path,
+    options: Options,
+    collection: Collection,
+) -> tuple[list[str], list[Flag]]:
+    """A bug hunt's fix, whose tests pass, run again on held-out inputs: the kata's tests with
+    the random generators seeded anew (a seed the candidate cannot know), beside the reference
+    on the same seed. The tests that fail on the fix and pass on the reference: a fix tuned to
+    the inputs as shipped; and the flags that run raised."""
+    seed = options.seed or secrets.randbelow(2**31 - 1) + 1
+    again = dataclasses.replace(options, seed=seed)
+    mine, flags = grade_kata(kata, source, root, scratch / "held-out", again, collection)
+    if mine.verdict == FLAGGED or mine.verdict == status.SOLVED:
+        return [], flags
+    reference = kata.solution_path(root).read_bytes()
+    theirs, _ = grade_kata(kata, reference, root, scratch / "held-out-reference", again, collection)
+    if theirs.verdict not in (status.SOLVED, status.PARTLY):
+        return [], flags  # the reference did not run: nothing to hold the fix to
+    return sorted(failed_tests(mine) - failed_tests(theirs)), flags
 
 
 def apply_policy(grade: KataGrade, findings: list[policy.Finding]) -> None:
@@ -697,8 +731,24 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                 flags += raised
                 if findings:
                     apply_policy(grade, findings)
+                missed: list[str] = []
+                hunting = record is not None and record.mode == "bughunt" and record.bughunt
+                if hunting and grade.verdict == status.SOLVED:
+                    missed, raised = held_out(kata, source, root, scratch, options, collection)
+                    flags += raised
+                    if raised:
+                        grade.verdict, grade.reason = FLAGGED, raised[0].reason
+                    elif missed:
+                        grade.verdict = status.PARTLY
+                        grade.reason = (
+                            f"{len(missed)} of its tests fail on held-out inputs (the random "
+                            f"generators seeded anew), where the reference passes: {missed[0]}"
+                        )
                 if grade.verdict != FLAGGED:  # a flagged module's verdict says so alone
-                    grade.practice = practice_verdict(root, record, kata, source, grade)
+                    grade.practice = practice_verdict(root, record, kata, source, grade, missed)
+                    unfixed = grade.practice and grade.practice.startswith(NOT_FIXED)
+                    if unfixed and grade.verdict == status.SOLVED:  # its tests alone pass
+                        grade.verdict = status.PARTLY
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             shown += f"; {grade.practice}" if grade.practice else ""

@@ -134,6 +134,19 @@ MONKEYPATCH_REFUSED = {"syspath_prepend": "makes any folder importable"}
 # its traceback (frames, locals, the answer's file).
 CAUGHT_ATTRIBUTES = {"value", "type", "typename", "match", "errisinstance", "exconly", "list"}
 CATCHING = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "torch_katas.testing.raises"}
+# Where code is: what a test could tell the answers apart by other than their behaviour (the
+# lines that call torch, the depth of their calls). Frames, tracebacks and code objects the
+# policy refuses; these are the fields of warning and log records that say where they were
+# raised, the arguments that raise them from a caller's frame (`warnings.warn(..., stacklevel=2)`
+# in a torch function mode is the answer's line) or put a stack or traceback in them, and the
+# functions that print one. Read on anything, or named in a string (`getattr(w, "lineno")`).
+# The scoring hides an answer's lines from warnings and log records as well (testwrite.py).
+LOCATIONS = {
+    *("lineno", "end_lineno", "filename", "pathname", "funcName", "module_globals"),
+    *("stacklevel", "skip_file_prefixes", "stack_info", "exc_info", "exc_text", "findCaller"),
+    *("formatwarning", "showwarning", "formatException", "formatStack", "print_stack"),
+    *("format_stack", "extract_stack", "tblen", "exception"),
+}
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
 SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "cache"}
@@ -310,6 +323,7 @@ class _Testing:
                     self.use(chain, node)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.handed_attribute(node.value.id, node.attr, node)
+            self.location(node, parent)
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
@@ -323,6 +337,20 @@ class _Testing:
                     self.use(f"{base}.{node.args[1].value}", node)
                 if isinstance(node.args[0], ast.Name):
                     self.handed_attribute(node.args[0].id, node.args[1].value, node)
+
+    def location(self, node: ast.AST, parent: ast.AST | None) -> None:
+        """What says where the answer's code is (LOCATIONS)."""
+        line = getattr(node, "lineno", getattr(parent, "lineno", 1))
+        named = None
+        if isinstance(node, ast.Attribute):
+            named = node.attr
+        elif isinstance(node, ast.keyword):
+            named = node.arg
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = node.value
+        if named in LOCATIONS:
+            text = f"uses {named}, which says where code is (the answer's lines, its calls)"
+            self.found.append(policy.Finding(line, "location", text))
 
     def dotted(self, node: ast.expr) -> str | None:
         """The dotted name an attribute chain stands for, where it starts at an import."""

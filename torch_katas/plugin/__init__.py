@@ -70,6 +70,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="show the kata's hints under each failing test",
     )
     group.addoption(
+        "--katas-seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed every random generator with N before each test (default 0); grading a bug "
+        "hunt runs the tests again with another, so that their random inputs are held out",
+    )
+    group.addoption(
         "--digest-height",
         type=int,
         metavar="N",
@@ -215,7 +223,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # The same guard as each kata module's import: settings and replaced torch functions.
     run = item.config.stash[RUN]
     run.guard = run.guard or isolation.GlobalState()
-    isolation.seed_everything()
+    isolation.seed_everything(item.config.getoption("katas_seed", 0))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -232,7 +240,7 @@ def pytest_runtest_teardown(
         # after each test.
         last_of_file = nextitem is None or nextitem.path != item.path
         changed = guard.restore(everything=last_of_file) if guard is not None else []
-        isolation.seed_everything()
+        isolation.seed_everything(item.config.getoption("katas_seed", 0))
         if changed:
             item.stash[messages.RESTORED_BY_GUARD] = changed
         messages.stop_threads_left_running(item)

@@ -9,10 +9,14 @@ comment (the reference's comments near a changed line can name what is missing) 
 reference's type hints on every function (a mistake written without them would stand out),
 rewritten by `ast.unparse` so that its layout gives nothing away either.
 
-A fix is *small* when it changes the lines that hold each mistake and not many more (at most
-SIZE_FACTOR times the mistake's lines, plus SIZE_SLACK); otherwise it is a rewrite. Both solve
-the hunt when the tests pass; the verdict says which. Lines are compared without comments and
-blank lines, so a comment added or dropped changes nothing.
+A fix is *small* when it changes the lines that hold each mistake and not much more: at most
+SIZE_FACTOR times the tokens the mistake changed, plus SIZE_SLACK (counted in tokens, so that a
+rewrite packed onto one line is as large as written out); otherwise it is a rewrite. Both solve
+the hunt when the tests pass; the verdict says which. A change that leaves every line a mistake
+put in as it was, adding code beside them, has not fixed that mistake, whatever the tests say
+(code beside a mistake can tell the tests' run from a use and undo the mistake only there).
+The code is compared without comments and blank lines, in one layout (`ast.unparse`), so a
+comment added or dropped, or the code laid out anew, changes nothing.
 
 The hunts live in the learner's store under BUGHUNTS_KEY, apart from the katas' statuses.
 """
@@ -58,8 +62,8 @@ __all__ = [
     "stop",
 ]
 
-SIZE_FACTOR = 3  # a fix up to this many times the mistake's lines (plus SIZE_SLACK) is small
-SIZE_SLACK = 2
+SIZE_FACTOR = 3  # a fix up to this many times the mistake's tokens (plus SIZE_SLACK) is small
+SIZE_SLACK = 24  # tokens: about two lines
 BUGS = (1, 2)
 
 
@@ -381,75 +385,135 @@ def normalised(text: str) -> list[str]:
 @dataclass
 class Fix:
     small: bool
-    changed: int  # lines the learner changed, of the handed-out code
-    size: int  # lines the mistakes changed
+    changed: int  # tokens the learner changed, of the handed-out code
+    size: int  # tokens the mistakes changed
     untouched: list[int]  # which mistakes (by place in the hunt) the change does not touch
+    # Which mistakes keep every line they put in: the change only adds code beside them.
+    kept: list[int] = field(default_factory=list)
 
     @property
     def kind(self) -> str:
         return "small" if self.small else "rewrite"
 
+    @property
+    def fixed(self) -> bool:
+        """Whether the change is to each mistake's own lines: code that leaves them as they
+        were (beside them or elsewhere) can undo a mistake only where the tests run."""
+        return not self.untouched and not self.kept
+
     def words(self) -> str:
-        lines = "line" if self.size == 1 else "lines"
-        if self.small:
-            changed = "1 line" if self.changed == 1 else f"{self.changed} lines"
-            return f"a small fix: {changed} changed, where the mistake changed {self.size} {lines}"
         if self.untouched:
             return (
-                "a rewrite, not a small fix: your change leaves the mistaken lines as they were "
-                "and changes others"
+                "not a fix: your change leaves the mistaken lines as they were and changes "
+                "others; change the mistaken lines themselves"
+            )
+        if self.kept:
+            return (
+                "not a fix: your change keeps every line the mistake put in as it was and adds "
+                "code beside them; change the mistaken lines themselves"
+            )
+        tokens = "token" if self.size == 1 else "tokens"
+        if self.small:
+            changed = "1 token" if self.changed == 1 else f"{self.changed} tokens"
+            return (
+                f"a small fix: {changed} of code changed, where the mistake changed "
+                f"{self.size} {tokens}"
             )
         return (
-            f"a rewrite, not a small fix: {self.changed} lines changed, more than "
-            f"{SIZE_FACTOR} times the {self.size} {lines} the mistake changed"
+            f"a rewrite, not a small fix: {self.changed} tokens of code changed, more than "
+            f"{SIZE_FACTOR} times the {self.size} {tokens} the mistake changed"
         )
 
 
-def _places(old: list[str], new: list[str]) -> tuple[set[int], int]:
-    """The lines of `old` that `new` changes (beside an insertion: both neighbours), and the
-    size of the change in lines."""
+def _tokens(lines: list[str]) -> list[tuple[int, str, int]]:
+    """The code's tokens, each with the index of its line and its weight (a string's words,
+    any other token 1): a change's size does not depend on how many lines it is spread over
+    (as split where it does not tokenize)."""
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER):
+                weight = len(token.string.split()) if token.type == tokenize.STRING else 1
+                text = f"{token.type}:{token.string}"
+                found.append((token.start[0] - 1, text, max(weight, 1)))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return [(number, word, 1) for number, line in enumerate(lines) for word in line.split()]
+    return found
+
+
+def _places(old: list[str], new: list[str]) -> tuple[set[int], set[int], int]:
+    """The lines of `old` that `new` changes (beside an insertion: both neighbours), those of
+    them it replaces or removes, and the size of the change in tokens."""
     places: set[int] = set()
-    size = 0
+    rewritten: set[int] = set()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
         if tag == "equal":
             continue
         places |= set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
-        size += max(i2 - i1, j2 - j1)
-    return places, size
+        rewritten |= set(range(i1, i2))
+    before, after = _tokens(old), _tokens(new)
+    matcher = difflib.SequenceMatcher(
+        None, [t for _, t, _ in before], [t for _, t, _ in after], autojunk=False
+    )
+    size = sum(
+        max(sum(w for *_, w in before[i1:i2]), sum(w for *_, w in after[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    )
+    return places, rewritten, size
 
 
 def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
-    """How the learner's module changes the handed-out one: small, or a rewrite."""
+    """How the learner's module changes the handed-out one: small, or a rewrite; and whether
+    it changes each mistake's own lines."""
     handed = normalised(hunt.handed_out)
     chosen = [
         Mistake(root / mistakes.WRONG_ANSWERS / f"{n}{mistakes.SUFFIX}") for n in hunt.mistakes
     ]
     # Each mistake's lines in the handed-out code: where the module without it differs.
-    spans, size = [], 0
+    spans, owns, size = [], [], 0
     for mistake in chosen:
         others = [m for m in chosen if m != mistake]
         if others:
             text = handed_out(root, others, hunt.hidden, hunt.stub)
         else:
             text = baseline(root, hunt.kata, hunt.hidden, hunt.stub)
-        lines, count = _places(handed, normalised(text))
+        lines, own, count = _places(handed, normalised(text))
         spans.append({n + d for n in lines for d in (-1, 0, 1)})
+        owns.append(own)  # empty where the mistake only took lines away
         size += max(count, 1)
-    changed_at, changed = _places(handed, normalised(mine))
+    changed_at, rewritten, changed = _places(handed, normalised(mine))
     untouched = [number for number, span in enumerate(spans) if not span & changed_at]
-    small = not untouched and changed <= SIZE_FACTOR * size + SIZE_SLACK
-    return Fix(small, changed, size, untouched)
+    kept = [
+        number
+        for number, own in enumerate(owns)
+        if own and not own & rewritten and number not in untouched
+    ]
+    small = not untouched and not kept and changed <= SIZE_FACTOR * size + SIZE_SLACK
+    return Fix(small, changed, size, untouched, kept)
 
 
-def grade_words(root: Path, hunt: Hunt, returned: str, verdict: str) -> str:
-    """Grading's verdict on a returned bug hunt, given its tests' verdict (a status word)."""
+def grade_words(
+    root: Path, hunt: Hunt, returned: str, verdict: str, held_out: list[str] | None = None
+) -> str:
+    """Grading's verdict on a returned bug hunt, given its tests' verdict (a status word) and
+    the tests that failed on it where run again on held-out inputs (and not on the reference)."""
     what = "; ".join(described(root, hunt))
     if normalised(returned) == normalised(hunt.handed_out):
         return f"bug not found: the module is as handed out (the mistake: {what})"
+    if held_out:
+        shown = ", ".join(held_out[:3]) + (f" and {len(held_out) - 3} more" if held_out[3:] else "")
+        return (
+            "bug not fixed: its tests pass on the inputs as shipped but not on held-out ones "
+            f"({shown}) (the mistake: {what})"
+        )
     if verdict != status.SOLVED:
         return f"bug not fixed: its tests still fail (the mistake: {what})"
     fix = judge(root, hunt, returned)
+    if not fix.fixed:
+        why = fix.words().removeprefix("not a fix: ")
+        return f"bug not fixed: {why} (the mistake: {what})"
     return f"bug found and fixed, {fix.words()} (the mistake: {what})"
 
 
