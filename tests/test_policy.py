@@ -1990,6 +1990,7 @@ CHANGES_TESTS_STATE = {
         "def f(probe):\n    s = probe.seen\n    def g():\n        s.clear()\n    g()"
     ),
     "walrus-then-cleared": "def f(probe):\n    (s := probe.seen).clear()",
+    "unpacked-then-cleared": "def f(probe):\n    n, s = probe.forwards, probe.seen\n    s.clear()",
     "handed-to-a-function": "import heapq\ndef f(probe):\n    heapq.heappush(probe.seen, 1)",
     "through-its-class": "def f(probe):\n    list.clear(probe.seen)",
     "returned": "def f(probe):\n    return probe.seen",
@@ -2021,9 +2022,9 @@ def test_the_tests_state_may_be_read_into_a_name_of_the_answers_own():
     # `head = model.head` reads; what is then done with `head` meets the rules of the state
     # (`n += 1` is refused on such a name: on a list it changes the state in place).
     honest = (
-        "def f(model, x):\n    seen = model.seen\n    n = model.forwards\n"
+        "def f(model, x):\n    seen = model.seen\n    n, also = model.forwards, model.seen\n"
         "    first: int = seen[0]\n    if (count := len(seen)) > n:\n        return first + n\n"
-        "    total = n + count\n    for each in seen:\n        total = total + each\n"
+        "    total = n + count + len(also)\n    for each in seen:\n        total = total + each\n"
         "    return total\n"
     )
     assert policy.check(honest, tests=TESTS) == []

@@ -2407,10 +2407,24 @@ class _Checker:
     def state_alias(self, use: ast.AST, parent: ast.AST | None) -> bool:
         """`head = model.head` (or `s: list = ...`, `(s := ...)`): the tests' state bound to
         plain names, each of them then judged wherever it is used, as the state itself is."""
+        statement = self.parents.get(id(parent))
         if isinstance(parent, ast.Assign) and parent.value is use:
             targets = parent.targets
         elif isinstance(parent, (ast.AnnAssign, ast.NamedExpr)) and parent.value is use:
             targets = [parent.target]
+        elif (  # `a, b = probe.a, probe.b`: each name takes its own value
+            isinstance(parent, ast.Tuple)
+            and isinstance(statement, ast.Assign)
+            and statement.value is parent
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Tuple)
+            and len(statement.targets[0].elts) == len(parent.elts)
+            and not any(isinstance(e, ast.Starred) for e in parent.elts)
+        ):
+            target_tuple = statement.targets[0]
+            assert isinstance(target_tuple, ast.Tuple)
+            place = next(i for i, e in enumerate(parent.elts) if e is use)
+            targets = [target_tuple.elts[place]]
         else:
             return False
         if not all(isinstance(target, ast.Name) for target in targets):
