@@ -298,7 +298,8 @@ def test_focal_loss_gradients_for_confident_correct_logits(device, gamma):
 @pytest.mark.parametrize("gamma", [0.25, 0.5, 1.0, 2.0])
 def test_focal_loss_gradients_at_moderate_margins(device, dtype, gamma):
     # Margins of 4 to 12: p_t is close to 1 but 1 - p_t (6e-2 to 1e-5) is not 0, and the
-    # power's derivative still counts. Compared relative to the gradients' small size.
+    # power's derivative still counts. Compared relative to the gradients' small size where
+    # the contract asks for accuracy (margins up to 10).
     skip_unless_supported(device, dtype)
     margins = torch.tensor([4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0], dtype=dtype)
     logits = torch.stack([margins, torch.zeros_like(margins), -margins / 2], dim=1)
@@ -306,12 +307,16 @@ def test_focal_loss_gradients_at_moderate_margins(device, dtype, gamma):
     target = torch.zeros(len(margins), dtype=torch.int64, device=device)
     loss = FocalLoss(gamma=gamma, reduction="sum")(logits, target)
     (grad,) = torch.autograd.grad(loss, logits)
-    # float32 computes 1 - p_t to within about 1e-7 / (1 - p_t) relative: 1e-2 at margin 12.
+    # float32 computes 1 - p_t to within about 1e-7 / (1 - p_t) relative: 5e-3 at margin 10.
+    # Beyond 10 the contract asks for finite gradients only: log p_t is then below 1e-4, and
+    # its rounding in the dtype (the target's logit less a logsumexp, say) sets the accuracy.
+    assert torch.isfinite(grad).all(), f"FocalLoss(gamma={gamma}) gradients {grad.tolist()}"
+    up_to_10 = margins <= 10
     assert_close(
-        grad.double().cpu(),
-        focal_gradient_oracle(logits, target, gamma),
-        f"FocalLoss(gamma={gamma}) gradients at margins {margins.tolist()}: the weight "
-        "(1 - p_t)^gamma and its derivative count wherever 1 - p_t is not 0",
+        grad.double().cpu()[up_to_10],
+        focal_gradient_oracle(logits, target, gamma)[up_to_10],
+        f"FocalLoss(gamma={gamma}) gradients at margins {margins[up_to_10].tolist()}: the "
+        "weight (1 - p_t)^gamma and its derivative count wherever 1 - p_t is not 0",
         rtol=2e-2 if dtype == torch.float32 else 1e-9,
         atol=0,
     )
@@ -515,10 +520,16 @@ def batch_of_shape(reduction):
     return make
 
 
-def focal_reduced(module, logits, target):
-    log_pt = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
-    per_sample = -((-torch.expm1(log_pt)) ** 1.5) * log_pt
-    return per_sample.sum() if module.reduction == "sum" else per_sample
+def focal_reduced(reduction):
+    """The oracle for a FocalLoss(gamma=1.5, reduction=reduction): the contract names no
+    attribute that keeps the reduction, so the oracle is told it, not the module."""
+
+    def oracle(module, logits, target):
+        log_pt = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
+        per_sample = -((-torch.expm1(log_pt)) ** 1.5) * log_pt
+        return per_sample.sum() if reduction == "sum" else per_sample
+
+    return oracle
 
 
 def huber_inputs(dtype, device, shape=(2, 3)):
@@ -571,7 +582,7 @@ FACETS = facets.declare(
         *(
             facets.Shapes(
                 batch_of_shape(reduction),
-                oracle=focal_reduced,
+                oracle=focal_reduced(reduction),
                 shapes=("empty", "2-D", "size 1", "non-contiguous"),
                 label=reduction,
             )

@@ -710,6 +710,10 @@ ESCAPES = {
         "import torch\nf = lambda x: getattr(torch, f'o{x}')",
         "getattr",
     ),
+    "getattr-name-built-after-a-dtype-start": (
+        "import torch\nf = lambda x: getattr(torch, f'{x}float16')",
+        "getattr",
+    ),
     "getattr-choice-with-a-computed-branch": (
         "import torch\nf = lambda x: getattr(torch, 'relu' if x else x)",
         "getattr",
@@ -792,7 +796,13 @@ def test_assert_no_torch_internals_accepts_names_the_policy_can_read(learner_mod
                 x = getattr(torch, each)(x)
             dtype = getattr(torch, "float64" if log else "float32")
             return getattr(F, NORMALISERS[bool(log)])(act(x), dim=-1).to(dtype)
+
+
+        def widened(x, bits=32):
+            # a dtype's name built at run time: never one of torch's internals
+            return x.to(getattr(torch, f"float{max(bits, 32)}")), getattr(torch, "int" + str(bits))
     """)
+    assert_no_torch_internals(module.widened, reason="r")
     assert_no_torch_internals(module.f, reason="r")
     assert_no_torch_internals(module.Model, reason="r")
 

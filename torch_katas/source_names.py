@@ -9,15 +9,18 @@ table of literal strings that nothing changes, a loop name over such, a choice b
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 __all__ = [
+    "DTYPE_MODULES",
     "TABLE_METHODS",
     "TABLE_READERS",
     "binding_counts",
     "bindings_of",
     "bound_names",
     "constant_tables",
+    "dtype_name_start",
     "every_binding",
     "every_bound_name",
     "literal_strings",
@@ -113,6 +116,26 @@ def public_start(name: ast.AST) -> bool:
         and isinstance(first.value, str)
         and first.value[:1].isalpha()
     )
+
+
+# The modules that hold dtypes by name (torch.float16, numpy.int8), and how a dtype's name
+# begins: `getattr(torch, f"float{bits}")` names one of these modules' names with that start.
+DTYPE_MODULES = ("torch", "numpy")
+DTYPE_START = re.compile(r"(bfloat|complex|float|u?int)[0-9a-z_]*")
+
+
+def dtype_name_start(name: ast.AST) -> str | None:
+    """The literal start of a dtype's name built at run time (`f"float{bits}"`,
+    `"int" + str(n)`), else None. The names it can be are those of DTYPE_MODULES with that
+    start: public ones, which tests/test_policy.py checks the name data records."""
+    first = name
+    while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
+        first = first.left
+    if isinstance(first, ast.JoinedStr) and first.values:
+        first = first.values[0]
+    if first is name or not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    return first.value if DTYPE_START.fullmatch(first.value) else None
 
 
 def literal_strings(

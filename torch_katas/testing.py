@@ -31,6 +31,7 @@ from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import WATCHDOG
 from torch_katas.source_names import (
     constant_tables,
+    dtype_name_start,
     literal_strings,
     loop_literals,
     methods_selves,
@@ -650,8 +651,11 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
             elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
                 owner, name = node.args[:2]
                 names = literal_strings(name, tables, loops)
-                # `getattr(self, f"fc{i}")`: a name no private one has, on no part of torch.
-                built = public_start(name) and _dotted(owner, aliases) is None
+                # `getattr(self, f"fc{i}")`: a name no private one has, on no part of torch;
+                # `getattr(torch, f"float{bits}")`: a dtype's name, never an internal one.
+                built = public_start(name) and (
+                    _dotted(owner, aliases) is None or dtype_name_start(name) is not None
+                )
                 if (names is None and not built) or any(
                     _torch_internal(f"torch.{each}") for each in names or ()
                 ):

@@ -109,10 +109,12 @@ from pathlib import Path
 
 from torch_katas.grading import public_names
 from torch_katas.source_names import (
+    DTYPE_MODULES,
     binding_counts,
     bindings_of,
     bound_names,
     constant_tables,
+    dtype_name_start,
     every_binding,
     every_bound_name,
     literal_strings,
@@ -827,6 +829,7 @@ class _Checker:
         self.module_alias_values: set[int] = set()  # ids of `torch.nn` in `nn = torch.nn`
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
         self.counts: dict[str, int] = {}  # how many bindings of each name (binding_counts)
+        self.state_aliases: set[str] = set()  # names bound to the tests' state (`s = probe.seen`)
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -879,6 +882,7 @@ class _Checker:
         self.namespaces(tree)
         for node in ast.walk(tree):
             self.visit(node)
+        self.state_alias_uses(tree)
         # Annotations and what types are subscripted with: typing evaluates the strings in
         # them (get_type_hints, singledispatch's register), so they hold types only.
         # Each literal string found there (or in an alias they name) is parsed and checked as
@@ -1615,7 +1619,10 @@ class _Checker:
             and parent.func.id in ("getattr", "hasattr")
             and parent.args[:1] == [node]
             and len(parent.args) >= 2
-            and self.literal_names(parent.args[1]) is not None
+            and (
+                self.literal_names(parent.args[1]) is not None
+                or self.dtype_names(node, parent.args[1]) is not None
+            )
         )
 
     def wraps_own(self, node: ast.Call, dotted: str) -> bool:
@@ -1733,6 +1740,8 @@ class _Checker:
         if self.public_name_on_own(owner, name):
             return
         literals = self.literal_names(name)
+        if literals is None and func.id == "getattr":
+            literals = self.dtype_names(owner, name)
         if literals is None:
             self.note(node, "attribute-by-name", f"calls {func.id} with a computed name")
             return
@@ -2011,6 +2020,16 @@ class _Checker:
         """The names an attribute-name argument can hold (literal_strings); None where it is
         computed."""
         return literal_strings(node, self.tables, self.loop_names)
+
+    def dtype_names(self, owner: ast.AST, name: ast.AST) -> list[str] | None:
+        """`getattr(torch, f"float{bits}")`: a dtype's name built at run time, on torch or
+        NumPy, can be any of the module's recorded names with that start (dtype_name_start);
+        None for any other computed name."""
+        dotted = self.dotted(owner)
+        start = dtype_name_start(name)
+        if dotted not in DTYPE_MODULES or start is None:
+            return None
+        return sorted(n for n in self.names.modules.get(dotted, {}) if n.startswith(start))
 
     def public_name_on_own(self, owner: ast.AST, name: ast.AST) -> bool:
         """`setattr(self, f"fc{i}", layer)`: a name built at run time, on an object the answer
@@ -2366,6 +2385,8 @@ class _Checker:
             if not isinstance(parent.ctx, ast.Load):
                 break
             use, parent = parent, self.parents.get(id(parent))
+        if self.state_alias(use, parent):
+            return  # `head = model.head`: a read; state_alias_uses judges what `head` does
         if isinstance(parent, ast.Attribute) and parent.value is use:
             # another attribute: its own rules (write) judge what is done with it
             read_only = parent.attr not in IN_PLACE
@@ -2382,6 +2403,52 @@ class _Checker:
         if not read_only:
             text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
             self.note(parent or use, "patch", text)
+
+    def state_alias(self, use: ast.AST, parent: ast.AST | None) -> bool:
+        """`head = model.head` (or `s: list = ...`, `(s := ...)`): the tests' state bound to
+        plain names, each of them then judged wherever it is used, as the state itself is."""
+        statement = self.parents.get(id(parent))
+        if isinstance(parent, ast.Assign) and parent.value is use:
+            targets = parent.targets
+        elif isinstance(parent, (ast.AnnAssign, ast.NamedExpr)) and parent.value is use:
+            targets = [parent.target]
+        elif (  # `a, b = probe.a, probe.b`: each name takes its own value
+            isinstance(parent, ast.Tuple)
+            and isinstance(statement, ast.Assign)
+            and statement.value is parent
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Tuple)
+            and len(statement.targets[0].elts) == len(parent.elts)
+            and not any(isinstance(e, ast.Starred) for e in parent.elts)
+        ):
+            target_tuple = statement.targets[0]
+            assert isinstance(target_tuple, ast.Tuple)
+            place = next(i for i, e in enumerate(parent.elts) if e is use)
+            targets = [target_tuple.elts[place]]
+        else:
+            return False
+        if not all(isinstance(target, ast.Name) for target in targets):
+            return False
+        self.state_aliases.update(target.id for target in targets if isinstance(target, ast.Name))
+        if isinstance(parent, ast.NamedExpr):
+            self.tests_state_use(parent)  # `(s := probe.seen).clear()`: the value goes on
+        return True
+
+    def state_alias_uses(self, tree: ast.Module) -> None:
+        """Every use of a name bound to the tests' state, anywhere in the file (a closure sees
+        it too), judged as a use of the state; `s += [x]` changes a list in place. Names bound
+        to such a name in turn join them."""
+        done: set[str] = set()
+        while pending := self.state_aliases - done:
+            done |= pending
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Name) and node.id in pending):
+                    continue
+                parent = self.parents.get(id(node))
+                if isinstance(node.ctx, ast.Load):
+                    self.tests_state_use(node)
+                elif isinstance(parent, ast.AugAssign) and parent.target is node:
+                    self.note(parent, "patch", f"changes {node.id} in place, {TESTS_STATE}")
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
