@@ -5,7 +5,10 @@ operation on a tensor that requires grad adds a node, and ordinary Python contro
 (if, while, early exit) decides which operations run. So a forward pass whose number of
 steps depends on the data gets a graph of a different size each time, and backward
 differentiates exactly the path that was taken. A static graph has to be declared once
-with special control-flow ops instead.
+with special control-flow ops instead. What a static graph buys in return is a whole
+program known ahead of time, which a compiler can fuse and a server can run without
+Python; PyTorch gets that back on request by capturing the graph: torch.compile (kata 38)
+and torch.export (kata 48).
 
 Each result of a recorded operation carries `grad_fn`, its node in the graph; the node's
 `next_functions` is a tuple of `(node, output_index)` pairs pointing to the nodes that

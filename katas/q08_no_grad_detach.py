@@ -7,8 +7,10 @@ Both stop gradients, at different levels:
 - `t.detach()` is one tensor: it returns a tensor sharing t's data but cut off from the
   graph, while the surrounding computation is still recorded. Use it to stop the
   gradient along one path inside a differentiable computation.
-- `torch.inference_mode()` goes further than no_grad, but its tensors can never be
-  used in a recorded computation afterwards.
+- `torch.inference_mode()` goes further than no_grad (it skips autograd's bookkeeping
+  too), but the tensors made inside it stay "inference tensors": outside it they cannot be
+  saved for backward by a recorded operation (a product with a parameter raises), nor
+  changed in place.
 
 Task: an evaluation pass that records nothing, an in-place exponential moving average
 of parameters, and a straight-through estimator built with detach.

@@ -8,7 +8,10 @@ turns into inf or nan. Subtracting each row's maximum first keeps every exponent
 without changing the result; that is the log-sum-exp trick, and it is what
 F.cross_entropy does inside.
 
-Two options of F.cross_entropy are part of the task:
+Three options of F.cross_entropy are part of the task:
+- weight: one weight per class, the usual answer to imbalanced classes: a rare class gets
+  a larger weight (say N / (C × its count)), so that its few samples pull on the model as
+  hard as the many of a common class; the mean becomes a weighted mean;
 - ignore_index: samples whose target equals it (padding, unlabelled data) add nothing
   to the loss and are not counted in the mean;
 - label smoothing: the target distribution puts 1 - ε on the true class and spreads ε
@@ -25,6 +28,7 @@ def cross_entropy(
     logits: torch.Tensor,
     target: torch.Tensor,
     *,
+    weight: torch.Tensor | None = None,
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
     reduction: str = "mean",
@@ -39,22 +43,30 @@ def cross_entropy(
     - Per sample i with target y, with log p_i = log_softmax(logits[i]) and ε =
       label_smoothing: loss_i = -(1 - ε) * log p_i[y] - ε * mean over c of log p_i[c].
       Samples with target == ignore_index get loss 0 and are not counted.
-    - A term whose weight is 0 adds nothing (ε = 0: the smoothing term; ε = 1: the -log
-      p_i[y] term), even where it is infinite (at ε = 1, nan where F.cross_entropy itself
-      gives nan is accepted too). Otherwise finite logits never give nan: where two
+    - weight: None, or a [C] tensor of logits' dtype and device, finite values >= 0, one
+      per class. Each class's terms are multiplied by its weight: loss_i = -(1 - ε) *
+      weight[y] * log p_i[y] - ε * mean over c of weight[c] * log p_i[c], and "mean"
+      divides the sum by the total weight of the samples that are not ignored, the sum of
+      weight[y_i] over them, not by their number (weights all 1 give the plain loss).
+      (A class weight of 0 where that class's log-probability is -inf is not asked about.)
+    - A term whose factor (1 - ε or ε) is 0 adds nothing (ε = 0: the smoothing term; ε = 1:
+      the -log p_i[y] term), even where it is infinite (at ε = 1, nan where F.cross_entropy
+      itself gives nan is accepted too). Otherwise finite logits never give nan: where two
       logits of a row differ by more than the dtype's largest value (3e38 and -3e38 in
-      float32), a log-probability overflows to -inf and a loss whose term of weight > 0
+      float32), a log-probability overflows to -inf and a loss whose term of factor > 0
       holds it is inf (as F.cross_entropy gives it; its exact finite value is fine too).
     - reduction: "none" returns the [N] per-sample losses (0 at ignored samples);
       "sum" their sum; "mean" their sum divided by the number of samples that are not
-      ignored. When every sample is ignored (or N = 0) the mean is 0/0 = nan, exactly
-      as F.cross_entropy returns; "sum" is then 0, and the gradient 0 in every reduction.
+      ignored (their total weight, with `weight`). When every sample is ignored (or N = 0)
+      the mean is 0/0 = nan, exactly as F.cross_entropy returns; "sum" is then 0, and the
+      gradient 0 in every reduction.
     - Returns a tensor with logits' dtype, on logits' device: 0-dim for "mean"/"sum",
       [N] for "none". Gradients with respect to logits flow through autograd (finite
       for finite logits). logits and target are not modified.
     - Raises ValueError if logits is not 2-D, target's shape is not [N], target's dtype
       is not int64, reduction is not exactly one of "mean", "sum", "none" (no other case or
-      spacing), or label_smoothing is outside [0, 1] (NaN included).
+      spacing), label_smoothing is outside [0, 1] (NaN included), or weight is given with
+      a shape other than [C].
 
     Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax, softmin,
     log_softmax, logsumexp, logcumsumexp or logaddexp, in any spelling (torch.*, F.*,
@@ -67,6 +79,10 @@ def cross_entropy(
     tensor([2.3954e-01, 1.0000e+04])
     >>> cross_entropy(logits, torch.tensor([0, -100]))
     tensor(0.2395)
+    >>> uniform = torch.zeros(1, 3)  # every class has probability 1/3: a loss of log 3
+    >>> cross_entropy(torch.cat([logits[:1], uniform]), torch.tensor([0, 1]),
+    ...               weight=torch.tensor([1.0, 3.0, 1.0]))  # (0.2395 + 3 log 3) / (1 + 3)
+    tensor(0.8838)
     """
     # TODO: validate the inputs, shift each row by its max, compute log-probabilities,
     # pick the target's (and smooth), zero the ignored samples and reduce.

@@ -57,6 +57,58 @@ def test_equals_torch_cross_entropy(device, reduction, label_smoothing):
     )
 
 
+def class_weights(device, dtype=torch.float32):
+    """Uneven weights for 5 classes, as for imbalanced data: one class 8 times another's."""
+    return torch.tensor([0.5, 2.0, 1.0, 0.25, 1.5], dtype=dtype, device=device)
+
+
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2, 1.0])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_class_weights_equal_torch_cross_entropy(device, reduction, label_smoothing):
+    logits, target = batch(device)  # some targets are -100
+    logits.requires_grad_()
+    options = dict(weight=class_weights(device), reduction=reduction)
+    options["label_smoothing"] = label_smoothing
+    loss = learner_loss(logits, target, **options)
+    check_tensor(loss, shape=expected_shape(reduction, 8), dtype=torch.float32, device=device)
+    reference = logits.detach().clone().requires_grad_()
+    expected = F.cross_entropy(reference, target, **options)
+    said = f"reduction={reduction!r}, label_smoothing={label_smoothing}"
+    assert_close(
+        loss.detach(),
+        expected.detach(),
+        f"with class weights ({said}) the loss differs from F.cross_entropy's: class c's terms "
+        "are multiplied by weight[c] (the target's term by weight[y], each class's smoothing "
+        "term by its own), and the mean divides by the total weight of the samples that "
+        "count, not by their number",
+    )
+    upstream = torch.randn(loss.shape, device=device)  # a random upstream gradient
+    (grad,) = torch.autograd.grad((loss * upstream).sum(), logits)
+    (expected_grad,) = torch.autograd.grad((expected * upstream).sum(), reference)
+    assert_close(grad, expected_grad, f"with class weights ({said}) the gradient differs")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_equal_class_weights_cancel_in_the_mean(device, reduction):
+    # Every class weighing 2.5: each loss is 2.5 times the plain one, and the mean divides
+    # by 2.5 times the count, so it is the plain mean.
+    logits, target = batch(device)
+    weight = torch.full((5,), 2.5, device=device)
+    loss = learner_loss(logits, target, weight=weight, label_smoothing=0.1, reduction=reduction)
+    plain = F.cross_entropy(logits, target, label_smoothing=0.1, reduction=reduction)
+    expected = plain if reduction == "mean" else 2.5 * plain
+    assert_close(
+        loss,
+        expected,
+        f"with every class weighing 2.5, reduction={reduction!r} should give "
+        + (
+            "the plain mean: a weighted mean divides by the total weight (2.5 per sample)"
+            if reduction == "mean"
+            else "2.5 times the plain loss"
+        ),
+    )
+
+
 def test_defaults_are_mean_no_smoothing_and_ignore_index_minus_100(device):
     logits, target = batch(device)  # some targets are -100
     loss = learner_loss(logits, target)
@@ -327,6 +379,15 @@ def invalid_arguments():
             torch.int64,
             {"label_smoothing": value},
         )
+    # Weights for 3 classes have shape (3,): one too many or too few, a row, a scalar.
+    for shape in ((4,), (2,), (1, 3), ()):
+        yield (
+            f"weight of shape {shape}",
+            lambda n: (n, 3),
+            lambda n: (n,),
+            torch.int64,
+            {"weight": shape},
+        )
 
 
 INVALID = list(invalid_arguments())
@@ -344,8 +405,11 @@ def test_rejects_invalid_arguments(device, logits_shape, target_shape, target_dt
         logits = torch.randn(logits_shape(n), device=device)
         fill = fill if target_dtype.is_signed else 0
         target = torch.full(target_shape(n), fill, dtype=target_dtype, device=device)
+        given = dict(options)
+        if "weight" in given:  # its shape, made on the test's device
+            given["weight"] = torch.ones(given["weight"], device=device)
         with raises(ValueError):
-            learner_loss(logits, target, **options)
+            learner_loss(logits, target, **given)
 
 
 # ---------------------------------------------------------------- facets
@@ -373,7 +437,14 @@ FACETS = facets.declare(
             lambda device: scores(torch.float32, device), "label_smoothing", low=0, high=1
         ),
         facets.Unmodified(lambda device: scores(torch.float32, device, requires_grad=True)),
-        facets.Defaults(values={"ignore_index": -100, "label_smoothing": 0.0, "reduction": "mean"}),
+        facets.Defaults(
+            values={
+                "weight": None,
+                "ignore_index": -100,
+                "label_smoothing": 0.0,
+                "reduction": "mean",
+            }
+        ),
         facets.BadShapes(lambda device: scores(torch.float32, device), names=(1,)),
         facets.BadShapes(
             lambda device: scores(torch.float32, device), names=(0,), dims=(), label="2-D"

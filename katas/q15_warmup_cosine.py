@@ -10,6 +10,13 @@ The order matters: since PyTorch 1.1 you call `optimizer.step()` first, then
 `scheduler.step()`. The other order skips the first value of the schedule, and PyTorch
 warns "Detected call of `lr_scheduler.step()` before `optimizer.step()`".
 
+So does where: a scheduler counts its own `step()` calls, not epochs or batches. Schedules
+written in epochs (StepLR(step_size=30) for "every 30 epochs", ReduceLROnPlateau, which
+needs a validation metric) are stepped once per epoch, after the loop over batches;
+schedules written in optimizer steps (warmup, OneCycleLR, a cosine over the whole run, as
+here) once per batch. Stepping a per-epoch schedule per batch races through it in the
+first epoch.
+
 Task: write the factor, wrap it in a LambdaLR, and write the loop that trains one batch
 per step and records the learning rate each optimizer step used.
 """

@@ -11,7 +11,8 @@ batch_first=True it takes [B, T, D]; its default, batch_first=False, takes [T, B
 `src_key_padding_mask` [B, T] hides keys from attention: True marks PADDING, the opposite
 of the mask of real tokens this kata pools with. A float mask is not a bool one: it is
 added to the attention scores (0 keeps a key, -inf hides it), so a 0/1 float mask hides
-nothing (the layer's eval fast path reads it as bool, so that mistake shows in training).
+nothing: it adds 1 to the scores of the padded keys, which then get more attention, not
+less (the layer's eval fast path reads it as bool, so that mistake shows in training).
 
 Padding must not change what the model says, so attention must not look at padded keys
 and pooling over the sequence has to skip padded positions: a plain mean would count them.

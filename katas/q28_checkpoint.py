@@ -4,9 +4,11 @@ Saving a model for inference needs only `model.state_dict()`. Resuming training 
 everything that shapes the next steps: the weights, the optimizer's state (Adam's running
 moments), the scheduler's position, the epoch, and the random number generators that
 drive dropout, shuffling and augmentation. Save all of it and a resumed run is the same,
-number for number, as one that never stopped. Two more habits: load with
-`torch.load(..., weights_only=True)`, which refuses to run code hidden in a file; and never
-write over the last good checkpoint in place. A crash halfway through leaves a corrupt
+number for number, as one that never stopped. Three more habits: load with
+`torch.load(..., weights_only=True)`, which refuses to run code hidden in a file; load onto
+the CPU (`map_location="cpu"`), so that a checkpoint saved on a GPU opens anywhere and
+`load_state_dict` moves each tensor to the model's device; and never write over the last
+good checkpoint in place. A crash halfway through leaves a corrupt
 file; write a temporary file next to it and `os.replace` it onto the real name, an atomic
 rename: readers see the old file or the new one, never half of one.
 
@@ -78,6 +80,11 @@ def load_checkpoint(
       weights_only=False, and not a plain `torch.load(path)`: its default can be changed,
       by TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 in the environment or an older torch, and then
       it unpickles whatever the file holds; an explicit weights_only=True cannot be).
+    - Rule: read it onto the CPU, `map_location="cpu"` (any map_location that puts every
+      tensor on the CPU will do): the file names the device each tensor was saved from,
+      and without map_location torch.load puts it back there, which fails on a machine
+      without that GPU. Each load_state_dict then copies the values to where the model's
+      (and the optimizer's) tensors live, and torch.set_rng_state takes a CPU tensor anyway.
     - Returns the saved epoch as a Python int.
     - Load the saved states into `model`, `optimizer` and `scheduler` (built the same way
       as the saved ones, possibly freshly initialised), and set the random generators back

@@ -408,6 +408,58 @@ def test_load_uses_weights_only(device, tmp_path):
     )
 
 
+def test_load_reads_the_checkpoint_onto_the_cpu(device, tmp_path):
+    # Saved from a model on the test's device, the file names that device for its tensors;
+    # read without map_location it puts them back there, and a machine without that device
+    # (a GPU checkpoint on a laptop) cannot read it at all.
+    if device.type == "cpu":
+        pytest.skip("a checkpoint saved on the CPU is read onto the CPU with any map_location")
+    model, optimizer, scheduler = make_run(device, seed=0)
+    train_epoch(model, optimizer, scheduler, device)  # Adam's state holds device tensors now
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
+    load_code = torch.serialization.load.__code__
+    returned = []
+
+    def watch(frame, event, arg):
+        if event == "return" and frame.f_code is load_code:
+            returned.append(arg)
+
+    fresh = make_run(device, seed=1)
+    outer = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        load_checkpoint(tmp_path / "c.pt", *fresh)
+    finally:
+        sys.setprofile(outer)
+    assert returned, "read the checkpoint with torch.load"
+    placed = {
+        str(t.device) for checkpoint in returned for t in tensors_in(checkpoint) if t is not None
+    }
+    assert placed == {"cpu"}, (
+        f"torch.load put the checkpoint's tensors on {sorted(placed)}: read it onto the CPU, "
+        "torch.load(path, map_location='cpu', weights_only=True), so that a checkpoint "
+        "saved on a GPU loads on any machine; load_state_dict then copies each tensor to "
+        "where the model's lives"
+    )
+    loaded_and_saved = zip(fresh[0].state_dict().items(), model.state_dict().values(), strict=True)
+    for (name, loaded), saved in loaded_and_saved:
+        assert loaded.device == saved.device and torch.equal(loaded, saved), (
+            f"{name} did not come back on the model's device with the saved values"
+        )
+
+
+def tensors_in(value):
+    """Every tensor inside nested dicts, lists and tuples."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from tensors_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from tensors_in(item)
+
+
 SPRUNG = []
 
 

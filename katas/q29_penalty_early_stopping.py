@@ -2,8 +2,10 @@
 
 A model that overfits keeps lowering its training loss while its validation loss turns
 back up. Two classic remedies: add a penalty on the size of the weights to the loss (L1
-pushes weights to exactly zero, L2 shrinks them all), and stop training once the
-validation loss has not improved for a while, going back to the weights of the best epoch.
+pulls every weight towards zero by the same amount, so small ones end near zero: a sparse
+model, though plain gradient steps jitter around 0 rather than land on it; L2 shrinks each
+weight in proportion to its size), and stop training once the validation loss has not
+improved for a while, going back to the weights of the best epoch.
 The penalty is for weights only: biases and the scale/shift of normalisation layers are
 offsets, and shrinking them towards zero only hurts. Saving "the best weights" needs a real
 copy: `model.state_dict()` returns the live tensors, which the next optimizer step changes.

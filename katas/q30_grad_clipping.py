@@ -7,7 +7,12 @@ long recurrences) the gradients blow up and one step throws the weights far away
 first thing to do is measure: the gradient norm of every layer after backward. The
 classic fix for explosions is gradient-norm clipping: if the norm of all gradients taken
 together exceeds `max_norm`, scale them all down by the same factor, so the direction of
-the step is kept and only its length is capped.
+the step is kept and only its length is capped (`clip_grad_value_` clips each entry
+instead, which changes the direction). The fixes at the root keep each layer's factor
+near 1: an initialisation scaled to the layer (Kaiming, Xavier: kata 31), normalisation
+layers (kata 46), residual connections (the identity path carries the gradient past a
+block), non-saturating activations (ReLU rather than sigmoid in deep stacks: kata 21), and
+gated recurrent cells (LSTM, GRU) instead of a plain RNN for long sequences.
 
 Task: per-layer gradient norms, and `clip_grad_norm` written by hand with exactly the
 behaviour of `torch.nn.utils.clip_grad_norm_`.

@@ -6,7 +6,12 @@ the mean square; tanh squashes large values). Over 50 layers a factor of 1.1 bec
 and a factor of 0.7 becomes 2e-8: the activations, and with them the gradients, explode or
 vanish. Good schemes pick the weight std that makes the factor 1:
 Xavier/Glorot, std = sqrt(2 / (fan_in + fan_out)), for tanh or linear layers, and
-Kaiming/He, std = sqrt(2 / fan_in), for ReLU (the 2 undoes ReLU's halving).
+Kaiming/He, std = sqrt(2 / fan_in), for ReLU (the 2 undoes ReLU's halving). The weights
+must also be random, not merely of the right size: with every weight of a layer equal (or
+all zero), every unit of the layer computes the same value and gets the same gradient, so
+they stay copies of one another however long training runs. Random draws break that
+symmetry. (PyTorch's own default for nn.Linear and nn.Conv is uniform in ±1/sqrt(fan_in),
+a std of 1/sqrt(3 fan_in): small enough for the factor to shrink through a deep ReLU stack.)
 
 Task: build deep ReLU/tanh stacks under different initialisations, measure the std of the
 activations layer by layer, and predict the per-layer factor for ReLU stacks.

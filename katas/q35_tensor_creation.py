@@ -7,7 +7,8 @@ skips the copy when it can: a tensor or CPU array already of the right dtype and
 is shared. `torch.zeros(shape)` fills with zeros; `torch.empty(shape)` leaves whatever the
 memory held.
 
-`torch.Tensor(...)` (capital T, the class) is none of these. It always makes float32, so
+`torch.Tensor(...)` (capital T, the class) is none of these. It always makes the default
+float dtype (float32 unless `torch.set_default_dtype` changed it), whatever the data, so
 class labels become floats; given sizes it returns uninitialised memory; and
 `torch.Tensor(3)` is a tensor of *three* garbage values, not the number 3.
 

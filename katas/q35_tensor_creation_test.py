@@ -44,7 +44,8 @@ def test_from_data_infers_dtype_and_shape(device, data, dtype, shape):
     check_tensor(result, shape=shape, device=device, name=f"from_data({data!r})")
     assert result.dtype == dtype, (
         f"from_data({data!r}) should have dtype {dtype} (inferred from the data), got "
-        f"{result.dtype}; torch.Tensor(...) always makes float32, torch.tensor(...) infers"
+        f"{result.dtype}; torch.Tensor(...) always makes the default float dtype, "
+        "torch.tensor(...) infers"
     )
     assert result.tolist() == (list(data) if isinstance(data, tuple) else data), (
         f"from_data({data!r}) holds {result.tolist()}; a number must become a 0-dim tensor "

@@ -14,11 +14,14 @@ Which 16-bit type depends on the hardware:
   about 6e-8 flush to zero. So the loss is multiplied by a large factor before backward
   (`torch.amp.GradScaler`), the gradients are divided by it again before the optimizer
   step, a step whose gradients overflowed to inf/NaN is skipped, and the factor shrinks.
+  Between backward and the step the gradients are still scaled: whatever reads them there
+  (gradient clipping, a logged gradient norm) calls `scaler.unscale_(optimizer)` first.
 A GradScaler created with `enabled=False` passes everything through unchanged, so one
 piece of code serves every device.
 
-Task: write the pieces of such a training step once, for any device. Use the
-device-generic `torch.amp` APIs; the old `torch.cuda.amp` ones are deprecated.
+Task: write the pieces of such a training step once, for any device, gradient clipping
+included. Use the device-generic `torch.amp` APIs; the old `torch.cuda.amp` ones are
+deprecated.
 """
 
 from collections.abc import Callable
@@ -70,6 +73,7 @@ def amp_train_step(
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
     optimizer: torch.optim.Optimizer,
     scaler: torch.amp.GradScaler,
+    max_grad_norm: float | None = None,
 ) -> torch.Tensor:
     """One mixed-precision training step of `model` on one batch; returns the loss.
 
@@ -88,6 +92,16 @@ def amp_train_step(
       be enabled or disabled on any device. With an enabled scaler the optimizer sees the
       unscaled gradients, and a step whose gradients contain inf or NaN leaves the
       parameters unchanged and lowers the scale.
+    - max_grad_norm: None (the default) clips nothing. A number > 0 (inf included, which
+      clips nothing) clips the gradients before the step, as
+      `torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)` does, and clips
+      the true gradients: after an enabled scaler's backward, `.grad` holds them times the
+      scale until `scaler.unscale_(optimizer)` divides it out (`scaler.step` then does not
+      divide again), so unscale, clip, then step. Clipped while still scaled, they would be
+      capped at max_grad_norm × scale, and the step would come out `scale` times too small.
+      A step whose gradients contain inf or NaN is skipped as without clipping.
+      Raises ValueError, before changing anything (gradients included), if max_grad_norm
+      is neither None nor > 0 (0, negative, NaN).
     - Returns the loss of this forward pass (before the update) as a 0-dim float32 tensor
       on `inputs`' device, detached from the graph, whatever dtype `loss_fn` produced
       (bfloat16, float16 or float64 alike).
@@ -96,9 +110,10 @@ def amp_train_step(
     >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     >>> x, y = torch.randn(8, 3), torch.randn(8, 1)
     >>> loss = amp_train_step(model, x, y, nn.functional.mse_loss, optimizer,
-    ...                       make_grad_scaler(x.device))
+    ...                       make_grad_scaler(x.device), max_grad_norm=1.0)
     >>> loss.dtype, model.weight.dtype
     (torch.float32, torch.float32)
     """
-    # TODO: zero the gradients, forward under autocast, then backward/step/update via scaler.
+    # TODO: zero the gradients, forward under autocast, backward via the scaler, unscale and
+    # clip when asked, then step and update via the scaler.
     raise NotImplementedError

@@ -65,12 +65,23 @@ def scaler_for(device, enabled=True):
     return torch.amp.GradScaler(device.type, enabled=enabled, init_scale=256.0)
 
 
-def sgd_by_hand_in_float32(model, batches, lr):
-    """The oracle: plain float32 SGD on a copy of the model, gradients from autograd."""
+def clipped(grads, max_norm):
+    """clip_grad_norm_'s rule written out: every gradient times min(max_norm / (total 2-norm
+    + 1e-6), 1)."""
+    total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    factor = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    return [g * factor for g in grads]
+
+
+def sgd_by_hand_in_float32(model, batches, lr, max_grad_norm=None):
+    """The oracle: plain float32 SGD on a copy of the model, gradients from autograd (clipped
+    by hand when max_grad_norm is given)."""
     model = copy.deepcopy(model)
     params = list(model.parameters())
     for inputs, targets in batches:
         grads = torch.autograd.grad(F.mse_loss(model(inputs), targets), params)
+        if max_grad_norm is not None:
+            grads = clipped(grads, max_grad_norm)
         with torch.no_grad():
             for param, grad in zip(params, grads, strict=True):
                 param -= lr * grad
@@ -379,11 +390,13 @@ def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled
         )
 
 
+@pytest.mark.parametrize("max_grad_norm", [None, 1.0], ids=["unclipped", "clipped"])
 @pytest.mark.parametrize("where", ["gradient", "loss"])
 @pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
-def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad, where):
+def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad, where, max_grad_norm):
     # The overflow in a gradient only, or already in the forward loss: either way the
-    # scaler sees it in the gradients, skips the step and lowers the scale.
+    # scaler sees it in the gradients, skips the step and lowers the scale, also when the
+    # gradients are clipped first (clipping an inf norm turns every gradient into NaN).
     model = small_model(device)
     if where == "gradient":
         model[0].weight.register_hook(lambda grad: torch.full_like(grad, bad))
@@ -395,12 +408,15 @@ def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad, where)
     def mse(output, target):
         return F.mse_loss(output, target) * (bad if where == "loss" else 1.0)
 
-    loss = amp_train_step(model, inputs, targets, mse, optimizer, scaler)
+    loss = amp_train_step(
+        model, inputs, targets, mse, optimizer, scaler, max_grad_norm=max_grad_norm
+    )
     for (name, param), old in zip(model.named_parameters(), before.parameters(), strict=True):
         unchanged = torch.equal(param.detach(), old.detach())
         assert unchanged, (
-            f"{name} changed although a gradient was {bad}; let scaler.step(optimizer) make "
-            "the step, so it is skipped when gradients contain inf or NaN"
+            f"{name} changed although a gradient was {bad} (max_grad_norm={max_grad_norm}); "
+            "let scaler.step(optimizer) make the step, so it is skipped when gradients "
+            "contain inf or NaN (after scaler.unscale_ it still knows, whatever clipping did)"
         )
     assert scaler.get_scale() < 256.0, (
         f"the scale is still {scaler.get_scale()} after an overflow in the {where}; run "
@@ -421,6 +437,68 @@ def test_an_inf_gradient_skips_the_step_and_lowers_the_scale(device, bad, where)
         rtol=2e-2,
         atol=1e-3,
     )
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])
+@pytest.mark.parametrize("max_grad_norm", [0.05, 1e6, math.inf])
+def test_clipping_caps_the_unscaled_gradients(device, enabled, max_grad_norm):
+    # 0.05 is far below the gradients' norm here, so it clips; 1e6 and inf are far above it,
+    # so they leave the gradients as they are (clipping only ever scales down).
+    model = small_model(device)
+    start = [param.detach().clone() for param in model.parameters()]
+    batches = [(inputs, 3 * targets) for inputs, targets in (a_batch(device), a_batch(device))]
+    inputs, targets = batches[0]
+    grads = torch.autograd.grad(F.mse_loss(model(inputs), targets), list(model.parameters()))
+    norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    assert norm > 10 * 0.05, f"the test's gradients are too small to be clipped: {norm}"
+    want = sgd_by_hand_in_float32(model, batches, lr=0.1, max_grad_norm=max_grad_norm)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = scaler_for(device, enabled)
+    for inputs, targets in batches:
+        amp_train_step(
+            model, inputs, targets, F.mse_loss, optimizer, scaler, max_grad_norm=max_grad_norm
+        )
+    for (name, param), first, expected in zip(model.named_parameters(), start, want, strict=True):
+        change, expected_change = param.detach() - first, expected - first
+        assert_close(
+            change,
+            expected_change,
+            f"with max_grad_norm={max_grad_norm} and the scaler "
+            f"{'on' if enabled else 'off'}, the change of {name} after two steps differs "
+            "from float32 SGD on gradients clipped as clip_grad_norm_ clips them; clip the "
+            "unscaled gradients: scaler.unscale_(optimizer), then clip_grad_norm_, then "
+            "scaler.step(optimizer) (gradients clipped while scaled, or after the step, give "
+            "another step)",
+            rtol=3e-2,
+            atol=3e-2 * expected_change.abs().max().item(),
+        )
+
+
+@pytest.mark.parametrize("max_grad_norm", [0.0, -1.0, math.nan, -math.inf])
+def test_rejects_a_max_grad_norm_that_is_not_positive_before_changing_anything(
+    device, max_grad_norm
+):
+    model = small_model(device)
+    inputs, targets = a_batch(device)
+    for param in model.parameters():
+        param.grad = torch.ones_like(param)
+    before = [(param.detach().clone(), param.grad.clone()) for param in model.parameters()]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError):
+        amp_train_step(
+            model,
+            inputs,
+            targets,
+            F.mse_loss,
+            optimizer,
+            scaler_for(device, False),
+            max_grad_norm=max_grad_norm,
+        )
+    for (name, param), (value, grad) in zip(model.named_parameters(), before, strict=True):
+        assert torch.equal(param, value) and torch.equal(param.grad, grad), (
+            f"amp_train_step(max_grad_norm={max_grad_norm}) changed {name} or its .grad "
+            "before raising: check the setting first, before zeroing the gradients"
+        )
 
 
 @pytest.mark.cuda
@@ -465,6 +543,15 @@ def step_inputs(device):
     return facets.args(model, x, y, F.mse_loss, optimizer, scaler)
 
 
+def clipped_step_inputs(device):
+    return facets.args(*step_inputs(device).args, max_grad_norm=1.0)
+
+
+def large_gradient_step_inputs(device):
+    model, x, y, *rest = step_inputs(device).args
+    return facets.args(model, x, 100 * y, *rest)
+
+
 FACETS = facets.declare(
     facets.none(
         amp_dtype,
@@ -483,6 +570,13 @@ FACETS = facets.declare(
         ),
         # A training step's backward may fill the inputs' .grad: the contract leaves it open.
         facets.Unmodified(step_inputs, inputs=lambda arguments: arguments.args[1:3], grads=False),
+        facets.Setting(clipped_step_inputs, "max_grad_norm", low=0, low_open=True),
+        # Large gradients, so a default that clipped (1.0, say) would show in the weights.
+        facets.Defaults(
+            large_gradient_step_inputs,
+            values={"max_grad_norm": None},
+            key=lambda arguments, loss: list(arguments.args[0].parameters()),
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -9,6 +9,7 @@ def cross_entropy(
     logits: torch.Tensor,
     target: torch.Tensor,
     *,
+    weight: torch.Tensor | None = None,
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
     reduction: str = "mean",
@@ -25,6 +26,8 @@ def cross_entropy(
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+    if weight is not None and weight.shape != logits.shape[1:]:
+        raise ValueError(f"weight must have shape [C] = {tuple(logits.shape[1:])}")
 
     # Shifting a row by a constant does not change its softmax; shifting by the row max
     # makes every exponent <= 0 (no overflow) and one of them exactly 0 (no log of 0).
@@ -39,6 +42,10 @@ def cross_entropy(
     nll = -log_probs.gather(1, safe_target.unsqueeze(1)).squeeze(1)
     # Smoothing mixes in the uniform distribution over all C classes: ε * mean(-log p).
     smooth = -log_probs.mean(dim=1)
+    if weight is not None:
+        # Class weights scale each class's terms: the target's, and every class's in smooth.
+        nll = nll * weight[safe_target]
+        smooth = -(log_probs * weight).mean(dim=1)
     # A term of weight 0 is left out: where logits differ by more than the dtype's largest
     # value a log-probability is -inf, and 0 * inf would be nan.
     if label_smoothing == 0:
@@ -54,5 +61,7 @@ def cross_entropy(
         return loss
     if reduction == "sum":
         return loss.sum()
+    if weight is not None:  # a weighted mean: divide by the weight of the samples that count
+        return loss.sum() / torch.where(keep, weight[safe_target], 0).sum()
     # Divide by the samples that count; with none left this is 0/0 = nan, as in PyTorch.
     return loss.sum() / keep.sum()

@@ -51,7 +51,10 @@ def load_checkpoint(
     scheduler: LRScheduler,
 ) -> int:
     # weights_only=True unpickles tensors and plain containers only, never arbitrary code.
-    return _restore(torch.load(path, weights_only=True), model, optimizer, scheduler)
+    # map_location="cpu": a checkpoint saved on a GPU loads on any machine; load_state_dict
+    # copies each tensor to where the model's lives, and the RNG states must be CPU tensors.
+    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    return _restore(checkpoint, model, optimizer, scheduler)
 
 
 def _restore(

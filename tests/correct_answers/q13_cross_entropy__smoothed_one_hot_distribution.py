@@ -1,10 +1,13 @@
 """Correct: the smoothed one-hot target distribution (1 - ε on the class, ε / C on every
-class), its terms of weight 0 masked by torch.where, the mean divided in the logits' dtype."""
+class) times the class weights (ones without any), its terms of weight 0 masked by
+torch.where, the mean divided in the logits' dtype."""
 
 import torch
 
 
-def cross_entropy(logits, target, *, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+def cross_entropy(
+    logits, target, *, weight=None, ignore_index=-100, label_smoothing=0.0, reduction="mean"
+):
     if logits.ndim != 2:
         raise ValueError("logits must be 2-D")
     n, c = logits.shape
@@ -14,13 +17,18 @@ def cross_entropy(logits, target, *, ignore_index=-100, label_smoothing=0.0, red
         raise ValueError("bad reduction")
     if not (label_smoothing >= 0 and label_smoothing <= 1):
         raise ValueError("label_smoothing must lie in [0, 1]")
+    if weight is not None and tuple(weight.shape) != (c,):
+        raise ValueError("weight must hold one number per class")
+    class_weight = torch.ones(c, dtype=logits.dtype, device=logits.device)
+    if weight is not None:
+        class_weight = weight
     top = logits.detach().max(dim=1, keepdim=True).values
     shifted = logits - top
     log_p = shifted - torch.log(torch.exp(shifted).sum(dim=1, keepdim=True))
     counted = target.ne(ignore_index)
     index = target.masked_fill(~counted, 0)
     one_hot = torch.zeros_like(log_p).scatter_(1, index[:, None], 1.0)
-    weights = (1 - label_smoothing) * one_hot + label_smoothing / c
+    weights = ((1 - label_smoothing) * one_hot + label_smoothing / c) * class_weight
     # A weight of 0 adds nothing, even against a log-probability of -inf.
     terms = torch.where(weights > 0, weights * log_p, torch.zeros_like(log_p))
     per_sample = torch.where(
@@ -29,4 +37,6 @@ def cross_entropy(logits, target, *, ignore_index=-100, label_smoothing=0.0, red
     if reduction == "none":
         return per_sample
     total = per_sample.sum()
-    return total if reduction == "sum" else total / counted.sum().to(logits.dtype)
+    if reduction == "sum":
+        return total
+    return total / (class_weight[index] * counted.to(logits.dtype)).sum()

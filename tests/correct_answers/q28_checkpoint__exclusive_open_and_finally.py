@@ -36,7 +36,7 @@ def save_checkpoint(path, model, optimizer, scheduler, epoch):
 
 
 def load_checkpoint(path, model, optimizer, scheduler):
-    state = torch.load(os.fspath(path), weights_only=True)
+    state = torch.load(os.fspath(path), map_location=torch.device("cpu"), weights_only=True)
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])

@@ -49,7 +49,8 @@ def load_checkpoint(
     scheduler: LRScheduler,
 ) -> int:
     # weights_only=True unpickles tensors and plain containers only, never arbitrary code.
-    return _restore(torch.load(path, weights_only=True), model, optimizer, scheduler)
+    checkpoint = torch.load(path, weights_only=True, map_location=lambda storage, _: storage)
+    return _restore(checkpoint, model, optimizer, scheduler)
 
 
 def _restore(

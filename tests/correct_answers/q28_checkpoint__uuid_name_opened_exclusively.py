@@ -51,7 +51,7 @@ def load_checkpoint(
     optimizer: Optimizer,
     scheduler: LRScheduler,
 ) -> int:
-    state = torch.load(path, weights_only=True)
+    state = torch.load(path, weights_only=True, map_location="cpu")
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])

@@ -1,4 +1,5 @@
-"""Correct: gradients zeroed in place, an explicit unscale_ before the step."""
+"""Correct: gradients zeroed in place, an explicit unscale_ before the step, clipped with
+get_total_norm and clip_grads_with_norm_ over the optimizer's parameters."""
 
 from collections.abc import Callable
 
@@ -27,13 +28,20 @@ def amp_train_step(
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
     optimizer: torch.optim.Optimizer,
     scaler: torch.amp.GradScaler,
+    max_grad_norm: float | None = None,
 ) -> torch.Tensor:
+    if max_grad_norm is not None and not (max_grad_norm > 0):
+        raise ValueError("max_grad_norm must be positive")
     optimizer.zero_grad(set_to_none=False)
     with torch.autocast(inputs.device.type, dtype=amp_dtype(inputs.device)):
         out = model(inputs)
         loss = loss_fn(out, targets)
     scaler.scale(loss).backward()
     scaler.unscale_(optimizer)
+    if max_grad_norm is not None:
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        total = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None])
+        torch.nn.utils.clip_grads_with_norm_(params, max_grad_norm, total)
     scaler.step(optimizer)
     scaler.update()
     return loss.detach().to(torch.float32)

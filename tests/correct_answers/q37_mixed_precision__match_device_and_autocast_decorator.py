@@ -29,7 +29,15 @@ def amp_train_step(
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
     optimizer: torch.optim.Optimizer,
     scaler: torch.amp.GradScaler,
+    max_grad_norm: float | None = None,
 ) -> torch.Tensor:
+    match max_grad_norm:
+        case None:
+            pass
+        case float() | int() if max_grad_norm > 0:
+            pass
+        case _:
+            raise ValueError(f"max_grad_norm={max_grad_norm}: give None or a positive number")
     for param in model.parameters():
         param.grad = None
 
@@ -39,6 +47,9 @@ def amp_train_step(
 
     loss = forward()
     scaler.scale(loss).backward()
+    if max_grad_norm is not None:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
     scaler.step(optimizer)
     scaler.update()
     return loss.detach().to(torch.float32)

@@ -18,6 +18,7 @@ def cross_entropy(
     logits: torch.Tensor,
     target: torch.Tensor,
     *,
+    weight: torch.Tensor | None = None,
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
     reduction: str = "mean",
@@ -32,16 +33,25 @@ def cross_entropy(
         raise ValueError(f"bad reduction {reduction!r}") from error
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError("label_smoothing must lie in [0, 1]")
+    if weight is not None and weight.shape != logits.shape[-1:]:
+        raise ValueError(f"weight must have shape [C], got {tuple(weight.shape)}")
     top = logits.max(dim=-1, keepdim=True).values.detach()
     log_norm = (logits - top).exp().sum(-1, keepdim=True).log() + top
     log_probs = logits - log_norm
     valid = target.ne(ignore_index)
-    picked = log_probs.gather(-1, target.masked_fill(~valid, _NO_CLASS)[:, None])[:, 0]
+    classes = target.masked_fill(~valid, _NO_CLASS)
+    picked = log_probs.gather(-1, classes[:, None])[:, 0]
+    spread = log_probs
+    counted = valid.sum()
+    if weight is not None:
+        picked = picked * weight[classes]
+        spread = spread * weight
+        counted = weight[classes].masked_fill(~valid, 0.0).sum()
     # Only the terms of weight > 0: 0 * -inf would be nan for logits at the dtype's limits.
-    terms = ((1.0 - label_smoothing, picked), (label_smoothing, log_probs.mean(-1)))
+    terms = ((1.0 - label_smoothing, picked), (label_smoothing, spread.mean(-1)))
     per_sample = -sum(weight * term for weight, term in terms if weight)
     per_sample = per_sample.masked_fill(~valid, 0.0)
     if how is Reduction.NONE:
         return per_sample
     total = per_sample.sum()
-    return total if how is Reduction.SUM else total / valid.sum()
+    return total if how is Reduction.SUM else total / counted

@@ -72,5 +72,6 @@ def load_checkpoint(
     optimizer: Optimizer,
     scheduler: LRScheduler,
 ) -> int:
-    saved = torch.load(path, weights_only=True)
+    with open(path, "rb") as file:
+        saved = torch.load(file, map_location="cpu", weights_only=True)
     return _Snapshot(**saved).restore(model, optimizer, scheduler)

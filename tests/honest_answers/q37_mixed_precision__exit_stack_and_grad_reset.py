@@ -31,7 +31,10 @@ def amp_train_step(
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
     optimizer: torch.optim.Optimizer,
     scaler: torch.amp.GradScaler,
+    max_grad_norm: float | None = None,
 ) -> torch.Tensor:
+    if max_grad_norm is not None and not max_grad_norm > 0:
+        raise ValueError("max_grad_norm must be None or positive")
     for param in model.parameters():
         param.grad = None
     autocast = torch.autocast(inputs.device.type, dtype=amp_dtype(inputs.device))
@@ -39,6 +42,13 @@ def amp_train_step(
         stack.enter_context(autocast)
         loss = loss_fn(model(inputs), targets)
     scaler.scale(loss).backward()
+    if max_grad_norm is not None:
+        scaler.unscale_(optimizer)
+        grads = [param.grad for param in model.parameters() if param.grad is not None]
+        norms = torch.stack([torch.linalg.vector_norm(grad) for grad in grads])
+        factor = torch.clamp(max_grad_norm / (torch.linalg.vector_norm(norms) + 1e-6), max=1.0)
+        for grad in grads:
+            grad.mul_(factor)
     scaler.step(optimizer)
     scaler.update()
     return loss.detach().to(torch.float32)
