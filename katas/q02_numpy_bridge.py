@@ -7,6 +7,11 @@ memory without copying, so a write through one shows in the other. The extra pow
 in the way of `.numpy()`: it refuses a tensor that requires grad (detach it from the graph
 first) and a tensor on a GPU (bring it to the CPU first, which copies).
 
+The defaults differ too: NumPy's floats are float64, torch's float32. A bridge keeps the
+dtype, so `np.random.rand(...)` becomes a float64 tensor, and a float32 model refuses it
+("mat1 and mat2 must have the same dtype"): convert where the data enters the model
+(`.float()`), not by making the model float64, which doubles its memory and slows it down.
+
 Task: write three bridge functions, each with a clear promise about copying.
 """
 

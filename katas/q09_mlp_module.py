@@ -4,6 +4,8 @@
 `__init__` and say how data flows in `forward`; layers assigned as attributes (or held in
 nn.Sequential / nn.ModuleList) are registered, so the module finds their parameters for
 `parameters()`, `state_dict()`, `.to(...)`, and switches them with `.train()` / `.eval()`.
+Run a module by calling it, `model(x)`, not `model.forward(x)`: the call runs the hooks
+registered on it (kata 21 and kata 34 measure with forward hooks) around forward.
 
 Task: write a multilayer perceptron whose depth, width, activation and dropout are set by
 its arguments. (Counting a model's parameters, and how parameters() differs from
