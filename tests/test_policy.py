@@ -1990,6 +1990,8 @@ CHANGES_TESTS_STATE = {
         "def f(probe):\n    s = probe.seen\n    def g():\n        s.clear()\n    g()"
     ),
     "walrus-then-cleared": "def f(probe):\n    (s := probe.seen).clear()",
+    "or-then-cleared": "def f(probe):\n    (probe.seen or []).clear()",
+    "chosen-then-cleared": "def f(probe, c):\n    s = probe.seen if c else []\n    s.clear()",
     "unpacked-then-cleared": "def f(probe):\n    n, s = probe.forwards, probe.seen\n    s.clear()",
     "handed-to-a-function": "import heapq\ndef f(probe):\n    heapq.heappush(probe.seen, 1)",
     "through-its-class": "def f(probe):\n    list.clear(probe.seen)",
@@ -2024,7 +2026,9 @@ def test_the_tests_state_may_be_read_into_a_name_of_the_answers_own():
     honest = (
         "def f(model, x):\n    seen = model.seen\n    n, also = model.forwards, model.seen\n"
         "    first: int = seen[0]\n    if (count := len(seen)) > n:\n        return first + n\n"
-        "    total = n + count + len(also)\n    for each in seen:\n        total = total + each\n"
+        "    total = n + count + len(also or [])\n"
+        "    for each in seen:\n        total = total + each\n"
+        "    if model.seen and (model.forwards if n else 0):\n        total = total + 1\n"
         "    return total\n"
     )
     assert policy.check(honest, tests=TESTS) == []

@@ -2381,9 +2381,15 @@ class _Checker:
         """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`): read
         only, or refused."""
         parent = self.parents.get(id(use))
-        while isinstance(parent, ast.Subscript) and parent.value is use:  # probe.seen[0]
-            if not isinstance(parent.ctx, ast.Load):
-                break
+        while (  # probe.seen[0]; `probe.seen or []` and `probe.seen if c else []` are the state
+            (
+                isinstance(parent, ast.Subscript)
+                and parent.value is use
+                and isinstance(parent.ctx, ast.Load)
+            )
+            or isinstance(parent, ast.BoolOp)
+            or (isinstance(parent, ast.IfExp) and parent.test is not use)
+        ):
             use, parent = parent, self.parents.get(id(parent))
         if self.state_alias(use, parent):
             return  # `head = model.head`: a read; state_alias_uses judges what `head` does
