@@ -1482,7 +1482,7 @@ def _assert_true_gradients(
         # A fresh copy each time (a forward may update buffers it then uses), moved along the
         # direction; the same input and dropout masks each time, made in float64.
         model = copy_module(base)
-        trained = [p for p in model.parameters() if p.requires_grad]
+        trained: list[torch.Tensor] = [p for p in model.parameters() if p.requires_grad]
         with torch.no_grad():
             for p, v in zip(trained, directions, strict=True):
                 p.add_(v.to(p.device), alpha=moved)
