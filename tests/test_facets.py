@@ -1660,6 +1660,25 @@ def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():
     assert_catches(facet, right, forked)
 
 
+def test_trains_catches_a_path_cut_that_leaves_every_parameter_a_gradient():
+    class Residual(nn.Module):
+        def __init__(self, cut):
+            super().__init__()
+            self.blocks = nn.ModuleList(nn.Linear(3, 3) for _ in range(2))
+            self.cut = cut
+
+        def forward(self, x):
+            for block in self.blocks:
+                x = (x.detach() if self.cut else x) + torch.tanh(block(x))
+            return x
+
+    facet = facets.Trains(
+        lambda device: facets.args(),
+        forward=lambda model, device: model(torch.randn(4, 3, device=device)),
+    )
+    assert_catches(facet, lambda: Residual(cut=False), lambda: Residual(cut=True))
+
+
 def test_trains_in_eval_mode_catches_a_graph_cut_when_evaluating():
     facet = facets.Trains(
         lambda device: facets.args(2),

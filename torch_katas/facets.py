@@ -454,7 +454,10 @@ class Trains(Facet):
     """A returned module still trains: a backward pass from forward(module, device) reaches
     every parameter that requires grad, with finite gradients, in the mode it is returned in
     and in eval mode (a model evaluated, or frozen by .eval(), still passes gradients where
-    grad mode is on); and grad mode is the caller's: under torch.no_grad() the forward
+    grad mode is on); the gradients are the true ones: in float64, along a random direction
+    of the trained parameters, the gradient agrees with a central difference of the output
+    (a path cut by detach, or a backward of its own, that leaves every parameter some
+    gradient still shows); and grad mode is the caller's: under torch.no_grad() the forward
     records no graph. make(device) -> Args; module(args, result) picks the module (default:
     the result)."""
 
@@ -1691,6 +1694,7 @@ def check_trains(case: Case, device: torch.device) -> None:
     assert isinstance(module, nn.Module), f"expected a module, got {type(module).__name__}"
     trained = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
     assert trained, f"{case.function.name}: the module has no parameter that trains"
+    _assert_true_gradients(case, facet, module, device)
     for mode in ("as returned", "in eval mode"):
         if mode == "in eval mode":
             module.eval()
@@ -1721,6 +1725,52 @@ def check_trains(case: Case, device: torch.device) -> None:
         f"{case.function.name}: under the caller's torch.no_grad() the module's forward "
         f"recorded a graph (in {sorted(set(graded)) or 'its output'}): grad mode is the "
         "caller's, so no torch.enable_grad() inside forward"
+    )
+
+
+def _assert_true_gradients(
+    case: Case, facet: Trains, module: nn.Module, device: torch.device
+) -> None:
+    """The module's gradients, in a float64 copy, against a central difference along one
+    random direction of its trained parameters (as gradcheck's fast mode does)."""
+    if torch.float64 in devices.missing_dtypes(device):
+        return
+    base = copy_module(module).double()
+    drawn = torch.Generator().manual_seed(1)
+    # On the CPU: the forward may move the module (model.to(device)).
+    directions = [
+        torch.randn(p.shape, generator=drawn, dtype=p.dtype)
+        for p in base.parameters()
+        if p.requires_grad
+    ]
+
+    def loss(moved: float) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        # A fresh copy each time (a forward may update buffers it then uses), moved along the
+        # direction; the same input and dropout masks each time, made in float64.
+        model = copy_module(base)
+        trained: list[torch.Tensor] = [p for p in model.parameters() if p.requires_grad]
+        with torch.no_grad():
+            for p, v in zip(trained, directions, strict=True):
+                p.add_(v.to(p.device), alpha=moved)
+        previous = torch.get_default_dtype()
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            torch.set_default_dtype(torch.float64)
+            try:
+                output = facet.forward(model, device).double()
+            finally:
+                torch.set_default_dtype(previous)
+        return (output * _upstream(output)).sum(), trained
+
+    value, trained = loss(0.0)
+    grads = torch.autograd.grad(value, trained, allow_unused=True, materialize_grads=True)
+    along = sum(float((g.cpu() * v).sum()) for g, v in zip(grads, directions, strict=True))
+    step = 1e-6
+    difference = (float(loss(step)[0]) - float(loss(-step)[0])) / (2 * step)
+    assert math.isclose(along, difference, rel_tol=1e-4, abs_tol=1e-6), (
+        f"{case.function.name}: along a random direction of the parameters the gradient is "
+        f"{along:.6g}, but the output changes at a rate of {difference:.6g}: a path cut "
+        "(detach, .data, no_grad) or a backward of its own gives wrong gradients"
     )
 
 
