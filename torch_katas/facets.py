@@ -174,7 +174,9 @@ class Facet:
 @dataclass(frozen=True)
 class Dtypes(Facet):
     """The result keeps the input dtype (or `result(dtype)`), with values of a float64 oracle
-    rounded once to it. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
+    rounded once to it, whatever torch's default dtype: each case runs under the other one
+    (float64, as a caller may set it; float32 for float64 input), so a tensor made without
+    dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
     float64) -> the exact result; `atol` where values near 0 are computed by cancellation."""
 
     make: Callable[[torch.dtype, torch.device], Args]
