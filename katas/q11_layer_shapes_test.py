@@ -365,6 +365,17 @@ class SdpaDerived(torch.overrides.TorchFunctionMode):
         sdpa = func is F.scaled_dot_product_attention
         if sdpa or (inputs and all(map(self.is_derived, inputs))):
             self.derived += [value for value in leaves(out) if isinstance(value, torch.Tensor)]
+        else:
+            # Written in place from something else (out.copy_(by_hand), out[:] = ...,
+            # out.data = ...): SDPA's values are gone from it.
+            name = getattr(func, "__name__", "")
+            in_place = name in ("__setitem__", "__set__") or (
+                name.endswith("_") and not name.startswith("__")
+            )
+            written = [*(args[:1] if in_place else ()), (kwargs or {}).get("out")]
+            self.derived = [
+                seen for seen in self.derived if not any(seen is one for one in written)
+            ]
         return out
 
 

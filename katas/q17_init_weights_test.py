@@ -262,7 +262,26 @@ def test_init_weights_walks_the_model_with_apply(device):
     class Recording(nn.Sequential):
         def apply(self, fn):
             calls.append(state(self))  # before this walk
-            out = super().apply(fn)
+            prefixes = {id(module): name for name, module in self.named_modules()}
+
+            def visit(module):
+                # Each visit treats the module it is given: a walk of the function's own
+                # from one visit (the root's, which apply makes last) is no walk by apply.
+                before = state(self)
+                fn(module)
+                prefix = prefixes[id(module)] + "." if prefixes[id(module)] else ""
+                own = {prefix + key for key, _ in module.named_parameters(recurse=False)}
+                own |= {prefix + key for key, _ in module.named_buffers(recurse=False)}
+                after = state(self)
+                changed = sorted(k for k in before if not torch.equal(before[k], after[k]))
+                assert set(changed) <= own, (
+                    f"visiting {prefixes[id(module)] or 'the model'}, the function passed to "
+                    f"model.apply changed {sorted(set(changed) - own)}: it treats the module "
+                    "it is given; let model.apply(init_layer) walk the model, not a walk of "
+                    "your own"
+                )
+
+            out = super().apply(visit)
             calls.append(state(self))  # after it
             return out
 

@@ -504,6 +504,11 @@ FACETS = facets.declare(
     ),
     facets.of(
         make_loader,
+        # Building the loader, and two epochs of it.
+        facets.OwnGenerator(
+            lambda device: facets.args(numbers(device), 4, 3),
+            then=lambda arguments, loader: [epoch_order(loader), epoch_order(loader)],
+        ),
         facets.Defaults(
             lambda device: facets.args(numbers(device), 4, 3),
             values={"collate_fn": None},

@@ -400,7 +400,19 @@ def test_switching_off_leaves_the_environment_alone(device, monkeypatch, value):
 FACETS = facets.declare(
     facets.none(seed_everything, "global random states: the kata's own tests cover them"),
     facets.none(seed_worker, "a worker's random states: the kata's own tests cover them"),
-    facets.none(make_loader, "a loader's random order: the kata's own tests cover it"),
+    facets.of(
+        make_loader,
+        # Building the loader, and two epochs of it (in this process: no worker).
+        facets.OwnGenerator(
+            lambda device: facets.args(list(range(6)), 3, seed=1),
+            then=lambda arguments, loader: [list(loader), list(loader)],
+        ),
+        facets.Defaults(
+            lambda device: facets.args(list(range(6)), 3, 1),
+            values={"num_workers": 0},
+            key=lambda arguments, loader: (loader.num_workers, list(loader)),
+        ),
+    ),
     facets.none(
         make_deterministic,
         "returns nothing and sets process-wide flags: the kata's own tests check each and put "

@@ -400,7 +400,12 @@ def test_stratified_split_rejects_bad_fractions(device, n, fractions):
 
 FACETS = facets.declare(
     facets.of(split_sizes, facets.Number(lambda device: facets.args(10, [0.45, 0.45, 0.1]), list)),
-    facets.none(split_dataset, "a seeded random split: the kata's own tests cover it"),
+    facets.of(
+        split_dataset,
+        facets.OwnGenerator(
+            lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
+        ),
+    ),
     facets.of(
         stratified_split,
         # labels: one per item of the dataset, 1-D (a seeded random split: the kata's own
@@ -410,6 +415,11 @@ FACETS = facets.declare(
                 list(range(6)), torch.tensor([0, 1, 0, 1, 2, 2], device=device), [0.5, 0.5], 0
             ),
             names=(1,),
+        ),
+        facets.OwnGenerator(
+            lambda device: facets.args(
+                numbered_dataset(device, 12), torch.arange(12, device=device) % 3, [0.5, 0.5], 1
+            )
         ),
     ),
 )

@@ -583,7 +583,20 @@ def test_two_processes_train_as_one(device, tmp_path):
 # ---------------------------------------------------------------- facets
 
 FACETS = facets.declare(
-    facets.none(rank_loader, "returns a DataLoader: its own tests iterate it on every device"),
+    facets.of(
+        rank_loader,
+        # The permutation may be drawn when the sampler is iterated. (The loader itself draws
+        # its base seed from the global generator, as a DataLoader without one does.)
+        facets.OwnGenerator(
+            lambda device: facets.args(indexed(16, device), 4, 1, 2, epoch=3, seed=5),
+            then=lambda arguments, loader: list(loader.sampler),
+        ),
+        facets.Defaults(
+            lambda device: facets.args(indexed(16, device), 4, 1, 2, epoch=3),
+            values={"seed": 0},
+            key=lambda arguments, loader: list(loader),
+        ),
+    ),
     facets.none(
         average_gradients, "needs a process group: its own tests run it on two and three ranks"
     ),

@@ -138,6 +138,37 @@ def test_what_a_contract_says_of_gradients_is_checked_by_a_facet(module):
     assert not unchecked, f"contracts that no facet checks: declare {unchecked}"
 
 
+# A contract that keeps torch's global generator out of the function's draws.
+OWN_GENERATOR = re.compile(
+    r"(not use|not used).{0,60}global random state|global random state.{0,80}(not used|as it was)",
+    re.DOTALL,
+)
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_contract_that_leaves_the_global_generator_alone_declares_own_generator(module):
+    # The OwnGenerator facet watches the whole call (and what it returns, iterated): a reseed
+    # inside torch.random.fork_rng, put back before it returns, uses the global state too.
+    tests = importlib.import_module(f"katas.{module}_test")
+    declared = {
+        function.target.__name__
+        for function in tests.FACETS.functions
+        if any(isinstance(facet, facets.OwnGenerator) for facet in function.facets)
+    }
+    stub = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
+    said = {
+        node.name
+        for node in stub.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+        and not node.name.startswith("_")
+        and OWN_GENERATOR.search(" ".join(contract_text(module, node.name).split()))
+    }
+    assert said <= declared, (
+        f"{sorted(said - declared)}: the contract leaves the global random state alone; "
+        "declare facets.OwnGenerator for it"
+    )
+
+
 def stub_module(module: str):
     """The stub itself, loaded from its file (with --solutions `katas.<module>` is the
     reference)."""
@@ -614,6 +645,43 @@ def test_dtypes_catches_a_tensor_made_in_the_default_dtype():
     assert_catches(facet, right, default_dtype)
     _, failed = outcomes(default_dtype, facet)
     assert failed == ["default_dtype-dtypes-float32"], failed
+
+
+def test_own_generator_catches_the_global_generator_used_while_the_call_runs():
+    facet = facets.OwnGenerator(lambda device: facets.args(5, seed=3))
+
+    def own(n, seed):
+        return torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+
+    def drawn(n, seed):
+        return torch.randperm(n)
+
+    def forked(n, seed):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return torch.randperm(n)
+
+    def put_back(n, seed):  # the default generator's own methods, the state put back
+        generator = torch.default_generator
+        state = generator.get_state()
+        generator.manual_seed(seed)
+        try:
+            return torch.randperm(n)
+        finally:
+            generator.set_state(state)
+
+    for wrong in (drawn, forked, put_back):
+        assert_catches(facet, own, wrong)
+
+    class Later:  # draws when iterated, as a sampler does
+        def __init__(self, n, seed):
+            self.n, self.seed = n, seed
+
+        def __iter__(self):
+            return iter(forked(self.n, self.seed).tolist())
+
+    later = facets.OwnGenerator(lambda device: facets.args(5, 3), then=lambda a, it: list(it))
+    assert_catches(later, lambda n, seed: own(n, seed).tolist(), Later)
 
 
 def test_gradients_catches_nan_from_an_intermediate_overflow():

@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 from torch_katas import devices
-from torch_katas.testing import default_dtype, same_device, settings_kept
+from torch_katas.testing import default_dtype, forbidden_calls, same_device, settings_kept
 
 __all__ = [
     "CHECKERS",
@@ -62,6 +62,7 @@ __all__ = [
     "Modes",
     "NoGraph",
     "Number",
+    "OwnGenerator",
     "Refused",
     "Returns",
     "Seeded",
@@ -82,6 +83,7 @@ __all__ = [
     "check_modes",
     "check_no_graph",
     "check_number",
+    "check_own_generator",
     "check_refused",
     "check_returns",
     "check_seeded",
@@ -219,7 +221,9 @@ class Facet:
 @dataclass(frozen=True)
 class Dtypes(Facet):
     """The result keeps the input dtype (or `result(dtype)`), with values of a float64 oracle
-    rounded once to it. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
+    rounded once to it, whatever torch's default dtype: each case runs under the other one
+    (float64, as a caller may set it; float32 for float64 input), so a tensor made without
+    dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
     float64) -> the exact result; `atol` where values near 0 are computed by cancellation."""
 
     make: Callable[[torch.dtype, torch.device], Args]
@@ -560,6 +564,19 @@ class Seeded(Facet):
     make: Callable[[torch.device], Args]
     drawn: Callable[[Args, Any], Any] | None = None
     like: Callable[[], Any] | None = None
+
+
+@dataclass(frozen=True)
+class OwnGenerator(Facet):
+    """A function whose random numbers come from a torch.Generator of its own leaves torch's
+    global generators alone while it runs, not only once it returns: it draws nothing from
+    them, and neither reseeds them nor saves and restores them around a reseed or a draw
+    (torch.random.fork_rng, set_rng_state, torch.default_generator's own methods).
+    make(device) -> Args; then(args, result), where the draws come later (a DataLoader or
+    its sampler iterated), is watched too."""
+
+    make: Callable[[torch.device], Args]
+    then: Callable[[Args, Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -2076,6 +2093,46 @@ def check_seeded(case: Case, device: torch.device) -> None:
         )
 
 
+# What reseeds torch's global generators, or puts a saved state back: the CPU's and CUDA's.
+_GLOBAL_GENERATORS = (
+    *((torch.random, name) for name in ("manual_seed", "seed", "set_rng_state", "fork_rng")),
+    *((torch.default_generator, name) for name in ("manual_seed", "seed", "set_state")),
+    *(
+        (torch.cuda, name)
+        for name in ("manual_seed", "manual_seed_all", "seed", "seed_all", "set_rng_state")
+    ),
+    (torch.cuda, "set_rng_state_all"),
+)
+
+
+def _global_states() -> list[torch.Tensor]:
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else []
+    return [torch.get_rng_state(), *cuda]
+
+
+def check_own_generator(case: Case, device: torch.device) -> None:
+    facet: OwnGenerator = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    reason = (
+        "draw from a torch.Generator of your own, seeded with the seed: the global generator "
+        "is the caller's, also while your code runs (another thread may draw from it), so "
+        "no reseed of it, not even inside torch.random.fork_rng"
+    )
+    # The harness's own look at the seed (settings_kept) comes before and after the watch.
+    with (
+        settings_kept(case.function.name),
+        forbidden_calls(*_GLOBAL_GENERATORS, reason=reason),
+    ):
+        before = _global_states()
+        result = case.function.call(*arguments.args, **arguments.kwargs)
+        if facet.then is not None:
+            facet.then(arguments, result)
+        after = _global_states()
+    assert len(after) == len(before) and all(map(torch.equal, after, before)), (
+        f"{case.function.name} drew from torch's global generator: {reason}"
+    )
+
+
 def _subclass(cls: type, children: list[nn.Module] | None) -> type:
     """A subclass of `cls`; one that holds a child built like itself where `children` collects
     them."""
@@ -2107,6 +2164,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     FreshGrads: check_fresh_grads,
     Returns: check_returns,
     Seeded: check_seeded,
+    OwnGenerator: check_own_generator,
     Modes: check_modes,
     Classes: check_classes,
     GradModeKept: check_grad_mode_kept,

@@ -501,7 +501,8 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
     (optimizers, schedulers, DataLoader), `Tensor.backward`, helpers in torch.nn.utils.
     Calls are matched by the function's code (or, for a builtin, the function itself), not
     by the name it is looked up under, so a reference saved at import time
-    (`from torch.autograd.functional import hvp`) is refused as well.
+    (`from torch.autograd.functional import hvp`) is refused as well; a builtin method of an
+    object (`(torch.default_generator, "manual_seed")`) by that object and the name.
     Names the owner lacks are skipped, so one list serves several torch versions. As for
     forbidden_ops, code that runs on another thread inside the block fails the rule.
 
@@ -510,6 +511,9 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
     """
     codes: dict[types.CodeType, str] = {}
     builtins: dict[int, str] = {}
+    # A builtin method of an object (`torch.default_generator.manual_seed`) is a new object at
+    # each lookup: it is matched by its object and its name.
+    methods: dict[tuple[int, str], str] = {}
     for owner, name in targets:
         # On a class, the attribute as defined (a staticmethod stays one); on a module,
         # getattr, which also reaches names a module provides lazily.
@@ -531,6 +535,9 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             codes[code] = called
         else:
             builtins[id(target)] = called
+            bound_to = getattr(target, "__self__", None)
+            if bound_to is not None and not isinstance(bound_to, types.ModuleType | type):
+                methods[id(bound_to), name] = called
     refused: list[str] = []
     outer, returns = _outer_watcher()
 
@@ -545,6 +552,9 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
             if not builtins:
                 return
             called = builtins.get(id(arg))
+            if called is None and methods:
+                bound_to = getattr(arg, "__self__", None)
+                called = methods.get((id(bound_to), getattr(arg, "__name__", "")))
         else:
             if returns is not None:
                 returns(frame, event, arg)
