@@ -480,6 +480,8 @@ FACETS = facets.declare(
         ),
         # A training step's backward may fill the inputs' .grad: the contract leaves it open.
         facets.Unmodified(step_inputs, inputs=lambda arguments: arguments.args[1:3], grads=False),
+        # The step runs each submodule in the caller's mode (no model.train(), even undone).
+        facets.ForwardModes(step_inputs, module=lambda arguments: arguments.args[0]),
     ),
 )
 test_facets = FACETS.test
