@@ -435,6 +435,7 @@ FACETS = facets.declare(
         facets.Setting(halving, "max_steps", low=0, integer=True),
         facets.Unmodified(halving),
         facets.Modes(module_layer, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(module_layer, module=lambda arguments: arguments.args[0]),
     ),
     facets.of(graph_size, facets.Number(chain, int), facets.Unmodified(chain)),
 )

@@ -383,6 +383,9 @@ FACETS = facets.declare(
     facets.of(
         evaluate,
         facets.Modes(model_and_input, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(
+            model_and_input, module=lambda arguments: arguments.args[0], runs="eval"
+        ),
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
         facets.Unmodified(model_and_input),
     ),

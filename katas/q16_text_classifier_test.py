@@ -841,6 +841,7 @@ FACETS = facets.declare(
     facets.of(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0]),
         facets.Unmodified(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
         facets.Refused({"an integer mask": lambda device: integer_mask(layer_and_batch(device))}),
@@ -884,6 +885,7 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(pretrained, module=lambda arguments: arguments.args[0]),
         facets.Refused(
             {
                 "1-D tokens": lambda device: facets.args(

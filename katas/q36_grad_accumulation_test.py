@@ -363,6 +363,7 @@ FACETS = facets.declare(
     facets.of(
         train_accumulated,
         facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
+        facets.ForwardModes(micro_batches, module=lambda arguments: arguments.args[0]),
         facets.UpdatesAll(
             micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
         ),

@@ -577,6 +577,8 @@ FACETS = facets.declare(
             values={"max_grad_norm": None},
             key=lambda arguments, loss: list(arguments.args[0].parameters()),
         ),
+        # The step runs each submodule in the caller's mode (no model.train(), even undone).
+        facets.ForwardModes(step_inputs, module=lambda arguments: arguments.args[0]),
     ),
 )
 test_facets = FACETS.test

@@ -410,6 +410,7 @@ FACETS = facets.declare(
     facets.of(
         evaluate,
         facets.Modes(eval_run, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(eval_run, module=lambda arguments: arguments.args[0], runs="eval"),
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
         # No sample: refused, the model handed back in the modes it came in.
         facets.Refused(

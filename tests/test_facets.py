@@ -546,6 +546,59 @@ def test_functions_without_a_refused_call_are_functions_of_the_stubs():
         assert hasattr(stub_module(module), name), (module, name)
 
 
+# (module, name) -> why a function that runs a module declares no ForwardModes.
+NO_FORWARD_MODES: dict[tuple[str, str], str] = {
+    ("q17_init_weights", "init_layer"): "runs no forward: its contract's mode is a fan mode",
+    ("q31_init_depth", "activation_stds"): (
+        "a stack of Linear and activation layers: no mode changes what it computes, and the "
+        "contract names none for the forward pass"
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_runs_a_module_says_in_which_mode(module):
+    # Modes sees the flags after the call; a mode switched for the call and put back shows
+    # only during it. Every function that declares Modes, or is given a module and names a
+    # mode in its contract, declares ForwardModes (the caller's modes, eval or train).
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    entries: dict[str, list[facets.Function]] = collections.defaultdict(list)
+    for function in tests.FACETS.functions:
+        entries[function.target.__name__].append(function)
+    missing, needless = [], []
+    for name, functions in entries.items():
+        declared = [facet for function in functions for facet in function.facets]
+        if not declared:
+            continue
+        target = getattr(stub, name)
+        given = not inspect.isclass(target) and any(
+            re.search(r"\btorch\.nn\.modules\.", str(parameter.annotation))
+            for parameter in inspect.signature(target).parameters.values()
+        )
+        runs = any(isinstance(facet, facets.Modes) for facet in declared) or (
+            given and re.search(r"\bmodes?\b", own_contract(module, name))
+        )
+        has = any(isinstance(facet, facets.ForwardModes) for facet in declared)
+        if (module, name) in NO_FORWARD_MODES:
+            needless += [name] if has else []
+        elif runs and not has:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} run a module and name its mode, but declare no ForwardModes: "
+        "declare facets.ForwardModes(make, module=..., runs=...) or say why not in "
+        "NO_FORWARD_MODES"
+    )
+    assert not needless, (
+        f"{module}: {needless} declare ForwardModes: take them off NO_FORWARD_MODES"
+    )
+
+
+def test_functions_without_forward_modes_are_functions_of_the_stubs():
+    for module, name in NO_FORWARD_MODES:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
@@ -1073,6 +1126,38 @@ def test_setting_holds_a_refused_call_to_every_state_as_refused_does():
 
     assert_catches(facet, right, mode_first)
     assert_catches(facet, right, grads_first)
+
+
+def test_forward_modes_catches_a_mode_switched_for_the_call_and_put_back():
+    def make(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5)), torch.ones(3, 2))
+
+    def module(arguments):
+        return arguments.args[0]
+
+    def right(model, x):
+        return model(x)
+
+    def switched(model, x):
+        modes = [m.training for m in model.modules()]
+        model.train()
+        try:
+            return model(x)
+        finally:
+            for m, training in zip(model.modules(), modes, strict=True):
+                m.training = training
+
+    def in_eval(model, x):
+        model.eval()
+        return model(x)
+
+    def not_run(model, x):
+        return x
+
+    assert_catches(facets.ForwardModes(make, module), right, switched)
+    assert_catches(facets.ForwardModes(make, module), right, not_run)
+    assert_catches(facets.ForwardModes(make, module, runs="eval"), in_eval, switched)
+    assert_catches(facets.ForwardModes(make, module, runs="eval"), in_eval, right)
 
 
 def test_setting_probes_each_element_of_a_tuple():

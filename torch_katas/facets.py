@@ -55,6 +55,7 @@ __all__ = [
     "Defaults",
     "Dtypes",
     "Facet",
+    "ForwardModes",
     "FreshGrads",
     "Function",
     "GradModeKept",
@@ -77,6 +78,7 @@ __all__ = [
     "check_default_device",
     "check_defaults",
     "check_dtypes",
+    "check_forward_modes",
     "check_fresh_grads",
     "check_grad_mode_kept",
     "check_gradients",
@@ -524,6 +526,23 @@ class Modes(Facet):
         if self.sets is not None:
             return [(label, None) for label in ("train", "eval", "mixed", "mixed under eval")]
         return [("train", None), ("eval", None), ("mixed", None), ("raises", None)]
+
+
+@dataclass(frozen=True)
+class ForwardModes(Facet):
+    """Every forward of the module, each submodule's, runs in the mode the contract names:
+    `runs="caller"`, the mode the caller left each one in; "eval" or "train", that mode for
+    every submodule. Tried with the module in eval mode, in training holding submodules in
+    eval (frozen parts) and the reverse. A mode switched for the call and put back after
+    shows here, where the Modes facet sees the flags after the call only. make(device) ->
+    Args; module(args) picks the module."""
+
+    make: Callable[[torch.device], Args]
+    module: Callable[[Args], nn.Module]
+    runs: str = "caller"
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(label, None) for label in ("eval", "mixed", "mixed under eval")]
 
 
 @dataclass(frozen=True)
@@ -1930,6 +1949,47 @@ def check_modes(case: Case, device: torch.device) -> None:
         )
 
 
+def check_forward_modes(case: Case, device: torch.device) -> None:
+    facet: ForwardModes = case.facet  # type: ignore[assignment]
+    arguments = facet.make(device)
+    module = facet.module(arguments)
+    module.train(case.label == "mixed")
+    if case.label.startswith("mixed"):  # every other submodule in the other mode
+        for index, submodule in enumerate(module.modules()):
+            if index % 2:
+                submodule.training = not module.training
+    # Keyed by name, bound in each hook: a deep copy of the module (run in its place) keeps them.
+    expected = {
+        name or "the model": {"caller": m.training, "eval": False, "train": True}[facet.runs]
+        for name, m in module.named_modules()
+    }
+    ran: list[tuple[str, bool]] = []
+    handles = [
+        m.register_forward_pre_hook(
+            lambda m, args, name=name or "the model": ran.append((name, m.training))
+        )
+        for name, m in module.named_modules()
+    ]
+    try:
+        _call(case, arguments)
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert ran, f"{case.function.name} did not run the module"
+    wrong = sorted({name for name, training in ran if training != expected[name]})
+    want = {"caller": "the mode the caller left it in", "eval": "eval", "train": "training"}
+    assert not wrong, (
+        f"{case.function.name} ran {wrong} in another mode than {want[facet.runs]} (the "
+        f"module {case.label}): "
+        + (
+            "run each submodule in its own mode, as found: no model.train() or .eval() for "
+            "the call, even one put back after"
+            if facet.runs == "caller"
+            else f"call model.{facet.runs}() before the first forward (it sets every submodule)"
+        )
+    )
+
+
 def _check_modes_set(case: Case, arguments: Args, module: nn.Module, sets: bool) -> None:
     """The function leaves every submodule in mode `sets`, from the mode named by the case:
     mixed ones alternate between the modes, under a root in train or in eval."""
@@ -2166,6 +2226,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Seeded: check_seeded,
     OwnGenerator: check_own_generator,
     Modes: check_modes,
+    ForwardModes: check_forward_modes,
     Classes: check_classes,
     GradModeKept: check_grad_mode_kept,
 }
