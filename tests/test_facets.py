@@ -288,6 +288,22 @@ def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
     assert_catches(facet, right, native)
 
 
+def test_dtypes_catches_a_view_that_needs_a_contiguous_input():
+    def rows(dtype, device):
+        return facets.args(torch.arange(12.0).reshape(3, 4).to(dtype), [torch.ones(2, 2)])
+
+    def right(x, extra):
+        return x.reshape(-1).sum() + extra[0].reshape(-1).sum()
+
+    facet = facets.Dtypes(rows, oracle=right, dtypes=(torch.float32, torch.float64))
+    assert_catches(facet, right, lambda x, extra: x.view(-1).sum() + extra[0].reshape(-1).sum())
+    # A tensor in a list is strided too.
+    assert_catches(facet, right, lambda x, extra: x.reshape(-1).sum() + extra[0].view(-1).sum())
+    # strided=False: the contiguous inputs alone.
+    unstrided = facets.Dtypes(rows, oracle=right, dtypes=(torch.float32,), strided=False)
+    assert not outcomes(lambda x, extra: x.view(-1).sum() + extra[0].sum(), unstrided)[1]
+
+
 def test_gradients_catches_nan_from_an_intermediate_overflow():
     facet = facets.Gradients(
         lambda dtype, device: facets.args(torch.tensor([-100.0, 0.0, 100.0], dtype=dtype)),
