@@ -224,6 +224,20 @@ def test_a_contract_that_refuses_a_shape_declares_bad_shapes(module):
     )
 
 
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_every_shapes_facet_runs_a_size_1_input(module):
+    # A batch of one with one feature: where .squeeze() drops the batch dimension (and the
+    # feature one), which no other named shape shows.
+    tests = importlib.import_module(f"katas.{module}_test")
+    missing = [
+        function.name
+        for function in tests.FACETS.functions
+        for facet in function.facets
+        if isinstance(facet, facets.Shapes) and "size 1" not in facet.shapes
+    ]
+    assert not missing, f'{missing}: add "size 1" to the shapes of their Shapes facet'
+
+
 def test_uncovered_defaults_are_defaults_of_the_stubs():
     for module, name, parameter in UNCOVERED_DEFAULTS:
         signature = inspect.signature(getattr(stub_module(module), name))

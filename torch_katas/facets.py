@@ -133,6 +133,7 @@ SHAPES = {
     "0-dim": (),
     "1-D": (7,),
     "empty": (0, 3),
+    "empty inside": (2, 0, 3),  # a size 0 that is not the batch's: no time steps, no rows
     "2-D": (3, 5),
     "size 1": (1, 1),  # a batch of one with one feature: .squeeze() drops both
     "non-contiguous": (4, 3),
