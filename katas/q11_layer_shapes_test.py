@@ -501,7 +501,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: layer_inputs(torch.float32, device, shape=shape or (3,)),
             oracle=linear64,
-            shapes=("1-D", "empty", "2-D", "size 1", "non-contiguous"),
+            shapes=("1-D", "empty", "empty inside", "2-D", "size 1", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: layer_inputs(torch.float32, device)),
         facets.Defaults(values={"bias": None}),

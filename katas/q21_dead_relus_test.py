@@ -741,7 +741,8 @@ def test_leaves_pre_and_its_graph_as_they_were(device):
 
 @pytest.mark.parametrize("activations", [{"relu": nn.ReLU()}, {}], ids=["relu", "none"])
 def test_rejects_a_pre_without_units(device, activations):
-    for shape in [(0, 3), (3, 0), ()]:  # no example, no unit, no batch dimension
+    # No example, no unit (in any dimension of the units), no batch dimension.
+    for shape in [(0, 3), (3, 0), (3, 0, 2), (3, 2, 0), ()]:
         with raises(ValueError):
             dead_and_saturated(torch.zeros(shape, device=device), activations)
 

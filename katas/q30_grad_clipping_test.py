@@ -534,9 +534,11 @@ FACETS = facets.declare(
     ),
     facets.of(
         clip_grad_norm,
-        facets.Dtypes(clipping, oracle=total_norm64, ulps=4),
+        # (Strided gradients: test_gradients_in_channels_last_layout; copies of the
+        # parameters would have no .grad.)
+        facets.Dtypes(clipping, oracle=total_norm64, ulps=4, strided=False),
         # Not only the 2-norm: a 3-norm in the dtype overflows float16 (cubes) as well.
-        facets.Dtypes(clipping_with(3.0), oracle=total_norm64, ulps=4, label="L3"),
+        facets.Dtypes(clipping_with(3.0), oracle=total_norm64, ulps=4, label="L3", strided=False),
         facets.UpdatesAll(
             lambda device: clipping(torch.float32, device),
             params=lambda arguments: [p.grad for p in arguments.args[0]],

@@ -910,7 +910,13 @@ FACETS = facets.declare(
             label="model",
         ),
     ),
-    facets.of(validate_batch, facets.Number(batch, type(None)), facets.Unmodified(batch)),
+    facets.of(
+        validate_batch,
+        facets.Number(batch, type(None)),
+        facets.Unmodified(batch),
+        # inputs [B, *feature_shape] and labels [B]: each fixes the other's batch.
+        facets.BadShapes(batch, names=(0, 1)),
+    ),
     facets.of(
         overfit_one_batch,
         facets.Number(small_batch, float),

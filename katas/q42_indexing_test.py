@@ -347,7 +347,15 @@ FACETS = facets.declare(
         facets.Shapes(
             pairs_of_shape,
             oracle=rotated_by_loop,
-            shapes=("1-D", "empty", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D"),
+            shapes=(
+                "1-D",
+                "empty",
+                "empty inside",
+                "2-D",
+                "size 1",
+                "non-contiguous",
+                "non-contiguous 3-D",
+            ),
         ),
         facets.BadShapes(lambda device: pairs_of(torch.float32, device), names=(0,), dims=(-1,)),
     ),

@@ -571,7 +571,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: rows(torch.float32, device, shape),
             oracle=layer_norm64,
-            shapes=("1-D", "empty", "2-D", "size 1", "non-contiguous"),
+            shapes=("1-D", "empty", "empty inside", "2-D", "size 1", "non-contiguous"),
         ),
         facets.Unmodified(lambda device: rows(torch.float32, device)),
         facets.Defaults(

@@ -606,7 +606,7 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: huber_inputs(torch.float32, device, shape),
             oracle=huber64,
-            shapes=("0-dim", "empty", "size 1", "non-contiguous"),
+            shapes=("0-dim", "empty", "empty inside", "size 1", "non-contiguous"),
         ),
         # "delta <= 0" raises: the contract names the bound alone.
         facets.Setting(

@@ -181,6 +181,7 @@ SHAPES = {
     "0-dim": (),
     "1-D": (7,),
     "empty": (0, 3),
+    "empty inside": (2, 0, 3),  # a size 0 that is not the batch's: no time steps, no rows
     "2-D": (3, 5),
     "size 1": (1, 1),  # a batch of one with one feature: .squeeze() drops both
     "non-contiguous": (4, 3),
@@ -226,7 +227,9 @@ class Dtypes(Facet):
     rounded once to it, whatever torch's default dtype: each case runs under the other one
     (float64, as a caller may set it; float32 for float64 input), so a tensor made without
     dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
-    float64) -> the exact result; `atol` where values near 0 are computed by cancellation."""
+    float64) -> the exact result; `atol` where values near 0 are computed by cancellation.
+    The first dtype's case also passes strided copies of the tensors (in lists and dicts too),
+    whose dimensions no view merges: any layout, unless `strided=False` says why not."""
 
     make: Callable[[torch.dtype, torch.device], Args]
     oracle: Callable[..., Any]
@@ -236,6 +239,9 @@ class Dtypes(Facet):
     atol: float | Mapping[torch.dtype, float] | None = None
     # In ulps of the dtype, where the contract allows more than one rounding (a native sum).
     ulps: float = 1.0
+    # The first dtype's case runs on strided copies of the inputs too; False where the
+    # contract asks for a layout.
+    strided: bool = True
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
@@ -974,7 +980,12 @@ def _oracle_args(arguments: Args) -> Args:
 def _strided(value: Any) -> Any:
     """The same values in a non-contiguous tensor: every stride is more than one element and
     the dimensions lie in memory in reverse order, so that no two of them merge into one view
-    (`x.view(-1, x.shape[-1])` fails where `reshape` copies)."""
+    (`x.view(-1, x.shape[-1])` fails where `reshape` copies). Tuples, lists and dicts: each
+    tensor they hold."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_strided(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _strided(item) for key, item in value.items()}
     if isinstance(value, torch.Tensor) and value.dim() > 0 and value.numel() > 1:
         order = tuple(reversed(range(value.dim())))
         reversed_ = value.permute(order)
@@ -1037,13 +1048,24 @@ def _other_default(dtype: torch.dtype) -> torch.dtype:
 def check_dtypes(case: Case, device: torch.device) -> None:
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    arguments = facet.make(case.dtype, device)
+    _check_dtype(case, device, facet.make(case.dtype, device), "")
+    if facet.strided and case.dtype == facet.dtypes[0]:
+        # The same inputs in strided copies: a flat .view() or a layout read as contiguous
+        # fails there (one dtype is enough: the layout does not depend on it).
+        arguments = facet.make(case.dtype, device)
+        strided = Args(_strided(arguments.args), _strided(dict(arguments.kwargs)))
+        _check_dtype(case, device, strided, "non-contiguous ")
+
+
+def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str) -> None:
+    facet: Dtypes = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
     exact = _oracle_args(arguments)  # before the call, which may work in place
     with default_dtype(_other_default(case.dtype)):
         result = _call(case, arguments)
     expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
     expected = facet.oracle(*exact.args, **exact.kwargs)
-    what = f"{case.function.name} of {case.dtype} input"
+    what = f"{case.function.name} of {layout}{case.dtype} input"
     if isinstance(expected, tuple):  # several results, each in the dtype
         assert isinstance(result, tuple) and len(result) == len(expected), (
             f"{what}: expected a tuple of {len(expected)} results, got {result!r:.80}"
