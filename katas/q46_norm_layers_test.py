@@ -525,9 +525,10 @@ FACETS = facets.declare(
             lambda device: channels(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: arguments.args[1:3],
         ),
+        # x, weight and bias as given (the running statistics are updated).
         facets.Unmodified(
             lambda device: channels(torch.float32, device),
-            inputs=lambda arguments: arguments.args[0],
+            inputs=lambda arguments: (arguments.args[0], *arguments.args[3:5]),
         ),
         # A refused call leaves both running statistics as they were.
         facets.Refused(
