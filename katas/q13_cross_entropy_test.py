@@ -182,34 +182,53 @@ def test_finite_and_exact_for_huge_logits(device, label_smoothing):
     )
 
 
-def extreme_oracle(logits, target, label_smoothing, reduction):
-    """The contract's formula from torch's log_softmax, each term of weight 0 left out."""
+def extreme_oracle(logits, target, label_smoothing, reduction, weight=None):
+    """The contract's formula from torch's log_softmax, each term of factor 0 left out."""
     log_probs = F.log_softmax(logits, dim=1)
+    if weight is None:
+        weight = torch.ones(logits.shape[1], dtype=logits.dtype)
     keep = target != -100
-    nll = -log_probs.gather(1, torch.where(keep, target, 0)[:, None])[:, 0]
-    smooth = -log_probs.mean(dim=1)
+    safe_target = torch.where(keep, target, 0)
+    nll = -weight[safe_target] * log_probs.gather(1, safe_target[:, None])[:, 0]
+    smooth = -(weight * log_probs).mean(dim=1)
     terms = [(1 - label_smoothing, nll), (label_smoothing, smooth)]
-    loss = sum(weight * term for weight, term in terms if weight != 0)
+    loss = sum(factor * term for factor, term in terms if factor != 0)
     loss = torch.where(keep, loss, 0.0)
     if reduction == "none":
         return loss
-    return loss.sum() if reduction == "sum" else loss.sum() / keep.sum()
+    counted = torch.where(keep, weight[safe_target], 0.0).sum()
+    return loss.sum() if reduction == "sum" else loss.sum() / counted
 
 
+# Class weights at the dtype's limits too (at most 1, so that no exact loss overflows there
+# where the unweighted one fits): a term of factor 0 is left out with them as well.
+EXTREME_WEIGHTS = {"unweighted": None, "weighted": [0.5, 1.0, 0.75]}
+
+
+def extreme_weight(name, dtype):
+    values = EXTREME_WEIGHTS[name]
+    return None if values is None else torch.tensor(values, dtype=dtype)
+
+
+@pytest.mark.parametrize("weighted", list(EXTREME_WEIGHTS))
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.1, 1.0])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_no_nan_for_finite_logits_at_the_dtypes_limits(device, dtype, label_smoothing, reduction):
+def test_no_nan_for_finite_logits_at_the_dtypes_limits(
+    device, dtype, label_smoothing, reduction, weighted
+):
     # Logits at the ends of the dtype's range: differences overflow to inf in log p, and a
-    # term of weight 0 (ε = 0 or 1) must add nothing rather than 0 * inf = nan.
+    # term of factor 0 (ε = 0 or 1) must add nothing rather than 0 * inf = nan.
     skip_unless_supported(device, dtype)
     top = torch.finfo(dtype).max * 0.9
     rows = [[top, -top, 0.0], [0.0, top, -top], [-top, 0.0, top]]
     logits = torch.tensor(rows * 2 + [[top, top, top]], dtype=dtype)
     target = torch.tensor([0, 1, 2, 1, 2, 0, -100])
-    expected = extreme_oracle(logits, target, label_smoothing, reduction)
-    options = dict(reduction=reduction, label_smoothing=label_smoothing)
-    loss = learner_loss(logits.to(device), target.to(device), **options).detach().cpu()
+    weight = extreme_weight(weighted, dtype)
+    expected = extreme_oracle(logits, target, label_smoothing, reduction, weight)
+    options = dict(reduction=reduction, label_smoothing=label_smoothing, weight=weight)
+    given = dict(options, weight=None if weight is None else weight.to(device))
+    loss = learner_loss(logits.to(device), target.to(device), **given).detach().cpu()
     check_tensor(loss, shape=expected_shape(reduction, 7), dtype=dtype, name="the loss")
     # At ε = 1 the contract accepts nan where torch's own loss gives it (0 * inf there).
     torch_loss = F.cross_entropy(logits, target, **options)
@@ -227,18 +246,22 @@ def test_no_nan_for_finite_logits_at_the_dtypes_limits(device, dtype, label_smoo
     )
 
 
+@pytest.mark.parametrize("weighted", list(EXTREME_WEIGHTS))
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("label_smoothing", [0.1, 1.0])
-def test_finite_where_a_rows_sum_passes_the_dtypes_limit(device, dtype, label_smoothing):
+def test_finite_where_a_rows_sum_passes_the_dtypes_limit(device, dtype, label_smoothing, weighted):
     # Every log-probability here is finite, yet the sum of a row's logits overflows: the
     # smoothing term from the mean of the raw logits (logsumexp - mean(logits)) gives -inf.
     skip_unless_supported(device, dtype)
     top = torch.finfo(dtype).max * 0.9
     logits = torch.tensor([[top, top, top], [top, top, 0.0], [0.0, top, top]], dtype=dtype)
     target = torch.tensor([0, 2, 0])
+    weight = extreme_weight(weighted, dtype)
     options = dict(reduction="none", label_smoothing=label_smoothing)
-    expected = extreme_oracle(logits.double(), target, label_smoothing, "none")
-    loss = learner_loss(logits.to(device), target.to(device), **options).detach().cpu()
+    weight64 = None if weight is None else weight.double()
+    expected = extreme_oracle(logits.double(), target, label_smoothing, "none", weight64)
+    given = dict(options, weight=None if weight is None else weight.to(device))
+    loss = learner_loss(logits.to(device), target.to(device), **given).detach().cpu()
     check_tensor(loss, shape=(3,), dtype=dtype, name="the loss")
     # Rounding at the logits' scale is fine (log 3 next to 3e38 is lost in a float32 sum).
     assert_close(
@@ -427,6 +450,18 @@ def cross_entropy64(logits, target, label_smoothing):
     return F.cross_entropy(logits, target, label_smoothing=label_smoothing)
 
 
+def weighted_scores(dtype, device, requires_grad=False):
+    """scores with class weights that no binary fraction holds exactly (a weight cast to
+    another dtype shows), in logits' dtype."""
+    arguments = scores(dtype, device, requires_grad)
+    weight = torch.linspace(0.3, 2.1, 5, dtype=torch.float64).to(dtype=dtype, device=device)
+    return facets.args(*arguments.args, weight=weight, **arguments.kwargs)
+
+
+def weighted_cross_entropy64(logits, target, weight, label_smoothing):
+    return F.cross_entropy(logits, target, weight=weight, label_smoothing=label_smoothing)
+
+
 KEPT = (torch.float32, torch.float64)
 FACETS = facets.declare(
     facets.of(
@@ -437,6 +472,14 @@ FACETS = facets.declare(
             lambda device: scores(torch.float32, device), "label_smoothing", low=0, high=1
         ),
         facets.Unmodified(lambda device: scores(torch.float32, device, requires_grad=True)),
+        # Class weights: kept in logits' dtype (float64 too), and the caller's left as given.
+        facets.Dtypes(
+            weighted_scores, oracle=weighted_cross_entropy64, dtypes=KEPT, ulps=4, label="weighted"
+        ),
+        facets.Unmodified(
+            lambda device: weighted_scores(torch.float32, device, requires_grad=True),
+            label="weighted",
+        ),
         facets.Defaults(
             values={
                 "weight": None,

@@ -408,12 +408,15 @@ def test_load_uses_weights_only(device, tmp_path):
     )
 
 
-def test_load_reads_the_checkpoint_onto_the_cpu(device, tmp_path):
+def test_load_reads_the_checkpoint_onto_the_cpu(device, tmp_path, monkeypatch):
     # Saved from a model on the test's device, the file names that device for its tensors;
     # read without map_location it puts them back there, and a machine without that device
     # (a GPU checkpoint on a laptop) cannot read it at all.
     if device.type == "cpu":
         pytest.skip("a checkpoint saved on the CPU is read onto the CPU with any map_location")
+    # On the CPU always, also where torch.cuda.is_available() says True (two fake GPUs here):
+    # a map_location chosen by it would put the tensors back on the device they came from.
+    TwoFakeGPUs().install(monkeypatch)
     model, optimizer, scheduler = make_run(device, seed=0)
     train_epoch(model, optimizer, scheduler, device)  # Adam's state holds device tensors now
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)

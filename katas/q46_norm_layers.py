@@ -55,7 +55,10 @@ def batch_norm(
       others hold in both modes. A call that raises leaves the running statistics unchanged.
     - float16 and bfloat16 x: compute the statistics in float32, as F.batch_norm does (a
       float16 variance overflows to inf once the spread passes about 256), and return y in
-      x's dtype; the running statistics stay in x's dtype (their update is rounded to it).
+      x's dtype; the running statistics stay in x's dtype: their update, (1 - momentum) ×
+      running + momentum × batch statistic, is computed in float32 too and rounded once to
+      it (an unbiased batch variance past float16's 65504 still gives a running one that
+      fits, as in F.batch_norm).
 
     Rules: build it from primitives (mean, var, sqrt, ...); do not call F.batch_norm,
     F.layer_norm, F.group_norm, F.instance_norm, F.rms_norm, nor any normalisation module.

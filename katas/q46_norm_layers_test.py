@@ -441,10 +441,11 @@ def batch_norm64(x, running_mean, running_var, weight, bias):
 
 
 def spread_channels(dtype, device):
-    """A batch whose variance (about 3300) times its 24 values per channel passes
-    float16's 65504 where the unbiased variance, n / (n - 1) of it, fits; so does each
-    channel's sum (24 values near 3000) where its mean fits."""
-    x = 3000 + torch.linspace(-100, 100, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4)
+    """A batch whose unbiased variance (about 8e4) passes float16's 65504 where the running
+    variance after the update (0.9 + 0.1 of it) fits, so the update is computed wide and
+    rounded once; each channel's sum (24 values near 3000) passes it too where its mean
+    fits."""
+    x = 3000 + torch.linspace(-500, 500, 6 * 3 * 4, dtype=torch.float64).reshape(6, 3, 4)
     stats = torch.zeros(3, dtype=dtype, device=device), torch.ones(3, dtype=dtype, device=device)
     return facets.args(x.to(dtype=dtype, device=device), *stats)
 
@@ -524,9 +525,10 @@ FACETS = facets.declare(
             lambda device: channels(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: arguments.args[1:3],
         ),
+        # x, weight and bias as given (the running statistics are updated).
         facets.Unmodified(
             lambda device: channels(torch.float32, device),
-            inputs=lambda arguments: arguments.args[0],
+            inputs=lambda arguments: (arguments.args[0], *arguments.args[3:5]),
         ),
         # A refused call leaves both running statistics as they were.
         facets.Refused(

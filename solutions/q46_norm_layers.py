@@ -37,8 +37,10 @@ def batch_norm(
         # var_mean is numerically careful (no E[x²] - E[x]²), so large offsets are fine.
         var, mean = torch.var_mean(_wide(x), dim=dims, correction=0)
         with torch.no_grad():  # running statistics are bookkeeping, not part of the graph
-            running_mean.lerp_(mean.to(x.dtype), momentum)  # (1 - m) · running + m · mean
-            running_var.lerp_((var * (n / (n - 1))).to(x.dtype), momentum)  # Bessel: unbiased
+            # (1 - m) · running + m · batch, computed wide and rounded once: a 16-bit batch
+            # variance may overflow where the running one fits. Bessel: the unbiased variance.
+            running_mean.copy_(_wide(running_mean).lerp(mean, momentum))
+            running_var.copy_(_wide(running_var).lerp(var * (n / (n - 1)), momentum))
     else:
         mean, var = _wide(running_mean), _wide(running_var)
     y = (_wide(x) - mean.reshape(per_channel)) * torch.rsqrt(var.reshape(per_channel) + eps)

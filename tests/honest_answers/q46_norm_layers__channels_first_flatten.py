@@ -35,8 +35,8 @@ def batch_norm(
         by_channel = x.transpose(0, 1).reshape(channels, n)
         var, mean = torch.var_mean(by_channel, dim=1, correction=0)
         with torch.no_grad():
-            running_mean.lerp_(mean.to(dtype), momentum)
-            running_var.lerp_((var * (n / (n - 1))).to(dtype), momentum)
+            running_mean.copy_(running_mean.to(x.dtype).lerp(mean, momentum))
+            running_var.copy_(running_var.to(x.dtype).lerp(var * (n / (n - 1)), momentum))
     else:
         mean, var = running_mean.to(x.dtype), running_var.to(x.dtype)
     y = (x - mean.reshape(broadcast)) * torch.rsqrt(var.reshape(broadcast) + eps)
