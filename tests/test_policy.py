@@ -1994,6 +1994,32 @@ CHANGES_TESTS_STATE = {
     "handed-to-a-function": "import heapq\ndef f(probe):\n    heapq.heappush(probe.seen, 1)",
     "through-its-class": "def f(probe):\n    list.clear(probe.seen)",
     "returned": "def f(probe):\n    return probe.seen",
+    # An expression whose value is the state, or an element of it, carries it on.
+    "or-then-changed": (
+        "def f(model):\n    for module in model.modules():\n"
+        "        notes = getattr(module, 'seen', None) or []\n"
+        "        notes[:] = [(False, False) for _ in notes]"
+    ),
+    "chosen-then-changed": "def f(probe, c):\n    s = probe.seen if c else []\n    s.clear()",
+    "aliased-or-then-changed": "def f(probe):\n    s = probe.seen\n    t = s or []\n    t.clear()",
+    "largest-element-changed": "def f(probe):\n    s = max(probe.seen)\n    s.clear()",
+    "loop-element-changed": "def f(probe):\n    for s in probe.seen:\n        s.clear()",
+    "comprehension-element-changed": "def f(probe):\n    return [s.pop() for s in probe.seen]",
+    "tensor-changed-in-place": "def f(probe):\n    probe.seen.zero_()",
+    # The answer's own methods that Python hands an operand receive the state.
+    "handed-to-its-own-contains": (
+        "class Box:\n    def __contains__(self, item):\n        item.clear()\n"
+        "        return True\ndef f(probe):\n    return probe.seen in Box()"
+    ),
+    "handed-to-its-own-getitem": (
+        "class Box:\n    def __getitem__(self, key):\n        key.clear()\n"
+        "def f(probe):\n    return Box()[probe.seen]"
+    ),
+    "handed-to-its-own-iadd": (
+        "class Box:\n    def __iadd__(self, other):\n        other.clear()\n"
+        "        return self\ndef f(probe):\n    box = Box()\n    box += probe.seen"
+    ),
+    "aliased-tensor-changed-in-place": "def f(probe):\n    s = probe.seen\n    s.index_put_((0,), 1)",
 }
 
 

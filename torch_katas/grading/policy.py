@@ -469,6 +469,21 @@ DEFINABLE = _PROTOCOL | {
     "__ilshift__",
     "__irshift__",
 }
+# Methods of the answer's own classes that Python hands an operand (`x in box`, `box[x]`,
+# `box += x`, a Mapping's `in` through `__getitem__`): where the answer defines one, the tests'
+# state in such a place is handed on to its code.
+OPERAND_DUNDERS = {
+    "__contains__",
+    "__getitem__",
+    "__setitem__",
+    "__delitem__",
+    "__missing__",
+} | {name for name in DEFINABLE if name.startswith("__i")} - {
+    "__init__",
+    "__index__",
+    "__int__",
+    "__iter__",
+}
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
 # Dunder names an answer may write as strings (the module name of a `__main__` check); others
@@ -830,6 +845,7 @@ class _Checker:
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
         self.counts: dict[str, int] = {}  # how many bindings of each name (binding_counts)
         self.state_aliases: set[str] = set()  # names bound to the tests' state (`s = probe.seen`)
+        self.receives_operands = False  # defines a method handed an operand (OPERAND_DUNDERS)
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -880,6 +896,11 @@ class _Checker:
             id(v) for values in self.aliases.values() for v in values if isinstance(v, ast.Call)
         }
         self.namespaces(tree)
+        self.receives_operands = any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name in OPERAND_DUNDERS
+            for node in ast.walk(tree)
+        )
         for node in ast.walk(tree):
             self.visit(node)
         self.state_alias_uses(tree)
@@ -2381,28 +2402,51 @@ class _Checker:
         """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`): read
         only, or refused."""
         parent = self.parents.get(id(use))
-        while isinstance(parent, ast.Subscript) and parent.value is use:  # probe.seen[0]
-            if not isinstance(parent.ctx, ast.Load):
-                break
+        while self.passes_on(use, parent):  # probe.seen[0], probe.seen or [], max(probe.seen)
+            assert parent is not None
             use, parent = parent, self.parents.get(id(parent))
         if self.state_alias(use, parent):
             return  # `head = model.head`: a read; state_alias_uses judges what `head` does
+        if isinstance(parent, (ast.comprehension, ast.For)) and parent.iter is use:
+            # each element is the state too, as probe.seen[0] is: the loop's names join it
+            self.state_aliases.update(bound_names(parent.target))
+            return
         if isinstance(parent, ast.Attribute) and parent.value is use:
-            # another attribute: its own rules (write) judge what is done with it
-            read_only = parent.attr not in IN_PLACE
+            # another attribute: its own rules (write) judge what is done with it; a method
+            # named with a trailing underscore is torch's in-place spelling (`zero_`)
+            attr = parent.attr
+            read_only = attr not in IN_PLACE and not (attr.endswith("_") and not is_dunder(attr))
         elif isinstance(parent, ast.Call):
             # called (a test's model is there to be run), or handed to a builtin that reads
             reads = isinstance(parent.func, ast.Name) and parent.func.id in READ_ONLY_BUILTINS
             read_only = parent.func is use or reads
-        elif isinstance(parent, (ast.comprehension, ast.For)):
-            read_only = parent.iter is use
         elif isinstance(parent, ast.Subscript):
-            read_only = parent.slice is use
+            read_only = parent.slice is use and not self.receives_operands
+        elif isinstance(parent, ast.AugAssign):
+            read_only = parent.value is use and not self.receives_operands  # `n += x` reads x
+        elif isinstance(parent, ast.Compare) and self.receives_operands:
+            read_only = not any(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
         else:
             read_only = isinstance(parent, READ_ONLY_PARENTS)
         if not read_only:
             text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
             self.note(parent or use, "patch", text)
+
+    def passes_on(self, use: ast.AST, parent: ast.AST | None) -> bool:
+        """Does `parent` evaluate to `use` itself, or to an element of it (`s[0]`, `s or []`,
+        `s if c else t`, `max(s)`)? Then what is done with `parent` is done with the state."""
+        if isinstance(parent, ast.Subscript):
+            return parent.value is use and isinstance(parent.ctx, ast.Load)
+        if isinstance(parent, ast.BoolOp):
+            return True
+        if isinstance(parent, ast.IfExp):
+            return parent.test is not use
+        return (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("max", "min")
+            and use in parent.args
+        )
 
     def state_alias(self, use: ast.AST, parent: ast.AST | None) -> bool:
         """`head = model.head` (or `s: list = ...`, `(s := ...)`): the tests' state bound to
