@@ -2019,7 +2019,24 @@ CHANGES_TESTS_STATE = {
         "class Box:\n    def __iadd__(self, other):\n        other.clear()\n"
         "        return self\ndef f(probe):\n    box = Box()\n    box += probe.seen"
     ),
-    "aliased-tensor-changed-in-place": "def f(probe):\n    s = probe.seen\n    s.index_put_((0,), 1)",
+    # An object of the answer's own class put where the tests look for theirs.
+    "own-object-put-in-by-index": (
+        "import torch.nn as nn\nclass Fake(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.seen = []\n    def forward(self, x):\n"
+        "        return x\ndef f(model):\n    for i, part in enumerate(model):\n"
+        "        if hasattr(part, 'seen'):\n            model[i] = Fake()"
+    ),
+    "own-object-put-in-by-name": (
+        "class Fake:\n    seen = ()\ndef f(model):\n    fake = Fake()\n"
+        "    setattr(model, '0', fake)"
+    ),
+    "own-object-added": "class Fake:\n    pass\ndef f(model):\n    model.add_module('0', Fake())",
+    "own-object-into-private-dict": (
+        "class Fake:\n    pass\ndef f(model):\n    model._modules['0'] = Fake()"
+    ),
+    "aliased-tensor-changed-in-place": (
+        "def f(probe):\n    s = probe.seen\n    s.index_put_((0,), 1)"
+    ),
 }
 
 
@@ -2042,6 +2059,18 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     assert (
         policy.check(honest, tests=TESTS.replace("self.seen = []", "self.seen = nn.ReLU()")) == []
     )
+
+
+def test_objects_of_the_answers_classes_go_into_its_own_containers_and_torch_layers_anywhere():
+    honest = (
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.layers = nn.ModuleList()\n"
+        "        self.layers.append(Block2())\n        self.head = Block2()\n"
+        "class Block2(nn.Module):\n    pass\n"
+        "def f(model):\n    model[0] = nn.Identity()\n    model.head = nn.Linear(2, 2)\n"
+        "    blocks = nn.Sequential()\n    blocks.append(Block())\n    return blocks\n"
+    )
+    assert policy.check(honest, tests=TESTS) == []
 
 
 def test_the_tests_state_may_be_read_into_a_name_of_the_answers_own():

@@ -484,6 +484,17 @@ OPERAND_DUNDERS = {
     "__int__",
     "__iter__",
 }
+# Methods that put a value into a module or container (planted).
+STORES = {
+    "add_module",
+    "register_module",
+    "insert",
+    "append",
+    "extend",
+    "update",
+    "setdefault",
+    "__setitem__",
+}
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
 # Dunder names an answer may write as strings (the module name of a `__main__` check); others
@@ -904,6 +915,7 @@ class _Checker:
         for node in ast.walk(tree):
             self.visit(node)
         self.state_alias_uses(tree)
+        self.planted(tree)
         # Annotations and what types are subscripted with: typing evaluates the strings in
         # them (get_type_hints, singledispatch's register), so they hold types only.
         # Each literal string found there (or in an alias they name) is parsed and checked as
@@ -2493,6 +2505,66 @@ class _Checker:
                     self.tests_state_use(node)
                 elif isinstance(parent, ast.AugAssign) and parent.target is node:
                     self.note(parent, "patch", f"changes {node.id} in place, {TESTS_STATE}")
+
+    def planted(self, tree: ast.Module) -> None:
+        """An object of a class the answer defines put into an object it did not make
+        (`model[0] = Mine()`, `model.head = m`, `setattr(model, "0", m)`, `add_module`,
+        `insert`, `model._modules[k] = m`): it stands where the kata's tests look for theirs
+        and keep their state (a probe that records the mode of every forward), so a test
+        reads what the answer wrote. torch.nn's own layers may go in (fine-tuning does)."""
+        if not self.tests_state:
+            return
+        made = self.own_class_names(tree)
+        selves = methods_selves(tree)
+        for node in ast.walk(tree):
+            places: list[tuple[ast.AST, ast.AST]] = []
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                places = [
+                    (target.value, node.value)
+                    for target in targets
+                    if isinstance(target, (ast.Attribute, ast.Subscript))
+                ]
+            elif not isinstance(node, ast.Call):
+                continue
+            elif isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                places = [(node.args[0], node.args[2])] if len(node.args) == 3 else []
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in STORES:
+                values = [*node.args, *(k.value for k in node.keywords)]
+                places = [(node.func.value, value) for value in values]
+            for owner, value in places:
+                root = owner
+                while isinstance(root, (ast.Attribute, ast.Subscript)):
+                    root = root.value
+                own = isinstance(root, ast.Name) and (
+                    id(root) in self.own
+                    or root.id in selves
+                    or root.id in self.own_classes
+                    or self.own_parameter(root)
+                )
+                if not own and self.of_own_class(value, made):
+                    text = f"puts an object of its own class into {ast.unparse(owner)}"
+                    self.note(node, "patch", f"{text}, {TESTS_STATE}")
+
+    def own_class_names(self, tree: ast.Module) -> set[str]:
+        """Names bound anywhere to an object of a class the answer defines."""
+        names: set[str] = set()
+        for target, value in bindings_of(tree):
+            if self.of_own_class(value, set()):
+                names.update(bound_names(target))
+        return names
+
+    def of_own_class(self, value: ast.AST, names: set[str]) -> bool:
+        """`Mine()`, a name in `names`, or a choice between such."""
+        if isinstance(value, ast.IfExp):
+            return any(self.of_own_class(v, names) for v in (value.body, value.orelse))
+        if isinstance(value, ast.Name):
+            return value.id in names
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.local_classes
+        )
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
