@@ -2030,6 +2030,10 @@ CHANGES_TESTS_STATE = {
         "class Fake:\n    seen = ()\ndef f(model):\n    fake = Fake()\n"
         "    setattr(model, '0', fake)"
     ),
+    "own-object-made-by-a-function": (
+        "class Fake:\n    pass\ndef make():\n    return [Fake()]\n"
+        "def f(model):\n    model[0] = make()[0] or None"
+    ),
     "own-object-added": "class Fake:\n    pass\ndef f(model):\n    model.add_module('0', Fake())",
     "own-object-into-private-dict": (
         "class Fake:\n    pass\ndef f(model):\n    model._modules['0'] = Fake()"

@@ -2547,24 +2547,35 @@ class _Checker:
                     self.note(node, "patch", f"{text}, {TESTS_STATE}")
 
     def own_class_names(self, tree: ast.Module) -> set[str]:
-        """Names bound anywhere to an object of a class the answer defines."""
-        names: set[str] = set()
-        for target, value in bindings_of(tree):
-            if self.of_own_class(value, set()):
-                names.update(bound_names(target))
-        return names
+        """The answer's classes, and the names that can hold or make an object of one: a
+        function whose body makes one, a name bound to such a value (`fake = Fake()`,
+        `make = lambda: Fake()`), and so on."""
+        names = set(self.local_classes)
+        functions = [
+            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        bindings = list(bindings_of(tree))
+        while True:
+            found = {f.name for f in functions if self.of_own_class(f, names)}
+            for target, value in bindings:
+                if self.of_own_class(value, names):
+                    found.update(bound_names(target))
+            if found <= names:
+                return names
+            names |= found
 
     def of_own_class(self, value: ast.AST, names: set[str]) -> bool:
-        """`Mine()`, a name in `names`, or a choice between such."""
-        if isinstance(value, ast.IfExp):
-            return any(self.of_own_class(v, names) for v in (value.body, value.orelse))
-        if isinstance(value, ast.Name):
-            return value.id in names
-        return (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id in self.local_classes
-        )
+        """Does `value` name or call one of `names` anywhere in it (`Fake()`, `fake`,
+        `[make()][0]`, `nn.Sequential(Fake())`), but for reading an attribute of it?"""
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id in names:
+                    return True
+            elif isinstance(node, ast.Name) and node.id in names:
+                parent = self.parents.get(id(node))
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    return True  # `fake`, `[fake][0]`, not `fake.width`
+        return False
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
