@@ -2030,6 +2030,17 @@ CHANGES_TESTS_STATE = {
         "class Fake:\n    seen = ()\ndef f(model):\n    fake = Fake()\n"
         "    setattr(model, '0', fake)"
     ),
+    # A builtin that reads, rebound by the answer, or handed a key function.
+    "handed-to-a-builtin-it-rebinds": (
+        "def any(notes):\n    notes.clear()\n    return True\ndef f(probe):\n    any(probe.seen)"
+    ),
+    "handed-to-a-builtin-bound-by-a-default": (
+        "def f(probe, list=lambda x: x.clear()):\n    return list(probe.seen)"
+    ),
+    "elements-handed-to-a-key": (
+        "def k(e):\n    e.clear()\n    return 0\n"
+        "def f(probe):\n    return sorted(probe.seen, key=k)"
+    ),
     "own-object-made-by-a-function": (
         "class Fake:\n    pass\ndef make():\n    return [Fake()]\n"
         "def f(model):\n    model[0] = make()[0] or None"

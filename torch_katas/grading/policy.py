@@ -2429,9 +2429,17 @@ class _Checker:
             attr = parent.attr
             read_only = attr not in IN_PLACE and not (attr.endswith("_") and not is_dunder(attr))
         elif isinstance(parent, ast.Call):
-            # called (a test's model is there to be run), or handed to a builtin that reads
-            reads = isinstance(parent.func, ast.Name) and parent.func.id in READ_ONLY_BUILTINS
-            read_only = parent.func is use or reads
+            # called (a test's model is there to be run), or handed to a builtin that reads:
+            # one the file does not rebind (`def len(x)` is the answer's own), with no key
+            # function that each element is handed to (`sorted(s, key=f)`)
+            func = parent.func
+            reads = (
+                isinstance(func, ast.Name)
+                and func.id in READ_ONLY_BUILTINS
+                and func.id not in self.file_names
+                and all(keyword.arg != "key" for keyword in parent.keywords)
+            )
+            read_only = func is use or reads
         elif isinstance(parent, ast.Subscript):
             read_only = parent.slice is use and not self.receives_operands
         elif isinstance(parent, ast.AugAssign):
