@@ -2076,6 +2076,24 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     )
 
 
+# getattr(torch, "name"), hasattr and isinstance(x, type) hand a module or type to a builtin
+# that only looks at it; a function of the answer's own under that name is handed it.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\ndef getattr(m, name):\n    return m._C\ndef f():\n"
+        "    return getattr(torch, 'float')",
+        "import torch\ndef hasattr(m, name):\n    return m._C\ndef f():\n"
+        "    return hasattr(torch, 'float')",
+        "def isinstance(x, kind):\n    return kind('X', (float,), {})\ndef f(x):\n"
+        "    return isinstance(x, type)",
+    ],
+    ids=["getattr", "hasattr", "isinstance"],
+)
+def test_a_module_or_type_handed_to_the_answers_own_builtin_is_refused(code):
+    assert [f.rule for f in policy.check(code)] in (["module"], ["builtin"])
+
+
 def test_objects_of_the_answers_classes_go_into_its_own_containers_and_torch_layers_anywhere():
     honest = (
         "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self):\n"

@@ -1650,6 +1650,7 @@ class _Checker:
             isinstance(parent, ast.Call)
             and isinstance(parent.func, ast.Name)
             and parent.func.id in ("getattr", "hasattr")
+            and id(parent.func) not in self.shadowed  # `def getattr(m, n)` would be handed m
             and parent.args[:1] == [node]
             and len(parent.args) >= 2
             and (
@@ -1711,6 +1712,7 @@ class _Checker:
             isinstance(grand, ast.Call)
             and isinstance(grand.func, ast.Name)
             and grand.func.id in ("isinstance", "issubclass")
+            and id(grand.func) not in self.shadowed  # the answer's own would be handed type
         )
 
     def call(self, node: ast.Call) -> None:
