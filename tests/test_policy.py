@@ -2087,8 +2087,12 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
         "    return hasattr(torch, 'float')",
         "def isinstance(x, kind):\n    return kind('X', (float,), {})\ndef f(x):\n"
         "    return isinstance(x, type)",
+        "import torch\nif True:\n    def getattr(m, name):\n        return m._C\ndef f():\n"
+        "    return getattr(torch, 'float')",
+        "import torch\ndef setup():\n    global hasattr\n    hasattr = lambda m, n: m._C\n"
+        "def f():\n    return hasattr(torch, 'float')",
     ],
-    ids=["getattr", "hasattr", "isinstance"],
+    ids=["getattr", "hasattr", "isinstance", "defined-under-an-if", "bound-by-global"],
 )
 def test_a_module_or_type_handed_to_the_answers_own_builtin_is_refused(code):
     assert [f.rule for f in policy.check(code)] in (["module"], ["builtin"])

@@ -1427,7 +1427,7 @@ class _Checker:
         owner = node.value
         selves = methods_selves(self.tree)
         if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name):
-            if owner.func.id == "super" and id(owner.func) not in self.shadowed:
+            if owner.func.id == "super" and owner.func.id not in self.file_names:
                 return
         elif isinstance(owner, ast.Name) and (owner.id in selves or id(owner) in self.own):
             return
@@ -1650,7 +1650,7 @@ class _Checker:
             isinstance(parent, ast.Call)
             and isinstance(parent.func, ast.Name)
             and parent.func.id in ("getattr", "hasattr")
-            and id(parent.func) not in self.shadowed  # `def getattr(m, n)` would be handed m
+            and parent.func.id not in self.file_names  # `def getattr(m, n)` would be handed m
             and parent.args[:1] == [node]
             and len(parent.args) >= 2
             and (
@@ -1712,7 +1712,7 @@ class _Checker:
             isinstance(grand, ast.Call)
             and isinstance(grand.func, ast.Name)
             and grand.func.id in ("isinstance", "issubclass")
-            and id(grand.func) not in self.shadowed  # the answer's own would be handed type
+            and grand.func.id not in self.file_names  # the answer's own would be handed type
         )
 
     def call(self, node: ast.Call) -> None:
@@ -2155,7 +2155,7 @@ class _Checker:
                 or (
                     isinstance(func, ast.Name)
                     and func.id in NAMESPACE_COPIES
-                    and id(func) not in self.shadowed
+                    and func.id not in self.file_names
                 )
                 or (
                     isinstance(func, ast.Attribute)
@@ -2233,7 +2233,7 @@ class _Checker:
             isinstance(mapping, ast.Call)
             and isinstance(mapping.func, ast.Name)
             and mapping.func.id == "dict"
-            and id(mapping.func) not in self.shadowed
+            and mapping.func.id not in self.file_names
         ):
             for arg in mapping.args:
                 self.namespace_mapping(where, arg)
