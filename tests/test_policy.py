@@ -2041,6 +2041,14 @@ CHANGES_TESTS_STATE = {
         "def k(e):\n    e.clear()\n    return 0\n"
         "def f(probe):\n    return sorted(probe.seen, key=k)"
     ),
+    # A layer of torch.nn (or any class of it) where the tests keep data, not a submodule.
+    "torch-class-in-place-of-a-record": (
+        "import torch\nimport torch.nn as nn\ndef f(probe):\n"
+        "    probe.seen = nn.utils.rnn.PackedSequence(*[torch.zeros(2)] * 4)"
+    ),
+    "torch-layer-in-place-of-a-count": (
+        "import torch.nn as nn\ndef f(m):\n    m.forwards = nn.Identity()"
+    ),
     "own-object-made-by-a-function": (
         "class Fake:\n    pass\ndef make():\n    return [Fake()]\n"
         "def f(model):\n    model[0] = make()[0] or None"

@@ -758,7 +758,9 @@ def check(
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError) as error:
         return [Finding(getattr(error, "lineno", None) or 1, "syntax", "does not parse")]
-    checker = _Checker(tuple(extra_imports), frozenset(allow), tests_state(tests))
+    checker = _Checker(
+        tuple(extra_imports), frozenset(allow), tests_state(tests), tests_data(tests)
+    )
     checker.run(tree)
     unique = {(f.line, f.rule, f.text): f for f in checker.found}
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
@@ -811,6 +813,50 @@ def tests_state(tests: str | bytes | None) -> frozenset[str]:
     return frozenset(n for n in found if not n.startswith("_") and not is_dunder(n)) - MUTABLE
 
 
+@functools.lru_cache(maxsize=64)
+def tests_data(tests: str | bytes | None) -> frozenset[str]:
+    """The tests' state (tests_state) that may be data, not a submodule: attributes their
+    classes set to a literal, a display, a comprehension, a builtin container (`set()`) or a
+    name handed in, or change with `+=`. No layer of torch.nn goes there in place of a
+    submodule (`probe.seen = nn.ModuleList()` hands the tests a record of the answer's)."""
+    if tests is None:
+        return frozenset()
+    try:
+        tree = ast.parse(tests)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            targets: list[ast.expr] = []
+            value: ast.expr | None = None
+            if isinstance(node, ast.AugAssign):
+                targets = [node.target]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = node.value
+            for target in targets:
+                pairs: list[tuple[ast.expr, ast.expr | None]] = [(target, value)]
+                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+                    pairs = list(zip(target.elts, value.elts, strict=False))
+                found.update(
+                    name.attr
+                    for name, each in pairs
+                    if isinstance(name, ast.Attribute)
+                    and isinstance(name.value, ast.Name)
+                    and name.value.id == "self"
+                    and data_value(each)
+                )
+    return frozenset(found) & tests_state(tests)
+
+
+def data_value(value: ast.AST | None) -> bool:
+    """`+=` (None), a literal, a display, a comprehension, a name, a builtin container."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id in BUILTIN_CLASSES
+    return not isinstance(value, (ast.Attribute, ast.Subscript, ast.Lambda))
+
+
 def main_block(node: ast.stmt) -> bool:
     """`if __name__ == "__main__":` (either way round), with no `else`."""
     if not isinstance(node, ast.If) or node.orelse:
@@ -824,7 +870,14 @@ def main_block(node: ast.stmt) -> bool:
 
 
 class _Checker:
-    def __init__(self, extra: tuple[str, ...], allow: frozenset[str], state: frozenset[str]):
+    def __init__(
+        self,
+        extra: tuple[str, ...],
+        allow: frozenset[str],
+        state: frozenset[str],
+        data: frozenset[str] = frozenset(),
+    ):
+        self.tests_data = data  # the state that is data, never a submodule (tests_data)
         self.extra = extra
         self.allow = allow
         self.tests_state = state
@@ -2371,7 +2424,9 @@ class _Checker:
                 f"assigns to {text} on an object the answer did not make (torch.fx writes "
                 "it into code)",
             )
-        elif attr in self.tests_state and not self.submodule_set(statement, attr):
+        elif attr in self.tests_state and (
+            attr in self.tests_data or not self.submodule_set(statement, attr)
+        ):
             self.note(statement, "patch", f"assigns to {text}, {TESTS_STATE}")
         elif (
             attr in self.names.protected
