@@ -2053,6 +2053,10 @@ CHANGES_TESTS_STATE = {
         "class Fake:\n    pass\ndef make():\n    return [Fake()]\n"
         "def f(model):\n    model[0] = make()[0] or None"
     ),
+    "torch-object-dressed-as-the-tests-put-in": (
+        "import torch.nn as nn\ndef f(model):\n    stand_in = nn.Identity()\n"
+        "    stand_in.seen = []\n    model[0] = stand_in"
+    ),
     "own-object-added": "class Fake:\n    pass\ndef f(model):\n    model.add_module('0', Fake())",
     "own-object-into-private-dict": (
         "class Fake:\n    pass\ndef f(model):\n    model._modules['0'] = Fake()"

@@ -2608,14 +2608,28 @@ class _Checker:
                     or self.own_parameter(root)
                 )
                 if not own and self.of_own_class(value, made):
-                    text = f"puts an object of its own class into {ast.unparse(owner)}"
+                    text = f"puts an object of its own (its class, or dressed as a test's) into {ast.unparse(owner)}"
                     self.note(node, "patch", f"{text}, {TESTS_STATE}")
 
     def own_class_names(self, tree: ast.Module) -> set[str]:
-        """The answer's classes, and the names that can hold or make an object of one: a
-        function whose body makes one, a name bound to such a value (`fake = Fake()`,
-        `make = lambda: Fake()`), and so on."""
+        """The answer's classes, the names it sets the tests' state on (`fake.seen = []`),
+        and the names that can hold or make an object of one: a function whose body makes
+        one, a name bound to such a value (`fake = Fake()`, `make = lambda: Fake()`)..."""
         names = set(self.local_classes)
+        for node in ast.walk(tree):  # `stand_in.seen = [...]`: dressed as a tests' object
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                owner, attrs = node.value, {node.attr}
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "setattr"
+                and len(node.args) >= 2
+            ):
+                owner, attrs = node.args[0], set(self.literal_names(node.args[1]) or ())
+            else:
+                continue
+            if isinstance(owner, ast.Name) and attrs & self.tests_state:
+                names.add(owner.id)
         functions = [
             n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
