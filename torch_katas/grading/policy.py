@@ -2608,7 +2608,7 @@ class _Checker:
                     or self.own_parameter(root)
                 )
                 if not own and self.of_own_class(value, made):
-                    text = f"puts an object of its own (its class, or dressed as a test's) into {ast.unparse(owner)}"
+                    text = f"puts an object of its own making into {ast.unparse(owner)}"
                     self.note(node, "patch", f"{text}, {TESTS_STATE}")
 
     def own_class_names(self, tree: ast.Module) -> set[str]:
