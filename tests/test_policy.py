@@ -2057,6 +2057,9 @@ CHANGES_TESTS_STATE = {
         "import torch.nn as nn\ndef f(model):\n    stand_in = nn.Identity()\n"
         "    stand_in.seen = []\n    model[0] = stand_in"
     ),
+    "own-object-put-in-by-a-loop": (
+        "class Fake:\n    pass\ndef f(model):\n    for model[0] in [Fake()]:\n        pass"
+    ),
     "own-object-added": "class Fake:\n    pass\ndef f(model):\n    model.add_module('0', Fake())",
     "own-object-into-private-dict": (
         "class Fake:\n    pass\ndef f(model):\n    model._modules['0'] = Fake()"

@@ -2581,35 +2581,35 @@ class _Checker:
             return
         made = self.own_class_names(tree)
         selves = methods_selves(tree)
+        found: list[tuple[ast.AST, ast.AST, ast.AST]] = []  # (where, owner, value)
+        for target, value in bindings_of(tree):  # `x[0] = v`, `for x[0] in vs`, `with v as x.a`
+            found += [
+                (each, each.value, value)
+                for each in ast.walk(target)
+                if isinstance(each, (ast.Attribute, ast.Subscript))
+                and isinstance(each.ctx, ast.Store)
+            ]
         for node in ast.walk(tree):
-            places: list[tuple[ast.AST, ast.AST]] = []
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                places = [
-                    (target.value, node.value)
-                    for target in targets
-                    if isinstance(target, (ast.Attribute, ast.Subscript))
-                ]
-            elif not isinstance(node, ast.Call):
+            if not isinstance(node, ast.Call):
                 continue
-            elif isinstance(node.func, ast.Name) and node.func.id == "setattr":
-                places = [(node.args[0], node.args[2])] if len(node.args) == 3 else []
+            if isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                found += [(node, node.args[0], node.args[2])] if len(node.args) == 3 else []
             elif isinstance(node.func, ast.Attribute) and node.func.attr in STORES:
                 values = [*node.args, *(k.value for k in node.keywords)]
-                places = [(node.func.value, value) for value in values]
-            for owner, value in places:
-                root = owner
-                while isinstance(root, (ast.Attribute, ast.Subscript)):
-                    root = root.value
-                own = isinstance(root, ast.Name) and (
-                    id(root) in self.own
-                    or root.id in selves
-                    or root.id in self.own_classes
-                    or self.own_parameter(root)
-                )
-                if not own and self.of_own_class(value, made):
-                    text = f"puts an object of its own making into {ast.unparse(owner)}"
-                    self.note(node, "patch", f"{text}, {TESTS_STATE}")
+                found += [(node, node.func.value, value) for value in values]
+        for node, owner, value in found:
+            root = owner
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            own = isinstance(root, ast.Name) and (
+                id(root) in self.own
+                or root.id in selves
+                or root.id in self.own_classes
+                or self.own_parameter(root)
+            )
+            if not own and self.of_own_class(value, made):
+                text = f"puts an object of its own making into {ast.unparse(owner)}"
+                self.note(node, "patch", f"{text}, {TESTS_STATE}")
 
     def own_class_names(self, tree: ast.Module) -> set[str]:
         """The answer's classes, the names it sets the tests' state on (`fake.seen = []`),
