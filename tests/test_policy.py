@@ -1996,6 +1996,79 @@ CHANGES_TESTS_STATE = {
     "handed-to-a-function": "import heapq\ndef f(probe):\n    heapq.heappush(probe.seen, 1)",
     "through-its-class": "def f(probe):\n    list.clear(probe.seen)",
     "returned": "def f(probe):\n    return probe.seen",
+    # An expression whose value is the state, or an element of it, carries it on.
+    "or-then-changed": (
+        "def f(model):\n    for module in model.modules():\n"
+        "        notes = getattr(module, 'seen', None) or []\n"
+        "        notes[:] = [(False, False) for _ in notes]"
+    ),
+    "chosen-then-changed": "def f(probe, c):\n    s = probe.seen if c else []\n    s.clear()",
+    "aliased-or-then-changed": "def f(probe):\n    s = probe.seen\n    t = s or []\n    t.clear()",
+    "largest-element-changed": "def f(probe):\n    s = max(probe.seen)\n    s.clear()",
+    "loop-element-changed": "def f(probe):\n    for s in probe.seen:\n        s.clear()",
+    "comprehension-element-changed": "def f(probe):\n    return [s.pop() for s in probe.seen]",
+    "tensor-changed-in-place": "def f(probe):\n    probe.seen.zero_()",
+    # The answer's own methods that Python hands an operand receive the state.
+    "handed-to-its-own-contains": (
+        "class Box:\n    def __contains__(self, item):\n        item.clear()\n"
+        "        return True\ndef f(probe):\n    return probe.seen in Box()"
+    ),
+    "handed-to-its-own-getitem": (
+        "class Box:\n    def __getitem__(self, key):\n        key.clear()\n"
+        "def f(probe):\n    return Box()[probe.seen]"
+    ),
+    "handed-to-its-own-iadd": (
+        "class Box:\n    def __iadd__(self, other):\n        other.clear()\n"
+        "        return self\ndef f(probe):\n    box = Box()\n    box += probe.seen"
+    ),
+    # An object of the answer's own class put where the tests look for theirs.
+    "own-object-put-in-by-index": (
+        "import torch.nn as nn\nclass Fake(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.seen = []\n    def forward(self, x):\n"
+        "        return x\ndef f(model):\n    for i, part in enumerate(model):\n"
+        "        if hasattr(part, 'seen'):\n            model[i] = Fake()"
+    ),
+    "own-object-put-in-by-name": (
+        "class Fake:\n    seen = ()\ndef f(model):\n    fake = Fake()\n"
+        "    setattr(model, '0', fake)"
+    ),
+    # A builtin that reads, rebound by the answer, or handed a key function.
+    "handed-to-a-builtin-it-rebinds": (
+        "def any(notes):\n    notes.clear()\n    return True\ndef f(probe):\n    any(probe.seen)"
+    ),
+    "handed-to-a-builtin-bound-by-a-default": (
+        "def f(probe, list=lambda x: x.clear()):\n    return list(probe.seen)"
+    ),
+    "elements-handed-to-a-key": (
+        "def k(e):\n    e.clear()\n    return 0\n"
+        "def f(probe):\n    return sorted(probe.seen, key=k)"
+    ),
+    # A layer of torch.nn (or any class of it) where the tests keep data, not a submodule.
+    "torch-class-in-place-of-a-record": (
+        "import torch\nimport torch.nn as nn\ndef f(probe):\n"
+        "    probe.seen = nn.utils.rnn.PackedSequence(*[torch.zeros(2)] * 4)"
+    ),
+    "torch-layer-in-place-of-a-count": (
+        "import torch.nn as nn\ndef f(m):\n    m.forwards = nn.Identity()"
+    ),
+    "own-object-made-by-a-function": (
+        "class Fake:\n    pass\ndef make():\n    return [Fake()]\n"
+        "def f(model):\n    model[0] = make()[0] or None"
+    ),
+    "torch-object-dressed-as-the-tests-put-in": (
+        "import torch.nn as nn\ndef f(model):\n    stand_in = nn.Identity()\n"
+        "    stand_in.seen = []\n    model[0] = stand_in"
+    ),
+    "own-object-put-in-by-a-loop": (
+        "class Fake:\n    pass\ndef f(model):\n    for model[0] in [Fake()]:\n        pass"
+    ),
+    "own-object-added": "class Fake:\n    pass\ndef f(model):\n    model.add_module('0', Fake())",
+    "own-object-into-private-dict": (
+        "class Fake:\n    pass\ndef f(model):\n    model._modules['0'] = Fake()"
+    ),
+    "aliased-tensor-changed-in-place": (
+        "def f(probe):\n    s = probe.seen\n    s.index_put_((0,), 1)"
+    ),
 }
 
 
@@ -2018,6 +2091,40 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     assert (
         policy.check(honest, tests=TESTS.replace("self.seen = []", "self.seen = nn.ReLU()")) == []
     )
+
+
+# getattr(torch, "name"), hasattr and isinstance(x, type) hand a module or type to a builtin
+# that only looks at it; a function of the answer's own under that name is handed it.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\ndef getattr(m, name):\n    return m._C\ndef f():\n"
+        "    return getattr(torch, 'float')",
+        "import torch\ndef hasattr(m, name):\n    return m._C\ndef f():\n"
+        "    return hasattr(torch, 'float')",
+        "def isinstance(x, kind):\n    return kind('X', (float,), {})\ndef f(x):\n"
+        "    return isinstance(x, type)",
+        "import torch\nif True:\n    def getattr(m, name):\n        return m._C\ndef f():\n"
+        "    return getattr(torch, 'float')",
+        "import torch\ndef setup():\n    global hasattr\n    hasattr = lambda m, n: m._C\n"
+        "def f():\n    return hasattr(torch, 'float')",
+    ],
+    ids=["getattr", "hasattr", "isinstance", "defined-under-an-if", "bound-by-global"],
+)
+def test_a_module_or_type_handed_to_the_answers_own_builtin_is_refused(code):
+    assert [f.rule for f in policy.check(code)] in (["module"], ["builtin"])
+
+
+def test_objects_of_the_answers_classes_go_into_its_own_containers_and_torch_layers_anywhere():
+    honest = (
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.layers = nn.ModuleList()\n"
+        "        self.layers.append(Block2())\n        self.head = Block2()\n"
+        "class Block2(nn.Module):\n    pass\n"
+        "def f(model):\n    model[0] = nn.Identity()\n    model.head = nn.Linear(2, 2)\n"
+        "    blocks = nn.Sequential()\n    blocks.append(Block())\n    return blocks\n"
+    )
+    assert policy.check(honest, tests=TESTS) == []
 
 
 def test_the_tests_state_may_be_read_into_a_name_of_the_answers_own():

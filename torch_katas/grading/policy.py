@@ -469,6 +469,32 @@ DEFINABLE = _PROTOCOL | {
     "__ilshift__",
     "__irshift__",
 }
+# Methods of the answer's own classes that Python hands an operand (`x in box`, `box[x]`,
+# `box += x`, a Mapping's `in` through `__getitem__`): where the answer defines one, the tests'
+# state in such a place is handed on to its code.
+OPERAND_DUNDERS = {
+    "__contains__",
+    "__getitem__",
+    "__setitem__",
+    "__delitem__",
+    "__missing__",
+} | {name for name in DEFINABLE if name.startswith("__i")} - {
+    "__init__",
+    "__index__",
+    "__int__",
+    "__iter__",
+}
+# Methods that put a value into a module or container (planted).
+STORES = {
+    "add_module",
+    "register_module",
+    "insert",
+    "append",
+    "extend",
+    "update",
+    "setdefault",
+    "__setitem__",
+}
 # Dunder names an answer may read as plain names.
 DUNDER_NAMES = {"__name__", "__doc__", "__all__", "__version__"}
 # Dunder names an answer may write as strings (the module name of a `__main__` check); others
@@ -732,7 +758,9 @@ def check(
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError) as error:
         return [Finding(getattr(error, "lineno", None) or 1, "syntax", "does not parse")]
-    checker = _Checker(tuple(extra_imports), frozenset(allow), tests_state(tests))
+    checker = _Checker(
+        tuple(extra_imports), frozenset(allow), tests_state(tests), tests_data(tests)
+    )
     checker.run(tree)
     unique = {(f.line, f.rule, f.text): f for f in checker.found}
     return sorted(unique.values(), key=lambda f: (f.line, f.rule, f.text))
@@ -785,6 +813,50 @@ def tests_state(tests: str | bytes | None) -> frozenset[str]:
     return frozenset(n for n in found if not n.startswith("_") and not is_dunder(n)) - MUTABLE
 
 
+@functools.lru_cache(maxsize=64)
+def tests_data(tests: str | bytes | None) -> frozenset[str]:
+    """The tests' state (tests_state) that may be data, not a submodule: attributes their
+    classes set to a literal, a display, a comprehension, a builtin container (`set()`) or a
+    name handed in, or change with `+=`. No layer of torch.nn goes there in place of a
+    submodule (`probe.seen = nn.ModuleList()` hands the tests a record of the answer's)."""
+    if tests is None:
+        return frozenset()
+    try:
+        tree = ast.parse(tests)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            targets: list[ast.expr] = []
+            value: ast.expr | None = None
+            if isinstance(node, ast.AugAssign):
+                targets = [node.target]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = node.value
+            for target in targets:
+                pairs: list[tuple[ast.expr, ast.expr | None]] = [(target, value)]
+                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+                    pairs = list(zip(target.elts, value.elts, strict=False))
+                found.update(
+                    name.attr
+                    for name, each in pairs
+                    if isinstance(name, ast.Attribute)
+                    and isinstance(name.value, ast.Name)
+                    and name.value.id == "self"
+                    and data_value(each)
+                )
+    return frozenset(found) & tests_state(tests)
+
+
+def data_value(value: ast.AST | None) -> bool:
+    """`+=` (None), a literal, a display, a comprehension, a name, a builtin container."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id in BUILTIN_CLASSES
+    return not isinstance(value, (ast.Attribute, ast.Subscript, ast.Lambda))
+
+
 def main_block(node: ast.stmt) -> bool:
     """`if __name__ == "__main__":` (either way round), with no `else`."""
     if not isinstance(node, ast.If) or node.orelse:
@@ -798,7 +870,14 @@ def main_block(node: ast.stmt) -> bool:
 
 
 class _Checker:
-    def __init__(self, extra: tuple[str, ...], allow: frozenset[str], state: frozenset[str]):
+    def __init__(
+        self,
+        extra: tuple[str, ...],
+        allow: frozenset[str],
+        state: frozenset[str],
+        data: frozenset[str] = frozenset(),
+    ):
+        self.tests_data = data  # the state that is data, never a submodule (tests_data)
         self.extra = extra
         self.allow = allow
         self.tests_state = state
@@ -830,6 +909,7 @@ class _Checker:
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
         self.counts: dict[str, int] = {}  # how many bindings of each name (binding_counts)
         self.state_aliases: set[str] = set()  # names bound to the tests' state (`s = probe.seen`)
+        self.receives_operands = False  # defines a method handed an operand (OPERAND_DUNDERS)
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
@@ -880,9 +960,15 @@ class _Checker:
             id(v) for values in self.aliases.values() for v in values if isinstance(v, ast.Call)
         }
         self.namespaces(tree)
+        self.receives_operands = any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name in OPERAND_DUNDERS
+            for node in ast.walk(tree)
+        )
         for node in ast.walk(tree):
             self.visit(node)
         self.state_alias_uses(tree)
+        self.planted(tree)
         # Annotations and what types are subscripted with: typing evaluates the strings in
         # them (get_type_hints, singledispatch's register), so they hold types only.
         # Each literal string found there (or in an alias they name) is parsed and checked as
@@ -1394,7 +1480,7 @@ class _Checker:
         owner = node.value
         selves = methods_selves(self.tree)
         if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name):
-            if owner.func.id == "super" and id(owner.func) not in self.shadowed:
+            if owner.func.id == "super" and owner.func.id not in self.file_names:
                 return
         elif isinstance(owner, ast.Name) and (owner.id in selves or id(owner) in self.own):
             return
@@ -1617,6 +1703,7 @@ class _Checker:
             isinstance(parent, ast.Call)
             and isinstance(parent.func, ast.Name)
             and parent.func.id in ("getattr", "hasattr")
+            and parent.func.id not in self.file_names  # `def getattr(m, n)` would be handed m
             and parent.args[:1] == [node]
             and len(parent.args) >= 2
             and (
@@ -1678,6 +1765,7 @@ class _Checker:
             isinstance(grand, ast.Call)
             and isinstance(grand.func, ast.Name)
             and grand.func.id in ("isinstance", "issubclass")
+            and grand.func.id not in self.file_names  # the answer's own would be handed type
         )
 
     def call(self, node: ast.Call) -> None:
@@ -2120,7 +2208,7 @@ class _Checker:
                 or (
                     isinstance(func, ast.Name)
                     and func.id in NAMESPACE_COPIES
-                    and id(func) not in self.shadowed
+                    and func.id not in self.file_names
                 )
                 or (
                     isinstance(func, ast.Attribute)
@@ -2198,7 +2286,7 @@ class _Checker:
             isinstance(mapping, ast.Call)
             and isinstance(mapping.func, ast.Name)
             and mapping.func.id == "dict"
-            and id(mapping.func) not in self.shadowed
+            and mapping.func.id not in self.file_names
         ):
             for arg in mapping.args:
                 self.namespace_mapping(where, arg)
@@ -2336,7 +2424,9 @@ class _Checker:
                 f"assigns to {text} on an object the answer did not make (torch.fx writes "
                 "it into code)",
             )
-        elif attr in self.tests_state and not self.submodule_set(statement, attr):
+        elif attr in self.tests_state and (
+            attr in self.tests_data or not self.submodule_set(statement, attr)
+        ):
             self.note(statement, "patch", f"assigns to {text}, {TESTS_STATE}")
         elif (
             attr in self.names.protected
@@ -2381,34 +2471,59 @@ class _Checker:
         """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`): read
         only, or refused."""
         parent = self.parents.get(id(use))
-        while (  # probe.seen[0]; `probe.seen or []` and `probe.seen if c else []` are the state
-            (
-                isinstance(parent, ast.Subscript)
-                and parent.value is use
-                and isinstance(parent.ctx, ast.Load)
-            )
-            or isinstance(parent, ast.BoolOp)
-            or (isinstance(parent, ast.IfExp) and parent.test is not use)
-        ):
+        while self.passes_on(use, parent):  # probe.seen[0], probe.seen or [], max(probe.seen)
+            assert parent is not None
             use, parent = parent, self.parents.get(id(parent))
         if self.state_alias(use, parent):
             return  # `head = model.head`: a read; state_alias_uses judges what `head` does
+        if isinstance(parent, (ast.comprehension, ast.For)) and parent.iter is use:
+            # each element is the state too, as probe.seen[0] is: the loop's names join it
+            self.state_aliases.update(bound_names(parent.target))
+            return
         if isinstance(parent, ast.Attribute) and parent.value is use:
-            # another attribute: its own rules (write) judge what is done with it
-            read_only = parent.attr not in IN_PLACE
+            # another attribute: its own rules (write) judge what is done with it; a method
+            # named with a trailing underscore is torch's in-place spelling (`zero_`)
+            attr = parent.attr
+            read_only = attr not in IN_PLACE and not (attr.endswith("_") and not is_dunder(attr))
         elif isinstance(parent, ast.Call):
-            # called (a test's model is there to be run), or handed to a builtin that reads
-            reads = isinstance(parent.func, ast.Name) and parent.func.id in READ_ONLY_BUILTINS
-            read_only = parent.func is use or reads
-        elif isinstance(parent, (ast.comprehension, ast.For)):
-            read_only = parent.iter is use
+            # called (a test's model is there to be run), or handed to a builtin that reads:
+            # one the file does not rebind (`def len(x)` is the answer's own), with no key
+            # function that each element is handed to (`sorted(s, key=f)`)
+            func = parent.func
+            reads = (
+                isinstance(func, ast.Name)
+                and func.id in READ_ONLY_BUILTINS
+                and func.id not in self.file_names
+                and all(keyword.arg != "key" for keyword in parent.keywords)
+            )
+            read_only = func is use or reads
         elif isinstance(parent, ast.Subscript):
-            read_only = parent.slice is use
+            read_only = parent.slice is use and not self.receives_operands
+        elif isinstance(parent, ast.AugAssign):
+            read_only = parent.value is use and not self.receives_operands  # `n += x` reads x
+        elif isinstance(parent, ast.Compare) and self.receives_operands:
+            read_only = not any(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
         else:
             read_only = isinstance(parent, READ_ONLY_PARENTS)
         if not read_only:
             text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
             self.note(parent or use, "patch", text)
+
+    def passes_on(self, use: ast.AST, parent: ast.AST | None) -> bool:
+        """Does `parent` evaluate to `use` itself, or to an element of it (`s[0]`, `s or []`,
+        `s if c else t`, `max(s)`)? Then what is done with `parent` is done with the state."""
+        if isinstance(parent, ast.Subscript):
+            return parent.value is use and isinstance(parent.ctx, ast.Load)
+        if isinstance(parent, ast.BoolOp):
+            return True
+        if isinstance(parent, ast.IfExp):
+            return parent.test is not use
+        return (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("max", "min")
+            and use in parent.args
+        )
 
     def state_alias(self, use: ast.AST, parent: ast.AST | None) -> bool:
         """`head = model.head` (or `s: list = ...`, `(s := ...)`): the tests' state bound to
@@ -2455,6 +2570,91 @@ class _Checker:
                     self.tests_state_use(node)
                 elif isinstance(parent, ast.AugAssign) and parent.target is node:
                     self.note(parent, "patch", f"changes {node.id} in place, {TESTS_STATE}")
+
+    def planted(self, tree: ast.Module) -> None:
+        """An object of a class the answer defines put into an object it did not make
+        (`model[0] = Mine()`, `model.head = m`, `setattr(model, "0", m)`, `add_module`,
+        `insert`, `model._modules[k] = m`): it stands where the kata's tests look for theirs
+        and keep their state (a probe that records the mode of every forward), so a test
+        reads what the answer wrote. torch.nn's own layers may go in (fine-tuning does)."""
+        if not self.tests_state:
+            return
+        made = self.own_class_names(tree)
+        selves = methods_selves(tree)
+        found: list[tuple[ast.AST, ast.AST, ast.AST]] = []  # (where, owner, value)
+        for target, value in bindings_of(tree):  # `x[0] = v`, `for x[0] in vs`, `with v as x.a`
+            found += [
+                (each, each.value, value)
+                for each in ast.walk(target)
+                if isinstance(each, (ast.Attribute, ast.Subscript))
+                and isinstance(each.ctx, ast.Store)
+            ]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                found += [(node, node.args[0], node.args[2])] if len(node.args) == 3 else []
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in STORES:
+                values = [*node.args, *(k.value for k in node.keywords)]
+                found += [(node, node.func.value, value) for value in values]
+        for node, owner, value in found:
+            root = owner
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            own = isinstance(root, ast.Name) and (
+                id(root) in self.own
+                or root.id in selves
+                or root.id in self.own_classes
+                or self.own_parameter(root)
+            )
+            if not own and self.of_own_class(value, made):
+                text = f"puts an object of its own making into {ast.unparse(owner)}"
+                self.note(node, "patch", f"{text}, {TESTS_STATE}")
+
+    def own_class_names(self, tree: ast.Module) -> set[str]:
+        """The answer's classes, the names it sets the tests' state on (`fake.seen = []`),
+        and the names that can hold or make an object of one: a function whose body makes
+        one, a name bound to such a value (`fake = Fake()`, `make = lambda: Fake()`)..."""
+        names = set(self.local_classes)
+        for node in ast.walk(tree):  # `stand_in.seen = [...]`: dressed as a tests' object
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                owner, attrs = node.value, {node.attr}
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "setattr"
+                and len(node.args) >= 2
+            ):
+                owner, attrs = node.args[0], set(self.literal_names(node.args[1]) or ())
+            else:
+                continue
+            if isinstance(owner, ast.Name) and attrs & self.tests_state:
+                names.add(owner.id)
+        functions = [
+            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        bindings = list(bindings_of(tree))
+        while True:
+            found = {f.name for f in functions if self.of_own_class(f, names)}
+            for target, value in bindings:
+                if self.of_own_class(value, names):
+                    found.update(bound_names(target))
+            if found <= names:
+                return names
+            names |= found
+
+    def of_own_class(self, value: ast.AST, names: set[str]) -> bool:
+        """Does `value` name or call one of `names` anywhere in it (`Fake()`, `fake`,
+        `[make()][0]`, `nn.Sequential(Fake())`), but for reading an attribute of it?"""
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id in names:
+                    return True
+            elif isinstance(node, ast.Name) and node.id in names:
+                parent = self.parents.get(id(node))
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    return True  # `fake`, `[fake][0]`, not `fake.width`
+        return False
 
     def submodule_set(self, statement: ast.AST, attr: str) -> bool:
         """`model.dropout = nn.Identity()`: a layer of torch.nn put in as a submodule (what
