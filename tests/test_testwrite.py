@@ -506,6 +506,8 @@ def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_al
         "def test_x(monkeypatch):\n    patch = monkeypatch\n    patch.delattr('torch.x')\n",
         "def test_x(monkeypatch):\n    monkeypatch.syspath_prepend('/')\n",
         "def test_x(monkeypatch):\n    monkeypatch.chdir('/')\n",
+        "import warnings\n\n\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(warnings, 'Warning' + 'Message', None)\n",
         "_o = pytest.importorskip('os')\n_o.write(1, b'')\n",
         "_o = pytest.importorskip('numpy')\n_o.testing.run_threaded\n",
         "import pytest as p\n_o = p.importorskip('os')\n_o.write(1, b'')\n",
@@ -583,6 +585,9 @@ def test_fingerprint(device):
         HEAD + "import logging\nlogging.getLogger().findCaller()\n",
         HEAD + "def test_x(caplog):\n    caplog.records[0].pathname\n",
         HEAD + "import warnings\nwarnings.formatwarning\n",
+        # The scoring's own guard undone: warnings' records with their lines back.
+        HEAD + "import warnings\n\n\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(warnings, 'WarningMessage', None)\n",
     ],
     ids=lambda body: body.splitlines()[-1][:40],
 )
