@@ -230,7 +230,10 @@ anything but their behaviour):
   (`torch.overrides.TorchFunctionMode`), which sees the answer's operations; not frames, the
   garbage collector, `sys.modules`, threads or processes, `vars`, `getattr` with a computed
   name, torch's private modules, nor an assignment to a module's or class's attribute (it
-  outlives the test: patch with `monkeypatch`).
+  outlives the test: patch with `monkeypatch`, naming the attribute);
+- nothing that says where code is: not the lines or files of warning and log records
+  (`lineno`, `filename`, `pathname`, `funcName`), `stacklevel`, `stack_info` or `exc_info`
+  (the lines of the answer that call torch are not its behaviour).
 
 A test module that uses anything else is flagged for review.
 """
