@@ -147,6 +147,9 @@ LOCATIONS = {
     *("formatwarning", "showwarning", "formatException", "formatStack", "print_stack"),
     *("format_stack", "extract_stack", "tblen", "exception"),
     "WarningMessage",  # the class the scoring makes every warning's record of
+    # Stacks torch keeps: the profiler's (with_stack), anomaly mode's of each autograd node
+    # (the scoring hides those too), a traced graph's nodes'.
+    *("with_stack", "traceback_", "stack_trace"),
 }
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.

@@ -396,11 +396,12 @@ HIDDEN_FILE = "<hidden>"  # where every warning and log record of the scoring sa
 
 
 def hide_locations() -> None:
-    """Make every warning and log record say it was raised at line 0 of HIDDEN_FILE, in no
-    function: a test may record them, print them or log them, and learn nothing of where the
-    answer's code calls what, nor how deep (which lines call torch tell the reference from a
-    mistake as well as any behaviour does, and `stacklevel` walks up to the answer's frames).
-    For this process alone: the scoring's, which shows no warning's place to anyone."""
+    """Make every warning and log record (and every autograd node's forward stack, which
+    anomaly mode keeps) say it was raised at line 0 of HIDDEN_FILE, in no function: a test may
+    record them, print them or log them, and learn nothing of where the answer's code calls
+    what, nor how deep (which lines call torch tell the reference from a mistake as well as
+    any behaviour does, and `stacklevel` walks up to the answer's frames). For this process
+    alone: the scoring's, which shows no warning's place to anyone."""
     import logging
     import warnings
 
@@ -420,6 +421,13 @@ def hide_locations() -> None:
         return made
 
     logging.setLogRecordFactory(record)
+    # Anomaly mode keeps the stack of each autograd node's forward (its metadata, its warning).
+    import torch.fx.traceback
+
+    def format_stack() -> list[str]:
+        return [f'  File "{HIDDEN_FILE}", line 0, in ?\n']
+
+    torch.fx.traceback.format_stack = format_stack
 
 
 class Forks:
