@@ -506,6 +506,8 @@ def test_what_an_honest_test_module_uses_of_pytest_and_the_testing_modules_is_al
         "def test_x(monkeypatch):\n    patch = monkeypatch\n    patch.delattr('torch.x')\n",
         "def test_x(monkeypatch):\n    monkeypatch.syspath_prepend('/')\n",
         "def test_x(monkeypatch):\n    monkeypatch.chdir('/')\n",
+        "import warnings\n\n\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(warnings, 'Warning' + 'Message', None)\n",
         "_o = pytest.importorskip('os')\n_o.write(1, b'')\n",
         "_o = pytest.importorskip('numpy')\n_o.testing.run_threaded\n",
         "import pytest as p\n_o = p.importorskip('os')\n_o.write(1, b'')\n",
@@ -583,6 +585,12 @@ def test_fingerprint(device):
         HEAD + "import logging\nlogging.getLogger().findCaller()\n",
         HEAD + "def test_x(caplog):\n    caplog.records[0].pathname\n",
         HEAD + "import warnings\nwarnings.formatwarning\n",
+        HEAD + "def test_x(device):\n    with torch.profiler.profile(with_stack=True):\n"
+        "        fit_line(torch.ones(2), torch.ones(2))\n",
+        HEAD + "def test_x(device):\n    torch.ones(1).grad_fn.metadata['traceback_']\n",
+        # The scoring's own guard undone: warnings' records with their lines back.
+        HEAD + "import warnings\n\n\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(warnings, 'WarningMessage', None)\n",
     ],
     ids=lambda body: body.splitlines()[-1][:40],
 )
@@ -613,16 +621,25 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
     handler = logging.Handler()
     handler.emit = records.append  # type: ignore[method-assign]
     logger = logging.getLogger("kata")
+    import torch.fx.traceback
+
     shown, factory = warnings.WarningMessage, logging.getLogRecordFactory()
+    stacks = torch.fx.traceback.format_stack
     try:
         logger.addHandler(handler)
         testwrite.hide_locations()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             module.fit_line()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # anomaly mode's own warning
+            with torch.autograd.detect_anomaly():
+                node = torch.ones(1, requires_grad=True).exp().grad_fn
+        assert str(answer) not in str(node.metadata) and "<hidden>" in str(node.metadata)
     finally:
         warnings.WarningMessage = shown  # type: ignore[misc]
         logging.setLogRecordFactory(factory)
+        torch.fx.traceback.format_stack = stacks
         logger.removeHandler(handler)
     (warning,) = caught
     assert (warning.filename, warning.lineno) == (testwrite.HIDDEN_FILE, 0)

@@ -146,6 +146,10 @@ LOCATIONS = {
     *("stacklevel", "skip_file_prefixes", "stack_info", "exc_info", "exc_text", "findCaller"),
     *("formatwarning", "showwarning", "formatException", "formatStack", "print_stack"),
     *("format_stack", "extract_stack", "tblen", "exception"),
+    "WarningMessage",  # the class the scoring makes every warning's record of
+    # Stacks torch keeps: the profiler's (with_stack), anomaly mode's of each autograd node
+    # (the scoring hides those too), a traced graph's nodes'.
+    *("with_stack", "traceback_", "stack_trace"),
 }
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
@@ -376,6 +380,13 @@ class _Testing:
             return
         if node.func.attr in ("setattr", "delattr") and literals and isinstance(literals[0], str):
             text = f"calls {node.func.attr} with a dotted path, which patches any module"
+            self.found.append(policy.Finding(line, "session", text))
+        elif (
+            node.func.attr in ("setattr", "delattr")
+            and len(node.args) >= 2
+            and not isinstance(literals[1], str)  # as getattr's: the name may be any, unread
+        ):
+            text = f"calls {node.func.attr} with a name computed at run time"
             self.found.append(policy.Finding(line, "session", text))
         if node.func.attr in MONKEYPATCH_REFUSED:
             why = MONKEYPATCH_REFUSED[node.func.attr]

@@ -243,7 +243,10 @@ anything but their behaviour):
   (`torch.overrides.TorchFunctionMode`), which sees the answer's operations; not frames, the
   garbage collector, `sys.modules`, threads or processes, `vars`, `getattr` with a computed
   name, torch's private modules, nor an assignment to a module's or class's attribute (it
-  outlives the test: patch with `monkeypatch`).
+  outlives the test: patch with `monkeypatch`, naming the attribute);
+- nothing that says where code is: not the lines or files of warning and log records
+  (`lineno`, `filename`, `pathname`, `funcName`), `stacklevel`, `stack_info` or `exc_info`
+  (the lines of the answer that call torch are not its behaviour).
 
 A test module that uses anything else is flagged for review.
 """
@@ -411,11 +414,12 @@ HIDDEN_FILE = "<hidden>"  # where every warning and log record of the scoring sa
 
 
 def hide_locations() -> None:
-    """Make every warning and log record say it was raised at line 0 of HIDDEN_FILE, in no
-    function: a test may record them, print them or log them, and learn nothing of where the
-    answer's code calls what, nor how deep (which lines call torch tell the reference from a
-    mistake as well as any behaviour does, and `stacklevel` walks up to the answer's frames).
-    For this process alone: the scoring's, which shows no warning's place to anyone."""
+    """Make every warning and log record (and every autograd node's forward stack, which
+    anomaly mode keeps) say it was raised at line 0 of HIDDEN_FILE, in no function: a test may
+    record them, print them or log them, and learn nothing of where the answer's code calls
+    what, nor how deep (which lines call torch tell the reference from a mistake as well as
+    any behaviour does, and `stacklevel` walks up to the answer's frames). For this process
+    alone: the scoring's, which shows no warning's place to anyone."""
     import logging
     import warnings
 
@@ -435,6 +439,13 @@ def hide_locations() -> None:
         return made
 
     logging.setLogRecordFactory(record)
+    # Anomaly mode keeps the stack of each autograd node's forward (its metadata, its warning).
+    import torch.fx.traceback
+
+    def format_stack() -> list[str]:
+        return [f'  File "{HIDDEN_FILE}", line 0, in ?\n']
+
+    torch.fx.traceback.format_stack = format_stack
 
 
 class Forks:
