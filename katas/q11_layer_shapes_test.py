@@ -369,7 +369,8 @@ class SdpaDerived(torch.overrides.TorchFunctionMode):
             # Written in place from something else (out.copy_(by_hand), out[:] = ...,
             # out.data = ...): SDPA's values are gone from it.
             name = getattr(func, "__name__", "")
-            in_place = name in ("__setitem__", "__set__") or (
+            # out[:] = ... is __setitem__; out.data = ... the descriptor's setter, "__set" too.
+            in_place = name.startswith("__set") or (
                 name.endswith("_") and not name.startswith("__")
             )
             written = [*(args[:1] if in_place else ()), (kwargs or {}).get("out")]
