@@ -526,6 +526,14 @@ def holds_state(stub, function) -> bool:
     return updates or any(STATEFUL_TYPES.search(text) for text in annotations)
 
 
+def functions_by_name(tests) -> dict[str, list[facets.Function]]:
+    """A kata test module's facet declarations, by the name of the function they check."""
+    entries: dict[str, list[facets.Function]] = collections.defaultdict(list)
+    for function in tests.FACETS.functions:
+        entries[function.target.__name__].append(function)
+    return entries
+
+
 @pytest.mark.parametrize("module", sorted(KATAS))
 def test_a_function_with_state_checks_that_a_refused_call_changes_nothing(module):
     # A refused call leaves every state as it was, whatever the contract says of the error:
@@ -534,9 +542,7 @@ def test_a_function_with_state_checks_that_a_refused_call_changes_nothing(module
     # holds it to that.
     tests = importlib.import_module(f"katas.{module}_test")
     stub = stub_module(module)
-    entries: dict[str, list[facets.Function]] = collections.defaultdict(list)
-    for function in tests.FACETS.functions:
-        entries[function.target.__name__].append(function)
+    entries = functions_by_name(tests)
     missing, needless = [], []
     for name, functions in entries.items():
         if not NAMES_AN_ERROR.search(own_contract(module, name)):
@@ -584,9 +590,7 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
     # mode in its contract, declares ForwardModes (the caller's modes, eval or train).
     tests = importlib.import_module(f"katas.{module}_test")
     stub = stub_module(module)
-    entries: dict[str, list[facets.Function]] = collections.defaultdict(list)
-    for function in tests.FACETS.functions:
-        entries[function.target.__name__].append(function)
+    entries = functions_by_name(tests)
     missing, needless = [], []
     for name, functions in entries.items():
         declared = [facet for function in functions for facet in function.facets]
