@@ -2069,6 +2069,26 @@ CHANGES_TESTS_STATE = {
     "aliased-tensor-changed-in-place": (
         "def f(probe):\n    s = probe.seen\n    s.index_put_((0,), 1)"
     ),
+    # A class's name bound again (a parameter, a lambda's, a match capture) is not its own.
+    "own-class-name-as-a-parameter": (
+        "class Tally:\n    seen = []\ndef f(Tally):\n    Tally.seen.clear()"
+    ),
+    "own-class-name-as-a-lambda-parameter": (
+        "class Tally:\n    seen = []\ndef f(part):\n    (lambda Tally: Tally.seen.clear())(part)"
+    ),
+    "own-class-name-as-a-match-capture": (
+        "class Tally:\n    seen = []\ndef f(part):\n    match part:\n"
+        "        case object() as Tally:\n            Tally.seen.clear()"
+    ),
+    # An object of the answer's own class, made by one of the class's methods or its objects'.
+    "own-object-made-by-a-classmethod": (
+        "class Relay:\n    @classmethod\n    def fresh(cls):\n        return cls()\n"
+        "def f(model):\n    model[0] = Relay.fresh()"
+    ),
+    "own-object-made-by-an-own-objects-method": (
+        "class Relay:\n    def spawn(self):\n        return Relay()\n"
+        "proto = Relay()\ndef f(model):\n    model[0] = proto.spawn()"
+    ),
 }
 
 

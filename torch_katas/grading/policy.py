@@ -99,6 +99,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import functools
 import re
 import types
@@ -936,9 +937,14 @@ class _Checker:
         self.module_aliases(tree)
         self.bound = set(self.imported)
         self.local_classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
-        # The answer's classes, where their names are bound to nothing else.
-        rebound = {name for target, _ in bindings_of(tree) for name in bound_names(target)}
-        self.own_classes = self.local_classes - rebound - set(self.imported)
+        # The answer's classes, where their names are bound to nothing else: no assignment,
+        # parameter (of a def or a lambda), match capture or import (binding_counts counts
+        # every kind), so `def f(Fake): Fake.seen.clear()` is not a class of its own.
+        defined = collections.Counter(n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef))
+        counts = binding_counts(tree)
+        self.own_classes = {
+            name for name, times in defined.items() if counts.get(name, 0) == times
+        } - set(self.imported)
         self.enums = {
             n.name
             for n in ast.walk(tree)
@@ -2647,8 +2653,11 @@ class _Checker:
         """Does `value` name or call one of `names` anywhere in it (`Fake()`, `fake`,
         `[make()][0]`, `nn.Sequential(Fake())`), but for reading an attribute of it?"""
         for node in ast.walk(value):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id in names:
+            if isinstance(node, ast.Call):
+                made_by = node.func  # `Fake()`, and `Fake.fresh()`, `fake.spawn()`: its methods'
+                while isinstance(made_by, ast.Attribute):
+                    made_by = made_by.value
+                if isinstance(made_by, ast.Name) and made_by.id in names:
                     return True
             elif isinstance(node, ast.Name) and node.id in names:
                 parent = self.parents.get(id(node))
