@@ -190,6 +190,20 @@ def test_training_mode_updates_the_running_mean_under_no_grad(device):
     assert_close(out, (x - 0.25 * x.mean(dim=0)) * taper(F, device), "y uses the updated mean")
 
 
+def test_eval_mode_leaves_the_running_mean_under_no_grad(device):
+    # The mode decides both ways: eval mode under torch.no_grad() changes nothing either.
+    layer = CenterAndScale(F).to(device).eval()
+    before = layer.running_mean.clone()
+    with torch.no_grad():
+        layer(torch.randn(6, F, device=device) + 2)
+    assert_close(
+        layer.running_mean,
+        before,
+        "in eval mode the running mean is not changed, under torch.no_grad() too: the "
+        "module's mode decides (self.training), not whether autograd records",
+    )
+
+
 def test_running_mean_averages_over_all_leading_dimensions(device):
     layer = CenterAndScale(F).to(device).train()
     x = torch.randn(4, 3, F, device=device) + torch.arange(3, device=device).view(1, 3, 1)

@@ -52,8 +52,9 @@ def amp_dtype(device: torch.device | str) -> torch.dtype:
 
 
 def make_grad_scaler(device: torch.device | str) -> torch.amp.GradScaler:
-    """A `torch.amp.GradScaler` for `device`'s type (`torch.device(device).type`), with
-    GradScaler's default settings (initial scale, growth and backoff factors, interval).
+    """A new `torch.amp.GradScaler` for `device`'s type (`torch.device(device).type`), with
+    GradScaler's default settings (initial scale, growth and backoff factors, interval): each
+    call makes its own (a scaler keeps its scale as state: two loops must not share one).
 
     - Enabled exactly when `amp_dtype(device)` is torch.float16 (float16 gradients need
       scaling); disabled otherwise, where it passes everything through unchanged.

@@ -179,6 +179,14 @@ def test_grad_scaler_is_enabled_only_where_float16_is_used(device, as_string):
     )
 
 
+def test_each_call_makes_a_new_grad_scaler(device):
+    first, second = make_grad_scaler(device), make_grad_scaler(device)
+    assert first is not second, (
+        "make_grad_scaler returned the same GradScaler twice: a scaler keeps its scale as "
+        "state, so each call makes a new one"
+    )
+
+
 @pytest.mark.cuda
 def test_grad_scaler_keeps_gradscalers_default_settings(device):
     scaler, default = make_grad_scaler(device), torch.amp.GradScaler(device.type)

@@ -152,6 +152,18 @@ def test_random_split_with_a_seeded_generator(device, n, fractions):
     )
 
 
+@pytest.mark.parametrize("seed", [-3, 5, -5])
+def test_any_seed_a_generator_takes_gives_its_own_split(device, seed):
+    # Negative seeds are seeds too: the generator takes them as they are.
+    dataset = numbered_dataset(device, 30)
+    splits = split_dataset(dataset, [0.5, 0.5], seed=seed)
+    expected = random_split(dataset, [0.5, 0.5], generator=torch.Generator().manual_seed(seed))
+    assert [s.indices for s in splits] == [s.indices for s in expected], (
+        f"seed {seed}: seed the generator with the seed as it is, "
+        "torch.Generator().manual_seed(seed), not a value made from it"
+    )
+
+
 @pytest.mark.parametrize(
     "n, fractions",
     [(20, [0.2, 0.4, 0.3, 0.1]), (10, [0.95, 0.05])],
@@ -349,6 +361,19 @@ def test_stratified_split_seeds_one_generator_once(device):
         f"(seed, class) pairs {repeated} took the same positions of their class: draw every "
         "class from one torch.Generator seeded once with `seed`, not one generator per class "
         "seeded from the seed and the class"
+    )
+
+
+@pytest.mark.parametrize("seeds", [(5, -5), (3, -3)])
+def test_stratified_split_seeds_of_either_sign_give_other_splits(device, seeds):
+    # Any int seeds a generator as it is: a seed made non-negative first gives two seeds one
+    # split.
+    labels = torch.arange(3, device=device).repeat_interleave(20)
+    dataset = numbered_dataset(device, len(labels))
+    first, second = (stratified_split(dataset, labels, [0.5, 0.5], seed)[0] for seed in seeds)
+    assert first.indices != second.indices, (
+        f"seeds {seeds} gave the same split: seed the generator with the seed as it is, "
+        "torch.Generator().manual_seed(seed)"
     )
 
 
