@@ -14,7 +14,9 @@ symmetry. (PyTorch's own default for nn.Linear and nn.Conv is uniform in ±1/sqr
 a std of 1/sqrt(3 fan_in): small enough for the factor to shrink through a deep ReLU stack.)
 
 Task: build deep ReLU/tanh stacks under different initialisations, measure the std of the
-activations layer by layer, and predict the per-layer factor for ReLU stacks.
+activations layer by layer, predict the per-layer factor for ReLU stacks, and train a small
+network from constant, zero and random weights to see which of them ever learns more than
+one hidden unit.
 """
 
 import torch
@@ -96,4 +98,39 @@ def relu_std_ratio(width: int, weight_std: float) -> float:
     1.0
     """
     # TODO: one line of arithmetic.
+    raise NotImplementedError
+
+
+def train_hidden_units(
+    x: torch.Tensor, y: torch.Tensor, hidden: int, init: str, steps: int, lr: float
+) -> torch.Tensor:
+    """Train a one-hidden-layer network from `init`; return what its hidden units learned.
+
+    - The network: nn.Linear(D, hidden, bias=False), nn.Tanh(), nn.Linear(hidden, 1,
+      bias=False), made in x's dtype on x's device.
+    - init sets the weights of both layers:
+      "constant": every weight 0.5;
+      "zeros": every weight 0;
+      "xavier": nn.init.xavier_normal_ on each weight (random, from torch's global generator).
+      Any other init raises ValueError.
+    - x: [N, D] floating; y: [N], x's dtype and device; hidden >= 1; steps >= 0.
+    - `steps` steps of full-batch gradient descent on `((net(x).squeeze(-1) - y) ** 2).mean()`:
+      each step takes the gradients of both layers' weights and moves every weight by
+      `-lr * grad` (what torch.optim.SGD(params, lr) does; fresh gradients each step).
+    - Returns the hidden layer's weight after training, [hidden, D], in x's dtype on x's
+      device, detached: row i is what hidden unit i has learned. x and y are not modified.
+
+    What it shows: with "constant" every hidden unit computes the same value and gets the same
+    gradient, so the rows stay equal however long training runs (the layer is one unit
+    copied); with "zeros" no gradient reaches the hidden layer at all (the output layer's
+    zero weights send none back, and the hidden outputs, tanh(0) = 0, give the output layer
+    none to grow from): its weights stay 0; with "xavier" the rows differ from the start and
+    each unit learns its own feature.
+
+    >>> x, y = torch.randn(8, 3), torch.randn(8)
+    >>> w = train_hidden_units(x, y, hidden=4, init="constant", steps=5, lr=0.1)
+    >>> w.shape, torch.allclose(w, w[0].expand_as(w))  # every row the same
+    (torch.Size([4, 3]), True)
+    """
+    # TODO: build the network, set its weights by init, run the steps, return the first weight.
     raise NotImplementedError

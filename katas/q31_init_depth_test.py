@@ -4,7 +4,12 @@ import pytest
 import torch
 from torch import nn
 
-from katas.q31_init_depth import activation_stds, deep_stack, relu_std_ratio
+from katas.q31_init_depth import (
+    activation_stds,
+    deep_stack,
+    relu_std_ratio,
+    train_hidden_units,
+)
 from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
@@ -280,6 +285,69 @@ def test_relu_std_ratio_predicts_a_measured_stack(device, scale):
     )
 
 
+def descend_from(w1, w2, x, y, steps, lr):
+    """The hidden weight after `steps` steps of gradient descent from weights w1, w2."""
+    w1, w2 = w1.clone().requires_grad_(), w2.clone().requires_grad_()
+    for _ in range(steps):
+        loss = ((torch.tanh(x @ w1.T) @ w2.T).squeeze(-1) - y).pow(2).mean()
+        g1, g2 = torch.autograd.grad(loss, (w1, w2))
+        with torch.no_grad():
+            w1 -= lr * g1
+            w2 -= lr * g2
+    return w1.detach()
+
+
+def regression_data(device, n=16, d=5, dtype=torch.float32):
+    x = torch.randn(n, d, dtype=dtype, device=device)
+    return x, torch.randn(n, dtype=dtype, device=device)
+
+
+def test_constant_init_keeps_every_hidden_unit_a_copy(device):
+    x, y = regression_data(device)
+    weight = train_hidden_units(x, y, hidden=6, init="constant", steps=4, lr=0.2)
+    check_tensor(weight, shape=(6, 5), dtype=x.dtype, device=device, name="the hidden weight")
+    expected = descend_from(
+        torch.full((6, 5), 0.5, device=device), torch.full((1, 6), 0.5, device=device), x, y, 4, 0.2
+    )
+    assert_close(weight, expected, msg="four steps of gradient descent from weights all 0.5")
+    assert_close(
+        weight,
+        weight[:1].expand_as(weight),
+        msg="with every weight equal, every hidden unit gets the same gradient: the rows stay "
+        "equal (set both layers to 0.5, not only the first)",
+    )
+
+
+def test_zero_init_never_trains_the_hidden_layer(device):
+    x, y = regression_data(device)
+    weight = train_hidden_units(x, y, hidden=6, init="zeros", steps=3, lr=0.5)
+    check_tensor(weight, shape=(6, 5), dtype=x.dtype, device=device, name="the hidden weight")
+    assert torch.equal(weight, torch.zeros_like(weight)), (
+        "with every weight 0 (both layers) the output layer sends no gradient back and the "
+        "hidden outputs tanh(0) = 0 give the output layer none: the hidden weight stays 0"
+    )
+
+
+def test_xavier_init_gives_every_unit_its_own_weights(device):
+    x, y = regression_data(device, d=64)
+    start = train_hidden_units(x, y, hidden=64, init="xavier", steps=0, lr=0.1)
+    std = start.double().std().item()
+    assert abs(std / math.sqrt(2 / 128) - 1) < 0.1, (
+        f"xavier_normal_ on a [64, 64] weight has std sqrt(2 / 128) ≈ 0.125; got {std:.4g}"
+    )
+    trained = train_hidden_units(x, y, hidden=6, init="xavier", steps=3, lr=0.1)
+    gaps = torch.cdist(trained.double(), trained.double())
+    gaps.fill_diagonal_(float("inf"))
+    assert gaps.min().item() > 1e-3, "random weights break the symmetry: no two rows alike"
+
+
+def test_train_hidden_units_rejects_other_inits(device):
+    x, y = regression_data(device)
+    with raises(ValueError):
+        train_hidden_units(x, y, hidden=4, init="kaiming", steps=1, lr=0.1)
+        pytest.fail("init must be 'constant', 'zeros' or 'xavier': ValueError for 'kaiming'")
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -328,6 +396,22 @@ def stack_holding(cls, device):
     return facets.args(stack, torch.randn(6, 4, device=device))
 
 
+def constant_run(dtype, device):
+    x = torch.linspace(-1, 1, 12, dtype=torch.float64).reshape(4, 3)
+    y = torch.tensor([0.5, -0.25, 1.0, 0.0], dtype=torch.float64)
+    return facets.args(x.to(device, dtype), y.to(device, dtype), 3, "constant", 2, 0.2)
+
+
+def constant_oracle(x, y, hidden, init, steps, lr):
+    w1 = torch.full((hidden, x.shape[1]), 0.5, dtype=x.dtype)
+    return descend_from(w1, torch.full((1, hidden), 0.5, dtype=x.dtype), x, y, steps, lr)
+
+
+def data_needing_grad(device):
+    x = torch.randn(6, 3, device=device, requires_grad=True)
+    return facets.args(x, torch.randn(6, device=device, requires_grad=True), 4, "xavier", 2, 0.1)
+
+
 FACETS = facets.declare(
     facets.of(
         deep_stack,
@@ -365,5 +449,11 @@ FACETS = facets.declare(
         ),
     ),
     facets.of(relu_std_ratio, facets.Number(lambda device: facets.args(8, 1), float)),
+    facets.of(
+        train_hidden_units,
+        facets.Dtypes(constant_run, oracle=constant_oracle, dtypes=(torch.float32, torch.float64)),
+        facets.NoGraph(data_needing_grad, state=lambda arguments, result: result),
+        facets.Unmodified(data_needing_grad),
+    ),
 )
 test_facets = FACETS.test

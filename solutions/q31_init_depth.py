@@ -50,3 +50,32 @@ def relu_std_ratio(width: int, weight_std: float) -> float:
     # Var(pre-activation) = width · weight_std² · E[h²], and ReLU keeps half of it.
     # weight_std outside the root: its square would underflow or overflow for extreme stds.
     return weight_std * math.sqrt(width / 2)
+
+
+_FILL = {"constant": 0.5, "zeros": 0.0}
+
+
+def train_hidden_units(
+    x: torch.Tensor, y: torch.Tensor, hidden: int, init: str, steps: int, lr: float
+) -> torch.Tensor:
+    if init not in ("constant", "zeros", "xavier"):
+        raise ValueError(f"init must be 'constant', 'zeros' or 'xavier', got {init!r}")
+    net = nn.Sequential(
+        nn.Linear(x.shape[1], hidden, bias=False),
+        nn.Tanh(),
+        nn.Linear(hidden, 1, bias=False),
+    ).to(x.device, x.dtype)
+    weights = [net[0].weight, net[2].weight]
+    for weight in weights:
+        if init == "xavier":
+            nn.init.xavier_normal_(weight)  # random draws: this is what breaks the symmetry
+        else:
+            nn.init.constant_(weight, _FILL[init])
+    x, y = x.detach(), y.detach()  # data, not parameters
+    for _ in range(steps):
+        loss = (net(x).squeeze(-1) - y).pow(2).mean()
+        grads = torch.autograd.grad(loss, weights)
+        with torch.no_grad():
+            for weight, grad in zip(weights, grads, strict=True):
+                weight -= lr * grad
+    return net[0].weight.detach()
