@@ -74,3 +74,32 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
 
 def relu_std_ratio(width: int, weight_std: float) -> float:
     return math.sqrt(width / 2.0) * weight_std
+
+
+HiddenInit = Literal["constant", "zeros", "xavier"]
+
+
+def train_hidden_units(
+    x: torch.Tensor, y: torch.Tensor, hidden: int, init: str, steps: int, lr: float
+) -> torch.Tensor:
+    if init not in ("constant", "zeros", "xavier"):
+        raise ValueError(f"unknown init {init!r}")
+    net = nn.Sequential(
+        nn.Linear(x.shape[1], hidden, bias=False, device=x.device, dtype=x.dtype),
+        nn.Tanh(),
+        nn.Linear(hidden, 1, bias=False, device=x.device, dtype=x.dtype),
+    )
+    with torch.no_grad():
+        for layer in (net[0], net[2]):
+            fan_out, fan_in = layer.weight.shape
+            if init == "xavier":
+                std = Init.XAVIER.std(fan_in, fan_out)
+                layer.weight.copy_(torch.randn_like(layer.weight) * std)
+            else:
+                layer.weight.fill_(0.5 if init == "constant" else 0.0)
+    optimizer = torch.optim.SGD(net.parameters(), lr=lr)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        nn.functional.mse_loss(net(x.detach()).squeeze(-1), y.detach()).backward()
+        optimizer.step()
+    return net[0].weight.detach().clone()

@@ -54,3 +54,29 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
 def relu_std_ratio(width: int, weight_std: float) -> float:
     # Var out = width * std^2 * E[relu(z)^2] = width * std^2 * Var z / 2.
     return weight_std * math.sqrt(width / 2)
+
+
+def _start(init: str, rows: int, cols: int, like: torch.Tensor) -> torch.Tensor:
+    fills: dict[str, Callable[[], torch.Tensor]] = {
+        "constant": lambda: like.new_full((rows, cols), 0.5),
+        "zeros": lambda: like.new_zeros((rows, cols)),
+        "xavier": lambda: nn.init.xavier_normal_(like.new_empty((rows, cols))),
+    }
+    if init not in fills:
+        raise ValueError(f"init must be constant, zeros or xavier, not {init!r}")
+    return fills[init]().requires_grad_()
+
+
+def train_hidden_units(x, y, hidden, init, steps, lr):
+    x, y = x.detach(), y.detach()
+    w1 = _start(init, hidden, x.shape[1], x)
+    w2 = _start(init, 1, hidden, x)
+    for _ in range(steps):
+        prediction = torch.tanh(x @ w1.mT) @ w2.mT
+        loss = (prediction[:, 0] - y).square().mean()
+        loss.backward()
+        with torch.no_grad():
+            for w in (w1, w2):
+                w.sub_(lr * w.grad)
+                w.grad = None
+    return w1.detach()

@@ -50,3 +50,25 @@ def activation_stds(stack, x):
 
 def relu_std_ratio(width, weight_std):
     return weight_std * math.sqrt(width / 2)
+
+
+def train_hidden_units(x, y, hidden, init, steps, lr):
+    starts = {
+        "constant": lambda w: nn.init.constant_(w, 0.5),
+        "zeros": nn.init.zeros_,
+        "xavier": nn.init.xavier_normal_,
+    }
+    if init not in starts:
+        raise ValueError(init)
+    first = nn.Linear(x.size(-1), hidden, bias=False).to(x)
+    last = nn.Linear(hidden, 1, bias=False).to(x)
+    for layer in (first, last):
+        starts[init](layer.weight)
+    params = [first.weight, last.weight]
+    for _ in range(steps):
+        out = last(torch.tanh(first(x.detach()))).flatten()
+        grads = torch.autograd.grad(((out - y.detach()) ** 2).mean(), params)
+        with torch.no_grad():
+            for param, grad in zip(params, grads):
+                param.add_(grad, alpha=-lr)
+    return first.weight.detach()
