@@ -7,8 +7,17 @@ range it can hold (float16 tops out at 65504), how finely it can tell numbers ap
 converting big int64 values to a float is not). Mixed precision saves memory and time,
 provided sums are accumulated in float32 and integer data stays integer.
 
-Task: estimate memory from a dtype, take a mean that is safe in float16/bfloat16, and
-divide integers with the right rounding without leaving int64.
+An operation on two tensors of different dtypes computes in one dtype chosen by type
+promotion: the higher category wins (bool < integer < floating), and within a category
+the type that holds both (int32 + int64 is int64, float16 + float32 is float32; uint8 +
+int8 is int16 and float16 + bfloat16 is float32, since neither holds the other). A Python
+number or a 0-dim tensor only decides the dtype when its category is higher than the
+tensors' with dimensions: `half_tensor * 0.5` stays float16, an int32 tensor + 2.5 becomes
+the default float dtype (float32), and `/` on integers always gives a float.
+
+Task: estimate memory from a dtype, take a mean that is safe in float16/bfloat16, divide
+integers with the right rounding without leaving int64, and predict the dtype an
+operation on two operands gives.
 """
 
 import torch
@@ -76,4 +85,41 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     tensor([-2, -1,  0,  0,  1])
     """
     # TODO: integer division that rounds down and stays in the integer dtype.
+    raise NotImplementedError
+
+
+def result_dtype(
+    a: torch.Tensor | bool | int | float,
+    b: torch.Tensor | bool | int | float,
+    *,
+    divide: bool = False,
+) -> torch.dtype:
+    """The dtype of `a + b`, or of `a / b` with divide=True, by torch's promotion rules.
+
+    - a, b: each a tensor (with dimensions, or 0-dim) or a Python bool, int or float; at
+      least one is a tensor. Tensor dtypes: bool, uint8, int8, int16, int32, int64,
+      float16, bfloat16, float32, float64 (complex and the rarer ones are not asked for).
+    - Categories: bool < integer < floating. Operands in three ranks: tensors with
+      dimensions, then 0-dim tensors, then Python numbers. Within one rank, the result is the
+      higher category's dtype, or in one category the dtype that holds both: the larger one,
+      except uint8 with int8 (int16) and float16 with bfloat16 (float32). An operand of a
+      lower rank counts only where its category is higher than the result of the ranks above
+      it; a Python float then stands for torch's default dtype (`torch.get_default_dtype()`),
+      a Python int for int64, a Python bool for bool.
+    - divide=True: `/` is true division, so a bool or integer result becomes the default
+      float dtype instead; a floating one stays.
+    - Returns a torch.dtype.
+
+    Rules: reason on the dtypes. Do not call torch.result_type, torch.promote_types or
+    torch.can_cast, and do not compute anything with tensors (no `(a + b).dtype`, no new
+    tensors): read `.dtype` and `.dim()` (or `.ndim`) only.
+
+    >>> result_dtype(torch.ones(3, dtype=torch.float16), 0.5)
+    torch.float16
+    >>> result_dtype(torch.ones(3, dtype=torch.int32), torch.tensor(2.0, dtype=torch.float64))
+    torch.float64
+    >>> result_dtype(torch.ones(3, dtype=torch.int64), 2, divide=True)
+    torch.float32
+    """
+    # TODO: find each operand's dtype and rank, promote within ranks, then across them.
     raise NotImplementedError

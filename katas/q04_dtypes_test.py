@@ -4,13 +4,16 @@ import warnings
 import pytest
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
-from katas.q04_dtypes import nbytes, safe_mean, time_bucket
-from torch_katas import facets
+from katas.q04_dtypes import nbytes, result_dtype, safe_mean, time_bucket
+from torch_katas import devices, facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
+    default_dtype,
     every_dtype,
+    forbidden_calls,
     raises,
     skip_unless_supported,
 )
@@ -347,6 +350,94 @@ def test_time_bucket_rejects_a_non_integer_tensor(device, dtype, size):
         time_bucket(torch.ones(size, device=device).to(dtype), 2)
 
 
+PROMOTED = [
+    torch.bool,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+]
+
+
+def operands(device):
+    """A tensor with dimensions and a 0-dim tensor of every dtype, then Python numbers."""
+    present = [dtype for dtype in PROMOTED if dtype not in devices.missing_dtypes(device)]
+    tensors = [torch.ones(2, dtype=dtype, device=device) for dtype in present]
+    tensors += [torch.ones((), dtype=dtype, device=device) for dtype in present]
+    return [*tensors, True, 3, 2.5]
+
+
+def describe(operand):
+    if isinstance(operand, torch.Tensor):
+        kind = "0-dim tensor" if operand.dim() == 0 else "tensor"
+        return f"{kind} of {str(operand.dtype).removeprefix('torch.')}"
+    return f"Python {type(operand).__name__} {operand!r}"
+
+
+class NoTensorWork(TorchDispatchMode):
+    """Refuses every operation on or making of a tensor: the dtype is to be reasoned out."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        raise AssertionError(
+            f"your code ran {func.overloadpacket.__name__} on a tensor: work the dtype out "
+            "from the operands' dtypes and ranks (no arithmetic to read the dtype off)"
+        )
+
+
+@pytest.mark.parametrize("default", [torch.float32, torch.float64])
+@pytest.mark.parametrize("divide", [False, True], ids=["add", "divide"])
+def test_result_dtype_agrees_with_torch(device, default, divide):
+    wrong = []
+    with default_dtype(default):
+        every = operands(device)
+        for a in every:
+            for b in every:
+                if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+                    continue
+                got = result_dtype(a, b, divide=divide)
+                expected = (a / b if divide else a + b).dtype
+                if got != expected:
+                    wrong.append(
+                        f"{describe(a)} {'/' if divide else '+'} {describe(b)}: "
+                        f"{expected}, not {got}"
+                    )
+    assert not wrong, (
+        f"under the default dtype {default}, {len(wrong)} results are wrong, e.g.\n"
+        + "\n".join(wrong[:6])
+    )
+
+
+def test_result_dtype_reasons_instead_of_computing(device):
+    cases = [
+        (torch.ones(2, dtype=torch.int32, device=device), 2.5),
+        (
+            torch.ones((), dtype=torch.float64, device=device),
+            torch.ones(2, dtype=torch.uint8, device=device),
+        ),
+        (
+            torch.ones(2, dtype=torch.uint8, device=device),
+            torch.ones(2, dtype=torch.int8, device=device),
+        ),
+    ]
+    expected = [torch.get_default_dtype(), torch.float64, torch.int16]
+    with (
+        NoTensorWork(),
+        forbidden_calls(
+            (torch, "result_type"),
+            (torch, "promote_types"),
+            (torch, "can_cast"),
+            reason="the kata asks for torch's promotion rules, reasoned out on the dtypes",
+        ),
+    ):
+        got = [result_dtype(a, b) for a, b in cases]
+    assert got == expected, f"expected {expected}, got {got}"
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -440,6 +531,13 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: facets.args(torch.arange(-5, 5, device=device), 3)),
         facets.Returns(lambda device: facets.args(torch.arange(-5, 5, device=device), 1)),
+    ),
+    facets.of(
+        result_dtype,
+        facets.Defaults(
+            lambda device: facets.args(torch.ones(2, dtype=torch.int32, device=device), 2),
+            values={"divide": False},
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -4,6 +4,8 @@ import math
 
 import torch
 
+from solutions.q04_dtypes import result_dtype  # as in the reference
+
 
 def nbytes(shape: tuple[int, ...], dtype: torch.dtype) -> int:
     # dtype.itemsize is the size of one element; nothing is allocated.

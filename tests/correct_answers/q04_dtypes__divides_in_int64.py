@@ -3,7 +3,7 @@ fits the dtype), and takes a width beyond int64 as bucket 0 or -1."""
 
 import torch
 
-from solutions.q04_dtypes import nbytes, safe_mean  # the rest as in the reference
+from solutions.q04_dtypes import nbytes, result_dtype, safe_mean  # the rest as in the reference
 
 
 def time_bucket(timestamps, width):

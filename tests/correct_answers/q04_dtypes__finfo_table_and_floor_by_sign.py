@@ -45,3 +45,44 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     quotient = torch.div(timestamps, w, rounding_mode="trunc")
     remainder = timestamps - quotient * w
     return quotient - (remainder < 0).to(timestamps.dtype)
+
+
+def _holds_both(x: torch.dtype, y: torch.dtype) -> torch.dtype:
+    """The smallest dtype of their category whose range (and, for floats, precision) holds
+    both: the promotion of two dtypes of one category, found from finfo and iinfo."""
+    if x.is_floating_point:
+        floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+        return next(
+            f
+            for f in floats
+            if torch.finfo(f).max >= max(torch.finfo(x).max, torch.finfo(y).max)
+            and torch.finfo(f).eps <= min(torch.finfo(x).eps, torch.finfo(y).eps)
+        )
+    low = min(torch.iinfo(x).min, torch.iinfo(y).min)
+    high = max(torch.iinfo(x).max, torch.iinfo(y).max)
+    return next(
+        i for i in _INTEGER[::-1] if torch.iinfo(i).min <= low and torch.iinfo(i).max >= high
+    )
+
+
+def _kind(dtype: torch.dtype) -> int:
+    return 2 if dtype.is_floating_point else 0 if dtype is torch.bool else 1
+
+
+def _join(x: torch.dtype, y: torch.dtype) -> torch.dtype:
+    if _kind(x) != _kind(y) or x is torch.bool:
+        return x if _kind(x) > _kind(y) else y
+    return _holds_both(x, y)
+
+
+def result_dtype(a, b, *, divide=False):
+    def ranked(value):
+        if isinstance(value, torch.Tensor):
+            return (value.ndim == 0, value.dtype)
+        number = {bool: torch.bool, int: torch.int64, float: torch.get_default_dtype()}
+        return (2, number[type(value)])
+
+    (_, first), (_, second) = sorted([ranked(a), ranked(b)], key=lambda pair: int(pair[0]))
+    same_rank = ranked(a)[0] == ranked(b)[0]
+    out = _join(first, second) if same_rank or _kind(second) > _kind(first) else first
+    return torch.get_default_dtype() if divide and _kind(out) < 2 else out
