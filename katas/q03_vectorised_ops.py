@@ -6,7 +6,15 @@ elementwise arithmetic that broadcasts, reductions along a dimension (`sum`, `me
 way, code runs as a few fast kernels on any device; written as Python loops over rows,
 it runs one tiny step at a time.
 
-Task: three everyday computations, each in a few tensor operations and no Python loops.
+The other half is shape manipulation, which moves no arithmetic but decides where every
+element goes. `reshape` (and `view`) read the same elements in the same row-major order
+under a new shape; `permute` (and `transpose`) reorder the dimensions, so the elements
+change places. `torch.cat` joins tensors along a dimension they already have; `torch.stack`
+adds a new one. Swap one for the other (a reshape where a permute is needed, cat for
+stack) and the shapes often still fit: the code runs and scrambles the data.
+
+Task: three everyday computations, each in a few tensor operations, and two rearrangements
+(image patches, interleaved rows), all with no Python loops.
 """
 
 import torch
@@ -87,4 +95,50 @@ def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     torch.Size([2, 3, 5])
     """
     # TODO: swap k's last two dimensions, then one `@`.
+    raise NotImplementedError
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    """Cut every image into patch × patch squares, one row of features per square, as a
+    vision transformer takes them.
+
+    - images: [N, C, H, W] of any dtype, any layout; patch >= 1 divides H and W (other
+      sizes are not asked for).
+    - Returns [N, L, C * patch * patch] with L = (H // patch) * (W // patch), in images'
+      dtype on its device: the squares in row-major order over the grid, each flattened
+      channel by channel, then row by row:
+      out[n, i * (W // patch) + j, (c * patch + dy) * patch + dx]
+      = images[n, c, i * patch + dy, j * patch + dx]. images is not modified.
+
+    Rules: no Python loops; do not call F.unfold, nn.Unfold or Tensor.unfold. Hint: a
+    reshape that splits H and W into (grid, patch), a permute that moves both grid
+    dimensions in front of the channels, a reshape that merges. A reshape alone gives the
+    right shape and the wrong pixels.
+
+    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
+    >>> to_patches(x, 2)[0, 1]  # the top-right square
+    tensor([2., 3., 6., 7.])
+    """
+    # TODO: reshape to [N, C, H/p, p, W/p, p], permute the grid forward, reshape.
+    raise NotImplementedError
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The rows of a and b taken in turn: a[0], b[0], a[1], b[1], ...
+
+    - a, b: [N, ...] of the same shape, dtype and device (any dtype; N may be 0).
+    - Returns [2 * N, ...], a's dtype, on a's device: out[2 * i] = a[i] and
+      out[2 * i + 1] = b[i]. a and b are not modified.
+
+    Rules: no Python loops. Hint: torch.cat((a, b)) puts all of a before all of b;
+    torch.stack((a, b), dim=1) pairs a[i] with b[i] in a new dimension, which a reshape
+    then merges with N.
+
+    >>> interleave_rows(torch.tensor([[1, 1], [2, 2]]), torch.tensor([[7, 7], [8, 8]]))
+    tensor([[1, 1],
+            [7, 7],
+            [2, 2],
+            [8, 8]])
+    """
+    # TODO: stack on a new dim 1, then merge it with dim 0.
     raise NotImplementedError

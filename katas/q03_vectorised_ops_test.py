@@ -1,7 +1,16 @@
+import math
+
 import pytest
 import torch
+import torch.nn.functional as F
 
-from katas.q03_vectorised_ops import batched_scores, pairwise_sq_dists, standardize_columns
+from katas.q03_vectorised_ops import (
+    batched_scores,
+    interleave_rows,
+    pairwise_sq_dists,
+    standardize_columns,
+    to_patches,
+)
 from torch_katas import facets
 from torch_katas.op_families import EINSUM, PAIRWISE_DISTANCES
 from torch_katas.testing import (
@@ -392,6 +401,97 @@ def test_every_function_keeps_the_input_dtype(device, dtype):
         )
 
 
+# ---------------------------------------------------------------- to_patches, interleave_rows
+
+
+def unfolded(images, patch):
+    """The oracle: F.unfold's columns are the flattened squares, channel first."""
+    return F.unfold(images.cpu().double(), patch, stride=patch).mT
+
+
+def interleaved_by_loop(a, b):
+    out = []
+    for row_a, row_b in zip(a.cpu(), b.cpu(), strict=True):
+        out += [row_a, row_b]
+    return torch.stack(out) if out else a.cpu().new_empty((0, *a.shape[1:]))
+
+
+@pytest.mark.parametrize(
+    "shape, patch", [((2, 3, 4, 6), 2), ((1, 2, 6, 3), 3), ((2, 1, 5, 5), 1), ((1, 3, 4, 4), 4)]
+)
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+def test_to_patches_matches_unfold(device, shape, patch, layout):
+    images = torch.randn(shape, device=device)
+    if layout == "channels_last":
+        images = images.contiguous(memory_format=torch.channels_last)
+    with forbidden_ops(
+        F.unfold,
+        torch.Tensor.unfold,
+        reason="rearrange with reshape and permute",
+        aten=["im2col", "unfold"],
+    ):
+        out = to_patches(images, patch)
+    n, c, h, w = shape
+    check_tensor(
+        out,
+        shape=(n, (h // patch) * (w // patch), c * patch * patch),
+        dtype=images.dtype,
+        device=device,
+        name="to_patches(...)",
+    )
+    assert torch.equal(out.cpu().double(), unfolded(images, patch)), (
+        "the patches hold the wrong pixels: split H and W into (grid, patch), then permute "
+        "the two grid dims in front of the channels before merging (a reshape alone moves "
+        "no element)"
+    )
+
+
+def test_to_patches_keeps_integer_images(device):
+    images = torch.arange(2 * 2 * 4 * 4, device=device).reshape(2, 2, 4, 4).to(torch.uint8)
+    out = to_patches(images, 2)
+    check_tensor(out, shape=(2, 4, 8), dtype=torch.uint8, device=device, name="to_patches(...)")
+    assert torch.equal(out.cpu().double(), unfolded(images.cpu().double(), 2))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3,), (2, 3, 2), (0, 5)])
+def test_interleave_rows_alternates_a_and_b(device, shape):
+    a = torch.arange(math.prod(shape), device=device).reshape(shape)
+    b = -1 - a
+    out = interleave_rows(a, b)
+    check_tensor(
+        out,
+        shape=(2 * shape[0], *shape[1:]),
+        dtype=a.dtype,
+        device=device,
+        name="interleave_rows(a, b)",
+    )
+    assert torch.equal(out.cpu(), interleaved_by_loop(a, b)), (
+        "rows go a[0], b[0], a[1], b[1], ...: torch.cat((a, b)) puts all of a first; stack "
+        "on a new dim 1, then merge it with dim 0"
+    )
+
+
+@pytest.mark.parametrize("function", ["to_patches", "interleave_rows"])
+def test_rearranging_without_python_loops(device, function):
+    def randn(*shape):
+        return torch.randn(shape, device=device)
+
+    cases = {
+        "to_patches": (
+            to_patches,
+            lambda n: (randn(n, n, 2 * n, 2 * n), 2),
+            "images, channels and squares",
+        ),
+        "interleave_rows": (
+            interleave_rows,
+            lambda n: (randn(n, n), randn(n, n)),
+            "rows and columns",
+        ),
+    }
+    func, inputs, over = cases[function]
+    assert_no_python_loops(func, inputs, over=over)
+
+
 # ---------------------------------------------------------------- facets
 
 # Distances by the identity cancel: a few units of the dtype's precision of |x|^2 (about 4).
@@ -427,6 +527,19 @@ def standardize64(x, eps):
     return (x - x.mean(0)) / (x.var(0, unbiased=False) + eps).sqrt()
 
 
+def image_batch(dtype, device):
+    return (
+        torch.linspace(-3, 3, 2 * 3 * 4 * 6, dtype=torch.float64)
+        .reshape(2, 3, 4, 6)
+        .to(device, dtype)
+    )
+
+
+def row_pair(dtype, device):
+    a = torch.linspace(-2, 2, 12, dtype=torch.float64).reshape(4, 3)
+    return facets.args(a.to(device, dtype), (a * 3 + 1).to(device, dtype))
+
+
 FACETS = facets.declare(
     facets.of(
         pairwise_sq_dists,
@@ -446,6 +559,18 @@ FACETS = facets.declare(
         batched_scores,
         facets.Dtypes(queries, oracle=lambda q, k: q @ k.mT, ulps=4),
         facets.Unmodified(lambda device: queries(torch.float32, device)),
+    ),
+    facets.of(
+        to_patches,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(image_batch(dtype, device), 2), oracle=unfolded
+        ),
+        facets.Unmodified(lambda device: facets.args(image_batch(torch.float32, device), 2)),
+    ),
+    facets.of(
+        interleave_rows,
+        facets.Dtypes(row_pair, oracle=interleaved_by_loop),
+        facets.Unmodified(lambda device: row_pair(torch.float32, device)),
     ),
 )
 test_facets = FACETS.test

@@ -24,3 +24,17 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     # .mT swaps the last two dims whatever the rank; `@` broadcasts the batch dims.
     return q @ k.mT
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    n, c, h, w = images.shape
+    grid = images.reshape(n, c, h // patch, patch, w // patch, patch)
+    # The grid dims go in front of the channels: a reshape never moves elements, a permute
+    # does. The permuted tensor is not contiguous, so the last step is reshape, not view.
+    grid = grid.permute(0, 2, 4, 1, 3, 5)  # [N, H/p, W/p, C, p, p]
+    return grid.reshape(n, (h // patch) * (w // patch), c * patch * patch)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    # stack adds a dim: [N, 2, ...] holds a[i] next to b[i]; merging N with it interleaves.
+    return torch.stack((a, b), dim=1).flatten(0, 1)

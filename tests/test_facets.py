@@ -366,6 +366,7 @@ UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
         "test_standardize_columns_in_float16_whose_sums_overflow",
     ),
     ("q03_vectorised_ops", ("batched_scores",), HALF, MATMUL),
+    ("q03_vectorised_ops", ("to_patches", "interleave_rows"), HALF, MOVES),
     ("q04_dtypes", ("safe_mean",), ("square",), MEAN),
     ("q05_broadcasting", ("normalize_channels",), HALF, "elementwise (x - mean) / std"),
     ("q06_gradients", ("grad_of", "hessian_vector_product"), HALF, CALLERS),

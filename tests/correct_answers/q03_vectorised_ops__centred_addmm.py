@@ -23,3 +23,15 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.matmul(q, k.transpose(-2, -1))
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    # Channels last first, then the split: [N, H/p, p, W/p, p, C] -> [N, H/p, W/p, C, p, p].
+    n, c, h, w = images.shape
+    hwc = images.movedim(1, -1).reshape(n, h // patch, patch, w // patch, patch, c)
+    return hwc.permute(0, 1, 3, 5, 2, 4).reshape(n, -1, c * patch * patch)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    # Concatenate along a new dim 1 made by unsqueeze: cat then joins [N, 1, ...] blocks.
+    return torch.cat((a.unsqueeze(1), b.unsqueeze(1)), dim=1).reshape(-1, *a.shape[1:])

@@ -18,3 +18,17 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.matmul(q, k.transpose(-2, -1))
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    h, w = images.shape[2:]
+    rows = images.unflatten(2, (h // patch, patch)).unflatten(-1, (w // patch, patch))
+    return rows.transpose(1, 2).transpose(2, 4).transpose(3, 4).flatten(3).flatten(1, 2)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    # Slicing with a step writes every other row: the even rows from a, the odd from b.
+    out = a.new_empty((2 * a.shape[0], *a.shape[1:]))
+    out[0::2] = a
+    out[1::2] = b
+    return out

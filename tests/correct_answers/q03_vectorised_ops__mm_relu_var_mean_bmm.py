@@ -19,3 +19,18 @@ def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     flat_q = q.expand(*batch, *q.shape[-2:]).reshape(count, *q.shape[-2:])
     flat_k = k.expand(*batch, *k.shape[-2:]).reshape(count, *k.shape[-2:])
     return torch.bmm(flat_q, flat_k.transpose(1, 2)).reshape(*batch, q.shape[-2], k.shape[-2])
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    n, c, h, w = images.shape
+    six = (
+        images.view(n, c, h // patch, patch, w // patch, patch)
+        if images.is_contiguous()
+        else (images.reshape(n, c, h // patch, patch, w // patch, patch))
+    )
+    return six.permute(0, 2, 4, 1, 3, 5).contiguous().view(n, (h // patch) * (w // patch), -1)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    both = torch.stack((a, b))  # [2, N, ...]
+    return both.transpose(0, 1).reshape(2 * a.shape[0], *a.shape[1:])

@@ -26,3 +26,17 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.matmul(q, k.transpose(-2, -1))
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    n, c, h, w = images.shape
+    split = images.reshape(n, c, h // patch, patch, w // patch, patch)
+    return torch.einsum("nciyjx->nijcyx", split).reshape(n, -1, c * patch**2)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return (
+        torch.stack([a, b], dim=1).view(-1, *a.shape[1:])
+        if a.is_contiguous() and b.is_contiguous()
+        else (torch.stack([a, b], dim=1).reshape(-1, *a.shape[1:]))
+    )
