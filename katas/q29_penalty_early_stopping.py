@@ -10,8 +10,15 @@ The penalty is for weights only: biases and the scale/shift of normalisation lay
 offsets, and shrinking them towards zero only hurts. Saving "the best weights" needs a real
 copy: `model.state_dict()` returns the live tensors, which the next optimizer step changes.
 
-Task: `weight_penalty`, and an `EarlyStopping` helper that remembers and restores the best
-weights.
+A third remedy works inside the model: dropout. In training, every activation is zeroed
+with probability p, so no unit can count on any other being there and the network cannot
+memorise through one co-adapted path; the survivors are scaled by 1 / (1 - p) ("inverted"
+dropout), so the expected activation is the same as without dropout. In evaluation
+(`model.eval()`) dropout does nothing: forgetting `model.eval()` before validating gives
+noisy, too pessimistic scores, forgetting `model.train()` after it trains without dropout.
+
+Task: `weight_penalty`, an `EarlyStopping` helper that remembers and restores the best
+weights, and `dropout` written from primitives.
 """
 
 import torch
@@ -93,3 +100,31 @@ class EarlyStopping:
         """
         # TODO: load the saved copy into the model.
         raise NotImplementedError
+
+
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """Inverted dropout, what nn.Dropout(p) does in training and in eval mode.
+
+    - x: a floating tensor of finite values, any shape (empty too), dtype and device.
+      p in [0, 1].
+    - training=True: each element is kept with probability 1 - p, independently, and then
+      multiplied by 1 / (1 - p); every other element is 0. The draws come from torch's global
+      generator as the caller seeded it. p = 0 keeps every element as it is; p = 1 drops
+      every one (zeros, never NaN: 0 times 1 / 0 is not a way to get there).
+    - training=False: the values of x, unscaled (x itself may be returned).
+    - Differentiable: the gradient is 1 / (1 - p) where an element was kept and 0 where it
+      was dropped (1 everywhere in eval mode).
+    - Returns x's shape, dtype and device. x is not modified.
+    - Raises ValueError if p is outside [0, 1] (NaN too), whatever training says.
+
+    Rules: do not call F.dropout, nn.Dropout or torch.dropout: build the mask yourself (for
+    example `torch.rand_like(x) >= p`).
+
+    >>> x = torch.ones(8)
+    >>> torch.equal(dropout(x, 0.5, training=False), x)
+    True
+    >>> sorted(set(dropout(x, 0.5, training=True).tolist())) in ([0.0], [2.0], [0.0, 2.0])
+    True
+    """
+    # TODO: eval: x; training: a random keep-mask, the kept values scaled by 1 / (1 - p).
+    raise NotImplementedError

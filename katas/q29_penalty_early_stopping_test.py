@@ -3,13 +3,15 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-from katas.q29_penalty_early_stopping import EarlyStopping, weight_penalty
+from katas.q29_penalty_early_stopping import EarlyStopping, dropout, weight_penalty
 from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
+    forbidden_ops,
     raises,
     same_device,
     skip_unless_supported,
@@ -369,6 +371,80 @@ def test_restores_a_deep_copied_model_too(device):
         assert_close(value, best[key], f"{key} was not restored", rtol=0, atol=0)
 
 
+# ---------------------------------------------------------------- dropout
+
+
+def dropped(x, p, training):
+    with forbidden_ops(
+        F.dropout,
+        torch.dropout,
+        reason="build the mask yourself",
+        aten=["dropout", "native_dropout"],
+    ):
+        return dropout(x, p, training)
+
+
+@pytest.mark.parametrize("p", [0.25, 0.6])
+def test_dropout_in_training_zeroes_a_fraction_p_and_scales_the_rest(device, p):
+    x = torch.linspace(1, 2, 20000, device=device)
+    out = dropped(x, p, training=True)
+    check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="dropout(x, p, True)")
+    kept = out != 0
+    fraction = 1 - kept.double().mean().item()
+    assert abs(fraction - p) < 0.02, (
+        f"each element is dropped with probability p = {p}; {fraction:.3f} of them were"
+    )
+    assert_close(
+        out[kept],
+        x[kept] / (1 - p),
+        msg="kept elements are scaled by 1 / (1 - p), so that the expected output is x",
+    )
+
+
+def test_dropout_in_eval_mode_is_the_identity(device):
+    x = torch.randn(5, 7, device=device, requires_grad=True)
+    out = dropped(x, 0.5, training=False)
+    assert torch.equal(out, x), "in eval mode dropout changes nothing (no mask, no scaling)"
+    (grad,) = torch.autograd.grad(out.sum(), x)
+    assert torch.equal(grad, torch.ones_like(x)), "in eval mode the gradient is 1"
+
+
+def test_dropout_gradient_follows_the_mask(device):
+    x = torch.randn(400, device=device, requires_grad=True)
+    out = dropped(x, 0.5, training=True)
+    (grad,) = torch.autograd.grad(out.sum(), x)
+    kept = (out != 0).to(x.dtype)
+    assert_close(grad, kept * 2.0, msg="the gradient is 1 / (1 - p) where kept, 0 where dropped")
+
+
+def test_dropout_at_p_0_and_p_1(device):
+    x = torch.randn(6, 3, device=device)
+    assert torch.equal(dropped(x, 0.0, training=True), x), "p = 0 keeps every element as it is"
+    out = dropped(x, 1.0, training=True)
+    assert torch.equal(out, torch.zeros_like(x)), (
+        "p = 1 drops every element: zeros, not NaN (0 times 1 / (1 - 1) is 0 * inf)"
+    )
+
+
+def test_dropout_draws_from_the_callers_seed(device):
+    x = torch.ones(64, device=device)
+    torch.manual_seed(3)
+    first = dropped(x, 0.5, training=True)
+    torch.manual_seed(3)
+    again = dropped(x, 0.5, training=True)
+    later = dropped(x, 0.5, training=True)
+    assert torch.equal(first, again), "after the same torch.manual_seed, the same mask"
+    assert not torch.equal(again, later), "each call draws a new mask"
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("p", [-0.1, 1.5, float("nan")])
+def test_dropout_rejects_p_outside_0_1(device, p, training):
+    with raises(ValueError):
+        dropout(torch.ones(3, device=device), p, training)
+        pytest.fail(f"p = {p} is outside [0, 1]: ValueError, in training and in eval mode")
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -397,6 +473,10 @@ def small_improvements(arguments, stopper):
     model = nn.Linear(2, 1)
     losses = [1.0, 1.0 - 1e-6, 1.0 - 2e-6, 1.0 - 3e-6]
     return [stopper.step(loss, model) for loss in losses], stopper.best_loss
+
+
+def ramp(dtype, device):
+    return torch.linspace(-3, 3, 24, dtype=torch.float64).reshape(4, 6).to(device, dtype)
 
 
 FACETS = facets.declare(
@@ -456,6 +536,25 @@ FACETS = facets.declare(
         facets.UpdatesAll(stepped, params=lambda arguments: list(arguments.args[1].parameters())),
         name="EarlyStopping.restore_best",
         call=lambda stopper, model: stopper.restore_best(model),
+    ),
+    facets.of(
+        dropout,
+        facets.Setting(
+            lambda device: facets.args(torch.ones(4, device=device), p=0.5, training=True),
+            "p",
+            low=0,
+            high=1,
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(ramp(dtype, device), 0.5, training=False),
+            oracle=lambda x, p, training: x,
+        ),
+        facets.Gradients(
+            lambda dtype, device: facets.args(ramp(dtype, device), 0.5, training=False),
+            oracle=lambda x, p, training: x,
+        ),
+        facets.Seeded(lambda device: facets.args(torch.ones(32, device=device), 0.5, True)),
+        facets.Unmodified(lambda device: facets.args(torch.randn(4, 5, device=device), 0.5, True)),
     ),
 )
 test_facets = FACETS.test

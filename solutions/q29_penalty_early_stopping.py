@@ -47,3 +47,15 @@ class EarlyStopping:
         if self.best_state is None:
             raise RuntimeError("no weights saved yet: call step() at least once")
         model.load_state_dict(self.best_state)  # copies in place: parameters stay the same
+
+
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    if not 0 <= p <= 1:  # written so that nan fails it too
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    if not training or p == 0:
+        return x  # eval mode: dropout is the identity
+    if p == 1:
+        return x * 0  # everything dropped (1 / (1 - p) would be inf, and 0 * inf NaN)
+    keep = torch.rand_like(x) >= p  # kept with probability 1 - p
+    # Scale the survivors so that the expected output equals x: eval then needs no change.
+    return x * keep / (1 - p)

@@ -418,6 +418,7 @@ UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
         HALF,
         "the contract's sums in the parameters' dtype, with no clause on 16-bit weights past 256",
     ),
+    ("q29_penalty_early_stopping", ("dropout",), HALF, ELEMENTWISE),
     (
         "q30_grad_clipping",
         ("layer_grad_norms", "clip_grad_norm"),

@@ -47,3 +47,13 @@ class EarlyStopping:
         if self.saved is None:
             raise RuntimeError("nothing to restore: no epoch has improved yet")
         model.load_state_dict(self.saved)
+
+
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    if math.isnan(p) or p < 0 or p > 1:
+        raise ValueError(f"dropout probability {p} is not in [0, 1]")
+    if not training:
+        return x
+    scale = 0.0 if p == 1 else 1 / (1 - p)
+    mask = torch.empty_like(x).bernoulli_(1 - p)  # 1 with probability 1 - p
+    return x * mask * scale

@@ -47,3 +47,13 @@ class EarlyStopping:
         with torch.no_grad():
             for key, value in model.state_dict().items():
                 value.copy_(self._saved[key])
+
+
+def dropout(x, p, training):
+    if not (0.0 <= p <= 1.0):
+        raise ValueError("p must lie in [0, 1]")
+    if not training or p == 0.0:
+        return x.clone()
+    # A survivor keeps x / (1 - p); where everything is dropped, where() picks 0 outright.
+    survivors = torch.rand(x.shape, device=x.device) < 1 - p
+    return torch.where(survivors, x / (1 - p) if p < 1 else x, torch.zeros_like(x))

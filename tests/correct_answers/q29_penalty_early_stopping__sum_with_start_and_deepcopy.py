@@ -46,3 +46,14 @@ class EarlyStopping:
         if self._best_state is None:
             raise RuntimeError("no epoch has improved yet")
         model.load_state_dict(self._best_state)
+
+
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    if p != p or not 0 <= p <= 1:
+        raise ValueError(f"p = {p}")
+    if not training:
+        return x
+    keep_probability = 1.0 - p
+    noise = torch.rand_like(x)
+    kept = (noise < keep_probability).to(x.dtype)
+    return x * kept / keep_probability if keep_probability > 0 else x * kept
