@@ -18,9 +18,17 @@ values [B, heads, S, d] to [B, heads, L, d]; its boolean mask marks with True th
 positions that *take part*, the opposite of `key_padding_mask` in nn.MultiheadAttention
 and nn.Transformer, where True marks padding to ignore.
 
+Pooling layers (nn.MaxPool2d, nn.AvgPool2d) have no parameters: each output is the max or
+the mean of one window of the input, per channel. Their stride defaults to the kernel size,
+so the windows sit side by side and a kernel of 2 halves the height and width (rows or
+columns left over at the edge are dropped); max pooling keeps the strongest response of each
+window, so a shift of a pixel or two changes little. nn.AdaptiveAvgPool2d(1) averages each
+channel over the whole map, whatever its size: the usual step between a CNN's last
+convolution and its Linear classifier.
+
 Task: compute a Conv2d's output shape without running it, write a Linear layer's forward
-from tensor operations, take an LSTM's final states, and call attention with a padding
-mask and a causal mask.
+from tensor operations, pool windows by hand, take an LSTM's final states, and call
+attention with a padding mask and a causal mask.
 """
 
 from collections.abc import Sequence
@@ -83,6 +91,34 @@ def linear_forward(
     True
     """
     # TODO: check the shapes, then multiply by the transposed weight and add the bias.
+    raise NotImplementedError
+
+
+def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
+    """What nn.MaxPool2d(kernel) (mode="max") and nn.AvgPool2d(kernel) (mode="avg") compute.
+
+    - x: [N, C, H, W] floating, any layout; 1 <= kernel <= min(H, W).
+    - Windows of kernel × kernel, side by side (stride = kernel, the layers' default); rows
+      and columns left over at the bottom and right edge are dropped (ceil_mode=False).
+    - Returns [N, C, H // kernel, W // kernel] in x's dtype on x's device:
+      out[n, c, i, j] = max (or mean) of x[n, c, i*k:(i+1)*k, j*k:(j+1)*k], k = kernel.
+    - Differentiable: "max" passes each window's gradient to its largest element (inputs
+      whose windows hold ties are not asked about), "avg" spreads it evenly (1 / k²).
+    - x is not modified. Raises ValueError if mode is neither "max" nor "avg".
+
+    Rules: no Python loops; do not call the pooling functions or layers (F.max_pool2d,
+    F.avg_pool2d, the adaptive ones, nn.MaxPool2d, ...) nor F.unfold / Tensor.unfold. Hint:
+    cut off the edge, reshape so that each window gets dimensions of its own, reduce them.
+
+    >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)
+    >>> pool2d(x, 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    >>> pool2d(x, 2, mode="avg")
+    tensor([[[[ 2.5000,  4.5000],
+              [10.5000, 12.5000]]]])
+    """
+    # TODO: crop to multiples of kernel, reshape to [N, C, H/k, k, W/k, k], reduce dims 3 and 5.
     raise NotImplementedError
 
 

@@ -13,11 +13,13 @@ from katas.q11_layer_shapes import (
     linear_forward,
     lstm_final_states,
     padded_attention,
+    pool2d,
 )
 from torch_katas import facets
 from torch_katas.op_families import LINEAR
 from torch_katas.testing import (
     assert_close,
+    assert_no_python_loops,
     assert_no_torch_internals,
     check_tensor,
     forbidden_ops,
@@ -430,6 +432,92 @@ def test_padded_attention_matches_the_formula(device, name, dtype):
     )
 
 
+# --- pool2d ------------------------------------------------------------------------------
+
+POOLS = {"max": F.max_pool2d, "avg": F.avg_pool2d}
+POOL_REFUSED = [
+    F.max_pool2d,
+    F.avg_pool2d,
+    F.adaptive_max_pool2d,
+    F.adaptive_avg_pool2d,
+    F.unfold,
+    torch.Tensor.unfold,
+]
+POOL_ATEN = [
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "avg_pool2d",
+    "adaptive_max_pool2d",
+    "_adaptive_avg_pool2d",
+    "adaptive_avg_pool2d",
+    "im2col",
+    "unfold",
+]
+
+
+def pooled(x, kernel, mode):
+    with forbidden_ops(*POOL_REFUSED, reason="pool the windows yourself", aten=POOL_ATEN):
+        return pool2d(x, kernel, mode=mode)
+
+
+def distinct_values(shape, device):
+    """Values without ties in any window, in a scrambled order: each max is one element."""
+    count = math.prod(shape)
+    return torch.randperm(count, device=device).to(torch.get_default_dtype()).reshape(shape) / count
+
+
+@pytest.mark.parametrize("mode", ["max", "avg"])
+@pytest.mark.parametrize(
+    "shape, kernel",
+    [((2, 3, 4, 6), 2), ((1, 2, 7, 5), 2), ((2, 1, 6, 6), 3), ((1, 1, 5, 5), 5), ((1, 2, 3, 3), 1)],
+)
+def test_pool2d_equals_torch_pooling(device, mode, shape, kernel):
+    x = distinct_values(shape, device).contiguous(memory_format=torch.channels_last)
+    out = pooled(x, kernel, mode)
+    n, c, h, w = shape
+    check_tensor(
+        out,
+        shape=(n, c, h // kernel, w // kernel),
+        dtype=x.dtype,
+        device=device,
+        name=f"pool2d(x, {kernel}, {mode!r})",
+    )
+    assert_close(
+        out,
+        POOLS[mode](x, kernel),
+        msg=f"each output is the {mode} of one {kernel} x {kernel} window; windows side by side "
+        "(stride = kernel), the leftover rows and columns at the edge dropped",
+    )
+
+
+@pytest.mark.parametrize("mode", ["max", "avg"])
+def test_pool2d_gradient(device, mode):
+    x = distinct_values((1, 2, 5, 4), device).requires_grad_()
+    weights = torch.randn(1, 2, 2, 2, device=device)
+    (grad,) = torch.autograd.grad((pooled(x, 2, mode) * weights).sum(), x)
+    (expected,) = torch.autograd.grad((POOLS[mode](x, 2) * weights).sum(), x)
+    assert_close(
+        grad,
+        expected,
+        msg="max passes each window's gradient to its largest element, avg spreads it as 1 / k²; "
+        "the dropped edge gets 0",
+    )
+
+
+def test_pool2d_rejects_other_modes(device):
+    with raises(ValueError):
+        pool2d(torch.randn(1, 1, 4, 4, device=device), 2, mode="min")
+        pytest.fail("mode is 'max' or 'avg': ValueError for 'min'")
+
+
+def test_pool2d_without_python_loops(device):
+    assert_no_python_loops(
+        pool2d,
+        lambda n: (torch.randn(n, n, 2 * n, 2 * n, device=device), 2),
+        over="images, channels and windows",
+    )
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -481,6 +569,14 @@ def attention64(q, k, v, pad, causal):
     return scores.masked_fill(hidden, -math.inf).softmax(-1) @ v
 
 
+def pool_input(dtype, device):
+    """Distinct values (no ties) whose float64 means float32 does not hold, in float16 as
+    large as a native sum or square would overflow, with a row and a column left over."""
+    ramp = torch.linspace(-1, 1, 2 * 3 * 7 * 7, dtype=torch.float64).reshape(2, 3, 7, 7)
+    values = ramp.flip(-1) * 0.3 + ramp.mT + 1 / 3
+    return (values * facets.past_square_overflow(dtype)).to(device, dtype)
+
+
 FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
@@ -511,6 +607,25 @@ FACETS = facets.declare(
         facets.BadShapes(
             lambda device: layer_inputs(torch.float32, device), names=(0,), dims=(-1,), label="x"
         ),
+    ),
+    facets.of(
+        pool2d,
+        facets.Dtypes(
+            lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),
+            oracle=lambda x, k, mode: F.avg_pool2d(x, k),
+            label="avg",
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(pool_input(dtype, device), 2, "max"),
+            oracle=lambda x, k, mode: F.max_pool2d(x, k),
+            label="max",
+        ),
+        facets.Gradients(
+            lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),
+            oracle=lambda x, k, mode: F.avg_pool2d(x, k),
+        ),
+        facets.Unmodified(lambda device: facets.args(pool_input(torch.float32, device), 2)),
+        facets.Defaults(values={"mode": "max"}),
     ),
     facets.of(
         lstm_final_states,

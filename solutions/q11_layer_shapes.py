@@ -58,6 +58,16 @@ def linear_forward(
     return y if bias is None else y + bias
 
 
+def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
+    if mode not in ("max", "avg"):
+        raise ValueError(f"mode must be 'max' or 'avg', got {mode!r}")
+    n, c, h, w = x.shape
+    rows, cols = h // kernel, w // kernel
+    # Drop the edge that fills no whole window, then give each window two dims of its own.
+    windows = x[..., : rows * kernel, : cols * kernel].reshape(n, c, rows, kernel, cols, kernel)
+    return windows.amax(dim=(3, 5)) if mode == "max" else windows.mean(dim=(3, 5))
+
+
 def lstm_final_states(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
     _, (h_n, _) = lstm(x)
     directions = 2 if lstm.bidirectional else 1

@@ -100,3 +100,13 @@ def padded_attention(
         tri = cols <= rows  # [L, S]
         keep = tri if keep is None else keep & tri
     return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+
+
+def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
+    if mode != "max" and mode != "avg":
+        raise ValueError(mode)
+    n, c, h, w = x.shape
+    grid = x[:, :, : h - h % kernel, : w - w % kernel]
+    grid = grid.reshape(n, c, h // kernel, kernel, w // kernel, kernel)
+    flat = grid.permute(0, 1, 2, 4, 3, 5).flatten(-2)  # each window's k * k values last
+    return flat.max(dim=-1).values if mode == "max" else flat.mean(dim=-1)

@@ -61,3 +61,14 @@ def padded_attention(q, k, v, key_padding_mask=None, causal=False):
     if key_padding_mask is not None:
         allowed = allowed & key_padding_mask.logical_not().unsqueeze(1).unsqueeze(1)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+
+
+def pool2d(x, kernel, mode="max"):
+    if mode not in {"max", "avg"}:
+        raise ValueError(f"mode {mode!r}")
+    n, c, h, w = x.shape
+    k = kernel
+    blocks = x[:, :, : h // k * k, : w // k * k].reshape(n, c, h // k, k, w // k, k)
+    if mode == "max":
+        return blocks.amax(dim=5).amax(dim=3)
+    return blocks.sum(dim=(3, 5)) / (k * k)

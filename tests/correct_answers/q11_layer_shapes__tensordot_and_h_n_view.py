@@ -62,3 +62,16 @@ def padded_attention(q, k, v, key_padding_mask=None, causal=False):
         lower = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).tril()
         keep = lower if keep is None else torch.logical_and(keep, lower)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+
+
+def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
+    if mode not in ("max", "avg"):
+        raise ValueError(f"mode must be max or avg, not {mode!r}")
+    k = kernel
+    *lead, h, w = x.shape
+    windows = x[..., : h - h % k, : w - w % k].reshape(*lead, h // k, k, w // k, k)
+    if mode == "avg":
+        # The mean of a window as a contraction with a uniform k x k kernel.
+        uniform = x.new_full((k, k), 1.0 / (k * k))
+        return torch.tensordot(windows.transpose(-3, -2), uniform, dims=([-2, -1], [0, 1]))
+    return windows.amax(dim=(-3, -1))
