@@ -67,9 +67,9 @@ def padded_attention(q, k, v, key_padding_mask=None, causal=False):
 
 
 def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
-    reduce = {"max": torch.amax, "avg": torch.mean}.get(mode)
-    if reduce is None:
+    pool = {"max": torch.amax, "avg": torch.mean}.get(mode)
+    if pool is None:
         raise ValueError(f"unknown pooling mode {mode!r}")
     rows, cols = math.floor(x.shape[2] / kernel), math.floor(x.shape[3] / kernel)
     cropped = x.narrow(2, 0, rows * kernel).narrow(3, 0, cols * kernel)
-    return reduce(cropped.unflatten(3, (cols, kernel)).unflatten(2, (rows, kernel)), dim=(3, 5))
+    return pool(cropped.unflatten(3, (cols, kernel)).unflatten(2, (rows, kernel)), dim=(3, 5))
