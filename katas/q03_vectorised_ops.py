@@ -110,7 +110,8 @@ def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
       out[n, i * (W // patch) + j, (c * patch + dy) * patch + dx]
       = images[n, c, i * patch + dy, j * patch + dx]. images is not modified.
 
-    Rules: no Python loops; do not call F.unfold, nn.Unfold or Tensor.unfold. Hint: a
+    Rules: no Python loops; do not call F.unfold, nn.Unfold, Tensor.unfold nor
+    F.pixel_unshuffle (the same rearrangement under another name). Hint: a
     reshape that splits H and W into (grid, patch), a permute that moves both grid
     dimensions in front of the channels, a reshape that merges. A reshape alone gives the
     right shape and the wrong pixels.

@@ -427,8 +427,9 @@ def test_to_patches_matches_unfold(device, shape, patch, layout):
     with forbidden_ops(
         F.unfold,
         torch.Tensor.unfold,
+        F.pixel_unshuffle,
         reason="rearrange with reshape and permute",
-        aten=["im2col", "unfold"],
+        aten=["im2col", "unfold", "pixel_unshuffle"],
     ):
         out = to_patches(images, patch)
     n, c, h, w = shape
