@@ -4,16 +4,17 @@ import warnings
 import pytest
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from katas.q04_dtypes import nbytes, result_dtype, safe_mean, time_bucket
-from torch_katas import devices, facets
+from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
     default_dtype,
     every_dtype,
     forbidden_calls,
+    forbidden_ops,
+    largest_result,
     raises,
     skip_unless_supported,
 )
@@ -366,9 +367,13 @@ PROMOTED = [
 
 def operands(device):
     """A tensor with dimensions and a 0-dim tensor of every dtype, then Python numbers."""
-    present = [dtype for dtype in PROMOTED if dtype not in devices.missing_dtypes(device)]
-    tensors = [torch.ones(2, dtype=dtype, device=device) for dtype in present]
-    tensors += [torch.ones((), dtype=dtype, device=device) for dtype in present]
+    tensors = []
+    for shape in [(2,), ()]:
+        for dtype in PROMOTED:
+            try:
+                tensors.append(torch.ones(shape, dtype=dtype, device=device))
+            except (TypeError, RuntimeError):  # a dtype the device lacks (MPS: float64)
+                continue
     return [*tensors, True, 3, 2.5]
 
 
@@ -379,14 +384,33 @@ def describe(operand):
     return f"Python {type(operand).__name__} {operand!r}"
 
 
-class NoTensorWork(TorchDispatchMode):
-    """Refuses every operation on or making of a tensor: the dtype is to be reasoned out."""
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        raise AssertionError(
-            f"your code ran {func.overloadpacket.__name__} on a tensor: work the dtype out "
-            "from the operands' dtypes and ranks (no arithmetic to read the dtype off)"
-        )
+# The operators that would compute the dtype instead of reasoning it out: arithmetic on the
+# operands, and the tensors made to do it on (a size-0 one allocates nothing).
+COMPUTING = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "floor_divide",
+    "result_type",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "scalar_tensor",
+    "lift_fresh",
+    "_to_copy",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "new_empty",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "empty_strided",
+]
 
 
 @pytest.mark.parametrize("default", [torch.float32, torch.float64])
@@ -425,16 +449,19 @@ def test_result_dtype_reasons_instead_of_computing(device):
         ),
     ]
     expected = [torch.get_default_dtype(), torch.float64, torch.int16]
+    reason = "the kata asks for torch's promotion rules, reasoned out on the dtypes"
     with (
-        NoTensorWork(),
+        largest_result() as record,
+        forbidden_ops(torch.result_type, reason=reason, aten=COMPUTING),
         forbidden_calls(
             (torch, "result_type"),
             (torch, "promote_types"),
             (torch, "can_cast"),
-            reason="the kata asks for torch's promotion rules, reasoned out on the dtypes",
+            reason=reason,
         ),
     ):
         got = [result_dtype(a, b) for a, b in cases]
+    assert not record.allocated, f"no tensor is made to work out a dtype: {reason}"
     assert got == expected, f"expected {expected}, got {got}"
 
 
