@@ -9,7 +9,8 @@ from torch.utils.data import Subset, TensorDataset, random_split
 from katas.q45_split_dataset import split_dataset, split_sizes, stratified_split
 from torch_katas import facets
 
-# The sums just off 1 are outside math.isclose's default tolerance (1e-9), inside 1e-6.
+# The sums just off 1 are outside math.isclose's default tolerance (1e-9), inside 1e-6 and
+# 1e-8 (tolerances an answer might pick instead of isclose's).
 BAD_FRACTIONS = [
     [0.5, 0.4],
     [0.7, 0.4],
@@ -19,6 +20,8 @@ BAD_FRACTIONS = [
     [0.5, 0.5, 0.5],
     [0.5, 0.5000005],
     [0.5, 0.4999995],
+    [0.5, 0.500000003],
+    [0.5, 0.499999997],
 ]
 BAD_IDS = [
     "sum below 1",
@@ -29,6 +32,8 @@ BAD_IDS = [
     "sum 1.5",
     "sum 1 + 5e-7",
     "sum 1 - 5e-7",
+    "sum 1 + 3e-9",
+    "sum 1 - 3e-9",
 ]
 
 

@@ -633,9 +633,10 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     # Names the policy for returned code reads where a string shows them (a table of
     # literal names, a loop over one, a choice between literals), and the answer's own objects.
-    tables = constant_tables(tree)
-    loops = loop_literals(tree, tables)
-    selves = methods_selves(tree)
+    # Computed on first need: most answers call neither getattr nor vars.
+    tables = functools.cache(lambda: constant_tables(tree))
+    loops = functools.cache(lambda: loop_literals(tree, tables()))
+    selves = functools.cache(lambda: methods_selves(tree))
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in inner:
             spelled = _dotted(node, aliases)
@@ -656,11 +657,11 @@ def _internals_used(tree: ast.Module) -> Iterator[tuple[int, str]]:
         ):
             yield node.lineno, f"{node.id} passed on as a value"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in _DYNAMIC_LOOKUPS and not _own_namespace(node, selves):
+            if node.func.id in _DYNAMIC_LOOKUPS and not _own_namespace(node, selves()):
                 yield node.lineno, f"{node.func.id}(...)"
             elif node.func.id in ("getattr", "setattr") and len(node.args) >= 2:
                 owner, name = node.args[:2]
-                names = literal_strings(name, tables, loops)
+                names = literal_strings(name, tables(), loops())
                 # `getattr(self, f"fc{i}")`: a name no private one has, on no part of torch;
                 # `getattr(torch, f"float{bits}")`: a dtype's name, never an internal one.
                 built = public_start(name) and (
