@@ -906,7 +906,8 @@ def _comprehension_over_named_values(code: types.CodeType) -> bool:
     found = [
         node
         for node in ast.walk(tree)
-        if isinstance(node, kinds[code.co_name]) and node.lineno == code.co_firstlineno
+        if isinstance(node, kinds[code.co_name])
+        and getattr(node, "lineno", None) == code.co_firstlineno
     ]
     return bool(found) and all(map(_over_named_values, found))
 
