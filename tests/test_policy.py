@@ -929,6 +929,29 @@ ATTACKS = {
         "import torch\ngetattr(torch.distributions, 'biject_to').register(1, print)",
         "callback",
     ),
+    # A display looped over in place holds its literal keys; one with a key spread in does not.
+    "setattr-loop-over-a-spread-dict-in-place": (
+        "def f(model, extra):\n    for name, value in {'a': 1, **extra}.items():\n"
+        "        setattr(model, name, value)",
+        "attribute-by-name",
+    ),
+    "setattr-loop-over-a-dunder-in-place": (
+        "def f(model):\n    for name, value in (('__class__', int),):\n"
+        "        setattr(model, name, value)",
+        "patch",
+    ),
+    "setattr-module-private": (
+        "import torch\ndef f():\n    setattr(torch.backends.cudnn, '_x', 1)",
+        "private",
+    ),
+    "setattr-module-function": (
+        "import torch\ndef f():\n    setattr(torch.nn.functional, 'relu', print)",
+        "patch",
+    ),
+    "setattr-module-computed": (
+        "import torch\ndef f(name):\n    setattr(torch.backends.cudnn, name, True)",
+        "attribute-by-name",
+    ),
     "setattr-loop-over-a-changed-dict": (
         "class A:\n    def __init__(self, k):\n        s = {'a': 1}\n        s[k] = 2\n"
         "        for name, value in s.items():\n            setattr(self, name, value)",
@@ -1369,6 +1392,22 @@ HONEST_IDIOMS = {
         "LrList = list[float] if sys.version_info >= (3, 9) else typing.List[float]\n"
         "class S(torch.optim.lr_scheduler.LRScheduler):\n"
         "    def get_lr(self) -> LrList:\n        return [0.1]"
+    ),
+    # setattr with a literal name is `owner.name = value`: torch's documented settings too, and
+    # a display looped over in place (a dict, pairs led by strings) holds its literal keys.
+    "setattr-settings-on-a-module": (
+        "import torch\nfrom torch.backends import cudnn\ndef f(on):\n"
+        "    setattr(torch.backends.cudnn, 'deterministic', on)\n"
+        "    for flag, value in {'deterministic': on, 'benchmark': not on}.items():\n"
+        "        setattr(torch.backends.cudnn, flag, value)\n"
+        "    for setting, to in (('deterministic', on), ('benchmark', not on)):\n"
+        "        setattr(cudnn, setting, to)"
+    ),
+    "setattr-over-a-literal-dict-in-place": (
+        "class S:\n    def __init__(self, warmup, gamma):\n"
+        "        for name, value in {'warmup': warmup, 'gamma': gamma}.items():\n"
+        "            setattr(self, name, value)\n"
+        "        for field in {'a': 0}.keys():\n            setattr(self, field, 0)"
     ),
     "setattr-over-a-literal-dict": (
         "class S:\n    def __init__(self, warmup, gamma):\n"

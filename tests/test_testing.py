@@ -906,6 +906,28 @@ def add_up(x):
     return functools.reduce(lambda total, row: total + row, x.unbind(0))
 
 
+def checks_named_values(x):
+    # A loop over values the source names: two steps for any data.
+    doubled = x * 2
+    for name, value in (("x", x), ("doubled", doubled)):
+        if value.dim() != 2:
+            raise ValueError(name)
+    return sum([value.sum() for value in (x, doubled)])
+
+
+def walks_spelled_positions(x):
+    # Literal numbers stand for positions in the data: a loop over three columns.
+    return torch.stack([x[:, column] for column in (0, 1, 2)]).sum()
+
+
+def loops_inside_named_values(x):
+    total = x.sum()
+    for value in (x, x.T):
+        for row in value:
+            total = total + row.sum()
+    return total
+
+
 def built_from_data(x):
     # torch.tensor(data, device=...) under a dispatch mode, on any device.
     return x.sum(0) + torch.tensor([1.0, 2.0, 3.0, 4.0], device=x.device)
@@ -927,6 +949,8 @@ def test_assert_no_python_loops_accepts_tensor_code_and_builtins(any_device):
     assert_no_python_loops(built_from_data, rows(any_device))
     assert_no_python_loops(torch.sum, rows(any_device))
     assert_no_python_loops(vectorised)  # the look at the source alone
+    # A loop over a literal display of named values takes as many steps for any data.
+    assert_no_python_loops(checks_named_values, rows(any_device))
 
 
 @pytest.mark.parametrize(
@@ -940,6 +964,8 @@ def test_assert_no_python_loops_accepts_tensor_code_and_builtins(any_device):
         (starmapped, "itertools.starmap", 1),
         (mapped_by_an_alias, "map", 1),
         (folded, "functools.reduce", 1),
+        (walks_spelled_positions, "a list comprehension", 2),
+        (loops_inside_named_values, "a for loop", 3),
     ],
 )
 def test_assert_no_python_loops_names_the_loop_and_its_line(func, kind, line):

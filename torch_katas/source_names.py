@@ -258,14 +258,55 @@ def constant_tables(tree: ast.Module) -> dict[str, list[str]]:
     return tables
 
 
+def _literal_string(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def literal_display_keys(
+    loop_iter: ast.AST, target: ast.AST
+) -> tuple[list[str], ast.AST | None] | None:
+    """A loop written over a display in place, and the name that takes its literal strings:
+    `for n in ("a", "b")`; `for k in {"a": 1}`, `{...}.keys()` and `for k, v in {...}.items()`
+    over a dict with literal string keys; `for k, v in (("a", 1), ("b", 2))` over pairs whose
+    first item is a literal string. None for any other iterable."""
+    pair = target.elts[0] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None
+    if isinstance(loop_iter, (ast.Tuple, ast.List)):
+        keys = [_literal_string(e) for e in loop_iter.elts]
+        if all(k is not None for k in keys):
+            return [str(k) for k in keys], target
+        firsts = [
+            _literal_string(e.elts[0]) if isinstance(e, ast.Tuple) and len(e.elts) == 2 else None
+            for e in loop_iter.elts
+        ]
+        if firsts and all(k is not None for k in firsts):
+            return [str(k) for k in firsts], pair
+        return None
+    method = None
+    if (
+        isinstance(loop_iter, ast.Call)
+        and isinstance(loop_iter.func, ast.Attribute)
+        and loop_iter.func.attr in ("items", "keys")
+        and not loop_iter.args
+        and not loop_iter.keywords
+    ):
+        method, loop_iter = loop_iter.func.attr, loop_iter.func.value
+    if not isinstance(loop_iter, ast.Dict):
+        return None
+    dict_keys = [_literal_string(k) for k in loop_iter.keys]
+    if not all(k is not None for k in dict_keys):
+        return None  # a computed key, or a ** spread (its key is None)
+    return [str(k) for k in dict_keys], pair if method == "items" else target
+
+
 def loop_literals(
     tree: ast.AST, module_tables: dict[str, list[str]] | None = None
 ) -> dict[int, list[str]]:
     """`for name, value in settings.items()` in a function where `settings` is bound once, to a
     dict with literal string keys, and only read (iterated, `.items()`, `.keys()`, `[k]`), and
     `name` is bound by that loop alone: each use of `name` holds one of those keys (ids of the
-    uses, with the keys). A tuple of literal strings looped over directly counts too, and so
-    does an entry of a module-level constant table (constant_tables: `for name in NAMES`,
+    uses, with the keys). A display looped over in place counts too (literal_display_keys: a
+    tuple of literal strings, a literal dict, pairs led by literal strings), and so does an
+    entry of a module-level constant table (constant_tables: `for name in NAMES`,
     `for key, name in NAMES.items()`, `NAMES.values()`); at the module's top level as well
     (`{n: getattr(torch, n) for n in ("float16", "bfloat16")}`)."""
     found: dict[int, list[str]] = {}
@@ -327,10 +368,9 @@ def loop_literals(
             keys: list[str] | None = None
             loop_iter, target = loop.iter, loop.target
             named: ast.AST | None = target
-            if isinstance(loop_iter, (ast.Tuple, ast.List)) and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop_iter.elts
-            ):
-                keys = [str(getattr(e, "value", "")) for e in loop_iter.elts]
+            display = literal_display_keys(loop_iter, target)
+            if display is not None:
+                keys, named = display
             elif isinstance(loop_iter, ast.Name):
                 keys = tables.get(loop_iter.id)
                 if loop_iter.id not in tables and loop_iter.id not in dicts:

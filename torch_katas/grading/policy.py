@@ -51,9 +51,10 @@ runs:
   class that defines `dump` is the answer's own;
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
   `operator.methodcaller` with a literal name only (or an entry of a module-level table of
-  literal strings that nothing changes, or a loop name over a literal dict's keys or a tuple
-  of literal strings bound by that loop alone: each entry checked), checked as if written
-  `x.name`
+  literal strings that nothing changes, or a loop name over a literal dict's keys, a tuple
+  of literal strings or pairs led by literal strings, named or written in place, bound by
+  that loop alone: each entry checked), checked as if written `x.name` (so `setattr(module,
+  "name", v)` is `module.name = v`, under the rules on writes)
   (`getattr(nn, "RMSNorm", None)` asks for a class newer torch may have: no finding where the
   data lacks it); no other string holding a dunder name an answer may not read as an
   attribute, no one-word string holding a frame attribute, no format field that reads one
@@ -1703,12 +1704,13 @@ class _Checker:
         return dotted in self.names.modules or "." not in dotted
 
     def named_owner(self, node: ast.AST) -> bool:
-        """The module in getattr(module, "name", ...) or hasattr: an attribute spelled out."""
+        """The module in getattr(module, "name", ...), hasattr or setattr: an attribute spelled
+        out (setattr's write then meets the rules of `module.name = value`)."""
         parent = self.parents.get(id(node))
         return (
             isinstance(parent, ast.Call)
             and isinstance(parent.func, ast.Name)
-            and parent.func.id in ("getattr", "hasattr")
+            and parent.func.id in ("getattr", "hasattr", "setattr")
             and parent.func.id not in self.file_names  # `def getattr(m, n)` would be handed m
             and parent.args[:1] == [node]
             and len(parent.args) >= 2
