@@ -282,6 +282,7 @@ FACETS = facets.declare(
             lambda dtype, device: facets.args(array_of(dtype), device),
             oracle=lambda array, device: torch.from_numpy(array),
             dtypes=KEPT,
+            once=True,
         ),
         facets.DefaultDevice(
             lambda device: facets.args(array_of(torch.float32)),

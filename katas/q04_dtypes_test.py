@@ -508,16 +508,19 @@ FACETS = facets.declare(
         facets.Dtypes(
             lambda dtype, device: facets.args(spread((3, 600), dtype, device)),
             oracle=lambda x: x.mean(),
+            once=True,
         ),
         facets.Dtypes(
             lambda dtype, device: facets.args(spread((3, 600), dtype, device), dim=-1),
             oracle=lambda x, dim: x.mean(dim),
+            once=True,
             label="dim",
         ),
         facets.Dtypes(
             lambda dtype, device: facets.args(tiny((3, 600), dtype, device)),
             oracle=lambda x: x.mean(),
             atol=0.0,  # the values are near 0 by nature: compare them relatively
+            once=True,
             label="tiny",
         ),
         facets.Shapes(

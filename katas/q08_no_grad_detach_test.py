@@ -404,7 +404,7 @@ FACETS = facets.declare(
     ),
     facets.of(
         round_ste,
-        facets.Dtypes(values, oracle=torch.round),
+        facets.Dtypes(values, oracle=torch.round, once=True),
         facets.Gradients(
             lambda dtype, device: values(dtype, device, requires_grad=True),
             oracle=straight_through,

@@ -475,7 +475,7 @@ FACETS = facets.declare(
     ),
     facets.of(
         SlidingWindows,
-        facets.Dtypes(series, oracle=sample_one, dtypes=ANY_DTYPE),
+        facets.Dtypes(series, oracle=sample_one, dtypes=ANY_DTYPE, once=True),
         name="SlidingWindows[1]",
         call=lambda values, window, stride: SlidingWindows(values, window, stride)[1],
     ),
@@ -498,6 +498,7 @@ FACETS = facets.declare(
                 [s for s, _ in batch], batch_first=True
             ),
             dtypes=ANY_DTYPE,
+            once=True,
         ),
         name="pad_collate(padded)",
         call=lambda batch: pad_collate(batch)[0],

@@ -374,6 +374,7 @@ FACETS = facets.declare(
             ),
             oracle=lambda shape, like: torch.zeros(shape, dtype=like.dtype),
             dtypes=ANY_DTYPE,
+            once=True,
         ),
         facets.DefaultDevice(
             lambda device: facets.args((2,), like(torch.float32, device)), where="input"
@@ -393,6 +394,7 @@ FACETS = facets.declare(
             ),
             oracle=lambda value, like: torch.tensor(value, dtype=torch.float64),
             dtypes=ANY_DTYPE,
+            once=True,
         ),
         facets.DefaultDevice(
             lambda device: facets.args(2.5, like(torch.float32, device)), where="input"

@@ -10,7 +10,13 @@ from torch import nn
 
 from katas.q36_grad_accumulation import train_accumulated
 from torch_katas import facets
-from torch_katas.testing import assert_close, collect_garbage, marked_graph, raises
+from torch_katas.testing import (
+    assert_close,
+    collect_garbage,
+    marked_graph,
+    raises,
+    skip_unless_supported,
+)
 
 
 def regression_setup(device, sizes, classes=None, scale=1.0):
@@ -165,6 +171,23 @@ def test_equals_one_big_batch_step_per_group(device, sizes, accum_steps, scale):
         "the returned losses should be each group's loss as one batch",
         rtol=1e-5,
         atol=1e-6,
+    )
+
+
+def test_float64_losses_keep_their_precision(device):
+    # A float64 model's group loss as a Python float to float64's precision, not rounded to
+    # float32 on the way (6e-8 off): far tighter than float32's 1e-5, far looser than
+    # another order of the weighted sum (the big batch's mean).
+    skip_unless_supported(device, torch.float64)
+    model, batches = regression_setup(device, [3, 5, 4])
+    model = model.double()
+    batches = [(x.double(), y.double()) for x, y in batches]
+    expected_model = copy.deepcopy(model)
+    losses = train_accumulated(model, batches, make_sgd(model), 2)
+    expected = big_batch_training(expected_model, batches, 2)
+    assert losses == pytest.approx(expected, rel=2.0**-40), (
+        f"float64 group losses {losses} should be {expected} to float64's precision: "
+        "float() of the float64 loss, not of a float32 copy"
     )
 
 

@@ -373,6 +373,35 @@ def test_returns_a_float64_loss_as_float32(device):
     check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the returned loss")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_returns_the_value_loss_fn_returned_rounded_once_to_float32(device, dtype):
+    # The loss the step computed, not a value near it: a float32 loss comes back as it is, a
+    # float64 one rounded once; a round trip through bfloat16 or float16 (1e-3 off) is not
+    # the loss, whatever a tolerance for autocast's own rounding would let through.
+    skip_unless_supported(device, dtype)
+    model = small_model(device)
+    inputs, targets = a_batch(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    returned = []
+
+    def recorded_mse(output, target):
+        loss = F.mse_loss(output.to(dtype), target.to(dtype))
+        returned.append(loss.detach().clone())
+        return loss
+
+    loss = amp_train_step(model, inputs, targets, recorded_mse, optimizer, scaler_for(device))
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the returned loss")
+    assert len(returned) == 1, f"loss_fn should run once per step, ran {len(returned)} times"
+    assert_close(
+        loss,
+        returned[0].float(),
+        f"the returned loss should be the {dtype} value loss_fn returned, converted once to "
+        "float32 (loss.detach().float()), not rounded through a 16-bit dtype",
+        rtol=torch.finfo(torch.float32).eps,
+        atol=0,
+    )
+
+
 @pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])
 def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled):
     model = small_model(device)

@@ -13,6 +13,10 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
+# Accuracy is a Python float: the count ratio to float64's precision (a few units of it for
+# another order of operations), not a float32 ratio widened (0.6 is 0.6000000238 there).
+EXACT = 4 * 2.0**-52
+
 
 def confusion_by_loop(preds, targets, num_classes):
     counts = [[0] * num_classes for _ in range(num_classes)]
@@ -226,8 +230,10 @@ def test_evaluate_weights_every_sample_equally(device):
     check_tensor(confusion, shape=(4, 4), dtype=torch.int64, device=device, name="confusion")
     counts = confusion_by_loop(preds, targets, 4)
     assert confusion.cpu().tolist() == counts, "the confusion matrix should sum all batches"
-    assert accuracy == pytest.approx(0.6), (
-        f"6 of 10 samples are right, so accuracy is 0.6, got {accuracy}; averaging per-batch "
+    assert accuracy == pytest.approx(6 / 10, rel=EXACT, abs=0), (
+        f"6 of 10 samples are right, so accuracy is 0.6, got {accuracy!r} (a float32 ratio "
+        "widened is off in the 8th digit: divide the counts as Python ints or float64); "
+        "averaging per-batch "
         "accuracies gives the short last batch too much weight: count correct samples instead"
     )
     assert f1 == pytest.approx(macro_f1_by_loop(counts), rel=1e-6)
@@ -245,7 +251,10 @@ def test_evaluate_matches_a_loop_over_all_samples(device):
     assert confusion.cpu().tolist() == counts, (
         "the confusion matrix differs from the model's predictions in eval mode"
     )
-    assert accuracy == pytest.approx((preds == targets).float().mean().item())
+    correct = int((preds == targets).sum())
+    assert accuracy == pytest.approx(correct / len(targets), rel=EXACT, abs=0), (
+        f"accuracy is {correct} / {len(targets)} as a Python float, got {accuracy!r}"
+    )
     assert f1 == pytest.approx(macro_f1_by_loop(counts), rel=1e-6)
 
 
@@ -310,7 +319,7 @@ def test_evaluate_reads_the_loader_once(device):
         "loader may be any iterable, a generator included, which yields its batches once: "
         "go over it in one pass, counting the samples as you go"
     )
-    assert accuracy == pytest.approx(0.6)
+    assert accuracy == pytest.approx(6 / 10, rel=EXACT, abs=0)
 
 
 def test_evaluate_keeps_each_submodules_own_mode(device):

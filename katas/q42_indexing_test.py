@@ -330,17 +330,17 @@ def labels(device):
 FACETS = facets.declare(
     facets.of(
         last_valid,
-        facets.Dtypes(padded, oracle=last_by_loop, dtypes=ANY_DTYPE),
+        facets.Dtypes(padded, oracle=last_by_loop, dtypes=ANY_DTYPE, once=True),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
     ),
     facets.of(
         valid_steps,
-        facets.Dtypes(padded, oracle=valid_by_loop, dtypes=ANY_DTYPE),
+        facets.Dtypes(padded, oracle=valid_by_loop, dtypes=ANY_DTYPE, once=True),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
     ),
     facets.of(
         rotate_pairs,
-        facets.Dtypes(pairs_of, oracle=rotated_by_loop, dtypes=SIGNED),
+        facets.Dtypes(pairs_of, oracle=rotated_by_loop, dtypes=SIGNED, once=True),
         facets.Unmodified(lambda device: pairs_of(torch.float32, device)),
         facets.Returns(lambda device: pairs_of(torch.float32, device)),
         # any layout: strided copies whose last dim is not contiguous either (no view of pairs)

@@ -254,13 +254,13 @@ def split_by_unflatten(x, num_heads):
 FACETS = facets.declare(
     facets.of(
         merge_heads,
-        facets.Dtypes(heads_of, oracle=merged_by_loop, dtypes=ANY_DTYPE),
+        facets.Dtypes(heads_of, oracle=merged_by_loop, dtypes=ANY_DTYPE, once=True),
         facets.Gradients(heads_of, oracle=merged_by_loop),
         facets.Unmodified(lambda device: heads_of(torch.float32, device)),
     ),
     facets.of(
         split_heads,
-        facets.Dtypes(features_of, oracle=split_by_unflatten, dtypes=ANY_DTYPE),
+        facets.Dtypes(features_of, oracle=split_by_unflatten, dtypes=ANY_DTYPE, once=True),
         facets.Gradients(features_of, oracle=split_by_unflatten),
         # E is a multiple of num_heads: 1 and E + 1 are not.
         facets.BadShapes(lambda device: features_of(torch.float32, device), names=(0,), dims=(-1,)),

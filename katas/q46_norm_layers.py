@@ -54,8 +54,9 @@ def batch_norm(
       such as (C, 1), is wrong too). Only the n < 2 check is for training alone; the
       others hold in both modes. A call that raises leaves the running statistics unchanged.
     - float16 and bfloat16 x: compute the statistics in float32, as F.batch_norm does (a
-      float16 variance overflows to inf once the spread passes about 256), and return y in
-      x's dtype; the running statistics stay in x's dtype: their update, (1 - momentum) ×
+      float16 variance overflows to inf once the spread passes about 256), and y too, the
+      scale and shift included: y is the float32 result rounded once to x's dtype; the
+      running statistics stay in x's dtype: their update, (1 - momentum) ×
       running + momentum × batch statistic, is computed in float32 too and rounded once to
       it (an unbiased batch variance past float16's 65504 still gives a running one that
       fits, as in F.batch_norm).
@@ -97,7 +98,8 @@ def layer_norm(
       weight and bias (the gradients agree with F.layer_norm's).
     - Raises ValueError when normalized_shape is empty or x's trailing dimensions differ
       from it.
-    - float16 and bfloat16 x: compute the statistics in float32 (as for batch_norm).
+    - float16 and bfloat16 x: compute the statistics and y in float32, and round y once
+      to x's dtype (as for batch_norm).
 
     Rules: as for batch_norm (no F.layer_norm and friends).
 

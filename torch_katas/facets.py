@@ -42,6 +42,7 @@ from torch_katas.testing import default_dtype, forbidden_calls, same_device, set
 __all__ = [
     "CHECKERS",
     "FLOATING",
+    "HALF",
     "INTEGER",
     "NARROWED",
     "SHAPES",
@@ -100,6 +101,8 @@ __all__ = [
     "of",
     "past_square_overflow",
     "regions",
+    "rounded_once_excess",
+    "rounds_once",
     "run",
 ]
 
@@ -242,6 +245,11 @@ class Dtypes(Facet):
     # The first dtype's case runs on strided copies of the inputs too; False where the
     # contract asks for a layout.
     strided: bool = True
+    # Where the contract computes float16/bfloat16 inputs in float32 and rounds once: each
+    # 16-bit value is the exact one rounded to nearest (within float32's own rounding), in
+    # place of `ulps` and `atol`, so a step done in the 16-bit dtype (statistics, a sum, an
+    # affine step after the cast, a second rounding) shows.
+    once: bool = False
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
@@ -1038,6 +1046,75 @@ def _compare(
         )
 
 
+# The 16-bit dtypes a computation in float32 rounds once to (Dtypes' `once`).
+HALF = (torch.float16, torch.bfloat16)
+# float32's own rounding in a computation of a few steps, relative to the largest value.
+WORKING = 2.0**-20
+
+
+def rounded_once_excess(actual: torch.Tensor, exact: torch.Tensor) -> torch.Tensor:
+    """How far each 16-bit value lies beyond the exact (float64) one rounded to nearest, in
+    units of the dtype's spacing there: 0 where `actual` is that rounding, or the other
+    neighbour of a value within float32's rounding (WORKING, of the largest value) of
+    halfway between the two; positive where a second rounding, or a step in the 16-bit
+    dtype, moved it."""
+    dtype = actual.dtype
+    finfo = torch.finfo(dtype)
+    got = actual.detach().cpu().double()
+    exact = exact.detach().cpu().double().expand_as(got)
+    rounded = exact.to(dtype).double()
+    # The spacing of the dtype at |exact| (subnormals: the smallest one).
+    magnitude = exact.abs().clamp_min(finfo.smallest_normal)
+    spacing = torch.exp2(torch.floor(torch.log2(magnitude))) * finfo.eps
+    # float32's error is relative to the largest values (x - mean near 0 loses the rest).
+    finite = exact[exact.isfinite()].abs()
+    bound = 0.5 * spacing + WORKING * (finite.max() if finite.numel() else 0.0)
+    excess = ((got - exact).abs() - bound) / spacing
+    # Past the dtype's range (or inf and NaN): exactly the rounded value.
+    special = ~rounded.isfinite() | ~exact.isfinite()
+    same = (got == rounded) | (got.isnan() & rounded.isnan())
+    excess = torch.where(special, torch.where(same, 0.0, math.inf), excess.clamp_min(0))
+    return torch.where(excess.isnan(), math.inf, excess)
+
+
+def _compare_rounded_once(
+    actual: torch.Tensor, expected: Any, dtype: torch.dtype, device: torch.device, what: str
+) -> None:
+    _compare(actual, expected, dtype, device, what, None)  # dtype, device, a first look
+    exact = torch.as_tensor(expected).double()
+    excess = rounded_once_excess(actual, exact)
+    worst = int(excess.argmax()) if excess.numel() else 0
+    assert not excess.numel() or excess.max() == 0, (
+        f"{what}: values are not the exact result rounded once to {dtype}: compute in float32 "
+        "throughout (the statistics, sums and every step after them) and convert once, at "
+        f"the end; at index {worst}: got {actual.detach().cpu().flatten()[worst].item()!r}, "
+        f"exact {exact.expand_as(excess).flatten()[worst].item()!r}, rounded once "
+        f"{exact.expand_as(excess).flatten()[worst].to(dtype).item()!r}"
+    )
+
+
+def rounds_once(function: Function, facet: Dtypes, dtype: torch.dtype) -> bool:
+    """Whether `function` (the reference, say) gives the exact result of the facet's case of
+    the 16-bit `dtype` rounded once, on the CPU: then a tolerance of more than that lets an
+    answer that computes in the dtype pass where the reference shows it need not."""
+    cpu = torch.device("cpu")
+    arguments = facet.make(dtype, cpu)
+    exact = _oracle_args(arguments)
+    with default_dtype(_other_default(dtype)):
+        result = function.call(*arguments.args, **arguments.kwargs)
+    expected = facet.oracle(*exact.args, **exact.kwargs)
+    pairs = (
+        zip(result, expected, strict=True) if isinstance(expected, tuple) else [(result, expected)]
+    )
+    for one, value in pairs:
+        if not isinstance(one, torch.Tensor) or one.dtype != dtype:
+            return False
+        excess = rounded_once_excess(one, torch.as_tensor(value))
+        if excess.numel() and excess.max() > 0:
+            return False
+    return True
+
+
 def _other_default(dtype: torch.dtype) -> torch.dtype:
     """The default dtype a case runs under: float64 (a caller may set it) for every input but
     float64, which runs under torch's usual float32. A tensor made without `dtype=` (in the
@@ -1066,22 +1143,21 @@ def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str)
     expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
     expected = facet.oracle(*exact.args, **exact.kwargs)
     what = f"{case.function.name} of {layout}{case.dtype} input"
+
+    def compare(one: Any, exact: Any, what: str) -> None:
+        if facet.once and expected_dtype in HALF and isinstance(one, torch.Tensor):
+            _compare_rounded_once(one, exact, expected_dtype, device, what)
+        else:
+            _compare(one, exact, expected_dtype, device, what, facet.atol, facet.ulps)
+
     if isinstance(expected, tuple):  # several results, each in the dtype
         assert isinstance(result, tuple) and len(result) == len(expected), (
             f"{what}: expected a tuple of {len(expected)} results, got {result!r:.80}"
         )
         for index, (one, exact) in enumerate(zip(result, expected, strict=True)):
-            _compare(
-                one,
-                exact,
-                expected_dtype,
-                device,
-                f"{what}, result {index}",
-                facet.atol,
-                facet.ulps,
-            )
+            compare(one, exact, f"{what}, result {index}")
         return
-    _compare(result, expected, expected_dtype, device, what, facet.atol, facet.ulps)
+    compare(result, expected, what)
 
 
 def check_gradients(case: Case, device: torch.device) -> None:
