@@ -1971,8 +1971,7 @@ def check_registered(case: Case, device: torch.device) -> None:
         other = build(1).eval()
         keys, other_keys = list(module.state_dict()), list(other.state_dict())
         assert keys == other_keys, (
-            f"{name}: two modules built alike have other state_dict keys ({keys} and "
-            f"{other_keys})"
+            f"{name}: two modules built alike have other state_dict keys ({keys} and {other_keys})"
         )
         other.load_state_dict(module.state_dict())
         assert _same(output(other), expected), (
