@@ -1916,6 +1916,16 @@ def _perturbed(module: nn.Module) -> None:
                 tensor.add_(1)
 
 
+def _agree(a: Any, b: Any) -> bool:
+    """Whether two outputs (tensors, or containers of them) agree, to a tolerance far below
+    what another state gives: an accelerator's kernels need not repeat their last bit."""
+    try:
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-7, equal_nan=True)
+    except AssertionError:
+        return False
+    return True
+
+
 def check_registered(case: Case, device: torch.device) -> None:
     facet: Registered = case.facet  # type: ignore[assignment]
     name = case.function.name
@@ -1974,7 +1984,7 @@ def check_registered(case: Case, device: torch.device) -> None:
             f"{name}: two modules built alike have other state_dict keys ({keys} and {other_keys})"
         )
         other.load_state_dict(module.state_dict())
-        assert _same(output(other), expected), (
+        assert _agree(output(other), expected), (
             f"{name}: a module built after another seed and loaded with this one's "
             "state_dict() computes another output: part of the state is not in the "
             "state_dict (a plain tensor attribute, a buffer registered with persistent=False "
@@ -1982,7 +1992,7 @@ def check_registered(case: Case, device: torch.device) -> None:
         )
         _perturbed(other)
         _perturbed(copy.deepcopy(module))
-        assert _same(output(module), expected), (
+        assert _agree(output(module), expected), (
             f"{name}: changing the parameters of another module, or of a deepcopy of this "
             "one, changed this module's output: they share state (a tensor or a layer kept "
             "at class or module level, in a default argument or a closure)"
