@@ -342,6 +342,7 @@ FACETS = facets.declare(
         ),
         facets.DefaultDevice(lambda device: facets.args([4, 6, 3], dropout=0.1)),
         facets.Trains(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
+        facets.Registered(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
         # The activation and the dropout show in what the model computes (in training mode).
         facets.Defaults(
             values={"activation": nn.ReLU, "dropout": 0.0},

@@ -355,11 +355,16 @@ FACETS = facets.declare(
             lambda device: facets.args([4, 6, 5, 2]),
             forward=lambda model, device: model.to(device)(torch.randn(3, 4, device=device)),
         ),
+        facets.Registered(
+            lambda device: facets.args([4, 6, 5, 2]),
+            forward=lambda model, device: model.to(device)(torch.randn(3, 4, device=device)),
+        ),
     ),
     facets.of(
         MultiHead,
         facets.DefaultDevice(lambda device: facets.args(5, 8, {"a": 2, "b": 3})),
         facets.Trains(lambda device: facets.args(5, 8, {"a": 2, "b": 3}), forward=heads_sum),
+        facets.Registered(lambda device: facets.args(5, 8, {"a": 2, "b": 3}), forward=heads_sum),
         facets.Seeded(
             lambda device: facets.args(5, 8, {"a": 2, "b": 3}),
             drawn=parameters_of,
@@ -377,6 +382,10 @@ FACETS = facets.declare(
             like=lambda: [nn.Linear(4, 4) for _ in range(3)],
         ),
         facets.Trains(
+            lambda device: facets.args(4, 3),
+            forward=lambda model, device: model.to(device)(torch.randn(2, 4, device=device)),
+        ),
+        facets.Registered(
             lambda device: facets.args(4, 3),
             forward=lambda model, device: model.to(device)(torch.randn(2, 4, device=device)),
         ),

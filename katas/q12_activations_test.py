@@ -537,6 +537,7 @@ FACETS = facets.declare(
         mlp,
         facets.DefaultDevice(lambda device: facets.args(5, 8, 3)),
         facets.Trains(lambda device: facets.args(5, 8, 3), forward=forward_of),
+        facets.Registered(lambda device: facets.args(5, 8, 3), forward=forward_of),
         facets.Seeded(
             lambda device: facets.args(5, 8, 3),
             drawn=lambda arguments, net: list(net.parameters()),
@@ -547,6 +548,7 @@ FACETS = facets.declare(
         PreActivationBlock,
         facets.DefaultDevice(lambda device: facets.args(5, 7)),
         facets.Trains(lambda device: facets.args(5, 7), forward=forward_of),
+        facets.Registered(lambda device: facets.args(5, 7), forward=forward_of),
     ),
     facets.of(
         class_probabilities,

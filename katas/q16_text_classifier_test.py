@@ -873,6 +873,12 @@ FACETS = facets.declare(
                 torch.tensor([[3, 5, 0]], device=device)
             ),
         ),
+        facets.Registered(
+            lambda device: facets.args(VOCAB, DIM, CLASSES).replace(dropout=0.1),
+            forward=lambda model, device: model.to(device)(
+                torch.tensor([[3, 5, 0], [1, 2, 3]], device=device)
+            ),
+        ),
         facets.Seeded(
             lambda device: facets.args(VOCAB, DIM, CLASSES),
             drawn=lambda arguments, model: list(model.parameters()),

@@ -967,7 +967,18 @@ FACETS = facets.declare(
             values={"threshold": 1e-3},
         ),
     ),
-    facets.none(output_activation, "takes a task name and returns a module: no tensor input"),
+    facets.of(
+        output_activation,
+        # The tasks that name an activation: a module of one's own holds its state as any.
+        *(
+            facets.Registered(
+                lambda device, task=task: facets.args(task),
+                forward=lambda module, device: module.to(device)(torch.randn(3, 4, device=device)),
+                label=task,
+            )
+            for task in ("positive", "bounded", "multiclass_nll")
+        ),
+    ),
     facets.of(
         dead_relu_fraction,
         facets.Modes(relu_model, module=lambda arguments: arguments.args[0]),

@@ -301,9 +301,21 @@ def test_restore_is_not_changed_by_later_in_place_updates(device):
         for tensor in model.state_dict().values():
             tensor.add_(1)  # parameters and buffers, changed in place
     stopper.step(1.5, model)
-    stopper.restore_best(model)
-    for key, value in model.state_dict().items():
-        assert_close(value, best[key], f"{key} was not restored to the saved copy", rtol=0, atol=0)
+    # Twice: training goes on after a restore, and the saved copy stays the best epoch's.
+    for restore in ("first", "second"):
+        stopper.restore_best(model)
+        for key, value in model.state_dict().items():
+            assert_close(
+                value,
+                best[key],
+                f"{key} was not restored to the saved copy at the {restore} restore_best: "
+                "keep the copy apart from the model's tensors, also after a restore",
+                rtol=0,
+                atol=0,
+            )
+        with torch.no_grad():
+            for tensor in model.state_dict().values():
+                tensor.add_(1)
 
 
 def test_two_stoppers_keep_their_own_best_weights(device):

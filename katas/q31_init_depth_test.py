@@ -431,6 +431,9 @@ FACETS = facets.declare(
         facets.Trains(
             built, forward=lambda model, device: model.to(device)(torch.randn(2, 8, device=device))
         ),
+        facets.Registered(
+            built, forward=lambda model, device: model.to(device)(torch.randn(2, 8, device=device))
+        ),
     ),
     facets.of(
         activation_stds,

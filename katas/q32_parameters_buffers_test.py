@@ -340,6 +340,10 @@ FACETS = facets.declare(
             lambda device: facets.args(3),
             forward=lambda layer, device: layer.to(device)(torch.randn(4, 3, device=device)),
         ),
+        facets.Registered(
+            lambda device: facets.args(3),
+            forward=lambda layer, device: layer.to(device)(torch.randn(4, 3, device=device)),
+        ),
         facets.Defaults(lambda device: facets.args(3), values={"momentum": 0.1}, key=trained_once),
     ),
     facets.of(

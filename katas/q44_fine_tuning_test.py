@@ -343,6 +343,11 @@ FACETS = facets.declare(
             pretrained,
             forward=lambda model, device: model(torch.randn(4, 4, device=device)),
         ),
+        facets.Registered(
+            pretrained,
+            forward=lambda model, device: model(torch.randn(4, 4, device=device)),
+            frozen=lambda model: model.backbone[:-1].parameters(),  # train_last_block=True
+        ),
         facets.Defaults(
             values={"train_last_block": False},
             key=lambda arguments, model: [p.requires_grad for p in model.parameters()],

@@ -560,6 +560,13 @@ FACETS = facets.declare(
         FocalLoss,
         # "Raises ValueError if gamma < 0": the contract names the bound alone.
         facets.Setting(lambda device: facets.args(gamma=2.0), "gamma", low=0, nan=False),
+        facets.Registered(
+            lambda device: facets.args(gamma=2.0),
+            forward=lambda loss, device: loss(
+                torch.tensor([[2.0, 0.0, -1.0], [0.0, 2.0, -1.0]], device=device),
+                torch.tensor([0, 2], device=device),
+            ),
+        ),
         facets.Defaults(
             values={"gamma": 2.0, "reduction": "mean"},
             key=lambda arguments, loss: loss(

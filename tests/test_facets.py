@@ -11,6 +11,7 @@ import inspect
 import math
 import re
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -625,6 +626,60 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
 def test_functions_without_forward_modes_are_functions_of_the_stubs():
     for module, name in NO_FORWARD_MODES:
         assert hasattr(stub_module(module), name), (module, name)
+
+
+# (module, name) -> why a public name that returns a module declares no Registered facet.
+NOT_REGISTERED = {
+    ("q17_init_weights", "init_weights"): "returns the caller's model itself, initialised in place",
+    ("q27_state_dict", "load_checkpoint"): "returns the caller's model itself, loaded in place",
+    ("q48_export_deploy", "load_program"): (
+        "returns the module torch.export builds from a saved program: torch's layout, not the "
+        "learner's"
+    ),
+}
+
+
+def returns_a_module(target) -> bool:
+    """Whether a stub's public name is an nn.Module class or a function annotated to return
+    one (an nn.Module subclass, alone or in a union)."""
+    if inspect.isclass(target):
+        return issubclass(target, nn.Module)
+    annotation = typing.get_type_hints(target).get("return")
+    kinds = typing.get_args(annotation) or (annotation,)
+    return any(inspect.isclass(kind) and issubclass(kind, nn.Module) for kind in kinds)
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_returns_a_module_declares_registered(module):
+    # A module holds its state where torch finds it (registered, trainable, in the default
+    # dtype, all in its state_dict, its own): one generic check for every module a kata
+    # builds, so a plain tensor attribute or a frozen layer fails wherever it is written.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    entries = functions_by_name(tests)
+    missing, needless = [], []
+    for name in sorted(public_names(ROOT / "katas" / f"{module}.py")):
+        if not returns_a_module(getattr(stub, name)):
+            continue
+        has = any(
+            isinstance(facet, facets.Registered)
+            for function in entries.get(name, [])
+            for facet in function.facets
+        )
+        if (module, name) in NOT_REGISTERED:
+            needless += [name] if has else []
+        elif not has:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} return a module but declare no Registered facet: declare "
+        "facets.Registered(make, forward=...) or say why not in NOT_REGISTERED"
+    )
+    assert not needless, f"{module}: {needless} declare Registered: take them off NOT_REGISTERED"
+
+
+def test_modules_without_registered_are_modules_of_the_stubs():
+    for module, name in NOT_REGISTERED:
+        assert returns_a_module(getattr(stub_module(module), name)), (module, name)
 
 
 def test_every_facet_kind_has_a_checker():
@@ -2104,3 +2159,79 @@ def test_results_the_reference_rounds_once_are_held_to_it(module):
     assert not needless, (
         f"{needless}: the reference does not round these once: take them off NOT_ONCE"
     )
+
+
+def test_registered_catches_state_torch_does_not_see():
+    facet = facets.Registered(
+        lambda device: facets.args(3),
+        forward=lambda module, device: module(torch.ones(2, 3, device=device)),
+    )
+
+    class Scaled(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.linear = nn.Linear(n, n)
+            self.register_buffer("scale", torch.full((n,), 2.0))
+
+        def forward(self, x):
+            return self.linear(x) * self.scale
+
+    class PlainTensor(Scaled):  # not in state_dict, not moved or cast by .to()
+        def __init__(self, n):
+            super().__init__(n)
+            del self.scale
+            self.scale = torch.full((n,), 2.0)
+
+    class InAList(Scaled):  # a layer in a Python list: its parameters are not registered
+        def __init__(self, n):
+            super().__init__(n)
+            self.layers = [nn.Linear(n, n)]
+
+        def forward(self, x):
+            return self.layers[0](super().forward(x))
+
+    class Frozen(Scaled):
+        def __init__(self, n):
+            super().__init__(n)
+            self.linear.bias.requires_grad_(False)
+
+    class Float32(Scaled):  # whatever the default dtype
+        def __init__(self, n):
+            super().__init__(n)
+            self.linear = nn.Linear(n, n, dtype=torch.float32)
+
+        def forward(self, x):
+            return self.linear(x.float()).to(x.dtype) * self.scale
+
+    class Unsaved(Scaled):  # drawn at random and left out of the state_dict
+        def __init__(self, n):
+            super().__init__(n)
+            self.register_buffer("scale", torch.rand(n), persistent=False)
+
+    class ClassLevel(Scaled):  # one layer for every instance
+        layer = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return super().forward(self.layer.to(x.dtype)(x))
+
+    shared = {}
+
+    class Shared(Scaled):  # one buffer for every instance, registered in each
+        def __init__(self, n):
+            super().__init__(n)
+            dtype = torch.get_default_dtype()
+            self.register_buffer("scale", shared.setdefault(dtype, torch.full((n,), 2.0)))
+
+    class ModeKept(Scaled):  # eval() does not reach the children
+        def train(self, mode=True):
+            self.training = mode
+            return self
+
+    for wrong in (PlainTensor, InAList, Frozen, Float32, Unsaved, ClassLevel, Shared, ModeKept):
+        assert_catches(facet, Scaled, wrong)
+    frozen = facets.Registered(
+        lambda device: facets.args(3),
+        forward=lambda module, device: module(torch.ones(2, 3, device=device)),
+        frozen=lambda module: [module.linear.bias],
+    )
+    assert_catches(frozen, Frozen, InAList)

@@ -66,6 +66,7 @@ __all__ = [
     "Number",
     "OwnGenerator",
     "Refused",
+    "Registered",
     "Returns",
     "Seeded",
     "Setting",
@@ -88,6 +89,7 @@ __all__ = [
     "check_number",
     "check_own_generator",
     "check_refused",
+    "check_registered",
     "check_returns",
     "check_seeded",
     "check_setting",
@@ -484,6 +486,32 @@ class Trains(Facet):
     make: Callable[[torch.device], Args]
     forward: Callable[[nn.Module, torch.device], torch.Tensor]
     module: Callable[[Args, Any], nn.Module] | None = None
+
+
+@dataclass(frozen=True)
+class Registered(Facet):
+    """A returned module holds its state as every torch module does, so that parameters(),
+    state_dict(), .to(...), .train()/.eval() and copies reach all of it:
+    - every tensor and module it keeps, in its attributes and in the lists, tuples and dicts
+      they hold, is a registered parameter, buffer or submodule (not a plain tensor
+      attribute, not layers in a Python list or dict);
+    - every parameter is trainable (requires_grad), but those `frozen(module)` names;
+    - built under torch's default dtype float64, every floating parameter and buffer is in
+      float64 (no dtype=torch.float32 passed to a layer or a tensor);
+    - its state_dict() is all of its state: another module built after another seed, loaded
+      with it (strictly), computes the same output (both in eval mode);
+    - it is its own: changing the parameters and buffers of that other module, or of a
+      copy.deepcopy of it, leaves its output as it was (no state shared through a class
+      attribute, a global or a closure);
+    - .eval() returns the module and puts every submodule in eval mode; .train() returns it.
+    make(device) -> Args; forward(module, device) runs it (under a seed the check sets);
+    module(args, result) picks the module (default: the result)."""
+
+    make: Callable[[torch.device], Args]
+    forward: Callable[[nn.Module, torch.device], Any]
+    module: Callable[[Args, Any], nn.Module] | None = None
+    # The parameters the contract freezes (requires_grad=False), of the module built.
+    frozen: Callable[[nn.Module], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -1908,6 +1936,145 @@ def _assert_true_gradients(
     )
 
 
+# What every nn.Module keeps in its __dict__ (registries, hooks, flags): not the state a
+# subclass adds.
+_MODULE_INTERNALS = frozenset(vars(nn.Module()))
+
+
+def _held(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(path, item) of every tensor and module an attribute holds, in lists, tuples, sets
+    and dicts too."""
+    if isinstance(value, (torch.Tensor, nn.Module)):
+        yield path, value
+    elif depth < 3 and isinstance(value, (list, tuple, set, frozenset)):
+        for index, item in enumerate(value):
+            yield from _held(item, f"{path}[{index}]", depth + 1)
+    elif depth < 3 and isinstance(value, dict):
+        for key, item in value.items():
+            yield from _held(item, f"{path}[{key!r}]", depth + 1)
+
+
+def _assert_registered(name: str, module: nn.Module) -> None:
+    tensors = {id(t) for t in module.parameters()} | {id(t) for t in module.buffers()}
+    modules = {id(m) for m in module.modules()}
+    for path, sub in module.named_modules(remove_duplicate=False):
+        # A tensor or layer set on the class is one object that every instance shares.
+        classes = [c for c in type(sub).__mro__ if not c.__module__.startswith("torch.")]
+        for cls in classes:
+            for where, _ in _held(dict(vars(cls)), cls.__name__):
+                raise AssertionError(
+                    f"{name}: {where} is set on the class, so every instance shares it; "
+                    "create it in __init__ and register it there"
+                )
+        for key, value in vars(sub).items():
+            if key in _MODULE_INTERNALS:
+                continue
+            for where, item in _held(value, f"{path}.{key}".lstrip(".")):
+                if isinstance(item, torch.Tensor):
+                    assert id(item) in tensors, (
+                        f"{name}: {where} is a plain tensor attribute, which parameters(), "
+                        "state_dict() and .to() do not see: make it an nn.Parameter or a "
+                        "buffer (register_buffer)"
+                    )
+                else:
+                    assert id(item) in modules, (
+                        f"{name}: the module {where} is held in a plain Python container, so "
+                        "its parameters are not registered: use nn.ModuleList / nn.ModuleDict "
+                        "(or nn.Sequential)"
+                    )
+
+
+def _perturbed(module: nn.Module) -> None:
+    """Add 1 to every floating parameter and buffer, in place."""
+    with torch.no_grad():
+        for tensor in [*module.parameters(), *module.buffers()]:
+            if tensor.is_floating_point():
+                tensor.add_(1)
+
+
+def _agree(a: Any, b: Any) -> bool:
+    """Whether two outputs (tensors, or containers of them) agree, to a tolerance far below
+    what another state gives: an accelerator's kernels need not repeat their last bit."""
+    try:
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-7, equal_nan=True)
+    except AssertionError:
+        return False
+    return True
+
+
+def check_registered(case: Case, device: torch.device) -> None:
+    facet: Registered = case.facet  # type: ignore[assignment]
+    name = case.function.name
+    # float64 as the default dtype shows a dtype written out; where the device has no
+    # float64, the module is built in float32 and that part is left out.
+    dtype = torch.float32 if torch.float64 in devices.missing_dtypes(device) else torch.float64
+
+    def build(seed: int) -> nn.Module:
+        torch.manual_seed(seed)
+        with default_dtype(dtype):
+            arguments = facet.make(device)
+            result = _call(case, arguments)
+        module = facet.module(arguments, result) if facet.module else result
+        assert isinstance(module, nn.Module), f"expected a module, got {type(module).__name__}"
+        return module
+
+    def output(module: nn.Module) -> Any:
+        torch.manual_seed(2)
+        # No graph kept: a graph holding the parameters stops a later .to() that swaps them.
+        with default_dtype(dtype), torch.no_grad():
+            return facet.forward(module, device)
+
+    with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
+        module = build(0)
+        _assert_registered(name, module)
+        frozen = {id(p) for p in facet.frozen(module)} if facet.frozen else set()
+        untrained = [
+            key
+            for key, p in module.named_parameters()
+            if not p.requires_grad and id(p) not in frozen
+        ]
+        assert not untrained, (
+            f"{name}: the parameters {untrained} do not require grad, so no optimizer trains "
+            "them: a layer's parameters are trainable as its constructor makes them"
+        )
+        if dtype == torch.float64:
+            narrow = [
+                f"{key} ({tensor.dtype})"
+                for key, tensor in [*module.named_parameters(), *module.named_buffers()]
+                if tensor.is_floating_point() and tensor.dtype != dtype
+            ]
+            assert not narrow, (
+                f"{name}, built under torch.set_default_dtype(torch.float64), holds {narrow}: "
+                "create layers and tensors in torch's default dtype (pass no dtype)"
+            )
+        assert module.eval() is module and module.train() is module, (
+            f"{name}: .train() and .eval() return the module itself"
+        )
+        module.eval()
+        training = [key or "the module" for key, m in module.named_modules() if m.training]
+        assert not training, f"{name}: after .eval(), {training} are still in training mode"
+        expected = output(module)
+        other = build(1).eval()
+        keys, other_keys = list(module.state_dict()), list(other.state_dict())
+        assert keys == other_keys, (
+            f"{name}: two modules built alike have other state_dict keys ({keys} and {other_keys})"
+        )
+        other.load_state_dict(module.state_dict())
+        assert _agree(output(other), expected), (
+            f"{name}: a module built after another seed and loaded with this one's "
+            "state_dict() computes another output: part of the state is not in the "
+            "state_dict (a plain tensor attribute, a buffer registered with persistent=False "
+            "that is not rebuilt by __init__, a layer in a Python list)"
+        )
+        _perturbed(other)
+        _perturbed(copy.deepcopy(module))
+        assert _agree(output(module), expected), (
+            f"{name}: changing the parameters of another module, or of a deepcopy of this "
+            "one, changed this module's output: they share state (a tensor or a layer kept "
+            "at class or module level, in a default argument or a closure)"
+        )
+
+
 def check_updates_all(case: Case, device: torch.device) -> None:
     facet: UpdatesAll = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
@@ -2317,6 +2484,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Unmodified: check_unmodified,
     NoGraph: check_no_graph,
     Trains: check_trains,
+    Registered: check_registered,
     UpdatesAll: check_updates_all,
     Refused: check_refused,
     FreshGrads: check_fresh_grads,
