@@ -293,7 +293,7 @@ class Edges(Facet):
     """The edge inputs the contract names give the oracle's result: an empty batch, every
     sample ignored or masked, a single sample or class, tied values, a zero variance or norm,
     values at the dtype's limits. For each label of `calls`, make(device) -> Args; the result
-    has the oracle's structure (tensors, Python numbers, tuples), each tensor its shape, its
+    has the oracle's structure (tensors, Python numbers, tuples, dicts), each tensor its shape, its
     values with NaN and ±inf where the oracle's are, and the dtype the contract keeps: a
     floating result the dtype of the first floating tensor argument (an integer one the
     oracle's), on the test's device. The oracle gets CPU copies, floating ones in float64.
@@ -1281,6 +1281,14 @@ def _assert_same_result(
 ) -> None:
     """`actual` has the structure and values of `expected` (NaN where it has NaN); its floating
     tensors have the dtype `floating` (where given), the others the oracle's."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), (
+            f"{what}: expected a dict with the keys {list(expected)} in that order, got "
+            f"{list(actual) if isinstance(actual, dict) else actual!r}"
+        )
+        for key, e in expected.items():
+            _assert_same_result(actual[key], e, floating, device, f"{what} [{key!r}]", atol)
+        return
     if isinstance(expected, (tuple, list)):
         assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (
             f"{what}: expected a {type(expected).__name__} of {len(expected)}, got {actual!r}"
@@ -2201,7 +2209,7 @@ def _sample(facet: Facet, device: torch.device) -> Args:
         return make(SHAPES[next((s for s in facet.shapes if s != "empty"), "2-D")], device)
     if isinstance(facet, Classes):
         return make(facet.covered[0], device)
-    if isinstance(facet, Refused):  # arguments it refuses: held to grad mode when it raises
+    if isinstance(facet, (Refused, Edges)):  # Refused: held to grad mode when it raises
         return next(iter(facet.calls.values()))(device)
     return make(device)
 
