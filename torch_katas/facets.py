@@ -1218,9 +1218,10 @@ def _assert_gradient(
 ) -> None:
     """The result of `arguments` with the floating tensor `wrt` made a leaf that requires grad
     is differentiable, with the oracle's gradient (float64 on the CPU) for a mixed incoming one."""
-    value = _argument(arguments, wrt)
+    given = wrt in arguments.kwargs if isinstance(wrt, str) else wrt < len(arguments.args)
+    value = _argument(arguments, wrt) if given else None
     if not (isinstance(value, torch.Tensor) and value.is_floating_point()):
-        return
+        return  # not among these arguments, or not a floating tensor: nothing to differentiate
     leaf = value.detach().requires_grad_()  # the caller's layout kept (strided too)
     arguments = _with_argument(arguments, wrt, leaf)
     exact_arguments = _oracle_args(arguments)
