@@ -369,6 +369,12 @@ FACETS = facets.declare(
             ),
             oracle=lambda data, dtype: data.clone(),
         ),
+        # Any shape, converted to another dtype: gradients reach data at each.
+        facets.Shapes(
+            lambda shape, device: facets.args(torch.randn(shape, device=device), torch.float64),
+            oracle=lambda data, dtype: data.to(dtype),
+            shapes=("0-dim", "empty", "size 1", "non-contiguous"),
+        ),
     ),
     facets.of(
         zeros_for,

@@ -402,6 +402,38 @@ def test_an_edge_case_a_contract_names_has_a_declared_case(module):
     )
 
 
+# (module, name) -> why a function with gradients has them checked at no edge input.
+GRADIENTS_AT_NO_EDGE = {
+    ("q38_compile_graph_breaks", "clipped_residual"): "a compiled function: the kata's tests",
+    ("q46_norm_layers", "batch_norm"): "an empty batch raises (n < 2 values per channel)",
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_with_gradients_passes_them_at_its_edge_inputs_too(module):
+    # A shortcut for an empty (or a 0-dim) input that returns a new constant has the right
+    # values and no graph: Shapes checks the gradient at every shape of a function that
+    # declares Gradients, Edges at each of its calls where `wrt` is given.
+    tests = importlib.import_module(f"katas.{module}_test")
+    without = {
+        function.target.__name__
+        for function in tests.FACETS.functions
+        if any(isinstance(facet, facets.Gradients) for facet in function.facets)
+        and not any(
+            isinstance(facet, facets.Shapes)
+            or (isinstance(facet, facets.Edges) and facet.wrt is not None)
+            for facet in function.facets
+        )
+    }
+    listed = {name for where, name in GRADIENTS_AT_NO_EDGE if where == module}
+    assert listed <= without, f"{sorted(listed - without)}: take them off GRADIENTS_AT_NO_EDGE"
+    missing = sorted(without - listed)
+    assert not missing, (
+        f"{missing} declare Gradients and no Shapes (nor Edges with wrt): declare the shapes "
+        "the contract allows, or say why not in GRADIENTS_AT_NO_EDGE"
+    )
+
+
 @pytest.mark.parametrize("module", sorted(KATAS))
 def test_every_shapes_facet_runs_a_size_1_input(module):
     # A batch of one with one feature: where .squeeze() drops the batch dimension (and the
