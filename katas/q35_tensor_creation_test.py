@@ -369,11 +369,14 @@ FACETS = facets.declare(
             ),
             oracle=lambda data, dtype: data.clone(),
         ),
-        # Any shape, converted to another dtype: gradients reach data at each.
-        facets.Shapes(
-            lambda shape, device: facets.args(torch.randn(shape, device=device), torch.float64),
-            oracle=lambda data, dtype: data.to(dtype),
-            shapes=("0-dim", "empty", "size 1", "non-contiguous"),
+        # An empty and a 0-dim tensor: gradients reach data there too.
+        facets.Edges(
+            {
+                "an empty tensor": lambda device: facets.args(torch.zeros(0, 3, device=device)),
+                "a 0-dim tensor": lambda device: facets.args(torch.tensor(2.5, device=device)),
+            },
+            oracle=lambda data: data,
+            wrt=0,
         ),
     ),
     facets.of(
