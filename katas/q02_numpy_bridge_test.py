@@ -289,6 +289,15 @@ FACETS = facets.declare(
             where="cpu",
         ),
         facets.Unmodified(lambda device: facets.args(array_of(torch.float32), device)),
+        facets.Edges(
+            {
+                "an empty array": lambda device: facets.args(
+                    np.zeros((0, 3), dtype=np.int16), device
+                ),
+                "a 0-D array": lambda device: facets.args(np.array(2.5), device),
+            },
+            oracle=lambda array, device: torch.from_numpy(array),
+        ),
     ),
     facets.of(
         to_numpy,

@@ -555,6 +555,18 @@ FACETS = facets.declare(
         facets.Dtypes(columns, oracle=standardize64, ulps=8, atol=CANCEL),
         facets.Unmodified(lambda device: columns(torch.float32, device)),
         facets.Defaults(values={"eps": 1e-5}),
+        # eps > 0: a constant column, and every column of one row, comes out as zeros.
+        facets.Edges(
+            {
+                "a constant column": lambda device: facets.args(
+                    torch.tensor([[3.0, 1.0], [3.0, 2.0], [3.0, 4.0]], device=device), eps=1e-5
+                ),
+                "one row (N = 1)": lambda device: facets.args(
+                    torch.tensor([[1e4, -2.0, 0.5]], device=device), eps=1e-5
+                ),
+            },
+            oracle=standardize64,
+        ),
     ),
     facets.of(
         batched_scores,

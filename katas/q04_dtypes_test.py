@@ -502,6 +502,13 @@ FACETS = facets.declare(
     facets.of(
         nbytes,
         facets.Number(lambda device: facets.args(torch.zeros(2, 3).shape, torch.int8), int),
+        facets.Edges(
+            {
+                "a single element ()": lambda device: facets.args((), torch.float64),
+                "an empty shape (0, 3)": lambda device: facets.args((0, 3), torch.int32),
+            },
+            oracle=lambda shape, dtype: torch.zeros(shape, dtype=dtype).nbytes,
+        ),
     ),
     facets.of(
         safe_mean,

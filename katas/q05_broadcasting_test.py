@@ -298,7 +298,15 @@ def normalized64(images, mean, std):
 
 FACETS = facets.declare(
     facets.of(
-        broadcast_shape, facets.Number(lambda device: facets.args(torch.Size([2, 1]), (3,)), tuple)
+        broadcast_shape,
+        facets.Number(lambda device: facets.args(torch.Size([2, 1]), (3,)), tuple),
+        facets.Edges(
+            {
+                "an empty shape ()": lambda device: facets.args((), (2, 3)),
+                "a dimension of size 0": lambda device: facets.args((4, 1), (0,)),
+            },
+            oracle=lambda a, b: tuple(torch.broadcast_shapes(a, b)),
+        ),
     ),
     facets.of(
         normalize_channels,

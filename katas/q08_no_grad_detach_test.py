@@ -411,6 +411,12 @@ FACETS = facets.declare(
             ulps=0,
         ),
         facets.Unmodified(lambda device: values(torch.float32, device, requires_grad=True)),
+        # Any shape: 0-dim and empty ones pass the gradient through too.
+        facets.Shapes(
+            lambda shape, device: facets.args(torch.randn(shape, device=device) * 3),
+            oracle=straight_through,
+            shapes=("0-dim", "empty", "size 1", "non-contiguous"),
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -532,6 +532,12 @@ FACETS = facets.declare(
             ulps=1,  # the contract's tolerance: relative 1e-5 (float32), 1e-10 (float64)
         ),
         facets.Unmodified(lambda device: softplus_inputs(torch.float32, device)),
+        # Any shape, empty included: values and gradients (large ones on both sides).
+        facets.Shapes(
+            lambda shape, device: facets.args(torch.randn(shape, device=device) * 30),
+            oracle=exact_softplus,
+            shapes=("0-dim", "empty", "empty inside", "size 1", "non-contiguous 3-D"),
+        ),
     ),
     facets.of(
         mlp,

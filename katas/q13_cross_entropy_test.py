@@ -462,6 +462,25 @@ def weighted_cross_entropy64(logits, target, weight, label_smoothing):
     return F.cross_entropy(logits, target, weight=weight, label_smoothing=label_smoothing)
 
 
+def of_shape(shape, device):
+    """Logits of a named [N, C] shape (an empty batch, one sample of one class, strided) and
+    valid targets."""
+    logits = torch.randn(shape, device=device) * 3
+    return facets.args(logits, torch.randint(0, shape[1], shape[:1], device=device))
+
+
+def edge(device, n=4, c=3, ignored=False, weighted=False):
+    """n samples of c classes, every target ignored or none, class weights or none."""
+    logits = torch.randn(n, c, dtype=torch.float64).to(device) * 3
+    target = torch.full((n,), -100) if ignored else torch.arange(n) % c
+    options = {"weight": torch.linspace(0.3, 2.1, c, dtype=torch.float64)} if weighted else {}
+    return facets.args(logits, target.to(device), **{k: v.to(device) for k, v in options.items()})
+
+
+def cross_entropy_of(logits, target, **options):
+    return F.cross_entropy(logits, target, **options)
+
+
 KEPT = (torch.float32, torch.float64)
 FACETS = facets.declare(
     facets.of(
@@ -491,6 +510,23 @@ FACETS = facets.declare(
         facets.BadShapes(lambda device: scores(torch.float32, device), names=(1,)),
         facets.BadShapes(
             lambda device: scores(torch.float32, device), names=(0,), dims=(), label="2-D"
+        ),
+        # An empty batch (the mean of nothing is nan), one sample of one class, any layout:
+        # values and gradients.
+        facets.Shapes(of_shape, oracle=cross_entropy_of, shapes=("empty", "2-D", "size 1")),
+        # The edge cases the contract names, with class weights too: the weighted mean over
+        # no counted sample is 0/0 = nan, and no gradient reaches the logits.
+        facets.Edges(
+            {
+                "every target ignored": lambda device: edge(device, ignored=True),
+                "every target ignored, weighted": lambda device: edge(
+                    device, ignored=True, weighted=True
+                ),
+                "an empty batch, weighted": lambda device: edge(device, n=0, weighted=True),
+                "one class, weighted": lambda device: edge(device, c=1, weighted=True),
+            },
+            oracle=cross_entropy_of,
+            wrt=0,
         ),
     ),
 )

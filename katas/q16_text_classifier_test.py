@@ -1,5 +1,6 @@
 import copy
 import itertools
+import math
 
 import pytest
 import torch
@@ -826,6 +827,13 @@ def pretrained(device):
     return arguments
 
 
+def mean_or_zeros(values, mask):
+    """Each row's mean over its real positions; for a row without one, the sum of none:
+    zeros that still hang on the graph (with a zero gradient)."""
+    rows = [v[m].mean(0) if m.any() else v[m].sum(0) for v, m in zip(values, mask, strict=True)]
+    return torch.stack(rows)
+
+
 FACETS = facets.declare(
     facets.of(
         masked_mean,
@@ -838,6 +846,25 @@ FACETS = facets.declare(
         facets.Unmodified(lambda device: padded(torch.float32, device, length=5)),
         facets.Returns(lambda device: padded(torch.float32, device, length=5)),
         facets.BadShapes(lambda device: padded(torch.float32, device, length=5), names=(1,)),
+        # A row with no real position (nan at its padding), and no time step at all: zeros,
+        # with a zero gradient.
+        facets.Edges(
+            {
+                "a row all padding": lambda device: facets.args(
+                    torch.tensor(
+                        [[[1.0, 2.0], [3.0, 4.0]], [[math.nan, math.inf], [5.0, 6.0]]],
+                        device=device,
+                    ),
+                    torch.tensor([[True, False], [False, False]], device=device),
+                ),
+                "no time step (empty rows)": lambda device: facets.args(
+                    torch.zeros(2, 0, 3, device=device),
+                    torch.zeros(2, 0, dtype=torch.bool, device=device),
+                ),
+            },
+            oracle=mean_or_zeros,
+            wrt=0,
+        ),
     ),
     facets.of(
         encode,

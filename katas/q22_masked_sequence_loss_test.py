@@ -737,6 +737,17 @@ FACETS = facets.declare(
             )
             for task in BUILTIN
         ),
+        # An empty output: nan, the builtin's mean of no elements (a differentiable nan).
+        facets.Edges(
+            {
+                f"an empty output ({task})": lambda device, task=task: task_args(task, (0, 3))(
+                    torch.float32, device
+                )
+                for task in ("regression", "multilabel")
+            },
+            oracle=builtin64,
+            wrt=1,
+        ),
     ),
     facets.of(
         masked_cross_entropy,
@@ -751,6 +762,23 @@ FACETS = facets.declare(
             names=(0,),
             dims=(),
             label="3-D",
+        ),
+        # No real token (padding of any finite size), no sample, no time step: 0, and no gradient.
+        facets.Edges(
+            {
+                "no real token": lambda device: facets.args(
+                    torch.tensor([[[3e38, 3e38], [1.0, -2.0]]], device=device),
+                    torch.tensor([[-1, 7]], device=device),
+                    torch.zeros(1, 2, dtype=torch.bool, device=device),
+                ),
+                "an empty batch (B = 0)": lambda device: facets.args(
+                    torch.zeros(0, 3, 4, device=device),
+                    torch.zeros(0, 3, dtype=torch.int64, device=device),
+                    torch.zeros(0, 3, dtype=torch.bool, device=device),
+                ),
+            },
+            oracle=cross_entropy64,
+            wrt=0,
         ),
     ),
 )

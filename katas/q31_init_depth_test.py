@@ -450,6 +450,15 @@ FACETS = facets.declare(
             covered=(nn.Linear,),
             others=(Swish, nn.Identity, nn.Dropout),
         ),
+        facets.Edges(
+            {
+                "no activation module (an empty result)": lambda device: facets.args(
+                    nn.Sequential(nn.Linear(3, 3)).to(device, torch.float64),
+                    torch.randn(4, 3, dtype=torch.float64, device=device),
+                )
+            },
+            oracle=lambda stack, x: x.new_zeros(0),
+        ),
     ),
     facets.of(relu_std_ratio, facets.Number(lambda device: facets.args(8, 1), float)),
     facets.of(

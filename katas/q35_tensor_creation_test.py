@@ -351,6 +351,10 @@ FACETS = facets.declare(
         from_data,
         facets.DefaultDevice(lambda device: facets.args([[1, 2], [3, 4]])),
         facets.Returns(lambda device: facets.args(np.arange(4.0))),
+        facets.Edges(
+            {"an empty list": lambda device: facets.args([], device)},
+            oracle=lambda data, device: torch.tensor(data),
+        ),
     ),
     facets.of(
         as_tensor_shared,
@@ -364,6 +368,15 @@ FACETS = facets.declare(
                 torch.linspace(-2, 2, 6, dtype=dtype, device=device), torch.float32
             ),
             oracle=lambda data, dtype: data.clone(),
+        ),
+        # An empty and a 0-dim tensor: gradients reach data there too.
+        facets.Edges(
+            {
+                "an empty tensor": lambda device: facets.args(torch.zeros(0, 3, device=device)),
+                "a 0-dim tensor": lambda device: facets.args(torch.tensor(2.5, device=device)),
+            },
+            oracle=lambda data: data,
+            wrt=0,
         ),
     ),
     facets.of(
@@ -403,6 +416,17 @@ FACETS = facets.declare(
         facets.NoGraph(
             lambda device: facets.args(2.5, like(torch.float32, device, True)),
             state=lambda arguments, result: result,
+        ),
+        facets.Edges(
+            {
+                "an empty like": lambda device: facets.args(
+                    2.5, torch.zeros(0, 3, dtype=torch.float16, device=device)
+                ),
+                "a 0-dim like": lambda device: facets.args(
+                    7, torch.zeros((), dtype=torch.int16, device=device)
+                ),
+            },
+            oracle=lambda value, like: torch.tensor(value, dtype=like.dtype),
         ),
     ),
 )

@@ -86,7 +86,8 @@ def evaluate(
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
       may be on any device: move them to `device`. The last batch may be shorter. Any
       iterable: a DataLoader, a list, or a generator, which can be read only once.
-    - The prediction for a sample is the argmax of its logits.
+    - The prediction for a sample is the argmax of its logits; where several classes tie
+      for the largest logit, the first of them (as torch.argmax picks it).
     - Returns accuracy (correct predictions / all samples of the loader, a Python float),
       the confusion matrix of all samples (as `confusion_matrix`, int64 on `device`) and
       the macro-F1 of that matrix (a Python float).

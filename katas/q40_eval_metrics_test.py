@@ -395,6 +395,31 @@ def empty_batches(device):
     return facets.args(arguments.args[0], batches, 3, device)
 
 
+def tied_batches(device):
+    """Logits that tie for the largest value (a ReLU head that outputs zeros, a saturated
+    one), passed through as they are: the first of the tied classes is the prediction."""
+    logits = torch.tensor(
+        [[1.0, 1.0, 0.0], [0.0, 2.0, 2.0], [3.0, 3.0, 3.0], [0.0, 0.0, 0.0], [5.0, 0.0, 5.0]]
+    )
+    targets = torch.tensor([1, 2, 2, 0, 2])
+    return facets.args(
+        nn.Identity(), [(logits[:3], targets[:3]), (logits[3:], targets[3:])], 3, device
+    )
+
+
+def evaluated_by_loop(model, batches, num_classes, device):
+    """(accuracy, confusion, macro-F1) with each prediction the first largest logit."""
+    preds, targets = [], []
+    for inputs, labels in batches:
+        preds += [row.index(max(row)) for row in inputs.tolist()]
+        targets += labels.tolist()
+    confusion = torch.tensor(
+        confusion_by_loop(torch.tensor(preds), torch.tensor(targets), num_classes)
+    )
+    correct = sum(p == t for p, t in zip(preds, targets, strict=True))
+    return correct / len(preds), confusion, macro_f1_by_loop(confusion.tolist())
+
+
 FACETS = facets.declare(
     facets.of(
         confusion_matrix,
@@ -407,6 +432,16 @@ FACETS = facets.declare(
         facets.DefaultDevice(lambda device: pairs(torch.int64, device), where="input"),
         facets.Unmodified(lambda device: pairs(torch.int64, device)),
         facets.BadShapes(lambda device: pairs(torch.int64, device), names=(0, 1)),
+        facets.Edges(
+            {
+                "an empty batch": lambda device: facets.args(
+                    torch.zeros(0, dtype=torch.int64, device=device),
+                    torch.zeros(0, dtype=torch.int64, device=device),
+                    3,
+                )
+            },
+            oracle=counted,
+        ),
     ),
     facets.of(
         macro_f1,
@@ -415,6 +450,15 @@ FACETS = facets.declare(
         ),
         facets.DefaultDevice(lambda device: matrix(torch.int64, device), where="input"),
         facets.Unmodified(lambda device: matrix(torch.int64, device)),
+        facets.Edges(
+            {
+                "one class": lambda device: facets.args(torch.tensor([[5]], device=device)),
+                "a class never present": lambda device: facets.args(
+                    torch.tensor([[3, 0, 0], [1, 2, 0], [0, 0, 0]], device=device)
+                ),
+            },
+            oracle=lambda confusion: f1_by_loop(confusion).float(),
+        ),
     ),
     facets.of(
         evaluate,
@@ -428,6 +472,7 @@ FACETS = facets.declare(
                 "empty batches": empty_batches,
             }
         ),
+        facets.Edges({"tied logits": tied_batches}, oracle=evaluated_by_loop),
     ),
 )
 test_facets = FACETS.test

@@ -363,6 +363,19 @@ FACETS = facets.declare(
         batch_histogram,
         facets.DefaultDevice(labels, where="input"),
         facets.Unmodified(labels),
+        facets.Edges(
+            {
+                "empty rows (N = 0)": lambda device: facets.args(
+                    torch.zeros(3, 0, dtype=torch.int64, device=device), 4
+                ),
+                "an empty batch (B = 0)": lambda device: facets.args(
+                    torch.zeros(0, 5, dtype=torch.int64, device=device), 4
+                ),
+            },
+            oracle=lambda labels, num_bins: torch.zeros(
+                labels.shape[0], num_bins, dtype=torch.int64
+            ),
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -257,6 +257,20 @@ FACETS = facets.declare(
         facets.Dtypes(heads_of, oracle=merged_by_loop, dtypes=ANY_DTYPE, once=True),
         facets.Gradients(heads_of, oracle=merged_by_loop),
         facets.Unmodified(lambda device: heads_of(torch.float32, device)),
+        facets.Edges(
+            {
+                "an empty batch (B = 0)": lambda device: facets.args(
+                    torch.randn((0, 2, 3, 4), device=device)
+                ),
+                "empty heads (D = 0)": lambda device: facets.args(
+                    torch.randn((2, 2, 3, 0), device=device)
+                ),
+            },
+            oracle=lambda x: x.transpose(1, 2).reshape(
+                x.shape[0], x.shape[2], x.shape[1] * x.shape[3]
+            ),
+            wrt=0,
+        ),
     ),
     facets.of(
         split_heads,
@@ -264,6 +278,18 @@ FACETS = facets.declare(
         facets.Gradients(features_of, oracle=split_by_unflatten),
         # E is a multiple of num_heads: 1 and E + 1 are not.
         facets.BadShapes(lambda device: features_of(torch.float32, device), names=(0,), dims=(-1,)),
+        facets.Edges(
+            {
+                "an empty batch (B = 0)": lambda device: facets.args(
+                    torch.randn((0, 3, 4), device=device), 2
+                ),
+                "no features (empty, E = 0)": lambda device: facets.args(
+                    torch.randn((2, 3, 0), device=device), 2
+                ),
+            },
+            oracle=split_by_unflatten,
+            wrt=0,
+        ),
     ),
     facets.of(
         shares_storage,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from torch_katas import catalog, facets
@@ -292,6 +293,146 @@ def test_a_contract_that_refuses_a_shape_declares_bad_shapes(module):
     assert not missing, (
         f"{module}: the contracts of {sorted(missing)} promise an error for a shape: declare "
         "facets.BadShapes(make, names=...) for the arguments whose shape they fix"
+    )
+
+
+# Edge inputs a contract names, each with the words one of the function's declared cases must
+# have in its label (an Edges call, a Shapes shape, a Refused call): an edge case the contract
+# promises something for is run by a generic check.
+EDGE_CASES = {
+    "an empty input": (
+        re.compile(r"(?<![.\w])empty\b|\b[A-Z] (?:may be|=) 0\b|\bsize 0\b"),
+        ("empty", "no sample", "no batch"),
+    ),
+    "every element ignored or masked": (
+        re.compile(
+            r"\bevery (?:sample|target|token|position)s? (?:is |are )?(?:ignored|masked)"
+            r"|\bno real (?:token|position)|\ball padding|\bno True position"
+        ),
+        ("ignored", "masked", "padding", "no real"),
+    ),
+    "ties": (re.compile(r"\bties?\b|\btied for\b|\bargmax\b|\bmedian\b"), ("tie",)),
+    "a single element": (
+        re.compile(
+            r"\bsingle (?:point|sample|class|element)\b|\bone class\b(?! per)|\b[NC] = 1\b"
+            r"|\ba batch of one\b"
+        ),
+        ("one ", "single", "size 1"),
+    ),
+    "a zero denominator": (
+        re.compile(r"\bconstant column\b|\bvariance 0\b|\bnorm 0\b"),
+        ("constant", "zero", "norm 0", "dead"),
+    ),
+}
+# (module, name, edge) -> why the contract's edge case has no declared case.
+EDGES_UNDECLARED = {
+    ("q01_fit_line", "fit_line", "a single element"): "a descent: test_fits_a_single_point",
+    ("q06_gradients", "backward_each", "an empty input"): "an empty list: the kata's own test",
+    ("q09_mlp_module", "MLP", "an empty input"): "a module: its output shape test, batch (0,)",
+    ("q10_containers", "ResidualStack", "an empty input"): "depth 0: the kata's own tests",
+    ("q11_layer_shapes", "conv2d_output_shape", "an empty input"): (
+        "shape arithmetic: the kata's tests draw batches of size 0 against nn.Conv2d"
+    ),
+    ("q12_activations", "softplus", "ties"): (
+        "the tie at x = 0 is among the Dtypes and Gradients inputs"
+    ),
+    ("q14_param_groups", "make_optimizer", "an empty input"): (
+        "an empty group in the result: the kata's own tests"
+    ),
+    ("q16_text_classifier", "TextClassifier", "an empty input"): "outside the contract",
+    ("q19_sgd_by_hand", "SGD", "an empty input"): "an empty state entry, not an input",
+    ("q19_sgd_by_hand", "optimizer_state_bytes", "an empty input"): (
+        "an empty state entry, not an input"
+    ),
+    ("q21_dead_relus", "dead_and_saturated", "an empty input"): (
+        "an empty batch or unit raises (the kata's tests); an empty mapping: the Setting "
+        "facet labelled no activations"
+    ),
+    ("q24_train_epoch", "train_epoch", "an empty input"): "raises: test_rejects_an_empty_loader",
+    ("q25_dataset_loader", "SlidingWindows", "an empty input"): (
+        "F empty is a 1-D series, the kata's tests' usual one"
+    ),
+    ("q30_grad_clipping", "layer_grad_norms", "a zero denominator"): (
+        "a dead layer: test_layer_grad_norms_with_a_shared_module_and_a_dead_layer"
+    ),
+    ("q30_grad_clipping", "layer_grad_norms", "an empty input"): (
+        "a module without parameters of its own: the same test"
+    ),
+    ("q34_debug_nonfinite", "validate_batch", "an empty input"): "raises: test_empty_batch",
+    ("q36_grad_accumulation", "train_accumulated", "an empty input"): (
+        "says why each batch holds a sample; not an input"
+    ),
+    ("q38_compile_graph_breaks", "median_time", "ties"): (
+        "an even count (the default 10): the kata's tests of the median"
+    ),
+    ("q45_split_dataset", "split_dataset", "an empty input"): "empty splits cannot happen there",
+    ("q50_data_parallel", "global_mean", "an empty input"): (
+        "ranks without values: test_global_mean_of_no_values_is_nan and an empty rank"
+    ),
+}
+
+
+def edges_named(module: str, name: str) -> set[str]:
+    text = own_contract(module, name)
+    return {edge for edge, (pattern, _) in EDGE_CASES.items() if pattern.search(text)}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_an_edge_case_a_contract_names_has_a_declared_case(module):
+    # "N may be 0", "every sample ignored", "the first of tied maxima": an edge case the
+    # contract promises something for is run by a generic check (facets.Edges with the
+    # oracle's values and gradients, or a Shapes, Refused case), whose label says which.
+    tests = importlib.import_module(f"katas.{module}_test")
+    labels: dict[str, list[str]] = collections.defaultdict(list)
+    for case in tests.FACETS.cases():
+        labels[case.function.target.__name__].append(f"{case.facet.label} {case.label}".lower())
+    missing, excused = [], set()
+    for name in sorted(public_names(ROOT / "katas" / f"{module}.py")):
+        for edge in sorted(edges_named(module, name)):
+            if (module, name, edge) in EDGES_UNDECLARED:
+                excused.add((module, name, edge))
+                continue
+            words = EDGE_CASES[edge][1]
+            if not any(word in label for label in labels[name] for word in words):
+                missing.append(f"{name}: {edge}")
+    listed = {key for key in EDGES_UNDECLARED if key[0] == module}
+    assert listed <= excused, f"{sorted(listed - excused)}: no longer named, take them off"
+    assert not missing, (
+        f"{module}: the contracts name these edge cases, and no declared case runs them: "
+        f"{missing}; declare facets.Edges({{label: make}}, oracle=...) with a label that says "
+        "which (or a Shapes shape), or say why not in EDGES_UNDECLARED"
+    )
+
+
+# (module, name) -> why a function with gradients has them checked at no edge input.
+GRADIENTS_AT_NO_EDGE = {
+    ("q38_compile_graph_breaks", "clipped_residual"): "a compiled function: the kata's tests",
+    ("q46_norm_layers", "batch_norm"): "an empty batch raises (n < 2 values per channel)",
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_with_gradients_passes_them_at_its_edge_inputs_too(module):
+    # A shortcut for an empty (or a 0-dim) input that returns a new constant has the right
+    # values and no graph: Shapes checks the gradient at every shape of a function that
+    # declares Gradients, Edges at each of its calls where `wrt` is given.
+    tests = importlib.import_module(f"katas.{module}_test")
+    without = {
+        function.target.__name__
+        for function in tests.FACETS.functions
+        if any(isinstance(facet, facets.Gradients) for facet in function.facets)
+        and not any(
+            isinstance(facet, facets.Shapes)
+            or (isinstance(facet, facets.Edges) and facet.wrt is not None)
+            for facet in function.facets
+        )
+    }
+    listed = {name for where, name in GRADIENTS_AT_NO_EDGE if where == module}
+    assert listed <= without, f"{sorted(listed - without)}: take them off GRADIENTS_AT_NO_EDGE"
+    missing = sorted(without - listed)
+    assert not missing, (
+        f"{missing} declare Gradients and no Shapes (nor Edges with wrt): declare the shapes "
+        "the contract allows, or say why not in GRADIENTS_AT_NO_EDGE"
     )
 
 
@@ -1004,6 +1145,65 @@ def test_shapes_catches_a_view_that_merges_the_dimensions_of_a_strided_input():
     )
     strided = facets._strided(torch.ones(2, 4, 3))
     assert all(stride > 1 for stride in strided.stride()), "every stride skips elements"
+
+
+def test_shapes_catches_a_shortcut_that_cuts_the_graph_where_gradients_are_declared():
+    # An empty input answered with a new empty tensor has the right values and shape, and no
+    # graph: a loss over an empty batch then cannot be backpropagated.
+    make = lambda shape, device: facets.args(torch.randn(shape))  # noqa: E731
+    shapes = facets.Shapes(make, oracle=torch.sin, shapes=("empty", "2-D"))
+    gradients = facets.Gradients(
+        lambda dtype, device: facets.args(torch.ones(3, dtype=dtype)), torch.sin
+    )
+
+    def shortcut(x):
+        return torch.empty_like(x) if x.numel() == 0 else torch.sin(x)
+
+    def doubled(x):  # values right, gradient twice the true one
+        return torch.sin(x) + (x - x.detach())
+
+    for wrong in (shortcut, doubled):
+        assert_catches([shapes, gradients], torch.sin, wrong)
+    # Without Gradients declared, values alone are the contract.
+    assert_catches(shapes, torch.sin, lambda x: -x.view(-1))
+    assert not outcomes(shortcut, shapes)[1]
+
+
+def test_edges_catches_a_value_or_a_gradient_wrong_at_the_edge():
+    def make(device, ignored=True):
+        logits = torch.randn(4, 3)
+        target = torch.full((4,), -100) if ignored else torch.tensor([0, 1, 2, 0])
+        return facets.args(logits, target, weight=torch.tensor([0.5, 1.0, 2.0]))
+
+    facet = facets.Edges(
+        {"every target ignored": make, "none ignored": lambda device: make(device, False)},
+        oracle=lambda logits, target, weight: F.cross_entropy(logits, target, weight=weight),
+        wrt=0,
+    )
+    right = lambda logits, target, weight: F.cross_entropy(logits, target, weight=weight)  # noqa: E731
+
+    def zero_for_nothing(logits, target, weight):  # 0 where the mean of nothing is nan
+        loss = F.cross_entropy(logits, target, weight=weight, reduction="sum")
+        counted = torch.where(target != -100, weight[target.clamp(min=0)], 0).sum()
+        return loss / counted.clamp(min=1)
+
+    def constant(logits, target, weight):  # nan, but no graph
+        if (target == -100).all():
+            return logits.new_tensor(math.nan)
+        return right(logits, target, weight)
+
+    def float64(logits, target, weight):
+        return right(logits.double(), target, weight.double())
+
+    for wrong in (zero_for_nothing, constant, float64):
+        assert_catches(facet, right, wrong)
+    # Python numbers and tuples: compared as numbers, NaN with NaN.
+    numbers = facets.Edges(
+        {"nothing": lambda device: facets.args(torch.zeros(0))},
+        oracle=lambda x: (x.numel(), math.nan, x),
+    )
+    assert_catches(numbers, lambda x: (0, math.nan, x.clone()), lambda x: (0, 0.0, x.clone()))
+    assert_catches(numbers, lambda x: (0, math.nan, x.clone()), lambda x: (0.0, math.nan, x))
 
 
 def test_bad_shapes_catches_a_shape_compared_in_part_by_size_or_by_length():

@@ -55,6 +55,7 @@ __all__ = [
     "DefaultDevice",
     "Defaults",
     "Dtypes",
+    "Edges",
     "Facet",
     "ForwardModes",
     "FreshGrads",
@@ -80,6 +81,7 @@ __all__ = [
     "check_default_device",
     "check_defaults",
     "check_dtypes",
+    "check_edges",
     "check_forward_modes",
     "check_fresh_grads",
     "check_grad_mode_kept",
@@ -282,7 +284,10 @@ class Gradients(Facet):
 @dataclass(frozen=True)
 class Shapes(Facet):
     """Every named shape the contract allows works, with the oracle's values (float32).
-    make(shape, device) -> Args; "non-contiguous" passes strided copies of the tensors."""
+    make(shape, device) -> Args; "non-contiguous" passes strided copies of the tensors. A
+    function that declares Gradients passes them at every shape too: its argument `wrt`
+    made to require grad, the result is differentiable and the gradient is the oracle's (a
+    shortcut that returns a constant for an empty or a one-element input cuts the graph)."""
 
     make: Callable[[tuple[int, ...], torch.device], Args]
     oracle: Callable[..., Any]
@@ -291,6 +296,28 @@ class Shapes(Facet):
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(name, None) for name in self.shapes]
+
+
+@dataclass(frozen=True)
+class Edges(Facet):
+    """The edge inputs the contract names give the oracle's result: an empty batch, every
+    sample ignored or masked, a single sample or class, tied values, a zero variance or norm,
+    values at the dtype's limits. For each label of `calls`, make(device) -> Args; the result
+    has the oracle's structure (tensors, Python numbers, tuples, dicts), each tensor its shape, its
+    values with NaN and ±inf where the oracle's are, and the dtype the contract keeps: a
+    floating result the dtype of the first floating tensor argument (an integer one the
+    oracle's), on the test's device. The oracle gets CPU copies, floating ones in float64.
+    `wrt`: that argument made to require grad, the result is differentiable and the gradient
+    is the oracle's (0 where nothing counts, not NaN): a shortcut that returns a constant for
+    the edge case cuts the graph."""
+
+    calls: Mapping[str, Callable[[torch.device], Args]]
+    oracle: Callable[..., Any]
+    wrt: int | str | None = None
+    atol: float = 1e-6
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        return [(label, None) for label in self.calls]
 
 
 @dataclass(frozen=True)
@@ -1284,6 +1311,125 @@ def check_shapes(case: Case, device: torch.device) -> None:
         atol=facet.atol,
         equal_nan=True,
         msg=lambda report: f"{what}: wrong values\n{report}",
+    )
+    gradients = [f for f in case.function.facets if isinstance(f, Gradients)]
+    if gradients:
+        _assert_gradient(case, arguments, gradients[0].wrt, facet.oracle, what, facet.atol)
+
+
+def _assert_gradient(
+    case: Case, arguments: Args, wrt: int | str, oracle: Callable[..., Any], what: str, atol: float
+) -> None:
+    """The result of `arguments` with the floating tensor `wrt` made a leaf that requires grad
+    is differentiable, with the oracle's gradient (float64 on the CPU) for a mixed incoming one."""
+    given = wrt in arguments.kwargs if isinstance(wrt, str) else wrt < len(arguments.args)
+    value = _argument(arguments, wrt) if given else None
+    if not (isinstance(value, torch.Tensor) and value.is_floating_point()):
+        return  # not among these arguments, or not a floating tensor: nothing to differentiate
+    leaf = value.detach().requires_grad_()  # the caller's layout kept (strided too)
+    arguments = _with_argument(arguments, wrt, leaf)
+    exact_arguments = _oracle_args(arguments)
+    exact = _argument(exact_arguments, wrt).requires_grad_()
+    exact_result = torch.as_tensor(oracle(*exact_arguments.args, **exact_arguments.kwargs))
+    assert exact_result.requires_grad, f"{what}: the oracle is not differentiable"
+    (expected,) = torch.autograd.grad(exact_result, exact, _upstream(exact_result))
+    result = _call(case, arguments)
+    assert isinstance(result, torch.Tensor) and result.requires_grad, (
+        f"{what}: the result should be differentiable with respect to {_argument_name(wrt)}, "
+        "as it is for any other input: a shortcut that returns a new constant for this case "
+        "cuts the graph (compute it from the input, or keep the input's graph)"
+    )
+    (grad,) = torch.autograd.grad(result, leaf, _upstream(result), allow_unused=True)
+    grad = torch.zeros_like(leaf) if grad is None else grad
+    torch.testing.assert_close(
+        grad.detach().cpu().to(expected.dtype),
+        expected,
+        rtol=1e-5,
+        atol=atol,
+        equal_nan=True,
+        msg=lambda report: (
+            f"{what}: wrong gradient with respect to {_argument_name(wrt)} (incoming: "
+            f"{_UPSTREAM})\n{report}"
+        ),
+    )
+
+
+def check_edges(case: Case, device: torch.device) -> None:
+    facet: Edges = case.facet  # type: ignore[assignment]
+    arguments = facet.calls[case.label](device)
+    exact = _oracle_args(arguments)
+    result = _call(case, arguments)
+    expected = facet.oracle(*exact.args, **exact.kwargs)
+    floating = next(
+        (
+            t.dtype
+            for _, t in _tensors(arguments)
+            if isinstance(t, torch.Tensor) and t.is_floating_point()
+        ),
+        None,
+    )
+    what = f"{case.function.name} of {case.label}"
+    _assert_same_result(result, expected, floating, device, what, facet.atol)
+    if facet.wrt is not None:
+        _assert_gradient(
+            case, facet.calls[case.label](device), facet.wrt, facet.oracle, what, facet.atol
+        )
+
+
+def _assert_same_result(
+    actual: Any,
+    expected: Any,
+    floating: torch.dtype | None,
+    device: torch.device,
+    what: str,
+    atol: float,
+) -> None:
+    """`actual` has the structure and values of `expected` (NaN where it has NaN); its floating
+    tensors have the dtype `floating` (where given), the others the oracle's."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), (
+            f"{what}: expected a dict with the keys {list(expected)} in that order, got "
+            f"{list(actual) if isinstance(actual, dict) else actual!r}"
+        )
+        for key, e in expected.items():
+            _assert_same_result(actual[key], e, floating, device, f"{what} [{key!r}]", atol)
+        return
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (
+            f"{what}: expected a {type(expected).__name__} of {len(expected)}, got {actual!r}"
+        )
+        for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            _assert_same_result(a, e, floating, device, f"{what} [{index}]", atol)
+        return
+    if not isinstance(expected, torch.Tensor):
+        assert type(actual) is type(expected), (
+            f"{what}: expected a Python {type(expected).__name__}, got {actual!r}"
+        )
+        if isinstance(expected, float):
+            close = math.isclose(actual, expected, rel_tol=1e-6, abs_tol=atol)
+            assert close or (math.isnan(actual) and math.isnan(expected)), (
+                f"{what}: expected {expected!r}, got {actual!r}"
+            )
+        else:
+            assert actual == expected, f"{what}: expected {expected!r}, got {actual!r}"
+        return
+    assert isinstance(actual, torch.Tensor), f"{what}: expected a tensor, got {actual!r}"
+    dtype = floating if expected.is_floating_point() and floating is not None else expected.dtype
+    assert actual.dtype == dtype, (
+        f"{what}: the result should have dtype {dtype}, got {actual.dtype}"
+    )
+    assert same_device(actual.device, device), f"{what}: the result is on {actual.device}"
+    assert actual.shape == expected.shape, (
+        f"{what}: the result should have shape {tuple(expected.shape)}, got {tuple(actual.shape)}"
+    )
+    rtol, default_atol = TOLERANCE.get(dtype, (0.0, 0.0))
+    torch.testing.assert_close(
+        actual.detach().cpu().to(expected.dtype),
+        expected.to(dtype).to(expected.dtype),
+        rtol=rtol,
+        atol=max(atol, default_atol) if dtype.is_floating_point else 0,
+        equal_nan=True,
+        msg=lambda report: f"{what}: wrong values (NaN where the oracle has NaN)\n{report}",
     )
 
 
@@ -2307,7 +2453,7 @@ def _sample(facet: Facet, device: torch.device) -> Args:
         return make(SHAPES[next((s for s in facet.shapes if s != "empty"), "2-D")], device)
     if isinstance(facet, Classes):
         return make(facet.covered[0], device)
-    if isinstance(facet, Refused):  # arguments it refuses: held to grad mode when it raises
+    if isinstance(facet, (Refused, Edges)):  # Refused: held to grad mode when it raises
         return next(iter(facet.calls.values()))(device)
     return make(device)
 
@@ -2476,6 +2622,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Dtypes: check_dtypes,
     Gradients: check_gradients,
     Shapes: check_shapes,
+    Edges: check_edges,
     BadShapes: check_bad_shapes,
     Number: check_number,
     Setting: check_setting,
