@@ -576,13 +576,23 @@ FACETS = facets.declare(
     facets.of(
         to_patches,
         facets.Dtypes(
-            lambda dtype, device: facets.args(image_batch(dtype, device), 2), oracle=unfolded
+            lambda dtype, device: facets.args(image_batch(dtype, device), 2),
+            oracle=unfolded,
+            once=True,  # values moved, never computed: exact in every dtype
         ),
         facets.Unmodified(lambda device: facets.args(image_batch(torch.float32, device), 2)),
     ),
     facets.of(
         interleave_rows,
-        facets.Dtypes(row_pair, oracle=interleaved_by_loop),
+        facets.Dtypes(row_pair, oracle=interleaved_by_loop, once=True),
+        facets.Edges(
+            {
+                "an empty input (N = 0)": lambda device: facets.args(
+                    torch.randn((0, 3), device=device), torch.randn((0, 3), device=device)
+                ),
+            },
+            oracle=interleaved_by_loop,
+        ),
         facets.Unmodified(lambda device: row_pair(torch.float32, device)),
     ),
 )

@@ -614,15 +614,29 @@ FACETS = facets.declare(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),
             oracle=lambda x, k, mode: F.avg_pool2d(x, k),
             label="avg",
+            once=True,
         ),
         facets.Dtypes(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "max"),
             oracle=lambda x, k, mode: F.max_pool2d(x, k),
             label="max",
+            once=True,
         ),
         facets.Gradients(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),
             oracle=lambda x, k, mode: F.avg_pool2d(x, k),
+        ),
+        facets.Edges(
+            {
+                "an empty batch (N = 0)": lambda device: facets.args(
+                    torch.randn((0, 2, 4, 4), device=device), 2, "avg"
+                ),
+                "a single window (kernel = H = W)": lambda device: facets.args(
+                    torch.randn((2, 3, 3, 3), device=device), 3, "avg"
+                ),
+            },
+            oracle=lambda x, k, mode: F.avg_pool2d(x, k),
+            wrt=0,
         ),
         facets.Unmodified(lambda device: facets.args(pool_input(torch.float32, device), 2)),
         facets.Defaults(values={"mode": "max"}),

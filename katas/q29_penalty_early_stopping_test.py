@@ -565,6 +565,10 @@ FACETS = facets.declare(
             lambda dtype, device: facets.args(ramp(dtype, device), 0.5, training=False),
             oracle=lambda x, p, training: x,
         ),
+        facets.Shapes(
+            lambda shape, device: facets.args(torch.randn(shape, device=device), 0.5, False),
+            oracle=lambda x, p, training: x,
+        ),
         facets.Seeded(lambda device: facets.args(torch.ones(32, device=device), 0.5, True)),
         facets.Unmodified(lambda device: facets.args(torch.randn(4, 5, device=device), 0.5, True)),
     ),
