@@ -430,6 +430,21 @@ def hide_locations() -> None:
             super().__init__(message, category, HIDDEN_FILE, 0, *args, **kw)
 
     warnings.WarningMessage = WarningMessage  # type: ignore[misc]
+    # Filters and the "default"/"module" registries act on the place a warning is raised at,
+    # before any record is made: a filter for one line (`filterwarnings("error", "", Warning,
+    # "", 17)`) with a stacklevel that walks up to the answer tells which of its lines call
+    # torch. Raised through warnings.warn, a warning has no place: line 0 of HIDDEN_FILE,
+    # whatever stacklevel says, and no registry.
+    explicit = warnings.warn_explicit
+
+    def warn(
+        message: Any, category: Any = None, stacklevel: int = 1, source: Any = None, **kw: Any
+    ) -> None:
+        if isinstance(message, Warning):
+            category = type(message)
+        explicit(message, category or UserWarning, HIDDEN_FILE, 0, HIDDEN_FILE, None, None, source)
+
+    warnings.warn = warn
     factory = logging.getLogRecordFactory()
 
     def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
