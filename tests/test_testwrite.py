@@ -588,6 +588,16 @@ def test_fingerprint(device):
         HEAD + "def test_x(device):\n    with torch.profiler.profile(with_stack=True):\n"
         "        fit_line(torch.ones(2), torch.ones(2))\n",
         HEAD + "def test_x(device):\n    torch.ones(1).grad_fn.metadata['traceback_']\n",
+        # Filters for one line or module, and a stacklevel by position, that walks up to the
+        # answer's frame: which of its lines call torch, told without a record.
+        HEAD + "import warnings\nwarnings.warn('k', UserWarning, 2)\n",
+        HEAD + "from warnings import warn\nwarn(*('k', UserWarning, 2))\n",
+        HEAD + "import warnings\nwarnings.filterwarnings('error', '', UserWarning, '', 17)\n",
+        HEAD + "import warnings\nwarnings.filterwarnings('error', module='katas')\n",
+        HEAD + "import warnings\nwarnings.simplefilter('error', UserWarning, 17)\n",
+        HEAD + "import warnings\nwarnings.filters.insert(0, ('error', None, Warning, None, 9))\n",
+        HEAD + "import warnings\nwarnings.filters[:0] = [('error', None, Warning, None, 9)]\n",
+        HEAD + "@pytest.mark.filterwarnings('error::UserWarning::17')\ndef test_x():\n    pass\n",
         # The scoring's own guard undone: warnings' records with their lines back.
         HEAD + "import warnings\n\n\ndef test_x(monkeypatch):\n"
         "    monkeypatch.setattr(warnings, 'WarningMessage', None)\n",
@@ -612,6 +622,7 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
     answer.write_text(
         "import logging\nimport warnings\n\n\ndef fit_line():\n"
         "    warnings.warn('from the answer')\n    logging.getLogger('kata').warning('logged')\n"
+        "\n\ndef calls(warn):\n    warn()\n"
     )
     spec = importlib.util.spec_from_file_location("answer_under_test", answer)
     assert spec is not None and spec.loader is not None
@@ -623,7 +634,7 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
     logger = logging.getLogger("kata")
     import torch.fx.traceback
 
-    shown, factory = warnings.WarningMessage, logging.getLogRecordFactory()
+    shown, factory, warn = warnings.WarningMessage, logging.getLogRecordFactory(), warnings.warn
     stacks = torch.fx.traceback.format_stack
     try:
         logger.addHandler(handler)
@@ -636,8 +647,18 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
             with torch.autograd.detect_anomaly():
                 node = torch.ones(1, requires_grad=True).exp().grad_fn
         assert str(answer) not in str(node.metadata) and "<hidden>" in str(node.metadata)
+        # A filter for the answer's line 11 (or its module) and a warning raised from a test's
+        # function with a stacklevel that walks up to that line: the filter never matches.
+        for place in (("", 11), ("answer_under_test", 0)):
+            with warnings.catch_warnings(record=True) as placed:
+                warnings.simplefilter("ignore")
+                warnings.filterwarnings("error", "", UserWarning, *place)
+                module.calls(lambda: warnings.warn("k", UserWarning, 2))
+                module.calls(lambda: warnings.warn(UserWarning("k"), stacklevel=2))
+            assert not placed
     finally:
         warnings.WarningMessage = shown  # type: ignore[misc]
+        warnings.warn = warn
         logging.setLogRecordFactory(factory)
         torch.fx.traceback.format_stack = stacks
         logger.removeHandler(handler)
