@@ -150,7 +150,8 @@ def test_a_test_that_fails_on_the_reference_is_reported_and_the_module_is_invali
     said = capsys.readouterr().out
     assert "test_wrong_expectation[cpu] fails on the reference answer" in said
     assert "expects w to start at 1" in said
-    assert said.strip().splitlines()[-1].endswith("(invalid: tests fail on 1 correct answer)")
+    # The reference and the reference with its lines moved.
+    assert said.strip().splitlines()[-1].endswith("(invalid: tests fail on 2 correct answers)")
 
 
 def test_a_test_that_pins_an_implementation_detail_rejects_a_correct_answer(
@@ -756,3 +757,16 @@ def test_each_attack_on_a_testwrite_takehome_is_flagged_and_the_grader_goes_on(
     assert code == 1 and entry["verdict"] == "flagged", entry
     flags = json.loads((folder / "grading" / "report.json").read_text())["flags"]
     assert any(flag["kind"] == "tampering" for flag in flags) == tampers, flags
+
+
+def test_one_correct_answer_is_the_reference_with_its_lines_moved_by_chance(tmp_path):
+    """A test module that tells answers by where their code is (an allow-list of the lines
+    that call torch, by whatever channel) fails on it: the same code, at lines drawn anew for
+    each scoring."""
+    answers = testwrite.answers_for(ROOT, KATA, tmp_path, mutants=False)
+    (moved,) = [a for a in answers if a.description == "the reference with its lines moved"]
+    assert moved.kind == "correct"
+    reference = KATA.solution_path(ROOT).read_text(encoding="utf-8")
+    drawn = {testwrite.spaced(reference) for _ in range(5)}
+    assert moved.path.read_text(encoding="utf-8") != reference and len(drawn) > 1
+    assert {ast.dump(ast.parse(text)) for text in drawn} == {ast.dump(ast.parse(reference))}
