@@ -373,3 +373,38 @@ def test_a_fix_tuned_to_the_tol_the_tests_pass_fails_where_they_draw_another():
         assert shipped.returncode == 0, shipped.stdout[-2000:]
         held_out = subprocess.run([*command, "--katas-seed", "7"], cwd=ROOT, capture_output=True)
         assert held_out.returncode == 1
+
+
+def test_a_fix_that_recognises_the_tests_fixed_inputs_is_no_fix():
+    """The tests' fixed inputs stay as they are under held-out seeds: a change to the mistaken
+    line that compares with one of their values passes them and keeps the mistake elsewhere."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    mistaken = "if loss.item() <= tol:"
+    assert mistaken in hunt.handed_out
+    for tuned in (
+        "if loss.item() <= tol != 1.75:",  # the tol the tests compare a loss of 1.75 with
+        "if loss.item() <= tol and tol != 7 / 4:",
+        "if loss.item() <= tol != EDGE:",
+    ):
+        returned = hunt.handed_out.replace(mistaken, tuned, 1) + "\n\nEDGE = 1.75\n"
+        assert bughunt.judge(ROOT, hunt, returned).fixed
+        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        assert words.startswith("bug not fixed: the change brings in values of the tests'"), tuned
+    for fix in ("if loss.item() < tol:", "if not loss.item() >= tol:"):
+        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        assert words.startswith("bug found and fixed"), (fix, words)
+
+
+def test_no_correct_answer_in_another_style_compares_with_a_value_of_the_tests_alone():
+    """No false flag from the rule above: the correct answers in other styles, whole modules
+    written apart from the reference, bring in no number to compare with that only the tests
+    have."""
+    answers = sorted(ROOT.glob("tests/correct_answers/q*.py"))
+    answers += sorted(ROOT.glob("tests/honest_answers/q*.py"))
+    assert answers
+    for path in answers:
+        module = path.stem.partition("__")[0]
+        reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+        tests = (ROOT / "katas" / f"{module}_test.py").read_text(encoding="utf-8")
+        found = bughunt.recognised(reference, reference, path.read_text("utf-8"), tests)
+        assert not found, (path.name, found)

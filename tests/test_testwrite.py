@@ -150,7 +150,8 @@ def test_a_test_that_fails_on_the_reference_is_reported_and_the_module_is_invali
     said = capsys.readouterr().out
     assert "test_wrong_expectation[cpu] fails on the reference answer" in said
     assert "expects w to start at 1" in said
-    assert said.strip().splitlines()[-1].endswith("(invalid: tests fail on 1 correct answer)")
+    # The reference and the reference with its lines moved.
+    assert said.strip().splitlines()[-1].endswith("(invalid: tests fail on 2 correct answers)")
 
 
 def test_a_test_that_pins_an_implementation_detail_rejects_a_correct_answer(
@@ -588,6 +589,16 @@ def test_fingerprint(device):
         HEAD + "def test_x(device):\n    with torch.profiler.profile(with_stack=True):\n"
         "        fit_line(torch.ones(2), torch.ones(2))\n",
         HEAD + "def test_x(device):\n    torch.ones(1).grad_fn.metadata['traceback_']\n",
+        # Filters for one line or module, and a stacklevel by position, that walks up to the
+        # answer's frame: which of its lines call torch, told without a record.
+        HEAD + "import warnings\nwarnings.warn('k', UserWarning, 2)\n",
+        HEAD + "from warnings import warn\nwarn(*('k', UserWarning, 2))\n",
+        HEAD + "import warnings\nwarnings.filterwarnings('error', '', UserWarning, '', 17)\n",
+        HEAD + "import warnings\nwarnings.filterwarnings('error', module='katas')\n",
+        HEAD + "import warnings\nwarnings.simplefilter('error', UserWarning, 17)\n",
+        HEAD + "import warnings\nwarnings.filters.insert(0, ('error', None, Warning, None, 9))\n",
+        HEAD + "import warnings\nwarnings.filters[:0] = [('error', None, Warning, None, 9)]\n",
+        HEAD + "@pytest.mark.filterwarnings('error::UserWarning::17')\ndef test_x():\n    pass\n",
         # The scoring's own guard undone: warnings' records with their lines back.
         HEAD + "import warnings\n\n\ndef test_x(monkeypatch):\n"
         "    monkeypatch.setattr(warnings, 'WarningMessage', None)\n",
@@ -612,6 +623,7 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
     answer.write_text(
         "import logging\nimport warnings\n\n\ndef fit_line():\n"
         "    warnings.warn('from the answer')\n    logging.getLogger('kata').warning('logged')\n"
+        "\n\ndef calls(warn):\n    warn()\n"
     )
     spec = importlib.util.spec_from_file_location("answer_under_test", answer)
     assert spec is not None and spec.loader is not None
@@ -623,7 +635,7 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
     logger = logging.getLogger("kata")
     import torch.fx.traceback
 
-    shown, factory = warnings.WarningMessage, logging.getLogRecordFactory()
+    shown, factory, warn = warnings.WarningMessage, logging.getLogRecordFactory(), warnings.warn
     stacks = torch.fx.traceback.format_stack
     try:
         logger.addHandler(handler)
@@ -636,8 +648,18 @@ def test_warnings_and_log_records_from_an_answer_say_nothing_of_where_it_is(tmp_
             with torch.autograd.detect_anomaly():
                 node = torch.ones(1, requires_grad=True).exp().grad_fn
         assert str(answer) not in str(node.metadata) and "<hidden>" in str(node.metadata)
+        # A filter for the answer's line 11 (or its module) and a warning raised from a test's
+        # function with a stacklevel that walks up to that line: the filter never matches.
+        for place in (("", 11), ("answer_under_test", 0)):
+            with warnings.catch_warnings(record=True) as placed:
+                warnings.simplefilter("ignore")
+                warnings.filterwarnings("error", "", UserWarning, *place)
+                module.calls(lambda: warnings.warn("k", UserWarning, 2))
+                module.calls(lambda: warnings.warn(UserWarning("k"), stacklevel=2))
+            assert not placed
     finally:
         warnings.WarningMessage = shown  # type: ignore[misc]
+        warnings.warn = warn
         logging.setLogRecordFactory(factory)
         torch.fx.traceback.format_stack = stacks
         logger.removeHandler(handler)
@@ -735,3 +757,16 @@ def test_each_attack_on_a_testwrite_takehome_is_flagged_and_the_grader_goes_on(
     assert code == 1 and entry["verdict"] == "flagged", entry
     flags = json.loads((folder / "grading" / "report.json").read_text())["flags"]
     assert any(flag["kind"] == "tampering" for flag in flags) == tampers, flags
+
+
+def test_one_correct_answer_is_the_reference_with_its_lines_moved_by_chance(tmp_path):
+    """A test module that tells answers by where their code is (an allow-list of the lines
+    that call torch, by whatever channel) fails on it: the same code, at lines drawn anew for
+    each scoring."""
+    answers = testwrite.answers_for(ROOT, KATA, tmp_path, mutants=False)
+    (moved,) = [a for a in answers if a.description == "the reference with its lines moved"]
+    assert moved.kind == "correct"
+    reference = KATA.solution_path(ROOT).read_text(encoding="utf-8")
+    drawn = {testwrite.spaced(reference) for _ in range(5)}
+    assert moved.path.read_text(encoding="utf-8") != reference and len(drawn) > 1
+    assert {ast.dump(ast.parse(text)) for text in drawn} == {ast.dump(ast.parse(reference))}

@@ -153,6 +153,14 @@ LOCATIONS = {
 }
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
+# Warning filters that name a place (a module, a line) or a warning raised from a caller's
+# frame: a filter acts on where a warning was raised before any record is made, so a filter
+# for one line, an `error` or `default` action and a stacklevel that walks up to the answer
+# tell which of its lines call what. Each call's positional places of those arguments (the
+# keywords are in LOCATIONS); pytest's marker takes them in its string,
+# "action:message:category:module:lineno".
+PLACED = {"filterwarnings": 3, "simplefilter": 2, "warn": 2}
+FILTER_CHANGES = {"insert", "append", "extend", "remove", "pop", "clear", "reverse", "sort"}
 SESSION_FIXTURES = {"request", "pytestconfig", "pytester", "testdir", "cache"}
 SESSION_ATTRIBUTES = {"config", "pluginmanager", "session", "ihook", "hook"}
 CHILD = (
@@ -345,6 +353,13 @@ class _Testing:
     def location(self, node: ast.AST, parent: ast.AST | None) -> None:
         """What says where the answer's code is (LOCATIONS)."""
         line = getattr(node, "lineno", getattr(parent, "lineno", 1))
+        if (
+            isinstance(node, ast.Subscript)
+            and not isinstance(node.ctx, ast.Load)
+            and self.dotted(node.value) == "warnings.filters"
+        ):
+            text = "changes warnings.filters in place, which says where code is (its lines)"
+            self.found.append(policy.Finding(line, "location", text))
         named = None
         if isinstance(node, ast.Attribute):
             named = node.attr
@@ -376,6 +391,7 @@ class _Testing:
         name = self.dotted(node.func)
         if name in CALLED and self.harmless(name, node, literals):
             self.called.add(id(node.func))
+        self.placed(node, name)
         if not isinstance(node.func, ast.Attribute):
             return
         if node.func.attr in ("setattr", "delattr") and literals and isinstance(literals[0], str):
@@ -391,6 +407,32 @@ class _Testing:
         if node.func.attr in MONKEYPATCH_REFUSED:
             why = MONKEYPATCH_REFUSED[node.func.attr]
             self.found.append(policy.Finding(line, "session", f"calls {node.func.attr} ({why})"))
+
+    def placed(self, node: ast.Call, name: str | None) -> None:
+        """A warning filter that names a module or a line, a warning raised from a caller's
+        frame (PLACED), or the list of filters changed in place."""
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        called = called or (node.func.id if isinstance(node.func, ast.Name) else None)
+        why = None
+        if called in PLACED and (called != "warn" or name == "warnings.warn"):
+            unpacked = any(isinstance(a, ast.Starred) for a in node.args) or any(
+                k.arg is None or k.arg == "module" for k in node.keywords
+            )
+            if unpacked or len(node.args) > PLACED[called]:
+                why = f"calls {called} with a module, a line or a stacklevel"
+        if called == "filterwarnings":
+            specs = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if any(isinstance(v, str) and any(v.split(":")[3:5]) for v in specs):
+                why = f"calls {called} with a module or a line in its specification"
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in FILTER_CHANGES
+            and self.dotted(node.func.value) == "warnings.filters"
+        ):
+            why = "changes warnings.filters in place"
+        if why:
+            text = f"{why}, which says where code is (the answer's lines, its calls)"
+            self.found.append(policy.Finding(node.lineno, "location", text))
 
     def harmless(self, name: str, node: ast.Call, literals: list[object]) -> bool:
         if name == "pytest.importorskip":

@@ -28,6 +28,7 @@ import dataclasses
 import datetime
 import difflib
 import io
+import operator
 import random
 import tokenize
 from collections.abc import Iterator
@@ -58,6 +59,7 @@ __all__ = [
     "history",
     "judge",
     "new_hunt",
+    "recognised",
     "start",
     "stop",
 ]
@@ -514,7 +516,115 @@ def grade_words(
     if not fix.fixed:
         why = fix.words().removeprefix("not a fix: ")
         return f"bug not fixed: {why} (the mistake: {what})"
+    tests = root / "katas" / f"{hunt.kata}_test.py"
+    found = recognised(
+        baseline(root, hunt.kata, hunt.hidden, hunt.stub),
+        hunt.handed_out,
+        returned,
+        tests.read_text(encoding="utf-8") if tests.is_file() else "",
+    )
+    if found:
+        shown = ", ".join(repr(value) for value in found[:3])
+        return (
+            f"bug not fixed: the change brings in values of the tests' inputs ({shown}) that "
+            "neither the module handed out nor the answer without the mistake has: it can "
+            f"recognise the inputs the tests use, not fix the mistake (the mistake: {what})"
+        )
     return f"bug found and fixed, {fix.words()} (the mistake: {what})"
+
+
+# The arithmetic a fix could spell a number with (no powers or shifts: they grow without bound).
+ARITHMETIC = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+
+# Numbers any code compares with (a sign, a count, a dimension), whatever the tests use.
+COMMON = {-2, -1, 0, 1, 2}
+
+
+def recognised(reference: str, handed: str, returned: str, tests: str) -> list[object]:
+    """The numbers the returned module compares with that the tests' module compares with or
+    uses, and neither the module handed out nor the answer without the mistake does: a change
+    that compares the tests' inputs with their values (`loss <= tol != 1.75`) passes their
+    fixed inputs (which held-out seeds do not change) and leaves the mistake for every other
+    input."""
+    mine = _values(returned, compared=True)
+    return sorted((mine & _values(tests)) - _values(handed) - _values(reference), key=repr)
+
+
+def _values(text: str, compared: bool = False) -> set[object]:
+    """The numbers a module's code writes (`compared`: those it compares with, but COMMON),
+    folded where written as arithmetic on numbers (`7 / 4` is 1.75)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    if not compared:
+        return {_number(part) for part in ast.walk(tree)} - {None}
+    # A name compared with stands for the numbers it is bound to (`LIMIT = 1.75`, a default).
+    bound: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs = [
+                *zip(positional[::-1], node.defaults[::-1], strict=False),
+                *zip(node.kwonlyargs, node.kw_defaults, strict=True),
+            ]
+            for argument, default in pairs:
+                if default is not None:
+                    bound.setdefault(argument.arg, []).append(default)
+    parts = [
+        part
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        for operand in (node.left, *node.comparators)
+        for part in ast.walk(operand)
+    ]
+    parts += [
+        value for part in parts if isinstance(part, ast.Name) for value in bound.get(part.id, [])
+    ]
+    found = {_number(part) for part in parts} - {None}
+    return found - COMMON
+
+
+def _number(node: ast.AST, depth: int = 0) -> object | None:
+    """The number an expression of numbers stands for (None: not one, or too deep)."""
+    if depth > 20:
+        return None
+    if isinstance(node, ast.Constant):
+        value = node.value
+        numeric = isinstance(value, int | float | complex) and not isinstance(value, bool)
+        return value if numeric else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+        written = getattr(node.args[0], "value", None)
+        if node.func.id in ("float", "int") and isinstance(written, str | int | float):
+            try:
+                return float(written) if node.func.id == "float" else int(written)
+            except (TypeError, ValueError, OverflowError):
+                return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = _number(node.operand, depth + 1)
+        if isinstance(inner, int | float | complex):
+            return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
+        left, right = _number(node.left, depth + 1), _number(node.right, depth + 1)
+        if isinstance(left, int | float) and isinstance(right, int | float):
+            try:
+                value = ARITHMETIC[type(node.op)](left, right)
+            except (ArithmeticError, TypeError, ValueError):
+                return None
+            return value if abs(value) < 1e300 else None
+    return None
 
 
 # -- the learner's store ---------------------------------------------------------------------

@@ -21,12 +21,14 @@ import importlib
 import io
 import json
 import os
+import random
 import re
 import secrets
 import selectors
 import subprocess
 import sys
 import tempfile
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,6 +287,9 @@ def answers_for(
         style = path.stem.partition("__")[2].replace("_", " ")
         whole = standalone(path, kata.solution_path(root), scratch)
         found.append(Answer("correct", whole, f"a correct answer in another style ({style})"))
+    moved = scratch / f"{kata.module}__moved.py"
+    moved.write_text(spaced(reference.read_text(encoding="utf-8")), encoding="utf-8")
+    found.append(Answer("correct", moved, "the reference with its lines moved"))
     for mistake in mistakes_module.mistakes(root, kata.module):
         words = mistake.description.removeprefix("Wrong:").strip()
         found.append(Answer("mistake", mistake.write(scratch, root), words))
@@ -299,6 +304,26 @@ def answers_for(
             path.write_text(mutant.source, encoding="utf-8")
             found.append(Answer("mutant", path, describe_mutant(mutant, lines)))
     return found
+
+
+def spaced(source: str) -> str:
+    """The module with blank lines put in after logical lines drawn by chance: the same code
+    at lines no test module can know, so a test that tells answers by where their code is
+    (the lines that call torch, by any channel) fails on a correct answer."""
+    draw = random.SystemRandom()
+    lines = source.splitlines(keepends=True)
+    try:
+        ends = {
+            token.end[0]
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type == tokenize.NEWLINE
+        }
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    return "".join(
+        line + "\n" * (draw.randint(1, 3) if number in ends and draw.random() < 0.3 else 0)
+        for number, line in enumerate(lines, 1)
+    )
 
 
 def standalone(answer: Path, reference: Path, scratch: Path) -> Path:
@@ -430,6 +455,21 @@ def hide_locations() -> None:
             super().__init__(message, category, HIDDEN_FILE, 0, *args, **kw)
 
     warnings.WarningMessage = WarningMessage  # type: ignore[misc]
+    # Filters and the "default"/"module" registries act on the place a warning is raised at,
+    # before any record is made: a filter for one line (`filterwarnings("error", "", Warning,
+    # "", 17)`) with a stacklevel that walks up to the answer tells which of its lines call
+    # torch. Raised through warnings.warn, a warning has no place: line 0 of HIDDEN_FILE,
+    # whatever stacklevel says, and no registry.
+    explicit = warnings.warn_explicit
+
+    def warn(
+        message: Any, category: Any = None, stacklevel: int = 1, source: Any = None, **kw: Any
+    ) -> None:
+        if isinstance(message, Warning):
+            category = type(message)
+        explicit(message, category or UserWarning, HIDDEN_FILE, 0, HIDDEN_FILE, None, None, source)
+
+    warnings.warn = warn
     factory = logging.getLogRecordFactory()
 
     def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
