@@ -504,10 +504,11 @@ def test_pool2d_gradient(device, mode):
     )
 
 
-def test_pool2d_rejects_other_modes(device):
+@pytest.mark.parametrize("mode", ["min", "MAX"])
+def test_pool2d_rejects_other_modes(device, mode):
     with raises(ValueError):
-        pool2d(torch.randn(1, 1, 4, 4, device=device), 2, mode="min")
-        pytest.fail("mode is 'max' or 'avg': ValueError for 'min'")
+        pool2d(torch.randn(1, 1, 4, 4, device=device), 2, mode=mode)
+        pytest.fail(f"mode is exactly 'max' or 'avg': ValueError for {mode!r}")
 
 
 def test_pool2d_without_python_loops(device):
