@@ -348,6 +348,7 @@ def test_xavier_init_gives_every_unit_its_own_weights(device):
 def test_xavier_init_draws_the_output_layer_too(device):
     # One step from the same draws, with y[0] moved by 1: hidden row j's gradient moves by
     # -(2 / N) w2[j] (1 - tanh(w1[j] . x[0])²) x[0], which gives back the output weight w2.
+    skip_unless_supported(device, torch.float64)
     x, y = regression_data(device, n=8, d=4, dtype=torch.float64)
     moved = y.clone()
     moved[0] += 1
