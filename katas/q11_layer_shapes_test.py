@@ -578,6 +578,12 @@ def pool_input(dtype, device):
     return (values * facets.past_square_overflow(dtype)).to(device, dtype)
 
 
+def near_half_max(dtype, device):
+    """float16 values whose 2 x 2 window sums pass 65504 where their means do not."""
+    ramp = torch.linspace(-1, 1, 2 * 3 * 4 * 4, dtype=torch.float64).reshape(2, 3, 4, 4)
+    return (40000 + 15000 * ramp.mT).to(device, dtype)
+
+
 FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
@@ -620,6 +626,12 @@ FACETS = facets.declare(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "max"),
             oracle=lambda x, k, mode: F.max_pool2d(x, k),
             label="max",
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(near_half_max(dtype, device), 2, "avg"),
+            oracle=lambda x, k, mode: F.avg_pool2d(x, k),
+            dtypes=(torch.float16,),
+            label="avg-window-sum-past-max",
         ),
         facets.Gradients(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),
