@@ -9,6 +9,7 @@ from katas.q04_dtypes import nbytes, result_dtype, safe_mean, time_bucket
 from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
+    assert_no_torch_internals,
     check_tensor,
     default_dtype,
     every_dtype,
@@ -450,6 +451,8 @@ def test_result_dtype_reasons_instead_of_computing(device):
     ]
     expected = [torch.get_default_dtype(), torch.float64, torch.int16]
     reason = "the kata asks for torch's promotion rules, reasoned out on the dtypes"
+    # torch's private modules (torch._prims_common) hold promotion tables of their own.
+    assert_no_torch_internals(result_dtype, reason=reason)
     with (
         largest_result() as record,
         forbidden_ops(torch.result_type, reason=reason, aten=COMPUTING),

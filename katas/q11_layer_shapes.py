@@ -102,6 +102,8 @@ def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
       and columns left over at the bottom and right edge are dropped (ceil_mode=False).
     - Returns [N, C, H // kernel, W // kernel] in x's dtype on x's device:
       out[n, c, i, j] = max (or mean) of x[n, c, i*k:(i+1)*k, j*k:(j+1)*k], k = kernel.
+      A float16 window's sum may pass 65504 where its mean fits: the mean must not overflow
+      (torch's mean accumulates in float32).
     - Differentiable: "max" passes each window's gradient to its largest element (inputs
       whose windows hold ties are not asked about), "avg" spreads it evenly (1 / k²).
     - x is not modified. Raises ValueError if mode is neither "max" nor "avg".

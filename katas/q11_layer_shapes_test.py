@@ -504,10 +504,11 @@ def test_pool2d_gradient(device, mode):
     )
 
 
-def test_pool2d_rejects_other_modes(device):
+@pytest.mark.parametrize("mode", ["min", "MAX"])
+def test_pool2d_rejects_other_modes(device, mode):
     with raises(ValueError):
-        pool2d(torch.randn(1, 1, 4, 4, device=device), 2, mode="min")
-        pytest.fail("mode is 'max' or 'avg': ValueError for 'min'")
+        pool2d(torch.randn(1, 1, 4, 4, device=device), 2, mode=mode)
+        pytest.fail(f"mode is exactly 'max' or 'avg': ValueError for {mode!r}")
 
 
 def test_pool2d_without_python_loops(device):
@@ -577,6 +578,12 @@ def pool_input(dtype, device):
     return (values * facets.past_square_overflow(dtype)).to(device, dtype)
 
 
+def near_half_max(dtype, device):
+    """float16 values whose 2 x 2 window sums pass 65504 where their means do not."""
+    ramp = torch.linspace(-1, 1, 2 * 3 * 4 * 4, dtype=torch.float64).reshape(2, 3, 4, 4)
+    return (40000 + 15000 * ramp.mT).to(device, dtype)
+
+
 FACETS = facets.declare(
     facets.of(
         conv2d_output_shape,
@@ -621,6 +628,12 @@ FACETS = facets.declare(
             oracle=lambda x, k, mode: F.max_pool2d(x, k),
             label="max",
             once=True,
+        ),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(near_half_max(dtype, device), 2, "avg"),
+            oracle=lambda x, k, mode: F.avg_pool2d(x, k),
+            dtypes=(torch.float16,),
+            label="avg-window-sum-past-max",
         ),
         facets.Gradients(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),

@@ -413,6 +413,15 @@ def test_dropout_in_training_zeroes_a_fraction_p_and_scales_the_rest(device, p):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_dropout_in_training_keeps_the_dtype(device, dtype):
+    skip_unless_supported(device, dtype)
+    x = torch.ones(64, dtype=dtype, device=device)
+    out = dropped(x, 0.5, training=True)
+    check_tensor(out, shape=x.shape, dtype=dtype, device=device, name="dropout(x, 0.5, True)")
+    assert ((out == 0) | (out == 2)).all(), "each element is 0 or x / (1 - p)"
+
+
 def test_dropout_in_eval_mode_is_the_identity(device):
     x = torch.randn(5, 7, device=device, requires_grad=True)
     out = dropped(x, 0.5, training=False)
@@ -568,6 +577,22 @@ FACETS = facets.declare(
         facets.Shapes(
             lambda shape, device: facets.args(torch.randn(shape, device=device), 0.5, False),
             oracle=lambda x, p, training: x,
+        ),
+        # Training at p = 1 and p = 0 draws a mask yet has one result: all dropped, all kept.
+        facets.Dtypes(
+            lambda dtype, device: facets.args(ramp(dtype, device), 1.0, training=True),
+            oracle=lambda x, p, training: x * 0,
+            label="p=1",
+        ),
+        facets.Gradients(
+            lambda dtype, device: facets.args(ramp(dtype, device), 1.0, training=True),
+            oracle=lambda x, p, training: x * 0,
+            label="p=1",
+        ),
+        facets.Gradients(
+            lambda dtype, device: facets.args(ramp(dtype, device), 0.0, training=True),
+            oracle=lambda x, p, training: x,
+            label="p=0",
         ),
         facets.Seeded(lambda device: facets.args(torch.ones(32, device=device), 0.5, True)),
         facets.Unmodified(lambda device: facets.args(torch.randn(4, 5, device=device), 0.5, True)),

@@ -335,10 +335,35 @@ def test_xavier_init_gives_every_unit_its_own_weights(device):
     assert abs(std / math.sqrt(2 / 128) - 1) < 0.1, (
         f"xavier_normal_ on a [64, 64] weight has std sqrt(2 / 128) ≈ 0.125; got {std:.4g}"
     )
+    # A uniform draw of that std never passes sqrt(3) std; 4096 normal ones do, many times over.
+    assert start.abs().max().item() > 1.2 * math.sqrt(3) * math.sqrt(2 / 128), (
+        "xavier_normal_ draws from a normal distribution, not a uniform one (xavier_uniform_)"
+    )
     trained = train_hidden_units(x, y, hidden=6, init="xavier", steps=3, lr=0.1)
     gaps = torch.cdist(trained.double(), trained.double())
     gaps.fill_diagonal_(float("inf"))
     assert gaps.min().item() > 1e-3, "random weights break the symmetry: no two rows alike"
+
+
+def test_xavier_init_draws_the_output_layer_too(device):
+    # One step from the same draws, with y[0] moved by 1: hidden row j's gradient moves by
+    # -(2 / N) w2[j] (1 - tanh(w1[j] . x[0])²) x[0], which gives back the output weight w2.
+    skip_unless_supported(device, torch.float64)
+    x, y = regression_data(device, n=8, d=4, dtype=torch.float64)
+    moved = y.clone()
+    moved[0] += 1
+    runs = []
+    for steps, target in ((0, y), (1, y), (1, moved)):
+        torch.manual_seed(5)
+        runs.append(train_hidden_units(x, target, hidden=256, init="xavier", steps=steps, lr=1.0))
+    start, step, step_moved = runs
+    slope = 1 - torch.tanh(start @ x[0]) ** 2
+    w2 = ((step - step_moved) @ x[0]) / ((2 / len(x)) * slope * (x[0] @ x[0]))
+    std = w2.std().item()
+    assert abs(std / math.sqrt(2 / 257) - 1) < 0.3, (
+        f"xavier_normal_ on the [1, 256] output weight has std sqrt(2 / 257) ≈ 0.088; got "
+        f"{std:.3g} (init sets the weights of both layers)"
+    )
 
 
 def test_train_hidden_units_rejects_other_inits(device):
