@@ -388,6 +388,7 @@ FACETS = facets.declare(
         ),
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
         facets.Unmodified(model_and_input),
+        facets.Returns(model_and_input),
     ),
     facets.of(
         ema_update_,

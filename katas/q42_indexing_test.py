@@ -363,6 +363,7 @@ FACETS = facets.declare(
         batch_histogram,
         facets.DefaultDevice(labels, where="input"),
         facets.Unmodified(labels),
+        facets.Returns(labels),
     ),
 )
 test_facets = FACETS.test

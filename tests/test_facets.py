@@ -624,6 +624,71 @@ def test_functions_without_forward_modes_are_functions_of_the_stubs():
         assert hasattr(stub_module(module), name), (module, name)
 
 
+# A result the caller owns once it is returned: a tensor, an array, a list or a dict.
+OWNED_RESULT = re.compile(r"\b(?:torch\.Tensor|numpy\.ndarray|list|dict)\b")
+
+# (module, name) -> why a function that returns one declares no facet that calls it twice.
+NOT_CALLED_TWICE: dict[tuple[str, str], str] = {
+    ("q02_numpy_bridge", "to_numpy"): "the array is t's own memory on the CPU, by contract",
+    ("q07_dynamic_graph", "apply_until_small"): "with no step taken, h is x itself, by contract",
+    ("q15_warmup_cosine", "train_with_schedule"): (
+        "a training run: its list holds the learning rates read while it trained the model"
+    ),
+    ("q26_to_device", "place_for_training"): (
+        "a tensor already on the device may come back as the caller's own, by contract"
+    ),
+    ("q34_debug_nonfinite", "overfit_one_batch"): (
+        "a training run: its list holds the losses of the steps it took on the model"
+    ),
+    ("q35_tensor_creation", "as_tensor_shared"): "shares data's memory where it can, by contract",
+    ("q36_grad_accumulation", "train_accumulated"): (
+        "a training run: its list holds the losses of the steps it took on the model"
+    ),
+    ("q48_export_deploy", "run_onnx"): "needs onnxruntime: its own tests run it where present",
+    ("q50_data_parallel", "global_mean"): "needs a process group: its own tests run it on ranks",
+}
+
+
+def calls_twice(facet) -> bool:
+    """Whether the facet's check calls the function a second time and holds that call to
+    results of its own (nothing of the first result handed out again)."""
+    if isinstance(facet, facets.Number):
+        return facet.type in (list, dict, tuple)
+    return isinstance(facet, (facets.Dtypes, facets.Returns))
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_returns_what_its_caller_owns_is_called_twice(module):
+    # A result cached by shape or id and handed out for other inputs, or a tensor (a list)
+    # the function keeps and overwrites on its next call, shows only on a second call: every
+    # function that returns a tensor, an array, a list or a dict declares a facet whose check
+    # makes one (Dtypes, on other values of the same shapes; Returns; Number of a container).
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target):
+            continue
+        owned = OWNED_RESULT.search(str(inspect.signature(target).return_annotation))
+        called = any(calls_twice(facet) for function in functions for facet in function.facets)
+        if (module, name) in NOT_CALLED_TWICE:
+            needless += [name] if called or not owned else []
+        elif owned and not called:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} return a tensor, an array, a list or a dict, but no facet calls "
+        "them twice: declare facets.Dtypes or facets.Returns (or a Number of the container), "
+        "or say why not in NOT_CALLED_TWICE"
+    )
+    assert not needless, f"{module}: {needless} are called twice: take them off NOT_CALLED_TWICE"
+
+
+def test_functions_not_called_twice_are_functions_of_the_stubs():
+    for module, name in NOT_CALLED_TWICE:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
