@@ -4,6 +4,7 @@ answer that breaks its facet."""
 
 import ast
 import collections
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -12,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -1718,6 +1720,71 @@ def test_returns_catches_an_alias_or_a_copy():
         return cache.setdefault(x.numel(), x.new_zeros(3))
 
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
+
+
+def test_returns_catches_an_array_or_a_list_handed_out_again():
+    arrays: dict[tuple[int, ...], np.ndarray] = {}
+
+    def kept_array(x):  # one buffer per shape, copied into
+        out = arrays.setdefault(tuple(x.shape), np.empty(tuple(x.shape)))
+        np.copyto(out, x.numpy())
+        return out
+
+    facet = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
+    assert_catches(facet, lambda x: x.numpy().copy(), kept_array)
+    lists: dict[int, list[float]] = {}
+    assert_catches(
+        facet,
+        lambda x: [x.sum().item()],
+        lambda x: lists.setdefault(x.numel(), [x.sum().item()]),
+    )
+
+
+def test_number_catches_a_container_handed_out_again():
+    facet = facets.Number(lambda device: facets.args(3), list)
+    cached = functools.lru_cache(lambda n: [n] * 2)
+    assert_catches(facet, lambda n: [n] * 2, cached)
+    pair = facets.Number(lambda device: facets.args(3), tuple)
+    kept = ([3], [4])
+    assert_catches(pair, lambda n: ([n], [n + 1]), lambda n: kept)
+
+
+def test_dtypes_calls_twice_on_other_values_of_the_same_shapes():
+    make = lambda dtype, device: facets.args(torch.randn(4, 3, dtype=dtype))  # noqa: E731
+    facet = facets.Dtypes(make, oracle=lambda x: x.sum(dim=1), dtypes=(torch.float32,))
+    by_shape: dict[tuple[int, ...], torch.Tensor] = {}
+
+    def cached(x):  # the first result for a shape, handed out for other values
+        return by_shape.setdefault(tuple(x.shape), x.sum(dim=1))
+
+    assert_catches(facet, lambda x: x.sum(dim=1), cached)
+    buffers: dict[tuple[int, ...], torch.Tensor] = {}
+
+    def kept(x):  # right values, in a tensor the next call overwrites
+        out = buffers.setdefault(tuple(x.shape), x.new_empty(x.shape[0]))
+        return torch.sum(x, dim=1, out=out)
+
+    assert_catches(facet, lambda x: x.sum(dim=1), kept)
+    pair = facets.Dtypes(
+        make, oracle=lambda x: (x.sum(dim=1), x.sum(dim=1)), dtypes=(torch.float32,)
+    )
+
+    def shared(x):  # two results in one tensor
+        total = x.sum(dim=1)
+        return total, total
+
+    assert_catches(pair, lambda x: (x.sum(dim=1), x.sum(dim=1)), shared)
+
+
+def test_other_values_reverse_the_rows_of_the_first_tensor_only():
+    x, y = torch.arange(6.0).reshape(3, 2), torch.arange(3)
+    other = facets._other_values(facets.args(torch.ones(1, 2), x, y=y))
+    assert torch.equal(other.args[0], torch.ones(1, 2))  # one row: nothing to reverse
+    assert torch.equal(other.args[1], x.flip(0))
+    assert other.kwargs["y"] is y
+    leaf = torch.ones(2, 2, requires_grad=True)
+    (flipped,) = facets._other_values(facets.args(leaf)).args
+    assert flipped.is_leaf and flipped.requires_grad
 
 
 def test_modes_that_set_training_catch_a_root_only_check():
