@@ -887,6 +887,28 @@ def test_gradients_catches_a_backward_that_drops_grad_output():
         )
 
 
+class _SquareSavedOnTheClass(torch.autograd.Function):
+    saved = None
+
+    @staticmethod
+    def forward(ctx, x):
+        _SquareSavedOnTheClass.saved = x.detach()  # where the next forward overwrites it
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 2 * _SquareSavedOnTheClass.saved * grad_output
+
+
+def test_gradients_catches_a_backward_that_reads_what_the_next_forward_wrote():
+    facet = facets.Gradients(
+        lambda dtype, device: facets.args(torch.linspace(-2, 3, 7, dtype=dtype)),
+        oracle=lambda x: x * x,
+        dtypes=(torch.float32,),
+    )
+    assert_catches(facet, lambda x: x * x, _SquareSavedOnTheClass.apply)
+
+
 def test_gradients_catches_a_result_that_requires_grad_on_its_own():
     facet = facets.Gradients(
         lambda dtype, device: facets.args(torch.linspace(-2, 2, 7, dtype=dtype)),

@@ -1171,14 +1171,53 @@ def _shares(a: torch.Tensor | np.ndarray, b: torch.Tensor | np.ndarray) -> bool:
 def check_gradients(case: Case, device: torch.device) -> None:
     facet: Gradients = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    arguments = facet.make(case.dtype, device)
+    calls = [facet.make(case.dtype, device)]
+    if case.dtype == facet.dtypes[0]:
+        # A second forward, on other values, before the first backward (two losses made,
+        # then backpropagated): each backward works from its own forward's values and
+        # settings, kept on ctx, not where the next forward writes.
+        calls.append(_other_values(facet.make(case.dtype, device)))
+    forwards = [_forward(case, arguments) for arguments in calls]
+    for index, (first, result, exact_arguments) in enumerate(forwards):
+        (grad,) = torch.autograd.grad(result, first, _upstream(result))
+        exact = _chosen(facet, exact_arguments).requires_grad_()
+        exact_result = facet.oracle(*exact_arguments.args, **exact_arguments.kwargs)
+        (expected,) = torch.autograd.grad(exact_result, exact, _upstream(exact_result))
+        finite = torch.isfinite(expected)
+        bad = finite & ~torch.isfinite(grad.detach().cpu())
+        assert not bad.any(), (
+            f"{case.function.name} of {case.dtype} input gives non-finite gradients where the "
+            f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
+            "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
+        )
+        what = f"{case.function.name}'s gradient for {case.dtype} input (incoming: {_UPSTREAM})"
+        if index:
+            what += (
+                ", of the second of two forwards made before either backward (each backward "
+                "works from its own forward: keep what it needs on ctx)"
+            )
+        elif len(forwards) > 1:
+            what += ", with a second forward made before this backward"
+        _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
+    detached = _call(case, _detached(facet.make(case.dtype, device)))
+    assert not detached.requires_grad, (
+        f"{case.function.name}: no argument requires grad, yet its result does: a tensor "
+        "created with requires_grad=True inside (an accumulator, a constant) makes a graph "
+        "nobody asked for"
+    )
 
-    def chosen(arguments: Args) -> torch.Tensor:
-        if isinstance(facet.wrt, str):
-            return arguments.kwargs[facet.wrt]
-        return arguments.args[facet.wrt]
 
-    first = chosen(arguments).detach().requires_grad_()
+def _chosen(facet: Gradients, arguments: Args) -> Any:
+    if isinstance(facet.wrt, str):
+        return arguments.kwargs[facet.wrt]
+    return arguments.args[facet.wrt]
+
+
+def _forward(case: Case, arguments: Args) -> tuple[torch.Tensor, torch.Tensor, Args]:
+    """A Gradients case's forward: (the tensor differentiated, the result, the oracle's
+    arguments)."""
+    facet: Gradients = case.facet  # type: ignore[assignment]
+    first = _chosen(facet, arguments).detach().requires_grad_()
     if isinstance(facet.wrt, str):
         arguments = arguments.replace(**{facet.wrt: first})
     else:
@@ -1191,25 +1230,7 @@ def check_gradients(case: Case, device: torch.device) -> None:
         f"{case.function.name}: the result should be differentiable with respect to "
         + (f"{facet.wrt}" if isinstance(facet.wrt, str) else f"its argument {facet.wrt}")
     )
-    (grad,) = torch.autograd.grad(result, first, _upstream(result))
-    exact = chosen(exact_arguments).requires_grad_()
-    exact_result = facet.oracle(*exact_arguments.args, **exact_arguments.kwargs)
-    (expected,) = torch.autograd.grad(exact_result, exact, _upstream(exact_result))
-    finite = torch.isfinite(expected)
-    bad = finite & ~torch.isfinite(grad.detach().cpu())
-    assert not bad.any(), (
-        f"{case.function.name} of {case.dtype} input gives non-finite gradients where the "
-        f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
-        "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
-    )
-    what = f"{case.function.name}'s gradient for {case.dtype} input (incoming: {_UPSTREAM})"
-    _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
-    detached = _call(case, _detached(facet.make(case.dtype, device)))
-    assert not detached.requires_grad, (
-        f"{case.function.name}: no argument requires grad, yet its result does: a tensor "
-        "created with requires_grad=True inside (an accumulator, a constant) makes a graph "
-        "nobody asked for"
-    )
+    return first, result, exact_arguments
 
 
 # Incoming gradients of mixed signs and sizes, exact in every floating dtype.
