@@ -170,6 +170,26 @@ def test_ema_moves_each_parameter_towards_the_source(device, decay):
             )
 
 
+def test_ema_updates_the_parameters_target_holds_at_each_call(device):
+    # An EMA runs every step: each call pairs the parameters the modules hold then. One the
+    # caller replaced since the last call (a layer reloaded, load_state_dict(assign=True))
+    # is the one updated, not the tensor the first call found (pairs kept by module id).
+    target, source = small_net(device), small_net(device)
+    ema_update_(target, source, 0.5)
+    with torch.no_grad():
+        target.load_state_dict({k: v + 1 for k, v in target.state_dict().items()}, assign=True)
+    before = [p.detach().clone() for p in target.parameters()]
+    ema_update_(target, source, 0.5)
+    pairs = zip(target.named_parameters(), before, source.parameters(), strict=True)
+    for (name, t), t0, s in pairs:
+        assert_close(
+            t.detach(),
+            0.5 * t0 + 0.5 * s.detach(),
+            f"{name}: the second call must update the parameter target holds now (it was "
+            "replaced after the first call); find the pairs anew on every call",
+        )
+
+
 @pytest.mark.parametrize("preset", [False, True], ids=["grad-None", "grad-set"])
 def test_ema_updates_in_place_and_records_nothing(device, preset):
     target, source = small_net(device), small_net(device)
@@ -388,6 +408,7 @@ FACETS = facets.declare(
         ),
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
         facets.Unmodified(model_and_input),
+        facets.Returns(model_and_input),
     ),
     facets.of(
         ema_update_,

@@ -660,6 +660,7 @@ FACETS = facets.declare(
             lstm_and_input, forward=lstm_forward, module=lambda arguments, result: arguments.args[0]
         ),
         facets.Unmodified(seq_first_lstm_and_input),
+        facets.Returns(lstm_and_input),
         facets.ForwardModes(lstm_and_input, module=lambda arguments: arguments.args[0]),
     ),
     facets.of(

@@ -509,6 +509,7 @@ FACETS = facets.declare(
             others=tuple(LAYER_ARGUMENTS)[12:],
         ),
         facets.Unmodified(small_model),
+        facets.Number(small_model, tuple),
     ),
     facets.of(
         make_optimizer,

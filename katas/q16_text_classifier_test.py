@@ -871,6 +871,7 @@ FACETS = facets.declare(
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0]),
         facets.Unmodified(layer_and_batch),
+        facets.Returns(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
         facets.Refused({"an integer mask": lambda device: integer_mask(layer_and_batch(device))}),
         facets.BadShapes(layer_and_batch, names=(2,)),

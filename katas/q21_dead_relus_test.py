@@ -942,6 +942,7 @@ FACETS = facets.declare(
     facets.of(
         dead_and_saturated,
         facets.Unmodified(health_args),
+        facets.Returns(health_args),
         facets.Unmodified(
             lambda device: facets.args(torch.randn(4, 3, device=device), modules()),
             label="no grad",
@@ -992,6 +993,7 @@ FACETS = facets.declare(
             }
         ),
         facets.Unmodified(relu_model),
+        facets.Returns(relu_model),
         facets.Unmodified(
             lambda device: relu_model(device, first=lambda: nn.ReLU(inplace=True)),
             label="in-place ReLU first",

@@ -475,7 +475,8 @@ FACETS = facets.declare(
     ),
     facets.of(
         SlidingWindows,
-        facets.Dtypes(series, oracle=sample_one, dtypes=ANY_DTYPE, once=True),
+        # A sample is two views of the series (window and target), by contract.
+        facets.Dtypes(series, oracle=sample_one, dtypes=ANY_DTYPE, once=True, views=True),
         name="SlidingWindows[1]",
         call=lambda values, window, stride: SlidingWindows(values, window, stride)[1],
     ),

@@ -599,6 +599,7 @@ FACETS = facets.declare(
     facets.of(
         amp_train_step,
         facets.NoGraph(step_inputs, state=lambda arguments, result: result),
+        facets.Returns(step_inputs),
         facets.UpdatesAll(
             step_inputs, params=lambda arguments: list(arguments.args[0].parameters())
         ),

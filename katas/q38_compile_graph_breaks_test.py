@@ -876,6 +876,8 @@ FACETS = facets.declare(
             ),
             values={"max_norm": 1.0},
         ),
+        # Both results, each a tensor of its own.
+        facets.Returns(lambda device: small_inputs(torch.float32, device)),
         name="clipped_residual(defaults)",
     ),
 )

@@ -465,6 +465,7 @@ FACETS = facets.declare(
         facets.Modes(eval_run, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(eval_run, module=lambda arguments: arguments.args[0], runs="eval"),
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
+        facets.Returns(eval_run),
         # No sample: refused, the model handed back in the modes it came in.
         facets.Refused(
             {

@@ -376,6 +376,7 @@ FACETS = facets.declare(
                 labels.shape[0], num_bins, dtype=torch.int64
             ),
         ),
+        facets.Returns(labels),
     ),
 )
 test_facets = FACETS.test

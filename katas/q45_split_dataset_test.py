@@ -435,6 +435,9 @@ FACETS = facets.declare(
         facets.OwnGenerator(
             lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
         ),
+        facets.Returns(
+            lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
+        ),
     ),
     facets.of(
         stratified_split,
@@ -447,6 +450,11 @@ FACETS = facets.declare(
             names=(1,),
         ),
         facets.OwnGenerator(
+            lambda device: facets.args(
+                numbered_dataset(device, 12), torch.arange(12, device=device) % 3, [0.5, 0.5], 1
+            )
+        ),
+        facets.Returns(
             lambda device: facets.args(
                 numbered_dataset(device, 12), torch.arange(12, device=device) % 3, [0.5, 0.5], 1
             )

@@ -380,6 +380,24 @@ def test_huber_backward_passes_gradcheck(device, delta):
     )
 
 
+def test_huber_backward_clamps_by_its_own_forwards_delta(device):
+    # Two losses made before either backward (two heads with their own delta): each
+    # backward clamps by the delta its own forward saw, kept on ctx, not where the next
+    # forward overwrites it.
+    diff = torch.tensor([-4.0, -1.5, -0.3, 0.2, 1.6, 3.5], device=device)
+    x = diff.clone().requires_grad_()
+    target = torch.zeros(6, device=device)
+    losses = {delta: HuberFunction.apply(x, target, delta) for delta in (0.5, 2.5)}
+    for delta, loss in losses.items():
+        (grad,) = torch.autograd.grad(loss.sum(), x)
+        assert_close(
+            grad,
+            diff.clamp(-delta, delta),
+            f"the loss made with delta={delta} (another forward ran since): its backward "
+            "must clamp by its own delta; keep it on ctx",
+        )
+
+
 def test_huber_backward_by_formula(device):
     x = torch.tensor([-4.0, -1.0, -0.3, 0.0, 0.2, 0.9, 2.0, 7.0], device=device)
     x.requires_grad_()

@@ -286,6 +286,7 @@ FACETS = facets.declare(
             module=lambda arguments, result: nn.ModuleList(arguments.args[0]),
         ),
         facets.Unmodified(blocks_and_input),
+        facets.Returns(blocks_and_input),
     ),
 )
 test_facets = FACETS.test

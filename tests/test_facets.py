@@ -5,6 +5,7 @@ answer that breaks its facet."""
 import ast
 import collections
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -14,6 +15,7 @@ import sys
 import typing
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -824,6 +826,71 @@ def test_modules_without_registered_are_modules_of_the_stubs():
         assert returns_a_module(getattr(stub_module(module), name)), (module, name)
 
 
+# A result the caller owns once it is returned: a tensor, an array, a list or a dict.
+OWNED_RESULT = re.compile(r"\b(?:torch\.Tensor|numpy\.ndarray|list|dict)\b")
+
+# (module, name) -> why a function that returns one declares no facet that calls it twice.
+NOT_CALLED_TWICE: dict[tuple[str, str], str] = {
+    ("q02_numpy_bridge", "to_numpy"): "the array is t's own memory on the CPU, by contract",
+    ("q07_dynamic_graph", "apply_until_small"): "with no step taken, h is x itself, by contract",
+    ("q15_warmup_cosine", "train_with_schedule"): (
+        "a training run: its list holds the learning rates read while it trained the model"
+    ),
+    ("q26_to_device", "place_for_training"): (
+        "a tensor already on the device may come back as the caller's own, by contract"
+    ),
+    ("q34_debug_nonfinite", "overfit_one_batch"): (
+        "a training run: its list holds the losses of the steps it took on the model"
+    ),
+    ("q35_tensor_creation", "as_tensor_shared"): "shares data's memory where it can, by contract",
+    ("q36_grad_accumulation", "train_accumulated"): (
+        "a training run: its list holds the losses of the steps it took on the model"
+    ),
+    ("q48_export_deploy", "run_onnx"): "needs onnxruntime: its own tests run it where present",
+    ("q50_data_parallel", "global_mean"): "needs a process group: its own tests run it on ranks",
+}
+
+
+def calls_twice(facet) -> bool:
+    """Whether the facet's check calls the function a second time and holds that call to
+    results of its own (nothing of the first result handed out again)."""
+    if isinstance(facet, facets.Number):
+        return facet.type in (list, dict, tuple)
+    return isinstance(facet, (facets.Dtypes, facets.Returns))
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_returns_what_its_caller_owns_is_called_twice(module):
+    # A result cached by shape or id and handed out for other inputs, or a tensor (a list)
+    # the function keeps and overwrites on its next call, shows only on a second call: every
+    # function that returns a tensor, an array, a list or a dict declares a facet whose check
+    # makes one (Dtypes, on other values of the same shapes; Returns; Number of a container).
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target):
+            continue
+        owned = OWNED_RESULT.search(str(inspect.signature(target).return_annotation))
+        called = any(calls_twice(facet) for function in functions for facet in function.facets)
+        if (module, name) in NOT_CALLED_TWICE:
+            needless += [name] if called or not owned else []
+        elif owned and not called:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} return a tensor, an array, a list or a dict, but no facet calls "
+        "them twice: declare facets.Dtypes or facets.Returns (or a Number of the container), "
+        "or say why not in NOT_CALLED_TWICE"
+    )
+    assert not needless, f"{module}: {needless} are called twice: take them off NOT_CALLED_TWICE"
+
+
+def test_functions_not_called_twice_are_functions_of_the_stubs():
+    for module, name in NOT_CALLED_TWICE:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
@@ -1072,6 +1139,28 @@ def test_gradients_catches_a_backward_that_drops_grad_output():
             lambda x, reduce=reduce: reduce(x * x),
             lambda x, reduce=reduce: reduce(_SquareForgettingGradOutput.apply(x)),
         )
+
+
+class _SquareSavedOnTheClass(torch.autograd.Function):
+    saved = None
+
+    @staticmethod
+    def forward(ctx, x):
+        _SquareSavedOnTheClass.saved = x.detach()  # where the next forward overwrites it
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 2 * _SquareSavedOnTheClass.saved * grad_output
+
+
+def test_gradients_catches_a_backward_that_reads_what_the_next_forward_wrote():
+    facet = facets.Gradients(
+        lambda dtype, device: facets.args(torch.linspace(-2, 3, 7, dtype=dtype)),
+        oracle=lambda x: x * x,
+        dtypes=(torch.float32,),
+    )
+    assert_catches(facet, lambda x: x * x, _SquareSavedOnTheClass.apply)
 
 
 def test_gradients_catches_a_result_that_requires_grad_on_its_own():
@@ -1966,6 +2055,71 @@ def test_returns_catches_an_alias_or_a_copy():
         return cache.setdefault(x.numel(), x.new_zeros(3))
 
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
+
+
+def test_returns_catches_an_array_or_a_list_handed_out_again():
+    arrays: dict[tuple[int, ...], np.ndarray] = {}
+
+    def kept_array(x):  # one buffer per shape, copied into
+        out = arrays.setdefault(tuple(x.shape), np.empty(tuple(x.shape)))
+        np.copyto(out, x.numpy())
+        return out
+
+    facet = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
+    assert_catches(facet, lambda x: x.numpy().copy(), kept_array)
+    lists: dict[int, list[float]] = {}
+    assert_catches(
+        facet,
+        lambda x: [x.sum().item()],
+        lambda x: lists.setdefault(x.numel(), [x.sum().item()]),
+    )
+
+
+def test_number_catches_a_container_handed_out_again():
+    facet = facets.Number(lambda device: facets.args(3), list)
+    cached = functools.lru_cache(lambda n: [n] * 2)
+    assert_catches(facet, lambda n: [n] * 2, cached)
+    pair = facets.Number(lambda device: facets.args(3), tuple)
+    kept = ([3], [4])
+    assert_catches(pair, lambda n: ([n], [n + 1]), lambda n: kept)
+
+
+def test_dtypes_calls_twice_on_other_values_of_the_same_shapes():
+    make = lambda dtype, device: facets.args(torch.randn(4, 3, dtype=dtype))  # noqa: E731
+    facet = facets.Dtypes(make, oracle=lambda x: x.sum(dim=1), dtypes=(torch.float32,))
+    by_shape: dict[tuple[int, ...], torch.Tensor] = {}
+
+    def cached(x):  # the first result for a shape, handed out for other values
+        return by_shape.setdefault(tuple(x.shape), x.sum(dim=1))
+
+    assert_catches(facet, lambda x: x.sum(dim=1), cached)
+    buffers: dict[tuple[int, ...], torch.Tensor] = {}
+
+    def kept(x):  # right values, in a tensor the next call overwrites
+        out = buffers.setdefault(tuple(x.shape), x.new_empty(x.shape[0]))
+        return torch.sum(x, dim=1, out=out)
+
+    assert_catches(facet, lambda x: x.sum(dim=1), kept)
+    pair = facets.Dtypes(
+        make, oracle=lambda x: (x.sum(dim=1), x.sum(dim=1)), dtypes=(torch.float32,)
+    )
+
+    def shared(x):  # two results in one tensor
+        total = x.sum(dim=1)
+        return total, total
+
+    assert_catches(pair, lambda x: (x.sum(dim=1), x.sum(dim=1)), shared)
+
+
+def test_other_values_reverse_the_rows_of_the_first_tensor_only():
+    x, y = torch.arange(6.0).reshape(3, 2), torch.arange(3)
+    other = facets._other_values(facets.args(torch.ones(1, 2), x, y=y))
+    assert torch.equal(other.args[0], torch.ones(1, 2))  # one row: nothing to reverse
+    assert torch.equal(other.args[1], x.flip(0))
+    assert other.kwargs["y"] is y
+    leaf = torch.ones(2, 2, requires_grad=True)
+    (flipped,) = facets._other_values(facets.args(leaf)).args
+    assert flipped.is_leaf and flipped.requires_grad
 
 
 def test_modes_that_set_training_catch_a_root_only_check():

@@ -236,7 +236,11 @@ class Dtypes(Facet):
     dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
     float64) -> the exact result; `atol` where values near 0 are computed by cancellation.
     The first dtype's case also passes strided copies of the tensors (in lists and dicts too),
-    whose dimensions no view merges: any layout, unless `strided=False` says why not."""
+    whose dimensions no view merges: any layout, unless `strided=False` says why not; and
+    calls twice, on make's values and on others of the same shapes (the first tensor's rows
+    reversed), the first result checked after the second call: a result cached by shape or
+    id, a tensor kept and overwritten by the next call, and results (or parts of one) that
+    share memory show."""
 
     make: Callable[[torch.dtype, torch.device], Args]
     oracle: Callable[..., Any]
@@ -254,6 +258,9 @@ class Dtypes(Facet):
     # place of `ulps` and `atol`, so a step done in the 16-bit dtype (statistics, a sum, an
     # affine step after the cast, a second rounding) shows.
     once: bool = False
+    # True where the contract makes the results views of the inputs (which may then share
+    # memory with each other): the second call checks their values alone.
+    views: bool = False
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         return [(str(dtype).removeprefix("torch."), dtype) for dtype in self.dtypes]
@@ -346,7 +353,9 @@ class BadShapes(Facet):
 @dataclass(frozen=True)
 class Number(Facet):
     """The result is a Python number of exactly this type (float stays float, not a tensor,
-    not a NumPy scalar, not an int). make(device) -> Args."""
+    not a NumPy scalar, not an int). A list or dict, or a tuple holding them, is the
+    caller's own: the next call returns new ones (not a cached one handed out again).
+    make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     type: type
@@ -570,8 +579,9 @@ class FreshGrads(Facet):
 class Returns(Facet):
     """`new`: the result is a new object that shares no memory with the tensor inputs, nor
     between its own elements (no expanded view: it can be written in place, as an
-    accumulator is), nor with the result of another call (no cached tensor handed out twice);
-    `same`: it is the first argument itself (in place). make(device) -> Args."""
+    accumulator is), nor with the result of another call (no cached tensor, array, list or
+    dict handed out twice); `same`: it is the first argument itself (in place).
+    make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     kind: str = "new"
@@ -1187,6 +1197,8 @@ def check_dtypes(case: Case, device: torch.device) -> None:
         arguments = facet.make(case.dtype, device)
         strided = Args(_strided(arguments.args), _strided(dict(arguments.kwargs)))
         _check_dtype(case, device, strided, "non-contiguous ")
+    if case.dtype == facet.dtypes[0]:
+        _check_called_again(case, device)
 
 
 def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str) -> None:
@@ -1195,9 +1207,18 @@ def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str)
     exact = _oracle_args(arguments)  # before the call, which may work in place
     with default_dtype(_other_default(case.dtype)):
         result = _call(case, arguments)
-    expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
     expected = facet.oracle(*exact.args, **exact.kwargs)
-    what = f"{case.function.name} of {layout}{case.dtype} input"
+    _compare_results(case, device, result, expected, f"{case.function.name} of {layout}")
+
+
+def _compare_results(
+    case: Case, device: torch.device, result: Any, expected: Any, what: str
+) -> None:
+    """A Dtypes case's result against its oracle's, each of several in the dtype."""
+    facet: Dtypes = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
+    expected_dtype = facet.result(case.dtype) if facet.result else case.dtype
+    what = f"{what}{case.dtype} input"
 
     def compare(one: Any, exact: Any, what: str) -> None:
         if facet.once and expected_dtype in HALF and isinstance(one, torch.Tensor):
@@ -1215,17 +1236,119 @@ def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str)
     compare(result, expected, what)
 
 
+def _check_called_again(case: Case, device: torch.device) -> None:
+    """Two calls, on values of the same shapes that differ, the first result checked after
+    the second call: a result cached by shape (or by id) and handed out for other values, a
+    tensor the function keeps and overwrites on its next call, and memory shared between
+    the two results or between the parts of one (each a result of its own) all show."""
+    facet: Dtypes = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
+    first = facet.make(case.dtype, device)
+    second = _other_values(facet.make(case.dtype, device))
+    exact = [_oracle_args(first), _oracle_args(second)]
+    with default_dtype(_other_default(case.dtype)):
+        results = [_call(case, first), _call(case, second)]
+    name = case.function.name
+    for which, result, arguments in zip(("first", "second"), results, exact, strict=True):
+        expected = facet.oracle(*arguments.args, **arguments.kwargs)
+        _compare_results(case, device, result, expected, f"{name}, {which} of two calls, of ")
+    if facet.views:
+        return
+    parts = [[tensor for _, tensor in _tensors(result)] for result in results]
+    for index, tensor in enumerate(parts[0]):
+        assert not any(_shares(tensor, other) for other in parts[1]), (
+            f"{name} returned memory it had returned before (a tensor kept between calls): "
+            "the next call changed the caller's first result; return a new tensor each call"
+        )
+        assert not any(_shares(tensor, other) for other in parts[0][index + 1 :]), (
+            f"{name} returned two results that share memory: writing into one changes the "
+            "other; give each its own tensor"
+        )
+
+
+def _other_values(arguments: Args) -> Args:
+    """The arguments with the rows of the first tensor (or array) of more than one row in
+    reverse order: the same shapes, dtypes and domain, other values (and, where there are
+    several, other pairings between the arguments)."""
+    done = False
+
+    def flip(value: Any) -> Any:
+        nonlocal done
+        if done:
+            return value
+        if isinstance(value, torch.Tensor) and value.dim() and value.shape[0] > 1:
+            done = True
+            return value.detach().flip(0).requires_grad_(value.requires_grad)
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] > 1:
+            done = True
+            return np.flip(value, 0).copy()
+        return value
+
+    return Args(
+        tuple(flip(item) for item in arguments.args),
+        {key: flip(item) for key, item in arguments.kwargs.items()},
+    )
+
+
+def _shares(a: torch.Tensor | np.ndarray, b: torch.Tensor | np.ndarray) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return np.shares_memory(a, b)
+    if isinstance(b, np.ndarray):
+        a, b = b, a
+    assert isinstance(b, torch.Tensor)
+    return _overlaps(a, b)
+
+
 def check_gradients(case: Case, device: torch.device) -> None:
     facet: Gradients = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    arguments = facet.make(case.dtype, device)
+    calls = [facet.make(case.dtype, device)]
+    if case.dtype == facet.dtypes[0]:
+        # A second forward, on other values, before the first backward (two losses made,
+        # then backpropagated): each backward works from its own forward's values and
+        # settings, kept on ctx, not where the next forward writes.
+        calls.append(_other_values(facet.make(case.dtype, device)))
+    forwards = [_forward(case, arguments) for arguments in calls]
+    for index, (first, result, exact_arguments) in enumerate(forwards):
+        (grad,) = torch.autograd.grad(result, first, _upstream(result))
+        exact = _chosen(facet, exact_arguments).requires_grad_()
+        exact_result = facet.oracle(*exact_arguments.args, **exact_arguments.kwargs)
+        (expected,) = torch.autograd.grad(exact_result, exact, _upstream(exact_result))
+        finite = torch.isfinite(expected)
+        bad = finite & ~torch.isfinite(grad.detach().cpu())
+        assert not bad.any(), (
+            f"{case.function.name} of {case.dtype} input gives non-finite gradients where the "
+            f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
+            "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
+        )
+        what = f"{case.function.name}'s gradient for {case.dtype} input (incoming: {_UPSTREAM})"
+        if index:
+            what += (
+                ", of the second of two forwards made before either backward (each backward "
+                "works from its own forward: keep what it needs on ctx)"
+            )
+        elif len(forwards) > 1:
+            what += ", with a second forward made before this backward"
+        _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
+    detached = _call(case, _detached(facet.make(case.dtype, device)))
+    assert not detached.requires_grad, (
+        f"{case.function.name}: no argument requires grad, yet its result does: a tensor "
+        "created with requires_grad=True inside (an accumulator, a constant) makes a graph "
+        "nobody asked for"
+    )
 
-    def chosen(arguments: Args) -> torch.Tensor:
-        if isinstance(facet.wrt, str):
-            return arguments.kwargs[facet.wrt]
-        return arguments.args[facet.wrt]
 
-    first = chosen(arguments).detach().requires_grad_()
+def _chosen(facet: Gradients, arguments: Args) -> Any:
+    if isinstance(facet.wrt, str):
+        return arguments.kwargs[facet.wrt]
+    return arguments.args[facet.wrt]
+
+
+def _forward(case: Case, arguments: Args) -> tuple[torch.Tensor, torch.Tensor, Args]:
+    """A Gradients case's forward: (the tensor differentiated, the result, the oracle's
+    arguments)."""
+    facet: Gradients = case.facet  # type: ignore[assignment]
+    first = _chosen(facet, arguments).detach().requires_grad_()
     if isinstance(facet.wrt, str):
         arguments = arguments.replace(**{facet.wrt: first})
     else:
@@ -1238,25 +1361,7 @@ def check_gradients(case: Case, device: torch.device) -> None:
         f"{case.function.name}: the result should be differentiable with respect to "
         + (f"{facet.wrt}" if isinstance(facet.wrt, str) else f"its argument {facet.wrt}")
     )
-    (grad,) = torch.autograd.grad(result, first, _upstream(result))
-    exact = chosen(exact_arguments).requires_grad_()
-    exact_result = facet.oracle(*exact_arguments.args, **exact_arguments.kwargs)
-    (expected,) = torch.autograd.grad(exact_result, exact, _upstream(exact_result))
-    finite = torch.isfinite(expected)
-    bad = finite & ~torch.isfinite(grad.detach().cpu())
-    assert not bad.any(), (
-        f"{case.function.name} of {case.dtype} input gives non-finite gradients where the "
-        f"exact ones are finite, at inputs {first.detach().cpu()[bad][:5].tolist()}: an "
-        "intermediate value overflows, or an unselected branch of torch.where is inf or NaN"
-    )
-    what = f"{case.function.name}'s gradient for {case.dtype} input (incoming: {_UPSTREAM})"
-    _compare(grad, expected, case.dtype, device, what, facet.atol, facet.ulps)
-    detached = _call(case, _detached(facet.make(case.dtype, device)))
-    assert not detached.requires_grad, (
-        f"{case.function.name}: no argument requires grad, yet its result does: a tensor "
-        "created with requires_grad=True inside (an accumulator, a constant) makes a graph "
-        "nobody asked for"
-    )
+    return first, result, exact_arguments
 
 
 # Incoming gradients of mixed signs and sizes, exact in every floating dtype.
@@ -1531,6 +1636,8 @@ def check_number(case: Case, device: torch.device) -> None:
         f"{case.function.name} should return a Python {facet.type.__name__}, got "
         f"{type(result).__module__}.{type(result).__qualname__} ({result!r})"
     )
+    if any(True for _ in _parts(result)):
+        _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
 
 
 def check_setting(case: Case, device: torch.device) -> None:
@@ -2297,11 +2404,37 @@ def check_returns(case: Case, device: torch.device) -> None:
             )
     # A second call with equal inputs: a result kept and returned again (a cache) would be
     # changed by the caller who writes into the first one.
-    again = _call(case, facet.make(device))
-    if isinstance(result, torch.Tensor) and isinstance(again, torch.Tensor):
-        assert again is not result and not _overlaps(again, result), (
-            f"{case.function.name} returned memory it had returned before (a cached tensor): "
-            "a caller writing into one result would change the other; return a new tensor"
+    _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
+
+
+def _parts(value: Any, depth: int = 0) -> Iterator[Any]:
+    """Every list, dict, tensor and array a result holds: what its caller may change."""
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        yield value
+        return
+    if depth > 4 or not isinstance(value, (list, tuple, dict)):
+        return
+    if not isinstance(value, tuple):
+        yield value
+    for item in value.values() if isinstance(value, dict) else value:
+        yield from _parts(item, depth + 1)
+
+
+def _assert_new_each_call(name: str, first: Any, second: Any) -> None:
+    """The caller owns what a call returns: nothing of it is handed out again by the next
+    call (a cached tensor, array or list, lru_cache's result), which would carry one
+    caller's changes into another's result."""
+    before = list(_parts(first))
+    for part in _parts(second):
+        containers = isinstance(part, (list, dict))
+        again = any(
+            part is old if containers or isinstance(old, (list, dict)) else _shares(part, old)
+            for old in before
+        )
+        assert not again, (
+            f"{name} returned {'a ' + type(part).__name__ if containers else 'memory'} it had "
+            "returned before (kept between calls): a caller who changes one result changes "
+            "the other; return a new one each call"
         )
 
 
