@@ -634,6 +634,7 @@ FACETS = facets.declare(
             oracle=lambda x, k, mode: F.avg_pool2d(x, k),
             dtypes=(torch.float16,),
             label="avg-window-sum-past-max",
+            once=True,
         ),
         facets.Gradients(
             lambda dtype, device: facets.args(pool_input(dtype, device), 2, "avg"),

@@ -583,6 +583,7 @@ FACETS = facets.declare(
             lambda dtype, device: facets.args(ramp(dtype, device), 1.0, training=True),
             oracle=lambda x, p, training: x * 0,
             label="p=1",
+            once=True,  # zeros: exact
         ),
         facets.Gradients(
             lambda dtype, device: facets.args(ramp(dtype, device), 1.0, training=True),
