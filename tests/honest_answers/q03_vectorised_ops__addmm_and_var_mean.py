@@ -27,3 +27,14 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.matmul(q, k.mT)
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    # Split H and W into (blocks, patch) each, bring the block dims before the channels.
+    blocks = images.unflatten(2, (-1, patch)).unflatten(4, (-1, patch))  # [N, C, h, p, w, p]
+    return blocks.permute(0, 2, 4, 1, 3, 5).flatten(3).flatten(1, 2)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    pairs = torch.cat((a.unsqueeze(1), b.unsqueeze(1)), dim=1)  # [N, 2, ...]
+    return pairs.flatten(0, 1)

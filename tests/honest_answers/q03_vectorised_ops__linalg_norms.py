@@ -17,3 +17,14 @@ def standardize_columns(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 def batched_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.matmul(q, k.transpose(-2, -1))
+
+
+def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
+    n, c, h, w = images.shape
+    rows, cols = h // patch, w // patch
+    grid = images.view(n, c, rows, patch, cols, patch).movedim((2, 4), (1, 2))
+    return grid.reshape(n, rows * cols, -1)
+
+
+def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.stack([a, b], dim=1).flatten(end_dim=1)

@@ -94,3 +94,13 @@ def padded_attention(
         takes_part.append(torch.ones(length, source, dtype=torch.bool, device=q.device).tril())
     mask = functools.reduce(torch.logical_and, takes_part) if takes_part else None
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
+    reducers = {"max": torch.amax, "avg": torch.mean}
+    if mode not in reducers:
+        raise ValueError(f"unknown pooling mode {mode!r}")
+    rows, cols = x.shape[-2] // kernel, x.shape[-1] // kernel
+    cropped = x[..., : rows * kernel, : cols * kernel]
+    windows = cropped.unflatten(-1, (cols, kernel)).unflatten(-3, (rows, kernel))
+    return reducers[mode](windows, dim=(-3, -1))

@@ -84,3 +84,13 @@ def padded_attention(
         lower = torch.ones(length, keys, dtype=torch.bool, device=q.device).tril()
         takes_part = lower if takes_part is None else torch.logical_and(takes_part, lower)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=takes_part)
+
+
+def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
+    if mode != "max" and mode != "avg":
+        raise ValueError("mode is 'max' or 'avg'")
+    n, c, h, w = x.shape
+    k = kernel
+    tiles = x[:, :, : h - h % k, : w - w % k].reshape(n, c, h // k, k, w // k, k)
+    tiles = tiles.permute(0, 1, 2, 4, 3, 5).flatten(-2)  # [N, C, H/k, W/k, k*k]
+    return tiles.amax(-1) if mode == "max" else tiles.mean(-1)

@@ -47,3 +47,14 @@ class EarlyStopping:
         if self._saved is None:
             raise RuntimeError("no epoch has improved yet: nothing to restore")
         model.load_state_dict(self._saved)
+
+
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    if math.isnan(p) or p < 0 or p > 1:
+        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    if not training:
+        return x
+    if p == 1:
+        return torch.zeros_like(x) * x  # keeps the graph: the gradient is 0 everywhere
+    dropped = torch.rand_like(x) < p
+    return torch.where(dropped, torch.zeros_like(x), x / (1 - p))

@@ -55,3 +55,29 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
 
 def relu_std_ratio(width: int, weight_std: float) -> float:
     return float(weight_std * math.sqrt(width / 2))
+
+
+def train_hidden_units(
+    x: torch.Tensor, y: torch.Tensor, hidden: int, init: str, steps: int, lr: float
+) -> torch.Tensor:
+    # The two weight matrices as plain leaf tensors: the network written out by hand.
+    fills = {"constant": 0.5, "zeros": 0.0}
+    if init != "xavier" and init not in fills:
+        raise ValueError(f"unknown init {init!r}")
+    w1 = torch.empty(hidden, x.shape[1], dtype=x.dtype, device=x.device)
+    w2 = torch.empty(1, hidden, dtype=x.dtype, device=x.device)
+    for weight in (w1, w2):
+        if init == "xavier":
+            nn.init.xavier_normal_(weight)
+        else:
+            weight.fill_(fills[init])
+        weight.requires_grad_()
+    inputs, targets = x.detach(), y.detach()
+    for _ in itertools.repeat(None, steps):
+        prediction = torch.tanh(inputs @ w1.T) @ w2.T
+        loss = (prediction.squeeze(-1) - targets).square().mean()
+        g1, g2 = torch.autograd.grad(loss, (w1, w2))
+        with torch.no_grad():
+            w1.sub_(lr * g1)
+            w2.sub_(lr * g2)
+    return w1.detach()

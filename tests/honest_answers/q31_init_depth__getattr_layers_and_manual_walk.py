@@ -55,3 +55,27 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
 def relu_std_ratio(width: int, weight_std: float) -> float:
     # var grows by width * std**2, ReLU halves the mean square: std ratio std * sqrt(width / 2)
     return weight_std * math.sqrt(width / 2)
+
+
+def train_hidden_units(
+    x: torch.Tensor, y: torch.Tensor, hidden: int, init: str, steps: int, lr: float
+) -> torch.Tensor:
+    initialisers: dict[str, Callable[[torch.Tensor], object]] = {
+        "constant": lambda weight: nn.init.constant_(weight, 0.5),
+        "zeros": nn.init.zeros_,
+        "xavier": nn.init.xavier_normal_,
+    }
+    if init not in initialisers:
+        raise ValueError(f"init must be one of {sorted(initialisers)}, got {init!r}")
+    hidden_layer = nn.Linear(x.shape[1], hidden, bias=False, device=x.device, dtype=x.dtype)
+    output_layer = nn.Linear(hidden, 1, bias=False, device=x.device, dtype=x.dtype)
+    for layer in (hidden_layer, output_layer):
+        initialisers[init](layer.weight)
+    optimizer = torch.optim.SGD([hidden_layer.weight, output_layer.weight], lr=lr)
+    inputs, targets = x.detach(), y.detach()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        out = output_layer(torch.tanh(hidden_layer(inputs))).squeeze(-1)
+        ((out - targets) ** 2).mean().backward()
+        optimizer.step()
+    return hidden_layer.weight.detach().clone()
