@@ -1,4 +1,4 @@
-"""Softplus as maximum(x, 0) + log1p(exp(-|x|)), a named Sequential, softmax dim by index."""
+"""maximum(x, 0) + log1p(exp(-|x|)), a named Sequential, getattr of an f-string for softmax."""
 
 import logging
 from collections import OrderedDict
@@ -45,7 +45,7 @@ def class_probabilities(logits: torch.Tensor, layout: str, log: bool = False) ->
     if layout.count("C") != 1:
         raise ValueError(f"layout {layout!r} needs exactly one 'C'")
     dim = layout.index("C")
-    fn = F.log_softmax if log else F.softmax
+    fn = getattr(F, f"{'log_' if log else ''}softmax")
     if logits.dtype in (torch.float16, torch.bfloat16):
         return fn(logits.float(), dim=dim).to(logits.dtype)
     return fn(logits, dim=dim)
