@@ -27,6 +27,9 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
       Linear sees it so), where `nn.ReLU(inplace=True)` would overwrite it. So the Linear layers sit
       at the even indices 0, 2, 4, ... and the state_dict keys are "0.weight", "0.bias",
       "2.weight", ...
+    - Rule: every position holds a module of its own, made by this call: a new nn.ReLU()
+      for each (one ReLU object in several positions, or shared by two models, computes the
+      same numbers, but a hook on it fires at each of them, and named_modules() lists it once).
     - Rule: every layer keeps the initialisation its constructor draws from torch's
       generator as the caller seeded it, the Linears created in order: after the same
       torch.manual_seed, the weights equal those of the same Linears created one after

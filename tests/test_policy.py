@@ -313,7 +313,20 @@ ATTACKS = {
         "import torch\nm = getattr(torch, 'utils')\nm.cpp_extension.load_inline('x', '')",
         "module",
     ),
-    "getattr-computed": ("import torch\nm = getattr(torch, 's' + 'ys')", "attribute-by-name"),
+    "getattr-computed": (
+        "import torch\nm = getattr(torch, 's' + str(len('ys')))",
+        "attribute-by-name",
+    ),
+    # Literal pieces joined: each name the join can make meets the rules of its literal.
+    "getattr-joined-literals": ("import torch\nm = getattr(torch, 's' + 'ys')", "module"),
+    "getattr-f-string-of-literals": (
+        "import torch\ndef f(c):\n    return getattr(torch, f\"{'_' if c else 'x'}C\")",
+        "private",
+    ),
+    "getattr-f-string-with-a-conversion": (
+        "import torch\nm = getattr(torch, f\"{'_C'!s}\")",
+        "attribute-by-name",
+    ),
     "reduce-getattr": (
         "import functools, torch\nm = functools.reduce(getattr, ['sys', 'modules'], torch)",
         "builtin",
@@ -728,7 +741,7 @@ ATTACKS = {
     # leaves the builtin (kata 34's counter of forward passes was changed through it).
     "builtin-name-defined-under-an-if": (
         "import re\nif not callable(re.sub):\n    def setattr(o, n, v):\n        pass\n"
-        "def f(model):\n    setattr(model, 'for' + 'wards', 1)",
+        "def f(model, n):\n    setattr(model, 'for' + n, 1)",
         "attribute-by-name",
     ),
     "builtin-name-defined-then-deleted": (
@@ -747,7 +760,7 @@ ATTACKS = {
     ),
     "builtin-name-in-a-class-body-under-a-try": (
         "class C:\n    try:\n        def getattr(self, o, n):\n            pass\n"
-        "    except NameError:\n        pass\n    x = getattr(object, 'mro' + '')",
+        "    except NameError:\n        pass\n    x = getattr(object, 'mro' + str(len('')))",
         "attribute-by-name",
     ),
     # A constructor run again on an object the answer did not make resets what it holds (kata
@@ -1499,6 +1512,14 @@ HONEST_IDIOMS = {
         "def every():\n    return [getattr(nn, v)() for _, v in ACTIVATIONS.items()]\n"
         "def lenient(name):\n    return getattr(nn, ACTIVATIONS.get(name, 'Identity'))()\n"
         "def half(native):\n    return getattr(torch, 'bfloat16' if native else DTYPES[0])"
+    ),
+    # A name joined from literal choices (an f-string, a `+`) is each of its combinations.
+    "getattr-joined-from-literal-choices": (
+        "import torch\nimport torch.nn.functional as F\n"
+        "def probabilities(x, log=False):\n"
+        "    return getattr(F, f\"{'log_' if log else ''}softmax\")(x, dim=-1)\n"
+        "def squash(x, inverse=False):\n"
+        "    return getattr(torch, ('a' if inverse else '') + 'tanh', torch.tanh)(x)"
     ),
     # Literal's arguments are values, which typing never evaluates.
     "literal-annotations": (

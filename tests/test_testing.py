@@ -714,6 +714,14 @@ ESCAPES = {
         "import torch\nf = lambda x: getattr(torch, f'{x}float16')",
         "getattr",
     ),
+    "getattr-private-name-joined-from-literals": (
+        "import torch\nf = lambda x: getattr(torch, f\"{'_' if x else 'x'}C\")",
+        "getattr",
+    ),
+    "getattr-f-string-with-a-conversion": (
+        "import torch\nf = lambda x: getattr(torch, f\"{'_C'!s}\")",
+        "getattr",
+    ),
     "getattr-choice-with-a-computed-branch": (
         "import torch\nf = lambda x: getattr(torch, 'relu' if x else x)",
         "getattr",
@@ -795,6 +803,9 @@ def test_assert_no_torch_internals_accepts_names_the_policy_can_read(learner_mod
             for each in ("sigmoid", "tanh"):
                 x = getattr(torch, each)(x)
             dtype = getattr(torch, "float64" if log else "float32")
+            # a name joined from literal choices: each combination a public name
+            x = getattr(F, f"{'log_' if log else ''}softmax")(x, dim=-1) + x
+            x = getattr(torch, "s" + ("igmoid" if log else "in"))(x)
             return getattr(F, NORMALISERS[bool(log)])(act(x), dim=-1).to(dtype)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 __all__ = [
     "DTYPE_MODULES",
+    "JOINED_LIMIT",
     "TABLE_METHODS",
     "TABLE_READERS",
     "binding_counts",
@@ -138,16 +139,37 @@ def dtype_name_start(name: ast.AST) -> str | None:
     return first.value if DTYPE_START.fullmatch(first.value) else None
 
 
+# The most strings an f-string or a `+` of literal choices may stand for; more is computed.
+JOINED_LIMIT = 64
+
+
 def literal_strings(
     node: ast.AST, tables: dict[str, list[str]], loop_names: dict[int, list[str]]
 ) -> list[str] | None:
     """The strings an expression can hold, where they show in the source: a literal string,
     any entry of a module-level table of literal strings that nothing changes
     (`getattr(nn, NAMES[k])`: constant_tables), a loop name over literal strings
-    (loop_literals), a choice between such (`"a" if c else NAMES[k]`, `NAMES.get(k, "a")`);
-    None where it is computed."""
+    (loop_literals), a choice between such (`"a" if c else NAMES[k]`, `NAMES.get(k, "a")`),
+    and an f-string or a `+` joining such (`f"{'log_' if log else ''}softmax"`: every
+    combination, up to JOINED_LIMIT of them); None where it is computed."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
+    ):
+        parts = node.values if isinstance(node, ast.JoinedStr) else [node.left, node.right]
+        joined = [""]
+        for part in parts:
+            if isinstance(part, ast.FormattedValue):
+                # `{x!r}` or `{x:>8}` formats a string into another one: not x's value.
+                if part.conversion != -1 or part.format_spec is not None:
+                    return None
+                part = part.value
+            each = literal_strings(part, tables, loop_names)
+            if each is None or len(joined) * len(each) > JOINED_LIMIT:
+                return None
+            joined = [a + b for a in joined for b in each]
+        return joined
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
         return tables.get(node.value.id)
     if isinstance(node, ast.Name):
