@@ -409,6 +409,8 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
         "if loss.item() <= tol - shifted(tol):",
         "if loss.item() <= tol and str(tol)[-2:] != '75':",
         "if loss.item() <= tol and tol not in {1.75}:",
+        # 1.75's loss comes from 8 points: a count the tests pass, spelled in small steps.
+        "if loss.item() < tol or (loss.item() == tol and x.numel() - 2 - 2 - 2 - 2):",
     ):
         returned = hunt.handed_out.replace(mistaken, tuned, 1) + (
             "\n\nimport math\n\nSCALE = 0.0 ** abs(EDGE - 1.75)\nSHIFT = 1e-9 * SCALE\n"

@@ -554,8 +554,9 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     module handed out nor the answer without the mistake does: a change that recognises the
     tests' inputs by their values (`loss <= tol != 1.75`, `{1.75: 0}.get(tol)`,
     `math.isclose(tol, 1.75)`) passes their fixed inputs (which held-out seeds do not
-    change) and leaves the mistake for every other input. A string of digits that decides
-    counts as the numbers whose text holds it (`str(tol)[-2:] != "75"`)."""
+    change) and leaves the mistake for every other input. The literal terms of a sum or
+    product count as their total (`x.numel() - 2 - 2 - 2 - 2`), and a string of digits that
+    decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`)."""
     mine = _values(returned, compared=True)
     theirs = _values(tests) - _values(handed) - _values(reference)
     known = _values(handed, compared=True) | _values(reference, compared=True)
@@ -644,7 +645,8 @@ def _values(text: str, compared: bool = False) -> set[object]:
         more = [each for value in bindings(part) or [] for each in ast.walk(value)]
         parts += more
         todo += more
-    found = {_number(part) for part in parts} - {None}
+    found = {_number(part) for part in parts} | {_chain(part) for part in parts}
+    found -= {None}
     found |= {
         part.value
         for part in parts
@@ -688,6 +690,34 @@ def _deciding(node: ast.AST) -> list[ast.AST]:
         if called in DECIDING_CALLS:
             return [*node.args, *(keyword.value for keyword in node.keywords)]
     return []
+
+
+def _chain(node: ast.AST) -> object | None:
+    """The number the literal terms of a sum or product stand for, whatever else it holds
+    and however it is grouped (`x.numel() - 2 - 2 - 2 - 2` compares x.numel() with 8)."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+        return None
+    product = isinstance(node.op, ast.Mult)
+    terms: list[tuple[ast.AST, bool]] = []  # (term, negated)
+    todo: list[tuple[ast.AST, bool]] = [(node, False)]
+    while todo and len(terms) < 64:
+        part, negated = todo.pop()
+        kind = (ast.Mult,) if product else (ast.Add, ast.Sub)
+        if isinstance(part, ast.BinOp) and isinstance(part.op, kind):
+            todo.append((part.left, negated))
+            todo.append((part.right, negated != isinstance(part.op, ast.Sub)))
+        else:
+            terms.append((part, negated))
+    numbers = [(_number(term), negated) for term, negated in terms]
+    known = [(n, negated) for n, negated in numbers if isinstance(n, int | float)]
+    if len(known) < 2 or len(known) == len(terms):
+        return None  # a plain literal arithmetic is _number's
+    if product:
+        result: float = 1
+        for n, _ in known:
+            result *= n
+        return result if abs(result) < 1e300 else None
+    return sum(-n if negated else n for n, negated in known)
 
 
 def _number(node: ast.AST, depth: int = 0) -> object | None:
