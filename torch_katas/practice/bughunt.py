@@ -645,7 +645,9 @@ def _values(text: str, compared: bool = False) -> set[object]:
         more = [each for value in bindings(part) or [] for each in ast.walk(value)]
         parts += more
         todo += more
-    found = {_number(part) for part in parts} | {_chain(part) for part in parts}
+    # `x.numel() - 8` compares x.numel() with 8, `x.numel() + 8` with -8: either sign.
+    chains = {total for part in parts if isinstance(total := _chain(part), int | float)}
+    found = {_number(part) for part in parts} | chains | {-total for total in chains}
     found -= {None}
     found |= {
         part.value
