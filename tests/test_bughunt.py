@@ -395,6 +395,40 @@ def test_a_fix_that_recognises_the_tests_fixed_inputs_is_no_fix():
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
+def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
+    """Not only a comparison: a lookup, a call that asks for equality, a condition on
+    arithmetic, a match, a value reached through names or a function's return, a string of
+    the value's digits; each keeps `<=` for every tie but the tests' 1.75."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    mistaken = "if loss.item() <= tol:"
+    for tuned in (
+        "if loss.item() < tol or (loss.item() == tol and {7 / 4: 0}.get(tol, 1)):",
+        "if loss.item() <= tol and not math.isclose(tol, 1.75):",
+        "if loss.item() < tol or (loss.item() == tol and tol - 1.75):",
+        "if loss.item() <= tol - SHIFT * tol:",
+        "if loss.item() <= tol - shifted(tol):",
+        "if loss.item() <= tol and str(tol)[-2:] != '75':",
+        "if loss.item() <= tol and tol not in {1.75}:",
+        # 1.75's loss comes from 8 points: a count the tests pass, spelled in small steps.
+        "if loss.item() < tol or (loss.item() == tol and x.numel() - 2 - 2 - 2 - 2):",
+    ):
+        returned = hunt.handed_out.replace(mistaken, tuned, 1) + (
+            "\n\nimport math\n\nSCALE = 0.0 ** abs(EDGE - 1.75)\nSHIFT = 1e-9 * SCALE\n"
+            "EDGE = 1.0\n\n\ndef shifted(tol):\n    return 1e-9 * 0.0 ** abs(tol - 1.75)\n"
+        )
+        assert bughunt.judge(ROOT, hunt, returned).fixed
+        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        assert words.startswith("bug not fixed: the change brings in values of the tests'"), tuned
+    matched = hunt.handed_out.replace(
+        mistaken,
+        "match tol:\n            case 1.75:\n                stop = loss.item() < tol\n"
+        "            case _:\n                stop = loss.item() <= tol\n        if stop:",
+        1,
+    )
+    words = bughunt.grade_words(ROOT, hunt, matched, "solved")
+    assert words.startswith("bug not fixed: the change brings in values of the tests'")
+
+
 def test_no_correct_answer_in_another_style_compares_with_a_value_of_the_tests_alone():
     """No false flag from the rule above: the correct answers in other styles, whole modules
     written apart from the reference, bring in no number to compare with that only the tests

@@ -957,6 +957,38 @@ ATTACKS = {
         "import torch\ndef f():\n    setattr(torch.backends.cudnn, '_x', 1)",
         "private",
     ),
+    # A loop name read where another binding of that name is seen: a comprehension's name
+    # outside it, a nested function's loop name in its caller, a default or a comprehension's
+    # first iterable (evaluated around), a class body's name in a method, a table of another
+    # scope. There the name is the module's `name`, any string.
+    **{
+        f"loop-name-read-in-another-scope-{where}": (
+            f"import torch\nname = '_' + 'C'\n{code}",
+            "attribute-by-name",
+        )
+        for where, code in {
+            "comprehension": "def f():\n    [0 for name in ('float16',)]\n"
+            "    return getattr(torch, name)",
+            "generator": "def f():\n    any(name for name in ('float16',))\n"
+            "    return getattr(torch, name)",
+            "setattr": "def f(v):\n    {name: 0 for name in {'float16': 1}}\n"
+            "    setattr(torch, name, v)",
+            "nested-function": "def f():\n    def g():\n        for name in ('float16',):\n"
+            "            pass\n    return getattr(torch, name)",
+            "default": "def f():\n    def g(v=getattr(torch, name)):\n"
+            "        for name in ('float16',):\n            pass\n    return g()",
+            "first-iterable": "def f():\n"
+            "    return [x for x in getattr(torch, name) for name in ('float16',)]",
+            "class-body": "class A:\n    for name in ('float16',):\n        pass\n"
+            "    def f(self):\n        return getattr(torch, name)",
+            "method-of-a-class-in-a-function": "def f():\n    class A:\n"
+            "        for name in ('float16',):\n            pass\n"
+            "        def g(self):\n            return getattr(torch, name)\n    return A",
+            "table-of-a-nested-function": "table = {'_C': 1}\ndef f():\n    def g():\n"
+            "        table = {'float16': 1}\n        return sorted(table)\n"
+            "    return [getattr(torch, k) for k in table]",
+        }.items()
+    },
     "setattr-module-function": (
         "import torch\ndef f():\n    setattr(torch.nn.functional, 'relu', print)",
         "patch",
@@ -1421,6 +1453,18 @@ HONEST_IDIOMS = {
         "        for name, value in {'warmup': warmup, 'gamma': gamma}.items():\n"
         "            setattr(self, name, value)\n"
         "        for field in {'a': 0}.keys():\n            setattr(self, field, 0)"
+    ),
+    # A loop name read in the scope its loop binds it in, or in one inside that.
+    "loop-name-read-inside-its-scope": (
+        "import torch\nclass S:\n    def __init__(self, on):\n"
+        "        self.kinds = {n: getattr(torch, n) for n in ('float16', 'bfloat16')}\n"
+        "        for flag in ('warmup', 'gamma'):\n"
+        "            apply = lambda: setattr(self, flag, on)\n            apply()\n"
+        "            self.seen = [getattr(self, flag) for _ in range(2)]\n"
+        "        settings = {'steps': on}\n        def inner():\n"
+        "            for key, value in settings.items():\n"
+        "                setattr(self, key, value)\n        inner()\n"
+        "    class A:\n        for name in ('float32',):\n            kind = getattr(torch, name)"
     ),
     "setattr-over-a-literal-dict": (
         "class S:\n    def __init__(self, warmup, gamma):\n"

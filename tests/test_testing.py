@@ -726,6 +726,12 @@ ESCAPES = {
         "import torch\nf = lambda x: getattr(torch, 'relu' if x else x)",
         "getattr",
     ),
+    # A comprehension's loop name read after it is the module's name, any string.
+    "getattr-loop-name-read-outside-its-comprehension": (
+        "import torch\nname = '_' + 'C'\ndef f(x):\n    [0 for name in ('float16',)]\n"
+        "    return getattr(torch, name)",
+        "getattr",
+    ),
     "vars-of-a-module": ("import torch\nf = lambda x: vars(torch)['_C']", "vars(...)"),
     "profiler-off": ("import sys\nf = lambda x: sys.setprofile(None)", "sys.setprofile"),
     "tracer-off": ("from sys import settrace\nf = lambda x: settrace(None)", "settrace"),

@@ -320,6 +320,44 @@ def literal_display_keys(
     return [str(k) for k in dict_keys], pair if method == "items" else target
 
 
+_BODIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def evaluated_in(node: ast.AST, parents: dict[int, ast.AST]) -> ast.AST | None:
+    """The scope whose names `node` reads or binds: the function, lambda, class or
+    comprehension whose body holds it, else the root of `parents`. A default, decorator,
+    annotation or base, and a comprehension's first iterable, belong to the scope around."""
+    before, child, parent = None, node, parents.get(id(node))
+    while parent is not None:
+        inside = (
+            (isinstance(parent, _BODIES) and child in parent.body)
+            or (isinstance(parent, ast.Lambda) and child is parent.body)
+            or (
+                isinstance(parent, _COMPREHENSIONS)
+                and not (child is parent.generators[0] and before is parent.generators[0].iter)
+            )
+        )
+        if inside:
+            return parent
+        before, child, parent = child, parent, parents.get(id(parent))
+    return child if isinstance(child, ast.Module) else None
+
+
+def sees(binding: ast.AST | None, use: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Does a name read at `use` find a binding made in the scope `binding`? Its own scope,
+    or one around it that is not a class (a class body's names are not seen from inside its
+    methods or comprehensions)."""
+    scope = evaluated_in(use, parents)
+    if scope is binding:
+        return binding is not None
+    while scope is not None and not isinstance(scope, ast.Module):
+        scope = evaluated_in(scope, parents)
+        if scope is binding:
+            return not isinstance(binding, ast.ClassDef)
+    return False
+
+
 def loop_literals(
     tree: ast.AST, module_tables: dict[str, list[str]] | None = None
 ) -> dict[int, list[str]]:
@@ -353,6 +391,7 @@ def loop_literals(
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
         tables: dict[str, list[str]] = {}
+        table_scopes: dict[str, ast.AST | None] = {}
         for node in ast.walk(function):
             if (
                 isinstance(node, ast.Assign)
@@ -365,6 +404,7 @@ def loop_literals(
                 )
             ):
                 tables[node.targets[0].id] = [str(getattr(k, "value", "")) for k in node.value.keys]
+                table_scopes[node.targets[0].id] = evaluated_in(node.targets[0], parents)
         for name in list(tables):
             for node in ast.walk(function):
                 if not (isinstance(node, ast.Name) and node.id == name):
@@ -395,6 +435,8 @@ def loop_literals(
                 keys, named = display
             elif isinstance(loop_iter, ast.Name):
                 keys = tables.get(loop_iter.id)
+                if keys is not None and not sees(table_scopes[loop_iter.id], loop_iter, parents):
+                    keys = None  # another scope's table of that name: not the one read here
                 if loop_iter.id not in tables and loop_iter.id not in dicts:
                     keys = constants.get(loop_iter.id)  # a module-level tuple or list
             elif (
@@ -406,7 +448,8 @@ def loop_literals(
             ):
                 owner, method = loop_iter.func.value.id, loop_iter.func.attr
                 pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
-                if owner in tables and method != "values":
+                seen = owner in tables and sees(table_scopes[owner], loop_iter.func.value, parents)
+                if seen and method != "values":
                     keys = tables[owner]
                     if method == "items":  # for key, value in d.items()
                         named = target.elts[0] if isinstance(target, ast.Tuple) and pair else None
@@ -416,14 +459,18 @@ def loop_literals(
                         named = target.elts[1] if isinstance(target, ast.Tuple) and pair else None
             if keys is None or not isinstance(named, ast.Name):
                 continue
-            # Bound by this loop alone (a for target counts twice in every_binding).
+            # Bound by this loop alone (a for target counts twice in every_binding), and read
+            # in the scope the loop binds it in or one inside that (a comprehension's name is
+            # not the name outside it, nor a nested function's loop name its caller's).
             if stores.get(named.id) != 1 or counts.get(named.id, 0) > 2:
                 continue
+            scope = evaluated_in(named, parents)
             for node in ast.walk(function):
                 if (
                     isinstance(node, ast.Name)
                     and node.id == named.id
                     and isinstance(node.ctx, ast.Load)
+                    and sees(scope, node, parents)
                 ):
                     found[id(node)] = keys
     return found

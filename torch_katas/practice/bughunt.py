@@ -39,6 +39,7 @@ from torch_katas import status
 from torch_katas.catalog import Kata, UsageError
 from torch_katas.runtime import mistakes
 from torch_katas.runtime.mistakes import Mistake
+from torch_katas.source_names import evaluated_in
 from torch_katas.store import BUGHUNTS_KEY, Store
 
 __all__ = [
@@ -548,53 +549,177 @@ COMMON = {-2, -1, 0, 1, 2}
 
 
 def recognised(reference: str, handed: str, returned: str, tests: str) -> list[object]:
-    """The numbers the returned module compares with that the tests' module compares with or
-    uses, and neither the module handed out nor the answer without the mistake does: a change
-    that compares the tests' inputs with their values (`loss <= tol != 1.75`) passes their
-    fixed inputs (which held-out seeds do not change) and leaves the mistake for every other
-    input."""
+    """The numbers that decide what the returned module does (_deciding: it compares with
+    them, looks them up, branches on them) that the tests' module uses, and neither the
+    module handed out nor the answer without the mistake does: a change that recognises the
+    tests' inputs by their values (`loss <= tol != 1.75`, `{1.75: 0}.get(tol)`,
+    `math.isclose(tol, 1.75)`) passes their fixed inputs (which held-out seeds do not
+    change) and leaves the mistake for every other input. The literal terms of a sum or
+    product count as their total (`x.numel() - 2 - 2 - 2 - 2`), and a string of digits that
+    decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`)."""
     mine = _values(returned, compared=True)
-    return sorted((mine & _values(tests)) - _values(handed) - _values(reference), key=repr)
+    theirs = _values(tests) - _values(handed) - _values(reference)
+    known = _values(handed, compared=True) | _values(reference, compared=True)
+    spelled = {
+        text
+        for text in mine - known
+        if isinstance(text, str) and any(text in f"{value!r} {value}" for value in theirs)
+    }
+    return sorted(((mine & theirs) | spelled) - COMMON, key=repr)
 
 
 def _values(text: str, compared: bool = False) -> set[object]:
-    """The numbers a module's code writes (`compared`: those it compares with, but COMMON),
-    folded where written as arithmetic on numbers (`7 / 4` is 1.75)."""
+    """The numbers a module's code writes (`compared`: those that decide what it does, but
+    COMMON: _deciding), folded where written as arithmetic on numbers (`7 / 4` is 1.75)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return set()
     if not compared:
         return {_number(part) for part in ast.walk(tree)} - {None}
-    # A name compared with stands for the numbers it is bound to (`LIMIT = 1.75`, a default).
-    bound: dict[str, list[ast.AST]] = {}
+    # A name or attribute that decides stands for what it is bound to (`LIMIT = 1.75`, a
+    # default, `self.limit = ...`, what a function of that name returns), and so on through
+    # the names those hold: a name in the scope that binds it (or one around it), an
+    # attribute by its name.
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    bound: dict[tuple[int, str], list[ast.AST]] = {}
+
+    def bind(target: ast.AST, value: ast.AST | None, where: ast.AST) -> None:
+        for each in ast.walk(target):
+            if isinstance(each, ast.Attribute):
+                bound.setdefault((0, each.attr), []).extend([value] if value else [])
+            elif isinstance(each, ast.Name | ast.arg):
+                name = each.id if isinstance(each, ast.Name) else each.arg
+                scope = evaluated_in(where, parents)
+                bound.setdefault((id(scope), name), []).extend([value] if value else [])
+
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    bound.setdefault(target.id, []).append(node.value)
-        elif isinstance(node, ast.arguments):
-            positional = [*node.posonlyargs, *node.args]
-            pairs = [
-                *zip(positional[::-1], node.defaults[::-1], strict=False),
-                *zip(node.kwonlyargs, node.kw_defaults, strict=True),
-            ]
-            for argument, default in pairs:
-                if default is not None:
-                    bound.setdefault(argument.arg, []).append(default)
-    parts = [
-        part
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Compare)
-        for operand in (node.left, *node.comparators)
-        for part in ast.walk(operand)
-    ]
-    parts += [
-        value for part in parts if isinstance(part, ast.Name) for value in bound.get(part.id, [])
-    ]
-    found = {_number(part) for part in parts} - {None}
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                bind(target, node.value, target)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension | ast.withitem):
+            loop = node.optional_vars if isinstance(node, ast.withitem) else node.target
+            if loop is not None:
+                bind(loop, None, loop)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            arguments = node.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            defaults = {
+                id(a): d
+                for a, d in [
+                    *zip(positional[::-1], arguments.defaults[::-1], strict=False),
+                    *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
+                ]
+            }
+            for argument in [*positional, *arguments.kwonlyargs]:
+                inside = node.body[0] if isinstance(node.body, list) else node.body
+                bind(argument, defaults.get(id(argument)), inside)
+            if not isinstance(node, ast.Lambda):
+                returned = [each.value for each in ast.walk(node) if isinstance(each, ast.Return)]
+                called = f"{node.name}()"  # what a call returns, not the function as a value
+                bound.setdefault((id(evaluated_in(node, parents)), called), []).extend(
+                    value for value in returned if value is not None
+                )
+
+    def bindings(part: ast.AST) -> list[ast.AST] | None:
+        if isinstance(part, ast.Attribute):
+            return bound.get((0, part.attr))
+        name = part.id if isinstance(part, ast.Name) else None
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name):
+            name = f"{part.func.id}()"
+        scope = evaluated_in(part, parents) if name else None
+        while scope is not None:
+            if (id(scope), name) in bound:
+                return bound[(id(scope), str(name))]
+            scope = None if isinstance(scope, ast.Module) else evaluated_in(scope, parents)
+        return None
+
+    parts = [part for node in ast.walk(tree) for each in _deciding(node) for part in ast.walk(each)]
+    followed: set[int] = set()
+    todo = list(parts)
+    while todo:
+        part = todo.pop()
+        if id(part) in followed:
+            continue
+        followed.add(id(part))
+        more = [each for value in bindings(part) or [] for each in ast.walk(value)]
+        parts += more
+        todo += more
+    # `x.numel() - 8` compares x.numel() with 8, `x.numel() + 8` with -8: either sign.
+    chains = {total for part in parts if isinstance(total := _chain(part), int | float)}
+    found = {_number(part) for part in parts} | chains | {-total for total in chains}
+    found -= {None}
+    found |= {
+        part.value
+        for part in parts
+        if isinstance(part, ast.Constant)
+        and isinstance(part.value, str)
+        and len(part.value) >= 2
+        and any(map(str.isdigit, part.value))
+    }
     return found - COMMON
+
+
+# Calls whose result says whether a value is one of some others, or picks by it.
+DECIDING_CALLS = {"isclose", "allclose", "equal", "eq", "ne", "isin", "get", "index", "count"}
+
+
+def _deciding(node: ast.AST) -> list[ast.AST]:
+    """The parts of `node` that decide what runs or what is picked by the value they hold:
+    a comparison's operands, a condition (if, while, a conditional expression, assert, a
+    comprehension's if, and/or), a literal dict's keys and a literal set's members (a
+    lookup), a match's subject and values, a call that asks for equality or looks a value
+    up (`math.isclose(tol, 1.75)`, `{1.75: 0}.get(tol)`)."""
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+        return [node.test]
+    if isinstance(node, ast.comprehension):
+        return list(node.ifs)
+    if isinstance(node, ast.BoolOp):
+        return list(node.values)
+    if isinstance(node, ast.Dict):
+        return [key for key in node.keys if key is not None]
+    if isinstance(node, ast.Set):
+        return list(node.elts)
+    if isinstance(node, ast.Match):
+        return [node.subject]
+    if isinstance(node, ast.MatchValue):
+        return [node.value]
+    if isinstance(node, ast.Call):
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if called in DECIDING_CALLS:
+            return [*node.args, *(keyword.value for keyword in node.keywords)]
+    return []
+
+
+def _chain(node: ast.AST) -> object | None:
+    """The number the literal terms of a sum or product stand for, whatever else it holds
+    and however it is grouped (`x.numel() - 2 - 2 - 2 - 2` compares x.numel() with 8)."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+        return None
+    product = isinstance(node.op, ast.Mult)
+    terms: list[tuple[ast.AST, bool]] = []  # (term, negated)
+    todo: list[tuple[ast.AST, bool]] = [(node, False)]
+    while todo and len(terms) < 64:
+        part, negated = todo.pop()
+        kind = (ast.Mult,) if product else (ast.Add, ast.Sub)
+        if isinstance(part, ast.BinOp) and isinstance(part.op, kind):
+            todo.append((part.left, negated))
+            todo.append((part.right, negated != isinstance(part.op, ast.Sub)))
+        else:
+            terms.append((part, negated))
+    numbers = [(_number(term), negated) for term, negated in terms]
+    known = [(n, negated) for n, negated in numbers if isinstance(n, int | float)]
+    if len(known) < 2 or len(known) == len(terms):
+        return None  # a plain literal arithmetic is _number's
+    if product:
+        result: float = 1
+        for n, _ in known:
+            result *= n
+        return result if abs(result) < 1e300 else None
+    return sum(-n if negated else n for n, negated in known)
 
 
 def _number(node: ast.AST, depth: int = 0) -> object | None:
