@@ -394,10 +394,21 @@ def loop_literals(
                         named = target.elts[1] if isinstance(target, ast.Tuple) and pair else None
             if keys is None or not isinstance(named, ast.Name):
                 continue
+            # A comprehension's names are its own (`getattr(nn, n) for n in NAMES` beside a
+            # `for n, p in ...` elsewhere): count and mark them in that comprehension alone.
+            scope: ast.AST = function
+            here_stores, here_counts = stores, counts
+            if isinstance(loop, ast.comprehension):
+                scope = parents.get(id(loop), function)
+                here_counts = binding_counts(scope)
+                here_stores = {}
+                for node in ast.walk(scope):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                        here_stores[node.id] = here_stores.get(node.id, 0) + 1
             # Bound by this loop alone (a for target counts twice in every_binding).
-            if stores.get(named.id) != 1 or counts.get(named.id, 0) > 2:
+            if here_stores.get(named.id) != 1 or here_counts.get(named.id, 0) > 2:
                 continue
-            for node in ast.walk(function):
+            for node in ast.walk(scope):
                 if (
                     isinstance(node, ast.Name)
                     and node.id == named.id
