@@ -658,6 +658,14 @@ ATTACKS = {
         "import torch\nX = [getattr(torch, n) for n in ('float16',) for n in ('_C', 'sys')]",
         "attribute-by-name",
     ),
+    "name-loop-rebound-by-a-lambda-in-the-comprehension": (
+        "import torch\nX = [lambda n: getattr(torch, n) for n in ('float16',)]",
+        "attribute-by-name",
+    ),
+    "name-loop-of-one-comprehension-read-in-another": (
+        "import torch\nX = [n for n in ('float16',)]\ndef f(n):\n    return getattr(torch, n)",
+        "attribute-by-name",
+    ),
     "literal-with-a-value-built-at-run-time": (
         "from typing import Literal\ndef f(x, r: Literal[x] = 1) -> None:\n    pass",
         "annotation",
@@ -1564,6 +1572,14 @@ HONEST_IDIOMS = {
         "    return getattr(F, f\"{'log_' if log else ''}softmax\")(x, dim=-1)\n"
         "def squash(x, inverse=False):\n"
         "    return getattr(torch, ('a' if inverse else '') + 'tanh', torch.tanh)(x)"
+    ),
+    # A comprehension's loop name is its own: the same name bound elsewhere in the module (a
+    # for loop in a function) does not make the table's entries computed names.
+    "getattr-in-a-comprehension-beside-another-loop-of-that-name": (
+        "from torch import nn\nNAMES = ('LayerNorm', 'Embedding')\n"
+        "LAYERS = tuple(getattr(nn, name) for name in NAMES)\n"
+        "def names(model):\n    return [name for name, _ in model.named_parameters()]\n"
+        "def walk(model):\n    for name, p in model.named_parameters():\n        print(name, p)"
     ),
     # Literal's arguments are values, which typing never evaluates.
     "literal-annotations": (

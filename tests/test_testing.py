@@ -1041,6 +1041,28 @@ def test_assert_no_python_loops_tells_an_answers_own_reduce_from_functools(learn
     with pytest.raises(AssertionError, match=r"folded uses functools\.reduce"):
         assert_no_python_loops(module.folded, rows("cpu"))
 
+    # A value the function binds itself, or a parameter, named like a looping builtin is
+    # the answer's own value too; functools.reduce under that name still counts.
+    module = learner_module("""
+        import functools
+        import torch
+
+        REDUCERS = {"max": torch.amax, "sum": torch.sum}
+
+
+        def picked(x, how="max", map=None):
+            reduce = REDUCERS[how]
+            return reduce(x, dim=0) if map is None else map(x)
+
+
+        def folded(x):
+            reduce = functools.reduce
+            return reduce(torch.add, x.unbind(0))
+    """)
+    assert_no_python_loops(module.picked, rows("cpu"))
+    with pytest.raises(AssertionError, match=r"folded uses functools\.reduce"):
+        assert_no_python_loops(module.folded, rows("cpu"))
+
 
 def test_assert_no_python_loops_looks_at_a_modules_forward():
     class Looping(torch.nn.Module):

@@ -459,12 +459,21 @@ def loop_literals(
                         named = target.elts[1] if isinstance(target, ast.Tuple) and pair else None
             if keys is None or not isinstance(named, ast.Name):
                 continue
-            # Bound by this loop alone (a for target counts twice in every_binding), and read
-            # in the scope the loop binds it in or one inside that (a comprehension's name is
-            # not the name outside it, nor a nested function's loop name its caller's).
-            if stores.get(named.id) != 1 or counts.get(named.id, 0) > 2:
-                continue
+            # Bound by this loop alone (a for target counts twice in every_binding), counted in
+            # the scope the loop binds it in (a comprehension's names are its own: a `for n, p`
+            # elsewhere does not make them computed), and read in that scope or one inside it
+            # (a comprehension's name is not the name outside it, nor a nested function's loop
+            # name its caller's).
             scope = evaluated_in(named, parents)
+            here_stores, here_counts = stores, counts
+            if isinstance(loop, ast.comprehension) and scope is not None:
+                here_counts = binding_counts(scope)
+                here_stores = {}
+                for node in ast.walk(scope):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                        here_stores[node.id] = here_stores.get(node.id, 0) + 1
+            if here_stores.get(named.id) != 1 or here_counts.get(named.id, 0) > 2:
+                continue
             for node in ast.walk(function):
                 if (
                     isinstance(node, ast.Name)

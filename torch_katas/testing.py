@@ -827,7 +827,51 @@ def _names_bound(source: str) -> dict[str, str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             bound[node.name] = _OWN
+    # So are the values the scope binds itself, other than aliases (`reduce = table[mode]`, a
+    # parameter named map): what they hold is looked at where it is defined, if the answer's.
+    for name in _values_bound(tree):
+        bound.setdefault(name, _OWN)
     return bound
+
+
+def _values_bound(tree: ast.Module) -> set[str]:
+    """Names the top scope of `tree` binds to a value other than an alias of a name: by an
+    assignment, a for or with target, a walrus, or (a function's source) as a parameter.
+    Nested functions, classes, lambdas and comprehensions are scopes of their own."""
+    statements: list[ast.AST] = list(tree.body)
+    if len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        function = tree.body[0]
+        args = function.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        names = {a.arg for a in every if a is not None}
+        statements = list(function.body)
+    else:
+        names = set()
+    targets: list[ast.AST] = []
+    while statements:
+        node = statements.pop()
+        if isinstance(
+            node,
+            ast.FunctionDef
+            | ast.AsyncFunctionDef
+            | ast.ClassDef
+            | ast.Lambda
+            | ast.ListComp
+            | ast.SetComp
+            | ast.DictComp
+            | ast.GeneratorExp,
+        ):
+            continue
+        if isinstance(node, ast.Assign) and not isinstance(node.value, ast.Name | ast.Attribute):
+            targets.extend(node.targets)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.AnnAssign | ast.NamedExpr):
+            targets.append(node.target)  # an annotation alone (`x: int`) binds nothing
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets.append(node.optional_vars)
+        statements.extend(ast.iter_child_nodes(node))
+    for target in targets:
+        names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
 
 
 def _looping_call(called: ast.expr, bound: dict[str, str]) -> str | None:
