@@ -584,7 +584,9 @@ def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path)
 
     assert code == 1
     assert verdicts(report) == {1: "solved", 2: "error", 3: "flagged"}
-    assert report["katas"]["q03_vectorised_ops"]["run_verdict"] == "not started"
+    # Its tests alone: not started, or flagged where, on a busy machine, the daemon's write
+    # lands while they still run (the run sees the grader's files changed).
+    assert report["katas"]["q03_vectorised_ops"]["run_verdict"] in ("not started", "flagged")
     entries = list(report["katas"].values())
     assert f"{limit:g} s limit" in entries[1]["reason"]
     others = entries[0]["seconds"] + entries[2]["seconds"]
