@@ -50,6 +50,7 @@ __all__ = [
     "Args",
     "BadShapes",
     "Case",
+    "Changed",
     "Classes",
     "Declaration",
     "DefaultDevice",
@@ -77,6 +78,7 @@ __all__ = [
     "UpdatesAll",
     "args",
     "check_bad_shapes",
+    "check_changed",
     "check_classes",
     "check_default_device",
     "check_defaults",
@@ -585,6 +587,20 @@ class Returns(Facet):
 
     make: Callable[[torch.device], Args]
     kind: str = "new"
+
+
+@dataclass(frozen=True)
+class Changed(Facet):
+    """A second call on the same objects, after the caller changed them in place, gives what
+    a call on untouched copies changed the same way gives: nothing is kept between calls
+    under an object's id() (a module, an optimizer) or on the object itself, to be handed
+    out again once its state has moved on. make(device) -> Args; change(args) changes them
+    in place (a step taken, a parameter frozen, gradients refilled; default: 1 added to
+    every floating parameter and buffer of every module in the arguments) and must change
+    the result."""
+
+    make: Callable[[torch.device], Args]
+    change: Callable[[Args], None] = field(default=lambda arguments: _all_perturbed(arguments))
 
 
 @dataclass(frozen=True)
@@ -2245,6 +2261,19 @@ def _perturbed(module: nn.Module) -> None:
                 tensor.add_(1)
 
 
+def _all_perturbed(arguments: Args) -> None:
+    """Add 1, once, to every floating parameter and buffer of the arguments' modules."""
+    held = {
+        id(tensor): tensor
+        for _, module in _modules(arguments)
+        for tensor in [*module.parameters(recurse=False), *module.buffers(recurse=False)]
+    }
+    with torch.no_grad():
+        for tensor in held.values():
+            if tensor.is_floating_point():
+                tensor.add_(1)
+
+
 def _agree(a: Any, b: Any) -> bool:
     """Whether two outputs (tensors, or containers of them) agree, to a tolerance far below
     what another state gives: an accelerator's kernels need not repeat their last bit."""
@@ -2405,6 +2434,67 @@ def check_returns(case: Case, device: torch.device) -> None:
     # A second call with equal inputs: a result kept and returned again (a cache) would be
     # changed by the caller who writes into the first one.
     _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
+
+
+def check_changed(case: Case, device: torch.device) -> None:
+    facet: Changed = case.facet  # type: ignore[assignment]
+    name = case.function.name
+    arguments = facet.make(device)
+    # Copied before any call, so that nothing the function keeps on an object travels along.
+    untouched = _copied_with_grads(arguments)
+    first = _call(case, arguments)
+    facet.change(arguments)
+    facet.change(untouched)
+    again, fresh = _call(case, arguments), _call(case, untouched)
+    assert not _same_result(first, fresh), (
+        f"the Changed facet of {name} is declared with a change that does not change the "
+        "result: it can catch nothing"
+    )
+    assert _same_result(again, fresh), (
+        f"{name}, called again on the same objects after they changed, returned {again!r:.80} "
+        f"instead of {fresh!r:.80}: a result kept from the first call (cached by id(), or on "
+        "the object) was handed out for a state that has moved on; compute it from the "
+        "state at each call"
+    )
+
+
+def _same_result(a: Any, b: Any) -> bool:
+    """Tensors to _agree's tolerance, anything else (ints, lists of names) equal."""
+    if any(True for _ in _tensors(a)) or any(True for _ in _tensors(b)):
+        return _agree(a, b)
+    return _same(a, b)
+
+
+def _copied_with_grads(arguments: Args) -> Args:
+    """A deep copy in which every leaf keeps its .grad (a Parameter's deepcopy drops it)."""
+    memo: dict[int, Any] = {}
+    copied = copy.deepcopy(arguments, memo)
+    for leaf in _leaves(arguments):
+        if leaf.grad is not None and id(leaf) in memo:
+            memo[id(leaf)].grad = copy.deepcopy(leaf.grad, memo)
+    return copied
+
+
+def _leaves(value: Any, depth: int = 0) -> Iterator[torch.Tensor]:
+    """Every tensor the arguments hold, with the parameters of modules and optimizers."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif depth > 4:
+        return
+    elif isinstance(value, Args):
+        for item in (*value.args, *value.kwargs.values()):
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, nn.Module):
+        yield from value.parameters()
+    elif isinstance(value, torch.optim.Optimizer):
+        for group in value.param_groups:
+            yield from group["params"]
 
 
 def _parts(value: Any, depth: int = 0) -> Iterator[Any]:
@@ -2769,6 +2859,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Refused: check_refused,
     FreshGrads: check_fresh_grads,
     Returns: check_returns,
+    Changed: check_changed,
     Seeded: check_seeded,
     OwnGenerator: check_own_generator,
     Modes: check_modes,
