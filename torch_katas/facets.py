@@ -2447,8 +2447,9 @@ def check_changed(case: Case, device: torch.device) -> None:
     facet.change(untouched)
     again, fresh = _call(case, arguments), _call(case, untouched)
     assert not _same_result(first, fresh), (
-        f"the Changed facet of {name} is declared with a change that does not change the "
-        "result: it can catch nothing"
+        f"{name} gave the same result before the change as a call on a changed copy: "
+        "either the declared change does not change the result (then it can catch nothing) "
+        "or the result was kept from an earlier call on an object with the same id()"
     )
     assert _same_result(again, fresh), (
         f"{name}, called again on the same objects after they changed, returned {again!r:.80} "
