@@ -2114,6 +2114,16 @@ def test_returns_catches_an_alias_or_a_copy():
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
 
 
+def test_dtypes_catches_a_result_cached_by_the_tensor_s_id():
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(torch.arange(6.0, dtype=dtype).reshape(3, 2)),
+        oracle=lambda x: x.cumsum(0),
+        dtypes=(torch.float32,),
+    )
+    cached = functools.lru_cache(lambda x: x.cumsum(0))  # keyed by id(x): stale once x changes
+    assert_catches(facet, lambda x: x.cumsum(0), lambda x: cached(x).clone())
+
+
 def test_changed_catches_a_result_cached_by_id_or_on_the_object():
     def make(device):
         return facets.args(nn.Linear(3, 2, device=device))

@@ -1256,18 +1256,36 @@ def _check_called_again(case: Case, device: torch.device) -> None:
     """Two calls, on values of the same shapes that differ, the first result checked after
     the second call: a result cached by shape (or by id) and handed out for other values, a
     tensor the function keeps and overwrites on its next call, and memory shared between
-    the two results or between the parts of one (each a result of its own) all show."""
+    the two results or between the parts of one (each a result of its own) all show. Then
+    a third call, on the first tensors given the second's values in place: a result kept
+    under a tensor's id() (functools.lru_cache hashes a tensor by it) shows."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     first = facet.make(case.dtype, device)
     second = _other_values(facet.make(case.dtype, device))
     exact = [_oracle_args(first), _oracle_args(second)]
+    values = Args(
+        tuple(map(_cloned, second.args)), {k: _cloned(v) for k, v in second.kwargs.items()}
+    )
     with default_dtype(_other_default(case.dtype)):
         results = [_call(case, first), _call(case, second)]
     name = case.function.name
     for which, result, arguments in zip(("first", "second"), results, exact, strict=True):
         expected = facet.oracle(*arguments.args, **arguments.kwargs)
         _compare_results(case, device, result, expected, f"{name}, {which} of two calls, of ")
+    # The first arguments given the second's values in place, and called again: a result
+    # kept under the tensor's id() (functools.lru_cache hashes tensors by id) shows.
+    if _rewritten(first, values):
+        again = _oracle_args(values)  # an oracle may work in place on the copies it is given
+        with default_dtype(_other_default(case.dtype)):
+            result = _call(case, first)
+        _compare_results(
+            case,
+            device,
+            result,
+            facet.oracle(*again.args, **again.kwargs),
+            f"{name}, called again on the same tensors after the caller changed their values, of ",
+        )
     if facet.views:
         return
     parts = [[tensor for _, tensor in _tensors(result)] for result in results]
@@ -1280,6 +1298,40 @@ def _check_called_again(case: Case, device: torch.device) -> None:
             f"{name} returned two results that share memory: writing into one changes the "
             "other; give each its own tensor"
         )
+
+
+def _cloned(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _rewritten(first: Args, second: Args) -> bool:
+    """Copy, in place, the values of second's tensors (and arrays) into first's, where both
+    hold only tensors, arrays and equal plain values at the top level (a module, a list or
+    any other object may differ between two makes): whether it was done."""
+    pairs = [
+        *zip(first.args, second.args, strict=True),
+        *((first.kwargs.get(k), v) for k, v in second.kwargs.items()),
+    ]
+    arrays = (torch.Tensor, np.ndarray)
+    for old, new in pairs:
+        if isinstance(old, arrays) and isinstance(new, arrays):
+            if type(old) is not type(new) or old.shape != new.shape:
+                return False
+            if isinstance(old, torch.Tensor) and 0 in old.stride() and old.numel() > 1:
+                return False
+            if isinstance(old, np.ndarray) and not old.flags.writeable:
+                return False
+        elif not (isinstance(old, _PLAIN) and type(old) is type(new) and _same(old, new)):
+            return False
+    for old, new in pairs:
+        if isinstance(old, torch.Tensor):
+            with torch.no_grad():
+                old.detach().copy_(new)
+        elif isinstance(old, np.ndarray):
+            np.copyto(old, new)
+    return True
 
 
 def _other_values(arguments: Args) -> Args:
