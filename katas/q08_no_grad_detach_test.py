@@ -409,6 +409,8 @@ FACETS = facets.declare(
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
         facets.Unmodified(model_and_input),
         facets.Returns(model_and_input),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        facets.Changed(model_and_input),
     ),
     facets.of(
         ema_update_,

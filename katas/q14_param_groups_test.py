@@ -510,6 +510,8 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(small_model),
         facets.Number(small_model, tuple),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        facets.Changed(small_model, lambda arguments: arguments.args[0].append(nn.LayerNorm(8))),
     ),
     facets.of(
         make_optimizer,

@@ -638,6 +638,19 @@ def stepped_adam(device):
     return facets.args(optimizer)
 
 
+def unstepped_adam(device):
+    return facets.args(torch.optim.Adam(nn.Linear(3, 2).to(device).parameters()))
+
+
+def step_taken(arguments):
+    """One step with gradients on every parameter: Adam's state appears."""
+    optimizer = arguments.args[0]
+    for group in optimizer.param_groups:
+        for parameter in group["params"]:
+            parameter.grad = torch.ones_like(parameter)
+    optimizer.step()
+
+
 def valley(dtype, device):
     # 1 / 3 is inexact: an lr rounded to another dtype than scales' shows in float64.
     return facets.args(torch.tensor([1.0, 3.0], dtype=dtype, device=device), steps=3)
@@ -707,7 +720,12 @@ FACETS = facets.declare(
         name="SGD.step(closure)",
         call=lambda optimizer, closure: optimizer.step(closure),
     ),
-    facets.of(optimizer_state_bytes, facets.Number(stepped_adam, int)),
+    facets.of(
+        optimizer_state_bytes,
+        facets.Number(stepped_adam, int),
+        # The state grows as the optimizer steps: counted anew at every call.
+        facets.Changed(unstepped_adam, step_taken),
+    ),
     facets.of(
         race_in_a_valley,
         # float32 and float64: a 16-bit x rounds at every step of the loop.

@@ -994,6 +994,8 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(relu_model),
         facets.Returns(relu_model),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        facets.Changed(relu_model, lambda arguments: arguments.args[0][2].bias.data.fill_(-10)),
         facets.Unmodified(
             lambda device: relu_model(device, first=lambda: nn.ReLU(inplace=True)),
             label="in-place ReLU first",

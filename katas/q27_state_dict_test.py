@@ -422,6 +422,17 @@ def frozen_head(device):
     return facets.args(model)
 
 
+def grown(arguments):
+    """A layer appended, with parameters and a buffer of its own."""
+    model = arguments.args[0]
+    device = next(model.parameters()).device
+    model.append(nn.BatchNorm1d(3).to(device))
+
+
+def frozen(arguments):
+    arguments.args[0][0].requires_grad_(False)
+
+
 def wrapped_checkpoint(device):
     # A real state_dict, with the version records (`_metadata`) it carries as an attribute.
     return facets.args(nn.Linear(3, 2).to(device), Wrapper(nn.Linear(3, 2)).state_dict())
@@ -433,8 +444,20 @@ FACETS = facets.declare(
         facets.Number(with_buffers, int),
         facets.Unmodified(with_buffers),
         facets.Defaults(frozen_head, values={"trainable_only": False}),
+        # A model changes between calls: counted anew at each one.
+        facets.Changed(with_buffers, grown),
+        facets.Changed(
+            lambda device: with_buffers(device).replace(trainable_only=True),
+            frozen,
+            label="frozen",
+        ),
     ),
-    facets.of(buffer_keys, facets.Number(with_buffers, list), facets.Unmodified(with_buffers)),
+    facets.of(
+        buffer_keys,
+        facets.Number(with_buffers, list),
+        facets.Unmodified(with_buffers),
+        facets.Changed(with_buffers, grown),
+    ),
     facets.of(
         load_checkpoint,
         facets.Returns(wrapped_checkpoint, kind="same"),

@@ -522,6 +522,8 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
         facets.Defaults(values={"l1": 0.0, "l2": 0.0}),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        facets.Changed(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
     ),
     facets.of(
         EarlyStopping,

@@ -465,6 +465,16 @@ def graded_model(device, dtype=torch.float32, create_graph=False):
     return model
 
 
+def regraded(arguments):
+    """New gradient values in the same .grad tensors, and one layer's gradients gone."""
+    model = arguments.args[0]
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.grad.mul_(3)
+    for parameter in model[2].parameters():
+        parameter.grad = None
+
+
 def grads_in(arguments):
     return [p.grad for p in arguments.args[0].parameters()]
 
@@ -525,6 +535,8 @@ FACETS = facets.declare(
         ),
         # The model itself: its parameters, buffers, hooks and modes.
         facets.Unmodified(lambda device: facets.args(graded_model(device))),
+        # Gradients change after every backward: the norms are taken anew at each call.
+        facets.Changed(lambda device: facets.args(graded_model(device)), regraded),
         facets.Dtypes(
             lambda dtype, device: facets.args(large_grads(dtype, device)),
             oracle=layer_norms64,

@@ -873,6 +873,11 @@ def broken_model(device):
     return facets.args(model.to(device), torch.ones(5, 3, device=device))
 
 
+def broken_earlier(arguments):
+    with torch.no_grad():
+        arguments.args[0][0].weight[0, 0] = float("nan")
+
+
 def broken_model_without_buffers(device):
     model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Dropout(0.5), nn.Linear(4, 1))
     with torch.no_grad():
@@ -909,6 +914,8 @@ FACETS = facets.declare(
             inputs=lambda arguments: arguments.args[0],
             label="model",
         ),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        facets.Changed(broken_model, broken_earlier),
     ),
     facets.of(
         validate_batch,

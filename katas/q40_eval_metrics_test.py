@@ -466,6 +466,12 @@ FACETS = facets.declare(
         facets.ForwardModes(eval_run, module=lambda arguments: arguments.args[0], runs="eval"),
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
         facets.Returns(eval_run),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        # (every sample predicted as class 0)
+        facets.Changed(
+            eval_run,
+            lambda arguments: arguments.args[0][1].bias.data.copy_(torch.tensor([9, 0, 0])),
+        ),
         # No sample: refused, the model handed back in the modes it came in.
         facets.Refused(
             {

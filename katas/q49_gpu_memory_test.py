@@ -287,6 +287,8 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(blocks_and_input),
         facets.Returns(blocks_and_input),
+        # Called again after the model changed: read anew, nothing kept from the last call.
+        facets.Changed(blocks_and_input),
     ),
 )
 test_facets = FACETS.test

@@ -891,6 +891,63 @@ def test_functions_not_called_twice_are_functions_of_the_stubs():
         assert hasattr(stub_module(module), name), (module, name)
 
 
+# A module's or optimizer's state, read by a function that returns what it found there.
+STATEFUL = re.compile(r"Module|Optimizer")
+# (module, function) -> why a function that takes a module or an optimizer declares no Changed.
+NOT_CHANGED: dict[tuple[str, str], str] = {
+    ("q08_no_grad_detach", "ema_update_"): "returns None: it changes the target, by contract",
+    ("q14_param_groups", "make_optimizer"): "returns a new optimizer, built at each call",
+    ("q15_warmup_cosine", "warmup_cosine_scheduler"): "returns a new scheduler at each call",
+    ("q15_warmup_cosine", "train_with_schedule"): "a training run: it changes the model itself",
+    ("q17_init_weights", "init_layer"): "returns None: it sets the module's state, by contract",
+    ("q17_init_weights", "init_weights"): "returns the model, whose state it sets",
+    ("q24_train_epoch", "train_epoch"): "a training run: it changes the model itself",
+    ("q26_to_device", "place_for_training"): "moves the model: its state is the call's result",
+    ("q27_state_dict", "load_checkpoint"): "returns the model, whose state it sets",
+    ("q28_checkpoint", "save_checkpoint"): "returns None: its file is read back by its tests",
+    ("q28_checkpoint", "load_checkpoint"): "sets the state of what it is given, by contract",
+    ("q34_debug_nonfinite", "overfit_one_batch"): "a training run: it changes the model itself",
+    ("q36_grad_accumulation", "train_accumulated"): "a training run: it changes the model",
+    ("q37_mixed_precision", "amp_train_step"): "a training step: it changes the model itself",
+    ("q48_export_deploy", "export_for_inference"): "returns a new program at each call",
+    ("q48_export_deploy", "export_onnx"): "returns None: it writes a file",
+    ("q50_data_parallel", "average_gradients"): "returns None: it changes the gradients",
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_reads_a_module_or_an_optimizer_reads_it_at_each_call(module):
+    # A result kept under the object's id() (or on the object) shows only when the same
+    # object is passed again after its state changed: every function that takes a module or
+    # an optimizer and returns what it read there declares Changed.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target):
+            continue
+        parameters = inspect.signature(target).parameters.values()
+        reads = any(STATEFUL.search(str(parameter.annotation)) for parameter in parameters)
+        declared = any(
+            isinstance(facet, facets.Changed) for function in functions for facet in function.facets
+        )
+        if (module, name) in NOT_CHANGED:
+            needless += [name] if declared or not reads else []
+        elif reads and not declared:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} take a module or an optimizer but no facet calls them again on "
+        "it after it changed: declare facets.Changed, or say why not in NOT_CHANGED"
+    )
+    assert not needless, f"{module}: {needless}: take them off NOT_CHANGED"
+
+
+def test_functions_not_changed_are_functions_of_the_stubs():
+    for module, name in NOT_CHANGED:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_every_facet_kind_has_a_checker():
     kinds = set(facets.Facet.__subclasses__())
     assert kinds == set(facets.CHECKERS), (
@@ -2055,6 +2112,45 @@ def test_returns_catches_an_alias_or_a_copy():
         return cache.setdefault(x.numel(), x.new_zeros(3))
 
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
+
+
+def test_dtypes_catches_a_result_cached_by_the_tensor_s_id():
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(torch.arange(6.0, dtype=dtype).reshape(3, 2)),
+        oracle=lambda x: x.cumsum(0),
+        dtypes=(torch.float32,),
+    )
+    cached = functools.lru_cache(lambda x: x.cumsum(0))  # keyed by id(x): stale once x changes
+    assert_catches(facet, lambda x: x.cumsum(0), lambda x: cached(x).clone())
+
+
+def test_changed_catches_a_result_cached_by_id_or_on_the_object():
+    def make(device):
+        return facets.args(nn.Linear(3, 2, device=device))
+
+    def freeze(arguments):
+        arguments.args[0].bias.requires_grad_(False)
+
+    facet = facets.Changed(make, freeze)
+
+    def right(model):
+        return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+    by_id: dict[int, int] = {}
+
+    def cached(model):  # the count of the first call, for every later state of the model
+        return by_id.setdefault(id(model), right(model))
+
+    def kept(model):  # the same, kept on the model itself (a deep copy carries it along)
+        if not hasattr(model, "_count"):
+            model._count = right(model)
+        return model._count
+
+    assert_catches(facet, right, cached)
+    assert_catches(facet, right, kept)
+    # A change that leaves the result as it was cannot catch anything: the check says so.
+    _, failed = outcomes(right, facets.Changed(make, lambda arguments: None))
+    assert failed == ["right-changed"]
 
 
 def test_returns_catches_an_array_or_a_list_handed_out_again():

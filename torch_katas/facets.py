@@ -50,6 +50,7 @@ __all__ = [
     "Args",
     "BadShapes",
     "Case",
+    "Changed",
     "Classes",
     "Declaration",
     "DefaultDevice",
@@ -77,6 +78,7 @@ __all__ = [
     "UpdatesAll",
     "args",
     "check_bad_shapes",
+    "check_changed",
     "check_classes",
     "check_default_device",
     "check_defaults",
@@ -585,6 +587,20 @@ class Returns(Facet):
 
     make: Callable[[torch.device], Args]
     kind: str = "new"
+
+
+@dataclass(frozen=True)
+class Changed(Facet):
+    """A second call on the same objects, after the caller changed them in place, gives what
+    a call on untouched copies changed the same way gives: nothing is kept between calls
+    under an object's id() (a module, an optimizer) or on the object itself, to be handed
+    out again once its state has moved on. make(device) -> Args; change(args) changes them
+    in place (a step taken, a parameter frozen, gradients refilled; default: 1 added to
+    every floating parameter and buffer of every module in the arguments) and must change
+    the result."""
+
+    make: Callable[[torch.device], Args]
+    change: Callable[[Args], None] = field(default=lambda arguments: _all_perturbed(arguments))
 
 
 @dataclass(frozen=True)
@@ -1240,18 +1256,36 @@ def _check_called_again(case: Case, device: torch.device) -> None:
     """Two calls, on values of the same shapes that differ, the first result checked after
     the second call: a result cached by shape (or by id) and handed out for other values, a
     tensor the function keeps and overwrites on its next call, and memory shared between
-    the two results or between the parts of one (each a result of its own) all show."""
+    the two results or between the parts of one (each a result of its own) all show. Then
+    a third call, on the first tensors given the second's values in place: a result kept
+    under a tensor's id() (functools.lru_cache hashes a tensor by it) shows."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     first = facet.make(case.dtype, device)
     second = _other_values(facet.make(case.dtype, device))
     exact = [_oracle_args(first), _oracle_args(second)]
+    values = Args(
+        tuple(map(_cloned, second.args)), {k: _cloned(v) for k, v in second.kwargs.items()}
+    )
     with default_dtype(_other_default(case.dtype)):
         results = [_call(case, first), _call(case, second)]
     name = case.function.name
     for which, result, arguments in zip(("first", "second"), results, exact, strict=True):
         expected = facet.oracle(*arguments.args, **arguments.kwargs)
         _compare_results(case, device, result, expected, f"{name}, {which} of two calls, of ")
+    # The first arguments given the second's values in place, and called again: a result
+    # kept under the tensor's id() (functools.lru_cache hashes tensors by id) shows.
+    if _rewritten(first, values):
+        again = _oracle_args(values)  # an oracle may work in place on the copies it is given
+        with default_dtype(_other_default(case.dtype)):
+            result = _call(case, first)
+        _compare_results(
+            case,
+            device,
+            result,
+            facet.oracle(*again.args, **again.kwargs),
+            f"{name}, called again on the same tensors after the caller changed their values, of ",
+        )
     if facet.views:
         return
     parts = [[tensor for _, tensor in _tensors(result)] for result in results]
@@ -1264,6 +1298,40 @@ def _check_called_again(case: Case, device: torch.device) -> None:
             f"{name} returned two results that share memory: writing into one changes the "
             "other; give each its own tensor"
         )
+
+
+def _cloned(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _rewritten(first: Args, second: Args) -> bool:
+    """Copy, in place, the values of second's tensors (and arrays) into first's, where both
+    hold only tensors, arrays and equal plain values at the top level (a module, a list or
+    any other object may differ between two makes): whether it was done."""
+    pairs = [
+        *zip(first.args, second.args, strict=True),
+        *((first.kwargs.get(k), v) for k, v in second.kwargs.items()),
+    ]
+    arrays = (torch.Tensor, np.ndarray)
+    for old, new in pairs:
+        if isinstance(old, arrays) and isinstance(new, arrays):
+            if type(old) is not type(new) or old.shape != new.shape:
+                return False
+            if isinstance(old, torch.Tensor) and 0 in old.stride() and old.numel() > 1:
+                return False
+            if isinstance(old, np.ndarray) and not old.flags.writeable:
+                return False
+        elif not (isinstance(old, _PLAIN) and type(old) is type(new) and _same(old, new)):
+            return False
+    for old, new in pairs:
+        if isinstance(old, torch.Tensor):
+            with torch.no_grad():
+                old.detach().copy_(new)
+        elif isinstance(old, np.ndarray):
+            np.copyto(old, new)
+    return True
 
 
 def _other_values(arguments: Args) -> Args:
@@ -2245,6 +2313,19 @@ def _perturbed(module: nn.Module) -> None:
                 tensor.add_(1)
 
 
+def _all_perturbed(arguments: Args) -> None:
+    """Add 1, once, to every floating parameter and buffer of the arguments' modules."""
+    held = {
+        id(tensor): tensor
+        for _, module in _modules(arguments)
+        for tensor in [*module.parameters(recurse=False), *module.buffers(recurse=False)]
+    }
+    with torch.no_grad():
+        for tensor in held.values():
+            if tensor.is_floating_point():
+                tensor.add_(1)
+
+
 def _agree(a: Any, b: Any) -> bool:
     """Whether two outputs (tensors, or containers of them) agree, to a tolerance far below
     what another state gives: an accelerator's kernels need not repeat their last bit."""
@@ -2405,6 +2486,68 @@ def check_returns(case: Case, device: torch.device) -> None:
     # A second call with equal inputs: a result kept and returned again (a cache) would be
     # changed by the caller who writes into the first one.
     _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
+
+
+def check_changed(case: Case, device: torch.device) -> None:
+    facet: Changed = case.facet  # type: ignore[assignment]
+    name = case.function.name
+    arguments = facet.make(device)
+    # Copied before any call, so that nothing the function keeps on an object travels along.
+    untouched = _copied_with_grads(arguments)
+    first = _call(case, arguments)
+    facet.change(arguments)
+    facet.change(untouched)
+    again, fresh = _call(case, arguments), _call(case, untouched)
+    assert not _same_result(first, fresh), (
+        f"{name} gave the same result before the change as a call on a changed copy: "
+        "either the declared change does not change the result (then it can catch nothing) "
+        "or the result was kept from an earlier call on an object with the same id()"
+    )
+    assert _same_result(again, fresh), (
+        f"{name}, called again on the same objects after they changed, returned {again!r:.80} "
+        f"instead of {fresh!r:.80}: a result kept from the first call (cached by id(), or on "
+        "the object) was handed out for a state that has moved on; compute it from the "
+        "state at each call"
+    )
+
+
+def _same_result(a: Any, b: Any) -> bool:
+    """Tensors to _agree's tolerance, anything else (ints, lists of names) equal."""
+    if any(True for _ in _tensors(a)) or any(True for _ in _tensors(b)):
+        return _agree(a, b)
+    return _same(a, b)
+
+
+def _copied_with_grads(arguments: Args) -> Args:
+    """A deep copy in which every leaf keeps its .grad (a Parameter's deepcopy drops it)."""
+    memo: dict[int, Any] = {}
+    copied = copy.deepcopy(arguments, memo)
+    for leaf in _leaves(arguments):
+        if leaf.grad is not None and id(leaf) in memo:
+            memo[id(leaf)].grad = copy.deepcopy(leaf.grad, memo)
+    return copied
+
+
+def _leaves(value: Any, depth: int = 0) -> Iterator[torch.Tensor]:
+    """Every tensor the arguments hold, with the parameters of modules and optimizers."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif depth > 4:
+        return
+    elif isinstance(value, Args):
+        for item in (*value.args, *value.kwargs.values()):
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, nn.Module):
+        yield from value.parameters()
+    elif isinstance(value, torch.optim.Optimizer):
+        for group in value.param_groups:
+            yield from group["params"]
 
 
 def _parts(value: Any, depth: int = 0) -> Iterator[Any]:
@@ -2769,6 +2912,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Refused: check_refused,
     FreshGrads: check_fresh_grads,
     Returns: check_returns,
+    Changed: check_changed,
     Seeded: check_seeded,
     OwnGenerator: check_own_generator,
     Modes: check_modes,
