@@ -550,7 +550,7 @@ if os.fork() == 0:
     if os.fork() == 0:
         with open({pid_file!r}, "w") as file:
             file.write(str(os.getpid()))
-        time.sleep(5)
+        time.sleep(40)  # past kata 3's run even on a busy machine: killed with it first
         with open({report!r}, "w") as file:
             file.write('{{"forged": true}}')
         os._exit(0)
@@ -584,9 +584,7 @@ def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path)
 
     assert code == 1
     assert verdicts(report) == {1: "solved", 2: "error", 3: "flagged"}
-    # Its tests alone: not started, or flagged where, on a busy machine, the daemon's write
-    # lands while they still run (the run sees the grader's files changed).
-    assert report["katas"]["q03_vectorised_ops"]["run_verdict"] in ("not started", "flagged")
+    assert report["katas"]["q03_vectorised_ops"]["run_verdict"] == "not started"
     entries = list(report["katas"].values())
     assert f"{limit:g} s limit" in entries[1]["reason"]
     others = entries[0]["seconds"] + entries[2]["seconds"]
