@@ -22,6 +22,7 @@ __all__ = [
     "bound_names",
     "constant_tables",
     "dtype_name_start",
+    "evaluated_in",
     "every_binding",
     "every_bound_name",
     "literal_strings",
