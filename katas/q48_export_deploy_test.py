@@ -477,6 +477,8 @@ def test_guarded_scorer_exports_one_program_with_both_branches(device):
 # ---------------------------------------------------------------- facets
 
 REASON = "exports and files: the kata's own (slow) tests cover them"
+
+
 def guarded_make(device):
     return facets.args(*guarded_parts(device, torch.get_default_dtype()))
 

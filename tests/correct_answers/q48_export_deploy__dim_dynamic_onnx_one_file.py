@@ -57,4 +57,6 @@ class GuardedScorer(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         largest = torch.max(torch.abs(x))
-        return torch.cond(largest > self.limit, lambda t: self.robust(t), lambda t: self.fast(t), [x])
+        return torch.cond(
+            largest > self.limit, lambda t: self.robust(t), lambda t: self.fast(t), [x]
+        )
