@@ -1,9 +1,6 @@
 """Kata 13: cross-entropy from logits (reference answer)."""
 
-import math
-
 import torch
-import torch.nn.functional as F
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -87,16 +84,18 @@ def distillation_loss(
         )
     if target.shape != student_logits.shape[:1]:
         raise ValueError(f"target must be [{student_logits.shape[0]}], got {tuple(target.shape)}")
-    if not temperature > 0 or math.isinf(temperature):  # NaN fails the comparison too
+    if not 0 < temperature < float("inf"):  # NaN fails the comparison too
         raise ValueError(f"temperature must be > 0, got {temperature}")
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
     # The teacher is a target, not something to train: no gradient goes back into it.
-    teacher_log_p = F.log_softmax(teacher_logits.detach() / temperature, dim=1)
-    student_log_q = F.log_softmax(student_logits / temperature, dim=1)
+    teacher_log_p = torch.log_softmax(teacher_logits.detach() / temperature, dim=1)
+    student_log_q = torch.log_softmax(student_logits / temperature, dim=1)
     # kl_div(input=log q, target=log p) is KL(p || q); batchmean divides by N alone, and
     # log-space targets keep a teacher probability that underflows to 0 from giving nan.
-    soft = F.kl_div(student_log_q, teacher_log_p, reduction="batchmean", log_target=True)
-    hard = F.cross_entropy(student_logits, target)
+    soft = torch.nn.functional.kl_div(
+        student_log_q, teacher_log_p, reduction="batchmean", log_target=True
+    )
+    hard = torch.nn.functional.cross_entropy(student_logits, target)
     # T² puts the soft term's gradients (which shrink like 1/T²) on the hard term's scale.
     return alpha * temperature**2 * soft + (1 - alpha) * hard
