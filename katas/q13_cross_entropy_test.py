@@ -500,6 +500,16 @@ def test_distillation_sends_no_gradient_to_the_teacher(device):
     )
 
 
+@pytest.mark.parametrize("shape", [(5,), (2, 3, 4)], ids=["1-D", "3-D"])
+def test_distillation_rejects_logits_that_are_not_2d_even_when_both_agree(device, shape):
+    # BadShapes changes one argument at a time; here the student and the teacher share the
+    # wrong shape, so only the 2-D check itself can refuse them.
+    student = torch.randn(shape, device=device)
+    target = torch.zeros(shape[:1], dtype=torch.int64, device=device)
+    with raises(ValueError):
+        distillation_loss(student, student.clone(), target)
+
+
 def test_distillation_is_finite_where_teacher_probabilities_underflow(device):
     # exp(-200) is below float32's smallest subnormal: those teacher probabilities are 0,
     # and 0 * log 0 must count as 0, not nan. Logits of ±1e4 stay finite too.
