@@ -283,8 +283,10 @@ def test_save_draws_nothing_from_the_random_generators(device, tmp_path):
         torch.cuda.set_rng_state_all(cuda_states)
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=0)
     drawn = (torch.rand(3), torch.rand(3, device=device), random.random())
-    for name, got, want in zip(("torch's CPU", "the device's", "Python's"), drawn, expected, strict=True):
-        assert got == want if name == "Python's" else torch.equal(got, want), (
+    names = ("torch's CPU", "the device's", "Python's")
+    for name, got, want in zip(names, drawn, expected, strict=True):
+        same = got == want if isinstance(got, float) else torch.equal(got, want)
+        assert same, (
             f"save_checkpoint moved {name} random stream: draw nothing from the global "
             "generators (tempfile.mkstemp, secrets or uuid4 name a temporary file without them)"
         )
