@@ -96,7 +96,8 @@ def load_program(path: str | os.PathLike) -> nn.Module:
 def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike) -> None:
     """Write `model` to `path` as an ONNX file with a dynamic batch dimension.
 
-    - model and example as for `export_for_inference` (any device).
+    - model and example as for `export_for_inference` (any device); the model itself is
+      not changed either (its weights, their device and requires_grad flags, its modes).
     - Use `torch.onnx.export(..., dynamo=True)`, the exporter built on torch.export, with
       dimension 0 of the input dynamic: in the ONNX graph the input's first dimension is
       symbolic and onnxruntime accepts any batch size; its other dimensions are fixed to

@@ -144,6 +144,32 @@ def test_only_the_batch_dimension_is_dynamic(device):
 
 
 @pytest.mark.not_on_sim(SIM_EXPORT)
+def test_each_export_traces_the_model_given_as_it_is(device):
+    # Two models of one class side by side, then one of them changed (a layer swapped, a
+    # new example width): each export traces the model and example it is given, so a
+    # program kept from an earlier call (by the model's class, its id(), or its example's
+    # shape) shows.
+    first, second = eval_model(device), eval_model(device)
+    programs = [export_for_inference(model, features(3, device)) for model in (first, second)]
+    inputs = features(4, device)
+    for which, model, program in zip(("first", "second"), (first, second), programs, strict=True):
+        assert_agrees_with_eager(
+            program.module()(inputs), model, inputs, device, f"the {which} model's program"
+        )
+    first.body[4] = nn.Linear(8, 3).to(device)  # the same object, with another last layer
+    swapped = export_for_inference(first, features(3, device))
+    assert_agrees_with_eager(
+        swapped.module()(inputs), first, inputs, device, "the program exported after a layer swap"
+    )
+    model = Pool().to(device).eval()
+    export_for_inference(model, torch.randn(3, 4, 6, device=device))
+    wider = torch.randn(5, 7, 6, device=device)
+    module = export_for_inference(model, torch.randn(3, 7, 6, device=device)).module()
+    got = run_or_fail(module, wider, "the program exported from a (3, 7, 6) example")
+    assert_close(got, model(wider), "the program exported from a (3, 7, 6) example")
+
+
+@pytest.mark.not_on_sim(SIM_EXPORT)
 def test_save_program_writes_an_archive_torch_export_can_load(device, tmp_path):
     model = eval_model(device)
     path = tmp_path / "scorer.program"  # `.pt2` is a convention: the path is the caller's
@@ -217,7 +243,19 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     written = tmp_path / "written"
     written.mkdir()
     path = written / "scorer.onnx"
+    before = model_state(model)
     export_onnx(model, features(3, device), path)
+    after = model_state(model)
+    for what in ("requires_grad", "training"):
+        assert after[what] == before[what], (
+            f"export_onnx changed the model's {what} flags from {before[what]} to "
+            f"{after[what]}: export it as it is (the exporter needs no frozen weights)"
+        )
+    for key, value in before["state_dict"].items():
+        assert after["state_dict"][key].device == value.device, (
+            f"export_onnx moved the model's {key} to {after['state_dict'][key].device}"
+        )
+        assert torch.equal(after["state_dict"][key], value), f"export_onnx changed {key}"
     printed = capfd.readouterr().out
     assert not printed, f"export_onnx printed {printed[:200]!r}; pass verbose=False"
     assert path.is_file(), f"export_onnx wrote nothing at {path}"

@@ -1645,6 +1645,19 @@ def test_hooks_left_names_module_and_global_hooks():
     assert testing.hooks_left() == []
 
 
+def test_storage_freed_says_when_the_memory_goes():
+    tensor = torch.ones(5)
+    view = tensor[1:]
+    freed = testing.storage_freed(view)
+    del view
+    assert not freed(), "the base still holds the storage"
+    kept = [tensor]
+    del tensor
+    assert not freed(), "a list still holds the storage"
+    kept.clear()
+    assert freed()
+
+
 def test_saved_tensors_hooks_left_counts_and_removes_them():
     assert testing.saved_tensors_hooks_left() == 0
     hooks = torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)

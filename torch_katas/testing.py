@@ -69,6 +69,7 @@ __all__ = [
     "skip_control_flow_on_sim",
     "skip_unless_supported",
     "skip_without_float64",
+    "storage_freed",
 ]
 
 
@@ -1953,6 +1954,21 @@ def saved_tensors_hooks_left() -> int:
         torch._C._autograd._pop_saved_tensors_default_hooks()
         count += 1
     return count
+
+
+def storage_freed(tensor: torch.Tensor) -> Callable[[], bool]:
+    """A watch on `tensor`'s storage, which holds no reference to it: calling the watch
+    later says whether that memory has been freed (after a garbage collection, so a
+    reference cycle already dropped does not count as holding it)."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    watched = StorageWeakRef(tensor.untyped_storage())
+
+    def freed() -> bool:
+        collect_garbage()
+        return bool(watched.expired())
+
+    return freed
 
 
 def every_dtype() -> list[torch.dtype]:
