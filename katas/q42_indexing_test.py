@@ -289,7 +289,8 @@ SIGNED = (*facets.FLOATING, torch.int64, torch.int32, torch.int16, torch.int8)
 
 
 def padded(dtype, device):
-    x = (torch.arange(2 * 4 * 3).reshape(2, 4, 3) % 7).to(device=device, dtype=dtype)
+    x = facets.past_float32((torch.arange(2 * 4 * 3).reshape(2, 4, 3) % 7).to(dtype=dtype))
+    x = x.to(device)
     return facets.args(x, torch.tensor([3, 1], device=device))
 
 
@@ -302,7 +303,7 @@ def valid_by_loop(x, lengths):
 
 
 def pairs_of(dtype, device):
-    x = torch.tensor([[1, -2, 3, 4], [-5, 6, 0, 7]]).to(device=device, dtype=dtype)
+    x = facets.past_float32(torch.tensor([[1, -2, 3, 4], [-5, 6, 0, 7]]).to(dtype=dtype)).to(device)
     if dtype.is_floating_point:  # each value moves as it is: inf and NaN too (no a·0 terms)
         x[0, 2], x[1, 1] = float("inf"), float("nan")
     return facets.args(x)
