@@ -501,6 +501,14 @@ FACETS = facets.declare(
             dtypes=ANY_DTYPE,
             once=True,
         ),
+        facets.Edges(
+            {
+                "one sample of one step of one feature (size 1)": lambda device: facets.args(
+                    [(torch.full((1, 1), 2.5, device=device), torch.tensor(0, device=device))]
+                ),
+            },
+            oracle=lambda batch: batch[0][0][None],
+        ),
         name="pad_collate(padded)",
         call=lambda batch: pad_collate(batch)[0],
     ),

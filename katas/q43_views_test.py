@@ -266,6 +266,9 @@ FACETS = facets.declare(
                 "empty heads (D = 0)": lambda device: facets.args(
                     torch.randn((2, 2, 3, 0), device=device)
                 ),
+                "one of each (size 1)": lambda device: facets.args(
+                    torch.randn((1, 1, 1, 1), device=device)
+                ),
             },
             oracle=lambda x: x.transpose(1, 2).reshape(
                 x.shape[0], x.shape[2], x.shape[1] * x.shape[3]
@@ -287,6 +290,9 @@ FACETS = facets.declare(
                 ),
                 "no features (empty, E = 0)": lambda device: facets.args(
                     torch.randn((2, 3, 0), device=device), 2
+                ),
+                "one of each (size 1)": lambda device: facets.args(
+                    torch.randn((1, 1, 1), device=device), 1
                 ),
             },
             oracle=split_by_unflatten,

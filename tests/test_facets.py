@@ -2797,3 +2797,82 @@ def test_a_function_given_tensors_or_modules_declares_what_it_leaves_alone(modul
 def test_functions_without_unmodified_are_functions_of_the_stubs():
     for module, name in NOT_UNMODIFIED:
         assert hasattr(stub_module(module), name), (module, name)
+
+
+# An Edges label that names a size-1 case: "(size 1)", "(N = 1)", "one class", "a single window".
+SIZE_1 = re.compile(r"\(size 1\)|\b[A-Z] = 1\b|\bone class\b|\ba single\b")
+
+# (module, name) -> why a function given tensors and returning one runs no size-1 case.
+SIZE_1_UNCHECKED: dict[tuple[str, str], str] = {
+    ("q01_fit_line", "fit_line"): "returns a slope and an intercept: no dimension of x to drop",
+    ("q01_fit_line", "fit_until"): "returns a slope and an intercept: no dimension of x to drop",
+    ("q06_gradients", "grads_per_loss"): "autograd's gradients, shaped like the params",
+    ("q07_dynamic_graph", "apply_until_small"): "returns the caller's layer's output or x",
+    ("q08_no_grad_detach", "evaluate"): "returns the caller's model's output",
+    ("q11_layer_shapes", "padded_attention"): (
+        "scaled_dot_product_attention does the work (the rule), on q, k and v as they are"
+    ),
+    ("q16_text_classifier", "encode"): "returns the caller's layer's output",
+    ("q19_sgd_by_hand", "race_in_a_valley"): "one final point per optimizer, of scales' shape",
+    ("q22_masked_sequence_loss", "task_loss"): "a mean loss: a 0-dim result",
+    ("q22_masked_sequence_loss", "masked_cross_entropy"): "a mean loss: a 0-dim result",
+    ("q26_to_device", "place_for_training"): "moves the caller's tensors as they are",
+    ("q26_to_device", "copy_to"): "moves the caller's tensor as it is",
+    ("q30_grad_clipping", "clip_grad_norm"): "returns the total norm: a 0-dim result",
+    ("q31_init_depth", "activation_stds"): "one std per activation layer: no input dimension",
+    ("q31_init_depth", "train_hidden_units"): "returns the trained weights, of fixed shape",
+    ("q35_tensor_creation", "as_tensor_shared"): "converts data as it is, 0-dim among its edges",
+    ("q35_tensor_creation", "zeros_for"): "the shape is the caller's argument",
+    ("q35_tensor_creation", "scalar_like"): "a 0-dim result",
+    ("q37_mixed_precision", "amp_train_step"): "returns the loss: a 0-dim result",
+    ("q38_compile_graph_breaks", "clipped_residual"): "x @ weight keeps x's rows: no reshape",
+    ("q40_eval_metrics", "confusion_matrix"): "a [C, C] result, C the caller's num_classes",
+    ("q40_eval_metrics", "evaluate"): "accuracy and F1 are numbers, the matrix [C, C]",
+    ("q46_norm_layers", "batch_norm"): (
+        "(C,) statistics, which broadcast over x as [1, C, 1...] squeezed or not"
+    ),
+    ("q49_gpu_memory", "checkpointed_forward"): "returns the caller's blocks' output",
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_from_tensors_to_a_tensor_runs_a_size_1_case(module):
+    # x.squeeze() drops the batch dimension at a batch of one (and a feature dimension at one
+    # feature), which no larger case shows: every function given tensors that returns one
+    # runs a size-1 case (Shapes with "size 1", or an Edges label SIZE_1 finds), or
+    # SIZE_1_UNCHECKED says why not (or names the kata's own test of it).
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target) or all(not function.facets for function in functions):
+            continue
+        signature = inspect.signature(target)
+        given = any("torch.Tensor" in str(p.annotation) for p in signature.parameters.values())
+        returns = "torch.Tensor" in str(signature.return_annotation)
+        declared = [facet for function in functions for facet in function.facets]
+        run = any(
+            isinstance(facet, facets.Shapes) and "size 1" in facet.shapes for facet in declared
+        ) or any(
+            isinstance(facet, facets.Edges) and any(map(SIZE_1.search, facet.calls))
+            for facet in declared
+        )
+        why = SIZE_1_UNCHECKED.get((module, name))
+        if why is not None:
+            needless += [name] if run or not (given and returns) else []
+            if why.startswith("test_"):
+                assert callable(getattr(tests, why, None)), f"{module} has no {why}"
+        elif given and returns and not run:
+            missing.append(name)
+    assert not missing, (
+        f'{module}: {missing} take and return tensors but run no size-1 case: add "size 1" to '
+        'their Shapes, or an Edges case labelled "... (size 1)", or say why not in '
+        "SIZE_1_UNCHECKED"
+    )
+    assert not needless, f"{module}: {needless}: take them off SIZE_1_UNCHECKED"
+
+
+def test_functions_without_a_size_1_case_are_functions_of_the_stubs():
+    for module, name in SIZE_1_UNCHECKED:
+        assert hasattr(stub_module(module), name), (module, name)
