@@ -571,6 +571,7 @@ UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
         ("sum",),
         "a norm: what it sums are squares, which the 'square' cases reach",
     ),
+    ("q26_to_device", ("copy_to",), HALF, MOVES),
     ("q35_tensor_creation", ("zeros_for",), ALL, MOVES),
     ("q35_tensor_creation", ("scalar_like",), HALF, MOVES),
     ("q42_indexing", ("last_valid", "valid_steps"), HALF, MOVES),

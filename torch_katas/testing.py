@@ -1897,10 +1897,10 @@ def _library_random_states() -> tuple[object, dict[str, Any], object, dict[str, 
     """The caller's global generators of Python's `random` and of NumPy (np.random.seed's),
     then the same generators seeded with the tag, which no code would pick: the harness
     seeds them with 0 before each test, and a reseed with 0 would leave them as they were."""
-    python, numpy_state = random.getstate(), np.random.get_state(legacy=False)  # type: ignore[call-overload]
+    python, numpy_state = random.getstate(), np.random.get_state(legacy=False)
     random.seed(_SEED_TAG)
     np.random.seed(_SEED_TAG % 2**32)
-    return python, numpy_state, random.getstate(), np.random.get_state(legacy=False)  # type: ignore[call-overload]
+    return python, numpy_state, random.getstate(), np.random.get_state(legacy=False)
 
 
 def _library_random_states_put_back(
@@ -1912,7 +1912,7 @@ def _library_random_states_put_back(
     moved = []
     if random.getstate() != tagged_python:
         moved.append("Python's random module")
-    now = np.random.get_state(legacy=False)  # type: ignore[call-overload]
+    now = np.random.get_state(legacy=False)
     same = now["state"]["pos"] == tagged_numpy["state"]["pos"] and np.array_equal(
         now["state"]["key"], tagged_numpy["state"]["key"]
     )
