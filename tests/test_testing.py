@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib
 import itertools
+import random
 import re
 import sys
 import textwrap
@@ -1599,6 +1600,28 @@ def test_settings_kept_lets_a_function_draw_but_not_reseed():
     ):
         with pytest.raises(AssertionError, match="reseeded"), testing.settings_kept("f()"):
             reseed()
+
+
+def test_settings_kept_fails_on_pythons_or_numpys_generator_reseeded_or_drawn_from():
+    # No kata function draws from them: a reseed (with 0 too, as the harness seeds them
+    # before each test) or a draw changes the caller's stream. Both are put back.
+    random.seed(5)
+    np.random.seed(5)
+    python, numpy_state = random.random(), np.random.rand()
+    random.seed(5)
+    np.random.seed(5)
+    with testing.settings_kept("f()"):
+        pass
+    for move in (
+        lambda: random.seed(0),
+        lambda: random.random(),
+        lambda: np.random.seed(0),
+        lambda: np.random.rand(),
+        lambda: np.random.standard_normal(),
+    ):
+        with pytest.raises(AssertionError, match="reseeded or drew"), testing.settings_kept("f()"):
+            move()
+    assert (random.random(), np.random.rand()) == (python, numpy_state), "put back"
 
 
 def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():
