@@ -27,7 +27,8 @@ def warmup_cosine_factor(
         return float(min_factor)
     if step < warmup_steps:
         return step / warmup_steps
-    progress = torch.tensor((step - warmup_steps) / (total_steps - warmup_steps), dtype=torch.float64)
+    fraction = (step - warmup_steps) / (total_steps - warmup_steps)
+    progress = torch.tensor(fraction, dtype=torch.float64)
     half_cosine = (1 + torch.cos(math.pi * progress)) / 2
     return float(min_factor + (1 - min_factor) * half_cosine)
 

@@ -1,4 +1,4 @@
-"""Validation with early returns per task; the masked loss by log_softmax + gather and torch.where."""
+"""Early returns per task; the masked loss by log_softmax + gather and torch.where."""
 
 import torch
 import torch.nn.functional as F

@@ -64,6 +64,7 @@ def masked_cross_entropy(
         # the empty selection sums to 0 and keeps the result attached to logits
         # (padding may hold values whose sum is inf)
         return real_logits.sum()
-    wide = real_logits.float() if real_logits.dtype in (torch.float16, torch.bfloat16) else real_logits
+    half = real_logits.dtype in (torch.float16, torch.bfloat16)
+    wide = real_logits.float() if half else real_logits
     total = nn.functional.cross_entropy(wide, real_target, reduction="sum")
     return (total / n_real).to(logits.dtype)

@@ -12,9 +12,7 @@ def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
     unique: dict[int, nn.Parameter] = {}
     for _, param in model.named_parameters(remove_duplicate=False):
         unique.setdefault(id(param), param)
-    return sum(
-        p.numel() for p in unique.values() if p.requires_grad or not trainable_only
-    )
+    return sum(p.numel() for p in unique.values() if p.requires_grad or not trainable_only)
 
 
 def buffer_keys(model: nn.Module) -> list[str]:

@@ -1,4 +1,4 @@
-"""Hooks bound with functools.partial, a recursive tensor walk, anomaly mode set and restored by hand."""
+"""Hooks bound with functools.partial, a recursive tensor walk, anomaly mode restored by hand."""
 
 import functools
 import re
