@@ -2748,6 +2748,9 @@ NOT_UNMODIFIED: dict[tuple[str, str], str] = {
         "a scheduler sets the optimizer's learning rates, by contract"
     ),
     ("q24_train_epoch", "train_epoch"): "a training run: it updates the model",
+    ("q48_export_deploy", "GuardedScorer"): (
+        "a module built from the two it is given: it holds them as its children, by contract"
+    ),
     ("q25_dataset_loader", "make_loader"): "wraps the dataset in a loader: no item is read",
     ("q25_dataset_loader", "throughput_loader"): "wraps the dataset in a loader: no item is read",
     ("q30_grad_clipping", "clip_grad_norm"): "scales the gradients in place, by contract",
