@@ -289,7 +289,11 @@ def batch(dtype, device, n=2):
     images = torch.linspace(-3, 3, n * 3 * 4 * 5, dtype=torch.float64).reshape(n, 3, 4, 5)
     mean = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
     std = torch.tensor([0.25, 2.0, 3.0], dtype=torch.float64)
-    return facets.args(*(t.to(dtype=dtype, device=device) for t in (images, mean, std)))
+    # past_float32: each float64 input holds values float32 does not, so one moved through
+    # float32 (the statistics as well as the images) shows.
+    return facets.args(
+        *(facets.past_float32(t).to(dtype=dtype, device=device) for t in (images, mean, std))
+    )
 
 
 def normalized64(images, mean, std):
