@@ -106,24 +106,28 @@ def test_pos_weight_broadcasts(device, logits_shape, weight_shape):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["no pos_weight", "pos_weight"])
 def test_finite_and_exact_at_extreme_logits(device, weighted):
-    # Up to ±1e30: "finite however large" holds past any clamp a formula might put in.
+    # Up to ±1e30: "finite however large" holds past any clamp a formula might put in; and
+    # ±3e38, near float32's largest value, where x + |x| (relu as (x + |x|) / 2) overflows.
     logits = torch.tensor(
         [
-            [100.0, -100.0, 1e4, -1e4, 1e5, -1e30],
-            [100.0, -100.0, 1e4, -1e4, -1e5, 1e30],
-            [-30.0, 30.0, -88.0, 90.0, 1e30, -1e5],
+            [100.0, -100.0, 1e4, -1e4, 1e5, -1e30, 3e38],
+            [100.0, -100.0, 1e4, -1e4, -1e5, 1e30, -3e38],
+            [-30.0, 30.0, -88.0, 90.0, 1e30, -1e5, 3e38],
         ],
         device=device,
     )
     target = torch.tensor(
         [
-            [0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
-            [1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
-            [1.0, 0.0, 0.5, 1.0, 0.5, 0.5],
+            [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+            [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+            [1.0, 0.0, 0.5, 1.0, 0.5, 0.5, 0.5],
         ],
         device=device,
     )
-    pos_weight = torch.tensor([3.0, 0.5, 2.0, 1.5, 2.0, 0.5], device=device) if weighted else None
+    # (A weight above 1 on the loss of -3e38 with target 1 would overflow the true loss.)
+    pos_weight = (
+        torch.tensor([3.0, 0.5, 2.0, 1.5, 2.0, 0.5, 0.5], device=device) if weighted else None
+    )
     loss, grad = with_grad(
         logits, lambda x: learner_loss(x, target, pos_weight=pos_weight, reduction="none")
     )
