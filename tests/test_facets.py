@@ -1001,8 +1001,8 @@ def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
         oracle=lambda x: x.mean(),
     )
 
-    def right(x):
-        return x.float().mean().to(x.dtype)
+    def right(x):  # 16-bit inputs summed in float32, float64 in float64
+        return (x.float() if x.element_size() < 4 else x).mean().to(x.dtype)
 
     def float32(x):
         return x.float().mean()
@@ -1012,6 +1012,28 @@ def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
 
     assert_catches(facet, right, float32)
     assert_catches(facet, right, native)
+
+
+def test_dtypes_catches_one_float64_input_moved_through_float32():
+    # The statistics hold values float32 holds too (0.5, 2.0), so only the float64 case
+    # with its inputs moved off them shows the statistic cast to float32 and promoted back.
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(
+            torch.linspace(-3, 3, 7, dtype=torch.float64).to(dtype),
+            torch.tensor(0.5, dtype=dtype),
+            torch.tensor(2.0, dtype=dtype),
+        ),
+        oracle=lambda x, mean, std: (x - mean) / std,
+        dtypes=(torch.float32, torch.float64),
+    )
+
+    def right(x, mean, std):
+        return (x - mean) / std
+
+    def stats_in_float32(x, mean, std):
+        return ((x - mean.float()) / std.float()).to(x.dtype)
+
+    assert_catches(facet, right, stats_in_float32)
 
 
 def test_regions_tell_where_a_narrower_computation_differs():
