@@ -390,6 +390,29 @@ def frozen_pair(device):
     return arguments
 
 
+def parameter_values(dtype, device):
+    """A target's and a source's parameter values (in lists) and a decay: for
+    ema_on_tensors, which wraps them in modules."""
+    grid = torch.linspace(-2, 3, 18, dtype=torch.float64)
+    targets, sources = [grid[:6].reshape(2, 3), grid[6:8]], [grid[8:14].reshape(2, 3), grid[14:16]]
+    return facets.args(
+        [t.to(dtype=dtype, device=device) for t in targets],
+        [s.to(dtype=dtype, device=device) for s in sources],
+        0.9,
+    )
+
+
+def ema_on_tensors(targets, sources, decay):
+    # nn.Parameter(t) shares t's memory: the update in place is read back from it.
+    target = nn.ParameterList([nn.Parameter(t) for t in targets])
+    ema_update_(target, nn.ParameterList([nn.Parameter(s) for s in sources]), decay)
+    return tuple(p.detach() for p in target)
+
+
+def ema64(targets, sources, decay):
+    return tuple(decay * t + (1 - decay) * s for t, s in zip(targets, sources, strict=True))
+
+
 def values(dtype, device, requires_grad=False):
     x = torch.linspace(-3, 3, 25, dtype=torch.float64).to(dtype=dtype, device=device)
     return facets.args(x.requires_grad_(requires_grad))
@@ -424,6 +447,16 @@ FACETS = facets.declare(
             label="frozen target",
         ),
         facets.Unmodified(pair, inputs=lambda arguments: arguments.args[1]),
+    ),
+    facets.of(
+        ema_update_,
+        # The parameters keep their dtype, updated in it: float64 ones with a float64 decay
+        # (not a tensor made in the default dtype).
+        facets.Dtypes(
+            parameter_values, oracle=ema64, dtypes=(torch.float32, torch.float64), ulps=4
+        ),
+        name="ema_update_(parameters)",
+        call=ema_on_tensors,
     ),
     facets.of(
         round_ste,
