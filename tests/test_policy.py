@@ -1073,6 +1073,21 @@ ATTACKS = {
         "import sys\ndef f() -> (int if sys.version_info else str):\n    pass",
         "annotation",
     ),
+    # A stream's file, whose class opens any path or descriptor: `type(f)("/anywhere", "wb")`.
+    "stdout-raw-file-class": ("import sys\nF = type(sys.stdout.buffer.raw)", "attribute"),
+    "stdout-buffer-by-name": (
+        "import sys\nb = getattr(sys.stdout, 'buffer')\nF = type(getattr(b, 'raw', b))",
+        "attribute",
+    ),
+    "handler-stream-buffer": (
+        "import logging, sys\nF = logging.StreamHandler(sys.stderr).stream.buffer.__class__",
+        "attribute",
+    ),
+    "stderr-descriptor": ("import sys\nn = sys.stderr.fileno()", "attribute"),
+    "stream-file-through-a-parameter": (
+        "import sys\ndef f(s):\n    return type(s.buffer)\nF = f(sys.stdout)",
+        "attribute",
+    ),
 }
 
 
@@ -1614,6 +1629,18 @@ HONEST_IDIOMS = {
     "enum-member-by-name": (
         "import enum\nclass Init(enum.Enum):\n    XAVIER = 'xavier'\n    KAIMING = 'kaiming'\n"
         "def f(name):\n    return Init[name.upper()]"
+    ),
+    # Printing to the standard streams, and a buffer of the answer's own class.
+    "print-to-a-stream": (
+        "import sys\ndef f(x):\n    print(x, file=sys.stderr)\n    sys.stdout.write('')\n"
+        "    sys.stdout.flush()\nclass Ring:\n    def __init__(self):\n        self.buffer = []\n"
+        "    def push(self, x):\n        self.buffer.append(x)"
+    ),
+    # A kata that imports os may sync a file it wrote (a checkpoint's fsync).
+    "fsync-where-the-kata-imports-os": (
+        "import os\ndef save(path, data):\n    with open(path, 'wb') as f:\n        f.write(data)\n"
+        "        os.fsync(f.fileno())",
+        "q28_checkpoint",
     ),
 }
 

@@ -246,6 +246,16 @@ REFUSED_ATTRIBUTES = {
     "register_dataclass": "a global registry of how torch flattens objects",
     "register_kl": "a global registry of torch.distributions' KL divergences",
 }
+# A stream's file and descriptor (`sys.stdout.buffer.raw`, a logging handler's stream's): the
+# class of that file (`type(f)`, `f.__class__`) opens any path or descriptor, the results
+# pipe too. Refused on anything but the answer's own, unless the kata's entry imports a
+# module that opens files anyway (FILE_MODULES: a checkpoint's `os.fsync(f.fileno())`).
+STREAM_FILES = {
+    "buffer": "reaches a stream's file (its class opens any file or descriptor)",
+    "raw": "reaches a stream's file (its class opens any file or descriptor)",
+    "fileno": "reaches a stream's file descriptor",
+}
+FILE_MODULES = ("io", "os", "pathlib", "tempfile", "shutil")
 # Sinks: what an allowed API does with a string the answer builds at run time, where the string
 # becomes code or an attribute path. A string built at run time never shows in the AST, so the
 # policy refuses the sink itself (by its name, on anything: the objects a test hands over have
@@ -1596,6 +1606,15 @@ class _Checker:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
         elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
+        elif attr in STREAM_FILES and not (
+            any(within(e, m) for e in self.extra for m in FILE_MODULES)
+            or (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and id(node.value) in self.own
+            )
+        ):
+            self.note(node, "attribute", f"uses {attr} ({STREAM_FILES[attr]})")
         elif attr in SINKS and attr not in allowed:
             self.note(node, "sink", f"uses {attr} ({SINKS[attr]})")
         elif MODE_NAMES.fullmatch(attr):
