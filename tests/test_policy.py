@@ -2314,7 +2314,9 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     ids=["getattr", "hasattr", "isinstance", "defined-under-an-if", "bound-by-global"],
 )
 def test_a_module_or_type_handed_to_the_answers_own_builtin_is_refused(code):
-    assert [f.rule for f in policy.check(code)] in (["module"], ["builtin"])
+    # (`m._C` returned to the answer's own code is refused as well: a private attribute.)
+    rules = [f.rule for f in policy.check(code) if f.rule != "patch"]
+    assert rules in (["module"], ["builtin"])
 
 
 def test_objects_of_the_answers_classes_go_into_its_own_containers_and_torch_layers_anywhere():
