@@ -2612,7 +2612,8 @@ class _Checker:
         else:
             read_only = isinstance(parent, READ_ONLY_PARENTS)
         if not read_only:
-            text = f"hands on or changes {ast.unparse(use)}, {PRIVATE_STATE if private else TESTS_STATE}"
+            why = PRIVATE_STATE if private else TESTS_STATE
+            text = f"hands on or changes {ast.unparse(use)}, {why}"
             self.note(parent or use, "patch", text)
 
     def passes_on(self, use: ast.AST, parent: ast.AST | None) -> bool:
