@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from torch_katas import catalog, cli
-from torch_katas.grading import child, grade as grading, reports, sandbox, schema
+from torch_katas.grading import child, grade as grading, policy, reports, sandbox, schema
 from torch_katas.grading.reports import Flag, KataGrade, Report
 from torch_katas.runtime import isolation
 
@@ -529,6 +529,26 @@ import torch
 torch.autocast("cpu", dtype=torch.bfloat16, enabled=False).__enter__()
 """
 # (kata, stub added before the reference answer, what the run's tampering flag says)
+# The class of a stream's file (io.FileIO, reached through sys.stdout) opens any path or
+# descriptor: a file written outside the kata's folder (under none, site-packages as root), the
+# grading's descriptors (the results pipe) opened again, another process's /proc entries read
+# by a path that names it through `..`. Each is tried alone; each refusal is sent.
+STREAM_FILE_CLASS = """
+import sys
+
+_buffer = sys.stdout.buffer
+_FILE = type(getattr(_buffer, "raw", _buffer))
+for _target in (
+    ("../../planted-by-a-kata.txt", "wb"),
+    (0, "rb"),
+    ("/proc/self/fd/1", "wb"),
+    ("/proc/self/../1/status", "rb"),
+):
+    try:
+        _FILE(*_target).close()
+    except OSError:
+        pass
+"""
 RUNTIME_ATTACKS = {
     "optimizer-step-hooks": (19, OPTIMIZER_STEP_HOOKS, "the global optim hooks"),
     "module-forward-hook": (10, MODULE_FORWARD_HOOK, "the global nn hooks"),
@@ -565,6 +585,31 @@ def test_runtime_built_hooks_modes_and_registries_are_flagged_by_the_run(suite, 
     # run_verdict is set where the policy flagged the answer too; else the verdict is the run's.
     assert entry["verdict"] == "flagged" and (entry.get("run_verdict") or "flagged") == "flagged"
     assert expected in flags(report, "tampering")[number]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_file_class_reached_through_a_stream_is_refused_and_flagged_by_the_run(suite, tmp_path):
+    """Kata 1's reference plus the stream's file class: the policy refuses it, and the run
+    refuses each open it tries (the file outside the kata's folder is never written)."""
+    folder = tmp_path / "stream-file"
+    assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
+    stub(folder, 1).write_text(KATAS["q01_fit_line"].solution_path(suite).read_text())
+    stage(folder, 1, STREAM_FILE_CLASS, append=True)
+    policy_rules = {f.rule for f in policy.check_file(stub(folder, 1))}
+    assert "attribute" in policy_rules
+    report = grade_one(suite, folder, 1)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "flagged" and entry.get("run_verdict") == "flagged"
+    reasons = " ".join(f["reason"] for f in report["flags"] if f["kind"] == "tampering")
+    for refused in (
+        "outside the kata's own folder",
+        "opened descriptor 0",
+        "opened /proc/self/fd/1",
+        "another process's details",
+    ):
+        assert refused in reasons
+    assert not list(tmp_path.rglob("planted-by-a-kata.txt"))
 
 
 # json.dumps's code swapped (through exec) for one that drops tampering and turns failures
@@ -989,6 +1034,47 @@ def test_the_watch_sees_state_set_on_pytests_own_objects():
     ]
     session.items.pop()
     assert "pytest's list of the session's tests was changed" in instances.changes()
+
+
+def test_the_file_guard_refuses_writes_elsewhere_descriptors_and_other_processes(tmp_path):
+    """Decided on the path the kernel opens: another process named through `..` or the root
+    link, a descriptor grading set up by number or through /proc/self/fd, /dev/fd or
+    /dev/stderr, and a file written outside the kata's folder are refused; the kata's own
+    files, /dev/null, reads elsewhere and descriptors opened since are not."""
+    sent: list[str] = []
+    place = tmp_path / "place"
+    guard = child.Guard(place, [], [], lambda event, **fields: sent.append(fields["text"]))
+    parent = os.getppid()
+    refused = {
+        f"/proc/{parent}/status": "another process's details",
+        f"/proc/self/../{parent}/status": "another process's details",
+        f"/proc/thread-self/../../../{parent}/environ": "another process's details",
+        f"/proc/self/root/proc/{parent}/cmdline": "another process's details",
+        "/proc/self/fd/1": "a descriptor grading set up",
+        "/dev/fd/2": "a descriptor grading set up",
+        "/dev/stderr": "a descriptor grading set up",
+        "/proc/thread-self/fd/0": "a descriptor grading set up",
+        "/proc/self/mem": "the process's memory",
+        "/proc/thread-self/mem": "the process's memory",
+    }
+    for path, why in refused.items():
+        assert why in (guard.why_refused(path) or ""), path
+    assert "outside the kata's own folder" in (guard.why_refused(str(tmp_path / "x"), True) or "")
+    assert guard.why_refused_descriptor(0) and guard.why_refused_descriptor(1)
+    for path in ("/dev/null", str(place / "work" / "x")):
+        assert guard.why_refused(path, True) is None, path
+    for path in ("/proc/self/status", str(tmp_path / "x")):
+        assert guard.why_refused(path) is None, path
+    with open(os.devnull, "rb") as later:
+        assert guard.why_refused_descriptor(later.fileno()) is None
+    # Through the audit hook: flags of an open that writes, a descriptor given as a number.
+    guard.armed = True
+    with pytest.raises(PermissionError):
+        guard("open", (str(tmp_path / "x"), "wb", os.O_WRONLY | os.O_CREAT))
+    with pytest.raises(PermissionError):
+        guard("open", (1, "wb", os.O_WRONLY))
+    guard("open", (str(tmp_path / "x"), "rb", os.O_RDONLY))
+    assert len(sent) == 2
 
 
 def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):

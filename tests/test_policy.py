@@ -1073,6 +1073,47 @@ ATTACKS = {
         "import sys\ndef f() -> (int if sys.version_info else str):\n    pass",
         "annotation",
     ),
+    # A stream's file, whose class opens any path or descriptor: `type(f)("/anywhere", "wb")`.
+    "stdout-raw-file-class": ("import sys\nF = type(sys.stdout.buffer.raw)", "attribute"),
+    "stdout-buffer-by-name": (
+        "import sys\nb = getattr(sys.stdout, 'buffer')\nF = type(getattr(b, 'raw', b))",
+        "attribute",
+    ),
+    "handler-stream-buffer": (
+        "import logging, sys\nF = logging.StreamHandler(sys.stderr).stream.buffer.__class__",
+        "attribute",
+    ),
+    "stderr-descriptor": ("import sys\nn = sys.stderr.fileno()", "attribute"),
+    # The hooks the tests register on what they hand over, removed through the private
+    # tables they live in (a probe that sees earlier graphs kept alive, unregistered).
+    "hook-table-cleared": ("def f(model):\n    model._forward_pre_hooks.clear()", "patch"),
+    "hook-table-entry-deleted": (
+        "def f(model):\n    for k in list(model._forward_pre_hooks):\n"
+        "        del model._forward_pre_hooks[k]",
+        "patch",
+    ),
+    "hook-table-by-name-aliased": (
+        "def f(opt):\n    hooks = getattr(opt, '_optimizer_step_post_hooks')\n    hooks.clear()",
+        "patch",
+    ),
+    "hook-table-handed-to-a-helper": (
+        "def _drop(table):\n    table.popitem()\ndef f(model):\n    _drop(model._forward_hooks)",
+        "patch",
+    ),
+    "hook-table-returned-to-the-answers-own-code": (
+        "def _hooks(model):\n    return model._forward_pre_hooks\n"
+        "def f(model):\n    _hooks(model).clear()",
+        "patch",
+    ),
+    "hook-table-entry-replaced": (
+        "def f(model):\n    for k in model._forward_pre_hooks:\n"
+        "        model._forward_pre_hooks[k] = print",
+        "patch",
+    ),
+    "stream-file-through-a-parameter": (
+        "import sys\ndef f(s):\n    return type(s.buffer)\nF = f(sys.stdout)",
+        "attribute",
+    ),
 }
 
 
@@ -1614,6 +1655,25 @@ HONEST_IDIOMS = {
     "enum-member-by-name": (
         "import enum\nclass Init(enum.Enum):\n    XAVIER = 'xavier'\n    KAIMING = 'kaiming'\n"
         "def f(name):\n    return Init[name.upper()]"
+    ),
+    # Private attributes of what the tests hand over, read: counted, copied, handed to a
+    # helper of the answer's that only reads them, returned to the tests.
+    "private-tables-read": (
+        "def _names(table):\n    return sorted(table)\n"
+        "def f(model, x):\n    n = len(model._forward_hooks)\n"
+        "    return n, _names(model._modules), dict(model._buffers), x._version"
+    ),
+    # Printing to the standard streams, and a buffer of the answer's own class.
+    "print-to-a-stream": (
+        "import sys\ndef f(x):\n    print(x, file=sys.stderr)\n    sys.stdout.write('')\n"
+        "    sys.stdout.flush()\nclass Ring:\n    def __init__(self):\n        self.buffer = []\n"
+        "    def push(self, x):\n        self.buffer.append(x)"
+    ),
+    # A kata that imports os may sync a file it wrote (a checkpoint's fsync).
+    "fsync-where-the-kata-imports-os": (
+        "import os\ndef save(path, data):\n    with open(path, 'wb') as f:\n        f.write(data)\n"
+        "        os.fsync(f.fileno())",
+        "q28_checkpoint",
     ),
 }
 
@@ -2215,8 +2275,10 @@ CHANGES_TESTS_STATE = {
 @pytest.mark.parametrize("case", sorted(CHANGES_TESTS_STATE))
 def test_the_state_the_tests_keep_in_what_they_hand_over_is_refused(case):
     found = policy.check(CHANGES_TESTS_STATE[case], tests=TESTS)
-    assert [f.rule for f in found] == ["patch"], found
-    assert policy.check(CHANGES_TESTS_STATE[case]) == []  # no such state without the tests
+    assert {f.rule for f in found} == {"patch"}, found
+    # No such state without the tests, but for a private attribute (read only anyway).
+    private = "._" in CHANGES_TESTS_STATE[case]
+    assert private or policy.check(CHANGES_TESTS_STATE[case]) == []
 
 
 def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objects():
@@ -2252,7 +2314,9 @@ def test_the_state_the_tests_keep_may_be_read_and_named_on_the_answers_own_objec
     ids=["getattr", "hasattr", "isinstance", "defined-under-an-if", "bound-by-global"],
 )
 def test_a_module_or_type_handed_to_the_answers_own_builtin_is_refused(code):
-    assert [f.rule for f in policy.check(code)] in (["module"], ["builtin"])
+    # (`m._C` returned to the answer's own code is refused as well: a private attribute.)
+    rules = [f.rule for f in policy.check(code) if f.rule != "patch"]
+    assert rules in (["module"], ["builtin"])
 
 
 def test_objects_of_the_answers_classes_go_into_its_own_containers_and_torch_layers_anywhere():

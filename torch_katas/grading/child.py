@@ -568,26 +568,52 @@ class Guard:
         self.send = send
         self.refused = 0
         self.own = {"self", "thread-self", str(os.getpid())}
+        # The descriptors grading set up before any candidate code ran (the results pipe,
+        # stdin, the log): opened again by number or through /proc/self/fd, one can be
+        # closed, read or written behind the sender's back.
+        self.descriptors = open_descriptors()
 
     def __call__(self, event: str, args: tuple) -> None:
         if not self.armed or event not in ("open", "os.listdir", "os.scandir"):
             return
         path = args[0] if args else None
-        if not isinstance(path, (str, bytes, os.PathLike)):
+        flags = args[2] if event == "open" and len(args) > 2 else None
+        writes = isinstance(flags, int) and bool(flags & WRITE_FLAGS)
+        if isinstance(path, int):
+            reason = self.why_refused_descriptor(path)
+        elif isinstance(path, (str, bytes, os.PathLike)):
+            reason = self.why_refused(os.fsdecode(path), writes)
+        else:
             return
-        reason = self.why_refused(os.fsdecode(path))
         if reason:
             self.refused += 1
             if self.refused <= 20:
                 self.send("refused", text=reason)
-            raise PermissionError(f"grading does not allow reading {os.fsdecode(path)}")
+            shown = path if isinstance(path, int) else os.fsdecode(path)
+            raise PermissionError(f"grading does not allow opening {shown}")
 
-    def why_refused(self, name: str) -> str | None:
-        parts = Path(name).parts
-        other_process = len(parts) > 2 and parts[2].isdigit() and parts[2] not in self.own
-        if parts[:2] == ("/", "proc") and other_process:
-            return f"read {name} (another process's details)"
+    def why_refused_descriptor(self, descriptor: int) -> str | None:
+        if descriptor in self.descriptors:
+            return f"opened descriptor {descriptor} (one grading set up)"
+        return None
+
+    def why_refused(self, name: str, writes: bool = False) -> str | None:
+        # Decided on the path as the kernel follows it: `/proc/self/../1/environ` and
+        # `/proc/self/root/proc/1` name another process as much as `/proc/1` does.
+        followed = followed_path(name)
+        for parts in (Path(name).parts, followed.parts):
+            other_process = len(parts) > 2 and parts[2].isdigit() and parts[2] not in self.own
+            if parts[:2] == ("/", "proc") and other_process:
+                return f"read {name} (another process's details)"
+        in_fd = followed.parts[:2] == ("/", "proc") and followed.parent.name == "fd"
+        if in_fd and followed.name.isdigit() and int(followed.name) in self.descriptors:
+            return f"opened {name} (a descriptor grading set up)"
+        if followed.parts[:2] == ("/", "proc") and followed.name in PROCESS_MEMORY:
+            return f"opened {name} (the process's memory: the secret its results carry)"
         path = Path(os.path.realpath(name))
+        inside = path == self.place or self.place in path.parents
+        if writes and not inside and str(path) not in WRITABLE_DEVICES:
+            return f"wrote {name} (outside the kata's own folder)"
         if path == self.place or self.place in path.parents:
             return None
         if any(path == a or a in path.parents for a in self.allowed):
@@ -599,6 +625,44 @@ class Guard:
             if (folder / "katas" / "katas.toml").is_file() or folder.name == "solutions":
                 return f"read {name} (a torch-katas checkout)"
         return None
+
+
+# Flags of an open that writes, creates or truncates: only inside the kata's own folder.
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+WRITABLE_DEVICES = {"/dev/null"}
+PROCESS_MEMORY = {"mem", "pagemap"}
+
+
+def open_descriptors() -> set[int]:
+    """The process's open file descriptors (none where /proc is not there to list them)."""
+    try:
+        listed = [int(name) for name in os.listdir("/proc/self/fd") if name.isdigit()]
+    except OSError:
+        return set()
+    found = set()
+    for descriptor in listed:  # not the one that listed them, closed by now
+        with contextlib.suppress(OSError):
+            os.fstat(descriptor)
+            found.add(descriptor)
+    return found
+
+
+def followed_path(name: str) -> Path:
+    """The path the kernel opens for `name`, up to a link in /proc (`/proc/self/fd/3`, whose
+    target is no path): each link followed, `..` taken after the link before it."""
+    path = Path(os.getcwd(), name)
+    for _ in range(40):
+        if path.name in ("", ".", ".."):
+            return Path(os.path.realpath(path))
+        path = Path(os.path.realpath(path.parent), path.name)
+        if path.parts[:2] == ("/", "proc") and path.parent.name == "fd":
+            return path
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return path
+        path = Path(path.parent, target)
+    return path
 
 
 # Audit events that start another program: its process has none of the checks here.

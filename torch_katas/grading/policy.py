@@ -40,7 +40,9 @@ runs:
   frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
-  (REFUSED_ATTRIBUTES), nothing that registers with a process-wide registry (every
+  (REFUSED_ATTRIBUTES), no stream's file or descriptor (`sys.stdout.buffer.raw`, whose class
+  opens any path or descriptor: STREAM_FILES) unless the kata imports a file module, nothing
+  that registers with a process-wide registry (every
   module-level `register_*` function the data records but those that register on the object
   they are given (PER_OBJECT: a parametrization of one module), the saved-tensor hook contexts, the
   `register*` methods of a library's objects such as torch.distributions.biject_to, the
@@ -84,6 +86,11 @@ runs:
   with the answer's own plain class is the answer's object where every call of its
   module-level function in the source passes one the answer made (the annotation alone proves
   nothing: a torch.fx Node could be passed);
+- private attributes of objects the answer did not make (a model's or optimizer's hook tables,
+  where the tests' probes are registered) are read only, as the tests' own state is: no
+  in-place method, item write or delete, alias or helper that changes them, no hand-off but to
+  a reading builtin, a helper of the answer's that only reads its parameter, or back to the
+  tests from a function the file never calls itself;
 - builtins: no `eval`, `exec`, `compile`, `globals`, `locals`, `vars` (but of the answer's
   own object), `__import__`, `open`
   (unless the kata may import `io`), `breakpoint`, `help`, `exit`, `quit`, `input`; no
@@ -246,6 +253,16 @@ REFUSED_ATTRIBUTES = {
     "register_dataclass": "a global registry of how torch flattens objects",
     "register_kl": "a global registry of torch.distributions' KL divergences",
 }
+# A stream's file and descriptor (`sys.stdout.buffer.raw`, a logging handler's stream's): the
+# class of that file (`type(f)`, `f.__class__`) opens any path or descriptor, the results
+# pipe too. Refused on anything but the answer's own, unless the kata's entry imports a
+# module that opens files anyway (FILE_MODULES: a checkpoint's `os.fsync(f.fileno())`).
+STREAM_FILES = {
+    "buffer": "reaches a stream's file (its class opens any file or descriptor)",
+    "raw": "reaches a stream's file (its class opens any file or descriptor)",
+    "fileno": "reaches a stream's file descriptor",
+}
+FILE_MODULES = ("io", "os", "pathlib", "tempfile", "shutil")
 # Sinks: what an allowed API does with a string the answer builds at run time, where the string
 # becomes code or an attribute path. A string built at run time never shows in the AST, so the
 # policy refuses the sink itself (by its name, on anything: the objects a test hands over have
@@ -314,6 +331,12 @@ TESTS_STATE = (
     "where the kata's tests keep their own state (a count, a record of calls), on an object "
     "the answer did not make: read it, never change it"
 )
+# A private attribute of an object the answer did not make (a model's or optimizer's hook
+# tables, where the tests' probes are registered): read only, as the tests' own state is.
+PRIVATE_STATE = (
+    "a private attribute of an object the answer did not make (where the tests' hooks and "
+    "probes live): read it, never change it"
+)
 # Where a value is only read: compared, computed with, formatted, tested.
 READ_ONLY_PARENTS = (
     ast.Compare,
@@ -333,6 +356,9 @@ READ_ONLY_BUILTINS = {
     "all",
     "any",
     "bool",
+    "dict",
+    "frozenset",
+    "set",
     "float",
     "int",
     "isinstance",
@@ -911,6 +937,7 @@ class _Checker:
         self.loop_names: dict[int, list[str]] = {}  # ids of loop names -> the literals they hold
         self.counts: dict[str, int] = {}  # how many bindings of each name (binding_counts)
         self.state_aliases: set[str] = set()  # names bound to the tests' state (`s = probe.seen`)
+        self.private_aliases: set[str] = set()  # of them, those bound to a private attribute
         self.receives_operands = False  # defines a method handed an operand (OPERAND_DUNDERS)
 
     def note(self, node: ast.AST, rule: str, text: str) -> None:
@@ -1596,6 +1623,15 @@ class _Checker:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
         elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
+        elif attr in STREAM_FILES and not (
+            any(within(e, m) for e in self.extra for m in FILE_MODULES)
+            or (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and id(node.value) in self.own
+            )
+        ):
+            self.note(node, "attribute", f"uses {attr} ({STREAM_FILES[attr]})")
         elif attr in SINKS and attr not in allowed:
             self.note(node, "sink", f"uses {attr} ({SINKS[attr]})")
         elif MODE_NAMES.fullmatch(attr):
@@ -2452,9 +2488,17 @@ class _Checker:
         """`probe.seen` read where the tests keep state (see write): only in ways that cannot
         change it, else `probe.seen.clear()`, `probe.seen[:] = []`, `s = probe.seen` (then
         `s.clear()`) or `heapq.heappush(probe.seen, x)` change it in place."""
-        if node.attr not in self.tests_state or not isinstance(node.ctx, ast.Load):
+        # A private attribute of what the answer did not make is read only too: the hooks the
+        # tests register on a model or optimizer (`model._forward_pre_hooks.clear()`) are
+        # where their probes live.
+        private = (
+            node.attr.startswith("_") and not is_dunder(node.attr) and node.attr not in NAMEDTUPLE
+        )
+        if (node.attr not in self.tests_state and not private) or not isinstance(
+            node.ctx, ast.Load
+        ):
             return
-        if node.attr in self.names.protected:
+        if node.attr in self.names.protected and not private:
             return  # torch's own (`optimizer.state[p][...] = v`): its API says what changes
         owner = node.value
         if isinstance(owner, ast.Name) and (
@@ -2473,15 +2517,69 @@ class _Checker:
             ):
                 return
             use = call
-        self.tests_state_use(use)
+        self.tests_state_use(use, private and node.attr not in self.tests_state)
 
-    def tests_state_use(self, use: ast.AST) -> None:
-        """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`): read
-        only, or refused."""
+    def helper_parameter(self, use: ast.AST, call: ast.Call) -> str | None:
+        """The parameter of the answer's own module-level function that `use` is handed to
+        (`_strip(metadata)`), where the function is bound once and takes it by name."""
+        if not isinstance(call.func, ast.Name) or self.counts.get(call.func.id) != 1:
+            return None
+        function = next(
+            (
+                n
+                for n in self.tree.body
+                if isinstance(n, ast.FunctionDef) and n.name == call.func.id
+            ),
+            None,
+        )
+        if function is None or function.args.vararg or function.args.kwarg:
+            return None
+        positional = [*function.args.posonlyargs, *function.args.args]
+        if use in call.args:
+            index = call.args.index(use)
+            return positional[index].arg if index < len(positional) else None
+        names = {a.arg for a in [*function.args.args, *function.args.kwonlyargs]}
+        keyword = next((k.arg for k in call.keywords if k.value is use), None)
+        return keyword if keyword in names else None
+
+    def returned_to_the_tests(self, use: ast.AST, parent: ast.AST | None) -> bool:
+        """`return x._version, ...` from a module-level function the file never calls itself:
+        the value goes back to the tests, not to code of the answer's that changes it."""
+        while isinstance(parent, (ast.Tuple, ast.List)):
+            use, parent = parent, self.parents.get(id(parent))
+        if not (isinstance(parent, ast.Return) and parent.value is use):
+            return False
+        scope = self.parents.get(id(parent))
+        while scope is not None and not isinstance(scope, SCOPES):
+            scope = self.parents.get(id(scope))
+        if not isinstance(scope, ast.FunctionDef) or scope not in self.tree.body:
+            return False
+        return not any(
+            isinstance(n, ast.Name) and n.id == scope.name and isinstance(n.ctx, ast.Load)
+            for n in ast.walk(self.tree)
+        )
+
+    def tests_state_use(self, use: ast.AST, private: bool = False) -> None:
+        """What is done with the tests' state (`probe.seen`, `getattr(probe, "seen")`), or a
+        private attribute of what the answer did not make: read only, or refused. A private
+        one handed to the answer's own function is judged there, through its parameter."""
+        before = set(self.state_aliases)
+        self.judge_state_use(use, private)
+        if private:
+            self.private_aliases |= self.state_aliases - before
+
+    def judge_state_use(self, use: ast.AST, private: bool) -> None:
         parent = self.parents.get(id(use))
         while self.passes_on(use, parent):  # probe.seen[0], probe.seen or [], max(probe.seen)
             assert parent is not None
             use, parent = parent, self.parents.get(id(parent))
+        if private and isinstance(parent, ast.Call) and parent.func is not use:
+            parameter = self.helper_parameter(use, parent)
+            if parameter is not None:
+                self.state_aliases.add(parameter)
+                return
+        if private and self.returned_to_the_tests(use, parent):
+            return
         if self.state_alias(use, parent):
             return  # `head = model.head`: a read; state_alias_uses judges what `head` does
         if isinstance(parent, (ast.comprehension, ast.For)) and parent.iter is use:
@@ -2514,7 +2612,8 @@ class _Checker:
         else:
             read_only = isinstance(parent, READ_ONLY_PARENTS)
         if not read_only:
-            text = f"hands on or changes {ast.unparse(use)}, {TESTS_STATE}"
+            why = PRIVATE_STATE if private else TESTS_STATE
+            text = f"hands on or changes {ast.unparse(use)}, {why}"
             self.note(parent or use, "patch", text)
 
     def passes_on(self, use: ast.AST, parent: ast.AST | None) -> bool:
@@ -2575,7 +2674,7 @@ class _Checker:
                     continue
                 parent = self.parents.get(id(node))
                 if isinstance(node.ctx, ast.Load):
-                    self.tests_state_use(node)
+                    self.tests_state_use(node, node.id in self.private_aliases)
                 elif isinstance(parent, ast.AugAssign) and parent.target is node:
                     self.note(parent, "patch", f"changes {node.id} in place, {TESTS_STATE}")
 
