@@ -2720,8 +2720,20 @@ def test_registered_catches_state_torch_does_not_see():
             self.training = mode
             return self
 
-    for wrong in (PlainTensor, InAList, Frozen, Float32, Unsaved, ClassLevel, Shared, ModeKept):
+    class Twice(Scaled):  # one layer under two names: saved and loaded twice
+        def __init__(self, n):
+            super().__init__(n)
+            self.parts = nn.ModuleList([self.linear])
+
+    wrongs = (PlainTensor, InAList, Frozen, Float32, Unsaved, ClassLevel, Shared, ModeKept, Twice)
+    for wrong in wrongs:
         assert_catches(facet, Scaled, wrong)
+    tied = facets.Registered(
+        lambda device: facets.args(3),
+        forward=lambda module, device: module(torch.ones(2, 3, device=device)),
+        shared=True,
+    )
+    assert_catches(tied, Twice, InAList)
     frozen = facets.Registered(
         lambda device: facets.args(3),
         forward=lambda module, device: module(torch.ones(2, 3, device=device)),

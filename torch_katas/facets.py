@@ -566,6 +566,8 @@ class Registered(Facet):
       they hold, is a registered parameter, buffer or submodule (not a plain tensor
       attribute, not layers in a Python list or dict);
     - every parameter is trainable (requires_grad), but those `frozen(module)` names;
+    - each tensor is saved under one state_dict key: no part registered twice (`shared`
+      where the contract ties weights);
     - built under torch's default dtype float64, every floating parameter and buffer is in
       float64 (no dtype=torch.float32 passed to a layer or a tensor);
     - its state_dict() is all of its state: another module built after another seed, loaded
@@ -582,6 +584,8 @@ class Registered(Facet):
     module: Callable[[Args, Any], nn.Module] | None = None
     # The parameters the contract freezes (requires_grad=False), of the module built.
     frozen: Callable[[nn.Module], Any] | None = None
+    # The contract shares a tensor between two registered places (tied weights).
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -2419,6 +2423,17 @@ def check_registered(case: Case, device: torch.device) -> None:
         module.eval()
         training = [key or "the module" for key, m in module.named_modules() if m.training]
         assert not training, f"{name}: after .eval(), {training} are still in training mode"
+        # One tensor under two keys: a module registered twice (a second attribute naming
+        # it, or a container of parts that are registered already) saves and loads it twice.
+        saved: dict[int, list[str]] = {}
+        for key, tensor in module.state_dict(keep_vars=True).items():
+            saved.setdefault(id(tensor), []).append(key)
+        twice = [keys for keys in saved.values() if len(keys) > 1]
+        assert facet.shared or not twice, (
+            f"{name}: the state_dict holds one tensor under several keys {twice}: a module "
+            "is registered twice (another attribute or container naming a part that is "
+            "registered already); register each part once"
+        )
         expected = output(module)
         other = build(1).eval()
         keys, other_keys = list(module.state_dict()), list(other.state_dict())
