@@ -174,6 +174,39 @@ def test_a_contract_that_leaves_the_global_generator_alone_declares_own_generato
     )
 
 
+# A contract whose draws come from torch's generator as the caller seeded it.
+SEEDED = re.compile(
+    r"torch's (?:global |default )?generator|the caller's generator"
+    r"|the caller's `?torch\.manual_seed|same torch\.manual_seed|as the caller seeded it",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_contract_that_draws_from_the_callers_generator_declares_seeded(module):
+    # A torch.Generator of the function's own, seeded with a constant, draws values of the
+    # right distribution that no test of the distribution tells apart: the Seeded facet
+    # (another seed, another result) does.
+    tests = importlib.import_module(f"katas.{module}_test")
+    declared = {
+        function.target.__name__
+        for function in tests.FACETS.functions
+        if any(isinstance(facet, facets.Seeded) for facet in function.facets)
+    }
+    stub = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
+    said = {
+        node.name
+        for node in stub.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+        and not node.name.startswith("_")
+        and SEEDED.search(" ".join(contract_text(module, node.name).split()))
+    }
+    assert said <= declared, (
+        f"{sorted(said - declared)}: the contract draws from the caller's generator; "
+        "declare facets.Seeded for it"
+    )
+
+
 def stub_module(module: str):
     """The stub itself, loaded from its file (with --solutions `katas.<module>` is the
     reference)."""
