@@ -2026,6 +2026,24 @@ def test_unmodified_catches_hooks_and_modes_left_changed_on_a_module():
     assert "leaks_a_hook-number" in failed, failed
 
 
+def test_unmodified_catches_frozen_parameters_unfrozen_on_the_way_out():
+    def stack(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)))
+
+    def measures(model):  # requires_grad as it was, each parameter's own
+        with torch.no_grad():
+            return model(torch.ones(1, 2))
+
+    def freezes_then_unfreezes_all(model):
+        model.requires_grad_(False)
+        try:
+            return model(torch.ones(1, 2))
+        finally:
+            model.requires_grad_(True)
+
+    assert_catches(facets.Unmodified(stack), measures, freezes_then_unfreezes_all)
+
+
 def test_unmodified_catches_a_modules_setting_left_changed():
     def seq_first(device):
         return facets.args(nn.LSTM(2, 3), torch.randn(4, 1, 2))

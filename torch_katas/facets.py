@@ -512,7 +512,9 @@ class Unmodified(Facet):
     not into new ones), with the hooks it had (none added, none removed) and each submodule
     in its own train/eval mode. An input tensor that does not require grad gets no .grad;
     one that requires grad keeps its .grad, checked twice: None stays None, and a .grad the
-    caller had set stays (the call runs again on inputs made anew with one set)."""
+    caller had set stays (the call runs again on inputs made anew with one set). Where the
+    modules given hold several trainable parameters, the call runs once more with every other
+    one frozen (requires_grad=False), as a caller's frozen layers are."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -2104,6 +2106,19 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     arguments = make()
     if facet.grads and _grad_leaves(inputs(arguments)):
         _check_unmodified(case, arguments, inputs, facet.grads, preset=True)
+    # A module with frozen parameters among trainable ones: requires_grad turned off for the
+    # call and "restored" with requires_grad_(True) unfreezes what the caller froze.
+    arguments = make()
+    trainable = {
+        id(p): p
+        for _, module in _modules(inputs(arguments))
+        for p in module.parameters()
+        if p.requires_grad
+    }
+    if len(trainable) > 1:
+        for parameter in list(trainable.values())[::2]:
+            parameter.requires_grad_(False)
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=False)
 
 
 def _check_unmodified(
