@@ -60,8 +60,11 @@ def test_linear_weight_is_xavier(device, fan_in, fan_out):
         lambda device: nn.Conv2d(32, 64, 3, device=device),
         lambda device: nn.Conv2d(128, 64, 3, groups=4, device=device),
         lambda device: nn.Conv3d(16, 32, 3, device=device),
+        # fan_in counts every kernel element: (1, 5) is 5 of them, not 1 * 1 or 5 * 5.
+        lambda device: nn.Conv2d(32, 64, (1, 5), device=device),
+        lambda device: nn.Conv3d(16, 32, (3, 1, 2), device=device),
     ],
-    ids=["conv1d", "conv2d", "conv2d-groups", "conv3d"],
+    ids=["conv1d", "conv2d", "conv2d-groups", "conv3d", "conv2d-1x5", "conv3d-3x1x2"],
 )
 def test_conv_weight_is_kaiming_fan_in_for_relu(device, make_conv):
     conv = make_conv(device)

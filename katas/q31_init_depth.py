@@ -43,7 +43,8 @@ def deep_stack(
       A uniform or a normal distribution with that std: either is accepted.
     - Returns nn.Sequential(Linear, act, Linear, act, ...) with 2 × depth distinct module
       objects: every Linear is a module of its own with its own weight, drawn independently
-      of the others, and every activation is a new instance too (no module object appears
+      of the others from torch's global generator as the caller seeded it (no generator of
+      your own), and every activation is a new instance too (no module object appears
       twice, so hooks and named_modules() see every layer). Its parameters are created on
       `device` (None: the default device) in the default dtype.
     - Raises ValueError for an unknown activation or init, or when depth or width is below 1

@@ -453,6 +453,7 @@ FACETS = facets.declare(
             low=1,
             integer=True,
         ),
+        facets.Seeded(built, drawn=lambda arguments, stack: list(stack.parameters())),
         facets.Trains(
             built, forward=lambda model, device: model.to(device)(torch.randn(2, 8, device=device))
         ),
@@ -491,6 +492,12 @@ FACETS = facets.declare(
         facets.Dtypes(constant_run, oracle=constant_oracle, dtypes=(torch.float32, torch.float64)),
         facets.NoGraph(data_needing_grad, state=lambda arguments, result: result),
         facets.Unmodified(data_needing_grad),
+        # The xavier weights as drawn (no step): the caller's seed decides them.
+        facets.Seeded(
+            lambda device: facets.args(
+                torch.randn(6, 3, device=device), torch.randn(6, device=device), 4, "xavier", 0, 0.1
+            )
+        ),
     ),
 )
 test_facets = FACETS.test

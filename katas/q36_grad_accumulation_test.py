@@ -177,9 +177,11 @@ def test_equals_one_big_batch_step_per_group(device, sizes, accum_steps, scale):
 def test_float64_losses_keep_their_precision(device):
     # A float64 model's group loss as a Python float to float64's precision, not rounded to
     # float32 on the way (6e-8 off): far tighter than float32's 1e-5, far looser than
-    # another order of the weighted sum (the big batch's mean).
+    # another order of the weighted sum (the big batch's mean). Groups of 3 + 4 samples:
+    # the weights 3/7 and 4/7 are not float32 numbers, so a weight rounded to float32
+    # shows in the losses and in the parameters.
     skip_unless_supported(device, torch.float64)
-    model, batches = regression_setup(device, [3, 5, 4])
+    model, batches = regression_setup(device, [3, 4, 5])
     model = model.double()
     batches = [(x.double(), y.double()) for x, y in batches]
     expected_model = copy.deepcopy(model)
@@ -189,6 +191,15 @@ def test_float64_losses_keep_their_precision(device):
         f"float64 group losses {losses} should be {expected} to float64's precision: "
         "float() of the float64 loss, not of a float32 copy"
     )
+    for (name, p), q in zip(model.named_parameters(), expected_model.parameters(), strict=True):
+        assert_close(
+            p,
+            q,
+            f"float64 {name} differs from big-batch training beyond float64's rounding: "
+            "weight each loss by n_i / N in float64 (a Python float), not a float32 tensor",
+            rtol=1e-12,
+            atol=1e-12,
+        )
 
 
 def test_classification_with_cross_entropy(device):

@@ -1,3 +1,5 @@
+from collections import OrderedDict
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -325,6 +327,26 @@ def test_a_last_block_unfrozen_after_construction_gets_last_block_lr(device):
             f"backbone[-1].{name} was unfrozen after construction: it trains, so it belongs "
             "in the group with last_block_lr (lr / 10 here), whatever train_last_block was"
         )
+
+
+def test_the_last_block_of_a_backbone_with_named_blocks(device):
+    # backbone[-1] is the last block whatever the Sequential calls it: blocks built from an
+    # OrderedDict have names, not indices, in named_parameters().
+    blocks = list(pretrained_backbone(device))
+    backbone = nn.Sequential(OrderedDict(stem=blocks[0], body=blocks[1], top=blocks[2]))
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
+    optimizer = make_optimizer(model, lr=0.05)
+    lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
+    wrong = {
+        name: lr_of.get(id(p))
+        for name, p in backbone.top.named_parameters()
+        if lr_of.get(id(p)) != pytest.approx(0.005)
+    }
+    assert not wrong, (
+        f"the last block's parameters {sorted(wrong)} have learning rates {wrong}, not "
+        "last_block_lr (lr / 10 here): find them as backbone[-1].parameters(), not by a "
+        "name such as 'backbone.2.'"
+    )
 
 
 # ---------------------------------------------------------------- facets

@@ -174,6 +174,39 @@ def test_a_contract_that_leaves_the_global_generator_alone_declares_own_generato
     )
 
 
+# A contract whose draws come from torch's generator as the caller seeded it.
+SEEDED = re.compile(
+    r"torch's (?:global |default )?generator|the caller's generator"
+    r"|the caller's `?torch\.manual_seed|same torch\.manual_seed|as the caller seeded it",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_contract_that_draws_from_the_callers_generator_declares_seeded(module):
+    # A torch.Generator of the function's own, seeded with a constant, draws values of the
+    # right distribution that no test of the distribution tells apart: the Seeded facet
+    # (another seed, another result) does.
+    tests = importlib.import_module(f"katas.{module}_test")
+    declared = {
+        function.target.__name__
+        for function in tests.FACETS.functions
+        if any(isinstance(facet, facets.Seeded) for facet in function.facets)
+    }
+    stub = ast.parse((ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8"))
+    said = {
+        node.name
+        for node in stub.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+        and not node.name.startswith("_")
+        and SEEDED.search(" ".join(contract_text(module, node.name).split()))
+    }
+    assert said <= declared, (
+        f"{sorted(said - declared)}: the contract draws from the caller's generator; "
+        "declare facets.Seeded for it"
+    )
+
+
 def stub_module(module: str):
     """The stub itself, loaded from its file (with --solutions `katas.<module>` is the
     reference)."""
@@ -2015,6 +2048,24 @@ def test_unmodified_catches_hooks_and_modes_left_changed_on_a_module():
     assert "leaks_a_hook-number" in failed, failed
 
 
+def test_unmodified_catches_frozen_parameters_unfrozen_on_the_way_out():
+    def stack(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)))
+
+    def measures(model):  # requires_grad as it was, each parameter's own
+        with torch.no_grad():
+            return model(torch.ones(1, 2))
+
+    def freezes_then_unfreezes_all(model):
+        model.requires_grad_(False)
+        try:
+            return model(torch.ones(1, 2))
+        finally:
+            model.requires_grad_(True)
+
+    assert_catches(facets.Unmodified(stack), measures, freezes_then_unfreezes_all)
+
+
 def test_unmodified_catches_a_modules_setting_left_changed():
     def seq_first(device):
         return facets.args(nn.LSTM(2, 3), torch.randn(4, 1, 2))
@@ -2742,8 +2793,20 @@ def test_registered_catches_state_torch_does_not_see():
             self.training = mode
             return self
 
-    for wrong in (PlainTensor, InAList, Frozen, Float32, Unsaved, ClassLevel, Shared, ModeKept):
+    class Twice(Scaled):  # one layer under two names: saved and loaded twice
+        def __init__(self, n):
+            super().__init__(n)
+            self.parts = nn.ModuleList([self.linear])
+
+    wrongs = (PlainTensor, InAList, Frozen, Float32, Unsaved, ClassLevel, Shared, ModeKept, Twice)
+    for wrong in wrongs:
         assert_catches(facet, Scaled, wrong)
+    tied = facets.Registered(
+        lambda device: facets.args(3),
+        forward=lambda module, device: module(torch.ones(2, 3, device=device)),
+        shared=True,
+    )
+    assert_catches(tied, Twice, InAList)
     frozen = facets.Registered(
         lambda device: facets.args(3),
         forward=lambda module, device: module(torch.ones(2, 3, device=device)),

@@ -516,7 +516,9 @@ class Unmodified(Facet):
     not into new ones), with the hooks it had (none added, none removed) and each submodule
     in its own train/eval mode. An input tensor that does not require grad gets no .grad;
     one that requires grad keeps its .grad, checked twice: None stays None, and a .grad the
-    caller had set stays (the call runs again on inputs made anew with one set)."""
+    caller had set stays (the call runs again on inputs made anew with one set). Where the
+    modules given hold several trainable parameters, the call runs once more with every other
+    one frozen (requires_grad=False), as a caller's frozen layers are."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -570,6 +572,8 @@ class Registered(Facet):
       they hold, is a registered parameter, buffer or submodule (not a plain tensor
       attribute, not layers in a Python list or dict);
     - every parameter is trainable (requires_grad), but those `frozen(module)` names;
+    - each tensor is saved under one state_dict key: no part registered twice (`shared`
+      where the contract ties weights);
     - built under torch's default dtype float64, every floating parameter and buffer is in
       float64 (no dtype=torch.float32 passed to a layer or a tensor);
     - its state_dict() is all of its state: another module built after another seed, loaded
@@ -586,6 +590,8 @@ class Registered(Facet):
     module: Callable[[Args, Any], nn.Module] | None = None
     # The parameters the contract freezes (requires_grad=False), of the module built.
     frozen: Callable[[nn.Module], Any] | None = None
+    # The contract shares a tensor between two registered places (tied weights).
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -2130,6 +2136,19 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     arguments = make()
     if facet.grads and _grad_leaves(inputs(arguments)):
         _check_unmodified(case, arguments, inputs, facet.grads, preset=True)
+    # A module with frozen parameters among trainable ones: requires_grad turned off for the
+    # call and "restored" with requires_grad_(True) unfreezes what the caller froze.
+    arguments = make()
+    trainable = {
+        id(p): p
+        for _, module in _modules(inputs(arguments))
+        for p in module.parameters()
+        if p.requires_grad
+    }
+    if len(trainable) > 1:
+        for parameter in list(trainable.values())[::2]:
+            parameter.requires_grad_(False)
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=False)
 
 
 def _check_unmodified(
@@ -2449,6 +2468,17 @@ def check_registered(case: Case, device: torch.device) -> None:
         module.eval()
         training = [key or "the module" for key, m in module.named_modules() if m.training]
         assert not training, f"{name}: after .eval(), {training} are still in training mode"
+        # One tensor under two keys: a module registered twice (a second attribute naming
+        # it, or a container of parts that are registered already) saves and loads it twice.
+        saved: dict[int, list[str]] = {}
+        for key, tensor in module.state_dict(keep_vars=True).items():
+            saved.setdefault(id(tensor), []).append(key)
+        twice = [keys for keys in saved.values() if len(keys) > 1]
+        assert facet.shared or not twice, (
+            f"{name}: the state_dict holds one tensor under several keys {twice}: a module "
+            "is registered twice (another attribute or container naming a part that is "
+            "registered already); register each part once"
+        )
         expected = output(module)
         other = build(1).eval()
         keys, other_keys = list(module.state_dict()), list(other.state_dict())
