@@ -1911,6 +1911,59 @@ def test_unmodified_catches_a_change_in_place():
     assert_catches(facets.Unmodified(state), keys, adds_a_key)
 
 
+def test_unmodified_catches_a_write_through_an_alias_put_back():
+    # .data and a NumPy round trip have version counters of their own, and the values are
+    # as they were: only the write itself shows (an expanded caller's tensor raises there).
+    facet = facets.Unmodified(lambda device: facets.args(torch.arange(4.0), nn.Linear(2, 2)))
+    dtypes = facets.Dtypes(
+        lambda dtype, device: facets.args(torch.arange(4, dtype=dtype), nn.Linear(2, 2)),
+        oracle=lambda x, model: -x,
+        dtypes=(torch.float32,),
+    )
+
+    def negated(x, model):
+        with torch.no_grad():  # the module's own state: its to change and put back
+            model.weight.neg_()
+            model.weight.neg_()
+        return -x
+
+    def through_data(x, model):
+        x.data.neg_()
+        result = x.clone()
+        x.data.neg_()
+        return result
+
+    def through_numpy(x, model):
+        alias = torch.from_numpy(x.numpy())
+        alias.neg_()
+        result = alias.clone()
+        alias.neg_()
+        return result
+
+    def through_a_view_of_data(x, model):
+        x.data[1:].neg_()
+        result = -x
+        x.data[1:].neg_()
+        return torch.cat([result[:1], -result[1:]])
+
+    for wrong in (through_data, through_numpy, through_a_view_of_data):
+        assert_catches(facet, negated, wrong)
+        assert_catches([dtypes, facet], negated, wrong)  # each case of a read-only function
+        assert "wrote into the caller's argument 0" in facets_error(dtypes, facet, wrong)
+
+
+def facets_error(*declared_and_target):
+    """The message of the first case of a Dtypes facet (given with an Unmodified) that fails."""
+    *declared, target = declared_and_target
+    for case in facets.declare(facets.of(target, *declared)).cases():
+        if isinstance(case.facet, facets.Dtypes):
+            try:
+                facets.run(case, CPU)
+            except AssertionError as error:
+                return str(error)
+    return ""
+
+
 def test_unmodified_holds_every_facet_to_it_also_when_the_call_raises():
     def make(device):
         return facets.args(torch.arange(4.0), width=2)
