@@ -27,6 +27,7 @@ import copy
 import inspect
 import math
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.testing import (
+    _dispatch_mode,
     _written,
     default_dtype,
     forbidden_calls,
@@ -920,7 +922,7 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     read_only = arguments if watched else read_only
     writes = _WritesInto(read_only, _state_of_modules(read_only))
     try:
-        with settings_kept(case.function.name), writes:
+        with settings_kept(case.function.name), writes.watching():
             result = case.function.call(*arguments.args, **arguments.kwargs)
     except NotImplementedError:
         raise
@@ -939,10 +941,14 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     return result
 
 
+# NumPy 2 moved it.
+_byte_bounds = getattr(np, "byte_bounds", None) or np.lib.array_utils.byte_bounds
+
+
 def _span(value: torch.Tensor | np.ndarray) -> tuple[int, int] | None:
     """The bytes of memory a tensor's storage (an array's data) spans: [start, end)."""
     if isinstance(value, np.ndarray):
-        low, high = np.byte_bounds(value)
+        low, high = _byte_bounds(value)
         return (low, high) if high > low else None
     try:
         storage = value.untyped_storage()
@@ -973,11 +979,13 @@ class _WritesInto(TorchDispatchMode):
     def _should_skip_dynamo(cls) -> bool:
         return False  # as testing's modes: nothing is compiled under this mode
 
-    def __enter__(self) -> Any:
-        return super().__enter__() if self.spans else self
-
-    def __exit__(self, *exc: Any) -> Any:
-        return super().__exit__(*exc) if self.spans else None
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        if not self.spans:
+            yield
+            return
+        with _dispatch_mode(self):
+            yield
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
