@@ -2933,3 +2933,114 @@ def test_a_function_from_tensors_to_a_tensor_runs_a_size_1_case(module):
 def test_functions_without_a_size_1_case_are_functions_of_the_stubs():
     for module, name in SIZE_1_UNCHECKED:
         assert hasattr(stub_module(module), name), (module, name)
+
+
+# (module, function, Dtypes label, where) -> why the float64 case passes a setting that
+# float32 holds exactly.
+SETTINGS_HELD_BY_FLOAT32: dict[tuple[str, str, str, str], str] = {
+    ("q01_fit_line", "fit_until", "", "argument 2"): (
+        "a negative tolerance, never met: the loop runs its steps, the setting takes no part in "
+        "the arithmetic"
+    ),
+    ("q29_penalty_early_stopping", "dropout", "", "argument 1"): (
+        "training=False: the identity, p takes no part (test_dropout_in_training_keeps_the_dtype "
+        "checks the scale in float64, with p = 0.3)"
+    ),
+    ("q29_penalty_early_stopping", "dropout", "p=1", "argument 1"): (
+        "p = 1 drops everything: the edge, whose result is zeros"
+    ),
+    ("q30_grad_clipping", "clip_grad_norm", "", "norm_type"): (
+        "a norm's order: the whole numbers torch's callers use, a power float32 holds"
+    ),
+    ("q30_grad_clipping", "clip_grad_norm", "L3", "norm_type"): (
+        "a norm's order: the whole numbers torch's callers use, a power float32 holds"
+    ),
+    ("q30_grad_clipping", "clip_grad_norm, the gradients", "", "norm_type"): (
+        "a norm's order: the whole numbers torch's callers use, a power float32 holds"
+    ),
+}
+
+
+def _settings(value, path, depth=0):
+    """(where, value) of each Python float a call is given: as an argument, in a tuple, a list
+    or a dict, as a plain attribute of one of the kata's own modules (FocalLoss's gamma), or
+    in an optimizer's param groups."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, float):
+        yield path, value
+    elif depth > 3:
+        return
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _settings(item, f"{path}[{index}]", depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _settings(item, f"{path}[{key!r}]", depth + 1)
+    elif isinstance(value, nn.Module):
+        for name, module in value.named_modules():
+            if type(module).__module__.startswith("torch."):
+                continue  # torch's layers compute with their settings themselves
+            for key, item in vars(module).items():
+                if isinstance(item, float) and not key.startswith("_"):
+                    yield f"{path}.{name + '.' if name else ''}{key}", item
+    elif isinstance(value, torch.optim.Optimizer):
+        for index, group in enumerate(value.param_groups):
+            for key, item in group.items():
+                yield from _settings(item, f"{path}.param_groups[{index}][{key!r}]", depth + 1)
+
+
+def _held_by_float32(value: float) -> bool:
+    return math.isfinite(value) and value != 0 and float(np.float32(value)) == value
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_float64_case_passes_settings_that_float32_does_not_hold(module):
+    # lr = 0.1, betas, eps, a weight decay, a temperature turned into a float32 tensor (a
+    # 0-dim tensor joins float64 ones without promoting them) or multiplied in float32 is
+    # rounded to float32: it shows in a float64 result only where float32 does not hold the
+    # setting. Each float64 Dtypes case passes every nonzero float setting (and leaves out
+    # none whose default float32 holds) with a value float32 rounds, or
+    # SETTINGS_HELD_BY_FLOAT32 says why not.
+    tests = reference_tests(module)
+    held, listed = [], set()
+    for function in tests.FACETS.functions:
+        for facet in function.facets:
+            if not isinstance(facet, facets.Dtypes) or torch.float64 not in facet.dtypes:
+                continue
+            arguments = facet.make(torch.float64, CPU)
+            found = [
+                *(
+                    item
+                    for index, value in enumerate(arguments.args)
+                    for item in _settings(value, f"argument {index}")
+                ),
+                *(
+                    item
+                    for key, value in arguments.kwargs.items()
+                    for item in _settings(value, key)
+                ),
+            ]
+            if not inspect.isclass(function.target) and function.call is function.target:
+                signature = inspect.signature(function.target)
+                given = signature.bind_partial(*arguments.args, **arguments.kwargs).arguments
+                found += [
+                    (f"{name} (its default)", parameter.default)
+                    for name, parameter in signature.parameters.items()
+                    if name not in given and isinstance(parameter.default, float)
+                ]
+            for where, value in found:
+                key = (module, function.name, facet.label, where)
+                if key in SETTINGS_HELD_BY_FLOAT32:
+                    listed.add(key)
+                elif _held_by_float32(value):
+                    held.append(
+                        f"{function.name}{f'({facet.label})' if facet.label else ''}: {where} = {value!r}"
+                    )
+    assert not held, (
+        f"{module}: float64 cases pass settings that float32 holds exactly, so a setting "
+        f"rounded to float32 (a float32 tensor of it) goes unseen: {held}; pick values float32 "
+        "rounds (0.3, 1.3, 2.9), or say why not in SETTINGS_HELD_BY_FLOAT32"
+    )
+    stale = {key for key in SETTINGS_HELD_BY_FLOAT32 if key[0] == module} - listed
+    assert not stale, f"{module}: {sorted(stale)}: take them off SETTINGS_HELD_BY_FLOAT32"
