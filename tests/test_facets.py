@@ -840,7 +840,6 @@ OWNED_RESULT = re.compile(r"\b(?:torch\.Tensor|numpy\.ndarray|list|dict)\b")
 # (module, name) -> why a function that returns one declares no facet that calls it twice.
 NOT_CALLED_TWICE: dict[tuple[str, str], str] = {
     ("q02_numpy_bridge", "to_numpy"): "the array is t's own memory on the CPU, by contract",
-    ("q07_dynamic_graph", "apply_until_small"): "with no step taken, h is x itself, by contract",
     ("q15_warmup_cosine", "train_with_schedule"): (
         "a training run: its list holds the learning rates read while it trained the model"
     ),
@@ -3034,9 +3033,8 @@ def test_a_float64_case_passes_settings_that_float32_does_not_hold(module):
                 if key in SETTINGS_HELD_BY_FLOAT32:
                     listed.add(key)
                 elif _held_by_float32(value):
-                    held.append(
-                        f"{function.name}{f'({facet.label})' if facet.label else ''}: {where} = {value!r}"
-                    )
+                    label = f"({facet.label})" if facet.label else ""
+                    held.append(f"{function.name}{label}: {where} = {value!r}")
     assert not held, (
         f"{module}: float64 cases pass settings that float32 holds exactly, so a setting "
         f"rounded to float32 (a float32 tensor of it) goes unseen: {held}; pick values float32 "
@@ -3044,3 +3042,68 @@ def test_a_float64_case_passes_settings_that_float32_does_not_hold(module):
     )
     stale = {key for key in SETTINGS_HELD_BY_FLOAT32 if key[0] == module} - listed
     assert not stale, f"{module}: {sorted(stale)}: take them off SETTINGS_HELD_BY_FLOAT32"
+
+
+# (module, name) -> why a function given tensors that returns one declares no Dtypes.
+DTYPES_UNDECLARED: dict[tuple[str, str], str] = {
+    ("q11_layer_shapes", "lstm_final_states"): (
+        "the caller's LSTM computes in its own dtype: the function only selects its states"
+    ),
+    ("q16_text_classifier", "encode"): (
+        "the caller's layer computes in its own dtype: the function runs it in a mode"
+    ),
+    ("q26_to_device", "place_for_training"): (
+        "moves the caller's tensors as they are: test_keeps_dtypes checks their dtypes"
+    ),
+    ("q35_tensor_creation", "as_tensor_shared"): (
+        "the dtype is the caller's argument: the kata's own tests check each"
+    ),
+    ("q37_mixed_precision", "amp_train_step"): (
+        "autocast chooses the dtypes: the loss is float32 by contract, its own tests check it"
+    ),
+    ("q40_eval_metrics", "evaluate"): "accuracy and F1 are numbers, the matrix int64 counts",
+    ("q42_indexing", "batch_histogram"): (
+        "int64 labels in, int64 counts out, by contract: its tests check the dtype, past 2**24 "
+        "too (test_batch_histogram_counts_past_float32_precision)"
+    ),
+    ("q48_export_deploy", "run_onnx"): "ONNX Runtime computes in the exported model's dtype",
+    ("q50_data_parallel", "global_mean"): (
+        "a collective over processes: the kata's own tests run it in a process group"
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_from_tensors_to_tensors_declares_dtypes(module):
+    # A result made in the default dtype, an input turned float (x.float()), a float64
+    # computed in float32: each shows only where a case runs in another dtype under the
+    # other default. Every function given a tensor that returns one (or a tuple of them)
+    # declares Dtypes, or DTYPES_UNDECLARED says why not.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target):
+            continue
+        signature = inspect.signature(target)
+        given = any("torch.Tensor" in str(p.annotation) for p in signature.parameters.values())
+        returns = "torch.Tensor" in str(signature.return_annotation)
+        declared = any(
+            isinstance(facet, facets.Dtypes) for function in functions for facet in function.facets
+        )
+        if (module, name) in DTYPES_UNDECLARED:
+            needless += [name] if declared or not (given and returns) else []
+        elif given and returns and not declared:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} take and return tensors but declare no Dtypes: declare "
+        "facets.Dtypes (result= where the result's dtype is another), or say why not in "
+        "DTYPES_UNDECLARED"
+    )
+    assert not needless, f"{module}: {needless}: take them off DTYPES_UNDECLARED"
+
+
+def test_functions_without_dtypes_are_functions_of_the_stubs():
+    for module, name in DTYPES_UNDECLARED:
+        assert hasattr(stub_module(module), name), (module, name)

@@ -7,13 +7,13 @@ import functools
 import importlib
 import itertools
 import random
-import warnings
 import re
 import sys
 import textwrap
 import threading
 import time
 import types
+import warnings
 from functools import reduce as fold
 from itertools import starmap
 from pathlib import Path
@@ -1757,4 +1757,4 @@ def test_settings_kept_fails_on_the_warnings_filters_changed_and_puts_them_back(
             change()
         assert list(warnings.filters) == before, "put back"
     with pytest.warns(UserWarning, match="shown"):
-        warnings.warn("shown", UserWarning)
+        warnings.warn("shown", UserWarning, stacklevel=1)
