@@ -993,7 +993,9 @@ class _WritesInto(TorchDispatchMode):
             for value in _written(func, args, kwargs):
                 for tensor in value if isinstance(value, (list, tuple)) else (value,):
                     span = _span(tensor) if isinstance(tensor, torch.Tensor) else None
-                    for path, (start, end) in self.spans if span else ():
+                    if span is None:
+                        continue
+                    for path, (start, end) in self.spans:
                         if span[0] < end and start < span[1]:
                             self.found = (path, str(func))
         return func(*args, **kwargs)

@@ -1938,7 +1938,8 @@ def _warnings_filters() -> tuple[list[Any], list[Any], tuple[object, object]]:
     """The warnings filters (the list object and what it holds) and how warnings are shown,
     for `_warnings_filters_put_back`. Not among the harness's settings: pytest sets filters
     per test (`filterwarnings` marks), and a test may set its own around a call."""
-    return warnings.filters, list(warnings.filters), _shown()
+    filters: list[Any] = warnings.filters  # type: ignore[assignment]
+    return filters, list(filters), _shown()
 
 
 def _shown() -> tuple[object, object]:
@@ -1955,7 +1956,7 @@ def _warnings_filters_put_back(
     changed = warnings.filters is not filters or filters != held
     changed = changed or any(map(operator.is_not, _shown(), shown))
     if changed:
-        warnings.filters = filters  # type: ignore[misc]  # catch_warnings swaps the list too
+        warnings.filters = filters  # catch_warnings swaps the list too
         filters[:] = held
         warnings.showwarning, impl = shown  # type: ignore[assignment]
         if impl is not None:
