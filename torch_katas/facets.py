@@ -40,12 +40,12 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.testing import (
-    _dispatch_mode,
-    _written,
     default_dtype,
+    dispatch_mode,
     forbidden_calls,
     same_device,
     settings_kept,
+    written_arguments,
 )
 
 __all__ = [
@@ -984,13 +984,13 @@ class _WritesInto(TorchDispatchMode):
         if not self.spans:
             yield
             return
-        with _dispatch_mode(self):
+        with dispatch_mode(self):
             yield
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
         if self.found is None:
-            for value in _written(func, args, kwargs):
+            for value in written_arguments(func, args, kwargs):
                 for tensor in value if isinstance(value, (list, tuple)) else (value,):
                     span = _span(tensor) if isinstance(tensor, torch.Tensor) else None
                     if span is None:

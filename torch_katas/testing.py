@@ -55,6 +55,7 @@ __all__ = [
     "computations_reading",
     "deepest_nesting",
     "default_dtype",
+    "dispatch_mode",
     "every_dtype",
     "forbidden_calls",
     "forbidden_modules",
@@ -73,6 +74,7 @@ __all__ = [
     "skip_unless_supported",
     "skip_without_float64",
     "storage_freed",
+    "written_arguments",
 ]
 
 
@@ -1572,6 +1574,18 @@ def _flat(tensor: torch.Tensor) -> torch.Tensor:
     """The whole memory `tensor` views, as one flat tensor of its dtype."""
     size = tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1)
     return tensor.as_strided((size,), (1,), 0)
+
+
+def written_arguments(func: Any, args: Any, kwargs: dict[str, Any]) -> list[Any]:
+    """The arguments an aten operator writes (its self in place, out=): for modes that watch
+    writes."""
+    return _written(func, args, kwargs)
+
+
+def dispatch_mode(mode: TorchDispatchMode) -> Any:
+    """Enter a TorchDispatchMode the way the rules here do (data made onto the simulated
+    device works under it)."""
+    return _dispatch_mode(mode)
 
 
 def _written(func: Any, args: Any, kwargs: dict[str, Any]) -> list[Any]:
