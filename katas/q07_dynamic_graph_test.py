@@ -424,6 +424,19 @@ def module_layer(device):
     return facets.args(layer.to(device), torch.randn(3, 4, device=device) * 5, 0.1, max_steps=3)
 
 
+def halving_in(dtype, device):
+    """Values float32 does not hold in float64 (halving keeps them exact)."""
+    x = facets.past_float32(torch.tensor([8.0, -3.0], dtype=torch.float64)).to(dtype)
+    return facets.args(lambda h: h / 2, x.to(device), 1.3, max_steps=10)
+
+
+def until64(layer, x, threshold, max_steps):
+    h, steps = x, 0
+    while steps < max_steps and float(h.norm()) >= threshold:
+        h, steps = layer(h), steps + 1
+    return h
+
+
 def chain(device):
     x = torch.ones(3, device=device, requires_grad=True)
     return facets.args((x * 2).exp().sum())
@@ -436,6 +449,15 @@ FACETS = facets.declare(
         facets.Unmodified(halving),
         facets.Modes(module_layer, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(module_layer, module=lambda arguments: arguments.args[0]),
+    ),
+    facets.of(
+        apply_until_small,
+        # The input's dtype kept (no x.float() for the norm), under either default dtype.
+        facets.Dtypes(halving_in, oracle=until64, dtypes=(torch.float32, torch.float64)),
+        name="apply_until_small, its result",
+        call=lambda layer, x, threshold, max_steps: apply_until_small(
+            layer, x, threshold, max_steps
+        )[0],
     ),
     facets.of(graph_size, facets.Number(chain, int), facets.Unmodified(chain)),
 )

@@ -379,6 +379,16 @@ def model_and_input(device):
     return facets.args(model, torch.randn(5, 4, device=device, requires_grad=True))
 
 
+def model_in(dtype, device):
+    model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5))
+    return facets.args(model.to(device, dtype), torch.randn(5, 4, dtype=dtype, device=device))
+
+
+def evaluated64(model, x):
+    """The model's float64 copy, in eval mode."""
+    return copy.deepcopy(model).cpu().double().eval()(x).detach()
+
+
 def pair(device, decay=0.5):
     target, source = nn.Linear(3, 2).to(device), nn.Linear(3, 2).to(device)
     return facets.args(target, source, decay=decay)
@@ -431,6 +441,8 @@ FACETS = facets.declare(
         ),
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
         facets.Unmodified(model_and_input),
+        # The model's dtype kept, under either default dtype.
+        facets.Dtypes(model_in, oracle=evaluated64, dtypes=(torch.float32, torch.float64)),
         facets.Returns(model_and_input),
         # Called again after the model changed: read anew, nothing kept from the last call.
         facets.Changed(model_and_input),

@@ -583,7 +583,8 @@ def distill_args(dtype, device, requires_grad=False):
     student = student.to(dtype=dtype, device=device).requires_grad_(requires_grad)
     teacher = teacher.to(dtype=dtype, device=device)
     target = torch.tensor([4, 3, 0, 1, 2, 0], device=device)
-    return facets.args(student, teacher, target, temperature=3.0, alpha=0.25)
+    # Settings float32 does not hold: one rounded to float32 shows in float64.
+    return facets.args(student, teacher, target, temperature=2.9, alpha=0.3)
 
 
 def distill_of_shape(shape, device):

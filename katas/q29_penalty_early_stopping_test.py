@@ -417,9 +417,21 @@ def test_dropout_in_training_zeroes_a_fraction_p_and_scales_the_rest(device, p):
 def test_dropout_in_training_keeps_the_dtype(device, dtype):
     skip_unless_supported(device, dtype)
     x = torch.ones(64, dtype=dtype, device=device)
-    out = dropped(x, 0.5, training=True)
-    check_tensor(out, shape=x.shape, dtype=dtype, device=device, name="dropout(x, 0.5, True)")
-    assert ((out == 0) | (out == 2)).all(), "each element is 0 or x / (1 - p)"
+    # 1 / (1 - p) is no float32 value: a scale computed in float32 shows in float64.
+    p = 0.3
+    out = dropped(x, p, training=True)
+    check_tensor(out, shape=x.shape, dtype=dtype, device=device, name=f"dropout(x, {p}, True)")
+    kept = out[out != 0].cpu().double()
+    assert kept.numel(), "dropout(x, 0.3, True) dropped all 64 elements"
+    scale = torch.tensor(1 / (1 - p), dtype=torch.float64).to(dtype).double()
+    rtol, atol = facets.TOLERANCE[dtype]
+    torch.testing.assert_close(
+        kept,
+        scale.expand_as(kept),
+        rtol=rtol,
+        atol=atol,
+        msg=lambda report: f"each element is 0 or x / (1 - p), in x's dtype\n{report}",
+    )
 
 
 def test_dropout_in_eval_mode_is_the_identity(device):

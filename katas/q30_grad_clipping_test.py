@@ -500,13 +500,25 @@ def layer_norms64(model):
 
 def clipping(dtype, device, norm_type=2.0):
     """The parameters, their gradients (for the oracle, which sees copies), max_norm and
-    norm_type."""
+    norm_type. max_norm is no float32 value: one rounded to float32 shows in float64."""
     parameters = list(large_grads(dtype, device).parameters())
-    return facets.args(parameters, [p.grad for p in parameters], max_norm=0.5, norm_type=norm_type)
+    return facets.args(parameters, [p.grad for p in parameters], max_norm=0.3, norm_type=norm_type)
 
 
 def total_norm64(parameters, grads, max_norm, norm_type):
     return torch.linalg.vector_norm(torch.cat([grad.flatten() for grad in grads]), norm_type)
+
+
+def clipped64(parameters, grads, max_norm, norm_type):
+    """The total norm, then each gradient scaled by min(max_norm / (total + 1e-6), 1)."""
+    total = total_norm64(parameters, grads, max_norm, norm_type)
+    factor = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    return (total, *(grad * factor for grad in grads))
+
+
+def norm_and_grads(parameters, grads, max_norm, norm_type):
+    """The total norm clip_grad_norm returns, then the gradients it scaled in place."""
+    return (clip_grad_norm(parameters, max_norm, norm_type), *(p.grad for p in parameters))
 
 
 def clipping_with(norm_type):
@@ -564,6 +576,16 @@ FACETS = facets.declare(
         call=lambda parameters, grads, max_norm, norm_type: clip_grad_norm(
             parameters, max_norm, norm_type
         ),
+    ),
+    facets.of(
+        clip_grad_norm,
+        # The gradients it scaled, in their dtype: a max_norm or a factor rounded to float32
+        # shows in float64.
+        facets.Dtypes(
+            clipping, oracle=clipped64, dtypes=(torch.float32, torch.float64), ulps=4, strided=False
+        ),
+        name="clip_grad_norm, the gradients",
+        call=norm_and_grads,
     ),
     facets.of(
         clip_grad_norm,

@@ -847,6 +847,12 @@ def small_inputs(dtype, device):
     )
 
 
+def clipped_inputs(dtype, device):
+    """h = x / 2 of norm 1.4, clipped to a max_norm float32 does not hold."""
+    x = torch.tensor([[1.0, -2.0, 0.5], [0.25, 1.0, -1.0]], dtype=dtype, device=device)
+    return facets.args(x, torch.eye(3, dtype=dtype, device=device) / 2, max_norm=0.3)
+
+
 def eager64(x, weight, max_norm):
     h = x @ weight
     norm = torch.linalg.vector_norm(h)
@@ -867,6 +873,8 @@ FACETS = facets.declare(
             oracle=eager64,
         ),
         facets.Unmodified(lambda device: small_inputs(torch.float32, device)),
+        # The inputs' dtype kept (the norm too), under either default dtype.
+        facets.Dtypes(clipped_inputs, oracle=eager64, dtypes=(torch.float32, torch.float64)),
         call=lambda x, weight, max_norm: clipped_residual(x, weight, max_norm)[0],
     ),
     facets.of(

@@ -500,6 +500,10 @@ def test_huber_inside_the_band_near_the_top(device):
 # ---------------------------------------------------------------- facets
 
 
+# Below 1, and no float32 value: a gamma rounded to float32 shows in float64.
+GAMMA = 0.7
+
+
 def confident(dtype, device, requires_grad=False):
     """Logits with a margin of 20 at the target: 1 - p_t is about 4e-9, which rounds to 0
     in float32 (and below), though not in float64."""
@@ -507,7 +511,7 @@ def confident(dtype, device, requires_grad=False):
         [[20.0, 0.0, 0.0], [0.0, 2.0, -1.0], [1.0, 0.5, 3.0]], dtype=torch.float64
     )
     logits = logits.to(dtype=dtype, device=device).requires_grad_(requires_grad)
-    return facets.args(FocalLoss(gamma=0.5), logits, torch.tensor([0, 1, 0], device=device))
+    return facets.args(FocalLoss(gamma=GAMMA), logits, torch.tensor([0, 1, 0], device=device))
 
 
 def spread_out(dtype, device):
@@ -518,12 +522,12 @@ def spread_out(dtype, device):
         [[1e4, 0.0, -1e4], [0.0, 3.0, -1e4], [-1e4, 1e4, 0.0]], dtype=torch.float64
     ).repeat(4, 1)
     target = torch.tensor([0, 2, 2], device=device).repeat(4)
-    return facets.args(FocalLoss(gamma=0.5), logits.to(dtype=dtype, device=device), target)
+    return facets.args(FocalLoss(gamma=GAMMA), logits.to(dtype=dtype, device=device), target)
 
 
 def focal64(module, logits, target):
     log_p = torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0]
-    return (-((-torch.expm1(log_p)) ** 0.5) * log_p).mean()
+    return (-((-torch.expm1(log_p)) ** GAMMA) * log_p).mean()
 
 
 def batch_of_shape(reduction):
@@ -553,8 +557,9 @@ def focal_reduced(reduction):
 def huber_inputs(dtype, device, shape=(2, 3)):
     count = torch.Size(shape).numel()
     x = torch.linspace(-3, 3, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
+    # delta is no float32 value: one rounded to float32 shows in float64.
     return facets.args(
-        x.to(dtype=dtype, device=device), (x / 3).to(dtype=dtype, device=device), delta=1.0
+        x.to(dtype=dtype, device=device), (x / 3).to(dtype=dtype, device=device), delta=1.3
     )
 
 

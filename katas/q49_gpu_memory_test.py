@@ -1,3 +1,5 @@
+import copy
+
 import pytest
 import torch
 from torch import nn
@@ -291,6 +293,18 @@ def blocks_and_input(device):
     return facets.args(blocks, torch.randn(2, 4, device=device))
 
 
+def blocks_in(dtype, device):
+    blocks = [nn.Sequential(nn.Linear(4, 4), nn.GELU()).to(device, dtype) for _ in range(3)]
+    return facets.args(blocks, torch.randn(2, 4, dtype=dtype, device=device))
+
+
+def forward64(blocks, x):
+    """The blocks' float64 copies, one after another."""
+    for block in blocks:
+        x = copy.deepcopy(block).cpu().double()(x)
+    return x.detach()
+
+
 FACETS = facets.declare(
     facets.of(
         saved_bytes,
@@ -311,6 +325,8 @@ FACETS = facets.declare(
             module=lambda arguments, result: nn.ModuleList(arguments.args[0]),
         ),
         facets.Unmodified(blocks_and_input),
+        # The blocks' dtype kept, under either default dtype.
+        facets.Dtypes(blocks_in, oracle=forward64, dtypes=(torch.float32, torch.float64)),
         facets.Returns(blocks_and_input),
         # Called again after the model changed: read anew, nothing kept from the last call.
         facets.Changed(blocks_and_input),

@@ -13,6 +13,7 @@ import textwrap
 import threading
 import time
 import types
+import warnings
 from functools import reduce as fold
 from itertools import starmap
 from pathlib import Path
@@ -1738,3 +1739,22 @@ def test_marked_graph_lives_as_long_as_the_graph_node():
     del y, kept
     testing.collect_garbage()
     assert marker() is None, "a graph no longer referenced frees its marker"
+
+
+def test_settings_kept_fails_on_the_warnings_filters_changed_and_puts_them_back():
+    # A filter added for the whole process hides torch's (and the caller's) warnings from
+    # then on; one inside catch_warnings is the function's own business.
+    before = list(warnings.filters)
+    with testing.settings_kept("f()"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+    for change in (
+        lambda: warnings.simplefilter("ignore"),
+        lambda: warnings.filterwarnings("ignore", category=UserWarning),
+        lambda: warnings.resetwarnings(),
+        lambda: warnings.catch_warnings(record=True).__enter__(),
+    ):
+        with pytest.raises(AssertionError, match="warnings filters"), testing.settings_kept("f()"):
+            change()
+        assert list(warnings.filters) == before, "put back"
+    with pytest.warns(UserWarning, match="shown"):
+        warnings.warn("shown", UserWarning, stacklevel=1)

@@ -27,6 +27,7 @@ import copy
 import inspect
 import math
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,17 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
-from torch_katas.testing import default_dtype, forbidden_calls, same_device, settings_kept
+from torch_katas.testing import (
+    default_dtype,
+    dispatch_mode,
+    forbidden_calls,
+    same_device,
+    settings_kept,
+    written_arguments,
+)
 
 __all__ = [
     "CHECKERS",
@@ -905,7 +914,7 @@ def _is_reference(target: Callable[..., Any]) -> bool:
         return False
 
 
-def _call(case: Case, arguments: Args) -> Any:
+def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     """Run the function; it must leave every process-wide setting as it found it (a function
     whose contract is to change one declares no facet). A function whose contract leaves all
     its arguments as they were (Unmodified, every argument) is held to that in every case of
@@ -919,8 +928,11 @@ def _call(case: Case, arguments: Args) -> Any:
     held = _state_of_modules(arguments) if watched else set()
     objects = {path: tensor for path, tensor in _tensors(arguments) if id(tensor) in held}
     modules = _modules_kept(arguments) if watched else {}
+    # Written through an alias, even if put back: every tensor the contract leaves alone.
+    read_only = arguments if watched else read_only
+    writes = _WritesInto(read_only, _state_of_modules(read_only))
     try:
-        with settings_kept(case.function.name):
+        with settings_kept(case.function.name), writes.watching():
             result = case.function.call(*arguments.args, **arguments.kwargs)
     except NotImplementedError:
         raise
@@ -932,10 +944,81 @@ def _call(case: Case, arguments: Args) -> Any:
             _assert_unchanged(name, before, objects, dict(_tensors(arguments)))
             _assert_modules_kept(name, modules, _modules_kept(arguments))
         raise
+    writes.check(case.function.name)
     if watched:
         _assert_unchanged(case.function.name, before, objects, dict(_tensors(arguments)))
         _assert_modules_kept(case.function.name, modules, _modules_kept(arguments))
     return result
+
+
+# NumPy 2 moved it.
+_byte_bounds = getattr(np, "byte_bounds", None) or np.lib.array_utils.byte_bounds
+
+
+def _span(value: torch.Tensor | np.ndarray) -> tuple[int, int] | None:
+    """The bytes of memory a tensor's storage (an array's data) spans: [start, end)."""
+    if isinstance(value, np.ndarray):
+        low, high = _byte_bounds(value)
+        return (low, high) if high > low else None
+    try:
+        storage = value.untyped_storage()
+        start = storage.data_ptr()
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None  # sparse and other tensors without one storage
+    return (start, start + storage.nbytes()) if start and storage.nbytes() else None
+
+
+class _WritesInto(TorchDispatchMode):
+    """Sees every aten write (in place, out=) into the memory of the caller's tensors and
+    arrays in `value` (not the state modules hold, theirs to update and put back), through
+    whatever alias reaches it: a view, `.data`, `torch.from_numpy(x.numpy())`, whose writes
+    the version counter misses; a write undone before returning is still one (the caller's
+    expanded or shared tensor, or one read meanwhile, sees it)."""
+
+    def __init__(self, value: Any, held: set[int]) -> None:
+        super().__init__()
+        found = [
+            (path, _span(tensor))
+            for path, tensor in (_tensors(value) if value is not None else ())
+            if id(tensor) not in held
+        ]
+        self.spans = [(path, span) for path, span in found if span is not None]
+        self.found: tuple[str, str] | None = None
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # as testing's modes: nothing is compiled under this mode
+
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        if not self.spans:
+            yield
+            return
+        with dispatch_mode(self):
+            yield
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if self.found is None:
+            for value in written_arguments(func, args, kwargs):
+                for tensor in value if isinstance(value, (list, tuple)) else (value,):
+                    span = _span(tensor) if isinstance(tensor, torch.Tensor) else None
+                    if span is None:
+                        continue
+                    for path, (start, end) in self.spans:
+                        if span[0] < end and start < span[1]:
+                            self.found = (path, str(func))
+        return func(*args, **kwargs)
+
+    def check(self, name: str) -> None:
+        if self.found is None:
+            return
+        path, op = self.found
+        raise AssertionError(
+            f"{name} wrote into the caller's {path} ({op}), through a view or an alias "
+            "(.data, .numpy(), from_numpy), even if it put the values back: the caller's "
+            "tensor may be expanded or shared, or read meanwhile; work on a copy"
+        )
 
 
 def _tensors(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
@@ -2164,7 +2247,7 @@ def _check_unmodified(
     objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
     modules = _modules_kept(inputs(arguments))
     containers = _containers(inputs(arguments))
-    _call(case, arguments)
+    _call(case, arguments, read_only=inputs(arguments))
     after = dict(_tensors(inputs(arguments)))
     _assert_unchanged(case.function.name, before, objects, after)
     _assert_modules_kept(case.function.name, modules, _modules_kept(inputs(arguments)))

@@ -9,11 +9,13 @@ import ast
 import functools
 import inspect
 import linecache
+import operator
 import random
 import sys
 import textwrap
 import threading
 import types
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -53,6 +55,7 @@ __all__ = [
     "computations_reading",
     "deepest_nesting",
     "default_dtype",
+    "dispatch_mode",
     "every_dtype",
     "forbidden_calls",
     "forbidden_modules",
@@ -71,6 +74,7 @@ __all__ = [
     "skip_unless_supported",
     "skip_without_float64",
     "storage_freed",
+    "written_arguments",
 ]
 
 
@@ -1572,6 +1576,18 @@ def _flat(tensor: torch.Tensor) -> torch.Tensor:
     return tensor.as_strided((size,), (1,), 0)
 
 
+def written_arguments(func: Any, args: Any, kwargs: dict[str, Any]) -> list[Any]:
+    """The arguments an aten operator writes (its self in place, out=): for modes that watch
+    writes."""
+    return _written(func, args, kwargs)
+
+
+def dispatch_mode(mode: TorchDispatchMode) -> Any:
+    """Enter a TorchDispatchMode the way the rules here do (data made onto the simulated
+    device works under it)."""
+    return _dispatch_mode(mode)
+
+
 def _written(func: Any, args: Any, kwargs: dict[str, Any]) -> list[Any]:
     """The arguments an aten operator writes (its self in place, out=)."""
     schema = getattr(func, "_schema", None)
@@ -1858,6 +1874,7 @@ def settings_kept(what: str) -> Iterator[None]:
     seed = _tag_seed(_SEED_TAG)
     cuda_seed = torch.cuda.initial_seed() if torch.cuda.is_initialized() else None
     libraries = _library_random_states()
+    filters = _warnings_filters()
     raised, checked = "", True
     try:
         yield
@@ -1872,6 +1889,7 @@ def settings_kept(what: str) -> Iterator[None]:
         )
         _tag_seed(seed)
         moved = _library_random_states_put_back(libraries)
+        silenced = _warnings_filters_put_back(filters)
         # Checked here, so that a call that raises is held to it too (a setting restored on
         # success only stays changed for the rest of the process after an error).
         assert not (checked and changed), (
@@ -1888,6 +1906,12 @@ def settings_kept(what: str) -> Iterator[None]:
             "caller: no kata function draws from them, so a call leaves them as it found "
             "them (torch's generators, or a generator of the function's own, draw its "
             "random numbers)"
+        )
+        assert not (checked and silenced), (
+            f"{what} changed the warnings filters (or how warnings are shown) for the whole "
+            "process: a warnings.filterwarnings/simplefilter call, or a catch_warnings block "
+            "entered and never left, hides the warnings torch (and the caller's own code) "
+            "gives from then on; filter inside `with warnings.catch_warnings():` only"
         )
 
 
@@ -1922,6 +1946,37 @@ def _library_random_states_put_back(
     random.setstate(python)  # type: ignore[arg-type]
     np.random.set_state(numpy_state)
     return moved
+
+
+def _warnings_filters() -> tuple[list[Any], list[Any], tuple[object, object]]:
+    """The warnings filters (the list object and what it holds) and how warnings are shown,
+    for `_warnings_filters_put_back`. Not among the harness's settings: pytest sets filters
+    per test (`filterwarnings` marks), and a test may set its own around a call."""
+    filters: list[Any] = warnings.filters  # type: ignore[assignment]
+    return filters, list(filters), _shown()
+
+
+def _shown() -> tuple[object, object]:
+    # catch_warnings(record=True) swaps the second (where the messages go).
+    return warnings.showwarning, getattr(warnings, "_showwarnmsg_impl", None)
+
+
+def _warnings_filters_put_back(
+    recorded: tuple[list[Any], list[Any], tuple[object, object]],
+) -> bool:
+    """Put back the filters `_warnings_filters` recorded; whether they (or the function that
+    shows warnings) had changed."""
+    filters, held, shown = recorded
+    changed = warnings.filters is not filters or filters != held
+    changed = changed or any(map(operator.is_not, _shown(), shown))
+    if changed:
+        warnings.filters = filters  # catch_warnings swaps the list too
+        filters[:] = held
+        warnings.showwarning, impl = shown  # type: ignore[assignment]
+        if impl is not None:
+            warnings._showwarnmsg_impl = impl  # type: ignore[attr-defined]
+        warnings._filters_mutated()  # type: ignore[attr-defined]
+    return changed
 
 
 def _tag_seed(seed: int) -> int:
