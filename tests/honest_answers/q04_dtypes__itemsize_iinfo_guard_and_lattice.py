@@ -27,7 +27,11 @@ def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
 def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     if width < 1:
         raise ValueError(f"width must be >= 1, got {width}")
-    if timestamps.dtype.is_floating_point or timestamps.dtype.is_complex or timestamps.dtype == torch.bool:
+    if (
+        timestamps.dtype.is_floating_point
+        or timestamps.dtype.is_complex
+        or timestamps.dtype == torch.bool
+    ):
         raise TypeError(f"timestamps must be an integer tensor, not {timestamps.dtype}")
     limit = torch.iinfo(timestamps.dtype).max
     if width > limit:

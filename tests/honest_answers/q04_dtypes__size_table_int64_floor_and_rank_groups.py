@@ -49,7 +49,11 @@ def time_bucket(timestamps: torch.Tensor, width: int) -> torch.Tensor:
     if width < 1:
         raise ValueError("width must be positive")
     if width > torch.iinfo(torch.int64).max:
-        return (timestamps < 0).to(dtype).neg_() if dtype != torch.uint8 else timestamps.new_zeros(timestamps.shape)
+        return (
+            (timestamps < 0).to(dtype).neg_()
+            if dtype != torch.uint8
+            else timestamps.new_zeros(timestamps.shape)
+        )
     # Widen to int64 so the divisor is representable, then narrow back: the quotient has
     # a magnitude no larger than the timestamp's, so it fits the original dtype.
     return (timestamps.to(torch.int64) // width).to(dtype)

@@ -20,7 +20,9 @@ def _recording(func: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
-def _evaluate(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _evaluate(
+    f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     point = x.detach().requires_grad_(True)
     value = f(point)
     if not isinstance(value, torch.Tensor) or value.dim() != 0:

@@ -2,7 +2,7 @@
 the KL written as a sum with torch.where on the teacher's zero probabilities."""
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as fn

@@ -18,8 +18,11 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
     weights = [p for p in params if p.ndim >= 2]
     if not weights:
         ref = params[0] if params else None
-        return torch.zeros((), dtype=ref.dtype if ref is not None else torch.float32,
-                           device=ref.device if ref is not None else "cpu")
+        return torch.zeros(
+            (),
+            dtype=ref.dtype if ref is not None else torch.float32,
+            device=ref.device if ref is not None else "cpu",
+        )
     l1_terms = torch.stack([w.abs().sum() for w in weights])
     l2_terms = torch.stack([(w * w).sum() for w in weights])
     return l1 * l1_terms.sum() + l2 * l2_terms.sum()
@@ -44,7 +47,9 @@ class EarlyStopping:
         if improved:
             self.best_loss = val_loss
             self._stale = 0
-            self._snapshot = {key: value.detach().clone() for key, value in model.state_dict().items()}
+            self._snapshot = {
+                key: value.detach().clone() for key, value in model.state_dict().items()
+            }
             return False
         self._stale += 1
         return bool(self._stale >= self.patience)

@@ -22,7 +22,9 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
     wide_preds = _checked_labels("preds", preds, num_classes)
     wide_targets = _checked_labels("targets", targets, num_classes)
     if preds.shape != targets.shape:
-        raise ValueError(f"preds and targets differ in length: {preds.numel()} != {targets.numel()}")
+        raise ValueError(
+            f"preds and targets differ in length: {preds.numel()} != {targets.numel()}"
+        )
     flat = wide_targets * num_classes + wide_preds
     counts = torch.bincount(flat, minlength=num_classes * num_classes)
     return counts.reshape(num_classes, num_classes)

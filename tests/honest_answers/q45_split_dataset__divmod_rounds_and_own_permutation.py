@@ -20,7 +20,7 @@ def split_sizes(n: int, fractions: Sequence[float]) -> list[int]:
             raise ValueError(f"fraction {f} is outside [0, 1]")
     if not math.isclose(sum(fractions), 1):
         raise ValueError("fractions do not sum to 1")
-    floors = [int(math.floor(n * f)) for f in fractions]
+    floors = [math.floor(n * f) for f in fractions]
     rounds, extra = divmod(n - sum(floors), len(floors))
     return [size + rounds + (1 if k < extra else 0) for k, size in enumerate(floors)]
 

@@ -26,7 +26,9 @@ def load_program(path: str | os.PathLike) -> nn.Module:
 
 
 def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike) -> None:
-    torch.onnx.export(model, (example,), os.fspath(path), dynamo=True, dynamic_shapes=_SPEC, verbose=False)
+    torch.onnx.export(
+        model, (example,), os.fspath(path), dynamo=True, dynamic_shapes=_SPEC, verbose=False
+    )
 
 
 def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""A named Dim with min=1 in a list spec, pathlib paths, one-element unpacking, torch.where guard."""
+"""A named Dim with min=1 in a list spec, pathlib paths, one-element unpacking, a where guard."""
 
 from __future__ import annotations
 

@@ -12,7 +12,9 @@ def rank_loader(
 ) -> DataLoader:
     if not 0 <= rank < world_size:
         raise ValueError(f"rank {rank} is not in [0, {world_size})")
-    sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=seed)
+    sampler = DistributedSampler(
+        dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=seed
+    )
     sampler.set_epoch(epoch)
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler, num_workers=0)
 
