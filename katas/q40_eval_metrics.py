@@ -26,6 +26,8 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
 
     - preds, targets: 1-D integer tensors of the same length N (N may be 0; a 0-dim tensor
       is not 1-D), on the same device, with values in [0, num_classes). Not modified.
+      Any integer dtype, uint16, uint32 and uint64 included: torch has almost no arithmetic
+      for those three (not even `<` on the CPU), so convert to int64 before computing.
     - Returns a (num_classes, num_classes) int64 tensor on their device whose entry
       [t, p] is the number of samples with target t and prediction p (rows: true class,
       columns: predicted class).
@@ -48,7 +50,8 @@ def macro_f1(confusion: torch.Tensor) -> torch.Tensor:
     """The mean F1 score over the classes of a confusion matrix.
 
     - confusion: a (C, C) integer tensor laid out as `confusion_matrix` returns it, of any
-      integer dtype, with counts past 2**31 too (compute in a type that holds them).
+      integer dtype (uint16, uint32 and uint64 included, as above), with counts past 2**31
+      too (compute in a type that holds them).
     - For class c: TP = confusion[c, c], FP = the rest of column c, FN = the rest of row c,
       and F1_c = 2 TP / (2 TP + FP + FN).
     - A class with 2 TP + FP + FN == 0 (never a target and never predicted) has no F1 and

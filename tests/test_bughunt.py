@@ -429,6 +429,22 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
     assert words.startswith("bug not fixed: the change brings in values of the tests'")
 
 
+def test_a_none_check_on_a_lookup_brings_in_no_number():
+    """`size = TABLE.get(dtype)` then `if size is None:` asks whether the lookup found
+    anything: the table's values are not compared with (a size table of dtypes holds the
+    tests' 4 and 8), while a lookup keyed on the tests' value is still recognised."""
+    tests = "def test_sizes():\n    assert nbytes(x, 4, 8) == 1.75\n"
+    table = "TABLE = {'int32': 4, 'int64': 8}\n"
+    honest = (
+        table
+        + "def f(d):\n    size = TABLE.get(d)\n    if size is None:\n        size = 1\n"
+        + "    return size\n"
+    )
+    assert bughunt.recognised("", "", honest, tests) == []
+    keyed = "def f(tol):\n    if {1.75: None}.get(tol) is None:\n        return 0\n"
+    assert bughunt.recognised("", "", keyed, tests) == [1.75]
+
+
 def test_no_correct_answer_in_another_style_compares_with_a_value_of_the_tests_alone():
     """No false flag from the rule above: the correct answers in other styles, whole modules
     written apart from the reference, bring in no number to compare with that only the tests

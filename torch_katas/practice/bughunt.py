@@ -634,7 +634,9 @@ def _values(text: str, compared: bool = False) -> set[object]:
             scope = None if isinstance(scope, ast.Module) else evaluated_in(scope, parents)
         return None
 
-    parts = [part for node in ast.walk(tree) for each in _deciding(node) for part in ast.walk(each)]
+    parts = [
+        part for node in ast.walk(tree) for each in _deciding(node) for part in _walk_deciding(each)
+    ]
     followed: set[int] = set()
     todo = list(parts)
     while todo:
@@ -671,7 +673,7 @@ def _deciding(node: ast.AST) -> list[ast.AST]:
     lookup), a match's subject and values, a call that asks for equality or looks a value
     up (`math.isclose(tol, 1.75)`, `{1.75: 0}.get(tol)`)."""
     if isinstance(node, ast.Compare):
-        return [node.left, *node.comparators]
+        return [] if _none_check(node) else [node.left, *node.comparators]
     if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
         return [node.test]
     if isinstance(node, ast.comprehension):
@@ -692,6 +694,31 @@ def _deciding(node: ast.AST) -> list[ast.AST]:
         if called in DECIDING_CALLS:
             return [*node.args, *(keyword.value for keyword in node.keywords)]
     return []
+
+
+def _none_check(node: ast.AST) -> bool:
+    """`found is None` (or `is not None`): it asks whether a value is there, not which number
+    it is, so its operand (a lookup's result, `table.get(dtype)`) brings in no number; the
+    lookup's keys and arguments still decide, as a dict's keys and a `get` call do."""
+    return (
+        isinstance(node, ast.Compare)
+        and all(isinstance(op, ast.Is | ast.IsNot) for op in node.ops)
+        and any(
+            isinstance(each, ast.Constant) and each.value is None
+            for each in (node.left, *node.comparators)
+        )
+    )
+
+
+def _walk_deciding(node: ast.AST) -> Iterator[ast.AST]:
+    """ast.walk of a deciding part, less the None checks inside it (`if size is None`)."""
+    todo = [node]
+    while todo:
+        part = todo.pop()
+        if _none_check(part):
+            continue
+        yield part
+        todo.extend(ast.iter_child_nodes(part))
 
 
 def _chain(node: ast.AST) -> object | None:
