@@ -1758,3 +1758,30 @@ def test_settings_kept_fails_on_the_warnings_filters_changed_and_puts_them_back(
         assert list(warnings.filters) == before, "put back"
     with pytest.warns(UserWarning, match="shown"):
         warnings.warn("shown", UserWarning, stacklevel=1)
+
+
+def test_written_arguments():
+    x, y, out = torch.zeros(3), torch.ones(3), torch.empty(3)
+    assert testing.written_arguments(torch.ops.aten.add_.Tensor, (x, y), {}) == [x]
+    written = testing.written_arguments(torch.ops.aten.add.out, (x, y), {"out": out})
+    assert len(written) == 1 and written[0] is out
+    assert testing.written_arguments(torch.ops.aten.add.Tensor, (x, y), {}) == []
+
+
+def test_dispatch_mode():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    with testing.dispatch_mode(Record()):
+        made = torch.tensor([1.0, 2.0]) * 2  # data made under the mode works too
+    assert torch.equal(made, torch.tensor([2.0, 4.0]))
+    assert torch.ops.aten.mul.Tensor in seen
+    seen.clear()
+    _ = torch.ones(2) * 2  # the mode is gone once the block ends
+    assert seen == []
