@@ -627,10 +627,11 @@ def held_out(
     options: Options,
     collection: Collection,
 ) -> tuple[list[str], list[Flag]]:
-    """A bug hunt's fix, whose tests pass, run again on held-out inputs: the kata's tests with
-    the random generators seeded anew (a seed the candidate cannot know), beside the reference
-    on the same seed. The tests that fail on the fix and pass on the reference: a fix tuned to
-    the inputs as shipped; and the flags that run raised."""
+    """An answer (a bug hunt's fix), whose tests pass, run again on held-out inputs: the kata's
+    tests with the random generators seeded anew (a seed the candidate cannot know), beside the
+    reference on the same seed. The tests that fail on the answer (every test, where its run
+    did not finish) and pass on the reference: an answer tuned to the inputs as shipped; and
+    the flags that run raised."""
     seed = options.seed or secrets.randbelow(2**31 - 1) + 1
     again = dataclasses.replace(options, seed=seed)
     mine, flags = grade_kata(kata, source, root, scratch / "held-out", again, collection)
@@ -640,7 +641,65 @@ def held_out(
     theirs, _ = grade_kata(kata, reference, root, scratch / "held-out-reference", again, collection)
     if theirs.verdict not in (status.SOLVED, status.PARTLY):
         return [], flags  # the reference did not run: nothing to hold the fix to
-    return sorted(failed_tests(mine) - failed_tests(theirs)), flags
+    failed = failed_tests(mine)
+    if mine.verdict not in (status.SOLVED, status.PARTLY):
+        # A run that did not finish (a hang, a crash, an exit where the inputs are not those
+        # shipped) passed nothing: its failures name only the tests it reported.
+        tests = collection.tests()
+        if isinstance(tests, dict):
+            failed |= {name.split("::", 1)[-1] for name in tests.get(kata.module, ())}
+    return sorted(failed - failed_tests(theirs)), flags
+
+
+def recognised_inputs(
+    root: Path, kata: catalog.Kata, source: bytes, suite: dict[str, bytes]
+) -> str | None:
+    """Why a plain kata's answer can recognise the tests' fixed inputs, or None: it decides by
+    numbers the kata's tests use that neither the stub (with every hint) nor the reference has
+    (`loss <= tol != 1.75`, spelled as arithmetic or digits too): it passes those inputs, which
+    held-out seeds do not change, and does otherwise for every other (a bug hunt's fix is held
+    to the same)."""
+    from torch_katas.practice import bughunt  # a plain take-home's answers only
+
+    stub = takehome.suite_files(root, [kata], stubs=True, hints="all").get(
+        f"katas/{kata.module}.py", b""
+    )
+    reference = kata.solution_path(root)
+    found = bughunt.recognised(
+        reference.read_text(encoding="utf-8") if reference.is_file() else "",
+        stub.decode(errors="replace"),
+        source.decode(errors="replace"),
+        suite.get(f"katas/{kata.module}_test.py", b"").decode(errors="replace"),
+    )
+    if not found:
+        return None
+    shown = ", ".join(repr(value) for value in found[:3])
+    return (
+        f"it decides by values of the tests' fixed inputs ({shown}) that neither the stub nor "
+        "the reference has: it can recognise the inputs the tests use instead of computing"
+    )
+
+
+HELD_OUT = (
+    "fails on held-out inputs (the random generators seeded anew, where the reference "
+    "passes): an answer tuned to the inputs as shipped"
+)
+
+
+def fail_held_out(grade: KataGrade, missed: list[str]) -> None:
+    """The tests a plain kata's answer passed on the inputs as shipped and fails on held-out
+    ones, where the reference passes: counted as failed."""
+    already = failed_tests(grade)
+    tuned = [test for test in missed if test not in already]
+    if not tuned:
+        return
+    grade.passed = max(grade.passed - len(tuned), 0)
+    grade.failures.insert(0, FailureGroup(HELD_OUT, tuned))
+    grade.verdict = status.PARTLY
+    grade.reason = (
+        f"{len(tuned)} of its tests fail on held-out inputs (the random generators seeded "
+        f"anew), where the reference passes: {tuned[0]}"
+    )
 
 
 def apply_policy(grade: KataGrade, findings: list[policy.Finding]) -> None:
@@ -733,11 +792,23 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     apply_policy(grade, findings)
                 missed: list[str] = []
                 hunting = record is not None and record.mode == "bughunt" and record.bughunt
-                if hunting and grade.verdict == status.SOLVED:
+                # A kata's tests draw their inputs from generators seeded as the candidate's
+                # own runs seed them: an answer can recognise those inputs (or tune a wrong
+                # answer to them), so every test it passes must pass on inputs drawn anew too.
+                passing = (status.SOLVED,) if hunting else (status.SOLVED, status.PARTLY)
+                if not testing and not hunting and grade.verdict in passing:
+                    recognising = recognised_inputs(root, kata, source, suite)
+                    if recognising is not None:
+                        flags.append(Flag(recognising, "policy", stub, kata.module, rule="inputs"))
+                        grade.run_verdict, grade.verdict = grade.verdict, FLAGGED
+                        grade.reason = recognising
+                if not testing and grade.verdict in passing:
                     missed, raised = held_out(kata, source, root, scratch, options, collection)
                     flags += raised
                     if raised:
                         grade.verdict, grade.reason = FLAGGED, raised[0].reason
+                    elif missed and not hunting:
+                        fail_held_out(grade, missed)
                     elif missed:
                         grade.verdict = status.PARTLY
                         grade.reason = (
