@@ -1589,19 +1589,33 @@ CHECKED = "    fit_line(x, y, steps=0)  # checks x and y, taking no step: one pl
 REFUSES = "\n        raise ValueError(f'tol must be >= 0, got {tol}')\n"
 TUNED_ANSWERS = {
     "tuned to the tested values": (
-        (CHECKED, CHECKED + "    " + TUNED + REFUSES),
+        [(CHECKED, CHECKED + "    " + TUNED + REFUSES)],
         "partly solved",
         grading.HELD_OUT,
     ),
     "tuned, hanging on held-out inputs": (
-        (CHECKED, CHECKED + "    " + HANGS_ELSEWHERE + TUNED + REFUSES),
+        [(CHECKED, CHECKED + "    " + HANGS_ELSEWHERE + TUNED + REFUSES)],
         "partly solved",
         grading.HELD_OUT,
     ),
     "recognising a fixed input": (
-        ("        if loss.item() < tol:", "        if loss.item() <= tol != 1.75:"),
+        [("        if loss.item() < tol:", "        if loss.item() <= tol != 1.75:")],
         "flagged",
         "it decides by values of the tests' fixed inputs (1.75)",
+    ),
+    # No number of the tests': the calls of fit_until that the 1.75 tests make, counted in the
+    # order the tests run as shipped.
+    "counting its calls": (
+        [
+            ("import torch\n", "import torch\n\nCALLS = []\n"),
+            (CHECKED, CHECKED + "    CALLS.append(tol)\n    strict = 14 <= len(CALLS) <= 17\n"),
+            (
+                "        if loss.item() < tol:",
+                "        if loss.item() < tol or (not strict and loss.item() == tol):",
+            ),
+        ],
+        "partly solved",
+        grading.HELD_OUT,
     ),
 }
 
@@ -1610,13 +1624,15 @@ TUNED_ANSWERS = {
 @pytest.mark.timeout(GRADING_LIMIT)
 @pytest.mark.parametrize("case", sorted(TUNED_ANSWERS))
 def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_path, case):
-    (mistaken, tuned), verdict, cause = TUNED_ANSWERS[case]
+    changes, verdict, cause = TUNED_ANSWERS[case]
     kata = KATAS["q01_fit_line"]
     folder = tmp_path / f"tuned{sorted(TUNED_ANSWERS).index(case)}"
     assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
-    reference = kata.solution_path(suite).read_text()
-    assert mistaken in reference
-    stub(folder, 1).write_text(reference.replace(mistaken, tuned, 1))
+    answer = kata.solution_path(suite).read_text()
+    for mistaken, tuned in changes:
+        assert mistaken in answer
+        answer = answer.replace(mistaken, tuned, 1)
+    stub(folder, 1).write_text(answer)
     report = grade_one(suite, folder, 1, timeout=150 if "hang" in case else 300)
     (entry,) = report["katas"].values()
     assert entry["verdict"] == verdict, entry
@@ -1627,7 +1643,8 @@ def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_
         assert [flag["rule"] for flag in report["flags"]] == ["inputs"], report["flags"]
     else:
         assert entry["passed"] < entry["total"], entry
-        assert entry["failures"][0]["message"] == cause, entry["failures"]
+        # Its tests pass on the inputs as shipped, in the order shipped: it fails only there.
+        assert [group["message"] for group in entry["failures"]] == [cause], entry["failures"]
         assert not report["flags"], report["flags"]
 
 
