@@ -1563,7 +1563,8 @@ def test_a_bug_hunt_fixed_only_where_the_tests_look_is_not_fixed(suite, tmp_path
     mistake, mistaken, fake, verdict = FAKE_FIXES[case]
     kata = KATAS["q01_fit_line"]
     for seed in range(200):
-        folder = tmp_path / f"{mistake}{seed}"  # the record's name: one per case and seed
+        # The record's name: one per case and seed (cases share mistakes).
+        folder = tmp_path / f"{mistake}{sorted(FAKE_FIXES).index(case)}x{seed}"
         assert katas("--root", suite, "takehome", 1, "--mode", "bughunt", "--seed", seed,
                      "--out", folder) == 0  # fmt: skip
         record = json.loads((suite / ".katas-takehomes" / f"{folder.name}.json").read_text())
