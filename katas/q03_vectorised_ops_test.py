@@ -571,6 +571,15 @@ FACETS = facets.declare(
     facets.of(
         batched_scores,
         facets.Dtypes(queries, oracle=lambda q, k: q @ k.mT, ulps=4),
+        facets.Edges(
+            {
+                "one query, one key, one feature (size 1)": lambda device: facets.args(
+                    torch.full((1, 1, 1), 2.0, device=device),
+                    torch.full((1, 1), -3.0, device=device),
+                ),
+            },
+            oracle=lambda q, k: q @ k.mT,
+        ),
         facets.Unmodified(lambda device: queries(torch.float32, device)),
     ),
     facets.of(
@@ -581,6 +590,14 @@ FACETS = facets.declare(
             once=True,  # values moved, never computed: exact in every dtype
         ),
         facets.Unmodified(lambda device: facets.args(image_batch(torch.float32, device), 2)),
+        facets.Edges(
+            {
+                "one image, one channel, one patch of one pixel (size 1)": lambda device: (
+                    facets.args(torch.full((1, 1, 1, 1), 2.0, device=device), 1)
+                ),
+            },
+            oracle=unfolded,
+        ),
     ),
     facets.of(
         interleave_rows,
@@ -589,6 +606,9 @@ FACETS = facets.declare(
             {
                 "an empty input (N = 0)": lambda device: facets.args(
                     torch.randn((0, 3), device=device), torch.randn((0, 3), device=device)
+                ),
+                "one row of one value (size 1)": lambda device: facets.args(
+                    torch.full((1, 1), 2.0, device=device), torch.full((1, 1), -1.0, device=device)
                 ),
             },
             oracle=interleaved_by_loop,

@@ -578,6 +578,11 @@ FACETS = facets.declare(
             lambda device: facets.args(torch.ones(2, dtype=torch.int32, device=device), 2),
             values={"divide": False},
         ),
+        facets.Unmodified(
+            lambda device: facets.args(
+                torch.ones(2, dtype=torch.int32, device=device), torch.tensor(1.5, device=device)
+            )
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -610,6 +610,8 @@ FACETS = facets.declare(
             oracle=lambda losses, params: (torch.full_like(params[0], 3.0), 18 * params[0]),
             strided=False,  # the losses are computed from these very params
         ),
+        # "No .grad changes": None stays None, and a .grad the caller set stays as it was.
+        facets.Unmodified(lambda device: shared_trunk(torch.float32, device)),
         facets.NoGraph(
             lambda device: shared_trunk(torch.float32, device),
             state=lambda arguments, result: result,

@@ -1,3 +1,4 @@
+import copy
 import functools
 import math
 import random
@@ -663,6 +664,15 @@ FACETS = facets.declare(
         facets.Unmodified(seq_first_lstm_and_input),
         facets.Returns(lstm_and_input),
         facets.ForwardModes(lstm_and_input, module=lambda arguments: arguments.args[0]),
+        # One layer, one direction, a batch of one: h_n is [1, 1, H], and .squeeze() drops B.
+        facets.Edges(
+            {
+                "one layer, one direction, a batch of one (size 1)": lambda device: facets.args(
+                    nn.LSTM(3, 1, batch_first=True).to(device), torch.randn(1, 2, 3, device=device)
+                ),
+            },
+            oracle=lambda lstm, x: copy.deepcopy(lstm).cpu().double()(x)[1][0][-1],
+        ),
     ),
     facets.of(
         padded_attention,

@@ -17,8 +17,19 @@ Three options of F.cross_entropy are part of the task:
 - label smoothing: the target distribution puts 1 - ε on the true class and spreads ε
   uniformly over all C classes (the true class included).
 
+Cross-entropy is the loss when each sample has one true class; when the target is itself a
+distribution, the loss that measures the distance between two distributions is the
+Kullback-Leibler divergence, KL(p || q) = sum over c of p[c] * (log p[c] - log q[c]).
+Knowledge distillation uses both: a small student learns from the hard labels
+(cross-entropy) and from a large teacher's softened probabilities, softmax(logits / T) at a
+temperature T > 1 that shows how the teacher ranks the wrong classes (KL). F.kl_div is easy
+to misuse: its *input* is the student's log-probabilities and its *target* the teacher's
+probabilities (it computes KL(target || input)), and reduction="batchmean" gives the
+divergence per sample ("mean" also divides by the number of classes).
+
 Task: write `cross_entropy` so that it equals F.cross_entropy for class-index targets,
-stays finite for huge logits, and gives the same gradients through autograd.
+stays finite for huge logits, and gives the same gradients through autograd; and
+`distillation_loss`, which combines torch's own losses the way distillation needs them.
 """
 
 import torch
@@ -86,4 +97,49 @@ def cross_entropy(
     """
     # TODO: validate the inputs, shift each row by its max, compute log-probabilities,
     # pick the target's (and smooth), zero the ignored samples and reduce.
+    raise NotImplementedError
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    """The knowledge-distillation loss of a student against a teacher and the hard labels.
+
+    - student_logits, teacher_logits: [N, C] floating tensors (float32 or float64) of the
+      same shape, dtype and device, N >= 1 samples, every value finite (±1e4 too).
+      target: [N] int64 class indices in [0, C), on the same device.
+    - With T = temperature, p = softmax(teacher_logits / T) and q = softmax(student_logits / T)
+      (per sample, over the classes):
+      loss = alpha * T² * mean over samples of KL(p || q)
+             + (1 - alpha) * mean over samples of cross-entropy(student_logits, target),
+      where KL(p || q) = sum over c of p[c] * (log p[c] - log q[c]); a class whose teacher
+      probability underflows to 0 adds 0 (never nan). The cross-entropy term is of the
+      student's raw logits (temperature 1), as F.cross_entropy gives it. The T² keeps the
+      soft term's gradients, which shrink like 1 / T², on the scale of the hard term's.
+    - The teacher is a fixed target: no gradient reaches teacher_logits (its .grad stays
+      None after backward, even when it requires grad, as the output of a teacher model in
+      a training loop does). Gradients flow to student_logits and are finite.
+    - Returns a 0-dim tensor with student_logits' dtype, on its device. The inputs are not
+      modified.
+    - Raises ValueError if student_logits is not 2-D, teacher_logits' shape differs from it,
+      target's shape is not [N], temperature is not a finite number > 0, or alpha is not in
+      [0, 1] (NaN included for both).
+
+    Here torch's own losses are the point: F.kl_div, F.log_softmax, F.softmax and
+    F.cross_entropy are allowed (the rules above are `cross_entropy`'s). Hint:
+    F.kl_div(log q, p, reduction="batchmean"), or with log p as target and log_target=True.
+
+    >>> student = torch.tensor([[2.0, 0.0, -1.0]])
+    >>> distillation_loss(student, student.clone(), torch.tensor([0]), alpha=1.0)  # KL(p || p) = 0
+    tensor(0.)
+    >>> distillation_loss(student, torch.zeros(1, 3), torch.tensor([0]), alpha=0.0)  # CE alone
+    tensor(0.1698)
+    """
+    # TODO: validate, soften both with the temperature, KL per sample (batchmean), scale by
+    # T², mix with the hard-label cross-entropy.
     raise NotImplementedError

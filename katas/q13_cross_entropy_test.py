@@ -1,8 +1,10 @@
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
 
-from katas.q13_cross_entropy import cross_entropy
+from katas.q13_cross_entropy import cross_entropy, distillation_loss
 from torch_katas import facets
 from torch_katas.op_families import LOG_SUM_EXP
 from torch_katas.testing import (
@@ -435,6 +437,99 @@ def test_rejects_invalid_arguments(device, logits_shape, target_shape, target_dt
             learner_loss(logits, target, **given)
 
 
+# ---------------------------------------------------------------- distillation
+
+
+def distill64(student, teacher, target, temperature=2.0, alpha=0.5):
+    """The contract's formula in float64: KL(p || q) summed over classes, averaged over
+    samples, times T², mixed with the cross-entropy of the raw student logits."""
+    student, teacher = student.double(), teacher.double()
+    log_q = F.log_softmax(student / temperature, dim=1)
+    log_p = F.log_softmax(teacher / temperature, dim=1)
+    kl = (log_p.exp() * (log_p - log_q)).sum(dim=1).mean()
+    return alpha * temperature**2 * kl + (1 - alpha) * F.cross_entropy(student, target)
+
+
+def student_and_teacher(device, n=6, c=5, dtype=torch.float32):
+    """A teacher confident in other classes than the student, targets that differ from both."""
+    student = (3 * torch.randn(n, c, dtype=torch.float64)).to(device, dtype)
+    teacher = (4 * torch.randn(n, c, dtype=torch.float64)).to(device, dtype)
+    target = torch.randint(0, c, (n,)).to(device)
+    return student, teacher, target
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("temperature", [1.0, 4.0])
+def test_distillation_mixes_the_soft_kl_and_the_hard_cross_entropy(device, temperature, alpha):
+    student, teacher, target = student_and_teacher(device)
+    loss = distillation_loss(student, teacher, target, temperature=temperature, alpha=alpha)
+    check_tensor(loss, shape=(), dtype=torch.float32, device=device, name="the distillation loss")
+    want = distill64(student.cpu(), teacher.cpu(), target.cpu(), temperature, alpha)
+    assert_close(
+        loss.cpu(),
+        want.float(),
+        f"differs from alpha * T² * KL(p || q) + (1 - alpha) * CE at T={temperature}, "
+        f"alpha={alpha}: F.kl_div's input is the student's log-probabilities and its target "
+        "the teacher's probabilities (KL(target || input)), reduction='batchmean' divides by "
+        "N alone, the soft term is scaled by T², and the hard term is the cross-entropy of the "
+        "raw student logits (temperature 1)",
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
+def test_distillation_sends_no_gradient_to_the_teacher(device):
+    student, teacher, target = student_and_teacher(device)
+    student.requires_grad_()
+    teacher_weights = teacher.clone().requires_grad_()
+    teacher_out = teacher_weights * 1.0  # a teacher model's output, attached to its graph
+    loss = distillation_loss(student, teacher_out, target, temperature=3.0, alpha=0.7)
+    loss.backward()
+    assert teacher_weights.grad is None, (
+        "the loss sent gradients into the teacher: it is a fixed target, so take its "
+        "probabilities from teacher_logits.detach() (or under torch.no_grad())"
+    )
+    student64 = student.detach().cpu().double().requires_grad_()
+    distill64(student64, teacher.cpu(), target.cpu(), 3.0, 0.7).backward()
+    assert_close(
+        student.grad.cpu(),
+        student64.grad.float(),
+        "the gradient with respect to the student logits",
+        rtol=1e-4,
+        atol=1e-6,
+    )
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 3, 4)], ids=["1-D", "3-D"])
+def test_distillation_rejects_logits_that_are_not_2d_even_when_both_agree(device, shape):
+    # BadShapes changes one argument at a time; here the student and the teacher share the
+    # wrong shape, so only the 2-D check itself can refuse them.
+    student = torch.randn(shape, device=device)
+    target = torch.zeros(shape[:1], dtype=torch.int64, device=device)
+    with raises(ValueError):
+        distillation_loss(student, student.clone(), target)
+
+
+def test_distillation_is_finite_where_teacher_probabilities_underflow(device):
+    # exp(-200) is below float32's smallest subnormal: those teacher probabilities are 0,
+    # and 0 * log 0 must count as 0, not nan. Logits of ±1e4 stay finite too.
+    teacher = torch.tensor([[0.0, -200.0, -400.0], [1e4, 0.0, -1e4]], device=device)
+    student = torch.tensor([[1.0, 0.5, -2.0], [-1e4, 0.0, 1e4]], device=device)
+    student.requires_grad_()
+    target = torch.tensor([0, 1], device=device)
+    loss = distillation_loss(student, teacher, target, temperature=1.0, alpha=0.5)
+    assert torch.isfinite(loss).item(), (
+        f"the loss is {loss.item()} where some teacher probabilities underflow to 0: a class "
+        "of probability 0 adds 0 (F.kl_div handles it; log(softmax(...)) gives log 0 = -inf)"
+    )
+    loss.backward()
+    assert torch.isfinite(student.grad).all().item(), "the student's gradient is not finite"
+    want = distill64(student.detach().cpu(), teacher.cpu(), target.cpu(), 1.0, 0.5)
+    assert_close(
+        loss.detach().cpu(), want.float(), "the loss at extreme logits", rtol=1e-5, atol=1e-6
+    )
+
+
 # ---------------------------------------------------------------- facets
 
 
@@ -481,8 +576,48 @@ def cross_entropy_of(logits, target, **options):
     return F.cross_entropy(logits, target, **options)
 
 
+def distill_args(dtype, device, requires_grad=False):
+    student = torch.linspace(-4, 4, 6 * 5, dtype=torch.float64).reshape(6, 5)
+    student[0, 0] = 1e4  # large values the contract names
+    teacher = torch.linspace(3, -3, 6 * 5, dtype=torch.float64).reshape(5, 6).T.reshape(6, 5)
+    student = student.to(dtype=dtype, device=device).requires_grad_(requires_grad)
+    teacher = teacher.to(dtype=dtype, device=device)
+    target = torch.tensor([4, 3, 0, 1, 2, 0], device=device)
+    return facets.args(student, teacher, target, temperature=3.0, alpha=0.25)
+
+
+def distill_of_shape(shape, device):
+    student = torch.randn(shape, device=device) * 3
+    teacher = torch.randn(shape, device=device) * 3
+    target = torch.randint(0, shape[1], shape[:1], device=device)
+    return facets.args(student, teacher, target, temperature=2.0, alpha=0.5)
+
+
 KEPT = (torch.float32, torch.float64)
 FACETS = facets.declare(
+    facets.of(
+        distillation_loss,
+        facets.Dtypes(distill_args, oracle=distill64, dtypes=KEPT, ulps=8),
+        facets.Gradients(distill_args, oracle=distill64, dtypes=KEPT),
+        facets.Setting(
+            lambda device: distill_args(torch.float32, device),
+            "temperature",
+            low=0,
+            low_open=True,
+            high=math.inf,
+            high_open=True,  # a finite temperature: T² of inf is no scale
+        ),
+        facets.Setting(lambda device: distill_args(torch.float32, device), "alpha", low=0, high=1),
+        facets.Unmodified(lambda device: distill_args(torch.float32, device, requires_grad=True)),
+        facets.Defaults(values={"temperature": 2.0, "alpha": 0.5}),
+        facets.BadShapes(lambda device: distill_args(torch.float32, device), names=(1, 2)),
+        facets.BadShapes(
+            lambda device: distill_args(torch.float32, device), names=(0,), dims=(), label="2-D"
+        ),
+        facets.Shapes(
+            distill_of_shape, oracle=distill64, shapes=("2-D", "size 1", "non-contiguous")
+        ),
+    ),
     facets.of(
         cross_entropy,
         facets.Dtypes(scores, oracle=cross_entropy64, dtypes=KEPT, ulps=4),

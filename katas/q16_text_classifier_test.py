@@ -861,6 +861,10 @@ FACETS = facets.declare(
                     torch.zeros(2, 0, 3, device=device),
                     torch.zeros(2, 0, dtype=torch.bool, device=device),
                 ),
+                "one row, one step, one feature (size 1)": lambda device: facets.args(
+                    torch.full((1, 1, 1), 2.5, device=device),
+                    torch.ones(1, 1, dtype=torch.bool, device=device),
+                ),
             },
             oracle=mean_or_zeros,
             wrt=0,

@@ -723,6 +723,7 @@ FACETS = facets.declare(
     facets.of(
         optimizer_state_bytes,
         facets.Number(stepped_adam, int),
+        facets.Unmodified(stepped_adam),
         # The state grows as the optimizer steps: counted anew at every call.
         facets.Changed(unstepped_adam, step_taken),
     ),

@@ -227,6 +227,39 @@ def test_last_epoch_resumes_where_an_earlier_scheduler_stopped(device, resume_at
     )
 
 
+def test_a_later_scheduler_keeps_the_groups_initial_lr(device):
+    # The first scheduler attached sets each group's "initial_lr"; a later one built with
+    # last_epoch=-1 keeps it as its base lr, and may start from it (closed form) or from the
+    # group's current lr (chainable).
+    optimizer = make_optimizer(device)
+    first = StepLR(optimizer, step_size=1, gamma=0.5)
+    run(optimizer, first, 2)
+    moved = [group["lr"] for group in optimizer.param_groups]
+    scheduler = WarmupStepLR(optimizer, warmup_steps=2, step_size=2, gamma=0.5, start_factor=0.5)
+    initial = [group["initial_lr"] for group in optimizer.param_groups]
+    assert initial == list(BASE_LRS) and scheduler.base_lrs == list(BASE_LRS), (
+        f"the groups' initial_lr became {initial} and base_lrs {scheduler.base_lrs}, expected "
+        f"{list(BASE_LRS)}: a later scheduler keeps the initial_lr the first one set "
+        "(LRScheduler.__init__ does; set no initial_lr of your own)"
+    )
+    got = run(optimizer, scheduler, 6)
+    readings = {
+        "closed form, from initial_lr": BASE_LRS,
+        "chainable, from the current lr": moved,
+    }
+    wants = {
+        reading: [[lr * formula(t, 2, 2, 0.5, 0.5) for lr in starts] for t in range(6)]
+        for reading, starts in readings.items()
+    }
+    assert any(
+        all(
+            got_t == pytest.approx(want_t, rel=1e-9, abs=1e-15)
+            for got_t, want_t in zip(got, want, strict=True)
+        )
+        for want in wants.values()
+    ), f"the lrs {got} follow neither reading: {wants}"
+
+
 def test_default_gamma_and_start_factor(device):
     optimizer = make_optimizer(device)
     scheduler = WarmupStepLR(optimizer, warmup_steps=2, step_size=1)

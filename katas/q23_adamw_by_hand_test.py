@@ -377,7 +377,9 @@ def test_non_contiguous_and_empty_parameters(device):
 
 # ---------------------------------------------------------------- facets
 
-OPTIONS = {"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.5}
+# Every setting inexact in float32, so a setting rounded through a float32 tensor shows in
+# the float64 case.
+OPTIONS = {"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.3}
 
 
 def first_step(shape, dtype, device, requires_grad=False):
@@ -405,13 +407,28 @@ def stepped_param(params, grads, exp_avgs, exp_avg_sqs, step, **options):
     return params[0]
 
 
-def adamw64(params, grads, exp_avgs, exp_avg_sqs, step, lr, betas, eps, weight_decay):
-    """A step of AdamW from zero moments written out: moments (1 - beta) g and
-    (1 - beta2) g², bias-corrected."""
+def tiny_gradient(dtype, device, decoupled=True):
+    """Step 1 with a parameter and a gradient of 1e-8 at one element (where the dtype holds
+    them): sqrt(v) is as small as eps there, so eps and the L2 term set the step, and a
+    setting rounded to float32 shows in float64."""
+    arguments = first_step((2, 3), dtype, device).replace(decoupled=decoupled)
+    if torch.finfo(dtype).tiny < 1e-30:
+        arguments.args[0][0][0, 0] = arguments.args[1][0][0, 0] = 1e-8
+    return arguments
+
+
+def adamw64(
+    params, grads, exp_avgs, exp_avg_sqs, step, lr, betas, eps, weight_decay, decoupled=True
+):
+    """A step of AdamW (or, not decoupled, Adam with L2) from zero moments written out:
+    moments (1 - beta) g and (1 - beta2) g², bias-corrected."""
     (p,), (g,) = params, grads
+    if not decoupled:
+        g = g + weight_decay * p.detach()
     m = (1 - betas[0]) * g / (1 - betas[0] ** step)
     v = (1 - betas[1]) * g**2 / (1 - betas[1] ** step)
-    return p.detach() * (1 - lr * weight_decay) - lr * m / (v.sqrt() + eps)
+    decayed = p.detach() * (1 - lr * weight_decay) if decoupled else p.detach()
+    return decayed - lr * m / (v.sqrt() + eps)
 
 
 def all_tensors(arguments):
@@ -490,6 +507,15 @@ FACETS = facets.declare(
             atol=ROUNDED,
         ),
         facets.Dtypes(late_step, oracle=adamw64, dtypes=(torch.float16,), ulps=8, label="late"),
+        facets.Dtypes(tiny_gradient, oracle=adamw64, ulps=8, atol=ROUNDED, label="tiny gradient"),
+        # Adam with L2 computes in the parameters' dtype too.
+        facets.Dtypes(
+            lambda dtype, device: tiny_gradient(dtype, device, decoupled=False),
+            oracle=adamw64,
+            ulps=8,
+            atol=ROUNDED,
+            label="L2",
+        ),
         facets.Shapes(
             lambda shape, device: first_step(shape, torch.float32, device),
             oracle=adamw64,

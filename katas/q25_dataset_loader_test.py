@@ -439,11 +439,11 @@ def test_throughput_loader_with_workers_keeps_them_between_epochs(device):
 
 # ---------------------------------------------------------------- facets
 
-ANY_DTYPE = (torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.uint8, torch.bool)
+ANY_DTYPE = (*facets.FLOATING, torch.int64, torch.uint8, torch.bool)
 
 
 def series(dtype, device, window=3, stride=2):
-    values = (torch.arange(20).reshape(10, 2) % 7).to(device=device, dtype=dtype)
+    values = facets.past_float32((torch.arange(20).reshape(10, 2) % 7).to(dtype=dtype)).to(device)
     return facets.args(values, window=window, stride=stride)
 
 
@@ -454,7 +454,7 @@ def sample_one(values, window, stride):
 
 def sequences(dtype, device):
     samples = [
-        ((torch.arange(6).reshape(3, 2) % 5).to(dtype=dtype), torch.tensor(0)),
+        (facets.past_float32((torch.arange(6).reshape(3, 2) % 5).to(dtype=dtype)), torch.tensor(0)),
         (torch.zeros(0, 2, dtype=dtype), torch.tensor(1)),
         (torch.ones(1, 2, dtype=dtype), torch.tensor(2)),
     ]
@@ -500,6 +500,14 @@ FACETS = facets.declare(
             ),
             dtypes=ANY_DTYPE,
             once=True,
+        ),
+        facets.Edges(
+            {
+                "one sample of one step of one feature (size 1)": lambda device: facets.args(
+                    [(torch.full((1, 1), 2.5, device=device), torch.tensor(0, device=device))]
+                ),
+            },
+            oracle=lambda batch: batch[0][0][None],
         ),
         name="pad_collate(padded)",
         call=lambda batch: pad_collate(batch)[0],

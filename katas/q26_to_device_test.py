@@ -615,6 +615,15 @@ FACETS = facets.declare(
         facets.Returns(
             lambda device: facets.args(torch.arange(4.0, device=device), device), kind="same"
         ),
+        # "the same values, shape and dtype": from the CPU, every dtype as it is.
+        facets.Dtypes(
+            lambda dtype, device: facets.args(
+                facets.past_float32(torch.arange(6).reshape(2, 3).to(dtype)), device
+            ),
+            oracle=lambda tensor, device: tensor,
+            dtypes=(*facets.FLOATING, torch.int64, torch.int32, torch.uint8, torch.bool),
+            once=True,
+        ),
     ),
 )
 test_facets = FACETS.test

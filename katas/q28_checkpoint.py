@@ -35,7 +35,9 @@ def save_checkpoint(
       epochs completed), and the random states: torch's CPU generator
       (`torch.get_rng_state()`), every CUDA device's generator when CUDA is available
       (`torch.cuda.get_rng_state_all()`: all devices, not only the current one; the tests
-      simulate two), and Python's `random.getstate()`.
+      simulate two), and Python's `random.getstate()`. Draw nothing from those generators
+      (a temporary name from `random` or `torch.randint` would): a run that saves a
+      checkpoint goes on exactly as one that does not.
     - The file must load with `torch.load(path, weights_only=True)`: only tensors, numbers,
       strings, None, and lists, tuples and dicts of them (no pickled objects).
     - Serialise with `torch.save`, given the temporary file's path or a file object

@@ -269,6 +269,29 @@ def test_load_restores_the_random_states(device, tmp_path):
     assert python_draw == expected[2], "restore Python's random state (random.setstate)"
 
 
+def test_save_draws_nothing_from_the_random_generators(device, tmp_path):
+    # A save in the middle of training must not move the streams the training draws from,
+    # or a run that checkpoints differs from one that does not.
+    skip_without_saved_rng(device)
+    model, optimizer, scheduler = make_run(device, seed=0)
+    cpu_state, python_state = torch.get_rng_state(), random.getstate()
+    cuda_states = torch.cuda.get_rng_state_all() if device.type == "cuda" else None
+    expected = (torch.rand(3), torch.rand(3, device=device), random.random())
+    torch.set_rng_state(cpu_state)
+    random.setstate(python_state)
+    if cuda_states is not None:
+        torch.cuda.set_rng_state_all(cuda_states)
+    save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=0)
+    drawn = (torch.rand(3), torch.rand(3, device=device), random.random())
+    names = ("torch's CPU", "the device's", "Python's")
+    for name, got, want in zip(names, drawn, expected, strict=True):
+        same = got == want if isinstance(got, float) else torch.equal(got, want)
+        assert same, (
+            f"save_checkpoint moved {name} random stream: draw nothing from the global "
+            "generators (tempfile.mkstemp, secrets or uuid4 name a temporary file without them)"
+        )
+
+
 class TwoFakeGPUs:
     """torch.cuda's random-state functions for two devices that do not exist: what a machine
     with several GPUs shows a checkpoint, simulated wherever the tests run."""

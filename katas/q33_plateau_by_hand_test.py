@@ -215,7 +215,9 @@ def test_construction_leaves_the_lrs_alone(device):
     "settings",
     [
         dict(mode="lowest"),
+        dict(mode="MIN"),
         dict(threshold_mode="relative"),
+        dict(threshold_mode="ABS"),
         dict(factor=1.0),
         dict(factor=1.5),
         dict(factor=-0.1),
@@ -227,7 +229,9 @@ def test_construction_leaves_the_lrs_alone(device):
     ],
     ids=[
         "mode",
+        "mode in capitals",
         "threshold_mode",
+        "threshold_mode in capitals",
         "factor 1",
         "factor > 1",
         "factor < 0",
@@ -379,6 +383,13 @@ def test_matches_when_the_caller_acts_between_steps(device, name):
 def test_takes_zero_dim_tensor_metrics_on_the_device(device):
     metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9, 0.95, 0.95, 0.97, 0.8)]
     check_against_builtin(device, metrics, dict(factor=0.5, patience=1))
+
+
+def test_a_float32_tensor_metric_is_compared_as_the_number_it_holds(device):
+    # float32(0.9999) lies below 1.0 * (1 - 1e-4) computed in float64, as torch compares
+    # float(metric), but on the bar computed in float32: a best kept as a tensor misses it.
+    metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9999, 0.9999)]
+    check_against_builtin(device, metrics, dict(factor=0.5, patience=0))
 
 
 # ---------------------------------------------------------------- facets

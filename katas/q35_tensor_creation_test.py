@@ -351,6 +351,7 @@ FACETS = facets.declare(
         from_data,
         facets.DefaultDevice(lambda device: facets.args([[1, 2], [3, 4]])),
         facets.Returns(lambda device: facets.args(np.arange(4.0))),
+        facets.Unmodified(lambda device: facets.args(np.arange(4.0), device)),
         facets.Edges(
             {"an empty list": lambda device: facets.args([], device)},
             oracle=lambda data, device: torch.tensor(data),
@@ -403,7 +404,8 @@ FACETS = facets.declare(
         scalar_like,
         facets.Dtypes(
             lambda dtype, device: facets.args(
-                0.1 if dtype.is_floating_point else 3, like(dtype, device)
+                0.1 if dtype.is_floating_point else 2**24 + 1 if dtype == torch.int64 else 3,
+                like(dtype, device),
             ),
             oracle=lambda value, like: torch.tensor(value, dtype=torch.float64),
             dtypes=ANY_DTYPE,

@@ -448,6 +448,8 @@ TIMINGS = {
     "even-repeats": (1, 4, [100.0, 4.0, 1.0, 3.0, 10.0]),
     "an-outlier": (0, 5, [2.0, 2.5, 90.0, 1.5, 2.0]),
     "one-timed-call": (3, 1, [9.0, 9.0, 9.0, 0.25]),
+    # Times float32 cannot hold: the median is a float64 one, as statistics.median's.
+    "fine-times": (1, 4, [5.0, 0.1, 0.3, 0.2, 1e-7]),
 }
 
 
@@ -468,11 +470,12 @@ def test_median_time_times_each_call_after_warm_up(device, case):
         f"fn ran {calls} times with warmup={warmup}, repeats={repeats}: expected {warmup + repeats}"
     )
     want = statistics.median(durations[warmup:])
-    assert got == pytest.approx(want), (
+    assert got == pytest.approx(want, rel=1e-12), (
         f"the timed calls took {durations[warmup:]} (after warm-up calls of "
         f"{durations[:warmup]}): median_time returned {got}, expected their median {want}; "
         "time each call on its own, leave the warm-up calls out, and take the median (the mean "
-        "of the two middle times for an even count), not the mean or the lower middle"
+        "of the two middle times for an even count), not the mean or the lower middle, "
+        "in float64 (a float32 tensor's median rounds the times)"
     )
 
 

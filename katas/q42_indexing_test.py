@@ -1,5 +1,6 @@
 import pytest
 import torch
+import torch.nn.functional as F
 
 from katas.q42_indexing import batch_histogram, last_valid, rotate_pairs, valid_steps
 from torch_katas import facets
@@ -289,8 +290,21 @@ SIGNED = (*facets.FLOATING, torch.int64, torch.int32, torch.int16, torch.int8)
 
 
 def padded(dtype, device):
-    x = (torch.arange(2 * 4 * 3).reshape(2, 4, 3) % 7).to(device=device, dtype=dtype)
+    x = facets.past_float32((torch.arange(2 * 4 * 3).reshape(2, 4, 3) % 7).to(dtype=dtype))
+    x = x.to(device)
     return facets.args(x, torch.tensor([3, 1], device=device))
+
+
+# Where .squeeze() drops a dimension the contract keeps: one sequence, one feature, one
+# valid step in all.
+ONE_OF_EACH = {
+    "one sequence, one step, one feature (size 1)": lambda device: facets.args(
+        torch.full((1, 1, 1), 2.5, device=device), torch.tensor([1], device=device)
+    ),
+    "two sequences of one valid step, one feature (size 1)": lambda device: facets.args(
+        torch.arange(6.0, device=device).reshape(2, 3, 1), torch.tensor([1, 1], device=device)
+    ),
+}
 
 
 def last_by_loop(x, lengths):
@@ -302,7 +316,7 @@ def valid_by_loop(x, lengths):
 
 
 def pairs_of(dtype, device):
-    x = torch.tensor([[1, -2, 3, 4], [-5, 6, 0, 7]]).to(device=device, dtype=dtype)
+    x = facets.past_float32(torch.tensor([[1, -2, 3, 4], [-5, 6, 0, 7]]).to(dtype=dtype)).to(device)
     if dtype.is_floating_point:  # each value moves as it is: inf and NaN too (no a·0 terms)
         x[0, 2], x[1, 1] = float("inf"), float("nan")
     return facets.args(x)
@@ -332,11 +346,22 @@ FACETS = facets.declare(
         last_valid,
         facets.Dtypes(padded, oracle=last_by_loop, dtypes=ANY_DTYPE, once=True),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
+        facets.Edges(ONE_OF_EACH, oracle=last_by_loop),
     ),
     facets.of(
         valid_steps,
         facets.Dtypes(padded, oracle=valid_by_loop, dtypes=ANY_DTYPE, once=True),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
+        facets.Edges(
+            {
+                **ONE_OF_EACH,
+                "one valid step in all (K = 1)": lambda device: facets.args(
+                    torch.arange(6.0, device=device).reshape(2, 3, 1),
+                    torch.tensor([1, 0], device=device),
+                ),
+            },
+            oracle=valid_by_loop,
+        ),
     ),
     facets.of(
         rotate_pairs,
@@ -377,6 +402,15 @@ FACETS = facets.declare(
             ),
         ),
         facets.Returns(labels),
+        facets.Edges(
+            {
+                "one label in one bin (size 1)": lambda device: facets.args(
+                    torch.zeros(1, 1, dtype=torch.int64, device=device), 1
+                ),
+            },
+            oracle=lambda labels, num_bins: F.one_hot(labels, num_bins).sum(dim=1),
+            label="one",
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -230,7 +230,8 @@ ANY_DTYPE = (*facets.FLOATING, torch.int64, torch.uint8, torch.bool)
 
 
 def heads_of(dtype, device):
-    x = (torch.arange(2 * 3 * 4 * 2).reshape(2, 3, 4, 2) % 5).to(device=device, dtype=dtype)
+    x = facets.past_float32((torch.arange(2 * 3 * 4 * 2).reshape(2, 3, 4, 2) % 5).to(dtype=dtype))
+    x = x.to(device)
     return facets.args(x)
 
 
@@ -265,6 +266,9 @@ FACETS = facets.declare(
                 "empty heads (D = 0)": lambda device: facets.args(
                     torch.randn((2, 2, 3, 0), device=device)
                 ),
+                "one of each (size 1)": lambda device: facets.args(
+                    torch.randn((1, 1, 1, 1), device=device)
+                ),
             },
             oracle=lambda x: x.transpose(1, 2).reshape(
                 x.shape[0], x.shape[2], x.shape[1] * x.shape[3]
@@ -276,6 +280,7 @@ FACETS = facets.declare(
         split_heads,
         facets.Dtypes(features_of, oracle=split_by_unflatten, dtypes=ANY_DTYPE, once=True),
         facets.Gradients(features_of, oracle=split_by_unflatten),
+        facets.Unmodified(lambda device: features_of(torch.float32, device)),
         # E is a multiple of num_heads: 1 and E + 1 are not.
         facets.BadShapes(lambda device: features_of(torch.float32, device), names=(0,), dims=(-1,)),
         facets.Edges(
@@ -286,6 +291,9 @@ FACETS = facets.declare(
                 "no features (empty, E = 0)": lambda device: facets.args(
                     torch.randn((2, 3, 0), device=device), 2
                 ),
+                "one of each (size 1)": lambda device: facets.args(
+                    torch.randn((1, 1, 1), device=device), 1
+                ),
             },
             oracle=split_by_unflatten,
             wrt=0,
@@ -294,6 +302,7 @@ FACETS = facets.declare(
     facets.of(
         shares_storage,
         facets.Number(lambda device: facets.args(*torch.zeros(2, 3, device=device)), bool),
+        facets.Unmodified(lambda device: facets.args(*torch.arange(6.0, device=device).view(2, 3))),
     ),
 )
 test_facets = FACETS.test

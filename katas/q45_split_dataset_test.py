@@ -459,6 +459,12 @@ FACETS = facets.declare(
                 numbered_dataset(device, 12), torch.arange(12, device=device) % 3, [0.5, 0.5], 1
             )
         ),
+        # Class ids that need not run from 0: labels is read, never shifted in place.
+        facets.Unmodified(
+            lambda device: facets.args(
+                numbered_dataset(device, 12), torch.arange(12, device=device) % 3 - 1, [0.5, 0.5], 1
+            )
+        ),
     ),
 )
 test_facets = FACETS.test

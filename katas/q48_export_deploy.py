@@ -14,8 +14,20 @@ the example's batch size and rejects any other; mark the batch dimension dynamic
 batch size. Sizes 0 and 1 are treated as constants while tracing, so export with an
 example batch of at least 2.
 
+torch.compile and torch.export both capture graphs with TorchDynamo, for different jobs.
+torch.compile optimises inside a running Python process: where it cannot capture something
+(a Python `if` on a tensor's value, `.item()`, a print) it breaks the graph, runs that piece
+in Python and carries on, so any model runs, and nothing is written to ship. torch.export
+works ahead of time for a runtime with no Python to fall back on: one whole graph, or an
+error. So control flow that depends on the data must be written into the graph:
+`torch.cond(pred, true_fn, false_fn, operands)` records both branches and picks one when
+the program runs. TorchScript's `torch.jit.trace` recorded only the branch its example
+took and silently dropped the other, a program that is wrong for the other inputs
+(`torch.jit.script` compiled the Python source instead, a subset of the language).
+
 Task: export, save and load a model with torch.export, and export and run it as ONNX,
-all with a dynamic batch dimension. The ONNX half needs the `onnx` extra
+all with a dynamic batch dimension; and write a model whose data-dependent branch
+survives the export (`GuardedScorer`). The ONNX half needs the `onnx` extra
 (`pip install "torch-katas[onnx]"`: onnx, onnxscript and onnxruntime).
 """
 
@@ -84,7 +96,8 @@ def load_program(path: str | os.PathLike) -> nn.Module:
 def export_onnx(model: nn.Module, example: torch.Tensor, path: str | os.PathLike) -> None:
     """Write `model` to `path` as an ONNX file with a dynamic batch dimension.
 
-    - model and example as for `export_for_inference` (any device).
+    - model and example as for `export_for_inference` (any device); the model itself is
+      not changed either (its weights, their device and requires_grad flags, its modes).
     - Use `torch.onnx.export(..., dynamo=True)`, the exporter built on torch.export, with
       dimension 0 of the input dynamic: in the ONNX graph the input's first dimension is
       symbolic and onnxruntime accepts any batch size; its other dimensions are fixed to
@@ -124,3 +137,42 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     """
     # TODO: open an onnxruntime.InferenceSession, feed inputs as a NumPy array, convert back.
     raise NotImplementedError
+
+
+class GuardedScorer(nn.Module):
+    """Score a batch with `fast`, unless an input lies outside the range `fast` was
+    calibrated on: then the whole batch goes to `robust`.
+
+    - __init__(fast, robust, limit): fast and robust are modules that take the same input
+      (B, ...) and return outputs of the same shape and dtype; both are registered
+      submodules (`self.fast`, `self.robust`: both in parameters() and state_dict(), both
+      moved by `.to(...)`). limit is a finite Python float.
+    - forward(x): x of shape (B, ...) with B >= 1, floating. If the largest absolute value
+      in the whole batch is strictly above limit (`x.abs().amax() > limit`), returns
+      `robust(x)`, otherwise `fast(x)` (an input exactly at limit is in range). One choice
+      for the batch, not one per sample.
+    - Exportable: `torch.export.export(model, (example,), dynamic_shapes=...)` with a
+      dynamic batch gives one program that keeps both branches: called on batches either
+      side of limit (and of other sizes), it returns what the eager model returns, whichever
+      branch the example took. A Python `if` on the tensor's value cannot be exported (there
+      is no Python to fall back on), and a branch chosen once from the example would be
+      right only for inputs on the example's side.
+
+    Hint, not rule: `torch.cond(pred, true_fn, false_fn, (x,))` runs one branch; the
+    simulated device `sim` cannot run it (it traces its branches with Dynamo even eagerly),
+    so such an answer is checked on the CPU and CUDA. `torch.where` between both outputs
+    gives the same values too, at the cost of running both modules on every batch.
+
+    >>> model = GuardedScorer(nn.Linear(4, 2), nn.Linear(4, 2), limit=3.0).eval()
+    >>> x = torch.ones(2, 4)
+    >>> torch.equal(model(x), model.fast(x)), torch.equal(model(4 * x), model.robust(4 * x))
+    (True, True)
+    """
+
+    def __init__(self, fast: nn.Module, robust: nn.Module, limit: float) -> None:
+        # TODO: call super().__init__(), register fast and robust, keep limit.
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # TODO: choose the branch inside the graph (torch.cond), not with a Python if.
+        raise NotImplementedError

@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from katas.q48_export_deploy import (
+    GuardedScorer,
     export_for_inference,
     export_onnx,
     load_program,
@@ -13,7 +14,7 @@ from katas.q48_export_deploy import (
     save_program,
 )
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor
+from torch_katas.testing import assert_close, check_tensor, skip_control_flow_on_sim
 
 # torch.export cannot trace the simulated device's tensors (a wrapper around CPU data) with a
 # dynamic batch dimension; the tests that export skip there (docs/devices.md).
@@ -143,6 +144,32 @@ def test_only_the_batch_dimension_is_dynamic(device):
 
 
 @pytest.mark.not_on_sim(SIM_EXPORT)
+def test_each_export_traces_the_model_given_as_it_is(device):
+    # Two models of one class side by side, then one of them changed (a layer swapped, a
+    # new example width): each export traces the model and example it is given, so a
+    # program kept from an earlier call (by the model's class, its id(), or its example's
+    # shape) shows.
+    first, second = eval_model(device), eval_model(device)
+    programs = [export_for_inference(model, features(3, device)) for model in (first, second)]
+    inputs = features(4, device)
+    for which, model, program in zip(("first", "second"), (first, second), programs, strict=True):
+        assert_agrees_with_eager(
+            program.module()(inputs), model, inputs, device, f"the {which} model's program"
+        )
+    first.body[4] = nn.Linear(8, 3).to(device)  # the same object, with another last layer
+    swapped = export_for_inference(first, features(3, device))
+    assert_agrees_with_eager(
+        swapped.module()(inputs), first, inputs, device, "the program exported after a layer swap"
+    )
+    model = Pool().to(device).eval()
+    export_for_inference(model, torch.randn(3, 4, 6, device=device))
+    wider = torch.randn(5, 7, 6, device=device)
+    module = export_for_inference(model, torch.randn(3, 7, 6, device=device)).module()
+    got = run_or_fail(module, wider, "the program exported from a (3, 7, 6) example")
+    assert_close(got, model(wider), "the program exported from a (3, 7, 6) example")
+
+
+@pytest.mark.not_on_sim(SIM_EXPORT)
 def test_save_program_writes_an_archive_torch_export_can_load(device, tmp_path):
     model = eval_model(device)
     path = tmp_path / "scorer.program"  # `.pt2` is a convention: the path is the caller's
@@ -216,7 +243,19 @@ def test_onnx_export_runs_in_onnxruntime_on_a_new_batch_size(device, tmp_path, c
     written = tmp_path / "written"
     written.mkdir()
     path = written / "scorer.onnx"
+    before = model_state(model)
     export_onnx(model, features(3, device), path)
+    after = model_state(model)
+    for what in ("requires_grad", "training"):
+        assert after[what] == before[what], (
+            f"export_onnx changed the model's {what} flags from {before[what]} to "
+            f"{after[what]}: export it as it is (the exporter needs no frozen weights)"
+        )
+    for key, value in before["state_dict"].items():
+        assert after["state_dict"][key].device == value.device, (
+            f"export_onnx moved the model's {key} to {after['state_dict'][key].device}"
+        )
+        assert torch.equal(after["state_dict"][key], value), f"export_onnx changed {key}"
     printed = capfd.readouterr().out
     assert not printed, f"export_onnx printed {printed[:200]!r}; pass verbose=False"
     assert path.is_file(), f"export_onnx wrote nothing at {path}"
@@ -362,10 +401,135 @@ def test_run_onnx_returns_float32_whatever_the_model_produces(device, tmp_path):
     assert_close(got.cpu(), want, "a float64 output, cast to float32", rtol=1e-5, atol=1e-5)
 
 
+# ---------------------------------------------------------------- GuardedScorer
+
+LIMIT = 1.0
+
+
+def guarded_parts(device, dtype=torch.float32):
+    """fast, robust and limit: two heads far enough apart that a wrong branch shows."""
+    fast = nn.Linear(4, 2).to(device, dtype)
+    robust = nn.Linear(4, 2).to(device, dtype)
+    with torch.no_grad():
+        robust.bias.add_(10.0)
+    return fast, robust, LIMIT
+
+
+def guarded_forward(x):
+    """One eager call on the CPU, to see whether the answer uses torch.cond."""
+    return GuardedScorer(*guarded_parts("cpu"))(x)
+
+
+@pytest.fixture(autouse=True)
+def torch_cond_off_sim(request):
+    """An answer may choose the branch with torch.cond, which the simulated device cannot run:
+    its GuardedScorer tests run on the CPU and CUDA only (the docstring says so)."""
+    name = request.node.name  # the tests that run forward: the facets' and the routing test
+    if "device" in request.fixturenames and (
+        "GuardedScorer" in name or name.startswith("test_guarded_scorer_routes")
+    ):
+        device = request.getfixturevalue("device")
+        skip_control_flow_on_sim(device, guarded_forward, torch.full((2, 4), 0.5))
+
+
+def batches(device, dtype=torch.float32):
+    """Batches either side of the limit, labelled with the head that must score them."""
+    inside = torch.rand(5, 4, device=device, dtype=dtype) - 0.5  # |x| <= 0.5
+    negative = inside.clone()
+    negative[2, 1] = -3.0  # out of range below: the absolute value counts
+    positive = inside.clone()
+    positive[4, 3] = 1.5
+    one_sample = inside.clone()
+    one_sample[0, 0] = 2.0  # one sample out of range sends the whole batch to robust
+    at_limit = inside.clone()
+    at_limit[1, 2], at_limit[3, 0] = LIMIT, -LIMIT  # exactly at the limit is in range
+    return [
+        ("in range", inside, "fast"),
+        ("a value below -limit", negative, "robust"),
+        ("a value above limit", positive, "robust"),
+        ("one sample out of range", one_sample, "robust"),
+        ("values exactly at ±limit", at_limit, "fast"),
+        ("a batch of one in range", inside[:1], "fast"),
+        ("a batch of one out of range", one_sample[:1], "robust"),
+    ]
+
+
+def assert_scored_by(got, model, x, head, what, device):
+    check_tensor(got, shape=(x.shape[0], 2), dtype=x.dtype, device=device, name=what)
+    with torch.no_grad():
+        want = getattr(model, head)(x)
+    assert_close(
+        got.detach(),
+        want,
+        f"{what} should be {head}(x) for the whole batch: robust when |x|.max() over the "
+        f"batch is above limit ({LIMIT}), fast otherwise (at limit included)",
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_guarded_scorer_routes_the_whole_batch_by_its_largest_magnitude(device, dtype):
+    model = GuardedScorer(*guarded_parts(device, dtype)).eval()
+    assert isinstance(model, nn.Module), "GuardedScorer should subclass nn.Module"
+    for label, x, head in batches(device, dtype):
+        with torch.no_grad():
+            got = model(x)
+        assert_scored_by(got, model, x, head, f"the output for {label}", device)
+
+
+def test_guarded_scorer_registers_both_heads(device):
+    fast, robust, limit = guarded_parts(device)
+    model = GuardedScorer(fast, robust, limit)
+    assert model.fast is fast and model.robust is robust, (
+        "keep the modules given as self.fast and self.robust (the docstring names them)"
+    )
+    keys = set(model.state_dict())
+    want = {"fast.weight", "fast.bias", "robust.weight", "robust.bias"}
+    assert want <= keys, (
+        f"state_dict() should hold both heads' weights {sorted(want)}, got {sorted(keys)}: "
+        "assign the modules as attributes so they are registered"
+    )
+
+
+@pytest.mark.not_on_sim(SIM_EXPORT)
+def test_guarded_scorer_exports_one_program_with_both_branches(device):
+    model = GuardedScorer(*guarded_parts(device)).eval()
+    example = torch.rand(3, 4, device=device) - 0.5  # in range: the example takes `fast`
+    with torch.no_grad():
+        model(example)  # eagerly first: an unwritten stub fails here, by its own error
+    try:
+        program = torch.export.export(
+            model, (example,), dynamic_shapes=({0: torch.export.Dim("batch")},)
+        )
+    except Exception as error:
+        pytest.fail(
+            "torch.export cannot export GuardedScorer: a Python `if` on a tensor's value "
+            "needs Python at run time, which an exported program does not have; put the "
+            f"choice in the graph with torch.cond ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''})"
+        )
+    module = program.module()
+    for label, x, head in batches(device):
+        got = run_or_fail(module, x, "the exported GuardedScorer")
+        assert_scored_by(got, model, x, head, f"the exported program's output for {label}", device)
+
+
 # ---------------------------------------------------------------- facets
 
 REASON = "exports and files: the kata's own (slow) tests cover them"
+
+
+def guarded_make(device):
+    return facets.args(*guarded_parts(device, torch.get_default_dtype()))
+
+
+def guarded_run(model, device):
+    x = torch.rand(3, 4, device=device, dtype=torch.get_default_dtype()) - 0.5
+    x[0, 0] = 2.0
+    return model(x), model(x * 0.1)
+
+
 FACETS = facets.declare(
+    facets.of(GuardedScorer, facets.Registered(guarded_make, forward=guarded_run)),
     facets.none(export_for_inference, REASON),
     facets.none(save_program, REASON),
     facets.none(load_program, REASON),

@@ -49,7 +49,8 @@ def saved_bytes(fn: Callable[..., Any], *args: Any) -> int:
     - Rule: run `fn(*args)` once, inside `torch.autograd.graph.saved_tensors_hooks`, and
       observe every tensor packed (pack and unpack return the tensor unchanged: the very
       tensor, not a copy, so fn computes what it would without the hooks). The result
-      of `fn` is not returned; its graph is freed with it.
+      of `fn` is not returned; its graph is freed with it, and nothing fn saved is kept
+      alive once saved_bytes returns.
     - Rule: the result is the total over every storage saved during the call, not the peak
       held at once: a storage saved and freed before fn returns (fn runs a backward pass
       in a loop) still counts. Hint: a freed storage's `id()` and address are reused by the

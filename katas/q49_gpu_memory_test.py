@@ -4,7 +4,12 @@ from torch import nn
 
 from katas.q49_gpu_memory import checkpointed_forward, saved_bytes
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, saved_tensors_hooks_left
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    saved_tensors_hooks_left,
+    storage_freed,
+)
 
 # ------------------------------------------------------------------ saved_bytes
 
@@ -119,6 +124,26 @@ def test_saved_bytes_leaves_the_saved_tensors_as_they_are(device):
     assert saved.untyped_storage().data_ptr() == address, (
         "the tensor autograd saved comes back as a copy: pack and unpack return the tensor "
         "itself (a copy doubles the memory measured and hides in-place changes from backward)"
+    )
+
+
+def test_saved_bytes_keeps_no_saved_tensor_alive(device):
+    # A tool that measures memory must not hold it: once saved_bytes returns, what fn saved
+    # is freed with fn's graph (no storage kept at module level, in a default argument or
+    # on the function). sin saves its input, an intermediate here; an output saved through
+    # hooks that return it unchanged stays in a reference cycle inside autograd, so the
+    # check watches an input.
+    watched = []
+
+    def fn(t):
+        h = t * 2
+        watched.append(storage_freed(h))
+        return h.sin().sum()
+
+    assert saved_bytes(fn, torch.randn(100, device=device, requires_grad=True)) == 400
+    assert watched[0](), (
+        "the storage fn saved is still alive after saved_bytes returned: keep the storages "
+        "you count in a local of the call (nothing at module level), so they go with it"
     )
 
 

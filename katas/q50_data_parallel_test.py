@@ -121,14 +121,20 @@ def test_rank_loader_shuffles_anew_each_epoch(device):
         "load in this process (num_workers=0): the data is on the device"
     )
     orders = []
-    for epoch in range(3):
-        got = [i.tolist() for i, _ in list(rank_loader(dataset, 8, 1, 2, epoch=epoch))]
+    # Three loaders held side by side, each iterated twice: each keeps its own epoch's order
+    # (a sampler shared between calls, or set to a later epoch since, shows).
+    loaders = [rank_loader(dataset, 8, 1, 2, epoch=epoch) for epoch in range(3)]
+    for epoch, loader in enumerate(loaders * 2):
+        epoch %= 3
+        got = [i.tolist() for i, _ in list(loader)]
         expected = sampler_batches(dataset, 8, 1, 2, epoch=epoch)
         assert got == expected, (
             f"epoch {epoch}: expected {expected}, got {got}; call the sampler's "
-            "set_epoch(epoch) so each epoch draws a new permutation (from seed + epoch)"
+            "set_epoch(epoch) so each epoch draws a new permutation (from seed + epoch), on "
+            "a sampler of each loader's own"
         )
         orders.append(got)
+    orders = orders[:3]
     assert orders[0] != orders[1] != orders[2]
 
 

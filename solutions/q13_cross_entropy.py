@@ -65,3 +65,37 @@ def cross_entropy(
         return loss.sum() / torch.where(keep, weight[safe_target], 0).sum()
     # Divide by the samples that count; with none left this is 0/0 = nan, as in PyTorch.
     return loss.sum() / keep.sum()
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    if student_logits.dim() != 2:
+        raise ValueError(f"student_logits must be [N, C], got {tuple(student_logits.shape)}")
+    if teacher_logits.shape != student_logits.shape:
+        raise ValueError(
+            f"teacher_logits {tuple(teacher_logits.shape)} must have the student's shape "
+            f"{tuple(student_logits.shape)}"
+        )
+    if target.shape != student_logits.shape[:1]:
+        raise ValueError(f"target must be [{student_logits.shape[0]}], got {tuple(target.shape)}")
+    if not 0 < temperature < float("inf"):  # NaN fails the comparison too
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    # The teacher is a target, not something to train: no gradient goes back into it.
+    teacher_log_p = torch.log_softmax(teacher_logits.detach() / temperature, dim=1)
+    student_log_q = torch.log_softmax(student_logits / temperature, dim=1)
+    # kl_div(input=log q, target=log p) is KL(p || q); batchmean divides by N alone, and
+    # log-space targets keep a teacher probability that underflows to 0 from giving nan.
+    soft = torch.nn.functional.kl_div(
+        student_log_q, teacher_log_p, reduction="batchmean", log_target=True
+    )
+    hard = torch.nn.functional.cross_entropy(student_logits, target)
+    # T² puts the soft term's gradients (which shrink like 1/T²) on the hard term's scale.
+    return alpha * temperature**2 * soft + (1 - alpha) * hard

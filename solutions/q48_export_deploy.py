@@ -42,3 +42,17 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     (output,) = session.run(None, {name: inputs.numpy(force=True)})
     # float32 whatever the model's output dtype: the caller gets one dtype from every model.
     return torch.from_numpy(output).to(inputs.device, torch.float32)
+
+
+class GuardedScorer(nn.Module):
+    def __init__(self, fast: nn.Module, robust: nn.Module, limit: float) -> None:
+        super().__init__()
+        self.fast = fast  # assigned as attributes: registered submodules
+        self.robust = robust
+        self.limit = limit
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # torch.cond puts the choice in the graph: torch.export keeps both branches and the
+        # program picks one per call, where a Python `if` on the value cannot be exported.
+        out_of_range = x.abs().amax() > self.limit
+        return torch.cond(out_of_range, self.robust, self.fast, (x,))

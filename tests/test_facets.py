@@ -497,7 +497,7 @@ UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
         "the loss is the contract's formula, differentiated by autograd: float16 data whose "
         "squares overflow make the fit itself overflow",
     ),
-    ("q02_numpy_bridge", ("to_tensor",), ALL, MOVES),
+    ("q02_numpy_bridge", ("to_tensor",), HALF, MOVES),
     (
         "q03_vectorised_ops",
         ("pairwise_sq_dists",),
@@ -571,11 +571,19 @@ UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
         ("sum",),
         "a norm: what it sums are squares, which the 'square' cases reach",
     ),
+    ("q26_to_device", ("copy_to",), HALF, MOVES),
     ("q35_tensor_creation", ("zeros_for",), ALL, MOVES),
     ("q35_tensor_creation", ("scalar_like",), HALF, MOVES),
-    ("q42_indexing", ("last_valid", "valid_steps"), ALL, MOVES),
+    ("q42_indexing", ("last_valid", "valid_steps"), HALF, MOVES),
     ("q42_indexing", ("rotate_pairs",), HALF, MOVES),
-    ("q43_views", ("merge_heads", "split_heads"), ALL, MOVES),
+    (
+        "q40_eval_metrics",
+        ("confusion_matrix",),
+        ("float32",),
+        "its inputs are class indices below num_classes, and a count passes 2**24 only after "
+        "that many samples",
+    ),
+    ("q43_views", ("merge_heads", "split_heads"), HALF, MOVES),
     ("q47_custom_loss", ("HuberFunction",), ("sum",), ELEMENTWISE),
 ]
 UNREACHED = {
@@ -1027,6 +1035,36 @@ def test_regions_tell_where_a_narrower_computation_differs():
         )
         assert ("sum" in facets.regions(facet, torch.float16)) is caught
         assert bool(outcomes(lambda x: x.sum() / x.numel(), facet)[1]) is caught
+
+
+def test_regions_and_past_float32_catch_values_moved_through_float32():
+    # A mover that copies through float32 (x.float() ... .to(x.dtype)) rounds float64 values
+    # and integers past 2**24: the cases reach "float32" only with such values, and NaN or
+    # inf (which float32 holds as they are) does not count.
+    def reached(values, dtype):
+        make = lambda dtype, device: facets.args(torch.tensor(values, dtype=dtype))  # noqa: E731
+        return facets.regions(facets.Dtypes(make, oracle=lambda x: x, dtypes=(dtype,)), dtype)
+
+    assert reached([1.0, float("nan"), float("inf")], torch.float64) == set()
+    assert reached([3, -5], torch.int64) == set()
+    assert reached([2**24 + 1], torch.int32) == {"float32"}
+    assert reached([2**24 + 1], torch.uint64) == {"float32"}
+    moved = facets.past_float32(torch.tensor([0, 3, -4]))
+    assert not torch.equal(moved.float().long(), moved)
+    assert torch.equal(
+        facets.past_float32(torch.tensor([1, 2], dtype=torch.int16)),
+        torch.tensor([1, 2], dtype=torch.int16),
+    )
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(facets.past_float32(torch.arange(6, dtype=dtype))),
+        oracle=lambda x: x.clone(),
+        dtypes=(torch.float64, torch.int64, torch.int32),
+        once=True,
+    )
+    assert all(facets.regions(facet, dtype) == {"float32"} for dtype in facet.dtypes)
+    through_float32 = outcomes(lambda x: x.float().to(x.dtype), facet)[1]
+    assert len(through_float32) == 3, through_float32
+    assert not outcomes(lambda x: x.clone(), facet)[1]
 
 
 def test_once_catches_a_step_in_the_16_bit_dtype_or_a_second_rounding():
@@ -2690,3 +2728,155 @@ def test_registered_catches_state_torch_does_not_see():
         frozen=lambda module: [module.linear.bias],
     )
     assert_catches(frozen, Frozen, InAList)
+
+
+# What a caller hands over and could find written to: a tensor, an array, a module, an
+# optimizer, a dataset.
+CALLERS_OBJECTS = re.compile(
+    r"\btorch\.(?:Tensor|nn\.modules|optim|utils\.data)\b|\bnumpy\.ndarray\b"
+)
+
+# (module, name) -> why a function given one declares no Unmodified.
+NOT_UNMODIFIED: dict[tuple[str, str], str] = {
+    ("q15_warmup_cosine", "warmup_cosine_scheduler"): (
+        "a scheduler sets the optimizer's learning rates, by contract"
+    ),
+    ("q15_warmup_cosine", "train_with_schedule"): "a training run: it updates the model",
+    ("q17_init_weights", "init_layer"): "sets the module's state, by contract",
+    ("q17_init_weights", "init_weights"): "sets the model's state, by contract",
+    ("q20_warmup_step_scheduler", "WarmupStepLR"): (
+        "a scheduler sets the optimizer's learning rates, by contract"
+    ),
+    ("q24_train_epoch", "train_epoch"): "a training run: it updates the model",
+    ("q48_export_deploy", "GuardedScorer"): (
+        "a module built from the two it is given: it holds them as its children, by contract"
+    ),
+    ("q25_dataset_loader", "make_loader"): "wraps the dataset in a loader: no item is read",
+    ("q25_dataset_loader", "throughput_loader"): "wraps the dataset in a loader: no item is read",
+    ("q30_grad_clipping", "clip_grad_norm"): "scales the gradients in place, by contract",
+    ("q33_plateau_by_hand", "PlateauLR"): (
+        "a scheduler sets the optimizer's learning rates, by contract"
+    ),
+    ("q36_grad_accumulation", "train_accumulated"): "a training run: it updates the model",
+    ("q41_reproducibility", "make_loader"): "wraps the dataset in a loader: no item is read",
+    ("q44_fine_tuning", "FineTuner"): "freezes the backbone's parameters, by contract",
+    ("q45_split_dataset", "split_dataset"): "wraps the dataset in Subsets: no item is read",
+    ("q50_data_parallel", "rank_loader"): "wraps the dataset in a loader: no item is read",
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_given_tensors_or_modules_declares_what_it_leaves_alone(module):
+    # A write to the caller's tensor (x -= x.min(), labels[labels < 0] = 0, a flag set on
+    # a module), even one undone before returning, shows only where a check looks at the
+    # arguments after the call: every function given a tensor, an array, a module, an
+    # optimizer or a dataset declares Unmodified (its `inputs` naming what the contract
+    # leaves alone, where it updates the rest), or says why not in NOT_UNMODIFIED.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        if all(not function.facets for function in functions):
+            continue  # facets.none: its reason says which tests cover it
+        target = getattr(stub, name)
+        parameters = inspect.signature(target).parameters.values()
+        given = any(CALLERS_OBJECTS.search(str(parameter.annotation)) for parameter in parameters)
+        declared = any(
+            isinstance(facet, facets.Unmodified)
+            for function in functions
+            for facet in function.facets
+        )
+        if (module, name) in NOT_UNMODIFIED:
+            needless += [name] if declared or not given else []
+        elif given and not declared:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} are given tensors or modules, but no facet checks what the call "
+        "leaves of them: declare facets.Unmodified (with `inputs` where the contract updates "
+        "some), or say why not in NOT_UNMODIFIED"
+    )
+    assert not needless, f"{module}: {needless}: take them off NOT_UNMODIFIED"
+
+
+def test_functions_without_unmodified_are_functions_of_the_stubs():
+    for module, name in NOT_UNMODIFIED:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
+# An Edges label that names a size-1 case: "(size 1)", "(N = 1)", "one class", "a single window".
+SIZE_1 = re.compile(r"\(size 1\)|\b[A-Z] = 1\b|\bone class\b|\ba single\b")
+
+# (module, name) -> why a function given tensors and returning one runs no size-1 case.
+SIZE_1_UNCHECKED: dict[tuple[str, str], str] = {
+    ("q01_fit_line", "fit_line"): "returns a slope and an intercept: no dimension of x to drop",
+    ("q01_fit_line", "fit_until"): "returns a slope and an intercept: no dimension of x to drop",
+    ("q06_gradients", "grads_per_loss"): "autograd's gradients, shaped like the params",
+    ("q07_dynamic_graph", "apply_until_small"): "returns the caller's layer's output or x",
+    ("q08_no_grad_detach", "evaluate"): "returns the caller's model's output",
+    ("q11_layer_shapes", "padded_attention"): (
+        "scaled_dot_product_attention does the work (the rule), on q, k and v as they are"
+    ),
+    ("q16_text_classifier", "encode"): "returns the caller's layer's output",
+    ("q19_sgd_by_hand", "race_in_a_valley"): "one final point per optimizer, of scales' shape",
+    ("q22_masked_sequence_loss", "task_loss"): "a mean loss: a 0-dim result",
+    ("q22_masked_sequence_loss", "masked_cross_entropy"): "a mean loss: a 0-dim result",
+    ("q26_to_device", "place_for_training"): "moves the caller's tensors as they are",
+    ("q26_to_device", "copy_to"): "moves the caller's tensor as it is",
+    ("q30_grad_clipping", "clip_grad_norm"): "returns the total norm: a 0-dim result",
+    ("q31_init_depth", "activation_stds"): "one std per activation layer: no input dimension",
+    ("q31_init_depth", "train_hidden_units"): "returns the trained weights, of fixed shape",
+    ("q35_tensor_creation", "as_tensor_shared"): "converts data as it is, 0-dim among its edges",
+    ("q35_tensor_creation", "zeros_for"): "the shape is the caller's argument",
+    ("q35_tensor_creation", "scalar_like"): "a 0-dim result",
+    ("q37_mixed_precision", "amp_train_step"): "returns the loss: a 0-dim result",
+    ("q38_compile_graph_breaks", "clipped_residual"): "x @ weight keeps x's rows: no reshape",
+    ("q40_eval_metrics", "confusion_matrix"): "a [C, C] result, C the caller's num_classes",
+    ("q40_eval_metrics", "evaluate"): "accuracy and F1 are numbers, the matrix [C, C]",
+    ("q46_norm_layers", "batch_norm"): (
+        "(C,) statistics, which broadcast over x as [1, C, 1...] squeezed or not"
+    ),
+    ("q49_gpu_memory", "checkpointed_forward"): "returns the caller's blocks' output",
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_from_tensors_to_a_tensor_runs_a_size_1_case(module):
+    # x.squeeze() drops the batch dimension at a batch of one (and a feature dimension at one
+    # feature), which no larger case shows: every function given tensors that returns one
+    # runs a size-1 case (Shapes with "size 1", or an Edges label SIZE_1 finds), or
+    # SIZE_1_UNCHECKED says why not (or names the kata's own test of it).
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target) or all(not function.facets for function in functions):
+            continue
+        signature = inspect.signature(target)
+        given = any("torch.Tensor" in str(p.annotation) for p in signature.parameters.values())
+        returns = "torch.Tensor" in str(signature.return_annotation)
+        declared = [facet for function in functions for facet in function.facets]
+        run = any(
+            isinstance(facet, facets.Shapes) and "size 1" in facet.shapes for facet in declared
+        ) or any(
+            isinstance(facet, facets.Edges) and any(map(SIZE_1.search, facet.calls))
+            for facet in declared
+        )
+        why = SIZE_1_UNCHECKED.get((module, name))
+        if why is not None:
+            needless += [name] if run or not (given and returns) else []
+            if why.startswith("test_"):
+                assert callable(getattr(tests, why, None)), f"{module} has no {why}"
+        elif given and returns and not run:
+            missing.append(name)
+    assert not missing, (
+        f'{module}: {missing} take and return tensors but run no size-1 case: add "size 1" to '
+        'their Shapes, or an Edges case labelled "... (size 1)", or say why not in '
+        "SIZE_1_UNCHECKED"
+    )
+    assert not needless, f"{module}: {needless}: take them off SIZE_1_UNCHECKED"
+
+
+def test_functions_without_a_size_1_case_are_functions_of_the_stubs():
+    for module, name in SIZE_1_UNCHECKED:
+        assert hasattr(stub_module(module), name), (module, name)

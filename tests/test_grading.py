@@ -801,7 +801,7 @@ FAKE_ROWS = (
 ATTACKS = {  # kata: (how the stub is changed, what it is)
     21: ("interrupt", "the stub's function raises KeyboardInterrupt"),
     24: ("skip", "the stub's function raises unittest.SkipTest"),
-    13: ("replace", THREAD_OP),
+    13: ("append", THREAD_OP),
     27: ("inject", RECORDER_SUMMARY),
     32: ("append", TEST_HOOK),
     14: ("append", COMPARISONS_REPLACED),
@@ -823,8 +823,6 @@ def attack(folder: Path, number: int) -> None:
     elif how == "skip":
         skipped = text.replace("raise NotImplementedError", 'raise unittest.SkipTest("cannot")')
         path.write_text("import unittest\n" + skipped)
-    elif how == "replace":
-        path.write_text(code)
     elif how == "append":
         path.write_text(text + code)
     else:

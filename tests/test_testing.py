@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib
 import itertools
+import random
 import re
 import sys
 import textwrap
@@ -1601,6 +1602,28 @@ def test_settings_kept_lets_a_function_draw_but_not_reseed():
             reseed()
 
 
+def test_settings_kept_fails_on_pythons_or_numpys_generator_reseeded_or_drawn_from():
+    # No kata function draws from them: a reseed (with 0 too, as the harness seeds them
+    # before each test) or a draw changes the caller's stream. Both are put back.
+    random.seed(5)
+    np.random.seed(5)
+    python, numpy_state = random.random(), np.random.rand()
+    random.seed(5)
+    np.random.seed(5)
+    with testing.settings_kept("f()"):
+        pass
+    for move in (
+        lambda: random.seed(0),
+        lambda: random.random(),
+        lambda: np.random.seed(0),
+        lambda: np.random.rand(),
+        lambda: np.random.standard_normal(),
+    ):
+        with pytest.raises(AssertionError, match="reseeded or drew"), testing.settings_kept("f()"):
+            move()
+    assert (random.random(), np.random.rand()) == (python, numpy_state), "put back"
+
+
 def test_forward_mode_ad_is_no_error_under_the_projects_warning_filters():
     # Correct learner code: torch scripts helpers of its own on the first use of forward-mode
     # AD, and torch.jit.script's deprecation warning there must not fail the learner's test.
@@ -1643,6 +1666,19 @@ def test_hooks_left_names_module_and_global_hooks():
     finally:
         handle.remove()
     assert testing.hooks_left() == []
+
+
+def test_storage_freed_says_when_the_memory_goes():
+    tensor = torch.ones(5)
+    view = tensor[1:]
+    freed = testing.storage_freed(view)
+    del view
+    assert not freed(), "the base still holds the storage"
+    kept = [tensor]
+    del tensor
+    assert not freed(), "a list still holds the storage"
+    kept.clear()
+    assert freed()
 
 
 def test_saved_tensors_hooks_left_counts_and_removes_them():

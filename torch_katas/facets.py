@@ -105,6 +105,7 @@ __all__ = [
     "declare",
     "none",
     "of",
+    "past_float32",
     "past_square_overflow",
     "regions",
     "rounded_once_excess",
@@ -148,7 +149,25 @@ def past_square_overflow(dtype: torch.dtype) -> float:
 
 # The regions a Dtypes facet's cases of a dtype must reach, where a computation in a narrower
 # or native dtype gives another result than the exact one rounded once.
-NARROWED = {torch.float16: ("square", "sum"), torch.float64: ("float32",)}
+NARROWED = {
+    torch.float16: ("square", "sum"),
+    torch.float64: ("float32",),
+    # An integer moved or computed through float32 (x.float() ... .to(x.dtype)) is rounded
+    # past 2**24.
+    **dict.fromkeys((torch.int64, torch.int32, torch.uint32, torch.uint64), ("float32",)),
+}
+
+
+def past_float32(values: torch.Tensor) -> torch.Tensor:
+    """For test values: `values` moved where float32 no longer holds them, in a dtype that
+    does: 2**-30 added to float64 ones, 2**24 + 1 to those of a 32 or 64-bit integer dtype
+    (other dtypes as they are). A float64 or integer input that goes through float32 and
+    back then comes back other than it was."""
+    if values.dtype == torch.float64:
+        return values + 2.0**-30
+    if values.dtype in (torch.int64, torch.int32, torch.uint32, torch.uint64):
+        return values + (2**24 + 1)
+    return values
 
 
 def regions(facet: Dtypes, dtype: torch.dtype) -> set[str]:
@@ -157,16 +176,29 @@ def regions(facet: Dtypes, dtype: torch.dtype) -> set[str]:
     inf); "sum", input magnitudes that add up past float16's largest value in one tensor (a
     native x.sum() / n is inf where the mean is not); "float32", an exact (float64) result
     that float32 does not hold, so that a float64 input computed in float32 is off in its
-    8th digit. Modules' state and the .grad of tensors count as inputs."""
+    8th digit; for a 32 or 64-bit integer dtype, an input of that dtype or a result that
+    float32 does not hold (past 2**24), so that one moved through float32 is rounded. Modules'
+    state and the .grad of tensors count as inputs."""
     arguments = facet.make(dtype, torch.device("cpu"))
     found: set[str] = set()
-    if dtype == torch.float64:
+    if "float32" in NARROWED.get(dtype, ()):
         exact = _oracle_args(arguments)
         result = facet.oracle(*exact.args, **exact.kwargs)
-        for _, tensor in _tensors(result):
-            values = torch.as_tensor(tensor).double()
-            if not torch.equal(values.float().double(), values):
-                found.add("float32")
+        held = list(_tensors(result))
+        if not dtype.is_floating_point:
+            held += [(p, t) for p, t in _tensors(arguments) if getattr(t, "dtype", None) == dtype]
+        for _, tensor in held:
+            values = torch.as_tensor(tensor)
+            if values.is_complex() or values.dtype == torch.bool or not values.numel():
+                continue
+            if values.is_floating_point():
+                values = values[values.isfinite()].double()  # NaN is equal to no float32 either
+                if not torch.equal(values.float().double(), values):
+                    found.add("float32")
+            else:
+                wide = values.long()
+                if not torch.equal(wide.float().long(), wide):
+                    found.add("float32")
         return found
     inputs = [t for _, t in _tensors(arguments) if isinstance(t, torch.Tensor)]
     # Gradients held in .grad are inputs too (a norm or an optimizer step reads them).

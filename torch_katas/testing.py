@@ -9,6 +9,7 @@ import ast
 import functools
 import inspect
 import linecache
+import random
 import sys
 import textwrap
 import threading
@@ -69,6 +70,7 @@ __all__ = [
     "skip_control_flow_on_sim",
     "skip_unless_supported",
     "skip_without_float64",
+    "storage_freed",
 ]
 
 
@@ -1855,6 +1857,7 @@ def settings_kept(what: str) -> Iterator[None]:
     # generator reports, so it is tagged with one no code would pick, its stream untouched.
     seed = _tag_seed(_SEED_TAG)
     cuda_seed = torch.cuda.initial_seed() if torch.cuda.is_initialized() else None
+    libraries = _library_random_states()
     raised, checked = "", True
     try:
         yield
@@ -1868,6 +1871,7 @@ def settings_kept(what: str) -> Iterator[None]:
             cuda_seed is not None and torch.cuda.initial_seed() != cuda_seed
         )
         _tag_seed(seed)
+        moved = _library_random_states_put_back(libraries)
         # Checked here, so that a call that raises is held to it too (a setting restored on
         # success only stays changed for the rest of the process after an error).
         assert not (checked and changed), (
@@ -1879,9 +1883,45 @@ def settings_kept(what: str) -> Iterator[None]:
             "the caller's random stream restarts, the same numbers at every call; draw from "
             "it, and leave its seed to the caller"
         )
+        assert not (checked and moved), (
+            f"{what} reseeded or drew from {' and '.join(moved)}, which belong to the "
+            "caller: no kata function draws from them, so a call leaves them as it found "
+            "them (torch's generators, or a generator of the function's own, draw its "
+            "random numbers)"
+        )
 
 
 _SEED_TAG = 0x5EED_7A6_0D1C_E5
+
+
+def _library_random_states() -> tuple[object, dict[str, Any], object, dict[str, Any]]:
+    """The caller's global generators of Python's `random` and of NumPy (np.random.seed's),
+    then the same generators seeded with the tag, which no code would pick: the harness
+    seeds them with 0 before each test, and a reseed with 0 would leave them as they were."""
+    python, numpy_state = random.getstate(), np.random.get_state(legacy=False)
+    random.seed(_SEED_TAG)
+    np.random.seed(_SEED_TAG % 2**32)
+    return python, numpy_state, random.getstate(), np.random.get_state(legacy=False)
+
+
+def _library_random_states_put_back(
+    recorded: tuple[object, dict[str, Any], object, dict[str, Any]],
+) -> list[str]:
+    """Put back the caller's generators `_library_random_states` recorded; which of the
+    tagged ones had moved (a reseed, or a draw)."""
+    python, numpy_state, tagged_python, tagged_numpy = recorded
+    moved = []
+    if random.getstate() != tagged_python:
+        moved.append("Python's random module")
+    now = np.random.get_state(legacy=False)
+    same = now["state"]["pos"] == tagged_numpy["state"]["pos"] and np.array_equal(
+        now["state"]["key"], tagged_numpy["state"]["key"]
+    )
+    if not (same and now["has_gauss"] == tagged_numpy["has_gauss"]):
+        moved.append("NumPy's global generator (np.random)")
+    random.setstate(python)  # type: ignore[arg-type]
+    np.random.set_state(numpy_state)
+    return moved
 
 
 def _tag_seed(seed: int) -> int:
@@ -1953,6 +1993,21 @@ def saved_tensors_hooks_left() -> int:
         torch._C._autograd._pop_saved_tensors_default_hooks()
         count += 1
     return count
+
+
+def storage_freed(tensor: torch.Tensor) -> Callable[[], bool]:
+    """A watch on `tensor`'s storage, which holds no reference to it: calling the watch
+    later says whether that memory has been freed (after a garbage collection, so a
+    reference cycle already dropped does not count as holding it)."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    watched = StorageWeakRef(tensor.untyped_storage())
+
+    def freed() -> bool:
+        collect_garbage()
+        return bool(watched.expired())
+
+    return freed
 
 
 def every_dtype() -> list[torch.dtype]:

@@ -2,6 +2,8 @@
 class) times the class weights (ones without any), its terms of weight 0 masked by
 torch.where, the mean divided in the logits' dtype."""
 
+import math
+
 import torch
 
 
@@ -40,3 +42,30 @@ def cross_entropy(
     if reduction == "sum":
         return total
     return total / (class_weight[index] * counted.to(logits.dtype)).sum()
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    if student_logits.dim() != 2:
+        raise ValueError("student_logits must be 2-D")
+    if teacher_logits.shape != student_logits.shape:
+        raise ValueError("teacher_logits must have the student's shape")
+    if target.shape != student_logits.shape[:1]:
+        raise ValueError("target must be [N]")
+    if not (0 < temperature < math.inf):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+    if not (0 <= alpha <= 1):
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    # KL(p || q) = H(p, q) - H(p): the soft cross-entropy minus the teacher's entropy,
+    # with xlogy so a probability of 0 adds 0.
+    p = torch.softmax(teacher_logits.detach() / temperature, dim=1)
+    log_q = torch.log_softmax(student_logits / temperature, dim=1)
+    kl = (torch.special.xlogy(p, p) - p * log_q).sum(dim=1).mean()
+    hard = cross_entropy(student_logits, target)
+    return alpha * temperature * temperature * kl + (1 - alpha) * hard

@@ -1,6 +1,9 @@
 """Cross-entropy as a list of the terms whose factor is not 0, class weights defaulting to ones."""
 
+import math
+
 import torch
+import torch.nn.functional as F
 
 
 def cross_entropy(
@@ -36,3 +39,28 @@ def cross_entropy(
         return per.sum()
     denom = torch.where(valid, w[idx], torch.zeros((), dtype=w.dtype, device=w.device)).sum()
     return per.sum() / denom
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    if student_logits.dim() != 2:
+        raise ValueError("student_logits must be 2-D")
+    if teacher_logits.shape != student_logits.shape:
+        raise ValueError("teacher_logits must have the student's shape")
+    if target.shape != student_logits.shape[:1]:
+        raise ValueError("target must be [N]")
+    if not (0 < temperature < math.inf):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+    if not (0 <= alpha <= 1):
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    # F.kl_div with probabilities as the target (log_target=False), batchmean per sample.
+    with torch.no_grad():
+        p = F.softmax(teacher_logits / temperature, dim=1)
+    soft = F.kl_div(F.log_softmax(student_logits / temperature, dim=1), p, reduction="batchmean")
+    return alpha * temperature**2 * soft + (1 - alpha) * F.cross_entropy(student_logits, target)

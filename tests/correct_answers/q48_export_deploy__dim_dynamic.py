@@ -4,6 +4,7 @@ while batches of 1 run."""
 import torch
 
 from solutions.q48_export_deploy import (  # the rest as in the reference
+    GuardedScorer,
     export_onnx,
     load_program,
     run_onnx,

@@ -48,3 +48,15 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     # numpy(force=True) detaches, moves to the CPU and converts in one call.
     (output,) = session.run(None, {name: inputs.numpy(force=True)})
     return torch.from_numpy(output).float().to(inputs.device)
+
+
+class GuardedScorer(nn.Module):
+    def __init__(self, fast: nn.Module, robust: nn.Module, limit: float) -> None:
+        super().__init__()
+        self.fast, self.robust, self.limit = fast, robust, limit
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        largest = torch.max(torch.abs(x))
+        return torch.cond(
+            largest > self.limit, lambda t: self.robust(t), lambda t: self.fast(t), [x]
+        )

@@ -53,3 +53,32 @@ def cross_entropy(
         return per_sample.sum()
     counted = torch.where(ignored, torch.zeros_like(picked_weight), picked_weight)
     return per_sample.sum() / counted.sum()
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    if student_logits.dim() != 2:
+        raise ValueError("student_logits must be 2-D")
+    if teacher_logits.shape != student_logits.shape:
+        raise ValueError("teacher_logits must have the student's shape")
+    if target.shape != student_logits.shape[:1]:
+        raise ValueError("target must be [N]")
+    if not (0 < temperature < math.inf):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+    if not (0 <= alpha <= 1):
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    teacher = teacher_logits.detach()
+    log_p = torch.log_softmax(teacher / temperature, dim=1)
+    log_q = torch.log_softmax(student_logits / temperature, dim=1)
+    p = log_p.exp()
+    # A class the teacher gives probability 0 adds 0, whatever log_q is there.
+    per_class = torch.where(p > 0, p * (log_p - log_q), torch.zeros_like(p))
+    kl = per_class.sum(dim=1).sum() / student_logits.shape[0]
+    hard = -torch.log_softmax(student_logits, dim=1).gather(1, target[:, None]).mean()
+    return alpha * (temperature**2) * kl + (1.0 - alpha) * hard

@@ -1,6 +1,7 @@
 """An Enum for the reduction, typing.Final constants, the log-sum-exp through a masked mean."""
 
 import enum
+import math
 from typing import Final
 
 import torch
@@ -55,3 +56,29 @@ def cross_entropy(
         return per_sample
     total = per_sample.sum()
     return total if how is Reduction.SUM else total / counted
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    if student_logits.dim() != 2:
+        raise ValueError("student_logits must be 2-D")
+    if teacher_logits.shape != student_logits.shape:
+        raise ValueError("teacher_logits must have the student's shape")
+    if target.shape != student_logits.shape[:1]:
+        raise ValueError("target must be [N]")
+    if not (0 < temperature < math.inf):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+    if not (0 <= alpha <= 1):
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    # torch's loss modules, built per call.
+    kl = torch.nn.KLDivLoss(reduction="batchmean", log_target=True)
+    ce = torch.nn.CrossEntropyLoss()
+    log_q = torch.log_softmax(student_logits / temperature, dim=-1)
+    log_p = torch.log_softmax(teacher_logits.detach() / temperature, dim=-1)
+    return alpha * temperature**2 * kl(log_q, log_p) + (1 - alpha) * ce(student_logits, target)

@@ -1,5 +1,7 @@
 """The target picked with gather, the smoothing term as an einsum, a match on reduction."""
 
+import math
+
 import torch
 
 
@@ -66,3 +68,29 @@ def cross_entropy(
         case _:
             total = torch.where(kept, sample_weight, torch.zeros_like(sample_weight)).sum()
             return loss.sum() / total
+
+
+def distillation_loss(
+    student_logits: torch.Tensor,
+    teacher_logits: torch.Tensor,
+    target: torch.Tensor,
+    *,
+    temperature: float = 2.0,
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    if student_logits.dim() != 2:
+        raise ValueError("student_logits must be 2-D")
+    if teacher_logits.shape != student_logits.shape:
+        raise ValueError("teacher_logits must have the student's shape")
+    if target.shape != student_logits.shape[:1]:
+        raise ValueError("target must be [N]")
+    if not (0 < temperature < math.inf):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature}")
+    if not (0 <= alpha <= 1):
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    log_p = torch.log_softmax(teacher_logits.detach().div(temperature), dim=1)
+    log_q = torch.log_softmax(student_logits.div(temperature), dim=1)
+    kl = torch.einsum("nc,nc->", log_p.exp(), log_p - log_q) / student_logits.shape[0]
+    hard = cross_entropy(student_logits, target)
+    # lerp(hard, soft, alpha) = (1 - alpha) * hard + alpha * soft
+    return torch.lerp(hard, kl * temperature**2, alpha)

@@ -33,3 +33,23 @@ def run_onnx(path: str | os.PathLike, inputs: torch.Tensor) -> torch.Tensor:
     (first,) = session.get_inputs()
     (result,) = session.run(None, {first.name: inputs.detach().cpu().numpy()})
     return torch.as_tensor(result, dtype=torch.float32, device=inputs.device)
+
+
+class GuardedScorer(nn.Module):
+    """The heads registered with add_module, the branch as torch.cond over two methods."""
+
+    def __init__(self, fast: nn.Module, robust: nn.Module, limit: float) -> None:
+        super().__init__()
+        self.add_module("fast", fast)
+        self.add_module("robust", robust)
+        self.limit = float(limit)
+
+    def _robust(self, x: torch.Tensor) -> torch.Tensor:
+        return self.robust(x)
+
+    def _fast(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fast(x)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        over = x.abs().max() > self.limit
+        return torch.cond(over, self._robust, self._fast, (x,))
