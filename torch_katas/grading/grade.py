@@ -619,36 +619,54 @@ def failed_tests(grade: KataGrade) -> set[str]:
     return {test for group in grade.failures for test in group.tests}
 
 
-def held_out(
+def graded_held_out(
     kata: catalog.Kata,
     source: bytes,
     root: Path,
     scratch: Path,
     options: Options,
     collection: Collection,
-) -> tuple[list[str], list[Flag]]:
-    """An answer (a bug hunt's fix), whose tests pass, run again on held-out inputs: the kata's
-    tests with the random generators seeded anew (a seed the candidate cannot know), beside the
-    reference on the same seed. The tests that fail on the answer (every test, where its run
-    did not finish) and pass on the reference: an answer tuned to the inputs as shipped; and
-    the flags that run raised."""
+    passing: tuple[str, ...],
+) -> tuple[KataGrade, list[Flag], list[str]]:
+    """A kata's grade, its flags, and the tests it fails only on held-out inputs.
+
+    The tests draw their inputs from generators seeded as the candidate's own runs seed them,
+    so they run first on held-out inputs: the generators seeded anew (a seed the candidate
+    cannot know) and each file's tests in an order that seed draws. An answer that passes
+    there, or fails only where its functions are unwritten, is graded by that run alone.
+    Otherwise the tests run again as shipped, which gives the grade; a test that failed only
+    on held-out inputs (every test, where that run did not finish) and passes on the
+    reference under the same seed (where the suite has its references) is one the answer
+    passes only on the inputs as shipped."""
     seed = options.seed or secrets.randbelow(2**31 - 1) + 1
-    again = dataclasses.replace(options, seed=seed)
-    mine, flags = grade_kata(kata, source, root, scratch / "held-out", again, collection)
-    if mine.verdict == FLAGGED or mine.verdict == status.SOLVED:
-        return [], flags
-    reference = kata.solution_path(root).read_bytes()
-    theirs, _ = grade_kata(kata, reference, root, scratch / "held-out-reference", again, collection)
-    if theirs.verdict not in (status.SOLVED, status.PARTLY):
-        return [], flags  # the reference did not run: nothing to hold the fix to
-    failed = failed_tests(mine)
-    if mine.verdict not in (status.SOLVED, status.PARTLY):
+    held = dataclasses.replace(options, seed=seed)
+    first, flags = grade_kata(kata, source, root, scratch / "held-out", held, collection)
+    if first.verdict in (status.SOLVED, FLAGGED, NOT_STARTED):
+        return first, flags, []
+    grade, more = grade_kata(kata, source, root, scratch, options, collection)
+    flags += [flag for flag in more if flag not in flags]  # each once, raised by either run
+    grade.seconds = round(grade.seconds + first.seconds, 2)
+    if grade.verdict not in passing:
+        return grade, flags, []
+    failed = failed_tests(first)
+    if first.verdict not in (status.SOLVED, status.PARTLY):
         # A run that did not finish (a hang, a crash, an exit where the inputs are not those
         # shipped) passed nothing: its failures name only the tests it reported.
         tests = collection.tests()
         if isinstance(tests, dict):
             failed |= {name.split("::", 1)[-1] for name in tests.get(kata.module, ())}
-    return sorted(failed - failed_tests(theirs)), flags
+    extra = failed - failed_tests(grade)
+    if not extra:
+        return grade, flags, []
+    reference = kata.solution_path(root)
+    if not reference.is_file():  # a suite without its references (Gradescope's)
+        return grade, flags, sorted(extra)
+    theirs, _ = grade_kata(
+        kata, reference.read_bytes(), root, scratch / "held-out-reference", held, collection
+    )
+    if theirs.verdict not in (status.SOLVED, status.PARTLY):
+        return grade, flags, []  # the reference did not run: nothing to hold the answer to
+    return grade, flags, sorted(extra - failed_tests(theirs))
 
 
 def recognised_inputs(
@@ -661,12 +679,14 @@ def recognised_inputs(
     to the same)."""
     from torch_katas.practice import bughunt  # a plain take-home's answers only
 
-    stub = takehome.suite_files(root, [kata], stubs=True, hints="all").get(
-        f"katas/{kata.module}.py", b""
-    )
     reference = kata.solution_path(root)
+    if not reference.is_file():
+        return None  # a suite without its references (Gradescope's): every number is suspect
+    # Where the suite is not a git checkout (Gradescope's), its stubs are those handed out.
+    files = takehome.suite_files(root, [kata], stubs=True, hints="all", unpacked=True)
+    stub = files.get(f"katas/{kata.module}.py", b"")
     found = bughunt.recognised(
-        reference.read_text(encoding="utf-8") if reference.is_file() else "",
+        reference.read_text(encoding="utf-8"),
         stub.decode(errors="replace"),
         source.decode(errors="replace"),
         suite.get(f"katas/{kata.module}_test.py", b"").decode(errors="replace"),
@@ -774,6 +794,9 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     flags.append(
                         Flag(finding.text, "policy", stub, kata.module, finding.line, finding.rule)
                     )
+                missed: list[str] = []
+                hunting = record is not None and record.mode == "bughunt" and record.bughunt
+                passing = (status.SOLVED,) if hunting else (status.SOLVED, status.PARTLY)
                 if testing:
                     grade, raised = testwrite.grade_kata(
                         kata,
@@ -786,35 +809,29 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                         pytest_args=["--device", options.device] if options.device else [],
                     )
                 else:
-                    grade, raised = grade_kata(kata, source, root, scratch, options, collection)
+                    grade, raised, missed = graded_held_out(
+                        kata, source, root, scratch, options, collection, passing
+                    )
                 flags += raised
                 if findings:
                     apply_policy(grade, findings)
-                missed: list[str] = []
-                hunting = record is not None and record.mode == "bughunt" and record.bughunt
-                # A kata's tests draw their inputs from generators seeded as the candidate's
-                # own runs seed them: an answer can recognise those inputs (or tune a wrong
-                # answer to them), so every test it passes must pass on inputs drawn anew too.
-                passing = (status.SOLVED,) if hunting else (status.SOLVED, status.PARTLY)
+                # The tests' fixed inputs are the same under every seed: an answer can
+                # recognise them by their numbers.
                 if not testing and not hunting and grade.verdict in passing:
                     recognising = recognised_inputs(root, kata, source, suite)
                     if recognising is not None:
                         flags.append(Flag(recognising, "policy", stub, kata.module, rule="inputs"))
                         grade.run_verdict, grade.verdict = grade.verdict, FLAGGED
                         grade.reason = recognising
-                if not testing and grade.verdict in passing:
-                    missed, raised = held_out(kata, source, root, scratch, options, collection)
-                    flags += raised
-                    if raised:
-                        grade.verdict, grade.reason = FLAGGED, raised[0].reason
-                    elif missed and not hunting:
-                        fail_held_out(grade, missed)
-                    elif missed:
+                if missed and grade.verdict in passing:
+                    if hunting:
                         grade.verdict = status.PARTLY
                         grade.reason = (
                             f"{len(missed)} of its tests fail on held-out inputs (the random "
                             f"generators seeded anew), where the reference passes: {missed[0]}"
                         )
+                    else:
+                        fail_held_out(grade, missed)
                 if grade.verdict != FLAGGED:  # a flagged module's verdict says so alone
                     grade.practice = practice_verdict(root, record, kata, source, grade, missed)
                     unfixed = grade.practice and grade.practice.startswith(NOT_FIXED)
