@@ -633,7 +633,8 @@ def graded_held_out(
     The tests draw their inputs from generators seeded as the candidate's own runs seed them,
     so they run first on held-out inputs: the generators seeded anew (a seed the candidate
     cannot know) and each file's tests in an order that seed draws. An answer that passes
-    there, or fails only where its functions are unwritten, is graded by that run alone.
+    there, fails only where its functions are unwritten, or hangs (its time limit spent), is
+    graded by that run alone.
     Otherwise the tests run again as shipped, which gives the grade; a test that failed only
     on held-out inputs (every test, where that run did not finish) and passes on the
     reference under the same seed (where the suite has its references) is one the answer
@@ -643,6 +644,8 @@ def graded_held_out(
     first, flags = grade_kata(kata, source, root, scratch / "held-out", held, collection)
     if first.verdict in (status.SOLVED, FLAGGED, NOT_STARTED):
         return first, flags, []
+    if first.verdict == ERROR and first.seconds >= options.timeout:
+        return first, flags, []  # a hang: it has spent the kata's time limit
     grade, more = grade_kata(kata, source, root, scratch, options, collection)
     flags += [flag for flag in more if flag not in flags]  # each once, raised by either run
     grade.seconds = round(grade.seconds + first.seconds, 2)
