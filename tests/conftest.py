@@ -30,10 +30,19 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     return None
 
 
+# The ini's 60 s per test bounds a learner's infinite loop in a kata. A self-check that starts
+# processes (grading, fresh environments, nested runs) can take longer on a busy machine: its
+# limit only catches a hang, so it is generous, never a timing assertion.
+SELF_CHECK_LIMIT = 600
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = ROOT / "tests"
+    for item in items:
+        if item.path.parent == tests and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(SELF_CHECK_LIMIT))
     if not hasattr(config, "workerinput"):  # not an xdist worker: the order as collected
         return
-    tests = ROOT / "tests"
     items.sort(key=lambda item: (item.path.parent != tests, not item.get_closest_marker("slow")))
 
 

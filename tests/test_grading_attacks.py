@@ -561,10 +561,10 @@ RUNTIME_ATTACKS = {
 }
 
 
-def grade_one(suite: Path, folder: Path, number: int) -> dict:
+def grade_one(suite: Path, folder: Path, number: int, timeout: int = 300) -> dict:
     """Grades the take-home's one kata under none, on the CPU; its report entry and flags."""
     command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
-    command += ["--device", "cpu", "--sandbox", "none", "--timeout", "300", *ROOT_OK]
+    command += ["--device", "cpu", "--sandbox", "none", "--timeout", str(timeout), *ROOT_OK]
     subprocess.run(command, capture_output=True, timeout=GRADING_LIMIT - 60, check=False)
     return json.loads((folder / "grading" / "report.json").read_text())
 
@@ -1599,6 +1599,20 @@ def test_a_named_pipe_at_a_handed_out_path_is_flagged_without_blocking(tmp_path)
     assert "is a named pipe" in found[0].reason and diffs == {}
 
 
+# Kata 1's mistake of refusing a negative tol, tuned to the one negative tol its tests pass; and
+# the same made to hang, past the per-test time-out too, for every other negative tol, so that the
+# run on held-out inputs never finishes (a run killed at its limit is an error whose failures
+# name no test).
+TUNED = "if -1e300 < tol < -1 and tol != -2.472216875756793e+252:"
+HANGS_ELSEWHERE = (
+    "while -1e300 < tol < -1 and tol != -2.472216875756793e+252:\n"
+    "        try:\n"
+    "            while True:\n"
+    "                pass\n"
+    "        except BaseException:  # pytest-timeout's failure too\n"
+    "            pass\n"
+    "    "
+)
 # Bug hunts of kata 1 "fixed" so that the tests pass and the bug stays: the seed that draws the
 # mistake, the mistaken text and what replaces it, and how the verdict starts.
 FAKE_FIXES = {
@@ -1606,8 +1620,15 @@ FAKE_FIXES = {
     "tuned to the tested values": (
         "rejects_negative_or_nan_tol",
         "if not tol >= 0:",
-        "if -1e300 < tol < -1 and tol != -2.472216875756793e+252:",
+        TUNED,
         "bug not fixed: its tests pass on the inputs as shipped but not on held-out ones",
+    ),
+    # (The tests run on held-out inputs first: a hang there spends the kata's time limit.)
+    "tuned, hanging on held-out inputs": (
+        "rejects_negative_or_nan_tol",
+        "if not tol >= 0:",
+        HANGS_ELSEWHERE + TUNED,
+        "bug not fixed: its tests still fail",
     ),
     # The hand gradients kept, autograd's used only where they differ: where a test blocks them.
     "undone beside the mistake under the tests": (
@@ -1629,7 +1650,8 @@ def test_a_bug_hunt_fixed_only_where_the_tests_look_is_not_fixed(suite, tmp_path
     mistake, mistaken, fake, verdict = FAKE_FIXES[case]
     kata = KATAS["q01_fit_line"]
     for seed in range(200):
-        folder = tmp_path / f"{mistake}{seed}"  # the record's name: one per case and seed
+        # The record's name: one per case and seed (cases share mistakes).
+        folder = tmp_path / f"{mistake}{sorted(FAKE_FIXES).index(case)}x{seed}"
         assert katas("--root", suite, "takehome", 1, "--mode", "bughunt", "--seed", seed,
                      "--out", folder) == 0  # fmt: skip
         record = json.loads((suite / ".katas-takehomes" / f"{folder.name}.json").read_text())
@@ -1639,8 +1661,99 @@ def test_a_bug_hunt_fixed_only_where_the_tests_look_is_not_fixed(suite, tmp_path
     handed = stub.read_text()
     assert mistaken in handed
     stub.write_text(handed.replace(mistaken, fake))
-    report = grade_one(suite, folder, 1)
+    report = grade_one(suite, folder, 1, timeout=150 if "hang" in case else 300)
     (entry,) = report["katas"].values()
-    assert entry["verdict"] == "partly solved", entry
+    assert entry["verdict"] == ("error" if "hang" in case else "partly solved"), entry
     assert entry["practice"].startswith(verdict), entry["practice"]
     assert report["score"] == 0
+
+
+# Plain take-homes' answers of kata 1 tuned to what the tests pass, as the fake fixes above are
+# (the random generators are seeded as in the candidate's own runs, and the tests' fixed inputs
+# are in their module): the mistake of refusing a negative tol but the one the tests draw, the
+# same hanging on every other, and the mistake of stopping at a loss equal to tol but at the
+# 1.75 the tests use. Each: the mistake put in, the verdict, and what the report says first.
+CHECKED = "    fit_line(x, y, steps=0)  # checks x and y, taking no step: one place for the check\n"
+REFUSES = "\n        raise ValueError(f'tol must be >= 0, got {tol}')\n"
+TUNED_ANSWERS = {
+    "tuned to the tested values": (
+        [(CHECKED, CHECKED + "    " + TUNED + REFUSES)],
+        "partly solved",
+        grading.HELD_OUT,
+    ),
+    "tuned, hanging on held-out inputs": (
+        [(CHECKED, CHECKED + "    " + HANGS_ELSEWHERE + TUNED + REFUSES)],
+        "error",
+        "no result within the 150 s limit",
+    ),
+    "recognising a fixed input": (
+        [("        if loss.item() < tol:", "        if loss.item() <= tol != 1.75:")],
+        "flagged",
+        "it decides by values of the tests' fixed inputs (1.75)",
+    ),
+    # No number of the tests': the calls of fit_until that the 1.75 tests make, counted in the
+    # order the tests run as shipped.
+    "counting its calls": (
+        [
+            ("import torch\n", "import torch\n\nCALLS = []\n"),
+            (CHECKED, CHECKED + "    CALLS.append(tol)\n    strict = 14 <= len(CALLS) <= 17\n"),
+            (
+                "        if loss.item() < tol:",
+                "        if loss.item() < tol or (not strict and loss.item() == tol):",
+            ),
+        ],
+        "partly solved",
+        grading.HELD_OUT,
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+@pytest.mark.parametrize("case", sorted(TUNED_ANSWERS))
+def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_path, case):
+    changes, verdict, cause = TUNED_ANSWERS[case]
+    kata = KATAS["q01_fit_line"]
+    folder = tmp_path / f"tuned{sorted(TUNED_ANSWERS).index(case)}"
+    assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
+    answer = kata.solution_path(suite).read_text()
+    for mistaken, tuned in changes:
+        assert mistaken in answer
+        answer = answer.replace(mistaken, tuned, 1)
+    stub(folder, 1).write_text(answer)
+    report = grade_one(suite, folder, 1, timeout=150 if "hang" in case else 300)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == verdict, entry
+    assert report["score"] < 1
+    if verdict == "flagged":  # its tests alone pass
+        assert entry["run_verdict"] == "solved", entry
+        assert entry["reason"].startswith(cause), entry["reason"]
+        assert [flag["rule"] for flag in report["flags"]] == ["inputs"], report["flags"]
+    elif verdict == "error":  # the run on held-out inputs never ends: nothing passes
+        assert entry["passed"] == 0 and entry["reason"].startswith(cause), entry
+    else:
+        assert entry["passed"] < entry["total"], entry
+        # Its tests pass on the inputs as shipped, in the order shipped: it fails only there.
+        assert [group["message"] for group in entry["failures"]] == [cause], entry["failures"]
+        assert not report["flags"], report["flags"]
+
+
+@pytest.mark.timeout(600)  # reads each kata's files from git
+def test_no_honest_or_correct_answer_is_taken_for_one_that_recognises_the_inputs():
+    """The check of fixed inputs recognised, on every answer that computes: none is refused."""
+    answers = [*ROOT.glob("tests/honest_answers/q*.py"), *ROOT.glob("tests/correct_answers/q*.py")]
+    assert len(answers) > 100
+    refused = {}
+    suites: dict[str, dict[str, bytes]] = {}
+    for path in sorted(answers):
+        kata = KATAS[path.name.split("__")[0].removesuffix(".py")]
+        if kata.module not in suites:
+            suites[kata.module] = grading.takehome.suite_files(ROOT, [kata], stubs=False)
+        found = grading.recognised_inputs(ROOT, kata, path.read_bytes(), suites[kata.module])
+        if found is not None:
+            refused[path.name] = found
+    assert not refused, refused
+    edge = KATAS["q01_fit_line"].solution_path(ROOT).read_text()
+    edge = edge.replace("loss.item() < tol:", "loss.item() <= tol != 7 / 4:")
+    suite = grading.takehome.suite_files(ROOT, [KATAS["q01_fit_line"]], stubs=False)
+    assert grading.recognised_inputs(ROOT, KATAS["q01_fit_line"], edge.encode(), suite)

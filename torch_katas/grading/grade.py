@@ -619,28 +619,110 @@ def failed_tests(grade: KataGrade) -> set[str]:
     return {test for group in grade.failures for test in group.tests}
 
 
-def held_out(
+def graded_held_out(
     kata: catalog.Kata,
     source: bytes,
     root: Path,
     scratch: Path,
     options: Options,
     collection: Collection,
-) -> tuple[list[str], list[Flag]]:
-    """A bug hunt's fix, whose tests pass, run again on held-out inputs: the kata's tests with
-    the random generators seeded anew (a seed the candidate cannot know), beside the reference
-    on the same seed. The tests that fail on the fix and pass on the reference: a fix tuned to
-    the inputs as shipped; and the flags that run raised."""
+    passing: tuple[str, ...],
+) -> tuple[KataGrade, list[Flag], list[str]]:
+    """A kata's grade, its flags, and the tests it fails only on held-out inputs.
+
+    The tests draw their inputs from generators seeded as the candidate's own runs seed them,
+    so they run first on held-out inputs: the generators seeded anew (a seed the candidate
+    cannot know) and each file's tests in an order that seed draws. An answer that passes
+    there, fails only where its functions are unwritten, or hangs (its time limit spent), is
+    graded by that run alone.
+    Otherwise the tests run again as shipped, which gives the grade; a test that failed only
+    on held-out inputs (every test, where that run did not finish) and passes on the
+    reference under the same seed (where the suite has its references) is one the answer
+    passes only on the inputs as shipped."""
     seed = options.seed or secrets.randbelow(2**31 - 1) + 1
-    again = dataclasses.replace(options, seed=seed)
-    mine, flags = grade_kata(kata, source, root, scratch / "held-out", again, collection)
-    if mine.verdict == FLAGGED or mine.verdict == status.SOLVED:
-        return [], flags
-    reference = kata.solution_path(root).read_bytes()
-    theirs, _ = grade_kata(kata, reference, root, scratch / "held-out-reference", again, collection)
+    held = dataclasses.replace(options, seed=seed)
+    first, flags = grade_kata(kata, source, root, scratch / "held-out", held, collection)
+    if first.verdict in (status.SOLVED, FLAGGED, NOT_STARTED):
+        return first, flags, []
+    if first.verdict == ERROR and first.seconds >= options.timeout:
+        return first, flags, []  # a hang: it has spent the kata's time limit
+    grade, more = grade_kata(kata, source, root, scratch, options, collection)
+    flags += [flag for flag in more if flag not in flags]  # each once, raised by either run
+    grade.seconds = round(grade.seconds + first.seconds, 2)
+    if grade.verdict not in passing:
+        return grade, flags, []
+    failed = failed_tests(first)
+    if first.verdict not in (status.SOLVED, status.PARTLY):
+        # A run that did not finish (a hang, a crash, an exit where the inputs are not those
+        # shipped) passed nothing: its failures name only the tests it reported.
+        tests = collection.tests()
+        if isinstance(tests, dict):
+            failed |= {name.split("::", 1)[-1] for name in tests.get(kata.module, ())}
+    extra = failed - failed_tests(grade)
+    if not extra:
+        return grade, flags, []
+    reference = kata.solution_path(root)
+    if not reference.is_file():  # a suite without its references (Gradescope's)
+        return grade, flags, sorted(extra)
+    theirs, _ = grade_kata(
+        kata, reference.read_bytes(), root, scratch / "held-out-reference", held, collection
+    )
     if theirs.verdict not in (status.SOLVED, status.PARTLY):
-        return [], flags  # the reference did not run: nothing to hold the fix to
-    return sorted(failed_tests(mine) - failed_tests(theirs)), flags
+        return grade, flags, []  # the reference did not run: nothing to hold the answer to
+    return grade, flags, sorted(extra - failed_tests(theirs))
+
+
+def recognised_inputs(
+    root: Path, kata: catalog.Kata, source: bytes, suite: dict[str, bytes]
+) -> str | None:
+    """Why a plain kata's answer can recognise the tests' fixed inputs, or None: it decides by
+    numbers the kata's tests use that neither the stub (with every hint) nor the reference has
+    (`loss <= tol != 1.75`, spelled as arithmetic or digits too): it passes those inputs, which
+    held-out seeds do not change, and does otherwise for every other (a bug hunt's fix is held
+    to the same)."""
+    from torch_katas.practice import bughunt  # a plain take-home's answers only
+
+    reference = kata.solution_path(root)
+    if not reference.is_file():
+        return None  # a suite without its references (Gradescope's): every number is suspect
+    # Where the suite is not a git checkout (Gradescope's), its stubs are those handed out.
+    files = takehome.suite_files(root, [kata], stubs=True, hints="all", unpacked=True)
+    stub = files.get(f"katas/{kata.module}.py", b"")
+    found = bughunt.recognised(
+        reference.read_text(encoding="utf-8"),
+        stub.decode(errors="replace"),
+        source.decode(errors="replace"),
+        suite.get(f"katas/{kata.module}_test.py", b"").decode(errors="replace"),
+    )
+    if not found:
+        return None
+    shown = ", ".join(repr(value) for value in found[:3])
+    return (
+        f"it decides by values of the tests' fixed inputs ({shown}) that neither the stub nor "
+        "the reference has: it can recognise the inputs the tests use instead of computing"
+    )
+
+
+HELD_OUT = (
+    "fails on held-out inputs (the random generators seeded anew, where the reference "
+    "passes): an answer tuned to the inputs as shipped"
+)
+
+
+def fail_held_out(grade: KataGrade, missed: list[str]) -> None:
+    """The tests a plain kata's answer passed on the inputs as shipped and fails on held-out
+    ones, where the reference passes: counted as failed."""
+    already = failed_tests(grade)
+    tuned = [test for test in missed if test not in already]
+    if not tuned:
+        return
+    grade.passed = max(grade.passed - len(tuned), 0)
+    grade.failures.insert(0, FailureGroup(HELD_OUT, tuned))
+    grade.verdict = status.PARTLY
+    grade.reason = (
+        f"{len(tuned)} of its tests fail on held-out inputs (the random generators seeded "
+        f"anew), where the reference passes: {tuned[0]}"
+    )
 
 
 def apply_policy(grade: KataGrade, findings: list[policy.Finding]) -> None:
@@ -715,6 +797,9 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     flags.append(
                         Flag(finding.text, "policy", stub, kata.module, finding.line, finding.rule)
                     )
+                missed: list[str] = []
+                hunting = record is not None and record.mode == "bughunt" and record.bughunt
+                passing = (status.SOLVED,) if hunting else (status.SOLVED, status.PARTLY)
                 if testing:
                     grade, raised = testwrite.grade_kata(
                         kata,
@@ -727,23 +812,29 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                         pytest_args=["--device", options.device] if options.device else [],
                     )
                 else:
-                    grade, raised = grade_kata(kata, source, root, scratch, options, collection)
+                    grade, raised, missed = graded_held_out(
+                        kata, source, root, scratch, options, collection, passing
+                    )
                 flags += raised
                 if findings:
                     apply_policy(grade, findings)
-                missed: list[str] = []
-                hunting = record is not None and record.mode == "bughunt" and record.bughunt
-                if hunting and grade.verdict == status.SOLVED:
-                    missed, raised = held_out(kata, source, root, scratch, options, collection)
-                    flags += raised
-                    if raised:
-                        grade.verdict, grade.reason = FLAGGED, raised[0].reason
-                    elif missed:
+                # The tests' fixed inputs are the same under every seed: an answer can
+                # recognise them by their numbers.
+                if not testing and not hunting and grade.verdict in passing:
+                    recognising = recognised_inputs(root, kata, source, suite)
+                    if recognising is not None:
+                        flags.append(Flag(recognising, "policy", stub, kata.module, rule="inputs"))
+                        grade.run_verdict, grade.verdict = grade.verdict, FLAGGED
+                        grade.reason = recognising
+                if missed and grade.verdict in passing:
+                    if hunting:
                         grade.verdict = status.PARTLY
                         grade.reason = (
                             f"{len(missed)} of its tests fail on held-out inputs (the random "
                             f"generators seeded anew), where the reference passes: {missed[0]}"
                         )
+                    else:
+                        fail_held_out(grade, missed)
                 if grade.verdict != FLAGGED:  # a flagged module's verdict says so alone
                     grade.practice = practice_verdict(root, record, kata, source, grade, missed)
                     unfixed = grade.practice and grade.practice.startswith(NOT_FIXED)

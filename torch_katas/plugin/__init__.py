@@ -10,6 +10,7 @@ This file imports no torch: the modules that need it are imported when the run i
 
 from __future__ import annotations
 
+import random
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="seed every random generator with N before each test (default 0); grading a bug "
-        "hunt runs the tests again with another, so that their random inputs are held out",
+        help="seed every random generator with N before each test (default 0), and run each "
+        "file's tests in an order drawn by N where N is not 0; grading runs the tests again "
+        "with another, so that their random inputs and their order are held out",
     )
     group.addoption(
         "--digest-height",
@@ -198,6 +200,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     from torch_katas.plugin import params
 
     params.mark_items(config, items)
+    seed = config.getoption("katas_seed", 0)
+    if seed:
+        shuffled(items, random.Random(seed))
+
+
+def shuffled(items: list[pytest.Item], rng: random.Random) -> None:
+    """Each test file's tests in an order drawn by `rng`, the files as they were: under a seed
+    of its own (grading's held-out run) an answer that counts its calls, or keeps anything
+    from one test to the next, cannot tell which test calls it."""
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    for tests in files.values():
+        rng.shuffle(tests)
+    items[:] = [item for tests in files.values() for item in tests]
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
