@@ -542,19 +542,27 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
 
 
 BACKGROUND = """
+import ctypes
 import os
 import time
 
+
+def _write(path, text):  # below Python's audit hooks (grading's file guard), as C code is
+    libc = ctypes.CDLL(None)
+    descriptor = libc.open(path.encode(), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(descriptor, text.encode())
+    os.close(descriptor)
+
+
 if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        with open({pid_file!r}, "w") as file:
-            file.write(str(os.getpid()))
-        time.sleep(40)  # past kata 3's run even on a busy machine: killed with it first
-        with open({report!r}, "w") as file:
-            file.write('{{"forged": true}}')
+    try:
+        os.setsid()
+        if os.fork() == 0:
+            _write({pid_file!r}, str(os.getpid()))
+            time.sleep(40)  # past kata 3's run even on a busy machine: killed with it first
+            _write({report!r}, '{{"forged": true}}')
+    finally:
         os._exit(0)
-    os._exit(0)
 time.sleep(0.5)
 """
 
