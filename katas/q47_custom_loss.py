@@ -36,7 +36,8 @@ class FocalLoss(nn.Module):
       stably: finite for logits as large as ±1e4 (never take the log of a softmax);
       p_t = exp(log p_t).
     - The per-sample loss is -(1 - p_t)^gamma * log p_t; "none" returns these ([N]),
-      "mean" their mean and "sum" their sum (0-dim), all in logits' dtype and device.
+      "mean" their mean and "sum" their sum (0-dim), all in logits' dtype and device,
+      with gamma's full value (float64 logits do not see a gamma rounded to float32).
       (The "mean" of an empty batch, N = 0, is not asked about: nan or 0 is accepted.)
     - gamma = 0 gives the cross-entropy of F.cross_entropy, to float round-off: the same
       formula, though a "mean" or "sum" may differ from F.cross_entropy's in the last bits

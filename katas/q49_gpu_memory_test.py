@@ -119,11 +119,12 @@ def test_saved_bytes_leaves_the_saved_tensors_as_they_are(device):
 
     def fn(t):
         y = t.exp()  # exp saves its output: the same memory must come back, not a copy
-        seen.append((y.untyped_storage().data_ptr(), y.grad_fn._saved_result))
+        saved = y.grad_fn._saved_result.untyped_storage().data_ptr()  # through unpack
+        seen.append((y.untyped_storage().data_ptr(), saved))
 
     saved_bytes(fn, torch.randn(10, device=device, requires_grad=True))
     address, saved = seen[0]
-    assert saved.untyped_storage().data_ptr() == address, (
+    assert saved == address, (
         "the tensor autograd saved comes back as a copy: pack and unpack return the tensor "
         "itself (a copy doubles the memory measured and hides in-place changes from backward)"
     )

@@ -541,18 +541,22 @@ def test_grading_gives_each_kata_its_verdict_and_flags(suite, tmp_path, capsys):
     assert "[11/11] q20" in output
 
 
-BACKGROUND = """
+# Writes a file outside the kata's folder below Python's audit hooks (grading's file guard
+# refuses such writes), as C code could: how a hanging answer tells a self-check its pid.
+WRITE_BELOW_HOOKS = """
 import ctypes
 import os
 import time
 
 
-def _write(path, text):  # below Python's audit hooks (grading's file guard), as C code is
+def _write(path, text):
     libc = ctypes.CDLL(None)
     descriptor = libc.open(path.encode(), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.write(descriptor, text.encode())
     os.close(descriptor)
+"""
 
+BACKGROUND = WRITE_BELOW_HOOKS.replace("{", "{{").replace("}", "}}") + """
 
 if os.fork() == 0:
     try:
@@ -637,9 +641,7 @@ def test_a_skip_from_the_stub_counts_as_a_failure(suite, tmp_path):
 def test_ctrl_c_stops_grading_and_leaves_nothing_behind(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "interrupted", 1)
     pid_file = tmp_path / "hang.pid"
-    inject(
-        folder, 1, f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile 1: pass"
-    )
+    inject(folder, 1, f"{WRITE_BELOW_HOOKS}\n_write({str(pid_file)!r}, str(os.getpid()))\nwhile 1: pass")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]
@@ -650,9 +652,14 @@ def test_ctrl_c_stops_grading_and_leaves_nothing_behind(suite, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    wait_for(lambda: pid_file.is_file() and pid_file.read_text())
-    grader.send_signal(signal.SIGINT)
-    _, errors = grader.communicate(timeout=30)
+    try:
+        wait_for(lambda: pid_file.is_file() and pid_file.read_text())
+        grader.send_signal(signal.SIGINT)
+        _, errors = grader.communicate(timeout=30)
+    finally:
+        if grader.poll() is None:  # failed: leave no grader running behind
+            grader.kill()
+            grader.communicate()
     assert grader.returncode == 130
     assert "grading interrupted" in errors
     assert list(scratch.iterdir()) == []
@@ -1148,6 +1155,9 @@ def test_the_sandbox_limits_files_and_processes_in_every_mode(tmp_path, mode):
 
 
 def test_a_process_chain_is_stopped_and_killed_within_the_deadline(tmp_path):
+    # Children an earlier self-check in this worker left running (a kernel, a server) are
+    # not the chain's.
+    earlier = sandbox.children()
     reaping = sandbox.set_subreaper(True)
     try:
         started = time.monotonic()
@@ -1158,7 +1168,7 @@ def test_a_process_chain_is_stopped_and_killed_within_the_deadline(tmp_path):
             sandbox.set_subreaper(False)
     assert outcome.returncode is None and outcome.survivors == 0
     assert elapsed < 3 + sandbox.KILL_DEADLINE
-    assert sandbox.children() == set()
+    assert sandbox.children() - earlier == set()
 
 
 def test_a_full_scratch_folder_ends_the_run(tmp_path, monkeypatch):

@@ -985,6 +985,14 @@ class _WritesInto(TorchDispatchMode):
         self.spans = [(path, span) for path, span in found if span is not None]
         self.found: tuple[str, str] | None = None
 
+    # An infra mode passing higher-order operators (torch.cond) through, as torch's own
+    # tracing modes are: the eager torch.cond a non-infra mode breaks works under this one.
+    supports_higher_order_operators = True
+
+    @classmethod
+    def is_infra_mode(cls) -> bool:
+        return True
+
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
         return False  # as testing's modes: nothing is compiled under this mode

@@ -41,7 +41,8 @@ class FineTuner(nn.Module):
 def make_optimizer(
     model: "FineTuner", lr: float, last_block_lr: float | None = None
 ) -> torch.optim.Optimizer:
-    last_prefix = f"backbone.{len(model.backbone) - 1}."
+    last_name = [name for name, _ in model.backbone.named_children()][-1]  # named blocks too
+    last_prefix = f"backbone.{last_name}."
     trainable = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
 
     def in_last_block(item: tuple[str, nn.Parameter]) -> bool:

@@ -225,13 +225,14 @@ def _changed_lines(old: str, new: str) -> set[int]:
 
 
 def _independent(root: Path, a: Mistake, b: Mistake) -> bool:
-    """Two mistakes that change lines far apart and apply in either order alike."""
-    reference = a.reference(root).read_text(encoding="utf-8")
+    """Two mistakes that change lines far apart and apply in either order alike: apart in
+    the code as `judge` sees it (no comments or blank lines between them)."""
+    reference = "\n".join(normalised(a.reference(root).read_text(encoding="utf-8")))
     try:
         if compose(root, [a, b]) != compose(root, [b, a]):
             return False
-        lines_a = _changed_lines(reference, a.source(root))
-        lines_b = _changed_lines(reference, b.source(root))
+        lines_a = _changed_lines(reference, "\n".join(normalised(a.source(root))))
+        lines_b = _changed_lines(reference, "\n".join(normalised(b.source(root))))
     except mistakes.PatchError:
         return False
     return all(abs(x - y) > 2 for x in lines_a for y in lines_b)
