@@ -556,7 +556,9 @@ def _write(path, text):
     os.close(descriptor)
 """
 
-BACKGROUND = WRITE_BELOW_HOOKS.replace("{", "{{").replace("}", "}}") + """
+BACKGROUND = (
+    WRITE_BELOW_HOOKS.replace("{", "{{").replace("}", "}}")
+    + """
 
 if os.fork() == 0:
     try:
@@ -569,6 +571,7 @@ if os.fork() == 0:
         os._exit(0)
 time.sleep(0.5)
 """
+)
 
 
 # Grades a whole take-home, a process per kata: on a busy 2-core machine that takes far
@@ -641,7 +644,11 @@ def test_a_skip_from_the_stub_counts_as_a_failure(suite, tmp_path):
 def test_ctrl_c_stops_grading_and_leaves_nothing_behind(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "interrupted", 1)
     pid_file = tmp_path / "hang.pid"
-    inject(folder, 1, f"{WRITE_BELOW_HOOKS}\n_write({str(pid_file)!r}, str(os.getpid()))\nwhile 1: pass")
+    inject(
+        folder,
+        1,
+        f"{WRITE_BELOW_HOOKS}\n_write({str(pid_file)!r}, str(os.getpid()))\nwhile 1: pass",
+    )
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     command = [sys.executable, "-m", "torch_katas", "--root", str(suite), "grade", str(folder)]

@@ -658,3 +658,20 @@ def test_an_answer_file_not_named_after_a_kata_is_a_usage_error_naming_the_right
     result.stderr.fnmatch_lines(
         ["*my_answer.py: not named after a kata; * (for example q01_add.py*"]
     )
+
+
+def test_a_held_out_order_is_not_drawn_from_the_seed(project):
+    # The code under test reads the seed back (torch.initial_seed()): an order drawn from it
+    # would tell an answer that counts its calls which test calls it.
+    cases = "\n".join(f"def test_{n}(device):\n    pass\n" for n in range(30))
+    project.makepyfile(katas_order_test=cases)
+
+    def order() -> list[str]:
+        done = project.runpytest_subprocess(
+            "katas_order_test.py", "--katas-seed", "5", "--device", "cpu", "--collect-only", "-q"
+        )
+        return [line for line in done.outlines if "::test_" in line]
+
+    first, second = order(), order()
+    assert len(first) == 30 and sorted(first) == sorted(second)
+    assert first != second  # the same seed, another order: 1 chance in 30! to fail

@@ -19,7 +19,9 @@ class FocalLoss(nn.Module):
         if reduction not in _REDUCE:
             raise ValueError(f"unknown reduction {reduction!r}")
         self.reduction = reduction
-        self.register_buffer("gamma", torch.tensor(float(gamma), dtype=torch.float64), persistent=False)
+        self.register_buffer(
+            "gamma", torch.tensor(float(gamma), dtype=torch.float64), persistent=False
+        )
 
     def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         log_pt = F.log_softmax(logits, dim=-1).take_along_dim(target.unsqueeze(-1), dim=-1)

@@ -632,13 +632,13 @@ def graded_held_out(
 
     The tests draw their inputs from generators seeded as the candidate's own runs seed them,
     so they run first on held-out inputs: the generators seeded anew (a seed the candidate
-    cannot know) and each file's tests in an order that seed draws. An answer that passes
+    cannot know beforehand) and each file's tests in a random order. An answer that passes
     there, fails only where its functions are unwritten, or hangs (its time limit spent), is
     graded by that run alone.
     Otherwise the tests run again as shipped, which gives the grade; a test that failed only
-    on held-out inputs (every test, where that run did not finish) and passes on the
-    reference under the same seed (where the suite has its references) is one the answer
-    passes only on the inputs as shipped."""
+    on held-out inputs (every test, where that run did not finish) is one the answer passes
+    only on the inputs as shipped, unless the reference under the same seed fails it too
+    (where the suite has no references, or their run does not finish, it counts)."""
     seed = options.seed or secrets.randbelow(2**31 - 1) + 1
     held = dataclasses.replace(options, seed=seed)
     first, flags = grade_kata(kata, source, root, scratch / "held-out", held, collection)
@@ -668,7 +668,9 @@ def graded_held_out(
         kata, reference.read_bytes(), root, scratch / "held-out-reference", held, collection
     )
     if theirs.verdict not in (status.SOLVED, status.PARTLY):
-        return grade, flags, []  # the reference did not run: nothing to hold the answer to
+        # The reference did not finish: nothing clears those tests, so they count as failed
+        # (as where the suite has no references), never as passed.
+        return grade, flags, sorted(extra)
     return grade, flags, sorted(extra - failed_tests(theirs))
 
 

@@ -75,9 +75,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="seed every random generator with N before each test (default 0), and run each "
-        "file's tests in an order drawn by N where N is not 0; grading runs the tests again "
-        "with another, so that their random inputs and their order are held out",
+        help="seed every random generator with N before each test (default 0), and, where N "
+        "is not 0, run each file's tests in an order drawn at random (not from N, which the "
+        "code under test can read back); grading runs the tests again with another N, so that "
+        "their random inputs and their order are held out",
     )
     group.addoption(
         "--digest-height",
@@ -200,9 +201,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     from torch_katas.plugin import params
 
     params.mark_items(config, items)
-    seed = config.getoption("katas_seed", 0)
-    if seed:
-        shuffled(items, random.Random(seed))
+    if config.getoption("katas_seed", 0):
+        # Not drawn from the seed: the answer reads that back (torch.initial_seed()).
+        shuffled(items, random.SystemRandom())
 
 
 def shuffled(items: list[pytest.Item], rng: random.Random) -> None:

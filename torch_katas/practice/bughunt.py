@@ -28,6 +28,7 @@ import dataclasses
 import datetime
 import difflib
 import io
+import math
 import operator
 import random
 import tokenize
@@ -566,7 +567,12 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
         for text in mine - known
         if isinstance(text, str) and any(text in f"{value!r} {value}" for value in theirs)
     }
-    return sorted(((mine & theirs) | spelled) - COMMON, key=repr)
+    found = ((mine & theirs) | spelled) - COMMON
+    # inf and nan are the float format's own values, which correct code compares with
+    # however it spells them (math.inf, float("inf")): no input of a test's own.
+    return sorted(
+        (v for v in found if not (isinstance(v, float) and not math.isfinite(v))), key=repr
+    )
 
 
 def _values(text: str, compared: bool = False) -> set[object]:
