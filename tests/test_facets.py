@@ -1006,6 +1006,27 @@ def assert_catches(facet, right, wrong):
     assert failed, f"a wrong answer passes every case: {passed}"
 
 
+def test_dtypes_catches_a_result_kept_under_any_arguments_id():
+    # A value read from the second argument, kept under its id(): the caller changes that
+    # tensor's values in place and calls again.
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(
+            torch.linspace(1, 2, 6, dtype=dtype), torch.linspace(3, 5, 6, dtype=dtype)
+        ),
+        oracle=lambda x, w: x * w[0],
+        dtypes=(torch.float32, torch.float64),
+    )
+    kept: dict[int, torch.Tensor] = {}
+
+    def right(x, w):
+        return x * w[0]
+
+    def kept_by_id(x, w):
+        return x * kept.setdefault(id(w), w[0].clone())
+
+    assert_catches(facet, right, kept_by_id)
+
+
 def test_dtypes_catches_a_dtype_changed_or_a_native_16_bit_sum():
     facet = facets.Dtypes(
         lambda dtype, device: facets.args(torch.linspace(1, 200, 1000, dtype=dtype)),
@@ -2135,6 +2156,36 @@ def test_unmodified_checks_every_dtype_it_names():
         return x.to(torch.float64).sub_(1)
 
     assert_catches(facet, right, shifts_float64_in_place)
+
+
+def test_unmodified_with_inputs_holds_every_facet_to_the_inputs_it_keeps():
+    # A function that updates one argument (a running total) and keeps the other: its
+    # Unmodified case runs in float32 only, and x.to(float64) is the caller's own float64
+    # tensor, changed in place; the Dtypes case's float64 call shows it.
+    def make(device):
+        return facets.args(torch.arange(4.0), torch.zeros(()))
+
+    declared = [
+        facets.Unmodified(make, inputs=lambda arguments: arguments.args[0]),
+        facets.Dtypes(
+            lambda dtype, device: facets.args(
+                torch.linspace(-3, 5, 7, dtype=dtype), total=torch.zeros((), dtype=dtype)
+            ),
+            oracle=lambda x, total: x - x.mean(),
+            dtypes=(torch.float32, torch.float64),
+        ),
+    ]
+
+    def right(x, total):
+        total.add_(x.sum())
+        return x - x.mean()
+
+    def centres_float64_in_place(x, total):
+        total.add_(x.sum())
+        wide = x.to(torch.float64)
+        return wide.sub_(wide.mean()).to(x.dtype)
+
+    assert_catches(declared, right, centres_float64_in_place)
 
 
 def test_unmodified_catches_a_change_to_the_grad_of_an_input():

@@ -916,20 +916,18 @@ def _is_reference(target: Callable[..., Any]) -> bool:
 
 def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     """Run the function; it must leave every process-wide setting as it found it (a function
-    whose contract is to change one declares no facet). A function whose contract leaves all
-    its arguments as they were (Unmodified, every argument) is held to that in every case of
+    whose contract is to change one declares no facet). A function whose contract leaves its
+    arguments, or some of them, as they were (Unmodified) is held to that in every case of
     every facet, not only its Unmodified case: a change in place can hide behind one dtype, one
     flag or one shape."""
-    kept = any(
-        isinstance(facet, Unmodified) and facet.inputs is None for facet in case.function.facets
-    )
-    watched = kept and not isinstance(case.facet, Unmodified)
-    before = _snapshot(arguments) if watched else []
-    held = _state_of_modules(arguments) if watched else set()
-    objects = {path: tensor for path, tensor in _tensors(arguments) if id(tensor) in held}
-    modules = _modules_kept(arguments) if watched else {}
+    kept = None if isinstance(case.facet, Unmodified) else _kept_part(case, arguments)
+    watched = kept is not None
+    before = _snapshot(kept) if watched else []
+    held = _state_of_modules(kept) if watched else set()
+    objects = {path: tensor for path, tensor in _tensors(kept) if id(tensor) in held}
+    modules = _modules_kept(kept) if watched else {}
     # Written through an alias, even if put back: every tensor the contract leaves alone.
-    read_only = arguments if watched else read_only
+    read_only = kept if watched else read_only
     writes = _WritesInto(read_only, _state_of_modules(read_only))
     try:
         with settings_kept(case.function.name), writes.watching():
@@ -941,14 +939,29 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
         # for the call and switched off on the success path only).
         if watched:
             name = f"{case.function.name}, when it raised,"
-            _assert_unchanged(name, before, objects, dict(_tensors(arguments)))
-            _assert_modules_kept(name, modules, _modules_kept(arguments))
+            _assert_unchanged(name, before, objects, dict(_tensors(kept)))
+            _assert_modules_kept(name, modules, _modules_kept(kept))
         raise
     writes.check(case.function.name)
     if watched:
-        _assert_unchanged(case.function.name, before, objects, dict(_tensors(arguments)))
-        _assert_modules_kept(case.function.name, modules, _modules_kept(arguments))
+        _assert_unchanged(case.function.name, before, objects, dict(_tensors(kept)))
+        _assert_modules_kept(case.function.name, modules, _modules_kept(kept))
     return result
+
+
+def _kept_part(case: Case, arguments: Args) -> Any:
+    """What of `arguments` the function's Unmodified facet says a call leaves as it was (None:
+    it declares none). Its `inputs` picks by position from arguments laid out as its own make
+    lays them out (positional), so other facets' arguments are bound to the call's signature
+    first; where they cannot be, nothing is watched."""
+    facet = next((f for f in case.function.facets if isinstance(f, Unmodified)), None)
+    if facet is None or facet.inputs is None:
+        return arguments if facet is not None else None
+    try:
+        bound = inspect.signature(case.function.call).bind(*arguments.args, **arguments.kwargs)
+        return facet.inputs(Args(tuple(bound.args), dict(bound.kwargs)))
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return None
 
 
 # NumPy 2 moved it.
@@ -1416,15 +1429,16 @@ def _check_called_again(case: Case, device: torch.device) -> None:
     the second call: a result cached by shape (or by id) and handed out for other values, a
     tensor the function keeps and overwrites on its next call, and memory shared between
     the two results or between the parts of one (each a result of its own) all show. Then
-    a third call, on the first tensors given the second's values in place: a result kept
-    under a tensor's id() (functools.lru_cache hashes a tensor by it) shows."""
+    a third call, on the first tensors given new values in place, every one of them (each
+    one's rows reversed): a result kept under any tensor's id() (functools.lru_cache hashes
+    a tensor by it) or address shows."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     first = facet.make(case.dtype, device)
     second = _other_values(facet.make(case.dtype, device))
     exact = [_oracle_args(first), _oracle_args(second)]
-    values = Args(
-        tuple(map(_cloned, second.args)), {k: _cloned(v) for k, v in second.kwargs.items()}
+    values = _rows_reversed(
+        Args(tuple(map(_cloned, first.args)), {k: _cloned(v) for k, v in first.kwargs.items()})
     )
     with default_dtype(_other_default(case.dtype)):
         results = [_call(case, first), _call(case, second)]
@@ -1508,6 +1522,24 @@ def _other_values(arguments: Args) -> Args:
             return value.detach().flip(0).requires_grad_(value.requires_grad)
         if isinstance(value, np.ndarray) and value.ndim and value.shape[0] > 1:
             done = True
+            return np.flip(value, 0).copy()
+        return value
+
+    return Args(
+        tuple(flip(item) for item in arguments.args),
+        {key: flip(item) for key, item in arguments.kwargs.items()},
+    )
+
+
+def _rows_reversed(arguments: Args) -> Args:
+    """The arguments with the rows of every tensor (and array) of more than one row in
+    reverse order, all alike: each argument's values change, and the rows that belong
+    together (a sample's logits, target and mask) stay together, within the domain."""
+
+    def flip(value: Any) -> Any:
+        if isinstance(value, torch.Tensor) and value.dim() and value.shape[0] > 1:
+            return value.detach().flip(0).requires_grad_(value.requires_grad)
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] > 1:
             return np.flip(value, 0).copy()
         return value
 
