@@ -345,6 +345,11 @@ LAYOUTS = [
     ("TNC", (5, 3, 5)),
     ("NCHW", (2, 3, 3, 3)),
     ("NHWC", (2, 3, 3, 3)),
+    # The classes neither second nor last, first, alone; other letters than the examples'.
+    ("NTCH", (2, 4, 4, 4)),
+    ("CN", (5, 5)),
+    ("C", (5,)),
+    ("BLC", (3, 5, 5)),
 ]
 LAYOUT_IDS = [layout for layout, _ in LAYOUTS]
 

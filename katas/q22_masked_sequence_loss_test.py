@@ -387,6 +387,13 @@ def test_rejects_a_target_that_only_broadcasts(device, task):
                 )
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (2, 3, 4)], ids=["0-dim", "one element", "3-D"])
+@pytest.mark.parametrize("task", ["regression", "regression_with_outliers", "multilabel"])
+def test_elementwise_losses_take_an_output_of_any_shape(device, task, shape):
+    output, target = PAIRS[task](shape, device)
+    check_task_loss(task, output, target, f"{task} of an output of shape {shape} (any shape)")
+
+
 @pytest.mark.parametrize("task", list(BUILTIN))
 def test_empty_output_gives_the_builtins_nan(device, task):
     output, target = PAIRS[task]((0, 3), device)

@@ -235,6 +235,7 @@ def test_load_a_checkpoint_saved_from_a_wrapped_model(device):
     assert all(key.startswith("module.") for key in checkpoint)
     target = Net().to(device)
     parameters_before = dict(target.named_parameters())
+    buffers_before = dict(target.named_buffers())
     returned = load_checkpoint(target, checkpoint)
     assert returned is target, "return the model you loaded into"
     for key, value in source.state_dict().items():
@@ -244,6 +245,11 @@ def test_load_a_checkpoint_saved_from_a_wrapped_model(device):
     for name, parameter in target.named_parameters():
         assert parameter is parameters_before[name], (
             f"{name} was replaced; load into the existing tensors (no assign=True)"
+        )
+    for name, buffer in target.named_buffers():
+        assert buffer is buffers_before[name], (
+            f"the buffer {name} was replaced (by the checkpoint's own tensor?): copy the values "
+            "into the existing buffers, so training later leaves the checkpoint as it was"
         )
 
 
@@ -375,6 +381,7 @@ def test_loads_strictly(device, prefix):
         "a missing key": {key: value for key, value in full.items() if key != f"{prefix}head.bias"},
         "an unexpected key": {**full, f"{prefix}head.scale": torch.ones(3)},
         "a shape mismatch": {**full, f"{prefix}head.bias": torch.zeros(4)},
+        "a shape that only broadcasts": {**full, f"{prefix}head.bias": torch.zeros(1)},
     }
     for what, checkpoint in broken.items():
         with raises(RuntimeError):
@@ -397,15 +404,23 @@ def test_keeps_the_models_dtype(device):
         assert_close(loaded.cpu(), value.to(dtype), f"{key} was not loaded")
 
 
-def test_does_not_modify_the_checkpoint(device):
-    checkpoint = Wrapper(trained_net()).state_dict()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("prefix", ["module.", ""], ids=["with prefix", "without prefix"])
+def test_does_not_modify_the_checkpoint(device, prefix, dtype):
+    # A float64 model takes float32 values: converted on the way in, not in the checkpoint.
+    skip_unless_supported(device, dtype)
+    checkpoint = (Wrapper(trained_net()) if prefix else trained_net()).state_dict()
     keys_before = list(checkpoint)
+    entries_before = dict(checkpoint)
     values_before = {key: value.clone() for key, value in checkpoint.items()}
-    load_checkpoint(Net().to(device), checkpoint)
+    load_checkpoint(Net().to(device, dtype), checkpoint)
     assert list(checkpoint) == keys_before, (
         "the checkpoint's keys were changed; build a new dict with the stripped keys"
     )
     for key, value in checkpoint.items():
+        assert value is entries_before[key] and value.dtype == values_before[key].dtype, (
+            f"checkpoint[{key!r}] was replaced or converted: the caller's dict stays as it was"
+        )
         assert torch.equal(value, values_before[key]), f"checkpoint[{key!r}] was modified"
 
 

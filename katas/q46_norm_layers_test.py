@@ -353,22 +353,24 @@ def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
         layer_norm(torch.randn(shape, device=device), normalized_shape)
 
 
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
 @pytest.mark.parametrize("given", ["weight", "bias"])
-def test_weight_and_bias_are_each_optional(device, given):
-    # nn.LayerNorm(bias=False) passes a weight and no bias; F.batch_norm takes either alone.
+def test_weight_and_bias_are_each_optional(device, given, training):
+    # nn.LayerNorm(bias=False) passes a weight and no bias; F.batch_norm takes either alone,
+    # in either mode, with the caller's eps in either mode.
     x = torch.randn(4, 3, 5, device=device)
     running_mean, running_var, weight, bias = channel_stats(device, 3)
     expected_stats = running_mean.clone(), running_var.clone()
     parts = (
         {"weight": weight, "bias": None} if given == "weight" else {"weight": None, "bias": bias}
     )
-    y = batch_norm(x, running_mean, running_var, **parts)
+    y = batch_norm(x, running_mean, running_var, **parts, training=training, eps=0.05)
     ln_parts = {k: None if v is None else torch.randn(5, device=device) for k, v in parts.items()}
     z = layer_norm(x, 5, **ln_parts)
     advice = f"apply the {given} alone when only the {given} is given"
-    assert_near(
-        y, F.batch_norm(x, *expected_stats, **parts, training=True), "batch_norm: " + advice
-    )
+    expected = F.batch_norm(x, *expected_stats, **parts, training=training, eps=0.05)
+    mode = "training" if training else "eval"
+    assert_near(y, expected, f"batch_norm ({mode}, eps=0.05, the caller's): " + advice)
     assert_near(z, F.layer_norm(x, (5,), **ln_parts), "layer_norm: " + advice)
 
 
