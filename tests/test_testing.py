@@ -1,6 +1,7 @@
 """The helpers kata tests are built from (torch_katas/testing.py), each on its own."""
 
 import ast
+import collections
 import concurrent.futures
 import contextlib
 import functools
@@ -422,6 +423,34 @@ def test_forbidden_calls_refuses_builtins_and_skips_names_the_owner_lacks():
         forbidden_calls((owner, "ones"), (torch, "no_such_function"), reason="not this one"),
     ):
         torch.ones(1)
+
+
+def test_forbidden_calls_does_not_refuse_an_object_that_takes_a_freed_method_address():
+    # A builtin method of an object is a new object at each lookup; once the one looked up to
+    # declare the rule is freed, another builtin (here a method of another deque) may take
+    # its address, and is not the forbidden one.
+    class Owner:
+        def __init__(self) -> None:
+            self.queue: collections.deque[int] = collections.deque()
+            self.looked_up: list[int] = []
+
+        def __getattr__(self, name: str) -> object:
+            method = getattr(self.queue, name)
+            self.looked_up.append(id(method))
+            return method
+
+    owner, other = Owner(), collections.deque()
+    # The lookup of "append" is freed when the rule looks up "pop".
+    with forbidden_calls((owner, "append"), (owner, "pop"), reason="not this queue"):
+        alive = [other.append for _ in range(10_000)]
+        at_freed_address = [method for method in alive if id(method) == owner.looked_up[0]]
+        assert at_freed_address, "no method took the freed address: the check proves nothing"
+        at_freed_address[0](1)
+    with (
+        pytest.raises(AssertionError, match=r"append, which this kata forbids: not this queue"),
+        forbidden_calls((owner, "append"), reason="not this queue"),
+    ):
+        owner.queue.append(1)
 
 
 def test_forbidden_calls_fails_at_the_end_when_the_refusal_was_swallowed():

@@ -518,8 +518,10 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
     codes: dict[types.CodeType, str] = {}
     builtins: dict[int, str] = {}
     # A builtin method of an object (`torch.default_generator.manual_seed`) is a new object at
-    # each lookup: it is matched by its object and its name.
+    # each lookup: it is matched by its object and its name, never by its own id, which a
+    # later object may take once it is freed.
     methods: dict[tuple[int, str], str] = {}
+    kept: list[object] = []  # what is matched by id stays alive, so no other object has it
     for owner, name in targets:
         # On a class, the attribute as defined (a staticmethod stays one); on a module,
         # getattr, which also reaches names a module provides lazily.
@@ -539,11 +541,14 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
         code = getattr(inspect.unwrap(target), "__code__", None)
         if code is not None:
             codes[code] = called
+            continue
+        bound_to = getattr(target, "__self__", None)
+        if bound_to is not None and not isinstance(bound_to, types.ModuleType | type):
+            methods[id(bound_to), name] = called
+            kept.append(bound_to)
         else:
             builtins[id(target)] = called
-            bound_to = getattr(target, "__self__", None)
-            if bound_to is not None and not isinstance(bound_to, types.ModuleType | type):
-                methods[id(bound_to), name] = called
+            kept.append(target)
     refused: list[str] = []
     outer, returns = _outer_watcher()
 
@@ -555,7 +560,7 @@ def forbidden_calls(*targets: tuple[object, str], reason: str) -> Iterator[None]
         elif event == "c_call":
             if outer is not None:
                 outer(frame, event, arg)
-            if not builtins:
+            if not builtins and not methods:
                 return
             called = builtins.get(id(arg))
             if called is None and methods:
