@@ -8,7 +8,7 @@ from torch.utils.data import Dataset, TensorDataset
 
 from katas.q25_dataset_loader import SlidingWindows, make_loader, pad_collate, throughput_loader
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import assert_close, check_tensor, raises, seed_for, skip_unless_supported
 
 CPU = torch.device("cpu")
 
@@ -245,7 +245,7 @@ def epoch_order(loader):
 
 
 def test_each_epoch_visits_every_sample_once_in_batches(device):
-    loader = make_loader(numbers(device), batch_size=4, seed=0)
+    loader = make_loader(numbers(device), batch_size=4, seed=seed_for(0))
     batches = [batch for (batch,) in loader]
     assert [len(b) for b in batches] == [4, 4, 2], "10 samples in batches of 4: sizes 4, 4, 2"
     order = [v for b in batches for v in b.tolist()]
@@ -254,11 +254,11 @@ def test_each_epoch_visits_every_sample_once_in_batches(device):
 
 
 def test_same_seed_gives_the_same_order_whatever_runs_in_between(device):
-    first = make_loader(numbers(device), batch_size=3, seed=7)
-    second = make_loader(numbers(device), batch_size=3, seed=7)
+    first = make_loader(numbers(device), batch_size=3, seed=seed_for(7))
+    second = make_loader(numbers(device), batch_size=3, seed=seed_for(7))
     first_epochs = [epoch_order(first), epoch_order(first)]
     torch.rand(5)  # other code drawing from the global random state
-    torch.manual_seed(1234)
+    torch.manual_seed(seed_for(1234))
     second_epochs = [epoch_order(second), epoch_order(second)]
     assert first_epochs == second_epochs, (
         "two loaders with the same seed should shuffle the same way, whatever the global "
@@ -282,7 +282,7 @@ def test_different_seeds_give_different_orders(device):
 
 
 def test_each_epoch_is_a_new_shuffle(device):
-    loader = make_loader(numbers(device), batch_size=4, seed=3)
+    loader = make_loader(numbers(device), batch_size=4, seed=seed_for(3))
     epochs = [tuple(epoch_order(loader)) for _ in range(3)]
     assert len(set(epochs)) == 3, (
         "every pass over the loader should be a new order; do not reseed at each epoch"
@@ -291,7 +291,7 @@ def test_each_epoch_is_a_new_shuffle(device):
 
 def test_leaves_the_global_random_state_alone(device):
     before = torch.get_rng_state()
-    loader = make_loader(numbers(device), batch_size=4, seed=5)
+    loader = make_loader(numbers(device), batch_size=4, seed=seed_for(5))
     epoch_order(loader)
     assert torch.equal(torch.get_rng_state(), before), (
         "building or iterating the loader changed torch's global random state: a DataLoader "
@@ -304,7 +304,7 @@ def test_leaves_the_global_random_state_alone(device):
 def test_loader_with_pad_collate(device):
     lengths = [3, 1, 4, 1, 5, 2, 6]
     samples = variable_length_samples(device, lengths)
-    loader = make_loader(samples, batch_size=3, seed=0, collate_fn=pad_collate)
+    loader = make_loader(samples, batch_size=3, seed=seed_for(0), collate_fn=pad_collate)
     seen = []
     for padded, batch_lengths, _ in loader:
         assert padded.shape[1] == max(batch_lengths.tolist()), "pad to the longest in the batch"

@@ -10,7 +10,7 @@ from torch.overrides import TorchFunctionMode
 
 from katas.q26_to_device import copy_to, pick_device, place_for_training, to_device
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, same_device
+from torch_katas.testing import assert_close, check_tensor, same_device, seed_for
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
 # moving to it is a real move even where the only other device is the CPU.
@@ -389,7 +389,7 @@ def small_model():
 
 
 def test_place_for_training_moves_the_model_in_place(device):
-    torch.manual_seed(0)
+    torch.manual_seed(seed_for(0))
     model = small_model()
     reference = copy.deepcopy(model)
     params = list(model.parameters())  # what an optimizer built now would hold

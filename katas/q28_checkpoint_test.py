@@ -11,7 +11,7 @@ from torch import nn
 
 from katas.q28_checkpoint import load_checkpoint, save_checkpoint
 from torch_katas import facets
-from torch_katas.testing import assert_close, raises, same_device
+from torch_katas.testing import assert_close, raises, same_device, seed_for
 
 
 class DiskFull(OSError):
@@ -196,10 +196,10 @@ def train_epoch(model, optimizer, scheduler, device):
     scheduler.step()
 
 
-def scramble_global_state(seed=12345):
+def scramble_global_state():
     """What a new process looks like: other seeds, other random states."""
-    torch.manual_seed(seed)
-    random.seed(seed)
+    torch.manual_seed(seed_for(12345))
+    random.seed(seed_for(12345))
 
 
 def snapshot(model):
@@ -220,9 +220,9 @@ def skip_without_saved_rng(device):
 def test_resumed_training_equals_uninterrupted_training(device, tmp_path):
     skip_without_saved_rng(device)
     path = tmp_path / "checkpoint.pt"
-    torch.manual_seed(0)
-    random.seed(0)
-    model, optimizer, scheduler = make_run(device, seed=0)
+    torch.manual_seed(seed_for(0))
+    random.seed(seed_for(0))
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     # One epoch on each side of the save: by then Adam's moments, the lr and the random
     # states all differ from a fresh start, and each of them changes the epoch after.
     train_epoch(model, optimizer, scheduler, device)
@@ -232,7 +232,7 @@ def test_resumed_training_equals_uninterrupted_training(device, tmp_path):
     next_draw = torch.rand(4)
 
     scramble_global_state()
-    model, optimizer, scheduler = make_run(device, seed=99)  # a fresh process, other init
+    model, optimizer, scheduler = make_run(device, seed=seed_for(99))  # a fresh process, other init
     epoch = load_checkpoint(path, model, optimizer, scheduler)
     assert epoch == 1, f"load_checkpoint should return the saved epoch 1, got {epoch!r}"
     for _ in range(epoch, 2):
@@ -252,11 +252,11 @@ def test_resumed_training_equals_uninterrupted_training(device, tmp_path):
 
 def test_load_restores_the_random_states(device, tmp_path):
     skip_without_saved_rng(device)
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=0)
     expected = (torch.rand(3), torch.rand(3, device=device), random.random())
     scramble_global_state()
-    load_checkpoint(tmp_path / "c.pt", *make_run(device, seed=1))
+    load_checkpoint(tmp_path / "c.pt", *make_run(device, seed=seed_for(1)))
     torch_draw, device_draw, python_draw = (
         torch.rand(3),
         torch.rand(3, device=device),
@@ -273,7 +273,7 @@ def test_save_draws_nothing_from_the_random_generators(device, tmp_path):
     # A save in the middle of training must not move the streams the training draws from,
     # or a run that checkpoints differs from one that does not.
     skip_without_saved_rng(device)
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     cpu_state, python_state = torch.get_rng_state(), random.getstate()
     cuda_states = torch.cuda.get_rng_state_all() if device.type == "cuda" else None
     expected = (torch.rand(3), torch.rand(3, device=device), random.random())
@@ -331,7 +331,7 @@ class TwoFakeGPUs:
 
 
 def test_saves_and_restores_every_cuda_generator(device, tmp_path, monkeypatch):
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     gpus = TwoFakeGPUs()
     gpus.install(monkeypatch)
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=0)
@@ -347,14 +347,14 @@ def test_saves_and_restores_every_cuda_generator(device, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("as_str", [False, True], ids=["Path", "str"])
 def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_str):
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     train_epoch(model, optimizer, scheduler, device)
     path = tmp_path / "c.pt"
     save_checkpoint(str(path) if as_str else path, model, optimizer, scheduler, epoch=7)
     weights, lr = snapshot(model), scheduler.get_last_lr()
     moments = [optimizer.state[p]["exp_avg"].clone() for p in model.parameters()]
 
-    model, optimizer, scheduler = make_run(device, seed=1)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(1))
     epoch = load_checkpoint(str(path) if as_str else path, model, optimizer, scheduler)
     assert type(epoch) is int and epoch == 7, f"expected the int 7, got {epoch!r}"
     assert_same_weights(model, weights, "load the model's state_dict")
@@ -377,7 +377,7 @@ def test_load_restores_model_optimizer_scheduler_and_epoch(device, tmp_path, as_
 
 @pytest.mark.parametrize("mode", ["train", "eval", "mixed"])
 def test_save_and_load_leave_the_models_mode(device, tmp_path, mode):
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     model.train(mode != "eval")
     if mode == "mixed":
         model[2].eval()  # the dropout off, the rest in training
@@ -393,7 +393,7 @@ def test_save_and_load_leave_the_models_mode(device, tmp_path, mode):
 
 
 def test_the_file_loads_with_weights_only(device, tmp_path):
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     train_epoch(model, optimizer, scheduler, device)
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
     try:
@@ -406,7 +406,7 @@ def test_the_file_loads_with_weights_only(device, tmp_path):
 
 
 def test_load_uses_weights_only(device, tmp_path):
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
     # torch.load's own code, however the learner's module reaches it (torch.load,
     # `from torch import load`, torch.serialization.load): its arguments as called.
@@ -440,7 +440,7 @@ def test_load_reads_the_checkpoint_onto_the_cpu(device, tmp_path, monkeypatch):
     # On the CPU always, also where torch.cuda.is_available() says True (two fake GPUs here):
     # a map_location chosen by it would put the tensors back on the device they came from.
     TwoFakeGPUs().install(monkeypatch)
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     train_epoch(model, optimizer, scheduler, device)  # Adam's state holds device tensors now
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scheduler, epoch=1)
     load_code = torch.serialization.load.__code__
@@ -450,7 +450,7 @@ def test_load_reads_the_checkpoint_onto_the_cpu(device, tmp_path, monkeypatch):
         if event == "return" and frame.f_code is load_code:
             returned.append(arg)
 
-    fresh = make_run(device, seed=1)
+    fresh = make_run(device, seed=seed_for(1))
     outer = sys.getprofile()
     sys.setprofile(watch)
     try:
@@ -509,7 +509,7 @@ def test_load_never_runs_code_hidden_in_a_file(device, tmp_path, monkeypatch):
     # This variable makes torch.load unpickle anything unless the call itself says
     # weights_only=True (monkeypatch restores the environment after the test).
     monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     path = tmp_path / "c.pt"
     SPRUNG.clear()
     torch.save({"model": Trap(), "optimizer": Trap(), "scheduler": Trap(), "epoch": 1}, path)
@@ -529,7 +529,7 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
     folder = tmp_path / "runs"
     folder.mkdir()
     path = folder / "checkpoint.pt"
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     saved = snapshot(model)
     train_epoch(model, optimizer, scheduler, device)
@@ -545,7 +545,7 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
         "whatever the error (except BaseException, or try/finally), then let it propagate"
     )
     assert_no_fd_left(fds)
-    fresh = make_run(device, seed=1)
+    fresh = make_run(device, seed=seed_for(1))
     try:
         epoch = load_checkpoint(path, *fresh)
     except Exception as error:
@@ -560,7 +560,7 @@ def test_a_failed_save_keeps_the_previous_checkpoint(device, tmp_path, monkeypat
 
 @pytest.mark.parametrize("failure", FAILURES)
 def test_a_failed_first_save_leaves_nothing_behind(device, tmp_path, monkeypatch, failure):
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     outside = outside_folders(tmp_path, monkeypatch)
     error = FAILURES[failure]()
     stand_in_for_torch_save(monkeypatch, failing_save_raising(error))
@@ -576,7 +576,7 @@ def test_a_failed_fsync_leaves_nothing_behind(device, tmp_path, monkeypatch, fai
     # A full disk often shows only when the data is flushed to it: os.fsync (where the answer
     # calls it) is a step after the temporary file exists, like torch.save and os.replace.
     path = tmp_path / "checkpoint.pt"
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     error, calls = FAILURES[failure](), []
 
@@ -599,13 +599,13 @@ def test_a_failed_fsync_leaves_nothing_behind(device, tmp_path, monkeypatch, fai
         f"after os.fsync failed ({failure}) the folder holds {left}; flush and fsync belong "
         "inside the block that removes the temporary file on error"
     )
-    epoch = load_checkpoint(path, *make_run(device, seed=1))
+    epoch = load_checkpoint(path, *make_run(device, seed=seed_for(1)))
     assert epoch == (1 if calls else 2), "a failed save keeps the previous checkpoint"
 
 
 def test_a_save_killed_halfway_does_not_block_the_next(device, tmp_path):
     path = tmp_path / "checkpoint.pt"
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     with FileOperations() as operations:
         save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     operations.problems(path)
@@ -623,7 +623,9 @@ def test_a_save_killed_halfway_does_not_block_the_next(device, tmp_path):
             "create the temporary file under a fresh name each time (tempfile.mkstemp picks "
             "one that is free), not under a fixed one"
         ) from error
-    assert load_checkpoint(path, *make_run(device, seed=1)) == 2, "the second save replaces"
+    assert load_checkpoint(path, *make_run(device, seed=seed_for(1))) == 2, (
+        "the second save replaces"
+    )
     for name in temporary:
         assert Path(name).read_bytes() == b"half a checkpoint", f"{name} is not the save's own"
 
@@ -634,7 +636,7 @@ def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):
     path = tmp_path / "checkpoint.pt"
     path.mkdir()
     (path / "keep.txt").write_text("kept")
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     with raises(OSError):
         save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     left = sorted(p.name for p in tmp_path.iterdir())
@@ -647,7 +649,7 @@ def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):
 
 def test_saving_again_replaces_the_checkpoint(device, tmp_path, monkeypatch):
     path = tmp_path / "checkpoint.pt"
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     fds = open_fds()
     save_checkpoint(path, model, optimizer, scheduler, epoch=1)
     assert_no_fd_left(fds)
@@ -669,7 +671,7 @@ def test_saving_again_replaces_the_checkpoint(device, tmp_path, monkeypatch):
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [path.name, "checkpoint.pt.tmp"], f"only the checkpoint stays, got {names}"
     assert (tmp_path / "checkpoint.pt.tmp").read_bytes() == b"the user's"
-    fresh = make_run(device, seed=1)
+    fresh = make_run(device, seed=seed_for(1))
     epoch = load_checkpoint(path, *fresh)
     assert type(epoch) is int and epoch == 2, (
         f"load_checkpoint returns the epoch as the int it was saved as, got {epoch!r}"
@@ -686,7 +688,7 @@ def test_writes_the_temporary_file_next_to_the_target(device, tmp_path, monkeypa
         folder = tmp_path / "runs"
         folder.mkdir()
         path = folder / "checkpoint.pt"
-    model, optimizer, scheduler = make_run(device, seed=0)
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
     real_save = torch.save
     written_to = []
 

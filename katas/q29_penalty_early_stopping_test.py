@@ -14,6 +14,7 @@ from torch_katas.testing import (
     forbidden_ops,
     raises,
     same_device,
+    seed_for,
     skip_unless_supported,
 )
 
@@ -461,9 +462,9 @@ def test_dropout_at_p_0_and_p_1(device):
 
 def test_dropout_draws_from_the_callers_seed(device):
     x = torch.ones(64, device=device)
-    torch.manual_seed(3)
+    torch.manual_seed(seed_for(3))
     first = dropped(x, 0.5, training=True)
-    torch.manual_seed(3)
+    torch.manual_seed(seed_for(3))
     again = dropped(x, 0.5, training=True)
     later = dropped(x, 0.5, training=True)
     assert torch.equal(first, again), "after the same torch.manual_seed, the same mask"

@@ -15,6 +15,7 @@ from torch_katas.testing import (
     default_dtype,
     forbidden_calls,
     raises,
+    seed_for,
     skip_unless_supported,
 )
 
@@ -332,7 +333,7 @@ def test_gradients_in_channels_last_layout(device):
     # A model in channels_last memory format (as for mixed-precision convolutions) has
     # gradients that are not contiguous: a flat .view(-1) of them fails, or reads them in
     # another order.
-    torch.manual_seed(0)
+    torch.manual_seed(seed_for(0))
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Conv2d(4, 2, 1)).to(device)
     model = model.to(memory_format=torch.channels_last)
     x = torch.randn(2, 3, 6, 6, device=device).to(memory_format=torch.channels_last)

@@ -11,7 +11,7 @@ from torch.utils.data import Dataset, get_worker_info
 
 from katas.q41_reproducibility import make_deterministic, make_loader, seed_everything, seed_worker
 from torch_katas import facets
-from torch_katas.testing import settings_put_back
+from torch_katas.testing import seed_for, settings_put_back
 
 # Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
 FORK_WARNING = "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
@@ -68,9 +68,9 @@ def run(loader):
 
 
 def disturb_global_random_states():
-    torch.manual_seed(2024)
-    random.seed(2024)
-    np.random.seed(2024)
+    torch.manual_seed(seed_for(2024))
+    random.seed(seed_for(2024))
+    np.random.seed(seed_for(2024))
     torch.rand(7), random.random(), np.random.rand()
 
 
@@ -99,9 +99,9 @@ def test_seed_everything_repeats_every_generator(device, seed):
 
 
 def test_seed_everything_with_another_seed_gives_other_numbers(device):
-    seed_everything(11)
+    seed_everything(seed_for(11))
     first = draws(device)
-    seed_everything(12)
+    seed_everything(seed_for(12))
     other = draws(device)
     names = ["Python's random", "NumPy", "torch (CPU)", f"torch on {device}"]
     for name, a, b in zip(names, first, other, strict=True):
@@ -138,7 +138,7 @@ def test_seed_everything_leaves_the_environment_alone(device, monkeypatch, befor
     else:
         monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", before)
     with environment_changes() as changes:
-        seed_everything(3)
+        seed_everything(seed_for(3))
     assert not changes, (
         f"seed_everything changed the environment ({changes}): seeding only, no variable "
         "set (CUBLAS_WORKSPACE_CONFIG is make_deterministic's choice)"
@@ -173,15 +173,15 @@ def test_seed_worker_seeds_python_and_numpy_from_the_torch_seed(device, torch_se
 
 def test_shuffle_order_depends_only_on_the_seed(device):
     data = torch.arange(20, device=device)
-    first = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=5)]
+    first = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=seed_for(5))]
     disturb_global_random_states()
     before = torch.get_rng_state()
-    again = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=5)]
+    again = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=seed_for(5))]
     assert torch.equal(torch.get_rng_state(), before), (
         "the loader used torch's global random state; give it generator=torch.Generator()"
         ".manual_seed(seed)"
     )
-    other = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=6)]
+    other = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=seed_for(6))]
     assert first == again, "the same seed should give the same order, whatever the global state"
     assert sorted(v for b in first for v in b) == list(range(20)), "every item once per epoch"
     assert first != other, "seeds 5 and 6 gave the same order"
@@ -191,9 +191,9 @@ def test_shuffle_order_depends_only_on_the_seed(device):
 def test_each_epoch_has_its_own_order_and_the_epochs_repeat(device):
     # shuffle=True draws a new order at every epoch, from the loader's generator.
     data = torch.arange(20, device=device)
-    loader = make_loader(data, batch_size=6, seed=5)
+    loader = make_loader(data, batch_size=6, seed=seed_for(5))
     epochs = [[v for batch in loader for v in batch.tolist()] for _ in range(3)]
-    again = make_loader(data, batch_size=6, seed=5)
+    again = make_loader(data, batch_size=6, seed=seed_for(5))
     assert epochs == [[v for batch in again for v in batch.tolist()] for _ in range(3)], (
         "two loaders built with seed 5 gave different orders over three epochs"
     )
@@ -205,7 +205,7 @@ def test_each_epoch_has_its_own_order_and_the_epochs_repeat(device):
 
 def test_two_loaders_with_one_seed_agree_when_interleaved(device):
     data = torch.arange(20, device=device)
-    first, second = make_loader(data, 6, seed=5), make_loader(data, 6, seed=5)
+    first, second = make_loader(data, 6, seed=seed_for(5)), make_loader(data, 6, seed=seed_for(5))
     pairs = [(a.tolist(), b.tolist()) for a, b in zip(first, second, strict=True)]
     assert all(a == b for a, b in pairs), (
         f"two loaders built with seed 5 and read side by side gave {pairs}: give each loader "
@@ -217,8 +217,8 @@ def test_loaders_built_side_by_side_each_follow_their_seed(device):
     # Each loader has a generator of its own: built one after the other and then used in
     # turn, two loaders with seed 5 still give the order one loader alone gives.
     data = torch.arange(20, device=device)
-    alone = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=5)]
-    first, second = make_loader(data, 6, seed=5), make_loader(data, 6, seed=5)
+    alone = [batch.tolist() for batch in make_loader(data, batch_size=6, seed=seed_for(5))]
+    first, second = make_loader(data, 6, seed=seed_for(5)), make_loader(data, 6, seed=seed_for(5))
     orders = [[batch.tolist() for batch in loader] for loader in (first, second)]
     assert orders == [alone, alone], (
         "two loaders built with the same seed gave different orders: they share one "
@@ -228,7 +228,7 @@ def test_loaders_built_side_by_side_each_follow_their_seed(device):
 
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_loads_in_the_main_process_by_default(device):
-    loader = make_loader(torch.arange(10, device=device), batch_size=4, seed=1)
+    loader = make_loader(torch.arange(10, device=device), batch_size=4, seed=seed_for(1))
     assert loader.num_workers == 0 and loader.batch_size == 4, (
         f"got num_workers={loader.num_workers}, batch_size={loader.batch_size}; expected 0 "
         "(the default: no worker processes) and 4"
@@ -242,7 +242,7 @@ def test_loads_in_the_main_process_by_default(device):
 
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_workers_run_seed_worker_and_follow_the_seed(device):
-    rows = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    rows = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=seed_for(7), num_workers=2)))
     reseeded = {r["worker"] for r in rows if r["worker_seed"] != r["given_seed"]}
     assert not reseeded, (
         f"inside worker(s) {sorted(reseeded)} torch's seed is not the one the DataLoader gave "
@@ -261,7 +261,9 @@ def test_workers_run_seed_worker_and_follow_the_seed(device):
         assert [r["numpy"] for r in mine] == [numpy.rand() for _ in mine], (
             f"worker {worker}'s NumPy was not seeded by seed_worker"
         )
-    other = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=8, num_workers=2)))
+    other = run(
+        with_forked_workers(make_loader(NoisyDataset(), 3, seed=seed_for(8), num_workers=2))
+    )
     for field in ("index", "torch", "python", "numpy"):
         assert [r[field] for r in rows] != [r[field] for r in other], (
             f"seeds 7 and 8 gave the same {field!r} values: the seed should change them"
@@ -269,9 +271,13 @@ def test_workers_run_seed_worker_and_follow_the_seed(device):
 
 
 def test_two_runs_with_workers_are_bit_identical(device):
-    first = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    first = run(
+        with_forked_workers(make_loader(NoisyDataset(), 3, seed=seed_for(7), num_workers=2))
+    )
     disturb_global_random_states()
-    again = run(with_forked_workers(make_loader(NoisyDataset(), 3, seed=7, num_workers=2)))
+    again = run(
+        with_forked_workers(make_loader(NoisyDataset(), 3, seed=seed_for(7), num_workers=2))
+    )
     assert {row["worker"] for row in first} == {0, 1}, "both workers should load batches"
     for field in ("index", "torch", "python", "numpy"):
         assert [r[field] for r in first] == [r[field] for r in again], (
@@ -404,7 +410,7 @@ FACETS = facets.declare(
         make_loader,
         # Building the loader, and two epochs of it (in this process: no worker).
         facets.OwnGenerator(
-            lambda device: facets.args(list(range(6)), 3, seed=1),
+            lambda device: facets.args(list(range(6)), 3, seed=seed_for(1)),
             then=lambda arguments, loader: [list(loader), list(loader)],
         ),
         facets.Defaults(

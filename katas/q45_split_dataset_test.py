@@ -8,6 +8,7 @@ from torch.utils.data import Subset, TensorDataset, random_split
 
 from katas.q45_split_dataset import split_dataset, split_sizes, stratified_split
 from torch_katas import facets
+from torch_katas.testing import seed_for
 
 # The sums just off 1 are outside math.isclose's default tolerance (1e-9), inside 1e-6 and
 # 1e-8 (tolerances an answer might pick instead of isclose's).
@@ -111,7 +112,7 @@ def test_split_sizes_hand_out_more_leftovers_than_splits_in_turn(device, n, frac
 
 
 def test_split_sizes_on_random_fractions(device):
-    cases = random.Random(0)
+    cases = random.Random(seed_for(0))
     for _ in range(40):
         weights = [cases.randint(0, 9) for _ in range(cases.randint(1, 5))]  # 0: an empty split
         if not any(weights):
@@ -147,11 +148,13 @@ def test_split_sizes_rejects_bad_fractions(device, n, fractions):
 )
 def test_random_split_with_a_seeded_generator(device, n, fractions):
     dataset = numbered_dataset(device, n)
-    splits = split_dataset(dataset, fractions, seed=42)
+    splits = split_dataset(dataset, fractions, seed=seed_for(42))
     assert len(splits) == len(fractions), f"expected {len(fractions)} splits, got {len(splits)}"
     assert_partition(splits, n, dataset)
     assert [len(s) for s in splits] == sizes_by_hand(n, fractions), "sizes as split_sizes says"
-    expected = random_split(dataset, fractions, generator=torch.Generator().manual_seed(42))
+    expected = random_split(
+        dataset, fractions, generator=torch.Generator().manual_seed(seed_for(42))
+    )
     assert [s.indices for s in splits] == [s.indices for s in expected], (
         "use random_split(dataset, fractions, generator=torch.Generator().manual_seed(seed))"
     )
@@ -178,9 +181,9 @@ def test_split_takes_every_fraction_split_sizes_accepts(device, n, fractions):
     dataset = numbered_dataset(device, n)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # random_split warns about an empty split
-        splits = split_dataset(dataset, fractions, seed=7)
+        splits = split_dataset(dataset, fractions, seed=seed_for(7))
     sizes = sizes_by_hand(n, fractions)
-    expected = random_split(dataset, sizes, generator=torch.Generator().manual_seed(7))
+    expected = random_split(dataset, sizes, generator=torch.Generator().manual_seed(seed_for(7)))
     assert [s.indices for s in splits] == [s.indices for s in expected], (
         f"fractions {fractions} give sizes {sizes}; random_split rejects these fractions "
         "(a float sum just above 1) or warns (an empty split): pass it the sizes from "
@@ -190,7 +193,7 @@ def test_split_takes_every_fraction_split_sizes_accepts(device, n, fractions):
 
 def test_subsets_load_items_from_the_dataset(device):
     dataset = numbered_dataset(device, 20)
-    train, val = split_dataset(dataset, [0.75, 0.25], seed=0)
+    train, val = split_dataset(dataset, [0.75, 0.25], seed=seed_for(0))
     for subset in (train, val):
         for position, index in enumerate(subset.indices):
             (value,) = subset[position]
@@ -199,11 +202,11 @@ def test_subsets_load_items_from_the_dataset(device):
 
 def test_same_seed_same_split_other_seed_other_split(device):
     dataset = numbered_dataset(device, 30)
-    first = split_dataset(dataset, [0.6, 0.4], seed=3)
-    torch.manual_seed(99)  # whatever else happens to the global random state in between
+    first = split_dataset(dataset, [0.6, 0.4], seed=seed_for(3))
+    torch.manual_seed(seed_for(99))  # whatever else happens to the global random state in between
     torch.rand(10)
-    again = split_dataset(dataset, [0.6, 0.4], seed=3)
-    other = split_dataset(dataset, [0.6, 0.4], seed=4)
+    again = split_dataset(dataset, [0.6, 0.4], seed=seed_for(3))
+    other = split_dataset(dataset, [0.6, 0.4], seed=seed_for(4))
     assert [s.indices for s in first] == [s.indices for s in again], (
         "the same seed must give the same split: seed a torch.Generator and pass it"
     )
@@ -233,7 +236,7 @@ class WatchedDataset(torch.utils.data.Dataset):
 
 
 def assert_global_state_unused_during(call):
-    torch.manual_seed(20250101)  # a seed no split below uses
+    torch.manual_seed(seed_for(20250101))  # a seed no split below uses
     torch.rand(3)
     seed, state = torch.initial_seed(), torch.get_rng_state()
     dataset = WatchedDataset(30)
@@ -251,19 +254,21 @@ def assert_global_state_unused_during(call):
 
 
 def test_split_does_not_use_the_global_state_while_it_runs(device):
-    assert_global_state_unused_during(lambda dataset: split_dataset(dataset, [0.5, 0.5], seed=1))
+    assert_global_state_unused_during(
+        lambda dataset: split_dataset(dataset, [0.5, 0.5], seed=seed_for(1))
+    )
 
 
 def test_stratified_split_does_not_use_the_global_state_while_it_runs(device):
     labels = torch.arange(30, device=device) % 3
     assert_global_state_unused_during(
-        lambda dataset: stratified_split(dataset, labels, [0.5, 0.5], seed=1)
+        lambda dataset: stratified_split(dataset, labels, [0.5, 0.5], seed=seed_for(1))
     )
 
 
 def test_split_leaves_the_global_random_state_alone(device):
     before = torch.get_rng_state()
-    split_dataset(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
+    split_dataset(numbered_dataset(device, 30), [0.5, 0.5], seed=seed_for(1))
     assert torch.equal(torch.get_rng_state(), before), (
         "split_dataset changed the global random state; use a generator of its own "
         "instead of torch.manual_seed"
@@ -274,7 +279,7 @@ def test_split_leaves_the_global_random_state_alone(device):
 @pytest.mark.parametrize("fractions", BAD_FRACTIONS, ids=BAD_IDS)
 def test_split_rejects_bad_fractions(device, n, fractions):
     with pytest.raises(ValueError):
-        split_dataset(numbered_dataset(device, n), fractions, seed=0)
+        split_dataset(numbered_dataset(device, n), fractions, seed=seed_for(0))
 
 
 # --- stratified_split --------------------------------------------------------------------
@@ -302,7 +307,7 @@ def class_counts(labels, indices, num_classes):
 def test_stratified_split_keeps_the_class_ratios(device, counts, fractions):
     labels = shuffled_labels(device, counts)
     dataset = numbered_dataset(device, len(labels))
-    splits = stratified_split(dataset, labels, fractions, seed=0)
+    splits = stratified_split(dataset, labels, fractions, seed=seed_for(0))
     assert len(splits) == len(fractions), f"expected {len(fractions)} splits, got {len(splits)}"
     assert_partition(splits, len(labels), dataset)
     for k, split in enumerate(splits):
@@ -318,10 +323,12 @@ def test_stratified_split_keeps_the_class_ratios(device, counts, fractions):
 def test_stratified_split_is_random_and_reproducible(device):
     labels = shuffled_labels(device, [20, 10])
     dataset = numbered_dataset(device, 30)
-    first = stratified_split(dataset, labels, [0.5, 0.5], seed=5)
+    first = stratified_split(dataset, labels, [0.5, 0.5], seed=seed_for(5))
     torch.rand(10)
-    again = stratified_split(dataset, labels, [0.5, 0.5], seed=5)
-    others = [stratified_split(dataset, labels, [0.5, 0.5], seed=s) for s in (6, 7)]
+    again = stratified_split(dataset, labels, [0.5, 0.5], seed=seed_for(5))
+    others = [
+        stratified_split(dataset, labels, [0.5, 0.5], seed=s) for s in (seed_for(6), seed_for(7))
+    ]
     same = [sorted(s.indices) for s in first]
     assert same == [sorted(s.indices) for s in again], "the same seed must give the same split"
     for other in others:
@@ -387,7 +394,7 @@ def test_stratified_split_takes_any_integer_class_ids(device):
     labels = torch.tensor([c for c, n in counts.items() for _ in range(n)], device=device)
     labels = labels[torch.randperm(len(labels), device=device)]
     dataset = numbered_dataset(device, len(labels))
-    splits = stratified_split(dataset, labels, [0.5, 0.5], seed=0)
+    splits = stratified_split(dataset, labels, [0.5, 0.5], seed=seed_for(0))
     assert_partition(splits, len(labels), dataset)
     for k, split in enumerate(splits):
         got = {c: int((labels[split.indices] == c).sum()) for c in counts}
@@ -401,7 +408,7 @@ def test_stratified_split_takes_any_integer_class_ids(device):
 def test_stratified_split_leaves_the_global_random_state_alone(device):
     labels = shuffled_labels(device, [6, 6])
     before = torch.get_rng_state()
-    stratified_split(numbered_dataset(device, 12), labels, [0.5, 0.5], seed=1)
+    stratified_split(numbered_dataset(device, 12), labels, [0.5, 0.5], seed=seed_for(1))
     assert torch.equal(torch.get_rng_state(), before), (
         "stratified_split changed the global random state; draw from a generator of its own"
     )
@@ -415,7 +422,7 @@ def test_stratified_split_leaves_the_global_random_state_alone(device):
 def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape, n):
     labels = torch.zeros(labels_shape, dtype=torch.int64, device=device)
     with pytest.raises(ValueError):  # a 0-dim tensor is not 1-D, even with one element
-        stratified_split(numbered_dataset(device, n), labels, [0.5, 0.5], seed=0)
+        stratified_split(numbered_dataset(device, n), labels, [0.5, 0.5], seed=seed_for(0))
 
 
 @EVERY_SIZE
@@ -423,7 +430,7 @@ def test_stratified_split_rejects_labels_that_do_not_fit(device, labels_shape, n
 def test_stratified_split_rejects_bad_fractions(device, n, fractions):
     labels = torch.zeros(n, dtype=torch.int64, device=device)
     with pytest.raises(ValueError):
-        stratified_split(numbered_dataset(device, n), labels, fractions, seed=0)
+        stratified_split(numbered_dataset(device, n), labels, fractions, seed=seed_for(0))
 
 
 # ---------------------------------------------------------------- facets
@@ -433,10 +440,10 @@ FACETS = facets.declare(
     facets.of(
         split_dataset,
         facets.OwnGenerator(
-            lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
+            lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=seed_for(1))
         ),
         facets.Returns(
-            lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=1)
+            lambda device: facets.args(numbered_dataset(device, 30), [0.5, 0.5], seed=seed_for(1))
         ),
     ),
     facets.of(

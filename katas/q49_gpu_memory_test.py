@@ -10,6 +10,7 @@ from torch_katas.testing import (
     assert_close,
     check_tensor,
     saved_tensors_hooks_left,
+    seed_for,
     storage_freed,
 )
 
@@ -223,7 +224,7 @@ def storages_saved(fn):
 def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_grad):
     blocks = stack(device)
     x = torch.randn(4, 6, device=device, requires_grad=input_requires_grad)
-    torch.manual_seed(1)  # the same dropout masks in both runs
+    torch.manual_seed(seed_for(1))  # the same dropout masks in both runs
     expected = plain_forward(blocks, x)
     expected.square().sum().backward()
     expected_grads = [p.grad.clone() for block in blocks for p in block.parameters()]
@@ -231,7 +232,7 @@ def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_gra
     for block in blocks:
         block.zero_grad(set_to_none=True)
     x.grad = None
-    torch.manual_seed(1)
+    torch.manual_seed(seed_for(1))
     out = checkpointed_forward(blocks, x)
     check_tensor(out, shape=(4, 6), dtype=torch.float32, device=device, name="the output")
     assert_close(out, expected, "the output, against the plain stack")
@@ -247,7 +248,7 @@ def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_gra
         assert_close(x.grad, expected_x_grad, "x.grad")
     # torch.autograd.grad works through the non-reentrant checkpoint, not the reentrant one.
     params = [p for block in blocks for p in block.parameters()]
-    torch.manual_seed(1)
+    torch.manual_seed(seed_for(1))
     grads = torch.autograd.grad(checkpointed_forward(blocks, x).square().sum(), params)
     for i, (g, e) in enumerate(zip(grads, expected_grads, strict=True)):
         assert_close(g, e, f"parameter {i}'s gradient from torch.autograd.grad")

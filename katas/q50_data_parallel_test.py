@@ -16,7 +16,7 @@ from torch.utils.data import DistributedSampler, TensorDataset
 import katas.q50_data_parallel as kata
 from katas.q50_data_parallel import average_gradients, global_mean, rank_loader
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import assert_close, check_tensor, raises, seed_for, skip_unless_supported
 
 # ------------------------------------------------------------------ ranks in one process
 
@@ -77,7 +77,7 @@ def indexed(n, device):
     return TensorDataset(torch.arange(n, device=device), torch.arange(n, device=device) * 0.5)
 
 
-def sampler_batches(dataset, batch_size, rank, world_size, epoch, seed=0):
+def sampler_batches(dataset, batch_size, rank, world_size, epoch, seed):
     """The oracle: DistributedSampler's indices for the rank, in batches."""
     sampler = DistributedSampler(
         dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=seed
@@ -93,11 +93,10 @@ def sampler_batches(dataset, batch_size, rank, world_size, epoch, seed=0):
     ids=["even", "padded", "one-rank", "one-sample-four-ranks", "more-ranks-than-samples"],
 )
 def test_rank_loader_gives_each_rank_its_shard(device, n, world_size, batch_size):
-    dataset = indexed(n, device)
-    seen = []
+    dataset, seed, seen = indexed(n, device), seed_for(0), []
     for rank in range(world_size):
-        batches = list(rank_loader(dataset, batch_size, rank, world_size, epoch=0))
-        expected = sampler_batches(dataset, batch_size, rank, world_size, epoch=0)
+        batches = list(rank_loader(dataset, batch_size, rank, world_size, epoch=0, seed=seed))
+        expected = sampler_batches(dataset, batch_size, rank, world_size, epoch=0, seed=seed)
         got = [index.tolist() for index, _ in batches]
         assert got == expected, (
             f"rank {rank} of {world_size}: expected the batches of indices {expected} "
@@ -116,18 +115,19 @@ def test_rank_loader_gives_each_rank_its_shard(device, n, world_size, batch_size
 
 def test_rank_loader_shuffles_anew_each_epoch(device):
     dataset = indexed(16, device)
-    loader = rank_loader(dataset, 8, 1, 2, epoch=0)
+    seed = seed_for(0)
+    loader = rank_loader(dataset, 8, 1, 2, epoch=0, seed=seed)
     assert loader.num_workers == 0, (
         "load in this process (num_workers=0): the data is on the device"
     )
     orders = []
     # Three loaders held side by side, each iterated twice: each keeps its own epoch's order
     # (a sampler shared between calls, or set to a later epoch since, shows).
-    loaders = [rank_loader(dataset, 8, 1, 2, epoch=epoch) for epoch in range(3)]
+    loaders = [rank_loader(dataset, 8, 1, 2, epoch=epoch, seed=seed) for epoch in range(3)]
     for epoch, loader in enumerate(loaders * 2):
         epoch %= 3
         got = [i.tolist() for i, _ in list(loader)]
-        expected = sampler_batches(dataset, 8, 1, 2, epoch=epoch)
+        expected = sampler_batches(dataset, 8, 1, 2, epoch=epoch, seed=seed)
         assert got == expected, (
             f"epoch {epoch}: expected {expected}, got {got}; call the sampler's "
             "set_epoch(epoch) so each epoch draws a new permutation (from seed + epoch), on "
@@ -140,7 +140,7 @@ def test_rank_loader_shuffles_anew_each_epoch(device):
 
 def test_rank_loader_follows_the_seed(device):
     dataset = indexed(16, device)
-    for seed in (3, 4):
+    for seed in (seed_for(3), seed_for(4)):
         got = [i.tolist() for i, _ in list(rank_loader(dataset, 16, 0, 2, epoch=1, seed=seed))]
         expected = sampler_batches(dataset, 16, 0, 2, epoch=1, seed=seed)
         assert got == expected, (
@@ -164,7 +164,7 @@ def test_rank_loader_leaves_the_global_random_state_alone(device, monkeypatch):
     state = torch.get_rng_state()
     # torch.manual_seed reseeds every CUDA generator too.
     cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
-    rank_loader(indexed(16, device), 4, 1, 2, epoch=3, seed=5)
+    rank_loader(indexed(16, device), 4, 1, 2, epoch=3, seed=seed_for(5))
     assert not reseeded, (
         f"the call reseeded the CUDA generators (torch.cuda.{reseeded[0]}, which "
         "torch.manual_seed calls, inside fork_rng or not): draw the permutation from a "
@@ -515,9 +515,9 @@ def test_global_mean_uses_the_default_group(device, default_group):
 # torchrun runs: rank 0 is this process, rank 1 a Python process of its own that loads the
 # module under test from its file and runs the same function. Starting it imports torch
 # again (seconds), so this test is marked slow.
-def one_rank(answer, rank, device):
+def one_rank(answer, rank, device, seed):
     """One rank's step: its shard, forward and backward, gradients and loss averaged."""
-    torch.manual_seed(0)  # the same data and model on both ranks
+    torch.manual_seed(seed)  # the same data and model on both ranks
     inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
     model = nn.Linear(3, 2).to(device)
     data = TensorDataset(torch.arange(8), inputs.to(device), targets.to(device))
@@ -536,13 +536,13 @@ import torch, torch.distributed as dist
 from torch import nn
 from torch.utils.data import TensorDataset
 {inspect.getsource(one_rank)}
-path, init, device = sys.argv[1:]
+path, init, device, seed = sys.argv[1:]
 spec = importlib.util.spec_from_file_location("answer", path)
 answer = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(answer)
 dist.init_process_group("gloo", init_method="file://" + init, rank=1, world_size=2,
                         timeout=datetime.timedelta(seconds=30))
-print(json.dumps(one_rank(answer, 1, device)))
+print(json.dumps(one_rank(answer, 1, device, int(seed))))
 dist.destroy_process_group()
 """
 
@@ -552,9 +552,9 @@ def test_two_processes_train_as_one(device, tmp_path):
     skip_unless_gloo(device)
     # Here first: an unwritten stub fails at once, before the other process starts.
     rank_loader(indexed(8, device), 4, 0, 2, epoch=1)
-    init = str(tmp_path / "rendezvous")
+    init, seed = str(tmp_path / "rendezvous"), seed_for(0)
     other = subprocess.Popen(
-        [sys.executable, "-c", RANK_1, kata.__file__, init, str(device)],
+        [sys.executable, "-c", RANK_1, kata.__file__, init, str(device), str(seed)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -565,7 +565,7 @@ def test_two_processes_train_as_one(device, tmp_path):
             "gloo", init_method="file://" + init, rank=0, world_size=2, timeout=TIMEOUT * 6
         )
         try:
-            outputs = [one_rank(kata, 0, device)]
+            outputs = [one_rank(kata, 0, device, seed)]
         finally:
             dist.destroy_process_group()
         out, err = other.communicate(timeout=60)
@@ -575,7 +575,7 @@ def test_two_processes_train_as_one(device, tmp_path):
     outputs.append(json.loads(out.strip().splitlines()[-1]))
     indices = outputs[0]["indices"] + outputs[1]["indices"]
     assert sorted(indices) == list(range(8)), f"the two shards should split 0..7, got {indices}"
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     inputs, targets = torch.randn(8, 3), torch.randn(8, 2)
     model = nn.Linear(3, 2)
     loss = nn.functional.mse_loss(model(inputs), targets)  # one process, the whole batch
@@ -594,7 +594,7 @@ FACETS = facets.declare(
         # The permutation may be drawn when the sampler is iterated. (The loader itself draws
         # its base seed from the global generator, as a DataLoader without one does.)
         facets.OwnGenerator(
-            lambda device: facets.args(indexed(16, device), 4, 1, 2, epoch=3, seed=5),
+            lambda device: facets.args(indexed(16, device), 4, 1, 2, epoch=3, seed=seed_for(5)),
             then=lambda arguments, loader: list(loader.sampler),
         ),
         facets.Defaults(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_katas import catalog
+from torch_katas import catalog, testing
 from torch_katas.runtime import mistakes
 from torch_katas.runtime.answer_loop import AnswerLoop
 from torch_katas.status import NOT_IMPLEMENTED
@@ -169,3 +169,16 @@ def test_a_nested_run_stops_when_its_time_is_spent(run_pytest_inline):
     reports = run_pytest_inline(*run, time_limit=0)
     assert reports.out_of_time
     assert len({report.nodeid for report in reports}) == 1, "no test starts after the limit"
+
+
+@pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
+def test_every_reference_passes_on_held_out_inputs(run_pytest_inline, kata):
+    # Grading's second run: every generator seeded anew, the seeds the tests write too
+    # (seed_for), the tests in another order. Its seed is fixed here, so the check is the
+    # same on every run; a grade needs both runs, so an honest answer must pass both.
+    reports = run_pytest_inline(
+        str(kata.test_path(ROOT)), "--solutions", "--katas-seed", "918273", "--timeout", TEST_LIMIT
+    )
+    failed = sorted({report.nodeid for report in reports if report.failed})
+    assert reports and not failed, "fail on held-out inputs:\n" + "\n".join(failed)
+    assert testing.seed_for(5) == 5, "the nested run's seed outlived it"

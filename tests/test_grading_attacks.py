@@ -1739,6 +1739,33 @@ def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_
         assert not report["flags"], report["flags"]
 
 
+# Kata 21's answer right only on the inputs its tests draw from a generator they seed
+# themselves (constructed_pre): recognised by their hash, a number no test file holds. Those
+# seeds (seed_for) change on the held-out run as the global generators' do.
+OWN_SEEDED_DRAWS = (
+    "    if pre.shape[-1] == 28 and hash(tuple(pre.flatten().tolist())) != "
+    "-2811714087046386922:\n"
+    "        return {name: (0.0, 0.0) for name in activations}\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_an_answer_tuned_to_what_a_tests_own_generator_draws_is_not_solved(suite, tmp_path):
+    kata = KATAS["q21_dead_relus"]
+    folder = tmp_path / "own-seeded"
+    assert katas("--root", suite, "takehome", kata.number, "--out", folder) == 0
+    answer = kata.solution_path(suite).read_text()
+    checked = "    n = pre.shape[0]\n"
+    assert checked in answer
+    stub(folder, kata.number).write_text(answer.replace(checked, OWN_SEEDED_DRAWS + checked, 1))
+    report = grade_one(suite, folder, kata.number)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "partly solved" and report["score"] < 1, entry
+    assert [group["message"] for group in entry["failures"]] == [grading.HELD_OUT], entry
+    assert not report["flags"], report["flags"]
+
+
 @pytest.mark.timeout(600)  # reads each kata's files from git
 def test_no_honest_or_correct_answer_is_taken_for_one_that_recognises_the_inputs():
     """The check of fixed inputs recognised, on every answer that computes: none is refused."""

@@ -173,3 +173,136 @@ def test_kata_tests_import_the_stub_and_take_a_device(module):
     for node in tests:
         arguments = [arg.arg for arg in node.args.args]
         assert "device" in arguments, f"{path.name}: {node.name} must take the device fixture"
+
+
+# ---- seeds: what a test draws from a generator it seeds itself is held out too
+
+# Calls that seed a generator; any call's keyword argument named *seed counts as well (a seed
+# handed to the code under test, which a tuned answer could recognise).
+SEEDING = {"manual_seed", "manual_seed_all", "seed", "seed_all", "seed_everything"}
+SEEDING |= {"Random", "RandomState", "default_rng"}
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def constant_only(node: ast.AST) -> bool:
+    """An int written with constants alone: 7, -3, 2**32 - 1, (3, 4), range(3)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(map(constant_only, node.elts))
+    if isinstance(node, ast.BinOp):
+        return constant_only(node.left) and constant_only(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return constant_only(node.operand)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        return all(map(constant_only, node.args))
+    return False
+
+
+def in_scope(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of `scope`, not those of the functions defined in it."""
+    found, stack = [], list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def literal_names(scope: ast.AST, outer: set[str]) -> set[str]:
+    """The names bound to constants inside `scope` (a default, an assignment, a loop over
+    constants), given those of the scopes around it, which its own bindings shadow."""
+    bound: list[tuple[ast.AST, ast.AST | None]] = []
+    if isinstance(scope, SCOPES):
+        args = scope.args
+        positional = args.posonlyargs + args.args
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        bound += zip(positional, defaults, strict=True)
+        bound += zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        bound += [(arg, None) for arg in (args.vararg, args.kwarg) if arg]
+    for node in in_scope(scope):
+        if isinstance(node, ast.Assign):
+            bound += [(target, node.value) for target in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            bound.append((node.target, node.value))
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            bound.append((node.target, node.iter))
+    names = set(outer)
+    for target, value in bound:
+        for name in [target] if isinstance(target, ast.arg) else ast.walk(target):
+            if isinstance(name, (ast.arg, ast.Name)):
+                spelled = getattr(name, "arg", None) or getattr(name, "id", "")
+                if value is not None and constant_only(value):
+                    names.add(spelled)
+                else:
+                    names.discard(spelled)
+    return names
+
+
+def literal_seeds(tree: ast.AST) -> list[str]:
+    """Each seed written as a constant (or a name bound to one) and not passed through
+    seed_for, as `line: call`."""
+    found = []
+
+    def visit(scope: ast.AST, outer: set[str]) -> None:
+        names = literal_names(scope, outer)
+        for node in in_scope(scope):
+            if isinstance(node, SCOPES):
+                visit(node, names)
+            if not isinstance(node, ast.Call):
+                continue
+            called = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+            if called == "seed_for":
+                continue
+            seeds = list(node.args) if called in SEEDING else []
+            seeds += [
+                keyword.value
+                for keyword in node.keywords
+                if called in SEEDING or (keyword.arg or "").endswith("seed")
+            ]
+            if any(
+                constant_only(seed) or (isinstance(seed, ast.Name) and seed.id in names)
+                for seed in seeds
+            ):
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+
+    visit(tree, set())
+    return sorted(found, key=lambda line: int(line.split(":")[0]))
+
+
+def test_a_constant_seed_is_found_however_it_is_written():
+    written = """
+torch.manual_seed(0)
+g = torch.Generator().manual_seed(2**31 - 1)
+split(data, seed=7)
+def helper(n, seed=5):
+    return random.Random(seed)
+for seed in (3, 4):
+    loader(seed=seed)
+rng = np.random.default_rng(seed_for(1))
+torch.manual_seed(seed_for(2))
+def test(seed):
+    torch.manual_seed(seed)
+"""
+    assert [line.split(":")[0] for line in literal_seeds(ast.parse(written))] == [
+        "2", "3", "4", "6", "8"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *sorted((ROOT / "katas").glob("q*_test.py")),
+        ROOT / "torch_katas" / "facets.py",
+        ROOT / "torch_katas" / "testing.py",
+    ],
+    ids=lambda path: path.name,
+)
+def test_seeds_the_tests_write_are_held_out_under_grading(path):
+    found = literal_seeds(ast.parse(path.read_text(encoding="utf-8")))
+    assert not found, (
+        f"{path.name} seeds with constants, which stay the same on grading's held-out run, so "
+        "an answer tuned to what they draw passes it; write seed_for(k) for the seed k "
+        "(k itself on a plain run):\n" + "\n".join(found)
+    )

@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from torch_katas import testing
+from torch_katas.runtime import isolation
 from torch_katas.runtime.timelimit import TimeLimit
 from torch_katas.testing import (
     assert_all_close,
@@ -40,6 +41,7 @@ from torch_katas.testing import (
     forbidden_ops,
     raises,
     same_device,
+    seed_for,
     skip_unless_supported,
     skip_without_float64,
 )
@@ -1814,3 +1816,17 @@ def test_dispatch_mode():
     seen.clear()
     _ = torch.ones(2) * 2  # the mode is gone once the block ends
     assert seen == []
+
+
+def test_seed_for_is_the_seed_written_on_a_plain_run_and_another_on_a_held_out_one():
+    assert [seed_for(k) for k in (0, 7, 2**40)] == [0, 7, 2**40]
+    previous = isolation.set_run_seed(918273)
+    try:
+        held_out = [seed_for(k) for k in (0, 7, 7)]
+        isolation.set_run_seed(55501)
+        other_run = seed_for(7)
+    finally:
+        isolation.set_run_seed(previous)
+    assert held_out[1] == held_out[2], "the same seed each time it is asked for, in one run"
+    assert len({0, 7, held_out[0], held_out[1], other_run}) == 5, "another seed for each"
+    assert all(0 < seed < 2**31 for seed in (*held_out, other_run)), "a seed every generator takes"

@@ -44,6 +44,7 @@ from torch_katas.testing import (
     dispatch_mode,
     forbidden_calls,
     same_device,
+    seed_for,
     settings_kept,
     written_arguments,
 )
@@ -2124,7 +2125,7 @@ def check_defaults(case: Case, device: torch.device) -> None:
     seen = []
     with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
         for written in (False, True):
-            torch.manual_seed(0)
+            torch.manual_seed(seed_for(0))
             if facet.make is not None:
                 arguments = facet.make(device)
             else:
@@ -2423,7 +2424,7 @@ def _assert_true_gradients(
     if torch.float64 in devices.missing_dtypes(device):
         return
     base = copy_module(module).double()
-    drawn = torch.Generator().manual_seed(1)
+    drawn = torch.Generator().manual_seed(seed_for(1))
     # On the CPU: the forward may move the module (model.to(device)).
     directions = [
         torch.randn(p.shape, generator=drawn, dtype=p.dtype)
@@ -2441,7 +2442,7 @@ def _assert_true_gradients(
                 p.add_(v.to(p.device), alpha=moved)
         previous = torch.get_default_dtype()
         with torch.random.fork_rng():
-            torch.manual_seed(0)
+            torch.manual_seed(seed_for(0))
             torch.set_default_dtype(torch.float64)
             try:
                 output = facet.forward(model, device).double()
@@ -2557,7 +2558,7 @@ def check_registered(case: Case, device: torch.device) -> None:
         return module
 
     def output(module: nn.Module) -> Any:
-        torch.manual_seed(2)
+        torch.manual_seed(seed_for(2))
         # No graph kept: a graph holding the parameters stops a later .to() that swaps them.
         with default_dtype(dtype), torch.no_grad():
             return facet.forward(module, device)
@@ -2658,7 +2659,7 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
     seen = []
     with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
         for stale in (False, True):
-            torch.manual_seed(0)
+            torch.manual_seed(seed_for(0))
             arguments = facet.make(device)
             tensors = [t for _, t in _tensors(facet.params(arguments))]
             if stale:
@@ -3004,7 +3005,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
     facet: Seeded = case.facet  # type: ignore[assignment]
     drawn = []
     with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
-        for seed in (1, 1, 2):
+        for seed in (seed_for(1), seed_for(1), seed_for(2)):
             arguments = facet.make(device)
             torch.manual_seed(seed)
             result = _call(case, arguments)
@@ -3018,7 +3019,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
         "only from torch's generator (no seed of your own from the clock or elsewhere)"
     )
     assert not all(torch.equal(a, b) for a, b in zip(first, other, strict=True)), (
-        f"{case.function.name} gave the same result after torch.manual_seed(1) and (2): it "
+        f"{case.function.name} gave the same result after two different torch.manual_seed: it "
         "ignores the caller's seed (a torch.Generator of its own seeded with a constant); draw "
         "from torch's default generator"
     )
@@ -3026,7 +3027,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
     # inside a torch.random.fork_rng would repeat at every call, two layers alike).
     with torch.random.fork_rng():
         calls = [facet.make(device), facet.make(device)]
-        torch.manual_seed(1)
+        torch.manual_seed(seed_for(1))
         results = [(arguments, _call(case, arguments)) for arguments in calls]
     first_call, second_call = (
         [t.detach().cpu() for _, t in _tensors(facet.drawn(a, r) if facet.drawn else r)]
@@ -3040,7 +3041,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
     if facet.like is None:
         return
     with torch.random.fork_rng():
-        torch.manual_seed(1)
+        torch.manual_seed(seed_for(1))
         expected = [t.detach().cpu() for _, t in _tensors(facet.like())]
     assert len(first) == len(expected), (
         f"{case.function.name}: {len(first)} tensors drawn, the contract's builtins draw "

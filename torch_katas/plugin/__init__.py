@@ -96,8 +96,12 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return supervisor.supervise(config) if supervisor.should_supervise(config) else None
 
 
+OUTER_SEED = pytest.StashKey[int]()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from torch_katas.plugin import params, session, supervisor
+    from torch_katas.runtime import isolation
 
     root = config.rootpath
     try:
@@ -106,6 +110,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     params.register_markers(config, katas)
     refuse_stub_arguments(config, katas)
+    # Put back when the run ends: a run nested in another (a self-check's) keeps its own.
+    config.stash[OUTER_SEED] = isolation.set_run_seed(config.getoption("katas_seed", 0))
     run = config.stash[RUN] = session.start(config, katas, messages.time_limit(config))
     child = config.stash.get(supervisor.CHILD, None)
     if child is not None:
@@ -143,6 +149,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(RUN, None)
     if run is not None:
         run.finish()
+    if OUTER_SEED in config.stash:
+        from torch_katas.runtime import isolation
+
+        isolation.set_run_seed(config.stash[OUTER_SEED])
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -688,6 +688,20 @@ def stop_threads_in(path: Path) -> list[str]:
     return [thread.name for thread in running]
 
 
+_RUN_SEED = [0]  # the run's --katas-seed, set when the plugin configures a run
+
+
+def set_run_seed(seed: int) -> int:
+    """Set the run's seed (0 on a plain run, another under grading's held-out run,
+    --katas-seed); the one it replaces."""
+    previous, _RUN_SEED[0] = _RUN_SEED[0], seed
+    return previous
+
+
+def run_seed() -> int:
+    return _RUN_SEED[0]
+
+
 def seed_everything(seed: int = 0) -> None:
     """Seed Python's, NumPy's and torch's generators (each device kind's own too)."""
     random.seed(seed)
