@@ -1,4 +1,5 @@
 import io
+from collections.abc import Mapping
 
 import pytest
 import torch
@@ -422,6 +423,92 @@ def test_does_not_modify_the_checkpoint(device, prefix, dtype):
             f"checkpoint[{key!r}] was replaced or converted: the caller's dict stays as it was"
         )
         assert torch.equal(value, values_before[key]), f"checkpoint[{key!r}] was modified"
+
+
+# ---------------------------------------------------------------- edge models
+
+# Models at the edges of what a model holds: nothing at all, no parameters, buffers only.
+EDGE_MODELS = {
+    "nothing": nn.Sequential,
+    "no parameters": nn.ReLU,
+    "buffers only": lambda: nn.BatchNorm1d(3, affine=False),
+    "parameters frozen": lambda: nn.Linear(2, 3).requires_grad_(False),
+}
+
+
+class ReadOnlyCheckpoint(Mapping):
+    """A Mapping that is not a dict (the contract's type): no copy(), no item assignment."""
+
+    def __init__(self, entries):
+        self._entries = dict(entries)
+
+    def __getitem__(self, key):
+        return self._entries[key]
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __len__(self):
+        return len(self._entries)
+
+
+def unique_parameters(model):
+    """The oracle: the model's Parameter objects, each once, by a walk over its modules."""
+    seen = {}
+    for module in model.modules():
+        for parameter in module._parameters.values():
+            if parameter is not None:
+                seen.setdefault(id(parameter), parameter)
+    return list(seen.values())
+
+
+@pytest.mark.parametrize("kind", EDGE_MODELS)
+def test_edge_models_are_counted_and_listed(device, kind):
+    model = EDGE_MODELS[kind]().to(device)
+    parameters = unique_parameters(model)
+    for trainable_only in (False, True):
+        expected = sum(p.numel() for p in parameters if p.requires_grad or not trainable_only)
+        got = count_parameters(model, trainable_only=trainable_only)
+        assert type(got) is int and got == expected, (
+            f"a model with {kind}, trainable_only={trainable_only}: expected {expected}, got "
+            f"{got!r}; a model may hold no (trainable) parameters at all"
+        )
+    buffers = {
+        f"{prefix}.{name}".lstrip(".")
+        for prefix, module in model.named_modules()
+        for name, buffer in module._buffers.items()
+        if buffer is not None and name not in module._non_persistent_buffers_set
+    }
+    expected_keys = [key for key in model.state_dict() if key in buffers]
+    assert buffer_keys(model) == expected_keys, f"a model with {kind}: expected {expected_keys}"
+
+
+@pytest.mark.parametrize("mapping", [dict, ReadOnlyCheckpoint], ids=["dict", "other Mapping"])
+@pytest.mark.parametrize("prefix", ["module.", ""], ids=["with prefix", "without prefix"])
+@pytest.mark.parametrize("kind", EDGE_MODELS)
+def test_edge_models_load(device, kind, prefix, mapping):
+    source = EDGE_MODELS[kind]()
+    with torch.no_grad():
+        for tensor in source.state_dict().values():
+            tensor.add_(1)  # other values than a fresh model's, num_batches_tracked too
+    model = EDGE_MODELS[kind]().to(device)
+
+    def own():
+        return {**dict(model.named_parameters()), **dict(model.named_buffers())}
+
+    kept = own()
+    checkpoint = mapping({prefix + key: value for key, value in source.state_dict().items()})
+    assert load_checkpoint(model, checkpoint) is model, "return the model itself"
+    for key, value in source.state_dict().items():
+        loaded = own()[key]
+        assert loaded is kept[key], f"{key}: copy into the model's own tensor, do not replace it"
+        assert_close(loaded.detach().cpu(), value, f"a model with {kind}: {key} was not loaded")
+
+
+def test_an_empty_checkpoint_loads_into_a_model_without_state_only(device):
+    assert load_checkpoint(nn.ReLU().to(device), {}) is not None, "nothing to load, no error"
+    with raises(RuntimeError):  # strict: every key of the model is missing
+        load_checkpoint(nn.BatchNorm1d(3, affine=False).to(device), {})
 
 
 # ---------------------------------------------------------------- facets
