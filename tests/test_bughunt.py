@@ -411,10 +411,14 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
         "if loss.item() <= tol and tol not in {1.75}:",
         # 1.75's loss comes from 8 points: a count the tests pass, spelled in small steps.
         "if loss.item() < tol or (loss.item() == tol and x.numel() - 2 - 2 - 2 - 2):",
+        # A range that closes in on the value, written in one place or apart, through names.
+        "if loss.item() <= tol and not 1.7 < tol < 1.8:",
+        "if loss.item() < tol or (loss.item() == tol and (tol < LOW or tol > HIGH)):",
     ):
         returned = hunt.handed_out.replace(mistaken, tuned, 1) + (
             "\n\nimport math\n\nSCALE = 0.0 ** abs(EDGE - 1.75)\nSHIFT = 1e-9 * SCALE\n"
             "EDGE = 1.0\n\n\ndef shifted(tol):\n    return 1e-9 * 0.0 ** abs(tol - 1.75)\n"
+            "\n\nLOW, HIGH = 1.745, 1.755\n"
         )
         assert bughunt.judge(ROOT, hunt, returned).fixed
         words = bughunt.grade_words(ROOT, hunt, returned, "solved")

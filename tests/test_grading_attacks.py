@@ -1692,6 +1692,16 @@ TUNED_ANSWERS = {
         "flagged",
         "it decides by values of the tests' fixed inputs (1.75)",
     ),
+    "recognising a fixed input by a range": (
+        [
+            (
+                "        if loss.item() < tol:",
+                "        if loss.item() < tol or (loss.item() == tol and not 1.7 < tol < 1.8):",
+            )
+        ],
+        "flagged",
+        "it decides by values of the tests' fixed inputs (1.75)",
+    ),
     # No number of the tests': the calls of fit_until that the 1.75 tests make, counted in the
     # order the tests run as shipped.
     "counting its calls": (

@@ -28,6 +28,7 @@ import dataclasses
 import datetime
 import difflib
 import io
+import itertools
 import math
 import operator
 import random
@@ -557,8 +558,10 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     tests' inputs by their values (`loss <= tol != 1.75`, `{1.75: 0}.get(tol)`,
     `math.isclose(tol, 1.75)`) passes their fixed inputs (which held-out seeds do not
     change) and leaves the mistake for every other input. The literal terms of a sum or
-    product count as their total (`x.numel() - 2 - 2 - 2 - 2`), and a string of digits that
-    decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`)."""
+    product count as their total (`x.numel() - 2 - 2 - 2 - 2`), a string of digits that
+    decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`), and two deciding
+    numbers of the answer's own that close in on one of the tests' (`not 1.7 < tol < 1.8`,
+    however far apart they are written) as that number: a range narrower than half its size."""
     mine = _values(returned, compared=True)
     theirs = _values(tests) - _values(handed) - _values(reference)
     known = _values(handed, compared=True) | _values(reference, compared=True)
@@ -567,12 +570,25 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
         for text in mine - known
         if isinstance(text, str) and any(text in f"{value!r} {value}" for value in theirs)
     }
-    found = ((mine & theirs) | spelled) - COMMON
+    ends = sorted(v for v in mine - known if _real(v))
+    bracketed = {
+        value
+        for value in theirs
+        if _real(value)
+        for low, high in itertools.pairwise(ends)
+        if low < value < high and high - low <= abs(value) / 2
+    }
+    found = ((mine & theirs) | spelled | bracketed) - COMMON
     # inf and nan are the float format's own values, which correct code compares with
     # however it spells them (math.inf, float("inf")): no input of a test's own.
     return sorted(
         (v for v in found if not (isinstance(v, float) and not math.isfinite(v))), key=repr
     )
+
+
+def _real(value: object) -> bool:
+    """A finite int or float (not a bool, not complex)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _values(text: str, compared: bool = False) -> set[object]:
