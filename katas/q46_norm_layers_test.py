@@ -393,6 +393,29 @@ def test_half_precision_inputs_keep_their_dtype(device, dtype):
     assert_close(z, expected, f"layer_norm of a {dtype} x", rtol=2e-2, atol=2e-2)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_running_statistics_are_rounded_once(device, dtype):
+    # Running statistics near the batch's own (not 0 and 1, where the first product is
+    # exact): (1 - m) × running rounded to the dtype, then the sum rounded again, lands a
+    # unit in the last place away from the exact update rounded once.
+    skip_unless_supported(device, dtype)
+    k = torch.arange(6 * 8 * 4, dtype=torch.float64).reshape(6, 8, 4)
+    c = torch.arange(8, dtype=torch.float64)
+    x = (3000 + 500 * torch.sin(1.7 * k)).to(dtype)
+    running = [(3000 + 50 * torch.cos(2.3 * c)).to(dtype), (35000 + 15000 * torch.sin(c)).to(dtype)]
+    exact = x.double()
+    batch = [exact.mean(dim=(0, 2)), exact.var(dim=(0, 2))]  # the variance unbiased
+    expected = [(0.9 * r.double() + 0.1 * b).to(dtype) for r, b in zip(running, batch, strict=True)]
+    running_mean, running_var = (r.to(device) for r in running)
+    batch_norm(x.to(device), running_mean, running_var, training=True, momentum=0.1)
+    for name, got, want in zip(("mean", "var"), (running_mean, running_var), expected, strict=True):
+        assert torch.equal(got.cpu(), want), (
+            f"running_{name} in {dtype}: expected {want.tolist()}, got {got.tolist()}; compute "
+            "(1 - momentum) × running + momentum × batch statistic in float32 and round it once "
+            "(running.mul_(...).add_(...) in the 16-bit dtype rounds twice)"
+        )
+
+
 def test_layer_norm_rejects_an_empty_normalized_shape_for_a_scalar_too(device):
     # x of shape () "ends with" the empty shape, yet there is nothing to normalise over.
     with pytest.raises(ValueError):

@@ -32,8 +32,10 @@ def batch_norm(
         squares = ((rows - mean) ** 2).sum(0)
         var = squares / n
         with torch.no_grad():
-            running_mean.mul_(1 - momentum).add_((momentum * mean).to(x.dtype))
-            running_var.mul_(1 - momentum).add_((momentum * squares / (n - 1)).to(x.dtype))
+            # In the wide dtype, rounded once by copy_: a 16-bit mul_ then add_ rounds twice.
+            kept = 1 - momentum
+            running_mean.copy_(kept * running_mean.to(wide.dtype) + momentum * mean)
+            running_var.copy_(kept * running_var.to(wide.dtype) + momentum * squares / (n - 1))
     else:
         mean, var = running_mean.to(wide.dtype), running_var.to(wide.dtype)
     y = (last - mean) / torch.sqrt(var + eps)
