@@ -58,7 +58,9 @@ __all__ = [
     "RandomState",
     "put_back",
     "record",
+    "run_seed",
     "seed_everything",
+    "set_run_seed",
     "stop_threads_in",
 ]
 
