@@ -70,9 +70,10 @@ def pad_collate(
     - Returns `(padded, lengths, labels)`:
       padded: [B, T, *F] with T = max L_i, batch first, sequence i in `padded[i, :L_i]` and
       `padding_value` after it; the sequences' dtype and device.
-      lengths: int64 [B] with the L_i, on the CPU whatever the sequences' device (that is
-      where `pack_padded_sequence` wants them). L_i counts every step of sequence i, also
-      those whose value equals padding_value.
+      lengths: int64 [B] with the L_i, on the CPU whatever the sequences' device and
+      whatever torch's default device (a caller may have set it to the GPU with
+      torch.set_default_device: name the CPU); that is where `pack_padded_sequence` wants
+      them. L_i counts every step of sequence i, also those whose value equals padding_value.
       labels: the labels stacked, [B], their dtype, on the sequences' device.
     - The samples are not modified.
 

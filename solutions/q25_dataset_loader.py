@@ -35,7 +35,7 @@ def pad_collate(
     sequences, labels = zip(*batch, strict=True)
     # batch_first=True gives [B, T, *F]; the default would be time-major [T, B, *F].
     padded = pad_sequence(list(sequences), batch_first=True, padding_value=padding_value)
-    # torch.tensor without device= builds on the CPU, where pack_padded_sequence wants lengths.
+    # device="cpu" whatever the default device: pack_padded_sequence wants lengths on the CPU.
     lengths = torch.tensor([len(s) for s in sequences], dtype=torch.int64, device="cpu")
     return padded, lengths, torch.stack(labels)
 

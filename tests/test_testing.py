@@ -539,6 +539,43 @@ def test_forbidden_ops_lets_tensors_be_built_from_data_on_any_device(any_device)
     assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0], [5.0]]
 
 
+def test_tensors_built_from_data_without_device_land_on_the_default_device(any_device):
+    # Without device=, torch.tensor(data) builds on torch's default device; with the
+    # simulated one set outside the rule's modes (as the DefaultDevice facet sets it), that
+    # must not fail inside torch's C++ either.
+    with torch.device(any_device), forbidden_ops(torch.logsumexp, reason="r", aten=["logsumexp"]):
+        made = [
+            torch.tensor([1.0, 2.0]),
+            torch.tensor(3.0, requires_grad=True),
+            torch.as_tensor([4.0]),
+        ]
+    for tensor in made:
+        assert tensor.device == torch.ones(1, device=any_device).device
+    assert made[1].requires_grad and made[1].is_leaf
+    assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0]]
+
+
+def test_default_device_facet_accepts_tensors_built_from_data(any_device):
+    # A function that keeps its inputs (Unmodified) is called under a dispatch mode in every
+    # facet (writes watched): a correct answer that builds a tensor from data on the default
+    # device gets its verdict, not torch's internal assert.
+    from torch_katas import facets
+
+    def lengths(xs, device=None):
+        return torch.tensor([len(x) for x in xs], device=device)
+
+    def make(device):
+        return facets.args([torch.ones(2, device=device), torch.ones(3, device=device)])
+
+    declared = facets.declare(
+        facets.of(lengths, facets.DefaultDevice(make), facets.Unmodified(make))
+    )
+    cases = [c for c in declared.cases() if isinstance(c.facet, facets.DefaultDevice)]
+    assert cases
+    for case in cases:
+        facets.run(case, any_device)
+
+
 # ---- forbidden_modules: nothing of a whole module or package
 
 

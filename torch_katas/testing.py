@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from torch.overrides import TorchFunctionMode
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
+from torch.utils._device import DeviceContext
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
@@ -381,7 +382,9 @@ class _DataOntoPythonDevice(TorchFunctionMode):
     """Under a TorchDispatchMode, `torch.tensor(data, device=...)` onto a device written in
     Python (the simulated one) fails inside torch's C++ (an internal assert): such tensors
     are built on the CPU and moved, as torch itself does for a CUDA device. Entered outside
-    every dispatch mode here, so correct code that builds tensors from data passes."""
+    every dispatch mode here, so correct code that builds tensors from data passes. Without
+    device=, the device is torch's current default (`with torch.device(...)`), which may be
+    the simulated one too."""
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = dict(kwargs or {})
@@ -390,6 +393,8 @@ class _DataOntoPythonDevice(TorchFunctionMode):
             target = kwargs.get("device")
             if name == "new_tensor" and target is None and args:
                 target = getattr(args[0], "device", None)
+            elif target is None:
+                target = _default_device()
             data = args[1 if name == "new_tensor" else 0] if args else kwargs.get("data")
             moved = not (name == "as_tensor" and isinstance(data, torch.Tensor))
             if moved and _on_python_device(target):
@@ -398,6 +403,16 @@ class _DataOntoPythonDevice(TorchFunctionMode):
                 out = func(*args, **kwargs).to(target)
                 return out.requires_grad_() if requires_grad else out
         return func(*args, **kwargs)
+
+
+def _default_device() -> torch.device | None:
+    """The device of the innermost `with torch.device(...)`, if any. Not
+    torch.get_default_device(), which builds a tensor to learn the index and so meets the
+    very assert it is asked about."""
+    for mode in reversed(_get_current_function_mode_stack()):
+        if isinstance(mode, DeviceContext):
+            return mode.device
+    return None
 
 
 def _on_python_device(device: object) -> bool:
