@@ -36,6 +36,7 @@ import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from torch_katas import status
 from torch_katas.catalog import Kata, UsageError
@@ -586,7 +587,7 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     )
 
 
-def _real(value: object) -> bool:
+def _real(value: object) -> TypeGuard[float]:
     """A finite int or float (not a bool, not complex)."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
