@@ -267,6 +267,33 @@ def test_default_gamma_and_start_factor(device):
     compare(run(optimizer, scheduler, 5), expected, "gamma and start_factor default to 0.1 each")
 
 
+def test_two_schedulers_side_by_side_keep_their_own_settings(device):
+    # Two runs in one process (a sweep, a model and its EMA): each scheduler keeps its own
+    # settings, so building the second one changes nothing in the first.
+    first_settings = (5, 3, 0.5, 0.1)
+    second_settings = (2, 1, 0.9, 0.5)
+    first_optimizer, second_optimizer = make_optimizer(device), make_optimizer(device)
+    first = WarmupStepLR(first_optimizer, 5, 3, gamma=0.5, start_factor=0.1)
+    second = WarmupStepLR(second_optimizer, 2, 1, gamma=0.9, start_factor=0.5)
+    got = {"first": [], "second": []}
+    for _ in range(12):  # interleaved, as two runs stepped in turn
+        for name, optimizer, scheduler in (
+            ("first", first_optimizer, first),
+            ("second", second_optimizer, second),
+        ):
+            got[name].append([group["lr"] for group in optimizer.param_groups])
+            optimizer.step()
+            scheduler.step()
+    for name, settings in (("first", first_settings), ("second", second_settings)):
+        want = [[lr * formula(t, *settings) for lr in BASE_LRS] for t in range(12)]
+        compare(
+            got[name],
+            want,
+            f"the {name} of two schedulers built side by side (keep the settings on the "
+            "instance, self.x = ..., not on the class or in module globals)",
+        )
+
+
 # ---------------------------------------------------------------- facets
 
 
