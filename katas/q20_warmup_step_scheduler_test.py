@@ -120,6 +120,19 @@ def test_a_fraction_above_1_raises_or_is_used_as_it_is(device, warmup, step_size
     )
 
 
+def test_whole_numbers_written_as_floats_work(device):
+    # 4.0 and 2.0 are finite numbers >= 1: the contract refuses only what it lists.
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, 4.0, 2.0, gamma=0.5, start_factor=0.2)
+    want = [[lr * formula(t, 4, 2, 0.5, 0.2) for lr in BASE_LRS] for t in range(12)]
+    compare(
+        run(optimizer, scheduler, 12),
+        want,
+        "warmup_steps=4.0, step_size=2.0 (finite numbers >= 1: compare with the limits, "
+        "do not require an int)",
+    )
+
+
 def save(optimizer, scheduler):
     buffer = io.BytesIO()
     try:
