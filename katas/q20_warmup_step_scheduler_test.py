@@ -120,6 +120,19 @@ def test_a_fraction_above_1_raises_or_is_used_as_it_is(device, warmup, step_size
     )
 
 
+def test_whole_numbers_written_as_floats_work(device):
+    # 4.0 and 2.0 are finite numbers >= 1: the contract refuses only what it lists.
+    optimizer = make_optimizer(device)
+    scheduler = WarmupStepLR(optimizer, 4.0, 2.0, gamma=0.5, start_factor=0.2)
+    want = [[lr * formula(t, 4, 2, 0.5, 0.2) for lr in BASE_LRS] for t in range(12)]
+    compare(
+        run(optimizer, scheduler, 12),
+        want,
+        "warmup_steps=4.0, step_size=2.0 (finite numbers >= 1: compare with the limits, "
+        "do not require an int)",
+    )
+
+
 def save(optimizer, scheduler):
     buffer = io.BytesIO()
     try:
@@ -265,6 +278,33 @@ def test_default_gamma_and_start_factor(device):
     scheduler = WarmupStepLR(optimizer, warmup_steps=2, step_size=1)
     expected = [[lr * formula(t, 2, 1, 0.1, 0.1) for lr in BASE_LRS] for t in range(5)]
     compare(run(optimizer, scheduler, 5), expected, "gamma and start_factor default to 0.1 each")
+
+
+def test_two_schedulers_side_by_side_keep_their_own_settings(device):
+    # Two runs in one process (a sweep, a model and its EMA): each scheduler keeps its own
+    # settings, so building the second one changes nothing in the first.
+    first_settings = (5, 3, 0.5, 0.1)
+    second_settings = (2, 1, 0.9, 0.5)
+    first_optimizer, second_optimizer = make_optimizer(device), make_optimizer(device)
+    first = WarmupStepLR(first_optimizer, 5, 3, gamma=0.5, start_factor=0.1)
+    second = WarmupStepLR(second_optimizer, 2, 1, gamma=0.9, start_factor=0.5)
+    got = {"first": [], "second": []}
+    for _ in range(12):  # interleaved, as two runs stepped in turn
+        for name, optimizer, scheduler in (
+            ("first", first_optimizer, first),
+            ("second", second_optimizer, second),
+        ):
+            got[name].append([group["lr"] for group in optimizer.param_groups])
+            optimizer.step()
+            scheduler.step()
+    for name, settings in (("first", first_settings), ("second", second_settings)):
+        want = [[lr * formula(t, *settings) for lr in BASE_LRS] for t in range(12)]
+        compare(
+            got[name],
+            want,
+            f"the {name} of two schedulers built side by side (keep the settings on the "
+            "instance, self.x = ..., not on the class or in module globals)",
+        )
 
 
 # ---------------------------------------------------------------- facets

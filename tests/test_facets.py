@@ -3239,3 +3239,47 @@ def test_a_function_from_tensors_to_tensors_declares_dtypes(module):
 def test_each_reason_to_leave_a_rule_out_names_a_function_of_the_stubs(exempt):
     unknown = [key for key in exempt if not hasattr(stub_module(key[0]), key[1])]
     assert not unknown, f"{unknown}: no such public name in the stubs"
+
+
+class _Scaled:
+    """A scaled copy of x, with its factor set per instance (right) or on the class (wrong)."""
+
+    factor = 1.0
+
+    def __init__(self, x, factor=2.0, on_the_class=False):
+        if on_the_class:
+            type(self).factor = factor  # shared: a second instance changes the first
+        else:
+            self.factor = factor
+        self.value = x * self.factor
+
+
+_CALLS: list[int] = []
+
+
+def _counted(x):
+    """Right values, but a module-level counter that every later call sees."""
+    _CALLS.append(1)
+    return x * 2
+
+
+def test_every_call_leaves_the_class_and_the_module_as_they_were():
+    # A setting kept on the class is shared by every instance, and a module-level cache or
+    # counter makes one call depend on the calls before: every facet's call catches both.
+    facet = facets.Unmodified(lambda device: facets.args(torch.arange(3.0)))
+    on_the_class = facets.of(
+        _Scaled, facet, call=lambda x: _Scaled(x, on_the_class=True), name="_Scaled"
+    )
+    per_instance = facets.of(_Scaled, facet, call=lambda x: _Scaled(x), name="_Scaled")
+    for function, fails in (
+        (per_instance, False),
+        (on_the_class, True),
+        (facets.of(_counted, facet), True),
+    ):
+        for case in facets.declare(function).cases():
+            _Scaled.factor = 1.0
+            if fails:
+                with pytest.raises(AssertionError, match=r"changed .* of the (class|module)"):
+                    facets.run(case, CPU)
+            else:
+                facets.run(case, CPU)

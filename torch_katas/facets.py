@@ -930,12 +930,14 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     # Written through an alias, even if put back: every tensor the contract leaves alone.
     read_only = kept if watched else read_only
     writes = _WritesInto(read_only, _state_of_modules(read_only))
+    shared = _shared_state(case.function.target)
     try:
         with settings_kept(case.function.name), writes.watching():
             result = case.function.call(*arguments.args, **arguments.kwargs)
     except NotImplementedError:
         raise
     except Exception:
+        _assert_shared_state_kept(case.function, shared)
         # Raising is no licence to leave the caller's inputs changed (a flag switched on
         # for the call and switched off on the success path only).
         if watched:
@@ -944,10 +946,68 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
             _assert_modules_kept(name, modules, _modules_kept(kept))
         raise
     writes.check(case.function.name)
+    _assert_shared_state_kept(case.function, shared)
     if watched:
         _assert_unchanged(case.function.name, before, objects, dict(_tensors(kept)))
         _assert_modules_kept(case.function.name, modules, _modules_kept(kept))
     return result
+
+
+def _owners(target: Callable[..., Any]) -> dict[str, Any]:
+    """Where state outlives a call: the class of a class or a method (its own attributes),
+    and the module the answer is written in (its globals)."""
+    owners: dict[str, Any] = {}
+    module = inspect.getmodule(target)
+    if inspect.isclass(target):
+        owners[f"the class {target.__name__}"] = target
+    elif module is not None and "." in getattr(target, "__qualname__", ""):
+        owner = getattr(module, target.__qualname__.partition(".")[0], None)
+        if inspect.isclass(owner):
+            owners[f"the class {owner.__name__}"] = owner
+    if module is not None and module.__name__.partition(".")[0] not in ("torch", "torch_katas"):
+        owners[f"the module {module.__name__}"] = module
+    return owners
+
+
+def _contents(value: Any) -> Any:
+    """What a call could change in one attribute: which object it is, and for a plain
+    container (a cache, a counter list) what it holds."""
+    if isinstance(value, dict):
+        return id(value), tuple((repr(key), id(item)) for key, item in list(value.items())[:1000])
+    if isinstance(value, (list, set, bytearray)):
+        return id(value), len(value), tuple(id(item) for item in list(value)[:1000])
+    return id(value)
+
+
+def _shared_state(target: Callable[..., Any]) -> dict[str, dict[str, Any]]:
+    return {
+        where: {
+            name: _contents(value)
+            for name, value in list(vars(owner).items())
+            # Dunders (the warnings registry, torch.compile's frames) and methods (torch's
+            # Optimizer wraps its subclass's step on the class when the first one is built)
+            # are not state a call keeps.
+            if not name.startswith("__") and not callable(value)
+        }
+        for where, owner in _owners(target).items()
+    }
+
+
+def _assert_shared_state_kept(function: Function, before: dict[str, dict[str, Any]]) -> None:
+    """No call leaves state where every instance and every later call sees it: settings
+    written on the class (type(self).gamma = ...) are shared by two instances built side by
+    side, and a module-level cache or counter makes one call depend on the calls before."""
+    after = _shared_state(function.target)
+    for where, names in before.items():
+        now = after.get(where, {})
+        changed = sorted(
+            name for name in names.keys() | now.keys() if names.get(name) != now.get(name)
+        )
+        assert not changed, (
+            f"{function.name} changed {', '.join(changed)} of {where}: keep what a call or an "
+            "instance needs on the instance (self.x) or in local variables, so that two "
+            "instances and two calls do not share it"
+        )
 
 
 def _kept_part(case: Case, arguments: Args) -> Any:
@@ -2957,6 +3017,7 @@ def check_grad_mode_kept(case: Case, device: torch.device) -> None:
     else:
         first = next(f for f in case.function.facets if not isinstance(f, GradModeKept))
         arguments = _sample(first, device)
+    shared = _shared_state(case.function.target)
     with (
         torch.random.fork_rng(devices=[]),  # an extra call: the caller's stream stays put
         torch.no_grad(),
@@ -2968,6 +3029,7 @@ def check_grad_mode_kept(case: Case, device: torch.device) -> None:
             raise
         except Exception:  # whether it works under no_grad is for its contract to say
             pass
+    _assert_shared_state_kept(case.function, shared)
 
 
 def check_classes(case: Case, device: torch.device) -> None:
@@ -3087,7 +3149,9 @@ def check_own_generator(case: Case, device: torch.device) -> None:
         forbidden_calls(*_GLOBAL_GENERATORS, reason=reason),
     ):
         before = _global_states()
+        shared = _shared_state(case.function.target)
         result = case.function.call(*arguments.args, **arguments.kwargs)
+        _assert_shared_state_kept(case.function, shared)
         if facet.then is not None:
             facet.then(arguments, result)
         after = _global_states()
