@@ -1828,6 +1828,26 @@ def test_settings_kept_fails_on_the_warnings_filters_changed_and_puts_them_back(
         warnings.warn("shown", UserWarning, stacklevel=1)
 
 
+def test_settings_kept_leaves_a_filter_a_library_sets_as_it_is_first_imported(
+    tmp_path, monkeypatch
+):
+    # torch imports some libraries on first use (sympy, on an optimizer's first param group),
+    # which ask for their own warning classes once: whichever test comes first, no failure.
+    (tmp_path / "fresh_library.py").write_text(
+        "import warnings\n\n\nclass FreshWarning(UserWarning):\n    pass\n\n\n"
+        "warnings.simplefilter('once', FreshWarning)\n"
+    )
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.setattr(warnings, "filters", list(warnings.filters))
+    with testing.settings_kept("f()"):
+        library = importlib.import_module("fresh_library")
+    assert warnings.filters[0][2] is library.FreshWarning, "the library's filter stays"
+    # The same filter set again once the library is loaded is the call's own change.
+    with pytest.raises(AssertionError, match="warnings filters"), testing.settings_kept("f()"):
+        warnings.simplefilter("ignore", library.FreshWarning)
+    monkeypatch.delitem(sys.modules, "fresh_library")
+
+
 def test_written_arguments():
     x, y, out = torch.zeros(3), torch.ones(3), torch.empty(3)
     assert testing.written_arguments(torch.ops.aten.add_.Tensor, (x, y), {}) == [x]

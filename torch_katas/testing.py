@@ -1984,12 +1984,13 @@ def _library_random_states_put_back(
     return moved
 
 
-def _warnings_filters() -> tuple[list[Any], list[Any], tuple[object, object]]:
-    """The warnings filters (the list object and what it holds) and how warnings are shown,
-    for `_warnings_filters_put_back`. Not among the harness's settings: pytest sets filters
-    per test (`filterwarnings` marks), and a test may set its own around a call."""
+def _warnings_filters() -> tuple[list[Any], list[Any], tuple[object, object], frozenset[str]]:
+    """The warnings filters (the list object and what it holds), how warnings are shown and
+    the modules imported so far, for `_warnings_filters_put_back`. Not among the harness's
+    settings: pytest sets filters per test (`filterwarnings` marks), and a test may set its
+    own around a call."""
     filters: list[Any] = warnings.filters  # type: ignore[assignment]
-    return filters, list(filters), _shown()
+    return filters, list(filters), _shown(), frozenset(sys.modules)
 
 
 def _shown() -> tuple[object, object]:
@@ -1998,12 +1999,20 @@ def _shown() -> tuple[object, object]:
 
 
 def _warnings_filters_put_back(
-    recorded: tuple[list[Any], list[Any], tuple[object, object]],
+    recorded: tuple[list[Any], list[Any], tuple[object, object], frozenset[str]],
 ) -> bool:
     """Put back the filters `_warnings_filters` recorded; whether they (or the function that
-    shows warnings) had changed."""
-    filters, held, shown = recorded
-    changed = warnings.filters is not filters or filters != held
+    shows warnings) had changed. A filter for a warning class of a module first imported
+    in the block is that library's own, set as it is imported (torch imports sympy on an
+    optimizer's first use, which asks for its deprecation warnings once): it stays, and
+    is no change."""
+    filters, held, shown, imported = recorded
+    libraries = [
+        f
+        for f in filters
+        if f not in held and getattr(f[2], "__module__", None) not in imported | {None}
+    ]
+    changed = warnings.filters is not filters or [f for f in filters if f not in libraries] != held
     changed = changed or any(map(operator.is_not, _shown(), shown))
     if changed:
         warnings.filters = filters  # catch_warnings swaps the list too
