@@ -272,10 +272,11 @@ def edge_models(
 ) -> dict[str, Callable[[torch.device], Args]]:
     """Edges calls, one per edge model (labelled "edge model (...)"): make(model, device) ->
     Args, the model new and already on the device."""
-    return {
-        f"edge model ({label})": lambda device, build=build: make(build().to(device), device)
-        for label, build in EDGE_MODELS.items()
-    }
+
+    def call(build: Callable[[], nn.Module]) -> Callable[[torch.device], Args]:
+        return lambda device: make(build().to(device), device)
+
+    return {f"edge model ({label})": call(build) for label, build in EDGE_MODELS.items()}
 
 
 # ---------------------------------------------------------------- the facets (data)
