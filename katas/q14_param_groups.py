@@ -44,7 +44,7 @@ def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Paramete
     - Returns two lists of the model's own Parameter objects (not copies): every
       trainable parameter appears exactly once in exactly one of them, frozen parameters
       in neither. Each list keeps the order of `model.parameters()`. A model with no
-      trainable parameters (none at all, or all frozen) gives two empty lists.
+      trainable parameters (none at all, or all frozen) gives ([], []).
     - Each call reads the model as it is then (keep nothing between calls): a parameter
       frozen, unfrozen or added since an earlier call counts as it is now.
 

@@ -891,8 +891,8 @@ NO_EDGE_MODELS = {
         "torch.cond's eager tracing, the reference's too: left open"
     ),
     ("q50_data_parallel", "average_gradients"): (
-        "needs a process group: its own test_edge_models_are_averaged runs every model of "
-        "facets.EDGE_MODELS on a group of one"
+        "needs a process group: its own test_average_gradients_of_the_edge_models runs "
+        "every model of facets.EDGE_MODELS on two ranks"
     ),
 }
 
