@@ -64,7 +64,8 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
     - Returns None.
     - Raises ValueError, before changing anything, if decay is not in [0, 1] (NaN is
       not), or if the two modules do not have the same number of parameters with the
-      same shapes.
+      same shapes. A model without parameters (nothing, or buffers only) has nothing to
+      update: the call changes nothing.
 
     >>> target, source = nn.Linear(2, 1), nn.Linear(2, 1)
     >>> ema_update_(target, source, decay=0.0)  # decay 0 copies source

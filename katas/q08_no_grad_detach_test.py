@@ -432,7 +432,52 @@ def straight_through(x):
     return x + (x.round() - x).detach()
 
 
+def edge_input(model, device):
+    return facets.args(model, torch.randn(4, 3, device=device))
+
+
+def evaluated_on_cpu(model, x):
+    """The oracle: a float64 CPU copy of the model run in eval mode without a graph."""
+    with torch.no_grad():
+        return copy.deepcopy(model).cpu().double().eval()(x)
+
+
+def edge_pair(model, device):
+    """target (the edge model), source (its copy moved away) and target's values before."""
+    source = copy.deepcopy(model)
+    with torch.no_grad():
+        for parameter in source.parameters():
+            parameter.add_(1.0)
+    before = [parameter.detach().clone() for parameter in model.parameters()]
+    return facets.args(model, source, 0.25, before)
+
+
+def ema_after(target, source, decay, before):
+    ema_update_(target, source, decay)
+    return [parameter.detach() for parameter in target.parameters()]
+
+
+def ema_expected(target, source, decay, before):
+    """The oracle: the formula on the values before the call, in float64."""
+    return [
+        decay * b + (1 - decay) * s.detach().cpu().double()
+        for b, s in zip(before, source.parameters(), strict=True)
+    ]
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        evaluate,
+        facets.Edges(facets.edge_models(edge_input), oracle=evaluated_on_cpu),
+        name="evaluate(edge models)",
+    ),
+    facets.of(
+        ema_update_,
+        facets.Edges(facets.edge_models(edge_pair), oracle=ema_expected),
+        name="ema_update_(edge models)",
+        call=ema_after,
+    ),
     facets.of(
         evaluate,
         facets.Modes(model_and_input, module=lambda arguments: arguments.args[0]),

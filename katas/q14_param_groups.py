@@ -43,7 +43,8 @@ def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Paramete
     - model: any nn.Module, on any device; it is not modified.
     - Returns two lists of the model's own Parameter objects (not copies): every
       trainable parameter appears exactly once in exactly one of them, frozen parameters
-      in neither. Each list keeps the order of `model.parameters()`.
+      in neither. Each list keeps the order of `model.parameters()`. A model with no
+      trainable parameters (none at all, or all frozen) gives ([], []).
     - Each call reads the model as it is then (keep nothing between calls): a parameter
       frozen, unfrozen or added since an earlier call counts as it is now.
 
@@ -62,8 +63,9 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
 
     - param_groups[0] holds the decay parameters with weight_decay=`weight_decay`;
       param_groups[1] the no-decay parameters with weight_decay=0.0; both use lr=`lr`
-      and AdamW's other defaults. There are always exactly two groups (one may be empty),
-      holding the same parameters, in the same order, as `decay_groups(model)`.
+      and AdamW's other defaults. There are always exactly two groups (either may be empty,
+      both for a model with no trainable parameters), holding the same parameters, in the
+      same order, as `decay_groups(model)`.
     - Hint: pass lr and weight_decay to AdamW as keywords too: they become its defaults
       (`optimizer.defaults`), so a group added later with add_param_group gets them, and
       AdamW checks them.

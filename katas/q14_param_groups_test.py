@@ -499,7 +499,43 @@ def small_model(device):
     return facets.args(nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8)).to(device))
 
 
+def nothing_trains(model):
+    """The oracle for a model without trainable parameters (every edge model): no group
+    holds any."""
+    assert not any(p.requires_grad for p in model.parameters())
+    return [], []
+
+
+def edge_optimizer(model, device):
+    return facets.args(model, 1e-3, 0.1)
+
+
+def groups_of(model, lr, weight_decay):
+    optimizer = make_optimizer(model, lr, weight_decay)
+    return [(len(g["params"]), g["weight_decay"], g["lr"]) for g in optimizer.param_groups]
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        decay_groups,
+        facets.Edges(
+            facets.edge_models(lambda model, device: facets.args(model)), oracle=nothing_trains
+        ),
+        name="decay_groups(edge models)",
+    ),
+    facets.of(
+        make_optimizer,
+        facets.Edges(
+            facets.edge_models(edge_optimizer),
+            oracle=lambda model, lr, weight_decay: [
+                (len(nothing_trains(model)[0]), weight_decay, lr),
+                (len(nothing_trains(model)[1]), 0.0, lr),
+            ],
+        ),
+        name="make_optimizer(groups)",
+        call=groups_of,
+    ),
     facets.of(
         decay_groups,
         facets.Classes(

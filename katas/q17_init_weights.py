@@ -40,7 +40,8 @@ def init_layer(module: nn.Module) -> None:
     - Only parameters are set: buffers keep their values (a BatchNorm's running_mean,
       running_var and num_batches_tracked are left as they are).
     - Works in place: the parameter objects stay the same (same tensors, dtype and device,
-      still leaves that require grad), so an optimizer built before still holds them.
+      still leaves, their requires_grad as it was), so an optimizer built before still holds
+      them.
 
     >>> layer = nn.Linear(400, 100)
     >>> init_layer(layer)

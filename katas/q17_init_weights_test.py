@@ -373,7 +373,48 @@ def changed(arguments, result):
     return any(not bool((p == 2.5).all()) for p in arguments.args[0].parameters())
 
 
+def edge_layer(model, device):
+    """The edge model and its buffers' values before the call."""
+    return facets.args(model, {name: b.clone() for name, b in model.named_buffers()})
+
+
+def edge_kept(model, before):
+    """The oracle: buffers as they were; every parameter of an edge model stays frozen."""
+    return dict(before), [False for _ in model.parameters()]
+
+
+def after_init(function):
+    def call(model, before):
+        result = function(model)
+        flags = [p.requires_grad for p in model.parameters()]
+        return result is model if result is not None else None, *(
+            dict(model.named_buffers()),
+            flags,
+        )
+
+    return call
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        init_layer,
+        facets.Edges(
+            facets.edge_models(edge_layer),
+            oracle=lambda model, before: (None, *edge_kept(model, before)),
+        ),
+        name="init_layer(edge models)",
+        call=after_init(init_layer),
+    ),
+    facets.of(
+        init_weights,
+        facets.Edges(
+            facets.edge_models(edge_layer),
+            oracle=lambda model, before: (True, *edge_kept(model, before)),
+        ),
+        name="init_weights(edge models)",
+        call=after_init(init_weights),
+    ),
     facets.of(
         init_layer,
         facets.Classes(

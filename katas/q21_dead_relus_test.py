@@ -938,7 +938,24 @@ def health_args(device):
     )
 
 
+def edge_batch(model, device):
+    return facets.args(model, torch.randn(8, 3, device=device).clamp(min=-0.5))
+
+
+def edge_fractions(model, x):
+    """The oracle for an edge model: a bare ReLU is its only ReLU; the others have none."""
+    if not isinstance(model, nn.ReLU):
+        return {}
+    return {"": (x.relu() == 0).all(dim=0).double().mean().item()}
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        dead_relu_fraction,
+        facets.Edges(facets.edge_models(edge_batch), oracle=edge_fractions),
+        name="dead_relu_fraction(edge models)",
+    ),
     facets.of(
         dead_and_saturated,
         facets.Unmodified(health_args),

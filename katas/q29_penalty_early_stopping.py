@@ -96,7 +96,9 @@ class EarlyStopping:
 
         Copies the values into the model's existing tensors (as `load_state_dict` does),
         so an optimizer built on the model keeps working. Raise RuntimeError if no epoch
-        has improved yet (`step` never called, or only with losses that are not finite).
+        has improved yet (`step` never called, or only with losses that are not finite);
+        a model without state (no parameters, no buffers) kept a copy with no entries,
+        loaded as any other.
         """
         # TODO: load the saved copy into the model.
         raise NotImplementedError

@@ -513,7 +513,72 @@ def ramp(dtype, device):
     return torch.linspace(-3, 3, 24, dtype=torch.float64).reshape(4, 6).to(device, dtype)
 
 
+def edge_penalty(model, device):
+    return facets.args(model, 0.1, 0.2)
+
+
+def penalty_facts(model, l1, l2):
+    """The penalty's value, device kind and dtype."""
+    penalty = weight_penalty(model, l1, l2)
+    return penalty.item(), penalty.device.type, penalty.dtype
+
+
+def penalty_expected(model, l1, l2):
+    """The oracle: a loop over the model's distinct weights in float64; the parameters'
+    device and dtype, float32 on the CPU without parameters."""
+    unique = {id(p): p for p in model.parameters()}.values()
+    value = sum(
+        (l1 * w.detach().double().abs().sum() + l2 * w.detach().double().pow(2).sum()).item()
+        for w in unique
+        if w.dim() >= 2
+    )
+    first = next(iter(unique), None)
+    if first is None:
+        return float(value), "cpu", torch.float32
+    return float(value), first.device.type, first.dtype
+
+
+def edge_restore(model, device):
+    """A stopper that kept the edge model's state, and the model changed since."""
+    stopper = EarlyStopping(2)
+    assert stopper.step(1.0, model) is False
+    before = {key: value.clone() for key, value in model.state_dict().items()}
+    with torch.no_grad():
+        for value in model.state_dict().values():
+            value.add_(1)
+    return facets.args(stopper, model, before)
+
+
+def restored(stopper, model, before):
+    return stopper.restore_best(model), dict(model.state_dict())
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        weight_penalty,
+        facets.Edges(facets.edge_models(edge_penalty), oracle=penalty_expected),
+        name="weight_penalty(edge models)",
+        call=penalty_facts,
+    ),
+    facets.of(
+        EarlyStopping,
+        facets.Edges(
+            facets.edge_models(lambda model, device: facets.args(EarlyStopping(2), model)),
+            oracle=lambda stopper, model: [False, False, True],
+        ),
+        name="EarlyStopping.step(edge models)",
+        call=lambda stopper, model: [stopper.step(loss, model) for loss in (1.0, 1.5, 2.0)],
+    ),
+    facets.of(
+        EarlyStopping,
+        facets.Edges(
+            facets.edge_models(edge_restore),
+            oracle=lambda stopper, model, before: (None, dict(before)),
+        ),
+        name="EarlyStopping.restore_best(edge models)",
+        call=restored,
+    ),
     facets.of(
         weight_penalty,
         facets.Dtypes(

@@ -533,7 +533,34 @@ def gradients(device, nonfinite):
     return parameters
 
 
+def edge_graded(model, device):
+    """The edge model with a gradient on each parameter (frozen after its backward pass)."""
+    for parameter in model.parameters():
+        parameter.grad = torch.randn_like(parameter)
+    return facets.args(model)
+
+
+def layer_norms_loop(model):
+    """The oracle: a loop over the distinct modules and their own gradients, in float64."""
+    norms, seen = {}, set()
+    for name, module in model.named_modules():
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        grads = [p.grad for p in module.parameters(recurse=False) if p.grad is not None]
+        if grads:
+            total = sum(g.detach().cpu().double().pow(2).sum() for g in grads)
+            norms[name] = torch.as_tensor(total).sqrt()
+    return norms
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        layer_grad_norms,
+        facets.Edges(facets.edge_models(edge_graded), oracle=layer_norms_loop),
+        name="layer_grad_norms(edge models)",
+    ),
     facets.of(
         layer_grad_norms,
         facets.NoGraph(

@@ -1,5 +1,6 @@
 import contextlib
 import copy
+import math
 import warnings
 
 import pytest
@@ -898,7 +899,37 @@ def small_batch(device):
     )
 
 
+def edge_input(model, device, nonfinite=False):
+    x = torch.randn(4, 3, device=device)
+    if nonfinite:
+        x[1, 2] = math.inf
+    return facets.args(model, x)
+
+
+def first_nonfinite_of_one_module(model, x):
+    """The oracle for an edge model, the only module it runs: its output is non-finite
+    where its input is."""
+    return None if torch.isfinite(x).all() else ""
+
+
 FACETS = facets.declare(
+    # Models at the edges: nothing, no parameters, buffers only, all frozen.
+    facets.of(
+        first_nonfinite_module,
+        facets.Edges(
+            {
+                **facets.edge_models(edge_input),
+                **{
+                    f"{label}, an inf in x": make
+                    for label, make in facets.edge_models(
+                        lambda model, device: edge_input(model, device, nonfinite=True)
+                    ).items()
+                },
+            },
+            oracle=first_nonfinite_of_one_module,
+        ),
+        name="first_nonfinite_module(edge models)",
+    ),
     facets.of(
         first_nonfinite_module,
         facets.Modes(broken_model, module=lambda arguments: arguments.args[0]),

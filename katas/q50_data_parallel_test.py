@@ -273,6 +273,29 @@ def test_average_gradients_uses_the_default_group(device, default_group):
             assert_close(p.grad, want, f"parameter {i}: one rank's mean is its own gradient")
 
 
+@pytest.mark.parametrize("kind", facets.EDGE_MODELS)
+def test_average_gradients_of_the_edge_models(device, kind):
+    # Nothing, no parameters, buffers only, or frozen parameters that still hold a .grad:
+    # nothing to reduce, or those alone (no torch.cat or _foreach op over no tensors).
+    skip_unless_gloo(device)
+    models = [facets.EDGE_MODELS[kind]().to(device) for _ in range(2)]
+    for rank, model in enumerate(models):
+        for parameter in model.parameters():
+            parameter.grad = torch.full_like(parameter, float(rank + 1))
+    buffers = [[buffer.clone() for buffer in model.buffers()] for model in models]
+
+    def rank_step(rank, group):
+        assert average_gradients(models[rank], group) is None, "return None"
+        return [p.grad for p in models[rank].parameters()]
+
+    for rank, grads in enumerate(on_ranks(2, rank_step)):
+        for i, (grad, parameter) in enumerate(zip(grads, models[rank].parameters(), strict=True)):
+            expected = torch.full_like(parameter, 1.5)  # the mean of 1 and 2
+            assert_close(grad, expected, f"a model with {kind}, rank {rank}: parameter {i}")
+        for buffer, kept in zip(models[rank].buffers(), buffers[rank], strict=True):
+            assert torch.equal(buffer, kept), f"a model with {kind}: a buffer changed"
+
+
 def test_average_gradients_which_gradients_and_the_same_tensors(device):
     skip_unless_gloo(device)
     model = model_on(device)

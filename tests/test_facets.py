@@ -12,6 +12,7 @@ import inspect
 import math
 import re
 import sys
+import types
 import typing
 from pathlib import Path
 
@@ -853,6 +854,106 @@ def test_a_function_that_returns_a_module_declares_registered(module):
         "facets.Registered(make, forward=...) or say why not in NOT_REGISTERED"
     )
     assert not needless, f"{module}: {needless} declare Registered: take them off NOT_REGISTERED"
+
+
+TRAINS = "trains the model with the caller's optimizer: torch builds none over no parameters"
+SAVES = "saves or loads the model with the optimizer that trains it: none over no parameters"
+
+# (module, name) -> why a public name given a module declares no Edges case of an edge model.
+NO_EDGE_MODELS = {
+    ("q27_state_dict", "count_parameters"): (
+        "its own test_edge_models_are_counted_and_listed runs every model of EDGE_MODELS"
+    ),
+    ("q27_state_dict", "buffer_keys"): (
+        "its own test_edge_models_are_counted_and_listed runs every model of EDGE_MODELS"
+    ),
+    ("q27_state_dict", "load_checkpoint"): (
+        "its own test_edge_models_load runs every model of EDGE_MODELS, from any Mapping, "
+        "with and without the prefix"
+    ),
+    ("q15_warmup_cosine", "train_with_schedule"): TRAINS,
+    ("q24_train_epoch", "train_epoch"): TRAINS,
+    ("q26_to_device", "place_for_training"): "left open: its own tests move models with parameters",
+    ("q28_checkpoint", "save_checkpoint"): SAVES,
+    ("q28_checkpoint", "load_checkpoint"): SAVES,
+    ("q34_debug_nonfinite", "overfit_one_batch"): TRAINS,
+    ("q36_grad_accumulation", "train_accumulated"): TRAINS,
+    ("q37_mixed_precision", "amp_train_step"): TRAINS,
+    ("q40_eval_metrics", "evaluate"): "left open: its own tests run classifiers with parameters",
+    ("q48_export_deploy", "export_for_inference"): (
+        "exports run for seconds each: its own tests export the models its contract names"
+    ),
+    ("q48_export_deploy", "export_onnx"): (
+        "needs the onnx extra, and exports run for seconds each: its own tests cover it"
+    ),
+    ("q48_export_deploy", "GuardedScorer"): (
+        "a branch that returns its input (nn.Identity, an empty nn.Sequential) fails inside "
+        "torch.cond's eager tracing, the reference's too: left open"
+    ),
+    ("q50_data_parallel", "average_gradients"): (
+        "needs a process group: its own test_average_gradients_of_the_edge_models runs "
+        "every model of facets.EDGE_MODELS on two ranks"
+    ),
+}
+
+
+def takes_a_module(target) -> bool:
+    """Whether a stub's public function, or a public method or __init__ of a public class, has
+    a parameter annotated nn.Module (alone or in a union): any model. (A parameter of a
+    narrower class, nn.LSTM or nn.Sequential, holds what that class holds.)"""
+    if inspect.isclass(target):
+        methods = [
+            member
+            for name, member in vars(target).items()
+            if inspect.isfunction(member) and (name == "__init__" or not name.startswith("_"))
+        ]
+    else:
+        methods = [target]
+    for method in methods:
+        hints = typing.get_type_hints(method)
+        for name, annotation in hints.items():
+            union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+            kinds = typing.get_args(annotation) if union else (annotation,)
+            if name != "return" and any(kind is nn.Module for kind in kinds):
+                return True
+    return False
+
+
+def runs_edge_models(functions: list[facets.Function]) -> bool:
+    return any(
+        isinstance(facet, facets.Edges)
+        and any(label.startswith("edge model") for label in facet.calls)
+        for function in functions
+        for facet in function.facets
+    )
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_given_a_module_runs_the_edge_models(module):
+    # A model may hold nothing, no parameters, buffers only, or only frozen parameters:
+    # next(model.parameters()) for the device, torch.cat or torch.stack of no tensors, max()
+    # of nothing, a division by the number of parameters break only there. Every public name
+    # given a module declares an Edges case per facets.EDGE_MODELS (facets.edge_models), or
+    # says why not in NO_EDGE_MODELS.
+    stub = stub_module(module)
+    entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
+    missing, needless = gaps(
+        module,
+        sorted(public_names(ROOT / "katas" / f"{module}.py")),
+        lambda name: takes_a_module(getattr(stub, name)),
+        lambda name: runs_edge_models(entries.get(name, [])),
+        NO_EDGE_MODELS,
+    )
+    assert not missing, (
+        f"{module}: {missing} are given a module but run no edge model: declare "
+        "facets.Edges(facets.edge_models(make), oracle=...) or say why not in NO_EDGE_MODELS"
+    )
+    assert not needless, f"{module}: {needless} run the edge models: take them off NO_EDGE_MODELS"
+
+
+def test_names_without_edge_models_are_names_of_the_stubs():
+    for module, name in NO_EDGE_MODELS:
+        assert hasattr(stub_module(module), name), (module, name)
 
 
 # A result the caller owns once it is returned: a tensor, an array, a list or a dict.

@@ -51,6 +51,7 @@ from torch_katas.testing import (
 
 __all__ = [
     "CHECKERS",
+    "EDGE_MODELS",
     "FLOATING",
     "HALF",
     "INTEGER",
@@ -113,6 +114,7 @@ __all__ = [
     "check_updates_all",
     "copy_module",
     "declare",
+    "edge_models",
     "none",
     "of",
     "past_float32",
@@ -253,6 +255,28 @@ class Args:
 
 def args(*positional: Any, **keywords: Any) -> Args:
     return Args(positional, keywords)
+
+
+# Models at the edges of what a model holds: nothing, no parameters, buffers only, every
+# parameter frozen. Each takes an input of shape (N, 3) and returns one of that shape.
+EDGE_MODELS: Mapping[str, Callable[[], nn.Module]] = {
+    "nothing": nn.Sequential,
+    "no parameters": nn.ReLU,
+    "buffers only": lambda: nn.BatchNorm1d(3, affine=False),
+    "parameters frozen": lambda: nn.Linear(3, 3).requires_grad_(False),
+}
+
+
+def edge_models(
+    make: Callable[[nn.Module, torch.device], Args],
+) -> dict[str, Callable[[torch.device], Args]]:
+    """Edges calls, one per edge model (labelled "edge model (...)"): make(model, device) ->
+    Args, the model new and already on the device."""
+
+    def call(build: Callable[[], nn.Module]) -> Callable[[torch.device], Args]:
+        return lambda device: make(build().to(device), device)
+
+    return {f"edge model ({label})": call(build) for label, build in EDGE_MODELS.items()}
 
 
 # ---------------------------------------------------------------- the facets (data)
