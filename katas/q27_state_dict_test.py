@@ -427,13 +427,8 @@ def test_does_not_modify_the_checkpoint(device, prefix, dtype):
 
 # ---------------------------------------------------------------- edge models
 
-# Models at the edges of what a model holds: nothing at all, no parameters, buffers only.
-EDGE_MODELS = {
-    "nothing": nn.Sequential,
-    "no parameters": nn.ReLU,
-    "buffers only": lambda: nn.BatchNorm1d(3, affine=False),
-    "parameters frozen": lambda: nn.Linear(2, 3).requires_grad_(False),
-}
+# facets.EDGE_MODELS: models holding nothing, no parameters, buffers only, all frozen.
+EDGE_MODELS = facets.EDGE_MODELS
 
 
 class ReadOnlyCheckpoint(Mapping):
