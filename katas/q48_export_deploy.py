@@ -144,7 +144,9 @@ class GuardedScorer(nn.Module):
     calibrated on: then the whole batch goes to `robust`.
 
     - __init__(fast, robust, limit): fast and robust are modules that take the same input
-      (B, ...) and return outputs of the same shape and dtype; both are registered
+      (B, ...) and return outputs of the same shape and dtype, each a new tensor, never its
+      input or a view of it (torch.cond refuses a branch whose output aliases its input:
+      such a module, nn.Identity say, is not a caller's to pass); both are registered
       submodules (`self.fast`, `self.robust`: both in parameters() and state_dict(), both
       moved by `.to(...)`). limit is a finite Python float.
     - forward(x): x of shape (B, ...) with B >= 1, floating. If the largest absolute value
