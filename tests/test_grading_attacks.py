@@ -1744,8 +1744,9 @@ def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_
         assert entry["passed"] == 0 and entry["reason"].startswith(cause), entry
     else:
         assert entry["passed"] < entry["total"], entry
-        # Its tests pass on the inputs as shipped, in the order shipped: it fails only there.
-        assert [group["message"] for group in entry["failures"]] == [cause], entry["failures"]
+        # Its tests fail on held-out inputs (a counter kept in the module fails the facets'
+        # shared-state check as shipped too).
+        assert cause in [group["message"] for group in entry["failures"]], entry["failures"]
         assert not report["flags"], report["flags"]
 
 

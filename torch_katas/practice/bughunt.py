@@ -561,8 +561,9 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     change) and leaves the mistake for every other input. The literal terms of a sum or
     product count as their total (`x.numel() - 2 - 2 - 2 - 2`), a string of digits that
     decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`), and two deciding
-    numbers of the answer's own that close in on one of the tests' (`not 1.7 < tol < 1.8`,
-    however far apart they are written) as that number: a range narrower than half its size."""
+    numbers of the answer's own that close in on one of the tests' that is not a whole number
+    (`not 1.7 < tol < 1.8`, however far apart they are written) as that number: a range
+    narrower than half its size."""
     mine = _values(returned, compared=True)
     theirs = _values(tests) - _values(handed) - _values(reference)
     known = _values(handed, compared=True) | _values(reference, compared=True)
@@ -575,7 +576,8 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     bracketed = {
         value
         for value in theirs
-        if _real(value)
+        # Not a whole number: bounds on a count or a size are what correct code checks.
+        if _real(value) and not float(value).is_integer()
         for low, high in itertools.pairwise(ends)
         if low < value < high and high - low <= abs(value) / 2
     }
