@@ -468,12 +468,8 @@ def test_edge_models_are_counted_and_listed(device, kind):
             f"a model with {kind}, trainable_only={trainable_only}: expected {expected}, got "
             f"{got!r}; a model may hold no (trainable) parameters at all"
         )
-    buffers = {
-        f"{prefix}.{name}".lstrip(".")
-        for prefix, module in model.named_modules()
-        for name, buffer in module._buffers.items()
-        if buffer is not None and name not in module._non_persistent_buffers_set
-    }
+    # non-persistent buffers are absent from state_dict, so this keeps the persistent ones
+    buffers = {name for name, _ in model.named_buffers(remove_duplicate=False)}
     expected_keys = [key for key in model.state_dict() if key in buffers]
     assert buffer_keys(model) == expected_keys, f"a model with {kind}: expected {expected_keys}"
 
