@@ -608,6 +608,13 @@ FACETS = facets.declare(
         place_for_training,
         # The model moves in place by contract; the caller's input tensors stay put.
         facets.Unmodified(model_and_inputs, inputs=lambda arguments: arguments.args[1]),
+        # A model with nothing to move (no parameters, buffers only, frozen) is moved too.
+        facets.Edges(
+            facets.edge_models(
+                lambda model, device: facets.args(model, [torch.arange(6.0).reshape(2, 3)], device)
+            ),
+            oracle=lambda model, inputs, device: list(inputs),
+        ),
     ),
     facets.of(
         copy_to,

@@ -1,3 +1,5 @@
+import copy
+
 import pytest
 import torch
 from torch import nn
@@ -407,11 +409,23 @@ def tied_batches(device):
     )
 
 
+def edge_batches(model, device):
+    """Inputs that a model with no parameters passes through as logits (a ReLU makes the
+    third row a three-way tie)."""
+    inputs = torch.tensor([[0.5, -1.0, 2.0], [3.0, 0.1, -2.0], [-1.0, -0.5, -3.0], [0.2, 0.9, 0.4]])
+    targets = torch.tensor([2, 0, 1, 1])
+    return facets.args(model, [(inputs[:3], targets[:3]), (inputs[3:], targets[3:])], 3, device)
+
+
 def evaluated_by_loop(model, batches, num_classes, device):
-    """(accuracy, confusion, macro-F1) with each prediction the first largest logit."""
+    """(accuracy, confusion, macro-F1) with each prediction the first largest logit of a copy
+    of `model` in eval mode."""
+    model = copy.deepcopy(model).cpu().double().eval()
     preds, targets = [], []
     for inputs, labels in batches:
-        preds += [row.index(max(row)) for row in inputs.tolist()]
+        with torch.no_grad():
+            logits = model(inputs.cpu().double())
+        preds += [row.index(max(row)) for row in logits.tolist()]
         targets += labels.tolist()
     confusion = torch.tensor(
         confusion_by_loop(torch.tensor(preds), torch.tensor(targets), num_classes)
@@ -479,7 +493,10 @@ FACETS = facets.declare(
                 "empty batches": empty_batches,
             }
         ),
-        facets.Edges({"tied logits": tied_batches}, oracle=evaluated_by_loop),
+        facets.Edges(
+            {"tied logits": tied_batches, **facets.edge_models(edge_batches)},
+            oracle=evaluated_by_loop,
+        ),
     ),
 )
 test_facets = FACETS.test

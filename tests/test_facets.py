@@ -873,13 +873,11 @@ NO_EDGE_MODELS = {
     ),
     ("q15_warmup_cosine", "train_with_schedule"): TRAINS,
     ("q24_train_epoch", "train_epoch"): TRAINS,
-    ("q26_to_device", "place_for_training"): "left open: its own tests move models with parameters",
     ("q28_checkpoint", "save_checkpoint"): SAVES,
     ("q28_checkpoint", "load_checkpoint"): SAVES,
     ("q34_debug_nonfinite", "overfit_one_batch"): TRAINS,
     ("q36_grad_accumulation", "train_accumulated"): TRAINS,
     ("q37_mixed_precision", "amp_train_step"): TRAINS,
-    ("q40_eval_metrics", "evaluate"): "left open: its own tests run classifiers with parameters",
     ("q48_export_deploy", "export_for_inference"): (
         "exports run for seconds each: its own tests export the models its contract names"
     ),
