@@ -1,4 +1,5 @@
 import copy
+import math
 
 import pytest
 import torch
@@ -92,6 +93,24 @@ def test_confusion_matrix_of_other_integer_dtypes(device, dtype):
     check_tensor(confusion, shape=(3, 3), dtype=torch.int64, device=device, name="confusion")
     assert confusion.cpu().tolist() == confusion_by_loop(preds.long(), targets.long(), 3), (
         f"wrong counts for {dtype} labels"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16], ids=str)
+def test_confusion_matrix_counts_past_what_a_narrow_dtype_holds(device, dtype):
+    # Enough classes that the flat index t * num_classes + p of the last pair does not fit in
+    # the labels' own dtype: it has to be computed in int64.
+    num_classes = math.isqrt(torch.iinfo(dtype).max + 1) + 1
+    last = num_classes - 1
+    preds = torch.tensor([last, 0, last, 1], device=device, dtype=dtype)
+    targets = torch.tensor([last, last, 0, 1], device=device, dtype=dtype)
+    confusion = confusion_matrix(preds, targets, num_classes)
+    check_tensor(confusion, shape=(num_classes,) * 2, dtype=torch.int64, device=device)
+    assert confusion.cpu().tolist() == confusion_by_loop(
+        preds.long(), targets.long(), num_classes
+    ), (
+        f"wrong counts for {dtype} labels with {num_classes} classes: "
+        f"{last} * {num_classes} + {last} does not fit in {dtype}; convert to int64 first"
     )
 
 
