@@ -587,6 +587,7 @@ FACETS = facets.declare(
             lambda device: cubic(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: result,
         ),
+        facets.Propagates(lambda device, fault: facets.args(fault, torch.ones(3, device=device))),
     ),
     facets.of(
         hessian_vector_product,
@@ -596,6 +597,9 @@ FACETS = facets.declare(
         facets.NoGraph(
             lambda device: cubic_hvp(torch.float32, device, requires_grad=True),
             state=lambda arguments, result: result,
+        ),
+        facets.Propagates(
+            lambda device, fault: cubic_hvp(torch.float32, device, requires_grad=True).at(0, fault)
         ),
     ),
     facets.none(

@@ -449,6 +449,7 @@ FACETS = facets.declare(
         facets.Unmodified(halving),
         facets.Modes(module_layer, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(module_layer, module=lambda arguments: arguments.args[0]),
+        facets.Propagates(lambda device, fault: halving(device).at(0, fault)),
     ),
     facets.of(
         apply_until_small,

@@ -344,6 +344,8 @@ FACETS = facets.declare(
         facets.Trains(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
         facets.Registered(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
         # The activation and the dropout show in what the model computes (in training mode).
+        # The activation factory is the caller's code: MLP calls it once per hidden layer.
+        facets.Propagates(lambda device, fault: facets.args([4, 6, 3], activation=fault)),
         facets.Defaults(
             values={"activation": nn.ReLU, "dropout": 0.0},
             key=lambda arguments, model: model(torch.randn(5, 4)),

@@ -381,6 +381,7 @@ FACETS = facets.declare(
         train_with_schedule,
         facets.UpdatesAll(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
+        facets.Propagates(lambda device, fault: trained(device).at(2, fault)),
     ),
 )
 test_facets = FACETS.test

@@ -722,6 +722,7 @@ FACETS = facets.declare(
         # Under the caller's no_grad, grad mode is on for the closure only, and off again
         # when the closure raises (torch.enable_grad() as a block, not set_grad_enabled).
         facets.GradModeKept(failing_closure),
+        facets.Propagates(lambda device, fault: failing_closure(device).at(1, fault)),
         name="SGD.step(closure)",
         call=lambda optimizer, closure: optimizer.step(closure),
     ),

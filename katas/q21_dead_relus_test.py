@@ -959,6 +959,9 @@ FACETS = facets.declare(
     facets.of(
         dead_and_saturated,
         facets.Unmodified(health_args),
+        facets.Propagates(
+            lambda device, fault: health_args(device).at(1, {**modules(), "the caller's": fault})
+        ),
         facets.Returns(health_args),
         facets.Unmodified(
             lambda device: facets.args(torch.randn(4, 3, device=device), modules()),

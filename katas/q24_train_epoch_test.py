@@ -429,6 +429,7 @@ FACETS = facets.declare(
         train_epoch,
         facets.Number(epoch, float),
         facets.UpdatesAll(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
+        facets.Propagates(lambda device, fault: epoch(device).at(2, fault)),
         facets.FreshGrads(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
         # "put it in training mode": model.train(), every submodule included.
         facets.Modes(deep_epoch, module=lambda arguments: arguments.args[0], sets=True),

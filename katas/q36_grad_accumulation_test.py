@@ -398,6 +398,7 @@ FACETS = facets.declare(
         train_accumulated,
         facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
         facets.ForwardModes(micro_batches, module=lambda arguments: arguments.args[0]),
+        facets.Propagates(lambda device, fault: micro_batches(device).replace(loss_fn=fault)),
         facets.UpdatesAll(
             micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
         ),

@@ -617,6 +617,7 @@ FACETS = facets.declare(
         ),
         # The step runs each submodule in the caller's mode (no model.train(), even undone).
         facets.ForwardModes(step_inputs, module=lambda arguments: arguments.args[0]),
+        facets.Propagates(lambda device, fault: step_inputs(device).at(3, fault)),
     ),
 )
 test_facets = FACETS.test

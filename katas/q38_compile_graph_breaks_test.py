@@ -862,10 +862,49 @@ def eager64(x, weight, max_norm):
 
 
 FACETS = facets.declare(
-    facets.none(count_compilations, "counts graphs: no tensor result, no dtype of its own"),
+    facets.of(
+        count_compilations,
+        # Left out, dynamic is None: a static graph first, then one for every size.
+        facets.Defaults(
+            lambda device: facets.args(
+                torch.neg, [(torch.ones(n, device=device),) for n in (2, 3, 4)]
+            ),
+            values={"dynamic": None},
+        ),
+        facets.Propagates(
+            lambda device, fault: facets.args(fault, [(torch.ones(2, device=device),)] * 2)
+        ),
+    ),
     facets.none(compile_for_varying_batch, "returns a compiled function: its tests call it"),
     facets.none(choose_mode, "a choice between names: no tensor, dtype or device"),
-    facets.none(median_time, "times a function: no tensor result; its tests fake the clock"),
+    facets.of(
+        median_time,
+        # What happens, in order: warm-up calls, then each timed call between clock readings.
+        facets.Defaults(
+            lambda device: facets.args(
+                (timeline := Timeline([], device)).fn,
+                timeline.x,
+                synchronize=timeline.synchronize,
+                clock=timeline.clock,
+            ),
+            values={"warmup": 3, "repeats": 10},
+            key=lambda arguments, result: arguments.args[0].__self__.events,
+        ),
+        *(
+            facets.Propagates(make, label=label)
+            for label, make in {
+                "fn": lambda device, fault: facets.args(
+                    fault, torch.ones(2, device=device), synchronize=lambda: None
+                ),
+                "synchronize": lambda device, fault: facets.args(
+                    torch.neg, torch.ones(2, device=device), synchronize=fault
+                ),
+                "clock": lambda device, fault: facets.args(
+                    torch.neg, torch.ones(2, device=device), synchronize=lambda: None, clock=fault
+                ),
+            }.items()
+        ),
+    ),
     facets.of(
         clipped_residual,
         facets.Gradients(

@@ -316,6 +316,11 @@ FACETS = facets.declare(
             ),
             int,
         ),
+        facets.Propagates(
+            lambda device, fault: facets.args(
+                fault, torch.ones(10, device=device, requires_grad=True)
+            )
+        ),
     ),
     facets.of(
         checkpointed_forward,

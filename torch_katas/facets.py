@@ -78,6 +78,7 @@ __all__ = [
     "NoGraph",
     "Number",
     "OwnGenerator",
+    "Propagates",
     "Refused",
     "Registered",
     "Returns",
@@ -103,6 +104,7 @@ __all__ = [
     "check_no_graph",
     "check_number",
     "check_own_generator",
+    "check_propagates",
     "check_refused",
     "check_registered",
     "check_returns",
@@ -251,6 +253,10 @@ class Args:
 
     def replace(self, **kwargs: Any) -> Args:
         return Args(self.args, {**self.kwargs, **kwargs})
+
+    def at(self, index: int, value: Any) -> Args:
+        """The same arguments with the positional one at `index` replaced by `value`."""
+        return Args((*self.args[:index], value, *self.args[index + 1 :]), self.kwargs)
 
 
 def args(*positional: Any, **keywords: Any) -> Args:
@@ -770,6 +776,17 @@ class OwnGenerator(Facet):
 
 
 @dataclass(frozen=True)
+class Propagates(Facet):
+    """An error raised by the caller's code that the function runs (a function, a loss, a
+    model's forward, a clock) propagates as it was raised: the same exception object, not
+    swallowed, not replaced by another, and the caller's code not called again after it
+    raised. make(device, fault) -> Args with `fault` where the caller's code goes: a callable
+    that raises, whatever it is given."""
+
+    make: Callable[[torch.device, Callable[..., Any]], Args]
+
+
+@dataclass(frozen=True)
 class GradModeKept(Facet):
     """Called under the caller's `torch.no_grad()` (an evaluation loop), the function leaves
     grad mode off when it returns or raises (grad turned on for its own work inside `with
@@ -879,8 +896,11 @@ class Declaration:
 
 
 def _with_grad_mode_kept(declared: tuple[Facet, ...]) -> tuple[Facet, ...]:
-    """Every function with facets is held to GradModeKept."""
-    if not declared or any(isinstance(facet, GradModeKept) for facet in declared):
+    """Every function with facets is held to GradModeKept (on its first facet's arguments:
+    Propagates alone makes only calls that raise)."""
+    if any(isinstance(facet, GradModeKept) for facet in declared) or all(
+        isinstance(facet, Propagates) for facet in declared
+    ):
         return declared
     return (*declared, GradModeKept())
 
@@ -2216,7 +2236,7 @@ def check_defaults(case: Case, device: torch.device) -> None:
                 first = next(
                     f
                     for f in case.function.facets
-                    if not isinstance(f, (Defaults, GradModeKept, Refused))
+                    if not isinstance(f, (Defaults, GradModeKept, Refused, Propagates))
                 )
                 arguments = _left_out(case.function, _sample(first, device), name)
             assert name not in arguments.kwargs, f"make gives {name}: leave it out"
@@ -3039,7 +3059,9 @@ def check_grad_mode_kept(case: Case, device: torch.device) -> None:
     if facet.make is not None:
         arguments = facet.make(device)
     else:
-        first = next(f for f in case.function.facets if not isinstance(f, GradModeKept))
+        first = next(
+            f for f in case.function.facets if not isinstance(f, (GradModeKept, Propagates))
+        )
         arguments = _sample(first, device)
     shared = _shared_state(case.function.target)
     with (
@@ -3054,6 +3076,42 @@ def check_grad_mode_kept(case: Case, device: torch.device) -> None:
         except Exception:  # whether it works under no_grad is for its contract to say
             pass
     _assert_shared_state_kept(case.function, shared)
+
+
+class _RaisedByTheCallersCode(Exception):
+    """Planted by Propagates: no function's own code raises this class."""
+
+
+def check_propagates(case: Case, device: torch.device) -> None:
+    facet: Propagates = case.facet  # type: ignore[assignment]
+    planted = _RaisedByTheCallersCode(f"planted in {case.function.name}'s argument")
+    calls = []
+
+    def fault(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        raise planted
+
+    arguments = facet.make(device, fault)
+    what = f"{case.function.name}: the caller's code it runs raised {planted!r}"
+    try:
+        _call(case, arguments)
+    except _RaisedByTheCallersCode as error:
+        assert error is planted, f"{what}; it raised a copy of it instead: re-raise it as it is"
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise AssertionError(
+            f"{what}, and it raised {type(error).__name__}: {error} instead: let the "
+            "caller's error propagate as it is"
+        ) from error
+    else:
+        raise AssertionError(
+            f"{what}, and it returned (the error swallowed): let the caller's error propagate"
+        )
+    assert len(calls) == 1, (
+        f"{what}, and it called that code {len(calls)} times: the first error ends the call "
+        "(no retry, no carrying on with the next item)"
+    )
 
 
 def check_classes(case: Case, device: torch.device) -> None:
@@ -3223,6 +3281,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     ForwardModes: check_forward_modes,
     Classes: check_classes,
     GradModeKept: check_grad_mode_kept,
+    Propagates: check_propagates,
 }
 
 
