@@ -634,7 +634,7 @@ class UpdatesAll(Facet):
     differs after the call, and (`in_place`) the update is written into the tensor's own
     memory, where a view of it (a flat buffer the parameters are views of, an optimizer's
     alias) sees it: not a new tensor bound in its place (`p.data = ...`). A function with a
-    `loss_fn` parameter calls it as `loss_fn(outputs, targets)`: some call gets a tensor that
+    `loss_fn` argument calls it as `loss_fn(outputs, targets)`: some call gets a tensor that
     requires grad first (the model's outputs) and none gets one second, which an MSE loss,
     symmetric in its arguments, does not show by its values. make(device) -> Args."""
 
@@ -2721,10 +2721,10 @@ def _loss_fn_watched(target: Any, arguments: Args) -> tuple[Args, list[tuple[boo
         bound = signature.bind(*arguments.args, **arguments.kwargs)
     except (TypeError, ValueError):
         return arguments, seen
-    if "loss_fn" not in signature.parameters:
+    # The caller's loss_fn only: a default may be None, read as a loss inside.
+    loss_fn = bound.arguments.get("loss_fn")
+    if loss_fn is None:
         return arguments, seen
-    bound.apply_defaults()
-    loss_fn = bound.arguments["loss_fn"]
 
     def watched(*positional: Any, **keywords: Any) -> Any:
         seen.append(tuple(isinstance(t, torch.Tensor) and t.requires_grad for t in positional[:2]))
