@@ -40,9 +40,11 @@ def normalize_channels(images: torch.Tensor, mean: torch.Tensor, std: torch.Tens
 
     - images: [N, C, H, W] floating, any layout (e.g. channels_last); N may be 0.
     - mean, std: [C] (1-D, C elements: a 0-dim tensor is not one, even for C = 1), same
-      dtype and device as images; std > 0.
+      dtype and device as images; std > 0, however small (no eps added or clamped in).
     - Returns [N, C, H, W], same dtype and device, with
-      out[n, c, h, w] = (images[n, c, h, w] - mean[c]) / std[c].
+      out[n, c, h, w] = (images[n, c, h, w] - mean[c]) / std[c],
+      differentiable with respect to images, mean and std (a preprocessing step inside a
+      model, or an attack on its inputs, backpropagates through it).
       images, mean and std are not modified.
     - Raises ValueError if images is not 4-D or mean or std does not have shape [C],
       an empty batch (N = 0, or any size 0) included.

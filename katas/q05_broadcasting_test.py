@@ -301,6 +301,14 @@ def normalized64(images, mean, std):
     return (images - mean[:, None, None]) / std[:, None, None]
 
 
+def tiny_std(device):
+    """Standard deviations far below any eps a clamp or a sum would bring in, each held
+    exactly by float32: the values are those of the division by them, nothing else."""
+    images, mean, _ = batch(torch.float32, device).args
+    std = torch.tensor([2.0**-100, 0.5, 2.0**-60], device=device)
+    return facets.args(images, mean, std)
+
+
 FACETS = facets.declare(
     facets.of(
         broadcast_shape,
@@ -321,6 +329,13 @@ FACETS = facets.declare(
             oracle=normalized64,
             shapes=("empty", "size 1", "non-contiguous"),  # images [N, 3, 4, 5], N from the shape
         ),
+        # "differentiable with respect to images, mean and std"
+        *(
+            facets.Gradients(batch, oracle=normalized64, wrt=wrt, label=name)
+            for wrt, name in enumerate(("images", "mean", "std"))
+        ),
+        # "std > 0, however small": no eps added to it or clamped in.
+        facets.Edges({"a tiny std": tiny_std}, oracle=normalized64),
         facets.Unmodified(lambda device: batch(torch.float32, device)),
         facets.Returns(lambda device: batch(torch.float32, device)),
         # mean and std are [C]; images' channels are theirs (N, H and W are free).

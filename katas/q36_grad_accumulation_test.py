@@ -399,8 +399,9 @@ FACETS = facets.declare(
         facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
         facets.ForwardModes(micro_batches, module=lambda arguments: arguments.args[0]),
         facets.Propagates(lambda device, fault: micro_batches(device).replace(loss_fn=fault)),
-        facets.UpdatesAll(
-            micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
+        facets.UpdatesAll(  # loss_fn given: the facet watches the order of its arguments
+            lambda device: micro_batches(device).replace(loss_fn=F.mse_loss),
+            params=lambda arguments: list(arguments.args[0].parameters()),
         ),
         facets.FreshGrads(
             micro_batches, params=lambda arguments: list(arguments.args[0].parameters())

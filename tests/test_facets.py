@@ -864,6 +864,26 @@ def test_a_function_that_returns_a_module_declares_registered(module):
     assert not needless, f"{module}: {needless} declare Registered: take them off NOT_REGISTERED"
 
 
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_given_a_loss_fn_declares_updates_all(module):
+    # UpdatesAll holds a `loss_fn` to the contract's order, loss_fn(outputs, targets): the
+    # symmetric losses tests train with cannot tell the arguments apart by their values.
+    stub = stub_module(module)
+    entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
+    missing = [
+        name
+        for name in sorted(public_names(ROOT / "katas" / f"{module}.py"))
+        if callable(target := getattr(stub, name))
+        and not inspect.isclass(target)
+        and "loss_fn" in inspect.signature(target).parameters
+        and not declares(entries.get(name, []), facets.UpdatesAll)
+    ]
+    assert not missing, (
+        f"{module}: {missing} take a loss_fn but declare no UpdatesAll facet, which checks "
+        "the order of loss_fn's arguments"
+    )
+
+
 TRAINS = "trains the model with the caller's optimizer: torch builds none over no parameters"
 SAVES = "saves or loads the model with the optimizer that trains it: none over no parameters"
 
@@ -2463,6 +2483,29 @@ def test_updates_all_catches_a_parameter_skipped():
                 parameter.data = parameter + 1
 
     assert_catches(facet, right, rebinds)
+
+
+def test_updates_all_catches_a_loss_fn_given_the_targets_first():
+    # MSE is symmetric: the values cannot tell loss_fn(targets, outputs) from the contract's
+    # loss_fn(outputs, targets); which argument carries the graph can.
+    def make(device):
+        model = nn.Linear(2, 1)
+        batch = (torch.ones(3, 2), torch.zeros(3, 1))
+        return facets.args(model, batch, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1))
+
+    facet = facets.UpdatesAll(make, params=lambda arguments: list(arguments.args[0].parameters()))
+
+    def step(model, batch, loss_fn, optimizer, swapped=False):
+        inputs, targets = batch
+        optimizer.zero_grad()
+        pair = (targets, model(inputs)) if swapped else (model(inputs), targets)
+        loss_fn(*pair).backward()
+        optimizer.step()
+
+    def swapped(model, batch, loss_fn, optimizer):
+        step(model, batch, loss_fn, optimizer, swapped=True)
+
+    assert_catches(facet, step, swapped)
 
 
 def test_returns_catches_an_alias_or_a_copy():

@@ -639,7 +639,10 @@ class UpdatesAll(Facet):
     """An update "of every parameter" changes every one: each tensor params(args) names
     differs after the call, and (`in_place`) the update is written into the tensor's own
     memory, where a view of it (a flat buffer the parameters are views of, an optimizer's
-    alias) sees it: not a new tensor bound in its place (`p.data = ...`). make(device) -> Args."""
+    alias) sees it: not a new tensor bound in its place (`p.data = ...`). A function with a
+    `loss_fn` argument calls it as `loss_fn(outputs, targets)`: some call gets a tensor that
+    requires grad first (the model's outputs) and none gets one second, which an MSE loss,
+    symmetric in its arguments, does not show by its values. make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
@@ -2729,6 +2732,28 @@ def check_registered(case: Case, device: torch.device) -> None:
         )
 
 
+def _loss_fn_watched(target: Any, arguments: Args) -> tuple[Args, list[tuple[bool, ...]]]:
+    """`arguments` with their `loss_fn` (where `target` has that parameter) wrapped to note,
+    at each call, which of its first two arguments require grad."""
+    seen: list[tuple[bool, ...]] = []
+    try:
+        signature = inspect.signature(target)
+        bound = signature.bind(*arguments.args, **arguments.kwargs)
+    except (TypeError, ValueError):
+        return arguments, seen
+    # The caller's loss_fn only: a default may be None, read as a loss inside.
+    loss_fn = bound.arguments.get("loss_fn")
+    if loss_fn is None:
+        return arguments, seen
+
+    def watched(*positional: Any, **keywords: Any) -> Any:
+        seen.append(tuple(isinstance(t, torch.Tensor) and t.requires_grad for t in positional[:2]))
+        return loss_fn(*positional, **keywords)
+
+    bound.arguments["loss_fn"] = watched
+    return Args(bound.args, bound.kwargs), seen
+
+
 def check_updates_all(case: Case, device: torch.device) -> None:
     facet: UpdatesAll = case.facet  # type: ignore[assignment]
     arguments = facet.make(device)
@@ -2739,7 +2764,16 @@ def check_updates_all(case: Case, device: torch.device) -> None:
         for path, tensor in _tensors(facet.params(arguments))
         if isinstance(tensor, torch.Tensor) and facet.in_place
     }
-    _call(case, arguments)
+    called, losses = _loss_fn_watched(case.function.target, arguments)
+    _call(case, called)
+    if losses:
+        assert any(grads[:1] == (True,) for grads in losses) and not any(
+            grads[1:2] == (True,) for grads in losses
+        ), (
+            f"{case.function.name} called loss_fn with the targets first (which of its "
+            f"arguments required grad, per call: {losses}): call loss_fn(model(inputs), "
+            "targets), the outputs first"
+        )
     after = dict(_tensors(facet.params(arguments)))
     for path, saved in before:
         values = saved[0] if isinstance(saved, tuple) else saved
