@@ -6,11 +6,17 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
-from torch.overrides import TorchFunctionMode
 
 from katas.q26_to_device import copy_to, pick_device, place_for_training, to_device
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, same_device, seed_for
+from torch_katas.testing import (
+    CopiesSeen,
+    assert_close,
+    assert_downloads_block,
+    check_tensor,
+    same_device,
+    seed_for,
+)
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
 # moving to it is a real move even where the only other device is the CPU.
@@ -453,11 +459,7 @@ def test_place_for_training_copies_to_the_cpu_block(device):
         moved = place_for_training(small_model().to(device), inputs, "cpu")
     for tensor, original in zip(moved, inputs, strict=True):
         assert_close(tensor, original.cpu(), "moving an input changed its values", rtol=0, atol=0)
-    for name, non_blocking, source, _, _ in seen.copies:
-        assert not (non_blocking and source.type != "cpu"), (
-            f"the copy of an input from {source} to the CPU ({name}) should block "
-            "(non_blocking=False): the caller reads it without synchronizing"
-        )
+    assert_downloads_block(seen, "place_for_training")
 
 
 @pytest.mark.parametrize("container", [list, tuple])
@@ -471,30 +473,6 @@ def test_place_for_training_returns_a_new_list(device, container):
 
 
 # ------------------------------------------------------------------ copy_to
-
-
-class CopiesSeen(TorchFunctionMode):
-    """Records each copy the code under it asks for as (function name, non_blocking, source
-    device, whether the source is pinned, destination device), and each pin_memory call."""
-
-    def __init__(self):
-        super().__init__()
-        self.copies, self.pins = [], 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        name = getattr(func, "__name__", "")
-        result = func(*args, **kwargs)
-        if name == "pin_memory":
-            self.pins += 1
-        elif name in ("to", "cuda", "copy_", "_to_copy") and isinstance(result, torch.Tensor):
-            source = args[1] if name == "copy_" else args[0]
-            # non_blocking by keyword, or as the first bool among the positional arguments
-            flags = [arg for arg in args[1:] if isinstance(arg, bool)]
-            non_blocking = bool(kwargs.get("non_blocking", flags[0] if flags else False))
-            pinned = source.device.type == "cpu" and source.is_pinned()
-            self.copies.append((name, non_blocking, source.device, pinned, result.device))
-        return result
 
 
 def test_copy_to_from_the_cpu(device):
@@ -571,12 +549,7 @@ def test_copy_to_the_cpu_blocks(device, dtype):
     if device.type == "cpu":
         assert out is x and seen.pins == 0, "a CPU tensor copied to the CPU comes back as itself"
         return
-    for name, non_blocking, source, _, _ in seen.copies:
-        assert not (non_blocking and source.type != "cpu"), (
-            f"the copy from {source} to the CPU ({name}) should block (non_blocking=False): a "
-            "non-blocking copy to the CPU returns before its values have arrived, and nothing "
-            "here synchronizes before the caller reads them"
-        )
+    assert_downloads_block(seen, "copy_to")
 
 
 # ---------------------------------------------------------------- facets
