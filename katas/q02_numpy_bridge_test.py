@@ -5,11 +5,11 @@ import torch
 from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
 from torch_katas import facets
 from torch_katas.testing import (
-    CopiesSeen,
     assert_close,
     assert_downloads_block,
     check_array,
     check_tensor,
+    copies_seen,
     same_device,
     skip_unless_supported,
 )
@@ -133,7 +133,7 @@ def test_numpy_array_from_a_device_is_complete_when_returned(device, convert):
     # The caller reads the array at once: a non-blocking copy to the CPU returns before its
     # values have arrived (on the CPU and on `sim` they are there anyway; on a GPU not yet).
     t = torch.arange(6.0, device=device).reshape(2, 3).requires_grad_()
-    with CopiesSeen() as seen:
+    with copies_seen() as seen:
         array = convert(t)
     np.testing.assert_array_equal(array, np.arange(6.0, dtype=np.float32).reshape(2, 3))
     assert_downloads_block(seen, convert.__name__)

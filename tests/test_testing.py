@@ -165,9 +165,23 @@ def sim():
     return torch.device("sim")
 
 
+def test_copies_seen_records_each_copy_and_pin(sim):
+    x = torch.arange(3.0)
+    with testing.copies_seen() as seen:
+        pinned = x.pin_memory()
+        on_sim = pinned.to(sim, non_blocking=True)
+        torch.empty(3).copy_(on_sim)
+        x + 1  # no copy
+    assert seen.pins == 1
+    assert seen.copies == [
+        ("to", True, torch.device("cpu"), True, on_sim.device),
+        ("copy_", False, on_sim.device, False, torch.device("cpu")),
+    ]
+
+
 def test_assert_downloads_block_refuses_a_non_blocking_copy_to_the_cpu(sim):
     t = torch.arange(3.0, device=sim)
-    with testing.CopiesSeen() as seen:
+    with testing.copies_seen() as seen:
         t.to("cpu")
         torch.empty(3).copy_(t)
         t.to(sim, non_blocking=True)  # not to the CPU
@@ -179,7 +193,7 @@ def test_assert_downloads_block_refuses_a_non_blocking_copy_to_the_cpu(sim):
         lambda: t.to("cpu", torch.float64, True),
         lambda: torch.empty(3).copy_(t, non_blocking=True),
     ):
-        with testing.CopiesSeen() as seen:
+        with testing.copies_seen() as seen:
             download()
         with pytest.raises(AssertionError, match="should block"):
             testing.assert_downloads_block(seen, "f")

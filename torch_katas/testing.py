@@ -44,7 +44,6 @@ from torch_katas.source_names import (
 from torch_katas.text import plural  # messages with counts: "1 sample", "2 samples"
 
 __all__ = [
-    "CopiesSeen",
     "assert_all_close",
     "assert_close",
     "assert_downloads_block",
@@ -56,6 +55,7 @@ __all__ = [
     "check_tensor",
     "collect_garbage",
     "computations_reading",
+    "copies_seen",
     "deepest_nesting",
     "default_dtype",
     "dispatch_mode",
@@ -1354,7 +1354,7 @@ def _borrowed(tensor: torch.Tensor) -> tuple[int, int] | None:
         return None
 
 
-class CopiesSeen(TorchFunctionMode):
+class _CopiesSeen(TorchFunctionMode):
     """Records each copy the code under it asks for as (function name, non_blocking, source
     device, whether the source is pinned, destination device), and each pin_memory call."""
 
@@ -1379,7 +1379,15 @@ class CopiesSeen(TorchFunctionMode):
         return result
 
 
-def assert_downloads_block(seen: CopiesSeen, what: str) -> None:
+def copies_seen() -> _CopiesSeen:
+    """A block that records the copies asked for in it: `with copies_seen() as seen:`, then
+    `seen.copies` lists (function name, non_blocking, source device, whether the source is
+    pinned, destination device) for each `to`, `cuda`, `copy_` and `_to_copy`, and
+    `seen.pins` counts the pin_memory calls."""
+    return _CopiesSeen()
+
+
+def assert_downloads_block(seen: _CopiesSeen, what: str) -> None:
     """Fail for a copy from a device to the CPU that `seen` recorded as non_blocking.
 
     For every function that hands CPU values (a tensor, an array) read from an accelerator
