@@ -6,8 +6,10 @@ from katas.q02_numpy_bridge import to_numpy, to_numpy_copy, to_tensor
 from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
+    assert_downloads_block,
     check_array,
     check_tensor,
+    copies_seen,
     same_device,
     skip_unless_supported,
 )
@@ -124,6 +126,17 @@ def test_numpy_array_of_a_tensor_in_the_autograd_graph(device, convert):
         "on its device); detach() returns a new tensor instead of changing t"
     )
     assert scaled.grad_fn is not None, f"{convert.__name__} must not cut t out of the graph"
+
+
+@pytest.mark.parametrize("convert", [to_numpy, to_numpy_copy], ids=lambda f: f.__name__)
+def test_numpy_array_from_a_device_is_complete_when_returned(device, convert):
+    # The caller reads the array at once: a non-blocking copy to the CPU returns before its
+    # values have arrived (on the CPU and on `sim` they are there anyway; on a GPU not yet).
+    t = torch.arange(6.0, device=device).reshape(2, 3).requires_grad_()
+    with copies_seen() as seen:
+        array = convert(t)
+    np.testing.assert_array_equal(array, np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    assert_downloads_block(seen, convert.__name__)
 
 
 def test_to_numpy_shares_memory_on_the_cpu_and_copies_elsewhere(device):

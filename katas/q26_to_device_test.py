@@ -6,11 +6,17 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
-from torch.overrides import TorchFunctionMode
 
 from katas.q26_to_device import copy_to, pick_device, place_for_training, to_device
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, same_device, seed_for
+from torch_katas.testing import (
+    assert_close,
+    assert_downloads_block,
+    check_tensor,
+    copies_seen,
+    same_device,
+    seed_for,
+)
 
 # The meta device exists on every machine (tensors with shape and dtype but no data), so
 # moving to it is a real move even where the only other device is the CPU.
@@ -287,7 +293,7 @@ def test_moving_keeps_the_graph(device):
 def test_to_device_copies_block(device):
     batch = nested_batch(device)
     for target in (torch.device("cpu"), META):
-        with CopiesSeen() as seen:
+        with copies_seen() as seen:
             to_device(batch, target)
         hurried = [c for c in seen.copies if c[1]]
         assert not hurried, (
@@ -449,15 +455,11 @@ def test_place_for_training_copies_to_the_cpu_block(device):
     # The caller reads the returned inputs right away: a non-blocking copy to the CPU could
     # hand back values that have not arrived yet.
     inputs = [torch.randn(2, 3, device=device), torch.arange(2, device=device)]
-    with CopiesSeen() as seen:
+    with copies_seen() as seen:
         moved = place_for_training(small_model().to(device), inputs, "cpu")
     for tensor, original in zip(moved, inputs, strict=True):
         assert_close(tensor, original.cpu(), "moving an input changed its values", rtol=0, atol=0)
-    for name, non_blocking, source, _, _ in seen.copies:
-        assert not (non_blocking and source.type != "cpu"), (
-            f"the copy of an input from {source} to the CPU ({name}) should block "
-            "(non_blocking=False): the caller reads it without synchronizing"
-        )
+    assert_downloads_block(seen, "place_for_training")
 
 
 @pytest.mark.parametrize("container", [list, tuple])
@@ -473,33 +475,9 @@ def test_place_for_training_returns_a_new_list(device, container):
 # ------------------------------------------------------------------ copy_to
 
 
-class CopiesSeen(TorchFunctionMode):
-    """Records each copy the code under it asks for as (function name, non_blocking, source
-    device, whether the source is pinned, destination device), and each pin_memory call."""
-
-    def __init__(self):
-        super().__init__()
-        self.copies, self.pins = [], 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        name = getattr(func, "__name__", "")
-        result = func(*args, **kwargs)
-        if name == "pin_memory":
-            self.pins += 1
-        elif name in ("to", "cuda", "copy_", "_to_copy") and isinstance(result, torch.Tensor):
-            source = args[1] if name == "copy_" else args[0]
-            # non_blocking by keyword, or as the first bool among the positional arguments
-            flags = [arg for arg in args[1:] if isinstance(arg, bool)]
-            non_blocking = bool(kwargs.get("non_blocking", flags[0] if flags else False))
-            pinned = source.device.type == "cpu" and source.is_pinned()
-            self.copies.append((name, non_blocking, source.device, pinned, result.device))
-        return result
-
-
 def test_copy_to_from_the_cpu(device):
     x = torch.randn(4, 3)
-    with CopiesSeen() as seen:
+    with copies_seen() as seen:
         out = copy_to(x, device)
     check_tensor(out, shape=(4, 3), dtype=torch.float32, device=device, name="copy_to(x)")
     assert_close(out.cpu(), x, "copy_to changed the values", rtol=0, atol=0)
@@ -528,7 +506,7 @@ def test_copy_to_from_pinned_memory(device):
         assert copy_to(x, device) is x, "a tensor already on the device comes back as itself"
         return
     x = torch.randn(3).pin_memory()
-    with CopiesSeen() as seen:
+    with copies_seen() as seen:
         out = copy_to(x, device)
     check_tensor(out, shape=(3,), dtype=torch.float32, device=device, name="copy_to(pinned)")
     assert_close(out.cpu(), x, "copy_to changed the values", rtol=0, atol=0)
@@ -541,7 +519,7 @@ def test_copy_to_the_device_it_is_on_returns_it(device):
     x = torch.randn(3, device=device)
     index = x.device.index if x.device.index is not None else 0
     for spelled in (device.type, f"{device.type}:{index}", torch.device(device.type, index)):
-        with CopiesSeen() as seen:
+        with copies_seen() as seen:
             out = copy_to(x, spelled)
         assert out is x and seen.pins == 0, (
             f"x is on {x.device}; copy_to(x, {spelled!r}) names that device too: return x "
@@ -552,7 +530,7 @@ def test_copy_to_the_device_it_is_on_returns_it(device):
 def test_copy_to_meta_blocks_and_does_not_pin(device):
     # meta is no accelerator: nothing runs there, so there is nothing to overlap with.
     x = torch.randn(3, device=device)
-    with CopiesSeen() as seen:
+    with copies_seen() as seen:
         out = copy_to(x, "meta")
     check_tensor(out, shape=(3,), dtype=torch.float32, device=META, name="copy_to(x, 'meta')")
     assert seen.pins == 0 and not any(c[1] for c in seen.copies), (
@@ -564,19 +542,14 @@ def test_copy_to_meta_blocks_and_does_not_pin(device):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool], ids=str)
 def test_copy_to_the_cpu_blocks(device, dtype):
     x = (torch.arange(6, device=device) % 3).to(dtype)
-    with CopiesSeen() as seen:
+    with copies_seen() as seen:
         out = copy_to(x, "cpu")
     check_tensor(out, shape=(6,), dtype=dtype, device="cpu", name="copy_to(x, 'cpu')")
     assert_close(out, (torch.arange(6) % 3).to(dtype), "copy_to changed the values", rtol=0, atol=0)
     if device.type == "cpu":
         assert out is x and seen.pins == 0, "a CPU tensor copied to the CPU comes back as itself"
         return
-    for name, non_blocking, source, _, _ in seen.copies:
-        assert not (non_blocking and source.type != "cpu"), (
-            f"the copy from {source} to the CPU ({name}) should block (non_blocking=False): a "
-            "non-blocking copy to the CPU returns before its values have arrived, and nothing "
-            "here synchronizes before the caller reads them"
-        )
+    assert_downloads_block(seen, "copy_to")
 
 
 # ---------------------------------------------------------------- facets

@@ -41,7 +41,8 @@ class PlateauLR:
        lr changed.
 
     - optimizer: any torch.optim optimizer; lrs are read from and written to its
-      `param_groups[i]["lr"]` (Python floats; min_lr is a float too).
+      `param_groups[i]["lr"]` (Python floats; min_lr is a float too), the groups it holds
+      at each step (`optimizer.load_state_dict` replaces the list and every group in it).
     - metric: a Python float or a 0-dim tensor on any device, read when step is called: a
       caller may reuse one tensor for every epoch (zeroed and refilled), so keep its value
       as a number, never the tensor itself (a Python float metric keeps its full precision).

@@ -334,6 +334,18 @@ def add_group(lr):
     return act
 
 
+def load_state(lr):
+    """Resume the optimizer from a state dict (its lr changed): load_state_dict puts new
+    group dicts in a new list, so the groups held before are the optimizer's no more."""
+
+    def act(optimizer):
+        state = optimizer.state_dict()
+        state["param_groups"][0]["lr"] = lr
+        optimizer.load_state_dict(state)
+
+    return act
+
+
 # name: (settings, metrics (or functions giving them), group lrs, {step: act before it}).
 CALLER_ACTS = {
     "the metric is one tensor the caller refills": (
@@ -353,6 +365,12 @@ CALLER_ACTS = {
         lambda device: [1.0] * 7,
         (0.1,),
         {2: add_group(0.4)},
+    ),
+    "the optimizer's state is loaded between steps": (
+        dict(factor=0.5, patience=1),
+        lambda device: [1.0] * 7,
+        (0.1,),
+        {2: load_state(0.4)},
     ),
 }
 

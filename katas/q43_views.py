@@ -67,9 +67,11 @@ def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
       x.view(...), x[1:], x.t(), x[0] and x[1], x.detach(). False for x.clone() and for
       separately created tensors, even with equal values.
     - The memory block is what counts: two torch.from_numpy(array) tensors of one array
-      share it (True), though each has a storage object of its own. Storages over parts
-      of one block that begin at different addresses (torch.from_numpy(array) and
-      torch.from_numpy(array[1:])) are not asked for.
+      share it (True), though each has a storage object of its own; so do
+      torch.from_numpy(array) and torch.from_numpy(array[:2]), storages of different
+      lengths that begin at one address. Storages over parts of one block that begin at
+      different addresses (torch.from_numpy(array) and torch.from_numpy(array[1:])) are
+      not asked for.
     - Meta tensors (device "meta") have no memory, and every data pointer there is 0: two
       of them share storage only when they are views of one tensor (there, compare the
       storage objects: `a.untyped_storage() is b.untyped_storage()`).

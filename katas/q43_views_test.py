@@ -201,27 +201,33 @@ def test_shares_storage_of_meta_tensors(device, name):
 def test_shares_storage_of_two_tensors_over_one_numpy_array(device):
     # Two torch.from_numpy calls make two storage objects over one memory block: that is
     # the memory shared, so the answer is True (a write through one shows in the other).
+    # Of the first rows alone, the storage is shorter and begins at the same address.
     array = np.zeros((3, 4), dtype=np.float32)
-    a, b = torch.from_numpy(array), torch.from_numpy(array)[1:]
-    assert shares_storage(a, b) is True, (
-        "two torch.from_numpy tensors of one array share one memory block: compare where "
-        "the storages' memory begins (untyped_storage().data_ptr())"
-    )
+    a = torch.from_numpy(array)
+    for b in (torch.from_numpy(array)[1:], torch.from_numpy(array[:2])):
+        assert shares_storage(a, b) is True, (
+            "two torch.from_numpy tensors of one array share one memory block, whatever "
+            "part of it each storage spans: compare where the storages' memory begins "
+            "(untyped_storage().data_ptr()), nothing else"
+        )
 
 
 def test_shares_storage_of_two_tensors_over_one_block_on_the_device(device):
     # The device twin of two from_numpy calls: DLPack wraps the same memory in a storage
     # object of its own (on the CPU and on CUDA alike).
+    # (Of a[:2], the storage is shorter and begins at the same address.)
     a = torch.zeros(3, 4, device=device)
     try:
-        b = torch.from_dlpack(a)[1:]
+        others = (torch.from_dlpack(a)[1:], torch.from_dlpack(a[:2]))
     except (RuntimeError, BufferError, TypeError, ValueError, NotImplementedError):
         pytest.skip(f"{a.device.type} tensors do not go through DLPack")
-    assert shares_storage(a, b) is True, (
-        "torch.from_dlpack(a) is a second storage object over a's memory block: on every "
-        "device with memory, compare where the storages' memory begins "
-        "(untyped_storage().data_ptr()); the storage objects are compared on meta alone"
-    )
+    for b in others:
+        assert shares_storage(a, b) is True, (
+            "torch.from_dlpack is a second storage object over a's memory block: on every "
+            "device with memory, compare where the storages' memory begins "
+            "(untyped_storage().data_ptr()), nothing else; the storage objects are compared "
+            "on meta alone"
+        )
 
 
 # ---------------------------------------------------------------- facets

@@ -165,6 +165,40 @@ def sim():
     return torch.device("sim")
 
 
+def test_copies_seen_records_each_copy_and_pin(sim):
+    x = torch.arange(3.0)
+    with testing.copies_seen() as seen:
+        pinned = x.pin_memory()
+        on_sim = pinned.to(sim, non_blocking=True)
+        torch.empty(3).copy_(on_sim)
+        x + 1  # no copy
+    assert seen.pins == 1
+    assert seen.copies == [
+        ("to", True, torch.device("cpu"), True, on_sim.device),
+        ("copy_", False, on_sim.device, False, torch.device("cpu")),
+    ]
+
+
+def test_assert_downloads_block_refuses_a_non_blocking_copy_to_the_cpu(sim):
+    t = torch.arange(3.0, device=sim)
+    with testing.copies_seen() as seen:
+        t.to("cpu")
+        torch.empty(3).copy_(t)
+        t.to(sim, non_blocking=True)  # not to the CPU
+        torch.zeros(3).to(sim, non_blocking=True)  # an upload
+        t.numpy(force=True)  # blocks inside one call
+    testing.assert_downloads_block(seen, "f")
+    for download in (
+        lambda: t.to("cpu", non_blocking=True),
+        lambda: t.to("cpu", torch.float64, True),
+        lambda: torch.empty(3).copy_(t, non_blocking=True),
+    ):
+        with testing.copies_seen() as seen:
+            download()
+        with pytest.raises(AssertionError, match="should block"):
+            testing.assert_downloads_block(seen, "f")
+
+
 def test_assert_close_on_one_accelerator_reports_as_torch_does(sim):
     # Compared on the CPU for speed: the verdict and torch's numbers are the same.
     assert_close(torch.tensor([1.0], device=sim), torch.tensor([1.0 + 1e-7], device=sim))

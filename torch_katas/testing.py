@@ -46,6 +46,7 @@ from torch_katas.text import plural  # messages with counts: "1 sample", "2 samp
 __all__ = [
     "assert_all_close",
     "assert_close",
+    "assert_downloads_block",
     "assert_no_python_loops",
     "assert_no_torch_internals",
     "assert_work_does_not_grow",
@@ -54,6 +55,7 @@ __all__ = [
     "check_tensor",
     "collect_garbage",
     "computations_reading",
+    "copies_seen",
     "deepest_nesting",
     "default_dtype",
     "dispatch_mode",
@@ -1350,6 +1352,55 @@ def _borrowed(tensor: torch.Tensor) -> tuple[int, int] | None:
         return storage.data_ptr(), storage.nbytes() // max(tensor.element_size(), 1)
     except (RuntimeError, NotImplementedError, TypeError):
         return None
+
+
+class _CopiesSeen(TorchFunctionMode):
+    """Records each copy the code under it asks for as (function name, non_blocking, source
+    device, whether the source is pinned, destination device), and each pin_memory call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.copies: list[tuple[str, bool, torch.device, bool, torch.device]] = []
+        self.pins = 0
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        result = func(*args, **kwargs)
+        if name == "pin_memory":
+            self.pins += 1
+        elif name in ("to", "cuda", "copy_", "_to_copy") and isinstance(result, torch.Tensor):
+            source = args[1] if name == "copy_" else args[0]
+            # non_blocking by keyword, or as the first bool among the positional arguments
+            flags = [arg for arg in args[1:] if isinstance(arg, bool)]
+            non_blocking = bool(kwargs.get("non_blocking", flags[0] if flags else False))
+            pinned = source.device.type == "cpu" and source.is_pinned()
+            self.copies.append((name, non_blocking, source.device, pinned, result.device))
+        return result
+
+
+def copies_seen() -> _CopiesSeen:
+    """A block that records the copies asked for in it: `with copies_seen() as seen:`, then
+    `seen.copies` lists (function name, non_blocking, source device, whether the source is
+    pinned, destination device) for each `to`, `cuda`, `copy_` and `_to_copy`, and
+    `seen.pins` counts the pin_memory calls."""
+    return _CopiesSeen()
+
+
+def assert_downloads_block(seen: _CopiesSeen, what: str) -> None:
+    """Fail for a copy from a device to the CPU that `seen` recorded as non_blocking.
+
+    For every function that hands CPU values (a tensor, an array) read from an accelerator
+    back to its caller: a non-blocking copy to the CPU returns before its values have
+    arrived, and nothing synchronizes before the caller reads them. (Only the copies asked
+    for in Python show: answers that block inside one call, as numpy(force=True), pass.)
+    """
+    for name, non_blocking, source, _, destination in seen.copies:
+        assert not (non_blocking and source.type != "cpu" and destination.type == "cpu"), (
+            f"the copy from {source} to the CPU in {what} ({name}) should block "
+            "(non_blocking=False): a non-blocking copy to the CPU returns before its values "
+            "have arrived, and nothing here synchronizes before the caller reads them"
+        )
 
 
 class _LargestResult(TorchDispatchMode):
