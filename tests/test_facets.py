@@ -1369,6 +1369,35 @@ def test_rounded_once_accepts_either_neighbour_of_a_tie_only():
     assert facets.rounded_once_excess(torch.tensor([float("inf")] * 2).half(), huge).max() == 0
 
 
+def test_rounded_once_accepts_float32_cancellation_near_zero_and_still_catches_a_second_rounding():
+    # Eval batch norm as one scale and shift, the form F.batch_norm takes on the CPU: where
+    # x equals the running mean, x * scale + shift leaves float32's error of mean * scale,
+    # not 0. A computation in float32 rounded once all the same; one through bfloat16 is not.
+    far = 58944.0  # float16 holds it
+    x = torch.linspace(-1, 1, 24, dtype=torch.float64) * far
+    mean, var = torch.tensor(-far, dtype=torch.float64), torch.tensor(far, dtype=torch.float64)
+
+    def make(dtype, device):
+        return facets.args(*(t.to(dtype=dtype, device=device) for t in (x, mean, var)))
+
+    def oracle(x, mean, var):
+        return (x - mean) / torch.sqrt(var + 1e-5) * 1.5
+
+    def fused(x, mean, var):
+        scale = 1.5 / torch.sqrt(var.float() + 1e-5)
+        shift = -mean.float() * scale
+        # A fused multiply-add (addcmul's, vectorised): x * scale unrounded, plus the shift.
+        return (x.double() * scale.double() + shift.double()).float().to(x.dtype)
+
+    def through_bfloat16(x, mean, var):
+        return fused(x, mean, var).to(torch.bfloat16).to(x.dtype)
+
+    facet = facets.Dtypes(make, oracle=oracle, dtypes=(torch.float16,), ulps=8, once=True)
+    # Past the default absolute tolerance where the exact value is 0.
+    assert fused(*make(torch.float16, torch.device("cpu")).args)[0].abs() > 1e-5
+    assert_catches(facet, fused, through_bfloat16)
+
+
 def test_dtypes_catches_a_tensor_made_in_the_default_dtype():
     # float32 and float64 only: exact zeros in float32 change no float64 value, so only a
     # caller's torch.set_default_dtype(torch.float64) shows them, in a float32 result.

@@ -1415,8 +1415,14 @@ def rounded_once_excess(actual: torch.Tensor, exact: torch.Tensor) -> torch.Tens
 def _compare_rounded_once(
     actual: torch.Tensor, expected: Any, dtype: torch.dtype, device: torch.device, what: str
 ) -> None:
-    _compare(actual, expected, dtype, device, what, None)  # dtype, device, a first look
     exact = torch.as_tensor(expected).double()
+    # A first look (dtype, device, shape, values) that allows float32's working error of the
+    # largest value, as the check below does: a value near 0 got by cancellation in float32
+    # (x * scale + shift, as F.batch_norm computes on the CPU) is a rounding of a float32
+    # computation too.
+    finite = exact[exact.isfinite()].abs()
+    working = WORKING * float(finite.max()) if finite.numel() else 0.0
+    _compare(actual, expected, dtype, device, what, TOLERANCE[dtype][1] + working)
     excess = rounded_once_excess(actual, exact)
     worst = int(excess.argmax()) if excess.numel() else 0
     assert not excess.numel() or excess.max() == 0, (
