@@ -777,16 +777,28 @@ def test_norm_with_torch_linalg(device):
 class NoValuesOut(TorchFunctionMode):
     """Refuses the calls that take a tensor's value into Python: .item(), .tolist(), and the
     bool() or float() of a Python `if` or print. (A mode of torch functions, not forbidden_ops,
-    whose dispatch layer cannot run torch.cond, which the kata allows.)"""
+    whose dispatch layer cannot run torch.cond, which the kata allows.) Each refusal is
+    kept, and fails the block at its end too: code that catches the AssertionError and goes
+    on another way where it is refused still called it."""
+
+    def __init__(self):
+        super().__init__()
+        self.refused = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", None)
         if name in {"item", "tolist", "__bool__", "__float__"}:
-            raise AssertionError(
+            self.refused.append(
                 f"clipped_residual called Tensor.{name} when run eagerly: no .item(), "
                 ".tolist(), print or Python `if` on a tensor's value, compiled or not"
             )
+            raise AssertionError(self.refused[-1])
         return func(*args, **(kwargs or {}))
+
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        if self.refused and exc[0] is None:
+            raise AssertionError(self.refused[0])
 
 
 def test_no_graph_break_when_run_eagerly(device):

@@ -295,11 +295,17 @@ LOG_SOFTMAX = ("_log_softmax", "log_softmax", "nll_loss_forward")
 
 def test_forbidden_ops_refuses_the_builtin_and_its_method_spelling():
     x = torch.randn(2, 3)
+    with (
+        pytest.raises(AssertionError, match=r"called torch\.logsumexp.*: write it yourself"),
+        forbidden_ops(torch.logsumexp, reason="write it yourself"),
+    ):
+        torch.logsumexp(x, 1)
+    with (
+        pytest.raises(AssertionError, match=r"logsumexp, which this kata forbids"),
+        forbidden_ops(torch.logsumexp, reason="write it yourself"),
+    ):
+        x.logsumexp(1)
     with forbidden_ops(torch.logsumexp, reason="write it yourself"):
-        with pytest.raises(AssertionError, match=r"called torch\.logsumexp.*: write it yourself"):
-            torch.logsumexp(x, 1)
-        with pytest.raises(AssertionError, match=r"logsumexp, which this kata forbids"):
-            x.logsumexp(1)
         # Everything else runs, and gives the usual result.
         assert torch.equal((x.exp().sum(1)).log(), x.exp().sum(1).log())
     torch.logsumexp(x, 1)  # allowed again after the block
@@ -319,19 +325,26 @@ def test_forbidden_ops_refuses_the_builtin_and_its_method_spelling():
 def test_forbidden_ops_refuses_the_aten_operator_however_it_is_reached(escape):
     x, t = torch.randn(3, 4), torch.tensor([0, 1, 3])
     with (
-        forbidden_ops(F.log_softmax, F.cross_entropy, reason="shift by the max", aten=LOG_SOFTMAX),
         pytest.raises(AssertionError, match=r"aten\._?log_softmax, .*: shift by the max"),
+        forbidden_ops(F.log_softmax, F.cross_entropy, reason="shift by the max", aten=LOG_SOFTMAX),
     ):
         escape(x, t)
 
 
 def test_forbidden_ops_sees_the_operators_with_torch_function_switched_off():
     x = torch.randn(3, 4)
-    with forbidden_ops(F.log_softmax, reason="shift by the max", aten=LOG_SOFTMAX):
-        with torch._C.DisableTorchFunction(), pytest.raises(AssertionError, match=r"aten"):
-            F.log_softmax(x, 1)
-        with torch.overrides._pop_mode_temporarily(), pytest.raises(AssertionError, match=r"aten"):
-            F.log_softmax(x, 1)
+    with (
+        pytest.raises(AssertionError, match=r"aten"),
+        forbidden_ops(F.log_softmax, reason="shift by the max", aten=LOG_SOFTMAX),
+        torch._C.DisableTorchFunction(),
+    ):
+        F.log_softmax(x, 1)
+    with (
+        pytest.raises(AssertionError, match=r"aten"),
+        forbidden_ops(F.log_softmax, reason="shift by the max", aten=LOG_SOFTMAX),
+        torch.overrides._pop_mode_temporarily(),
+    ):
+        F.log_softmax(x, 1)
 
 
 def test_forbidden_ops_lets_the_primitives_and_their_gradients_through():
@@ -356,10 +369,43 @@ def test_forbidden_ops_lets_the_primitives_and_their_gradients_through():
 def test_forbidden_ops_refuses_taking_the_data_out_of_torch(escape):
     x = torch.randn(3)
     with (
-        forbidden_ops(torch.logaddexp, reason="build it from exp and log1p"),
         pytest.raises(AssertionError, match=r"out of torch \(Tensor\.\w+\).*exp and log1p"),
+        forbidden_ops(torch.logaddexp, reason="build it from exp and log1p"),
     ):
         escape(x)
+
+
+@pytest.mark.parametrize(
+    "caught",
+    [
+        lambda x: F.log_softmax(x, 1),
+        lambda x: torch.ops.aten.log_softmax(x, 1),
+        lambda x: torch.from_numpy(x.numpy()),
+    ],
+    ids=["python-spelling", "aten", "out-of-torch"],
+)
+def test_forbidden_ops_fails_at_the_end_when_the_refusal_was_caught(caught):
+    # An answer that tries the builtin and, where the rule raises, returns a stand-in: the
+    # builtin everywhere the rule is not checked, anything where it is.
+    x = torch.randn(3, 4)
+
+    def answer(x):
+        try:
+            return caught(x)
+        except AssertionError:
+            return x
+
+    with (
+        pytest.raises(AssertionError, match=r"(called|computed|out of torch).*shift by the max"),
+        forbidden_ops(F.log_softmax, reason="shift by the max", aten=LOG_SOFTMAX),
+    ):
+        answer(x)
+    # Only what the block refused fails it: a caught error of another kind is the code's own.
+    with (
+        forbidden_ops(F.log_softmax, reason="shift by the max", aten=LOG_SOFTMAX),
+        contextlib.suppress(RuntimeError),
+    ):
+        x.reshape(5)
 
 
 @pytest.fixture

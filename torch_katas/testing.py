@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pytest
@@ -326,25 +326,35 @@ def _public_name(func: Callable) -> str:
 class _ForbidOps(TorchFunctionMode):
     """The friendly layer: sees the Python spelling (`F.cross_entropy`, `x.logsumexp()`)."""
 
-    def __init__(self, names: set[str], reason: str):
+    def __init__(self, names: set[str], reason: str, refused: list[str]):
         super().__init__()
         self.names = names
         self.reason = reason
+        self.refused = refused
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         name = getattr(func, "__name__", None)
         if name in self.names:
             called = _public_name(func)
-            raise AssertionError(
-                f"your code called {called}, which this kata forbids: {self.reason}"
+            _refuse(
+                self.refused, f"your code called {called}, which this kata forbids: {self.reason}"
             )
         if name in _LEAVING_TORCH:
-            raise AssertionError(
+            _refuse(
+                self.refused,
                 f"your code took a tensor's data out of torch (Tensor.{name}), which this kata "
                 "forbids while its rule is checked: a forbidden op has twins outside torch "
-                f"(np.logaddexp, scipy.special), and those are forbidden too: {self.reason}"
+                f"(np.logaddexp, scipy.special), and those are forbidden too: {self.reason}",
             )
         return func(*args, **(kwargs or {}))
+
+
+def _refuse(refused: list[str], message: str) -> NoReturn:
+    """Fail the call, and keep the failure for the end of the rule's block: code that catches
+    the AssertionError (`try: F.batch_norm(...) except AssertionError: ...`) and goes on
+    still fails the rule, as forbidden_calls' watchers do."""
+    refused.append(message)
+    raise AssertionError(message)
 
 
 # The ways tensor data leaves torch for another library (`.numpy()`, `np.asarray(t)`,
@@ -356,11 +366,12 @@ class _ForbidAtenOps(TorchDispatchMode):
     """The layer below: sees every aten op however Python reached it (`torch._C`, `torch.ops`,
     private aliases, with torch function modes disabled)."""
 
-    def __init__(self, names: set[str], spelled: str, reason: str):
+    def __init__(self, names: set[str], spelled: str, reason: str, refused: list[str]):
         super().__init__()
         self.names = names
         self.spelled = spelled
         self.reason = reason
+        self.refused = refused
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
@@ -370,9 +381,10 @@ class _ForbidAtenOps(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if func.overloadpacket.__name__ in self.names:
-            raise AssertionError(
+            _refuse(
+                self.refused,
                 f"your code computed aten.{func.overloadpacket.__name__}, the operator behind "
-                f"{self.spelled}, which this kata forbids however it is reached: {self.reason}"
+                f"{self.spelled}, which this kata forbids however it is reached: {self.reason}",
             )
         return func(*args, **(kwargs or {}))
 
@@ -510,19 +522,24 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
     operators that a correct answer never reaches. Taking tensor data out of torch
     (`.numpy()`, `np.asarray`, DLPack) fails too: NumPy and SciPy have twins of the
     forbidden ops. The modes watch the calling thread: code that runs on another thread
-    inside the block fails the rule, saying so.
+    inside the block fails the rule, saying so. A refusal the learner's code catches fails
+    the block when it ends all the same.
 
     >>> with forbidden_ops(F.gelu, reason="write GELU yourself", aten=["gelu"]):
     ...     my_gelu(x)
     """
     spelled = " / ".join(_public_name(func) for func in funcs)
+    refused: list[str] = []
     with (
         _this_thread_only(reason),
         _DataOntoPythonDevice(),  # below the friendly layer, which a learner may pop
-        _ForbidOps({func.__name__ for func in funcs}, reason),
-        _ForbidAtenOps(set(aten), spelled, reason),
+        _ForbidOps({func.__name__ for func in funcs}, reason, refused),
+        _ForbidAtenOps(set(aten), spelled, reason, refused),
     ):
         yield
+    # The learner's code may have caught a refusal and gone on with something else.
+    if refused:
+        raise AssertionError(refused[0])
 
 
 def _owner_name(owner: object) -> str:
