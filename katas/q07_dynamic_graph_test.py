@@ -124,18 +124,31 @@ def test_with_no_steps_h_is_x_itself(device):
 
 def test_a_nan_norm_stops_the_loop_or_goes_on_to_max_steps(device):
     # Either reading of "while the norm is >= threshold" at NaN is allowed; h must match it.
+    # The layers change the finite values at every step and count their calls, so the
+    # steps reported must be the layers actually applied.
+    calls = []
+
     def poison(h):
-        return h * torch.tensor([float("nan"), 1.0], device=device)
+        calls.append(1)
+        return h * torch.tensor([float("nan"), 0.5], device=device)
 
     x = torch.full((2,), 8.0, device=device)
     out, taken = apply_until_small(poison, x, 1.0, 5)
     assert taken in (1, 5), f"took {taken} steps: stop at the NaN norm (1) or go on (5)"
+    assert len(calls) == taken, f"reported {taken} steps but the layer ran {len(calls)} times"
     assert_close(
         out, unrolled(poison, x, taken), f"h should be {taken} layers applied to x", equal_nan=True
     )
+    calls.clear()
+
+    def halve(h):
+        calls.append(1)
+        return h / 2
+
     x = torch.full((2,), float("nan"), device=device)
-    out, taken = apply_until_small(lambda h: h / 2, x, 1.0, 5)
+    out, taken = apply_until_small(halve, x, 1.0, 5)
     assert taken in (0, 5), f"x holds NaN: expected 0 or 5 steps, took {taken}"
+    assert len(calls) == taken, f"reported {taken} steps but the layer ran {len(calls)} times"
     assert torch.isnan(out).all() and (taken or out is x)
 
 
