@@ -71,11 +71,16 @@ class Zoo(nn.Module):
 
 
 class OutputFirst(nn.Module):
-    """The tied table is registered first by a Linear, then by the Embedding."""
+    """The tied table is registered first by a Linear, then by the Embedding.
+
+    A LayerNorm sits between them, so a no-decay list built in the order the no-decay
+    holders are met (the table last) is out of the order of model.parameters().
+    """
 
     def __init__(self, vocab=12, width=6):
         super().__init__()
         self.unembed = nn.Linear(width, vocab, bias=False)
+        self.norm = nn.LayerNorm(width)
         self.embed = nn.Embedding(vocab, width)
         self.embed.weight = self.unembed.weight
 
@@ -344,14 +349,14 @@ def test_a_parameter_registered_twice_gets_no_decay_from_either_name(device):
 def test_a_tied_parameter_gets_no_decay_from_any_holder(device, make):
     model = make().to(device)
     decay, no_decay = decay_groups(model)
-    tied, other = (
-        (model.unembed.weight, [])
+    tied, other, later = (
+        (model.unembed.weight, [], [model.norm.weight, model.norm.bias])
         if isinstance(model, OutputFirst)
-        else (model.scale.weight, [model.fc.weight])
+        else (model.scale.weight, [model.fc.weight], [])
     )
     assert_same_parameters(model, decay, other, "decay")
-    assert_same_parameters(model, no_decay, [tied], "no-decay")
-    assert len(list(model.named_parameters())) == 1 + len(other), "test model is tied"
+    assert_same_parameters(model, no_decay, [tied, *later], "no-decay")
+    assert len(list(model.named_parameters())) == 1 + len(other) + len(later), "test model is tied"
     # named_parameters() lists a tied parameter once, under the first name only: ask every
     # module about the parameters it holds (named_parameters(recurse=False)).
 
