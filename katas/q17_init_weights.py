@@ -41,7 +41,7 @@ def init_layer(module: nn.Module) -> None:
       running_var and num_batches_tracked are left as they are).
     - Works in place: the parameter objects stay the same (same tensors, dtype and device,
       still leaves, their requires_grad as it was), so an optimizer built before still holds
-      them.
+      them. Every module keeps its train/eval mode.
 
     >>> layer = nn.Linear(400, 100)
     >>> init_layer(layer)

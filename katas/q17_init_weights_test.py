@@ -435,6 +435,10 @@ FACETS = facets.declare(
             for cls in DRAWN
         ),
         facets.Number(lambda device: preset_layer(nn.Linear, device), type(None)),
+        facets.Modes(
+            lambda device: preset_layer(nn.Linear, device),
+            module=lambda arguments: arguments.args[0],
+        ),
         *(
             facets.UpdatesAll(
                 lambda device, cls=cls: preset_layer(cls, device),
@@ -459,6 +463,10 @@ FACETS = facets.declare(
             label="root",
         ),
         facets.Returns(lambda device: preset_layer(nn.Linear, device, nested=True), kind="same"),
+        facets.Modes(
+            lambda device: preset_layer(nn.BatchNorm1d, device, nested=True),
+            module=lambda arguments: arguments.args[0],
+        ),
     ),
 )
 test_facets = FACETS.test
