@@ -42,7 +42,8 @@ def apply_until_small(
       the dtype) or exactly (`norm.item() >= threshold`).
     - layer: any differentiable callable that keeps the shape (an nn.Module, a function).
       It runs in the mode the caller left it in: an nn.Module's train/eval mode is left
-      as it is. x: a floating tensor on any device.
+      as it is, and so is grad mode (under torch.no_grad() no graph is recorded). x: a
+      floating tensor on any device.
     - Returns (h, steps): h is the last result, still attached to the autograd graph, so
       its gradients equal those of layer(layer(...layer(x))) written out `steps` times;
       steps is a Python int, 0 <= steps <= max_steps. With steps == 0, h is x.

@@ -115,6 +115,18 @@ def test_calls_the_layer_once_per_step(device, steps):
     )
 
 
+def test_under_no_grad_the_layers_record_no_graph(device):
+    layer = shrinking_layer(device)
+    x = 3 * torch.randn(2, 4, device=device, requires_grad=True)
+    with torch.no_grad():
+        out, taken = apply_until_small(layer, x, threshold_for(layer, x, 2), max_steps=10)
+    assert taken == 2, f"took {taken} steps, expected 2"
+    assert out.grad_fn is None and not out.requires_grad, (
+        "under the caller's torch.no_grad() the layers record no graph: run them in the "
+        "caller's grad mode, not inside torch.enable_grad()"
+    )
+
+
 def test_with_no_steps_h_is_x_itself(device):
     x = torch.randn(3, device=device, requires_grad=True)
     out, taken = apply_until_small(torch.tanh, x, 1e9, max_steps=5)
