@@ -299,6 +299,8 @@ def test_optimizer_follows_requires_grad_after_more_unfreezing(device):
     backbone = pretrained_backbone(device)
     model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
     backbone[1].requires_grad_(True)
+    x, y = batch(device)
+    F.cross_entropy(model(x), y).backward()  # the bias keeps a .grad once frozen
     model.head.bias.requires_grad_(False)
     optimizer = make_optimizer(model, lr=0.05)
     lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
@@ -308,7 +310,8 @@ def test_optimizer_follows_requires_grad_after_more_unfreezing(device):
     assert held == trainable, (
         f"the optimizer holds {sorted(held - trainable)} too many and misses "
         f"{sorted(trainable - held)}: choose the parameters by requires_grad as they are "
-        "when make_optimizer is called, not by where they sit in the model"
+        "when make_optimizer is called, not by where they sit in the model or whether "
+        "they hold a .grad from earlier steps"
     )
     unfrozen = [names[id(p)] for p in backbone[1].parameters() if lr_of[id(p)] != 0.05]
     assert not unfrozen, f"{unfrozen} should be in the group with lr (only backbone[-1] is not)"
