@@ -63,6 +63,24 @@ def test_keeps_the_backbone_and_adds_a_head_beside_it(device, dtype):
     check_tensor(model(x), shape=(16, NUM_CLASSES), dtype=dtype, device=device, name="model(x)")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_backbone_whose_first_block_has_no_parameters(device, dtype):
+    # The head takes the dtype and device of the backbone's parameters, wherever they sit:
+    # a backbone may open with a block that holds none (Flatten, Dropout, Identity).
+    skip_unless_supported(device, dtype)
+    backbone = nn.Sequential(nn.Flatten(), *pretrained_backbone(device, dtype))
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES)
+    check_tensor(
+        model.head.weight,
+        shape=(NUM_CLASSES, NUM_FEATURES),
+        dtype=dtype,
+        device=device,
+        name="model.head.weight",
+    )
+    x, _ = batch(device, dtype)
+    check_tensor(model(x), shape=(16, NUM_CLASSES), dtype=dtype, device=device, name="model(x)")
+
+
 @pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
 def test_freezes_the_backbone(device, train_last_block):
     backbone = pretrained_backbone(device)
