@@ -354,11 +354,12 @@ FACETS = facets.declare(
         facets.NoGraph(
             layer_and_input, state=lambda arguments, result: arguments.args[0].running_mean
         ),
-        # [..., num_features] in training mode: strided inputs of 2 and 3 dimensions too.
+        # [..., num_features] in training mode: strided inputs of 2 and 3 dimensions too, and
+        # 4-D, where the mean runs over three leading dims (not two merged, then one).
         facets.Shapes(
             layer_for_shape,
             oracle=forward64,
-            shapes=("1-D", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D"),
+            shapes=("1-D", "2-D", "size 1", "non-contiguous", "non-contiguous 3-D", "4-D"),
             atol=1e-5,
         ),
         # A single feature broadcasts against running_mean: refused, the buffer untouched.

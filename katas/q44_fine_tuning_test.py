@@ -63,6 +63,24 @@ def test_keeps_the_backbone_and_adds_a_head_beside_it(device, dtype):
     check_tensor(model(x), shape=(16, NUM_CLASSES), dtype=dtype, device=device, name="model(x)")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_backbone_whose_first_block_has_no_parameters(device, dtype):
+    # The head takes the dtype and device of the backbone's parameters, wherever they sit:
+    # a backbone may open with a block that holds none (Flatten, Dropout, Identity).
+    skip_unless_supported(device, dtype)
+    backbone = nn.Sequential(nn.Flatten(), *pretrained_backbone(device, dtype))
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES)
+    check_tensor(
+        model.head.weight,
+        shape=(NUM_CLASSES, NUM_FEATURES),
+        dtype=dtype,
+        device=device,
+        name="model.head.weight",
+    )
+    x, _ = batch(device, dtype)
+    check_tensor(model(x), shape=(16, NUM_CLASSES), dtype=dtype, device=device, name="model(x)")
+
+
 @pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
 def test_freezes_the_backbone(device, train_last_block):
     backbone = pretrained_backbone(device)
@@ -299,6 +317,8 @@ def test_optimizer_follows_requires_grad_after_more_unfreezing(device):
     backbone = pretrained_backbone(device)
     model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES, train_last_block=True)
     backbone[1].requires_grad_(True)
+    x, y = batch(device)
+    F.cross_entropy(model(x), y).backward()  # the bias keeps a .grad once frozen
     model.head.bias.requires_grad_(False)
     optimizer = make_optimizer(model, lr=0.05)
     lr_of = {id(p): group["lr"] for group in optimizer.param_groups for p in group["params"]}
@@ -308,7 +328,8 @@ def test_optimizer_follows_requires_grad_after_more_unfreezing(device):
     assert held == trainable, (
         f"the optimizer holds {sorted(held - trainable)} too many and misses "
         f"{sorted(trainable - held)}: choose the parameters by requires_grad as they are "
-        "when make_optimizer is called, not by where they sit in the model"
+        "when make_optimizer is called, not by where they sit in the model or whether "
+        "they hold a .grad from earlier steps"
     )
     unfrozen = [names[id(p)] for p in backbone[1].parameters() if lr_of[id(p)] != 0.05]
     assert not unfrozen, f"{unfrozen} should be in the group with lr (only backbone[-1] is not)"
