@@ -873,13 +873,19 @@ def eager64(x, weight, max_norm):
     return x + torch.relu(h)
 
 
+def doubled(x):
+    # A function of the caller's to compile: torch.compile of a torch builtin itself (torch.neg)
+    # leaves Dynamo in a state that breaks a later torch.cond.
+    return x * 2
+
+
 FACETS = facets.declare(
     facets.of(
         count_compilations,
         # Left out, dynamic is None: a static graph first, then one for every size.
         facets.Defaults(
             lambda device: facets.args(
-                torch.neg, [(torch.ones(n, device=device),) for n in (2, 3, 4)]
+                doubled, [(torch.ones(n, device=device),) for n in (2, 3, 4)]
             ),
             values={"dynamic": None},
         ),
@@ -909,10 +915,10 @@ FACETS = facets.declare(
                     fault, torch.ones(2, device=device), synchronize=lambda: None
                 ),
                 "synchronize": lambda device, fault: facets.args(
-                    torch.neg, torch.ones(2, device=device), synchronize=fault
+                    doubled, torch.ones(2, device=device), synchronize=fault
                 ),
                 "clock": lambda device, fault: facets.args(
-                    torch.neg, torch.ones(2, device=device), synchronize=lambda: None, clock=fault
+                    doubled, torch.ones(2, device=device), synchronize=lambda: None, clock=fault
                 ),
             }.items()
         ),
