@@ -924,18 +924,22 @@ NO_EDGE_MODELS = {
 }
 
 
+def public_methods(target) -> list:
+    """A stub's public function itself, or a public class's __init__ and public methods."""
+    if not inspect.isclass(target):
+        return [target]
+    return [
+        member
+        for name, member in vars(target).items()
+        if inspect.isfunction(member) and (name == "__init__" or not name.startswith("_"))
+    ]
+
+
 def takes_a_module(target) -> bool:
     """Whether a stub's public function, or a public method or __init__ of a public class, has
     a parameter annotated nn.Module (alone or in a union): any model. (A parameter of a
     narrower class, nn.LSTM or nn.Sequential, holds what that class holds.)"""
-    if inspect.isclass(target):
-        methods = [
-            member
-            for name, member in vars(target).items()
-            if inspect.isfunction(member) and (name == "__init__" or not name.startswith("_"))
-        ]
-    else:
-        methods = [target]
+    methods = public_methods(target)
     for method in methods:
         hints = typing.get_type_hints(method)
         for name, annotation in hints.items():
@@ -967,14 +971,7 @@ def runs_callers_code(target) -> bool:
             return True
         return any(holds_a_callable(inner) for inner in typing.get_args(annotation))
 
-    if inspect.isclass(target):
-        methods = [
-            member
-            for name, member in vars(target).items()
-            if inspect.isfunction(member) and (name == "__init__" or not name.startswith("_"))
-        ]
-    else:
-        methods = [target]
+    methods = public_methods(target)
     return any(
         name != "return" and holds_a_callable(annotation)
         for method in methods
@@ -994,11 +991,7 @@ def test_a_function_that_runs_the_callers_code_lets_its_errors_propagate(module)
         module,
         sorted(public_names(ROOT / "katas" / f"{module}.py")),
         lambda name: runs_callers_code(getattr(stub, name)),
-        lambda name: any(
-            isinstance(facet, facets.Propagates)
-            for function in entries.get(name, [])
-            for facet in function.facets
-        ),
+        lambda name: declares(entries.get(name, []), facets.Propagates),
         NO_PROPAGATES,
     )
     assert not missing, (
