@@ -376,7 +376,8 @@ class _ForbidAtenOps(TorchDispatchMode):
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
         # Otherwise torch wraps __torch_dispatch__ in torch._dynamo.disable, which imports
-        # torch._dynamo on first use (seconds); nothing is compiled under this mode.
+        # torch._dynamo on first use (seconds); what Dynamo does under it is forgotten at the
+        # block's end (_compiled_code_forgotten).
         return False
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -441,8 +442,21 @@ def _on_python_device(device: object) -> bool:
 
 @contextmanager
 def _dispatch_mode(mode: TorchDispatchMode) -> Iterator[Any]:
-    with _DataOntoPythonDevice(), mode as entered:
+    with _compiled_code_forgotten(), _DataOntoPythonDevice(), mode as entered:
         yield entered
+
+
+@contextmanager
+def _compiled_code_forgotten() -> Iterator[None]:
+    """Dynamo skips a compiled function called under a dispatch mode (torch.cond and its
+    kin compile even when run eagerly) and remembers that skip with no guard on the mode:
+    every later call would run the function unwatched and uncompiled, or break. So what it
+    cached is dropped at the block's end (Dynamo imported, something compiled or not)."""
+    try:
+        yield
+    finally:
+        if "torch._dynamo" in sys.modules:
+            torch.compiler.reset()
 
 
 def _cpu_time(native_id: int | None) -> int | None:
@@ -532,6 +546,7 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
     refused: list[str] = []
     with (
         _this_thread_only(reason),
+        _compiled_code_forgotten(),
         _DataOntoPythonDevice(),  # below the friendly layer, which a learner may pop
         _ForbidOps({func.__name__ for func in funcs}, reason, refused),
         _ForbidAtenOps(set(aten), spelled, reason, refused),
@@ -1076,7 +1091,7 @@ class _CountOps(TorchDispatchMode):
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
-        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+        return False  # as _ForbidAtenOps
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         # Modes run before a tensor subclass's own __torch_dispatch__ (the simulated
@@ -1433,7 +1448,7 @@ class _LargestResult(TorchDispatchMode):
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
-        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+        return False  # as _ForbidAtenOps
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
@@ -1524,7 +1539,7 @@ class _BuiltFrom(TorchDispatchMode):
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
-        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+        return False  # as _ForbidAtenOps
 
     def _keys(self, values: Iterable[Any]) -> Iterator[tuple[int, torch.Tensor]]:
         for value in values:
@@ -1756,7 +1771,7 @@ class _Reads(TorchDispatchMode):
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
-        return False  # as _ForbidAtenOps: nothing is compiled under this mode
+        return False  # as _ForbidAtenOps
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if not func.is_view and any(
