@@ -647,11 +647,52 @@ def test_forbidden_ops_lets_tensors_be_built_from_data_on_any_device(any_device)
             torch.tensor(3.0, device=any_device, requires_grad=True),
             torch.as_tensor([4.0], device=any_device),
             torch.ones(1, device=any_device).new_tensor([5.0]),
+            torch.asarray(0.5, dtype=torch.float64, device=any_device),
+            torch.asarray([6.0, 7.0], device=any_device, requires_grad=True),
+            torch.asarray(obj=[8], device=any_device),
         ]
     for tensor in made:
         assert tensor.device == torch.ones(1, device=any_device).device
     assert made[1].requires_grad and made[1].is_leaf
-    assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0], [5.0]]
+    assert made[5].requires_grad and made[5].is_leaf
+    assert made[4].dtype == torch.float64
+    assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0], [5.0], 0.5, [6.0, 7.0], [8]]
+
+
+def test_every_constructor_from_data_is_let_through_on_any_device(any_device):
+    # The class, not the instances: each constructor in the table builds from data under
+    # a rule's modes, and the table names every one exercised here.
+    from torch_katas.testing import _DATA_CREATIONS
+
+    builders = {
+        "tensor": lambda: torch.tensor(data=[1.0], device=any_device),
+        "as_tensor": lambda: torch.as_tensor(data=[1.0], device=any_device),
+        "asarray": lambda: torch.asarray(obj=[1.0], device=any_device),
+        "new_tensor": lambda: torch.ones(1, device=any_device).new_tensor(data=[1.0]),
+    }
+    assert set(builders) == set(_DATA_CREATIONS)
+    for name, build in builders.items():
+        with forbidden_ops(torch.logsumexp, reason="r", aten=["logsumexp"]):
+            made = build()
+        assert made.device == torch.ones(1, device=any_device).device, name
+        assert made.tolist() == [1.0], name
+
+
+def test_asarray_without_a_copy_onto_another_device_gets_torchs_verdict(any_device):
+    # copy=False forbids the copy that building on the CPU and moving would make: the
+    # harness must not turn torch's refusal into a silent copy.
+    from torch_katas.testing import _DataOntoPythonDevice
+
+    mode = _DataOntoPythonDevice()
+    calls = []
+
+    def fake(*args, **kwargs):
+        calls.append(kwargs.get("device"))
+        return torch.zeros(1)
+
+    fake.__name__ = "asarray"
+    mode.__torch_function__(fake, (), ([1.0],), {"device": any_device, "copy": False})
+    assert calls == [any_device]
 
 
 def test_tensors_built_from_data_without_device_land_on_the_default_device(any_device):
@@ -663,11 +704,12 @@ def test_tensors_built_from_data_without_device_land_on_the_default_device(any_d
             torch.tensor([1.0, 2.0]),
             torch.tensor(3.0, requires_grad=True),
             torch.as_tensor([4.0]),
+            torch.asarray([5.0]),
         ]
     for tensor in made:
         assert tensor.device == torch.ones(1, device=any_device).device
     assert made[1].requires_grad and made[1].is_leaf
-    assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0]]
+    assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0], [5.0]]
 
 
 def test_default_device_facet_accepts_tensors_built_from_data(any_device):

@@ -390,16 +390,19 @@ class _ForbidAtenOps(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-_DATA_CREATIONS = {"tensor", "as_tensor", "new_tensor"}
+# The constructors that read Python data (numbers, nested lists) with the argument that
+# holds it; the class of torch's internal assert below.
+_DATA_CREATIONS = {"tensor": "data", "as_tensor": "data", "asarray": "obj", "new_tensor": "data"}
 
 
 class _DataOntoPythonDevice(TorchFunctionMode):
-    """Under a TorchDispatchMode, `torch.tensor(data, device=...)` onto a device written in
-    Python (the simulated one) fails inside torch's C++ (an internal assert): such tensors
-    are built on the CPU and moved, as torch itself does for a CUDA device. Entered outside
-    every dispatch mode here, so correct code that builds tensors from data passes. Without
-    device=, the device is torch's current default (`with torch.device(...)`), which may be
-    the simulated one too."""
+    """Under a TorchDispatchMode, `torch.tensor(data, device=...)` (and torch.as_tensor,
+    torch.asarray, Tensor.new_tensor: every constructor that reads Python data) onto a
+    device written in Python (the simulated one) fails inside torch's C++ (an internal
+    assert): such tensors are built on the CPU and moved, as torch itself does for a CUDA
+    device. Entered outside every dispatch mode here, so correct code that builds tensors
+    from data passes. Without device=, the device is torch's current default (`with
+    torch.device(...)`), which may be the simulated one too."""
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = dict(kwargs or {})
@@ -410,8 +413,13 @@ class _DataOntoPythonDevice(TorchFunctionMode):
                 target = getattr(args[0], "device", None)
             elif target is None:
                 target = _default_device()
-            data = args[1 if name == "new_tensor" else 0] if args else kwargs.get("data")
-            moved = not (name == "as_tensor" and isinstance(data, torch.Tensor))
+            position = 1 if name == "new_tensor" else 0  # new_tensor's self comes first
+            data = args[position] if len(args) > position else kwargs.get(_DATA_CREATIONS[name])
+            # A tensor passed to as_tensor/asarray is moved by .to, which works; asarray's
+            # copy=False forbids the copy a move makes, so torch gives its own verdict there.
+            moved = not (
+                name in ("as_tensor", "asarray") and isinstance(data, torch.Tensor)
+            ) and not (name == "asarray" and kwargs.get("copy") is False)
             if moved and _on_python_device(target):
                 requires_grad = kwargs.pop("requires_grad", False)
                 kwargs["device"] = "cpu"
