@@ -712,14 +712,16 @@ def test_tensors_built_from_data_without_device_land_on_the_default_device(any_d
     assert [t.tolist() for t in made] == [[1.0, 2.0], 3.0, [4.0], [5.0]]
 
 
-def test_default_device_facet_accepts_tensors_built_from_data(any_device):
+@pytest.mark.parametrize("build", [torch.tensor, torch.as_tensor, torch.asarray])
+def test_default_device_facet_accepts_tensors_built_from_data(any_device, build):
     # A function that keeps its inputs (Unmodified) is called under a dispatch mode in every
     # facet (writes watched): a correct answer that builds a tensor from data on the default
-    # device gets its verdict, not torch's internal assert.
+    # device, with any constructor that reads Python data, gets its verdict, not torch's
+    # internal assert.
     from torch_katas import facets
 
     def lengths(xs, device=None):
-        return torch.tensor([len(x) for x in xs], device=device)
+        return build([len(x) for x in xs], device=device)
 
     def make(device):
         return facets.args([torch.ones(2, device=device), torch.ones(3, device=device)])
