@@ -348,6 +348,11 @@ FACETS = facets.declare(
         facets.BadShapes(
             lambda device: batch(torch.float32, device), names=(0,), dims=(1,), label="images"
         ),
+        # images must be 4-D: fewer or more dims (a 0-dim or a flat one included) raise
+        # ValueError too, not the IndexError of reading images.shape[1] before the check.
+        facets.BadShapes(
+            lambda device: batch(torch.float32, device), names=(0,), dims=(), label="images' dims"
+        ),
     ),
 )
 test_facets = FACETS.test
