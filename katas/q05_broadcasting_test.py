@@ -313,9 +313,14 @@ FACETS = facets.declare(
     facets.of(
         broadcast_shape,
         facets.Number(lambda device: facets.args(torch.Size([2, 1]), (3,)), tuple),
+        # torch.Size arguments: the result is a plain tuple even where it equals one of them.
         facets.Edges(
             {
-                "an empty shape ()": lambda device: facets.args((), (2, 3)),
+                "an empty shape ()": lambda device: facets.args(torch.Size(), torch.Size([2, 3])),
+                "an empty shape () second": lambda device: facets.args(
+                    torch.Size([4, 1]), torch.Size()
+                ),
+                "equal shapes": lambda device: facets.args(torch.Size([2, 3]), torch.Size([2, 3])),
                 "a dimension of size 0": lambda device: facets.args((4, 1), (0,)),
             },
             oracle=lambda a, b: tuple(torch.broadcast_shapes(a, b)),
@@ -342,6 +347,11 @@ FACETS = facets.declare(
         facets.BadShapes(lambda device: batch(torch.float32, device), names=(1, 2)),
         facets.BadShapes(
             lambda device: batch(torch.float32, device), names=(0,), dims=(1,), label="images"
+        ),
+        # images must be 4-D: fewer or more dims (a 0-dim or a flat one included) raise
+        # ValueError too, not the IndexError of reading images.shape[1] before the check.
+        facets.BadShapes(
+            lambda device: batch(torch.float32, device), names=(0,), dims=(), label="images' dims"
         ),
     ),
 )

@@ -169,14 +169,26 @@ def test_as_tensor_shared_shares_a_matching_array_and_strided_views(device, dtyp
 
 @pytest.mark.parametrize(
     "data, dtype, expected",
-    [([1, 2], None, torch.int64), ([1, 2], torch.float16, torch.float16), (0.5, None, None)],
+    [
+        ([1, 2], None, torch.int64),
+        ([1, 2], torch.float16, torch.float16),
+        (0.5, None, None),
+        # Straight to the dtype asked for: through float32 first, 0.1 and 2**24 + 1 change.
+        (0.1, torch.float64, torch.float64),
+        ([1.5, 2**24 + 1], torch.float64, torch.float64),
+    ],
     ids=repr,
 )
 def test_as_tensor_shared_of_python_data(device, data, dtype, expected):
+    skip_unless_supported(device, dtype or torch.float32)
     result = as_tensor_shared(data, dtype=dtype, device=device)
     expected = expected or torch.get_default_dtype()
     check_tensor(result, dtype=expected, device=device, name=f"as_tensor_shared({data!r})")
-    assert result.tolist() == data
+    assert result.tolist() == data, (
+        f"as_tensor_shared({data!r}, dtype={dtype}) holds {result.tolist()!r}: convert Python "
+        "data to the dtype asked for directly (torch.as_tensor(data, dtype=dtype)), not "
+        "through the default float dtype and .to(dtype) after"
+    )
 
 
 # ---------------------------------------------------------------- zeros_for

@@ -160,6 +160,10 @@ def related(x):
         ("x and x.detach()", x, x.detach(), True),
         ("x.detach()[1:] and x[2:]", x.detach()[1:], x[2:], True),  # x.detach()._base is None
         ("x and x.contiguous()", x, x.contiguous(), True),
+        # A dtype view is a view too: the same bytes read as another dtype, whose elements
+        # (and storage offsets) have another size.
+        ("x and x.view(torch.int32)", x, x.view(torch.int32), True),
+        ("x[1:] and x.view(torch.uint8)[1:]", x[1:], x.view(torch.uint8)[1:], True),
         ("x and x.clone()", x, x.clone(), False),
         ("x.t() and x.t().contiguous()", x.t(), x.t().contiguous(), False),
         ("x and a copy of equal values", x, x.detach().clone(), False),
@@ -179,8 +183,9 @@ def test_shares_storage(device, name):
     assert type(result) is bool, f"shares_storage must return a Python bool, got {type(result)}"
     assert result is expected, (
         f"shares_storage({name}) should be {expected}: compare the storages "
-        "(a.untyped_storage()), not where the tensors start (a.data_ptr() moves with the offset) "
-        "nor their ._base (x.detach() is no view of x, yet shares its storage)"
+        "(a.untyped_storage()), not where the tensors start (a.data_ptr() moves with the offset, "
+        "counted in elements of each tensor's own dtype) nor their ._base (x.detach() is no "
+        "view of x, yet shares its storage) nor their dtypes"
     )
 
 

@@ -1660,6 +1660,12 @@ def test_edges_catches_a_value_or_a_gradient_wrong_at_the_edge():
     )
     assert_catches(numbers, lambda x: (0, math.nan, x.clone()), lambda x: (0, 0.0, x.clone()))
     assert_catches(numbers, lambda x: (0, math.nan, x.clone()), lambda x: (0.0, math.nan, x))
+    # A plain tuple asked for: the caller's torch.Size handed back unchanged is not one.
+    shapes = facets.Edges(
+        {"an empty shape": lambda device: facets.args(torch.Size(), torch.Size([2, 3]))},
+        oracle=lambda a, b: tuple(torch.broadcast_shapes(a, b)),
+    )
+    assert_catches(shapes, lambda a, b: tuple(b), lambda a, b: b if not a else tuple(b))
 
 
 def test_bad_shapes_catches_a_shape_compared_in_part_by_size_or_by_length():

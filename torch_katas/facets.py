@@ -1881,6 +1881,12 @@ def _assert_same_result(
         assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (
             f"{what}: expected a {type(expected).__name__} of {len(expected)}, got {actual!r}"
         )
+        # A shape handed back as it came in (a shortcut for (), or for equal shapes) is
+        # still the caller's torch.Size where the contract asks for a plain tuple.
+        assert type(expected) is not tuple or not isinstance(actual, torch.Size), (
+            f"{what}: expected a plain tuple, got a torch.Size ({actual!r}): build the "
+            "result with tuple(...), also where it is one of the arguments unchanged"
+        )
         for index, (a, e) in enumerate(zip(actual, expected, strict=True)):
             _assert_same_result(a, e, floating, device, f"{what} [{index}]", atol)
         return
