@@ -98,6 +98,10 @@ def train_with_schedule(
     parameters never reaches a step. The optimizer steps the model's parameters, so
     `optimizer.zero_grad()` and `model.zero_grad()` both do it.
 
+    Train the model in the mode the caller left it in (setting it is the caller's call):
+    every forward runs in the modes the caller set, and model.training (and every
+    submodule's) is the same on return.
+
     Returns the learning rate of param group 0 that each `optimizer.step()` used (what
     the param group holds at that step, also when the caller set it after the scheduler
     last did; not `scheduler.get_last_lr()`), one Python float per batch (also when the

@@ -342,12 +342,16 @@ def sgd(device, **changes):
     return facets.args(optimizer, warmup_steps=2, total_steps=10, min_factor=0.0).replace(**changes)
 
 
-def trained(device):
-    model = nn.Linear(3, 2).to(device)
+def trained(device, model=None):
+    model = (model or nn.Linear(3, 2)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scheduler = LambdaLR(optimizer, lambda step: 1.0)
     batches = [(torch.randn(4, 3, device=device), torch.randn(4, 2, device=device))] * 2
     return facets.args(model, batches, nn.MSELoss(), optimizer, scheduler)
+
+
+def layered(device):
+    return trained(device, nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)))
 
 
 FACETS = facets.declare(
@@ -382,6 +386,9 @@ FACETS = facets.declare(
         facets.UpdatesAll(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.Propagates(lambda device, fault: trained(device).at(2, fault)),
+        # A model with submodules, so that a mode set for all of them shows.
+        facets.ForwardModes(layered, module=lambda arguments: arguments.args[0]),
+        facets.Modes(layered, module=lambda arguments: arguments.args[0]),
     ),
 )
 test_facets = FACETS.test
