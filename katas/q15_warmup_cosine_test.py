@@ -246,6 +246,23 @@ def test_loop_trains_with_the_scheduled_lr(device, stale):
     )
 
 
+@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+def test_a_batch_with_a_non_finite_loss_still_gets_its_steps(device, bad):
+    model, optimizer, scheduler = scheduled_setup(device, warmup=0)
+    batches = regression_batches(device, 4)
+    batches[1][1][0, 0] = bad  # the second batch's loss is not finite, nor its gradients
+    lrs = train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+    want = [0.3 * expected_factor(step, 0, 6) for step in range(4)]
+    assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
+        f"the recorded lrs should be {[round(lr, 4) for lr in want]}, got {lrs}: one "
+        "optimizer step and one scheduler step per batch, a batch whose loss is not finite too"
+    )
+    assert not torch.isfinite(model.weight).all(), (
+        "a step on a batch whose loss is not finite puts NaN into the weights, as SGD does: "
+        "every batch gets its optimizer.step(); skipping it is the caller's choice"
+    )
+
+
 @pytest.mark.parametrize("set_lr", [0.05, 1], ids=["float", "int"])
 def test_loop_records_the_lr_the_optimizer_holds(device, set_lr):
     # The caller may set the lr after the scheduler last computed it; the first step uses
