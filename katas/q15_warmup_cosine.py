@@ -92,11 +92,16 @@ def train_with_schedule(
 
     For each `(inputs, targets)` in `batches` (already on the model's device): reset the
     gradients, compute `loss_fn(model(inputs), targets)`, backpropagate, `optimizer.step()`,
-    then `scheduler.step()`.
+    then `scheduler.step()`. Every batch gets both steps, a batch whose loss is nan or inf
+    too: skipping such a step, as GradScaler does, is the caller's choice, not the loop's.
 
     The gradients are reset before each backward: `.grad` the caller left on the
     parameters never reaches a step. The optimizer steps the model's parameters, so
     `optimizer.zero_grad()` and `model.zero_grad()` both do it.
+
+    Train the model in the mode the caller left it in (setting it is the caller's call):
+    every forward runs in the modes the caller set, and model.training (and every
+    submodule's) is the same on return.
 
     Returns the learning rate of param group 0 that each `optimizer.step()` used (what
     the param group holds at that step, also when the caller set it after the scheduler

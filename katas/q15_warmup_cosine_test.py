@@ -246,6 +246,23 @@ def test_loop_trains_with_the_scheduled_lr(device, stale):
     )
 
 
+@pytest.mark.parametrize("bad", [math.inf, math.nan], ids=["inf", "nan"])
+def test_a_batch_with_a_non_finite_loss_still_gets_its_steps(device, bad):
+    model, optimizer, scheduler = scheduled_setup(device, warmup=0)
+    batches = regression_batches(device, 4)
+    batches[1][1][0, 0] = bad  # the second batch's loss is not finite, nor its gradients
+    lrs = train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+    want = [0.3 * expected_factor(step, 0, 6) for step in range(4)]
+    assert lrs == pytest.approx(want, rel=1e-9, abs=1e-12), (
+        f"the recorded lrs should be {[round(lr, 4) for lr in want]}, got {lrs}: one "
+        "optimizer step and one scheduler step per batch, a batch whose loss is not finite too"
+    )
+    assert not torch.isfinite(model.weight).all(), (
+        "a step on a batch whose loss is not finite puts NaN into the weights, as SGD does: "
+        "every batch gets its optimizer.step(); skipping it is the caller's choice"
+    )
+
+
 @pytest.mark.parametrize("set_lr", [0.05, 1], ids=["float", "int"])
 def test_loop_records_the_lr_the_optimizer_holds(device, set_lr):
     # The caller may set the lr after the scheduler last computed it; the first step uses
@@ -342,12 +359,16 @@ def sgd(device, **changes):
     return facets.args(optimizer, warmup_steps=2, total_steps=10, min_factor=0.0).replace(**changes)
 
 
-def trained(device):
-    model = nn.Linear(3, 2).to(device)
+def trained(device, model=None):
+    model = (model or nn.Linear(3, 2)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scheduler = LambdaLR(optimizer, lambda step: 1.0)
     batches = [(torch.randn(4, 3, device=device), torch.randn(4, 2, device=device))] * 2
     return facets.args(model, batches, nn.MSELoss(), optimizer, scheduler)
+
+
+def layered(device):
+    return trained(device, nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)))
 
 
 FACETS = facets.declare(
@@ -382,6 +403,9 @@ FACETS = facets.declare(
         facets.UpdatesAll(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.Propagates(lambda device, fault: trained(device).at(2, fault)),
+        # A model with submodules, so that a mode set for all of them shows.
+        facets.ForwardModes(layered, module=lambda arguments: arguments.args[0]),
+        facets.Modes(layered, module=lambda arguments: arguments.args[0]),
     ),
 )
 test_facets = FACETS.test

@@ -220,6 +220,31 @@ def test_parameters_without_gradient_are_skipped(device):
     )
 
 
+@pytest.mark.parametrize("nesterov", [False, True], ids=["momentum", "nesterov"])
+def test_a_zero_gradient_is_a_gradient(device, nesterov):
+    # zero_grad(set_to_none=False) leaves zeros on a parameter the next batch does not use:
+    # it has a gradient, so its velocity still moves it (and weight decay shrinks it), as in
+    # torch.optim.SGD.
+    grads = [torch.tensor([0.5, -1.0]), torch.zeros(2)]
+    options = dict(lr=0.1, momentum=0.9, weight_decay=0.1, nesterov=nesterov)
+    mine = torch.tensor([1.0, -2.0], device=device)
+    theirs = mine.detach().cpu().clone()
+    with torch_sgd_refused():
+        optimizer = SGD([mine], **options)
+    reference = torch.optim.SGD([theirs], **options)
+    for grad in grads:
+        mine.grad, theirs.grad = grad.to(device), grad.clone()
+        with torch_sgd_refused():
+            optimizer.step()
+        reference.step()
+    torch.testing.assert_close(
+        mine.cpu(),
+        theirs,
+        msg="a parameter whose .grad holds zeros after an earlier step still moves along its "
+        "velocity, as torch.optim.SGD moves it: a zero gradient is a gradient, not None",
+    )
+
+
 def test_a_gradient_set_by_hand_is_used_whatever_requires_grad(device):
     # "has a gradient" is .grad not None: a frozen tensor (requires_grad=False) given a
     # .grad by hand is updated, as torch.optim.SGD does.

@@ -291,6 +291,47 @@ def test_zero_gradient_shows_where_the_decay_goes(device):
     )
 
 
+@pytest.mark.parametrize(
+    "decoupled, weight_decay",
+    [(True, 0.1), (True, 0.0), (False, 0.0)],
+    ids=["adamw", "no-decay", "adam"],
+)
+def test_a_zero_gradient_later_still_steps_along_the_moments(device, decoupled, weight_decay):
+    # An element whose gradient is 0 at step 2 (a unit unused by that batch) still has the
+    # moments of step 1: m and v decay and p moves along m_hat / sqrt(v_hat), as in torch.
+    grads = [torch.tensor([0.5, -1.0, 2.0]), torch.zeros(3)]
+    p = torch.tensor([1.0, -2.0, 0.5], device=device)
+    m, v = torch.zeros_like(p), torch.zeros_like(p)
+    reference = p.detach().cpu().clone().requires_grad_(True)
+    optimizer = (torch.optim.AdamW if decoupled else torch.optim.Adam)(
+        [reference], lr=0.1, weight_decay=weight_decay
+    )
+    for step, grad in enumerate(grads, start=1):
+        with torch_adam_refused():
+            adamw_step_(
+                [p],
+                [grad.to(device)],
+                [m],
+                [v],
+                step,
+                lr=0.1,
+                weight_decay=weight_decay,
+                decoupled=decoupled,
+            )
+        reference.grad = grad.clone()
+        optimizer.step()
+    state = optimizer.state[reference]
+    assert_all_close(
+        (
+            (p.cpu(), reference.detach(), "the parameter after a zero gradient at step 2"),
+            (m.cpu(), state["exp_avg"], "m after a zero gradient at step 2"),
+            (v.cpu(), state["exp_avg_sq"], "v after a zero gradient at step 2"),
+        ),
+        rtol=1e-5,
+        atol=1e-7,
+    )
+
+
 def test_updates_in_place_without_a_graph_and_leaves_grads_alone(device):
     model, (x, y) = setup(device)
     params = list(model.parameters())

@@ -791,7 +791,10 @@ NO_FORWARD_MODES: dict[tuple[str, str], str] = {
 def test_a_function_that_runs_a_module_says_in_which_mode(module):
     # Modes sees the flags after the call; a mode switched for the call and put back shows
     # only during it. Every function that declares Modes, or is given a module and names a
-    # mode in its contract, declares ForwardModes (the caller's modes, eval or train).
+    # mode in its contract, declares ForwardModes (the caller's modes, eval or train); so
+    # does every training loop (given a module and a loss_fn), whose contract must then say
+    # in which mode it trains: model.train() is common practice in one loop and a mistake
+    # in another.
     stub = stub_module(module)
     entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
 
@@ -804,7 +807,8 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
             for parameter in inspect.signature(target).parameters.values()
         )
         modes = given and re.search(r"\bmodes?\b", own_contract(module, name))
-        return declares(entries[name], facets.Modes) or bool(modes)
+        trains = given and "loss_fn" in inspect.signature(target).parameters
+        return declares(entries[name], facets.Modes) or bool(modes) or trains
 
     missing, needless = gaps(
         module,
