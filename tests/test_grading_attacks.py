@@ -1736,8 +1736,8 @@ def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_
     (entry,) = report["katas"].values()
     assert entry["verdict"] == verdict, entry
     assert report["score"] < 1
-    if verdict == "flagged":  # its tests alone pass
-        assert entry["run_verdict"] == "solved", entry
+    if verdict == "flagged":  # it passes the 1.75 tests (the drawn losses fail it as shipped)
+        assert entry["run_verdict"] == "partly solved", entry
         assert entry["reason"].startswith(cause), entry["reason"]
         assert [flag["rule"] for flag in report["flags"]] == ["inputs"], report["flags"]
     elif verdict == "error":  # the run on held-out inputs never ends: nothing passes
