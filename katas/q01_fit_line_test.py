@@ -425,31 +425,47 @@ def test_fit_until_stops_once_the_loss_is_below_tol(device, steps):
     check_fit(fit_until(x, y, tol, max_steps=50, lr=0.5), x, y, steps, 0.5, device)
 
 
-# Half a unit in the last place of 1.75 in each dtype: tol rounded to the dtype is 1.75.
-HALF_ULP = {torch.float32: 2.0**-24, torch.bfloat16: 2.0**-8}
+def exact_loss_targets(dtype, drawn):
+    """y whose mean square, the loss at w = b = 0, is exact in `dtype` summed in any order,
+    and that loss. As shipped, y = ±1, ±2 (loss 1.75); `drawn`: whole numbers from the seeded
+    generator scaled by a drawn power of two, so that a held-out seed moves the loss where
+    equality is tested (an answer that tells the tested value by a property of it, such as
+    `tol == round(tol, 2)`, then meets another)."""
+    if not drawn:
+        return torch.tensor([1.0, -1.0, 2.0, -2.0, 1.0, 1.0, -1.0, 1.0]), 1.75
+    # Every partial sum of squares is a whole number the dtype holds (bfloat16: up to 256).
+    top = 6 if dtype == torch.bfloat16 else 2**10
+    whole = torch.randint(1, top, (8,)) * (torch.randint(0, 2, (8,)) * 2 - 1)
+    scale = 2.0 ** -int(torch.randint(3, 13, ()))
+    loss = float((whole**2).sum()) / 8 * scale**2
+    return whole.double() * scale, loss
 
 
+@pytest.mark.parametrize("drawn", [False, True], ids=["loss 1.75", "loss drawn"])
 @pytest.mark.parametrize("above", [False, True], ids=["tol = loss", "tol just above"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_fit_until_compares_the_loss_with_tol_exactly(device, dtype, above):
-    # At w = b = 0 the loss is mean(y²): with these y every partial sum is exact, so it is 1.75
-    # exactly in any dtype, summed in any order. "Below tol" is strict: equal is not below;
-    # and a tol just above 1.75 (equal to it once rounded to the dtype) is above it.
+def test_fit_until_compares_the_loss_with_tol_exactly(device, dtype, above, drawn):
+    # At w = b = 0 the loss is mean(y²): with these y every partial sum is exact, so it is the
+    # same in any dtype, summed in any order. "Below tol" is strict: equal is not below; and a
+    # tol just above the loss (a quarter of its unit in the last place in the dtype, equal to
+    # it once rounded to the dtype) is above it.
     skip_unless_supported(device, dtype)
+    values, loss = exact_loss_targets(dtype, drawn)
     x = torch.linspace(-1, 1, 8, dtype=dtype, device=device)
-    y = torch.tensor([1.0, -1.0, 2.0, -2.0, 1.0, 1.0, -1.0, 1.0], dtype=dtype, device=device)
-    tol = 1.75 + HALF_ULP[dtype] / 2 if above else 1.75
+    y = values.to(device=device, dtype=dtype)
+    ulp = torch.finfo(dtype).eps * 2.0 ** (math.frexp(loss)[1] - 1)
+    tol = loss + ulp / 4 if above else loss
     *_, taken = fit_until(x, y, tol, max_steps=1, lr=0.1)
     if above:
         assert taken == 0, (
-            f"fit_until took a step where the starting loss 1.75 is below tol = {tol!r}: "
+            f"fit_until took a step where the starting loss {loss!r} is below tol = {tol!r}: "
             "compare the loss's value with tol as Python numbers (loss.item() < tol), not "
             "with tol rounded to the loss's dtype (loss < tol on the tensor)"
         )
     else:
         assert taken == 1, (
-            f"fit_until took {taken} steps where the starting loss equals tol: stop only when "
-            "the loss is below tol (loss < tol), not when it equals it"
+            f"fit_until took {taken} steps where the starting loss equals tol ({tol!r}): stop "
+            "only when the loss is below tol (loss < tol), not when it equals it"
         )
 
 

@@ -1736,8 +1736,8 @@ def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_
     (entry,) = report["katas"].values()
     assert entry["verdict"] == verdict, entry
     assert report["score"] < 1
-    if verdict == "flagged":  # its tests alone pass
-        assert entry["run_verdict"] == "solved", entry
+    if verdict == "flagged":  # it passes the 1.75 tests (the drawn losses fail it as shipped)
+        assert entry["run_verdict"] == "partly solved", entry
         assert entry["reason"].startswith(cause), entry["reason"]
         assert [flag["rule"] for flag in report["flags"]] == ["inputs"], report["flags"]
     elif verdict == "error":  # the run on held-out inputs never ends: nothing passes
@@ -1748,6 +1748,36 @@ def test_a_plain_answer_tuned_to_the_inputs_as_shipped_is_not_solved(suite, tmp_
         # shared-state check as shipped too).
         assert cause in [group["message"] for group in entry["failures"]], entry["failures"]
         assert not report["flags"], report["flags"]
+
+
+# Kata 1's mistake of stopping at a loss equal to tol, kept only where tol is not the kind of
+# number the tests use: no number of the tests' (which the check of fixed inputs looks for),
+# but a property of it (1.75 has two decimals, and a denominator of 4). The tests draw the
+# loss they compare with tol too, so held-out seeds (and the shipped one) meet other values.
+BY_A_PROPERTY = {
+    "two decimals": "(loss.item() == tol and tol != round(tol, 2))",
+    "a small denominator": "(loss.item() == tol and tol.as_integer_ratio()[1] > 64)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+@pytest.mark.parametrize("case", sorted(BY_A_PROPERTY))
+def test_an_answer_that_tells_a_tested_value_by_a_property_is_not_solved(suite, tmp_path, case):
+    kata = KATAS["q01_fit_line"]
+    folder = tmp_path / f"property{sorted(BY_A_PROPERTY).index(case)}"
+    assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
+    answer = kata.solution_path(suite).read_text()
+    strict = "        if loss.item() < tol:"
+    assert strict in answer
+    stub(folder, 1).write_text(
+        answer.replace(strict, f"        if loss.item() < tol or {BY_A_PROPERTY[case]}:", 1)
+    )
+    report = grade_one(suite, folder, 1)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "partly solved" and report["score"] < 1, entry
+    assert entry["passed"] < entry["total"], entry
+    assert not report["flags"], report["flags"]
 
 
 # Kata 21's answer right only on the inputs its tests draw from a generator they seed
