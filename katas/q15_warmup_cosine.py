@@ -92,7 +92,7 @@ def train_with_schedule(
 
     For each `(inputs, targets)` in `batches` (already on the model's device): reset the
     gradients, compute `loss_fn(model(inputs), targets)`, backpropagate, `optimizer.step()`,
-    then `scheduler.step()`.
+    then `scheduler.step()`. loss_fn is called once per batch.
 
     The gradients are reset before each backward: `.grad` the caller left on the
     parameters never reaches a step. The optimizer steps the model's parameters, so

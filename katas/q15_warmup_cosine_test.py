@@ -382,6 +382,11 @@ FACETS = facets.declare(
         facets.UpdatesAll(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.Propagates(lambda device, fault: trained(device).at(2, fault)),
+        # loss_fn once per batch: the loss backpropagated is the one recorded.
+        facets.Runs(
+            lambda device, wrap: trained(device).through(2, wrap),
+            times=lambda arguments: len(arguments.args[1]),
+        ),
     ),
 )
 test_facets = FACETS.test

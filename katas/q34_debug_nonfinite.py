@@ -129,7 +129,8 @@ def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None
     name the backward node that first returned a NaN.
 
     - compute_loss: a function of no arguments that runs the forward pass and returns a
-      scalar loss (whose graph reaches the tensors that require grad).
+      scalar loss (whose graph reaches the tensors that require grad). Call it exactly
+      once: the loss checked for NaN is the one whose backward runs.
     - Both the forward and the backward run with anomaly detection on, NaN checks included:
       `torch.autograd.detect_anomaly()`, or `torch.autograd.set_detect_anomaly(True)` with
       the previous setting put back in a `finally`; either will do. The setting has two

@@ -1006,6 +1006,73 @@ def test_names_that_need_not_propagate_are_names_of_the_stubs():
         assert hasattr(stub_module(module), name), (module, name)
 
 
+# (module, name) -> why a function given the caller's code declares no count of its calls.
+NO_RUNS = {
+    **NO_PROPAGATES,
+    ("q09_mlp_module", "MLP"): (
+        "activation is a factory: one module per hidden layer or one shared, the contract "
+        "lets either be"
+    ),
+    ("q38_compile_graph_breaks", "count_compilations"): (
+        "Dynamo traces fn and runs its graphs: how often fn itself runs is Dynamo's"
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_runs_the_callers_code_counts_its_calls(module):
+    # The caller's code may have effects of its own (a BatchNorm's statistics, a dropout's
+    # draw, a step counter): an answer that runs it twice (to log a loss, to check a result
+    # first, to warm up) or a step ahead gives the same values and still does it twice.
+    # Every public name given a callable declares Runs, or says why not in NO_RUNS.
+    stub = stub_module(module)
+    entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
+    missing, needless = gaps(
+        module,
+        sorted(public_names(ROOT / "katas" / f"{module}.py")),
+        lambda name: runs_callers_code(getattr(stub, name)),
+        lambda name: declares(entries.get(name, []), facets.Runs),
+        NO_RUNS,
+    )
+    assert not missing, (
+        f"{module}: {missing} are given the caller's code but declare no Runs: declare "
+        "facets.Runs(make, times=...) or say why not in NO_RUNS"
+    )
+    assert not needless, f"{module}: {needless} declare Runs: take them off NO_RUNS"
+
+
+def test_names_that_need_not_count_calls_are_names_of_the_stubs():
+    for module, name in NO_RUNS:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
+def test_runs_catches_the_callers_code_run_twice_or_in_the_wrong_grad_mode():
+    def loss(x):
+        return (x * x).sum()
+
+    facet = facets.Runs(
+        lambda device, wrap: facets.args(wrap(loss), torch.ones(3)), times=lambda a: 1, grad=True
+    )
+
+    def right(f, x):
+        with torch.enable_grad():
+            point = x.detach().requires_grad_()
+            return torch.autograd.grad(f(point), point)[0]
+
+    def checked_first(f, x):
+        with torch.no_grad():
+            f(x)  # a look at the loss before differentiating it
+        return right(f, x)
+
+    def callers_mode(f, x):
+        point = x.detach().requires_grad_()
+        out = f(point)
+        return torch.autograd.grad(out, point)[0] if out.requires_grad else torch.zeros_like(x)
+
+    assert_catches(facet, right, checked_first)
+    assert_catches(facet, right, callers_mode)
+
+
 def runs_edge_models(functions: list[facets.Function]) -> bool:
     return any(
         isinstance(facet, facets.Edges)

@@ -27,7 +27,7 @@ import copy
 import inspect
 import math
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,7 @@ __all__ = [
     "Refused",
     "Registered",
     "Returns",
+    "Runs",
     "Seeded",
     "Setting",
     "Shapes",
@@ -108,6 +109,7 @@ __all__ = [
     "check_refused",
     "check_registered",
     "check_returns",
+    "check_runs",
     "check_seeded",
     "check_setting",
     "check_shapes",
@@ -262,6 +264,13 @@ class Args:
     def at(self, index: int, value: Any) -> Args:
         """The same arguments with the positional one at `index` replaced by `value`."""
         return Args((*self.args[:index], value, *self.args[index + 1 :]), self.kwargs)
+
+    def through(self, key: int | str, wrap: Callable[[Any], Any]) -> Args:
+        """The same arguments with the one at `key` (a position or a keyword) passed through
+        `wrap` (Runs counts the calls of the caller's code that way)."""
+        if isinstance(key, int):
+            return self.at(key, wrap(self.args[key]))
+        return self.replace(**{key: wrap(self.kwargs[key])})
 
 
 def args(*positional: Any, **keywords: Any) -> Args:
@@ -792,6 +801,27 @@ class Propagates(Facet):
     that raises, whatever it is given."""
 
     make: Callable[[torch.device, Callable[..., Any]], Args]
+
+
+@dataclass(frozen=True)
+class Runs(Facet):
+    """The caller's code the function runs (a function, a loss, an activation, a closure)
+    runs as many times as the contract names, no more (a second call to log a loss, to
+    check a result, to warm up: it may have effects of its own, a BatchNorm's statistics,
+    a dropout's draw, a counter) and no fewer, and (`grad`) in the grad mode the contract
+    names: True, with grad on also when the caller is under torch.no_grad() (its slope or
+    its backward is wanted); False, with grad off (a measurement records no graph).
+    make(device, wrap) -> Args with each of the caller's callables passed through wrap,
+    which counts its calls; times(args) -> how many calls the contract names for them."""
+
+    make: Callable[[torch.device, Callable[[Callable[..., Any]], Callable[..., Any]]], Args]
+    times: Callable[[Args], int]
+    grad: bool | None = None
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        if self.grad is None:
+            return [("", None)]
+        return [("", None), ("under no_grad", None)]
 
 
 @dataclass(frozen=True)
@@ -3096,6 +3126,8 @@ def _sample(facet: Facet, device: torch.device) -> Args:
         return make(facet.covered[0], device)
     if isinstance(facet, (Refused, Edges)):  # Refused: held to grad mode when it raises
         return next(iter(facet.calls.values()))(device)
+    if isinstance(facet, Runs):  # the caller's code as it is, uncounted
+        return make(device, lambda fn: fn)
     return make(device)
 
 
@@ -3157,6 +3189,41 @@ def check_propagates(case: Case, device: torch.device) -> None:
         f"{what}, and it called that code {len(calls)} times: the first error ends the call "
         "(no retry, no carrying on with the next item)"
     )
+
+
+def check_runs(case: Case, device: torch.device) -> None:
+    facet: Runs = case.facet  # type: ignore[assignment]
+    modes: list[bool] = []
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            modes.append(torch.is_grad_enabled())
+            return fn(*args, **kwargs)
+
+        return counted
+
+    arguments = facet.make(device, wrap)
+    expected = facet.times(arguments)
+    caller = torch.no_grad() if case.label == "under no_grad" else nullcontext()
+    with caller:
+        _call(case, arguments)
+    assert len(modes) == expected, (
+        f"{case.function.name} ran the caller's code {len(modes)} times where its contract "
+        f"names {expected}: call it once per item, and keep its result (no second call to "
+        "log, check or warm up)"
+    )
+    if facet.grad is not None:
+        wrong = sum(mode != facet.grad for mode in modes)
+        state = "on" if facet.grad else "off"
+        assert not wrong, (
+            f"{case.function.name}{' ' + case.label if case.label else ''} ran the caller's "
+            f"code {wrong} of {len(modes)} times with grad mode not {state}: "
+            + (
+                "run it inside `with torch.enable_grad():`"
+                if facet.grad
+                else "run it inside `with torch.no_grad():`"
+            )
+        )
 
 
 def check_classes(case: Case, device: torch.device) -> None:
@@ -3327,6 +3394,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Classes: check_classes,
     GradModeKept: check_grad_mode_kept,
     Propagates: check_propagates,
+    Runs: check_runs,
 }
 
 
