@@ -438,7 +438,9 @@ FACETS = facets.declare(
         facets.FreshGrads(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
         # "put it in training mode": model.train(), every submodule included.
         facets.Modes(deep_epoch, module=lambda arguments: arguments.args[0], sets=True),
-        facets.ForwardModes(deep_epoch, module=lambda arguments: arguments.args[0], runs="train"),
+        facets.ForwardModes(
+            deep_epoch, module=lambda arguments: arguments.args[0], runs="train", grad=True
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -815,7 +815,7 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
     )
     assert not missing, (
         f"{module}: {missing} run a module and name its mode, but declare no ForwardModes: "
-        "declare facets.ForwardModes(make, module=..., runs=...) or say why not in "
+        "declare facets.ForwardModes(make, module=..., runs=..., grad=...) or say why not in "
         "NO_FORWARD_MODES"
     )
     assert not needless, (
@@ -2030,10 +2030,42 @@ def test_forward_modes_catches_a_mode_switched_for_the_call_and_put_back():
     def not_run(model, x):
         return x
 
-    assert_catches(facets.ForwardModes(make, module), right, switched)
-    assert_catches(facets.ForwardModes(make, module), right, not_run)
-    assert_catches(facets.ForwardModes(make, module, runs="eval"), in_eval, switched)
-    assert_catches(facets.ForwardModes(make, module, runs="eval"), in_eval, right)
+    caller = facets.ForwardModes(make, module, grad=None)
+    assert_catches(caller, right, switched)
+    assert_catches(caller, right, not_run)
+    evaluated = facets.ForwardModes(make, module, runs="eval", grad=None)
+    assert_catches(evaluated, in_eval, switched)
+    assert_catches(evaluated, in_eval, right)
+
+
+def test_forward_modes_catches_a_forward_in_another_grad_mode():
+    # A measurement that records a graph and detaches after, a forward pass that turns
+    # autograd on under the caller's no_grad, a training step under no_grad: the values are
+    # the same, the grad mode of each forward is not.
+    def make(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Tanh()), torch.ones(3, 2))
+
+    def module(arguments):
+        return arguments.args[0]
+
+    def measured(model, x):
+        with torch.no_grad():
+            return model(x)
+
+    def detached_after(model, x):
+        return model(x).detach()
+
+    def forced_on(model, x):
+        with torch.enable_grad():
+            return model(x)
+
+    def plain(model, x):
+        return model(x)
+
+    assert_catches(facets.ForwardModes(make, module, grad=False), measured, detached_after)
+    assert_catches(facets.ForwardModes(make, module, grad=None), plain, forced_on)
+    assert_catches(facets.ForwardModes(make, module, grad=None), plain, measured)
+    assert_catches(facets.ForwardModes(make, module, grad=True), forced_on, measured)
 
 
 def test_setting_probes_each_element_of_a_tuple():

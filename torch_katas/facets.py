@@ -729,14 +729,21 @@ class ForwardModes(Facet):
     every submodule. Tried with the module in eval mode, in training holding submodules in
     eval (frozen parts) and the reverse. A mode switched for the call and put back after
     shows here, where the Modes facet sees the flags after the call only. make(device) ->
-    Args; module(args) picks the module."""
+    Args; module(args) picks the module. `grad`, which every declaration names: each forward
+    runs with autograd on (True: a training step), off (False: a measurement or an
+    evaluation records no graph, not one recorded and detached after), or None: in the
+    caller's grad mode, off under the caller's torch.no_grad() too (a forward pass)."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
     runs: str = "caller"
+    grad: bool | None = field(kw_only=True)
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
-        return [(label, None) for label in ("eval", "mixed", "mixed under eval")]
+        labels = ["eval", "mixed", "mixed under eval"]
+        if self.grad is None:
+            labels.append("eval under no_grad")
+        return [(label, None) for label in labels]
 
 
 @dataclass(frozen=True)
@@ -3046,18 +3053,36 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         for name, m in module.named_modules()
     }
     ran: list[tuple[str, bool]] = []
+    grads: list[tuple[str, bool]] = []
+
+    def seen(m: nn.Module, args: Any, name: str) -> None:
+        ran.append((name, m.training))
+        grads.append((name, torch.is_grad_enabled()))
+
     handles = [
-        m.register_forward_pre_hook(
-            lambda m, args, name=name or "the model": ran.append((name, m.training))
-        )
+        m.register_forward_pre_hook(lambda m, args, name=name or "the model": seen(m, args, name))
         for name, m in module.named_modules()
     ]
+    caller = torch.no_grad() if case.label.endswith("under no_grad") else nullcontext()
     try:
-        _call(case, arguments)
+        with caller:
+            _call(case, arguments)
     finally:
         for handle in handles:
             handle.remove()
     assert ran, f"{case.function.name} did not run the module"
+    grad = facet.grad if facet.grad is not None else not case.label.endswith("under no_grad")
+    off = sorted({name for name, enabled in grads if enabled != grad})
+    assert not off, (
+        f"{case.function.name} ran {off} with autograd {'off' if grad else 'on'} (the module "
+        f"{case.label}): "
+        + {
+            True: "a training step records its graph: no torch.no_grad() around the forward",
+            False: "run the forward inside `with torch.no_grad():` (a graph recorded and "
+            "detached after costs its memory all the same)",
+            None: "run it in the caller's grad mode: no torch.enable_grad() around it",
+        }[facet.grad]
+    )
     wrong = sorted({name for name, training in ran if training != expected[name]})
     want = {"caller": "the mode the caller left it in", "eval": "eval", "train": "training"}
     assert not wrong, (
