@@ -78,8 +78,7 @@ def dead_and_saturated(
       depend on x through autograd, torch.zeros_like(x), is outside the contract), and it
       does not work in place. Its own parameters (nn.PReLU's weight) and their .grad are left
       as they are: take the slopes with respect to x only (torch.autograd.grad, not
-      .backward()). Call each f exactly once (it may have effects of its own): its output
-      and its slopes come from that one call.
+      .backward()).
     - Dead and saturated are as defined in the module's docstring (every example; both the
       output and the slope exactly 0 for dead; |slope| strictly below `threshold` for
       saturated, the threshold as given, not rounded into pre's dtype first: float16 rounds

@@ -962,14 +962,6 @@ FACETS = facets.declare(
         facets.Propagates(
             lambda device, fault: health_args(device).at(1, {**modules(), "the caller's": fault})
         ),
-        # Each activation once, with grad on also under the caller's no_grad (its slope).
-        facets.Runs(
-            lambda device, wrap: health_args(device).at(
-                1, {name: wrap(module) for name, module in modules().items()}
-            ),
-            times=lambda arguments: len(arguments.args[1]),
-            grad=True,
-        ),
         facets.Returns(health_args),
         facets.Unmodified(
             lambda device: facets.args(torch.randn(4, 3, device=device), modules()),

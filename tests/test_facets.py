@@ -1013,6 +1013,11 @@ NO_RUNS = {
         "activation is a factory: one module per hidden layer or one shared, the contract "
         "lets either be"
     ),
+    ("q21_dead_relus", "dead_and_saturated"): (
+        "an activation is elementwise and left as it was, by contract: its output and its "
+        "slope may come from one call or from two (torch.func.grad gives the slope alone), "
+        "by autograd or by forward mode (torch.func.jvp), in any grad mode"
+    ),
     ("q38_compile_graph_breaks", "count_compilations"): (
         "Dynamo traces fn and runs its graphs: how often fn itself runs is Dynamo's"
     ),
