@@ -588,6 +588,12 @@ FACETS = facets.declare(
             state=lambda arguments, result: result,
         ),
         facets.Propagates(lambda device, fault: facets.args(fault, torch.ones(3, device=device))),
+        # f once, with grad on also under the caller's no_grad (its gradient is wanted).
+        facets.Runs(
+            lambda device, wrap: cubic(torch.float32, device).through(0, wrap),
+            times=lambda arguments: 1,
+            grad=True,
+        ),
     ),
     facets.of(
         hessian_vector_product,
@@ -600,6 +606,11 @@ FACETS = facets.declare(
         ),
         facets.Propagates(
             lambda device, fault: cubic_hvp(torch.float32, device, requires_grad=True).at(0, fault)
+        ),
+        facets.Runs(
+            lambda device, wrap: cubic_hvp(torch.float32, device).through(0, wrap),
+            times=lambda arguments: 1,
+            grad=True,
         ),
     ),
     facets.none(

@@ -473,8 +473,10 @@ FACETS = facets.declare(
         facets.Setting(halving, "max_steps", low=0, integer=True),
         facets.Unmodified(halving),
         facets.Modes(module_layer, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(module_layer, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(module_layer, module=lambda arguments: arguments.args[0], grad=None),
         facets.Propagates(lambda device, fault: halving(device).at(0, fault)),
+        # 8 halved to 4, 2, 1: below 1.5 after three layers, and no layer run ahead.
+        facets.Runs(lambda device, wrap: halving(device).through(0, wrap), times=lambda a: 3),
     ),
     facets.of(
         apply_until_small,

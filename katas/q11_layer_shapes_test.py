@@ -665,7 +665,7 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(seq_first_lstm_and_input),
         facets.Returns(lstm_and_input),
-        facets.ForwardModes(lstm_and_input, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(lstm_and_input, module=lambda arguments: arguments.args[0], grad=None),
         # One layer, one direction, a batch of one: h_n is [1, 1, H], and .squeeze() drops B.
         facets.Edges(
             {

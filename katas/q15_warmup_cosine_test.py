@@ -404,8 +404,13 @@ FACETS = facets.declare(
         facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.Propagates(lambda device, fault: trained(device).at(2, fault)),
         # A model with submodules, so that a mode set for all of them shows.
-        facets.ForwardModes(layered, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(layered, module=lambda arguments: arguments.args[0], grad=True),
         facets.Modes(layered, module=lambda arguments: arguments.args[0]),
+        # loss_fn once per batch: the loss backpropagated is the one recorded.
+        facets.Runs(
+            lambda device, wrap: trained(device).through(2, wrap),
+            times=lambda arguments: len(arguments.args[1]),
+        ),
     ),
 )
 test_facets = FACETS.test

@@ -873,7 +873,7 @@ FACETS = facets.declare(
     facets.of(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0], grad=None),
         facets.Unmodified(layer_and_batch),
         facets.Returns(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
@@ -924,7 +924,7 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(pretrained, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(pretrained, module=lambda arguments: arguments.args[0], grad=None),
         facets.Refused(
             {
                 "1-D tokens": lambda device: facets.args(

@@ -660,6 +660,19 @@ def failing_closure(device):
     return facets.args(SGD([w], lr=0.1), closure)
 
 
+def squares_closure(device):
+    """A closure that recomputes a loss and its gradients, as the contract's closure does."""
+    w = torch.ones(2, device=device, requires_grad=True)
+
+    def closure():
+        w.grad = None
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    return closure
+
+
 def stepped_adam(device):
     model = nn.Linear(3, 2).to(device)
     optimizer = torch.optim.Adam(model.parameters())
@@ -748,6 +761,12 @@ FACETS = facets.declare(
         # when the closure raises (torch.enable_grad() as a block, not set_grad_enabled).
         facets.GradModeKept(failing_closure),
         facets.Propagates(lambda device, fault: failing_closure(device).at(1, fault)),
+        # The closure once, with grad on also under the caller's no_grad (it runs backward).
+        facets.Runs(
+            lambda device, wrap: failing_closure(device).at(1, wrap(squares_closure(device))),
+            times=lambda arguments: 1,
+            grad=True,
+        ),
         name="SGD.step(closure)",
         call=lambda optimizer, closure: optimizer.step(closure),
     ),

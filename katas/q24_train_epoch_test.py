@@ -430,10 +430,17 @@ FACETS = facets.declare(
         facets.Number(epoch, float),
         facets.UpdatesAll(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.Propagates(lambda device, fault: epoch(device).at(2, fault)),
+        # loss_fn once per batch: the loss backpropagated is the one averaged.
+        facets.Runs(
+            lambda device, wrap: epoch(device).through(2, wrap),
+            times=lambda arguments: len(arguments.args[1]),
+        ),
         facets.FreshGrads(epoch, params=lambda arguments: list(arguments.args[0].parameters())),
         # "put it in training mode": model.train(), every submodule included.
         facets.Modes(deep_epoch, module=lambda arguments: arguments.args[0], sets=True),
-        facets.ForwardModes(deep_epoch, module=lambda arguments: arguments.args[0], runs="train"),
+        facets.ForwardModes(
+            deep_epoch, module=lambda arguments: arguments.args[0], runs="train", grad=True
+        ),
     ),
 )
 test_facets = FACETS.test

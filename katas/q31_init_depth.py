@@ -72,7 +72,8 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
       output (over the batch and the features; unbiased as torch.std computes it, or
       biased: both are accepted). Same dtype and
       device as x (float16 stds are finite wherever the exact ones fit float16, as
-      torch.std's are), no autograd graph (requires_grad False).
+      torch.std's are), no autograd graph (requires_grad False): a measurement, so the
+      layers run with autograd off (`torch.no_grad()`), none recording a graph to detach.
     - Once activations overflow to inf, the entries that follow may be inf or nan.
     - x, the stack's parameters and their .grad are left as they were, and so is the
       stack itself: no hook left on any module, each module in its own train/eval mode.

@@ -471,6 +471,9 @@ FACETS = facets.declare(
             identity_stack, oracle=stds64, dtypes=(torch.float16, torch.bfloat16), ulps=2
         ),
         facets.Modes(stack_and_input, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(
+            stack_and_input, module=lambda arguments: arguments.args[0], grad=False
+        ),
         facets.Classes(
             stack_holding,
             treated=lambda arguments, result: len(result) == 1,

@@ -34,7 +34,8 @@ def first_nonfinite_module(model: nn.Module, x: torch.Tensor) -> str | None:
     """Name the first module whose output holds a NaN or an inf, during `model(x)`.
 
     - Run `model(x)` once, with a forward hook on every module of `model.named_modules()`,
-      the model itself included (its name is ""). Gradients are not needed.
+      the model itself included (its name is ""). Gradients are not needed: run it with
+      autograd off (`torch.no_grad()`), recording no graph.
     - Return the name, as `named_modules()` gives it (e.g. "encoder.2"), of the first module
       to finish its forward with a non-finite value (NaN, inf or -inf) anywhere in its
       output; None if every output is finite. "First" is in time, call by call: a module
@@ -129,7 +130,8 @@ def nan_born_in_backward(compute_loss: Callable[[], torch.Tensor]) -> str | None
     name the backward node that first returned a NaN.
 
     - compute_loss: a function of no arguments that runs the forward pass and returns a
-      scalar loss (whose graph reaches the tensors that require grad).
+      scalar loss (whose graph reaches the tensors that require grad). Call it exactly
+      once: the loss checked for NaN is the one whose backward runs.
     - Both the forward and the backward run with anomaly detection on, NaN checks included:
       `torch.autograd.detect_anomaly()`, or `torch.autograd.set_detect_anomaly(True)` with
       the previous setting put back in a `finally`; either will do. The setting has two

@@ -912,6 +912,12 @@ def first_nonfinite_of_one_module(model, x):
     return None if torch.isfinite(x).all() else ""
 
 
+def sqrt_at_zero(device):
+    """A finite loss whose backward meets sqrt's infinite slope at 0 times a zero: NaN."""
+    x = torch.tensor([0.0, 4.0], device=device, requires_grad=True)
+    return lambda: (x.sqrt() * torch.tensor([0.0, 1.0], device=device)).sum()
+
+
 FACETS = facets.declare(
     # Models at the edges: nothing, no parameters, buffers only, all frozen.
     facets.of(
@@ -933,7 +939,7 @@ FACETS = facets.declare(
     facets.of(
         first_nonfinite_module,
         facets.Modes(broken_model, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(broken_model, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(broken_model, module=lambda arguments: arguments.args[0], grad=False),
         # The contract names the parameters (not the buffers) and x.
         facets.Unmodified(
             broken_model,
@@ -962,7 +968,7 @@ FACETS = facets.declare(
         facets.FreshGrads(
             small_batch, params=lambda arguments: list(arguments.args[0].parameters())
         ),
-        facets.ForwardModes(small_batch, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(small_batch, module=lambda arguments: arguments.args[0], grad=True),
         # Python floats, one per step: the first stands for all.
         call=lambda *args, **kwargs: overfit_one_batch(*args, **kwargs)[0],
     ),
@@ -976,6 +982,14 @@ FACETS = facets.declare(
     ),
     # Names a backward node and switches a global mode: its own tests check the name and that
     # anomaly detection is off again.
-    facets.of(nan_born_in_backward, facets.Propagates(lambda device, fault: facets.args(fault))),
+    facets.of(
+        nan_born_in_backward,
+        facets.Propagates(lambda device, fault: facets.args(fault)),
+        # compute_loss once: a second forward (to check the loss first) runs the caller's
+        # code twice, BatchNorm statistics and dropout draws included.
+        facets.Runs(
+            lambda device, wrap: facets.args(wrap(sqrt_at_zero(device))), times=lambda a: 1
+        ),
+    ),
 )
 test_facets = anomaly_warnings_ignored(FACETS.test)  # nan_born_in_backward warns, by design

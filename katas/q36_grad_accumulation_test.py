@@ -397,8 +397,13 @@ FACETS = facets.declare(
     facets.of(
         train_accumulated,
         facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
-        facets.ForwardModes(micro_batches, module=lambda arguments: arguments.args[0]),
+        facets.ForwardModes(micro_batches, module=lambda arguments: arguments.args[0], grad=True),
         facets.Propagates(lambda device, fault: micro_batches(device).replace(loss_fn=fault)),
+        # loss_fn once per micro-batch: the losses backpropagated are the ones returned.
+        facets.Runs(
+            lambda device, wrap: micro_batches(device).replace(loss_fn=wrap(F.mse_loss)),
+            times=lambda arguments: len(arguments.args[1]),
+        ),
         facets.UpdatesAll(  # loss_fn given: the facet watches the order of its arguments
             lambda device: micro_batches(device).replace(loss_fn=F.mse_loss),
             params=lambda arguments: list(arguments.args[0].parameters()),

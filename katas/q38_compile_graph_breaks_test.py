@@ -908,6 +908,17 @@ FACETS = facets.declare(
             values={"warmup": 3, "repeats": 10},
             key=lambda arguments, result: arguments.args[0].__self__.events,
         ),
+        # fn exactly warmup + repeats times.
+        facets.Runs(
+            lambda device, wrap: facets.args(
+                wrap(doubled),
+                torch.ones(2, device=device),
+                warmup=2,
+                repeats=3,
+                synchronize=lambda: None,
+            ),
+            times=lambda arguments: 5,
+        ),
         *(
             facets.Propagates(make, label=label)
             for label, make in {

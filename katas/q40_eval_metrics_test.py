@@ -496,7 +496,9 @@ FACETS = facets.declare(
     facets.of(
         evaluate,
         facets.Modes(eval_run, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(eval_run, module=lambda arguments: arguments.args[0], runs="eval"),
+        facets.ForwardModes(
+            eval_run, module=lambda arguments: arguments.args[0], runs="eval", grad=False
+        ),
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
         facets.Returns(eval_run),
         # Called again after the model changed: read anew, nothing kept from the last call.

@@ -316,6 +316,12 @@ FACETS = facets.declare(
             ),
             int,
         ),
+        facets.Runs(
+            lambda device, wrap: facets.args(
+                wrap(lambda x: (x * x).sum()), torch.ones(10, device=device, requires_grad=True)
+            ),
+            times=lambda arguments: 1,
+        ),
         facets.Propagates(
             lambda device, fault: facets.args(
                 fault, torch.ones(10, device=device, requires_grad=True)

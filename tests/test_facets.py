@@ -780,10 +780,6 @@ def test_a_function_with_state_checks_that_a_refused_call_changes_nothing(module
 NO_FORWARD_MODES: dict[tuple[str, str], str] = {
     ("q17_init_weights", "init_layer"): "runs no forward: its contract's mode is a fan mode",
     ("q17_init_weights", "init_weights"): "runs no forward: it only sets parameters",
-    ("q31_init_depth", "activation_stds"): (
-        "a stack of Linear and activation layers: no mode changes what it computes, and the "
-        "contract names none for the forward pass"
-    ),
 }
 
 
@@ -819,7 +815,7 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
     )
     assert not missing, (
         f"{module}: {missing} run a module and name its mode, but declare no ForwardModes: "
-        "declare facets.ForwardModes(make, module=..., runs=...) or say why not in "
+        "declare facets.ForwardModes(make, module=..., runs=..., grad=...) or say why not in "
         "NO_FORWARD_MODES"
     )
     assert not needless, (
@@ -1008,6 +1004,78 @@ def test_a_function_that_runs_the_callers_code_lets_its_errors_propagate(module)
 def test_names_that_need_not_propagate_are_names_of_the_stubs():
     for module, name in NO_PROPAGATES:
         assert hasattr(stub_module(module), name), (module, name)
+
+
+# (module, name) -> why a function given the caller's code declares no count of its calls.
+NO_RUNS = {
+    **NO_PROPAGATES,
+    ("q09_mlp_module", "MLP"): (
+        "activation is a factory: one module per hidden layer or one shared, the contract "
+        "lets either be"
+    ),
+    ("q21_dead_relus", "dead_and_saturated"): (
+        "an activation is elementwise and left as it was, by contract: its output and its "
+        "slope may come from one call or from two (torch.func.grad gives the slope alone), "
+        "by autograd or by forward mode (torch.func.jvp), in any grad mode"
+    ),
+    ("q38_compile_graph_breaks", "count_compilations"): (
+        "Dynamo traces fn and runs its graphs: how often fn itself runs is Dynamo's"
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_runs_the_callers_code_counts_its_calls(module):
+    # The caller's code may have effects of its own (a BatchNorm's statistics, a dropout's
+    # draw, a step counter): an answer that runs it twice (to log a loss, to check a result
+    # first, to warm up) or a step ahead gives the same values and still does it twice.
+    # Every public name given a callable declares Runs, or says why not in NO_RUNS.
+    stub = stub_module(module)
+    entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
+    missing, needless = gaps(
+        module,
+        sorted(public_names(ROOT / "katas" / f"{module}.py")),
+        lambda name: runs_callers_code(getattr(stub, name)),
+        lambda name: declares(entries.get(name, []), facets.Runs),
+        NO_RUNS,
+    )
+    assert not missing, (
+        f"{module}: {missing} are given the caller's code but declare no Runs: declare "
+        "facets.Runs(make, times=...) or say why not in NO_RUNS"
+    )
+    assert not needless, f"{module}: {needless} declare Runs: take them off NO_RUNS"
+
+
+def test_names_that_need_not_count_calls_are_names_of_the_stubs():
+    for module, name in NO_RUNS:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
+def test_runs_catches_the_callers_code_run_twice_or_in_the_wrong_grad_mode():
+    def loss(x):
+        return (x * x).sum()
+
+    facet = facets.Runs(
+        lambda device, wrap: facets.args(wrap(loss), torch.ones(3)), times=lambda a: 1, grad=True
+    )
+
+    def right(f, x):
+        with torch.enable_grad():
+            point = x.detach().requires_grad_()
+            return torch.autograd.grad(f(point), point)[0]
+
+    def checked_first(f, x):
+        with torch.no_grad():
+            f(x)  # a look at the loss before differentiating it
+        return right(f, x)
+
+    def callers_mode(f, x):
+        point = x.detach().requires_grad_()
+        out = f(point)
+        return torch.autograd.grad(out, point)[0] if out.requires_grad else torch.zeros_like(x)
+
+    assert_catches(facet, right, checked_first)
+    assert_catches(facet, right, callers_mode)
 
 
 def runs_edge_models(functions: list[facets.Function]) -> bool:
@@ -1973,10 +2041,42 @@ def test_forward_modes_catches_a_mode_switched_for_the_call_and_put_back():
     def not_run(model, x):
         return x
 
-    assert_catches(facets.ForwardModes(make, module), right, switched)
-    assert_catches(facets.ForwardModes(make, module), right, not_run)
-    assert_catches(facets.ForwardModes(make, module, runs="eval"), in_eval, switched)
-    assert_catches(facets.ForwardModes(make, module, runs="eval"), in_eval, right)
+    caller = facets.ForwardModes(make, module, grad=None)
+    assert_catches(caller, right, switched)
+    assert_catches(caller, right, not_run)
+    evaluated = facets.ForwardModes(make, module, runs="eval", grad=None)
+    assert_catches(evaluated, in_eval, switched)
+    assert_catches(evaluated, in_eval, right)
+
+
+def test_forward_modes_catches_a_forward_in_another_grad_mode():
+    # A measurement that records a graph and detaches after, a forward pass that turns
+    # autograd on under the caller's no_grad, a training step under no_grad: the values are
+    # the same, the grad mode of each forward is not.
+    def make(device):
+        return facets.args(nn.Sequential(nn.Linear(2, 2), nn.Tanh()), torch.ones(3, 2))
+
+    def module(arguments):
+        return arguments.args[0]
+
+    def measured(model, x):
+        with torch.no_grad():
+            return model(x)
+
+    def detached_after(model, x):
+        return model(x).detach()
+
+    def forced_on(model, x):
+        with torch.enable_grad():
+            return model(x)
+
+    def plain(model, x):
+        return model(x)
+
+    assert_catches(facets.ForwardModes(make, module, grad=False), measured, detached_after)
+    assert_catches(facets.ForwardModes(make, module, grad=None), plain, forced_on)
+    assert_catches(facets.ForwardModes(make, module, grad=None), plain, measured)
+    assert_catches(facets.ForwardModes(make, module, grad=True), forced_on, measured)
 
 
 def test_setting_probes_each_element_of_a_tuple():

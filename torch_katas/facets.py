@@ -27,7 +27,7 @@ import copy
 import inspect
 import math
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,7 @@ __all__ = [
     "Refused",
     "Registered",
     "Returns",
+    "Runs",
     "Seeded",
     "Setting",
     "Shapes",
@@ -108,6 +109,7 @@ __all__ = [
     "check_refused",
     "check_registered",
     "check_returns",
+    "check_runs",
     "check_seeded",
     "check_setting",
     "check_shapes",
@@ -262,6 +264,13 @@ class Args:
     def at(self, index: int, value: Any) -> Args:
         """The same arguments with the positional one at `index` replaced by `value`."""
         return Args((*self.args[:index], value, *self.args[index + 1 :]), self.kwargs)
+
+    def through(self, key: int | str, wrap: Callable[[Any], Any]) -> Args:
+        """The same arguments with the one at `key` (a position or a keyword) passed through
+        `wrap` (Runs counts the calls of the caller's code that way)."""
+        if isinstance(key, int):
+            return self.at(key, wrap(self.args[key]))
+        return self.replace(**{key: wrap(self.kwargs[key])})
 
 
 def args(*positional: Any, **keywords: Any) -> Args:
@@ -720,14 +729,21 @@ class ForwardModes(Facet):
     every submodule. Tried with the module in eval mode, in training holding submodules in
     eval (frozen parts) and the reverse. A mode switched for the call and put back after
     shows here, where the Modes facet sees the flags after the call only. make(device) ->
-    Args; module(args) picks the module."""
+    Args; module(args) picks the module. `grad`, which every declaration names: each forward
+    runs with autograd on (True: a training step), off (False: a measurement or an
+    evaluation records no graph, not one recorded and detached after), or None: in the
+    caller's grad mode, off under the caller's torch.no_grad() too (a forward pass)."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
     runs: str = "caller"
+    grad: bool | None = field(kw_only=True)
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
-        return [(label, None) for label in ("eval", "mixed", "mixed under eval")]
+        labels = ["eval", "mixed", "mixed under eval"]
+        if self.grad is None:
+            labels.append("eval under no_grad")
+        return [(label, None) for label in labels]
 
 
 @dataclass(frozen=True)
@@ -792,6 +808,27 @@ class Propagates(Facet):
     that raises, whatever it is given."""
 
     make: Callable[[torch.device, Callable[..., Any]], Args]
+
+
+@dataclass(frozen=True)
+class Runs(Facet):
+    """The caller's code the function runs (a function, a loss, an activation, a closure)
+    runs as many times as the contract names, no more (a second call to log a loss, to
+    check a result, to warm up: it may have effects of its own, a BatchNorm's statistics,
+    a dropout's draw, a counter) and no fewer, and (`grad`) in the grad mode the contract
+    names: True, with grad on also when the caller is under torch.no_grad() (its slope or
+    its backward is wanted); False, with grad off (a measurement records no graph).
+    make(device, wrap) -> Args with each of the caller's callables passed through wrap,
+    which counts its calls; times(args) -> how many calls the contract names for them."""
+
+    make: Callable[[torch.device, Callable[[Callable[..., Any]], Callable[..., Any]]], Args]
+    times: Callable[[Args], int]
+    grad: bool | None = None
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        if self.grad is None:
+            return [("", None)]
+        return [("", None), ("under no_grad", None)]
 
 
 @dataclass(frozen=True)
@@ -3022,18 +3059,36 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         for name, m in module.named_modules()
     }
     ran: list[tuple[str, bool]] = []
+    grads: list[tuple[str, bool]] = []
+
+    def seen(m: nn.Module, args: Any, name: str) -> None:
+        ran.append((name, m.training))
+        grads.append((name, torch.is_grad_enabled()))
+
     handles = [
-        m.register_forward_pre_hook(
-            lambda m, args, name=name or "the model": ran.append((name, m.training))
-        )
+        m.register_forward_pre_hook(lambda m, args, name=name or "the model": seen(m, args, name))
         for name, m in module.named_modules()
     ]
+    caller = torch.no_grad() if case.label.endswith("under no_grad") else nullcontext()
     try:
-        _call(case, arguments)
+        with caller:
+            _call(case, arguments)
     finally:
         for handle in handles:
             handle.remove()
     assert ran, f"{case.function.name} did not run the module"
+    grad = facet.grad if facet.grad is not None else not case.label.endswith("under no_grad")
+    off = sorted({name for name, enabled in grads if enabled != grad})
+    assert not off, (
+        f"{case.function.name} ran {off} with autograd {'off' if grad else 'on'} (the module "
+        f"{case.label}): "
+        + {
+            True: "a training step records its graph: no torch.no_grad() around the forward",
+            False: "run the forward inside `with torch.no_grad():` (a graph recorded and "
+            "detached after costs its memory all the same)",
+            None: "run it in the caller's grad mode: no torch.enable_grad() around it",
+        }[facet.grad]
+    )
     wrong = sorted({name for name, training in ran if training != expected[name]})
     want = {"caller": "the mode the caller left it in", "eval": "eval", "train": "training"}
     assert not wrong, (
@@ -3102,6 +3157,8 @@ def _sample(facet: Facet, device: torch.device) -> Args:
         return make(facet.covered[0], device)
     if isinstance(facet, (Refused, Edges)):  # Refused: held to grad mode when it raises
         return next(iter(facet.calls.values()))(device)
+    if isinstance(facet, Runs):  # the caller's code as it is, uncounted
+        return make(device, lambda fn: fn)
     return make(device)
 
 
@@ -3163,6 +3220,41 @@ def check_propagates(case: Case, device: torch.device) -> None:
         f"{what}, and it called that code {len(calls)} times: the first error ends the call "
         "(no retry, no carrying on with the next item)"
     )
+
+
+def check_runs(case: Case, device: torch.device) -> None:
+    facet: Runs = case.facet  # type: ignore[assignment]
+    modes: list[bool] = []
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            modes.append(torch.is_grad_enabled())
+            return fn(*args, **kwargs)
+
+        return counted
+
+    arguments = facet.make(device, wrap)
+    expected = facet.times(arguments)
+    caller = torch.no_grad() if case.label == "under no_grad" else nullcontext()
+    with caller:
+        _call(case, arguments)
+    assert len(modes) == expected, (
+        f"{case.function.name} ran the caller's code {len(modes)} times where its contract "
+        f"names {expected}: call it once per item, and keep its result (no second call to "
+        "log, check or warm up)"
+    )
+    if facet.grad is not None:
+        wrong = sum(mode != facet.grad for mode in modes)
+        state = "on" if facet.grad else "off"
+        assert not wrong, (
+            f"{case.function.name}{' ' + case.label if case.label else ''} ran the caller's "
+            f"code {wrong} of {len(modes)} times with grad mode not {state}: "
+            + (
+                "run it inside `with torch.enable_grad():`"
+                if facet.grad
+                else "run it inside `with torch.no_grad():`"
+            )
+        )
 
 
 def check_classes(case: Case, device: torch.device) -> None:
@@ -3333,6 +3425,7 @@ CHECKERS: dict[type[Facet], Callable[[Case, torch.device], None]] = {
     Classes: check_classes,
     GradModeKept: check_grad_mode_kept,
     Propagates: check_propagates,
+    Runs: check_runs,
 }
 
 
