@@ -1078,6 +1078,54 @@ def test_runs_catches_the_callers_code_run_twice_or_in_the_wrong_grad_mode():
     assert_catches(facet, right, callers_mode)
 
 
+def test_propagates_catches_an_error_swallowed_replaced_retried_or_interrupt_ignored():
+    facet = facets.Propagates(lambda device, fault: facets.args(fault, torch.ones(3)))
+
+    def right(f, x):
+        try:
+            return f(x)
+        finally:
+            x.grad = None  # cleanup on the way out is no swallowing
+
+    def skips_a_failure(f, x):
+        try:
+            return f(x)
+        except Exception:
+            return x
+
+    def replaces_it(f, x):
+        try:
+            return f(x)
+        except Exception as error:
+            raise RuntimeError("the step failed") from error
+
+    def retries(f, x):
+        for attempt in range(3):
+            try:
+                return f(x)
+            except Exception:
+                if attempt == 2:
+                    raise
+        return x
+
+    def stops_on_ctrl_c(f, x):
+        try:
+            return f(x)
+        except KeyboardInterrupt:  # "stop early, keep what we have"
+            return x
+
+    def bare_except(f, x):
+        try:
+            return f(x)
+        except:  # noqa: E722
+            return x
+
+    for wrong in (skips_a_failure, replaces_it, retries, bare_except):
+        assert_catches(facet, right, wrong)
+    _, failed = outcomes(stops_on_ctrl_c, facet)
+    assert [case for case in failed if "KeyboardInterrupt" in case] == failed != [], failed
+
+
 def runs_edge_models(functions: list[facets.Function]) -> bool:
     return any(
         isinstance(facet, facets.Edges)

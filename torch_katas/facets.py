@@ -804,10 +804,15 @@ class Propagates(Facet):
     """An error raised by the caller's code that the function runs (a function, a loss, a
     model's forward, a clock) propagates as it was raised: the same exception object, not
     swallowed, not replaced by another, and the caller's code not called again after it
-    raised. make(device, fault) -> Args with `fault` where the caller's code goes: a callable
-    that raises, whatever it is given."""
+    raised; an Exception, and a KeyboardInterrupt (Ctrl-C) too. make(device, fault) -> Args
+    with `fault` where the caller's code goes: a callable that raises, whatever it is given."""
 
     make: Callable[[torch.device, Callable[..., Any]], Args]
+
+    def cases(self) -> list[tuple[str, torch.dtype | None]]:
+        # An Exception, and a KeyboardInterrupt (not an Exception): `except KeyboardInterrupt:`
+        # to stop early, a bare `except:` or `except BaseException:` swallow the second.
+        return [("", None), ("KeyboardInterrupt", None)]
 
 
 @dataclass(frozen=True)
@@ -3190,9 +3195,15 @@ class _RaisedByTheCallersCode(Exception):
     """Planted by Propagates: no function's own code raises this class."""
 
 
+class _InterruptedByTheCaller(KeyboardInterrupt):
+    """Planted by Propagates: a Ctrl-C in the caller's code (check_propagates catches it
+    before pytest would take it for the user's own)."""
+
+
 def check_propagates(case: Case, device: torch.device) -> None:
     facet: Propagates = case.facet  # type: ignore[assignment]
-    planted = _RaisedByTheCallersCode(f"planted in {case.function.name}'s argument")
+    kind = _InterruptedByTheCaller if case.label else _RaisedByTheCallersCode
+    planted = kind(f"planted in {case.function.name}'s argument")
     calls = []
 
     def fault(*args: Any, **kwargs: Any) -> Any:
@@ -3203,11 +3214,11 @@ def check_propagates(case: Case, device: torch.device) -> None:
     what = f"{case.function.name}: the caller's code it runs raised {planted!r}"
     try:
         _call(case, arguments)
-    except _RaisedByTheCallersCode as error:
+    except kind as error:
         assert error is planted, f"{what}; it raised a copy of it instead: re-raise it as it is"
     except NotImplementedError:
         raise
-    except Exception as error:
+    except BaseException as error:
         raise AssertionError(
             f"{what}, and it raised {type(error).__name__}: {error} instead: let the "
             "caller's error propagate as it is"
