@@ -71,7 +71,10 @@ class SGD(torch.optim.Optimizer):
     - p.grad itself is not modified, at this step or later ones, in every mode (Nesterov
       included).
 
-    Rules: do not use torch.optim.SGD, torch.optim.sgd.sgd or torch._fused_sgd_ inside.
+    Rules: do not use torch.optim.SGD, torch.optim.sgd.sgd or torch._fused_sgd_ inside; use
+    torch's public API only, anywhere in the module: private torch names (the multi-tensor
+    torch._foreach_add_ and the like, torch._C, torch.ops) and names looked up from strings
+    are refused, since they reach the optimizer's kernels unseen.
 
     >>> w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     >>> optimizer = SGD([w], lr=0.1, momentum=0.9)

@@ -66,7 +66,10 @@ def adamw_step_(
       before updating anything, so no tensor changes.
 
     Rules: do not use torch.optim.Adam or torch.optim.AdamW, their functional forms
-    (torch.optim.adam.adam, torch.optim.adamw.adamw) or the fused kernels inside.
+    (torch.optim.adam.adam, torch.optim.adamw.adamw) or the fused kernels inside; use
+    torch's public API only, anywhere in the module: private torch names (the multi-tensor
+    torch._foreach_lerp_ and the like, torch._C, torch.ops) and names looked up from strings
+    are refused, since they reach the optimizer's kernels unseen.
 
     >>> p, g = torch.tensor([1.0, -2.0]), torch.tensor([0.5, 0.0])
     >>> m, v = torch.zeros(2), torch.zeros(2)
