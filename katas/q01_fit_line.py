@@ -15,6 +15,11 @@ runs unchanged on the CPU or any accelerator.
 Task: fit y ≈ w * x + b by gradient descent on the mean squared error, using autograd for
 the gradients and updating the parameters yourself (no torch.optim): for a fixed number of
 steps, then until the loss is small enough, however many steps that takes.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

@@ -15,6 +15,11 @@ stack) and the shapes often still fit: the code runs and scrambles the data.
 
 Task: three everyday computations, each in a few tensor operations, and two rearrangements
 (image patches, interleaved rows), all with no Python loops.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

@@ -18,6 +18,11 @@ the default float dtype (float32), and `/` on integers always gives a float.
 Task: estimate memory from a dtype, take a mean that is safe in float16/bfloat16, divide
 integers with the right rounding without leaving int64, and predict the dtype an
 operation on two operands gives.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

@@ -18,6 +18,11 @@ Task: write `grad_of(f, x)`, the gradient of a scalar function at a point, as a 
 function (no `.grad` anywhere changes), `hessian_vector_product(f, x, v)` with
 double backward, and for losses that share one graph `backward_each`, whose gradients
 add up in `.grad`, and `grads_per_loss`, each loss's own.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 from collections.abc import Callable, Sequence

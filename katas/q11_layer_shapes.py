@@ -29,6 +29,11 @@ convolution and its Linear classifier.
 Task: compute a Conv2d's output shape without running it, write a Linear layer's forward
 from tensor operations, pool windows by hand, take an LSTM's final states, and call
 attention with a padding mask and a causal mask.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 from collections.abc import Sequence

@@ -30,6 +30,11 @@ dim -1.
 
 Task: a stable softplus from primitives, a classifier with activation modules, a residual
 block with activation calls (one in place, one not), and probabilities over the right dim.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

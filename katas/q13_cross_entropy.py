@@ -30,6 +30,11 @@ divergence per sample ("mean" also divides by the number of classes).
 Task: write `cross_entropy` so that it equals F.cross_entropy for class-index targets,
 stays finite for huge logits, and gives the same gradients through autograd; and
 `distillation_loss`, which combines torch's own losses the way distillation needs them.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

@@ -21,6 +21,11 @@ negatives in a class, pos_weight = 10 makes both sides weigh the same in the los
 Task: write `bce_with_logits` so that it equals F.binary_cross_entropy_with_logits
 (pos_weight and reductions included), is finite at logits of ±100 and beyond, and gives
 the same gradients through autograd.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

@@ -16,6 +16,11 @@ gated recurrent cells (LSTM, GRU) instead of a plain RNN for long sequences.
 
 Task: per-layer gradient norms, and `clip_grad_norm` written by hand with exactly the
 behaviour of `torch.nn.utils.clip_grad_norm_`.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 from collections.abc import Iterable

@@ -10,6 +10,11 @@ stopped improving for a while. Its settings decide what "improving" and "a while
 Task: write that logic yourself, as a small class that drives an optimizer's learning
 rates and matches torch.optim.lr_scheduler.ReduceLROnPlateau step for step.
 Rule: do not use torch.optim.lr_scheduler.ReduceLROnPlateau (not even as a base class).
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

@@ -17,6 +17,11 @@ tensors and NumPy integers not beyond 2**63, decimal.Decimal not beyond its 28 d
 The rules cover every branch, and every argument is checked whatever the others are (also
 with nothing to count). Arguments are Python ints; other types (floats, bools) are outside
 the contract.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 

@@ -10,6 +10,11 @@ functions pick or add along a dimension with an index tensor of the same rank:
 
 Task: four batch operations on padded sequences and labels, without looping over the
 batch in Python.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch

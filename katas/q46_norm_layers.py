@@ -14,6 +14,11 @@ but stores the unbiased one (divide by n - 1) in its running estimate.
 
 Task: write both as functions that agree with torch.nn.functional.batch_norm and
 torch.nn.functional.layer_norm, running statistics included.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 from collections.abc import Sequence

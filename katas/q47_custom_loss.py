@@ -15,6 +15,11 @@ compares such a backward with finite differences, in float64.
 
 Task: `FocalLoss` as a module, and the Huber loss as an autograd Function with its own
 backward.
+
+Rule for the whole kata: torch's public API only. Private torch names (`torch._C`,
+`torch.ops`, `torch._foreach_norm` and the like) and names looked up from strings
+(`getattr(torch, name)`, `importlib`) are refused anywhere in the module: they reach
+the code the rules forbid unseen.
 """
 
 import torch
