@@ -148,6 +148,20 @@ def test_stub_is_documented_and_left_to_do(module, committed_stub):
 
 
 @pytest.mark.parametrize("module", KATAS)
+def test_a_kata_whose_tests_refuse_torch_internals_says_so(module, committed_stub):
+    # assert_no_torch_internals refuses private torch names anywhere in the module: a rule
+    # of the whole kata, so its stub states it where a learner reads the contract.
+    tests = (ROOT / "katas" / f"{module}_test.py").read_text(encoding="utf-8")
+    if "assert_no_torch_internals(" not in tests:
+        return
+    path = committed_stub(KATAS[module])
+    assert "public API only" in path.read_text(encoding="utf-8"), (
+        f"{path.name}: its tests refuse torch's private names: say in the module docstring "
+        '"Rule for the whole kata: torch\'s public API only" and what it refuses'
+    )
+
+
+@pytest.mark.parametrize("module", KATAS)
 def test_kata_tests_import_the_stub_and_take_a_device(module):
     path = ROOT / "katas" / f"{module}_test.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
