@@ -390,7 +390,10 @@ def test_stratified_split_seeds_of_either_sign_give_other_splits(device, seeds):
 
 
 def test_stratified_split_takes_any_integer_class_ids(device):
-    counts = {-1: 6, 5: 4, 100: 8}
+    # Ids past 2**31 and 2**24 too: an int32 copy of the labels wraps 2**32 + 5 onto 5, a
+    # float32 one rounds 2**40 + 1 onto 2**40. The counts of those pairs are odd, so a
+    # merged class splits into other counts than its two classes split one by one.
+    counts = {-1: 6, 5: 5, 100: 8, 2**32 + 5: 3, 2**40: 3, 2**40 + 1: 7}
     labels = torch.tensor([c for c, n in counts.items() for _ in range(n)], device=device)
     labels = labels[torch.randperm(len(labels), device=device)]
     dataset = numbered_dataset(device, len(labels))
@@ -401,7 +404,8 @@ def test_stratified_split_takes_any_integer_class_ids(device):
         expected = {c: sizes_by_hand(n, [0.5, 0.5])[k] for c, n in counts.items()}
         assert got == expected, (
             f"split {k} holds {got} items per class, expected {expected}: class ids are any "
-            "integers (here -1, 5 and 100); group the items by the values that occur"
+            "integers (here -1, 5, 100 and ids past 2**32); group the items by the values "
+            "that occur, in the labels' own int64 (no .int() or .float() copy)"
         )
 
 
