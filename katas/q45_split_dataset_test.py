@@ -23,6 +23,7 @@ BAD_FRACTIONS = [
     [0.5, 0.4999995],
     [0.5, 0.500000003],
     [0.5, 0.499999997],
+    [1 + 5e-10, 0.0],  # sums to 1 within isclose: the bound on each fraction is a check too
 ]
 BAD_IDS = [
     "sum below 1",
@@ -35,6 +36,7 @@ BAD_IDS = [
     "sum 1 - 5e-7",
     "sum 1 + 3e-9",
     "sum 1 - 3e-9",
+    "one just above 1, none negative",
 ]
 
 
