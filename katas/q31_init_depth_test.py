@@ -471,8 +471,8 @@ FACETS = facets.declare(
             identity_stack, oracle=stds64, dtypes=(torch.float16, torch.bfloat16), ulps=2
         ),
         facets.Modes(stack_and_input, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(
-            stack_and_input, module=lambda arguments: arguments.args[0], grad=False
+        facets.ForwardModes(  # each layer on its own: the stack itself is never called
+            stack_and_input, module=lambda arguments: arguments.args[0], grad=False, whole=False
         ),
         facets.Classes(
             stack_holding,

@@ -23,6 +23,7 @@ BAD_FRACTIONS = [
     [0.5, 0.4999995],
     [0.5, 0.500000003],
     [0.5, 0.499999997],
+    [1 + 5e-10, 0.0],  # sums to 1 within isclose: the bound on each fraction is a check too
 ]
 BAD_IDS = [
     "sum below 1",
@@ -35,6 +36,7 @@ BAD_IDS = [
     "sum 1 - 5e-7",
     "sum 1 + 3e-9",
     "sum 1 - 3e-9",
+    "one just above 1, none negative",
 ]
 
 
@@ -390,7 +392,10 @@ def test_stratified_split_seeds_of_either_sign_give_other_splits(device, seeds):
 
 
 def test_stratified_split_takes_any_integer_class_ids(device):
-    counts = {-1: 6, 5: 4, 100: 8}
+    # Ids past 2**31 and 2**24 too: an int32 copy of the labels wraps 2**32 + 5 onto 5, a
+    # float32 one rounds 2**40 + 1 onto 2**40. The counts of those pairs are odd, so a
+    # merged class splits into other counts than its two classes split one by one.
+    counts = {-1: 6, 5: 5, 100: 8, 2**32 + 5: 3, 2**40: 3, 2**40 + 1: 7}
     labels = torch.tensor([c for c, n in counts.items() for _ in range(n)], device=device)
     labels = labels[torch.randperm(len(labels), device=device)]
     dataset = numbered_dataset(device, len(labels))
@@ -401,7 +406,8 @@ def test_stratified_split_takes_any_integer_class_ids(device):
         expected = {c: sizes_by_hand(n, [0.5, 0.5])[k] for c, n in counts.items()}
         assert got == expected, (
             f"split {k} holds {got} items per class, expected {expected}: class ids are any "
-            "integers (here -1, 5 and 100); group the items by the values that occur"
+            "integers (here -1, 5, 100 and ids past 2**32); group the items by the values "
+            "that occur, in the labels' own int64 (no .int() or .float() copy)"
         )
 
 

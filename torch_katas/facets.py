@@ -732,12 +732,16 @@ class ForwardModes(Facet):
     Args; module(args) picks the module. `grad`, which every declaration names: each forward
     runs with autograd on (True: a training step), off (False: a measurement or an
     evaluation records no graph, not one recorded and detached after), or None: in the
-    caller's grad mode, off under the caller's torch.no_grad() too (a forward pass)."""
+    caller's grad mode, off under the caller's torch.no_grad() too (a forward pass). The
+    module itself is called, module(x), so its hooks run (not module.forward(x), which skips
+    forward hooks and the pre-hooks of parametrizations and pruning); `whole=False` where the
+    contract runs its submodules one by one instead (a measurement per layer)."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
     runs: str = "caller"
     grad: bool | None = field(kw_only=True)
+    whole: bool = field(default=True, kw_only=True)
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         labels = ["eval", "mixed", "mixed under eval"]
@@ -3082,6 +3086,11 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         for handle in handles:
             handle.remove()
     assert ran, f"{case.function.name} did not run the module"
+    assert not facet.whole or "the model" in {name for name, _ in ran}, (
+        f"{case.function.name} ran the module's submodules but not the module itself as "
+        "module(x): call the module, not module.forward(x), so that its hooks run (forward "
+        "hooks, parametrizations' and pruning's pre-hooks)"
+    )
     grad = facet.grad if facet.grad is not None else not case.label.endswith("under no_grad")
     off = sorted({name for name, enabled in grads if enabled != grad})
     assert not off, (
