@@ -1,4 +1,5 @@
 import math
+import random
 
 import pytest
 import torch
@@ -516,14 +517,27 @@ def test_saturation_compares_the_slopes_magnitude(device):
     )
 
 
-def test_threshold_is_a_strict_bound(device):
-    # LeakyReLU(0.25)'s slope is exactly 0.25 for x < 0, in every floating dtype.
+@pytest.mark.parametrize("drawn", [False, True], ids=["slope 0.25", "slope drawn"])
+def test_threshold_is_a_strict_bound(device, drawn):
+    # LeakyReLU(0.25)'s slope is exactly 0.25 for x < 0, in every floating dtype. Drawn: a
+    # slope from the seeded generator (grading's held-out seed draws others), an odd multiple
+    # of 2**-m in (0, 1), exact in float32, so that a threshold on the slope is tested at
+    # values other than a quarter.
+    slope = 0.25
+    if drawn:
+        m = random.randint(3, 10)
+        slope = random.randrange(1, 2**m, 2) / 2**m
     pre = torch.full((2, 4), -3.0, device=device)
-    for threshold, saturated in [(0.25, 0.0), (0.5, 1.0), (math.inf, 1.0)]:
-        result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(0.25)}, threshold=threshold)
+    for threshold, saturated in [
+        (slope, 0.0),
+        (math.nextafter(slope, 1.0), 1.0),
+        (2 * slope, 1.0),
+        (math.inf, 1.0),
+    ]:
+        result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(slope)}, threshold=threshold)
         assert result == {"leaky": (0.0, saturated)}, (
-            f"threshold={threshold}: got {result}; saturated means |slope| strictly below the "
-            "threshold"
+            f"threshold={threshold!r}, slope {slope!r}: got {result}; saturated means |slope| "
+            "strictly below the threshold"
         )
 
 
