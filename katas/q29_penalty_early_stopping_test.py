@@ -12,6 +12,7 @@ from torch_katas import facets
 from torch_katas.testing import (
     assert_close,
     check_tensor,
+    dyadic,
     forbidden_ops,
     raises,
     same_device,
@@ -202,9 +203,7 @@ def test_a_loss_exactly_min_delta_below_the_best_is_no_improvement(device):
     # min_delta, the best loss and the patience drawn from the seeded generator (grading's
     # held-out seed draws others), all exact in binary, so best - min_delta is exact: a loss
     # on that bar does not improve (strictly below it does), whatever min_delta is.
-    m = random.randint(3, 10)
-    min_delta = random.randrange(1, 2**m, 2) / 2**m  # an odd multiple of 2**-m in (0, 1)
-    best, patience = 2.0 ** random.randint(0, 3), random.randint(1, 6)
+    min_delta, best, patience = dyadic(), 2.0 ** random.randint(0, 3), random.randint(1, 6)
     losses = [best, best - min_delta, best - 2 * min_delta] + [best - 3 * min_delta] * patience
     check_stops(device, losses, patience, min_delta, 2 + patience, best - 2 * min_delta)
 

@@ -7,7 +7,13 @@ from torch.optim.lr_scheduler import ReduceLROnPlateau
 
 from katas.q33_plateau_by_hand import PlateauLR
 from torch_katas import facets
-from torch_katas.testing import assert_no_torch_internals, forbidden_calls, own_methods, seed_for
+from torch_katas.testing import (
+    assert_no_torch_internals,
+    dyadic,
+    forbidden_calls,
+    own_methods,
+    seed_for,
+)
 
 
 def builtin_plateau_refused():
@@ -288,23 +294,15 @@ def test_matches_reduce_lr_on_plateau(device, name):
     check_against_builtin(device, metrics, settings, lrs)
 
 
-def dyadic(rng):
-    """An odd multiple of 2**-m in (0, 1), m drawn from 3 to 10: exact in binary, with more
-    binary digits than the 0.5 and 0.25 of BOUNDARIES."""
-    m = rng.randint(3, 10)
-    return rng.randrange(1, 2**m, 2) / 2**m
-
-
 @pytest.mark.parametrize("bar", ["min, rel", "min, abs", "max, rel", "max, abs", "eps"])
 def test_matches_on_a_drawn_bar(device, bar):
     # BOUNDARIES again with the threshold, eps, factor and best drawn from the seeded
     # generator (grading's held-out seed draws others): a metric or an lr change exactly on
     # the bar is no improvement, no cut, whatever the values, not only for 0.5 and 0.25.
     # Every bar is exact in binary: best a power of two, threshold and factor dyadic.
-    rng = random.Random(seed_for(330 + len(bar)))
-    threshold, best, factor = dyadic(rng), 2.0 ** rng.randint(-3, 3), rng.randrange(1, 8) / 8
+    threshold, best, factor = dyadic(), 2.0 ** random.randint(-3, 3), random.randrange(1, 8) / 8
     if bar == "eps":
-        lr = dyadic(rng) * 2.0 ** rng.randint(-4, 2)
+        lr = dyadic() * 2.0 ** random.randint(-4, 2)
         eps = lr - lr * factor  # exact: the first group's change is exactly eps
         settings = dict(factor=factor, patience=0, eps=eps)
         check_against_builtin(device, [1.0, 2.0, 2.0], settings, lrs=(lr, 4 * lr))
