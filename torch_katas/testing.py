@@ -59,6 +59,7 @@ __all__ = [
     "deepest_nesting",
     "default_dtype",
     "dispatch_mode",
+    "dyadic",
     "every_dtype",
     "forbidden_calls",
     "forbidden_modules",
@@ -530,6 +531,23 @@ def seed_for(seed: int) -> int:
     """
     run = isolation.run_seed()
     return seed if not run else random.Random(f"{run}:{seed}").randrange(1, 2**31)
+
+
+def dyadic(rng: random.Random | None = None, bits: tuple[int, int] = (3, 10)) -> float:
+    """A value in (0, 1) for a boundary, drawn from the test's seeded generator (`random`,
+    which the plugin seeds for each test; grading's held-out run seeds it otherwise): an odd
+    multiple of 2**-m, m drawn from `bits`, so exact in binary (in float32 too, for m <= 24).
+
+    A boundary tested with one fixed value (a threshold of 0.5, a slope of 0.25) lets an
+    answer keep its mistake for every value that lacks a property of it (a whole quarter);
+    test the fixed value and a drawn one beside it. Sums and products of a few such values
+    with powers of two are exact, so a drawn value can sit exactly on a bar.
+
+    >>> threshold = dyadic()  # e.g. 0.3671875 = 47 / 2**7
+    """
+    randint, randrange = (rng.randint, rng.randrange) if rng else (random.randint, random.randrange)
+    m = randint(*bits)
+    return randrange(1, 2**m, 2) / 2**m
 
 
 @contextmanager
