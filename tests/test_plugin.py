@@ -675,3 +675,14 @@ def test_a_held_out_order_is_not_drawn_from_the_seed(project):
     first, second = order(), order()
     assert len(first) == 30 and sorted(first) == sorted(second)
     assert first != second  # the same seed, another order: 1 chance in 30! to fail
+
+
+def test_a_held_out_order_runs_under_xdist(project):
+    # Each xdist worker collects on its own and all must collect one order: the controller
+    # draws it and hands it to them.
+    cases = "\n".join(f"def test_{n}(device):\n    pass\n" for n in range(30))
+    project.makepyfile(katas_order_test=cases)
+    done = project.runpytest_subprocess(
+        "katas_order_test.py", "--katas-seed", "5", "--device", "cpu", "-n", "2", "-p", "xdist"
+    )
+    done.assert_outcomes(passed=30)

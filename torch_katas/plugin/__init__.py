@@ -97,6 +97,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 OUTER_SEED = pytest.StashKey[int]()
+ORDER = pytest.StashKey[int]()
+ORDER_SEED = "torch_katas_order_seed"  # the key in an xdist worker's workerinput
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -212,8 +214,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     params.mark_items(config, items)
     if config.getoption("katas_seed", 0):
-        # Not drawn from the seed: the answer reads that back (torch.initial_seed()).
-        shuffled(items, random.SystemRandom())
+        shuffled(items, random.Random(order_seed(config)))
+
+
+def order_seed(config: pytest.Config) -> int:
+    """What the tests' order is drawn from: not from the seed, which the answer reads back
+    (torch.initial_seed()), but drawn once per run, and handed to xdist's workers, which must
+    all collect the same order."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and ORDER_SEED in workerinput:
+        return int(workerinput[ORDER_SEED])
+    if ORDER not in config.stash:
+        config.stash[ORDER] = random.SystemRandom().randrange(2**63)
+    return config.stash[ORDER]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist, on the controller: each worker shuffles with the controller's order seed."""
+    node.workerinput[ORDER_SEED] = order_seed(node.config)
 
 
 def shuffled(items: list[pytest.Item], rng: random.Random) -> None:
