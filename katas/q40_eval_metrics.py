@@ -85,7 +85,9 @@ def evaluate(
       backbone's batch norm), and they stay so; `model.train(was_training)` alone would
       switch them back to training. The modes come back also when the model raises (the
       error propagates), and autograd is as it was afterwards (on, or off for a caller
-      under no_grad).
+      under no_grad). The model is otherwise left as it came: its parameters, buffers and
+      their .grad too (an evaluation between the backward passes of gradient accumulation
+      neither clears nor adds to them: no model.zero_grad()).
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
       may be on any device: move them to `device`. The last batch may be shorter. Any
       iterable: a DataLoader, a list, or a generator, which can be read only once.

@@ -499,7 +499,8 @@ FACETS = facets.declare(
         facets.ForwardModes(
             eval_run, module=lambda arguments: arguments.args[0], runs="eval", grad=False
         ),
-        facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
+        # The model's .grad too: an evaluation amid gradient accumulation clears none of it.
+        facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0], module_grads=True),
         facets.Returns(eval_run),
         # Called again after the model changed: read anew, nothing kept from the last call.
         # (every sample predicted as class 0)

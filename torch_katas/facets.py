@@ -570,7 +570,8 @@ class Unmodified(Facet):
     not into new ones), with the hooks it had (none added, none removed) and each submodule
     in its own train/eval mode. An input tensor that does not require grad gets no .grad;
     one that requires grad keeps its .grad, checked twice: None stays None, and a .grad the
-    caller had set stays (the call runs again on inputs made anew with one set). Where the
+    caller had set stays (the call runs again on inputs made anew with one set); with
+    `module_grads`, so does the .grad of every trainable parameter of a module given. Where the
     modules given hold several trainable parameters, the call runs once more with every other
     one frozen (requires_grad=False), as a caller's frozen layers are."""
 
@@ -588,6 +589,10 @@ class Unmodified(Facet):
 
     # False where the contract lets backward fill the inputs' .grad (a training step).
     grads: bool = True
+    # True where the contract leaves the given modules' .grad alone too (an evaluation, which
+    # may run between a caller's backward and its step): none cleared, zeroed or added to.
+    # By default a module's .grad is its own to fill, as its state is.
+    module_grads: bool = False
 
 
 @dataclass(frozen=True)
@@ -1296,7 +1301,7 @@ _Kept = dict[str, tuple[bool, dict[str, dict[int, Any]], dict[str, Any]]]
 
 def _modules_kept(value: Any) -> _Kept:
     """What a caller's module keeps besides its state's tensors: its train/eval mode, its
-    hooks and its configuration (a module's .grad is its own to update, as its state is)."""
+    hooks and its configuration (its parameters' .grad: Unmodified.module_grads)."""
     return {
         path: (
             module.training,
@@ -2410,6 +2415,16 @@ def _grad_leaves(value: Any) -> dict[str, torch.Tensor]:
     }
 
 
+def _module_parameters(value: Any) -> dict[str, torch.Tensor]:
+    """The trainable parameters of the modules a value holds, by path."""
+    return {
+        f"{path}.{name}": parameter
+        for path, module in _modules(value)
+        for name, parameter in module.named_parameters(recurse=False)
+        if parameter.requires_grad
+    }
+
+
 def check_unmodified(case: Case, device: torch.device) -> None:
     facet: Unmodified = case.facet  # type: ignore[assignment]
     inputs = facet.inputs or (lambda arguments: arguments)
@@ -2417,10 +2432,11 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     def make() -> Args:
         return facet.make(device) if case.dtype is None else facet.make(case.dtype, device)
 
-    _check_unmodified(case, make(), inputs, facet.grads, preset=False)
+    owned = facet.grads and facet.module_grads
+    _check_unmodified(case, make(), inputs, facet.grads, preset=False, module_grads=owned)
     arguments = make()
-    if facet.grads and _grad_leaves(inputs(arguments)):
-        _check_unmodified(case, arguments, inputs, facet.grads, preset=True)
+    if facet.grads and (_grad_leaves(inputs(arguments)) or owned):
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=True, module_grads=owned)
     # A module with frozen parameters among trainable ones: requires_grad turned off for the
     # call and "restored" with requires_grad_(True) unfreezes what the caller froze.
     arguments = make()
@@ -2433,16 +2449,26 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     if len(trainable) > 1:
         for parameter in list(trainable.values())[::2]:
             parameter.requires_grad_(False)
-        _check_unmodified(case, arguments, inputs, facet.grads, preset=False)
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=False, module_grads=owned)
 
 
 def _check_unmodified(
-    case: Case, arguments: Args, inputs: Callable[[Args], Any], grads: bool, preset: bool
+    case: Case,
+    arguments: Args,
+    inputs: Callable[[Args], Any],
+    grads: bool,
+    preset: bool,
+    module_grads: bool = False,
 ) -> None:
     leaves = _grad_leaves(inputs(arguments)) if grads else {}
+    # With `module_grads` (as Unmodified declares it), the trainable parameters of the modules given
+    # keep their .grad too: a call between a caller's backward and its step (an evaluation
+    # amid gradient accumulation) neither clears nor adds to what the caller accumulated.
+    parameters = _module_parameters(inputs(arguments)) if module_grads else {}
     if preset:  # e.g. x is another model's parameter, between its backward and its step
-        for tensor in leaves.values():
+        for tensor in [*leaves.values(), *parameters.values()]:
             tensor.grad = torch.full_like(tensor, 7.0)
+    leaves = {**parameters, **leaves}
     kept = {path: None if t.grad is None else t.grad.clone() for path, t in leaves.items()}
     before = _snapshot(inputs(arguments))
     held = _state_of_modules(inputs(arguments))
