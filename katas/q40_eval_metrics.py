@@ -95,7 +95,10 @@ def evaluate(
       for the largest logit, the first of them (as torch.argmax picks it).
     - Returns accuracy (correct predictions / all samples of the loader, a Python float),
       the confusion matrix of all samples (as `confusion_matrix`, int64 on `device`) and
-      the macro-F1 of that matrix (a Python float).
+      the macro-F1 of that matrix (a Python float). The matrix is an ordinary tensor the
+      caller can add into: not an inference tensor (one created under
+      torch.inference_mode() cannot be written in place outside it: create it before the
+      block, or clone it after).
     - Raises ValueError if the loader yields no sample (no batch, or only empty ones).
 
     >>> model = nn.Linear(4, 3)

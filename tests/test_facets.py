@@ -2683,6 +2683,21 @@ def test_returns_catches_an_alias_or_a_copy():
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
 
 
+def test_returns_catches_an_inference_tensor_in_the_result():
+    new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
+
+    def inferred(x):  # under inference_mode: the caller cannot write into it afterwards
+        with torch.inference_mode():
+            return 1.0, x * 2
+
+    def computed(x):
+        with torch.inference_mode():
+            y = x * 2
+        return 1.0, y.clone()  # cloned outside: an ordinary tensor
+
+    assert_catches(new, computed, inferred)
+
+
 def test_dtypes_catches_a_result_cached_by_the_tensor_s_id():
     facet = facets.Dtypes(
         lambda dtype, device: facets.args(torch.arange(6.0, dtype=dtype).reshape(3, 2)),

@@ -685,8 +685,9 @@ class FreshGrads(Facet):
 class Returns(Facet):
     """`new`: the result is a new object that shares no memory with the tensor inputs, nor
     between its own elements (no expanded view: it can be written in place, as an
-    accumulator is), nor with the result of another call (no cached tensor, array, list or
-    dict handed out twice); `same`: it is the first argument itself (in place).
+    accumulator is; no inference tensor, made under torch.inference_mode(), which cannot be
+    written in place outside it), nor with the result of another call (no cached tensor,
+    array, list or dict handed out twice); `same`: it is the first argument itself (in place).
     make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
@@ -2909,6 +2910,12 @@ def check_returns(case: Case, device: torch.device) -> None:
         assert not any(stride == 0 and size > 1 for stride, size in sizes), (
             f"{case.function.name}'s result is an expanded view (stride 0: its elements share "
             "memory), which cannot be written in place; return a tensor of its own"
+        )
+    for path, tensor in _tensors(result):
+        assert not (isinstance(tensor, torch.Tensor) and tensor.is_inference()), (
+            f"{case.function.name}'s result{path} is an inference tensor (made under "
+            "torch.inference_mode()), which the caller cannot write in place outside it: "
+            "create what you return outside inference_mode (or clone it there)"
         )
     for path, tensor in _tensors(arguments):
         assert result is not tensor, f"{case.function.name} returned its input {path} itself"
