@@ -342,6 +342,67 @@ def parameters_of(arguments, model):
     return list(model.parameters())
 
 
+def linear64(layer, x):
+    """A Linear's output in float64, from its own weights (x is the oracle's float64 copy)."""
+    weight, bias = (p.detach().to("cpu", torch.float64) for p in (layer.weight, layer.bias))
+    return x @ weight.T + bias
+
+
+def stack_for_shape(shape, device):
+    """A stack of two blocks for x of `shape` ([..., dim]: dim its last size)."""
+    x = torch.randn(shape, device=device)
+    return facets.args(ResidualStack(shape[-1], 2).to(device), x)
+
+
+def stack_in(dtype, device):
+    """A stack of two blocks cast to `dtype` (as `.to(dtype)` casts it) and an input of it."""
+    x = torch.randn(3, 4, dtype=torch.float64).to(device, dtype)
+    return facets.args(ResidualStack(4, 2).to(device, dtype), x)
+
+
+def stack64(model, x):
+    for block in model.blocks:
+        x = x + torch.relu(linear64(block, x))
+    return x
+
+
+def multihead_for_shape(shape, device):
+    """A MultiHead for x of `shape` ([..., in_features]: in_features its last size)."""
+    x = torch.randn(shape, device=device)
+    return facets.args(MultiHead(shape[-1], 8, {"a": 2, "b": 3}).to(device), x)
+
+
+def multihead_in(dtype, device):
+    x = torch.randn(3, 5, dtype=torch.float64).to(device, dtype)
+    return facets.args(MultiHead(5, 8, {"a": 2, "b": 3}).to(device, dtype), x)
+
+
+def heads_cat(model, x):
+    """Every head's output, in the order of model.heads, side by side on the last dim."""
+    return torch.cat(list(model(x).values()), dim=-1)
+
+
+def multihead64(model, x):
+    features = torch.relu(linear64(model.trunk[0], x))
+    return torch.cat([linear64(head, features) for head in model.heads.values()], dim=-1)
+
+
+# x is [..., features]: a single example without a batch dim, an empty batch, 3-D and strided
+# inputs (where a view(-1, features) fails) give each example's own result in x's layout.
+# The model cast with .to(dtype) computes in that dtype; sums of products near 0 cancel.
+MODULE_DTYPES = (torch.float32, torch.float64)
+CANCELLED = {torch.float32: 1e-5, torch.float64: 1e-12}
+ANY_LEADING = (
+    "1-D",
+    "empty",
+    "empty inside",
+    "2-D",
+    "size 1",
+    "non-contiguous",
+    "non-contiguous 3-D",
+)
+
+
 FACETS = facets.declare(
     facets.of(
         make_mlp,
@@ -397,8 +458,17 @@ FACETS = facets.declare(
                 ResidualStack(4, 2).to(device), torch.randn(3, 4, device=device)
             )
         ),
+        facets.Dtypes(stack_in, oracle=stack64, dtypes=MODULE_DTYPES, atol=CANCELLED),
+        facets.Shapes(stack_for_shape, oracle=stack64, shapes=ANY_LEADING, atol=1e-5),
         name="ResidualStack.forward",
         call=lambda model, x: model(x),
+    ),
+    facets.of(
+        MultiHead,
+        facets.Dtypes(multihead_in, oracle=multihead64, dtypes=MODULE_DTYPES, atol=CANCELLED),
+        facets.Shapes(multihead_for_shape, oracle=multihead64, shapes=ANY_LEADING, atol=1e-5),
+        name="MultiHead.forward",
+        call=heads_cat,
     ),
 )
 test_facets = FACETS.test

@@ -236,14 +236,20 @@ def test_training_steps_backward_one_after_another(device):
     assert layer.running_mean.grad_fn is None
 
 
-def test_eval_mode_uses_the_running_mean_and_keeps_it(device):
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["x", "x requiring grad"])
+def test_eval_mode_uses_the_running_mean_and_keeps_it(device, requires_grad):
+    # An input that requires grad (a layer in eval mode fine-tuned behind trainable layers)
+    # is no reason to update either: the module's mode decides.
     layer = CenterAndScale(F).to(device)
     layer(torch.randn(8, F, device=device) + 1)
     layer.eval()
     before = layer.running_mean.clone()
-    x = torch.randn(3, F, device=device)
+    x = torch.randn(3, F, device=device).requires_grad_(requires_grad)
     out = layer(x)
-    assert torch.equal(layer.running_mean, before), "eval mode must not update running_mean"
+    assert torch.equal(layer.running_mean, before), (
+        "eval mode must not update running_mean, whether or not x requires grad: "
+        "self.training decides"
+    )
     assert_close(out, (x - before) * taper(F, device), "eval mode centers with the running mean")
 
 

@@ -85,7 +85,9 @@ def evaluate(
       backbone's batch norm), and they stay so; `model.train(was_training)` alone would
       switch them back to training. The modes come back also when the model raises (the
       error propagates), and autograd is as it was afterwards (on, or off for a caller
-      under no_grad).
+      under no_grad). The model is otherwise left as it came: its parameters, buffers and
+      their .grad too (an evaluation between the backward passes of gradient accumulation
+      neither clears nor adds to them: no model.zero_grad()).
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
       may be on any device: move them to `device`. The last batch may be shorter. Any
       iterable: a DataLoader, a list, or a generator, which can be read only once.
@@ -93,7 +95,10 @@ def evaluate(
       for the largest logit, the first of them (as torch.argmax picks it).
     - Returns accuracy (correct predictions / all samples of the loader, a Python float),
       the confusion matrix of all samples (as `confusion_matrix`, int64 on `device`) and
-      the macro-F1 of that matrix (a Python float).
+      the macro-F1 of that matrix (a Python float). The matrix is an ordinary tensor the
+      caller can add into: not an inference tensor (one created under
+      torch.inference_mode() cannot be written in place outside it: create it before the
+      block, or clone it after).
     - Raises ValueError if the loader yields no sample (no batch, or only empty ones).
 
     >>> model = nn.Linear(4, 3)

@@ -190,6 +190,22 @@ def test_macro_f1_of_large_int64_counts(device, counts):
     )
 
 
+@pytest.mark.parametrize("dtype", facets.INTEGER, ids=str)
+def test_macro_f1_of_counts_near_what_their_dtype_holds(device, dtype):
+    # A count near its dtype's largest value: 2 TP (or 2 TP + FP + FN) computed in that
+    # dtype wraps around (int8: 2 * 100 is -56); torch's sum widens to int64, 2 * TP does not.
+    skip_unless_supported(device, dtype)
+    top = min(torch.iinfo(dtype).max, 2**40)
+    counts = [[top, top // 3, 0], [top // 2, top - 1, 0], [0, 0, 0]]
+    f1 = macro_f1(torch.tensor(counts).to(device=device, dtype=dtype))
+    check_tensor(f1, shape=(), dtype=torch.float32, device=device, name="macro_f1")
+    want = macro_f1_by_loop(counts)
+    assert f1.item() == pytest.approx(want, rel=1e-5), (
+        f"macro-F1 of {dtype} counts {counts} is {want:.6f}, got {f1.item()}: 2 TP + FP + FN "
+        f"does not fit in {dtype}; convert the counts (to float32, float64 or int64) first"
+    )
+
+
 def test_macro_f1_is_float32_whatever_the_default_dtype(device):
     skip_unless_supported(device, torch.float64)
     with default_dtype(torch.float64):
@@ -499,7 +515,8 @@ FACETS = facets.declare(
         facets.ForwardModes(
             eval_run, module=lambda arguments: arguments.args[0], runs="eval", grad=False
         ),
-        facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0]),
+        # The model's .grad too: an evaluation amid gradient accumulation clears none of it.
+        facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0], module_grads=True),
         facets.Returns(eval_run),
         # Called again after the model changed: read anew, nothing kept from the last call.
         # (every sample predicted as class 0)

@@ -2581,6 +2581,32 @@ def test_unmodified_with_inputs_holds_every_facet_to_the_inputs_it_keeps():
     assert_catches(declared, right, centres_float64_in_place)
 
 
+def test_unmodified_with_module_grads_catches_a_change_to_a_modules_grad():
+    facet = facets.Unmodified(
+        lambda device: facets.args(nn.Linear(4, 2), torch.randn(3, 4)), module_grads=True
+    )
+
+    def right(model, x):  # an evaluation: no graph, the caller's .grad left alone
+        with torch.no_grad():
+            return model(x)
+
+    def clears(model, x):
+        model.zero_grad()
+        with torch.no_grad():
+            return model(x)
+
+    def zeroes(model, x):
+        for parameter in model.parameters():
+            if parameter.grad is not None:
+                parameter.grad.zero_()
+
+    def fills(model, x):
+        model(x).sum().backward()
+
+    for wrong in (clears, zeroes, fills):
+        assert_catches(facet, right, wrong)
+
+
 def test_unmodified_catches_a_change_to_the_grad_of_an_input():
     facet = facets.Unmodified(
         lambda device: facets.args(torch.arange(4.0, requires_grad=True), nn.Linear(4, 1))
@@ -2721,6 +2747,21 @@ def test_returns_catches_an_alias_or_a_copy():
         return cache.setdefault(x.numel(), x.new_zeros(3))
 
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
+
+
+def test_returns_catches_an_inference_tensor_in_the_result():
+    new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
+
+    def inferred(x):  # under inference_mode: the caller cannot write into it afterwards
+        with torch.inference_mode():
+            return 1.0, x * 2
+
+    def computed(x):
+        with torch.inference_mode():
+            y = x * 2
+        return 1.0, y.clone()  # cloned outside: an ordinary tensor
+
+    assert_catches(new, computed, inferred)
 
 
 def test_dtypes_catches_a_result_cached_by_the_tensor_s_id():

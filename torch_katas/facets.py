@@ -575,7 +575,8 @@ class Unmodified(Facet):
     not into new ones), with the hooks it had (none added, none removed) and each submodule
     in its own train/eval mode. An input tensor that does not require grad gets no .grad;
     one that requires grad keeps its .grad, checked twice: None stays None, and a .grad the
-    caller had set stays (the call runs again on inputs made anew with one set). Where the
+    caller had set stays (the call runs again on inputs made anew with one set); with
+    `module_grads`, so does the .grad of every trainable parameter of a module given. Where the
     modules given hold several trainable parameters, the call runs once more with every other
     one frozen (requires_grad=False), as a caller's frozen layers are."""
 
@@ -593,6 +594,10 @@ class Unmodified(Facet):
 
     # False where the contract lets backward fill the inputs' .grad (a training step).
     grads: bool = True
+    # True where the contract leaves the given modules' .grad alone too (an evaluation, which
+    # may run between a caller's backward and its step): none cleared, zeroed or added to.
+    # By default a module's .grad is its own to fill, as its state is.
+    module_grads: bool = False
 
 
 @dataclass(frozen=True)
@@ -685,8 +690,9 @@ class FreshGrads(Facet):
 class Returns(Facet):
     """`new`: the result is a new object that shares no memory with the tensor inputs, nor
     between its own elements (no expanded view: it can be written in place, as an
-    accumulator is), nor with the result of another call (no cached tensor, array, list or
-    dict handed out twice); `same`: it is the first argument itself (in place).
+    accumulator is; no inference tensor, made under torch.inference_mode(), which cannot be
+    written in place outside it), nor with the result of another call (no cached tensor,
+    array, list or dict handed out twice); `same`: it is the first argument itself (in place).
     make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
@@ -1310,7 +1316,7 @@ _Kept = dict[str, tuple[bool, dict[str, dict[int, Any]], dict[str, Any]]]
 
 def _modules_kept(value: Any) -> _Kept:
     """What a caller's module keeps besides its state's tensors: its train/eval mode, its
-    hooks and its configuration (a module's .grad is its own to update, as its state is)."""
+    hooks and its configuration (its parameters' .grad: Unmodified.module_grads)."""
     return {
         path: (
             module.training,
@@ -2424,6 +2430,16 @@ def _grad_leaves(value: Any) -> dict[str, torch.Tensor]:
     }
 
 
+def _module_parameters(value: Any) -> dict[str, torch.Tensor]:
+    """The trainable parameters of the modules a value holds, by path."""
+    return {
+        f"{path}.{name}": parameter
+        for path, module in _modules(value)
+        for name, parameter in module.named_parameters(recurse=False)
+        if parameter.requires_grad
+    }
+
+
 def check_unmodified(case: Case, device: torch.device) -> None:
     facet: Unmodified = case.facet  # type: ignore[assignment]
     inputs = facet.inputs or (lambda arguments: arguments)
@@ -2431,10 +2447,11 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     def make() -> Args:
         return facet.make(device) if case.dtype is None else facet.make(case.dtype, device)
 
-    _check_unmodified(case, make(), inputs, facet.grads, preset=False)
+    owned = facet.grads and facet.module_grads
+    _check_unmodified(case, make(), inputs, facet.grads, preset=False, module_grads=owned)
     arguments = make()
-    if facet.grads and _grad_leaves(inputs(arguments)):
-        _check_unmodified(case, arguments, inputs, facet.grads, preset=True)
+    if facet.grads and (_grad_leaves(inputs(arguments)) or owned):
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=True, module_grads=owned)
     # A module with frozen parameters among trainable ones: requires_grad turned off for the
     # call and "restored" with requires_grad_(True) unfreezes what the caller froze.
     arguments = make()
@@ -2447,16 +2464,26 @@ def check_unmodified(case: Case, device: torch.device) -> None:
     if len(trainable) > 1:
         for parameter in list(trainable.values())[::2]:
             parameter.requires_grad_(False)
-        _check_unmodified(case, arguments, inputs, facet.grads, preset=False)
+        _check_unmodified(case, arguments, inputs, facet.grads, preset=False, module_grads=owned)
 
 
 def _check_unmodified(
-    case: Case, arguments: Args, inputs: Callable[[Args], Any], grads: bool, preset: bool
+    case: Case,
+    arguments: Args,
+    inputs: Callable[[Args], Any],
+    grads: bool,
+    preset: bool,
+    module_grads: bool = False,
 ) -> None:
     leaves = _grad_leaves(inputs(arguments)) if grads else {}
+    # With `module_grads` (as Unmodified declares it), the trainable parameters of the modules given
+    # keep their .grad too: a call between a caller's backward and its step (an evaluation
+    # amid gradient accumulation) neither clears nor adds to what the caller accumulated.
+    parameters = _module_parameters(inputs(arguments)) if module_grads else {}
     if preset:  # e.g. x is another model's parameter, between its backward and its step
-        for tensor in leaves.values():
+        for tensor in [*leaves.values(), *parameters.values()]:
             tensor.grad = torch.full_like(tensor, 7.0)
+    leaves = {**parameters, **leaves}
     kept = {path: None if t.grad is None else t.grad.clone() for path, t in leaves.items()}
     before = _snapshot(inputs(arguments))
     held = _state_of_modules(inputs(arguments))
@@ -2897,6 +2924,12 @@ def check_returns(case: Case, device: torch.device) -> None:
         assert not any(stride == 0 and size > 1 for stride, size in sizes), (
             f"{case.function.name}'s result is an expanded view (stride 0: its elements share "
             "memory), which cannot be written in place; return a tensor of its own"
+        )
+    for path, tensor in _tensors(result):
+        assert not (isinstance(tensor, torch.Tensor) and tensor.is_inference()), (
+            f"{case.function.name}'s result{path} is an inference tensor (made under "
+            "torch.inference_mode()), which the caller cannot write in place outside it: "
+            "create what you return outside inference_mode (or clone it there)"
         )
     for path, tensor in _tensors(arguments):
         assert result is not tensor, f"{case.function.name} returned its input {path} itself"
