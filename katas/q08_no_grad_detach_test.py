@@ -485,7 +485,7 @@ FACETS = facets.declare(
             model_and_input, module=lambda arguments: arguments.args[0], runs="eval", grad=False
         ),
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
-        facets.Unmodified(model_and_input),
+        facets.Unmodified(model_and_input, module_grads=True),
         # The model's dtype kept, under either default dtype.
         facets.Dtypes(model_in, oracle=evaluated64, dtypes=(torch.float32, torch.float64)),
         facets.Returns(model_and_input),

@@ -1028,7 +1028,7 @@ FACETS = facets.declare(
                 )
             }
         ),
-        facets.Unmodified(relu_model),
+        facets.Unmodified(relu_model, module_grads=True),
         facets.Returns(relu_model),
         # Called again after the model changed: read anew, nothing kept from the last call.
         facets.Changed(relu_model, lambda arguments: arguments.args[0][2].bias.data.fill_(-10)),

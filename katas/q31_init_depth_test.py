@@ -465,7 +465,7 @@ FACETS = facets.declare(
     facets.of(
         activation_stds,
         facets.NoGraph(stack_and_input, state=lambda arguments, result: result),
-        facets.Unmodified(stack_and_input),
+        facets.Unmodified(stack_and_input, module_grads=True),
         # float32 and float64 are checked against the unbiased std by the tests above.
         facets.Dtypes(
             identity_stack, oracle=stds64, dtypes=(torch.float16, torch.bfloat16), ulps=2

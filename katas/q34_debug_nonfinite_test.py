@@ -968,6 +968,7 @@ FACETS = facets.declare(
             broken_model_without_buffers,
             inputs=lambda arguments: arguments.args[0],
             label="model",
+            module_grads=True,
         ),
         # Called again after the model changed: read anew, nothing kept from the last call.
         facets.Changed(broken_model, broken_earlier),

@@ -1001,6 +1001,32 @@ def test_a_function_that_runs_the_callers_code_lets_its_errors_propagate(module)
     assert not needless, f"{module}: {needless} declare Propagates: take them off NO_PROPAGATES"
 
 
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_measurement_of_a_module_leaves_its_grads_alone(module):
+    # A forward with grad off (an evaluation, a measurement) may run between the caller's
+    # backward and its step: clearing or zeroing the model's .grad there loses the caller's
+    # gradients. Every such function holds the module's .grad to Unmodified(module_grads=True).
+    entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
+    missing = [
+        name
+        for name, functions in sorted(entries.items())
+        if any(
+            isinstance(facet, facets.ForwardModes) and facet.grad is False
+            for function in functions
+            for facet in function.facets
+        )
+        and not any(
+            isinstance(facet, facets.Unmodified) and facet.module_grads
+            for function in functions
+            for facet in function.facets
+        )
+    ]
+    assert not missing, (
+        f"{module}: {missing} run a module with grad off but declare no "
+        "Unmodified(..., module_grads=True): a measurement leaves the caller's .grad alone"
+    )
+
+
 def test_names_that_need_not_propagate_are_names_of_the_stubs():
     for module, name in NO_PROPAGATES:
         assert hasattr(stub_module(module), name), (module, name)
