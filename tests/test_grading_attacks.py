@@ -997,6 +997,100 @@ def test_a_program_torchs_compilers_start_is_a_compiler_with_its_own_arguments()
         assert why in (child.compiler_arguments((program, list(argv), None, None)) or ""), argv
 
 
+# Programs started where no audit event says so: multiprocessing's spawn and forkserver start
+# their Python through _posixsubprocess.fork_exec directly. Each outcome is printed, then how
+# many refusals the guard sent and how many of them Popen's start added (one, not two).
+UNAUDITED_STARTS = """
+import multiprocessing, subprocess, sys
+from pathlib import Path
+
+from torch_katas.grading import child
+
+sent = []
+guard = child.ProcessGuard(Path("katas/q00_none.py"), lambda event, **f: sent.append(f["text"]))
+child.audited_starts()
+sys.addaudithook(guard)
+guard.armed = True
+outcomes = []
+for method in ("spawn", "forkserver"):
+    try:
+        process = multiprocessing.get_context(method).Process(target=print)
+        process.start()
+        process.join()
+        outcomes.append(method + " started")
+    except PermissionError:
+        outcomes.append(method + " refused")
+before = len(sent)
+try:
+    subprocess.run([sys.executable, "-c", "pass"], check=False)
+    outcomes.append("Popen started")
+except PermissionError:
+    outcomes.append("Popen refused")
+print(" | ".join(outcomes), len(sent), len(sent) - before, all("a program" in s for s in sent))
+"""
+
+
+def test_a_program_started_without_an_audit_event_of_its_own_is_refused(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", UNAUDITED_STARTS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcomes, sent, by_popen, named = done.stdout.strip().splitlines()[-1].rsplit(" ", 3)
+    assert outcomes == "spawn refused | forkserver refused | Popen refused", done.stdout
+    assert int(sent) >= 3 and by_popen == "1" and named == "True", done.stdout
+
+
+# A DataLoader's worker started by spawn: a Python of its own, with none of the test process's
+# audit hooks, writes a file outside the kata's folder (the same open in the test process is
+# refused). Appended to kata 1's reference; its first fit_line call starts the worker.
+SPAWNED_WORKER = """
+
+class _Outside(torch.utils.data.Dataset):
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, index):
+        with open(PLANTED, "w") as file:
+            file.write("written by a worker no audit hook watches")
+        return index
+
+
+_started = []
+_fit = fit_line
+
+
+def fit_line(*args, **kwargs):
+    if not _started:
+        _started.append(True)
+        loader = torch.utils.data.DataLoader(
+            _Outside(), num_workers=1, multiprocessing_context="spawn"
+        )
+        list(loader)
+    return _fit(*args, **kwargs)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_worker_started_by_spawn_is_a_program_the_run_refuses(suite, tmp_path):
+    folder = tmp_path / "spawned"
+    planted = tmp_path / "planted-by-a-worker.txt"
+    assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
+    stub(folder, 1).write_text(KATAS["q01_fit_line"].solution_path(suite).read_text())
+    stage(folder, 1, SPAWNED_WORKER.replace("PLANTED", repr(str(planted))), append=True)
+    report = grade_one(suite, folder, 1)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
+    assert "started a program" in flags(report, "tampering")[1], report["flags"]
+    assert not planted.exists()
+
+
 def test_the_watch_sees_state_set_on_pytests_own_objects():
     """An item's, the session's or a hook caller's own attribute: one that hides a method of
     its class, or a callable it holds replaced."""

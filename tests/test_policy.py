@@ -425,6 +425,16 @@ ATTACKS = {
         "import torch\ns = torch.UntypedStorage.from_file('x', False, 9)",
         "attribute",
     ),
+    # A profile's results write their trace natively, where no audit event sees it: any path.
+    "profile-results-saved": (
+        "import torch\nwith torch.autograd.profiler.profile() as prof:\n    torch.ones(1)\n"
+        "prof.kineto_results.save('/tmp/report.md')",
+        "name",
+    ),
+    "profiler-imported": ("from torch.autograd import profiler_legacy", "import"),
+    "profiler-util-imported": ("import torch.autograd.profiler_util", "import"),
+    "cuda-profiler": ("import torch\nwith torch.cuda.profiler.profile():\n    pass", "name"),
+    "mps-profiler": ("from torch.mps import profiler", "import"),
     "torch-load": ("import torch\nx = torch.load('solutions/x.pt')", "file"),
     "torch-save": ("import torch\ntorch.save({}, 'x.pt')", "file"),
     "from-torch-import-load": ("from torch import load", "import"),

@@ -33,6 +33,7 @@ import json
 import keyword
 import os
 import re
+import subprocess
 import sys
 import sysconfig
 import types
@@ -45,6 +46,11 @@ import pluggy
 
 from torch_katas import status
 from torch_katas.grading.schema import VERSION
+
+try:  # the start of a program that raises no audit event: see audited_starts
+    import _posixsubprocess
+except ImportError:
+    _posixsubprocess = None  # type: ignore[assignment]
 
 __all__ = [
     "BodiesRun",
@@ -78,6 +84,7 @@ WATCHED_MODULES = (
     "torch.autograd.gradcheck",
     "torch.overrides",
     "copyreg",
+    "_posixsubprocess",
     "torch_katas.testing",
     "torch_katas.plugin",
     "torch_katas.plugin.messages",
@@ -667,6 +674,7 @@ def followed_path(name: str) -> Path:
 
 # Audit events that start another program: its process has none of the checks here.
 STARTS_PROGRAMS = {
+    "_posixsubprocess.fork_exec",
     "subprocess.Popen",
     "os.exec",
     "os.posix_spawn",
@@ -726,6 +734,32 @@ def compiler_arguments(args: tuple) -> str | None:
     return None
 
 
+_FORK_EXEC: Callable[..., int] | None = getattr(_posixsubprocess, "fork_exec", None)
+
+
+def _audited_fork_exec(*args: Any, fork_exec: Callable[..., int] | None = _FORK_EXEC) -> int:
+    """_posixsubprocess.fork_exec, which starts a program without an audit event of its own,
+    with one: multiprocessing's spawn and forkserver start their Python through it directly
+    (a DataLoader's workers given either context), where subprocess.Popen raises its event
+    before the call. (Its default, the function it relays to, is watched as every harness
+    function's is.)"""
+    caller = os.path.realpath(sys._getframe(1).f_code.co_filename)
+    if caller != os.path.realpath(subprocess.__file__):  # Popen raised subprocess.Popen
+        argv, programs, cwd, env = (*args[:2], *args[4:6], None, None, None, None)[:4]
+        program = programs[0] if isinstance(programs, (list, tuple)) and programs else None
+        sys.audit("_posixsubprocess.fork_exec", program, argv, cwd, env)
+    assert fork_exec is not None
+    return fork_exec(*args)
+
+
+def audited_starts() -> None:
+    """Every program the process starts raises an audit event ProcessGuard sees: the one
+    start the standard library makes without one, `_posixsubprocess.fork_exec` called by
+    anything but subprocess.Popen, is given its own (the module's namespace is watched)."""
+    if _posixsubprocess is not None:  # elsewhere Popen and os's functions raise their events
+        _posixsubprocess.fork_exec = _audited_fork_exec
+
+
 class ProcessGuard:
     """An audit hook: the candidate's code may not start programs (a program it started would
     run without the audit hook above, and could read what the test process may not).
@@ -749,6 +783,9 @@ class ProcessGuard:
             return
         frame: types.FrameType | None = sys._getframe(1)
         while frame is not None:
+            if frame.f_code is _audited_fork_exec.__code__:  # the event's relay: its caller
+                frame = frame.f_back
+                continue
             filename = os.path.realpath(frame.f_code.co_filename)
             if not filename.startswith(LIBRARIES) or "-packages" in filename:
                 break
@@ -1365,6 +1402,7 @@ def main() -> None:
     guard = Guard(place, [Path(p) for p in json.loads(forbidden)], allowed, send)
     sys.addaudithook(guard)
     processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py", send)
+    audited_starts()
     sys.addaudithook(processes)
     code_guard = CodeGuard(Path.cwd() / "katas", send)
     sys.addaudithook(code_guard)

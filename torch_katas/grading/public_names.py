@@ -200,6 +200,13 @@ NOT_RECORDED = (
     "numpy.lib.npyio",
     "torch.distributed",
     "torch.futures",
+    # torch's profilers: a profile's results write their trace natively (no audit event:
+    # `prof.kineto_results.save(path)`, any path), and CUDA's and MPS's start native capture.
+    "torch.autograd.profiler",
+    "torch.autograd.profiler_legacy",
+    "torch.autograd.profiler_util",
+    "torch.cuda.profiler",
+    "torch.mps.profiler",
     "torch.hub",
     "torch.library",
     "torch.multiprocessing",
