@@ -292,16 +292,25 @@ def test_scales_the_existing_grad_tensors_in_place(device):
 
 
 def make_bad(model, bad):
-    """A gradient entry inf or nan, or ("overflow") finite entries whose total norm
-    overflows float32 (each norm alone is finite)."""
+    """A gradient entry inf or nan, ("overflow") finite entries whose total norm overflows
+    float32 (each norm alone is finite), or ("inf_and_nan") an inf in one gradient and a nan
+    in another: the total is nan, as a sum or a max over both gives it, though a fold that
+    lets inf win (torch.hypot(inf, nan) is inf, Python's max(inf, nan) too) makes it inf."""
     if bad == "overflow":
         model.body[0].weight.grad[1, 2] = 3e38
         model.head.weight.grad[0, 0] = -3e38
+    elif bad == "inf_and_nan":
+        model.body[0].weight.grad[1, 2] = math.inf
+        model.head.weight.grad[0, 0] = math.nan
     else:
         model.body[0].weight.grad[1, 2] = bad
 
 
-@pytest.mark.parametrize("bad", [math.inf, math.nan, "overflow"], ids=["inf", "nan", "overflow"])
+BAD = [math.inf, math.nan, "overflow", "inf_and_nan"]
+BAD_IDS = ["inf", "nan", "overflow", "inf_and_nan"]
+
+
+@pytest.mark.parametrize("bad", BAD, ids=BAD_IDS)
 @pytest.mark.parametrize("norm_type", [2.0, math.inf], ids=["L2", "Linf"])
 def test_non_finite_gradients_are_scaled_like_torch(device, bad, norm_type):
     model = model_with_grads(device)
@@ -318,7 +327,7 @@ def test_non_finite_gradients_are_scaled_like_torch(device, bad, norm_type):
     )
 
 
-@pytest.mark.parametrize("bad", [math.inf, math.nan, "overflow"], ids=["inf", "nan", "overflow"])
+@pytest.mark.parametrize("bad", BAD, ids=BAD_IDS)
 def test_error_if_nonfinite_raises_and_changes_nothing(device, bad):
     model = model_with_grads(device)
     make_bad(model, bad)
