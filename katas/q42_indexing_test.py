@@ -304,6 +304,10 @@ ONE_OF_EACH = {
     "two sequences of one valid step, one feature (size 1)": lambda device: facets.args(
         torch.arange(6.0, device=device).reshape(2, 3, 1), torch.tensor([1, 1], device=device)
     ),
+    # [B, T, D] allows D = 0: x.view(-1, D) cannot infer the -1 there, x[...] picks fine.
+    "steps of no features (D = 0)": lambda device: facets.args(
+        torch.zeros(2, 3, 0, device=device), torch.tensor([3, 1], device=device)
+    ),
 }
 
 

@@ -581,6 +581,17 @@ def near_the_top(dtype, device):
     )
 
 
+def far_out(dtype, device):
+    """|d| from 0.6 to 0.9 of the dtype's largest value with a delta below 1: the loss
+    delta × (|d| - delta / 2) is finite there, though 2 × |d| (or |d| + anything of its size)
+    overflows; the band's values stay small."""
+    top = torch.finfo(dtype).max
+    x = torch.tensor([[0.6 * top, -0.9 * top, 0.5], [-0.3, 0.75 * top, -2.0]], dtype=torch.float64)
+    return facets.args(
+        x.to(dtype=dtype, device=device), torch.zeros(2, 3, dtype=dtype, device=device), 0.75
+    )
+
+
 def huber64(x, target, delta):
     return F.huber_loss(x, target, reduction="none", delta=delta)
 
@@ -638,6 +649,13 @@ FACETS = facets.declare(
             dtypes=(torch.float16, torch.bfloat16, torch.float32),
             ulps=2,
             label="near the top",
+        ),
+        facets.Dtypes(
+            far_out,
+            oracle=huber64,
+            dtypes=(torch.float16, torch.bfloat16, torch.float32),
+            ulps=2,
+            label="far out",
         ),
         facets.Gradients(huber_inputs, oracle=huber64),
         facets.Shapes(

@@ -617,7 +617,6 @@ UNREACHED_BY: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = [
         "that many samples",
     ),
     ("q43_views", ("merge_heads", "split_heads"), HALF, MOVES),
-    ("q47_custom_loss", ("HuberFunction",), ("sum",), ELEMENTWISE),
 ]
 UNREACHED = {
     (module, name, region): why
