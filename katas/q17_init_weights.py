@@ -15,6 +15,7 @@ from torch import nn
 
 def init_layer(module: nn.Module) -> None:
     """Initialise the parameters of `module` itself, by its type; children are not visited.
+    A frozen layer (a pretrained one, say) is initialised all the same, and stays frozen.
 
     - nn.Linear: weight with Xavier (Glorot) for gain 1, std = sqrt(2 / (fan_in + fan_out))
       where fan_in = in_features and fan_out = out_features.

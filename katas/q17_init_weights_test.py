@@ -354,18 +354,24 @@ LAYER_ARGUMENTS = {
     nn.SyncBatchNorm: (3,),  # shares BatchNorm's private base, but is not listed
     nn.RMSNorm: (3,),
     nn.MultiheadAttention: (4, 2),  # only its out_proj (a Linear subclass) is covered
+    # Recurrent layers often get an init of their own (orthogonal weight_hh), not this one.
+    nn.LSTM: (2, 3),
+    nn.GRU: (2, 3),
+    nn.RNN: (2, 3),
 }
 COVERED = tuple(LAYER_ARGUMENTS)[:10]
 DRAWN = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 
-def preset_layer(cls, device, nested=False):
-    """A layer of `cls` whose parameters hold values no initialisation gives (2.5)."""
+def preset_layer(cls, device, nested=False, frozen=False):
+    """A layer of `cls` whose parameters hold values no initialisation gives (2.5);
+    `frozen`: none of them requires grad (a pretrained layer is initialised all the same)."""
     base = next(kind for kind in cls.__mro__ if kind in LAYER_ARGUMENTS)
     layer = cls(*LAYER_ARGUMENTS[base]).to(device)
     with torch.no_grad():
         for parameter in layer.parameters():
             parameter.fill_(2.5)
+    layer.requires_grad_(not frozen)
     return facets.args(nn.Sequential(nn.Sequential(layer)) if nested else layer)
 
 
@@ -423,6 +429,12 @@ FACETS = facets.declare(
             covered=COVERED,
             others=tuple(LAYER_ARGUMENTS)[10:],
             own=True,  # children are not visited
+        ),
+        facets.Classes(  # the type decides, not requires_grad: a frozen layer is initialised
+            lambda cls, device: preset_layer(cls, device, frozen=True),
+            treated=changed,
+            covered=COVERED,
+            label="frozen",
         ),
         # Every layer that draws, from the caller's generator; every layer the rule names,
         # filled in place (one class checked would leave the other branches unchecked).

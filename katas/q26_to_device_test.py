@@ -292,14 +292,21 @@ def test_moving_keeps_the_graph(device):
 
 def test_to_device_copies_block(device):
     batch = nested_batch(device)
-    for target in (torch.device("cpu"), META):
+    targets = [torch.device("cpu"), META]
+    if device.type != "cpu":
+        # To the accelerator as well, from CPU tensors, a pinned one among them: every copy
+        # blocks there too (the contract's rule, not only a safeguard for downloads).
+        pinned = torch.randn(3).pin_memory()
+        batch = {"here": batch, "cpu": nested_batch("cpu"), "pinned": [pinned]}
+        targets.append(device)
+    for target in targets:
         with copies_seen() as seen:
             to_device(batch, target)
         hurried = [c for c in seen.copies if c[1]]
         assert not hurried, (
             f"to_device to {target} made non-blocking copies {hurried}: a tensor becomes "
-            "tensor.to(device); a non-blocking copy to the CPU hands back values that may not "
-            "have arrived"
+            "tensor.to(device), a blocking copy, even from pinned memory; a non-blocking copy "
+            "to the CPU hands back values that may not have arrived"
         )
 
 

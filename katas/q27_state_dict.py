@@ -43,7 +43,8 @@ def buffer_keys(model: nn.Module) -> list[str]:
     - Returned in state_dict order, e.g. a BatchNorm1d at "bn" contributes
       "bn.running_mean", "bn.running_var" and "bn.num_batches_tracked".
     - Buffers registered with `register_buffer(..., persistent=False)` are not in the
-      state_dict, so they are not listed.
+      state_dict, so they are not listed; nor are buffers set to None (a BatchNorm built
+      with track_running_stats=False holds its running statistics so).
     - A parameter shared by two modules appears in the state_dict under both names; both
       names are parameter keys, not buffers. A buffer shared that way is listed under both.
     - A module that defines `get_extra_state` adds an entry "<module>._extra_state" (the
@@ -72,6 +73,8 @@ def load_checkpoint(model: nn.Module, state_dict: Mapping[str, torch.Tensor]) ->
     - Values are copied into the model's existing tensors, which keep their device, dtype
       and identity: a checkpoint on the CPU loads into a model on any device.
     - The state_dict passed in is not modified (neither its keys nor its tensors).
+    - Every module of `model` keeps its train/eval mode: loading weights is no switch to
+      evaluation.
     - Hint: the dict with stripped keys may leave out the state_dict's `_metadata` (the
       version records `state_dict()` attaches); they matter only for checkpoints from
       older module versions, which the tests do not load.

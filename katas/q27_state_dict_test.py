@@ -143,6 +143,25 @@ def test_buffer_keys_of_a_model_with_batch_norm(device):
     )
 
 
+def test_buffer_keys_leave_out_buffers_set_to_none(device):
+    # A BatchNorm without running statistics registers them as None: no state_dict entry.
+    class Masked(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mask", None)
+            self.register_buffer("steps", torch.zeros((), dtype=torch.int64))
+
+    model = nn.Sequential(
+        nn.Linear(2, 2), nn.BatchNorm1d(2, track_running_stats=False), Masked(), nn.BatchNorm1d(2)
+    ).to(device)
+    expected = ["2.steps", "3.running_mean", "3.running_var", "3.num_batches_tracked"]
+    keys = buffer_keys(model)
+    assert keys == expected, (
+        f"expected {expected}, got {keys}: a buffer registered as None (a BatchNorm with "
+        "track_running_stats=False) is not in the state_dict, so it is not listed"
+    )
+
+
 class WithExtraState(nn.Module):
     """A module that saves a Python object next to its tensors (get_extra_state)."""
 
@@ -555,6 +574,7 @@ FACETS = facets.declare(
         load_checkpoint,
         facets.Returns(wrapped_checkpoint, kind="same"),
         facets.Unmodified(wrapped_checkpoint, inputs=lambda arguments: arguments.args[1]),
+        facets.Modes(wrapped_checkpoint, module=lambda arguments: arguments.args[0]),
     ),
 )
 test_facets = FACETS.test

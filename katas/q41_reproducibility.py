@@ -24,7 +24,9 @@ from torch.utils.data import DataLoader, Dataset
 
 
 def seed_everything(seed: int) -> None:
-    """Seed Python's `random`, NumPy's global generator and torch (CPU and all CUDA devices).
+    """Seed Python's `random`, NumPy's global generator and torch (CPU and all CUDA devices),
+    each with `seed` itself: afterwards each is where `random.seed(seed)`,
+    `np.random.seed(seed)` and `torch.manual_seed(seed)` leave it.
 
     - seed: an int in [0, 2**32) (NumPy's limit); other seeds are outside the contract.
     - Afterwards `random.random()`, `np.random.rand()`, `torch.rand(...)` on any device

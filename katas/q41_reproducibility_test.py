@@ -98,6 +98,31 @@ def test_seed_everything_repeats_every_generator(device, seed):
         assert a == b, f"{name} gave other numbers after seed_everything({seed}) a second time"
 
 
+@pytest.mark.parametrize("seed", [0, 11, 2**31 + 5, 2**32 - 1])
+def test_seed_everything_seeds_each_generator_with_the_seed_itself(device, seed):
+    # Other code seeds with random.seed(s), np.random.seed(s) or torch.manual_seed(s): after
+    # seed_everything(s) every generator is where that call leaves it (no offset, no other
+    # modulus, nothing drawn after seeding).
+    torch.manual_seed(seed)
+    torch.rand(3)  # as draws() does, before it draws on the device
+    on_device = torch.rand(3, device=device).tolist()
+    disturb_global_random_states()
+    seed_everything(seed)
+    got = draws(device)
+    expected = (
+        random.Random(seed).random(),
+        float(np.random.RandomState(seed).rand()),
+        torch.rand(3, generator=torch.Generator().manual_seed(seed)).tolist(),
+        on_device,
+    )
+    names = ["Python's random", "NumPy", "torch (CPU)", f"torch on {device}"]
+    for name, a, b in zip(names, got, expected, strict=True):
+        assert a == b, (
+            f"after seed_everything({seed}), {name} is not where seeding it with {seed} "
+            "itself leaves it"
+        )
+
+
 def test_seed_everything_with_another_seed_gives_other_numbers(device):
     seed_everything(seed_for(11))
     first = draws(device)

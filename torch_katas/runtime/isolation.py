@@ -178,6 +178,13 @@ SETTINGS = (
         lambda: (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark),
         _put_cudnn,
     ),
+    # Read by the deterministic kernels: whether torch.empty and the like fill what they
+    # allocate (NaN, the largest integer) so that no run reads leftover memory.
+    Setting(
+        "the filling of uninitialized memory",
+        torch._C._get_deterministic_fill_uninitialized_memory,
+        torch._C._set_deterministic_fill_uninitialized_memory,
+    ),
     Setting(
         "float32 matmul precision",
         torch.get_float32_matmul_precision,
