@@ -448,32 +448,33 @@ def test_encode_rejects_bad_masks(device):
 
 def dropping_everything():
     """Attention by its reference kernel: there dropout 1.0 gives exact zeros (a fused
-    accelerator kernel scales what it keeps by 1 / (1 - p), which is inf)."""
+    accelerator kernel scales what it keeps by 1 / (1 - p), which is inf). Entered inside
+    the test, not as its decorator: grading holds each test to the code of its own file."""
     return sdpa_kernel(SDPBackend.MATH)
 
 
-@dropping_everything()
 def test_encode_runs_the_layer_in_the_mode_the_caller_left_it(device):
-    # With dropout 1.0 a training layer drops every attention weight and every residual
-    # branch: it gives norm2(norm1(x)), every time. So training and eval give other values,
-    # and running the layer in another mode than the caller's shows, without randomness.
-    layer = encoder_layer(device, dropout=1.0)
-    embedded = torch.randn(3, 5, DIM, device=device)
-    mask = rows_with_padding(device, 3, 5, [5, 2, 3])
-    results = {}
-    for mode in MODES:
-        with in_mode(layer, mode):
-            results[mode] = encode(layer, embedded, mask)
-            expected = each_sequence_alone(layer, embedded, mask)
-        assert layer.training == (mode == "train"), "encode changed the layer's mode; leave it"
-        assert_close(
-            results[mode][mask],
-            expected[mask],
-            f"in {mode} mode the layer ran as in another mode (dropout on in training, off in "
-            "eval): call it as the caller left it, without switching it for the call",
-            **APPROX,
-        )
-    assert not torch.allclose(results["train"][mask], results["eval"][mask])  # the test's own
+    with dropping_everything():
+        # With dropout 1.0 a training layer drops every attention weight and every residual
+        # branch: it gives norm2(norm1(x)), every time. So training and eval give other values,
+        # and running the layer in another mode than the caller's shows, without randomness.
+        layer = encoder_layer(device, dropout=1.0)
+        embedded = torch.randn(3, 5, DIM, device=device)
+        mask = rows_with_padding(device, 3, 5, [5, 2, 3])
+        results = {}
+        for mode in MODES:
+            with in_mode(layer, mode):
+                results[mode] = encode(layer, embedded, mask)
+                expected = each_sequence_alone(layer, embedded, mask)
+            assert layer.training == (mode == "train"), "encode changed the layer's mode; leave it"
+            assert_close(
+                results[mode][mask],
+                expected[mask],
+                f"in {mode} mode the layer ran as in another mode (dropout on in training, off in "
+                "eval): call it as the caller left it, without switching it for the call",
+                **APPROX,
+            )
+        assert not torch.allclose(results["train"][mask], results["eval"][mask])  # the test's own
 
 
 def test_encode_keeps_the_callers_grad_mode_and_global_settings(device):
@@ -647,23 +648,23 @@ def test_classifier_options(device):
     assert_close(model(tokens), expected, "wrong logits", **APPROX)
 
 
-@dropping_everything()
 def test_classifier_with_dropout_in_every_mode(device):
-    # dropout 1.0: in training the encoder gives norm2(norm1(x)) at every call (see
-    # test_encode_runs_the_layer_in_the_mode_the_caller_left_it), so the logits are fixed.
-    model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0, dropout=1.0).to(device)
-    tokens = random_tokens(device, 4, 5, 0, lengths=[5, 2, 3, 1])
-    for mode in MODES:
-        with in_mode(model, mode):
-            logits = model(tokens)
-            expected = logits_by_loop(model, tokens, 0, dropout=1.0)
-        assert_close(
-            logits,
-            expected,
-            f"wrong logits with dropout in {mode} mode: dropout is the encoder layer's alone, "
-            "and the layer runs in the model's mode",
-            **APPROX,
-        )
+    with dropping_everything():
+        # dropout 1.0: in training the encoder gives norm2(norm1(x)) at every call (see
+        # test_encode_runs_the_layer_in_the_mode_the_caller_left_it), so the logits are fixed.
+        model = TextClassifier(VOCAB, DIM, CLASSES, padding_idx=0, dropout=1.0).to(device)
+        tokens = random_tokens(device, 4, 5, 0, lengths=[5, 2, 3, 1])
+        for mode in MODES:
+            with in_mode(model, mode):
+                logits = model(tokens)
+                expected = logits_by_loop(model, tokens, 0, dropout=1.0)
+            assert_close(
+                logits,
+                expected,
+                f"wrong logits with dropout in {mode} mode: dropout is the encoder layer's alone, "
+                "and the layer runs in the model's mode",
+                **APPROX,
+            )
 
 
 def test_rows_of_padding_only_give_the_head_bias(device):
