@@ -11,6 +11,7 @@ This file imports no torch: the modules that need it are imported when the run i
 from __future__ import annotations
 
 import random
+import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,11 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     params.register_markers(config, katas)
     refuse_stub_arguments(config, katas)
+    # The system's temp folder, fixed for the run (as pytest's tmp_path fixes it where no
+    # --basetemp is given, and grading gives one): a test that points TMPDIR at a folder it
+    # watches must not move where torch puts what it makes on first use (Dynamo's cache
+    # folder, made when the first optimizer is built), whichever test that is.
+    tempfile.gettempdir()
     # Put back when the run ends: a run nested in another (a self-check's) keeps its own.
     config.stash[OUTER_SEED] = isolation.set_run_seed(config.getoption("katas_seed", 0))
     run = config.stash[RUN] = session.start(config, katas, messages.time_limit(config))
