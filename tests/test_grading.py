@@ -247,6 +247,21 @@ def test_the_candidate_readme_says_what_to_return_without_the_venv(suite, tmp_pa
 CPU_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
 
 
+# Every kata's reference answer, returned as the candidate's: each is solved, nothing flagged.
+# A kata whose own tests do what grading refuses (start a program, write outside the kata's
+# folder) can be solved by no candidate: minutes for 50 katas, so it is slow.
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_every_reference_answer_returned_in_a_take_home_is_solved(suite, tmp_path):
+    folder = hand_out(suite, tmp_path / "references", *(kata.number for kata in KATAS.values()))
+    for kata in KATAS.values():
+        kata.stub_path(folder).write_text(kata.solution_path(suite).read_text())
+    code, report = grade(suite, folder)
+    unsolved = {n: v for n, v in verdicts(report).items() if v != "solved"}
+    assert not unsolved and not report["flags"], (unsolved, report["flags"])
+    assert code == 0
+
+
 # Installs torch and the suite into a fresh virtual environment, runs the take-home's tests and
 # grades the folder: minutes, so it is slow and has a time limit of its own.
 @pytest.mark.slow
