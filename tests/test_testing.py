@@ -2046,3 +2046,17 @@ def test_seed_for_is_the_seed_written_on_a_plain_run_and_another_on_a_held_out_o
     assert held_out[1] == held_out[2], "the same seed each time it is asked for, in one run"
     assert len({0, 7, held_out[0], held_out[1], other_run}) == 5, "another seed for each"
     assert all(0 < seed < 2**31 for seed in (*held_out, other_run)), "a seed every generator takes"
+
+
+def test_dyadic_draws_exact_binary_fractions_from_the_seeded_generator():
+    draws = [testing.dyadic(random.Random(seed)) for seed in range(200)]
+    for value in draws:
+        numerator, denominator = value.as_integer_ratio()
+        assert 0 < value < 1 and numerator % 2 == 1 and 2**3 <= denominator <= 2**10, value
+        assert float(torch.tensor(value, dtype=torch.float32)) == value  # exact in float32
+    assert len(set(draws)) > 100  # spread, not a few fixed values
+    random.seed(5)
+    first = testing.dyadic()
+    random.seed(5)
+    assert testing.dyadic() == first  # the global generator, as the plugin seeds it per test
+    assert testing.dyadic(random.Random(1), bits=(20, 20)).as_integer_ratio()[1] == 2**20
