@@ -2093,13 +2093,13 @@ import dataclasses
 @dataclasses.dataclass
 class Phase:
     name: str
-    start: int
+    step: int
     target: float
 
 
 def advance(phase: Phase, step: int) -> Phase:
     phase.name = "decay"
-    phase.start = step
+    phase.step = step  # a method of an optimizer, were one passed
     phase.target = 0.5
     return phase
 """
