@@ -159,9 +159,6 @@ def outside_folders(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(folders["home"]))
     monkeypatch.setenv("TMPDIR", str(folders["tmp"]))
     monkeypatch.setattr(tempfile, "tempdir", str(folders["tmp"]))
-    # Torch makes its compile cache folder in the temp folder the first time the process
-    # builds an optimizer (it imports Dynamo): that may be this test's, so point it elsewhere.
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "torch-cache"))
     return folders
 
 

@@ -686,3 +686,29 @@ def test_a_held_out_order_runs_under_xdist(project):
         "katas_order_test.py", "--katas-seed", "5", "--device", "cpu", "-n", "2", "-p", "xdist"
     )
     done.assert_outcomes(passed=30)
+
+
+def test_torchs_cache_folder_stays_where_it_was_when_a_test_moves_the_temp_folder(
+    project, monkeypatch
+):
+    # Grading runs without pytest's cache. Torch makes its compile cache folder on first use
+    # (building an optimizer, exporting a model), in the temp folder of that moment: a test
+    # that watches a temp folder of its own must not find it there, whichever test is first.
+    project.makepyfile(
+        katas_cache_test="""
+        import tempfile
+        import torch
+
+        def test_watches_its_temp_folder(tmp_path, monkeypatch):
+            monkeypatch.setenv("TMPDIR", str(tmp_path))
+            monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+            # What torch calls on first use (importing it is a first use too).
+            from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+            cache_dir()
+            assert not list(tmp_path.iterdir())
+        """
+    )
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)  # this run's, not a grader's
+    done = project.runpytest_subprocess("katas_cache_test.py", "-p", "no:cacheprovider")
+    done.assert_outcomes(passed=1)

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import atexit
 import gc
+import getpass
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,14 +81,31 @@ def one_value_approx() -> Callable[[], object]:
 
 
 def compile_cache(config: pytest.Config) -> Callable[[], object]:
-    """torch.compile's caches (inductor's FX graphs and kernels) in pytest's cache folder, so
-    that compiling the same code again in a later run is a cache hit; returns what puts the
-    environment back. An INDUCTOR cache folder of the learner's own choice is kept."""
-    cache = getattr(config, "cache", None)
-    if cache is None or "TORCHINDUCTOR_CACHE_DIR" in os.environ:
+    """torch.compile's caches (inductor's FX graphs and kernels) in a folder fixed for the
+    run; returns what puts the environment back. Pytest's cache folder, so that compiling the
+    same code again in a later run is a cache hit; without it (grading runs with no cache),
+    the folder torch would choose, fixed now: torch chooses it on first use (exporting a
+    model, building an optimizer), in the temp folder of that moment, so a test that points
+    TMPDIR at a folder it watches would find it made there. An INDUCTOR cache folder of the
+    learner's own choice is kept."""
+    if "TORCHINDUCTOR_CACHE_DIR" in os.environ:
         return lambda: None
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache.mkdir("torch-katas-inductor"))
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        folder = cache.mkdir("torch-katas-inductor")
+    else:
+        folder = Path(tempfile.gettempdir()) / f"torchinductor_{user_name()}"
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(folder)
     return lambda: os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+
+
+def user_name() -> str:
+    """The user's name as torch names its own cache folder after it."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):  # a uid with no name (a container's, a sandbox's)
+        name = f"uid_{os.getuid()}" if hasattr(os, "getuid") else "unknown_user"
+    return re.sub(r'[\\/:*?"<>|]', "_", name)
 
 
 _EXIT_SKIPS_COLLECTIONS = False
