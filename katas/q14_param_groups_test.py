@@ -310,6 +310,22 @@ def test_a_module_inside_a_no_decay_layer_follows_its_own_class(device, make):
     )
 
 
+def test_a_lazy_layers_uninitialised_parameters_are_in_the_groups(device):
+    # Before its first forward a lazy layer holds UninitializedParameter objects: trainable
+    # parameters like any other, which that forward fills in place, so an optimizer built now
+    # trains them. Each is in a group by the rule (LazyBatchNorm1d is no BatchNorm1d yet: its
+    # weight decays), none is left out.
+    model = nn.Sequential(nn.LazyLinear(4), nn.LazyBatchNorm1d())
+    decay, no_decay = decay_groups(model)
+    assert_same_parameters(
+        model,
+        decay,
+        [model[0].weight, model[1].weight],
+        "decay (uninitialised parameters are trainable parameters: leave none out)",
+    )
+    assert_same_parameters(model, no_decay, [model[0].bias, model[1].bias], "no-decay")
+
+
 def test_each_call_reads_the_model_as_it_is_now(device):
     model = Zoo().to(device)
     decay_groups(model)
