@@ -542,7 +542,8 @@ def edge_optimizer(model, device):
 
 def groups_of(model, lr, weight_decay):
     optimizer = make_optimizer(model, lr, weight_decay)
-    return [(len(g["params"]), g["weight_decay"], g["lr"]) for g in optimizer.param_groups]
+    # A no-decay group given "weight_decay": 0 (an int) decays nothing, as 0.0 does.
+    return [(len(g["params"]), float(g["weight_decay"]), g["lr"]) for g in optimizer.param_groups]
 
 
 FACETS = facets.declare(
