@@ -223,7 +223,8 @@ class LearnedPositionalEmbedding(nn.Module):
 
 
 class ByOwnName(nn.Module):
-    """Names in which "bias" stands elsewhere than at the end of the parameter's own name."""
+    """Names in which "bias" stands elsewhere than at the end of the parameter's own name,
+    and one that ends with it after no "_" (it ends with bias all the same)."""
 
     def __init__(self, width=4):
         super().__init__()
@@ -231,13 +232,16 @@ class ByOwnName(nn.Module):
         self.attention = nn.MultiheadAttention(width, 2, add_bias_kv=True)  # bias_k, bias_v
         self.lstm = nn.LSTM(width, width)  # bias_ih_l0, bias_hh_l0
         self.positions = LearnedPositionalEmbedding(width=width)
+        self.posbias = nn.Parameter(torch.zeros(width))  # no decay: it ends with "bias"
 
 
 def test_the_rule_reads_the_own_name_and_the_class_only(device):
     model = ByOwnName().to(device)
     decay, no_decay = decay_groups(model)
     ends_in_bias = {id(p) for name, p in model.named_parameters() if name.endswith("bias")}
-    assert len(ends_in_bias) == 3, "test model: bias_proj.bias, in_proj_bias, out_proj.bias"
+    assert len(ends_in_bias) == 4, (
+        "test model: bias_proj.bias, in_proj_bias, out_proj.bias, posbias"
+    )
     assert_same_parameters(
         model,
         decay,
@@ -246,7 +250,12 @@ def test_the_rule_reads_the_own_name_and_the_class_only(device):
         "bias_ih_l0 too, and so does a layer that is none of the listed classes, whatever its "
         "class or attribute is called)",
     )
-    assert_same_parameters(model, no_decay, in_model_order(model, ends_in_bias), "no-decay")
+    assert_same_parameters(
+        model,
+        no_decay,
+        in_model_order(model, ends_in_bias),
+        'no-decay (every own name that ends with "bias", with or without a "_" before it)',
+    )
 
 
 class CaseMatters(nn.Module):
@@ -299,6 +308,22 @@ def test_a_module_inside_a_no_decay_layer_follows_its_own_class(device, make):
         [p for p in model[0].parameters(recurse=False)] + [inner.bias, model[1].bias],
         "no-decay",
     )
+
+
+def test_a_lazy_layers_uninitialised_parameters_are_in_the_groups(device):
+    # Before its first forward a lazy layer holds UninitializedParameter objects: trainable
+    # parameters like any other, which that forward fills in place, so an optimizer built now
+    # trains them. Each is in a group by the rule (LazyBatchNorm1d is no BatchNorm1d yet: its
+    # weight decays), none is left out.
+    model = nn.Sequential(nn.LazyLinear(4), nn.LazyBatchNorm1d())
+    decay, no_decay = decay_groups(model)
+    assert_same_parameters(
+        model,
+        decay,
+        [model[0].weight, model[1].weight],
+        "decay (uninitialised parameters are trainable parameters: leave none out)",
+    )
+    assert_same_parameters(model, no_decay, [model[0].bias, model[1].bias], "no-decay")
 
 
 def test_each_call_reads_the_model_as_it_is_now(device):
@@ -517,7 +542,8 @@ def edge_optimizer(model, device):
 
 def groups_of(model, lr, weight_decay):
     optimizer = make_optimizer(model, lr, weight_decay)
-    return [(len(g["params"]), g["weight_decay"], g["lr"]) for g in optimizer.param_groups]
+    # A no-decay group given "weight_decay": 0 (an int) decays nothing, as 0.0 does.
+    return [(len(g["params"]), float(g["weight_decay"]), g["lr"]) for g in optimizer.param_groups]
 
 
 FACETS = facets.declare(

@@ -192,6 +192,26 @@ def test_a_block_unfrozen_after_construction_gets_gradients(device):
     assert all(p.grad is None for p in backbone[0].parameters()), "backbone[0] is still frozen"
 
 
+def test_the_input_gets_its_gradient_through_the_frozen_backbone(device):
+    # "All on autograd's graph": with every parameter of the backbone frozen, the features
+    # still depend on x, and a gradient with respect to the input (a saliency map, an
+    # adversarial example) goes through the frozen part. Features detached, or computed
+    # under torch.no_grad(), while no backbone parameter requires grad, cut it.
+    backbone = pretrained_backbone(device)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES).train()
+    x = torch.randn(4, 6, device=device, requires_grad=True)
+    weights = torch.randn(4, NUM_CLASSES, device=device)
+    (grad,) = torch.autograd.grad(model(x), x, weights, allow_unused=True)
+    assert grad is not None, (
+        "model(x) has no gradient with respect to x: forward(x) is head(backbone(x)) on "
+        "autograd's graph, even while the whole backbone is frozen (no detach(), no "
+        "torch.no_grad() around it)"
+    )
+    again = x.detach().clone().requires_grad_()
+    (expected,) = torch.autograd.grad(model.head(backbone(again)), again, weights)
+    torch.testing.assert_close(grad, expected)
+
+
 def test_frozen_parameters_get_no_gradients(device):
     backbone = pretrained_backbone(device)
     model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES).train()

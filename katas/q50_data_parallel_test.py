@@ -329,6 +329,46 @@ def test_average_gradients_which_gradients_and_the_same_tensors(device):
         assert_close(grads[0], expected[0], f"rank {rank}: parameter 0")
 
 
+def test_average_gradients_is_done_when_it_returns_and_reduces_zeros_too(device):
+    # Gradients given by hand. Rank 0's weight gradient is all zeros (zero_grad with
+    # set_to_none=False, a layer its batch did not use), rank 1's is not: a zero .grad is a
+    # gradient like any other, reduced with the other ranks' (a rank that skips it calls other
+    # collectives than its peers). Rank 0 reads its gradients the moment average_gradients
+    # returns, before rank 1 has called it: an all_reduce started with async_op=True and not
+    # waited for has not reduced them yet.
+    skip_unless_gloo(device)
+    grads = [
+        [torch.zeros(2, 1), torch.full((2,), 1.0)],
+        [torch.full((2, 1), 4.0), torch.full((2,), 3.0)],
+    ]
+    rank_0_returned = threading.Event()
+
+    def rank_step(rank, group):
+        # Weight and bias of one size: a rank that skips one pairs the other with it (a
+        # collective of another size would abort the process), then waits in vain.
+        model = nn.Linear(1, 2).to(device)
+        for parameter, grad in zip(model.parameters(), grads[rank], strict=True):
+            parameter.grad = grad.to(device)
+        if rank == 1:  # rank 0 returns first, if it can return before rank 1 takes part
+            rank_0_returned.wait(timeout=1.0)
+        average_gradients(model, group)
+        returned = [p.grad.clone() for p in model.parameters()]
+        if rank == 0:
+            rank_0_returned.set()
+        return returned
+
+    expected = [torch.full((2, 1), 2.0), torch.full((2,), 2.0)]
+    for rank, got in enumerate(on_ranks(2, rank_step)):
+        for i, (grad, want) in enumerate(zip(got, expected, strict=True)):
+            assert_close(
+                grad.cpu(),
+                want,
+                f"rank {rank}, parameter {i}: when average_gradients returns, every .grad holds "
+                "the mean over the ranks, a gradient of zeros included (wait for an "
+                "asynchronous all_reduce before returning)",
+            )
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
 def test_average_gradients_to_the_precision_of_their_dtype(device, dtype):
     skip_unless_gloo(device)

@@ -385,9 +385,10 @@ class Gradients(Facet):
 class Shapes(Facet):
     """Every named shape the contract allows works, with the oracle's values (float32).
     make(shape, device) -> Args; "non-contiguous" passes strided copies of the tensors. A
-    function that declares Gradients passes them at every shape too: its argument `wrt`
-    made to require grad, the result is differentiable and the gradient is the oracle's (a
-    shortcut that returns a constant for an empty or a one-element input cuts the graph)."""
+    function that declares Gradients passes them at every shape too: each argument a
+    Gradients facet names (`wrt`) made to require grad, the result is differentiable and the
+    gradient is the oracle's (a shortcut that returns a constant, or one input as given, for
+    an empty or a one-element input cuts the graph)."""
 
     make: Callable[[tuple[int, ...], torch.device], Args]
     oracle: Callable[..., Any]
@@ -1852,9 +1853,11 @@ def check_shapes(case: Case, device: torch.device) -> None:
         equal_nan=True,
         msg=lambda report: f"{what}: wrong values\n{report}",
     )
-    gradients = [f for f in case.function.facets if isinstance(f, Gradients)]
-    if gradients:
-        _assert_gradient(case, arguments, gradients[0].wrt, facet.oracle, what, facet.atol)
+    # Every argument a Gradients facet names, not only the first: a shortcut for an empty
+    # batch that returns the images as given keeps their graph and cuts the statistics'.
+    wrts = dict.fromkeys(f.wrt for f in case.function.facets if isinstance(f, Gradients))
+    for wrt in wrts:
+        _assert_gradient(case, arguments, wrt, facet.oracle, what, facet.atol)
 
 
 def _assert_gradient(
