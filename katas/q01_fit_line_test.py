@@ -430,7 +430,20 @@ def exact_loss_targets(dtype, drawn):
     and that loss. As shipped, y = ±1, ±2 (loss 1.75); `drawn`: whole numbers from the seeded
     generator scaled by a drawn power of two, so that a held-out seed moves the loss where
     equality is tested (an answer that tells the tested value by a property of it, such as
-    `tol == round(tol, 2)`, then meets another)."""
+    `tol == round(tol, 2)`, then meets another).
+
+    float64: whole numbers near 2**12, one of them odd, so that the sum of squares is an odd
+    number above 2**24, which float32 cannot hold: an answer that reads the loss rounded to
+    float32 (`loss.float().item()`) compares another number with tol."""
+    if dtype == torch.float64:
+        whole = torch.full((8,), 2**12, dtype=torch.int64)
+        if drawn:
+            whole = 2 * torch.randint(2**11, 2**12, (8,))
+        whole[0] += 1
+        whole *= torch.tensor([1, -1, 1, -1, -1, 1, 1, -1])
+        scale = 2.0 ** -int(torch.randint(0, 13, ())) if drawn else 1.0
+        loss = float((whole**2).sum()) / 8 * scale**2
+        return whole.double() * scale, loss
     if not drawn:
         return torch.tensor([1.0, -1.0, 2.0, -2.0, 1.0, 1.0, -1.0, 1.0]), 1.75
     # Every partial sum of squares is a whole number the dtype holds (bfloat16: up to 256).
@@ -443,18 +456,22 @@ def exact_loss_targets(dtype, drawn):
 
 @pytest.mark.parametrize("drawn", [False, True], ids=["loss 1.75", "loss drawn"])
 @pytest.mark.parametrize("above", [False, True], ids=["tol = loss", "tol just above"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
 def test_fit_until_compares_the_loss_with_tol_exactly(device, dtype, above, drawn):
     # At w = b = 0 the loss is mean(y²): with these y every partial sum is exact, so it is the
     # same in any dtype, summed in any order. "Below tol" is strict: equal is not below; and a
     # tol just above the loss (a quarter of its unit in the last place in the dtype, equal to
-    # it once rounded to the dtype) is above it.
+    # it once rounded to the dtype; in float64, which tol itself is, the next float) is above
+    # it. In float64 the loss is one float32 cannot hold, so one of the two cases fails a
+    # loss read in float32, whichever way it rounds.
     skip_unless_supported(device, dtype)
     values, loss = exact_loss_targets(dtype, drawn)
     x = torch.linspace(-1, 1, 8, dtype=dtype, device=device)
     y = values.to(device=device, dtype=dtype)
     ulp = torch.finfo(dtype).eps * 2.0 ** (math.frexp(loss)[1] - 1)
     tol = loss + ulp / 4 if above else loss
+    if dtype == torch.float64:
+        tol = math.nextafter(loss, math.inf) if above else loss
     *_, taken = fit_until(x, y, tol, max_steps=1, lr=0.1)
     if above:
         assert taken == 0, (

@@ -137,6 +137,38 @@ def test_pairwise_sq_dists_is_never_negative_for_coinciding_points(device):
     )
 
 
+def identity_in_float32_every_way(a, b):
+    """|a - b|^2 by the identity for 1-D points a and b (float32 vectors), in each order of
+    the additions an answer may take, with 2 a.b rounded on its own or fused into the sum
+    (addmm, baddbmm): float32 arithmetic, the fused ones as one rounding of the exact value."""
+    s1, s2, p = a * a, b * b, a * b
+    fused = lambda m: (m.double() - 2 * a.double() * b.double()).float()  # noqa: E731
+    unfused = [(s1 + s2) - 2 * p, (s1 - 2 * p) + s2, (s2 - 2 * p) + s1]
+    return torch.stack([*unfused, fused(s1 + s2), fused(s1) + s2, fused(s2) + s1])
+
+
+def test_pairwise_sq_dists_turns_negative_round_off_into_0(device):
+    # 1-D points near 3000 and the float32 two steps above each: the true squared distance
+    # is about 2e-7, but |a|^2 and |b|^2 are rounded to whole numbers, so the identity comes
+    # out a whole number. For the pairs where it is negative in float32 whichever way it is
+    # summed, a clamp gives 0; an answer that computes more accurately (in float64, or
+    # centring the points first) gives about the true 2e-7. `abs()` (or squaring, or a
+    # reflection) gives the 1 or more the identity dipped below zero by.
+    a = 3000 + 8 * torch.rand(256)
+    up = torch.tensor(math.inf)
+    b = torch.nextafter(torch.nextafter(a, up), up)
+    below = (identity_in_float32_every_way(a, b) < 0).all(dim=0)
+    assert below.sum() >= 4, "the test wants pairs whose identity is negative every way"
+    out = dists(a[:, None].to(device), b[:, None].to(device)).cpu()
+    check_tensor(out, shape=(256, 256), dtype=torch.float32, name="distances")
+    got = out.diagonal()[below]
+    assert (got < 1e-2).all(), (
+        f"where the identity dips below 0 (by 1 or more), distances came out as "
+        f"{got[got >= 1e-2].tolist()[:3]} where the true ones are about 2e-7: such entries "
+        "must come out as 0; clamp the negatives at 0 (clamp_min(0)), not abs()"
+    )
+
+
 def test_pairwise_sq_dists_keeps_nan_distances(device):
     # "Every other distance stays as computed": a NaN coordinate gives NaN distances, which a
     # clamp keeps (NaN < 0 is false) and `torch.where(d > 0, d, 0)` or fmax turn into 0.
