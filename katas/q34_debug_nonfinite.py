@@ -36,6 +36,9 @@ def first_nonfinite_module(model: nn.Module, x: torch.Tensor) -> str | None:
     - Run `model(x)` once, with a forward hook on every module of `model.named_modules()`,
       the model itself included (its name is ""). Gradients are not needed: run it with
       autograd off (`torch.no_grad()`), recording no graph.
+    - Rule: register the hooks on the model's modules (`module.register_forward_hook`), not
+      with a process-wide registry (`torch.nn.modules.module.register_module_forward_hook`
+      sees every module of the process, those of other code too, and is refused).
     - Return the name, as `named_modules()` gives it (e.g. "encoder.2"), of the first module
       to finish its forward with a non-finite value (NaN, inf or -inf) anywhere in its
       output; None if every output is finite. "First" is in time, call by call: a module
