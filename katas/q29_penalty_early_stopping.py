@@ -42,6 +42,8 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
       attached to the graph: `(loss + weight_penalty(model, l2=1e-4)).backward()` trains
       with the penalty; the gradient is l1 · sign(w) + 2 · l2 · w everywhere, 0 from the
       L1 term at w = 0 (finite: no NaN).
+    - The model is not modified: its parameters and their .grad (what the caller has
+      accumulated) stay as they are.
 
     >>> layer = nn.Linear(2, 1)
     >>> with torch.no_grad():

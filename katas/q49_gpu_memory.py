@@ -92,6 +92,8 @@ def checkpointed_forward(blocks: Sequence[nn.Module], x: torch.Tensor) -> torch.
     - x may or may not require grad (a network's input does not). Gradients can be taken
       with `.backward()` or with `torch.autograd.grad` (the reentrant checkpoint supports
       only the first).
+    - The blocks are not modified: their parameters' .grad is only added to, by the
+      caller's backward pass (gradient accumulation), never cleared by the call.
 
     >>> blocks = [nn.Sequential(nn.Linear(4, 4), nn.GELU()) for _ in range(3)]
     >>> checkpointed_forward(blocks, torch.randn(2, 4)).shape

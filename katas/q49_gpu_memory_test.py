@@ -337,7 +337,7 @@ FACETS = facets.declare(
             ),
             module=lambda arguments, result: nn.ModuleList(arguments.args[0]),
         ),
-        facets.Unmodified(blocks_and_input),
+        facets.Unmodified(blocks_and_input, module_grads=True),
         # The blocks' dtype kept, under either default dtype.
         facets.Dtypes(blocks_in, oracle=forward64, dtypes=(torch.float32, torch.float64)),
         facets.Returns(blocks_and_input),

@@ -1027,6 +1027,68 @@ def test_a_measurement_of_a_module_leaves_its_grads_alone(module):
     )
 
 
+# What a function given a module could be asked to train it by: its facets say so.
+TRAINING_FACETS = (facets.UpdatesAll, facets.FreshGrads)
+
+# (module, name) -> why a function given a module, that trains none, may change its .grad.
+MODULE_GRADS_CHANGED: dict[tuple[str, str], str] = {
+    ("q26_to_device", "place_for_training"): (
+        "moves the model to the device, by contract: its parameters (and their .grad with "
+        "them) are the model's to move; Unmodified covers the inputs"
+    ),
+    ("q27_state_dict", "load_checkpoint"): (
+        "loads the state_dict into the model, by contract: Unmodified covers the state_dict"
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_given_a_module_that_trains_none_leaves_its_grads_alone(module):
+    # A function given the caller's module that runs no training step of its own (a forward
+    # in the caller's grad mode, a count, a penalty, an optimizer built over it) may run
+    # between the caller's backward and its step, amid gradient accumulation: a
+    # model.zero_grad() inside it loses what the caller accumulated, and no other facet sees
+    # it (Unmodified leaves a module's .grad to it unless told). Every function given a
+    # module that declares Unmodified and no training facet (UpdatesAll, FreshGrads,
+    # ForwardModes(grad=True)) declares Unmodified(..., module_grads=True), or
+    # MODULE_GRADS_CHANGED says why not.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        target = getattr(stub, name)
+        if inspect.isclass(target):
+            continue  # a module of its own, built by the call: its .grad is its own
+        parameters = inspect.signature(target).parameters.values()
+        given = any(
+            re.search(r"\btorch\.nn\.modules\b", str(parameter.annotation))
+            for parameter in parameters
+        )
+        declared = [facet for function in functions for facet in function.facets]
+        trains = any(
+            isinstance(facet, TRAINING_FACETS)
+            or (isinstance(facet, facets.ForwardModes) and facet.grad)
+            for facet in declared
+        )
+        unmodified = [facet for facet in declared if isinstance(facet, facets.Unmodified)]
+        kept = any(facet.module_grads for facet in unmodified)
+        if (module, name) in MODULE_GRADS_CHANGED:
+            needless += [name] if kept or not given or trains else []
+        elif given and unmodified and not trains and not kept:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} are given the caller's module and train none, but no facet "
+        "checks they leave its .grad alone: declare Unmodified(..., module_grads=True), or "
+        "say why not in MODULE_GRADS_CHANGED"
+    )
+    assert not needless, f"{module}: {needless}: take them off MODULE_GRADS_CHANGED"
+
+
+def test_names_whose_module_grads_may_change_are_names_of_the_stubs():
+    for module, name in MODULE_GRADS_CHANGED:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_names_that_need_not_propagate_are_names_of_the_stubs():
     for module, name in NO_PROPAGATES:
         assert hasattr(stub_module(module), name), (module, name)
