@@ -87,7 +87,8 @@ def checkpointed_forward(blocks: Sequence[nn.Module], x: torch.Tensor) -> torch.
     - The output and, after `.backward()`, every gradient (parameters and x, when x
       requires grad) equal those of the plain `for block in blocks: h = block(h)`: blocks
       with dropout included (checkpoint restores the random state for the recomputation by
-      default; leave `preserve_rng_state` as it is).
+      default; leave `preserve_rng_state` as it is), each block in the mode the caller left
+      it in (no .train() or .eval() for the call, even one put back after).
     - In the backward pass each block runs its forward once more, the last block first.
     - x may or may not require grad (a network's input does not). Gradients can be taken
       with `.backward()` or with `torch.autograd.grad` (the reentrant checkpoint supports

@@ -790,7 +790,9 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
     # mode in its contract, declares ForwardModes (the caller's modes, eval or train); so
     # does every training loop (given a module and a loss_fn), whose contract must then say
     # in which mode it trains: model.train() is common practice in one loop and a mistake
-    # in another.
+    # in another; and every function given a module whose result is a forward of it (it
+    # declares Trains: gradients reach the caller's parameters through the result), where
+    # block.train() for the call, put back after, drops out in a model the caller evaluates.
     stub = stub_module(module)
     entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
 
@@ -804,7 +806,8 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
         )
         modes = given and re.search(r"\bmodes?\b", own_contract(module, name))
         trains = given and "loss_fn" in inspect.signature(target).parameters
-        return declares(entries[name], facets.Modes) or bool(modes) or trains
+        forward = given and declares(entries[name], facets.Trains)
+        return declares(entries[name], facets.Modes) or bool(modes) or trains or forward
 
     missing, needless = gaps(
         module,
