@@ -23,7 +23,8 @@ class MLP(nn.Module):
 
     - sizes: [in_features, hidden_1, ..., out_features], at least two positive ints.
       Layer i is `nn.Linear(sizes[i], sizes[i + 1])` (with bias), so there are
-      len(sizes) - 1 Linear layers and no other parameters.
+      len(sizes) - 1 Linear layers and no other parameters, each initialised as nn.Linear
+      creates it, from torch's generator as the caller seeded it.
     - activation: a zero-argument callable returning a module, such as nn.ReLU, nn.Tanh or
       `lambda: nn.LeakyReLU(0.1)`; called once for each hidden layer, in order, while the
       model is built (never in forward): hidden layer i is followed by the module that the

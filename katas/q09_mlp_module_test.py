@@ -343,6 +343,13 @@ FACETS = facets.declare(
         facets.DefaultDevice(lambda device: facets.args([4, 6, 3], dropout=0.1)),
         facets.Trains(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
         facets.Registered(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
+        # Each Linear initialised as nn.Linear creates it, from the caller's generator, in
+        # the order the layers are applied: not from a generator of its own.
+        facets.Seeded(
+            lambda device: facets.args([4, 6, 5, 3], dropout=0.1),
+            drawn=lambda arguments, model: list(model.parameters()),
+            like=lambda: [nn.Linear(4, 6), nn.Linear(6, 5), nn.Linear(5, 3)],
+        ),
         # The activation and the dropout show in what the model computes (in training mode).
         # The activation factory is the caller's code: MLP calls it once per hidden layer.
         facets.Propagates(lambda device, fault: facets.args([4, 6, 3], activation=fault)),

@@ -1087,6 +1087,62 @@ def test_a_function_given_a_module_that_trains_none_leaves_its_grads_alone(modul
     assert not needless, f"{module}: {needless}: take them off MODULE_GRADS_CHANGED"
 
 
+# (module, name) -> why a module whose reference draws its state while built declares no Seeded.
+NOT_SEEDED: dict[tuple[str, str], str] = {}
+
+
+def _drawn_state(function: facets.Function, facet: facets.Registered, seed: int) -> list:
+    """The state of the module the reference builds from the Registered facet's arguments,
+    after torch.manual_seed(seed) (make's own draws come after a seed of their own)."""
+    torch.manual_seed(0)
+    arguments = facet.make(CPU)
+    torch.manual_seed(seed)
+    result = function.call(*arguments.args, **arguments.kwargs)
+    built = facet.module(arguments, result) if facet.module else result
+    return [tensor.detach().clone() for tensor in [*built.parameters(), *built.buffers()]]
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_module_built_from_the_callers_draws_declares_seeded(module):
+    # A module whose parameters are drawn while it is built (a Linear's initialisation)
+    # draws them from the caller's generator: a torch.Generator of its own, seeded with a
+    # constant, gives weights of the right distribution, which no test of the distribution
+    # or of training tells apart, but every model alike whatever the caller's seed. Where
+    # the reference's module differs after two seeds, the name declares Seeded (with `like`
+    # where the contract names the layers drawn), or NOT_SEEDED says why not.
+    tests = reference_tests(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        registered = [
+            (function, facet)
+            for function in functions
+            for facet in function.facets
+            if isinstance(facet, facets.Registered)
+        ]
+        if not registered:
+            continue
+        function, facet = registered[0]
+        with torch.random.fork_rng(devices=[]):
+            first, other = (_drawn_state(function, facet, seed) for seed in (1, 2))
+        draws = any(not torch.equal(a, b) for a, b in zip(first, other, strict=True))
+        seeded = declares(functions, facets.Seeded)
+        if (module, name) in NOT_SEEDED:
+            needless += [name] if seeded or not draws else []
+        elif draws and not seeded:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} build a module whose state the reference draws, but declare no "
+        "Seeded: declare facets.Seeded (like= the layers the contract names), or say why not "
+        "in NOT_SEEDED"
+    )
+    assert not needless, f"{module}: {needless}: take them off NOT_SEEDED"
+
+
+def test_names_without_seeded_are_names_of_the_stubs():
+    for module, name in NOT_SEEDED:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
 def test_names_whose_module_grads_may_change_are_names_of_the_stubs():
     for module, name in MODULE_GRADS_CHANGED:
         assert hasattr(stub_module(module), name), (module, name)
