@@ -31,7 +31,8 @@ class MLP(nn.Module):
       i-th call returned, and by no other.
     - dropout: probability p in [0, 1) of zeroing each hidden unit (not of keeping it),
       of each sample independently (not one mask shared by the batch), scaling the kept
-      ones by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
+      ones by 1 / (1 - p) (as nn.Dropout does), the masks drawn from torch's generator as
+      the caller seeded it. Dropout is active in training mode
       (`model.train()`, the default for a new module) and off in `model.eval()`.
 
     forward(x): x has shape [..., in_features] (any number of leading dims, including 0 or

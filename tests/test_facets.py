@@ -5,6 +5,7 @@ answer that breaks its facet."""
 import ast
 import collections
 import collections.abc
+import copy
 import dataclasses
 import functools
 import importlib
@@ -1136,6 +1137,61 @@ def test_a_module_built_from_the_callers_draws_declares_seeded(module):
         "in NOT_SEEDED"
     )
     assert not needless, f"{module}: {needless}: take them off NOT_SEEDED"
+
+
+def _forward_draws(function: facets.Function, facet: facets.Registered) -> bool:
+    """Whether the reference's module, built from the Registered facet's arguments, draws in
+    its forward (in training mode): another seed, another output."""
+    torch.manual_seed(0)
+    arguments = facet.make(CPU)
+    result = function.call(*arguments.args, **arguments.kwargs)
+    built = facet.module(arguments, result) if facet.module else result
+    built.train()
+    outputs = []
+    for seed in (1, 2):
+        # Each run on a copy of the module as built (a running statistic moves); the inputs
+        # forward draws come from seed 0, the module's own draws from `seed`.
+        copied = copy.deepcopy(built)
+        copied.register_forward_pre_hook(lambda *_, seed=seed: torch.manual_seed(seed) and None)
+        torch.manual_seed(0)
+        ran = facet.forward(copied, CPU)
+        outputs.append([t.detach().clone() for _, t in facets._tensors(ran)])
+    return any(not torch.equal(a, b) for a, b in zip(*outputs, strict=True))
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_module_whose_forward_draws_declares_seeded_on_its_forward(module):
+    # Dropout drawn from a torch.Generator the module holds, seeded with a constant, zeroes
+    # other units at each call (random enough for every test of dropout), but the same
+    # ones on every run whatever the caller's seed. Where the reference's module, in
+    # training mode, gives another output after another seed, a declaration of the name
+    # that calls it (facets.of(Cls, ..., name="Cls.forward", call=...)) holds Seeded.
+    tests = reference_tests(module)
+    missing = []
+    for name, functions in functions_by_name(tests).items():
+        registered = [
+            (function, facet)
+            for function in functions
+            for facet in function.facets
+            if isinstance(facet, facets.Registered)
+        ]
+        if not registered:
+            continue
+        with torch.random.fork_rng(devices=[]):
+            draws = _forward_draws(*registered[0])
+        seeded = any(
+            isinstance(facet, facets.Seeded)
+            for function in functions
+            if function.call is not function.target
+            for facet in function.facets
+        )
+        if draws and not seeded:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} draw in their forward (the reference's output changes with the "
+        "seed), but no call of it declares Seeded: declare facets.of(Cls, facets.Seeded(...), "
+        'name="Cls.forward", call=lambda model, *args: model(*args))'
+    )
 
 
 def test_names_without_seeded_are_names_of_the_stubs():
