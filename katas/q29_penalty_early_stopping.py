@@ -89,6 +89,7 @@ class EarlyStopping:
         Stop when this is the `patience`-th epoch in a row without improvement, or a later
         one of the same run (the advice stands until an epoch improves): with patience 2 and
         losses 1.0, 0.8, 0.9, 0.85, 0.86 the calls return False, False, False, True, True.
+        The model is not modified (nor the .grad of its parameters).
         """
         # TODO: on improvement save a copy of the weights and reset the count; else count.
         raise NotImplementedError

@@ -645,7 +645,9 @@ FACETS = facets.declare(
     facets.of(
         EarlyStopping,
         facets.Number(lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device)), bool),
-        facets.Unmodified(lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device))),
+        facets.Unmodified(
+            lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device)), module_grads=True
+        ),
         name="EarlyStopping.step",
         call=lambda stopper, loss, model: stopper.step(loss, model),
     ),
