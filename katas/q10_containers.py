@@ -63,8 +63,9 @@ class MultiHead(nn.Module):
       the caller's generator, created in order: the trunk's Linear, then the heads in the
       order of `heads`.
 
-    forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
-    [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
+    forward(x): x of shape [..., in_features], not modified; returns a dict {name: head
+    output of shape [..., n]} with one entry per module in `self.heads`, in its order: the
+    trunk runs once
     per forward (its Linear's weight is computed with once, whether the trunk is called as
     `self.trunk(x)`, layer by layer or as F.linear on its weight) and every head reads its
     result, with its graph: a loss on any head's output sends gradients into the trunk

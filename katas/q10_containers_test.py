@@ -467,6 +467,8 @@ FACETS = facets.declare(
         MultiHead,
         facets.Dtypes(multihead_in, oracle=multihead64, dtypes=MODULE_DTYPES, atol=CANCELLED),
         facets.Shapes(multihead_for_shape, oracle=multihead64, shapes=ANY_LEADING, atol=1e-5),
+        # The caller's x (and the model) as they were: no write into the batch.
+        facets.Unmodified(lambda device: multihead_in(torch.float32, device)),
         name="MultiHead.forward",
         call=heads_cat,
     ),
