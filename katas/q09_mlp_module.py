@@ -37,7 +37,8 @@ class MLP(nn.Module):
 
     forward(x): x has shape [..., in_features] (any number of leading dims, including 0 or
     an empty batch; any strides: a transposed or sliced view works too) and the dtype/device
-    of the model's parameters. Every Linear layer but
+    of the model's parameters (their .grad is left as it is: a forward clears nothing).
+    Every Linear layer but
     the last is followed by the activation, then dropout; the last Linear's output is
     returned as is (no activation): shape [..., out_features].
 

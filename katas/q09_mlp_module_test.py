@@ -378,7 +378,7 @@ FACETS = facets.declare(
         facets.Dtypes(
             mlp_and_input, oracle=mlp64, ulps=8, atol={torch.bfloat16: 0.05, torch.float16: 0.01}
         ),
-        facets.Unmodified(lambda device: mlp_and_input(torch.float32, device)),
+        facets.Unmodified(lambda device: mlp_and_input(torch.float32, device), module_grads=True),
         # Dropout in training mode draws its masks from the caller's generator: not from a
         # torch.Generator the model holds, which drops other units at each call but the
         # same ones on every run, whatever the caller's seed.

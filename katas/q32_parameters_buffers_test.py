@@ -386,7 +386,8 @@ FACETS = facets.declare(
             dims=(-1,),
             label="eval",
         ),
-        # The caller's x as it was, in both modes (the running mean is the layer's to update).
+        # The caller's x as it was, in both modes (the running mean is the layer's to update
+        # in training); in eval mode the whole layer too, the .grad of its parameters included.
         facets.Unmodified(
             lambda device: facets.args(
                 CenterAndScale(3).to(device), torch.randn(4, 3, device=device)
@@ -398,7 +399,7 @@ FACETS = facets.declare(
             lambda device: facets.args(
                 CenterAndScale(3).to(device).eval(), torch.randn(4, 3, device=device)
             ),
-            inputs=lambda arguments: arguments.args[1],
+            module_grads=True,
             label="eval",
         ),
         name="CenterAndScale.forward",
