@@ -23,19 +23,22 @@ class MLP(nn.Module):
 
     - sizes: [in_features, hidden_1, ..., out_features], at least two positive ints.
       Layer i is `nn.Linear(sizes[i], sizes[i + 1])` (with bias), so there are
-      len(sizes) - 1 Linear layers and no other parameters.
+      len(sizes) - 1 Linear layers and no other parameters, each initialised as nn.Linear
+      creates it, from torch's generator as the caller seeded it.
     - activation: a zero-argument callable returning a module, such as nn.ReLU, nn.Tanh or
       `lambda: nn.LeakyReLU(0.1)`; called once for each hidden layer, in order, while the
       model is built (never in forward): hidden layer i is followed by the module that the
       i-th call returned, and by no other.
     - dropout: probability p in [0, 1) of zeroing each hidden unit (not of keeping it),
       of each sample independently (not one mask shared by the batch), scaling the kept
-      ones by 1 / (1 - p) (as nn.Dropout does). Dropout is active in training mode
+      ones by 1 / (1 - p) (as nn.Dropout does), the masks drawn from torch's generator as
+      the caller seeded it. Dropout is active in training mode
       (`model.train()`, the default for a new module) and off in `model.eval()`.
 
     forward(x): x has shape [..., in_features] (any number of leading dims, including 0 or
     an empty batch; any strides: a transposed or sliced view works too) and the dtype/device
-    of the model's parameters. Every Linear layer but
+    of the model's parameters (their .grad is left as it is: a forward clears nothing).
+    Every Linear layer but
     the last is followed by the activation, then dropout; the last Linear's output is
     returned as is (no activation): shape [..., out_features].
 

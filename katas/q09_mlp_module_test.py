@@ -6,7 +6,13 @@ from torch import nn
 
 from katas.q09_mlp_module import MLP
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, raises, skip_unless_supported
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    raises,
+    seed_for,
+    skip_unless_supported,
+)
 
 SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1]]
 
@@ -330,6 +336,15 @@ def train(model, device):
     return model.to(device)(torch.randn(5, 4, device=device))
 
 
+def seeded_mlp(device):
+    """A model with dropout, built with the same weights at every call: what its forward draws
+    (the dropout masks) is all that a seed changes."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed_for(0))
+        model = MLP([4, 6, 5, 3], dropout=0.5)
+    return facets.args(model.to(device), torch.ones(8, 4, device=device))
+
+
 FACETS = facets.declare(
     facets.of(
         MLP,
@@ -343,6 +358,13 @@ FACETS = facets.declare(
         facets.DefaultDevice(lambda device: facets.args([4, 6, 3], dropout=0.1)),
         facets.Trains(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
         facets.Registered(lambda device: facets.args([4, 6, 5, 3], dropout=0.1), forward=train),
+        # Each Linear initialised as nn.Linear creates it, from the caller's generator, in
+        # the order the layers are applied: not from a generator of its own.
+        facets.Seeded(
+            lambda device: facets.args([4, 6, 5, 3], dropout=0.1),
+            drawn=lambda arguments, model: list(model.parameters()),
+            like=lambda: [nn.Linear(4, 6), nn.Linear(6, 5), nn.Linear(5, 3)],
+        ),
         # The activation and the dropout show in what the model computes (in training mode).
         # The activation factory is the caller's code: MLP calls it once per hidden layer.
         facets.Propagates(lambda device, fault: facets.args([4, 6, 3], activation=fault)),
@@ -356,7 +378,11 @@ FACETS = facets.declare(
         facets.Dtypes(
             mlp_and_input, oracle=mlp64, ulps=8, atol={torch.bfloat16: 0.05, torch.float16: 0.01}
         ),
-        facets.Unmodified(lambda device: mlp_and_input(torch.float32, device)),
+        facets.Unmodified(lambda device: mlp_and_input(torch.float32, device), module_grads=True),
+        # Dropout in training mode draws its masks from the caller's generator: not from a
+        # torch.Generator the model holds, which drops other units at each call but the
+        # same ones on every run, whatever the caller's seed.
+        facets.Seeded(seeded_mlp),
         name="MLP.forward",
         call=lambda model, x: model(x),
     ),

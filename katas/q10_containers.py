@@ -63,8 +63,10 @@ class MultiHead(nn.Module):
       the caller's generator, created in order: the trunk's Linear, then the heads in the
       order of `heads`.
 
-    forward(x): x of shape [..., in_features]; returns a dict {name: head output of shape
-    [..., n]} with one entry per module in `self.heads`, in its order: the trunk runs once
+    forward(x): x of shape [..., in_features], not modified (nor the .grad of the model's
+    parameters); returns a dict {name: head
+    output of shape [..., n]} with one entry per module in `self.heads`, in its order: the
+    trunk runs once
     per forward (its Linear's weight is computed with once, whether the trunk is called as
     `self.trunk(x)`, layer by layer or as F.linear on its weight) and every head reads its
     result, with its graph: a loss on any head's output sends gradients into the trunk
@@ -101,7 +103,8 @@ class ResidualStack(nn.Module):
       joins: forward applies every block self.blocks holds, at any depth), and forward
       returns its input unchanged: x itself or a tensor equal to it that keeps its graph
       (gradients flow to x at every depth).
-    - forward(x): x of shape [..., dim]; returns the same shape. x is not modified: write
+    - forward(x): x of shape [..., dim]; returns the same shape (the .grad of the blocks'
+      parameters left as it is). x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's
       tensor (and fails for one that requires grad).
     - Raises ValueError if dim < 1 (also with depth 0) or depth < 0 (dim = 1 and depth = 0

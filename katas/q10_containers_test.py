@@ -456,7 +456,8 @@ FACETS = facets.declare(
         facets.Unmodified(
             lambda device: facets.args(
                 ResidualStack(4, 2).to(device), torch.randn(3, 4, device=device)
-            )
+            ),
+            module_grads=True,
         ),
         facets.Dtypes(stack_in, oracle=stack64, dtypes=MODULE_DTYPES, atol=CANCELLED),
         facets.Shapes(stack_for_shape, oracle=stack64, shapes=ANY_LEADING, atol=1e-5),
@@ -467,6 +468,8 @@ FACETS = facets.declare(
         MultiHead,
         facets.Dtypes(multihead_in, oracle=multihead64, dtypes=MODULE_DTYPES, atol=CANCELLED),
         facets.Shapes(multihead_for_shape, oracle=multihead64, shapes=ANY_LEADING, atol=1e-5),
+        # The caller's x (and the model) as they were: no write into the batch.
+        facets.Unmodified(lambda device: multihead_in(torch.float32, device), module_grads=True),
         name="MultiHead.forward",
         call=heads_cat,
     ),

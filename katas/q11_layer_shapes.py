@@ -141,7 +141,8 @@ def lstm_final_states(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
     - Returns [B, H * directions] (H: proj_size if set, else hidden_size): the last
       layer's final state of the forward direction, then (bidirectional) that of the
       backward direction, which has read the sequence from its end back to step 0.
-    - Gradients flow to x and the LSTM's parameters.
+    - Gradients flow to x and the LSTM's parameters. The LSTM is not modified: its
+      parameters and their .grad (what the caller has accumulated) stay as they are.
 
     >>> lstm = nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True)
     >>> lstm_final_states(lstm, torch.randn(3, 5, 4)).shape

@@ -663,7 +663,7 @@ FACETS = facets.declare(
         facets.Trains(
             lstm_and_input, forward=lstm_forward, module=lambda arguments, result: arguments.args[0]
         ),
-        facets.Unmodified(seq_first_lstm_and_input),
+        facets.Unmodified(seq_first_lstm_and_input, module_grads=True),
         facets.Returns(lstm_and_input),
         facets.ForwardModes(lstm_and_input, module=lambda arguments: arguments.args[0], grad=None),
         # One layer, one direction, a batch of one: h_n is [1, 1, H], and .squeeze() drops B.

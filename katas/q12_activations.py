@@ -115,7 +115,8 @@ class PreActivationBlock(nn.Module):
     layer, and the skip connection adds the block's input unchanged).
 
     - Rule: its only submodules are `self.fc1 = nn.Linear(features, hidden)` and
-      `self.fc2 = nn.Linear(hidden, features)`, named so, and forward calls them as modules
+      `self.fc2 = nn.Linear(hidden, features)`, named so (initialised as nn.Linear creates
+      them, from torch's generator as the caller seeded it), and forward calls them as modules
       (`self.fc1(...)`, so forward hooks see them); the ReLUs are calls in forward
       (`F.relu`, `torch.relu`, a tensor method), not registered modules.
     - Rule: the ReLU on fc1's output works in place on that tensor (`F.relu(h,

@@ -560,6 +560,11 @@ FACETS = facets.declare(
         facets.DefaultDevice(lambda device: facets.args(5, 7)),
         facets.Trains(lambda device: facets.args(5, 7), forward=forward_of),
         facets.Registered(lambda device: facets.args(5, 7), forward=forward_of),
+        # fc1 and fc2 initialised from the caller's generator, as nn.Linear draws them.
+        facets.Seeded(
+            lambda device: facets.args(5, 7),
+            drawn=lambda arguments, block: list(block.parameters()),
+        ),
     ),
     facets.of(
         class_probabilities,

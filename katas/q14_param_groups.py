@@ -40,7 +40,8 @@ from torch import nn
 def decay_groups(model: nn.Module) -> tuple[list[nn.Parameter], list[nn.Parameter]]:
     """Split the model's trainable parameters into (decay, no_decay) by the rule above.
 
-    - model: any nn.Module, on any device; it is not modified.
+    - model: any nn.Module, on any device; it is not modified (nor the .grad of its
+      parameters).
     - Returns two lists of the model's own Parameter objects (not copies): every
       trainable parameter appears exactly once in exactly one of them, frozen parameters
       in neither. Each list keeps the order of `model.parameters()`. A model with no
@@ -71,6 +72,7 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
       AdamW checks them.
     - Raises ValueError if lr or weight_decay is negative or NaN (AdamW checks its
       defaults, not each group's settings); 0 is fine for both.
+    - The model is not modified (nor the .grad of its parameters).
 
     >>> model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.Linear(8, 2))
     >>> optimizer = make_optimizer(model, lr=1e-3, weight_decay=0.1)

@@ -575,7 +575,7 @@ FACETS = facets.declare(
             covered=tuple(LAYER_ARGUMENTS)[:12],
             others=tuple(LAYER_ARGUMENTS)[12:],
         ),
-        facets.Unmodified(small_model),
+        facets.Unmodified(small_model, module_grads=True),
         facets.Number(small_model, tuple),
         # Called again after the model changed: read anew, nothing kept from the last call.
         facets.Changed(small_model, lambda arguments: arguments.args[0].append(nn.LayerNorm(8))),
@@ -588,7 +588,10 @@ FACETS = facets.declare(
             )
             for name in ("lr", "weight_decay")
         ),
-        facets.Unmodified(lambda device: small_model(device).replace(lr=1e-3, weight_decay=0.1)),
+        facets.Unmodified(
+            lambda device: small_model(device).replace(lr=1e-3, weight_decay=0.1),
+            module_grads=True,
+        ),
     ),
 )
 test_facets = FACETS.test

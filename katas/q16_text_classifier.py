@@ -76,7 +76,7 @@ def encode(
       the layer may take a fast path that leaves other values there than in training (nan
       throughout a row of padding only); whatever comes next must ignore them. Gradients
       flow to embedded and the layer's parameters; embedded, mask and the layer are not
-      modified.
+      modified (nor the .grad of the layer's parameters).
     - The caller's grad mode holds: under torch.no_grad() no graph is recorded (the result
       has no grad_fn). No global setting changes (torch.backends.mha's fast path included).
     - Raises ValueError if mask's dtype is not torch.bool (integer, uint8 and floating masks

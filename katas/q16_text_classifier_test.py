@@ -875,7 +875,7 @@ FACETS = facets.declare(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0], grad=None),
-        facets.Unmodified(layer_and_batch),
+        facets.Unmodified(layer_and_batch, module_grads=True),
         facets.Returns(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
         facets.Refused({"an integer mask": lambda device: integer_mask(layer_and_batch(device))}),

@@ -29,6 +29,7 @@ def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
       count twice even if one was built on the other's memory.
     - Buffers (running statistics and the like) are not parameters and do not count.
     - trainable_only=True: count only the parameters with requires_grad=True.
+    - The model is not modified (nor the .grad of its parameters).
 
     >>> count_parameters(nn.Linear(10, 5))  # 10 × 5 weights + 5 biases
     55
@@ -50,6 +51,7 @@ def buffer_keys(model: nn.Module) -> list[str]:
     - A module that defines `get_extra_state` adds an entry "<module>._extra_state" (the
       model itself: "_extra_state"), any picklable object, a tensor too; it is neither a
       parameter nor a buffer, so it is not listed.
+    - The model is not modified (nor the .grad of its parameters).
 
     >>> buffer_keys(nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)))
     ['1.running_mean', '1.running_var', '1.num_batches_tracked']

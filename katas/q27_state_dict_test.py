@@ -554,7 +554,7 @@ FACETS = facets.declare(
     facets.of(
         count_parameters,
         facets.Number(with_buffers, int),
-        facets.Unmodified(with_buffers),
+        facets.Unmodified(with_buffers, module_grads=True),
         facets.Defaults(frozen_head, values={"trainable_only": False}),
         # A model changes between calls: counted anew at each one.
         facets.Changed(with_buffers, grown),
@@ -567,7 +567,7 @@ FACETS = facets.declare(
     facets.of(
         buffer_keys,
         facets.Number(with_buffers, list),
-        facets.Unmodified(with_buffers),
+        facets.Unmodified(with_buffers, module_grads=True),
         facets.Changed(with_buffers, grown),
     ),
     facets.of(

@@ -42,6 +42,8 @@ def weight_penalty(model: nn.Module, l1: float = 0.0, l2: float = 0.0) -> torch.
       attached to the graph: `(loss + weight_penalty(model, l2=1e-4)).backward()` trains
       with the penalty; the gradient is l1 · sign(w) + 2 · l2 · w everywhere, 0 from the
       L1 term at w = 0 (finite: no NaN).
+    - The model is not modified: its parameters and their .grad (what the caller has
+      accumulated) stay as they are.
 
     >>> layer = nn.Linear(2, 1)
     >>> with torch.no_grad():
@@ -87,6 +89,7 @@ class EarlyStopping:
         Stop when this is the `patience`-th epoch in a row without improvement, or a later
         one of the same run (the advice stands until an epoch improves): with patience 2 and
         losses 1.0, 0.8, 0.9, 0.85, 0.86 the calls return False, False, False, True, True.
+        The model is not modified (nor the .grad of its parameters).
         """
         # TODO: on improvement save a copy of the weights and reset the count; else count.
         raise NotImplementedError

@@ -613,7 +613,9 @@ FACETS = facets.declare(
             lambda device: facets.args(nn.ReLU(), 0.1, 0.1),
             where="cpu",
         ),
-        facets.Unmodified(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
+        facets.Unmodified(
+            lambda device: facets.args(net(torch.float32, device), 0.1, 0.2), module_grads=True
+        ),
         facets.Defaults(values={"l1": 0.0, "l2": 0.0}),
         # Called again after the model changed: read anew, nothing kept from the last call.
         facets.Changed(lambda device: facets.args(net(torch.float32, device), 0.1, 0.2)),
@@ -643,7 +645,9 @@ FACETS = facets.declare(
     facets.of(
         EarlyStopping,
         facets.Number(lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device)), bool),
-        facets.Unmodified(lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device))),
+        facets.Unmodified(
+            lambda device: facets.args(EarlyStopping(2), 0.5, bn_model(device)), module_grads=True
+        ),
         name="EarlyStopping.step",
         call=lambda stopper, loss, model: stopper.step(loss, model),
     ),

@@ -593,7 +593,7 @@ FACETS = facets.declare(
             label="grads",
         ),
         # The model itself: its parameters, buffers, hooks and modes.
-        facets.Unmodified(lambda device: facets.args(graded_model(device))),
+        facets.Unmodified(lambda device: facets.args(graded_model(device)), module_grads=True),
         # Gradients change after every backward: the norms are taken anew at each call.
         facets.Changed(lambda device: facets.args(graded_model(device)), regraded),
         facets.Dtypes(

@@ -36,7 +36,8 @@ class CenterAndScale(nn.Module):
     `.to(dtype)`, `.double()`, `.half()` move and cast all three.
 
     forward(x): x has shape [..., num_features] with the module's dtype and device (a
-    single [num_features] input without a batch dimension included), contiguous or not.
+    single [num_features] input without a batch dimension included), contiguous or not; x
+    is not modified, nor the .grad of the module's parameters.
     - In training mode (the module's mode decides, under torch.no_grad() too), first
       update the running mean in place (the same buffer tensor, not a new one assigned to
       the attribute), without recording it in the autograd graph:

@@ -386,6 +386,22 @@ FACETS = facets.declare(
             dims=(-1,),
             label="eval",
         ),
+        # The caller's x as it was, in both modes (the running mean is the layer's to update
+        # in training); in eval mode the whole layer too, the .grad of its parameters included.
+        facets.Unmodified(
+            lambda device: facets.args(
+                CenterAndScale(3).to(device), torch.randn(4, 3, device=device)
+            ),
+            inputs=lambda arguments: arguments.args[1],
+            label="train",
+        ),
+        facets.Unmodified(
+            lambda device: facets.args(
+                CenterAndScale(3).to(device).eval(), torch.randn(4, 3, device=device)
+            ),
+            module_grads=True,
+            label="eval",
+        ),
         name="CenterAndScale.forward",
         call=lambda layer, x: layer(x),
     ),

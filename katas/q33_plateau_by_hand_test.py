@@ -491,6 +491,13 @@ FACETS = facets.declare(
             ),
             type(None),
         ),
+        # The caller's metric tensor as it was.
+        facets.Unmodified(
+            lambda device: facets.args(
+                PlateauLR(plateau(device).args[0]), torch.tensor(0.5, device=device)
+            ),
+            inputs=lambda arguments: arguments.args[1],
+        ),
         name="PlateauLR.step",
         call=lambda scheduler, metric: scheduler.step(metric),
     ),

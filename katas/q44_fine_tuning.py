@@ -26,7 +26,8 @@ class FineTuner(nn.Module):
     - backbone: nn.Sequential of blocks mapping x to features of shape (N, num_features).
       Keep it as `self.backbone` (the same object, not a copy).
     - head: `self.head = nn.Linear(num_features, num_classes)`, created on the device and
-      with the dtype of the backbone's parameters (it has some, all of one device and dtype).
+      with the dtype of the backbone's parameters (it has some, all of one device and dtype),
+      initialised as nn.Linear creates it, from torch's generator as the caller seeded it.
     - Frozen part: the whole backbone, or every block but the last (backbone[-1]) when
       train_last_block is True; fixed at construction, by position (a last block without
       parameters is not frozen, a block unfrozen by hand later stays in the frozen part).

@@ -402,6 +402,8 @@ FACETS = facets.declare(
     facets.of(
         FineTuner,
         facets.DefaultDevice(pretrained, where="input"),
+        # The new head initialised from the caller's generator, as nn.Linear draws it.
+        facets.Seeded(pretrained, drawn=lambda arguments, model: list(model.head.parameters())),
         facets.Trains(
             pretrained,
             forward=lambda model, device: model(torch.randn(4, 4, device=device)),

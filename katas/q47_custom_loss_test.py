@@ -624,7 +624,7 @@ FACETS = facets.declare(
             oracle=focal64,
             wrt=1,
         ),
-        facets.Unmodified(lambda device: confident(torch.float32, device)),
+        facets.Unmodified(lambda device: confident(torch.float32, device), module_grads=True),
         # An empty batch is a batch: "none" gives [0] losses, "sum" gives 0 (the "mean" of
         # none is left open); strided logits and targets too.
         *(

@@ -87,11 +87,14 @@ def checkpointed_forward(blocks: Sequence[nn.Module], x: torch.Tensor) -> torch.
     - The output and, after `.backward()`, every gradient (parameters and x, when x
       requires grad) equal those of the plain `for block in blocks: h = block(h)`: blocks
       with dropout included (checkpoint restores the random state for the recomputation by
-      default; leave `preserve_rng_state` as it is).
+      default; leave `preserve_rng_state` as it is), each block in the mode the caller left
+      it in (no .train() or .eval() for the call, even one put back after).
     - In the backward pass each block runs its forward once more, the last block first.
     - x may or may not require grad (a network's input does not). Gradients can be taken
       with `.backward()` or with `torch.autograd.grad` (the reentrant checkpoint supports
       only the first).
+    - The blocks are not modified: their parameters' .grad is only added to, by the
+      caller's backward pass (gradient accumulation), never cleared by the call.
 
     >>> blocks = [nn.Sequential(nn.Linear(4, 4), nn.GELU()) for _ in range(3)]
     >>> checkpointed_forward(blocks, torch.randn(2, 4)).shape

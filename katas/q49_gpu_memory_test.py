@@ -337,7 +337,16 @@ FACETS = facets.declare(
             ),
             module=lambda arguments, result: nn.ModuleList(arguments.args[0]),
         ),
-        facets.Unmodified(blocks_and_input),
+        facets.Unmodified(blocks_and_input, module_grads=True),
+        # Each block runs in the mode the caller left it in, as the plain loop runs it: no
+        # block.train() for the call (dropout in a model the caller evaluates). The blocks
+        # are run one by one, each through checkpoint (its own tests count their calls).
+        facets.ForwardModes(
+            blocks_and_input,
+            module=lambda arguments: nn.ModuleList(arguments.args[0]),
+            grad=None,
+            whole=False,
+        ),
         # The blocks' dtype kept, under either default dtype.
         facets.Dtypes(blocks_in, oracle=forward64, dtypes=(torch.float32, torch.float64)),
         facets.Returns(blocks_and_input),

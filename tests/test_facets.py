@@ -5,6 +5,7 @@ answer that breaks its facet."""
 import ast
 import collections
 import collections.abc
+import copy
 import dataclasses
 import functools
 import importlib
@@ -790,7 +791,9 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
     # mode in its contract, declares ForwardModes (the caller's modes, eval or train); so
     # does every training loop (given a module and a loss_fn), whose contract must then say
     # in which mode it trains: model.train() is common practice in one loop and a mistake
-    # in another.
+    # in another; and every function given a module whose result is a forward of it (it
+    # declares Trains: gradients reach the caller's parameters through the result), where
+    # block.train() for the call, put back after, drops out in a model the caller evaluates.
     stub = stub_module(module)
     entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
 
@@ -804,7 +807,8 @@ def test_a_function_that_runs_a_module_says_in_which_mode(module):
         )
         modes = given and re.search(r"\bmodes?\b", own_contract(module, name))
         trains = given and "loss_fn" in inspect.signature(target).parameters
-        return declares(entries[name], facets.Modes) or bool(modes) or trains
+        forward = given and declares(entries[name], facets.Trains)
+        return declares(entries[name], facets.Modes) or bool(modes) or trains or forward
 
     missing, needless = gaps(
         module,
@@ -1025,6 +1029,189 @@ def test_a_measurement_of_a_module_leaves_its_grads_alone(module):
         f"{module}: {missing} run a module with grad off but declare no "
         "Unmodified(..., module_grads=True): a measurement leaves the caller's .grad alone"
     )
+
+
+# What a function given a module could be asked to train it by: its facets say so.
+TRAINING_FACETS = (facets.UpdatesAll, facets.FreshGrads)
+
+# (module, name) -> why a function given a module, that trains none, may change its .grad.
+MODULE_GRADS_CHANGED: dict[tuple[str, str], str] = {
+    ("q26_to_device", "place_for_training"): (
+        "moves the model to the device, by contract: its parameters (and their .grad with "
+        "them) are the model's to move; Unmodified covers the inputs"
+    ),
+    ("q27_state_dict", "load_checkpoint"): (
+        "loads the state_dict into the model, by contract: Unmodified covers the state_dict"
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_given_a_module_that_trains_none_leaves_its_grads_alone(module):
+    # A function given the caller's module that runs no training step of its own (a forward
+    # in the caller's grad mode, a count, a penalty, an optimizer built over it) may run
+    # between the caller's backward and its step, amid gradient accumulation: a
+    # model.zero_grad() inside it loses what the caller accumulated, and no other facet sees
+    # it (Unmodified leaves a module's .grad to it unless told). Every function given a
+    # module that declares Unmodified and no training facet (UpdatesAll, FreshGrads,
+    # ForwardModes(grad=True)) declares Unmodified(..., module_grads=True), or
+    # MODULE_GRADS_CHANGED says why not.
+    # A class's method declared on its own (name="Cls.method") is held to it too.
+    tests = importlib.import_module(f"katas.{module}_test")
+    stub = stub_module(module)
+    missing, needless = [], []
+    entries = dict(functions_by_name(tests))
+    for function in tests.FACETS.functions:
+        if "." in function.name and inspect.isclass(function.target):
+            entries[function.name] = [function]
+    for name, functions in entries.items():
+        owner, _, method = name.partition("(")[0].partition(".")
+        target = getattr(stub, owner)
+        # A module's own method (its forward) is given the caller's module: itself.
+        itself = bool(method) and issubclass(target, nn.Module)
+        if method:
+            target = getattr(target, method)
+        elif inspect.isclass(target):
+            continue  # a module of its own, built by the call: its .grad is its own
+        parameters = inspect.signature(target).parameters.values()
+        given = itself or any(
+            re.search(r"\btorch\.nn\.modules\b", str(parameter.annotation))
+            for parameter in parameters
+        )
+        declared = [facet for function in functions for facet in function.facets]
+        trains = any(
+            isinstance(facet, TRAINING_FACETS)
+            or (isinstance(facet, facets.ForwardModes) and facet.grad)
+            for facet in declared
+        )
+        unmodified = [facet for facet in declared if isinstance(facet, facets.Unmodified)]
+        kept = any(facet.module_grads for facet in unmodified)
+        if (module, name) in MODULE_GRADS_CHANGED:
+            needless += [name] if kept or not given or trains else []
+        elif given and unmodified and not trains and not kept:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} are given the caller's module and train none, but no facet "
+        "checks they leave its .grad alone: declare Unmodified(..., module_grads=True), or "
+        "say why not in MODULE_GRADS_CHANGED"
+    )
+    assert not needless, f"{module}: {needless}: take them off MODULE_GRADS_CHANGED"
+
+
+# (module, name) -> why a module whose reference draws its state while built declares no Seeded.
+NOT_SEEDED: dict[tuple[str, str], str] = {}
+
+
+def _drawn_state(function: facets.Function, facet: facets.Registered, seed: int) -> list:
+    """The state of the module the reference builds from the Registered facet's arguments,
+    after torch.manual_seed(seed) (make's own draws come after a seed of their own)."""
+    torch.manual_seed(0)
+    arguments = facet.make(CPU)
+    torch.manual_seed(seed)
+    result = function.call(*arguments.args, **arguments.kwargs)
+    built = facet.module(arguments, result) if facet.module else result
+    return [tensor.detach().clone() for tensor in [*built.parameters(), *built.buffers()]]
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_module_built_from_the_callers_draws_declares_seeded(module):
+    # A module whose parameters are drawn while it is built (a Linear's initialisation)
+    # draws them from the caller's generator: a torch.Generator of its own, seeded with a
+    # constant, gives weights of the right distribution, which no test of the distribution
+    # or of training tells apart, but every model alike whatever the caller's seed. Where
+    # the reference's module differs after two seeds, the name declares Seeded (with `like`
+    # where the contract names the layers drawn), or NOT_SEEDED says why not.
+    tests = reference_tests(module)
+    missing, needless = [], []
+    for name, functions in functions_by_name(tests).items():
+        registered = [
+            (function, facet)
+            for function in functions
+            for facet in function.facets
+            if isinstance(facet, facets.Registered)
+        ]
+        if not registered:
+            continue
+        function, facet = registered[0]
+        with torch.random.fork_rng(devices=[]):
+            first, other = (_drawn_state(function, facet, seed) for seed in (1, 2))
+        draws = any(not torch.equal(a, b) for a, b in zip(first, other, strict=True))
+        seeded = declares(functions, facets.Seeded)
+        if (module, name) in NOT_SEEDED:
+            needless += [name] if seeded or not draws else []
+        elif draws and not seeded:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} build a module whose state the reference draws, but declare no "
+        "Seeded: declare facets.Seeded (like= the layers the contract names), or say why not "
+        "in NOT_SEEDED"
+    )
+    assert not needless, f"{module}: {needless}: take them off NOT_SEEDED"
+
+
+def _forward_draws(function: facets.Function, facet: facets.Registered) -> bool:
+    """Whether the reference's module, built from the Registered facet's arguments, draws in
+    its forward (in training mode): another seed, another output."""
+    torch.manual_seed(0)
+    arguments = facet.make(CPU)
+    result = function.call(*arguments.args, **arguments.kwargs)
+    built = facet.module(arguments, result) if facet.module else result
+    built.train()
+    outputs = []
+    for seed in (1, 2):
+        # Each run on a copy of the module as built (a running statistic moves); the inputs
+        # forward draws come from seed 0, the module's own draws from `seed`.
+        copied = copy.deepcopy(built)
+        copied.register_forward_pre_hook(lambda *_, seed=seed: torch.manual_seed(seed) and None)
+        torch.manual_seed(0)
+        ran = facet.forward(copied, CPU)
+        outputs.append([t.detach().clone() for _, t in facets._tensors(ran)])
+    return any(not torch.equal(a, b) for a, b in zip(*outputs, strict=True))
+
+
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_module_whose_forward_draws_declares_seeded_on_its_forward(module):
+    # Dropout drawn from a torch.Generator the module holds, seeded with a constant, zeroes
+    # other units at each call (random enough for every test of dropout), but the same
+    # ones on every run whatever the caller's seed. Where the reference's module, in
+    # training mode, gives another output after another seed, a declaration of the name
+    # that calls it (facets.of(Cls, ..., name="Cls.forward", call=...)) holds Seeded.
+    tests = reference_tests(module)
+    missing = []
+    for name, functions in functions_by_name(tests).items():
+        registered = [
+            (function, facet)
+            for function in functions
+            for facet in function.facets
+            if isinstance(facet, facets.Registered)
+        ]
+        if not registered:
+            continue
+        with torch.random.fork_rng(devices=[]):
+            draws = _forward_draws(*registered[0])
+        seeded = any(
+            isinstance(facet, facets.Seeded)
+            for function in functions
+            if function.call is not function.target
+            for facet in function.facets
+        )
+        if draws and not seeded:
+            missing.append(name)
+    assert not missing, (
+        f"{module}: {missing} draw in their forward (the reference's output changes with the "
+        "seed), but no call of it declares Seeded: declare facets.of(Cls, facets.Seeded(...), "
+        'name="Cls.forward", call=lambda model, *args: model(*args))'
+    )
+
+
+def test_names_without_seeded_are_names_of_the_stubs():
+    for module, name in NOT_SEEDED:
+        assert hasattr(stub_module(module), name), (module, name)
+
+
+def test_names_whose_module_grads_may_change_are_names_of_the_stubs():
+    for module, name in MODULE_GRADS_CHANGED:
+        assert hasattr(stub_module(module), name), (module, name)
 
 
 def test_names_that_need_not_propagate_are_names_of_the_stubs():
@@ -3418,6 +3605,9 @@ NOT_UNMODIFIED: dict[tuple[str, str], str] = {
     ("q41_reproducibility", "make_loader"): "wraps the dataset in a loader: no item is read",
     ("q44_fine_tuning", "FineTuner"): "freezes the backbone's parameters, by contract",
     ("q45_split_dataset", "split_dataset"): "wraps the dataset in Subsets: no item is read",
+    ("q29_penalty_early_stopping", "EarlyStopping.restore_best"): (
+        "loads the saved weights into the model, by contract"
+    ),
     ("q50_data_parallel", "rank_loader"): "wraps the dataset in a loader: no item is read",
 }
 
@@ -3429,13 +3619,21 @@ def test_a_function_given_tensors_or_modules_declares_what_it_leaves_alone(modul
     # arguments after the call: every function given a tensor, an array, a module, an
     # optimizer or a dataset declares Unmodified (its `inputs` naming what the contract
     # leaves alone, where it updates the rest), or says why not in NOT_UNMODIFIED.
+    # A class's method declared on its own (name="Cls.method": a module's forward) is held
+    # to it too, by the method's signature.
     tests = importlib.import_module(f"katas.{module}_test")
     stub = stub_module(module)
     missing, needless = [], []
-    for name, functions in functions_by_name(tests).items():
+    entries = dict(functions_by_name(tests))
+    for function in tests.FACETS.functions:
+        if "." in function.name and inspect.isclass(function.target):
+            entries.setdefault(function.name.partition("(")[0], []).append(function)
+    for name, functions in entries.items():
         if all(not function.facets for function in functions):
             continue  # facets.none: its reason says which tests cover it
-        target = getattr(stub, name)
+        owner, _, method = name.partition(".")
+        target = getattr(stub, owner)
+        target = getattr(target, method) if method else target
         parameters = inspect.signature(target).parameters.values()
         given = any(CALLERS_OBJECTS.search(str(parameter.annotation)) for parameter in parameters)
         declared = any(
@@ -3443,8 +3641,15 @@ def test_a_function_given_tensors_or_modules_declares_what_it_leaves_alone(modul
             for function in functions
             for facet in function.facets
         )
+        # A class's reason stands for its constructor: its methods answer for themselves.
+        own = any(
+            isinstance(facet, facets.Unmodified)
+            for function in functions
+            if method or "." not in function.name
+            for facet in function.facets
+        )
         if (module, name) in NOT_UNMODIFIED:
-            needless += [name] if declared or not given else []
+            needless += [name] if own or not given else []
         elif given and not declared:
             missing.append(name)
     assert not missing, (
@@ -3457,7 +3662,10 @@ def test_a_function_given_tensors_or_modules_declares_what_it_leaves_alone(modul
 
 def test_functions_without_unmodified_are_functions_of_the_stubs():
     for module, name in NOT_UNMODIFIED:
-        assert hasattr(stub_module(module), name), (module, name)
+        owner, _, method = name.partition(".")
+        stub = stub_module(module)
+        assert hasattr(stub, owner), (module, name)
+        assert not method or hasattr(getattr(stub, owner), method), (module, name)
 
 
 # An Edges label that names a size-1 case: "(size 1)", "(N = 1)", "one class", "a single window".
