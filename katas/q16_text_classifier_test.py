@@ -874,7 +874,10 @@ FACETS = facets.declare(
     facets.of(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0], grad=None),
+        # One call of the layer for the whole batch: not a second one to check the first.
+        facets.ForwardModes(
+            layer_and_batch, module=lambda arguments: arguments.args[0], grad=None, calls=1
+        ),
         facets.Unmodified(layer_and_batch),
         facets.Returns(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
