@@ -928,7 +928,10 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(pretrained, module=lambda arguments: arguments.args[0], grad=None),
+        # One forward: each layer runs once, the encoder not a second time.
+        facets.ForwardModes(
+            pretrained, module=lambda arguments: arguments.args[0], grad=None, calls=1
+        ),
         facets.Refused(
             {
                 "1-D tokens": lambda device: facets.args(

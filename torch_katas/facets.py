@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -748,7 +749,9 @@ class ForwardModes(Facet):
     forward hooks and the pre-hooks of parametrizations and pruning); `whole=False` where the
     contract runs its submodules one by one instead (a measurement per layer). `calls`: how
     many times the module itself runs, where the contract names it (an evaluation runs the
-    model once: not a second forward to look at the output first)."""
+    model once: not a second forward to look at the output first); each submodule then runs
+    at most as often (the modules a test gives call each layer once per forward; a fast path
+    may skip some), so a forward that runs one of its layers twice fails too."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
@@ -3132,10 +3135,17 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         "module(x): call the module, not module.forward(x), so that its hooks run (forward "
         "hooks, parametrizations' and pruning's pre-hooks)"
     )
-    runs = sum(name == "the model" for name, _ in ran)
-    assert facet.calls is None or runs == facet.calls, (
-        f"{case.function.name} ran the module {runs} times (the module {case.label}), not "
-        f"{facet.calls}: each forward costs its time and runs the module's hooks again"
+    counts = Counter(name for name, _ in ran)
+    assert facet.calls is None or counts["the model"] == facet.calls, (
+        f"{case.function.name} ran the module {counts['the model']} times (the module "
+        f"{case.label}), not {facet.calls}: each forward costs its time and runs the module's "
+        "hooks again"
+    )
+    again = sorted(name for name, count in counts.items() if facet.calls and count > facet.calls)
+    assert not again, (
+        f"{case.function.name} ran {again} more than {facet.calls} times (the module "
+        f"{case.label}): each layer runs once per forward, not a second time to check or "
+        "reuse its output"
     )
     grad = facet.grad if facet.grad is not None else not case.label.endswith("under no_grad")
     off = sorted({name for name, enabled in grads if enabled != grad})
