@@ -24,6 +24,7 @@ def evaluate(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
     """`model(x)` as evaluation: in eval mode and without recording a graph.
 
     - model: any nn.Module; x: its input, on the model's device.
+    - Calls `model(x)` once (as `model(x)`, so its hooks run), nothing more.
     - Runs the model in eval mode (dropout off, batch norm uses its running statistics)
       and puts every submodule back in the train/eval mode it was in before,
       also when the model raises; global settings (grad mode) too. (Running a deep copy

@@ -482,7 +482,11 @@ FACETS = facets.declare(
         evaluate,
         facets.Modes(model_and_input, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(
-            model_and_input, module=lambda arguments: arguments.args[0], runs="eval", grad=False
+            model_and_input,
+            module=lambda arguments: arguments.args[0],
+            runs="eval",
+            grad=False,
+            calls=1,
         ),
         facets.NoGraph(model_and_input, state=lambda arguments, result: result),
         facets.Unmodified(model_and_input, module_grads=True),

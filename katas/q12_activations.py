@@ -125,7 +125,8 @@ class PreActivationBlock(nn.Module):
       `h.masked_fill_(h < 0, 0)` make one): a ReLU out of place whose result
       is copied back (`h.copy_(F.relu(h))`, `h[:] = ...`) allocates one, and so does
       `h.clamp_(min=0)`, in place but with a backward that needs its input, which autograd
-      then copies first (relu's backward needs only its result).
+      then copies first (relu's backward needs only its result). In training and in eval
+      mode alike, with or without a graph.
     - Rule: fc1 and fc2 are in torch's default dtype (pass no dtype).
     - The ReLU on x works out of place: the skip connection adds x itself, the caller's x
       stays as it was, and backward works when the op that made x saved it (x a leaf that

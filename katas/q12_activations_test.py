@@ -1,3 +1,4 @@
+import contextlib
 import math
 
 import pytest
@@ -269,8 +270,13 @@ def test_block_leaves_the_callers_input_alone(device):
     )
 
 
-def test_block_relu_after_fc1_works_in_place(device):
+# The rule holds in every mode: in eval mode, and without a graph, a ReLU out of place
+# allocates its tensor all the same.
+@pytest.mark.parametrize("mode", ["training", "eval", "eval under no_grad"])
+def test_block_relu_after_fc1_works_in_place(device, mode):
     block, x = block_and_input(device)
+    block.train(mode == "training")
+    grad_mode = torch.no_grad() if mode.endswith("no_grad") else contextlib.nullcontext()
     seen = {}
     handles = [
         module.register_forward_hook(
@@ -282,7 +288,7 @@ def test_block_relu_after_fc1_works_in_place(device):
         if module is not block
     ]
     try:
-        with largest_result() as record:
+        with largest_result() as record, grad_mode:
             block(x)
     finally:
         for handle in handles:

@@ -123,7 +123,8 @@ class TextClassifier(nn.Module):
     embeddings, mask)), in training and in eval mode; in either mode with the graph, where
     grad mode is on (the caller's: an encoder in eval mode is no reason for no_grad), so a
     loss sends gradients into every layer. Dropout is the encoder layer's own
-    and nothing else's: no other layer is added.
+    and nothing else's: no other layer is added. Each layer runs once per forward (one call of
+    encode), not a second time to check or reuse its output.
     - Padding changes nothing: appending padding ids to a sequence, or whatever finite
       values the padding row of the embedding holds, leaves its logits unchanged.
     - A row of padding only pools to zeros, so its logits are `head.bias`.

@@ -874,7 +874,10 @@ FACETS = facets.declare(
     facets.of(
         encode,
         facets.Modes(layer_and_batch, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(layer_and_batch, module=lambda arguments: arguments.args[0], grad=None),
+        # One call of the layer for the whole batch: not a second one to check the first.
+        facets.ForwardModes(
+            layer_and_batch, module=lambda arguments: arguments.args[0], grad=None, calls=1
+        ),
         facets.Unmodified(layer_and_batch, module_grads=True),
         facets.Returns(layer_and_batch),
         # An integer mask: refused, the layer and the inputs as they were.
@@ -925,7 +928,10 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(pretrained),
         facets.Modes(pretrained, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(pretrained, module=lambda arguments: arguments.args[0], grad=None),
+        # One forward: each layer runs once, the encoder not a second time.
+        facets.ForwardModes(
+            pretrained, module=lambda arguments: arguments.args[0], grad=None, calls=1
+        ),
         facets.Refused(
             {
                 "1-D tokens": lambda device: facets.args(

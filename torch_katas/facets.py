@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -747,13 +748,18 @@ class ForwardModes(Facet):
     caller's grad mode, off under the caller's torch.no_grad() too (a forward pass). The
     module itself is called, module(x), so its hooks run (not module.forward(x), which skips
     forward hooks and the pre-hooks of parametrizations and pruning); `whole=False` where the
-    contract runs its submodules one by one instead (a measurement per layer)."""
+    contract runs its submodules one by one instead (a measurement per layer). `calls`: how
+    many times the module itself runs, where the contract names it (an evaluation runs the
+    model once: not a second forward to look at the output first); each submodule then runs
+    at most as often (the modules a test gives call each layer once per forward; a fast path
+    may skip some), so a forward that runs one of its layers twice fails too."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
     runs: str = "caller"
     grad: bool | None = field(kw_only=True)
     whole: bool = field(default=True, kw_only=True)
+    calls: int | None = field(default=None, kw_only=True)
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         labels = ["eval", "mixed", "mixed under eval"]
@@ -3131,6 +3137,18 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         f"{case.function.name} ran the module's submodules but not the module itself as "
         "module(x): call the module, not module.forward(x), so that its hooks run (forward "
         "hooks, parametrizations' and pruning's pre-hooks)"
+    )
+    counts = Counter(name for name, _ in ran)
+    assert facet.calls is None or counts["the model"] == facet.calls, (
+        f"{case.function.name} ran the module {counts['the model']} times (the module "
+        f"{case.label}), not {facet.calls}: each forward costs its time and runs the module's "
+        "hooks again"
+    )
+    again = sorted(name for name, count in counts.items() if facet.calls and count > facet.calls)
+    assert not again, (
+        f"{case.function.name} ran {again} more than {facet.calls} times (the module "
+        f"{case.label}): each layer runs once per forward, not a second time to check or "
+        "reuse its output"
     )
     grad = facet.grad if facet.grad is not None else not case.label.endswith("under no_grad")
     off = sorted({name for name, enabled in grads if enabled != grad})
