@@ -462,6 +462,16 @@ def until64(layer, x, threshold, max_steps):
     return h
 
 
+def layer_runs(arguments):
+    """How many times the contract applies the layer to these arguments."""
+    layer, x, threshold = arguments.args
+    with torch.no_grad():
+        h, steps = x, 0
+        while steps < arguments.kwargs["max_steps"] and float(h.norm()) >= threshold:
+            h, steps = layer(h), steps + 1
+    return steps
+
+
 def chain(device):
     x = torch.ones(3, device=device, requires_grad=True)
     return facets.args((x * 2).exp().sum())
@@ -473,7 +483,9 @@ FACETS = facets.declare(
         facets.Setting(halving, "max_steps", low=0, integer=True),
         facets.Unmodified(halving),
         facets.Modes(module_layer, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(module_layer, module=lambda arguments: arguments.args[0], grad=None),
+        facets.ForwardModes(
+            module_layer, module=lambda arguments: arguments.args[0], grad=None, calls=layer_runs
+        ),
         facets.Propagates(lambda device, fault: halving(device).at(0, fault)),
         # 8 halved to 4, 2, 1: below 1.5 after three layers, and no layer run ahead.
         facets.Runs(lambda device, wrap: halving(device).through(0, wrap), times=lambda a: 3),

@@ -130,7 +130,7 @@ def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
 
 
 def lstm_final_states(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
-    """Run `lstm` on `x`; return the last layer's final hidden state, per sequence.
+    """Run `lstm` on `x` once; return the last layer's final hidden state, per sequence.
 
     - lstm: any nn.LSTM (any number of layers, uni- or bidirectional, batch_first True or
       False, with or without proj_size); x: a batched input laid out as the LSTM expects

@@ -665,7 +665,9 @@ FACETS = facets.declare(
         ),
         facets.Unmodified(seq_first_lstm_and_input, module_grads=True),
         facets.Returns(lstm_and_input),
-        facets.ForwardModes(lstm_and_input, module=lambda arguments: arguments.args[0], grad=None),
+        facets.ForwardModes(
+            lstm_and_input, module=lambda arguments: arguments.args[0], grad=None, calls=1
+        ),
         # One layer, one direction, a batch of one: h_n is [1, 1, H], and .squeeze() drops B.
         facets.Edges(
             {

@@ -404,7 +404,12 @@ FACETS = facets.declare(
         facets.FreshGrads(trained, params=lambda arguments: list(arguments.args[0].parameters())),
         facets.Propagates(lambda device, fault: trained(device).at(2, fault)),
         # A model with submodules, so that a mode set for all of them shows.
-        facets.ForwardModes(layered, module=lambda arguments: arguments.args[0], grad=True),
+        facets.ForwardModes(
+            layered,
+            module=lambda arguments: arguments.args[0],
+            grad=True,
+            calls=lambda arguments: len(arguments.args[1]),  # once per batch
+        ),
         facets.Modes(layered, module=lambda arguments: arguments.args[0]),
         # loss_fn once per batch: the loss backpropagated is the one recorded.
         facets.Runs(

@@ -1019,7 +1019,9 @@ FACETS = facets.declare(
     facets.of(
         dead_relu_fraction,
         facets.Modes(relu_model, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(relu_model, module=lambda arguments: arguments.args[0], grad=False),
+        facets.ForwardModes(
+            relu_model, module=lambda arguments: arguments.args[0], grad=False, calls=1
+        ),
         # No example: refused before a hook is registered, or with every hook removed.
         facets.Refused(
             {

@@ -439,7 +439,11 @@ FACETS = facets.declare(
         # "put it in training mode": model.train(), every submodule included.
         facets.Modes(deep_epoch, module=lambda arguments: arguments.args[0], sets=True),
         facets.ForwardModes(
-            deep_epoch, module=lambda arguments: arguments.args[0], runs="train", grad=True
+            deep_epoch,
+            module=lambda arguments: arguments.args[0],
+            runs="train",
+            grad=True,
+            calls=lambda arguments: len(arguments.args[1]),  # once per batch
         ),
     ),
 )

@@ -111,8 +111,9 @@ def overfit_one_batch(
     - Loss: `F.cross_entropy(model(inputs), targets)` (logits [B, C], int64 class indices).
     - Optimizer: `torch.optim.SGD(model.parameters(), lr=lr)`, plain (no momentum, no
       weight decay), made once.
-    - Each step: zero the gradients, compute the loss, backward, step. Gradients left in
-      `.grad` before the call play no part: the first step zeroes them first.
+    - Each step: zero the gradients, compute the loss (one model(inputs)), backward, step.
+      Gradients left in `.grad` before the call play no part: the first step zeroes them
+      first.
     - Returns `steps` Python floats: the loss each step computed for its backward (in the
       model's own mode, dropout included), before its update.
       steps=0 returns [] and changes nothing, `.grad` included.

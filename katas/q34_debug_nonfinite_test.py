@@ -957,7 +957,9 @@ FACETS = facets.declare(
     facets.of(
         first_nonfinite_module,
         facets.Modes(broken_model, module=lambda arguments: arguments.args[0]),
-        facets.ForwardModes(broken_model, module=lambda arguments: arguments.args[0], grad=False),
+        facets.ForwardModes(
+            broken_model, module=lambda arguments: arguments.args[0], grad=False, calls=1
+        ),
         # The contract names the parameters (not the buffers) and x.
         facets.Unmodified(
             broken_model,
@@ -987,7 +989,12 @@ FACETS = facets.declare(
         facets.FreshGrads(
             small_batch, params=lambda arguments: list(arguments.args[0].parameters())
         ),
-        facets.ForwardModes(small_batch, module=lambda arguments: arguments.args[0], grad=True),
+        facets.ForwardModes(
+            small_batch,
+            module=lambda arguments: arguments.args[0],
+            grad=True,
+            calls=lambda arguments: arguments.kwargs["steps"],  # once per step
+        ),
         # Python floats, one per step: the first stands for all.
         call=lambda *args, **kwargs: overfit_one_batch(*args, **kwargs)[0],
     ),

@@ -397,7 +397,12 @@ FACETS = facets.declare(
     facets.of(
         train_accumulated,
         facets.Setting(micro_batches, "accum_steps", low=1, integer=True),
-        facets.ForwardModes(micro_batches, module=lambda arguments: arguments.args[0], grad=True),
+        facets.ForwardModes(
+            micro_batches,
+            module=lambda arguments: arguments.args[0],
+            grad=True,
+            calls=lambda arguments: len(arguments.args[1]),  # once per micro-batch
+        ),
         facets.Propagates(lambda device, fault: micro_batches(device).replace(loss_fn=fault)),
         # loss_fn once per micro-batch: the losses backpropagated are the ones returned.
         facets.Runs(

@@ -86,9 +86,9 @@ def amp_train_step(
       (no `model.train()`): a model in eval mode, or with frozen BatchNorm layers in eval
       mode, steps that way.
     - The forward pass and `loss_fn(model(inputs), targets)` run under `torch.autocast`
-      for `inputs`' device type with dtype `amp_dtype(inputs.device)`, loss_fn called
-      once: the loss returned is the one backpropagated; backward runs after the autocast
-      block. Rule: call this module's `amp_dtype` for the dtype (the tests
+      for `inputs`' device type with dtype `amp_dtype(inputs.device)`, the model and
+      loss_fn each called once: the loss returned is the one backpropagated; backward runs
+      after the autocast block. Rule: call this module's `amp_dtype` for the dtype (the tests
       replace it to play another GPU).
     - Backward, the optimizer step and the scale update all go through `scaler`, which may
       be enabled or disabled on any device. With an enabled scaler the optimizer sees the

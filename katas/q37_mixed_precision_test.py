@@ -616,7 +616,9 @@ FACETS = facets.declare(
             key=lambda arguments, loss: list(arguments.args[0].parameters()),
         ),
         # The step runs each submodule in the caller's mode (no model.train(), even undone).
-        facets.ForwardModes(step_inputs, module=lambda arguments: arguments.args[0], grad=True),
+        facets.ForwardModes(
+            step_inputs, module=lambda arguments: arguments.args[0], grad=True, calls=1
+        ),
         facets.Propagates(lambda device, fault: step_inputs(device).at(3, fault)),
         # loss_fn once, under autocast: the loss scaled and backpropagated is the one returned.
         facets.Runs(lambda device, wrap: step_inputs(device).through(3, wrap), times=lambda a: 1),

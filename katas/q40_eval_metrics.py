@@ -76,7 +76,7 @@ def evaluate(
     num_classes: int,
     device: torch.device,
 ) -> tuple[float, torch.Tensor, float]:
-    """Run `model` over every batch of `loader` and return (accuracy, confusion, macro-F1).
+    """Run `model` once over each batch of `loader`; return (accuracy, confusion, macro-F1).
 
     - model: maps a batch of inputs to logits of shape (batch, num_classes); its parameters
       are on `device`. Run it in eval mode (every submodule) with autograd off

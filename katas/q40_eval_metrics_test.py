@@ -513,7 +513,11 @@ FACETS = facets.declare(
         evaluate,
         facets.Modes(eval_run, module=lambda arguments: arguments.args[0]),
         facets.ForwardModes(
-            eval_run, module=lambda arguments: arguments.args[0], runs="eval", grad=False
+            eval_run,
+            module=lambda arguments: arguments.args[0],
+            runs="eval",
+            grad=False,
+            calls=lambda arguments: len(arguments.args[1]),  # once per batch
         ),
         # The model's .grad too: an evaluation amid gradient accumulation clears none of it.
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0], module_grads=True),

@@ -1031,6 +1031,26 @@ def test_a_measurement_of_a_module_leaves_its_grads_alone(module):
     )
 
 
+@pytest.mark.parametrize("module", sorted(KATAS))
+def test_a_function_that_runs_a_module_names_how_many_times(module):
+    # A second forward (to look at the output first, to log a loss) costs its time, runs the
+    # module's hooks again and, in training, draws other dropout masks: every ForwardModes
+    # that calls the module itself (whole) names how often the contract runs it (once, once
+    # per batch, once per step), which also holds each of its layers to as many runs.
+    entries = functions_by_name(importlib.import_module(f"katas.{module}_test"))
+    missing = sorted(
+        name
+        for name, functions in entries.items()
+        for function in functions
+        for facet in function.facets
+        if isinstance(facet, facets.ForwardModes) and facet.whole and facet.calls is None
+    )
+    assert not missing, (
+        f"{module}: {missing} declare ForwardModes without calls=: say how many times the "
+        "contract runs the module (a number, or calls(arguments))"
+    )
+
+
 # What a function given a module could be asked to train it by: its facets say so.
 TRAINING_FACETS = (facets.UpdatesAll, facets.FreshGrads)
 

@@ -749,17 +749,19 @@ class ForwardModes(Facet):
     module itself is called, module(x), so its hooks run (not module.forward(x), which skips
     forward hooks and the pre-hooks of parametrizations and pruning); `whole=False` where the
     contract runs its submodules one by one instead (a measurement per layer). `calls`: how
-    many times the module itself runs, where the contract names it (an evaluation runs the
-    model once: not a second forward to look at the output first); each submodule then runs
-    at most as often (the modules a test gives call each layer once per forward; a fast path
-    may skip some), so a forward that runs one of its layers twice fails too."""
+    many times the module itself runs, as the contract names it, a number or calls(args) (an
+    evaluation runs the model once per batch: not a second forward to look at the output
+    first); each submodule then runs at most as often (the modules a test gives call each
+    layer once per forward; a fast path may skip some), so a forward that runs one of its
+    layers twice fails too. Every facet with whole=True names it (a self-check holds them to
+    it)."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
     runs: str = "caller"
     grad: bool | None = field(kw_only=True)
     whole: bool = field(default=True, kw_only=True)
-    calls: int | None = field(default=None, kw_only=True)
+    calls: int | Callable[[Args], int] | None = field(default=None, kw_only=True)
 
     def cases(self) -> list[tuple[str, torch.dtype | None]]:
         labels = ["eval", "mixed", "mixed under eval"]
@@ -3139,14 +3141,15 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         "hooks, parametrizations' and pruning's pre-hooks)"
     )
     counts = Counter(name for name, _ in ran)
-    assert facet.calls is None or counts["the model"] == facet.calls, (
+    calls = facet.calls(arguments) if callable(facet.calls) else facet.calls
+    assert calls is None or counts["the model"] == calls, (
         f"{case.function.name} ran the module {counts['the model']} times (the module "
-        f"{case.label}), not {facet.calls}: each forward costs its time and runs the module's "
+        f"{case.label}), not {calls}: each forward costs its time and runs the module's "
         "hooks again"
     )
-    again = sorted(name for name, count in counts.items() if facet.calls and count > facet.calls)
+    again = sorted(name for name, count in counts.items() if calls and count > calls)
     assert not again, (
-        f"{case.function.name} ran {again} more than {facet.calls} times (the module "
+        f"{case.function.name} ran {again} more than {calls} times (the module "
         f"{case.label}): each layer runs once per forward, not a second time to check or "
         "reuse its output"
     )
