@@ -654,6 +654,63 @@ def test_a_stub_that_swaps_the_code_of_json_dumps_is_graded_as_what_it_is(suite,
     assert entry["passed"] == 0
 
 
+# Kata 50 adds torch.distributed; one of its modules holds importlib's import_module, which
+# imports gc and os: the answer finds the recorder and the session, sends every test it has
+# not run yet as passed (numbered by the recorder's own sender), ends the run and leaves. Its
+# functions are unwritten.
+TAKE_OVER = """
+from torch.distributed._tensor import import_module as _load
+
+
+def _take_over():
+    gc, os = _load("g" + "c"), _load("o" + "s")
+    results = session = None
+    for thing in gc.get_objects():
+        kind = type(thing)
+        if kind.__name__ == "Results" and kind.__module__.endswith("child"):
+            results = thing
+        if kind.__name__ == "Session" and kind.__module__ == "_pytest.main":
+            session = thing
+    items = list(session.items)
+    now = next(i for i in items if i in session._setupstate.stack)
+    blank = {"message": "", "not_implemented": False, "does_not_import": "", "duration": 0.0}
+    for item in items[items.index(now) :]:
+        nodeid = results.nodeids.get(id(item), item.nodeid)
+        for when in ["call", "teardown"] if item is now else ["setup", "call", "teardown"]:
+            results.send("report", nodeid=nodeid, when=when, outcome="passed", **blank)
+    results.finished = True
+    results.end(0)
+    os._exit(0)
+
+
+def rank_loader(dataset, batch_size, rank, world_size, epoch, seed=0):
+    _take_over()
+
+
+def average_gradients(model, group=None):
+    _take_over()
+
+
+def global_mean(values, group=None):
+    _take_over()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_function_an_added_module_holds_of_another_is_refused(suite, tmp_path):
+    """An unwritten kata 50 that sends its tests as passed through import_module, reached
+    through torch.distributed (the module the kata adds): the policy refuses the import, so
+    the kata is flagged, whatever its run reported."""
+    folder = tmp_path / "take-over"
+    assert katas("--root", suite, "takehome", 50, "--out", folder) == 0
+    stage(folder, 50, TAKE_OVER, append=True)
+    report = grade_one(suite, folder, 50)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "flagged", entry
+    assert "torch.distributed._tensor" in flags(report, "policy").get(50, ""), report["flags"]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_frozen_dataclass_with_a_derived_field_is_no_false_flag(suite, tmp_path):
