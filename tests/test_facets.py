@@ -1146,8 +1146,19 @@ def test_propagates_catches_an_error_swallowed_replaced_retried_or_interrupt_ign
         except:  # noqa: E722
             return x
 
-    for wrong in (skips_a_failure, replaces_it, retries, bare_except):
+    def tells_the_planted_error(f, x):
+        # Re-raises what looks planted (the harness's class or message), swallows the rest.
+        try:
+            return f(x)
+        except BaseException as error:
+            if type(error).__module__ != "builtins" or "planted" in repr(error):
+                raise
+            return x
+
+    for wrong in (skips_a_failure, replaces_it, retries, bare_except, tells_the_planted_error):
         assert_catches(facet, right, wrong)
+    _, failed = outcomes(tells_the_planted_error, facet)
+    assert len(failed) == 2, f"an Exception and a Ctrl-C are caught: {failed}"
     _, failed = outcomes(stops_on_ctrl_c, facet)
     assert [case for case in failed if "KeyboardInterrupt" in case] == failed != [], failed
 
