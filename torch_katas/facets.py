@@ -3267,6 +3267,25 @@ def planted_error(interrupt: bool) -> BaseException:
     return kind(*draw.choice(forms))
 
 
+def _named_as_the_tests_own(
+    function: Callable[..., Any], make: object, like: object = None
+) -> Callable[..., Any]:
+    """A callable a facet hands the function where the caller's code goes, named as the
+    tests' own are: after the callable it wraps (`like`), or as a lambda of the kata's test
+    module (where `make` was written). Named after the harness (`check_propagates.<locals>.
+    fault`, `counted`), its name or repr would tell an answer that a facet calls it, to run
+    right only for the facet (propagate the error, call it once) and not for the tests."""
+    module = getattr(make, "__module__", None)
+    name = getattr(like, "__name__", None)
+    qualname = getattr(like, "__qualname__", None)
+    function.__name__ = name if isinstance(name, str) else "<lambda>"
+    function.__qualname__ = qualname if isinstance(qualname, str) else function.__name__
+    home = getattr(like, "__module__", None) if isinstance(name, str) else module
+    function.__module__ = home if isinstance(home, str) else "__main__"
+    function.__doc__ = getattr(like, "__doc__", None) if isinstance(name, str) else None
+    return function
+
+
 def check_propagates(case: Case, device: torch.device) -> None:
     facet: Propagates = case.facet  # type: ignore[assignment]
     planted = planted_error(interrupt=bool(case.label))
@@ -3277,7 +3296,7 @@ def check_propagates(case: Case, device: torch.device) -> None:
         calls.append(args)
         raise planted
 
-    arguments = facet.make(device, fault)
+    arguments = facet.make(device, _named_as_the_tests_own(fault, facet.make))
     what = f"{case.function.name}: the caller's code it runs raised {planted!r}"
     try:
         _call(case, arguments)
@@ -3312,7 +3331,7 @@ def check_runs(case: Case, device: torch.device) -> None:
             modes.append(torch.is_grad_enabled())
             return fn(*args, **kwargs)
 
-        return counted
+        return _named_as_the_tests_own(counted, facet.make, like=fn)
 
     arguments = facet.make(device, wrap)
     expected = facet.times(arguments)
