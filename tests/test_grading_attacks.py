@@ -1229,6 +1229,58 @@ def test_the_file_guard_refuses_writes_elsewhere_descriptors_and_other_processes
     assert len(sent) == 2
 
 
+def test_the_file_guard_refuses_changes_made_without_an_open(tmp_path):
+    """A kata that imports os (28, 41, 48) reaches what changes files without an open: a file
+    removed, renamed into place, linked, made, or its mode changed (the suite's copy made
+    writable again) outside the kata's folder, or in its copy of the suite, is refused as a
+    write there is; in its scratch space it is not."""
+    sent: list[str] = []
+    place = tmp_path / "place"
+    suite, work = place / "suite", place / "work"
+    (suite / "katas").mkdir(parents=True)
+    work.mkdir()
+    guard = child.Guard(place, [], [], lambda event, **fields: sent.append(fields["text"]), suite)
+    guard.armed = True
+    elsewhere, test = str(tmp_path / "reference.py"), str(suite / "katas" / "q28_test.py")
+    refused = [
+        ("os.remove", (elsewhere, None)),
+        ("os.rename", (str(work / "mine.py"), elsewhere, None, None)),
+        ("os.rename", (elsewhere, str(work / "taken"), None, None)),
+        ("os.link", (str(work / "mine.py"), elsewhere, None, None)),
+        ("os.symlink", (str(work), elsewhere, None)),
+        ("os.chmod", (test, 0o644, None)),
+        ("os.chmod", (str(suite / "katas"), 0o755, None)),
+        ("os.utime", (elsewhere, None, None, None)),
+        ("os.mkdir", (str(tmp_path / "made"), 0o777, None)),
+        ("os.rmdir", (str(tmp_path), None)),
+        ("os.truncate", (elsewhere, 0)),
+        ("shutil.rmtree", (str(tmp_path), None)),
+        ("shutil.copyfile", (str(work / "mine.py"), test)),
+        ("shutil.move", (str(work / "mine.py"), elsewhere)),
+    ]
+    for event, args in refused:
+        with pytest.raises(PermissionError):
+            guard(event, args)
+    assert len(sent) == len(refused)
+    allowed = [
+        ("os.mkdir", (str(work / "tmp"), 0o777, None)),
+        ("os.rename", (str(work / "a.tmp"), str(work / "a.pt"), None, None)),
+        ("os.remove", (str(work / "a.tmp"), None)),
+        ("os.chmod", (str(work / "a.pt"), 0o600, None)),
+        ("shutil.copyfile", (test, str(work / "copy.py"))),
+    ]
+    for event, args in allowed:
+        guard(event, args)
+    assert len(sent) == len(refused)
+    # A path relative to a directory's descriptor is judged where that directory is.
+    descriptor = os.open(tmp_path, os.O_RDONLY)
+    try:
+        with pytest.raises(PermissionError):
+            guard("os.remove", ("reference.py", descriptor))
+    finally:
+        os.close(descriptor)
+
+
 def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):
     sent: list[str] = []
     guard = child.CodeGuard(tmp_path, lambda event, **fields: sent.append(fields["text"]))
