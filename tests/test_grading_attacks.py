@@ -1264,7 +1264,8 @@ def test_the_file_guard_refuses_changes_made_without_an_open(tmp_path):
     assert len(sent) == len(refused)
     allowed = [
         ("os.mkdir", (str(work / "tmp"), 0o777, None)),
-        ("os.rename", (str(work / "a.tmp"), str(work / "a.pt"), None, None)),
+        ("os.rename", (str(work / "a.tmp"), str(work / "a.pt"), -1, -1)),
+        ("os.rename", (str(work / "a.tmp"), str(work / "a.pt"), -100, -100)),
         ("os.remove", (str(work / "a.tmp"), None)),
         ("os.chmod", (str(work / "a.pt"), 0o600, None)),
         ("shutil.copyfile", (test, str(work / "copy.py"))),

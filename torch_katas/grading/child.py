@@ -631,7 +631,7 @@ class Guard:
             name = os.fsdecode(path)
             where = DIR_FDS.get(event, {}).get(index)
             at = args[where] if where is not None and -len(args) <= where < len(args) else None
-            at = at if isinstance(at, int) else None
+            at = at if isinstance(at, int) and at >= 0 else None  # -1, AT_FDCWD: none
             if at is not None and not os.path.isabs(name):  # relative to a directory's fd
                 try:
                     name = os.path.join(os.readlink(f"/proc/self/fd/{at}"), name)
