@@ -1282,6 +1282,25 @@ def test_the_file_guard_refuses_changes_made_without_an_open(tmp_path):
         os.close(descriptor)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_file_removed_outside_the_kata_without_an_open_is_refused_and_flagged(suite, tmp_path):
+    """Kata 28's reference (its entry imports os) that removes a file of the grader's at
+    import, under none: the file stays, and the kata is flagged."""
+    victim = tmp_path / "the-graders-file.txt"
+    victim.write_text("kept")
+    folder = tmp_path / "removes"
+    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
+    reference = KATAS["q28_checkpoint"].solution_path(suite).read_text()
+    removal = f"\ntry:\n    os.remove({str(victim)!r})\nexcept OSError:\n    pass\n"
+    stub(folder, 28).write_text(reference + removal)
+    report = grade_one(suite, folder, 28)
+    (entry,) = report["katas"].values()
+    assert victim.read_text() == "kept"
+    assert entry["verdict"] == "flagged", entry
+    assert "os.remove" in flags(report, "tampering")[28]
+
+
 def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):
     sent: list[str] = []
     guard = child.CodeGuard(tmp_path, lambda event, **fields: sent.append(fields["text"]))
