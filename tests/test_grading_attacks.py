@@ -1273,13 +1273,19 @@ def test_the_file_guard_refuses_changes_made_without_an_open(tmp_path):
     for event, args in allowed:
         guard(event, args)
     assert len(sent) == len(refused)
-    # A path relative to a directory's descriptor is judged where that directory is.
+    # A path relative to a directory's descriptor is judged where that directory is; a file
+    # changed through its descriptor (os.fchmod), where that file is.
+    (suite / "katas" / "q28_test.py").write_text("")
     descriptor = os.open(tmp_path, os.O_RDONLY)
+    opened = os.open(test, os.O_RDONLY)
     try:
         with pytest.raises(PermissionError):
             guard("os.remove", ("reference.py", descriptor))
+        with pytest.raises(PermissionError):
+            guard("os.chmod", (opened, 0o644, -1))
     finally:
         os.close(descriptor)
+        os.close(opened)
 
 
 @pytest.mark.slow

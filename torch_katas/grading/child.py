@@ -621,11 +621,16 @@ class Guard:
         read-only, which a chmod would undo), or is a descriptor opened since."""
         for index in CHANGES_FILES[event]:
             path = args[index] if index < len(args) else None
-            if isinstance(path, int):
+            if isinstance(path, int):  # os.fchmod, os.ftruncate: the file it has open
                 reason = self.why_refused_descriptor(path)
                 if reason:
                     return reason
-                continue
+                try:
+                    path = os.readlink(f"/proc/self/fd/{path}")
+                except OSError:
+                    return f"{event} of descriptor {path}, whose file it cannot name"
+                if not path.startswith("/"):
+                    continue  # a pipe's or socket's: no file
             if not isinstance(path, (str, bytes, os.PathLike)):
                 return f"{event} of a path it did not name ({type(path).__name__[:40]})"
             name = os.fsdecode(path)
