@@ -1307,8 +1307,15 @@ def test_runs_catches_the_callers_code_run_twice_or_in_the_wrong_grad_mode():
         out = f(point)
         return torch.autograd.grad(out, point)[0] if out.requires_grad else torch.zeros_like(x)
 
+    def checked_first_unless_counted(f, x):
+        # Calls it once only where the caller's code is named after the harness's wrapper.
+        if "counted" in repr(f) or "torch_katas" in f"{f.__module__} {f.__qualname__}":
+            return right(f, x)
+        return checked_first(f, x)
+
     assert_catches(facet, right, checked_first)
     assert_catches(facet, right, callers_mode)
+    assert_catches(facet, right, checked_first_unless_counted)
 
 
 def test_propagates_catches_an_error_swallowed_replaced_retried_or_interrupt_ignored():
@@ -1353,8 +1360,29 @@ def test_propagates_catches_an_error_swallowed_replaced_retried_or_interrupt_ign
         except:  # noqa: E722
             return x
 
-    for wrong in (skips_a_failure, replaces_it, retries, bare_except):
+    def tells_the_planted_error(f, x):
+        # Re-raises what looks planted (the harness's class or message), swallows the rest.
+        try:
+            return f(x)
+        except BaseException as error:
+            if type(error).__module__ != "builtins" or "planted" in repr(error):
+                raise
+            return x
+
+    def tells_the_harness_by_name(f, x):
+        # Propagates only where the caller's code is named after the harness.
+        try:
+            return f(x)
+        except Exception:
+            if "torch_katas" in f"{f!r} {f.__module__} {f.__qualname__}" or "fault" in repr(f):
+                raise
+            return x
+
+    wrongs = (skips_a_failure, replaces_it, retries, bare_except, tells_the_planted_error)
+    for wrong in (*wrongs, tells_the_harness_by_name):
         assert_catches(facet, right, wrong)
+    _, failed = outcomes(tells_the_planted_error, facet)
+    assert len(failed) == 2, f"an Exception and a Ctrl-C are caught: {failed}"
     _, failed = outcomes(stops_on_ctrl_c, facet)
     assert [case for case in failed if "KeyboardInterrupt" in case] == failed != [], failed
 

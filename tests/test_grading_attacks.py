@@ -654,6 +654,63 @@ def test_a_stub_that_swaps_the_code_of_json_dumps_is_graded_as_what_it_is(suite,
     assert entry["passed"] == 0
 
 
+# Kata 50 adds torch.distributed; one of its modules holds importlib's import_module, which
+# imports gc and os: the answer finds the recorder and the session, sends every test it has
+# not run yet as passed (numbered by the recorder's own sender), ends the run and leaves. Its
+# functions are unwritten.
+TAKE_OVER = """
+from torch.distributed._tensor import import_module as _load
+
+
+def _take_over():
+    gc, os = _load("g" + "c"), _load("o" + "s")
+    results = session = None
+    for thing in gc.get_objects():
+        kind = type(thing)
+        if kind.__name__ == "Results" and kind.__module__.endswith("child"):
+            results = thing
+        if kind.__name__ == "Session" and kind.__module__ == "_pytest.main":
+            session = thing
+    items = list(session.items)
+    now = next(i for i in items if i in session._setupstate.stack)
+    blank = {"message": "", "not_implemented": False, "does_not_import": "", "duration": 0.0}
+    for item in items[items.index(now) :]:
+        nodeid = results.nodeids.get(id(item), item.nodeid)
+        for when in ["call", "teardown"] if item is now else ["setup", "call", "teardown"]:
+            results.send("report", nodeid=nodeid, when=when, outcome="passed", **blank)
+    results.finished = True
+    results.end(0)
+    os._exit(0)
+
+
+def rank_loader(dataset, batch_size, rank, world_size, epoch, seed=0):
+    _take_over()
+
+
+def average_gradients(model, group=None):
+    _take_over()
+
+
+def global_mean(values, group=None):
+    _take_over()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_function_an_added_module_holds_of_another_is_refused(suite, tmp_path):
+    """An unwritten kata 50 that sends its tests as passed through import_module, reached
+    through torch.distributed (the module the kata adds): the policy refuses the import, so
+    the kata is flagged, whatever its run reported."""
+    folder = tmp_path / "take-over"
+    assert katas("--root", suite, "takehome", 50, "--out", folder) == 0
+    stage(folder, 50, TAKE_OVER, append=True)
+    report = grade_one(suite, folder, 50)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] == "flagged", entry
+    assert "torch.distributed._tensor" in flags(report, "policy").get(50, ""), report["flags"]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_frozen_dataclass_with_a_derived_field_is_no_false_flag(suite, tmp_path):
@@ -1170,6 +1227,84 @@ def test_the_file_guard_refuses_writes_elsewhere_descriptors_and_other_processes
         guard("open", (1, "wb", os.O_WRONLY))
     guard("open", (str(tmp_path / "x"), "rb", os.O_RDONLY))
     assert len(sent) == 2
+
+
+def test_the_file_guard_refuses_changes_made_without_an_open(tmp_path):
+    """A kata that imports os (28, 41, 48) reaches what changes files without an open: a file
+    removed, renamed into place, linked, made, or its mode changed (the suite's copy made
+    writable again) outside the kata's folder, or in its copy of the suite, is refused as a
+    write there is; in its scratch space it is not."""
+    sent: list[str] = []
+    place = tmp_path / "place"
+    suite, work = place / "suite", place / "work"
+    (suite / "katas").mkdir(parents=True)
+    work.mkdir()
+    guard = child.Guard(place, [], [], lambda event, **fields: sent.append(fields["text"]), suite)
+    guard.armed = True
+    elsewhere, test = str(tmp_path / "reference.py"), str(suite / "katas" / "q28_test.py")
+    refused = [
+        ("os.remove", (elsewhere, None)),
+        ("os.rename", (str(work / "mine.py"), elsewhere, None, None)),
+        ("os.rename", (elsewhere, str(work / "taken"), None, None)),
+        ("os.link", (str(work / "mine.py"), elsewhere, None, None)),
+        ("os.symlink", (str(work), elsewhere, None)),
+        ("os.chmod", (test, 0o644, None)),
+        ("os.chmod", (str(suite / "katas"), 0o755, None)),
+        ("os.utime", (elsewhere, None, None, None)),
+        ("os.mkdir", (str(tmp_path / "made"), 0o777, None)),
+        ("os.rmdir", (str(tmp_path), None)),
+        ("os.truncate", (elsewhere, 0)),
+        ("shutil.rmtree", (str(tmp_path), None)),
+        ("shutil.copyfile", (str(work / "mine.py"), test)),
+        ("shutil.move", (str(work / "mine.py"), elsewhere)),
+    ]
+    for event, args in refused:
+        with pytest.raises(PermissionError):
+            guard(event, args)
+    assert len(sent) == len(refused)
+    allowed = [
+        ("os.mkdir", (str(work / "tmp"), 0o777, None)),
+        ("os.rename", (str(work / "a.tmp"), str(work / "a.pt"), -1, -1)),
+        ("os.rename", (str(work / "a.tmp"), str(work / "a.pt"), -100, -100)),
+        ("os.remove", (str(work / "a.tmp"), None)),
+        ("os.chmod", (str(work / "a.pt"), 0o600, None)),
+        ("shutil.copyfile", (test, str(work / "copy.py"))),
+    ]
+    for event, args in allowed:
+        guard(event, args)
+    assert len(sent) == len(refused)
+    # A path relative to a directory's descriptor is judged where that directory is; a file
+    # changed through its descriptor (os.fchmod), where that file is.
+    (suite / "katas" / "q28_test.py").write_text("")
+    descriptor = os.open(tmp_path, os.O_RDONLY)
+    opened = os.open(test, os.O_RDONLY)
+    try:
+        with pytest.raises(PermissionError):
+            guard("os.remove", ("reference.py", descriptor))
+        with pytest.raises(PermissionError):
+            guard("os.chmod", (opened, 0o644, -1))
+    finally:
+        os.close(descriptor)
+        os.close(opened)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_file_removed_outside_the_kata_without_an_open_is_refused_and_flagged(suite, tmp_path):
+    """Kata 28's reference (its entry imports os) that removes a file of the grader's at
+    import, under none: the file stays, and the kata is flagged."""
+    victim = tmp_path / "the-graders-file.txt"
+    victim.write_text("kept")
+    folder = tmp_path / "removes"
+    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
+    reference = KATAS["q28_checkpoint"].solution_path(suite).read_text()
+    removal = f"\ntry:\n    os.remove({str(victim)!r})\nexcept OSError:\n    pass\n"
+    stub(folder, 28).write_text(reference + removal)
+    report = grade_one(suite, folder, 28)
+    (entry,) = report["katas"].values()
+    assert victim.read_text() == "kept"
+    assert entry["verdict"] == "flagged", entry
+    assert "os.remove" in flags(report, "tampering")[28]
 
 
 def test_the_code_guard_refuses_changes_to_functions_it_protects(tmp_path):

@@ -134,6 +134,58 @@ def test_the_modules_a_kata_adds_are_allowed_for_it_only():
     assert refused("import os\nos.replace('a', 'b')\nos.fork()", ("os",)) == [(3, "process")]
 
 
+# Kata 50 adds torch.distributed, which public_names.json does not record: its names are looked
+# up on the package itself. What its modules hold of other modules (a module, a function, a
+# class) is no name of its: `import_module` of torch.distributed._tensor is every module.
+ADDED_REEXPORTS = {
+    "import-module": (
+        "from torch.distributed._tensor import import_module\ngc = import_module('g' + 'c')",
+        [(1, "private")],
+    ),
+    "import-module-by-import": (
+        "import torch.distributed._tensor as t\ngc = t.import_module('g' + 'c')",
+        [(1, "private")],
+    ),
+    "signal": (
+        "from torch.distributed.elastic.multiprocessing.api import signal\nsignal.alarm(1)",
+        [(1, "module"), (2, "module")],
+    ),
+    "multiprocessing": (
+        "from torch.distributed.elastic.multiprocessing.api import mp\n"
+        "mp.get_context('fork').Process(target=print).start()",
+        [(1, "module"), (2, "module")],
+    ),
+    "thread-pool": (
+        "from torch.distributed.checkpoint.staging import ThreadPoolExecutor\n"
+        "ThreadPoolExecutor().submit(print)",
+        [(1, "import")],
+    ),
+    "private-function": (
+        "import torch.distributed as dist\ndist._store_based_barrier(0, None, '', 1, None)",
+        [(2, "private")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ADDED_REEXPORTS))
+def test_what_an_added_module_holds_of_other_modules_is_refused(case):
+    code, expected = ADDED_REEXPORTS[case]
+    found = refused(code, KATAS["q50_data_parallel"].imports)
+    assert set(expected) <= set(found), found
+
+
+def test_an_added_modules_own_names_are_allowed():
+    code = (
+        "import torch.distributed as dist\n"
+        "from torch.distributed import ReduceOp, all_reduce\n"
+        "op, world = dist.ReduceOp.SUM, dist.group.WORLD\n"
+        "def f(t, group: dist.ProcessGroup | None = None):\n"
+        "    dist.all_reduce(t, op=op, group=group)\n"
+        "    return t / dist.get_world_size(group), dist.HashStore, dist.is_initialized()"
+    )
+    assert refused(code, KATAS["q50_data_parallel"].imports) == []
+
+
 TAMPERING = {
     "patch-module": ("import torch\ntorch.isclose = lambda *a, **k: True", [(2, "patch")]),
     "patch-alias": ("import torch\nt = torch\nt.equal = print", [(3, "patch")]),

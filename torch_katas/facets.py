@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
@@ -3262,33 +3263,74 @@ def check_grad_mode_kept(case: Case, device: torch.device) -> None:
     _assert_shared_state_kept(case.function, shared)
 
 
-class _RaisedByTheCallersCode(Exception):
-    """Planted by Propagates: no function's own code raises this class."""
+# What Propagates plants: an error of an ordinary class with ordinary arguments, drawn anew for
+# each case from a generator no seed reaches, so that nothing tells it from an error the
+# caller's own code raises (`except Exception as e: if "planted" in str(e): raise`, else
+# swallowed; a class of the harness's own, or a fixed message, is such a tell). Identity, not
+# class, tells the planted error from another the function raised.
+# (Not IndexError, KeyError, StopIteration or AttributeError: Python's protocols end a loop or
+# fall back on those, an honest answer's loop over a sequence too.)
+PLANTED_CLASSES: tuple[type[Exception], ...] = (
+    *(RuntimeError, ValueError, TypeError, AssertionError),
+    *(ArithmeticError, ZeroDivisionError, OSError, Exception),
+)
+_PLANTED_DRAWS = random.SystemRandom()
 
 
-class _InterruptedByTheCaller(KeyboardInterrupt):
-    """Planted by Propagates: a Ctrl-C in the caller's code (check_propagates catches it
-    before pytest would take it for the user's own)."""
+def planted_error(interrupt: bool) -> BaseException:
+    """A fresh error to plant: a KeyboardInterrupt (Ctrl-C) or an ordinary Exception."""
+    draw = _PLANTED_DRAWS
+    kind: type[BaseException] = KeyboardInterrupt if interrupt else draw.choice(PLANTED_CLASSES)
+    words = ("bad", "batch", "input", "value", "loss", "shape", "step", "nan", "data", "model")
+    forms: list[tuple[object, ...]] = [
+        (),
+        (draw.randrange(10**6),),
+        (" ".join(draw.choices(words, k=draw.randint(1, 5))),),
+        (draw.choice(words), draw.randrange(1000)),
+    ]
+    return kind(*draw.choice(forms))
+
+
+def _named_as_the_tests_own(
+    function: Callable[..., Any], make: object, like: object = None
+) -> Callable[..., Any]:
+    """A callable a facet hands the function where the caller's code goes, named as the
+    tests' own are: after the callable it wraps (`like`), or as a lambda of the kata's test
+    module (where `make` was written). Named after the harness (`check_propagates.<locals>.
+    fault`, `counted`), its name or repr would tell an answer that a facet calls it, to run
+    right only for the facet (propagate the error, call it once) and not for the tests."""
+    module = getattr(make, "__module__", None)
+    name = getattr(like, "__name__", None)
+    qualname = getattr(like, "__qualname__", None)
+    function.__name__ = name if isinstance(name, str) else "<lambda>"
+    function.__qualname__ = qualname if isinstance(qualname, str) else function.__name__
+    home = getattr(like, "__module__", None) if isinstance(name, str) else module
+    function.__module__ = home if isinstance(home, str) else "__main__"
+    function.__doc__ = getattr(like, "__doc__", None) if isinstance(name, str) else None
+    return function
 
 
 def check_propagates(case: Case, device: torch.device) -> None:
     facet: Propagates = case.facet  # type: ignore[assignment]
-    kind = _InterruptedByTheCaller if case.label else _RaisedByTheCallersCode
-    planted = kind(f"planted in {case.function.name}'s argument")
+    planted = planted_error(interrupt=bool(case.label))
+    kind = type(planted)
     calls = []
 
     def fault(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         raise planted
 
-    arguments = facet.make(device, fault)
+    arguments = facet.make(device, _named_as_the_tests_own(fault, facet.make))
     what = f"{case.function.name}: the caller's code it runs raised {planted!r}"
     try:
         _call(case, arguments)
-    except kind as error:
-        assert error is planted, f"{what}; it raised a copy of it instead: re-raise it as it is"
     except NotImplementedError:
         raise
+    except kind as error:
+        assert error is planted, (
+            f"{what}; it raised {error!r}, another {kind.__name__}, instead: re-raise the "
+            "caller's error as it is"
+        )
     except BaseException as error:
         raise AssertionError(
             f"{what}, and it raised {type(error).__name__}: {error} instead: let the "
@@ -3313,7 +3355,7 @@ def check_runs(case: Case, device: torch.device) -> None:
             modes.append(torch.is_grad_enabled())
             return fn(*args, **kwargs)
 
-        return counted
+        return _named_as_the_tests_own(counted, facet.make, like=fn)
 
     arguments = facet.make(device, wrap)
     expected = facet.times(arguments)

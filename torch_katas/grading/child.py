@@ -567,8 +567,16 @@ class Guard:
     audit hooks cannot be removed, so the candidate's code cannot simply turn it off.
     """
 
-    def __init__(self, place: Path, forbidden: list[Path], allowed: list[Path], send: Send):
+    def __init__(
+        self,
+        place: Path,
+        forbidden: list[Path],
+        allowed: list[Path],
+        send: Send,
+        read_only: Path | None = None,
+    ):
         self.place = place
+        self.read_only = read_only  # the kata's copy of the suite, inside `place`
         self.forbidden = forbidden
         self.allowed = allowed
         self.armed = False
@@ -581,23 +589,67 @@ class Guard:
         self.descriptors = open_descriptors()
 
     def __call__(self, event: str, args: tuple) -> None:
-        if not self.armed or event not in ("open", "os.listdir", "os.scandir"):
+        if not self.armed:
             return
-        path = args[0] if args else None
-        flags = args[2] if event == "open" and len(args) > 2 else None
-        writes = isinstance(flags, int) and bool(flags & WRITE_FLAGS)
-        if isinstance(path, int):
-            reason = self.why_refused_descriptor(path)
-        elif isinstance(path, (str, bytes, os.PathLike)):
-            reason = self.why_refused(os.fsdecode(path), writes)
+        if event in CHANGES_FILES:
+            reason = self.why_refused_change(event, args)
+            path: object = next((args[i] for i in CHANGES_FILES[event] if i < len(args)), None)
+        elif event in ("open", "os.listdir", "os.scandir"):
+            path = args[0] if args else None
+            flags = args[2] if event == "open" and len(args) > 2 else None
+            writes = isinstance(flags, int) and bool(flags & WRITE_FLAGS)
+            if isinstance(path, int):
+                reason = self.why_refused_descriptor(path)
+            elif isinstance(path, (str, bytes, os.PathLike)):
+                reason = self.why_refused(os.fsdecode(path), writes)
+            else:
+                return
         else:
             return
         if reason:
             self.refused += 1
             if self.refused <= 20:
                 self.send("refused", text=reason)
-            shown = path if isinstance(path, int) else os.fsdecode(path)
-            raise PermissionError(f"grading does not allow opening {shown}")
+            shown = path if isinstance(path, (int, str, bytes, os.PathLike)) else "?"
+            shown = shown if isinstance(shown, int) else os.fsdecode(shown)
+            raise PermissionError(f"grading does not allow {event} of {shown}")
+
+    def why_refused_change(self, event: str, args: tuple) -> str | None:
+        """Why an event that changes the file system without an open (a file removed,
+        renamed, linked, made, its mode or times changed) is refused: each path it changes
+        is written, so it lies in the kata's own folder, out of its copy of the suite (made
+        read-only, which a chmod would undo), or is a descriptor opened since."""
+        for index in CHANGES_FILES[event]:
+            path = args[index] if index < len(args) else None
+            if isinstance(path, int):  # os.fchmod, os.ftruncate: the file it has open
+                reason = self.why_refused_descriptor(path)
+                if reason:
+                    return reason
+                try:
+                    path = os.readlink(f"/proc/self/fd/{path}")
+                except OSError:
+                    return f"{event} of descriptor {path}, whose file it cannot name"
+                if not path.startswith("/"):
+                    continue  # a pipe's or socket's: no file
+            if not isinstance(path, (str, bytes, os.PathLike)):
+                return f"{event} of a path it did not name ({type(path).__name__[:40]})"
+            name = os.fsdecode(path)
+            where = DIR_FDS.get(event, {}).get(index)
+            at = args[where] if where is not None and -len(args) <= where < len(args) else None
+            at = at if isinstance(at, int) and at >= 0 else None  # -1, AT_FDCWD: none
+            if at is not None and not os.path.isabs(name):  # relative to a directory's fd
+                try:
+                    name = os.path.join(os.readlink(f"/proc/self/fd/{at}"), name)
+                except OSError:
+                    return f"{event} of {name} relative to descriptor {at}"
+            reason = self.why_refused(name, writes=True)
+            if reason:
+                return f"{event}: {reason}"
+            real = Path(os.path.realpath(name))
+            suite = self.read_only
+            if suite is not None and (real == suite or suite in real.parents):
+                return f"{event} of {name} (the kata's copy of the suite)"
+        return None
 
     def why_refused_descriptor(self, descriptor: int) -> str | None:
         if descriptor in self.descriptors:
@@ -634,6 +686,22 @@ class Guard:
         return None
 
 
+# Audit events that change the file system without an open, and which of their arguments
+# name what they change (os.symlink's target and a copy's source are only read).
+CHANGES_FILES: dict[str, tuple[int, ...]] = {
+    **{f"os.{name}": (0,) for name in ("remove", "rmdir", "mkdir", "chmod", "chown", "utime")},
+    **{f"os.{name}": (0,) for name in ("truncate", "setxattr", "removexattr", "chflags")},
+    **{"os.lchflags": (0,), "os.rename": (0, 1), "os.link": (1,), "os.symlink": (1,)},
+    **{f"shutil.{name}": (1,) for name in ("copyfile", "copymode", "copystat", "copytree")},
+    **{"shutil.move": (0, 1), "shutil.rmtree": (0,), "shutil.chown": (0,)},
+    **{"shutil.unpack_archive": (1,)},
+}
+# Where an event's path is relative to a directory's descriptor (dir_fd): path -> its place.
+DIR_FDS = {
+    **{f"os.{name}": {0: -1} for name in ("remove", "rmdir", "mkdir", "chmod", "chown")},
+    **{"os.utime": {0: -1}, "os.symlink": {1: -1}},
+    **{"os.rename": {0: 2, 1: 3}, "os.link": {1: 3}},
+}
 # Flags of an open that writes, creates or truncates: only inside the kata's own folder.
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 WRITABLE_DEVICES = {"/dev/null"}
@@ -1399,7 +1467,8 @@ def main() -> None:
     allowed += [Path(p).resolve() for p in sys.path if p and "site-packages" in p]
     # The kata's own folder: its copy of the suite (the working directory) and scratch space.
     place = Path.cwd().resolve().parent
-    guard = Guard(place, [Path(p) for p in json.loads(forbidden)], allowed, send)
+    forbidden_paths = [Path(p) for p in json.loads(forbidden)]
+    guard = Guard(place, forbidden_paths, allowed, send, read_only=Path.cwd().resolve())
     sys.addaudithook(guard)
     processes = ProcessGuard(Path.cwd() / "katas" / f"{kata}.py", send)
     audited_starts()

@@ -109,6 +109,9 @@ import ast
 import builtins
 import collections
 import functools
+import importlib
+import importlib.util
+import inspect
 import re
 import types
 import typing
@@ -764,6 +767,37 @@ def unrecorded(extra: Iterable[str]) -> list[str]:
     return [e for e in extra if e not in names().modules and not package(e)]
 
 
+def added_module(dotted: str) -> types.ModuleType | None:
+    """A module a kata adds that the data does not record, imported (None where it is not
+    installed here)."""
+    try:
+        return importlib.import_module(dotted)
+    except Exception:  # a library that fails to import names nothing
+        return None
+
+
+def added_attribute(module: types.ModuleType, dotted: str, part: str) -> object | None:
+    """`module.part` as its namespace holds it (no property or module __getattr__ runs), or
+    its submodule `part`; None where it has neither."""
+    try:
+        return inspect.getattr_static(module, part)
+    except AttributeError:
+        pass
+    try:
+        found = importlib.util.find_spec(f"{dotted}.{part}") is not None
+    except (ImportError, ValueError):
+        found = False
+    return added_module(f"{dotted}.{part}") if found else None
+
+
+def made_in(value: object) -> str:
+    """The module that made `value`: a function's or class's own, an object's class's."""
+    home = getattr(value, "__module__", None) if callable(value) else None
+    if not isinstance(home, str):
+        home = getattr(type(value), "__module__", None)
+    return home if isinstance(home, str) else "?"
+
+
 def package(dotted: str) -> bool:
     """A package the data records only submodules of (torch.utils for torch.utils.data)."""
     return any(m.startswith(dotted + ".") for m in names().modules) and not refused_torch(dotted)
@@ -1204,7 +1238,7 @@ class _Checker:
         """`from m import a` and `import m.a` name m.a: the rules on a name apply as to `m.a`
         (a private module the kata adds, torch._dynamo, is named by its import)."""
         name = dotted.rpartition(".")[2]
-        if not (name.startswith("_") and self.lenient(dotted)):
+        if not (name.startswith("_") and dotted in self.extra):
             self.attribute_name(node, name, self.recorded_module(dotted))
 
     def binds(self, node: ast.AST, name: str | None) -> None:
@@ -1220,7 +1254,7 @@ class _Checker:
         """The kind of what `dotted` (rooted at an imported module) names: 'module', 'class',
         'metaclass', 'other'; None (with a finding) where it is not a recorded public name."""
         if self.lenient(dotted):
-            return "other"
+            return self.resolve_added(node, dotted, rule or "name")
         if rule:  # one rule for what an import names
             before = len(self.found)
             kind = self.resolve(node, dotted)
@@ -1264,6 +1298,53 @@ class _Checker:
             self.note(node, "name", f"uses {module} (refused for answers)")
             return None
         return "module"
+
+    def resolve_added(self, node: ast.AST, dotted: str, rule: str) -> str | None:
+        """`resolve` within a module the kata adds that the data does not record
+        (torch.distributed, onnx): the name is looked up on the module itself, imported here as
+        the answer's run imports it, part by part while it names a module. Each part is public,
+        each module on the way is one of the added modules', and what the name holds was made
+        there (or in torch's compiled part, whose classes torch.distributed re-exports): a
+        module those hold of another (`signal`, `mp`, `sys`), or a function, class or object
+        made elsewhere (`import_module`, `Path`, `environ`), is refused. They are reached from
+        their own module, under that module's rules, or not at all."""
+        base = next(e for e in unrecorded(self.extra) if within(dotted, e))
+        value: object = added_module(base)
+        if value is None:
+            return "other"  # not installed here: the answer's run fails to import it too
+        here = base
+        for part in dotted[len(base) + 1 :].split(".") if dotted != base else []:
+            if not isinstance(value, types.ModuleType) or is_dunder(part):
+                break  # an attribute of what the module holds: the rules on attributes apply
+            if part.startswith("_"):
+                self.note(node, "private", f"uses the private {here}.{part}")
+                return None
+            value = added_attribute(value, here, part)
+            # `.sys` is refused by the rules on attributes already, on anything.
+            named = part in INTERPRETER_MODULES
+            if value is None:
+                if not named:
+                    self.note(node, rule, f"uses {dotted}: {part} is not a name of {here}")
+                return None
+            here = f"{here}.{part}"
+            if isinstance(value, types.ModuleType) and not self.lenient(str(value.__name__)):
+                shown = str(value.__name__)[:60]
+                if not named:
+                    self.note(
+                        node, "module", f"uses {here}: the module {shown}, reached as an attribute"
+                    )
+                return None
+            home = made_in(value)
+            if not isinstance(value, types.ModuleType) and not (
+                self.lenient(home) or within(home, "torch._C")
+            ):
+                self.note(
+                    node, rule, f"uses {here}: made in {home[:60]}, not in the modules it adds"
+                )
+                return None
+        if isinstance(value, types.ModuleType):
+            return "module"
+        return "class" if isinstance(value, type) else "other"
 
     def refuse_name(self, node: ast.AST, module: str, part: str, dotted: str) -> None:
         if refused_torch(f"{module}.{part}"):
