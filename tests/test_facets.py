@@ -1318,6 +1318,25 @@ def test_runs_catches_the_callers_code_run_twice_or_in_the_wrong_grad_mode():
     assert_catches(facet, right, checked_first_unless_counted)
 
 
+def test_runs_counts_a_module_as_the_module_itself():
+    # A loss module handed on as a function would tell the answer that it is counted: it
+    # calls a module twice and a function once, and only its module's calls go uncounted.
+    loss = nn.MSELoss()
+    facet = facets.Runs(
+        lambda device, wrap: facets.args(wrap(loss), torch.ones(3)), times=lambda a: 1
+    )
+
+    def right(f, x):
+        return f(x, torch.zeros_like(x))
+
+    def twice_for_a_module(f, x):
+        if isinstance(f, nn.Module):
+            f(x, x)  # a look at the loss first
+        return right(f, x)
+
+    assert_catches(facet, right, twice_for_a_module)
+
+
 def test_propagates_catches_an_error_swallowed_replaced_retried_or_interrupt_ignored():
     facet = facets.Propagates(lambda device, fault: facets.args(fault, torch.ones(3)))
 

@@ -3349,19 +3349,31 @@ def check_propagates(case: Case, device: torch.device) -> None:
 def check_runs(case: Case, device: torch.device) -> None:
     facet: Runs = case.facet  # type: ignore[assignment]
     modes: list[bool] = []
+    hooks: list[Any] = []
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if isinstance(fn, nn.Module):
+            # The module itself, counted by a hook of its own: a function in its place would
+            # tell the answer that it is being counted (not a module any more).
+            count = lambda module, args: modes.append(torch.is_grad_enabled())  # noqa: E731
+            hooks.append(fn.register_forward_pre_hook(count))
+            return fn
+
         def counted(*args: Any, **kwargs: Any) -> Any:
             modes.append(torch.is_grad_enabled())
             return fn(*args, **kwargs)
 
         return _named_as_the_tests_own(counted, facet.make, like=fn)
 
-    arguments = facet.make(device, wrap)
-    expected = facet.times(arguments)
     caller = torch.no_grad() if case.label == "under no_grad" else nullcontext()
-    with caller:
-        _call(case, arguments)
+    try:
+        arguments = facet.make(device, wrap)
+        expected = facet.times(arguments)
+        with caller:
+            _call(case, arguments)
+    finally:
+        for hook in hooks:
+            hook.remove()
     assert len(modes) == expected, (
         f"{case.function.name} ran the caller's code {len(modes)} times where its contract "
         f"names {expected}: call it once per item, and keep its result (no second call to "
