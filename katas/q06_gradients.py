@@ -127,7 +127,8 @@ def grads_per_loss(
     """The gradients of each loss with respect to `params`, one tuple per loss, in order.
 
     - losses: 0-dim tensors that may share one graph (two heads on one trunk, computed by
-      one forward pass). params: tensors that require grad, each reached by every loss.
+      one forward pass); one tensor may come more than once in the list. params: tensors
+      that require grad, each reached by every loss.
     - Returns a list `[grads of losses[0], grads of losses[1], ...]`, each a tuple (not a
       list) with one tensor per param (its shape, dtype and device), detached from any graph.
     - Each loss's own gradients, never their sum; the forward pass is not run again.

@@ -431,9 +431,11 @@ def test_backward_each_reaches_each_loss_own_leaves(device):
     assert_close(other.grad, 2 * other.detach(), msg="a leaf reached by one loss only")
 
 
-def test_backward_each_frees_the_graph_after_the_last_pass(device):
+@pytest.mark.parametrize("count", [1, 2])
+def test_backward_each_frees_the_graph_after_the_last_pass(device, count):
     w, b, x = shared_setup(device)
     trunk, losses = trunk_and_heads(w, b, x)
+    losses = losses[:count]  # one loss alone: its pass is the last
     backward_each(losses)
     assert_last_pass_freed(losses, [w, b], trunk)
 
@@ -501,10 +503,10 @@ def test_grads_per_loss_gives_each_losss_own_gradients(device, count):
     w = torch.randn(3, 4, device=device, requires_grad=True)
     b = torch.randn(4, device=device, requires_grad=True)
     x = torch.randn(5, 3, device=device)
-    losses = (two_heads(w, b, x) * 2)[:count]
     expected = [torch.autograd.grad(two_heads(w, b, x)[i % 2], (w, b)) for i in range(count)]
     beside = torch.randn(4, device=device, requires_grad=True)  # reached, but not a param
-    losses = [loss + beside.sum() for loss in losses]
+    # With 3, the first loss comes again last (the same tensor): its second pass is the last.
+    losses = ([loss + beside.sum() for loss in two_heads(w, b, x)] * 2)[:count]
     got = grads_per_loss(losses, [w, b])
     assert isinstance(got, list) and len(got) == count, f"one tuple per loss, got {got!r}"
     for index, (grads, want) in enumerate(zip(got, expected, strict=True)):
@@ -520,13 +522,15 @@ def test_grads_per_loss_gives_each_losss_own_gradients(device, count):
     )
 
 
-def test_grads_per_loss_frees_the_graph_after_the_last_pass(device):
+@pytest.mark.parametrize("count", [1, 2])
+def test_grads_per_loss_frees_the_graph_after_the_last_pass(device, count):
     w = torch.randn(3, 4, device=device, requires_grad=True)
     b = torch.randn(4, device=device, requires_grad=True)
     trunk, losses = trunk_and_heads(w, b, torch.randn(5, 3, device=device))
+    losses = losses[:count]  # one loss alone: its pass is the last
     with passes_recorded(losses, w) as events:
         grads_per_loss(losses, [w, b])
-    assert events == ["loss 0", "w", "loss 1", "w"], (
+    assert events == ["loss 0", "w", "loss 1", "w"][: 2 * count], (
         f"autograd ran {events}: one pass per loss, in the losses' order"
     )
     assert_last_pass_freed(losses, [w, b], trunk)

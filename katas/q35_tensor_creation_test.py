@@ -251,6 +251,7 @@ def test_zeros_for_does_not_require_grad_or_change_like(device):
         (2**40 + 1, torch.int64),
         (2**53 + 1, torch.int64),  # no float64 holds it
         (2**63 - 1, torch.int64),
+        (2.0**24 + 1, torch.int64),  # a float for an int like: float32 cannot hold it
         (0.5, torch.float16),
         (0.25, torch.float64),
         (0.1, torch.float64),

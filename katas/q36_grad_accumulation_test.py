@@ -413,6 +413,8 @@ FACETS = facets.declare(
             lambda device: micro_batches(device).replace(loss_fn=F.mse_loss),
             params=lambda arguments: list(arguments.args[0].parameters()),
         ),
+        # The caller's data is read only: the list and its tensors (requires_grad included).
+        facets.Unmodified(micro_batches, inputs=lambda arguments: arguments.args[1]),
         facets.FreshGrads(
             micro_batches, params=lambda arguments: list(arguments.args[0].parameters())
         ),

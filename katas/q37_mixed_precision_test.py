@@ -213,6 +213,8 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
     seen = []
     for layer in (model[0], model[2]):
         layer.register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    given = []
+    model.register_forward_pre_hook(lambda module, args: given.append(args[0].detach().clone()))
     in_loss = []
 
     def mse_that_watches_autocast(output, target):
@@ -229,6 +231,12 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
         f"the Linear layers produced {seen}, expected {want}: run the forward pass under "
         f"torch.autocast(device_type={device.type!r}, dtype=amp_dtype(inputs.device))"
     )
+    assert len(given) == 1 and given[0].dtype == inputs.dtype, (
+        f"the model was given {[x.dtype for x in given]}, expected [{inputs.dtype}]: pass "
+        "inputs as they are; autocast casts per op (a matmul to 16 bits, a sum or a norm "
+        "kept in float32), which a cast of the inputs beforehand would take away"
+    )
+    assert torch.equal(given[0], inputs), "the model must be given inputs' values unchanged"
     assert in_loss == [(True, want)], (
         f"loss_fn ran with (autocast enabled, autocast dtype) = {in_loss}, expected "
         f"[(True, {want})]: call loss_fn inside the autocast block too, where autocast runs "

@@ -3668,7 +3668,6 @@ NOT_UNMODIFIED: dict[tuple[str, str], str] = {
     ("q33_plateau_by_hand", "PlateauLR"): (
         "a scheduler sets the optimizer's learning rates, by contract"
     ),
-    ("q36_grad_accumulation", "train_accumulated"): "a training run: it updates the model",
     ("q41_reproducibility", "make_loader"): "wraps the dataset in a loader: no item is read",
     ("q44_fine_tuning", "FineTuner"): "freezes the backbone's parameters, by contract",
     ("q45_split_dataset", "split_dataset"): "wraps the dataset in Subsets: no item is read",
