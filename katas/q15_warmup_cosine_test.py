@@ -406,6 +406,8 @@ FACETS = facets.declare(
         # A model with submodules, so that a mode set for all of them shows.
         facets.ForwardModes(layered, module=lambda arguments: arguments.args[0], grad=True),
         facets.Modes(layered, module=lambda arguments: arguments.args[0]),
+        # The batches are the caller's data: none changed, none set to require grad.
+        facets.Unmodified(trained, inputs=lambda arguments: arguments.args[1]),
         # loss_fn once per batch: the loss backpropagated is the one recorded.
         facets.Runs(
             lambda device, wrap: trained(device).through(2, wrap),
