@@ -92,9 +92,10 @@ def train_with_schedule(
 
     For each `(inputs, targets)` in `batches` (already on the model's device): reset the
     gradients, compute `loss_fn(model(inputs), targets)`, backpropagate, `optimizer.step()`,
-    then `scheduler.step()`. The model and loss_fn are each called once per batch. Every
-    batch gets both steps, a batch whose loss is nan or inf too: skipping such a step, as
-    GradScaler does, is the caller's choice, not the loop's.
+    then `scheduler.step()`. The batches' tensors are the caller's data: leave them as they
+    were (no change in place, no requires_grad set on them). The model and loss_fn are each
+    called once per batch. Every batch gets both steps, a batch whose loss is nan or inf
+    too: skipping such a step, as GradScaler does, is the caller's choice, not the loop's.
 
     The gradients are reset before each backward: `.grad` the caller left on the
     parameters never reaches a step. The optimizer steps the model's parameters, so

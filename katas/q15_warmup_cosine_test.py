@@ -411,6 +411,8 @@ FACETS = facets.declare(
             calls=lambda arguments: len(arguments.args[1]),  # once per batch
         ),
         facets.Modes(layered, module=lambda arguments: arguments.args[0]),
+        # The batches are the caller's data: none changed, none set to require grad.
+        facets.Unmodified(trained, inputs=lambda arguments: arguments.args[1]),
         # loss_fn once per batch: the loss backpropagated is the one recorded.
         facets.Runs(
             lambda device, wrap: trained(device).through(2, wrap),

@@ -114,7 +114,8 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
       looks into, and a tensor held in two entries counts twice.
     - Reads only the entries the state holds: parameters without state get none (reading
       `optimizer.state[p]` would add an empty one: it is a defaultdict).
-    - The parameters themselves and their gradients do not count (they are the model's).
+    - The parameters themselves and their gradients do not count (they are the model's),
+      nor tensors in `optimizer.param_groups` (a tensor lr is a hyperparameter, not state).
     - State appears on the first step: before it, the total is 0.
 
     >>> model = torch.nn.Linear(1000, 1000)

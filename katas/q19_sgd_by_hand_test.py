@@ -517,6 +517,19 @@ def test_optimizer_state_bytes_counts_elements_of_each_entry(device):
     )
 
 
+def test_optimizer_state_bytes_leaves_out_the_param_groups(device):
+    # A tensor lr or tensor betas (as capturable and compiled optimizers hold them) live in
+    # param_groups: hyperparameters, not state kept per parameter.
+    optimizer = stepped(
+        lambda p: torch.optim.SGD(p, lr=torch.tensor(0.1), momentum=0.9, foreach=False), device
+    )
+    optimizer.param_groups[0]["extra"] = torch.zeros(50, device=device)
+    assert optimizer_state_bytes(optimizer) == 16 * 4, (
+        "only the momentum buffers (16 float32 scalars) are in optimizer.state; a tensor lr "
+        "or other tensors in param_groups are hyperparameters and do not count"
+    )
+
+
 def test_optimizer_state_bytes_counts_tensors_of_every_dtype(device):
     # Every tensor counts, not only floating ones: an int64 step counter, a bool mask.
     optimizer = stepped(lambda p: torch.optim.SGD(p, lr=0.1), device)

@@ -50,7 +50,7 @@ def adamw_step_(
     - params: the tensors to update, in place, in their own memory, which a view of them
       sees (`p.data = ...` is no update in place); typically a model's nn.Parameters, which
       require grad; any shapes (0-dim, empty, non-contiguous included), floating dtypes,
-      any device.
+      any device. The four lists may be empty (a group with no tensors): nothing to update.
     - grads: their gradients, same shapes, dtypes and devices; not modified.
     - exp_avgs, exp_avg_sqs: the first and second moments m and v, same shapes; all zeros
       before step 1; updated in place.

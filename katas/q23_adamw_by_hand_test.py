@@ -416,6 +416,17 @@ def test_non_contiguous_and_empty_parameters(device):
         assert_close(a, b.detach(), "differs from torch.optim.AdamW on this parameter")
 
 
+@pytest.mark.parametrize("decoupled", [True, False], ids=["adamw", "l2"])
+def test_four_empty_lists_are_a_step_over_nothing(device, decoupled):
+    # A param group may hold no tensors: four lists of one length, 0, are valid arguments.
+    with torch_adam_refused():
+        result = adamw_step_([], [], [], [], 1, lr=0.1, weight_decay=0.3, decoupled=decoupled)
+    assert result is None, f"four empty lists: a step over nothing returns None, got {result!r}"
+    with raises(ValueError):
+        adamw_step_([], [], [], [], 0, lr=0.1)
+        pytest.fail("step=0 should raise ValueError, empty lists or not")
+
+
 # ---------------------------------------------------------------- facets
 
 # Every setting inexact in float32, so a setting rounded through a float32 tensor shows in

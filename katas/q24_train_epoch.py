@@ -38,6 +38,9 @@ def train_epoch(
       drop_last, a sampler over part of the data, ...) or a generator, which can be
       iterated only once: go over it once. The tensors may be on any device (usually the
       CPU): move both to `device`. The last batch may be smaller than the others.
+      The loader's tensors are the caller's data: leave them as they were (no change in
+      place, no requires_grad set on them, which .to(device) returns as they are when
+      they are already there).
     - loss_fn: returns the mean loss over a batch's samples as a 0-dim tensor, like
       `nn.MSELoss()` or `nn.CrossEntropyLoss()`. Call it, and the model, once per batch:
       the loss averaged is the one backpropagated (no second call to log it).

@@ -424,6 +424,17 @@ def deep_epoch(device):
     return facets.args(model, DataLoader(data, batch_size=4), nn.MSELoss(), optimizer, device)
 
 
+def batches_on_the_device(device):
+    """As epoch, with the batches already on `device`: .to(device) returns the caller's own
+    tensors, so whatever the loop does to them in place shows."""
+    model = nn.Linear(3, 2).to(device)
+    batches = [
+        (torch.randn(4, 3, device=device), torch.randn(4, 2, device=device)) for _ in range(3)
+    ]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return facets.args(model, batches, nn.MSELoss(), optimizer, device)
+
+
 FACETS = facets.declare(
     facets.of(
         train_epoch,
@@ -445,6 +456,8 @@ FACETS = facets.declare(
             grad=True,
             calls=lambda arguments: len(arguments.args[1]),  # once per batch
         ),
+        # The loader's tensors are the caller's data: none changed, none set to require grad.
+        facets.Unmodified(batches_on_the_device, inputs=lambda arguments: arguments.args[1]),
     ),
 )
 test_facets = FACETS.test

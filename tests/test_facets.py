@@ -3649,13 +3649,11 @@ NOT_UNMODIFIED: dict[tuple[str, str], str] = {
     ("q15_warmup_cosine", "warmup_cosine_scheduler"): (
         "a scheduler sets the optimizer's learning rates, by contract"
     ),
-    ("q15_warmup_cosine", "train_with_schedule"): "a training run: it updates the model",
     ("q17_init_weights", "init_layer"): "sets the module's state, by contract",
     ("q17_init_weights", "init_weights"): "sets the model's state, by contract",
     ("q20_warmup_step_scheduler", "WarmupStepLR"): (
         "a scheduler sets the optimizer's learning rates, by contract"
     ),
-    ("q24_train_epoch", "train_epoch"): "a training run: it updates the model",
     ("q34_debug_nonfinite", "nan_born_in_backward"): (
         "runs the caller's backward pass, which fills .grad by contract"
     ),
