@@ -186,6 +186,23 @@ def test_an_added_modules_own_names_are_allowed():
     assert refused(code, KATAS["q50_data_parallel"].imports) == []
 
 
+def test_what_an_added_module_holds_is_judged_by_where_it_was_made(tmp_path, monkeypatch):
+    # Numbers, dtypes and torch's own layers are data; a module's implementation package
+    # (_pytest for pytest) is the module's own; a table is judged by what it holds.
+    (tmp_path / "added_tables.py").write_text(
+        "import importlib\nimport torch\n"
+        "DTYPES = (torch.float32, 1, 'one')\n"
+        "LAYERS = {'relu': torch.nn.ReLU, 'stack': torch.nn.Sequential()}\n"
+        "LOADERS = {'load': importlib.import_module}\n"
+    )
+    monkeypatch.syspath_prepend(tmp_path)
+    added = ("added_tables",)
+    assert refused("import added_tables as t\nx = t.DTYPES, t.LAYERS", added) == []
+    assert (2, "name") in refused("import added_tables as t\ngc = t.LOADERS['load']('gc')", added)
+    code = "import pytest\nchecks = pytest.mark.parametrize, pytest.approx, pytest.raises"
+    assert refused(code, ("pytest",)) == []
+
+
 TAMPERING = {
     "patch-module": ("import torch\ntorch.isclose = lambda *a, **k: True", [(2, "patch")]),
     "patch-alias": ("import torch\nt = torch\nt.equal = print", [(3, "patch")]),

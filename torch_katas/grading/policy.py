@@ -113,6 +113,7 @@ import importlib
 import importlib.util
 import inspect
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -790,6 +791,15 @@ def added_attribute(module: types.ModuleType, dotted: str, part: str) -> object 
     return added_module(f"{dotted}.{part}") if found else None
 
 
+PLAIN_DATA = (bool, int, float, complex, str, bytes, type(None))
+
+
+def torch_types() -> tuple[type, ...]:
+    """torch's dtype and device: data, wherever a table of them lies."""
+    torch = sys.modules.get("torch")
+    return (torch.dtype, torch.device) if torch is not None else ()
+
+
 def made_in(value: object) -> str:
     """The module that made `value`: a function's or class's own, an object's class's."""
     home = getattr(value, "__module__", None) if callable(value) else None
@@ -1334,10 +1344,8 @@ class _Checker:
                         node, "module", f"uses {here}: the module {shown}, reached as an attribute"
                     )
                 return None
-            home = made_in(value)
-            if not isinstance(value, types.ModuleType) and not (
-                self.lenient(home) or within(home, "torch._C")
-            ):
+            home = self.made_elsewhere(value)
+            if not isinstance(value, types.ModuleType) and home is not None:
                 self.note(
                     node, rule, f"uses {here}: made in {home[:60]}, not in the modules it adds"
                 )
@@ -1345,6 +1353,32 @@ class _Checker:
         if isinstance(value, types.ModuleType):
             return "module"
         return "class" if isinstance(value, type) else "other"
+
+    def made_elsewhere(self, value: object, depth: int = 0) -> str | None:
+        """Where what `value` holds was made, outside the modules the kata adds; None where it
+        was made in them, in torch's compiled part, or in a module's own implementation
+        (`_pytest` for pytest, `_pickle` for pickle), or in torch's public modules. Numbers,
+        text and dtypes are data, and a container (a table of dtypes, of functions) is judged
+        by what it holds."""
+        if isinstance(value, PLAIN_DATA) or type(value) in torch_types():
+            return None
+        if isinstance(value, (tuple, list, set, frozenset, dict)):
+            if depth >= 3:
+                return "builtins"
+            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            return next(
+                (home for item in items if (home := self.made_elsewhere(item, depth + 1))), None
+            )
+        home = made_in(value)
+        top = home.split(".")[0]
+        twins = {"_" + e.split(".")[0] for e in unrecorded(self.extra)}
+        if self.lenient(home) or within(home, "torch._C") or top in twins:
+            return None
+        # Made in torch's public modules (a table of its layers), which answers use anyway.
+        public = not any(part.startswith("_") for part in home.split("."))
+        if top == "torch" and public and not refused_torch(home):
+            return None
+        return home
 
     def refuse_name(self, node: ast.AST, module: str, part: str, dotted: str) -> None:
         if refused_torch(f"{module}.{part}"):
