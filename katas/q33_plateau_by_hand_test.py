@@ -1,5 +1,6 @@
 import contextlib
 import random
+import sys
 
 import pytest
 import torch
@@ -314,6 +315,20 @@ def test_matches_on_a_drawn_bar(device, bar):
         mode=mode, factor=factor, patience=0, threshold=threshold, threshold_mode=threshold_mode
     )
     check_against_builtin(device, [best, on, on + sign * best], settings)
+
+
+@pytest.mark.parametrize("bar", ["min, rel", "min, abs", "max, rel", "max, abs"])
+def test_a_first_metric_improves_however_large(device, bar):
+    # best starts at +inf (-inf in max mode), not at a large number standing in for it
+    # (1e12, sys.float_info.max): an exploding first loss is still the first best. The
+    # size is drawn from the seeded generator, up to the largest float.
+    mode, threshold_mode = bar.split(", ")
+    sign = 1 if mode == "max" else -1
+    huge = random.choice([2.0 ** random.randint(40, 1020), sys.float_info.max])
+    settings = dict(
+        mode=mode, factor=0.5, patience=0, threshold=dyadic(), threshold_mode=threshold_mode
+    )
+    check_against_builtin(device, [-sign * huge, -sign * huge, -sign * huge / 2], settings)
 
 
 def test_matches_on_random_metric_sequences(device):
