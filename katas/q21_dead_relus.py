@@ -134,6 +134,9 @@ def output_activation(task: str) -> nn.Module | None:
       tanh (onto (-1, 1), smooth, unlike a clamp), log_softmax over dim 1, the class dim of
       an (N, C) or (N, C, d1, ...) output, as nn.NLLLoss expects (not softmax: NLLLoss
       takes log-probabilities).
+    - A module returned is a new one on every call, none kept from an earlier call: two
+      models built with it share no module object (a hook, a .to() or a train/eval switch
+      on one's final activation does not reach the other's).
     - Raises ValueError for any other task, naming it; task names are exact: "Binary",
       " binary" and "binary\n" are not one (no case folding, no stripping).
 

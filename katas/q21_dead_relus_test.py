@@ -904,6 +904,18 @@ TASKS = (
 )
 
 
+def test_every_call_returns_a_new_module(device):
+    # Two models built side by side each get a final activation of their own: a module
+    # kept from an earlier call would be shared, and a hook, .to() or .eval() on one
+    # model's head would reach the other's.
+    for task in TASKS:
+        first, second = output_activation(task), output_activation(task)
+        assert first is None or first is not second, (
+            f"output_activation({task!r}) returned the same {type(first).__name__} object "
+            "twice: make a new module on every call, so two models share no module object"
+        )
+
+
 def test_rejects_an_unknown_task(device):
     near_misses = [
         variant
