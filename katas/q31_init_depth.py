@@ -66,7 +66,9 @@ def activation_stds(stack: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     - x: (batch, width) floating tensor, batch >= 2.
     - An activation module is every module of the stack that is not an nn.Linear (an
       instance of it, subclasses included): nn.ReLU and nn.Tanh, and any other, torch's or
-      the caller's own (nn.GELU, nn.Sigmoid, a user-defined Swish; nn.Identity too).
+      the caller's own (nn.GELU, nn.Sigmoid, a user-defined Swish; nn.Identity too). The
+      modules of the stack are its own entries (`for layer in stack`), not the modules
+      nested inside one: a caller's activation that holds an nn.Sigmoid is one activation.
     - Returns a 1-D tensor with one entry per activation module, in order (a stack without
       one gives an empty tensor): the standard deviation of all elements of that module's
       output (over the batch and the features; unbiased as torch.std computes it, or

@@ -180,6 +180,37 @@ def test_every_module_other_than_linear_counts_as_an_activation(device):
     )
 
 
+class GatedSwish(nn.Module):
+    """An activation of the caller's own built from a module of its own: x * sigmoid(x)."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Sigmoid()
+
+    def forward(self, x):
+        return x * self.gate(x)
+
+
+def test_an_activation_holding_modules_is_one_activation(device):
+    # The activations are the stack's own entries (for layer in stack), not every module
+    # nested in it (stack.modules()): the Sigmoid inside GatedSwish is part of one
+    # activation and is not run again on GatedSwish's output.
+    stack = nn.Sequential(
+        nn.Linear(16, 16, bias=False), GatedSwish(), nn.Linear(16, 16, bias=False), nn.Tanh()
+    ).to(device)
+    x = torch.randn(32, 16, device=device)
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(2,), dtype=x.dtype, device=device, name="activation_stds(...)")
+    assert_close(
+        stds.cpu(),
+        torch.tensor(stds_by_loop(stack, x)),
+        "an activation module holding modules of its own (GatedSwish with an nn.Sigmoid "
+        "inside) is one activation: run the stack's own entries, not stack.modules()",
+        rtol=1e-3,
+        atol=1e-6,
+    )
+
+
 def test_a_stack_without_activation_modules_has_no_std(device):
     # One entry per activation module: none here, so an empty 1-D tensor, not an error.
     stack = nn.Sequential(nn.Linear(4, 4, bias=False), nn.Linear(4, 4, bias=False)).to(device)
