@@ -496,6 +496,9 @@ FACETS = facets.declare(
     facets.of(
         activation_stds,
         facets.NoGraph(stack_and_input, state=lambda arguments, result: result),
+        # A tensor of its own, not an inference tensor (torch.inference_mode() instead of
+        # no_grad) that the caller cannot normalise in place.
+        facets.Returns(stack_and_input),
         facets.Unmodified(stack_and_input, module_grads=True),
         # float32 and float64 are checked against the unbiased std by the tests above.
         facets.Dtypes(
