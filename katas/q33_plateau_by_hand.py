@@ -50,8 +50,8 @@ class PlateauLR:
       at each step (`optimizer.load_state_dict` replaces the list and every group in it).
     - metric: a Python float or a 0-dim tensor on any device, read when step is called: a
       caller may reuse one tensor for every epoch (zeroed and refilled), so keep its value
-      as a number, never the tensor itself (a Python float metric keeps its full precision);
-      the tensor is not modified.
+      as a number, never the tensor itself (a Python float or a float64 tensor metric keeps
+      its full precision); the tensor is not modified.
     - Raises ValueError if mode is not "min"/"max", threshold_mode is not "rel"/"abs",
       factor is not in [0, 1), threshold < 0, patience < 0 or cooldown < 0 (in every mode).
 

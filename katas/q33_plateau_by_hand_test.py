@@ -14,6 +14,7 @@ from torch_katas.testing import (
     forbidden_calls,
     own_methods,
     seed_for,
+    skip_unless_supported,
 )
 
 
@@ -451,6 +452,15 @@ def test_a_float32_tensor_metric_is_compared_as_the_number_it_holds(device):
     # float(metric), but on the bar computed in float32: a best kept as a tensor misses it.
     metrics = [torch.tensor(v, device=device) for v in (1.0, 0.9999, 0.9999)]
     check_against_builtin(device, metrics, dict(factor=0.5, patience=0))
+
+
+def test_a_float64_tensor_metric_keeps_its_precision(device):
+    # Gains of 1e-9, far below float32's resolution near 1: a float64 tensor metric is the
+    # number it holds (float(metric)), not rounded through float32 on its way to a float.
+    skip_unless_supported(device, torch.float64)
+    values = (1.0, 1.0 - 1e-9, 1.0 - 2e-9, 1.0 - 3e-9)
+    metrics = [torch.tensor(v, dtype=torch.float64, device=device) for v in values]
+    check_against_builtin(device, metrics, dict(factor=0.5, patience=0, threshold=0.0))
 
 
 # ---------------------------------------------------------------- facets
