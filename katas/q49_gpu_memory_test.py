@@ -28,6 +28,7 @@ SAVED = {
         lambda x: x[:, 1:].sin().sum() + x.sin().sum(),
         60,
     ),
+    "a contiguous row slice at an offset holds its whole storage": (lambda x: x[1:].sin(), 60),
     "a transpose shares its base's storage": (lambda x: x.sin().sum() + x.t().sin().sum(), 60),
     "two outputs saved": (lambda x: x.exp().exp(), 120),
     "nothing saved: addition needs no tensor": (lambda x: x + 1, 0),
