@@ -575,6 +575,7 @@ def test_compile_for_varying_batch_keeps_the_callers_compiled_code(device, fresh
 CASES = {
     "clipped": (4, 5, 3.0, 1.0),
     "not-clipped": (4, 5, 0.02, 1.0),
+    "not-clipped-below-one": (4, 5, 0.005, 0.5),  # unscaled: the scale is 1, not max_norm
     "batch-1-clipped": (1, 3, 2.0, 0.5),
     "large-max-norm": (6, 2, 1.0, 50.0),
     "non-contiguous": (5, 3, 2.0, 1.0),
