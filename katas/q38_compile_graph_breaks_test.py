@@ -210,6 +210,23 @@ def test_count_compilations_keeps_fns_side_effects(device, fresh_dynamo):
     )
 
 
+def test_count_compilations_keeps_the_callers_no_grad(device, fresh_dynamo):
+    kept = []
+
+    def scaled(x, weight):
+        out = x * weight
+        kept.append(out)
+        return out
+
+    weight = torch.ones(3, device=device, requires_grad=True)
+    with torch.no_grad():
+        count_compilations(scaled, [(torch.ones(3, device=device), weight)])
+    assert len(kept) == 1 and not kept[0].requires_grad, (
+        "the caller runs count_compilations under torch.no_grad(): fn runs in that mode too "
+        "(no torch.enable_grad() of your own), so its result records no graph"
+    )
+
+
 def test_count_compilations_runs_fn_once_per_call(device, fresh_dynamo):
     runs = []
 
