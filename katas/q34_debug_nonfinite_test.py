@@ -239,6 +239,28 @@ def test_a_nan_in_the_input_is_caught_by_the_first_module(device):
     assert first_nonfinite_module(model, x) == "0"
 
 
+def test_a_non_finite_input_made_finite_is_no_culprit(device):
+    # tanh(inf) = 1: every module's output is finite though x is not. A module is judged
+    # by what it outputs, not by what it was given.
+    model = nn.Sequential(nn.Tanh(), nn.Linear(4, 2)).to(device)
+    x = torch.randn(3, 4, device=device)
+    x[0, 1] = math.inf
+    name = first_nonfinite_module(model, x)
+    assert name is None, (
+        f"tanh turns the inf in x into 1 and every output is finite: expected None, got "
+        f"{name!r}. Check each module's output, not its input"
+    )
+
+
+def test_an_empty_batch_has_nothing_non_finite(device):
+    model = nn.Sequential(nn.Linear(4, 3), nn.ReLU()).to(device)
+    name = first_nonfinite_module(model, torch.zeros(0, 4, device=device))
+    assert name is None, (
+        f"an empty output holds no non-finite value: expected None, got {name!r} "
+        "(torch.isfinite(output).all() is True for an empty tensor; .max() of one raises)"
+    )
+
+
 @pytest.mark.parametrize(
     "later, expected",
     [(ReciprocalInPlace, "1"), (ZeroNonFiniteInPlace, "0")],

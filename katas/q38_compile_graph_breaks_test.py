@@ -210,6 +210,23 @@ def test_count_compilations_keeps_fns_side_effects(device, fresh_dynamo):
     )
 
 
+def test_count_compilations_keeps_the_callers_no_grad(device, fresh_dynamo):
+    kept = []
+
+    def scaled(x, weight):
+        out = x * weight
+        kept.append(out)
+        return out
+
+    weight = torch.ones(3, device=device, requires_grad=True)
+    with torch.no_grad():
+        count_compilations(scaled, [(torch.ones(3, device=device), weight)])
+    assert len(kept) == 1 and not kept[0].requires_grad, (
+        "the caller runs count_compilations under torch.no_grad(): fn runs in that mode too "
+        "(no torch.enable_grad() of your own), so its result records no graph"
+    )
+
+
 def test_count_compilations_runs_fn_once_per_call(device, fresh_dynamo):
     runs = []
 
@@ -575,6 +592,7 @@ def test_compile_for_varying_batch_keeps_the_callers_compiled_code(device, fresh
 CASES = {
     "clipped": (4, 5, 3.0, 1.0),
     "not-clipped": (4, 5, 0.02, 1.0),
+    "not-clipped-below-one": (4, 5, 0.005, 0.5),  # unscaled: the scale is 1, not max_norm
     "batch-1-clipped": (1, 3, 2.0, 0.5),
     "large-max-norm": (6, 2, 1.0, 50.0),
     "non-contiguous": (5, 3, 2.0, 1.0),

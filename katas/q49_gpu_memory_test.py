@@ -28,6 +28,7 @@ SAVED = {
         lambda x: x[:, 1:].sin().sum() + x.sin().sum(),
         60,
     ),
+    "a contiguous row slice at an offset holds its whole storage": (lambda x: x[1:].sin(), 60),
     "a transpose shares its base's storage": (lambda x: x.sin().sum() + x.t().sin().sum(), 60),
     "two outputs saved": (lambda x: x.exp().exp(), 120),
     "nothing saved: addition needs no tensor": (lambda x: x + 1, 0),
@@ -59,8 +60,18 @@ def test_saved_bytes_depends_on_what_requires_grad(device):
     assert saved_bytes(torch.mul, a, b) == 16, "a * b with only a requiring grad saves b"
     assert saved_bytes(torch.mul, a, b.requires_grad_()) == 32, "with both, it saves both"
     assert saved_bytes(torch.sin, b.detach()) == 0, "nothing requires grad: nothing is saved"
+    calls = []
+
+    def sin_counted(t):
+        calls.append(t)
+        return torch.sin(t)
+
     with torch.no_grad():
-        assert saved_bytes(torch.sin, a) == 0, "under torch.no_grad() nothing is saved"
+        assert saved_bytes(sin_counted, a) == 0, "under torch.no_grad() nothing is saved"
+    assert len(calls) == 1, (
+        f"under the caller's torch.no_grad() fn ran {len(calls)} times: run it once all the "
+        "same (its side effects happen), and count what it saved"
+    )
 
 
 def test_saved_bytes_counts_parameters_too(device):
