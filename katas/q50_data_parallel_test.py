@@ -1,3 +1,4 @@
+import contextlib
 import copy
 import datetime
 import math
@@ -37,6 +38,9 @@ def on_ranks(world_size, fn, tries=3):
     store = dist.HashStore()
     results, errors = [None] * world_size, [None] * world_size
     connected = [False] * world_size
+    # Each rank keeps its group until every rank is done: a group closed early (a rank with
+    # nothing to reduce) breaks a peer still connecting to it.
+    done = threading.Barrier(world_size, timeout=2 * TIMEOUT.total_seconds())
 
     def run(rank):
         try:
@@ -45,6 +49,8 @@ def on_ranks(world_size, fn, tries=3):
             results[rank] = fn(rank, group)
         except BaseException as error:  # raised in the test's thread, below
             errors[rank] = error
+        with contextlib.suppress(threading.BrokenBarrierError):  # a rank still waits: below
+            done.wait()
 
     threads = [threading.Thread(target=run, args=(r,), daemon=True) for r in range(world_size)]
     for thread in threads:

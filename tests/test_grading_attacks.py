@@ -978,7 +978,9 @@ def test_an_answer_that_changes_the_state_the_tests_keep_is_flagged(suite, tmp_p
     assert reference.count(HIDES_A_FORWARD[0]) == 1
     stub(exam, 34).write_text(reference.replace(*HIDES_A_FORWARD))
     (entry,) = grade_folder(suite, exam)["katas"].values()
-    assert entry["verdict"] == "flagged" and entry["run_verdict"] == "solved"
+    # The second forward also fails the kata's ForwardModes(calls=1), which counts by hooks of
+    # its own: the flag is the policy's, whatever the run.
+    assert entry["verdict"] == "flagged" and entry["run_verdict"] in ("solved", "partly solved")
     assert "model.forwards, where the kata's tests keep their own state" in entry["reason"]
 
 
