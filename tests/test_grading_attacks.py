@@ -711,6 +711,32 @@ def test_a_function_an_added_module_holds_of_another_is_refused(suite, tmp_path)
     assert "torch.distributed._tensor" in flags(report, "policy").get(50, ""), report["flags"]
 
 
+# Kata 28 may call torch.load; in its full mode that unpickles whatever the bytes name, here
+# builtins.exec: code the policy never read. Unpickling may name torch's rebuild functions and
+# the classes of a model or of the suite alone.
+UNPICKLES_EXEC = """
+import io as _io
+
+_BYTES = b"cbuiltins\\nexec\\n(S'import torch; torch.unpickled_payload_ran = 1'\\ntR."
+torch.load(_io.BytesIO(_BYTES), weights_only=False)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_pickle_that_names_what_the_policy_never_read_is_refused(suite, tmp_path):
+    folder = tmp_path / "unpickles-exec"
+    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
+    stub(folder, 28).write_text(KATAS["q28_checkpoint"].solution_path(suite).read_text())
+    stage(folder, 28, UNPICKLES_EXEC, append=True)
+    kata = KATAS["q28_checkpoint"]
+    assert policy.check_file(stub(folder, 28), kata.imports, kata.allow) == []
+    report = grade_one(suite, folder, 28)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] != "solved", entry
+    assert "unpickled 'builtins'.'exec'" in flags(report, "tampering").get(28, ""), report
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_frozen_dataclass_with_a_derived_field_is_no_false_flag(suite, tmp_path):

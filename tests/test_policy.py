@@ -3,6 +3,7 @@ refuses nothing in honest answers: the reference answers, the stubs, and answers
 independently of them in other styles."""
 
 import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -184,6 +185,62 @@ def test_an_added_modules_own_names_are_allowed():
         "    return t / dist.get_world_size(group), dist.HashStore, dist.is_initialized()"
     )
     assert refused(code, KATAS["q50_data_parallel"].imports) == []
+    kata = KATAS["q50_data_parallel"]
+    assert policy.check(code, kata.imports, allow=kata.allow) == []
+
+
+# What a large added package holds beyond a kata's needs: programs started, bytes the answer
+# chose unpickled, files written, native code loaded. Where the kata's entry grants names of
+# the module, every other name is refused, whatever it is.
+BEYOND_GRANTED = {
+    "q50_data_parallel": [
+        "from torch.distributed.elastic.multiprocessing.subprocess_handler import "
+        "SubprocessHandler",
+        "from torch.distributed.elastic.multiprocessing import start_processes",
+        "from torch.distributed.launcher.api import elastic_launch",
+        "import torch.distributed.run as r\nr.main([])",
+        "from torch.distributed.elastic.rendezvous.dynamic_rendezvous import "
+        "DynamicRendezvousHandler",
+        "import torch.distributed as dist\ndist.recv_object_list([None], 0)",
+        "import torch.distributed as dist\ndist.broadcast_object_list([None], 0)",
+        "import torch.distributed as dist\nx = dist.all_gather_object",
+        "from torch.distributed import FileStore, TCPStore",
+        "import torch.distributed.checkpoint as dcp\ndcp.FileSystemWriter('x')",
+        "import torch.distributed as dist\ndist.breakpoint()",
+        "import torch.distributed as dist\ndist.Backend.register_backend('x', print)",
+        "import torch.distributed\ntorch.distributed.rendezvous('file:///x')",
+        "import torch.distributed as dist\nx = getattr(dist, 'gather_object')",
+    ],
+    "q48_export_deploy": [
+        "import onnxruntime as ort\nort.SessionOptions().register_custom_ops_library('x.so')",
+        "import onnxruntime as ort\no = ort.SessionOptions()\no.enable_profiling = True",
+        "import onnxruntime as ort\no = ort.SessionOptions()\no.optimized_model_filepath = 'x'",
+        "import onnxruntime as ort\nx = ort.capi",
+        "from onnxruntime.capi import _pybind_state",
+        "import onnx\nonnx.reference.ReferenceEvaluator",
+        "from onnx import hub\nhub.load('x')",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "module, code", [(m, c) for m, codes in BEYOND_GRANTED.items() for c in codes]
+)
+def test_an_added_module_gives_only_the_names_its_kata_grants(module, code):
+    kata = KATAS[module]
+    assert policy.check(code, kata.imports, allow=kata.allow) != [], code
+
+
+def test_every_added_module_the_data_does_not_record_grants_its_names():
+    # Without granted names, a module the data does not record gives every public name it
+    # holds: a kata that adds one says which of its names answers use.
+    for kata in KATAS.values():
+        for module in policy.unrecorded(kata.imports):
+            granted = [a for a in kata.allow if policy.within(a, module)]
+            assert granted, (kata.module, module)
+            for name in granted:  # each one there, under that name
+                owner, _, last = name.rpartition(".")
+                assert hasattr(importlib.import_module(owner), last), name
 
 
 def test_what_an_added_module_holds_is_judged_by_where_it_was_made(tmp_path, monkeypatch):

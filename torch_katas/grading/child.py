@@ -950,6 +950,65 @@ EVALUATORS = tuple(
 # dataclasses writes each field's name into the code of the methods it makes: the names must be
 # identifiers (a class's `__annotations__` can be changed at run time).
 DATACLASSES = tuple(os.path.join(lib, "dataclasses.py") for lib in LIBRARIES)
+# What a pickle may name in the test process (pickle.find_class), beyond torch's own list for
+# torch.load's weights_only mode: the functions torch rebuilds tensors and storages with
+# (through a multiprocessing queue, or the plain pickle module), and the class protocol 0
+# rebuilds objects with. Anything else a pickle names runs as a call the policy never read:
+# `builtins.exec`, a launcher, a file store; reached from bytes handed to torch.load's full
+# mode or to a library that unpickles.
+UNPICKLED = {
+    "copyreg._reconstructor",
+    "torch.storage._load_from_bytes",
+    # A DataLoader worker's batches, errors and messages.
+    "multiprocessing.resource_sharer.DupFd",
+    "torch._utils.ExceptionWrapper",
+    "torch.utils.data._utils.worker._ResumeIteration",
+}
+UNPICKLED_MODULES = ("torch.multiprocessing.reductions",)
+
+
+def allowed_globals() -> frozenset[str]:
+    """torch's own list of what torch.load may unpickle in its weights_only mode."""
+    try:
+        from torch import _weights_only_unpickler
+
+        return frozenset(_weights_only_unpickler._get_allowed_globals())
+    except (ImportError, AttributeError):  # another torch: its list is not there
+        return frozenset()
+
+
+def unpickled(module: object, name: object, suite: str) -> str | None:
+    """Why a pickle may not name `module.name` here, or None: torch's rebuild functions (its
+    weights_only list, UNPICKLED), exceptions, and classes of torch.nn (a whole model) or of
+    the suite's own modules (the tests' and the answer's, passed between a test and a process
+    it forked), in modules already imported (unpickling imports nothing)."""
+    if type(module) is not str or type(name) is not str:
+        return "a name that is no text"
+    dotted = f"{module}.{name}"
+    if dotted in UNPICKLED or module in UNPICKLED_MODULES or dotted in allowed_globals():
+        return None
+    owner = sys.modules.get(module)
+    if owner is None:
+        return "a module not imported (unpickling would import it)"
+    value: object = owner
+    for part in name.split("."):
+        try:
+            value = inspect.getattr_static(value, part)
+        except AttributeError:
+            return "no such name"
+    if not isinstance(value, type):
+        return "not a class nor one of torch's rebuild functions"
+    if issubclass(value, BaseException):  # an error a forked process sends back
+        return None
+    nn = sys.modules.get("torch.nn")
+    if nn is not None and issubclass(value, nn.Module) and value.__module__.startswith("torch.nn."):
+        return None
+    home = getattr(sys.modules.get(value.__module__), "__file__", None)
+    if isinstance(home, str) and os.path.realpath(home).startswith(suite):
+        return None
+    return "a class of neither torch.nn nor the suite's own modules"
+
+
 # What a type expression is made of: names, attributes, subscripts, constants, tuples and lists
 # (Callable's arguments, *Ts), `|`, and a sign on a number (Literal[-1]).
 TYPE_NODES = (
@@ -1028,10 +1087,14 @@ class CodeGuard:
       (a call, a lambda, a comprehension...) is refused, and so are the methods dataclasses
       makes for a field whose name is not an identifier: both take strings an answer can set
       at run time, and the code is made from a library's file.
+    - A pickle names only torch's rebuild functions and the classes of a model or of the
+      suite's own modules (`unpickled`): what else it names, it calls with arguments no policy
+      read, from bytes the answer may have chosen.
     """
 
     def __init__(self, folder: Path, send: Send):
         self.folder = os.path.realpath(folder) + os.sep
+        self.suite = os.path.realpath(Path(folder).parent) + os.sep
         self.functions: dict[int, types.FunctionType] = {}  # by id, kept: no id is reused
         self.places: dict[str, bool] = {}  # file name -> whether it makes no code
         self.armed = False
@@ -1070,6 +1133,11 @@ class CodeGuard:
                 if names:
                     shown = ", ".join(names[:3])
                     self.refuse(f"made a dataclass with fields that are not names ({shown})")
+        elif event == "pickle.find_class":
+            module, name = (*args, None, None)[:2]
+            why = unpickled(module, name, self.suite)
+            if why is not None:
+                self.refuse(f"unpickled {ascii(module)[:60]}.{ascii(name)[:60]} ({why})")
 
     def protected(self, function: object) -> bool:
         return self.functions.get(id(function)) is function

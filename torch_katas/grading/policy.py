@@ -217,6 +217,9 @@ REFUSED_ATTRIBUTES = {
     "fromregex": "reads a file",
     "memmap": "maps a file",
     "load_library": "loads native code",
+    "register_custom_ops_library": "loads native code",
+    "enable_profiling": "writes a file",
+    "optimized_model_filepath": "writes a file",
     "ForwardRef": "evaluates a string",
     "get_type_hints": "evaluates strings",
     "evaluate_forward_ref": "evaluates a string",
@@ -1319,6 +1322,13 @@ class _Checker:
         made elsewhere (`import_module`, `Path`, `environ`), is refused. They are reached from
         their own module, under that module's rules, or not at all."""
         base = next(e for e in unrecorded(self.extra) if within(dotted, e))
+        granted = [a for a in self.allow if within(a, base)]
+        # A kata that grants names of the module (katas.toml `allow`) gives those alone: the
+        # rest of a large package (launchers, stores that unpickle, plugin loaders) is refused.
+        if granted and not any(within(dotted, a) or within(a, dotted) for a in granted):
+            text = f"uses {dotted}: not among the names of {base} this kata's entry allows"
+            self.note(node, rule, text)
+            return None
         value: object = added_module(base)
         if value is None:
             return "other"  # not installed here: the answer's run fails to import it too
