@@ -217,6 +217,9 @@ REFUSED_ATTRIBUTES = {
     "fromregex": "reads a file",
     "memmap": "maps a file",
     "load_library": "loads native code",
+    # Hands its path to ctypes.CDLL: the library's code runs as it loads (the grading child
+    # refuses a library loaded by path at run time too, however it is reached).
+    "CUDAPluggableAllocator": "loads native code",
     "ForwardRef": "evaluates a string",
     "get_type_hints": "evaluates strings",
     "evaluate_forward_ref": "evaluates a string",
