@@ -2425,6 +2425,73 @@ def test_forward_modes_catches_a_forward_in_another_grad_mode():
     assert_catches(facets.ForwardModes(make, module, grad=True), forced_on, measured)
 
 
+def test_forward_modes_counts_a_forward_run_without_calling_the_module():
+    # A forward run by any other way than module(x) (module.forward(x), the class's forward
+    # handed the module, the forward torch runs under tracing) skips the module's hooks: a
+    # count kept by a pre-hook misses it. A leaf module has no layers whose own hooks would
+    # count the second run, and a run kept from drawing dropout masks changes no output.
+    def make(device):
+        return facets.args(nn.Linear(2, 2), torch.ones(3, 2))
+
+    def module(arguments):
+        return arguments.args[0]
+
+    def once(model, x):
+        return model(x)
+
+    def copied(model, x):  # a deep copy run in its place keeps the module's hooks
+        return copy.deepcopy(model)(x)
+
+    def twice_through_forward(model, x):
+        model.forward(x)
+        return model(x)
+
+    def twice_through_the_class(model, x):
+        type(model).forward(model, x)
+        return model(x)
+
+    def twice_through_torchs_class(model, x):
+        nn.Linear.forward(model, x)
+        return model(x)
+
+    def twice_through_slow_forward(model, x):
+        model._slow_forward(x)
+        return model(x)
+
+    def forward_only(model, x):  # run, never called
+        return model.forward(x)
+
+    def counted_not_run(model, x):  # the count's hook called by hand, the layer run by hand
+        for hook in list(model._forward_pre_hooks.values()):
+            hook(model, (x,))
+        return F.linear(x, model.weight, model.bias)
+
+    facet = facets.ForwardModes(make, module, grad=None, calls=1)
+    for right in (once, copied):
+        assert_catches(facet, right, twice_through_forward)
+    for wrong in (
+        twice_through_the_class,
+        twice_through_torchs_class,
+        twice_through_slow_forward,
+        forward_only,
+        counted_not_run,
+    ):
+        assert_catches(facet, once, wrong)
+    # Layers run twice inside one call of the model count for the layers.
+    sequential = facets.ForwardModes(
+        lambda device: facets.args(nn.Sequential(nn.Linear(2, 2)), torch.ones(3, 2)),
+        module,
+        grad=None,
+        calls=1,
+    )
+
+    def layer_twice(model, x):
+        model[0].forward(x)
+        return model(x)
+
+    assert_catches(sequential, once, layer_twice)
+
+
 def test_setting_probes_each_element_of_a_tuple():
     facet = facets.Setting(
         lambda device: facets.args(betas=(0.9, 0.99)), "betas", low=0, high=1, index=1

@@ -1176,6 +1176,78 @@ def test_a_worker_started_by_spawn_is_a_program_the_run_refuses(suite, tmp_path)
     assert not planted.exists()
 
 
+# A native library the answer writes and has torch load (torch.cuda.CUDAPluggableAllocator,
+# a public name, hands its path to ctypes.CDLL before anything checks for CUDA): the library's
+# constructor runs with none of the audit hooks and writes a file outside the kata's folder
+# (the same open in Python is refused). Appended to kata 28's reference (which may write files).
+NATIVE_LIBRARY = r"""
+#include <stdio.h>
+__attribute__((constructor)) static void planted(void) {
+    FILE *file = fopen(PLANTED, "w");
+    if (file) { fputs("written by a library no audit hook watches\n", file); fclose(file); }
+}
+"""
+LOADS_A_LIBRARY = """
+
+import pathlib as _pathlib
+import tempfile as _tempfile
+
+_LIBRARY = PAYLOAD_BYTES
+
+
+def _load():
+    place = _pathlib.Path(_tempfile.mkdtemp()) / "allocator.so"
+    place.write_bytes(_LIBRARY)
+    try:
+        torch.cuda.memory.CUDAPluggableAllocator(str(place), "alloc", "free")
+    except Exception:
+        pass
+
+
+_load()
+"""
+
+
+def test_a_native_library_loaded_by_path_is_refused_but_for_torchs_compilers(tmp_path):
+    sent: list[tuple[str, dict]] = []
+    guard = child.ProcessGuard(tmp_path / "q28_checkpoint.py", lambda e, **f: sent.append((e, f)))
+    guard.armed = True
+    with pytest.raises(PermissionError):
+        guard("ctypes.dlopen", (str(tmp_path / "allocator.so"),))
+    assert "loaded a native library" in sent[-1][1]["text"], sent
+    guard("ctypes.dlopen", ("libnvidia-ml.so.1",))  # the loader's own folders
+    guard("ctypes.dlopen", (None,))
+    # Inductor loads the kernels it built, from its cache folder.
+    inductor = str(tmp_path / "torch" / "_inductor" / "codecache.py")
+    code = compile("guard('ctypes.dlopen', (path,))", inductor, "exec")
+    exec(code, {"guard": guard, "path": str(tmp_path / "cache" / "kernel.so")})
+    assert len(sent) == 1, sent
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_native_library_the_answer_writes_and_torch_loads_is_refused(suite, tmp_path):
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler here to build the library")
+    planted = tmp_path / "planted-by-a-library.txt"
+    source = tmp_path / "library.c"
+    source.write_text(NATIVE_LIBRARY.replace("PLANTED", json.dumps(str(planted))))
+    library = tmp_path / "library.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", library, source], check=True)
+    folder = tmp_path / "loads"
+    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
+    stub(folder, 28).write_text(KATAS["q28_checkpoint"].solution_path(suite).read_text())
+    stage(folder, 28, LOADS_A_LIBRARY.replace("PAYLOAD_BYTES", repr(library.read_bytes())), True)
+    report = grade_one(suite, folder, 28)
+    (entry,) = report["katas"].values()
+    # The policy refuses the name; the run, which refuses the load however it is reached,
+    # is flagged for it too.
+    assert entry["verdict"] == "flagged" and entry.get("run_verdict") == "flagged", entry
+    assert "loaded a native library" in flags(report, "tampering")[28], report["flags"]
+    assert not planted.exists()
+
+
 def test_the_watch_sees_state_set_on_pytests_own_objects():
     """An item's, the session's or a hook caller's own attribute: one that hides a method of
     its class, or a callable it holds replaced."""

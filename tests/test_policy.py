@@ -4,7 +4,9 @@ independently of them in other styles."""
 
 import ast
 import importlib
+import inspect
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -573,6 +575,10 @@ ATTACKS = {
     "contextlib-chdir": ("import contextlib\nwith contextlib.chdir('/'):\n    pass", "attribute"),
     "get-type-hints": ("import typing\nh = typing.get_type_hints", "attribute"),
     "load-library": ("import torch\ntorch.classes.load_library('x.so')", "attribute"),
+    "pluggable-allocator": (
+        "import torch\nf = torch.cuda.memory.CUDAPluggableAllocator('./x.so', 'a', 'f')",
+        "attribute",
+    ),
     "os-system-as-callback": (
         "import os\nfrom torch.utils.data import DataLoader\n"
         "def f(ds):\n    return DataLoader(ds, collate_fn=os.system)",
@@ -1860,6 +1866,51 @@ REFUSED_NAMES = sorted(
         ("sys", "modules"),
     }
 )
+
+
+# What loads a native library in the code of a recorded name (its own source, not what it calls:
+# the grading child refuses a library loaded by path at run time, however reached).
+LOADS_LIBRARIES = re.compile(r"\bCDLL\(|\bLoadLibrary\(|\bcdll\b|\bdlopen\(|\bload_library\(")
+
+
+def test_every_recorded_name_whose_code_loads_a_native_library_is_refused():
+    sources: dict[str, str] = {}
+    loaders = []
+    for module, kinds in policy.names().modules.items():
+        if module.split(".")[0] not in ("torch", "numpy") or not policy.allowed_import(module):
+            continue
+        try:
+            imported = importlib.import_module(module)
+        except Exception:  # a part of torch this machine cannot import (no CUDA) names nothing
+            continue
+        for name, kind in kinds.items():
+            value = getattr(imported, name, None)
+            if kind == "submodules" or not (inspect.isfunction(value) or inspect.isclass(value)):
+                continue
+            try:
+                path = inspect.getsourcefile(value) or ""
+            except TypeError:
+                continue  # a builtin: no Python source
+            if path not in sources:
+                try:
+                    sources[path] = Path(path).read_text(encoding="utf-8")
+                except OSError:
+                    sources[path] = ""
+            if not LOADS_LIBRARIES.search(sources[path]):
+                continue
+            try:
+                code = inspect.getsource(value)
+            except (OSError, TypeError):
+                continue
+            if LOADS_LIBRARIES.search(code):
+                loaders.append(f"{module}.{name}")
+    assert "torch.cuda.memory.CUDAPluggableAllocator" in loaders, loaders
+    allowed = [
+        name
+        for name in loaders
+        if not policy.check(f"import {name.rpartition('.')[0]}\nx = {name}\n")
+    ]
+    assert not allowed, f"{allowed} load a native library, and the policy allows them"
 
 
 def test_the_refused_names_are_found_in_the_data():

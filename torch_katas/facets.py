@@ -24,6 +24,7 @@ as usual.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import math
 import random
@@ -755,7 +756,9 @@ class ForwardModes(Facet):
     first); each submodule then runs at most as often (the modules a test gives call each
     layer once per forward; a fast path may skip some), so a forward that runs one of its
     layers twice fails too. Every facet with whole=True names it (a self-check holds them to
-    it)."""
+    it). The forward of the module and of each submodule is counted too, however reached
+    (module.forward(x), its class's forward handed the module): a run that is no call of the
+    module, which its pre-hook would not count, fails."""
 
     make: Callable[[torch.device], Args]
     module: Callable[[Args], nn.Module]
@@ -3124,13 +3127,17 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         ran.append((name, m.training))
         grads.append((name, torch.is_grad_enabled()))
 
+    hooks = {
+        name or "the model": lambda m, args, name=name or "the model": seen(m, args, name)
+        for name, m in module.named_modules()
+    }
     handles = [
-        m.register_forward_pre_hook(lambda m, args, name=name or "the model": seen(m, args, name))
+        m.register_forward_pre_hook(hooks[name or "the model"])
         for name, m in module.named_modules()
     ]
     caller = torch.no_grad() if case.label.endswith("under no_grad") else nullcontext()
     try:
-        with caller:
+        with caller, _forward_runs(module, hooks) as forwards:
             _call(case, arguments)
     finally:
         for handle in handles:
@@ -3142,6 +3149,16 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
         "hooks, parametrizations' and pruning's pre-hooks)"
     )
     counts = Counter(name for name, _ in ran)
+    named = module.named_modules()
+    watched = {name or "the model" for name, m in named if "forward" not in vars(m)}
+    uncounted = sorted(name for name in watched if forwards[name] != counts[name])
+    assert not uncounted, (
+        f"{case.function.name} ran the forward of {uncounted} "
+        f"{[forwards[name] for name in uncounted]} times but called them "
+        f"{[counts[name] for name in uncounted]} times (the module {case.label}): run a "
+        "module by calling it, module(x), never through module.forward(x) or its class's "
+        "forward, which skip its hooks"
+    )
     calls = facet.calls(arguments) if callable(facet.calls) else facet.calls
     assert calls is None or counts["the model"] == calls, (
         f"{case.function.name} ran the module {counts['the model']} times (the module "
@@ -3178,6 +3195,54 @@ def check_forward_modes(case: Case, device: torch.device) -> None:
             else f"call model.{facet.runs}() before the first forward (it sets every submodule)"
         )
     )
+
+
+@contextmanager
+def _forward_runs(module: nn.Module, hooks: dict[str, Callable[..., Any]]) -> Iterator[Counter]:
+    """How many times the forward of `module` and of each submodule runs, by name, however it
+    is reached: module(x), module.forward(x), type(module).forward(module, x), the class's
+    forward named outright, torch's own tracing path. A pre-hook counts only module(x). While
+    the body runs, the forward of each of their classes (and of the classes they derive from,
+    nn.Module's aside) counts a run where the module it is given holds one of `hooks` (a deep
+    copy of it too, which holds the same functions); a forward that runs its module's forward
+    again (super().forward) is one run. Modules with a forward of their own, set on the
+    object, are not counted."""
+    runs: Counter = Counter()
+    tags = {id(hook): name for name, hook in hooks.items()}
+    depth: dict[int, int] = {}
+
+    def tag(module: object) -> str | None:
+        table = vars(module).get("_forward_pre_hooks", {})
+        return next((tags[id(h)] for h in list(table.values()) if id(h) in tags), None)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        def forward(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
+            name = tag(self)
+            if name is None or depth.get(id(self)):
+                return original(self, *args, **kwargs)
+            depth[id(self)] = 1
+            runs[name] += 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                del depth[id(self)]
+
+        return functools.wraps(original)(forward)
+
+    saved: dict[type, Any] = {}
+    for m in module.modules():
+        if "forward" in vars(m):
+            continue
+        for cls in type(m).__mro__:
+            if cls is not nn.Module and "forward" in vars(cls) and cls not in saved:
+                saved[cls] = vars(cls)["forward"]
+    try:
+        for cls, original in saved.items():
+            type.__setattr__(cls, "forward", wrap(original))
+        yield runs
+    finally:
+        for cls, original in saved.items():
+            type.__setattr__(cls, "forward", original)
 
 
 def _check_modes_set(case: Case, arguments: Args, module: nn.Module, sets: bool) -> None:

@@ -751,6 +751,12 @@ STARTS_PROGRAMS = {
     "pty.spawn",
 }
 SIGNALS = {"os.kill", "os.killpg", "signal.pthread_kill"}
+# Native libraries loaded by the process (ctypes.CDLL, cdll.LoadLibrary, and every public torch
+# name that hands its path to them, torch.cuda.CUDAPluggableAllocator among them): a library's
+# code runs as it loads, with none of the audit hooks. A bare name is looked up by the loader
+# in the system's folders only (libnvidia-ml.so.1, which torch.cuda.device_count loads); a
+# path, which may be a file the answer wrote, is loaded only for torch's compilers.
+LOADS_LIBRARIES = {"ctypes.dlopen"}
 # Folders of the code allowed to start programs: torch's compilers.
 COMPILERS = ("_inductor", "_dynamo", "triton")
 LIBRARIES = tuple(
@@ -847,21 +853,15 @@ class ProcessGuard:
             return
         if event in SIGNALS:
             self.signal(event, args)
+        if event in LOADS_LIBRARIES:
+            self.library(args, sys._getframe(1))
         if event not in STARTS_PROGRAMS:
             return
-        frame: types.FrameType | None = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code is _audited_fork_exec.__code__:  # the event's relay: its caller
-                frame = frame.f_back
-                continue
-            filename = os.path.realpath(frame.f_code.co_filename)
-            if not filename.startswith(LIBRARIES) or "-packages" in filename:
-                break
-            frame = frame.f_back
+        frame = self.caller(sys._getframe(1))
         # Only torch's compiler may start a program (a C++ compiler); a program that torch
         # starts for any other reason was handed to it (os.system as a DataLoader's collate_fn).
         filename = os.path.realpath(frame.f_code.co_filename) if frame is not None else ""
-        if any(part in Path(filename).parts for part in COMPILERS) and filename != self.stub:
+        if self.compiler(filename):
             reason = compiler_arguments(args)
             if reason is None:
                 return
@@ -873,6 +873,40 @@ class ProcessGuard:
         where = f"{Path(filename).name} line {frame.f_lineno}" if frame is not None else "?"
         self.send("refused", text=f"started a program ({shown[:80]}) from {where}")
         raise PermissionError("grading does not allow a kata answer to start programs")
+
+    def caller(self, frame: types.FrameType | None) -> types.FrameType | None:
+        """The innermost caller outside the standard library, from the audited call's frame."""
+        while frame is not None:
+            if frame.f_code is _audited_fork_exec.__code__:  # the event's relay: its caller
+                frame = frame.f_back
+                continue
+            filename = os.path.realpath(frame.f_code.co_filename)
+            if not filename.startswith(LIBRARIES) or "-packages" in filename:
+                break
+            frame = frame.f_back
+        return frame
+
+    def compiler(self, filename: str) -> bool:
+        """Is `filename` the code of one of torch's compilers (and not the answer's)?"""
+        return any(part in Path(filename).parts for part in COMPILERS) and filename != self.stub
+
+    def library(self, args: tuple, origin: types.FrameType) -> None:
+        """A library loaded by path (one the answer may have written) only for torch's
+        compilers, which load those they built; a bare name, or the program itself, is
+        looked up by the loader where the system keeps its libraries."""
+        name = args[0] if args else None
+        if name is None or not isinstance(name, (str, bytes, os.PathLike)):
+            return
+        path = os.fsdecode(name)
+        if "/" not in path:
+            return
+        frame = self.caller(origin)
+        filename = os.path.realpath(frame.f_code.co_filename) if frame is not None else ""
+        if self.compiler(filename):
+            return
+        where = f"{Path(filename).name} line {frame.f_lineno}" if frame is not None else "?"
+        self.send("refused", text=f"loaded a native library ({path[:80]}) from {where}")
+        raise PermissionError("grading does not allow a kata answer to load native libraries")
 
     def signal(self, event: str, args: tuple) -> None:
         """Signals go only to the test process and the processes it forked (its process

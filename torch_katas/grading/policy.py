@@ -220,6 +220,9 @@ REFUSED_ATTRIBUTES = {
     "register_custom_ops_library": "loads native code",
     "enable_profiling": "writes a file",
     "optimized_model_filepath": "writes a file",
+    # Hands its path to ctypes.CDLL: the library's code runs as it loads (the grading child
+    # refuses a library loaded by path at run time too, however it is reached).
+    "CUDAPluggableAllocator": "loads native code",
     "ForwardRef": "evaluates a string",
     "get_type_hints": "evaluates strings",
     "evaluate_forward_ref": "evaluates a string",
