@@ -10,6 +10,8 @@ runs:
 
 - imports: torch's public parts that katas use, a few standard modules and NumPy (ALLOWED,
   ALLOWED_TORCH), and the modules the kata's entry in katas.toml adds (`imports = [...]`);
+  of an added module the data does not record, the names the entry's `allow` grants, where it
+  grants any (resolve_added);
 - one path for every way to name a thing: `m.a`, `from m import a`, `import m.a`,
   `getattr(m, "a")`, `operator.attrgetter("a")` and `case C(a=x)` meet the same rules on the
   name and, where the owner is known, the same resolution below;
