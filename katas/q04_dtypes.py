@@ -55,8 +55,9 @@ def safe_mean(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
       and float64 are averaged as they are; no float64 tensor is made for the other
       dtypes (MPS has none). NaN propagates: a mean over a NaN is NaN. The rule is the
       result; how you get it is yours. (Hint: torch's own x.mean() already accumulates
-      float16 and bfloat16 in float32 on the CPU and CUDA, x.sum() / n does not; converting
-      to float32 yourself makes it sure on every backend.)
+      float16 and bfloat16 in float32 on the CPU and CUDA and rounds once; x.sum() / n
+      rounds the sum to x's dtype before dividing, inf past 65504 in float16; converting to
+      float32 yourself makes it sure on every backend.)
     - Returns a tensor of x's dtype on x's device: 0-dim for dim=None, otherwise x's shape
       without `dim` (negative dims count from the end; every other dim kept, those of size
       1 included). x is not modified.

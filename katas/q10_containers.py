@@ -23,8 +23,9 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
     - sizes: [in_features, hidden..., out_features], at least two ints.
     - Layout: Linear(sizes[0], sizes[1]), ReLU(), Linear(sizes[1], sizes[2]), ReLU(), ...,
       Linear(sizes[-2], sizes[-1]): no ReLU after the last Linear. The ReLUs are `nn.ReLU()`,
-      out of place: a Linear's output stays as the Linear computed it (a forward hook on the
-      Linear sees it so), where `nn.ReLU(inplace=True)` would overwrite it. So the Linear layers sit
+      out of place: a Linear's output stays as the Linear computed it, where
+      `nn.ReLU(inplace=True)` would overwrite it after the Linear's forward hooks ran (a
+      hook that keeps the output and reads it later would find it changed). So the Linear layers sit
       at the even indices 0, 2, 4, ... and the state_dict keys are "0.weight", "0.bias",
       "2.weight", ...
     - Rule: every position holds a module of its own, made by this call: a new nn.ReLU()

@@ -121,7 +121,7 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     >>> model = torch.nn.Linear(1000, 1000)
     >>> optimizer = torch.optim.Adam(model.parameters())
     >>> model(torch.randn(1, 1000)).sum().backward(); optimizer.step()
-    >>> optimizer_state_bytes(optimizer)  # two float32 buffers per parameter, two steps
+    >>> optimizer_state_bytes(optimizer)  # two float32 buffers a parameter, a 0-dim step each
     8008008
     """
     # TODO: add up the sizes of the tensors in optimizer.state.
@@ -136,8 +136,9 @@ def race_in_a_valley(scales: torch.Tensor, steps: int = 100) -> dict[str, torch.
       a valley 1000 times steeper across than along).
     - Each optimizer starts from its own x = ones like `scales` (same dtype and device)
       and runs `steps` steps of: zero the gradient, compute f, backward, step.
-    - "sgd": torch.optim.SGD with lr = 1 / scales.max() (the largest rate that settles
-      the steepest direction; above 2 / scales.max() SGD diverges there), a Python float
+    - "sgd": torch.optim.SGD with lr = 1 / scales.max() (the rate that settles the
+      steepest direction in one step; rates up to 2 / scales.max() still converge there,
+      above it SGD diverges), a Python float
       computed from scales' own dtype (not rounded to float32 on the way).
     - "momentum": torch.optim.SGD with the same lr and momentum=0.9.
     - "adam": torch.optim.Adam with lr=0.1 (its other settings left as they are).

@@ -34,8 +34,9 @@ def deep_stack(
     """A deep MLP: `depth` times nn.Linear(width, width, bias=False) followed by an activation.
 
     - activation: "relu" (an nn.ReLU after every Linear) or "tanh" (an nn.Tanh). The ReLU
-      is not in place (inplace=False): in place it would overwrite the Linear's output,
-      which a hook on that Linear (as activation_stds may use) then no longer sees.
+      is not in place (inplace=False): in place it would overwrite the Linear's output after
+      the Linear's hooks ran, so an output a hook kept to read later (as activation_stds
+      may) would have changed.
     - init: how every Linear weight (fan_in = fan_out = width) is drawn, with mean 0 and
         "normal":  std 1 whatever the width (the naive N(0, 1) choice);
         "xavier":  std sqrt(2 / (fan_in + fan_out)) (Glorot, gain 1);
