@@ -566,32 +566,6 @@ def test_functions_and_modules_alike(device):
     )
 
 
-class SavingSiLU(torch.autograd.Function):
-    """SiLU as memory-saving activations are written: a backward of its own and no jvp, so
-    reverse-mode autograd differentiates it and forward mode (torch.func.jvp) cannot."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * torch.sigmoid(x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        s = torch.sigmoid(x)
-        return grad * s * (1 + x * (1 - s))
-
-
-def test_an_activation_with_a_backward_of_its_own(device):
-    pre = torch.tensor([[-20.0, 0.5], [-30.0, 1.0]], device=device)
-    result = dead_and_saturated(pre, {"silu": SavingSiLU.apply})
-    assert result == {"silu": (0.0, 0.5)}, (
-        f"got {result}: an activation written as a torch.autograd.Function with a backward "
-        "and no forward-mode rule is one autograd differentiates: take the slopes in reverse "
-        "mode (torch.autograd.grad of f(x).sum()), not with torch.func.jvp or forward AD"
-    )
-
-
 def test_measures_under_no_grad(device):
     with torch.no_grad():
         result = dead_and_saturated(torch.full((2, 2), -1.0, device=device), {"relu": nn.ReLU()})
