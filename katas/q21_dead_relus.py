@@ -172,7 +172,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     - Rule: forward hooks record the outputs (forward methods are not replaced, and one the
       caller set on an instance stays): every hook you register is removed before the
       function returns, also when the forward pass raises (that error propagates unchanged);
-      hooks that were on the model before stay where they are.
+      hooks that were on the model before stay where they are, and run: call the model as
+      `model(x)`, not model.forward(x).
     - The forward pass runs in the model's current mode, module by module (train or eval:
       the units that die can differ; a frozen BatchNorm in eval mode inside a model in
       training mode stays in eval), and the model is left as it was: each module's own
