@@ -84,8 +84,8 @@ def encode(
       broadcasts raises too).
 
     Rules: no Python loops over the batch or the sequence: one call of the layer for the
-    whole batch. Hint: the layer's padding mask is True at padding; a float mask is added
-    to the attention scores.
+    whole batch, as `layer(...)` (so its hooks run, not layer.forward). Hint: the layer's
+    padding mask is True at padding; a float mask is added to the attention scores.
 
     >>> layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
     >>> mask = torch.tensor([[True, True, False], [True, True, True]])

@@ -74,11 +74,13 @@ def dead_and_saturated(
       counted in float32 or float64, not in pre's dtype (bfloat16 rounds 1/3 to 0.334).
     - activations: {name: f}, f an elementwise activation, a module (nn.ReLU()) or a function
       (torch.tanh): f(x) has x's shape, its value at a position depends on x at that position
-      only, autograd can differentiate it with respect to x (an f whose output does not
-      depend on x through autograd, torch.zeros_like(x), is outside the contract), and it
-      does not work in place. Its own parameters (nn.PReLU's weight) and their .grad are left
-      as they are: take the slopes with respect to x only (torch.autograd.grad, not
-      .backward()).
+      only, autograd can differentiate it with respect to x, in reverse and in forward mode,
+      torch.func's transforms included (every torch activation can: the slopes may come from
+      either; a torch.autograd.Function that torch.func.jvp cannot differentiate, one without
+      a jvp or a setup_context, and an f whose output does not depend on x through autograd,
+      torch.zeros_like(x), are outside the contract), and it does not work in place. Its own
+      parameters (nn.PReLU's weight) and their .grad are left as they are: take the slopes
+      with respect to x only (torch.autograd.grad, not .backward()).
     - Dead and saturated are as defined in the module's docstring (every example; both the
       output and the slope exactly 0 for dead; |slope| strictly below `threshold` for
       saturated, the threshold as given, not rounded into pre's dtype first: float16 rounds
@@ -171,7 +173,8 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     - Rule: forward hooks record the outputs (forward methods are not replaced, and one the
       caller set on an instance stays): every hook you register is removed before the
       function returns, also when the forward pass raises (that error propagates unchanged);
-      hooks that were on the model before stay where they are.
+      hooks that were on the model before stay where they are, and run: call the model as
+      `model(x)`, not model.forward(x).
     - The forward pass runs in the model's current mode, module by module (train or eval:
       the units that die can differ; a frozen BatchNorm in eval mode inside a model in
       training mode stays in eval), and the model is left as it was: each module's own

@@ -42,8 +42,9 @@ def train_epoch(
       place, no requires_grad set on them, which .to(device) returns as they are when
       they are already there).
     - loss_fn: returns the mean loss over a batch's samples as a 0-dim tensor, like
-      `nn.MSELoss()` or `nn.CrossEntropyLoss()`. Call it, and the model, once per batch:
-      the loss averaged is the one backpropagated (no second call to log it).
+      `nn.MSELoss()` or `nn.CrossEntropyLoss()`. Call it, and the model, once per batch
+      (the model as `model(inputs)`, so its hooks run, not model.forward): the loss
+      averaged is the one backpropagated (no second call to log it).
     - optimizer: an optimizer over the model's parameters. Each batch gets exactly one
       `optimizer.step()` (a batch whose loss is nan or inf too: none is skipped, and the
       mean then shows it; a batch of 0 samples too, whose loss, a mean over nothing, is

@@ -36,7 +36,8 @@ def train_accumulated(
     - loss_fn(outputs, targets) returns the mean loss over the samples of a batch, like
       F.mse_loss or F.cross_entropy with their default reduction. Call it with these two
       arguments only, once per micro-batch, as the model: it may be any callable
-      (nn.MSELoss(), a lambda, a partial).
+      (nn.MSELoss(), a lambda, a partial). The model is called as `model(inputs)`, so its
+      hooks run (not model.forward).
     - Consecutive micro-batches form groups of accum_steps; the last group may be
       shorter. For every group, call `optimizer.step()` exactly once (also when its loss
       or gradients are not finite: skipping such a step, as GradScaler does, is the

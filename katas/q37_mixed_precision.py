@@ -87,7 +87,8 @@ def amp_train_step(
       mode, steps that way.
     - The forward pass and `loss_fn(model(inputs), targets)` run under `torch.autocast`
       for `inputs`' device type with dtype `amp_dtype(inputs.device)`, the model and
-      loss_fn each called once: the loss returned is the one backpropagated; backward runs
+      loss_fn each called once (the model as `model(inputs)`, so its hooks run, not
+      model.forward): the loss returned is the one backpropagated; backward runs
       after the autocast block. Rule: the model gets `inputs` as they are (autocast casts
       per op; do not cast them to the 16-bit dtype yourself). Rule: call this module's
       `amp_dtype` for the dtype (the tests replace it to play another GPU).
