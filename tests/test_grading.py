@@ -184,7 +184,7 @@ def test_the_candidate_readme_says_how_to_install_and_how_grading_works(suite, t
     cpu = f"pip install torch=={version} --index-url https://download.pytorch.org/whl/cpu"
     assert cpu in readme and f"\n  pip install torch=={version}\n" in readme
     assert "a Mac" in readme and ".venv\\Scripts\\activate" in readme
-    assert "The tests run with any torch" in readme and "from 2.6 (what this suite" in readme
+    assert "The tests run with any torch" in readme and "from 2.7 (what this suite" in readme
     assert f"graded with torch {version}" in readme
     # How grading works, as the grader does it.
     flat = " ".join(readme.split())

@@ -327,7 +327,7 @@ HINT_LINES = {
 
 
 def torch_floor(root: Path) -> str:
-    """The torch versions the suite's pyproject.toml accepts, such as `>=2.6`."""
+    """The torch versions the suite's pyproject.toml accepts, such as `>=2.7`."""
     try:
         project = catalog.tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
         for requirement in project["project"]["dependencies"]:
@@ -336,7 +336,7 @@ def torch_floor(root: Path) -> str:
                 return found.group(1).strip()
     except (OSError, KeyError, TypeError, ValueError):
         pass
-    return ">=2.6"
+    return ">=2.7"
 
 
 def torch_version() -> str | None:
