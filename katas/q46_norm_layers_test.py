@@ -521,7 +521,9 @@ def rows(dtype, device, shape=(4, 6)):
         x.to(dtype=dtype, device=device),
         width,
         weight,
-        torch.zeros(width, dtype=dtype, device=device),
+        # A bias that is not 0: y + bias rounds, so y rounded to a 16-bit dtype before the
+        # shift (then shifted natively) is rounded twice.
+        torch.linspace(-1.3, 0.7, width, dtype=dtype, device=device),
     )
 
 
