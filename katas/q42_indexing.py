@@ -28,6 +28,8 @@ def last_valid(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     - lengths: [B] int64 on x's device, 1 <= lengths[b] <= T.
     - Returns [B, D], x's dtype and device: out[b] = x[b, lengths[b] - 1].
       x and lengths are not modified. (Whether out shares memory with x is not asked about.)
+      Like any pick, it keeps autograd's graph: differentiable with respect to a floating x
+      (the last hidden state of an RNN trains the RNN through it; no detach, no .data).
 
     Rules: no Python loops; pick the step with `gather` or an integer index per dimension:
     the result must come out of that pick (masking the other steps and summing over time
@@ -48,7 +50,8 @@ def valid_steps(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     - x: [B, T, D] (D >= 0); lengths: [B] int64 on x's device, 0 <= lengths[b] <= T.
     - Returns [lengths.sum(), D], x's dtype and device: the valid steps of sequence 0 in
       time order, then those of sequence 1, and so on. x is not modified. (Whether the
-      result shares memory with x is not asked about.)
+      result shares memory with x is not asked about.) Differentiable with respect to a
+      floating x, as indexing is (no detach, no .data).
 
     Rules: no Python loops: build a [B, T] boolean mask (by broadcasting) and index with it.
 
@@ -67,6 +70,7 @@ def rotate_pairs(x: torch.Tensor) -> torch.Tensor:
       none), any layout.
     - Returns a new tensor of x's shape, dtype and device with
       out[..., 2i] = -x[..., 2i + 1] and out[..., 2i + 1] = x[..., 2i]. x is not modified.
+      Differentiable with respect to a floating x (no detach, no .data).
     - Raises ValueError if the last dimension has odd size.
 
     Rules: no Python loops; use `...` so that any rank works.

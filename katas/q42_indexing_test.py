@@ -349,12 +349,15 @@ FACETS = facets.declare(
     facets.of(
         last_valid,
         facets.Dtypes(padded, oracle=last_by_loop, dtypes=ANY_DTYPE, once=True),
+        # A pick keeps the graph: the gradient reaches x at the picked steps alone.
+        facets.Gradients(padded, oracle=last_by_loop),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
-        facets.Edges(ONE_OF_EACH, oracle=last_by_loop),
+        facets.Edges(ONE_OF_EACH, oracle=last_by_loop, wrt=0),
     ),
     facets.of(
         valid_steps,
         facets.Dtypes(padded, oracle=valid_by_loop, dtypes=ANY_DTYPE, once=True),
+        facets.Gradients(padded, oracle=valid_by_loop),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
         facets.Edges(
             {
@@ -365,11 +368,13 @@ FACETS = facets.declare(
                 ),
             },
             oracle=valid_by_loop,
+            wrt=0,
         ),
     ),
     facets.of(
         rotate_pairs,
         facets.Dtypes(pairs_of, oracle=rotated_by_loop, dtypes=SIGNED, once=True),
+        facets.Gradients(pairs_of, oracle=rotated_by_loop),
         facets.Unmodified(lambda device: pairs_of(torch.float32, device)),
         facets.Returns(lambda device: pairs_of(torch.float32, device)),
         # any layout: strided copies whose last dim is not contiguous either (no view of pairs)

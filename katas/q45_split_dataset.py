@@ -44,7 +44,9 @@ def split_dataset(dataset: Dataset, fractions: Sequence[float], seed: int) -> li
       [0.2, 0.4, 0.3, 0.1], and it warns about empty splits; neither happens here.)
     - The same seed always gives the same split; another seed gives another one. The
       global random state is not used or changed, not even for the duration of the call
-      (reseeding it inside `torch.random.fork_rng` uses it).
+      (reseeding it inside `torch.random.fork_rng` uses it), and the generator is the
+      call's own: one kept by the module and reseeded on every call is shared by every
+      caller (two threads splitting at once draw from each other's seed).
     - Raise ValueError for fractions that `split_sizes` rejects.
 
     >>> train, val = split_dataset(list(range(10)), [0.8, 0.2], seed=0)

@@ -52,7 +52,8 @@ def batch_norm(
     - training=False: normalise with running_mean and running_var; they stay unchanged.
     - weight, bias: (C,) scale and shift, each of them or both None (scale 1, shift 0).
     - Returns y with x's shape, dtype and device, differentiable with respect to x,
-      weight and bias (the gradients agree with F.batch_norm's).
+      weight and bias (the gradients agree with F.batch_norm's). eps and momentum are used
+      at their full value: float64 x does not see them rounded to float32.
     - Raises ValueError when x has fewer than two dimensions, when training with fewer
       than two values per channel (n < 2; n = 2 is fine), or when running_mean or
       running_var (either one) does not have shape (C,) (the right size in another layout,
@@ -102,7 +103,8 @@ def layer_norm(
     - Returns y with x's shape, dtype and device, differentiable with respect to x,
       weight and bias (the gradients agree with F.layer_norm's).
     - Raises ValueError when normalized_shape is empty or x's trailing dimensions differ
-      from it.
+      from it (x with fewer dimensions than normalized_shape, 0-dim included, differs). eps
+      is used at its full value, as for batch_norm.
     - float16 and bfloat16 x: compute the statistics and y in float32, and round y once
       to x's dtype (as for batch_norm).
 

@@ -345,8 +345,8 @@ def test_layer_norm_gradients_match_torch(device):
 
 @pytest.mark.parametrize(
     "shape, normalized_shape",
-    [((4, 6), 5), ((4, 6), (4, 5)), ((6,), (2, 6)), ((4, 6), ())],
-    ids=["size", "two-dims", "too-many-dims", "empty"],
+    [((4, 6), 5), ((4, 6), (4, 5)), ((6,), (2, 6)), ((4, 6), ()), ((), 6), ((), (1,))],
+    ids=["size", "two-dims", "too-many-dims", "empty", "0-dim x, int", "0-dim x, (1,)"],
 )
 def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
     with pytest.raises(ValueError):
@@ -414,6 +414,30 @@ def test_half_precision_running_statistics_are_rounded_once(device, dtype):
             "(1 - momentum) × running + momentum × batch statistic in float32 and round it once "
             "(running.mul_(...).add_(...) in the 16-bit dtype rounds twice)"
         )
+
+
+@pytest.mark.parametrize("eps", [None, 3.3e-6], ids=["default eps", "eps=3.3e-6"])
+def test_eps_at_its_full_value_in_float64(device, eps):
+    # Variances of the size of eps, where y depends on eps as much as on them: eps rounded
+    # to float32 (a float32 tensor of it) moves y by about 1e-8, which float64 resolves.
+    skip_unless_supported(device, torch.float64)
+    x = torch.linspace(-1, 1, 4 * 3 * 6, dtype=torch.float64, device=device).reshape(4, 3, 6)
+    x = (x * torch.tensor([1.0, -0.3, 2.0], dtype=torch.float64, device=device)[:, None]) ** 3
+    x = x * 4e-3
+    eps_kwargs = {} if eps is None else {"eps": eps}
+    advice = "eps at its full value: add the Python float, not a float32 tensor of it"
+    for training in (True, False):
+        stats = (
+            torch.zeros(3, dtype=torch.float64, device=device) + 1e-3,
+            torch.full((3,), 2e-5, dtype=torch.float64, device=device),
+        )
+        y = batch_norm(x, *(stat.clone() for stat in stats), training=training, **eps_kwargs)
+        expected = F.batch_norm(x, *stats, training=training, **eps_kwargs)
+        mode = "training" if training else "eval"
+        assert_close(y, expected, f"batch_norm ({mode}): {advice}", rtol=1e-12, atol=1e-12)
+    z = layer_norm(x, (3, 6), **eps_kwargs)
+    expected = F.layer_norm(x, (3, 6), **eps_kwargs)
+    assert_close(z, expected, f"layer_norm: {advice}", rtol=1e-12, atol=1e-12)
 
 
 def test_layer_norm_rejects_an_empty_normalized_shape_for_a_scalar_too(device):
@@ -497,7 +521,9 @@ def rows(dtype, device, shape=(4, 6)):
         x.to(dtype=dtype, device=device),
         width,
         weight,
-        torch.zeros(width, dtype=dtype, device=device),
+        # A bias that is not 0: y + bias rounds, so y rounded to a 16-bit dtype before the
+        # shift (then shifted natively) is rounded twice.
+        torch.linspace(-1.3, 0.7, width, dtype=dtype, device=device),
     )
 
 

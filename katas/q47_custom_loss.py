@@ -32,7 +32,9 @@ class FocalLoss(nn.Module):
     Constructor: `FocalLoss(gamma=2.0, reduction="mean")`. Raises ValueError if
     gamma < 0 or reduction is not exactly "mean", "sum" or "none" (no other case or
     spacing; a NaN gamma is not asked about: raising or not is accepted). The module has
-    no parameters (gamma is a setting, not something to train: `parameters()` is empty).
+    no parameters (gamma is a setting, not something to train: `parameters()` is empty),
+    and forward keeps nothing of a call on it: a tensor of the call left on the module (p_t
+    for logging, the last loss) holds that call's graph until the next one.
 
     forward(logits, target):
     - logits: [N, C] floating, unnormalised scores, any device, possibly non-contiguous;

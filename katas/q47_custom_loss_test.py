@@ -113,6 +113,40 @@ def test_focal_loss_has_no_parameters(device):
     )
 
 
+def tensors_on(module):
+    """Every tensor the module's attributes hold (in dicts, lists and tuples too), by path."""
+    found = {}
+
+    def walk(value, path, depth=0):
+        if isinstance(value, torch.Tensor):
+            found[path] = value
+        elif isinstance(value, dict) and depth < 3:
+            for key, item in value.items():
+                walk(item, f"{path}[{key!r}]", depth + 1)
+        elif isinstance(value, (list, tuple)) and depth < 3:
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]", depth + 1)
+
+    for name, value in vars(module).items():
+        walk(value, name)
+    return found
+
+
+def test_focal_loss_keeps_no_tensor_of_a_call(device):
+    loss_fn = FocalLoss(gamma=1.5)
+    before = {path: id(tensor) for path, tensor in tensors_on(loss_fn).items()}
+    for _ in range(2):
+        logits, target = classification_batch(device)
+        loss_fn(logits.requires_grad_(), target)
+    kept = sorted(
+        path for path, tensor in tensors_on(loss_fn).items() if before.get(path) != id(tensor)
+    )
+    assert not kept, (
+        f"FocalLoss keeps {kept} from its last call: a tensor left on the module holds that "
+        "call's graph (and memory) until the next call; keep what forward computes local"
+    )
+
+
 # The three reductions exactly as F.cross_entropy spells them: no other case or spacing.
 BAD_SETTINGS = [
     {"gamma": -1.0},

@@ -4088,9 +4088,34 @@ def _counted(x):
     return x * 2
 
 
+_GENERATOR = torch.Generator()
+_BUFFER = torch.zeros(3)
+_UNUSED = torch.Generator(), torch.zeros(3)
+
+
+def _shuffled_by_a_kept_generator(x):
+    """Right values (a seeded shuffle, the same every call), but from a module-level
+    generator that every call reseeds: two callers, two threads among them, share it."""
+    _GENERATOR.manual_seed(1)
+    return x[torch.randperm(len(x), generator=_GENERATOR)]
+
+
+def _doubled_in_a_kept_buffer(x):
+    """Right values, but written into a module-level buffer first: a later call overwrites
+    what an earlier one left there."""
+    _BUFFER.copy_(x * 2)
+    return _BUFFER.clone()
+
+
+def _doubled_beside_a_kept_generator(x):
+    """Right: the module keeps a generator and a tensor, and no call touches them."""
+    return x * 2 + 0 * _UNUSED[1]
+
+
 def test_every_call_leaves_the_class_and_the_module_as_they_were():
-    # A setting kept on the class is shared by every instance, and a module-level cache or
-    # counter makes one call depend on the calls before: every facet's call catches both.
+    # A setting kept on the class is shared by every instance, and a module-level cache,
+    # counter, generator or buffer makes one call depend on the calls before: every facet's
+    # call catches each of them, a generator reseeded with the same seed every call too.
     facet = facets.Unmodified(lambda device: facets.args(torch.arange(3.0)))
     on_the_class = facets.of(
         _Scaled, facet, call=lambda x: _Scaled(x, on_the_class=True), name="_Scaled"
@@ -4100,6 +4125,9 @@ def test_every_call_leaves_the_class_and_the_module_as_they_were():
         (per_instance, False),
         (on_the_class, True),
         (facets.of(_counted, facet), True),
+        (facets.of(_shuffled_by_a_kept_generator, facet), True),
+        (facets.of(_doubled_in_a_kept_buffer, facet), True),
+        (facets.of(_doubled_beside_a_kept_generator, facet), False),
     ):
         for case in facets.declare(function).cases():
             _Scaled.factor = 1.0

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import itertools
 import math
 import random
 from collections import Counter
@@ -1052,7 +1053,7 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     # Written through an alias, even if put back: every tensor the contract leaves alone.
     read_only = kept if watched else read_only
     writes = _WritesInto(read_only, _state_of_modules(read_only))
-    shared = _shared_state(case.function.target)
+    shared = _shared_state(case.function.target, before=True)
     try:
         with settings_kept(case.function.name), writes.watching():
             result = case.function.call(*arguments.args, **arguments.kwargs)
@@ -1093,7 +1094,13 @@ def _owners(target: Callable[..., Any]) -> dict[str, Any]:
 
 def _contents(value: Any) -> Any:
     """What a call could change in one attribute: which object it is, and for a plain
-    container (a cache, a counter list) what it holds."""
+    container (a cache, a counter list) what it holds; for a random generator, its state (one
+    kept by the module and reseeded or drawn from by every call is shared by two callers, two
+    threads among them); for a tensor, its writes (a buffer kept and filled by every call)."""
+    if _kept_generator(value):
+        return id(value), bytes(value.get_state().tolist())  # tagged by _tag_generators
+    if isinstance(value, torch.Tensor) and not value.is_inference():
+        return id(value), value._version
     if isinstance(value, dict):
         return id(value), tuple((repr(key), id(item)) for key, item in list(value.items())[:1000])
     if isinstance(value, (list, set, bytearray)):
@@ -1101,7 +1108,31 @@ def _contents(value: Any) -> Any:
     return id(value)
 
 
-def _shared_state(target: Callable[..., Any]) -> dict[str, dict[str, Any]]:
+# Seeds no call chooses: each call starts a kept generator from another one.
+_GENERATOR_TAGS = itertools.count(0x5EED_0000_0001, 7919)
+
+
+def _tag_generators(target: Callable[..., Any]) -> None:
+    """Seed every random generator the class or the module keeps with a tag before a call,
+    so that a call reseeding it (with the same seed as the call before) or drawing from it
+    leaves another state than the tag's. Not torch's own (default) generators, which a module
+    may import: the checks of the global random state watch those."""
+    for owner in _owners(target).values():
+        for value in list(vars(owner).values()):
+            if _kept_generator(value):
+                value.manual_seed(next(_GENERATOR_TAGS))
+
+
+def _kept_generator(value: Any) -> bool:
+    """A generator of the answer's own, not one of torch's default (global) ones."""
+    defaults = (torch.default_generator, *torch.cuda.default_generators)
+    return isinstance(value, torch.Generator) and not any(value is g for g in defaults)
+
+
+def _shared_state(target: Callable[..., Any], before: bool = False) -> dict[str, dict[str, Any]]:
+    """What the class and the module hold; `before` a call, their generators tagged first."""
+    if before:
+        _tag_generators(target)
     return {
         where: {
             name: _contents(value)
@@ -3313,7 +3344,7 @@ def check_grad_mode_kept(case: Case, device: torch.device) -> None:
             f for f in case.function.facets if not isinstance(f, (GradModeKept, Propagates))
         )
         arguments = _sample(first, device)
-    shared = _shared_state(case.function.target)
+    shared = _shared_state(case.function.target, before=True)
     with (
         torch.random.fork_rng(devices=[]),  # an extra call: the caller's stream stays put
         torch.no_grad(),
@@ -3575,7 +3606,7 @@ def check_own_generator(case: Case, device: torch.device) -> None:
         forbidden_calls(*_GLOBAL_GENERATORS, reason=reason),
     ):
         before = _global_states()
-        shared = _shared_state(case.function.target)
+        shared = _shared_state(case.function.target, before=True)
         result = case.function.call(*arguments.args, **arguments.kwargs)
         _assert_shared_state_kept(case.function, shared)
         if facet.then is not None:
