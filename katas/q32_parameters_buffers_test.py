@@ -387,12 +387,14 @@ FACETS = facets.declare(
             label="eval",
         ),
         # The caller's x as it was, in both modes (the running mean is the layer's to update
-        # in training); in eval mode the whole layer too, the .grad of its parameters included.
+        # in training), and the .grad of weight (None kept None, a .grad set kept, in
+        # training too: a forward between a backward and the step, as in gradient
+        # accumulation, clears nothing); in eval mode the whole layer.
         facets.Unmodified(
             lambda device: facets.args(
                 CenterAndScale(3).to(device), torch.randn(4, 3, device=device)
             ),
-            inputs=lambda arguments: arguments.args[1],
+            inputs=lambda arguments: {"x": arguments.args[1], "weight": arguments.args[0].weight},
             label="train",
         ),
         facets.Unmodified(

@@ -27,7 +27,9 @@ def confusion_matrix(preds: torch.Tensor, targets: torch.Tensor, num_classes: in
     - preds, targets: 1-D integer tensors of the same length N (N may be 0; a 0-dim tensor
       is not 1-D), on the same device, with values in [0, num_classes). Not modified.
       Any integer dtype, uint16, uint32 and uint64 included: torch has almost no arithmetic
-      for those three (not even `<` on the CPU), so convert to int64 before computing.
+      for those three (not even `<` on the CPU), so convert to int64 before computing
+      (checks included: num_classes may pass what the labels' dtype holds, uint8 labels
+      with 300 classes, and compared with a uint8 tensor it wraps around).
     - Returns a (num_classes, num_classes) int64 tensor on their device whose entry
       [t, p] is the number of samples with target t and prediction p (rows: true class,
       columns: predicted class).
@@ -84,16 +86,19 @@ def evaluate(
       mode it arrived in: a model in training may hold submodules in eval (a frozen
       backbone's batch norm), and they stay so; `model.train(was_training)` alone would
       switch them back to training. The modes come back also when the model raises (the
-      error propagates), and autograd is as it was afterwards (on, or off for a caller
-      under no_grad). The model is otherwise left as it came: its parameters, buffers and
-      their .grad too (an evaluation between the backward passes of gradient accumulation
-      neither clears nor adds to them: no model.zero_grad()).
+      error propagates), a KeyboardInterrupt (Ctrl-C) included, and autograd is as it was
+      afterwards (on, or off for a caller under no_grad). The model is otherwise left as
+      it came: its parameters, buffers and their .grad too (an evaluation between the
+      backward passes of gradient accumulation neither clears nor adds to them: no
+      model.zero_grad()).
     - loader: yields `(inputs, targets)` pairs, targets holding class indices; the tensors
-      may be on any device: move them to `device`. The last batch may be shorter. Any
+      may be on any device: move them to `device`, in their own dtype (float64 inputs for
+      a float64 model, token ids for an embedding). The last batch may be shorter. Any
       iterable: a DataLoader, a list, or a generator, which can be read only once.
     - The prediction for a sample is the argmax of its logits; where several classes tie
       for the largest logit, the first of them (as torch.argmax picks it).
-    - Returns accuracy (correct predictions / all samples of the loader, a Python float),
+    - Returns accuracy (correct predictions / all samples the loader yields, a Python
+      float; a DataLoader with drop_last or a sampler yields fewer than its dataset holds),
       the confusion matrix of all samples (as `confusion_matrix`, int64 on `device`) and
       the macro-F1 of that matrix (a Python float). The matrix is an ordinary tensor the
       caller can add into: not an inference tensor (one created under

@@ -114,6 +114,29 @@ def test_confusion_matrix_counts_past_what_a_narrow_dtype_holds(device, dtype):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8], ids=str)
+def test_confusion_matrix_with_more_classes_than_the_labels_dtype_holds(device, dtype):
+    # num_classes past the labels' dtype: a label compared with it in the labels' own dtype
+    # meets it wrapped around (uint8: 300 is 44, int8: 172 is -84), so valid labels look out
+    # of range; compare in int64.
+    top = torch.iinfo(dtype).max
+    num_classes = top + 45
+    preds = torch.tensor([top, 0, 3, top], device=device, dtype=dtype)
+    targets = torch.tensor([top, top, 0, 1], device=device, dtype=dtype)
+    try:
+        confusion = confusion_matrix(preds, targets, num_classes)
+    except ValueError as error:
+        raise AssertionError(
+            f"{dtype} labels up to {top} lie in [0, {num_classes}), yet confusion_matrix raised "
+            f"({error}): {num_classes} compared with a {dtype} tensor wraps around; convert the "
+            "labels to int64 before checking them"
+        ) from error
+    check_tensor(confusion, shape=(num_classes,) * 2, dtype=torch.int64, device=device)
+    assert confusion.cpu().tolist() == confusion_by_loop(
+        preds.long(), targets.long(), num_classes
+    ), f"wrong counts for {dtype} labels with {num_classes} classes"
+
+
 # Both sides of the range for preds and targets; some bad values give a flat index t * C + p
 # that still lies in [0, C * C).
 @pytest.mark.parametrize(
@@ -444,6 +467,54 @@ def tied_batches(device):
     )
 
 
+def fewer_than_the_dataset(sampled):
+    """A DataLoader that yields fewer samples than its dataset holds: the short last batch
+    dropped (8 of 10), or a sampler over part of it (7 of 10, a validation split). Logits
+    passed through as they are; 6 of the 8 first samples are right, 4 of the 7 last."""
+    preds = torch.tensor([0, 1, 2, 0, 1, 0, 2, 1, 2, 2])
+    targets = torch.tensor([0, 1, 2, 0, 1, 1, 2, 2, 0, 1])
+    data = TensorDataset(nn.functional.one_hot(preds, 3).float(), targets)
+    if sampled:
+        loader = DataLoader(data, batch_size=4, sampler=range(3, 10))
+    else:
+        loader = DataLoader(data, batch_size=4, drop_last=True)
+    return lambda device: facets.args(nn.Identity(), loader, 3, device)
+
+
+def float64_batches(device):
+    """A float64 model and float64 inputs: moved to the device, not cast."""
+    model = nn.Linear(4, 3).to(device, torch.float64)
+    inputs = torch.linspace(-2, 2, 24, dtype=torch.float64).reshape(6, 4)
+    targets = torch.tensor([0, 1, 2, 2, 1, 0])
+    return facets.args(model, [(inputs[:4], targets[:4]), (inputs[4:], targets[4:])], 3, device)
+
+
+def token_batches(device):
+    """Token ids (int64) into an embedding: moved to the device, not cast to float."""
+    model = nn.EmbeddingBag(10, 3, mode="mean").to(device)
+    tokens = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9], [0, 0, 1], [9, 9, 2]])
+    targets = torch.tensor([0, 1, 2, 2, 1])
+    return facets.args(model, [(tokens[:3], targets[:3]), (tokens[3:], targets[3:])], 3, device)
+
+
+class Runs(nn.Module):
+    """A layer that hands its input to the caller's code."""
+
+    def __init__(self, code):
+        super().__init__()
+        self.code = code
+
+    def forward(self, x):
+        return self.code(x)
+
+
+def failing_run(device, fault):
+    """eval_run's model, ending in a layer whose forward raises (Ctrl-C among the cases)."""
+    arguments = eval_run(device)
+    model = nn.Sequential(*arguments.args[0], Runs(fault))
+    return arguments.at(0, model)
+
+
 def edge_batches(model, device):
     """Inputs that a model with no parameters passes through as logits (a ReLU makes the
     third row a three-way tie)."""
@@ -459,7 +530,7 @@ def evaluated_by_loop(model, batches, num_classes, device):
     preds, targets = [], []
     for inputs, labels in batches:
         with torch.no_grad():
-            logits = model(inputs.cpu().double())
+            logits = model(inputs.cpu().double() if inputs.is_floating_point() else inputs.cpu())
         preds += [row.index(max(row)) for row in logits.tolist()]
         targets += labels.tolist()
     confusion = torch.tensor(
@@ -522,6 +593,9 @@ FACETS = facets.declare(
         # The model's .grad too: an evaluation amid gradient accumulation clears none of it.
         facets.Unmodified(eval_run, inputs=lambda arguments: arguments.args[0], module_grads=True),
         facets.Returns(eval_run),
+        # The model's error propagates, and the model comes back in its modes after it, after
+        # a KeyboardInterrupt too (Unmodified holds every call to that): a finally block.
+        facets.Propagates(failing_run),
         # Called again after the model changed: read anew, nothing kept from the last call.
         # (every sample predicted as class 0)
         facets.Changed(
@@ -536,7 +610,16 @@ FACETS = facets.declare(
             }
         ),
         facets.Edges(
-            {"tied logits": tied_batches, **facets.edge_models(edge_batches)},
+            {
+                "tied logits": tied_batches,
+                # Accuracy over the samples the loader yields, not len(loader.dataset).
+                "a short last batch dropped": fewer_than_the_dataset(sampled=False),
+                "a sampler over part of the dataset": fewer_than_the_dataset(sampled=True),
+                # The inputs as the loader yields them, whatever their dtype.
+                "a float64 model": float64_batches,
+                "token ids": token_batches,
+                **facets.edge_models(edge_batches),
+            },
             oracle=evaluated_by_loop,
         ),
     ),

@@ -1059,10 +1059,11 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
             result = case.function.call(*arguments.args, **arguments.kwargs)
     except NotImplementedError:
         raise
-    except Exception:
+    except (Exception, KeyboardInterrupt):
         _assert_shared_state_kept(case.function, shared)
         # Raising is no licence to leave the caller's inputs changed (a flag switched on
-        # for the call and switched off on the success path only).
+        # for the call and switched off on the success path only), nor is the caller's Ctrl-C
+        # (put back in `except Exception:`, which a KeyboardInterrupt passes).
         if watched:
             name = f"{case.function.name}, when it raised,"
             _assert_unchanged(name, before, objects, dict(_tensors(kept)))

@@ -101,10 +101,16 @@ def _put_attention_backends(value: tuple[bool, ...]) -> None:
     cuda.enable_cudnn_sdp(value[3])
 
 
-def _put_reduced_precision(value: tuple[bool, bool, bool]) -> None:
+def _put_reduced_precision(value: tuple[bool, bool, bool, bool]) -> None:
     matmul = torch.backends.cuda.matmul
-    matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction = value[:2]
-    torch.backends.cudnn.allow_tf32 = value[2]
+    matmul.allow_tf32 = value[0]
+    matmul.allow_fp16_reduced_precision_reduction = value[1]
+    matmul.allow_bf16_reduced_precision_reduction = value[2]
+    torch.backends.cudnn.allow_tf32 = value[3]
+
+
+def _put_mkldnn_deterministic(value: bool) -> None:
+    torch.backends.mkldnn.deterministic = value  # type: ignore[assignment]  # a ContextProp
 
 
 def _put_backends(value: tuple[bool, bool]) -> None:
@@ -209,9 +215,17 @@ SETTINGS = (
         lambda: (
             torch.backends.cuda.matmul.allow_tf32,
             torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+            torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction,
             torch.backends.cudnn.allow_tf32,
         ),
         _put_reduced_precision,
+    ),
+    # oneDNN's (the CPU's) deterministic mode, beside cuDNN's: a switch for deterministic
+    # kernels that asks for cuDNN's and torch's leaves it as it is.
+    Setting(
+        "oneDNN's deterministic flag",
+        lambda: torch.backends.mkldnn.deterministic,
+        _put_mkldnn_deterministic,
     ),
     Setting(
         "backends switched on or off",
