@@ -522,7 +522,7 @@ FACETS = facets.declare(
         # The dict and every head's output are new at each call, each one the caller's to
         # write into: no dict kept on the model, no views of one split output.
         facets.Returns(lambda device: multihead_in(torch.float32, device)),
-        name="MultiHead.forward, its dict",
+        name="MultiHead.forward(its dict)",
         call=lambda model, x: model(x),
     ),
 )
