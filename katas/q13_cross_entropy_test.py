@@ -136,15 +136,23 @@ def test_keeps_float64(device, reduction):
     )
 
 
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("reduction", ["mean", "none"])
-def test_ignore_index_can_be_a_real_class(device, reduction):
+def test_ignore_index_can_be_a_real_class(device, reduction, weighted):
+    # With class weights too: the weighted mean's total weight leaves class 2 out as well.
     logits = torch.randn(6, 4, device=device)
     target = torch.tensor([2, 0, 2, 3, 1, 2], device=device)
-    loss = learner_loss(logits, target, ignore_index=2, label_smoothing=0.1, reduction=reduction)
-    expected = F.cross_entropy(
-        logits, target, ignore_index=2, label_smoothing=0.1, reduction=reduction
+    options = dict(ignore_index=2, label_smoothing=0.1, reduction=reduction)
+    if weighted:
+        options["weight"] = torch.tensor([0.5, 2.0, 3.0, 0.25], device=device)
+    loss = learner_loss(logits, target, **options)
+    expected = F.cross_entropy(logits, target, **options)
+    assert_close(
+        loss,
+        expected,
+        f"with ignore_index=2{' and class weights' if weighted else ''}, the samples of class "
+        "2 must be left out, of the loss and of the count (the total weight) in the mean",
     )
-    assert_close(loss, expected, "with ignore_index=2, the samples of class 2 must be left out")
 
 
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
