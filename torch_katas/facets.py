@@ -2824,7 +2824,7 @@ def check_registered(case: Case, device: torch.device) -> None:
         # A forward that keeps a tensor on the module (its last output, an activation to
         # look at later) leaves a plain attribute that the state_dict, .to() and a copy do
         # not see right, and under autograd it holds the whole graph until the next call.
-        _assert_registered(f"{name}, after a forward,", module)
+        _assert_registered(f"{name} (after a forward)", module)
         other = build(1).eval()
         keys, other_keys = list(module.state_dict()), list(other.state_dict())
         assert keys == other_keys, (
