@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from katas.q13_cross_entropy import cross_entropy, distillation_loss
 from torch_katas import facets
-from torch_katas.op_families import LOG_SUM_EXP
+from torch_katas.op_families import SOFTPLUS
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -18,11 +18,12 @@ from torch_katas.testing import (
 )
 
 # Every way torch offers a cross-entropy, a log-sum-exp or a (log-)softmax: logcumsumexp and
-# logaddexp give a log-sum-exp too, and log_softmax one subtracted from x.
-FORBIDDEN = LOG_SUM_EXP.ops
+# logaddexp give a log-sum-exp too, and log_softmax one subtracted from x; softplus is
+# logaddexp(0, x) and logsigmoid the log_softmax of two classes (SOFTPLUS holds LOG_SUM_EXP).
+FORBIDDEN = SOFTPLUS.ops
 REASON = "write the log-sum-exp (with the max shift) and the log-probabilities yourself"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-ATEN = LOG_SUM_EXP.aten
+ATEN = SOFTPLUS.aten
 
 
 def learner_loss(logits, target, **options):
@@ -311,7 +312,8 @@ def test_gradcheck_in_float64(device):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("n, c", [(1, 1), (1, 6), (5, 1), (0, 3)], ids=str)
+# (4, 2): the binary case, where the rules see a log-softmax taken as a logsigmoid too.
+@pytest.mark.parametrize("n, c", [(1, 1), (1, 6), (5, 1), (0, 3), (4, 2)], ids=str)
 def test_size_one_and_empty_dimensions(device, n, c, reduction):
     logits = torch.randn(n, c, device=device)
     target = torch.randint(0, c, (n,), device=device)
