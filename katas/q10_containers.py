@@ -71,9 +71,12 @@ class MultiHead(nn.Module):
     per forward (its Linear's weight is computed with once, whether the trunk is called as
     `self.trunk(x)`, layer by layer or as F.linear on its weight) and every head reads its
     result, with its graph: a loss on any head's output sends gradients into the trunk
-    (every head trains it), in train and in eval mode (the mode is no reason to cut the
-    graph; grad mode is the caller's). A head added later (`model.heads["extra"] =
-    nn.Linear(hidden, 2)`) appears in the output too.
+    (every head trains it) and into x (the layers before the model train through it), in
+    train and in eval mode (the mode is no reason to cut the graph; grad mode is the
+    caller's). The dict and the tensors in it are new at each call, each output a tensor
+    the caller may write into in place (not one of the views a split of one output gives).
+    A head added later (`model.heads["extra"] = nn.Linear(hidden, 2)`) appears in the
+    output too.
 
     >>> model = MultiHead(10, 32, {"label": 5, "box": 4})
     >>> {name: out.shape for name, out in model(torch.randn(8, 10)).items()}

@@ -186,6 +186,49 @@ def test_every_head_sends_gradients_into_the_trunk(device):
         assert_close(grad, expected, f"the trunk's gradient from head {name!r}")
 
 
+def test_each_forward_returns_a_dict_of_its_own(device):
+    # Two batches through one model, the first result kept (as a training step keeps its
+    # outputs for the loss while a second batch is looked at): the second forward must not
+    # change the first dict or its tensors.
+    model = MultiHead(6, 16, HEADS).to(device)
+    first_x, second_x = torch.randn(3, 6, device=device), torch.randn(4, 6, device=device)
+    first = model(first_x)
+    kept = {name: out.detach().clone() for name, out in first.items()}
+    second = model(second_x)
+    assert second is not first, (
+        "forward returned the same dict object twice: a dict kept on the model and refilled "
+        "changes the caller's earlier result; build a new dict in each forward"
+    )
+    assert list(first) == list(HEADS), f"the first result now has keys {list(first)}"
+    for name in HEADS:
+        assert torch.equal(first[name].detach(), kept[name]), (
+            f"the first forward's output for head {name!r} changed when the model ran again"
+        )
+
+
+def test_every_head_sends_gradients_into_x(device):
+    # The layers before the model (an encoder, an embedding) train through x: the trunk
+    # reads x with its graph.
+    model = MultiHead(6, 16, HEADS).to(device)
+    state = random_state(multihead_shapes(6, 16, HEADS), device)
+    load(model, state)
+    x = torch.randn(5, 6, device=device, requires_grad=True)
+    outputs = model(x)
+    features = torch.relu(x @ state["trunk.0.weight"].T + state["trunk.0.bias"])
+    for name in HEADS:
+        upstream = torch.randn(outputs[name].shape, device=device)
+        (grad,) = torch.autograd.grad(
+            (outputs[name] * upstream).sum(), x, retain_graph=True, allow_unused=True
+        )
+        assert grad is not None, (
+            f"a loss on head {name!r} sends no gradient into x: run the trunk on x itself, "
+            "with its graph (not x.detach()), so the layers before the model train too"
+        )
+        head = features @ state[f"heads.{name}.weight"].T + state[f"heads.{name}.bias"]
+        (expected,) = torch.autograd.grad((head * upstream).sum(), x, retain_graph=True)
+        assert_close(grad, expected, f"x's gradient from head {name!r}")
+
+
 @pytest.mark.parametrize("name", ["a.b", "", "update", "keys", "type"])
 def test_multihead_lets_the_module_dict_refuse_a_name(device, name):
     with raises(KeyError):
@@ -426,10 +469,11 @@ FACETS = facets.declare(
         facets.DefaultDevice(lambda device: facets.args(5, 8, {"a": 2, "b": 3})),
         facets.Trains(lambda device: facets.args(5, 8, {"a": 2, "b": 3}), forward=heads_sum),
         facets.Registered(lambda device: facets.args(5, 8, {"a": 2, "b": 3}), forward=heads_sum),
+        # Heads given out of name order: created in the order of `heads`, not sorted.
         facets.Seeded(
-            lambda device: facets.args(5, 8, {"a": 2, "b": 3}),
+            lambda device: facets.args(5, 8, {"b": 3, "a": 2}),
             drawn=parameters_of,
-            like=lambda: [nn.Linear(5, 8), nn.Linear(8, 2), nn.Linear(8, 3)],
+            like=lambda: [nn.Linear(5, 8), nn.Linear(8, 3), nn.Linear(8, 2)],
         ),
     ),
     facets.of(
@@ -472,6 +516,14 @@ FACETS = facets.declare(
         facets.Unmodified(lambda device: multihead_in(torch.float32, device), module_grads=True),
         name="MultiHead.forward",
         call=heads_cat,
+    ),
+    facets.of(
+        MultiHead,
+        # The dict and every head's output are new at each call, each one the caller's to
+        # write into: no dict kept on the model, no views of one split output.
+        facets.Returns(lambda device: multihead_in(torch.float32, device)),
+        name="MultiHead.forward(its dict)",
+        call=lambda model, x: model(x),
     ),
 )
 test_facets = FACETS.test

@@ -87,8 +87,10 @@ def cross_entropy(
     Rules: do not call F.cross_entropy, F.nll_loss, nn.CrossEntropyLoss, softmax, softmin,
     log_softmax, logsumexp, logcumsumexp or logaddexp, in any spelling (torch.*, F.*,
     torch.special.*, torch.sparse.*, tensor methods), nor attention
-    (F.scaled_dot_product_attention, a softmax inside): every way torch offers a log-sum-exp.
-    Write the log-sum-exp with the max shift yourself.
+    (F.scaled_dot_product_attention, a softmax inside), nor softplus and logsigmoid
+    (logaddexp(0, x) under other names: log_softmax of two classes is a logsigmoid) or the
+    losses built on them (binary_cross_entropy_with_logits, the soft-margin losses, mish):
+    every way torch offers a log-sum-exp. Write the log-sum-exp with the max shift yourself.
 
     >>> logits = torch.tensor([[2.0, 0.0, 0.0], [1e4, 0.0, -1e4]])
     >>> cross_entropy(logits, torch.tensor([0, 1]), reduction="none")

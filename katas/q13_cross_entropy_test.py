@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from katas.q13_cross_entropy import cross_entropy, distillation_loss
 from torch_katas import facets
-from torch_katas.op_families import LOG_SUM_EXP
+from torch_katas.op_families import SOFTPLUS
 from torch_katas.testing import (
     assert_close,
     assert_no_torch_internals,
@@ -18,11 +18,12 @@ from torch_katas.testing import (
 )
 
 # Every way torch offers a cross-entropy, a log-sum-exp or a (log-)softmax: logcumsumexp and
-# logaddexp give a log-sum-exp too, and log_softmax one subtracted from x.
-FORBIDDEN = LOG_SUM_EXP.ops
+# logaddexp give a log-sum-exp too, and log_softmax one subtracted from x; softplus is
+# logaddexp(0, x) and logsigmoid the log_softmax of two classes (SOFTPLUS holds LOG_SUM_EXP).
+FORBIDDEN = SOFTPLUS.ops
 REASON = "write the log-sum-exp (with the max shift) and the log-probabilities yourself"
 # The aten operators behind them, however they are reached (torch._C, torch.ops, ...).
-ATEN = LOG_SUM_EXP.aten
+ATEN = SOFTPLUS.aten
 
 
 def learner_loss(logits, target, **options):
@@ -136,25 +137,33 @@ def test_keeps_float64(device, reduction):
     )
 
 
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("reduction", ["mean", "none"])
-def test_ignore_index_can_be_a_real_class(device, reduction):
+def test_ignore_index_can_be_a_real_class(device, reduction, weighted):
+    # With class weights too: the weighted mean's total weight leaves class 2 out as well.
     logits = torch.randn(6, 4, device=device)
     target = torch.tensor([2, 0, 2, 3, 1, 2], device=device)
-    loss = learner_loss(logits, target, ignore_index=2, label_smoothing=0.1, reduction=reduction)
-    expected = F.cross_entropy(
-        logits, target, ignore_index=2, label_smoothing=0.1, reduction=reduction
+    options = dict(ignore_index=2, label_smoothing=0.1, reduction=reduction)
+    if weighted:
+        options["weight"] = torch.tensor([0.5, 2.0, 3.0, 0.25], device=device)
+    loss = learner_loss(logits, target, **options)
+    expected = F.cross_entropy(logits, target, **options)
+    assert_close(
+        loss,
+        expected,
+        f"with ignore_index=2{' and class weights' if weighted else ''}, the samples of class "
+        "2 must be left out, of the loss and of the count (the total weight) in the mean",
     )
-    assert_close(loss, expected, "with ignore_index=2, the samples of class 2 must be left out")
 
 
+@pytest.mark.parametrize("classes", [3, 2], ids=["3 classes", "2 classes"])
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
-def test_finite_and_exact_for_huge_logits(device, label_smoothing):
-    logits = torch.tensor(
-        [[1e4, 0.0, -1e4], [0.0, 1e4, 1e4], [-1e4, -1e4, -1e4], [9e3, -1e4, 1e4], [100.0, 0, 0]],
-        device=device,
-        requires_grad=True,
-    )
-    target = torch.tensor([0, 2, 1, 1, 0], device=device)
+def test_finite_and_exact_for_huge_logits(device, label_smoothing, classes):
+    # Two classes too: the binary case has no other path to stability (log of a sigmoid of
+    # the difference is log 0 at -1e4).
+    rows = [[1e4, 0.0, -1e4], [0.0, 1e4, 1e4], [-1e4, -1e4, -1e4], [9e3, -1e4, 1e4], [100.0, 0, 0]]
+    logits = torch.tensor([row[:classes] for row in rows], device=device, requires_grad=True)
+    target = torch.tensor([0, 2, 1, 1, 0], device=device) % classes
     options = dict(reduction="none", label_smoothing=label_smoothing)
     loss = learner_loss(logits, target, **options)
     assert torch.isfinite(loss).all(), (
@@ -303,7 +312,8 @@ def test_gradcheck_in_float64(device):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("n, c", [(1, 1), (1, 6), (5, 1), (0, 3)], ids=str)
+# (4, 2): the binary case, where the rules see a log-softmax taken as a logsigmoid too.
+@pytest.mark.parametrize("n, c", [(1, 1), (1, 6), (5, 1), (0, 3), (4, 2)], ids=str)
 def test_size_one_and_empty_dimensions(device, n, c, reduction):
     logits = torch.randn(n, c, device=device)
     target = torch.randint(0, c, (n,), device=device)

@@ -24,9 +24,10 @@ def init_layer(module: nn.Module) -> None:
     - Either distribution, uniform or normal, is accepted for both schemes: only the mean (0)
       and the standard deviation are specified. Draw from torch's default generator, so the
       caller's `torch.manual_seed` decides the values (no generator of your own).
-    - Biases of those layers, where present (bias=True), are set to zeros.
+    - Biases of those layers, where present (bias=True), are set to zeros, whatever they
+      held (NaN and inf too: a diverged model is re-initialised).
     - nn.BatchNorm1d/2d/3d, nn.LayerNorm and nn.GroupNorm with affine parameters: weight
-      set to ones and bias to zeros (whichever of the two exists).
+      set to ones and bias to zeros (whichever of the two exists), whatever they held.
     - Subclasses count as the layer they extend (test with isinstance, not with type(...) ==):
       the out_proj of nn.MultiheadAttention is a subclass of nn.Linear and gets Xavier.
       Lazy layers (nn.LazyLinear, nn.LazyConv2d, ...) have no shape until their first forward,

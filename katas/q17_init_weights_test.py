@@ -40,10 +40,15 @@ def assert_zero_mean_and_std(weight, expected, what):
     )
 
 
-def fill_randomly(module):
+def fill_randomly(module, diverged=False):
+    """Values no initialisation gives; `diverged`: a NaN and an inf among them too, as a
+    model that blew up in training holds (zeros and ones are set, not multiplied in)."""
     with torch.no_grad():
         for parameter in module.parameters():
             parameter.uniform_(2.0, 3.0)
+            if diverged:
+                parameter.view(-1)[0] = float("nan")
+                parameter.view(-1)[-1] = float("inf")
 
 
 @pytest.mark.parametrize("fan_in, fan_out", [(256, 256), (64, 1024), (1024, 64)])
@@ -84,9 +89,12 @@ def test_conv_weight_is_kaiming_fan_in_for_relu(device, make_conv):
 )
 def test_biases_are_zero(device, make_layer):
     layer = make_layer(device)
-    fill_randomly(layer)
+    fill_randomly(layer, diverged=True)
     init_layer(layer)
-    assert torch.count_nonzero(layer.bias) == 0, f"{layer}: set its bias to zeros"
+    assert torch.count_nonzero(layer.bias) == 0, (
+        f"{layer}: set its bias to zeros, whatever it held (NaN * 0 is NaN: fill, not multiply)"
+    )
+    assert torch.isfinite(layer.weight).all(), f"{layer}: the new weight holds NaN or inf"
 
 
 @pytest.mark.parametrize(
@@ -102,10 +110,15 @@ def test_biases_are_zero(device, make_layer):
 )
 def test_norm_layers_start_as_the_identity(device, make_norm):
     norm = make_norm(device)
-    fill_randomly(norm)  # as if it had been trained: the defaults (1, 0) are gone
+    # As if it had been trained (the defaults 1 and 0 are gone), and had diverged: NaN, inf.
+    fill_randomly(norm, diverged=True)
     init_layer(norm)
-    assert torch.all(norm.weight == 1), f"{norm}: set its weight (scale) to ones"
-    assert torch.all(norm.bias == 0), f"{norm}: set its bias (shift) to zeros"
+    assert torch.all(norm.weight == 1), (
+        f"{norm}: set its weight (scale) to ones, whatever it held (fill, not w * 0 + 1)"
+    )
+    assert torch.all(norm.bias == 0), (
+        f"{norm}: set its bias (shift) to zeros, whatever it held (NaN * 0 is NaN)"
+    )
 
 
 def test_layers_without_bias_or_affine_parameters(device):

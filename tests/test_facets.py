@@ -3111,6 +3111,24 @@ def test_returns_catches_an_inference_tensor_in_the_result():
     assert_catches(new, computed, inferred)
 
 
+def test_returns_catches_views_of_one_split_output():
+    # The parts of one split (chunk, unbind) are views that autograd refuses to write into
+    # in place; one op per part, or parts cloned, give tensors the caller owns.
+    new = facets.Returns(lambda device: facets.args(torch.arange(6.0, requires_grad=True)))
+
+    def split(x):
+        return dict(zip("ab", (x * 2).split([2, 4]), strict=True))
+
+    def separate(x):
+        return {"a": x[:2] * 2, "b": x[2:] * 2}
+
+    def cloned(x):
+        return {key: part.clone() for key, part in split(x).items()}
+
+    assert_catches(new, separate, split)
+    assert_catches(new, cloned, split)
+
+
 def test_dtypes_catches_a_result_cached_by_the_tensor_s_id():
     facet = facets.Dtypes(
         lambda dtype, device: facets.args(torch.arange(6.0, dtype=dtype).reshape(3, 2)),
@@ -3688,7 +3706,13 @@ def test_registered_catches_state_torch_does_not_see():
             super().__init__(n)
             self.parts = nn.ModuleList([self.linear])
 
+    class KeepsOutput(Scaled):  # the forward leaves its output as a plain tensor attribute
+        def forward(self, x):
+            self.last = super().forward(x)
+            return self.last
+
     wrongs = (PlainTensor, InAList, Frozen, Float32, Unsaved, ClassLevel, Shared, ModeKept, Twice)
+    wrongs += (KeepsOutput,)
     for wrong in wrongs:
         assert_catches(facet, Scaled, wrong)
     tied = facets.Registered(

@@ -639,7 +639,8 @@ class Registered(Facet):
     state_dict(), .to(...), .train()/.eval() and copies reach all of it:
     - every tensor and module it keeps, in its attributes and in the lists, tuples and dicts
       they hold, is a registered parameter, buffer or submodule (not a plain tensor
-      attribute, not layers in a Python list or dict);
+      attribute, not layers in a Python list or dict), after a forward too (no output or
+      activation kept on the module as a plain tensor);
     - every parameter is trainable (requires_grad), but those `frozen(module)` names;
     - each tensor is saved under one state_dict key: no part registered twice (`shared`
       where the contract ties weights);
@@ -697,7 +698,9 @@ class Returns(Facet):
     between its own elements (no expanded view: it can be written in place, as an
     accumulator is; no inference tensor, made under torch.inference_mode(), which cannot be
     written in place outside it), nor with the result of another call (no cached tensor,
-    array, list or dict handed out twice); `same`: it is the first argument itself (in place).
+    array, list or dict handed out twice), and each tensor in it with a graph takes an
+    in-place write (not one of the views a multi-output op such as split returns, which
+    autograd refuses to write into); `same`: it is the first argument itself (in place).
     make(device) -> Args."""
 
     make: Callable[[torch.device], Args]
@@ -2853,6 +2856,10 @@ def check_registered(case: Case, device: torch.device) -> None:
             "registered already); register each part once"
         )
         expected = output(module)
+        # A forward that keeps a tensor on the module (its last output, an activation to
+        # look at later) leaves a plain attribute that the state_dict, .to() and a copy do
+        # not see right, and under autograd it holds the whole graph until the next call.
+        _assert_registered(f"{name} (after a forward)", module)
         other = build(1).eval()
         keys, other_keys = list(module.state_dict()), list(other.state_dict())
         assert keys == other_keys, (
@@ -2988,6 +2995,25 @@ def check_returns(case: Case, device: torch.device) -> None:
     # A second call with equal inputs: a result kept and returned again (a cache) would be
     # changed by the caller who writes into the first one.
     _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
+    _assert_writable_in_place(case.function.name, result)
+
+
+def _assert_writable_in_place(name: str, result: Any) -> None:
+    """Each tensor of a graph in the result takes an in-place write (by 1, values kept):
+    the views of one multi-output op (split, chunk, unbind) refuse it under autograd, so a
+    caller's `out.clamp_(...)` or `relu_` fails on what should be tensors of their own."""
+    for path, tensor in _tensors(result):
+        if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None:
+            continue
+        try:
+            with torch.enable_grad():
+                tensor.mul_(1)
+        except RuntimeError as error:
+            raise AssertionError(
+                f"{name}'s result{path} cannot be written in place by the caller ({error}); "
+                "it is one of the views that split, chunk or unbind return: give each result "
+                "tensor of its own (one op per part, or clone the parts)"
+            ) from None
 
 
 def check_changed(case: Case, device: torch.device) -> None:
