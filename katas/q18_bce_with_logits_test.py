@@ -1,3 +1,5 @@
+import random
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -362,26 +364,61 @@ def test_rejects_a_target_that_differs_in_size_one_dims(
         )
 
 
+def enlarging_pos_weight() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Drawn shapes: logits with a dimension of size 1 somewhere, and a pos_weight that
+    broadcasts with them but widens that dimension (its other dimensions logits' or 1)."""
+    ndim = random.randint(1, 4)
+    logits_shape = [random.randint(1, 3) for _ in range(ndim)]
+    widened = random.randrange(ndim)
+    logits_shape[widened] = 1
+    weight_shape = [random.choice((size, 1)) for size in logits_shape]
+    weight_shape[widened] = random.randint(2, 4)
+    return tuple(logits_shape), tuple(weight_shape)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize(
     "logits_shape, weight_shape",
-    [((4,), (2, 4)), ((3, 4), (2, 1, 4)), ((3, 1), (3, 4)), ((4,), (1, 4)), ((3, 4), (1, 3, 4))],
+    [
+        ((4,), (2, 4)),
+        ((3, 4), (2, 1, 4)),
+        ((3, 1), (3, 4)),
+        ((4,), (1, 4)),
+        ((3, 4), (1, 3, 4)),
+        ((1, 4), (3, 4)),
+        ((2, 1, 4), (3, 1)),
+        (None, None),
+    ],
     ids=[
         "more dims",
         "more dims, last matches",
         "larger last dim",
         "a leading 1",
         "a leading 1, same numel",
+        "larger first dim",
+        "larger middle dim",
+        "drawn",
     ],
 )
-def test_rejects_a_pos_weight_that_would_enlarge_the_loss(device, logits_shape, weight_shape):
+def test_rejects_a_pos_weight_that_would_enlarge_the_loss(
+    device, logits_shape, weight_shape, reduction
+):
     # The loss keeps logits' shape: a pos_weight that broadcasts with logits to a larger
-    # shape is refused, as F.binary_cross_entropy_with_logits refuses it. (One that does not
-    # broadcast at all fails in the arithmetic already.)
+    # shape is refused, as F.binary_cross_entropy_with_logits refuses it, whatever the
+    # reduction (a sum or mean over the enlarged losses hides the larger shape). (One that
+    # does not broadcast at all fails in the arithmetic already.)
+    if logits_shape is None:
+        logits_shape, weight_shape = enlarging_pos_weight()
     logits = torch.randn(logits_shape, device=device)
     target = torch.zeros(logits_shape, device=device)
     pos_weight = torch.ones(weight_shape, device=device)
     with raises(ValueError):
-        learner_loss(logits, target, pos_weight=pos_weight, reduction="none")
+        learner_loss(logits, target, pos_weight=pos_weight, reduction=reduction)
+        pytest.fail(
+            f"a pos_weight of shape {weight_shape} against logits of shape {logits_shape} "
+            f"would broadcast the loss to a larger shape (reduction={reduction!r}): check "
+            "that broadcasting leaves logits' shape as it is, every dimension, before reducing"
+        )
 
 
 @pytest.mark.parametrize("weight_shape", [(3,), (2, 4)], ids=["last dim", "two dims"])
@@ -420,8 +457,17 @@ def labelled(dtype, device, shape=(4, 5), requires_grad=False):
     )
 
 
-def bce64(logits, target, pos_weight):
-    return F.binary_cross_entropy_with_logits(logits, target, pos_weight=pos_weight)
+def elementwise(dtype, device):
+    """labelled's arguments, unreduced: each loss compared on its own, so a pos_weight
+    rounded through float32 shows where the mean is swamped by the loss of 1e4."""
+    arguments = labelled(dtype, device)
+    return facets.args(*arguments.args, **arguments.kwargs, reduction="none")
+
+
+def bce64(logits, target, pos_weight, reduction="mean"):
+    return F.binary_cross_entropy_with_logits(
+        logits, target, pos_weight=pos_weight, reduction=reduction
+    )
 
 
 KEPT = (torch.float32, torch.float64)
@@ -429,6 +475,7 @@ FACETS = facets.declare(
     facets.of(
         bce_with_logits,
         facets.Dtypes(labelled, oracle=bce64, dtypes=KEPT, ulps=4),
+        facets.Dtypes(elementwise, oracle=bce64, dtypes=KEPT, ulps=4, label="none"),
         facets.Gradients(labelled, oracle=bce64, dtypes=KEPT),
         # "the same gradients through autograd": to soft targets too (torch gives none to
         # pos_weight).

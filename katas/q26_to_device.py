@@ -62,8 +62,11 @@ def place_for_training(
     - model: moved in place, every parameter and every buffer (a BatchNorm's running
       statistics too), so the caller's `model` object is on `device` afterwards. Its
       parameters stay the same `nn.Parameter` objects: an optimizer built before the call
-      still updates the moved model. Nothing is returned for it (module.to moves in place;
-      hint: what it returns is the module itself).
+      still updates the moved model. Only the device changes: the dtypes of its parameters
+      and buffers (a float64 model stays float64), its train/eval mode and its parameters'
+      requires_grad stay as the caller set them (a model being fine-tuned keeps its frozen
+      layers and a BatchNorm in eval mode). Nothing is returned for it (module.to moves in
+      place; hint: what it returns is the module itself).
     - inputs: tensors on any device. Returns a new list of them moved to `device`: same
       values, shapes and dtypes (a float64 input stays float64, whatever the model's
       dtype). The caller's tensors stay where they were (tensor.to

@@ -244,12 +244,17 @@ def test_does_not_modify_the_input(device):
             )
 
 
+class Features(dict):
+    """A dict subclass of the caller's own: its copy() (dict's) returns a plain dict."""
+
+
 def test_dict_subclasses_keep_their_class(device):
     ordered = OrderedDict(
         [("b", torch.ones(2, device=device)), ("a", [torch.zeros(1, device=device)])]
     )
     counts = defaultdict(list, {"x": torch.arange(3, device=device)})
-    batch = {"ordered": ordered, "counts": counts}
+    features = Features(x=torch.ones(2, device=device), name="f")
+    batch = {"ordered": ordered, "counts": counts, "features": features}
     moved = to_device(batch, META)
     assert_same_structure(moved, batch, META)
     assert moved["counts"].default_factory is list, (
@@ -260,6 +265,9 @@ def test_dict_subclasses_keep_their_class(device):
     )
     assert list(counts) == ["x"] and same_device(counts["x"].device, device), (
         "the input defaultdict was changed"
+    )
+    assert list(features) == ["x", "name"] and same_device(features["x"].device, device), (
+        "the input dict subclass was changed"
     )
 
 
@@ -331,6 +339,20 @@ def test_list_and_tuple_subclasses_become_plain(device, make):
         f"back as a plain {plain.__name__}, got {type(moved).__name__}"
     )
     assert moved[0].device == META
+
+
+def test_tensor_subclasses_are_tensors(device):
+    # A Parameter (a module's weight handed along in a batch) is a tensor: it moves too.
+    weight = nn.Parameter(torch.randn(2, 3, device=device))
+    moved = to_device({"weight": weight, "rows": [weight]}, META)
+    for name, value in (
+        ("batch['weight']", moved["weight"]),
+        ("batch['rows'][0]", moved["rows"][0]),
+    ):
+        assert isinstance(value, torch.Tensor) and value.device == META, (
+            f"{name}, an nn.Parameter, should be moved to meta, got {value!r}: a subclass of "
+            "torch.Tensor is a tensor (test isinstance(batch, torch.Tensor), not its exact type)"
+        )
 
 
 def test_a_single_tensor(device):
@@ -469,6 +491,35 @@ def test_place_for_training_copies_to_the_cpu_block(device):
     assert_downloads_block(seen, "place_for_training")
 
 
+@pytest.mark.parametrize("target", ["meta", "device"])
+def test_place_for_training_changes_only_the_device(device, target):
+    # A model being fine-tuned: float64, its first layer frozen, its BatchNorm in eval mode
+    # (its running statistics kept), the rest training. Placing it moves it, nothing else.
+    model = small_model().double().to(device)
+    model[0].requires_grad_(False)
+    model[1].eval()
+    flags = {name: p.requires_grad for name, p in model.named_parameters()}
+    modes = {name: m.training for name, m in model.named_modules()}
+    dtypes = {name: t.dtype for name, t in [*model.named_parameters(), *model.named_buffers()]}
+    place_for_training(
+        model, [torch.randn(2, 3, device=device)], META if target == "meta" else device
+    )
+    moved = {name: t.dtype for name, t in [*model.named_parameters(), *model.named_buffers()]}
+    assert moved == dtypes, (
+        f"the model's dtypes changed from {dtypes} to {moved}: move it (model.to(device)), "
+        "do not cast it (no .float())"
+    )
+    now = {name: m.training for name, m in model.named_modules()}
+    assert now == modes, (
+        f"the model's train/eval modes changed from {modes} to {now}: placing a model leaves "
+        "its mode to the caller (no model.train() or model.eval())"
+    )
+    now = {name: p.requires_grad for name, p in model.named_parameters()}
+    assert now == flags, (
+        f"the parameters' requires_grad changed from {flags} to {now}: frozen layers stay frozen"
+    )
+
+
 @pytest.mark.parametrize("container", [list, tuple])
 def test_place_for_training_returns_a_new_list(device, container):
     inputs = container([torch.randn(2, 3, device=device)])
@@ -522,15 +573,20 @@ def test_copy_to_from_pinned_memory(device):
     )
 
 
-def test_copy_to_the_device_it_is_on_returns_it(device):
-    x = torch.randn(3, device=device)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_copy_to_the_device_it_is_on_returns_it(device, layout):
+    x = (
+        torch.randn(3, device=device)
+        if layout == "contiguous"
+        else torch.randn(2, 3, device=device).t()
+    )
     index = x.device.index if x.device.index is not None else 0
     for spelled in (device.type, f"{device.type}:{index}", torch.device(device.type, index)):
         with copies_seen() as seen:
             out = copy_to(x, spelled)
         assert out is x and seen.pins == 0, (
-            f"x is on {x.device}; copy_to(x, {spelled!r}) names that device too: return x "
-            "itself, not pinned and not copied"
+            f"x ({layout}) is on {x.device}; copy_to(x, {spelled!r}) names that device too: "
+            "return x itself, not pinned and not copied (nor made contiguous)"
         )
 
 
@@ -588,6 +644,8 @@ FACETS = facets.declare(
         place_for_training,
         # The model moves in place by contract; the caller's input tensors stay put.
         facets.Unmodified(model_and_inputs, inputs=lambda arguments: arguments.args[1]),
+        # "its train/eval mode ... stay as the caller set them"
+        facets.Modes(model_and_inputs, module=lambda arguments: arguments.args[0]),
         # A model with nothing to move (no parameters, buffers only, frozen) is moved too.
         facets.Edges(
             facets.edge_models(

@@ -394,6 +394,25 @@ def test_loads_every_key_layout(device, layout, wrapped):
         assert_close(target.state_dict()[key].cpu(), value, f"{layout}: {key} was not loaded")
 
 
+def test_the_keys_alone_decide_no_second_try(device):
+    # Saved bare, OnlyChildModule's keys all start with "module.": they lose it, as the
+    # contract says, and the load fails, whatever the model's own keys would take. Loading
+    # the keys as they are after the stripped ones failed (or before) decides by the model.
+    source = OnlyChildModule()
+    with torch.no_grad():
+        for parameter in source.parameters():
+            parameter.normal_()
+    checkpoint = source.state_dict()
+    with raises(RuntimeError):
+        load_checkpoint(OnlyChildModule().to(device), checkpoint)
+        pytest.fail(
+            f"the bare checkpoint {list(checkpoint)} has every key starting with 'module.': "
+            "they lose the prefix and no longer match the model, so the strict load raises "
+            "RuntimeError; do not try the keys as they are too (the model's own keys play "
+            "no part)"
+        )
+
+
 @pytest.mark.parametrize("prefix", ["module.", ""], ids=["with prefix", "without prefix"])
 def test_loads_strictly(device, prefix):
     full = (Wrapper(trained_net()) if prefix else trained_net()).state_dict()

@@ -647,6 +647,36 @@ def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):
     assert (path / "keep.txt").read_text() == "kept", "what was at path must stay as it was"
 
 
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_replace_interrupted_leaves_nothing_behind(device, tmp_path, monkeypatch, failure):
+    # os.replace is a step after the temporary file exists like torch.save: a Ctrl-C that
+    # lands in it (not only the OSError it raises itself) removes the temporary file too.
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    error, calls = FAILURES[failure](), []
+
+    def failing_replace(source, target, *args, **kwargs):
+        calls.append(target)
+        raise error
+
+    fds = open_fds()
+    with monkeypatch.context() as patch:
+        replace_by_name(patch, os.replace, failing_replace, os)
+        with raises(type(error)):
+            save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    assert calls, "os.replace the temporary file onto the checkpoint"
+    assert_no_fd_left(fds)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [path.name], (
+        f"after os.replace was interrupted ({failure}) the folder holds {left}; remove the "
+        "temporary file whatever the error (except BaseException, or try/finally), then let "
+        "it propagate"
+    )
+    epoch = load_checkpoint(path, *make_run(device, seed=seed_for(1)))
+    assert epoch == 1, "a failed save keeps the previous checkpoint"
+
+
 def test_saving_again_replaces_the_checkpoint(device, tmp_path, monkeypatch):
     path = tmp_path / "checkpoint.pt"
     model, optimizer, scheduler = make_run(device, seed=seed_for(0))

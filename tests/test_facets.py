@@ -780,6 +780,7 @@ def test_a_function_with_state_checks_that_a_refused_call_changes_nothing(module
 NO_FORWARD_MODES: dict[tuple[str, str], str] = {
     ("q17_init_weights", "init_layer"): "runs no forward: its contract's mode is a fan mode",
     ("q17_init_weights", "init_weights"): "runs no forward: it only sets parameters",
+    ("q26_to_device", "place_for_training"): "runs no forward: it only moves the model, modes kept",
     ("q27_state_dict", "load_checkpoint"): "runs no forward: it only loads the state, modes kept",
 }
 

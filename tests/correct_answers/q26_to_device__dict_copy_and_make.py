@@ -1,6 +1,8 @@
-"""Correct: dict.copy() keeps the dict's class, namedtuples rebuilt with _make, pinning
-only what is not pinned yet."""
+"""Correct: a dict's items moved into copy.copy(batch) with update() (which keeps any dict
+class; dict.copy() would not, for a subclass of the caller's own), namedtuples rebuilt with
+_make, pinning only what is not pinned yet."""
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +39,7 @@ def to_device(batch: Any, device: torch.device | str) -> Any:
     if isinstance(batch, torch.Tensor):
         return batch.to(device)
     if isinstance(batch, dict):
-        moved = batch.copy()
+        moved = copy.copy(batch)
         moved.update((key, to_device(value, device)) for key, value in batch.items())
         return moved
     if isinstance(batch, list):
