@@ -291,6 +291,16 @@ def stage(folder: Path, number: int, code: str, append: bool = False) -> None:
     path.write_text(text + "\n" + code if append else code + "\n" + text)
 
 
+def reference_plus(suite: Path, folder: Path, number: int, code: str) -> Path:
+    """A take-home of kata `number` returned as its reference answer with `code` after it;
+    the stub's path."""
+    assert katas("--root", suite, "takehome", number, "--out", folder) == 0
+    kata = next(k for k in KATAS.values() if k.number == number)
+    stub(folder, number).write_text(kata.solution_path(suite).read_text())
+    stage(folder, number, code, append=True)
+    return stub(folder, number)
+
+
 def no_training(suite: Path) -> str:
     """Kata 24's reference with neither backward nor step."""
     text = KATAS["q24_train_epoch"].solution_path(suite).read_text()
@@ -577,10 +587,7 @@ def grade_one(suite: Path, folder: Path, number: int, timeout: int = 300) -> dic
 def test_runtime_built_hooks_modes_and_registries_are_flagged_by_the_run(suite, tmp_path, case):
     number, code, expected = RUNTIME_ATTACKS[case]
     folder = tmp_path / case
-    assert katas("--root", suite, "takehome", number, "--out", folder) == 0
-    kata = next(k for k in KATAS.values() if k.number == number)
-    stub(folder, number).write_text(kata.solution_path(suite).read_text())
-    stage(folder, number, code, append=True)
+    reference_plus(suite, folder, number, code)
     report = grade_one(suite, folder, number)
     (entry,) = report["katas"].values()
     # run_verdict is set where the policy flagged the answer too; else the verdict is the run's.
@@ -594,9 +601,7 @@ def test_a_file_class_reached_through_a_stream_is_refused_and_flagged_by_the_run
     """Kata 1's reference plus the stream's file class: the policy refuses it, and the run
     refuses each open it tries (the file outside the kata's folder is never written)."""
     folder = tmp_path / "stream-file"
-    assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
-    stub(folder, 1).write_text(KATAS["q01_fit_line"].solution_path(suite).read_text())
-    stage(folder, 1, STREAM_FILE_CLASS, append=True)
+    reference_plus(suite, folder, 1, STREAM_FILE_CLASS)
     policy_rules = {f.rule for f in policy.check_file(stub(folder, 1))}
     assert "attribute" in policy_rules
     report = grade_one(suite, folder, 1)
@@ -726,11 +731,9 @@ torch.load(_io.BytesIO(_BYTES), weights_only=False)
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_pickle_that_names_what_the_policy_never_read_is_refused(suite, tmp_path):
     folder = tmp_path / "unpickles-exec"
-    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
-    stub(folder, 28).write_text(KATAS["q28_checkpoint"].solution_path(suite).read_text())
-    stage(folder, 28, UNPICKLES_EXEC, append=True)
+    returned = reference_plus(suite, folder, 28, UNPICKLES_EXEC)
     kata = KATAS["q28_checkpoint"]
-    assert policy.check_file(stub(folder, 28), kata.imports, kata.allow) == []
+    assert policy.check_file(returned, kata.imports, kata.allow) == []
     report = grade_one(suite, folder, 28)
     (entry,) = report["katas"].values()
     assert entry["verdict"] != "solved", entry
@@ -742,9 +745,7 @@ def test_a_pickle_that_names_what_the_policy_never_read_is_refused(suite, tmp_pa
 def test_a_frozen_dataclass_with_a_derived_field_is_no_false_flag(suite, tmp_path):
     """Kata 12's reference with a frozen dataclass (its generated __eq__ is no run-time hook)."""
     folder = tmp_path / "frozen"
-    assert katas("--root", suite, "takehome", 12, "--out", folder) == 0
-    stub(folder, 12).write_text(KATAS["q12_activations"].solution_path(suite).read_text())
-    stage(folder, 12, FROZEN_CONSTANTS, append=True)
+    reference_plus(suite, folder, 12, FROZEN_CONSTANTS)
     report = grade_one(suite, folder, 12)
     (entry,) = report["katas"].values()
     assert entry["verdict"] != "flagged" and report["flags"] == []
@@ -966,9 +967,7 @@ NO_BODY = "a test ran without its body"
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_an_items_runtest_shadowed_on_the_instance_is_flagged(suite, tmp_path):
     exam = tmp_path / "runtest_exam"
-    assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
-    stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
-    stage(exam, 20, RUNTEST_SHADOWED, append=True)
+    reference_plus(suite, exam, 20, RUNTEST_SHADOWED)
     (entry,) = grade_folder(suite, exam)["katas"].values()
     assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
     assert SHADOWED in entry["reason"] and NO_BODY in entry["reason"]
@@ -1037,9 +1036,7 @@ def test_a_compiler_option_that_runs_a_shell_is_refused(suite, tmp_path):
     if shutil.which("g++") is None and shutil.which("c++") is None:
         pytest.skip("no C++ compiler for inductor here")
     exam = tmp_path / "compiler_exam"
-    assert katas("--root", suite, "takehome", 20, "--out", exam) == 0
-    stub(exam, 20).write_text(KATAS["q20_warmup_step_scheduler"].solution_path(suite).read_text())
-    stage(exam, 20, COMPILER_WRAPPED, append=True)
+    reference_plus(suite, exam, 20, COMPILER_WRAPPED)
     (entry,) = grade_folder(suite, exam)["katas"].values()
     assert entry["verdict"] == "flagged" and WRAPPED in entry["reason"]
     assert entry.get("run_verdict", "flagged") == "flagged"
@@ -1166,9 +1163,7 @@ def fit_line(*args, **kwargs):
 def test_a_worker_started_by_spawn_is_a_program_the_run_refuses(suite, tmp_path):
     folder = tmp_path / "spawned"
     planted = tmp_path / "planted-by-a-worker.txt"
-    assert katas("--root", suite, "takehome", 1, "--out", folder) == 0
-    stub(folder, 1).write_text(KATAS["q01_fit_line"].solution_path(suite).read_text())
-    stage(folder, 1, SPAWNED_WORKER.replace("PLANTED", repr(str(planted))), append=True)
+    reference_plus(suite, folder, 1, SPAWNED_WORKER.replace("PLANTED", repr(str(planted))))
     report = grade_one(suite, folder, 1)
     (entry,) = report["katas"].values()
     assert entry["verdict"] == "flagged" and entry.get("run_verdict", "flagged") == "flagged"
@@ -1236,9 +1231,9 @@ def test_a_native_library_the_answer_writes_and_torch_loads_is_refused(suite, tm
     library = tmp_path / "library.so"
     subprocess.run([compiler, "-shared", "-fPIC", "-o", library, source], check=True)
     folder = tmp_path / "loads"
-    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
-    stub(folder, 28).write_text(KATAS["q28_checkpoint"].solution_path(suite).read_text())
-    stage(folder, 28, LOADS_A_LIBRARY.replace("PAYLOAD_BYTES", repr(library.read_bytes())), True)
+    reference_plus(
+        suite, folder, 28, LOADS_A_LIBRARY.replace("PAYLOAD_BYTES", repr(library.read_bytes()))
+    )
     report = grade_one(suite, folder, 28)
     (entry,) = report["katas"].values()
     # The policy refuses the name; the run, which refuses the load however it is reached,
