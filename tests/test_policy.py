@@ -191,6 +191,18 @@ def test_an_added_modules_own_names_are_allowed():
     assert policy.check(code, kata.imports, allow=kata.allow) == []
 
 
+def test_a_process_group_handed_its_store_is_allowed():
+    # The stub's own way to try the collectives: a group over a HashStore in memory.
+    code = (
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
+        "dist.init_process_group(backend='gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
+        "dist.destroy_process_group()"
+    )
+    kata = KATAS["q50_data_parallel"]
+    assert policy.check(code, kata.imports, allow=kata.allow) == []
+
+
 # What a large added package holds beyond a kata's needs: programs started, bytes the answer
 # chose unpickled, files written, native code loaded. Where the kata's entry grants names of
 # the module, every other name is refused, whatever it is.
@@ -212,6 +224,17 @@ BEYOND_GRANTED = {
         "import torch.distributed as dist\ndist.Backend.register_backend('x', print)",
         "import torch.distributed\ntorch.distributed.rendezvous('file:///x')",
         "import torch.distributed as dist\nx = getattr(dist, 'gather_object')",
+        # A granted function's arguments: init_method makes a FileStore at any path (made,
+        # written and deleted natively) or a TCPStore; without store= it reads env://.
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', init_method='file:///x', rank=0, world_size=1)",
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', 'tcp://127.0.0.1:1', rank=0, world_size=1)",
+        "import torch.distributed as dist\ndist.init_process_group('gloo')",
+        "import torch.distributed as dist\n"
+        "def f(**kw):\n    dist.init_process_group('gloo', store=dist.HashStore(), **kw)",
+        "from torch.distributed import init_process_group as ipg\nimport functools\n"
+        "f = functools.partial(ipg, init_method='file:///x')",
     ],
     "q48_export_deploy": [
         "import onnxruntime as ort\nort.SessionOptions().register_custom_ops_library('x.so')",
