@@ -240,6 +240,11 @@ BEYOND_GRANTED = {
         "import onnxruntime as ort\nort.SessionOptions().register_custom_ops_library('x.so')",
         "import onnxruntime as ort\no = ort.SessionOptions()\no.enable_profiling = True",
         "import onnxruntime as ort\no = ort.SessionOptions()\no.optimized_model_filepath = 'x'",
+        # Settings by key: these two keys make ONNX Runtime write a file at any path.
+        "import onnxruntime as ort\no = ort.SessionOptions()\n"
+        "o.add_session_config_entry('session.collect_node_memory_stats_to_file', '/x')",
+        "import onnxruntime as ort\no = ort.SessionOptions()\n"
+        "getattr(o, 'add_session_config_entry')('session.node_partition_config_file', '/x')",
         "import onnxruntime as ort\nx = ort.capi",
         "from onnxruntime.capi import _pybind_state",
         "import onnx\nonnx.reference.ReferenceEvaluator",

@@ -222,6 +222,10 @@ REFUSED_ATTRIBUTES = {
     "register_custom_ops_library": "loads native code",
     "enable_profiling": "writes a file",
     "optimized_model_filepath": "writes a file",
+    # ONNX Runtime's settings by key: some keys name a file it writes natively
+    # (session.collect_node_memory_stats_to_file, session.node_partition_config_file).
+    "add_session_config_entry": "writes files (settings by key)",
+    "add_run_config_entry": "writes files (settings by key)",
     # Hands its path to ctypes.CDLL: the library's code runs as it loads (the grading child
     # refuses a library loaded by path at run time too, however it is reached).
     "CUDAPluggableAllocator": "loads native code",
