@@ -616,6 +616,13 @@ ATTACKS = {
     "from-os-import-system": ("from os import system", "import", "q28_checkpoint"),
     "os-kill-parent": ("import os\nos.kill(os.getppid(), 19)", "process", "q28_checkpoint"),
     "os-environ": ("import os\nos.environ['PYTHONPATH'] = '.'", "process", "q28_checkpoint"),
+    # The same environment in bytes: PATH and LD_PRELOAD of the compiler torch.compile starts.
+    "os-environb": ("import os\nos.environb[b'PATH'] = b'.'", "process", "q28_checkpoint"),
+    "os-environb-alias": (
+        "import os\nenv = os.environb\nenv[b'LD_PRELOAD'] = b'x.so'",
+        "process",
+        "q48_export_deploy",
+    ),
     "np-load-where-torch-save-is-allowed": (
         "import numpy as np\nx = np.load('x.npy')",
         "file",

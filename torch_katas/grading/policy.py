@@ -686,6 +686,7 @@ REFUSED_MODULE_ATTRIBUTES = {
         "chdir",
         "fchdir",
         "environ",
+        "environb",  # environ in bytes: PATH and LD_PRELOAD of the compiler torch starts
         "putenv",
         "unsetenv",
     },
