@@ -7,6 +7,7 @@ checked here is what their runs show beside that (`run_verdict` and the flags of
 """
 
 import contextlib
+import importlib
 import inspect
 import json
 import os
@@ -738,6 +739,81 @@ def test_a_pickle_that_names_what_the_policy_never_read_is_refused(suite, tmp_pa
     (entry,) = report["katas"].values()
     assert entry["verdict"] != "solved", entry
     assert "unpickled 'builtins'.'exec'" in flags(report, "tampering").get(28, ""), report
+
+
+# A pickle's global is followed attribute by attribute (protocol 4): from a module whose
+# rebuild functions a DataLoader worker sends, `torch.builtins.exec` (torch imports builtins)
+# or `os`, a module that BUILD would patch. A name is only ever the own name of what it names.
+UNPICKLES_THROUGH_A_MODULE = """
+import io as _io
+
+
+def _text(value):
+    data = value.encode()
+    return b"\\x8c" + bytes([len(data)]) + data
+
+
+_BYTES = (
+    b"\\x80\\x04"
+    + _text("torch.multiprocessing.reductions")
+    + _text("torch.builtins.exec")
+    + b"\\x93"
+    + _text("import torch; torch.unpickled_payload_ran = 1")
+    + b"\\x85R."
+)
+try:
+    torch.load(_io.BytesIO(_BYTES), weights_only=False)
+except RuntimeError:
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("torch.multiprocessing.reductions", "torch.builtins.exec"),
+        ("torch.multiprocessing.reductions", "os"),
+        ("torch.multiprocessing.reductions", "multiprocessing"),
+        ("torch", "_utils._rebuild_tensor_v2"),
+        ("torch.nn.modules.linear", "Linear.__init__.__globals__"),
+        ("torch.nn.modules.linear", "torch.builtins.exec"),
+    ],
+)
+def test_a_pickle_reaches_nothing_through_an_allowed_module(module, name):
+    importlib.import_module(module)
+    assert child.unpickled(module, name, str(Path(__file__).parents[1])) is not None
+
+
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("torch.multiprocessing.reductions", "rebuild_storage_fd"),
+        ("torch.multiprocessing.reductions", "rebuild_tensor"),
+        ("torch._utils", "_rebuild_tensor_v2"),
+        ("collections", "OrderedDict"),
+        ("torch", "float32"),
+        ("torch.nn.modules.linear", "Linear"),
+        ("copyreg", "_reconstructor"),
+    ],
+)
+def test_what_torch_pickles_is_still_unpickled(module, name):
+    importlib.import_module(module)
+    assert child.unpickled(module, name, str(Path(__file__).parents[1])) is None
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_pickle_that_reaches_a_name_through_an_allowed_module_is_refused(suite, tmp_path):
+    folder = tmp_path / "unpickles-through"
+    assert katas("--root", suite, "takehome", 28, "--out", folder) == 0
+    stub(folder, 28).write_text(KATAS["q28_checkpoint"].solution_path(suite).read_text())
+    stage(folder, 28, "import torch\n" + UNPICKLES_THROUGH_A_MODULE, append=True)
+    kata = KATAS["q28_checkpoint"]
+    assert policy.check_file(stub(folder, 28), kata.imports, kata.allow) == []
+    report = grade_one(suite, folder, 28)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] != "solved", entry
+    assert "torch.builtins.exec" in flags(report, "tampering").get(28, ""), report
 
 
 @pytest.mark.slow

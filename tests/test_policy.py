@@ -191,6 +191,18 @@ def test_an_added_modules_own_names_are_allowed():
     assert policy.check(code, kata.imports, allow=kata.allow) == []
 
 
+def test_a_process_group_handed_its_store_is_allowed():
+    # The stub's own way to try the collectives: a group over a HashStore in memory.
+    code = (
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
+        "dist.init_process_group(backend='gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
+        "dist.destroy_process_group()"
+    )
+    kata = KATAS["q50_data_parallel"]
+    assert policy.check(code, kata.imports, allow=kata.allow) == []
+
+
 # What a large added package holds beyond a kata's needs: programs started, bytes the answer
 # chose unpickled, files written, native code loaded. Where the kata's entry grants names of
 # the module, every other name is refused, whatever it is.
@@ -212,11 +224,27 @@ BEYOND_GRANTED = {
         "import torch.distributed as dist\ndist.Backend.register_backend('x', print)",
         "import torch.distributed\ntorch.distributed.rendezvous('file:///x')",
         "import torch.distributed as dist\nx = getattr(dist, 'gather_object')",
+        # A granted function's arguments: init_method makes a FileStore at any path (made,
+        # written and deleted natively) or a TCPStore; without store= it reads env://.
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', init_method='file:///x', rank=0, world_size=1)",
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', 'tcp://127.0.0.1:1', rank=0, world_size=1)",
+        "import torch.distributed as dist\ndist.init_process_group('gloo')",
+        "import torch.distributed as dist\n"
+        "def f(**kw):\n    dist.init_process_group('gloo', store=dist.HashStore(), **kw)",
+        "from torch.distributed import init_process_group as ipg\nimport functools\n"
+        "f = functools.partial(ipg, init_method='file:///x')",
     ],
     "q48_export_deploy": [
         "import onnxruntime as ort\nort.SessionOptions().register_custom_ops_library('x.so')",
         "import onnxruntime as ort\no = ort.SessionOptions()\no.enable_profiling = True",
         "import onnxruntime as ort\no = ort.SessionOptions()\no.optimized_model_filepath = 'x'",
+        # Settings by key: these two keys make ONNX Runtime write a file at any path.
+        "import onnxruntime as ort\no = ort.SessionOptions()\n"
+        "o.add_session_config_entry('session.collect_node_memory_stats_to_file', '/x')",
+        "import onnxruntime as ort\no = ort.SessionOptions()\n"
+        "getattr(o, 'add_session_config_entry')('session.node_partition_config_file', '/x')",
         "import onnxruntime as ort\nx = ort.capi",
         "from onnxruntime.capi import _pybind_state",
         "import onnx\nonnx.reference.ReferenceEvaluator",
@@ -588,6 +616,13 @@ ATTACKS = {
     "from-os-import-system": ("from os import system", "import", "q28_checkpoint"),
     "os-kill-parent": ("import os\nos.kill(os.getppid(), 19)", "process", "q28_checkpoint"),
     "os-environ": ("import os\nos.environ['PYTHONPATH'] = '.'", "process", "q28_checkpoint"),
+    # The same environment in bytes: PATH and LD_PRELOAD of the compiler torch.compile starts.
+    "os-environb": ("import os\nos.environb[b'PATH'] = b'.'", "process", "q28_checkpoint"),
+    "os-environb-alias": (
+        "import os\nenv = os.environb\nenv[b'LD_PRELOAD'] = b'x.so'",
+        "process",
+        "q48_export_deploy",
+    ),
     "np-load-where-torch-save-is-allowed": (
         "import numpy as np\nx = np.load('x.npy')",
         "file",

@@ -364,7 +364,7 @@ REACHING = {
     "q38_compile_graph_breaks": "the request fixture, code objects and torch._dynamo",
     "q47_custom_loss": "torch's autograd engine, replaced for the test",
     "q48_export_deploy": "onnxscript (no answer imports it) and the process's directory",
-    "q50_data_parallel": "threads, a subprocess and the answer's source",
+    "q50_data_parallel": "threads, a subprocess, the answer's source and a FileStore's path",
 }
 REACH_RULES = {
     "session",
@@ -380,6 +380,7 @@ REACH_RULES = {
     "attribute-by-name",
     "patch",
     "testing",
+    "file",
 }
 
 

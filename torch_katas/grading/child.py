@@ -1019,7 +1019,7 @@ def unpickled(module: object, name: object, suite: str) -> str | None:
     if type(module) is not str or type(name) is not str:
         return "a name that is no text"
     dotted = f"{module}.{name}"
-    if dotted in UNPICKLED or module in UNPICKLED_MODULES or dotted in allowed_globals():
+    if "." not in name and (dotted in UNPICKLED or dotted in allowed_globals()):
         return None
     owner = sys.modules.get(module)
     if owner is None:
@@ -1030,6 +1030,19 @@ def unpickled(module: object, name: object, suite: str) -> str | None:
             value = inspect.getattr_static(value, part)
         except AttributeError:
             return "no such name"
+    # A dotted name is followed attribute by attribute (`torch.builtins.exec` from any module
+    # that imports torch): it is only ever the own name of what it names, a class nested in
+    # one of that module's (`Outer.Inner`), or a function a module of UNPICKLED_MODULES defines.
+    own = (
+        getattr(value, "__module__", None) == module
+        and getattr(value, "__qualname__", None) == name
+    )
+    if "." in name and not own:
+        return "a name reached through another object, not its own name in its module"
+    if module in UNPICKLED_MODULES:
+        return None if own and isinstance(value, types.FunctionType) else "not a rebuild function"
+    if dotted in UNPICKLED or dotted in allowed_globals():
+        return None
     if not isinstance(value, type):
         return "not a class nor one of torch's rebuild functions"
     if issubclass(value, BaseException):  # an error a forked process sends back

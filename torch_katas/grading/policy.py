@@ -222,6 +222,10 @@ REFUSED_ATTRIBUTES = {
     "register_custom_ops_library": "loads native code",
     "enable_profiling": "writes a file",
     "optimized_model_filepath": "writes a file",
+    # ONNX Runtime's settings by key: some keys name a file it writes natively
+    # (session.collect_node_memory_stats_to_file, session.node_partition_config_file).
+    "add_session_config_entry": "writes files (settings by key)",
+    "add_run_config_entry": "writes files (settings by key)",
     # Hands its path to ctypes.CDLL: the library's code runs as it loads (the grading child
     # refuses a library loaded by path at run time too, however it is reached).
     "CUDAPluggableAllocator": "loads native code",
@@ -682,6 +686,7 @@ REFUSED_MODULE_ATTRIBUTES = {
         "chdir",
         "fchdir",
         "environ",
+        "environb",  # environ in bytes: PATH and LD_PRELOAD of the compiler torch starts
         "putenv",
         "unsetenv",
     },
@@ -1950,6 +1955,7 @@ class _Checker:
         self.functional_enum(node, dotted)
         self.callback_keywords(node, dotted)
         self.compile_settings(node, dotted)
+        self.group_setup(node, dotted)
         self.template(node)
         wrapper = dotted in ("functools.update_wrapper", "functools.wraps")
         limit = 2 if dotted == "functools.update_wrapper" else 1
@@ -2215,6 +2221,23 @@ class _Checker:
         direct = direct or decorates
         if dotted in COMPILE_CALLS and not direct and isinstance(node.ctx, ast.Load):
             self.note(node, "sink", f"uses {dotted} other than in a call of it")
+        if dotted in GROUP_SETUP and not direct and isinstance(node.ctx, ast.Load):
+            self.note(node, "file", f"uses {dotted} other than in a call of it")
+
+    def group_setup(self, node: ast.Call, dotted: str | None) -> None:
+        """init_process_group is handed its store (`store=dist.HashStore()`): without one,
+        its init_method (a keyword, its second argument or the env:// default) makes a
+        FileStore at any path (a file created, written and deleted natively, where no check
+        sees it) or a TCPStore (a socket, and the address from the environment)."""
+        if dotted not in GROUP_SETUP:
+            return
+        keywords = {k.arg for k in node.keywords}
+        if None in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            self.note(node, "file", f"calls {dotted} with arguments unpacked at run time")
+        if "init_method" in keywords or len(node.args) > 1:
+            self.note(node, "file", f"calls {dotted} with an init_method (a file or a socket)")
+        if "store" not in keywords:
+            self.note(node, "file", f"calls {dotted} without store= (its default opens a socket)")
 
     def compile_settings(self, node: ast.Call, dotted: str | None) -> None:
         """torch.compile's mode= and options= are literals (or a module-level name bound to
@@ -2947,6 +2970,9 @@ class _Checker:
 # compiler command line or Dynamo's; each a literal, none that configures an external program
 # (words of a key: `cpp.march`, `cuda.cutlass_dir`, `cpp.cxx`).
 COMPILE_CALLS = {"torch.compile", "torch.compiler.config.patch"}
+# Called where it is named, with the store it uses (group_setup): its init_method is a path or
+# an address.
+GROUP_SETUP = {"torch.distributed.init_process_group"}
 COMPILER_WORDS = {
     "cpp",
     "cuda",
