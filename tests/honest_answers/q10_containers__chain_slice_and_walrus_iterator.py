@@ -17,7 +17,9 @@ def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
     # Sequential slice drops the last ReLU (slicing keeps the "0", "1", ... keys).
     layers = itertools.chain.from_iterable((nn.Linear(a, b), nn.ReLU()) for a, b in pairs)
     full = nn.Sequential(*layers)
-    return full[:-1]
+    head = full[:-1]
+    assert isinstance(head, nn.Sequential)  # a slice of a Sequential is a Sequential
+    return head
 
 
 class MultiHead(nn.Module):
