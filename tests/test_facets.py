@@ -4161,3 +4161,57 @@ def test_every_call_leaves_the_class_and_the_module_as_they_were():
                     facets.run(case, CPU)
             else:
                 facets.run(case, CPU)
+
+
+def _run_twice_nested(model: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """A second forward of `model`, run from a parametrization its first forward reads (no
+    pre-hook runs for it), the model put back as it was after."""
+    from torch.nn.utils import parametrize
+
+    state: dict[str, typing.Any] = {"reads": 0, "peek": None}
+
+    class Peek(nn.Module):
+        def forward(self, weight: torch.Tensor) -> torch.Tensor:
+            state["reads"] += 1
+            if state["reads"] == 2:  # the first is register_parametrization's own check
+                state["peek"] = model.forward(x)
+            return weight
+
+    parametrize.register_parametrization(model, "weight", Peek())
+    try:
+        return model(x), state["peek"]
+    finally:
+        parametrize.remove_parametrizations(model, "weight", leave_parametrized=False)
+
+
+def test_a_forward_run_again_inside_its_first_run_is_counted():
+    """The forward entered again while it runs is a second run, unless it goes up the MRO."""
+    model = nn.Linear(3, 2)
+    hooks: dict[str, typing.Callable[..., typing.Any]] = {"the model": lambda m, args: None}
+    model.register_forward_pre_hook(hooks["the model"])
+    with facets._forward_runs(model, hooks) as runs:
+        _, peek = _run_twice_nested(model, torch.randn(4, 3))
+    assert peek is not None
+    assert runs["the model"] == 2, runs
+
+
+def test_a_forward_that_calls_super_forward_is_one_run():
+    class Base(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x + 1
+
+    class Middle(Base):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return super().forward(x) * 2
+
+    class Top(Middle):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return super().forward(x) - 1
+
+    model = Top()
+    hooks: dict[str, typing.Callable[..., typing.Any]] = {"the model": lambda m, args: None}
+    model.register_forward_pre_hook(hooks["the model"])
+    with facets._forward_runs(model, hooks) as runs:
+        model(torch.ones(2))
+        Middle.forward(model, torch.ones(2))
+    assert runs["the model"] == 2, runs

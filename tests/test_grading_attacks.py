@@ -816,6 +816,76 @@ def test_a_pickle_that_reaches_a_name_through_an_allowed_module_is_refused(suite
     assert "torch.builtins.exec" in flags(report, "tampering").get(28, ""), report
 
 
+# A class or function a pickle names is that object itself, and a BUILD after it sets its
+# state on it: a class with no __setstate__ (the suite's own, collections.Counter) gets the
+# attributes the bytes choose, through setattr in C, which no audit event reports. Whatever a
+# pickle names that BUILD could write into is kept as it was then, and a change is tampering.
+BUILDS_INTO_A_CLASS = """
+import io as _io
+
+
+def _text(value):
+    data = value.encode()
+    return b"\\x8c" + bytes([len(data)]) + data
+
+
+_BYTES = (
+    b"\\x80\\x04"
+    + _text("torch_katas.testing")
+    + _text("_ForbidAtenOps")
+    + b"\\x93N}"
+    + _text("check")
+    + b"N" + b"s\\x86b."
+)
+try:
+    torch.load(_io.BytesIO(_BYTES), weights_only=False)
+except Exception:
+    pass
+"""
+
+
+def _build_into(module, name, attribute):
+    def text(value):
+        data = value.encode()
+        return b"\x8c" + bytes([len(data)]) + data
+
+    return b"\x80\x04" + text(module) + text(name) + b"\x93N}" + text(attribute) + b"\x88s\x86b."
+
+
+@pytest.mark.parametrize(
+    "module, name", [("torch_katas.facets", "ForwardModes"), ("collections", "Counter")]
+)
+def test_what_a_pickle_builds_into_what_it_names_is_seen(module, name, tmp_path):
+    import pickle
+
+    guard = child.CodeGuard(Path(__file__).parents[1] / "katas", lambda *a, **k: None)
+    guard.armed = True
+    owner = importlib.import_module(module)
+    cls = getattr(owner, name)
+    guard("pickle.find_class", (module, name))
+    assert guard.named_changes() == []
+    try:
+        assert pickle.loads(_build_into(module, name, "built_here")) is cls
+        (change,) = guard.named_changes()
+        assert f"{module}.{name}" in change and "built_here" in change, change
+    finally:
+        with contextlib.suppress(AttributeError):
+            delattr(cls, "built_here")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(GRADING_LIMIT)
+def test_a_pickle_that_builds_into_a_class_it_names_is_flagged(suite, tmp_path):
+    folder = tmp_path / "builds-into"
+    returned = reference_plus(suite, folder, 28, BUILDS_INTO_A_CLASS)
+    kata = KATAS["q28_checkpoint"]
+    assert policy.check_file(returned, kata.imports, kata.allow) == []
+    report = grade_one(suite, folder, 28)
+    (entry,) = report["katas"].values()
+    assert entry["verdict"] != "solved", entry
+    assert "_ForbidAtenOps, which a pickle named" in flags(report, "tampering").get(28, ""), report
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_frozen_dataclass_with_a_derived_field_is_no_false_flag(suite, tmp_path):

@@ -197,6 +197,8 @@ def test_a_process_group_handed_its_store_is_allowed():
         "import torch.distributed as dist\n"
         "dist.init_process_group('gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
         "dist.init_process_group(backend='gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
+        "store = dist.HashStore()\n"
+        "dist.init_process_group('gloo', store=store, rank=0, world_size=1)\n"
         "dist.destroy_process_group()"
     )
     kata = KATAS["q50_data_parallel"]
@@ -235,6 +237,18 @@ BEYOND_GRANTED = {
         "def f(**kw):\n    dist.init_process_group('gloo', store=dist.HashStore(), **kw)",
         "from torch.distributed import init_process_group as ipg\nimport functools\n"
         "f = functools.partial(ipg, init_method='file:///x')",
+        # store= that is no HashStore made for the call: None falls back to env:// (a TCPStore
+        # listening where MASTER_ADDR and MASTER_PORT say, wherever the grader's environment
+        # sets them), and a name bound to anything else can be None at run time.
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', store=None, rank=0, world_size=1)",
+        "import torch.distributed as dist\ns = None\n"
+        "dist.init_process_group('gloo', store=s, rank=0, world_size=1)",
+        "import torch.distributed as dist\n"
+        "def f(s=None):\n    dist.init_process_group('gloo', store=s, rank=0, world_size=1)",
+        "import torch.distributed as dist\n"
+        "dist.init_process_group('gloo', store=dist.HashStore() if 0 else None, rank=0, "
+        "world_size=1)",
     ],
     "q48_export_deploy": [
         "import onnxruntime as ort\nort.SessionOptions().register_custom_ops_library('x.so')",

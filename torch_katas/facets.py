@@ -3264,28 +3264,46 @@ def _forward_runs(module: nn.Module, hooks: dict[str, Callable[..., Any]]) -> It
     forward named outright, torch's own tracing path. A pre-hook counts only module(x). While
     the body runs, the forward of each of their classes (and of the classes they derive from,
     nn.Module's aside) counts a run where the module it is given holds one of `hooks` (a deep
-    copy of it too, which holds the same functions); a forward that runs its module's forward
-    again (super().forward) is one run. Modules with a forward of their own, set on the
-    object, are not counted."""
+    copy of it too, which holds the same functions); a forward that goes on up its class's MRO
+    (super().forward) is one run, and the forward entered again otherwise while one runs (from
+    a parametrization the first reads) is another. Modules with a forward of their own, set on
+    the object, are not counted."""
     runs: Counter = Counter()
     tags = {id(hook): name for name, hook in hooks.items()}
-    depth: dict[int, int] = {}
+    # For each module whose forward runs now: the classes whose forward it entered in this
+    # run, in order. A forward entered again while it runs is the same run only where it
+    # goes on up the class's MRO (super().forward): the forward of a class after every one
+    # entered; any other (its own forward again, from a parametrization, a property or a
+    # pre-hook of a submodule that the first run reached) is a run of its own.
+    entered: dict[int, list[type]] = {}
 
     def tag(module: object) -> str | None:
         table = vars(module).get("_forward_pre_hooks", {})
         return next((tags[id(h)] for h in list(table.values()) if id(h) in tags), None)
 
-    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+    def goes_up(module: object, owner: type, chain: list[type]) -> bool:
+        mro = type(module).__mro__
+        place = mro.index(owner) if owner in mro else -1
+        return place >= 0 and all(c in mro and mro.index(c) < place for c in chain)
+
+    def wrap(original: Callable[..., Any], owner: type) -> Callable[..., Any]:
         def forward(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
             name = tag(self)
-            if name is None or depth.get(id(self)):
+            if name is None:
                 return original(self, *args, **kwargs)
-            depth[id(self)] = 1
+            chain = entered.get(id(self))
+            if chain is not None and goes_up(self, owner, chain):
+                chain.append(owner)
+                return original(self, *args, **kwargs)
+            entered[id(self)] = [owner]
             runs[name] += 1
             try:
                 return original(self, *args, **kwargs)
             finally:
-                del depth[id(self)]
+                if chain is None:
+                    del entered[id(self)]
+                else:
+                    entered[id(self)] = chain
 
         return functools.wraps(original)(forward)
 
@@ -3298,7 +3316,7 @@ def _forward_runs(module: nn.Module, hooks: dict[str, Callable[..., Any]]) -> It
                 saved[cls] = vars(cls)["forward"]
     try:
         for cls, original in saved.items():
-            type.__setattr__(cls, "forward", wrap(original))
+            type.__setattr__(cls, "forward", wrap(original, cls))
         yield runs
     finally:
         for cls, original in saved.items():

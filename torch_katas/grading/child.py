@@ -416,6 +416,7 @@ class Watch:
         self.send = recorder.send  # tampering is sent with this one, whatever the recorder holds
         self.parts = {name: getattr(recorder, name) for name in RECORDER_KEEPS}
         self.sender = function_parts(recorder.send)
+        self.code = recorder.code
         # (label, the module or class, its attributes then); whole namespaces for modules
         # and classes, chosen attributes (looked up with getattr) for the WATCHED_NAMES.
         self.owners: list[tuple[str, object, dict, bool]] = []
@@ -557,6 +558,7 @@ class Watch:
         if self.hook_impls() != self.hooks:
             found.append("pytest's hook implementations changed")
         found += self.instances.changes() if self.instances is not None else []
+        found += self.code.named_changes() if self.code is not None else []
         return found + self.tables_changed() + self.modes_changed() + self.class_hooks()
 
 
@@ -1056,6 +1058,31 @@ def unpickled(module: object, name: object, suite: str) -> str | None:
     return "a class of neither torch.nn nor the suite's own modules"
 
 
+def named_object(module: str, name: str) -> object:
+    """What a pickle's global `module.name` names (after `unpickled` let it), or None."""
+    value: object = sys.modules.get(module)
+    for part in name.split("."):
+        try:
+            value = inspect.getattr_static(value, part)
+        except AttributeError:
+            return None
+    return value
+
+
+def build_writable(value: object) -> bool:
+    """Whether a pickle's BUILD writes into `value` itself: it has a namespace and no
+    __setstate__, so BUILD's state sets its attributes (a class's, with setattr: no audit
+    event says so). A class or function a pickle names is that object, not a new one."""
+    try:
+        vars(value)
+    except TypeError:
+        return False
+    try:
+        return getattr(value, "__setstate__", None) is None
+    except Exception:
+        return True
+
+
 # What a type expression is made of: names, attributes, subscripts, constants, tuples and lists
 # (Callable's arguments, *Ts), `|`, and a sign on a number (Literal[-1]).
 TYPE_NODES = (
@@ -1147,6 +1174,9 @@ class CodeGuard:
         self.armed = False
         self.send = send
         self.refused = 0
+        # What a pickle named that BUILD could write into (a class or a function: the object
+        # itself, not a new one), with its namespace then, by id: kept, so no id is reused.
+        self.named: dict[int, tuple[str, object, dict]] = {}
 
     def protect(self) -> None:
         """Every function there is now."""
@@ -1185,6 +1215,29 @@ class CodeGuard:
             why = unpickled(module, name, self.suite)
             if why is not None:
                 self.refuse(f"unpickled {ascii(module)[:60]}.{ascii(name)[:60]} ({why})")
+            self.name(f"{module}.{name}", named_object(module, name))
+
+    def name(self, label: str, value: object) -> None:
+        """Keep the namespace of what a pickle named, where its BUILD could write into it."""
+        if id(value) not in self.named and build_writable(value):
+            self.named[id(value)] = (label, value, dict(vars(value)))
+
+    def named_changes(self) -> list[str]:
+        """What a pickle named whose attributes were since added, replaced or deleted: a
+        BUILD of the bytes (its state set on the class or function itself), which no audit
+        event reports and no policy read."""
+        found = []
+        for label, value, before in self.named.values():
+            now = vars(value)
+            changed = sorted(
+                {k for k in before.keys() ^ now.keys()}
+                | {k for k in before.keys() & now.keys() if before[k] is not now[k]},
+                key=str,
+            )
+            if changed:
+                shown = ", ".join(ascii(k)[:40] for k in changed[:3])
+                found.append(f"{label[:100]}, which a pickle named, was changed ({shown})")
+        return found[:10]
 
     def protected(self, function: object) -> bool:
         return self.functions.get(id(function)) is function

@@ -2238,6 +2238,44 @@ class _Checker:
             self.note(node, "file", f"calls {dotted} with an init_method (a file or a socket)")
         if "store" not in keywords:
             self.note(node, "file", f"calls {dotted} without store= (its default opens a socket)")
+        for keyword in node.keywords:
+            if keyword.arg == "store" and not self.hash_store(keyword.value):
+                self.note(
+                    node,
+                    "file",
+                    f"calls {dotted} with a store= that is not a {GROUP_STORE} made for it "
+                    "(None, or anything else, falls back to its init_method's env:// default)",
+                )
+
+    def hash_store(self, value: ast.AST) -> bool:
+        """`value` is a call of GROUP_STORE, or a name that every binding in the file binds
+        to one (`store = dist.HashStore()`): nothing else, None included, is a store."""
+        if isinstance(value, ast.Call):
+            return self.dotted(value.func) == GROUP_STORE
+        if not isinstance(value, ast.Name):
+            return False
+        name, bindings = value.id, 0
+        definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        for each in ast.walk(self.tree):
+            if isinstance(each, ast.Name) and each.id == name and isinstance(each.ctx, ast.Store):
+                assigned = self.parents.get(id(each))
+                if not (
+                    isinstance(assigned, ast.Assign)
+                    and assigned.targets == [each]
+                    and isinstance(assigned.value, ast.Call)
+                    and self.dotted(assigned.value.func) == GROUP_STORE
+                ):
+                    return False
+                bindings += 1
+            # Any other binding: a deletion, a parameter, an import's name, a definition.
+            elif (
+                (isinstance(each, ast.Name) and each.id == name and isinstance(each.ctx, ast.Del))
+                or (isinstance(each, ast.arg) and each.arg == name)
+                or (isinstance(each, ast.alias) and (each.asname or each.name) == name)
+                or (isinstance(each, definitions) and each.name == name)
+            ):
+                return False
+        return bindings > 0
 
     def compile_settings(self, node: ast.Call, dotted: str | None) -> None:
         """torch.compile's mode= and options= are literals (or a module-level name bound to
@@ -2973,6 +3011,8 @@ COMPILE_CALLS = {"torch.compile", "torch.compiler.config.patch"}
 # Called where it is named, with the store it uses (group_setup): its init_method is a path or
 # an address.
 GROUP_SETUP = {"torch.distributed.init_process_group"}
+# The store a group is set up over: in memory, made for the call.
+GROUP_STORE = "torch.distributed.HashStore"
 COMPILER_WORDS = {
     "cpp",
     "cuda",
