@@ -1023,15 +1023,11 @@ def unpickled(module: object, name: object, suite: str) -> str | None:
     dotted = f"{module}.{name}"
     if "." not in name and (dotted in UNPICKLED or dotted in allowed_globals()):
         return None
-    owner = sys.modules.get(module)
-    if owner is None:
+    if module not in sys.modules:
         return "a module not imported (unpickling would import it)"
-    value: object = owner
-    for part in name.split("."):
-        try:
-            value = inspect.getattr_static(value, part)
-        except AttributeError:
-            return "no such name"
+    value = named_object(module, name)
+    if value is None:
+        return "no such name"
     # A dotted name is followed attribute by attribute (`torch.builtins.exec` from any module
     # that imports torch): it is only ever the own name of what it names, a class nested in
     # one of that module's (`Outer.Inner`), or a function a module of UNPICKLED_MODULES defines.
@@ -1059,7 +1055,8 @@ def unpickled(module: object, name: object, suite: str) -> str | None:
 
 
 def named_object(module: str, name: str) -> object:
-    """What a pickle's global `module.name` names (after `unpickled` let it), or None."""
+    """What a pickle's global `module.name` names, each part read as the namespace holds it
+    (no property or __getattr__ runs), or None."""
     value: object = sys.modules.get(module)
     for part in name.split("."):
         try:
