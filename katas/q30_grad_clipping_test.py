@@ -23,12 +23,14 @@ from torch_katas.testing import (
 
 class WithOwnParameter(nn.Module):
     """A model that owns a parameter itself (its layer name is ""), with nested layers,
-    a frozen layer and a layer the forward pass never uses."""
+    a frozen layer, a layer with one frozen parameter (a .grad on its weight, none on its
+    bias) and a layer the forward pass never uses."""
 
     def __init__(self):
         super().__init__()
         self.scale = nn.Parameter(torch.tensor(1.5))
         self.body = nn.Sequential(nn.Linear(5, 6), nn.Tanh(), nn.LayerNorm(6), nn.Linear(6, 6))
+        self.body[3].bias.requires_grad_(False)  # the layer stays, with its weight's norm
         self.frozen = nn.Linear(6, 6).requires_grad_(False)
         self.unused = nn.Linear(6, 2)
         self.head = nn.Linear(6, 3)
@@ -101,7 +103,8 @@ def test_layer_grad_norms_per_module_that_owns_parameters(device):
     assert list(norms) == list(expected), (
         f"keys {list(norms)}, expected {list(expected)}: one key per module that owns "
         "parameters with gradients, named as in named_modules() ('' is the model itself), "
-        "in that order; frozen and unused layers have no gradient and are left out"
+        "in that order; frozen and unused layers have no gradient and are left out, a layer "
+        "with a gradient on some of its parameters is kept (those without one are skipped)"
     )
     for name, value in norms.items():
         check_tensor(value, shape=(), dtype=torch.float32, device=device, name=f"norms[{name!r}]")
