@@ -70,6 +70,29 @@ def test_evaluate_of_a_model_that_returns_its_input(device, x_requires_grad):
     assert x.requires_grad == x_requires_grad, "x's requires_grad flag changed"
 
 
+class _LearnedConstant(nn.Module):
+    """Returns its own parameter whatever the input (a learned query, a prompt)."""
+
+    def __init__(self):
+        super().__init__()
+        self.value = nn.Parameter(torch.randn(3, 4))
+
+    def forward(self, x):
+        return self.value
+
+
+def test_evaluate_of_a_model_that_returns_its_parameter(device):
+    # Not only the input: a tensor the model holds, made before no_grad, comes back as it is.
+    model = _LearnedConstant().to(device)
+    out = evaluate(model, torch.randn(3, 4, device=device))
+    assert out.grad_fn is None and not out.requires_grad and out is not model.value, (
+        "the model returned its own parameter, which requires grad, and evaluate handed it "
+        "back attached to autograd; detach whatever the model returns, not only x"
+    )
+    assert torch.equal(out, model.value.detach()), "the output should equal the parameter"
+    assert model.value.requires_grad, "the model's parameter must still require grad"
+
+
 def test_evaluate_builds_no_graph_and_saves_nothing(device):
     model = small_net(device)
     x = torch.randn(5, 4, device=device, requires_grad=True)
