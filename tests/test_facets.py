@@ -127,6 +127,8 @@ SAID_BY_CONTRACTS = {
     r"|requires_grad\s+(?:is\s+)?False": ("NoGraph", "Gradients", "Trains"),
     # Gradients held before the call play no part in its steps.
     r"(?:gradients|\.grad)\b[^.]*?(?:before (?:the|this) call|the caller left)": ("FreshGrads",),
+    # Parameters the caller froze stay frozen through its steps.
+    r"\bfroze\b[^.]*?\bstay\s+frozen": ("FreshGrads",),
 }
 
 
@@ -1973,6 +1975,27 @@ def test_fresh_grads_catches_gradients_from_before_the_call_leaking_into_a_step(
         facet,
         lambda model, optimizer: step(model, optimizer, lambda o: o.zero_grad()),
         lambda model, optimizer: step(model, optimizer, multiplied_by_zero),
+    )
+
+
+def test_fresh_grads_catches_a_step_that_unfreezes_the_callers_parameters():
+    def make(device):
+        model = nn.Linear(3, 1)
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def step(model, optimizer, unfreeze):
+        if unfreeze:
+            model.requires_grad_(True)  # "make sure the gradients flow"
+        optimizer.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return model.bias.detach().clone()
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    assert_catches(
+        facet,
+        lambda model, optimizer: step(model, optimizer, unfreeze=False),
+        lambda model, optimizer: step(model, optimizer, unfreeze=True),
     )
 
 

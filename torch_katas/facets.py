@@ -686,7 +686,11 @@ class FreshGrads(Facet):
     step), the call returns what it returns with no .grad at all, and leaves those tensors
     the same: each backward starts from nothing (gradients cleared before it, not after the
     step; set to None or zeroed, not multiplied by 0). make(device) -> Args; both calls on
-    arguments made anew after the same torch.manual_seed."""
+    arguments made anew after the same torch.manual_seed. A third call, with every other
+    trainable tensor params(args) names frozen (requires_grad False, no .grad: a backbone
+    the caller froze to fine-tune the rest), leaves the frozen ones frozen, with no .grad,
+    and as they were: a loop that sets requires_grad on the model trains what the caller
+    froze."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
@@ -2963,6 +2967,26 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
         "with no .grad: gradients from before the call leak into a step; clear them before "
         "each backward (zero_grad; zeroing by multiplying keeps NaN)"
     )
+    with torch.random.fork_rng():
+        torch.manual_seed(seed_for(0))
+        arguments = facet.make(device)
+        trainable = [t for _, t in _tensors(facet.params(arguments)) if t.requires_grad]
+        if len(trainable) < 2:
+            return
+        frozen = trainable[::2]  # one left trainable at least: the call still trains
+        for tensor in frozen:
+            tensor.requires_grad_(False)
+            tensor.grad = None
+        values = [tensor.detach().clone() for tensor in frozen]
+        _call(case, arguments)
+    for index, (tensor, value) in enumerate(zip(frozen, values, strict=True)):
+        assert not tensor.requires_grad and tensor.grad is None and _same(tensor, value), (
+            f"{case.function.name} changed parameter {index} of those the caller froze "
+            f"(requires_grad {tensor.requires_grad}, .grad "
+            f"{'None' if tensor.grad is None else 'set'}, values "
+            f"{'kept' if _same(tensor, value) else 'changed'}): leave requires_grad as the "
+            "caller set it; a frozen parameter gets no gradient and no step"
+        )
 
 
 def check_returns(case: Case, device: torch.device) -> None:
