@@ -99,8 +99,9 @@ def train_with_schedule(
 
     The gradients are reset before each backward: `.grad` the caller left on the
     parameters never reaches a step. The optimizer steps the model's parameters, so
-    `optimizer.zero_grad()` and `model.zero_grad()` both do it. Parameters the caller
-    froze (requires_grad=False) stay frozen and as they were.
+    `optimizer.zero_grad()` and `model.zero_grad()` both do it. requires_grad stays as
+    the caller set it on every parameter: those the caller froze (requires_grad=False)
+    stay frozen and as they were.
 
     Train the model in the mode the caller left it in (setting it is the caller's call):
     every forward runs in the modes the caller set, and model.training (and every

@@ -34,7 +34,8 @@ def train_epoch(
     - model: an nn.Module whose parameters are on `device`. It may arrive in eval mode, or
       in training mode holding submodules in eval: put it in training mode before the first
       batch, every submodule included, as model.train() does (it stays in training mode).
-      Parameters the caller froze (requires_grad=False) stay frozen and as they were.
+      requires_grad stays as the caller set it on every parameter: those the caller froze
+      (requires_grad=False) stay frozen and as they were.
     - loader: an iterable of `(inputs, targets)` pairs, such as a DataLoader (with
       drop_last, a sampler over part of the data, ...) or a generator, which can be
       iterated only once: go over it once. The tensors may be on any device (usually the

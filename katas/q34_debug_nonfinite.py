@@ -117,9 +117,9 @@ def overfit_one_batch(
     - Returns `steps` Python floats: the loss each step computed for its backward (in the
       model's own mode, dropout included), before its update.
       steps=0 returns [] and changes nothing, `.grad` included.
-    - The model is trained in place; its train/eval mode is left as it is, and parameters
-      the caller froze (requires_grad=False) stay frozen and as they were. `inputs` and
-      `targets` are not modified.
+    - The model is trained in place; its train/eval mode is left as it is, and so is each
+      parameter's requires_grad: those the caller froze (requires_grad=False) stay frozen
+      and as they were. `inputs` and `targets` are not modified.
 
     >>> model = nn.Linear(3, 4)
     >>> losses = overfit_one_batch(model, torch.randn(8, 3), torch.arange(8) % 4, steps=200)

@@ -1978,25 +1978,24 @@ def test_fresh_grads_catches_gradients_from_before_the_call_leaking_into_a_step(
     )
 
 
-def test_fresh_grads_catches_a_step_that_unfreezes_the_callers_parameters():
+def test_fresh_grads_catches_a_step_that_changes_what_the_caller_froze():
     def make(device):
         model = nn.Linear(3, 1)
         return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
 
-    def step(model, optimizer, unfreeze):
+    def step(model, optimizer, unfreeze=False, freeze=False):
         if unfreeze:
             model.requires_grad_(True)  # "make sure the gradients flow"
         optimizer.zero_grad()
         model(torch.ones(2, 3)).sum().backward()
         optimizer.step()
+        if freeze:
+            model.requires_grad_(False)  # "trained: freeze it"
         return model.bias.detach().clone()
 
     facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
-    assert_catches(
-        facet,
-        lambda model, optimizer: step(model, optimizer, unfreeze=False),
-        lambda model, optimizer: step(model, optimizer, unfreeze=True),
-    )
+    assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, unfreeze=True))
+    assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, freeze=True))
 
 
 def test_every_checker_has_a_test_that_it_can_fail():

@@ -689,8 +689,8 @@ class FreshGrads(Facet):
     arguments made anew after the same torch.manual_seed. A third call, with every other
     trainable tensor params(args) names frozen (requires_grad False, no .grad: a backbone
     the caller froze to fine-tune the rest), leaves the frozen ones frozen, with no .grad,
-    and as they were: a loop that sets requires_grad on the model trains what the caller
-    froze."""
+    and as they were, and the others trainable: a loop that sets requires_grad on the model
+    trains what the caller froze."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
@@ -2987,6 +2987,10 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
             f"{'kept' if _same(tensor, value) else 'changed'}): leave requires_grad as the "
             "caller set it; a frozen parameter gets no gradient and no step"
         )
+    assert all(tensor.requires_grad for tensor in trainable[1::2]), (
+        f"{case.function.name} froze parameters the caller left trainable: leave "
+        "requires_grad as the caller set it"
+    )
 
 
 def check_returns(case: Case, device: torch.device) -> None:
