@@ -31,8 +31,10 @@ def train_accumulated(
 
     - batches: a list of (inputs, targets) micro-batches on the model's device, in
       order; their sizes (dim 0) may differ, and each holds at least one sample (the mean
-      loss of an empty batch is NaN). optimizer holds the model's parameters. batches is
-      not modified: the list and its tensors (values, requires_grad) are left as they were.
+      loss of an empty batch is NaN). optimizer holds the model's parameters (a layer the
+      caller froze, requires_grad=False, among them: it stays frozen, and unchanged), and
+      its state (momentum) goes on from the caller's earlier steps. batches is not
+      modified: the list and its tensors (values, requires_grad) are left as they were.
     - loss_fn(outputs, targets) returns the mean loss over the samples of a batch, like
       F.mse_loss or F.cross_entropy with their default reduction. Call it with these two
       arguments only, once per micro-batch, as the model: it may be any callable
