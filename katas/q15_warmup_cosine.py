@@ -99,7 +99,9 @@ def train_with_schedule(
 
     The gradients are reset before each backward: `.grad` the caller left on the
     parameters never reaches a step. The optimizer steps the model's parameters, so
-    `optimizer.zero_grad()` and `model.zero_grad()` both do it.
+    `optimizer.zero_grad()` and `model.zero_grad()` both do it. A parameter the caller
+    froze (requires_grad=False) stays frozen and unchanged, and the optimizer's state
+    (momentum) goes on from the caller's earlier steps: a second call is the next epoch.
 
     Train the model in the mode the caller left it in (setting it is the caller's call):
     every forward runs in the modes the caller set, and model.training (and every
