@@ -261,6 +261,9 @@ def test_normalize_channels_keeps_the_dtype(device, dtype):
         ((2, 3, 4, 4), (3,), (1, 3)),
         ((2, 1, 4, 4), (), (1,)),
         ((2, 1, 4, 4), (1,), ()),
+        # Both alike: a check of mean against std, not against [C], lets them broadcast.
+        ((2, 3, 4, 4), (1,), (1,)),
+        ((2, 3, 4, 4), (3, 1, 1), (3, 1, 1)),
     ],
     ids=[
         "3-D",
@@ -271,6 +274,8 @@ def test_normalize_channels_keeps_the_dtype(device, dtype):
         "std [1,C]",
         "0-dim mean with C=1",
         "0-dim std with C=1",
+        "mean and std of shape [1]",
+        "mean and std [C,1,1]",
     ],
 )
 # An empty batch too: nothing to normalise is no reason to skip the checks.

@@ -21,7 +21,8 @@ from torch import nn
 class MLP(nn.Module):
     """A stack of fully connected layers: Linear, activation, dropout, ..., Linear.
 
-    - sizes: [in_features, hidden_1, ..., out_features], at least two positive ints.
+    - sizes: [in_features, hidden_1, ..., out_features], at least two positive ints, in
+      any sequence (a list, a tuple, a range), which is left as it is.
       Layer i is `nn.Linear(sizes[i], sizes[i + 1])` (with bias), so there are
       len(sizes) - 1 Linear layers and no other parameters, each initialised as nn.Linear
       creates it, from torch's generator as the caller seeded it.

@@ -14,7 +14,8 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
-SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1]]
+# Any Sequence of ints: a tuple and a range too, not only a list.
+SIZES = [[3, 2], [1, 1], [4, 16, 16, 3], [5, 7, 9, 1], (6, 5, 2), range(4, 1, -1)]
 
 
 def linear_layers(model):

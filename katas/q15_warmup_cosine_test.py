@@ -1,3 +1,4 @@
+import copy
 import math
 import warnings
 from functools import partial
@@ -243,6 +244,57 @@ def test_loop_trains_with_the_scheduled_lr(device, stale):
         (weight, bias),
         "the trained weights differ from SGD with the scheduled lrs; per batch: "
         "zero_grad, forward, loss, backward, optimizer.step(), scheduler.step()",
+    )
+
+
+def by_hand(model, optimizer, scheduler, batches):
+    """The loop as the docstring lists it, with torch's own optimizer and scheduler."""
+    for inputs, targets in batches:
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(inputs), targets).backward()
+        optimizer.step()
+        scheduler.step()
+
+
+def momentum_setup(device, model=None):
+    model = nn.Linear(2, 1).to(device) if model is None else copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    return model, optimizer, LambdaLR(optimizer, partial(expected_factor, warmup=2, total=8))
+
+
+def test_a_second_call_goes_on_with_the_optimizers_state(device):
+    # Two epochs, one call each, with one optimizer: the second goes on from the momentum
+    # the first left (the optimizer's state is the caller's, neither cleared nor replaced).
+    model, optimizer, scheduler = momentum_setup(device)
+    expected = momentum_setup(device, model)
+    batches = regression_batches(device, 4)
+    for _ in range(2):
+        train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+        by_hand(*expected, batches)
+    assert_close(
+        (model.weight.detach(), model.bias.detach()),
+        (expected[0].weight.detach(), expected[0].bias.detach()),
+        "after two calls the weights differ from two epochs of SGD with momentum: the "
+        "second call steps with the momentum the first one left in the optimizer",
+    )
+
+
+def test_a_parameter_the_caller_froze_stays_frozen(device):
+    # Fine-tuning: the bias frozen (requires_grad=False), the optimizer over all parameters.
+    model, optimizer, scheduler = momentum_setup(device)
+    model.bias.requires_grad_(False)
+    expected = momentum_setup(device, model)
+    batches = regression_batches(device, 4)
+    train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+    by_hand(*expected, batches)
+    assert not model.bias.requires_grad, (
+        "the caller froze the bias (requires_grad=False) and the loop made it require grad: "
+        "leave requires_grad as the caller set it"
+    )
+    assert_close(
+        (model.weight.detach(), model.bias.detach()),
+        (expected[0].weight.detach(), expected[0].bias.detach()),
+        "the weights differ from SGD over the trainable ones: a frozen bias does not move",
     )
 
 

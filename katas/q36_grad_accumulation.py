@@ -33,8 +33,9 @@ def train_accumulated(
       order; their sizes (dim 0) may differ, and each holds at least one sample (the mean
       loss of an empty batch is NaN). optimizer holds the model's parameters, whose
       requires_grad stays as the caller set it: those the caller froze
-      (requires_grad=False) stay frozen and as they were. batches is
-      not modified: the list and its tensors (values, requires_grad) are left as they were.
+      (requires_grad=False) stay frozen and as they were. The optimizer's state (momentum)
+      goes on from the caller's earlier steps. batches is not modified: the list and its
+      tensors (values, requires_grad) are left as they were.
     - loss_fn(outputs, targets) returns the mean loss over the samples of a batch, like
       F.mse_loss or F.cross_entropy with their default reduction. Call it with these two
       arguments only, once per micro-batch, as the model: it may be any callable

@@ -39,9 +39,9 @@ def make_sgd(model):
     return torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9, weight_decay=0.01)
 
 
-def big_batch_training(model, batches, accum_steps, loss_fn=F.mse_loss):
+def big_batch_training(model, batches, accum_steps, loss_fn=F.mse_loss, optimizer=None):
     """The oracle: one ordinary step per group, on the group concatenated."""
-    optimizer = make_sgd(model)
+    optimizer = optimizer or make_sgd(model)
     losses = []
     for start in range(0, len(batches), accum_steps):
         group = batches[start : start + accum_steps]
@@ -314,6 +314,43 @@ def test_rejects_accum_steps_below_one_before_changing_anything(device, accum_st
             f"{name}.grad changed although accum_steps={accum_steps} was refused: check the "
             "arguments first, before zeroing gradients or running the model"
         )
+
+
+def test_a_layer_the_caller_froze_stays_frozen(device):
+    # Fine-tuning: the first layer frozen (requires_grad=False), the optimizer over all
+    # parameters, as big-batch training runs it: the frozen layer gets no gradient and
+    # does not move (momentum and weight decay would move it).
+    model, batches = regression_setup(device, [3, 2, 4, 1, 5])
+    model[0].requires_grad_(False)
+    expected_model = copy.deepcopy(model)
+    losses = train_accumulated(model, batches, make_sgd(model), 2)
+    expected_losses = big_batch_training(expected_model, batches, 2)
+    flags = {name: p.requires_grad for name, p in model.named_parameters()}
+    assert flags == {name: not name.startswith("0.") for name in flags}, (
+        f"requires_grad of the parameters after the call: {flags}; the caller froze layer 0: "
+        "leave requires_grad as the caller set it"
+    )
+    assert_same_parameters(model, expected_model, "a frozen layer gets no gradient")
+    assert_close(losses, expected_losses, "each group's loss", rtol=1e-5, atol=1e-6)
+
+
+def test_a_second_call_goes_on_with_the_optimizers_state(device):
+    # Two passes with one optimizer (two epochs): the second goes on from the momentum the
+    # first left, as big-batch training with one optimizer over both passes does; the
+    # optimizer's state is the caller's, neither cleared nor replaced.
+    model, batches = regression_setup(device, [3, 2, 4, 1, 5])
+    expected_model = copy.deepcopy(model)
+    optimizer = make_sgd(model)
+    losses = [train_accumulated(model, batches, optimizer, 2) for _ in range(2)]
+    expected_optimizer = make_sgd(expected_model)
+    expected_losses = [
+        big_batch_training(expected_model, batches, 2, optimizer=expected_optimizer)
+        for _ in range(2)
+    ]
+    assert_same_parameters(
+        model, expected_model, "the second pass steps with the momentum the first one left"
+    )
+    assert_close(losses, expected_losses, "each group's loss", rtol=1e-5, atol=1e-6)
 
 
 def test_no_batches_no_step(device):

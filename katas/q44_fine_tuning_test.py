@@ -7,7 +7,7 @@ from torch import nn
 
 from katas.q44_fine_tuning import FineTuner, make_optimizer
 from torch_katas import facets
-from torch_katas.testing import check_tensor, skip_unless_supported
+from torch_katas.testing import check_tensor, seed_for, skip_unless_supported
 
 NUM_FEATURES, NUM_CLASSES = 8, 3
 
@@ -79,6 +79,26 @@ def test_a_backbone_whose_first_block_has_no_parameters(device, dtype):
     )
     x, _ = batch(device, dtype)
     check_tensor(model(x), shape=(16, NUM_CLASSES), dtype=dtype, device=device, name="model(x)")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_head_is_initialised_as_nn_linear_creates_it(device, dtype):
+    # The head is the only thing drawn: after the same seed it equals the nn.Linear built
+    # on the backbone's device and dtype (no re-initialisation of its own, xavier or other).
+    skip_unless_supported(device, dtype)
+    backbone = pretrained_backbone(device, dtype)
+    seed = seed_for(0)
+    torch.manual_seed(seed)
+    model = FineTuner(backbone, NUM_FEATURES, NUM_CLASSES)
+    torch.manual_seed(seed)
+    expected = nn.Linear(NUM_FEATURES, NUM_CLASSES, device=device, dtype=dtype)
+    pairs = zip(model.head.named_parameters(), expected.parameters(), strict=True)
+    for (name, parameter), want in pairs:
+        assert torch.equal(parameter.detach(), want.detach()), (
+            f"model.head.{name} differs from nn.Linear({NUM_FEATURES}, {NUM_CLASSES}) built "
+            "after the same seed: keep the initialisation nn.Linear gives it, created on the "
+            "backbone's device and dtype"
+        )
 
 
 @pytest.mark.parametrize("train_last_block", [False, True], ids=["frozen", "last-block"])
