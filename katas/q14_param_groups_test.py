@@ -280,16 +280,19 @@ def test_a_name_ending_in_bias_with_capitals_decays(device):
 
 
 class Modulated(nn.LayerNorm):
-    """A normalisation layer holding a Linear of its own (adaptive LayerNorm)."""
+    """A normalisation layer holding a Linear of its own (adaptive LayerNorm), and a
+    parameter of its own besides weight and bias (no decay: the layer holds it itself)."""
 
     def __init__(self, width=4):
         super().__init__(width)
+        self.gate = nn.Parameter(torch.ones(width))
         self.adapter = nn.Linear(width, 2 * width)
 
 
 class TableWithProjection(nn.Embedding):
     def __init__(self, width=4):
         super().__init__(6, width)
+        self.temperature = nn.Parameter(torch.ones(()))
         self.projection = nn.Linear(width, width)
 
 
@@ -304,11 +307,13 @@ def test_a_module_inside_a_no_decay_layer_follows_its_own_class(device, make):
         [inner.weight, model[1].weight],
         "decay (the no-decay layer's own parameters only: a Linear inside it decays its weight)",
     )
+    own = list(model[0].parameters(recurse=False))  # its gate or temperature too
     assert_same_parameters(
         model,
         no_decay,
-        [p for p in model[0].parameters(recurse=False)] + [inner.bias, model[1].bias],
-        "no-decay",
+        [*own, inner.bias, model[1].bias],
+        "no-decay (every parameter the layer holds itself, named_parameters(recurse=False), "
+        "not its weight and bias alone)",
     )
 
 
