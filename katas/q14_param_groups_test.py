@@ -224,7 +224,7 @@ class LearnedPositionalEmbedding(nn.Module):
 
 class ByOwnName(nn.Module):
     """Names in which "bias" stands elsewhere than at the end of the parameter's own name,
-    and one that ends with it after no "_" (it ends with bias all the same)."""
+    and one that ends with it after no "_" (it ends with bias all the same), a 2-D one."""
 
     def __init__(self, width=4):
         super().__init__()
@@ -232,7 +232,8 @@ class ByOwnName(nn.Module):
         self.attention = nn.MultiheadAttention(width, 2, add_bias_kv=True)  # bias_k, bias_v
         self.lstm = nn.LSTM(width, width)  # bias_ih_l0, bias_hh_l0
         self.positions = LearnedPositionalEmbedding(width=width)
-        self.posbias = nn.Parameter(torch.zeros(width))  # no decay: it ends with "bias"
+        # No decay: it ends with "bias", whatever its shape (a 2-D table of biases too).
+        self.posbias = nn.Parameter(torch.zeros(3, width))
 
 
 def test_the_rule_reads_the_own_name_and_the_class_only(device):
@@ -254,7 +255,8 @@ def test_the_rule_reads_the_own_name_and_the_class_only(device):
         model,
         no_decay,
         in_model_order(model, ends_in_bias),
-        'no-decay (every own name that ends with "bias", with or without a "_" before it)',
+        'no-decay (every own name that ends with "bias", with or without a "_" before it, '
+        "of any shape)",
     )
 
 
@@ -278,16 +280,19 @@ def test_a_name_ending_in_bias_with_capitals_decays(device):
 
 
 class Modulated(nn.LayerNorm):
-    """A normalisation layer holding a Linear of its own (adaptive LayerNorm)."""
+    """A normalisation layer holding a Linear of its own (adaptive LayerNorm), and a
+    parameter of its own besides weight and bias (no decay: the layer holds it itself)."""
 
     def __init__(self, width=4):
         super().__init__(width)
+        self.gate = nn.Parameter(torch.ones(width))
         self.adapter = nn.Linear(width, 2 * width)
 
 
 class TableWithProjection(nn.Embedding):
     def __init__(self, width=4):
         super().__init__(6, width)
+        self.temperature = nn.Parameter(torch.ones(()))
         self.projection = nn.Linear(width, width)
 
 
@@ -302,11 +307,13 @@ def test_a_module_inside_a_no_decay_layer_follows_its_own_class(device, make):
         [inner.weight, model[1].weight],
         "decay (the no-decay layer's own parameters only: a Linear inside it decays its weight)",
     )
+    own = list(model[0].parameters(recurse=False))  # its gate or temperature too
     assert_same_parameters(
         model,
         no_decay,
-        [p for p in model[0].parameters(recurse=False)] + [inner.bias, model[1].bias],
-        "no-decay",
+        [*own, inner.bias, model[1].bias],
+        "no-decay (every parameter the layer holds itself, named_parameters(recurse=False), "
+        "not its weight and bias alone)",
     )
 
 

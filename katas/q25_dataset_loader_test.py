@@ -106,6 +106,22 @@ def test_rejects_window_or_stride_below_one(device, window, stride):
         )
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_samples_are_views_of_the_callers_series(device, layout):
+    base = torch.arange(24.0, device=device).reshape(12, 2)
+    series = base if layout == "contiguous" else base.t().contiguous().t()  # column-major
+    ds = SlidingWindows(series, window=3, stride=2)
+    memory = series.untyped_storage().data_ptr()
+    for i in range(len(ds)):
+        x, y = ds[i]
+        shared = [t.untyped_storage().data_ptr() == memory for t in (x, y)]
+        assert all(shared), (
+            f"sample {i}: the window shares the series' memory: {shared[0]}, the target: "
+            f"{shared[1]}; keep the {layout} series itself (no .clone() or .contiguous()) and "
+            "return its slices, which are views"
+        )
+
+
 def test_does_not_modify_the_series(device):
     series = torch.arange(10.0, device=device)
     before = series.clone()

@@ -15,6 +15,7 @@ from torch_katas.testing import (
     own_methods,
     seed_for,
     skip_unless_supported,
+    storage_freed,
 )
 
 
@@ -180,6 +181,18 @@ BOUNDARIES = {
     "a first metric of -inf in max mode is a bad epoch": (
         dict(mode="max", factor=0.5, patience=1, cooldown=1),
         [-float("inf")] * 5,
+        (0.1,),
+    ),
+    # Only NaN is set apart: an infinite metric goes through the same comparison as any
+    # other, so -inf (+inf in max mode) is a new best, after which nothing improves on it.
+    "a metric of -inf is a new best, min": (
+        dict(mode="min", factor=0.5, patience=1),
+        [1.0, -float("inf"), -float("inf"), 0.0, -float("inf")],
+        (0.1,),
+    ),
+    "a metric of inf is a new best, max": (
+        dict(mode="max", factor=0.5, patience=1, threshold_mode="abs"),
+        [1.0, float("inf"), float("inf"), 2.0, float("inf")],
         (0.1,),
     ),
     # NaN compares false with everything: it never beats the best, in either mode.
@@ -461,6 +474,24 @@ def test_a_float64_tensor_metric_keeps_its_precision(device):
     values = (1.0, 1.0 - 1e-9, 1.0 - 2e-9, 1.0 - 3e-9)
     metrics = [torch.tensor(v, dtype=torch.float64, device=device) for v in values]
     check_against_builtin(device, metrics, dict(factor=0.5, patience=0, threshold=0.0))
+
+
+def test_keeps_no_reference_to_the_metric_tensor(device):
+    # A loss tensor still holds its graph: a scheduler that keeps the tensor (as the best, or
+    # as the last metric seen) keeps that memory alive from one epoch to the next.
+    optimizer = make_optimizer(device, (0.1,))
+    weight = torch.ones(3, device=device, requires_grad=True)
+    with builtin_plateau_refused():
+        scheduler = PlateauLR(optimizer, factor=0.5, patience=1)
+        for epoch, value in enumerate((1.0, 0.5, 0.75)):
+            metric = (weight * value).sum()
+            freed = storage_freed(metric)
+            scheduler.step(metric)
+            del metric
+            assert freed(), (
+                f"after step {epoch + 1} the scheduler still holds the metric tensor it was "
+                "given: keep its value as a number (float(metric)), never the tensor itself"
+            )
 
 
 # ---------------------------------------------------------------- facets

@@ -32,6 +32,12 @@ SAVED = {
     "a transpose shares its base's storage": (lambda x: x.sin().sum() + x.t().sin().sum(), 60),
     "two outputs saved": (lambda x: x.exp().exp(), 120),
     "nothing saved: addition needs no tensor": (lambda x: x + 1, 0),
+    # Integer tensors are saved too, and hold memory like any other: every tensor packed.
+    "max over a dim saves its int64 indices only": (lambda x: x.max(dim=1).values, 24),
+    "gather saves its input and its int64 index": (
+        lambda x: x.gather(1, torch.zeros(3, 1, dtype=torch.int64, device=x.device)),
+        60 + 24,
+    ),
 }
 
 
