@@ -694,7 +694,8 @@ class FreshGrads(Facet):
 
 @dataclass(frozen=True)
 class Returns(Facet):
-    """`new`: the result is a new object that shares no memory with the tensor inputs, nor
+    """`new`: the result is a new object that shares no memory with the tensor inputs (as
+    made, and in strided copies of them), nor
     between its own elements (no expanded view: it can be written in place, as an
     accumulator is; no inference tensor, made under torch.inference_mode(), which cannot be
     written in place outside it), nor with the result of another call (no cached tensor,
@@ -2998,6 +2999,17 @@ def check_returns(case: Case, device: torch.device) -> None:
     # changed by the caller who writes into the first one.
     _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
     _assert_writable_in_place(case.function.name, result)
+    # The inputs in strided copies: a result that shares their memory only there (a copy
+    # skipped for a non-contiguous input, taken to have been copied already) shows.
+    fresh = facet.make(device)
+    strided = Args(_strided(fresh.args), _strided(dict(fresh.kwargs)))
+    result = _call(case, strided)
+    for path, tensor in _tensors(strided):
+        if isinstance(tensor, torch.Tensor) and isinstance(result, (torch.Tensor, np.ndarray)):
+            assert not _overlaps(result, tensor), (
+                f"{case.function.name}'s result shares memory with the non-contiguous input "
+                f"{path}: return a new tensor (or array) for every layout"
+            )
 
 
 def _assert_writable_in_place(name: str, result: Any) -> None:
