@@ -3111,6 +3111,14 @@ def test_returns_catches_a_copy_skipped_for_a_non_contiguous_input():
 
     assert_catches(new, lambda x: x.clone(), skipped)
     assert_catches(new, lambda x: x.numpy().copy(), skipped_array)
+    # An array given: the same, its strided copy a NumPy array too.
+    given = facets.Returns(lambda device: facets.args(np.arange(6.0).reshape(2, 3)))
+
+    def wrapped(array):
+        return torch.tensor(array) if array.flags.c_contiguous else torch.as_tensor(array)
+
+    assert_catches(given, torch.tensor, wrapped)
+    assert_catches(given, torch.tensor, torch.as_tensor)
 
 
 def test_returns_catches_an_inference_tensor_in_the_result():
