@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -195,10 +197,13 @@ def test_as_tensor_shared_of_python_data(device, data, dtype, expected):
 
 
 def dirty_memory(shape, dtypes, device):
-    """Allocate and free blocks of this size filled with 7s, so that memory handed out
-    next (without initialising it) is likely to hold them."""
+    """Allocate and free blocks of this size filled with NaN (7 for an integer dtype), so
+    that memory handed out next (without initialising it) is likely to hold them: NaN
+    stays NaN when multiplied by 0, so `torch.empty(...) * 0` is no zeroing either."""
     for dtype in dtypes:
-        junk = torch.full(shape, 7, dtype=dtype, device=device)
+        junk = torch.full(
+            shape, math.nan if dtype.is_floating_point else 7, dtype=dtype, device=device
+        )
         del junk
 
 
@@ -215,7 +220,8 @@ def test_zeros_for_returns_zeros_even_in_reused_memory(device, dtype):
         nonzero = (result != 0).sum().item()
         assert nonzero == 0, (
             f"{nonzero} of {result.numel()} elements are not 0: the memory was not "
-            "initialised (torch.empty or torch.Tensor(*shape)); use zeros"
+            "initialised (torch.empty or torch.Tensor(*shape)), or was multiplied by 0, which "
+            "leaves NaN and inf as they were (NaN * 0 is NaN); use zeros"
         )
 
 

@@ -3119,6 +3119,30 @@ def test_returns_catches_an_alias_or_a_copy():
     assert_catches(zeros, lambda x: x.new_zeros(3), cached)
 
 
+def test_returns_catches_a_copy_skipped_for_a_non_contiguous_input():
+    # A result that shares the input's memory only where the input is not contiguous (a
+    # copy taken to have been made already) shows on the strided copies of the inputs.
+    new = facets.Returns(lambda device: facets.args(torch.arange(6.0).reshape(2, 3)))
+
+    def skipped(x):
+        return x.clone() if x.is_contiguous() else x[:]
+
+    def skipped_array(x):
+        array = x.numpy()
+        return array.copy() if x.is_contiguous() else array
+
+    assert_catches(new, lambda x: x.clone(), skipped)
+    assert_catches(new, lambda x: x.numpy().copy(), skipped_array)
+    # An array given: the same, its strided copy a NumPy array too.
+    given = facets.Returns(lambda device: facets.args(np.arange(6.0).reshape(2, 3)))
+
+    def wrapped(array):
+        return torch.tensor(array) if array.flags.c_contiguous else torch.as_tensor(array)
+
+    assert_catches(given, torch.tensor, wrapped)
+    assert_catches(given, torch.tensor, torch.as_tensor)
+
+
 def test_returns_catches_an_inference_tensor_in_the_result():
     new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
 

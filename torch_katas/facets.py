@@ -698,7 +698,8 @@ class FreshGrads(Facet):
 
 @dataclass(frozen=True)
 class Returns(Facet):
-    """`new`: the result is a new object that shares no memory with the tensor inputs, nor
+    """`new`: the result is a new object that shares no memory with the tensor and array
+    inputs (as made, and in strided copies of them), nor
     between its own elements (no expanded view: it can be written in place, as an
     accumulator is; no inference tensor, made under torch.inference_mode(), which cannot be
     written in place outside it), nor with the result of another call (no cached tensor,
@@ -3017,8 +3018,8 @@ def check_returns(case: Case, device: torch.device) -> None:
         )
     for path, tensor in _tensors(arguments):
         assert result is not tensor, f"{case.function.name} returned its input {path} itself"
-        if isinstance(tensor, torch.Tensor) and isinstance(result, (torch.Tensor, np.ndarray)):
-            assert not _overlaps(result, tensor), (
+        if isinstance(result, (torch.Tensor, np.ndarray)):
+            assert not _shares_input(result, tensor), (
                 f"{case.function.name}'s result shares memory with the input {path}: "
                 "return a new tensor"
             )
@@ -3026,6 +3027,48 @@ def check_returns(case: Case, device: torch.device) -> None:
     # changed by the caller who writes into the first one.
     _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
     _assert_writable_in_place(case.function.name, result)
+    # The inputs in strided copies: a result that shares their memory only there (a copy
+    # skipped for a non-contiguous input, taken to have been copied already) shows.
+    fresh = facet.make(device)
+    strided = Args(*(_strided(_strided_arrays(part)) for part in (fresh.args, dict(fresh.kwargs))))
+    result = _call(case, strided)
+    for path, tensor in _tensors(strided):
+        if isinstance(result, (torch.Tensor, np.ndarray)):
+            assert not _shares_input(result, tensor), (
+                f"{case.function.name}'s result shares memory with the non-contiguous input "
+                f"{path}: return a new tensor (or array) for every layout"
+            )
+
+
+def _strided_arrays(value: Any) -> Any:
+    """`_strided` for NumPy arrays: the same values, no two dimensions mergeable into one."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_strided_arrays(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _strided_arrays(item) for key, item in value.items()}
+    if isinstance(value, np.ndarray) and value.ndim > 0 and value.size > 1:
+        reversed_ = value.transpose()
+        return np.stack([reversed_, reversed_], axis=-1)[..., 0].transpose()
+    return value
+
+
+def _shares_input(result: torch.Tensor | np.ndarray, value: Any) -> bool:
+    """Whether a returned tensor or array shares memory with an input tensor or array."""
+    if isinstance(value, torch.Tensor):
+        return _overlaps(result, value)
+    if not isinstance(value, np.ndarray):
+        return False
+    if isinstance(result, np.ndarray):
+        return bool(np.shares_memory(result, value))
+    if result.device.type != "cpu":
+        return False
+    spans = _span(result), _span(value)
+    return (
+        spans[0] is not None
+        and spans[1] is not None
+        and spans[0][0] < spans[1][1]
+        and spans[1][0] < spans[0][1]
+    )
 
 
 def _assert_writable_in_place(name: str, result: Any) -> None:
