@@ -1,4 +1,5 @@
 import math
+import random
 
 import pytest
 import torch
@@ -292,6 +293,7 @@ def test_standard_normal_weights_saturate_a_tanh_stack(device):
         (200, 1.0, 10.0),
         (8, 0.5, 1.0),
         (50, 0.1, 0.5),
+        (25, 0.2, math.sqrt(0.5)),  # an odd width: half of 25 units is 12.5, not 12
         (8, 1e200, 2e200),  # weight_std squared overflows a float
         (8, 1e-200, 2e-200),  # and here underflows to 0
     ],
@@ -301,6 +303,17 @@ def test_relu_std_ratio_formula(device, width, weight_std, expected):
     assert isinstance(ratio, float), f"return a Python float, got {type(ratio).__name__}"
     assert ratio == pytest.approx(expected, rel=1e-9), (
         f"relu_std_ratio({width}, {weight_std:.4g}) should be {expected}, got {ratio}"
+    )
+
+
+def test_relu_std_ratio_at_a_drawn_width(device):
+    # Any width, odd ones too (a floor of width / 2 is off there), and any std.
+    rng = random.Random(seed_for(3))
+    width, weight_std = rng.randrange(1, 2000, 2), rng.uniform(0.01, 3)
+    expected = math.sqrt(width * weight_std**2 / 2)  # half the mean square of width terms
+    ratio = relu_std_ratio(width, weight_std)
+    assert ratio == pytest.approx(expected, rel=1e-9), (
+        f"relu_std_ratio({width}, {weight_std!r}) should be {expected}, got {ratio}"
     )
 
 
