@@ -165,6 +165,27 @@ def test_grad_scaler_for_any_name(device, monkeypatch, name, native):
     )
 
 
+@pytest.mark.parametrize("current", [0, 1])
+@pytest.mark.parametrize(
+    "name",
+    ["cuda", "cuda:0", "cuda:1", torch.device("cuda", 1)],
+    ids=["cuda", "cuda:0", "cuda:1", "device(cuda,1)"],
+)
+def test_grad_scaler_asks_about_the_gpu_named(device, monkeypatch, name, current):
+    # GPU 0 an A100, GPU 1 a V100: the scaler for "cuda:1" is on (float16 there) whichever
+    # GPU is current, and for "cuda" it follows the current one; the device type alone
+    # ("cuda") would ask the current GPU about another.
+    fake_gpus(monkeypatch, native=[True, False], current=current, available=True)
+    index = torch.device(name).index
+    want = (current if index is None else index) == 1
+    scaler = make_grad_scaler(name)
+    assert scaler.is_enabled() == want, (
+        f"with GPU {current} current, the scaler for {name!r} should be "
+        f"{'enabled' if want else 'disabled'}: enabled exactly where amp_dtype(device) gives "
+        "float16, asked about the GPU named (amp_dtype(device), not amp_dtype(device.type))"
+    )
+
+
 @pytest.mark.parametrize("as_string", [False, True], ids=["torch.device", "string"])
 def test_grad_scaler_is_enabled_only_where_float16_is_used(device, as_string):
     given = str(device) if as_string else device
