@@ -227,6 +227,27 @@ def test_activation_stds_keep_float64(device):
     check_tensor(stds, shape=(2,), dtype=torch.float64, device=device, name="activation_stds(...)")
 
 
+def test_activation_stds_measure_float64_in_float64(device):
+    # Activations around 1e8 that vary by less than 1: float32 holds only multiples of 8
+    # there, so a std taken of a float32 copy (x.float().std(), a guard against float16's
+    # overflow) is off by far more than the unbiased/biased choice (4096 elements: 1e-4).
+    skip_unless_supported(device, torch.float64)
+    eye = torch.eye(64, dtype=torch.float64, device=device)
+    stack = reference_stack([eye, eye], nn.ReLU)
+    ramp = torch.linspace(-1, 1, 64 * 64, dtype=torch.float64, device=device).reshape(64, 64)
+    x = 1e8 + ramp
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(2,), dtype=torch.float64, device=device, name="activation_stds(...)")
+    assert_close(
+        stds.cpu(),
+        torch.tensor(stds_by_loop(stack, x), dtype=torch.float64),
+        "float64 activations measured in float64: a float32 copy of values near 1e8 loses "
+        "everything below 8",
+        rtol=1e-3,
+        atol=0,
+    )
+
+
 def test_activation_stds_leave_inputs_alone(device):
     stack = reference_stack([torch.randn(16, 16, device=device) / 4] * 3, nn.ReLU)
     x = torch.randn(16, 64, device=device).t()  # non-contiguous
