@@ -88,6 +88,14 @@ def sgd_by_hand_in_float32(model, batches, lr, max_grad_norm=None):
     return [param.detach() for param in params]
 
 
+def sgd_in_groups(model, lr):
+    """Plain SGD at lr over the model's parameters in two param groups (the first
+    parameter, then the rest), as an optimizer with settings per layer has them: the same
+    steps as one group, yet code that reads param_groups[0] alone leaves the second out."""
+    params = list(model.parameters())
+    return torch.optim.SGD([{"params": params[:1]}, {"params": params[1:]}], lr=lr)
+
+
 def test_amp_dtype_fits_the_device(device):
     got = amp_dtype(device)
     want = expected_dtype(device)
@@ -439,7 +447,7 @@ def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled
     want = sgd_by_hand_in_float32(model, batches, lr=0.1)
     for param in model.parameters():
         param.grad = torch.full_like(param, 100.0)  # stale gradients the step must discard
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = sgd_in_groups(model, lr=0.1)  # every group's gradients: fresh, clipped
     scaler = scaler_for(device, enabled)
     for inputs, targets in batches:
         amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
@@ -518,7 +526,7 @@ def test_clipping_caps_the_unscaled_gradients(device, enabled, max_grad_norm):
     norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
     assert norm > 10 * 0.05, f"the test's gradients are too small to be clipped: {norm}"
     want = sgd_by_hand_in_float32(model, batches, lr=0.1, max_grad_norm=max_grad_norm)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = sgd_in_groups(model, lr=0.1)  # every group's gradients: fresh, clipped
     scaler = scaler_for(device, enabled)
     for inputs, targets in batches:
         amp_train_step(
@@ -602,7 +610,7 @@ def test_float16_gradients_too_small_for_float16_survive_through_the_scaler(devi
 
 def step_inputs(device):
     model = nn.Linear(3, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = sgd_in_groups(model, lr=0.1)  # the weight, then the bias: two groups
     x = torch.randn(8, 3, device=device, requires_grad=True)
     y = torch.randn(8, 2, device=device)
     scaler = torch.amp.GradScaler(device.type if device.type == "cuda" else "cpu", enabled=False)
