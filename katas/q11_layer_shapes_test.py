@@ -118,6 +118,12 @@ def test_known_shapes(device, input_shape, args, expected):
     assert isinstance(got, tuple) and all(type(size) is int for size in got), (
         f"return a tuple of Python ints, got {got!r}"
     )
+    # input_shape is any sequence of ints: a list too (unhashable, so no cache keyed on it).
+    from_list = conv2d_output_shape(list(input_shape), **args)
+    assert from_list == expected, (
+        f"for input_shape given as the list {list(input_shape)} expected {expected}, got "
+        f"{from_list!r}: input_shape may be any sequence (a tuple, a torch.Size, a list)"
+    )
 
 
 @pytest.mark.parametrize(
