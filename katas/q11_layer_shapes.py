@@ -113,8 +113,9 @@ def pool2d(x: torch.Tensor, kernel: int, mode: str = "max") -> torch.Tensor:
       whose windows hold ties are not asked about), "avg" spreads it evenly (1 / k²).
     - x is not modified. Raises ValueError if mode is neither "max" nor "avg".
 
-    Rules: no Python loops; do not call the pooling functions or layers (F.max_pool2d,
-    F.avg_pool2d, the adaptive ones, nn.MaxPool2d, ...) nor F.unfold / Tensor.unfold. Hint:
+    Rules: no Python loops; do not call the pooling functions or layers of any dimension
+    (F.max_pool2d, F.avg_pool2d, F.max_pool3d on a view, the adaptive and Lp ones,
+    nn.MaxPool2d, ...) nor F.unfold / Tensor.unfold. Hint:
     cut off the edge, reshape so that each window gets dimensions of its own, reduce them.
 
     >>> x = torch.arange(16.0).reshape(1, 1, 4, 4)

@@ -17,7 +17,7 @@ from katas.q11_layer_shapes import (
     pool2d,
 )
 from torch_katas import facets
-from torch_katas.op_families import LINEAR
+from torch_katas.op_families import LINEAR, POOLING
 from torch_katas.testing import (
     assert_close,
     assert_no_python_loops,
@@ -117,6 +117,12 @@ def test_known_shapes(device, input_shape, args, expected):
     assert got == expected, f"expected {expected}, got {got}"
     assert isinstance(got, tuple) and all(type(size) is int for size in got), (
         f"return a tuple of Python ints, got {got!r}"
+    )
+    # input_shape is any sequence of ints: a list too (unhashable, so no cache keyed on it).
+    from_list = conv2d_output_shape(list(input_shape), **args)
+    assert from_list == expected, (
+        f"for input_shape given as the list {list(input_shape)} expected {expected}, got "
+        f"{from_list!r}: input_shape may be any sequence (a tuple, a torch.Size, a list)"
     )
 
 
@@ -438,28 +444,12 @@ def test_padded_attention_matches_the_formula(device, name, dtype):
 # --- pool2d ------------------------------------------------------------------------------
 
 POOLS = {"max": F.max_pool2d, "avg": F.avg_pool2d}
-POOL_REFUSED = [
-    F.max_pool2d,
-    F.avg_pool2d,
-    F.adaptive_max_pool2d,
-    F.adaptive_avg_pool2d,
-    F.unfold,
-    torch.Tensor.unfold,
-]
-POOL_ATEN = [
-    "max_pool2d",
-    "max_pool2d_with_indices",
-    "avg_pool2d",
-    "adaptive_max_pool2d",
-    "_adaptive_avg_pool2d",
-    "adaptive_avg_pool2d",
-    "im2col",
-    "unfold",
-]
 
 
 def pooled(x, kernel, mode):
-    with forbidden_ops(*POOL_REFUSED, reason="pool the windows yourself", aten=POOL_ATEN):
+    # Every pooling builtin, of any dimension: a 3-D max pool with kernel (1, k, k) over
+    # x.unsqueeze(1) is the 2-D one.
+    with forbidden_ops(*POOLING.ops, reason="pool the windows yourself", aten=POOLING.aten):
         return pool2d(x, kernel, mode=mode)
 
 

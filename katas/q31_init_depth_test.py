@@ -1,4 +1,5 @@
 import math
+import random
 
 import pytest
 import torch
@@ -226,6 +227,27 @@ def test_activation_stds_keep_float64(device):
     check_tensor(stds, shape=(2,), dtype=torch.float64, device=device, name="activation_stds(...)")
 
 
+def test_activation_stds_measure_float64_in_float64(device):
+    # Activations around 1e8 that vary by less than 1: float32 holds only multiples of 8
+    # there, so a std taken of a float32 copy (x.float().std(), a guard against float16's
+    # overflow) is off by far more than the unbiased/biased choice (4096 elements: 1e-4).
+    skip_unless_supported(device, torch.float64)
+    eye = torch.eye(64, dtype=torch.float64, device=device)
+    stack = reference_stack([eye, eye], nn.ReLU)
+    ramp = torch.linspace(-1, 1, 64 * 64, dtype=torch.float64, device=device).reshape(64, 64)
+    x = 1e8 + ramp
+    stds = activation_stds(stack, x)
+    check_tensor(stds, shape=(2,), dtype=torch.float64, device=device, name="activation_stds(...)")
+    assert_close(
+        stds.cpu(),
+        torch.tensor(stds_by_loop(stack, x), dtype=torch.float64),
+        "float64 activations measured in float64: a float32 copy of values near 1e8 loses "
+        "everything below 8",
+        rtol=1e-3,
+        atol=0,
+    )
+
+
 def test_activation_stds_leave_inputs_alone(device):
     stack = reference_stack([torch.randn(16, 16, device=device) / 4] * 3, nn.ReLU)
     x = torch.randn(16, 64, device=device).t()  # non-contiguous
@@ -292,6 +314,7 @@ def test_standard_normal_weights_saturate_a_tanh_stack(device):
         (200, 1.0, 10.0),
         (8, 0.5, 1.0),
         (50, 0.1, 0.5),
+        (25, 0.2, math.sqrt(0.5)),  # an odd width: half of 25 units is 12.5, not 12
         (8, 1e200, 2e200),  # weight_std squared overflows a float
         (8, 1e-200, 2e-200),  # and here underflows to 0
     ],
@@ -301,6 +324,17 @@ def test_relu_std_ratio_formula(device, width, weight_std, expected):
     assert isinstance(ratio, float), f"return a Python float, got {type(ratio).__name__}"
     assert ratio == pytest.approx(expected, rel=1e-9), (
         f"relu_std_ratio({width}, {weight_std:.4g}) should be {expected}, got {ratio}"
+    )
+
+
+def test_relu_std_ratio_at_a_drawn_width(device):
+    # Any width, odd ones too (a floor of width / 2 is off there), and any std.
+    rng = random.Random(seed_for(3))
+    width, weight_std = rng.randrange(1, 2000, 2), rng.uniform(0.01, 3)
+    expected = math.sqrt(width * weight_std**2 / 2)  # half the mean square of width terms
+    ratio = relu_std_ratio(width, weight_std)
+    assert ratio == pytest.approx(expected, rel=1e-9), (
+        f"relu_std_ratio({width}, {weight_std!r}) should be {expected}, got {ratio}"
     )
 
 

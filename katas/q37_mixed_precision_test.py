@@ -88,6 +88,14 @@ def sgd_by_hand_in_float32(model, batches, lr, max_grad_norm=None):
     return [param.detach() for param in params]
 
 
+def sgd_in_groups(model, lr):
+    """Plain SGD at lr over the model's parameters in two param groups (the first
+    parameter, then the rest), as an optimizer with settings per layer has them: the same
+    steps as one group, yet code that reads param_groups[0] alone leaves the second out."""
+    params = list(model.parameters())
+    return torch.optim.SGD([{"params": params[:1]}, {"params": params[1:]}], lr=lr)
+
+
 def test_amp_dtype_fits_the_device(device):
     got = amp_dtype(device)
     want = expected_dtype(device)
@@ -162,6 +170,27 @@ def test_grad_scaler_for_any_name(device, monkeypatch, name, native):
     assert got == expected, (
         f"(scale, growth factor, backoff factor, growth interval) is {got}, expected "
         f"GradScaler's defaults {expected}: pass only the device type and `enabled`"
+    )
+
+
+@pytest.mark.parametrize("current", [0, 1])
+@pytest.mark.parametrize(
+    "name",
+    ["cuda", "cuda:0", "cuda:1", torch.device("cuda", 1)],
+    ids=["cuda", "cuda:0", "cuda:1", "device(cuda,1)"],
+)
+def test_grad_scaler_asks_about_the_gpu_named(device, monkeypatch, name, current):
+    # GPU 0 an A100, GPU 1 a V100: the scaler for "cuda:1" is on (float16 there) whichever
+    # GPU is current, and for "cuda" it follows the current one; the device type alone
+    # ("cuda") would ask the current GPU about another.
+    fake_gpus(monkeypatch, native=[True, False], current=current, available=True)
+    index = torch.device(name).index
+    want = (current if index is None else index) == 1
+    scaler = make_grad_scaler(name)
+    assert scaler.is_enabled() == want, (
+        f"with GPU {current} current, the scaler for {name!r} should be "
+        f"{'enabled' if want else 'disabled'}: enabled exactly where amp_dtype(device) gives "
+        "float16, asked about the GPU named (amp_dtype(device), not amp_dtype(device.type))"
     )
 
 
@@ -418,7 +447,7 @@ def test_two_steps_match_float32_sgd_on_unscaled_fresh_gradients(device, enabled
     want = sgd_by_hand_in_float32(model, batches, lr=0.1)
     for param in model.parameters():
         param.grad = torch.full_like(param, 100.0)  # stale gradients the step must discard
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = sgd_in_groups(model, lr=0.1)  # every group's gradients: fresh, clipped
     scaler = scaler_for(device, enabled)
     for inputs, targets in batches:
         amp_train_step(model, inputs, targets, F.mse_loss, optimizer, scaler)
@@ -497,7 +526,7 @@ def test_clipping_caps_the_unscaled_gradients(device, enabled, max_grad_norm):
     norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
     assert norm > 10 * 0.05, f"the test's gradients are too small to be clipped: {norm}"
     want = sgd_by_hand_in_float32(model, batches, lr=0.1, max_grad_norm=max_grad_norm)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = sgd_in_groups(model, lr=0.1)  # every group's gradients: fresh, clipped
     scaler = scaler_for(device, enabled)
     for inputs, targets in batches:
         amp_train_step(
@@ -581,7 +610,7 @@ def test_float16_gradients_too_small_for_float16_survive_through_the_scaler(devi
 
 def step_inputs(device):
     model = nn.Linear(3, 2).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = sgd_in_groups(model, lr=0.1)  # the weight, then the bias: two groups
     x = torch.randn(8, 3, device=device, requires_grad=True)
     y = torch.randn(8, 2, device=device)
     scaler = torch.amp.GradScaler(device.type if device.type == "cuda" else "cpu", enabled=False)

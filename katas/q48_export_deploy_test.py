@@ -1,4 +1,6 @@
+import math
 import os
+import random
 import tempfile
 
 import pytest
@@ -14,7 +16,13 @@ from katas.q48_export_deploy import (
     save_program,
 )
 from torch_katas import facets
-from torch_katas.testing import assert_close, check_tensor, skip_control_flow_on_sim
+from torch_katas.testing import (
+    assert_close,
+    check_tensor,
+    seed_for,
+    skip_control_flow_on_sim,
+    skip_unless_supported,
+)
 
 # torch.export cannot trace the simulated device's tensors (a wrapper around CPU data) with a
 # dynamic batch dimension; the tests that export skip there (docs/devices.md).
@@ -474,6 +482,32 @@ def test_guarded_scorer_routes_the_whole_batch_by_its_largest_magnitude(device, 
         with torch.no_grad():
             got = model(x)
         assert_scored_by(got, model, x, head, f"the output for {label}", device)
+
+
+def test_guarded_scorer_routes_float64_inputs_by_the_limit_as_given(device):
+    # limit is a Python float: `x.abs().amax() > limit` compares float64 inputs with it in
+    # float64. A limit float32 does not hold, kept as a float32 tensor (a buffer in the
+    # default dtype) or rounded through float32, moves: a value between the two goes to the
+    # other head. 0.1, and a drawn one.
+    skip_unless_supported(device, torch.float64)
+    for limit in (0.1, random.Random(seed_for(8)).uniform(0.5, 4.0)):
+        fast, robust, _ = guarded_parts(device, torch.float64)
+        model = GuardedScorer(fast, robust, limit).eval()
+        inside = (torch.rand(3, 4, device=device, dtype=torch.float64) - 0.5) * 0.1
+        at, above = inside.clone(), inside.clone()
+        at[1, 2] = limit  # exactly at the limit: in range
+        above[1, 2] = -math.nextafter(limit, math.inf)  # the next float64 past it
+        for x, head in ((at, "fast"), (above, "robust")):
+            with torch.no_grad():
+                got, want = model(x), getattr(model, head)(x)
+            assert_close(
+                got,
+                want,
+                f"with limit={limit!r} and a float64 batch whose largest magnitude is "
+                f"{x.abs().amax().item()!r}, the output should be {head}(x): compare with the "
+                "limit as given, a Python float (x.abs().amax() > limit), not one rounded "
+                "to float32 (a float32 tensor or buffer)",
+            )
 
 
 def test_guarded_scorer_registers_both_heads(device):

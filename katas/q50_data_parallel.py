@@ -81,8 +81,10 @@ def average_gradients(model: nn.Module, group: dist.ProcessGroup | None = None) 
     - Hint: `torch.distributed.all_reduce(tensor, group=group)` sums in place (gloo has no
       averaging reduce op); reduce each gradient, or all of them at once, as you like.
     - Each `.grad` is updated in place: the same tensor object (an optimizer or a hook may
-      hold it), on its device, in its dtype and to its dtype's precision (a float64
-      gradient is not averaged in float32); returns None.
+      hold it), its memory written (not swapped for new memory through `.data =`: a view
+      of it, as DDP's gradient buckets are, sees the mean too), on its device, in its dtype
+      and to its dtype's precision (a float64 gradient is not averaged in float32);
+      returns None.
     - The order is yours: sum, then divide by the group's size, or divide each rank's
       gradient first and sum (as DDP does). They differ by a rounding, and at the ends of a
       16-bit dtype's range: summed first, float16 gradients overflow above 65504; divided

@@ -320,12 +320,21 @@ def test_average_gradients_which_gradients_and_the_same_tensors(device):
         replica[2].bias.requires_grad_(False)  # frozen after its backward: holds a .grad
         replica[2].weight.grad = None  # trainable, without a gradient this step
         held = [p.grad for p in replica.parameters()]
+        # Views of the gradients' memory, as DDP's buckets are: written in place, they see
+        # the mean; memory swapped in through `.data =` leaves them with the sum.
+        views = [None if grad is None else grad.view(-1) for grad in held]
         average_gradients(replica, group)
-        for i, (p, grad) in enumerate(zip(replica.parameters(), held, strict=True)):
+        for i, (p, grad, view) in enumerate(zip(replica.parameters(), held, views, strict=True)):
             assert p.grad is grad, (
                 f"parameter {i}: its .grad was replaced by another tensor (or None by "
                 "zeros); average each gradient in place, in the tensor the parameter holds"
             )
+            if view is not None:
+                assert torch.equal(view, p.grad.view(-1)), (
+                    f"parameter {i}: a view of its .grad taken before the call does not see "
+                    "the mean: write it into the gradient's memory (in place: /=, div_, "
+                    "copy_), not into new memory set through .data"
+                )
         return [p.grad for p in replica.parameters()]
 
     for rank, grads in enumerate(on_ranks(2, rank_step)):

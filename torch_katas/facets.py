@@ -3661,11 +3661,19 @@ def check_seeded(case: Case, device: torch.device) -> None:
         "from torch's default generator"
     )
     # Drawing moves the caller's stream on: two calls in a row draw different values (draws
-    # inside a torch.random.fork_rng would repeat at every call, two layers alike).
+    # inside a torch.random.fork_rng would repeat at every call, two layers alike). Where
+    # only some draws are forked, the others move the stream and the calls differ all the
+    # same, yet the forked ones repeat what the caller draws next: no fork_rng in the call.
+    forked = (
+        "draw from torch's default generator itself, so that each call moves it on: draws "
+        "inside torch.random.fork_rng come from a copy of it, the same values the caller "
+        "draws next"
+    )
     with torch.random.fork_rng():
         calls = [facet.make(device), facet.make(device)]
         torch.manual_seed(seed_for(1))
-        results = [(arguments, _call(case, arguments)) for arguments in calls]
+        with forbidden_calls((torch.random, "fork_rng"), reason=forked):
+            results = [(arguments, _call(case, arguments)) for arguments in calls]
     first_call, second_call = (
         [t.detach().cpu() for _, t in _tensors(facet.drawn(a, r) if facet.drawn else r)]
         for a, r in results

@@ -33,6 +33,7 @@ __all__ = [
     "LOG_SUM_EXP",
     "NORMALISATION",
     "PAIRWISE_DISTANCES",
+    "POOLING",
     "SIGMOID",
     "SILU",
     "SOFTMAX",
@@ -171,6 +172,50 @@ HUBER = OpFamily(
 PAIRWISE_DISTANCES = OpFamily(
     (torch.cdist, F.pairwise_distance, F.pdist),
     ("cdist", "_cdist_forward", "_euclidean_dist", "pairwise_distance", "pdist", "_pdist_forward"),
+)
+
+# Pooling over windows, in any number of dimensions: a 2-D pool is a 3-D one over a view with a
+# dimension of size 1 in front (kernel (1, k, k)), or two 1-D pools one after the other; the
+# Lp pools are an average pool of x ** p (p = inf is the max); and the windows themselves, cut
+# out by unfold (im2col), are a pool's first half.
+_POOLS = tuple(
+    f"{kind}_pool{dims}d"
+    for kind in ("max", "avg", "adaptive_max", "adaptive_avg")
+    for dims in (1, 2, 3)
+)
+POOLING = OpFamily(
+    tuple(
+        dict.fromkeys(
+            _present(
+                F,
+                *_POOLS,
+                *(f"{kind}_pool{dims}d" for kind in ("lp", "fractional_max") for dims in (1, 2, 3)),
+                *(f"{pool}_with_indices" for pool in _POOLS if "max" in pool),
+                "fractional_max_pool2d_with_indices",
+                "fractional_max_pool3d_with_indices",
+                "unfold",
+            )
+            + _present(torch, *_POOLS)
+            + (torch.Tensor.unfold,)
+        )
+    ),
+    (
+        *_POOLS,
+        *(f"max_pool{dims}d_with_indices" for dims in (1, 2, 3)),
+        "_adaptive_avg_pool2d",
+        "_adaptive_avg_pool3d",
+        "fractional_max_pool2d",
+        "fractional_max_pool3d",
+        "mkldnn_max_pool2d",
+        "mkldnn_max_pool3d",
+        "mkldnn_adaptive_avg_pool2d",
+        "quantized_max_pool1d",
+        "quantized_max_pool2d",
+        "quantized_max_pool3d",
+        "_mps_max_pool2d",  # MPS builds only
+        "im2col",
+        "unfold",
+    ),
 )
 
 # Einstein summation.
