@@ -333,8 +333,10 @@ class Dtypes(Facet):
     calls twice, on make's values and on others of the same shapes (the first tensor's rows
     reversed), the first result checked after the second call: a result cached by shape or
     id, a tensor kept and overwritten by the next call, and results (or parts of one) that
-    share memory show. The float64 case runs again with every float64 input scaled off the
-    values float32 holds, so one input moved through float32 and promoted back shows."""
+    share memory show (parts of one result clash where they share elements: two rows of one
+    tensor, each a result of its own, are written into apart). The float64 case runs again
+    with every float64 input scaled off the values float32 holds, so one input moved through
+    float32 and promoted back shows."""
 
     make: Callable[[torch.dtype, torch.device], Args]
     oracle: Callable[..., Any]
