@@ -47,7 +47,8 @@ def normalize_channels(images: torch.Tensor, mean: torch.Tensor, std: torch.Tens
       model, or an attack on its inputs, backpropagates through it).
       images, mean and std are not modified.
     - Raises ValueError if images is not 4-D or mean or std does not have shape [C],
-      an empty batch (N = 0, or any size 0) included.
+      for an empty batch (N = 0, or any size 0) too. An empty batch itself is valid: it
+      gives an empty result of its shape, not an error.
 
     Rules: no Python loops: give the statistics a shape that broadcasts per channel.
 

@@ -194,9 +194,20 @@ def test_normalize_channels_has_no_python_loops(device):
     assert_no_python_loops(normalize_channels, inputs, over="images, channels and pixels")
 
 
+# An empty batch is any size 0, the channels' included (mean and std of shape [0]): an
+# empty result of its shape, as broadcasting gives it.
 @pytest.mark.parametrize(
     "shape",
-    [(2, 3, 4, 5), (2, 3, 3, 3), (2, 4, 5, 4), (1, 3, 1, 1), (3, 1, 2, 2), (0, 3, 2, 2)],
+    [
+        (2, 3, 4, 5),
+        (2, 3, 3, 3),
+        (2, 4, 5, 4),
+        (1, 3, 1, 1),
+        (3, 1, 2, 2),
+        (0, 3, 2, 2),
+        (2, 0, 3, 3),
+        (2, 3, 0, 4),
+    ],
     ids=str,
 )
 def test_normalize_channels_matches_a_loop_over_channels(device, shape):

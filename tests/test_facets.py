@@ -3268,6 +3268,22 @@ def test_dtypes_calls_twice_on_other_values_of_the_same_shapes():
 
     assert_catches(pair, lambda x: (x.sum(dim=1), x.sum(dim=1)), shared)
 
+    def unbound(x):  # two rows of one tensor: a write into one leaves the other as it is
+        return tuple(torch.stack([x.sum(dim=1), x.sum(dim=1)]).unbind(0))
+
+    assert_catches(pair, unbound, shared)
+    windows = facets.Dtypes(make, oracle=lambda x: (x[:, 0:2], x[:, 1:3]), dtypes=(torch.float32,))
+
+    def side_by_side(x):  # one storage, rows interleaved, no element in both
+        both = torch.cat([x[:, 0:2], x[:, 1:3]], dim=1)
+        return both[:, :2], both[:, 2:]
+
+    def overlapping(x):  # two windows of one copy: column 1 is in both
+        copy = x.clone()
+        return copy[:, 0:2], copy[:, 1:3]
+
+    assert_catches(windows, side_by_side, overlapping)
+
 
 def test_other_values_reverse_the_rows_of_the_first_tensor_only():
     x, y = torch.arange(6.0).reshape(3, 2), torch.arange(3)

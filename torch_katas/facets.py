@@ -333,8 +333,10 @@ class Dtypes(Facet):
     calls twice, on make's values and on others of the same shapes (the first tensor's rows
     reversed), the first result checked after the second call: a result cached by shape or
     id, a tensor kept and overwritten by the next call, and results (or parts of one) that
-    share memory show. The float64 case runs again with every float64 input scaled off the
-    values float32 holds, so one input moved through float32 and promoted back shows."""
+    share memory show (parts of one result clash where they share elements: two rows of one
+    tensor, each a result of its own, are written into apart). The float64 case runs again
+    with every float64 input scaled off the values float32 holds, so one input moved through
+    float32 and promoted back shows."""
 
     make: Callable[[torch.dtype, torch.device], Args]
     oracle: Callable[..., Any]
@@ -1698,7 +1700,7 @@ def _check_called_again(case: Case, device: torch.device) -> None:
             f"{name} returned memory it had returned before (a tensor kept between calls): "
             "the next call changed the caller's first result; return a new tensor each call"
         )
-        assert not any(_shares(tensor, other) for other in parts[0][index + 1 :]), (
+        assert not any(_writes_reach(tensor, other) for other in parts[0][index + 1 :]), (
             f"{name} returned two results that share memory: writing into one changes the "
             "other; give each its own tensor"
         )
@@ -3180,6 +3182,36 @@ def _assert_new_each_call(name: str, first: Any, second: Any) -> None:
             "returned before (kept between calls): a caller who changes one result changes "
             "the other; return a new one each call"
         )
+
+
+def _writes_reach(a: torch.Tensor | np.ndarray, b: torch.Tensor | np.ndarray) -> bool:
+    """Whether writing into an element of a changes an element of b: they share bytes, not
+    merely a storage (w, b = theta.unbind() are two tensors of their own to write into)."""
+    if not _shares(a, b):
+        return False
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return True  # np.shares_memory is exact already
+    a_starts, b_starts = _element_bytes(a), _element_bytes(b)
+    if a_starts is None or b_starts is None:
+        return True
+    a_size, b_size = a.element_size(), b.element_size()
+    a_starts = torch.unique(a_starts)  # sorted
+    # The last element of a that starts before each element of b ends overlaps it, if any does.
+    last = torch.searchsorted(a_starts, b_starts + b_size) - 1
+    found = last >= 0
+    return bool((a_starts[last.clamp(min=0)][found] + a_size > b_starts[found]).any())
+
+
+def _element_bytes(tensor: torch.Tensor) -> torch.Tensor | None:
+    """The byte offset in its storage of each element of tensor (None past 2**22 elements)."""
+    if tensor.numel() > 2**22:
+        return None
+    offsets = torch.full((), int(tensor.storage_offset()), dtype=torch.int64)
+    for dim, (size, stride) in enumerate(zip(tensor.shape, tensor.stride(), strict=True)):
+        shape = [1] * tensor.dim()
+        shape[dim] = size
+        offsets = offsets + torch.arange(size, dtype=torch.int64).reshape(shape) * stride
+    return offsets.reshape(-1) * tensor.element_size()
 
 
 def _overlaps(a: torch.Tensor | np.ndarray, b: torch.Tensor) -> bool:
