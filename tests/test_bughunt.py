@@ -478,6 +478,10 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
         returned = extra + hunt.handed_out.replace(mistaken, line, 1)
         words = bughunt.grade_words(ROOT, hunt, returned, "solved")
         assert words.startswith("bug not fixed: the change uses names"), (reader, words)
+    # A name held in a table of strings, where the module already calls getattr.
+    reference = "def f(m):\n    return getattr(m, 'weight')\n"
+    tabled = reference + "NAMES = {'s': 'initial_seed'}\n\ndef g(t):\n    getattr(t, NAMES['s'])\n"
+    assert "initial_seed" in bughunt.brought_in(reference, reference, tabled)
     # The reference's own comparison, however spelled, brings in no name.
     for fix in ("if loss.item() < tol:", "if not tol <= loss.item():"):
         words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")

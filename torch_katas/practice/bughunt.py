@@ -551,8 +551,6 @@ def grade_words(
     return f"bug found and fixed, {fix.words()} (the mistake: {what})"
 
 
-# Calls that take an attribute's name as a string: the string names what it reads.
-NAMING_CALLS = {"getattr", "hasattr", "setattr", "delattr", "attrgetter", "methodcaller"}
 DEFINITIONS = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
@@ -565,8 +563,8 @@ DEFINITIONS = (
 
 def _names(tree: ast.AST) -> set[str]:
     """Every name the code reads or could read something through: the builtins and imported
-    names it loads, every attribute, every module and name it imports, each part of an
-    attribute named in a string to getattr and its kin."""
+    names it loads, every attribute, every module and name it imports, and every string that
+    could name an attribute (getattr's, however it gets it)."""
     found: set[str] = set()
     bound: set[str] = set()  # bound by the module itself, not by an import
     loaded: set[str] = set()
@@ -584,13 +582,12 @@ def _names(tree: ast.AST) -> set[str]:
             found.add(node.asname or node.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.update(node.module.split("."))
-        elif isinstance(node, ast.Call):
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if called in NAMING_CALLS:
-                for part in ast.walk(node):
-                    if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                        found.update(part.value.split("."))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # A string that could name an attribute (handed to getattr where it is written or
+            # from a table, `getattr(torch, NAMES[key])`), each part of a dotted one.
+            parts = node.value.split(".")
+            if all(part.isidentifier() for part in parts):
+                found.update(parts)
     # A builtin is read wherever it is loaded, whatever the module binds elsewhere (a name
     # bound in one function is a builtin in another).
     found |= {name for name in loaded if name not in bound or name in vars(builtins)}
