@@ -541,7 +541,9 @@ def grade_words(
         baseline(root, hunt.kata, hunt.hidden, hunt.stub), hunt.handed_out, returned, hunt.stub
     )
     if brought:
-        shown = ", ".join(brought[:5]) + (f" and {len(brought) - 5} more" if brought[5:] else "")
+        # The candidate's own words: a few, each cut short.
+        shown = ", ".join(name[:40] for name in brought[:5])
+        shown += f" and {len(brought) - 5} more" if brought[5:] else ""
         return (
             f"bug not fixed: the change uses names that neither the module handed out nor the "
             f"answer without the mistake uses ({shown}): what they read can tell the tests' run "
