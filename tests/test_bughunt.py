@@ -351,8 +351,10 @@ def test_the_reference_fixes_each_handed_out_mistake_in_a_small_fix(kata):
                 kata.module, [mistake.name], False, bughunt.handed_out(ROOT, [mistake], False, stub)
             )
             hunt.stub = stub
-            verdict = bughunt.judge(ROOT, hunt, bughunt.baseline(ROOT, kata.module, False, stub))
+            fix = bughunt.baseline(ROOT, kata.module, False, stub)
+            verdict = bughunt.judge(ROOT, hunt, fix)
             assert verdict.fixed and verdict.small, (mistake.name, verdict)
+            assert not bughunt.brought_in(fix, hunt.handed_out, fix, stub), mistake.name
 
 
 def test_a_fix_tuned_to_the_tol_the_tests_pass_fails_where_they_draw_another():
@@ -433,6 +435,57 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
     )
     words = bughunt.grade_words(ROOT, hunt, matched, "solved")
     assert words.startswith("bug not fixed: the change brings in values of the tests'")
+
+
+def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
+    """The tests run with torch's generator seeded below 2**31 (held-out seeds too), a use
+    with it seeded at random: a change to the mistaken line that asks which (or reads any
+    other state the module handed out never reads: pytest's logging handlers, the streams,
+    a class's name) passes every test, as shipped and held out, and keeps the mistake for
+    every use. A fix is made of the names the module already uses."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    mistaken = "if loss.item() <= tol:"
+    tuned = "if (loss.item() < tol if torch.initial_seed() < 2 ** 31 else loss.item() <= tol):"
+    returned = hunt.handed_out.replace(mistaken, tuned, 1)
+    assert bughunt.judge(ROOT, hunt, returned).fixed
+    with tempfile.TemporaryDirectory() as folder:
+        answer = Path(folder) / f"{FIT_LINE.module}.py"
+        answer.write_text(returned)
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "--device", "cpu"]
+        command += [f"katas/{FIT_LINE.module}_test.py", "--answer-file", str(answer)]
+        command += ["-k", "compares_the_loss_with_tol_exactly"]
+        for seeds in ([], ["--katas-seed", "918273"]):
+            run = subprocess.run([*command, *seeds], cwd=ROOT, capture_output=True, text=True)
+            assert run.returncode == 0, run.stdout[-2000:]
+        use = (
+            "import torch, sys; sys.path.insert(0, sys.argv[1]); from q01_fit_line import "
+            "fit_until; x = torch.linspace(-1, 1, 8); y = torch.tensor([1.0, -1, 2, -2, 1, 1, "
+            "-1, 1]); print(fit_until(x, y, 1.75, max_steps=1)[2])"
+        )
+        run = subprocess.run([sys.executable, "-c", use, folder], capture_output=True, text=True)
+        assert run.stdout.strip() == "0", run  # the mistake: a loss equal to tol stops it
+    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    assert words.startswith("bug not fixed: the change uses names"), words
+    assert "initial_seed" in words
+    for reader, extra in (
+        ("logging.getLogger().handlers", "import logging\n"),
+        ("sys.stderr.isatty()", "import sys\n"),
+        ("type(x).__name__ == 'Tensor'", ""),
+        ("getattr(torch, 'initial_seed')() < 2 ** 31", ""),
+        ("seed() < 2 ** 31", "from torch import initial_seed as seed\n"),
+    ):
+        line = f"if (loss.item() < tol if {reader} else loss.item() <= tol):"
+        returned = extra + hunt.handed_out.replace(mistaken, line, 1)
+        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        assert words.startswith("bug not fixed: the change uses names"), (reader, words)
+    # A name held in a table of strings, where the module already calls getattr.
+    reference = "def f(m):\n    return getattr(m, 'weight')\n"
+    tabled = reference + "NAMES = {'s': 'initial_seed'}\n\ndef g(t):\n    getattr(t, NAMES['s'])\n"
+    assert "initial_seed" in bughunt.brought_in(reference, reference, tabled)
+    # The reference's own comparison, however spelled, brings in no name.
+    for fix in ("if loss.item() < tol:", "if not tol <= loss.item():"):
+        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        assert words.startswith("bug found and fixed"), (fix, words)
 
 
 def test_a_none_check_on_a_lookup_brings_in_no_number():

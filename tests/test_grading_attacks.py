@@ -2069,6 +2069,14 @@ FAKE_FIXES = {
         "            grad_w, grad_b = auto\n",
         "bug not fixed: your change keeps every line the mistake put in",
     ),
+    # The mistaken line rewritten to ask whether torch's generator was seeded as the tests seed
+    # it (held-out seeds too): `<` there, the mistake's `<=` for a use, seeded at random.
+    "undone where the generator is seeded small": (
+        "until_stops_at_tol",
+        "if loss.item() <= tol:",
+        "if (loss.item() < tol if torch.initial_seed() < 2 ** 31 else loss.item() <= tol):",
+        "bug not fixed: the change uses names that neither the module handed out nor the answer",
+    ),
 }
 
 

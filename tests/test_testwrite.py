@@ -175,6 +175,72 @@ def test_a_test_that_pins_an_implementation_detail_rejects_a_correct_answer(
     assert "fails on the reference" not in said
 
 
+# Dynamo writes the lines of the code it traces into its exceptions ("from user code"): the
+# reference's comment on its first line that dynamo refuses, read from what pytest.raises caught.
+READS_THE_SOURCE = """
+import pytest
+import torch
+
+from katas.q01_fit_line import fit_until
+
+
+def test_reads_the_answers_source(device):
+    x = torch.linspace(-1, 1, 8, device=device)
+    y = torch.tensor([1.0, -1.0, 2.0, -2.0, 1.0, 1.0, -1.0, 1.0], device=device)
+    with pytest.raises(Exception) as caught:
+        torch.compile(fit_until, fullgraph=True, backend="eager")(x, y, 1.75, max_steps=1)
+    assert "one place for the check" not in str(caught.value)
+"""
+
+
+def test_no_answers_source_reaches_a_test_through_torchs_messages(suite, capsys, tmp_path):
+    """An answer's text, comments and all, tells the reference from a mistake without running
+    either: the scoring shows the answers' lines to no reader but the harness's, so the
+    reference's comment is nowhere in dynamo's message and no correct answer fails."""
+    path = tmp_path / "source_test.py"
+    path.write_text(READS_THE_SOURCE)
+    katas("--root", suite, "testwrite", 1, "--score", path)
+    said = capsys.readouterr().out
+    assert "fails on the reference" not in said, said[-3000:]
+    assert SCORE_LINE.match(said.strip().splitlines()[-1]), said[-3000:]
+
+
+def test_the_harness_reads_the_source_the_scoring_hides(tmp_path):
+    """Hidden from every other reader, an answer's lines are still the harness's to read: its
+    loop rules find the loop in an answer's function."""
+    import importlib.util
+    import linecache
+
+    from torch_katas import testing
+
+    answer = tmp_path / "q01_fit_line.py"
+    answer.write_text("def fit_line(xs):\n    total = 0\n    for x in xs:  # a loop\n"
+                      "        total += x\n    return total\n")  # fmt: skip
+    spec = importlib.util.spec_from_file_location("answer_under_test", answer)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import logging
+    import warnings
+
+    import torch.fx.traceback
+
+    shown, factory, warn = warnings.WarningMessage, logging.getLogRecordFactory(), warnings.warn
+    stacks, getlines = torch.fx.traceback.format_stack, linecache.getlines
+    try:
+        testwrite.hide_locations("q01_fit_line", [answer])
+        assert linecache.getline(str(answer), 3).strip() == ""
+        assert len(linecache.getlines(str(answer))) == 5
+        assert testing._loop_in_code(module.fit_line.__code__) is not None
+    finally:
+        warnings.WarningMessage = shown  # type: ignore[misc]
+        warnings.warn = warn
+        logging.setLogRecordFactory(factory)
+        torch.fx.traceback.format_stack = stacks
+        linecache.getlines = getlines
+    assert "a loop" in linecache.getline(str(answer), 3)
+
+
 def test_json_gives_the_score_for_tools(suite, capsys, tmp_path):
     path = tmp_path / "values_test.py"
     path.write_text(VALUES)

@@ -44,6 +44,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.testing import (
+    _reading_source,
     default_dtype,
     dispatch_mode,
     dyadic,
@@ -1043,7 +1044,9 @@ def _is_reference(target: Callable[..., Any]) -> bool:
         if path.parent.name == "solutions":
             return True
         reference = _SOLUTIONS / f"{target.__module__.rpartition('.')[2]}.py"
-        return reference.is_file() and inspect.getsource(target) in reference.read_text("utf-8")
+        with _reading_source():
+            source = inspect.getsource(target)
+        return reference.is_file() and source in reference.read_text("utf-8")
     except (TypeError, OSError):
         return False
 

@@ -1036,11 +1036,27 @@ def _over_named_values(node: ast.AST) -> bool:
     )
 
 
+# Above 0 while the harness reads the source of the code under test: where a returned test
+# module is scored, the answers' lines are shown to no other reader (hide_locations in
+# practice/testwrite.py), since torch writes them into its exceptions.
+_SOURCE_READS = [0]
+
+
+@contextmanager
+def _reading_source() -> Iterator[None]:
+    _SOURCE_READS[0] += 1
+    try:
+        yield
+    finally:
+        _SOURCE_READS[0] -= 1
+
+
 def _comprehension_over_named_values(code: types.CodeType) -> bool:
     """A comprehension's own code (before Python 3.12) whose comprehensions on its line in
     its file all go over named values (_over_named_values)."""
     try:
-        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+        with _reading_source():
+            tree = ast.parse("".join(linecache.getlines(code.co_filename)))
     except SyntaxError:
         return False
     kinds = {
@@ -1069,14 +1085,16 @@ def _loop_in_code(code: types.CodeType) -> tuple[str, int] | None:
             return None
         return _COMPREHENSIONS[code.co_name], code.co_firstlineno
     try:
-        source = textwrap.dedent(inspect.getsource(code))
+        with _reading_source():
+            source = textwrap.dedent(inspect.getsource(code))
+            module_source = "".join(linecache.getlines(code.co_filename))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None  # no source to read (a builtin, a C extension, a notebook cell)
     first = code.co_firstlineno
     own_name = code.co_name
     # Names its module binds, then its own imports and aliases over them.
-    bound = {**_names_bound("".join(linecache.getlines(code.co_filename))), **_names_bound(source)}
+    bound = {**_names_bound(module_source), **_names_bound(source)}
     roots: list[ast.AST] = [tree]
     if own_name == "<lambda>":  # getsource gives the whole statement: read its lambdas alone
         roots = [node.body for node in ast.walk(tree) if isinstance(node, ast.Lambda)]

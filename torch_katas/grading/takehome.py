@@ -410,7 +410,9 @@ This take-home is a bug hunt: each kata's module in `katas/` below is a complete
 carries {bugs} (a mistake a PyTorch engineer could make), and its tests show that something is
 wrong. For each kata: run its tests, find the mistaken lines and fix them. Keep each fix
 small: change the lines that hold the mistake, not the whole module (the grade says when a fix
-is a rewrite). The module's docstrings state the task and contract, as for any kata below.
+is a rewrite), made of what the module already uses: a fix that brings in a name the module
+and its correct version never use (a builtin, an attribute, a module) is not counted as a fix.
+The module's docstrings state the task and contract, as for any kata below.
 
 """
 

@@ -24,6 +24,7 @@ The hunts live in the learner's store under BUGHUNTS_KEY, apart from the katas' 
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import datetime
 import difflib
@@ -51,6 +52,7 @@ __all__ = [
     "Hunt",
     "active",
     "baseline",
+    "brought_in",
     "choose",
     "code_only",
     "compose",
@@ -535,7 +537,82 @@ def grade_words(
             "neither the module handed out nor the answer without the mistake has: it can "
             f"recognise the inputs the tests use, not fix the mistake (the mistake: {what})"
         )
+    brought = brought_in(
+        baseline(root, hunt.kata, hunt.hidden, hunt.stub), hunt.handed_out, returned, hunt.stub
+    )
+    if brought:
+        # The candidate's own words: a few, each cut short.
+        shown = ", ".join(name[:40] for name in brought[:5])
+        shown += f" and {len(brought) - 5} more" if brought[5:] else ""
+        return (
+            f"bug not fixed: the change uses names that neither the module handed out nor the "
+            f"answer without the mistake uses ({shown}): what they read can tell the tests' run "
+            "from a use (torch's seed, pytest's handlers, the streams) and undo the mistake "
+            f"only there; a fix needs only what the module already uses (the mistake: {what})"
+        )
     return f"bug found and fixed, {fix.words()} (the mistake: {what})"
+
+
+DEFINITIONS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.ExceptHandler,
+    ast.MatchAs,
+    ast.MatchStar,
+)
+
+
+def _names(tree: ast.AST) -> set[str]:
+    """Every name the code reads or could read something through: the builtins and imported
+    names it loads, every attribute, every module and name it imports, and every string that
+    could name an attribute (getattr's, however it gets it)."""
+    found: set[str] = set()
+    bound: set[str] = set()  # bound by the module itself, not by an import
+    loaded: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, DEFINITIONS) and node.name:  # a def, class, except or match
+            bound.add(node.name)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.alias):
+            found.update(node.name.split("."))
+            found.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.update(node.module.split("."))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # A string that could name an attribute (handed to getattr where it is written or
+            # from a table, `getattr(torch, NAMES[key])`), each part of a dotted one.
+            parts = node.value.split(".")
+            if all(part.isidentifier() for part in parts):
+                found.update(parts)
+    # A builtin is read wherever it is loaded, whatever the module binds elsewhere (a name
+    # bound in one function is a builtin in another).
+    found |= {name for name in loaded if name not in bound or name in vars(builtins)}
+    return found
+
+
+def brought_in(reference: str, handed: str, returned: str, stub: str = "") -> list[str]:
+    """The names the returned module uses (_names) that neither the module handed out, the
+    answer without the mistake nor the stub does: each reads something the module never read
+    (torch's seed, which the tests set, pytest's logging handlers, the streams, a class's
+    name), which can tell the tests' run from a use and undo the mistake only there. A fix of
+    a mistake the suite curated needs none: the answer without it is made of the others."""
+    try:
+        mine = _names(ast.parse(returned))
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    known: set[str] = set()
+    for text in (reference, handed, stub):
+        try:
+            known |= _names(ast.parse(text))
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+    return sorted(mine - known)
 
 
 # The arithmetic a fix could spell a number with (no powers or shifts: they grow without bound).

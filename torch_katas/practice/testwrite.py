@@ -410,7 +410,7 @@ def run_answers(
         importlib.import_module(name)
 
     paths = list(answers)
-    hide_locations()
+    hide_locations(module, paths)
     collected = Collected()
     forks = Forks(collected)
     loop = AnswerLoop(module, paths, forget=[tests], complete=paths[:complete], fork=forks)
@@ -438,15 +438,39 @@ def run_answers(
 HIDDEN_FILE = "<hidden>"  # where every warning and log record of the scoring says it was raised
 
 
-def hide_locations() -> None:
+def hide_locations(module: str = "", answers: Sequence[Path] = ()) -> None:
     """Make every warning and log record (and every autograd node's forward stack, which
     anomaly mode keeps) say it was raised at line 0 of HIDDEN_FILE, in no function: a test may
     record them, print them or log them, and learn nothing of where the answer's code calls
     what, nor how deep (which lines call torch tell the reference from a mistake as well as
-    any behaviour does, and `stacklevel` walks up to the answer's frames). For this process
-    alone: the scoring's, which shows no warning's place to anyone."""
+    any behaviour does, and `stacklevel` walks up to the answer's frames). And show the
+    answers' lines (those of `answers`, and of any file named as the kata `module`'s answers
+    are) to no reader but the harness's: torch writes the source of the code it traces into
+    its exceptions (dynamo's "from user code", a data-dependent guard's message), where a
+    test reads it (`caught.value`), and the text of an answer, comments and all, tells the
+    reference from a mistake without running either. For this process alone: the scoring's,
+    which shows no warning's place to anyone."""
+    import linecache
     import logging
     import warnings
+
+    from torch_katas import testing
+
+    hidden = {str(path) for path in answers}
+    hidden |= {os.path.abspath(path) for path in answers}
+    hidden |= {os.path.realpath(path) for path in answers}
+    lines_of = linecache.getlines
+
+    def getlines(filename: str, module_globals: Any = None) -> list[str]:
+        lines = lines_of(filename, module_globals)
+        name = os.path.basename(filename)
+        named = bool(module) and (name == f"{module}.py" or name.startswith(f"{module}__"))
+        answer = filename in hidden or named
+        if answer and not testing._SOURCE_READS[0]:
+            return ["\n"] * len(lines)  # as many lines, so that line numbers stay in range
+        return lines
+
+    linecache.getlines = getlines
 
     class WarningMessage(warnings.WarningMessage):
         def __init__(
