@@ -241,6 +241,33 @@ def test_the_harness_reads_the_source_the_scoring_hides(tmp_path):
     assert "a loop" in linecache.getline(str(answer), 3)
 
 
+# torch.compile reads a deprecated attribute of torch, whose warning torch's own filter (on
+# module "torch") hides: under the scoring's hidden places and warnings as errors, it compiles.
+COMPILES_WITH_PLACES_HIDDEN = """
+import warnings
+
+import torch
+
+from torch_katas.practice import testwrite
+
+testwrite.hide_locations()
+warnings.simplefilter("error")
+print(torch.compile(lambda x: torch.linalg.vector_norm(x) + 1, backend="eager")(torch.ones(4)))
+"""
+
+
+def test_torchs_own_warning_filters_hold_where_the_scoring_hides_places():
+    """Kata 38's own tests compile: scored, they failed on every correct answer."""
+    run = subprocess.run(
+        [sys.executable, "-c", COMPILES_WITH_PLACES_HIDDEN],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and "tensor(3.)" in run.stdout, run.stderr[-3000:]
+
+
 def test_json_gives_the_score_for_tools(suite, capsys, tmp_path):
     path = tmp_path / "values_test.py"
     path.write_text(VALUES)

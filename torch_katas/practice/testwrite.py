@@ -436,6 +436,10 @@ def run_answers(
 
 
 HIDDEN_FILE = "<hidden>"  # where every warning and log record of the scoring says it was raised
+# The module every warning of the scoring is raised from, the same for all (so no filter on a
+# module tells one place from another): inside torch, as torch's own filters ask of its
+# warnings (`module="torch"`, which hides a deprecated attribute that torch.compile reads).
+HIDDEN_MODULE = "torch.<hidden>"
 
 
 def hide_locations(module: str = "", answers: Sequence[Path] = ()) -> None:
@@ -491,7 +495,8 @@ def hide_locations(module: str = "", answers: Sequence[Path] = ()) -> None:
     ) -> None:
         if isinstance(message, Warning):
             category = type(message)
-        explicit(message, category or UserWarning, HIDDEN_FILE, 0, HIDDEN_FILE, None, None, source)
+        category = category or UserWarning
+        explicit(message, category, HIDDEN_FILE, 0, HIDDEN_MODULE, None, None, source)
 
     warnings.warn = warn
     factory = logging.getLogRecordFactory()
