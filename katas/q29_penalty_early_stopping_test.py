@@ -414,10 +414,16 @@ def dropped(x, p, training):
 
 @pytest.mark.parametrize("p", [0.25, 0.6])
 def test_dropout_in_training_zeroes_a_fraction_p_and_scales_the_rest(device, p):
-    x = torch.linspace(1, 2, 20000, device=device)
+    # 2-D and not contiguous (a transposed view): any shape and layout, each element on its own.
+    x = torch.linspace(1, 2, 20000, device=device).reshape(100, 200).t()
     out = dropped(x, p, training=True)
     check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="dropout(x, p, True)")
     kept = out != 0
+    for dim in range(x.dim()):
+        assert not (kept == kept.select(dim, 0).unsqueeze(dim)).all(), (
+            f"the same elements were kept along dim {dim} of a {tuple(x.shape)} x: draw one "
+            "keep-or-drop per element (a mask of x's shape), not one shared along a dimension"
+        )
     fraction = 1 - kept.double().mean().item()
     assert abs(fraction - p) < 0.02, (
         f"each element is dropped with probability p = {p}; {fraction:.3f} of them were"
