@@ -456,6 +456,22 @@ def test_dropout_in_training_keeps_the_dtype(device, dtype):
     )
 
 
+def test_dropout_zeroes_dropped_elements_where_the_scaled_value_overflows(device):
+    skip_unless_supported(device, torch.float16)
+    # 60000 / (1 - 0.5) is past float16's largest value: a kept element becomes inf, and a
+    # dropped one is still 0 (scaling x before masking gives inf * 0 = NaN there).
+    x = torch.full((64,), 6e4, dtype=torch.float16, device=device)
+    out = dropped(x, 0.5, training=True)
+    check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="dropout(x, 0.5, True)")
+    assert not out.isnan().any(), (
+        "dropout of a finite float16 x gave NaN: x / (1 - p) overflows to inf here, and inf "
+        "times a mask of 0 is NaN; mask first (x * keep / (1 - p)) or select with torch.where"
+    )
+    assert ((out == 0) | (out == math.inf)).all(), (
+        "each element is 0 (dropped) or x / (1 - p), which overflows float16 to inf here"
+    )
+
+
 def test_dropout_in_eval_mode_is_the_identity(device):
     x = torch.randn(5, 7, device=device, requires_grad=True)
     out = dropped(x, 0.5, training=False)
