@@ -414,10 +414,16 @@ def dropped(x, p, training):
 
 @pytest.mark.parametrize("p", [0.25, 0.6])
 def test_dropout_in_training_zeroes_a_fraction_p_and_scales_the_rest(device, p):
-    x = torch.linspace(1, 2, 20000, device=device)
+    # 2-D and not contiguous (a transposed view): any shape and layout, each element on its own.
+    x = torch.linspace(1, 2, 20000, device=device).reshape(100, 200).t()
     out = dropped(x, p, training=True)
     check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="dropout(x, p, True)")
     kept = out != 0
+    for dim in range(x.dim()):
+        assert not (kept == kept.select(dim, 0).unsqueeze(dim)).all(), (
+            f"the same elements were kept along dim {dim} of a {tuple(x.shape)} x: draw one "
+            "keep-or-drop per element (a mask of x's shape), not one shared along a dimension"
+        )
     fraction = 1 - kept.double().mean().item()
     assert abs(fraction - p) < 0.02, (
         f"each element is dropped with probability p = {p}; {fraction:.3f} of them were"
@@ -447,6 +453,22 @@ def test_dropout_in_training_keeps_the_dtype(device, dtype):
         rtol=rtol,
         atol=atol,
         msg=lambda report: f"each element is 0 or x / (1 - p), in x's dtype\n{report}",
+    )
+
+
+def test_dropout_zeroes_dropped_elements_where_the_scaled_value_overflows(device):
+    skip_unless_supported(device, torch.float16)
+    # 60000 / (1 - 0.5) is past float16's largest value: a kept element becomes inf, and a
+    # dropped one is still 0 (scaling x before masking gives inf * 0 = NaN there).
+    x = torch.full((64,), 6e4, dtype=torch.float16, device=device)
+    out = dropped(x, 0.5, training=True)
+    check_tensor(out, shape=x.shape, dtype=x.dtype, device=device, name="dropout(x, 0.5, True)")
+    assert not out.isnan().any(), (
+        "dropout of a finite float16 x gave NaN: x / (1 - p) overflows to inf here, and inf "
+        "times a mask of 0 is NaN; mask first (x * keep / (1 - p)) or select with torch.where"
+    )
+    assert ((out == 0) | (out == math.inf)).all(), (
+        "each element is 0 (dropped) or x / (1 - p), which overflows float16 to inf here"
     )
 
 

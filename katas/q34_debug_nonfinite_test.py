@@ -282,6 +282,24 @@ def test_checks_each_output_when_its_module_finishes(device, later, expected):
     )
 
 
+class ComplexReciprocal(nn.Module):
+    """x + i/x: a complex output, whose imaginary part is inf where x is 0."""
+
+    def forward(self, x):
+        return torch.complex(x, x.reciprocal())
+
+
+def test_a_complex_output_is_checked_too(device):
+    skip_unless_supported(device, torch.complex64)
+    model = nn.Sequential(nn.Identity(), ComplexReciprocal(), nn.Identity()).to(device)
+    x = torch.tensor([[0.5, 0.0, 2.0]], device=device)
+    name = first_nonfinite_module(model, x)
+    assert name == "1", (
+        f"module '1' returns a complex tensor with an inf in it (1 / 0); got {name!r}. Check "
+        "every tensor, whatever its dtype (torch.isfinite takes complex ones too)"
+    )
+
+
 @pytest.mark.parametrize("kind", [torch.float64, torch.bfloat16, torch.float16])
 def test_other_floating_dtypes(device, kind):
     skip_unless_supported(device, kind)
@@ -492,6 +510,17 @@ def test_empty_batch(device):
     with pytest.raises(ValueError) as excinfo:
         validate_batch(inputs, labels, num_classes=5, feature_shape=FEATURES)
     assert_mentions(message_of(excinfo), "empty")
+
+
+def test_a_batch_of_empty_samples_is_not_an_empty_batch(device):
+    # B = 2 samples with a feature dimension of size 0: the batch itself is not empty.
+    inputs = torch.rand(2, 3, 0, device=device)
+    labels = torch.tensor([0, 4], device=device)
+    result = validate_batch(inputs, labels, num_classes=5, feature_shape=(3, 0))
+    assert result is None, (
+        "a batch of 2 samples of feature shape (3, 0) is fine: 'empty' means B = 0, "
+        "not inputs.numel() == 0"
+    )
 
 
 def test_empty_batch_of_the_wrong_feature_shape_is_a_shape_error(device):
