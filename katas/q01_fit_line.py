@@ -42,7 +42,8 @@ def fit_line(
       values): each step's graph is freed once its gradients are taken (no retain_graph,
       no loss tensor kept), so memory does not grow with the number of steps.
     - Returns (w, b): 0-dim tensors with x's dtype, on x's device, detached from any
-      graph (no grad_fn, requires_grad False).
+      graph (no grad_fn, requires_grad False), and ordinary tensors the caller may go on
+      training or writing into (no inference tensor made under torch.inference_mode()).
     - x and y are data, not parameters: their values, requires_grad flags and .grad stay
       as they were, also when the caller's x or y requires grad, and the .grad of the
       tensors x and y were computed from too (differentiate with respect to w and b only).

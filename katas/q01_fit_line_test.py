@@ -621,6 +621,9 @@ FACETS = facets.declare(
         ),
         facets.Defaults(values={"steps": 100, "lr": 0.1}),
         facets.BadShapes(lambda device: line(torch.float32, device), names=(0, 1)),
+        # New tensors the caller can use: no inference tensor (made under inference_mode,
+        # which refuses requires_grad_() and in-place writes outside it), no cached pair.
+        facets.Returns(lambda device: line(torch.float32, device)),
     ),
     facets.of(
         fit_until,
@@ -637,6 +640,7 @@ FACETS = facets.declare(
             state=lambda arguments, result: result,
         ),
         facets.BadShapes(until, names=(0, 1)),
+        facets.Returns(until),
         call=lambda *positional, **keywords: fit_until(*positional, **keywords)[:2],
     ),
     facets.of(

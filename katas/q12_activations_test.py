@@ -152,6 +152,12 @@ def test_mlp_is_a_sequential_of_layers_and_activation_modules(device):
     assert all(isinstance(net.get_submodule(owner), nn.Linear) for owner in owners), (
         "only the Linear layers have parameters: an activation module holds settings only"
     )
+    eval_mode = [name or "the Sequential" for name, m in net.named_modules() if not m.training]
+    assert not eval_mode, (
+        f"{eval_mode} of a new model are in eval mode: every nn.Module starts in training "
+        "mode, and the caller picks the mode (model.eval() to evaluate); return the layers "
+        "as constructed, without .eval()"
+    )
 
 
 def test_mlp_parameters_are_initialised_as_nn_linear_does(device):
@@ -245,6 +251,11 @@ def test_block_registers_only_its_two_linear_layers(device):
         block.fc2.in_features,
         block.fc2.out_features,
     ) == (7, 5), "fc1 maps features to hidden, fc2 hidden back to features"
+    eval_mode = [name or "the block" for name, m in block.named_modules() if not m.training]
+    assert not eval_mode, (
+        f"{eval_mode} of a new block are in eval mode: every nn.Module starts in training "
+        "mode, and the caller picks the mode; do not call .eval() in __init__"
+    )
 
 
 def test_block_adds_its_input_to_the_branch(device):

@@ -417,7 +417,9 @@ class Edges(Facet):
     oracle's), on the test's device. The oracle gets CPU copies, floating ones in float64.
     `wrt`: that argument made to require grad, the result is differentiable and the gradient
     is the oracle's (0 where nothing counts, not NaN): a shortcut that returns a constant for
-    the edge case cuts the graph."""
+    the edge case cuts the graph. Where the function declares `Returns` (a new result), the
+    result at each edge shares no memory with the inputs either (no view handed back by a
+    shortcut for one position or one row)."""
 
     calls: Mapping[str, Callable[[torch.device], Args]]
     oracle: Callable[..., Any]
@@ -1972,6 +1974,16 @@ def check_edges(case: Case, device: torch.device) -> None:
     )
     what = f"{case.function.name} of {case.label}"
     _assert_same_result(result, expected, floating, device, what, facet.atol)
+    if any(isinstance(f, Returns) and f.kind == "new" for f in case.function.facets):
+        # A new result at the edges too: a shortcut there (one position, one row) that hands
+        # back a view of an input (values[:, 0], x.squeeze(1)) escapes a Returns case alone.
+        for path, tensor in _tensors(arguments):
+            assert result is not tensor, f"{what}: returned its input {path} itself"
+            if isinstance(result, (torch.Tensor, np.ndarray)):
+                assert not _shares_input(result, tensor), (
+                    f"{what}: the result shares memory with the input {path} (a view of it, "
+                    "from a shortcut at this edge); return a new tensor here too"
+                )
     if facet.wrt is not None:
         _assert_gradient(
             case, facet.calls[case.label](device), facet.wrt, facet.oracle, what, facet.atol
