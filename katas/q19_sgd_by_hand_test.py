@@ -276,6 +276,7 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
     x, y = regression_data(device)
 
     calls = []
+    returned = []
 
     def closure_for(m, opt):
         def closure():
@@ -283,6 +284,7 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
             opt.zero_grad()
             loss = F.mse_loss(m(x), y)
             loss.backward()
+            returned.append(loss)
             return loss
 
         return closure
@@ -292,6 +294,10 @@ def test_step_runs_the_closure_with_gradients_enabled(device):
         losses = [optimizer.step(closure_for(model, optimizer)) for _ in range(3)]
     assert len(calls) == 3, (
         f"step(closure) should call the closure once, it ran {len(calls)} times in 3 steps"
+    )
+    assert all(loss is mine for loss, mine in zip(losses, returned, strict=True)), (
+        "step(closure) should return the very object the closure returned (as "
+        "torch.optim.SGD does), not a copy, a detached tensor or a number made from it"
     )
     reference = torch.optim.SGD(reference_model.parameters(), lr=0.1, momentum=0.9)
     expected = [reference.step(closure_for(reference_model, reference)) for _ in range(3)]

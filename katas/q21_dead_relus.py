@@ -182,9 +182,10 @@ def dead_relu_fraction(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
       non-persistent ones too, whatever mode the model itself is in (in training mode a
       BatchNorm's forward updates running_mean, running_var and num_batches_tracked, and
       other modules may update theirs: put their values back into the same tensors, which
-      the caller or an optimizer may hold; a forward that binds a new tensor to a buffer's
-      name, self.mean = 0.9 * self.mean + ..., rather than updating it in place, is outside
-      this contract).
+      the caller or an optimizer may hold, in their own memory, which a view of them sees
+      (buffer.set_(saved) or buffer.data = saved swaps the memory instead); a forward that
+      binds a new tensor to a buffer's name, self.mean = 0.9 * self.mean + ..., rather than
+      updating it in place, is outside this contract).
       x is not modified either, even by a model that works in place on its input (one
       whose first layer is nn.ReLU(inplace=True)): run it on a copy. No gradients are
       computed, and no autograd graph is recorded either (run the forward pass under

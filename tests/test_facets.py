@@ -2691,6 +2691,15 @@ def test_unmodified_catches_a_change_in_place():
 
     assert_catches(facets.Unmodified(buffer_model), put_back, put_back_as_new_tensors)
 
+    def put_back_by_swapping_memory(model, x):  # same objects; a view sees the update
+        saved = [(b, b.clone()) for b in model.buffers()]
+        model(x)
+        with torch.no_grad():
+            for buffer, value in saved:
+                buffer.set_(value)
+
+    assert_catches(facets.Unmodified(buffer_model), put_back, put_back_by_swapping_memory)
+
     class Counts(nn.Module):  # a buffer outside the state_dict, updated by every forward
         def __init__(self):
             super().__init__()

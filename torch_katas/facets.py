@@ -582,13 +582,14 @@ class Unmodified(Facet):
     arguments equal (values, dtype, device, requires_grad, attributes set on it) after the
     call, every list and dict with its keys and the attributes set on it (a state_dict's
     `_metadata`), and a module's state held in the same tensors (values put back into them,
-    not into new ones), with the hooks it had (none added, none removed) and each submodule
-    in its own train/eval mode. An input tensor that does not require grad gets no .grad;
-    one that requires grad keeps its .grad, checked twice: None stays None, and a .grad the
-    caller had set stays (the call runs again on inputs made anew with one set); with
-    `module_grads`, so does the .grad of every trainable parameter of a module given. Where the
-    modules given hold several trainable parameters, the call runs once more with every other
-    one frozen (requires_grad=False), as a caller's frozen layers are."""
+    not into new ones, and into their own memory: not by set_ or .data =), with the hooks it
+    had (none added, none removed) and each submodule in its own train/eval mode. An input
+    tensor that does not require grad gets no .grad; one that requires grad keeps its .grad,
+    checked twice: None stays None, and a .grad the caller had set stays (the call runs
+    again on inputs made anew with one set); with `module_grads`, so does the .grad of every
+    trainable parameter of a module given. Where the modules given hold several trainable
+    parameters, the call runs once more with every other one frozen (requires_grad=False),
+    as a caller's frozen layers are."""
 
     make: Callable[..., Args]
     # What must stay as it was (default: every argument), where the function updates others.
@@ -2562,11 +2563,24 @@ def _check_unmodified(
     before = _snapshot(inputs(arguments))
     held = _state_of_modules(inputs(arguments))
     objects = {path: tensor for path, tensor in _tensors(inputs(arguments)) if id(tensor) in held}
+    # The memory each holds: values put back by swapping it (set_, .data = ...) leave a view
+    # of the old memory, or a tensor sharing it, with the changed values.
+    memory = {
+        path: tensor.data_ptr()
+        for path, tensor in objects.items()
+        if tensor.layout == torch.strided and not nn.parameter.is_lazy(tensor)
+    }
     modules = _modules_kept(inputs(arguments))
     containers = _containers(inputs(arguments))
     _call(case, arguments, read_only=inputs(arguments))
     after = dict(_tensors(inputs(arguments)))
     _assert_unchanged(case.function.name, before, objects, after)
+    for path, place in memory.items():
+        assert after[path].data_ptr() == place, (
+            f"{case.function.name} changed the caller's {path}: its values were put back into "
+            "other memory (set_, .data = ...), so a view of it still holds the changed ones; "
+            "copy_ them back into its own memory"
+        )
     _assert_modules_kept(case.function.name, modules, _modules_kept(inputs(arguments)))
     for path, (keys, attributes) in containers.items():
         now_keys, now_attributes = _containers(inputs(arguments)).get(path, (None, None))
