@@ -413,7 +413,8 @@ small: change the lines that hold the mistake, not the whole module (the grade s
 is a rewrite), made of what the module already uses: a fix that brings in a name the module
 and its correct version never use (a builtin, an attribute, a module) is not counted as a fix,
 nor is one whose condition reads more together than the module's own conditions do (a fix
-decides as the module does, not by what else it can tell about the inputs). The module's docstrings state the task and contract, as for any kata below.
+decides as the module does, not by what else it can tell about the inputs). The module's
+docstrings state the task and contract, as for any kata below.
 
 """
 
