@@ -3471,6 +3471,32 @@ def test_seeded_catches_draws_from_a_forked_stream():
     assert_catches(facet, right, forked)
 
 
+def test_seeded_catches_part_of_the_draws_from_a_stream_put_back_by_hand():
+    """Half the draws from a copy of the stream, made by saving its state and putting it back
+    (torch.get_rng_state / set_rng_state, the default generator's get_state / set_state),
+    not by fork_rng: the calls still differ and follow the caller's seed, yet the halves
+    repeat one another (kata 29's dropout drops the same units in both halves)."""
+    facet = facets.Seeded(lambda device: facets.args(8))
+
+    def right(n):
+        return torch.rand(n)
+
+    def saved_and_put_back(n):
+        state = torch.get_rng_state()
+        first = torch.rand(n // 2)
+        torch.set_rng_state(state)
+        return torch.cat([first, torch.rand(n - n // 2)])
+
+    def generator_state_put_back(n):
+        state = torch.default_generator.get_state()
+        first = torch.rand(n // 2)
+        torch.default_generator.set_state(state)
+        return torch.cat([first, torch.rand(n - n // 2)])
+
+    assert_catches(facet, right, saved_and_put_back)
+    assert_catches(facet, right, generator_state_put_back)
+
+
 def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():
     facet = facets.Seeded(
         lambda device: facets.args(3),

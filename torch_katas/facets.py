@@ -31,7 +31,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -819,7 +819,10 @@ class Seeded(Facet):
     result) picks what was drawn (default: the result). `like` (a function of no arguments,
     built from torch's own layers or functions): what the contract says is drawn, in its
     order ("initialised as nn.Linear creates it"); after the same seed the drawn tensors
-    equal its tensors, in order: nothing drawn before, between or after, nothing redrawn."""
+    equal its tensors, in order: nothing drawn before, between or after, nothing redrawn.
+    Each call moves the caller's stream on: nothing drawn from a copy of it (inside
+    torch.random.fork_rng, or before a saved state is put back with set_rng_state or the
+    default generator's set_state), nothing reseeded."""
 
     make: Callable[[torch.device], Args]
     drawn: Callable[[Args, Any], Any] | None = None
@@ -1051,12 +1054,18 @@ def _is_reference(target: Callable[..., Any]) -> bool:
         return False
 
 
-def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
+def _call(
+    case: Case,
+    arguments: Args,
+    read_only: Any = None,
+    inside: Callable[[], AbstractContextManager[Any]] | None = None,
+) -> Any:
     """Run the function; it must leave every process-wide setting as it found it (a function
     whose contract is to change one declares no facet). A function whose contract leaves its
     arguments, or some of them, as they were (Unmodified) is held to that in every case of
     every facet, not only its Unmodified case: a change in place can hide behind one dtype, one
-    flag or one shape."""
+    flag or one shape. `inside`: a watch around the function's own run alone, within the
+    harness's own look at the settings (which puts the seed back itself)."""
     kept = None if isinstance(case.facet, Unmodified) else _kept_part(case, arguments)
     watched = kept is not None
     before = _snapshot(kept) if watched else []
@@ -1068,7 +1077,11 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     writes = _WritesInto(read_only, _state_of_modules(read_only))
     shared = _shared_state(case.function.target, before=True)
     try:
-        with settings_kept(case.function.name), writes.watching():
+        with (
+            settings_kept(case.function.name),
+            writes.watching(),
+            inside() if inside is not None else nullcontext(),
+        ):
             result = case.function.call(*arguments.args, **arguments.kwargs)
     except NotImplementedError:
         raise
@@ -3698,17 +3711,28 @@ def check_seeded(case: Case, device: torch.device) -> None:
     # Drawing moves the caller's stream on: two calls in a row draw different values (draws
     # inside a torch.random.fork_rng would repeat at every call, two layers alike). Where
     # only some draws are forked, the others move the stream and the calls differ all the
-    # same, yet the forked ones repeat what the caller draws next: no fork_rng in the call.
+    # same, yet the forked ones repeat what the caller draws next: nothing in the call puts
+    # a saved state back or reseeds, however it is spelled (fork_rng, set_rng_state, the
+    # default generator's set_state: _GLOBAL_GENERATORS).
     forked = (
         "draw from torch's default generator itself, so that each call moves it on: draws "
-        "inside torch.random.fork_rng come from a copy of it, the same values the caller "
-        "draws next"
+        "inside torch.random.fork_rng, or before a saved state is put back (set_rng_state, "
+        "set_state), come from a copy of it, the same values the caller draws next"
     )
     with torch.random.fork_rng():
         calls = [facet.make(device), facet.make(device)]
         torch.manual_seed(seed_for(1))
-        with forbidden_calls((torch.random, "fork_rng"), reason=forked):
-            results = [(arguments, _call(case, arguments)) for arguments in calls]
+        results = [
+            (
+                arguments,
+                _call(
+                    case,
+                    arguments,
+                    inside=lambda: forbidden_calls(*_GLOBAL_GENERATORS, reason=forked),
+                ),
+            )
+            for arguments in calls
+        ]
     first_call, second_call = (
         [t.detach().cpu() for _, t in _tensors(facet.drawn(a, r) if facet.drawn else r)]
         for a, r in results
