@@ -3474,8 +3474,9 @@ def test_seeded_catches_draws_from_a_forked_stream():
 def test_seeded_catches_part_of_the_draws_from_a_stream_put_back_by_hand():
     """Half the draws from a copy of the stream, made by saving its state and putting it back
     (torch.get_rng_state / set_rng_state, the default generator's get_state / set_state),
-    not by fork_rng: the calls still differ and follow the caller's seed, yet the halves
-    repeat one another (kata 29's dropout drops the same units in both halves)."""
+    not by fork_rng, or in a generator given its state or its seed: the calls still differ
+    and follow the caller's seed, yet the halves repeat one another (kata 29's dropout drops
+    the same units in both halves)."""
     facet = facets.Seeded(lambda device: facets.args(8))
 
     def right(n):
@@ -3493,8 +3494,17 @@ def test_seeded_catches_part_of_the_draws_from_a_stream_put_back_by_hand():
         torch.default_generator.set_state(state)
         return torch.cat([first, torch.rand(n - n // 2)])
 
-    assert_catches(facet, right, saved_and_put_back)
-    assert_catches(facet, right, generator_state_put_back)
+    def copied_into_a_generator(n):
+        copy = torch.Generator().set_state(torch.get_rng_state())
+        return torch.cat([torch.rand(n // 2, generator=copy), torch.rand(n - n // 2)])
+
+    def seeded_alike(n):
+        copy = torch.Generator().manual_seed(torch.initial_seed())
+        return torch.cat([torch.rand(n // 2, generator=copy), torch.rand(n - n // 2)])
+
+    for wrong in (saved_and_put_back, generator_state_put_back, copied_into_a_generator):
+        assert_catches(facet, right, wrong)
+    assert_catches(facet, right, seeded_alike)  # the stream's start, repeated at every call
 
 
 def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():

@@ -821,8 +821,9 @@ class Seeded(Facet):
     order ("initialised as nn.Linear creates it"); after the same seed the drawn tensors
     equal its tensors, in order: nothing drawn before, between or after, nothing redrawn.
     Each call moves the caller's stream on: nothing drawn from a copy of it (inside
-    torch.random.fork_rng, or before a saved state is put back with set_rng_state or the
-    default generator's set_state), nothing reseeded."""
+    torch.random.fork_rng, before a saved state is put back with set_rng_state or the
+    default generator's set_state, or from a generator given its state or its seed), nothing
+    reseeded."""
 
     make: Callable[[torch.device], Args]
     drawn: Callable[[Args, Any], Any] | None = None
@@ -3713,11 +3714,13 @@ def check_seeded(case: Case, device: torch.device) -> None:
     # only some draws are forked, the others move the stream and the calls differ all the
     # same, yet the forked ones repeat what the caller draws next: nothing in the call puts
     # a saved state back or reseeds, however it is spelled (fork_rng, set_rng_state, the
-    # default generator's set_state: _GLOBAL_GENERATORS).
+    # default generator's set_state: _GLOBAL_GENERATORS), nor reads the state or seed a
+    # copy of the stream is made from (_GLOBAL_GENERATOR_READS).
     forked = (
         "draw from torch's default generator itself, so that each call moves it on: draws "
-        "inside torch.random.fork_rng, or before a saved state is put back (set_rng_state, "
-        "set_state), come from a copy of it, the same values the caller draws next"
+        "inside torch.random.fork_rng, before a saved state is put back (set_rng_state, "
+        "set_state), or from a generator given its state or seed (get_rng_state, "
+        "initial_seed) come from a copy of it, the same values the caller draws next"
     )
     with torch.random.fork_rng():
         calls = [facet.make(device), facet.make(device)]
@@ -3728,7 +3731,9 @@ def check_seeded(case: Case, device: torch.device) -> None:
                 _call(
                     case,
                     arguments,
-                    inside=lambda: forbidden_calls(*_GLOBAL_GENERATORS, reason=forked),
+                    inside=lambda: forbidden_calls(
+                        *_GLOBAL_GENERATORS, *_GLOBAL_GENERATOR_READS, reason=forked
+                    ),
                 ),
             )
             for arguments in calls
@@ -3763,12 +3768,28 @@ def check_seeded(case: Case, device: torch.device) -> None:
 # What reseeds torch's global generators, or puts a saved state back: the CPU's and CUDA's.
 _GLOBAL_GENERATORS = (
     *((torch.random, name) for name in ("manual_seed", "seed", "set_rng_state", "fork_rng")),
-    *((torch.default_generator, name) for name in ("manual_seed", "seed", "set_state")),
+    *(
+        (torch.default_generator, name)
+        for name in ("manual_seed", "seed", "set_state", "graphsafe_set_state", "set_offset")
+    ),
     *(
         (torch.cuda, name)
         for name in ("manual_seed", "manual_seed_all", "seed", "seed_all", "set_rng_state")
     ),
     (torch.cuda, "set_rng_state_all"),
+)
+
+
+# What reads the state or the seed of torch's global generators, from which a copy of the
+# stream is made without putting anything back (`torch.Generator().set_state(
+# torch.get_rng_state())`, `torch.Generator().manual_seed(torch.initial_seed())`).
+_GLOBAL_GENERATOR_READS = (
+    *((torch.random, name) for name in ("get_rng_state", "initial_seed")),
+    *(
+        (torch.default_generator, name)
+        for name in ("get_state", "clone_state", "graphsafe_get_state", "initial_seed")
+    ),
+    *((torch.cuda, name) for name in ("get_rng_state", "get_rng_state_all", "initial_seed")),
 )
 
 
