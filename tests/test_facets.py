@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torch_katas import catalog, facets
+from torch_katas.runtime import isolation
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
@@ -1996,6 +1997,47 @@ def test_fresh_grads_catches_a_step_that_changes_what_the_caller_froze():
     facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
     assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, unfreeze=True))
     assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, freeze=True))
+
+
+def test_fresh_grads_draws_which_parameters_the_caller_froze_anew_on_a_held_out_run():
+    """A step that unfreezes the model but where the caller froze exactly what the check
+    freezes on a plain run (every other tensor, say) passes there: which ones are frozen is
+    drawn from seed_for, so a held-out run (grading's --katas-seed) freezes others."""
+
+    def make(device):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def step(model, optimizer, unfreeze=False):
+        if unfreeze:
+            model.requires_grad_(True)
+        optimizer.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return model[1].bias.detach().clone()
+
+    seen = []
+
+    def recording(model, optimizer):
+        seen.append(tuple(p.requires_grad for p in model.parameters()))
+        return step(model, optimizer)
+
+    def recognising(model, optimizer):
+        flags = tuple(p.requires_grad for p in model.parameters())
+        return step(model, optimizer, unfreeze=all(flags) or flags not in seen)
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    assert outcomes(recording, facet)[1] == []
+    assert not all(all(flags) for flags in seen), seen  # a call froze some
+    assert outcomes(recognising, facet)[1] == []  # the plain run's pattern, recognised
+    caught = []
+    for run in (918273, 55501, 7):
+        previous = isolation.set_run_seed(run)
+        try:
+            caught.append(bool(outcomes(recognising, facet)[1]))
+        finally:
+            isolation.set_run_seed(previous)
+    assert any(caught), caught
 
 
 def test_every_checker_has_a_test_that_it_can_fail():
