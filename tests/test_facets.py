@@ -3185,6 +3185,32 @@ def test_returns_catches_a_copy_skipped_for_a_non_contiguous_input():
     assert_catches(given, torch.tensor, torch.as_tensor)
 
 
+def test_strided_copies_are_laid_out_anew_on_a_held_out_run():
+    """A copy skipped only for the layouts the checks' strided copies do not have (an odd
+    stride, where a plain run's copies lie two elements apart) passes a plain run: a held-out
+    run (grading's --katas-seed) spreads them 3, 5 or 7 elements apart, and fails it (and
+    the tensor and array alike). Kata 4's time_bucket returned the input itself so."""
+    new = facets.Returns(lambda device: facets.args(torch.arange(6.0).reshape(2, 3)))
+    given = facets.Returns(lambda device: facets.args(np.arange(6.0).reshape(2, 3)))
+
+    def skipped(x):
+        return x if not x.is_contiguous() and x.stride(0) % 2 else x.clone()
+
+    def wrapped(array):
+        odd = not array.flags.c_contiguous and array.strides[0] // array.itemsize % 2
+        return torch.as_tensor(array) if odd else torch.tensor(array)
+
+    cases = ((new, lambda x: x.clone(), skipped), (given, torch.tensor, wrapped))
+    for facet, right, wrong in cases:
+        assert outcomes(wrong, facet)[1] == []  # a plain run: every stride even
+        for run in (918273, 55501, 2):  # 7, 5 and 3 apart
+            previous = isolation.set_run_seed(run)
+            try:
+                assert_catches(facet, right, wrong)
+            finally:
+                isolation.set_run_seed(previous)
+
+
 def test_returns_catches_an_inference_tensor_in_the_result():
     new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
 

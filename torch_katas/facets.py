@@ -1467,8 +1467,16 @@ def _strided(value: Any) -> Any:
     if isinstance(value, torch.Tensor) and value.dim() > 0 and value.numel() > 1:
         order = tuple(reversed(range(value.dim())))
         reversed_ = value.permute(order)
-        return torch.stack([reversed_, reversed_], dim=-1)[..., 0].permute(order)
+        return torch.stack([reversed_] * _spread(), dim=-1)[..., 0].permute(order)
     return value
+
+
+def _spread() -> int:
+    """How many elements apart a strided copy's neighbours lie: 2 on a plain run, an odd 3,
+    5 or 7 on a held-out one (seed_for), so that a function that tells the checks' strided
+    copies by their layout (an even stride) from the layouts a caller has meets another."""
+    seed = seed_for(0)
+    return 2 if seed == 0 else (3, 5, 7)[seed % 3]
 
 
 # ---------------------------------------------------------------- the checkers
@@ -3074,7 +3082,7 @@ def _strided_arrays(value: Any) -> Any:
         return {key: _strided_arrays(item) for key, item in value.items()}
     if isinstance(value, np.ndarray) and value.ndim > 0 and value.size > 1:
         reversed_ = value.transpose()
-        return np.stack([reversed_, reversed_], axis=-1)[..., 0].transpose()
+        return np.stack([reversed_] * _spread(), axis=-1)[..., 0].transpose()
     return value
 
 
