@@ -486,6 +486,29 @@ def test_fit_until_compares_the_loss_with_tol_exactly(device, dtype, above, draw
         )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fit_until_compares_the_loss_with_tol_exactly_at_every_step(device, dtype):
+    # x = 0 leaves w at 0 (its gradient is 0) and, with lr = 1/4, halves b's distance to
+    # mean(y) at each step: b_k = mean(y)·(1 - 2^-k), and every loss, gradient and update is a
+    # small dyadic number, exact in any order. tol is the loss after a number of steps drawn
+    # from the seeded generator (a held-out seed draws another): equal is not below there
+    # either, so one more step is taken, as at the start.
+    k = int(torch.randint(1, 4, ()))
+    scale = 2.0 ** -int(torch.randint(0, 7, ()))
+    offsets = torch.tensor([1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 1.0, -1.0])
+    offsets = offsets[torch.randperm(8)] * scale
+    mean = 8.0 * scale
+    y = (mean + offsets).to(device=device, dtype=dtype)
+    x = torch.zeros(8, dtype=dtype, device=device)
+    b = mean * (1 - 2.0**-k)  # the naive loop's b after k steps, in Python floats (exact)
+    tol = sum((b - (mean + d)) ** 2 for d in offsets.tolist()) / 8
+    *_, taken = fit_until(x, y, tol, max_steps=k + 1, lr=0.25)
+    assert taken == k + 1, (
+        f"fit_until took {taken} steps where the loss after step {k} equals tol ({tol!r}): "
+        "a loss equal to tol is not below it at any step, not only at the start"
+    )
+
+
 @pytest.mark.parametrize(
     "tol, never_below",
     [(-1.0, True), (-math.inf, True), (math.nan, True), (math.inf, False), (None, True)],

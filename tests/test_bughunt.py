@@ -488,6 +488,41 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
+def test_a_fix_that_decides_by_more_than_the_module_does_is_no_fix():
+    """With only the names the module already uses, a changed condition can still choose the
+    mistake where the tests do not look: kata 1's tests make the loss equal tol at the start
+    alone, so `loss.item() == tol and steps` keeps the mistake's stop at every later step, and
+    `x.shape[0] > max_steps` for inputs longer than the budget. A decision that reads what no
+    decision of the module or the reference reads together is no fix, however it is spelled
+    (through a name the change binds, by arithmetic in a comparison); the reference's own
+    comparison, spelled otherwise or through a name of the fix's own, is one."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    mistaken = "if loss.item() <= tol:"
+    assert mistaken in hunt.handed_out
+    for tuned in (
+        "if loss.item() < tol or (loss.item() == tol and steps):",
+        "if loss.item() < tol or (loss.item() == tol and x.shape[0] > max_steps):",
+        "strict = steps > 0\n        if loss.item() < tol or (loss.item() == tol and strict):",
+        "if loss.item() - tol < steps * lr ** 100:",
+        "tol = tol + steps * lr ** 100\n        if loss.item() < tol:",
+        "if (loss.item() < tol, loss.item() <= tol)[steps > 0]:",
+    ):
+        returned = hunt.handed_out.replace(mistaken, tuned, 1)
+        assert not bughunt.brought_in(hunt.handed_out, hunt.handed_out, returned), tuned
+        assert bughunt.judge(ROOT, hunt, returned).fixed, tuned
+        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        assert words.startswith("bug not fixed: the change decides by what no decision"), tuned
+    for fix in (
+        "if loss.item() < tol:",
+        "if not loss.item() >= tol:",
+        "if tol > loss.item():",
+        "if loss.item() - tol < 0:",
+        "value = loss.item()\n        if value < tol:",
+    ):
+        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        assert words.startswith("bug found and fixed"), (fix, words)
+
+
 def test_a_none_check_on_a_lookup_brings_in_no_number():
     """`size = TABLE.get(dtype)` then `if size is None:` asks whether the lookup found
     anything: the table's values are not compared with (a size table of dtypes holds the

@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torch_katas import catalog, facets
+from torch_katas.runtime import isolation
 
 ROOT = Path(__file__).resolve().parents[1]
 KATAS = catalog.load(ROOT)
@@ -1998,6 +1999,47 @@ def test_fresh_grads_catches_a_step_that_changes_what_the_caller_froze():
     assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, freeze=True))
 
 
+def test_fresh_grads_draws_which_parameters_the_caller_froze_anew_on_a_held_out_run():
+    """A step that unfreezes the model but where the caller froze exactly what the check
+    freezes on a plain run (every other tensor, say) passes there: which ones are frozen is
+    drawn from seed_for, so a held-out run (grading's --katas-seed) freezes others."""
+
+    def make(device):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def step(model, optimizer, unfreeze=False):
+        if unfreeze:
+            model.requires_grad_(True)
+        optimizer.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return model[1].bias.detach().clone()
+
+    seen = []
+
+    def recording(model, optimizer):
+        seen.append(tuple(p.requires_grad for p in model.parameters()))
+        return step(model, optimizer)
+
+    def recognising(model, optimizer):
+        flags = tuple(p.requires_grad for p in model.parameters())
+        return step(model, optimizer, unfreeze=all(flags) or flags not in seen)
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    assert outcomes(recording, facet)[1] == []
+    assert not all(all(flags) for flags in seen), seen  # a call froze some
+    assert outcomes(recognising, facet)[1] == []  # the plain run's pattern, recognised
+    caught = []
+    for run in (918273, 55501, 7):
+        previous = isolation.set_run_seed(run)
+        try:
+            caught.append(bool(outcomes(recognising, facet)[1]))
+        finally:
+            isolation.set_run_seed(previous)
+    assert any(caught), caught
+
+
 def test_every_checker_has_a_test_that_it_can_fail():
     # A facet built in a test that runs checks (assert_catches, outcomes), not a name in a
     # message or a declaration table.
@@ -3152,6 +3194,32 @@ def test_returns_catches_a_copy_skipped_for_a_non_contiguous_input():
     assert_catches(given, torch.tensor, torch.as_tensor)
 
 
+def test_strided_copies_are_laid_out_anew_on_a_held_out_run():
+    """A copy skipped only for the layouts the checks' strided copies do not have (an odd
+    stride, where a plain run's copies lie two elements apart) passes a plain run: a held-out
+    run (grading's --katas-seed) spreads them 3, 5 or 7 elements apart, and fails it (and
+    the tensor and array alike). Kata 4's time_bucket returned the input itself so."""
+    new = facets.Returns(lambda device: facets.args(torch.arange(6.0).reshape(2, 3)))
+    given = facets.Returns(lambda device: facets.args(np.arange(6.0).reshape(2, 3)))
+
+    def skipped(x):
+        return x if not x.is_contiguous() and x.stride(0) % 2 else x.clone()
+
+    def wrapped(array):
+        odd = not array.flags.c_contiguous and array.strides[0] // array.itemsize % 2
+        return torch.as_tensor(array) if odd else torch.tensor(array)
+
+    cases = ((new, lambda x: x.clone(), skipped), (given, torch.tensor, wrapped))
+    for facet, right, wrong in cases:
+        assert outcomes(wrong, facet)[1] == []  # a plain run: every stride even
+        for run in (918273, 55501, 2):  # 7, 5 and 3 apart
+            previous = isolation.set_run_seed(run)
+            try:
+                assert_catches(facet, right, wrong)
+            finally:
+                isolation.set_run_seed(previous)
+
+
 def test_returns_catches_an_inference_tensor_in_the_result():
     new = facets.Returns(lambda device: facets.args(torch.arange(4.0)))
 
@@ -3478,6 +3546,42 @@ def test_seeded_catches_draws_from_a_forked_stream():
             return torch.rand(n)
 
     assert_catches(facet, right, forked)
+
+
+def test_seeded_catches_part_of_the_draws_from_a_stream_put_back_by_hand():
+    """Half the draws from a copy of the stream, made by saving its state and putting it back
+    (torch.get_rng_state / set_rng_state, the default generator's get_state / set_state),
+    not by fork_rng, or in a generator given its state or its seed: the calls still differ
+    and follow the caller's seed, yet the halves repeat one another (kata 29's dropout drops
+    the same units in both halves)."""
+    facet = facets.Seeded(lambda device: facets.args(8))
+
+    def right(n):
+        return torch.rand(n)
+
+    def saved_and_put_back(n):
+        state = torch.get_rng_state()
+        first = torch.rand(n // 2)
+        torch.set_rng_state(state)
+        return torch.cat([first, torch.rand(n - n // 2)])
+
+    def generator_state_put_back(n):
+        state = torch.default_generator.get_state()
+        first = torch.rand(n // 2)
+        torch.default_generator.set_state(state)
+        return torch.cat([first, torch.rand(n - n // 2)])
+
+    def copied_into_a_generator(n):
+        copy = torch.Generator().set_state(torch.get_rng_state())
+        return torch.cat([torch.rand(n // 2, generator=copy), torch.rand(n - n // 2)])
+
+    def seeded_alike(n):
+        copy = torch.Generator().manual_seed(torch.initial_seed())
+        return torch.cat([torch.rand(n // 2, generator=copy), torch.rand(n - n // 2)])
+
+    for wrong in (saved_and_put_back, generator_state_put_back, copied_into_a_generator):
+        assert_catches(facet, right, wrong)
+    assert_catches(facet, right, seeded_alike)  # the stream's start, repeated at every call
 
 
 def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():

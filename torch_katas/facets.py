@@ -31,7 +31,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -692,11 +692,12 @@ class FreshGrads(Facet):
     step), the call returns what it returns with no .grad at all, and leaves those tensors
     the same: each backward starts from nothing (gradients cleared before it, not after the
     step; set to None or zeroed, not multiplied by 0). make(device) -> Args; both calls on
-    arguments made anew after the same torch.manual_seed. A third call, with every other
-    trainable tensor params(args) names frozen (requires_grad False, no .grad: a backbone
-    the caller froze to fine-tune the rest), leaves the frozen ones frozen, with no .grad,
-    and as they were, and the others trainable: a loop that sets requires_grad on the model
-    trains what the caller froze."""
+    arguments made anew after the same torch.manual_seed. A third call, with some of the
+    trainable tensors params(args) names frozen (requires_grad False, no .grad: a backbone
+    the caller froze to fine-tune the rest; which ones is drawn from seed_for, so that a
+    held-out run freezes others), leaves the frozen ones frozen, with no .grad, and as they
+    were, and the others trainable: a loop that sets requires_grad on the model trains what
+    the caller froze."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
@@ -822,7 +823,11 @@ class Seeded(Facet):
     result) picks what was drawn (default: the result). `like` (a function of no arguments,
     built from torch's own layers or functions): what the contract says is drawn, in its
     order ("initialised as nn.Linear creates it"); after the same seed the drawn tensors
-    equal its tensors, in order: nothing drawn before, between or after, nothing redrawn."""
+    equal its tensors, in order: nothing drawn before, between or after, nothing redrawn.
+    Each call moves the caller's stream on: nothing drawn from a copy of it (inside
+    torch.random.fork_rng, before a saved state is put back with set_rng_state or the
+    default generator's set_state, or from a generator given its state or its seed), nothing
+    reseeded."""
 
     make: Callable[[torch.device], Args]
     drawn: Callable[[Args, Any], Any] | None = None
@@ -1054,12 +1059,18 @@ def _is_reference(target: Callable[..., Any]) -> bool:
         return False
 
 
-def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
+def _call(
+    case: Case,
+    arguments: Args,
+    read_only: Any = None,
+    inside: Callable[[], AbstractContextManager[Any]] | None = None,
+) -> Any:
     """Run the function; it must leave every process-wide setting as it found it (a function
     whose contract is to change one declares no facet). A function whose contract leaves its
     arguments, or some of them, as they were (Unmodified) is held to that in every case of
     every facet, not only its Unmodified case: a change in place can hide behind one dtype, one
-    flag or one shape."""
+    flag or one shape. `inside`: a watch around the function's own run alone, within the
+    harness's own look at the settings (which puts the seed back itself)."""
     kept = None if isinstance(case.facet, Unmodified) else _kept_part(case, arguments)
     watched = kept is not None
     before = _snapshot(kept) if watched else []
@@ -1071,7 +1082,11 @@ def _call(case: Case, arguments: Args, read_only: Any = None) -> Any:
     writes = _WritesInto(read_only, _state_of_modules(read_only))
     shared = _shared_state(case.function.target, before=True)
     try:
-        with settings_kept(case.function.name), writes.watching():
+        with (
+            settings_kept(case.function.name),
+            writes.watching(),
+            inside() if inside is not None else nullcontext(),
+        ):
             result = case.function.call(*arguments.args, **arguments.kwargs)
     except NotImplementedError:
         raise
@@ -1455,8 +1470,16 @@ def _strided(value: Any) -> Any:
     if isinstance(value, torch.Tensor) and value.dim() > 0 and value.numel() > 1:
         order = tuple(reversed(range(value.dim())))
         reversed_ = value.permute(order)
-        return torch.stack([reversed_, reversed_], dim=-1)[..., 0].permute(order)
+        return torch.stack([reversed_] * _spread(), dim=-1)[..., 0].permute(order)
     return value
+
+
+def _spread() -> int:
+    """How many elements apart a strided copy's neighbours lie: 2 on a plain run, an odd 3,
+    5 or 7 on a held-out one (seed_for), so that a function that tells the checks' strided
+    copies by their layout (an even stride) from the layouts a caller has meets another."""
+    seed = seed_for(0)
+    return 2 if seed == 0 else (3, 5, 7)[seed % 3]
 
 
 # ---------------------------------------------------------------- the checkers
@@ -3005,7 +3028,13 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
         trainable = [t for _, t in _tensors(facet.params(arguments)) if t.requires_grad]
         if len(trainable) < 2:
             return
-        frozen = trainable[::2]  # one left trainable at least: the call still trains
+        # Which the caller froze is drawn (a held-out run draws others): a fixed pattern, such
+        # as every other one, is one a function could recognise and keep frozen alone. One
+        # is left trainable at least: the call still trains.
+        draw = random.Random(seed_for(3))
+        chosen = set(draw.sample(range(len(trainable)), draw.randrange(1, len(trainable))))
+        frozen = [tensor for index, tensor in enumerate(trainable) if index in chosen]
+        left = [tensor for index, tensor in enumerate(trainable) if index not in chosen]
         for tensor in frozen:
             tensor.requires_grad_(False)
             tensor.grad = None
@@ -3019,7 +3048,7 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
             f"{'kept' if _same(tensor, value) else 'changed'}): leave requires_grad as the "
             "caller set it; a frozen parameter gets no gradient and no step"
         )
-    assert all(tensor.requires_grad for tensor in trainable[1::2]), (
+    assert all(tensor.requires_grad for tensor in left), (
         f"{case.function.name} froze parameters the caller left trainable: leave "
         "requires_grad as the caller set it"
     )
@@ -3079,7 +3108,7 @@ def _strided_arrays(value: Any) -> Any:
         return {key: _strided_arrays(item) for key, item in value.items()}
     if isinstance(value, np.ndarray) and value.ndim > 0 and value.size > 1:
         reversed_ = value.transpose()
-        return np.stack([reversed_, reversed_], axis=-1)[..., 0].transpose()
+        return np.stack([reversed_] * _spread(), axis=-1)[..., 0].transpose()
     return value
 
 
@@ -3724,17 +3753,32 @@ def check_seeded(case: Case, device: torch.device) -> None:
     # Drawing moves the caller's stream on: two calls in a row draw different values (draws
     # inside a torch.random.fork_rng would repeat at every call, two layers alike). Where
     # only some draws are forked, the others move the stream and the calls differ all the
-    # same, yet the forked ones repeat what the caller draws next: no fork_rng in the call.
+    # same, yet the forked ones repeat what the caller draws next: nothing in the call puts
+    # a saved state back or reseeds, however it is spelled (fork_rng, set_rng_state, the
+    # default generator's set_state: _GLOBAL_GENERATORS), nor reads the state or seed a
+    # copy of the stream is made from (_GLOBAL_GENERATOR_READS).
     forked = (
         "draw from torch's default generator itself, so that each call moves it on: draws "
-        "inside torch.random.fork_rng come from a copy of it, the same values the caller "
-        "draws next"
+        "inside torch.random.fork_rng, before a saved state is put back (set_rng_state, "
+        "set_state), or from a generator given its state or seed (get_rng_state, "
+        "initial_seed) come from a copy of it, the same values the caller draws next"
     )
     with torch.random.fork_rng():
         calls = [facet.make(device), facet.make(device)]
         torch.manual_seed(seed_for(1))
-        with forbidden_calls((torch.random, "fork_rng"), reason=forked):
-            results = [(arguments, _call(case, arguments)) for arguments in calls]
+        results = [
+            (
+                arguments,
+                _call(
+                    case,
+                    arguments,
+                    inside=lambda: forbidden_calls(
+                        *_GLOBAL_GENERATORS, *_GLOBAL_GENERATOR_READS, reason=forked
+                    ),
+                ),
+            )
+            for arguments in calls
+        ]
     first_call, second_call = (
         [t.detach().cpu() for _, t in _tensors(facet.drawn(a, r) if facet.drawn else r)]
         for a, r in results
@@ -3765,12 +3809,28 @@ def check_seeded(case: Case, device: torch.device) -> None:
 # What reseeds torch's global generators, or puts a saved state back: the CPU's and CUDA's.
 _GLOBAL_GENERATORS = (
     *((torch.random, name) for name in ("manual_seed", "seed", "set_rng_state", "fork_rng")),
-    *((torch.default_generator, name) for name in ("manual_seed", "seed", "set_state")),
+    *(
+        (torch.default_generator, name)
+        for name in ("manual_seed", "seed", "set_state", "graphsafe_set_state", "set_offset")
+    ),
     *(
         (torch.cuda, name)
         for name in ("manual_seed", "manual_seed_all", "seed", "seed_all", "set_rng_state")
     ),
     (torch.cuda, "set_rng_state_all"),
+)
+
+
+# What reads the state or the seed of torch's global generators, from which a copy of the
+# stream is made without putting anything back (`torch.Generator().set_state(
+# torch.get_rng_state())`, `torch.Generator().manual_seed(torch.initial_seed())`).
+_GLOBAL_GENERATOR_READS = (
+    *((torch.random, name) for name in ("get_rng_state", "initial_seed")),
+    *(
+        (torch.default_generator, name)
+        for name in ("get_state", "clone_state", "graphsafe_get_state", "initial_seed")
+    ),
+    *((torch.cuda, name) for name in ("get_rng_state", "get_rng_state_all", "initial_seed")),
 )
 
 

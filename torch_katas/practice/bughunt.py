@@ -55,6 +55,7 @@ __all__ = [
     "brought_in",
     "choose",
     "code_only",
+    "combined",
     "compose",
     "described",
     "finish",
@@ -550,6 +551,19 @@ def grade_words(
             "from a use (torch's seed, pytest's handlers, the streams) and undo the mistake "
             f"only there; a fix needs only what the module already uses (the mistake: {what})"
         )
+    combining = combined(
+        baseline(root, hunt.kata, hunt.hidden, hunt.stub), hunt.handed_out, returned
+    )
+    if combining:
+        shown = "; ".join(", ".join(names)[:80] for names in combining[:3])
+        shown += f" and {len(combining) - 3} more" if combining[3:] else ""
+        return (
+            "bug not fixed: the change decides by what no decision of the module handed out or "
+            f"of the answer without the mistake reads together ({shown}): such a condition "
+            "(the step count beside the loss, the inputs' size) can choose the mistake wherever "
+            "the tests do not look; a fix decides only as the module already does (the "
+            f"mistake: {what})"
+        )
     return f"bug found and fixed, {fix.words()} (the mistake: {what})"
 
 
@@ -613,6 +627,120 @@ def brought_in(reference: str, handed: str, returned: str, stub: str = "") -> li
         except (SyntaxError, ValueError, RecursionError):
             continue
     return sorted(mine - known)
+
+
+# Where code decides what runs or what is picked: a condition's test.
+CONDITIONS = (ast.If, ast.While, ast.IfExp, ast.Assert)
+
+
+def _decisions(tree: ast.AST) -> list[ast.AST]:
+    """Each decision the code makes, whole: a condition (if, while, a conditional expression,
+    assert, a comprehension's if, a match's subject) and every comparison, boolean operator
+    or call that asks for equality or looks a value up (DECIDING_CALLS) outside one (`[a,
+    b][steps > 0]`, `stop = ... or ...`)."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        tests: list[ast.AST] = []
+        if isinstance(node, CONDITIONS):
+            tests = [node.test]
+        elif isinstance(node, ast.comprehension):
+            tests = list(node.ifs)
+        elif isinstance(node, ast.Match):
+            tests = [node.subject]
+        elif isinstance(node, ast.Compare | ast.BoolOp) or (
+            isinstance(node, ast.Call) and _deciding(node)
+        ):
+            found.append(node)
+            continue  # the decision whole: what it holds is part of it
+        found += tests
+        todo += [child for child in ast.iter_child_nodes(node) if child not in tests]
+    return found
+
+
+def _statements(tree: ast.AST) -> set[str]:
+    return {ast.dump(node) for node in ast.walk(tree) if isinstance(node, ast.stmt)}
+
+
+def _read(
+    node: ast.AST, new: dict[str, list[ast.AST]], own: frozenset[str] = frozenset(), depth: int = 0
+) -> set[str]:
+    """What a decision reads: the names and attributes it loads and the numbers it writes (but
+    COMMON), and through a name the change binds anew (`strict = steps > 0`, `tol = tol +
+    ...`), what that binding reads too; a name only the change binds (`own`) stands for what
+    it holds alone."""
+    found: set[str] = set()
+    for part in ast.walk(node):
+        if isinstance(part, ast.Name):
+            if part.id not in own:
+                found.add(part.id)
+            if depth < 8:
+                rest = {name: values for name, values in new.items() if name != part.id}
+                for value in new.get(part.id, []):
+                    found |= _read(value, rest, own, depth + 1)
+        elif isinstance(part, ast.Attribute):
+            found.add(part.attr)
+        elif (number := _number(part)) is not None and number not in COMMON:
+            found.add(repr(number))
+        elif isinstance(part, ast.Constant) and isinstance(part.value, str):
+            found.add(repr(part.value))
+    return found
+
+
+def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
+    """The decisions of the returned module (_decisions) that read what no decision of the
+    module handed out or of the answer without the mistake reads together, each as the names
+    it reads that none of those holds with the rest (sorted). A curated mistake's fix decides
+    as the answer without it does (`loss.item() < tol`, also `not loss.item() >= tol` or
+    through a name of its own, `value = loss.item()`); a condition that reads more beside it
+    (`loss.item() == tol and steps`, the step count the tests' equal loss never reaches but
+    at the start; `x.shape[0] > max_steps`; `loss.item() - tol < steps * lr ** 100`) can
+    choose the mistake wherever the tests do not look, however few names it brings in."""
+    try:
+        mine = ast.parse(returned)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    known: list[set[str]] = []
+    statements: set[str] = set()
+    bound: set[str] = set()  # the names the modules bind themselves
+    for text in (reference, handed):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        known += [_read(each, {}) for each in _decisions(tree)]
+        statements |= _statements(tree)
+        bound |= {
+            each.id if isinstance(each, ast.Name) else each.arg
+            for each in ast.walk(tree)
+            if isinstance(each, ast.arg) or (isinstance(each, ast.Name) and each.ctx != ast.Load())
+        }
+    # The bindings the change makes anew (a statement neither module has), by the name bound.
+    new: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(mine):
+        if not isinstance(node, ast.stmt) or ast.dump(node) in statements:
+            continue
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            if value is None:
+                continue
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        new.setdefault(name.id, []).append(value)
+    for node in ast.walk(mine):
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            new.setdefault(node.target.id, []).append(node.value)
+    own = frozenset(new) - bound
+    found = []
+    for decision in _decisions(mine):
+        reads = _read(decision, new, own)
+        if not any(reads <= theirs for theirs in known):
+            closest = max(known, key=lambda theirs: len(reads & theirs), default=set())
+            found.append(sorted(reads - closest))
+    return found
 
 
 # The arithmetic a fix could spell a number with (no powers or shifts: they grow without bound).
