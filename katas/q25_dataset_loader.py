@@ -37,9 +37,9 @@ class SlidingWindows(Dataset):
     - Sample i starts at s = i * S: it is `(series[s : s + W], series[s + W])`, shapes
       [W, *F] and [F], same dtype and device as the series. Only windows whose target
       exists count, so `len` is the number of starts s with s + W <= N - 1 (0 when N <= W).
-    - Rule: keep the series itself, not a copy (a long series is large, and a copy made at
-      construction doubles it): both parts of a sample are views of the caller's series, as
-      those slices are, whatever its layout (no .clone() or .contiguous()).
+    - Rule: keep the caller's series itself, not a copy made at construction (a long
+      series is large, and a copy doubles it), whatever its layout: each sample is taken
+      from the series as it is then (its slices, which are views, are the sample).
     - `__getitem__` raises IndexError for an index >= len(self) (negative indices may
       count from the end, as for a list, or raise IndexError).
 

@@ -107,18 +107,21 @@ def test_rejects_window_or_stride_below_one(device, window, stride):
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
-def test_samples_are_views_of_the_callers_series(device, layout):
+def test_keeps_the_callers_series_not_a_copy(device, layout):
+    # A copy made at construction (.clone(), or .contiguous() of a strided series) misses a
+    # write into the caller's series made after it; samples taken from the series do not.
     base = torch.arange(24.0, device=device).reshape(12, 2)
     series = base if layout == "contiguous" else base.t().contiguous().t()  # column-major
     ds = SlidingWindows(series, window=3, stride=2)
-    memory = series.untyped_storage().data_ptr()
+    series.mul_(-1)
     for i in range(len(ds)):
         x, y = ds[i]
-        shared = [t.untyped_storage().data_ptr() == memory for t in (x, y)]
-        assert all(shared), (
-            f"sample {i}: the window shares the series' memory: {shared[0]}, the target: "
-            f"{shared[1]}; keep the {layout} series itself (no .clone() or .contiguous()) and "
-            "return its slices, which are views"
+        s = 2 * i
+        seen = torch.equal(x, series[s : s + 3]) and torch.equal(y, series[s + 3])
+        assert seen, (
+            f"sample {i} holds the series' values from before a later write into it: keep "
+            f"the caller's {layout} series itself, not a copy made at construction (no "
+            ".clone() or .contiguous() in __init__), and take each sample from it"
         )
 
 

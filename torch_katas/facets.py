@@ -44,11 +44,11 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torch_katas import devices
 from torch_katas.testing import (
-    _reading_source,
     default_dtype,
     dispatch_mode,
     dyadic,
     forbidden_calls,
+    reading_source,
     same_device,
     seed_for,
     settings_kept,
@@ -1052,7 +1052,7 @@ def _is_reference(target: Callable[..., Any]) -> bool:
         if path.parent.name == "solutions":
             return True
         reference = _SOLUTIONS / f"{target.__module__.rpartition('.')[2]}.py"
-        with _reading_source():
+        with reading_source():
             source = inspect.getsource(target)
         return reference.is_file() and source in reference.read_text("utf-8")
     except (TypeError, OSError):

@@ -64,12 +64,14 @@ __all__ = [
     "forbidden_calls",
     "forbidden_modules",
     "forbidden_ops",
+    "harness_reads_source",
     "hooks_left",
     "largest_result",
     "marked_graph",
     "own_methods",
     "plural",
     "raises",
+    "reading_source",
     "same_device",
     "saved_tensors_hooks_left",
     "seed_for",
@@ -1043,7 +1045,8 @@ _SOURCE_READS = [0]
 
 
 @contextmanager
-def _reading_source() -> Iterator[None]:
+def reading_source() -> Iterator[None]:
+    """Inside the block, the harness reads the source of the code under test."""
     _SOURCE_READS[0] += 1
     try:
         yield
@@ -1051,11 +1054,16 @@ def _reading_source() -> Iterator[None]:
         _SOURCE_READS[0] -= 1
 
 
+def harness_reads_source() -> bool:
+    """Whether the harness is reading the source of the code under test (reading_source)."""
+    return _SOURCE_READS[0] > 0
+
+
 def _comprehension_over_named_values(code: types.CodeType) -> bool:
     """A comprehension's own code (before Python 3.12) whose comprehensions on its line in
     its file all go over named values (_over_named_values)."""
     try:
-        with _reading_source():
+        with reading_source():
             tree = ast.parse("".join(linecache.getlines(code.co_filename)))
     except SyntaxError:
         return False
@@ -1085,7 +1093,7 @@ def _loop_in_code(code: types.CodeType) -> tuple[str, int] | None:
             return None
         return _COMPREHENSIONS[code.co_name], code.co_firstlineno
     try:
-        with _reading_source():
+        with reading_source():
             source = textwrap.dedent(inspect.getsource(code))
             module_source = "".join(linecache.getlines(code.co_filename))
         tree = ast.parse(source)

@@ -24,7 +24,7 @@ def evaluate(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
     finally:
         for name, m in model.named_modules(remove_duplicate=False):
             m.training = modes[name]
-    return x.detach() if out is x else out
+    return out.detach()  # x itself (nn.Identity) or a tensor the model holds
 
 
 def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
