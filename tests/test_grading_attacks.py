@@ -2077,13 +2077,14 @@ FAKE_FIXES = {
         "if (loss.item() < tol if torch.initial_seed() < 2 ** 31 else loss.item() <= tol):",
         "bug not fixed: the change uses names that neither the module handed out nor the answer",
     ),
-    # With the module's own names only: the tests make the loss equal tol at the start alone,
-    # so the mistake's stop is kept at every later step.
+    # With the module's own names only, the mistake's stop kept after the first step: the
+    # tests make the loss equal tol at a step they draw too, so they fail it (and the rule on
+    # what a fix's decisions read, which tests/test_bughunt.py checks, refuses it as well).
     "undone only at the start, where the tests make the loss equal tol": (
         "until_stops_at_tol",
         "if loss.item() <= tol:",
         "if loss.item() < tol or (loss.item() == tol and steps):",
-        "bug not fixed: the change decides by what no decision of the module handed out",
+        "bug not fixed: its tests still fail",
     ),
 }
 

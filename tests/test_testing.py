@@ -1616,6 +1616,23 @@ def test_every_public_helper_is_tested_here():
     assert not untested, f"helpers in torch_katas/testing.py without a test here: {untested}"
 
 
+def test_reading_source_marks_the_harness_reading_until_the_block_ends():
+    assert not testing.harness_reads_source()
+    with testing.reading_source():
+        assert testing.harness_reads_source()
+        with testing.reading_source():
+            assert testing.harness_reads_source()
+        assert testing.harness_reads_source(), "nested: still reading in the outer block"
+    assert not testing.harness_reads_source()
+    with pytest.raises(ZeroDivisionError), testing.reading_source():
+        1 / 0  # noqa: B018
+    assert not testing.harness_reads_source(), "also when the block raises"
+
+
+def test_harness_reads_source_is_false_outside_reading_source():
+    assert testing.harness_reads_source() is False
+
+
 def test_default_dtype_is_put_back_by_the_block_itself(device):
     before = torch.get_default_dtype()
     with testing.default_dtype(torch.float64):
