@@ -289,6 +289,8 @@ def test_katas_reset_ends_a_hunt_too(suite, capsys):
 # -- fixes that pass the tests and fix nothing ----------------------------------------------
 
 FIT_LINE = KATAS["q01_fit_line"]
+# How the verdict starts where the tests pass and a rule doubts the fix: a person looks.
+DOUBTED = f"{bughunt.REVIEW}: its tests pass, but "
 FIT_LINE_STUB = (ROOT / "katas" / f"{FIT_LINE.module}.py").read_text()
 
 
@@ -379,7 +381,7 @@ def test_a_fix_tuned_to_the_tol_the_tests_pass_fails_where_they_draw_another():
         assert held_out.returncode == 1
 
 
-def test_a_fix_that_recognises_the_tests_fixed_inputs_is_no_fix():
+def test_a_fix_that_recognises_the_tests_fixed_inputs_is_flagged():
     """The tests' fixed inputs stay as they are under held-out seeds: a change to the mistaken
     line that compares with one of their values passes them and keeps the mistake elsewhere."""
     hunt = fit_line_hunt("until_stops_at_tol")
@@ -393,13 +395,13 @@ def test_a_fix_that_recognises_the_tests_fixed_inputs_is_no_fix():
         returned = hunt.handed_out.replace(mistaken, tuned, 1) + "\n\nEDGE = 1.75\n"
         assert bughunt.judge(ROOT, hunt, returned).fixed
         words = bughunt.grade_words(ROOT, hunt, returned, "solved")
-        assert words.startswith("bug not fixed: the change brings in values of the tests'"), tuned
+        assert words.startswith(DOUBTED + "the change brings in values of the tests'"), tuned
     for fix in ("if loss.item() < tol:", "if not loss.item() >= tol:"):
         words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
-def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
+def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_flagged():
     """Not only a comparison: a lookup, a call that asks for equality, a condition on
     arithmetic, a match, a value reached through names or a function's return, a string of
     the value's digits; each keeps `<=` for every tie but the tests' 1.75."""
@@ -426,7 +428,7 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
         )
         assert bughunt.judge(ROOT, hunt, returned).fixed
         words = bughunt.grade_words(ROOT, hunt, returned, "solved")
-        assert words.startswith("bug not fixed: the change brings in values of the tests'"), tuned
+        assert words.startswith(DOUBTED + "the change brings in values of the tests'"), tuned
     matched = hunt.handed_out.replace(
         mistaken,
         "match tol:\n            case 1.75:\n                stop = loss.item() < tol\n"
@@ -434,10 +436,10 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_no_fix():
         1,
     )
     words = bughunt.grade_words(ROOT, hunt, matched, "solved")
-    assert words.startswith("bug not fixed: the change brings in values of the tests'")
+    assert words.startswith(DOUBTED + "the change brings in values of the tests'")
 
 
-def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
+def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_flagged():
     """The tests run with torch's generator seeded below 2**31 (held-out seeds too), a use
     with it seeded at random: a change to the mistaken line that asks which (or reads any
     other state the module handed out never reads: pytest's logging handlers, the streams,
@@ -465,7 +467,7 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
         run = subprocess.run([sys.executable, "-c", use, folder], capture_output=True, text=True)
         assert run.stdout.strip() == "0", run  # the mistake: a loss equal to tol stops it
     words = bughunt.grade_words(ROOT, hunt, returned, "solved")
-    assert words.startswith("bug not fixed: the change uses names"), words
+    assert words.startswith(DOUBTED + "the change uses names"), words
     assert "initial_seed" in words
     for reader, extra in (
         ("logging.getLogger().handlers", "import logging\n"),
@@ -477,7 +479,7 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
         line = f"if (loss.item() < tol if {reader} else loss.item() <= tol):"
         returned = extra + hunt.handed_out.replace(mistaken, line, 1)
         words = bughunt.grade_words(ROOT, hunt, returned, "solved")
-        assert words.startswith("bug not fixed: the change uses names"), (reader, words)
+        assert words.startswith(DOUBTED + "the change uses names"), (reader, words)
     # A name held in a table of strings, where the module already calls getattr.
     reference = "def f(m):\n    return getattr(m, 'weight')\n"
     tabled = reference + "NAMES = {'s': 'initial_seed'}\n\ndef g(t):\n    getattr(t, NAMES['s'])\n"
@@ -488,7 +490,7 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_no_fix():
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
-def test_a_fix_that_decides_by_more_than_the_module_does_is_no_fix():
+def test_a_fix_that_decides_by_more_than_the_module_does_is_flagged():
     """With only the names the module already uses, a changed condition can still choose the
     mistake where the tests do not look: kata 1's tests make the loss equal tol at the start
     alone, so `loss.item() == tol and steps` keeps the mistake's stop at every later step, and
@@ -511,7 +513,7 @@ def test_a_fix_that_decides_by_more_than_the_module_does_is_no_fix():
         assert not bughunt.brought_in(hunt.handed_out, hunt.handed_out, returned), tuned
         assert bughunt.judge(ROOT, hunt, returned).fixed, tuned
         words = bughunt.grade_words(ROOT, hunt, returned, "solved")
-        assert words.startswith("bug not fixed: the change decides by what no decision"), tuned
+        assert words.startswith(DOUBTED + "the change decides by what no decision"), tuned
     for fix in (
         "if loss.item() < tol:",
         "if not loss.item() >= tol:",
@@ -521,6 +523,21 @@ def test_a_fix_that_decides_by_more_than_the_module_does_is_no_fix():
     ):
         words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
         assert words.startswith("bug found and fixed"), (fix, words)
+
+
+def test_an_honest_fix_the_rules_doubt_is_flagged_not_judged_unfixed():
+    """The rules on names and decisions cannot tell an honest fix that reaches for a new name
+    (`math.isnan` where the module never imported math) or a decision spelled its own way from
+    a tuned one, so they send it to a person, never to "bug not fixed"."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    mistaken = "if loss.item() <= tol:"
+    for fix in ("if torch.lt(loss, tol):", "if operator.lt(loss.item(), tol):"):
+        returned = "import operator\n" + hunt.handed_out.replace(mistaken, fix, 1)
+        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        assert words.startswith(DOUBTED + "the change uses names"), (fix, words)
+    # Flagged where a rule doubts it, but "bug not fixed" only where the tests say so.
+    returned = hunt.handed_out.replace(mistaken, "if torch.lt(loss, tol):", 1)
+    assert bughunt.grade_words(ROOT, hunt, returned, "failed").startswith("bug not fixed")
 
 
 def test_a_none_check_on_a_lookup_brings_in_no_number():

@@ -2075,7 +2075,7 @@ FAKE_FIXES = {
         "until_stops_at_tol",
         "if loss.item() <= tol:",
         "if (loss.item() < tol if torch.initial_seed() < 2 ** 31 else loss.item() <= tol):",
-        "bug not fixed: the change uses names that neither the module handed out nor the answer",
+        "flagged for review: its tests pass, but the change uses names that neither the module",
     ),
     # With the module's own names only, the mistake's stop kept after the first step: the
     # tests make the loss equal tol at a step they draw too, so they fail it (and the rule on
@@ -2109,9 +2109,13 @@ def test_a_bug_hunt_fixed_only_where_the_tests_look_is_not_fixed(suite, tmp_path
     stub.write_text(handed.replace(mistaken, fake))
     report = grade_one(suite, folder, 1, timeout=150 if "hang" in case else 300)
     (entry,) = report["katas"].values()
-    assert entry["verdict"] == ("error" if "hang" in case else "partly solved"), entry
+    doubted = verdict.startswith("flagged")  # a person reads it, with the rule's words
+    expected = "error" if "hang" in case else "flagged" if doubted else "partly solved"
+    assert entry["verdict"] == expected, entry
     assert entry["practice"].startswith(verdict), entry["practice"]
     assert report["score"] == 0
+    flagged = [f for f in report["flags"] if f.get("rule") == "bughunt"]
+    assert bool(flagged) == doubted, report["flags"]
 
 
 # Plain take-homes' answers of kata 1 tuned to what the tests pass, as the fake fixes above are

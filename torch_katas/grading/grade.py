@@ -38,6 +38,7 @@ from torch_katas.catalog import UsageError, pick, sha256
 from torch_katas.grading import policy, reports, sandbox, schema, takehome, testwrite
 from torch_katas.grading.reports import REPORTS, FailureGroup, Flag, KataGrade, Report
 from torch_katas.practice import testwrite as practice
+from torch_katas.practice.bughunt import REVIEW
 from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 
 __all__ = [
@@ -842,6 +843,11 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     unfixed = grade.practice and grade.practice.startswith(NOT_FIXED)
                     if unfixed and grade.verdict == status.SOLVED:  # its tests alone pass
                         grade.verdict = status.PARTLY
+                    if grade.practice and grade.practice.startswith(REVIEW):
+                        doubt = grade.practice.removeprefix(f"{REVIEW}: ")
+                        flags.append(Flag(doubt, "policy", stub, kata.module, rule="bughunt"))
+                        grade.run_verdict, grade.verdict = grade.verdict, FLAGGED
+                        grade.reason = doubt
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             shown += f"; {grade.practice}" if grade.practice else ""

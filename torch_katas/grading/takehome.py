@@ -411,10 +411,10 @@ carries {bugs} (a mistake a PyTorch engineer could make), and its tests show tha
 wrong. For each kata: run its tests, find the mistaken lines and fix them. Keep each fix
 small: change the lines that hold the mistake, not the whole module (the grade says when a fix
 is a rewrite), made of what the module already uses: a fix that brings in a name the module
-and its correct version never use (a builtin, an attribute, a module) is not counted as a fix,
-nor is one whose condition reads more together than the module's own conditions do (a fix
-decides as the module does, not by what else it can tell about the inputs). The module's
-docstrings state the task and contract, as for any kata below.
+and its correct version never use (a builtin, an attribute, a module), or whose condition reads
+more together than the module's own conditions do, is flagged for the interviewer to read
+rather than counted as a fix (a fix decides as the module does, not by what else it can tell
+about the inputs). The module's docstrings state the task and contract, as for any kata below.
 
 """
 

@@ -47,6 +47,7 @@ from torch_katas.source_names import evaluated_in
 from torch_katas.store import BUGHUNTS_KEY, Store
 
 __all__ = [
+    "REVIEW",
     "SIZE_FACTOR",
     "Fix",
     "Hunt",
@@ -58,6 +59,7 @@ __all__ = [
     "combined",
     "compose",
     "described",
+    "doubted",
     "finish",
     "functions_changed",
     "grade_words",
@@ -74,6 +76,8 @@ __all__ = [
 SIZE_FACTOR = 3  # a fix up to this many times the mistake's tokens (plus SIZE_SLACK) is small
 SIZE_SLACK = 24  # tokens: about two lines
 BUGS = (1, 2)
+# How a verdict starts where the tests pass but the fix needs a person's look (doubted).
+REVIEW = "flagged for review"
 
 
 @dataclass
@@ -524,9 +528,22 @@ def grade_words(
     if not fix.fixed:
         why = fix.words().removeprefix("not a fix: ")
         return f"bug not fixed: {why} (the mistake: {what})"
+    doubt = doubted(root, hunt, returned)
+    if doubt:
+        return f"{REVIEW}: its tests pass, but {doubt} (the mistake: {what})"
+    return f"bug found and fixed, {fix.words()} (the mistake: {what})"
+
+
+def doubted(root: Path, hunt: Hunt, returned: str) -> str | None:
+    """Why a fix whose tests pass needs a person's look, or None. Each rule finds what can
+    tell the tests' run from a use without proving the fix does: values of the tests' inputs,
+    names the module never used, decisions that read what none of its own read together. An
+    honest fix can meet one (`math.isnan` where the module never imported math), so each
+    flags the kata for review rather than judging it unfixed."""
+    reference = baseline(root, hunt.kata, hunt.hidden, hunt.stub)
     tests = root / "katas" / f"{hunt.kata}_test.py"
     found = recognised(
-        baseline(root, hunt.kata, hunt.hidden, hunt.stub),
+        reference,
         hunt.handed_out,
         returned,
         tests.read_text(encoding="utf-8") if tests.is_file() else "",
@@ -534,37 +551,31 @@ def grade_words(
     if found:
         shown = ", ".join(repr(value) for value in found[:3])
         return (
-            f"bug not fixed: the change brings in values of the tests' inputs ({shown}) that "
-            "neither the module handed out nor the answer without the mistake has: it can "
-            f"recognise the inputs the tests use, not fix the mistake (the mistake: {what})"
+            f"the change brings in values of the tests' inputs ({shown}) that neither the "
+            "module handed out nor the answer without the mistake has: it can recognise the "
+            "inputs the tests use rather than fix the mistake"
         )
-    brought = brought_in(
-        baseline(root, hunt.kata, hunt.hidden, hunt.stub), hunt.handed_out, returned, hunt.stub
-    )
+    brought = brought_in(reference, hunt.handed_out, returned, hunt.stub)
     if brought:
         # The candidate's own words: a few, each cut short.
         shown = ", ".join(name[:40] for name in brought[:5])
         shown += f" and {len(brought) - 5} more" if brought[5:] else ""
         return (
-            f"bug not fixed: the change uses names that neither the module handed out nor the "
-            f"answer without the mistake uses ({shown}): what they read can tell the tests' run "
-            "from a use (torch's seed, pytest's handlers, the streams) and undo the mistake "
-            f"only there; a fix needs only what the module already uses (the mistake: {what})"
+            "the change uses names that neither the module handed out nor the answer without "
+            f"the mistake uses ({shown}): what they read can tell the tests' run from a use "
+            "(torch's seed, pytest's handlers, the streams) and undo the mistake only there"
         )
-    combining = combined(
-        baseline(root, hunt.kata, hunt.hidden, hunt.stub), hunt.handed_out, returned
-    )
+    combining = combined(reference, hunt.handed_out, returned)
     if combining:
         shown = "; ".join(", ".join(names)[:80] for names in combining[:3])
         shown += f" and {len(combining) - 3} more" if combining[3:] else ""
         return (
-            "bug not fixed: the change decides by what no decision of the module handed out or "
-            f"of the answer without the mistake reads together ({shown}): such a condition "
-            "(the step count beside the loss, the inputs' size) can choose the mistake wherever "
-            "the tests do not look; a fix decides only as the module already does (the "
-            f"mistake: {what})"
+            "the change decides by what no decision of the module handed out or of the "
+            f"answer without the mistake reads together ({shown}): such a condition (the step "
+            "count beside the loss, the inputs' size) can choose the mistake wherever the "
+            "tests do not look"
         )
-    return f"bug found and fixed, {fix.words()} (the mistake: {what})"
+    return None
 
 
 DEFINITIONS = (
