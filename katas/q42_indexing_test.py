@@ -311,12 +311,23 @@ ONE_OF_EACH = {
 }
 
 
+# An empty batch, or no valid step in all, still gives a result in x's graph: a shortcut
+# that returns new zeros there cuts it (the caller's backward then finds nothing to reach).
+EMPTY_BATCH = {
+    "an empty batch (B = 0)": lambda device: facets.args(
+        torch.zeros(0, 3, 2, device=device), torch.zeros(0, dtype=torch.int64, device=device)
+    ),
+}
+
+
 def last_by_loop(x, lengths):
-    return torch.stack([x[b, n - 1] for b, n in enumerate(lengths.tolist())])
+    picks = [x[b, n - 1] for b, n in enumerate(lengths.tolist())]
+    # x[:0, 0] (no rows, x's graph) where the loop picks nothing: stack needs one tensor.
+    return torch.stack(picks) if picks else x[:0, 0]
 
 
 def valid_by_loop(x, lengths):
-    return torch.cat([x[b, :n] for b, n in enumerate(lengths.tolist())])
+    return torch.cat([x[b, :n] for b, n in enumerate(lengths.tolist())] + [x[:0, 0]])
 
 
 def pairs_of(dtype, device):
@@ -352,7 +363,7 @@ FACETS = facets.declare(
         # A pick keeps the graph: the gradient reaches x at the picked steps alone.
         facets.Gradients(padded, oracle=last_by_loop),
         facets.Unmodified(lambda device: padded(torch.float32, device)),
-        facets.Edges(ONE_OF_EACH, oracle=last_by_loop, wrt=0),
+        facets.Edges({**ONE_OF_EACH, **EMPTY_BATCH}, oracle=last_by_loop, wrt=0),
     ),
     facets.of(
         valid_steps,
@@ -362,9 +373,14 @@ FACETS = facets.declare(
         facets.Edges(
             {
                 **ONE_OF_EACH,
+                **EMPTY_BATCH,
                 "one valid step in all (K = 1)": lambda device: facets.args(
                     torch.arange(6.0, device=device).reshape(2, 3, 1),
                     torch.tensor([1, 0], device=device),
+                ),
+                "no valid step in all (K = 0)": lambda device: facets.args(
+                    torch.arange(6.0, device=device).reshape(2, 3, 1),
+                    torch.tensor([0, 0], device=device),
                 ),
             },
             oracle=valid_by_loop,

@@ -284,6 +284,24 @@ def test_split_rejects_bad_fractions(device, n, fractions):
         split_dataset(numbered_dataset(device, n), fractions, seed=seed_for(0))
 
 
+@pytest.mark.parametrize("fractions", [[1.0], [0.5, 0.5], [0.7, 0.2, 0.1]], ids=len)
+def test_an_empty_dataset_gives_a_subset_per_fraction(device, fractions):
+    # Nothing to deal still gives len(fractions) (empty) splits: a split built per class and
+    # zipped together, or a shortcut for no items, gives no split at all there.
+    dataset = numbered_dataset(device, 0)
+    labels = torch.zeros(0, dtype=torch.int64, device=device)
+    for name, splits in [
+        ("split_dataset", split_dataset(dataset, fractions, seed=seed_for(0))),
+        ("stratified_split", stratified_split(dataset, labels, fractions, seed=seed_for(0))),
+    ]:
+        assert len(splits) == len(fractions), (
+            f"{name} of an empty dataset: expected {len(fractions)} empty splits, one per "
+            f"fraction, got {len(splits)}"
+        )
+        assert_partition(splits, 0, dataset)
+        assert all(list(split.indices) == [] for split in splits)
+
+
 # --- stratified_split --------------------------------------------------------------------
 
 

@@ -345,8 +345,25 @@ def test_layer_norm_gradients_match_torch(device):
 
 @pytest.mark.parametrize(
     "shape, normalized_shape",
-    [((4, 6), 5), ((4, 6), (4, 5)), ((6,), (2, 6)), ((4, 6), ()), ((), 6), ((), (1,))],
-    ids=["size", "two-dims", "too-many-dims", "empty", "0-dim x, int", "0-dim x, (1,)"],
+    [
+        ((4, 6), 5),
+        ((4, 6), (4, 5)),
+        ((6,), (2, 6)),
+        ((4, 6), ()),
+        ((), 6),
+        ((), (1,)),
+        # The count and the last dim agree, the others are in another order.
+        ((5, 2, 3, 4), (3, 2, 4)),
+    ],
+    ids=[
+        "size",
+        "two-dims",
+        "too-many-dims",
+        "empty",
+        "0-dim x, int",
+        "0-dim x, (1,)",
+        "three dims, first two swapped",
+    ],
 )
 def test_layer_norm_rejects_a_mismatched_shape(device, shape, normalized_shape):
     with pytest.raises(ValueError):

@@ -147,12 +147,14 @@ def test_focal_loss_keeps_no_tensor_of_a_call(device):
     )
 
 
-# The three reductions exactly as F.cross_entropy spells them: no other case or spacing.
+# The three reductions exactly as F.cross_entropy spells them: no other case or spacing,
+# and no part of one or of several ("an", "sum none": a membership test in the string
+# "mean sum none" instead of a tuple of the three accepts them).
 BAD_SETTINGS = [
     {"gamma": -1.0},
     *(
         {"reduction": spelled}
-        for spelled in ("average", "MEAN", "Sum", " mean", "none\n", "", None)
+        for spelled in ("average", "MEAN", "Sum", " mean", "none\n", "", None, "an", "sum none")
     ),
 ]
 
@@ -167,6 +169,8 @@ def test_focal_loss_rejects_bad_settings(device, kwargs):
 BAD_HUBER = {
     "shapes": ((3,), (4,), 1.0),
     "same size, other shape": ((2, 3), (3, 2), 1.0),
+    # The same size, rank and last dim, the leading dims in another order.
+    "leading dims swapped": ((2, 3, 4), (3, 2, 4), 1.0),
     "delta 0": ((3,), (3,), 0.0),
     "negative delta": ((3,), (3,), -1.0),
     # Shapes that broadcast are still different shapes.
