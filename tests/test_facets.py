@@ -2178,6 +2178,19 @@ def test_bad_shapes_catches_a_shape_compared_in_part_by_size_or_by_length():
     rank = facets.BadShapes(make, names=(0,), dims=())
     assert_catches(rank, checked(lambda x, t: x.dim() != 2), checked(lambda x, t: x.dim() > 2))
 
+    # Three dims or more: each pair swapped, so a check of the count and of some dims (the
+    # first, the last, the rank) misses none of the orders.
+    def make3(device):
+        return facets.args(torch.arange(24.0).reshape(2, 3, 4), torch.ones(2, 3, 4))
+
+    three = facets.BadShapes(make3, names=(1,), dims=(0, 1, 2))
+    for wrong in (
+        lambda x, t: x.numel() != t.numel() or x.shape[-1] != t.shape[-1],  # (3, 2, 4) passes
+        lambda x, t: x.numel() != t.numel() or x.shape[0] != t.shape[0],  # (2, 4, 3) passes
+        lambda x, t: x.numel() != t.numel() or x.shape[1] != t.shape[1],  # (4, 3, 2) passes
+    ):
+        assert_catches(three, right, checked(wrong))
+
     # A refused call changes nothing first.
     def clamps_first(x, target):
         x.clamp_(max=4.0)

@@ -2117,8 +2117,12 @@ def _misshapen(tensor: torch.Tensor, dims: tuple[int, ...] | None) -> list[tuple
     if rank and tensor.dim() and shape[0] > 0:
         add("the leading dim dropped", tensor[0])
         add("0-dim", tensor.reshape(-1)[0])
-    if len(pinned) >= 2:
-        add("the last two pinned dims swapped", tensor.transpose(pinned[-2], pinned[-1]))
+    # Each pair of pinned dims swapped: the same count of elements, so a check that compares
+    # the count and some of the dims (the last alone, the rank and the last) misses one of these.
+    for first, second in sorted(
+        itertools.combinations(pinned, 2), key=lambda pair: (-pair[1], -pair[0])
+    ):
+        add(f"dims {first} and {second} swapped", tensor.transpose(first, second))
     if rank and tensor.dim() >= 2:
         add("flattened", tensor.flatten())
     return list(found.values())
