@@ -19,6 +19,8 @@ class Net(nn.Module):
         self.register_buffer("scratch", torch.zeros(3), persistent=False)
         self.features = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU())
         self.head = nn.Linear(8, 3)
+        # Non-persistent in a submodule too: persistence is each module's own record.
+        self.head.register_buffer("cache", torch.zeros(3), persistent=False)
 
     def forward(self, x):
         return self.head(self.features(x)) * self.class_weights
