@@ -303,6 +303,8 @@ def test_does_not_modify_its_inputs(device):
         ((4, 3), "average"),
         ((4, 3), "Mean"),
         ((4, 3), "SUM "),
+        ((4, 3), "sum "),
+        ((4, 3), " mean"),
         ((4, 3), None),
         ((4, 3), ""),
         ((4, 3), "e"),
@@ -321,6 +323,8 @@ def test_does_not_modify_its_inputs(device):
         "reduction",
         "reduction Mean",
         "reduction SUM with a space",
+        "reduction sum with a trailing space",
+        "reduction mean with a leading space",
         "reduction None",
         "reduction empty",
         "reduction a letter of one",
@@ -365,14 +369,20 @@ def test_rejects_a_target_that_differs_in_size_one_dims(
 
 
 def enlarging_pos_weight() -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Drawn shapes: logits with a dimension of size 1 somewhere, and a pos_weight that
-    broadcasts with them but widens that dimension (its other dimensions logits' or 1)."""
-    ndim = random.randint(1, 4)
-    logits_shape = [random.randint(1, 3) for _ in range(ndim)]
-    widened = random.randrange(ndim)
-    logits_shape[widened] = 1
-    weight_shape = [random.choice((size, 1)) for size in logits_shape]
-    weight_shape[widened] = random.randint(2, 4)
+    """Drawn shapes: logits, and a pos_weight that broadcasts with them to a larger shape,
+    its dimensions logits' or 1 but for one of two changes: a dimension of logits of size 1
+    widened, or leading dimensions of size 1 added (so, at times, one element alone: a
+    pos_weight of one element enlarges the loss as any other does)."""
+    if random.random() < 0.5:
+        logits_shape = [random.randint(1, 3) for _ in range(random.randint(1, 4))]
+        widened = random.randrange(len(logits_shape))
+        logits_shape[widened] = 1
+        weight_shape = [random.choice((size, 1)) for size in logits_shape]
+        weight_shape[widened] = random.randint(2, 4)
+    else:
+        logits_shape = [random.randint(1, 3) for _ in range(random.randint(0, 3))]
+        kept = [random.choice((size, 1)) for size in logits_shape]
+        weight_shape = [1] * random.randint(1, 2) + kept
     return tuple(logits_shape), tuple(weight_shape)
 
 
@@ -387,6 +397,8 @@ def enlarging_pos_weight() -> tuple[tuple[int, ...], tuple[int, ...]]:
         ((3, 4), (1, 3, 4)),
         ((1, 4), (3, 4)),
         ((2, 1, 4), (3, 1)),
+        ((5,), (1, 1)),
+        ((), (1,)),
         (None, None),
     ],
     ids=[
@@ -397,6 +409,8 @@ def enlarging_pos_weight() -> tuple[tuple[int, ...], tuple[int, ...]]:
         "a leading 1, same numel",
         "larger first dim",
         "larger middle dim",
+        "one element, more dims",
+        "0-dim logits, one element",
         "drawn",
     ],
 )

@@ -65,8 +65,10 @@ def place_for_training(
       still updates the moved model. Only the device changes: the dtypes of its parameters
       and buffers (a float64 model stays float64), its train/eval mode and its parameters'
       requires_grad stay as the caller set them (a model being fine-tuned keeps its frozen
-      layers and a BatchNorm in eval mode). Nothing is returned for it (module.to moves in
-      place; hint: what it returns is the module itself).
+      layers and a BatchNorm in eval mode), and so do the gradients its parameters hold
+      (their `.grad`, moved along with them as module.to moves them, not cleared). Nothing
+      is returned for it (module.to moves in place; hint: what it returns is the module
+      itself).
     - inputs: tensors on any device. Returns a new list of them moved to `device`: same
       values, shapes and dtypes (a float64 input stays float64, whatever the model's
       dtype). The caller's tensors stay where they were (tensor.to

@@ -498,6 +498,9 @@ def test_place_for_training_changes_only_the_device(device, target):
     model = small_model().double().to(device)
     model[0].requires_grad_(False)
     model[1].eval()
+    # Gradients from a step half done (accumulated over micro-batches, say): they move too.
+    model(torch.randn(4, 3, dtype=torch.float64, device=device)).sum().backward()
+    grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
     flags = {name: p.requires_grad for name, p in model.named_parameters()}
     modes = {name: m.training for name, m in model.named_modules()}
     dtypes = {name: t.dtype for name, t in [*model.named_parameters(), *model.named_buffers()]}
@@ -518,6 +521,18 @@ def test_place_for_training_changes_only_the_device(device, target):
     assert now == flags, (
         f"the parameters' requires_grad changed from {flags} to {now}: frozen layers stay frozen"
     )
+    held = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+    assert held.keys() == grads.keys(), (
+        f"the parameters holding a .grad changed from {sorted(grads)} to {sorted(held)}: "
+        "placing a model keeps its gradients (module.to moves them; no zero_grad())"
+    )
+    for name, grad in held.items():
+        check_tensor(grad, shape=grads[name].shape, dtype=torch.float64, name=f"{name}.grad")
+        assert same_device(grad.device, META if target == "meta" else device), (
+            f"{name}.grad is on {grad.device}: it moves with its parameter"
+        )
+        if target == "device":
+            assert torch.equal(grad, grads[name]), f"{name}.grad changed in the move"
 
 
 @pytest.mark.parametrize("container", [list, tuple])

@@ -19,6 +19,8 @@ class Net(nn.Module):
         self.register_buffer("scratch", torch.zeros(3), persistent=False)
         self.features = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU())
         self.head = nn.Linear(8, 3)
+        # Non-persistent in a submodule too: persistence is each module's own record.
+        self.head.register_buffer("cache", torch.zeros(3), persistent=False)
 
     def forward(self, x):
         return self.head(self.features(x)) * self.class_weights
@@ -95,29 +97,36 @@ def test_count_parameters_excludes_buffers(device):
 def test_count_trainable_parameters(device):
     model = Net().to(device)
     model.features.requires_grad_(False)
+    # A buffer that requires grad (a tensor from a graph registered as is) is still no
+    # parameter: requires_grad does not make one.
+    model.class_weights.requires_grad_(True)
     trainable = count_parameters(model, trainable_only=True)
     assert trainable == 8 * 3 + 3, (
         f"only the head is trainable (27 values), got {trainable}; keep the parameters "
-        "with requires_grad=True"
+        "with requires_grad=True (model.parameters(), not every tensor that requires grad: "
+        "the buffer class_weights does here)"
     )
     assert count_parameters(model) == NET_PARAMETERS, "without trainable_only count them all"
 
 
-def test_count_parameters_counts_tied_weights_once(device):
+@pytest.mark.parametrize("trainable_only", [False, True], ids=["all", "trainable only"])
+def test_count_parameters_counts_tied_weights_once(device, trainable_only):
     model = TiedLM().to(device)
-    total = count_parameters(model)
+    total = count_parameters(model, trainable_only=trainable_only)
     assert total == 20 * 8 + 8 + 8, (
-        f"the embedding and output layer share one 20×8 weight, so 176 values, got {total}; "
-        "model.parameters() yields a shared parameter once, state_dict() lists it twice"
+        f"the embedding and output layer share one 20×8 weight, so 176 values, got {total} "
+        f"(trainable_only={trainable_only}); model.parameters() yields a shared parameter "
+        "once, state_dict() lists it twice"
     )
 
 
-def test_count_parameters_counts_each_parameter_object(device):
+@pytest.mark.parametrize("trainable_only", [False, True], ids=["all", "trainable only"])
+def test_count_parameters_counts_each_parameter_object(device, trainable_only):
     # One Parameter under two names counts once; two Parameters count twice, even when
     # one was made from the other's memory (an optimizer would update both).
     model = nn.Linear(4, 4, bias=False).to(device)
     model.alias = nn.Parameter(model.weight.data)
-    total = count_parameters(model)
+    total = count_parameters(model, trainable_only=trainable_only)
     assert total == 2 * 16, (
         f"two distinct nn.Parameter objects of 16 values each, got {total}: a parameter is "
         "an nn.Parameter object (what model.parameters() yields), not a block of memory"

@@ -47,10 +47,12 @@ def save_checkpoint(
       rename only within one file system), created under a fresh name, exclusively
       (`tempfile.mkstemp(dir=...)`, `tempfile.NamedTemporaryFile(dir=..., delete=False)` or
       `open(..., "x")`, so it never overwrites a file already there, another save's
-      included), then `os.replace` it onto `path` (not os.rename, which on Windows refuses
-      an existing target; and never remove the old checkpoint first). Touch no other file:
-      the file at `path` is replaced, never opened for writing or removed. Close every file
-      and descriptor you open (mkstemp returns an open descriptor).
+      included), then, once it is written and closed, `os.replace` it onto `path` (not
+      os.rename, which on Windows refuses an existing target, nor a replace while the file
+      is still open, which Windows refuses too; and never remove the old checkpoint
+      first). Touch no other file: the file at `path` is replaced, never opened for writing
+      or removed. Close every file and descriptor you open (mkstemp returns an open
+      descriptor).
     - If any step after the temporary file exists fails (torch.save, os.replace, and a
       KeyboardInterrupt too), the error propagates, the file previously at `path` (if any)
       is left exactly as it was, and no temporary file is left behind.

@@ -647,6 +647,44 @@ def test_a_failed_replace_leaves_nothing_behind(device, tmp_path):
     assert (path / "keep.txt").read_text() == "kept", "what was at path must stay as it was"
 
 
+def descriptors_open_on(name):
+    """The process's file descriptors open on the file `name` (Linux lists them)."""
+    if not os.path.isdir("/proc/self/fd"):
+        return []
+    name, found = os.path.realpath(name), []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == name:
+                found.append(fd)
+        except OSError:
+            continue  # closed meanwhile (the listing's own descriptor)
+    return found
+
+
+def test_the_temporary_file_is_closed_before_the_replace(device, tmp_path, monkeypatch):
+    # Windows refuses to rename a file that is still open, as it refuses os.rename onto an
+    # existing one: write the temporary file, close it, then replace.
+    path = tmp_path / "checkpoint.pt"
+    model, optimizer, scheduler = make_run(device, seed=seed_for(0))
+    save_checkpoint(path, model, optimizer, scheduler, epoch=1)
+    real, seen = os.replace, []
+
+    def replace(source, target, *args, **kwargs):
+        seen.append((source, descriptors_open_on(source)))
+        return real(source, target, *args, **kwargs)
+
+    replace_by_name(monkeypatch, real, replace, os)
+    save_checkpoint(path, model, optimizer, scheduler, epoch=2)
+    assert seen, "os.replace the temporary file onto the checkpoint"
+    for source, open_on_it in seen:
+        assert not open_on_it, (
+            f"os.replace ran while {len(open_on_it)} descriptor(s) were still open on the "
+            f"temporary file {source}: close it first (end its with block, then replace), "
+            "as Windows refuses to rename an open file"
+        )
+    assert load_checkpoint(path, *make_run(device, seed=seed_for(1))) == 2
+
+
 @pytest.mark.parametrize("failure", FAILURES)
 def test_a_replace_interrupted_leaves_nothing_behind(device, tmp_path, monkeypatch, failure):
     # os.replace is a step after the temporary file exists like torch.save: a Ctrl-C that

@@ -395,7 +395,9 @@ class Shapes(Facet):
     function that declares Gradients passes them at every shape too: each argument a
     Gradients facet names (`wrt`) made to require grad, the result is differentiable and the
     gradient is the oracle's (a shortcut that returns a constant, or one input as given, for
-    an empty or a one-element input cuts the graph)."""
+    an empty or a one-element input cuts the graph). Each call runs under torch's other
+    default dtype, as Dtypes' do, and the result has the dtype a Dtypes facet of the function
+    keeps for the inputs' (a zero made by torch.tensor(0.0) promotes a 0-dim input)."""
 
     make: Callable[[tuple[int, ...], torch.device], Args]
     oracle: Callable[..., Any]
@@ -1918,7 +1920,16 @@ def check_shapes(case: Case, device: torch.device) -> None:
             {key: _strided(a) for key, a in arguments.kwargs.items()},
         )
     exact = _oracle_args(arguments)
-    result = _call(case, arguments)
+    floating = [
+        t.dtype
+        for _, t in _tensors(arguments)
+        if isinstance(t, torch.Tensor) and t.is_floating_point()
+    ]
+    # Under the other default dtype, as Dtypes runs: a tensor made without dtype= (a zero
+    # from torch.tensor(0.0), say) shows in the result's dtype at shapes Dtypes does not
+    # try, a 0-dim input's above all, where such a tensor takes part in type promotion.
+    with default_dtype(_other_default(floating[0] if floating else torch.float32)):
+        result = _call(case, arguments)
     expected = facet.oracle(*exact.args, **exact.kwargs)
     assert isinstance(result, torch.Tensor), (
         f"{case.function.name} of a {case.label} input: expected a tensor, got "
@@ -1928,6 +1939,12 @@ def check_shapes(case: Case, device: torch.device) -> None:
     what = f"{case.function.name} of a {case.label} input"
     assert tuple(result.shape) == tuple(expected.shape), (
         f"{what}: the result should have shape {tuple(expected.shape)}, got {tuple(result.shape)}"
+    )
+    kept = _kept_dtype(case, floating)
+    assert kept is None or result.dtype == kept, (
+        f"{what}: the result should be {kept}, got {result.dtype} (under "
+        f"torch.set_default_dtype({_other_default(floating[0])}): make every tensor of your "
+        "own with the inputs' dtype, zeros_like(x) or dtype=x.dtype, not in the default dtype)"
     )
     assert same_device(result.device, device), f"{what}: the result is on {result.device}"
     torch.testing.assert_close(
@@ -1943,6 +1960,17 @@ def check_shapes(case: Case, device: torch.device) -> None:
     wrts = dict.fromkeys(f.wrt for f in case.function.facets if isinstance(f, Gradients))
     for wrt in wrts:
         _assert_gradient(case, arguments, wrt, facet.oracle, what, facet.atol)
+
+
+def _kept_dtype(case: Case, floating: list[torch.dtype]) -> torch.dtype | None:
+    """The dtype a Shapes case's result must have, where a Dtypes facet of the function
+    says: of the first floating input (or its `result` dtype), for a dtype it names."""
+    if not floating:
+        return None
+    for facet in case.function.facets:
+        if isinstance(facet, Dtypes) and floating[0] in facet.dtypes:
+            return facet.result(floating[0]) if facet.result else floating[0]
+    return None
 
 
 def _assert_gradient(
