@@ -69,6 +69,24 @@ def test_built_on_the_default_device_as_torch_layers_are(device):
             )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_taper_is_the_linspace_of_the_default_dtype(device, dtype):
+    # Seven features: the steps 1 - k/12 are not held by float32, so a taper made in float32
+    # and cast to a float64 default is off in the 8th digit (5 features, 1 - k/8, hide it).
+    skip_unless_supported(device, dtype)
+    with torch.device(device), default_dtype(dtype):
+        layer = CenterAndScale(7)
+    check_tensor(layer.taper, shape=(7,), dtype=dtype, device=device, name="taper")
+    assert_close(
+        layer.taper,
+        torch.linspace(1.0, 0.5, 7, dtype=dtype, device=device),
+        f"with {dtype} as torch's default dtype, taper is torch.linspace(1.0, 0.5, "
+        "num_features) made in that dtype, not made in float32 and cast",
+        rtol=4 * torch.finfo(dtype).eps,
+        atol=0,
+    )
+
+
 def test_state_dict_saves_weight_and_running_mean_only(device):
     layer = CenterAndScale(F).to(device)
     keys = set(layer.state_dict())

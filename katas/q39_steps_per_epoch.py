@@ -13,7 +13,8 @@ Task: compute the counts with integer arithmetic, so that they agree with
 `len(DataLoader(...))` for every dataset size and batch size.
 Rules: no Python loops and no DataLoader; use integer arithmetic (`//`, `%`), not float
 division: the answers must be exact for any size (floats are not beyond 2**53, int64
-tensors and NumPy integers not beyond 2**63, decimal.Decimal not beyond its 28 digits).
+tensors and NumPy integers not beyond 2**63, decimal.Decimal not beyond its
+context's precision, 28 digits unless raised).
 The rules cover every branch, and every argument is checked whatever the others are (also
 with nothing to count). Arguments are Python ints; other types (floats, bools) are outside
 the contract.

@@ -176,7 +176,8 @@ def test_steps_per_epoch_is_exact_for_huge_datasets(device, num_samples, batch_s
 
 
 # Beyond 2**63 and 2**64, where int64 tensors and NumPy integers wrap, and beyond the 28
-# digits decimal.Decimal keeps by default: Python ints are exact at any size.
+# digits decimal.Decimal keeps by default, or any precision set for it: Python ints are exact
+# at any size.
 BEYOND_INT64 = [
     (2**63 - 1, 2),
     (2**64 + 1, 3),
@@ -184,6 +185,9 @@ BEYOND_INT64 = [
     (3 * 2**80, 2**80 - 1),
     (10**40 + 1, 10**30),  # 10**10 + 1e-30 batches: rounded to 28 digits, 10**10
     (2**200 + 3, 2**170 + 1),  # just below 2**30 batches: rounded, 2**30
+    # 10**10 + 1e-1290 batches: rounded to a decimal precision raised by hand (100 or 1000
+    # digits), 10**10
+    (10**1300 + 1, 10**1290),
 ]
 
 
@@ -204,7 +208,8 @@ def test_counts_are_exact_beyond_64_bit_integers(device, drop_last):
         epochs += [epoch_of_step(2**64 - 1, 2**62, 1, 2, drop_last)]
     hint = (
         "; Python ints have no limit, int64 tensors and NumPy integers wrap past 2**63 and "
-        "decimal.Decimal rounds past 28 digits: compute with Python's // and %"
+        "decimal.Decimal rounds past its precision (28 digits by default): compute with "
+        "Python's // and %"
     )
     for (n, b), count in zip(BEYOND_INT64, batches, strict=True):
         check_int(count, "steps_per_epoch")

@@ -11,7 +11,7 @@ from torch.utils.data import Dataset, get_worker_info
 
 from katas.q41_reproducibility import make_deterministic, make_loader, seed_everything, seed_worker
 from torch_katas import facets
-from torch_katas.testing import seed_for, settings_put_back
+from torch_katas.testing import seed_for, settings_put_back, settings_switched
 
 # Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
 FORK_WARNING = "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
@@ -168,6 +168,21 @@ def test_seed_everything_leaves_the_environment_alone(device, monkeypatch, befor
         f"seed_everything changed the environment ({changes}): seeding only, no variable "
         "set (CUBLAS_WORKSPACE_CONFIG is make_deterministic's choice)"
     )
+
+
+def test_seed_everything_changes_no_setting(device):
+    # From non-default settings: a recipe's cudnn.benchmark = False (or determinism off)
+    # inside the seeding writes the value the defaults already hold, unseen from them.
+    with settings_switched(OTHERS), settings_put_back(DETERMINISM):
+        put(True, True, True, True)  # every determinism setting away from its default too
+        try:
+            with settings_put_back(()):
+                seed_everything(seed_for(3))
+        except AssertionError as error:
+            raise AssertionError(
+                f"seed_everything: seeding only; the cuDNN flags, deterministic algorithms and "
+                f"the like are make_deterministic's choice, or the caller's\n{error}"
+            ) from None
 
 
 # --- seed_worker -------------------------------------------------------------------------
@@ -350,30 +365,47 @@ OFF = {
 }
 
 
-# From every other state: the switch sets each flag, whatever it was before.
+# The other settings near determinism, each flipped from its default by the tests that say
+# so: an answer that also sets one "to be safe" (cuDNN on, TF32 off, the highest float32
+# matmul precision, which switches TF32 off, memory filling on) writes the value the
+# defaults hold, unseen from them.
+OTHERS = (
+    "TF32 and reduced-precision flags",
+    "backends switched on or off",
+    "oneDNN's deterministic flag",
+    "the filling of uninitialized memory",
+)
+
+
+# From every other state: the switch sets each flag, whatever it was before, and leaves
+# every other setting as it was, at its default or not.
+@pytest.mark.parametrize("others", ["others at their defaults", "others switched"])
 @pytest.mark.parametrize("before", [(False, False, False, True), (True, True, True, False)])
 @pytest.mark.parametrize("enabled", [True, False])
-def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before):
+def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before, others):
     monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
     monkeypatch.setattr(torch.backends.cudnn, "enabled", True)  # put back after the test
     disturb_global_random_states()  # not the states a seed of 0 gives
     random_states = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
-    with settings_put_back(DETERMINISM):
-        # The first switch imports torch's inductor, which may set a cache folder variable:
-        # the test's doing, not the answer's.
-        put(*before)
-        with environment_changes() as changes:
-            make_deterministic(enabled)
-        now = settings()
-        cudnn_on = torch.backends.cudnn.enabled  # read before the block puts settings back
+    with settings_switched(OTHERS if others == "others switched" else ()):
+        cudnn_before = torch.backends.cudnn.enabled
+        with settings_put_back(DETERMINISM):
+            # The first switch imports torch's inductor, which may set a cache folder
+            # variable: the test's doing, not the answer's.
+            put(*before)
+            with environment_changes() as changes:
+                make_deterministic(enabled)
+            now = settings()
+            cudnn_after = torch.backends.cudnn.enabled  # read before the block puts it back
     changes.pop("CUBLAS_WORKSPACE_CONFIG", None)  # its own test checks it
     assert not changes, (
         f"make_deterministic({enabled}) changed the environment ({changes}): of it, only "
         "CUBLAS_WORKSPACE_CONFIG is its to set"
     )
-    assert cudnn_on, (
-        f"make_deterministic({enabled}) switched cuDNN off; it asks cuDNN for deterministic "
-        "kernels (cudnn.deterministic), it does not stop using cuDNN"
+    assert cudnn_after == cudnn_before, (
+        f"make_deterministic({enabled}) switched cuDNN {'on' if cudnn_after else 'off'}; it asks "
+        "cuDNN for deterministic kernels (cudnn.deterministic), and leaves cudnn.enabled as "
+        "it is"
     )
     after = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
     assert torch.equal(after[0], random_states[0]) and after[1] == random_states[1], (

@@ -5,6 +5,7 @@ global state, hang or exit, and none of that may leak into the process running t
 The learner has solved kata 1; every other stub is broken in its own way, all in one run.
 """
 
+import decimal
 import json
 import logging
 import math
@@ -612,6 +613,28 @@ def test_the_guard_puts_back_the_attention_switches():
     finally:
         torch.backends.mha.set_fastpath_enabled(True)
         torch.backends.cuda.enable_math_sdp(True)
+
+
+def test_the_guard_and_settings_kept_put_back_decimals_context():
+    # A precision raised by hand changes every later Decimal result of the process; the
+    # flags its arithmetic raises are no setting, and a local context changes nothing.
+    from torch_katas import testing
+
+    guard = isolation.GlobalState()
+    try:
+        decimal.getcontext().prec = 100
+        decimal.getcontext().traps[decimal.Inexact] = True
+        assert guard.restore() == ["Python's decimal context"]
+        assert decimal.getcontext().prec == 28 and not decimal.getcontext().traps[decimal.Inexact]
+        with pytest.raises(AssertionError, match="decimal context"), testing.settings_kept("f()"):
+            decimal.getcontext().rounding = decimal.ROUND_FLOOR
+        assert decimal.getcontext().rounding == decimal.ROUND_HALF_EVEN
+        with testing.settings_kept("f()"), decimal.localcontext(prec=100):
+            decimal.Decimal(1) / decimal.Decimal(3)
+        decimal.Decimal(1) / decimal.Decimal(3)  # raises the Inexact and Rounded flags
+        assert guard.restore() == []
+    finally:
+        decimal.setcontext(decimal.Context())
 
 
 def test_the_guard_finds_a_name_written_into_a_modules_dictionary_at_the_files_end():

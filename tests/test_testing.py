@@ -1804,6 +1804,27 @@ def test_settings_put_back_fails_a_setting_the_kata_does_not_ask_for():
         pass
 
 
+def test_settings_switched_flips_each_flag_and_puts_it_back():
+    names = ["TF32 and reduced-precision flags", "backends switched on or off"]
+    tf32, cudnn = torch.backends.cudnn.allow_tf32, torch.backends.cudnn.enabled
+    with testing.settings_switched(names):
+        assert torch.backends.cudnn.allow_tf32 == (not tf32)
+        assert torch.backends.cudnn.enabled == (not cudnn)
+        with (
+            pytest.raises(AssertionError, match="changed TF32 and reduced-precision flags too"),
+            testing.settings_put_back(allowed=["cuDNN flags"]),
+        ):
+            torch.backends.cudnn.allow_tf32 = tf32  # the default, set "to be safe"
+    assert (torch.backends.cudnn.allow_tf32, torch.backends.cudnn.enabled) == (tf32, cudnn)
+    with pytest.raises(ValueError, match="no such setting"), testing.settings_switched(["tf32"]):
+        pass
+    with (
+        pytest.raises(ValueError, match="flags only"),
+        testing.settings_switched(["float32 matmul precision"]),
+    ):
+        pass
+
+
 def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
     with testing.settings_kept("nothing"):
         torch.ones(1).sum()

@@ -77,6 +77,7 @@ __all__ = [
     "seed_for",
     "settings_kept",
     "settings_put_back",
+    "settings_switched",
     "skip_control_flow_on_sim",
     "skip_unless_supported",
     "skip_without_float64",
@@ -2190,6 +2191,37 @@ def settings_put_back(allowed: Iterable[str] | None = None) -> Iterator[None]:
         f"the call changed {', '.join(others)} too, for the whole process; it should change "
         f"only {', '.join(sorted(allowed or ())) or 'no global setting'}"
     )
+
+
+@contextmanager
+def settings_switched(names: Iterable[str]) -> Iterator[None]:
+    """Inside the block each flag setting named (as the state guard names them: "TF32 and
+    reduced-precision flags", "backends switched on or off"...) is flipped from the value it
+    had. An answer that also sets one "to be safe" (cuDNN on, TF32 off) writes the value
+    torch's defaults already hold, unseen by `settings_put_back` unless the block starts
+    elsewhere. All are put back when it ends. Flags only: the float32 matmul precision is
+    tied to the TF32 flags (TF32 on reads as "high"), and torch refuses to read it at all
+    once a precision set by name meets a TF32 flag set by hand."""
+    settings = {setting.name: setting for setting in isolation.SETTINGS}
+    names = list(names)
+    if not set(names) <= settings.keys():
+        raise ValueError(f"no such setting: {sorted(set(names) - settings.keys())}")
+    before = isolation.record()
+    switched = [(settings[name], _flipped(settings[name].get())) for name in names]
+    try:
+        for setting, value in switched:
+            setting.put(value)
+        yield
+    finally:
+        isolation.put_back(before, registries=False)
+
+
+def _flipped(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, tuple) and all(isinstance(item, bool) for item in value):
+        return tuple(not item for item in value)
+    raise ValueError(f"settings_switched flips flags only, not a setting of {value!r}")
 
 
 # -- the caller's state, read for tests that may not reach torch's internals themselves ------

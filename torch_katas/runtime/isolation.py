@@ -15,6 +15,7 @@ import collections
 import copy
 import ctypes
 import dataclasses
+import decimal
 import functools
 import gc
 import itertools
@@ -121,6 +122,32 @@ def _put_backends(value: tuple[bool, bool]) -> None:
 def _put_default_device(device: torch.device) -> None:
     # No default device at all is the same as the CPU, and keeps ops off the slow mode path.
     torch.set_default_device(None if device == torch.device("cpu") else device)
+
+
+def _decimal_context() -> tuple:
+    """Python's decimal context (this thread's): its precision, rounding, exponent limits and
+    traps decide what every later Decimal computation of the process gives. The flags its
+    arithmetic raises are a record of what happened, no setting: left out."""
+    context = decimal.getcontext()
+    traps = tuple(sorted(signal.__name__ for signal, on in context.traps.items() if on))
+    return (
+        context.prec,
+        context.rounding,
+        context.Emin,
+        context.Emax,
+        context.capitals,
+        context.clamp,
+        traps,
+    )
+
+
+def _put_decimal_context(value: tuple) -> None:
+    context = decimal.getcontext()
+    prec, rounding, emin, emax, capitals, clamp, traps = value
+    context.prec, context.rounding, context.Emin, context.Emax = prec, rounding, emin, emax
+    context.capitals, context.clamp = capitals, clamp
+    for signal in list(context.traps):
+        context.traps[signal] = signal.__name__ in traps
 
 
 # torch's configuration modules (torch.compiler.config and those of Dynamo, Inductor, AOTAutograd,
@@ -239,6 +266,9 @@ SETTINGS = (
         torch.autograd.set_multithreading_enabled,
     ),
     Setting("NumPy's error handling", numpy.geterr, lambda value: numpy.seterr(**value)),
+    # A precision raised by hand (decimal.getcontext().prec = 100) changes every later
+    # Decimal result in the process; decimal.localcontext() keeps it to a block.
+    Setting("Python's decimal context", _decimal_context, _put_decimal_context),
     Setting("torch.compiler's configuration", _compiler_config, _put_compiler_config),
 )
 
