@@ -656,6 +656,10 @@ ATTACKS = {
     "name-newer-than-the-data": ("import torch\nx = torch.newmodule.thing", "name"),
     # Classes reached through type(x).mro(), dunder and private writes, subclasses that lie.
     "class-through-mro": ("def f(x):\n    c = type(x).mro()[1]\n    c.weight = None", "patch"),
+    "class-through-dunder-mro": (
+        "class A:\n    pass\ndef f(x):\n    A.__mro__[0].weight = None",
+        "patch",
+    ),
     "class-of-an-argument": ("def f(model, M):\n    model.__class__ = M", "patch"),
     "private-of-an-argument": ("def f(model):\n    model._forward_hooks = {}", "patch"),
     "tensor-subclass": (
@@ -2264,6 +2268,22 @@ def test_torch_compiles_settings_are_literals_that_configure_no_external_program
 
 
 # -- honest code that was refused --------------------------------------------------------------
+
+
+def test_a_class_looked_up_along_its_mro_is_read_as_through_mro():
+    # `type(m).__mro__` is what `type(m).mro()` gives, as a tuple: kata 17's honest answer
+    # looks each class up in a table of schemes. Writes through it stay refused, as above.
+    honest = (
+        "from torch import nn\nSCHEMES = {nn.Linear: print}\ndef f(m):\n"
+        "    for cls in type(m).__mro__:\n        if cls in SCHEMES:\n"
+        "            return SCHEMES[cls](m)\n"
+    )
+    assert refused(honest) == []
+    assert refused(honest.replace("__mro__", "mro()")) == []
+    assert refused("def f(m):\n    for cls in type(m).__mro__:\n        cls.x = 1\n") == [
+        (3, "patch")
+    ]
+    assert refused("def f(m):\n    return m.__mro__[-1].__subclasses__()\n") == [(2, "dunder")]
 
 
 RECORD = "class R:\n    TEMPLATE = '{}'\n    def show(self, x):\n"

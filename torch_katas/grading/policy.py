@@ -77,7 +77,8 @@ runs:
   `type(x)`, no subclass of torch.Tensor or np.ndarray; none of torch's dispatch or function
   modes, by name;
 - writes: no assignment to an attribute of an imported module or class (torch's documented
-  settings aside: SETTINGS), of a class reached through `type(x)`, `__class__` or `mro()`, or
+  settings aside: SETTINGS), of a class reached through `type(x)`, `__class__`, `mro()` or
+  `__mro__`, or
   through a call's result; on objects the answer did not make (its arguments, what calls
   return, `self` of a method taken from its class, an alias of one; decided where the name is
   read, from the bindings that can reach it: Owned), no dunder, no private name and nothing
@@ -475,6 +476,9 @@ DUNDER_ATTRIBUTES = _PROTOCOL | {
     "__class__",
     "__doc__",
     "__module__",
+    # A class's method resolution order, as its public `mro()` gives it (a tuple, not a list):
+    # classes reached through it are refused as owners of writes, as through mro().
+    "__mro__",
     # An exception's chain: other exceptions (their __traceback__ stays refused).
     "__cause__",
     "__context__",
@@ -484,6 +488,8 @@ DUNDER_ATTRIBUTES = _PROTOCOL | {
     "__setitem__",
     "__delitem__",
 }
+# Attributes that reach a class from an object or a class (through_class).
+CLASS_REACHING = frozenset({"__class__", "mro", "__mro__"})
 # Dunder names an answer may define (as methods or class attributes) or bind at module level.
 DEFINABLE = _PROTOCOL | {
     "__setitem__",
@@ -1507,15 +1513,15 @@ class _Checker:
         return False
 
     def through_class(self, node: ast.AST) -> bool:
-        """A chain reaching a class through `type(x)`, `__class__` or `mro()`, anywhere in it
-        (`type(x).mro()[1]`)."""
+        """A chain reaching a class through `type(x)`, `__class__`, `mro()` or `__mro__`,
+        anywhere in it (`type(x).mro()[1]`, `A.__mro__[0]`)."""
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-            if isinstance(node, ast.Attribute) and node.attr in ("__class__", "mro"):
+            if isinstance(node, ast.Attribute) and node.attr in CLASS_REACHING:
                 return True
             if isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name) and node.func.id == "type":
                     return True
-                if self.named_attribute(node) & {"__class__", "mro"}:
+                if self.named_attribute(node) & CLASS_REACHING:
                     return True
                 node = node.func
             else:

@@ -104,7 +104,7 @@ HARMLESS = {
     "attribute": re.compile(
         r"uses (saved_tensors_hooks|register_\w+_hook) \(registers with a process-wide registry\)$"
     ),
-    "dunder": re.compile(r"uses the attribute (__mro__|__get__)$"),  # bases; a descriptor's read
+    "dunder": re.compile(r"uses the attribute __get__$"),  # a descriptor's read
     # A name of torch set on the test's own object (`loader.multiprocessing_context = "fork"`);
     # on a module or class (state that outlives the test) it stays refused.
     "patch": re.compile(
