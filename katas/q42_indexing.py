@@ -23,8 +23,8 @@ import torch
 def last_valid(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     """The last valid time step of each sequence in a padded batch.
 
-    - x: [B, T, D] (D >= 0), any dtype, any layout; sequence b is valid at steps 0 .. lengths[b]-1
-      and padding after that.
+    - x: [B, T, D] (B >= 0, D >= 0), any dtype, any layout; sequence b is valid at steps
+      0 .. lengths[b]-1 and padding after that.
     - lengths: [B] int64 on x's device, 1 <= lengths[b] <= T.
     - Returns [B, D], x's dtype and device: out[b] = x[b, lengths[b] - 1].
       x and lengths are not modified. (Whether out shares memory with x is not asked about.)
@@ -47,7 +47,7 @@ def last_valid(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 def valid_steps(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     """All valid time steps of a padded batch, packed into one tensor.
 
-    - x: [B, T, D] (D >= 0); lengths: [B] int64 on x's device, 0 <= lengths[b] <= T.
+    - x: [B, T, D] (B >= 0, D >= 0); lengths: [B] int64 on x's device, 0 <= lengths[b] <= T.
     - Returns [lengths.sum(), D], x's dtype and device: the valid steps of sequence 0 in
       time order, then those of sequence 1, and so on. x is not modified. (Whether the
       result shares memory with x is not asked about.) Differentiable with respect to a

@@ -308,15 +308,22 @@ ONE_OF_EACH = {
     "steps of no features (D = 0)": lambda device: facets.args(
         torch.zeros(2, 3, 0, device=device), torch.tensor([3, 1], device=device)
     ),
+    # [B, T, D] allows B = 0: nothing to pick, a [0, D] result (torch.func.vmap maps over
+    # no empty batch: a vmap per sequence fails there).
+    "an empty batch (B = 0)": lambda device: facets.args(
+        torch.zeros(0, 3, 2, device=device), torch.zeros(0, dtype=torch.int64, device=device)
+    ),
 }
 
 
 def last_by_loop(x, lengths):
+    if not len(lengths):  # an empty batch: no step to stack, a [0, D] result of x's graph
+        return x.flatten(0, 1)[:0]
     return torch.stack([x[b, n - 1] for b, n in enumerate(lengths.tolist())])
 
 
 def valid_by_loop(x, lengths):
-    return torch.cat([x[b, :n] for b, n in enumerate(lengths.tolist())])
+    return torch.cat([x[b, :n] for b, n in enumerate(lengths.tolist())] + [x.flatten(0, 1)[:0]])
 
 
 def pairs_of(dtype, device):
