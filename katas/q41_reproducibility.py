@@ -68,7 +68,9 @@ def make_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int =
 
     - shuffle=True (a new order at every epoch), `batch_size`, `num_workers` workers,
       `seed_worker` as worker_init_fn, and a `torch.Generator` of its own seeded with `seed`
-      (one per loader: loaders are not tied to each other).
+      (one per loader: loaders are not tied to each other). The batches are what counts:
+      a sampler or BatchSampler of your own that draws from that generator does as well
+      (then `loader.batch_size` is None, which is not asked about).
     - What counts is what happens inside each worker, checked there: torch keeps the seed
       the DataLoader gave the worker (`get_worker_info().seed`, from the loader's
       generator), and `random` and NumPy are seeded with that seed % 2**32. Passing

@@ -269,10 +269,11 @@ def test_loaders_built_side_by_side_each_follow_their_seed(device):
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_loads_in_the_main_process_by_default(device):
     loader = make_loader(torch.arange(10, device=device), batch_size=4, seed=seed_for(1))
-    assert loader.num_workers == 0 and loader.batch_size == 4, (
-        f"got num_workers={loader.num_workers}, batch_size={loader.batch_size}; expected 0 "
-        "(the default: no worker processes) and 4"
+    assert loader.num_workers == 0, (
+        f"got num_workers={loader.num_workers}; expected 0 (the default: no worker processes)"
     )
+    # The batch size as the batches show it: a BatchSampler of the answer's own makes batches
+    # of batch_size too, with loader.batch_size None, and the contract allows it.
     assert [len(batch) for batch in loader] == [4, 4, 2], "batches of batch_size, last shorter"
     try:  # spawn and forkserver workers get the worker_init_fn pickled
         pickle.dumps(loader.worker_init_fn)

@@ -311,8 +311,9 @@ ONE_OF_EACH = {
 }
 
 
-# An empty batch, or no valid step in all, still gives a result in x's graph: a shortcut
-# that returns new zeros there cuts it (the caller's backward then finds nothing to reach).
+# [B, T, D] allows B = 0: nothing to pick, a [0, D] result still in x's graph (a shortcut that
+# returns new zeros there cuts it; torch.func.vmap maps over no empty batch: a vmap per
+# sequence fails there). No valid step in all (valid_steps) is held to the same.
 EMPTY_BATCH = {
     "an empty batch (B = 0)": lambda device: facets.args(
         torch.zeros(0, 3, 2, device=device), torch.zeros(0, dtype=torch.int64, device=device)
