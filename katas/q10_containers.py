@@ -110,7 +110,9 @@ class ResidualStack(nn.Module):
     - forward(x): x of shape [..., dim]; returns the same shape (the .grad of the blocks'
       parameters left as it is). x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's
-      tensor (and fails for one that requires grad).
+      tensor (and fails for one that requires grad). The relu is out of place, as in
+      make_mlp: a block's output stays as the block computed it (`torch.relu_` or
+      `F.relu(..., inplace=True)` would overwrite it after the block's forward hooks ran).
     - Raises ValueError if dim < 1 (also with depth 0) or depth < 0 (dim = 1 and depth = 0
       are fine).
 
