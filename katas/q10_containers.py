@@ -20,7 +20,8 @@ from torch import nn
 def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
     """An nn.Sequential of Linear layers with a ReLU between each pair of them.
 
-    - sizes: [in_features, hidden..., out_features], at least two ints.
+    - sizes: [in_features, hidden..., out_features], at least two ints, in any sequence (a
+      list, a tuple, a range), left as the caller gave it.
     - Layout: Linear(sizes[0], sizes[1]), ReLU(), Linear(sizes[1], sizes[2]), ReLU(), ...,
       Linear(sizes[-2], sizes[-1]): no ReLU after the last Linear. The ReLUs are `nn.ReLU()`,
       out of place: a Linear's output stays as the Linear computed it, where

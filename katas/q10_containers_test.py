@@ -79,6 +79,25 @@ def test_make_mlp_computes_like_the_same_sequential_built_by_hand(device, sizes)
     assert_close(out, reference(x), "the output differs from Linear-ReLU-...-Linear")
 
 
+SIZES_GIVEN = {
+    "list": lambda: [9, 6, 3],
+    "tuple": lambda: (9, 6, 3),
+    "range": lambda: range(9, 2, -3),
+}
+
+
+@pytest.mark.parametrize("kind", list(SIZES_GIVEN))
+def test_make_mlp_takes_any_sequence_of_sizes(device, kind):
+    sizes = SIZES_GIVEN[kind]()  # 9, 6, 3 each time, made afresh
+    model = make_mlp(sizes)
+    shapes = [tuple(layer.weight.shape) for layer in model[::2]]
+    assert shapes == [(6, 9), (3, 6)], (
+        f"make_mlp({sizes!r}) built Linear weights of shapes {shapes}, expected [(6, 9), (3, 6)]: "
+        "sizes may be any sequence (index and slice it, or pair it with itertools.pairwise)"
+    )
+    assert list(sizes) == [9, 6, 3], f"make_mlp changed the caller's sizes to {list(sizes)}"
+
+
 def test_every_layer_is_a_module_of_its_own(device):
     # A ReLU() in each position, made afresh for each model: one ReLU object shared between
     # positions (or models) computes the same numbers, but a hook on it fires everywhere.
