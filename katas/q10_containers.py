@@ -20,7 +20,8 @@ from torch import nn
 def make_mlp(sizes: Sequence[int]) -> nn.Sequential:
     """An nn.Sequential of Linear layers with a ReLU between each pair of them.
 
-    - sizes: [in_features, hidden..., out_features], at least two ints.
+    - sizes: [in_features, hidden..., out_features], at least two ints, in any sequence (a
+      list, a tuple, a range), left as the caller gave it.
     - Layout: Linear(sizes[0], sizes[1]), ReLU(), Linear(sizes[1], sizes[2]), ReLU(), ...,
       Linear(sizes[-2], sizes[-1]): no ReLU after the last Linear. The ReLUs are `nn.ReLU()`,
       out of place: a Linear's output stays as the Linear computed it, where
@@ -110,7 +111,9 @@ class ResidualStack(nn.Module):
     - forward(x): x of shape [..., dim]; returns the same shape (the .grad of the blocks'
       parameters left as it is). x is not modified: write
       `x = x + ...`, not `x += ...`, which would add the first block into the caller's
-      tensor (and fails for one that requires grad).
+      tensor (and fails for one that requires grad). The relu is out of place, as in
+      make_mlp: a block's output stays as the block computed it (`torch.relu_` or
+      `F.relu(..., inplace=True)` would overwrite it after the block's forward hooks ran).
     - Raises ValueError if dim < 1 (also with depth 0) or depth < 0 (dim = 1 and depth = 0
       are fine).
 

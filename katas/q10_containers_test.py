@@ -79,6 +79,25 @@ def test_make_mlp_computes_like_the_same_sequential_built_by_hand(device, sizes)
     assert_close(out, reference(x), "the output differs from Linear-ReLU-...-Linear")
 
 
+SIZES_GIVEN = {
+    "list": lambda: [9, 6, 3],
+    "tuple": lambda: (9, 6, 3),
+    "range": lambda: range(9, 2, -3),
+}
+
+
+@pytest.mark.parametrize("kind", list(SIZES_GIVEN))
+def test_make_mlp_takes_any_sequence_of_sizes(device, kind):
+    sizes = SIZES_GIVEN[kind]()  # 9, 6, 3 each time, made afresh
+    model = make_mlp(sizes)
+    shapes = [tuple(layer.weight.shape) for layer in model[::2]]
+    assert shapes == [(6, 9), (3, 6)], (
+        f"make_mlp({sizes!r}) built Linear weights of shapes {shapes}, expected [(6, 9), (3, 6)]: "
+        "sizes may be any sequence (index and slice it, or pair it with itertools.pairwise)"
+    )
+    assert list(sizes) == [9, 6, 3], f"make_mlp changed the caller's sizes to {list(sizes)}"
+
+
 def test_every_layer_is_a_module_of_its_own(device):
     # A ReLU() in each position, made afresh for each model: one ReLU object shared between
     # positions (or models) computes the same numbers, but a hook on it fires everywhere.
@@ -117,6 +136,24 @@ def test_relus_leave_each_linear_output_as_it_was(device, make):
         )
 
 
+def test_residual_stack_leaves_each_block_output_as_it_was(device):
+    # A block called as a module runs its forward hooks; what a hook keeps must stay as the
+    # block computed it (a stack that computes F.linear on a block's weight runs no hook).
+    model = ResidualStack(4, 3).to(device)
+    seen = []
+    for block in model.blocks:
+        block.register_forward_hook(
+            lambda module, args, output: seen.append((output, output.detach().clone()))
+        )
+    model(torch.randn(6, 4, device=device) * 3)
+    for index, (output, original) in enumerate(seen):
+        assert torch.equal(output.detach(), original), (
+            f"the output of block {index} was overwritten after it was computed: take the "
+            "relu out of place (torch.relu(block(x))), not torch.relu_ or inplace=True, which "
+            "change the tensor a hook (or anything else holding the block's output) sees"
+        )
+
+
 @pytest.mark.parametrize("sizes", [[4], []], ids=str)
 def test_make_mlp_rejects_fewer_than_two_sizes(device, sizes):
     with raises(ValueError):
@@ -138,6 +175,25 @@ def test_multihead_registers_trunk_and_every_head(device):
     assert_registered(model, [(f"heads.{n}", h) for n, h in model.heads.items()], "MultiHead")
     count = sum(p.numel() for p in model.parameters())
     assert count == 6 * 16 + 16 + sum(16 * n + n for n in HEADS.values())
+
+
+def test_multihead_trunk_is_a_linear_then_a_relu(device):
+    # self.trunk is the contract's nn.Sequential(Linear, ReLU): the caller can run it alone
+    # (features for another task, a probe) and get the activations the heads read.
+    model = MultiHead(6, 16, HEADS).to(device)
+    kinds = [type(layer).__name__ for layer in model.trunk]
+    assert isinstance(model.trunk, nn.Sequential) and kinds == ["Linear", "ReLU"], (
+        f"self.trunk should be nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU()), got "
+        f"{type(model.trunk).__name__} of {kinds}"
+    )
+    state = random_state(multihead_shapes(6, 16, HEADS), device)
+    load(model, state)
+    x = torch.randn(3, 6, device=device)
+    assert_close(
+        model.trunk(x),
+        torch.relu(x @ state["trunk.0.weight"].T + state["trunk.0.bias"]),
+        "model.trunk(x) should be relu(Linear(x)): the ReLU belongs to the trunk",
+    )
 
 
 def test_multihead_runs_the_trunk_then_each_head(device):

@@ -56,7 +56,9 @@ def init_layer(module: nn.Module) -> None:
 
 def init_weights(model: nn.Module) -> nn.Module:
     """Initialise every layer of `model`, however deeply nested, `model` itself included (a
-    bare nn.Linear is initialised), and return `model` itself.
+    bare nn.Linear is initialised), and return `model` itself. Each call does the whole job:
+    a model initialised before (and trained until it diverged since) is initialised again, so
+    keep no record of the modules an earlier call has seen.
 
     Rules: walk the model with `model.apply(init_layer)`, not with your own loop.
 

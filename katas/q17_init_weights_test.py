@@ -254,10 +254,7 @@ def nested_model(device):
     return model.to(device)
 
 
-def test_init_weights_reaches_every_nested_layer(device):
-    model = nested_model(device)
-    returned = init_weights(model)
-    assert returned is model, "return the model itself (model.apply returns it)"
+def assert_initialised(model):
     for name, module in model.named_modules():
         if isinstance(module, nn.Linear):
             assert_zero_mean_and_std(module.weight, xavier_std(module.weight), name)
@@ -267,6 +264,29 @@ def test_init_weights_reaches_every_nested_layer(device):
             assert torch.all(module.weight == 1), f"{name}: norm weight should be ones"
         if getattr(module, "bias", None) is not None:
             assert torch.count_nonzero(module.bias) == 0, f"{name}: bias should be zeros"
+
+
+def test_init_weights_reaches_every_nested_layer(device):
+    model = nested_model(device)
+    returned = init_weights(model)
+    assert returned is model, "return the model itself (model.apply returns it)"
+    assert_initialised(model)
+
+
+def test_a_second_init_reinitialises_a_model_that_diverged(device):
+    # Initialised, trained until it diverged (NaN, inf), initialised again: the second call
+    # does all that the first did. Nothing remembers the modules an earlier call has seen.
+    model = nested_model(device)
+    init_weights(model)
+    fill_randomly(model, diverged=True)
+    init_weights(model)
+    for name, parameter in model.named_parameters():
+        assert torch.isfinite(parameter).all(), (
+            f"{name} still holds the NaN or inf it had before the second init_weights: each "
+            "call initialises every layer again, whatever an earlier call did (keep no record "
+            "of the modules already seen)"
+        )
+    assert_initialised(model)
 
 
 def test_init_weights_walks_the_model_with_apply(device):

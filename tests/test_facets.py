@@ -16,6 +16,7 @@ import re
 import sys
 import types
 import typing
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -4325,6 +4326,29 @@ def _doubled_beside_a_kept_generator(x):
     return x * 2 + 0 * _UNUSED[1]
 
 
+_SEEN: weakref.WeakSet[torch.Tensor] = weakref.WeakSet()
+_BY_INPUT: weakref.WeakKeyDictionary[torch.Tensor, torch.Tensor] = weakref.WeakKeyDictionary()
+_RECENT: collections.deque[torch.Tensor] = collections.deque(maxlen=4)
+
+
+def _marked_in_a_weak_set(x):
+    """Right values, but the inputs seen are kept in a module-level WeakSet, as an answer
+    that skips a module it has treated before (a second call then does nothing) keeps them."""
+    _SEEN.add(x)
+    return x * 2
+
+
+def _cached_by_input(x):
+    """Right values, but each result kept in a module-level WeakKeyDictionary by its input."""
+    return _BY_INPUT.setdefault(x, x * 2).clone()
+
+
+def _kept_in_a_deque(x):
+    """Right values, but the recent results kept in a module-level deque."""
+    _RECENT.append(x * 2)
+    return _RECENT[-1].clone()
+
+
 def test_every_call_leaves_the_class_and_the_module_as_they_were():
     # A setting kept on the class is shared by every instance, and a module-level cache,
     # counter, generator or buffer makes one call depend on the calls before: every facet's
@@ -4340,6 +4364,9 @@ def test_every_call_leaves_the_class_and_the_module_as_they_were():
         (facets.of(_counted, facet), True),
         (facets.of(_shuffled_by_a_kept_generator, facet), True),
         (facets.of(_doubled_in_a_kept_buffer, facet), True),
+        (facets.of(_marked_in_a_weak_set, facet), True),
+        (facets.of(_cached_by_input, facet), True),
+        (facets.of(_kept_in_a_deque, facet), True),
         (facets.of(_doubled_beside_a_kept_generator, facet), False),
     ):
         for case in facets.declare(function).cases():

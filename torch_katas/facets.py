@@ -30,7 +30,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableSequence, MutableSet
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1139,7 +1139,17 @@ def _contents(value: Any) -> Any:
         return id(value), tuple((repr(key), id(item)) for key, item in list(value.items())[:1000])
     if isinstance(value, (list, set, bytearray)):
         return id(value), len(value), tuple(id(item) for item in list(value)[:1000])
+    # The other containers a cache is kept in: a WeakSet of the modules seen, a
+    # WeakKeyDictionary keyed by them, a deque of recent results.
+    if isinstance(value, Mapping | MutableSet | MutableSequence):
+        items = list(value.items()) if isinstance(value, Mapping) else list(value)
+        return id(value), len(value), tuple(map(_item_ids, items[:1000]))
     return id(value)
+
+
+def _item_ids(item: Any) -> Any:
+    """An entry of a container by identity: a mapping's (key, value) pair as two ids."""
+    return (id(item[0]), id(item[1])) if isinstance(item, tuple) else id(item)
 
 
 # Seeds no call chooses: each call starts a kept generator from another one.
