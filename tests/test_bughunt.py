@@ -525,6 +525,63 @@ def test_a_fix_that_decides_by_more_than_the_module_does_is_flagged():
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
+# Fixes of kata 1's `<=` that keep it where the tests never make the loss equal tol (they do
+# so at the last step the budget allows, or with max_steps at most 4), each made of decisions
+# that alone read what one of the module's own reads: what decides is where they sit, or what
+# a binding made otherwise than by `=` holds.
+HIDDEN_DECISIONS = {
+    # Nested: the outer condition (steps left, read as the while does) chooses the inner `<=`.
+    "nested ifs": "if max_steps - steps - 1:\n            if loss.item() <= tol:\n"
+    "                break\n        if loss.item() < tol:",
+    # A loop that runs only for the default budget, returning where the mistake would stop.
+    "a loop as the condition": "for _ in range(max_steps // 1000):\n"
+    "            if loss.item() <= tol:\n                return (w.detach(), b.detach(), steps)\n"
+    "        if loss.item() < tol:",
+    # After a block that leaves the iteration at the last step the budget allows.
+    "an exit before it": "if loss.item() < tol:\n            break\n"
+    "        if not max_steps - steps - 1:\n"
+    "            grad_w, grad_b = torch.autograd.grad(loss, (w, b))\n"
+    "            with torch.no_grad():\n"
+    "                w -= lr * grad_w\n                b -= lr * grad_b\n"
+    "            steps += 1\n            continue\n        if tol >= loss.item():",
+    # Unpacking an empty range raises: the exception chooses the branch.
+    "an exception as the condition": "try:\n            _, = range(max_steps // 1000)\n"
+    "            if loss.item() <= tol:\n                break\n        except ValueError:\n"
+    "            pass\n        if loss.item() < tol:",
+    # tol bound anew by a for statement (not `=`), a hair above itself for the default budget.
+    "a name bound by a loop": "for tol in [tol * (1 + max_steps // 1000 * 2.3e-16)]:\n"
+    "            pass\n        if loss.item() < tol:",
+    # The same through a container filled by a method call.
+    "a container": "bound = [tol]\n        bound.extend([tol * (1 + max_steps // 1000 * 2.3e-16)])"
+    "\n        if loss.item() < bound[-1]:",
+    # A branch of a conditional expression chosen by steps left, bound by a for statement.
+    "a branch": "for stop in [loss.item() <= tol if max_steps - steps - 1 else loss.item() < tol]:"
+    "\n            pass\n        if stop:",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HIDDEN_DECISIONS))
+def test_a_decision_chosen_by_where_it_sits_or_what_a_binding_holds_is_flagged(case):
+    """Each decision of these reads alone what one of the module's does, but it is reached
+    (or its name bound) only where another decision, a loop or an exception lets it: what it
+    reads together is what those read too. The tests pass each, held out too, and each keeps
+    `<=` for a use with the default budget (tests/test_grading_attacks.py runs one)."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    mistaken = "if loss.item() <= tol:"
+    returned = hunt.handed_out.replace(mistaken, HIDDEN_DECISIONS[case], 1)
+    assert bughunt.judge(ROOT, hunt, returned).fixed, case
+    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    assert words.startswith(DOUBTED), (case, words)
+    # The reference's own loop, comparison and names stay a fix, however laid out.
+    for fix in (
+        "if loss.item() < tol:",
+        "value = loss.item()\n        if value < tol:",
+        "if not loss.item() >= tol:",
+    ):
+        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        assert words.startswith("bug found and fixed"), (fix, words)
+
+
 def test_an_honest_fix_the_rules_doubt_is_flagged_not_judged_unfixed():
     """The rules on names and decisions cannot tell an honest fix that reaches for a new name
     (`math.isnan` where the module never imported math) or a decision spelled its own way from

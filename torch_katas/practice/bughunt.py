@@ -646,9 +646,9 @@ CONDITIONS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 def _decisions(tree: ast.AST) -> list[ast.AST]:
     """Each decision the code makes, whole: a condition (if, while, a conditional expression,
-    assert, a comprehension's if, a match's subject) and every comparison, boolean operator
-    or call that asks for equality or looks a value up (DECIDING_CALLS) outside one (`[a,
-    b][steps > 0]`, `stop = ... or ...`)."""
+    assert, a comprehension's if, a match's subject, a for loop's iterable) and every
+    comparison, boolean operator or call that asks for equality or looks a value up
+    (DECIDING_CALLS) outside one (`[a, b][steps > 0]`, `stop = ... or ...`)."""
     found: list[ast.AST] = []
     todo: list[ast.AST] = [tree]
     while todo:
@@ -656,6 +656,8 @@ def _decisions(tree: ast.AST) -> list[ast.AST]:
         tests: list[ast.AST] = []
         if isinstance(node, CONDITIONS):
             tests = [node.test]
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            tests = [node.iter]  # how many times its body runs
         elif isinstance(node, ast.comprehension):
             tests = list(node.ifs)
         elif isinstance(node, ast.Match):
@@ -707,7 +709,16 @@ def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
     through a name of its own, `value = loss.item()`); a condition that reads more beside it
     (`loss.item() == tol and steps`, the step count the tests' equal loss never reaches but
     at the start; `x.shape[0] > max_steps`; `loss.item() - tol < steps * lr ** 100`) can
-    choose the mistake wherever the tests do not look, however few names it brings in."""
+    choose the mistake wherever the tests do not look, however few names it brings in.
+
+    A decision reads too what decides whether it runs (_controls: the conditions, loops,
+    `try` bodies and conditional exits around and before it) where the answer without the
+    mistake has no such control there: `if loss.item() <= tol:` nested in `if max_steps -
+    steps - 1:`, in `for _ in range(max_steps // 1000):`, or after `_, = range(...)` in a
+    `try`, reads the budget beside the loss, though each condition alone reads what one of
+    the module's own does. A name reads what every binding the change makes of it holds,
+    however it is bound (`=`, a `for` or `with` target, a method call on it, `bound.append(v)`)
+    and what decides whether that binding runs."""
     try:
         mine = ast.parse(returned)
     except (SyntaxError, ValueError, RecursionError):
@@ -727,20 +738,35 @@ def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
             for each in ast.walk(tree)
             if isinstance(each, ast.arg) or (isinstance(each, ast.Name) and each.ctx != ast.Load())
         }
-    # The bindings the change makes anew (a statement neither module has), by the name bound.
+    # The controls the answer without the mistake has, each where it is (in which function).
+    usual: set[tuple[str, str]] = set()
+    try:
+        tree = ast.parse(reference)
+    except (SyntaxError, ValueError, RecursionError):
+        tree = ast.Module(body=[], type_ignores=[])
+    parents = _parents(tree)
+    for node in ast.walk(tree):
+        usual |= {(_scope(node, parents), ast.dump(c)) for c in _controls(node, parents)}
+    parents = _parents(mine)
+
+    def novel(node: ast.AST, exits: bool = True) -> list[ast.AST]:
+        scope = _scope(node, parents)
+        controls = _controls(node, parents, exits)
+        return [c for c in controls if (scope, ast.dump(c)) not in usual]
+
+    # The bindings the change makes anew (a statement neither module has, or one of theirs
+    # that runs inside a control of the change's own), by the name bound, with the controls
+    # of the change's own that decide whether it runs.
     new: dict[str, list[ast.AST]] = {}
     for node in ast.walk(mine):
-        if not isinstance(node, ast.stmt) or ast.dump(node) in statements:
+        if not isinstance(node, ast.stmt):
             continue
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            if value is None:
-                continue
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        new.setdefault(name.id, []).append(value)
+        theirs = ast.dump(node) in statements
+        controls = novel(node, exits=not theirs)
+        if theirs and not controls:
+            continue
+        for name, value in _bindings(node):
+            new.setdefault(name, []).extend([value, *controls])
     for node in ast.walk(mine):
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             new.setdefault(node.target.id, []).append(node.value)
@@ -748,9 +774,118 @@ def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
     found = []
     for decision in _decisions(mine):
         reads = _read(decision, new, own)
+        for control in novel(decision):
+            reads |= _read(control, new, own)
         if not any(reads <= theirs for theirs in known):
             closest = max(known, key=lambda theirs: len(reads & theirs), default=set())
             found.append(sorted(reads - closest))
+    return found
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _scope(node: ast.AST, parents: dict[int, ast.AST]) -> str:
+    """The qualified name of the function or class `node` is in ("" at module level)."""
+    names = []
+    part: ast.AST | None = parents.get(id(node))
+    while part is not None:
+        if isinstance(part, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(part.name)
+        part = parents.get(id(part))
+    return ".".join(reversed(names))
+
+
+# Statements that leave a block before its end.
+EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _controls(node: ast.AST, parents: dict[int, ast.AST], exits: bool = True) -> list[ast.AST]:
+    """What decides whether `node` runs: the test of each condition around it (if, while, a
+    conditional expression, a match's subject and patterns, the operands of and/or before it,
+    a comprehension's iterables and ifs), each loop's iterable, each with's context, the
+    statements of a `try` body before it (or the whole body, for a handler, else or finally:
+    an exception chooses), the body of a loop whose `else` holds it, and each statement
+    before it in its block that can leave the block (a break, continue, return or raise in
+    it; `exits`)."""
+    found: list[ast.AST] = []
+    child = node
+    parent = parents.get(id(child))
+    while parent is not None:
+        if isinstance(parent, ast.If | ast.While | ast.IfExp) and child is not parent.test:
+            found.append(parent.test)
+        if isinstance(parent, ast.For | ast.AsyncFor) and child is not parent.iter:
+            found.append(parent.iter)
+        if isinstance(parent, ast.For | ast.AsyncFor | ast.While) and child in parent.orelse:
+            found += parent.body
+        if isinstance(parent, ast.With | ast.AsyncWith):
+            found += [item.context_expr for item in parent.items if item is not child]
+        if isinstance(parent, ast.Try | ast.TryStar):
+            body = parent.body
+            found += body[: body.index(child)] if child in body else body
+        if isinstance(parent, ast.Match) and child is not parent.subject:
+            found.append(parent.subject)
+        if isinstance(parent, ast.match_case):
+            found += [parent.pattern, *([parent.guard] if parent.guard else [])]
+        if isinstance(parent, ast.BoolOp) and child in parent.values:
+            found += parent.values[: parent.values.index(child)]
+        if isinstance(parent, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            for generator in parent.generators:
+                if generator is not child:
+                    found += [generator.iter, *generator.ifs]
+        for field_name in ("body", "orelse", "finalbody", "handlers") if exits else ():
+            block = getattr(parent, field_name, None)
+            if isinstance(block, list) and child in block:
+                found += [
+                    each
+                    for each in block[: block.index(child)]
+                    if any(isinstance(part, EXITS) for part in ast.walk(each))
+                ]
+        child, parent = parent, parents.get(id(parent))
+    return found
+
+
+def _bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """The names a statement binds or changes, each with what it puts there: an assignment's
+    value, a for's iterable, a with's context, the receiver of a method call with its
+    arguments (`bound.append(v)`), an except's name with the try it handles."""
+    found: list[tuple[str, ast.AST]] = []
+
+    def targets(target: ast.AST, value: ast.AST) -> None:
+        found.extend((n.id, value) for n in ast.walk(target) if isinstance(n, ast.Name))
+
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            targets(target, node.value)
+    elif isinstance(node, ast.For | ast.AsyncFor):
+        targets(node.target, node.iter)
+    elif isinstance(node, ast.With | ast.AsyncWith):
+        for item in node.items:
+            if item.optional_vars is not None:
+                targets(item.optional_vars, item.context_expr)
+    elif isinstance(node, ast.Try | ast.TryStar):
+        for handler in node.handlers:
+            if handler.name:
+                found += [(handler.name, each) for each in node.body]
+    # The statement's own expressions (not those of the statements in its body).
+    inner = {
+        id(n)
+        for child in ast.iter_child_nodes(node)
+        if isinstance(child, ast.stmt)
+        for n in ast.walk(child)
+    }
+    for part in ast.walk(node):
+        if id(part) in inner:
+            continue
+        if isinstance(part, ast.comprehension):
+            targets(part.target, part.iter)
+        elif isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
+            receiver = part.func.value
+            while isinstance(receiver, ast.Attribute | ast.Subscript):
+                receiver = receiver.value
+            if isinstance(receiver, ast.Name):
+                found += [(receiver.id, each) for each in [*part.args, *part.keywords]]
     return found
 
 
