@@ -152,6 +152,7 @@ def test_one_session_checks_each_answer_afresh(run_pytest_inline, tmp_path):
     assert [bool(loop.failures[path]) for path in order] == [False, True, False]
 
 
+@pytest.mark.slow  # a kata's whole tests per answer; `pytest tests -k q13` runs it for one kata
 @pytest.mark.parametrize("answer", CORRECT_ANSWERS, ids=lambda path: path.stem)
 def test_every_correct_answer_in_another_style_passes(run_pytest_inline, answer):
     kata = KATAS[catalog.module_of(answer)]
@@ -171,6 +172,7 @@ def test_a_nested_run_stops_when_its_time_is_spent(run_pytest_inline):
     assert len({report.nodeid for report in reports}) == 1, "no test starts after the limit"
 
 
+@pytest.mark.slow  # every kata's whole tests again; `pytest tests -k q13` runs it for one kata
 @pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
 def test_every_reference_passes_on_held_out_inputs(run_pytest_inline, kata):
     # Grading's second run: every generator seeded anew, the seeds the tests write too

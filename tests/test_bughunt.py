@@ -3,6 +3,7 @@ an interviewer does; and the self-check that every module a hunt can hand out ha
 code, and the module a fix is judged against the reference's."""
 
 import ast
+import functools
 import io
 import json
 import random
@@ -228,6 +229,7 @@ def behaviour(text: str) -> str:
 # The wrong-answer self-check (tests/test_answers.py) runs each mistake through its kata's tests
 # and the reference too: a handed-out module with the same code as its mistake fails them, and
 # the module a fix is judged against, with the reference's code, passes them.
+@pytest.mark.slow  # every mistake of every kata; `pytest tests -k q13` runs it for one kata
 @pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
 def test_every_handed_out_module_has_its_mistakes_code_and_its_fix_the_references(kata):
     stub = kata.stub_path(ROOT).read_text()
@@ -294,6 +296,7 @@ DOUBTED = f"{bughunt.REVIEW}: its tests pass, but "
 FIT_LINE_STUB = (ROOT / "katas" / f"{FIT_LINE.module}.py").read_text()
 
 
+@functools.cache  # each draw applies the kata's mistakes: seconds; no test changes a hunt
 def fit_line_hunt(mistake: str) -> bughunt.Hunt:
     """Kata 1's hunt of `mistake`, drawn as a take-home draws it."""
     for seed in range(200):
@@ -342,6 +345,7 @@ def test_code_added_beside_the_mistaken_lines_to_undo_them_under_the_tests_is_no
     assert not bughunt.judge(ROOT, hunt, wrapped).fixed
 
 
+@pytest.mark.slow  # every mistake of every kata; `pytest tests -k q13` runs it for one kata
 @pytest.mark.parametrize("kata", KATAS.values(), ids=lambda kata: kata.module)
 def test_the_reference_fixes_each_handed_out_mistake_in_a_small_fix(kata):
     """No false flag from the rules above: every mistake a hunt can hand out, undone as the

@@ -21,6 +21,7 @@ def load_script():
     return module
 
 
+@pytest.mark.slow  # the GPU tier's four pytest runs, with the CPU standing in
 @pytest.mark.timeout(600)
 def test_the_steps_run_with_the_cpu_for_cuda_and_the_summary_fits_a_screen(tmp_path):
     out = tmp_path / "summary.txt"

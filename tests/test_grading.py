@@ -641,6 +641,7 @@ def test_one_hanging_kata_costs_its_time_limit_and_nothing_else(suite, tmp_path)
 
 # Grades a whole take-home, a process per kata: on a busy 2-core machine that takes far
 # longer than the suite's 60 s limit per test, so it has a limit of its own.
+@pytest.mark.slow
 @pytest.mark.timeout(GRADING_LIMIT)
 def test_a_skip_from_the_stub_counts_as_a_failure(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "skips", 21)
@@ -1012,6 +1013,7 @@ def test_the_markdown_report_escapes_what_the_candidate_wrote():
     assert "&lt;b&gt;bold&lt;/b&gt;" in markdown and "<b>" not in markdown
 
 
+@pytest.mark.slow  # grades a take-home, a process per kata
 def test_the_report_gives_the_interviewer_each_katas_causes_largest_first(suite, tmp_path):
     folder = hand_out(suite, tmp_path / "causes", 1, 6)
     stub(folder, 1).write_text(PARTLY_RIGHT.source(ROOT), encoding="utf-8")  # kata 6 unwritten
@@ -1061,6 +1063,7 @@ def gradescope_layout(base: Path, autograder: Path, submission: Path) -> Path:
     return root
 
 
+@pytest.mark.slow  # grades a submission as Gradescope runs it
 def test_gradescope_autograder_grades_a_submission_laid_out_as_gradescope_lays_it(
     suite, tmp_path, capsys
 ):

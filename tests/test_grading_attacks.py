@@ -2256,6 +2256,7 @@ def test_an_answer_tuned_to_what_a_tests_own_generator_draws_is_not_solved(suite
     assert not report["flags"], report["flags"]
 
 
+@pytest.mark.slow  # every honest and correct answer
 @pytest.mark.timeout(600)  # reads each kata's files from git
 def test_no_honest_or_correct_answer_is_taken_for_one_that_recognises_the_inputs():
     """The check of fixed inputs recognised, on every answer that computes: none is refused."""

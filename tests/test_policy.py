@@ -1926,6 +1926,7 @@ REFUSED_NAMES = sorted(
 LOADS_LIBRARIES = re.compile(r"\bCDLL\(|\bLoadLibrary\(|\bcdll\b|\bdlopen\(|\bload_library\(")
 
 
+@pytest.mark.slow  # reads the code of every recorded name
 def test_every_recorded_name_whose_code_loads_a_native_library_is_refused():
     sources: dict[str, str] = {}
     loaders = []

@@ -193,6 +193,7 @@ def test_reads_the_answers_source(device):
 """
 
 
+@pytest.mark.slow  # scores a test module against every mistake of several katas
 def test_no_answers_source_reaches_a_test_through_torchs_messages(suite, capsys, tmp_path):
     """An answer's text, comments and all, tells the reference from a mistake without running
     either: the scoring shows the answers' lines to no reader but the harness's, so the
@@ -477,6 +478,7 @@ REACH_RULES = {
 }
 
 
+@pytest.mark.slow  # every kata's own tests scored; `pytest tests -k q13` runs it for one kata
 @pytest.mark.parametrize("kata", sorted(CATALOG), ids=str)
 def test_a_katas_own_test_module_handed_back_passes_the_policy_for_returned_tests(kata):
     """The suite's kata tests are the model answer: handed back as they are, the policy for
