@@ -1980,6 +1980,41 @@ def test_fresh_grads_catches_gradients_from_before_the_call_leaking_into_a_step(
     )
 
 
+def test_fresh_grads_catches_a_step_that_clears_only_gradients_that_look_planted():
+    """A step that clears .grad only where it looks planted (NaN, or one value filling each
+    tensor, as a test writes it) or is its own from an earlier call, and otherwise lets a
+    caller's leftover gradients (a backward it ran to inspect them) leak in: the check
+    leaves values as a backward does, each tensor's own, on a held-out run too."""
+
+    def make(device):
+        model = nn.Linear(3, 1)
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def planted(grad):
+        return bool(grad.isnan().all()) or bool((grad == grad.flatten()[0]).all())
+
+    def step(model, optimizer, recognising=False):
+        grads = [p.grad for p in model.parameters()]
+        if not recognising or all(
+            g is None or getattr(g, "_own", False) or planted(g) for g in grads
+        ):
+            optimizer.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        for p in model.parameters():
+            if p.grad is not None:
+                p.grad._own = True
+        return model.weight.detach().clone()
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    for run in (0, 918273):
+        previous = isolation.set_run_seed(run)
+        try:
+            assert_catches(facet, step, lambda m, o: step(m, o, recognising=True))
+        finally:
+            isolation.set_run_seed(previous)
+
+
 def test_fresh_grads_catches_a_step_that_changes_what_the_caller_froze():
     def make(device):
         model = nn.Linear(3, 1)

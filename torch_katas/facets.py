@@ -691,10 +691,12 @@ class UpdatesAll(Facet):
 class FreshGrads(Facet):
     """Gradients held before the call play no part, whatever they hold: with NaN in the
     .grad of every tensor params(args) names beforehand (left by the caller's overflowed
-    step), the call returns what it returns with no .grad at all, and leaves those tensors
-    the same: each backward starts from nothing (gradients cleared before it, not after the
-    step; set to None or zeroed, not multiplied by 0). make(device) -> Args; both calls on
-    arguments made anew after the same torch.manual_seed. A third call, with some of the
+    step), and with finite values drawn from seed_for, each tensor's own (as a backward
+    leaves them: nothing that a function could tell from a caller's by a fill), the call
+    returns what it returns with no .grad at all, and leaves those tensors the same: each
+    backward starts from nothing (gradients cleared before it, not after the step; set to
+    None or zeroed, not multiplied by 0). make(device) -> Args; the calls on arguments made
+    anew after the same torch.manual_seed. A third call, with some of the
     trainable tensors params(args) names frozen (requires_grad False, no .grad: a backbone
     the caller froze to fine-tune the rest; which ones is drawn from seed_for, so that a
     held-out run freezes others), leaves the frozen ones frozen, with no .grad, and as they
@@ -3047,23 +3049,37 @@ def check_updates_all(case: Case, device: torch.device) -> None:
 def check_fresh_grads(case: Case, device: torch.device) -> None:
     facet: FreshGrads = case.facet  # type: ignore[assignment]
     seen = []
+    # What the caller left: NaN (an overflowed step: zeroing by multiplying keeps it), and
+    # values as a backward leaves them, each tensor's own, drawn from seed_for (no fill a
+    # function could recognise as planted, such as NaN or one value throughout, and clear
+    # only then).
+    stale_draw = torch.Generator().manual_seed(seed_for(5))
+    scale = 10.0 ** float(torch.empty(()).uniform_(-2, 1, generator=stale_draw))
     with torch.random.fork_rng():  # the seeds set here are the test's, not the caller's
-        for stale in (False, True):
+        for stale in ("no", "NaN", "finite values"):
             torch.manual_seed(seed_for(0))
             arguments = facet.make(device)
             tensors = [t for _, t in _tensors(facet.params(arguments))]
-            if stale:
-                for tensor in tensors:
-                    tensor.grad = torch.full_like(tensor, math.nan)
+            for tensor in tensors if stale != "no" else ():
+                values = scale * torch.randn(
+                    tensor.shape, generator=stale_draw, dtype=torch.float64
+                )
+                tensor.grad = (
+                    torch.full_like(tensor, math.nan)
+                    if stale == "NaN"
+                    else values.to(tensor.device, tensor.dtype)
+                )
             result = _call(case, arguments)
             seen.append((result, [tensor.detach().clone() for tensor in tensors]))
-    (result, params), (stale_result, stale_params) = seen
-    assert _same(params, stale_params) and _same(result, stale_result), (
-        f"{case.function.name} with NaN left in the parameters' .grad before the call gives "
-        f"{'other parameters' if not _same(params, stale_params) else 'another result'} than "
-        "with no .grad: gradients from before the call leak into a step; clear them before "
-        "each backward (zero_grad; zeroing by multiplying keeps NaN)"
-    )
+    (result, params), *others = seen
+    for stale, (stale_result, stale_params) in zip(("NaN", "finite values"), others, strict=True):
+        assert _same(params, stale_params) and _same(result, stale_result), (
+            f"{case.function.name} with {stale} left in the parameters' .grad before the call "
+            f"gives {'other parameters' if not _same(params, stale_params) else 'another result'}"
+            " than with no .grad: gradients from before the call leak into a step; clear them "
+            "before each backward, whatever they hold (zero_grad; zeroing by multiplying keeps "
+            "NaN)"
+        )
     with torch.random.fork_rng():
         torch.manual_seed(seed_for(0))
         arguments = facet.make(device)
