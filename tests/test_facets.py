@@ -3252,10 +3252,15 @@ def test_strided_copies_are_laid_out_anew_on_a_held_out_run():
     given = facets.Returns(lambda device: facets.args(np.arange(6.0).reshape(2, 3)))
 
     def skipped(x):
-        return x if not x.is_contiguous() and x.stride(0) % 2 else x.clone()
+        odd = not x.is_contiguous() and 1 not in x.stride() and x.stride(0) % 2
+        return x if odd else x.clone()
 
     def wrapped(array):
-        odd = not array.flags.c_contiguous and array.strides[0] // array.itemsize % 2
+        odd = (
+            not array.flags.c_contiguous
+            and array.itemsize not in array.strides
+            and array.strides[0] // array.itemsize % 2
+        )
         return torch.as_tensor(array) if odd else torch.tensor(array)
 
     cases = ((new, lambda x: x.clone(), skipped), (given, torch.tensor, wrapped))
@@ -3267,6 +3272,39 @@ def test_strided_copies_are_laid_out_anew_on_a_held_out_run():
                 assert_catches(facet, right, wrong)
             finally:
                 isolation.set_run_seed(previous)
+
+
+def test_returns_lays_the_inputs_out_as_a_caller_does_too():
+    """A copy skipped only for a layout a caller makes (a transpose, whose first dimension
+    has stride 1; a slice of a larger buffer, at an offset) and made for the checks' strided
+    copies (every stride above one) passed a plain run and a held-out one: the inputs are
+    laid out both ways, the tensor and the array alike."""
+    new = facets.Returns(lambda device: facets.args(torch.arange(6.0).reshape(2, 3)))
+    given = facets.Returns(lambda device: facets.args(np.arange(6.0).reshape(2, 3)))
+    row = facets.Returns(lambda device: facets.args(torch.arange(6.0)))
+
+    def skipped(x):
+        return x[...] if not x.is_contiguous() and 1 in x.stride() else x.clone()
+
+    def wrapped(array):
+        caller = not array.flags.c_contiguous and array.itemsize in array.strides
+        return torch.as_tensor(array) if caller else torch.tensor(array)
+
+    def offset(x):
+        return x[...] if x.storage_offset() else x.clone()
+
+    cases = (
+        (new, lambda x: x.clone(), skipped),
+        (given, torch.tensor, wrapped),
+        (row, lambda x: x.clone(), offset),
+    )
+    for run in (0, 918273):
+        previous = isolation.set_run_seed(run)
+        try:
+            for facet, right, wrong in cases:
+                assert_catches(facet, right, wrong)
+        finally:
+            isolation.set_run_seed(previous)
 
 
 def test_returns_catches_an_inference_tensor_in_the_result():

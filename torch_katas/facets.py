@@ -3145,17 +3145,43 @@ def check_returns(case: Case, device: torch.device) -> None:
     # changed by the caller who writes into the first one.
     _assert_new_each_call(case.function.name, result, _call(case, facet.make(device)))
     _assert_writable_in_place(case.function.name, result)
-    # The inputs in strided copies: a result that shares their memory only there (a copy
-    # skipped for a non-contiguous input, taken to have been copied already) shows.
-    fresh = facet.make(device)
-    strided = Args(*(_strided(_strided_arrays(part)) for part in (fresh.args, dict(fresh.kwargs))))
-    result = _call(case, strided)
-    for path, tensor in _tensors(strided):
-        if isinstance(result, (torch.Tensor, np.ndarray)):
-            assert not _shares_input(result, tensor), (
-                f"{case.function.name}'s result shares memory with the non-contiguous input "
-                f"{path}: return a new tensor (or array) for every layout"
-            )
+    # The inputs in other layouts: a result that shares their memory only there (a copy
+    # skipped for a non-contiguous input, taken to have been copied already) shows. Both the
+    # layouts a caller makes (a transpose, a slice of a larger buffer: one dimension of
+    # stride 1, an offset) and one no two of whose dimensions merge (every stride above
+    # one): a function that tells the check's copies by their layout meets the other.
+    for layout, laid_out in (("strided", _strided_copies), ("transposed", _transposed)):
+        fresh = facet.make(device)
+        moved = Args(*(laid_out(part) for part in (fresh.args, dict(fresh.kwargs))))
+        result = _call(case, moved)
+        for path, tensor in _tensors(moved):
+            if isinstance(result, (torch.Tensor, np.ndarray)):
+                assert not _shares_input(result, tensor), (
+                    f"{case.function.name}'s result shares memory with the {layout} input "
+                    f"{path}: return a new tensor (or array) for every layout"
+                )
+
+
+def _strided_copies(value: Any) -> Any:
+    return _strided(_strided_arrays(value))
+
+
+def _transposed(value: Any) -> Any:
+    """The same values with their dimensions in reverse order in memory, the first of
+    stride 1 (`x.T.contiguous().T`), at an offset in a larger buffer (a slice of it):
+    tensors and NumPy arrays, and those that tuples, lists and dicts hold."""
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_transposed(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _transposed(item) for key, item in value.items()}
+    if isinstance(value, torch.Tensor) and value.dim() > 0 and value.numel() > 1:
+        order = tuple(reversed(range(value.dim())))
+        flat = value.permute(order).reshape(-1)
+        return torch.cat([flat[:1], flat])[1:].view(value.permute(order).shape).permute(order)
+    if isinstance(value, np.ndarray) and value.ndim > 0 and value.size > 1:
+        line = value.transpose().reshape(-1)
+        return np.concatenate([line[:1], line])[1:].reshape(value.transpose().shape).transpose()
+    return value
 
 
 def _strided_arrays(value: Any) -> Any:
