@@ -570,7 +570,9 @@ FACETS = facets.declare(
             integer=True,
         ),
         facets.Unmodified(lambda device: facets.args(torch.arange(-5, 5, device=device), 3)),
-        facets.Returns(lambda device: facets.args(torch.arange(-5, 5, device=device), 1)),
+        facets.Returns(
+            lambda device: facets.args(torch.arange(-6, 6, device=device).reshape(3, 4), 1)
+        ),
     ),
     facets.of(
         result_dtype,
