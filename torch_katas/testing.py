@@ -54,6 +54,7 @@ __all__ = [
     "check_array",
     "check_tensor",
     "collect_garbage",
+    "compiled_deterministic",
     "computations_reading",
     "copies_seen",
     "deepest_nesting",
@@ -2168,6 +2169,16 @@ def _tag_seed(seed: int) -> int:
     state[:8] = torch.tensor(list(seed.to_bytes(8, "little")), dtype=torch.uint8, device="cpu")
     torch.set_rng_state(state)
     return before
+
+
+def compiled_deterministic() -> bool | None:
+    """torch.compile's deterministic setting (inductor's `deterministic` config), which
+    torch.use_deterministic_algorithms sets along with eager's switch and
+    torch.set_deterministic_debug_mode leaves as it was; None while inductor is not imported
+    (nothing has set it) or where this torch has no such setting."""
+    config = sys.modules.get("torch._inductor.config")
+    value = getattr(config, "deterministic", None)
+    return value if isinstance(value, bool) else None
 
 
 @contextmanager
