@@ -94,13 +94,16 @@ def make_deterministic(enabled: bool = True) -> None:
     """Ask torch, cuDNN and cuBLAS for deterministic kernels (or give them back their speed).
 
     - enabled=True: `torch.use_deterministic_algorithms(True)` (an error, not a warning, where
-      an op has no deterministic kernel: warn_only stays False);
+      an op has no deterministic kernel: warn_only stays False), which switches the kernels
+      torch.compile generates too (`torch.set_deterministic_debug_mode` switches eager
+      kernels only, and leaves compiled code as it was: not the same call);
       `torch.backends.cudnn.deterministic = True` and `torch.backends.cudnn.benchmark = False`
       (benchmarking picks the fastest convolution algorithm on each run, which may differ
       between runs); and the environment variable `CUBLAS_WORKSPACE_CONFIG` set to ":4096:8"
       unless it already holds ":4096:8" or ":16:8" (cuBLAS reads it for deterministic
       matrix products on CUDA 10.2 and later).
-    - enabled=False: deterministic algorithms off, cudnn.deterministic False,
+    - enabled=False: deterministic algorithms off (`torch.use_deterministic_algorithms(False)`,
+      compiled kernels included), cudnn.deterministic False,
       cudnn.benchmark True (the fast choice for fixed input shapes); the environment is left
       as it is.
     - These are global settings: they hold for the whole process until changed again. All

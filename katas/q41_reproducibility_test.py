@@ -11,7 +11,12 @@ from torch.utils.data import Dataset, get_worker_info
 
 from katas.q41_reproducibility import make_deterministic, make_loader, seed_everything, seed_worker
 from torch_katas import facets
-from torch_katas.testing import seed_for, settings_put_back, settings_switched
+from torch_katas.testing import (
+    compiled_deterministic,
+    seed_for,
+    settings_put_back,
+    settings_switched,
+)
 
 # Forking a process that runs threads warns on Python 3.12+; the workers here are short-lived.
 FORK_WARNING = "ignore:This process.*is multi-threaded, use of fork:DeprecationWarning"
@@ -337,13 +342,24 @@ def test_two_runs_with_workers_are_bit_identical(device):
 DETERMINISM = ("deterministic algorithms", "cuDNN flags")
 
 
+# torch.use_deterministic_algorithms switches torch.compile's kernels too (inductor's
+# `deterministic` setting), where this torch has that setting; torch.set_deterministic_debug_mode
+# switches eager kernels only, and would leave compiled code as it was.
+COMPILED = "torch.compile's deterministic kernels"
+
+
 def settings():
-    return {
+    now = {
         "deterministic algorithms": torch.are_deterministic_algorithms_enabled(),
         "warn only": torch.is_deterministic_algorithms_warn_only_enabled(),
         "cudnn.deterministic": torch.backends.cudnn.deterministic,
         "cudnn.benchmark": torch.backends.cudnn.benchmark,
     }
+    # Inductor is imported by torch.use_deterministic_algorithms, which the tests call first.
+    compiled = compiled_deterministic()
+    if compiled is not None:
+        now[COMPILED] = compiled
+    return now
 
 
 def put(deterministic, warn_only, cudnn_deterministic, benchmark):
@@ -357,12 +373,14 @@ ON = {
     "warn only": False,
     "cudnn.deterministic": True,
     "cudnn.benchmark": False,
+    COMPILED: True,
 }
 OFF = {
     "deterministic algorithms": False,
     "warn only": False,
     "cudnn.deterministic": False,
     "cudnn.benchmark": True,
+    COMPILED: False,
 }
 
 
@@ -390,7 +408,12 @@ def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before
     random_states = torch.get_rng_state(), random.getstate(), np.random.get_state()[1]
     with settings_switched(OTHERS if others == "others switched" else ()):
         cudnn_before = torch.backends.cudnn.enabled
-        with settings_put_back(DETERMINISM):
+        # The test's own switch to `before` sets torch.compile's deterministic setting too
+        # (inductor's config, as torch.use_deterministic_algorithms does): its doing, not the
+        # answer's, and put back with the rest. The answer's value of that setting is checked
+        # below with the flags; the other tests of make_deterministic still refuse a change to
+        # any other compiler setting.
+        with settings_put_back((*DETERMINISM, "torch.compiler's configuration")):
             # The first switch imports torch's inductor, which may set a cache folder
             # variable: the test's doing, not the answer's.
             put(*before)
@@ -413,11 +436,13 @@ def test_make_deterministic_sets_every_flag(device, monkeypatch, enabled, before
         f"make_deterministic({enabled}) changed the random states: seeding is seed_everything's job"
     )
     assert (after[2] == random_states[2]).all(), f"make_deterministic({enabled}) reseeded NumPy"
-    expected = ON if enabled else OFF
+    expected = {name: (ON if enabled else OFF)[name] for name in now}
     wrong = {name: value for name, value in now.items() if value != expected[name]}
     assert not wrong, (
         f"make_deterministic({enabled}) left {wrong}; expected {expected}: "
-        "torch.use_deterministic_algorithms, and both cuDNN flags (benchmark is the opposite)"
+        "torch.use_deterministic_algorithms (which switches torch.compile's kernels too, where "
+        "torch.set_deterministic_debug_mode does not), and both cuDNN flags (benchmark is the "
+        "opposite)"
     )
 
 
@@ -427,7 +452,9 @@ def test_make_deterministic_is_the_default_switch(device, monkeypatch):
         put(False, False, False, True)
         make_deterministic()
         now = settings()
-    assert now == ON, f"make_deterministic() should switch determinism on; left {now}"
+    assert now == {name: ON[name] for name in now}, (
+        f"make_deterministic() should switch determinism on; left {now}"
+    )
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,7 @@ __all__ = [
     "check_array",
     "check_tensor",
     "collect_garbage",
+    "compiled_deterministic",
     "computations_reading",
     "copies_seen",
     "deepest_nesting",
@@ -2168,6 +2169,41 @@ def _tag_seed(seed: int) -> int:
     state[:8] = torch.tensor(list(seed.to_bytes(8, "little")), dtype=torch.uint8, device="cpu")
     torch.set_rng_state(state)
     return before
+
+
+def _compiled_flag() -> bool | None:
+    value = getattr(sys.modules.get("torch._inductor.config"), "deterministic", None)
+    return value if isinstance(value, bool) else None
+
+
+@functools.cache
+def _switch_sets_compiled() -> bool:
+    """Whether this torch's use_deterministic_algorithms sets inductor's `deterministic` config
+    too (newer versions do); every state it touches is put back as it was."""
+    eager = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    before = _compiled_flag()
+    try:
+        torch.use_deterministic_algorithms(True)
+        on = _compiled_flag()
+        torch.use_deterministic_algorithms(False)
+        off = _compiled_flag()
+    finally:
+        torch.use_deterministic_algorithms(eager, warn_only=warn_only)
+        config = sys.modules.get("torch._inductor.config")
+        if before is not None and config is not None:
+            config.deterministic = before  # type: ignore[attr-defined]
+    return on is True and off is False
+
+
+def compiled_deterministic() -> bool | None:
+    """torch.compile's deterministic setting (inductor's `deterministic` config), which
+    torch.use_deterministic_algorithms sets along with eager's switch and
+    torch.set_deterministic_debug_mode leaves as it was; None where this torch's
+    use_deterministic_algorithms does not set it (older versions) or inductor is not imported
+    yet (nothing has set it)."""
+    value = _compiled_flag()  # read before the probe, which may import inductor
+    return value if value is not None and _switch_sets_compiled() else None
 
 
 @contextmanager
