@@ -2108,6 +2108,38 @@ def test_shapes_catches_a_shape_not_handled():
     assert_catches(facet, torch.neg, lambda x: -x.reshape(*x.shape[:1], -1) if x.dim() else -x)
 
 
+def test_shapes_runs_under_the_other_default_dtype_and_keeps_the_inputs_dtype():
+    """A zero made in the default dtype (torch.tensor(0.0)) promotes a 0-dim input only, a
+    shape Dtypes does not try; a module's own float64 state sets no dtype for the result."""
+
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("scale", torch.tensor(2.0, dtype=torch.float64), persistent=False)
+
+    def make(shape, device):
+        return facets.args(Scaled(), torch.ones(shape))
+
+    def make_dtype(dtype, device):
+        return facets.args(Scaled(), torch.ones(3, dtype=dtype))
+
+    def oracle(module, x):
+        return x * 2
+
+    declared = [
+        facets.Shapes(make, oracle=oracle),
+        facets.Dtypes(make_dtype, oracle=oracle, dtypes=(torch.float32, torch.float64)),
+    ]
+
+    def right(module, x):
+        return x * module.scale.to(x.dtype)
+
+    def default_zero(module, x):
+        return x * module.scale.to(x.dtype) + torch.tensor(0.0)
+
+    assert_catches(declared, right, default_zero)
+
+
 def test_shapes_catches_a_view_that_merges_the_dimensions_of_a_strided_input():
     # [..., F] inputs: a view(-1, F) works on every contiguous input and on a strided 2-D one.
     facet = facets.Shapes(

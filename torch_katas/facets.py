@@ -1932,10 +1932,13 @@ def check_shapes(case: Case, device: torch.device) -> None:
             {key: _strided(a) for key, a in arguments.kwargs.items()},
         )
     exact = _oracle_args(arguments)
+    # The inputs' dtypes, not a module's state (a float64 buffer of a module whose inputs
+    # are float32 sets no dtype for its result).
+    state = _state_of_modules(arguments)
     floating = [
         t.dtype
         for _, t in _tensors(arguments)
-        if isinstance(t, torch.Tensor) and t.is_floating_point()
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and id(t) not in state
     ]
     # Under the other default dtype, as Dtypes runs: a tensor made without dtype= (a zero
     # from torch.tensor(0.0), say) shows in the result's dtype at shapes Dtypes does not
