@@ -1825,6 +1825,21 @@ def test_settings_switched_flips_each_flag_and_puts_it_back():
         pass
 
 
+def test_compiled_deterministic_follows_use_deterministic_algorithms_alone():
+    with testing.settings_put_back():
+        torch.use_deterministic_algorithms(True)
+        on = testing.compiled_deterministic()
+        torch.use_deterministic_algorithms(False)
+        off = testing.compiled_deterministic()
+        torch.set_deterministic_debug_mode("error")  # eager's switch alone
+        debug = testing.compiled_deterministic()
+        torch.set_deterministic_debug_mode("default")
+    if on is None:  # this torch's switch leaves compiled kernels alone: nothing to ask
+        assert off is None and debug is None
+    else:
+        assert (on, off, debug) == (True, False, False)
+
+
 def test_settings_kept_fails_on_a_changed_setting_and_puts_it_back():
     with testing.settings_kept("nothing"):
         torch.ones(1).sum()
