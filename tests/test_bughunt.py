@@ -338,7 +338,9 @@ def test_code_added_beside_the_mistaken_lines_to_undo_them_under_the_tests_is_no
     assert hunt.handed_out.count(mistaken) == 2
     verdict = bughunt.judge(ROOT, hunt, hunt.handed_out.replace(mistaken, beside))
     assert not verdict.fixed and verdict.kept == [0], verdict
-    words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, beside), "solved")
+    words = bughunt.hunt_verdict(
+        ROOT, hunt, hunt.handed_out.replace(mistaken, beside), "solved"
+    ).words
     assert words.startswith("bug not fixed: your change keeps every line the mistake put in")
     # A wrapper elsewhere that leaves the mistaken lines as they were is no fix either.
     wrapped = hunt.handed_out + "\n\n_fit_line = fit_line\n\n\ndef fit_line(*a, **k):\n    pass\n"
@@ -398,10 +400,12 @@ def test_a_fix_that_recognises_the_tests_fixed_inputs_is_flagged():
     ):
         returned = hunt.handed_out.replace(mistaken, tuned, 1) + "\n\nEDGE = 1.75\n"
         assert bughunt.judge(ROOT, hunt, returned).fixed
-        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
         assert words.startswith(DOUBTED + "the change brings in values of the tests'"), tuned
     for fix in ("if loss.item() < tol:", "if not loss.item() >= tol:"):
-        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        words = bughunt.hunt_verdict(
+            ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved"
+        ).words
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
@@ -431,7 +435,7 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_flagged():
             "\n\nLOW, HIGH = 1.745, 1.755\n"
         )
         assert bughunt.judge(ROOT, hunt, returned).fixed
-        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
         assert words.startswith(DOUBTED + "the change brings in values of the tests'"), tuned
     matched = hunt.handed_out.replace(
         mistaken,
@@ -439,7 +443,7 @@ def test_a_fix_that_recognises_the_tests_inputs_in_any_decision_is_flagged():
         "            case _:\n                stop = loss.item() <= tol\n        if stop:",
         1,
     )
-    words = bughunt.grade_words(ROOT, hunt, matched, "solved")
+    words = bughunt.hunt_verdict(ROOT, hunt, matched, "solved").words
     assert words.startswith(DOUBTED + "the change brings in values of the tests'")
 
 
@@ -470,7 +474,7 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_flagged():
         )
         run = subprocess.run([sys.executable, "-c", use, folder], capture_output=True, text=True)
         assert run.stdout.strip() == "0", run  # the mistake: a loss equal to tol stops it
-    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
     assert words.startswith(DOUBTED + "the change uses names"), words
     assert "initial_seed" in words
     for reader, extra in (
@@ -482,7 +486,7 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_flagged():
     ):
         line = f"if (loss.item() < tol if {reader} else loss.item() <= tol):"
         returned = extra + hunt.handed_out.replace(mistaken, line, 1)
-        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
         assert words.startswith(DOUBTED + "the change uses names"), (reader, words)
     # A name held in a table of strings, where the module already calls getattr.
     reference = "def f(m):\n    return getattr(m, 'weight')\n"
@@ -490,7 +494,9 @@ def test_a_fix_that_reads_what_tells_the_tests_run_from_a_use_is_flagged():
     assert "initial_seed" in bughunt.brought_in(reference, reference, tabled)
     # The reference's own comparison, however spelled, brings in no name.
     for fix in ("if loss.item() < tol:", "if not tol <= loss.item():"):
-        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        words = bughunt.hunt_verdict(
+            ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved"
+        ).words
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
@@ -516,7 +522,7 @@ def test_a_fix_that_decides_by_more_than_the_module_does_is_flagged():
         returned = hunt.handed_out.replace(mistaken, tuned, 1)
         assert not bughunt.brought_in(hunt.handed_out, hunt.handed_out, returned), tuned
         assert bughunt.judge(ROOT, hunt, returned).fixed, tuned
-        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+        words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
         assert words.startswith(DOUBTED + "the change decides by what no decision"), tuned
     for fix in (
         "if loss.item() < tol:",
@@ -525,7 +531,9 @@ def test_a_fix_that_decides_by_more_than_the_module_does_is_flagged():
         "if loss.item() - tol < 0:",
         "value = loss.item()\n        if value < tol:",
     ):
-        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        words = bughunt.hunt_verdict(
+            ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved"
+        ).words
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
@@ -574,7 +582,7 @@ def test_a_decision_chosen_by_where_it_sits_or_what_a_binding_holds_is_flagged(c
     mistaken = "if loss.item() <= tol:"
     returned = hunt.handed_out.replace(mistaken, HIDDEN_DECISIONS[case], 1)
     assert bughunt.judge(ROOT, hunt, returned).fixed, case
-    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
     assert words.startswith(DOUBTED), (case, words)
     # The reference's own loop, comparison and names stay a fix, however laid out.
     for fix in (
@@ -582,23 +590,33 @@ def test_a_decision_chosen_by_where_it_sits_or_what_a_binding_holds_is_flagged(c
         "value = loss.item()\n        if value < tol:",
         "if not loss.item() >= tol:",
     ):
-        words = bughunt.grade_words(ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved")
+        words = bughunt.hunt_verdict(
+            ROOT, hunt, hunt.handed_out.replace(mistaken, fix, 1), "solved"
+        ).words
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
 def test_an_honest_fix_the_rules_doubt_is_flagged_not_judged_unfixed():
     """The rules on names and decisions cannot tell an honest fix that reaches for a new name
-    (`math.isnan` where the module never imported math) or a decision spelled its own way from
-    a tuned one, so they send it to a person, never to "bug not fixed"."""
+    (`torch.lt`, where the module never used `lt`; `operator.lt` from an import of its own)
+    from one that reads what can tell the tests' run from a use, so they send it to a person,
+    never to "bug not fixed"; a flagged hunt says the mistake once, in its headline."""
     hunt = fit_line_hunt("until_stops_at_tol")
     mistaken = "if loss.item() <= tol:"
-    for fix in ("if torch.lt(loss, tol):", "if operator.lt(loss.item(), tol):"):
-        returned = "import operator\n" + hunt.handed_out.replace(mistaken, fix, 1)
-        words = bughunt.grade_words(ROOT, hunt, returned, "solved")
-        assert words.startswith(DOUBTED + "the change uses names"), (fix, words)
+    for imports, fix in (
+        ("", "if torch.lt(loss, tol):"),
+        ("import operator\n", "if operator.lt(loss.item(), tol):"),
+    ):
+        returned = imports + hunt.handed_out.replace(mistaken, fix, 1)
+        verdict = bughunt.hunt_verdict(ROOT, hunt, returned, "solved")
+        assert verdict.outcome == bughunt.REVIEW, (fix, verdict)
+        assert verdict.words.startswith(DOUBTED + "the change uses names"), (fix, verdict)
+        assert "(the mistake:" not in verdict.why and "(the mistake:" in verdict.headline
     # Flagged where a rule doubts it, but "bug not fixed" only where the tests say so.
     returned = hunt.handed_out.replace(mistaken, "if torch.lt(loss, tol):", 1)
-    assert bughunt.grade_words(ROOT, hunt, returned, "failed").startswith("bug not fixed")
+    verdict = bughunt.hunt_verdict(ROOT, hunt, returned, "failed")
+    assert verdict.outcome == bughunt.NOT_FIXED, verdict
+    assert verdict.words.startswith("bug not fixed: its tests still fail"), verdict
 
 
 def test_a_none_check_on_a_lookup_brings_in_no_number():

@@ -2112,7 +2112,12 @@ def test_a_bug_hunt_fixed_only_where_the_tests_look_is_not_fixed(suite, tmp_path
     doubted = verdict.startswith("flagged")  # a person reads it, with the rule's words
     expected = "error" if "hang" in case else "flagged" if doubted else "partly solved"
     assert entry["verdict"] == expected, entry
-    assert entry["practice"].startswith(verdict), entry["practice"]
+    if doubted:  # the reason says why, the practice words name the mistake: each once
+        assert entry["reason"].startswith(verdict.removeprefix("flagged for review: ")), entry
+        assert entry["practice"].startswith("flagged for review (the mistake: "), entry
+        assert "(the mistake:" not in entry["reason"], entry
+    else:
+        assert entry["practice"].startswith(verdict), entry["practice"]
     assert report["score"] == 0
     flagged = [f for f in report["flags"] if f.get("rule") == "bughunt"]
     assert bool(flagged) == doubted, report["flags"]

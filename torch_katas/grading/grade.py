@@ -37,8 +37,7 @@ from torch_katas import catalog, status, store
 from torch_katas.catalog import UsageError, pick, sha256
 from torch_katas.grading import policy, reports, sandbox, schema, takehome, testwrite
 from torch_katas.grading.reports import REPORTS, FailureGroup, Flag, KataGrade, Report
-from torch_katas.practice import testwrite as practice
-from torch_katas.practice.bughunt import REVIEW
+from torch_katas.practice import bughunt, testwrite as practice
 from torch_katas.status import ERROR, FLAGGED, NOT_STARTED
 
 __all__ = [
@@ -46,7 +45,6 @@ __all__ = [
 ]
 
 TEST_TIMEOUT = 60  # pytest-timeout's limit per test, as in pyproject.toml
-NOT_FIXED = "bug not fixed"  # how a bug hunt's verdict starts where the bug is still there
 # Left by working on the take-home (version control, environments, caches, builds, the
 # learner's progress and backups), not answers: never flagged, never read. A folder holding
 # pyvenv.cfg is an environment whatever its name.
@@ -603,17 +601,15 @@ def practice_verdict(
     source: bytes,
     grade: KataGrade,
     held_out: list[str] | None = None,
-) -> str | None:
+) -> bughunt.Verdict | None:
     """A bug hunt's take-home: whether the kata's bug was found and fixed, and how."""
     if record is None or record.mode != "bughunt" or not record.bughunt:
         return None
-    from torch_katas.practice import bughunt  # only for this mode
-
     hunt = bughunt.Hunt.from_dict(record.bughunt.get(kata.module))
     if hunt is None:
         return None
     text = source.decode(errors="replace")
-    return bughunt.grade_words(root, hunt, text, grade.verdict, held_out or [])
+    return bughunt.hunt_verdict(root, hunt, text, grade.verdict, held_out or [])
 
 
 def failed_tests(grade: KataGrade) -> set[str]:
@@ -683,7 +679,6 @@ def recognised_inputs(
     (`loss <= tol != 1.75`, spelled as arithmetic or digits too): it passes those inputs, which
     held-out seeds do not change, and does otherwise for every other (a bug hunt's fix is held
     to the same)."""
-    from torch_katas.practice import bughunt  # a plain take-home's answers only
 
     reference = kata.solution_path(root)
     if not reference.is_file():
@@ -839,15 +834,16 @@ def cmd_grade(args: argparse.Namespace, root: Path, katas: dict[str, catalog.Kat
                     else:
                         fail_held_out(grade, missed)
                 if grade.verdict != FLAGGED:  # a flagged module's verdict says so alone
-                    grade.practice = practice_verdict(root, record, kata, source, grade, missed)
-                    unfixed = grade.practice and grade.practice.startswith(NOT_FIXED)
+                    hunt = practice_verdict(root, record, kata, source, grade, missed)
+                    grade.practice = hunt.words if hunt else None
+                    unfixed = hunt is not None and hunt.outcome == bughunt.NOT_FIXED
                     if unfixed and grade.verdict == status.SOLVED:  # its tests alone pass
                         grade.verdict = status.PARTLY
-                    if grade.practice and grade.practice.startswith(REVIEW):
-                        doubt = grade.practice.removeprefix(f"{REVIEW}: ")
-                        flags.append(Flag(doubt, "policy", stub, kata.module, rule="bughunt"))
+                    if hunt is not None and hunt.outcome == bughunt.REVIEW:
+                        flags.append(Flag(hunt.why, "policy", stub, kata.module, rule="bughunt"))
                         grade.run_verdict, grade.verdict = grade.verdict, FLAGGED
-                        grade.reason = doubt
+                        grade.reason = hunt.why
+                        grade.practice = hunt.headline  # the reason says why
             grades[kata.module] = grade
             shown = grade.verdict + (f" ({grade.reason})" if grade.reason else "")
             shown += f"; {grade.practice}" if grade.practice else ""

@@ -47,10 +47,14 @@ from torch_katas.source_names import evaluated_in
 from torch_katas.store import BUGHUNTS_KEY, Store
 
 __all__ = [
+    "FIXED",
+    "NOT_FIXED",
+    "NOT_FOUND",
     "REVIEW",
     "SIZE_FACTOR",
     "Fix",
     "Hunt",
+    "Verdict",
     "active",
     "baseline",
     "brought_in",
@@ -62,10 +66,10 @@ __all__ = [
     "doubted",
     "finish",
     "functions_changed",
-    "grade_words",
     "handed_out",
     "hide",
     "history",
+    "hunt_verdict",
     "judge",
     "new_hunt",
     "recognised",
@@ -76,7 +80,10 @@ __all__ = [
 SIZE_FACTOR = 3  # a fix up to this many times the mistake's tokens (plus SIZE_SLACK) is small
 SIZE_SLACK = 24  # tokens: about two lines
 BUGS = (1, 2)
-# How a verdict starts where the tests pass but the fix needs a person's look (doubted).
+# A returned bug hunt's outcomes. REVIEW: the tests pass but the fix needs a person's look.
+FIXED = "bug found and fixed"
+NOT_FOUND = "bug not found"
+NOT_FIXED = "bug not fixed"
 REVIEW = "flagged for review"
 
 
@@ -508,30 +515,45 @@ def judge(root: Path, hunt: Hunt, mine: str) -> Fix:
     return Fix(small, changed, size, untouched, kept)
 
 
-def grade_words(
+@dataclass(frozen=True)
+class Verdict:
+    """Grading's verdict on a returned bug hunt: its outcome, why, and the mistake."""
+
+    outcome: str  # FIXED, NOT_FOUND, NOT_FIXED or REVIEW
+    why: str
+    mistake: str
+
+    @property
+    def headline(self) -> str:
+        return f"{self.outcome} (the mistake: {self.mistake})"
+
+    @property
+    def words(self) -> str:
+        joint = ", " if self.outcome == FIXED else ": "
+        return f"{self.outcome}{joint}{self.why} (the mistake: {self.mistake})"
+
+
+def hunt_verdict(
     root: Path, hunt: Hunt, returned: str, verdict: str, held_out: list[str] | None = None
-) -> str:
+) -> Verdict:
     """Grading's verdict on a returned bug hunt, given its tests' verdict (a status word) and
     the tests that failed on it where run again on held-out inputs (and not on the reference)."""
     what = "; ".join(described(root, hunt))
     if normalised(returned) == normalised(hunt.handed_out):
-        return f"bug not found: the module is as handed out (the mistake: {what})"
+        return Verdict(NOT_FOUND, "the module is as handed out", what)
     if held_out:
         shown = ", ".join(held_out[:3]) + (f" and {len(held_out) - 3} more" if held_out[3:] else "")
-        return (
-            "bug not fixed: its tests pass on the inputs as shipped but not on held-out ones "
-            f"({shown}) (the mistake: {what})"
-        )
+        why = f"its tests pass on the inputs as shipped but not on held-out ones ({shown})"
+        return Verdict(NOT_FIXED, why, what)
     if verdict != status.SOLVED:
-        return f"bug not fixed: its tests still fail (the mistake: {what})"
+        return Verdict(NOT_FIXED, "its tests still fail", what)
     fix = judge(root, hunt, returned)
     if not fix.fixed:
-        why = fix.words().removeprefix("not a fix: ")
-        return f"bug not fixed: {why} (the mistake: {what})"
+        return Verdict(NOT_FIXED, fix.words().removeprefix("not a fix: "), what)
     doubt = doubted(root, hunt, returned)
     if doubt:
-        return f"{REVIEW}: its tests pass, but {doubt} (the mistake: {what})"
-    return f"bug found and fixed, {fix.words()} (the mistake: {what})"
+        return Verdict(REVIEW, f"its tests pass, but {doubt}", what)
+    return Verdict(FIXED, fix.words(), what)
 
 
 def doubted(root: Path, hunt: Hunt, returned: str) -> str | None:
