@@ -47,7 +47,8 @@ def deep_stack(
       of the others from torch's global generator as the caller seeded it (no generator of
       your own), and every activation is a new instance too (no module object appears
       twice, so hooks and named_modules() see every layer). Its parameters are created on
-      `device` (None: the default device) in the default dtype.
+      `device` (None: the default device) in the default dtype: made there, not made on the
+      default device and moved with .to(device).
     - Raises ValueError for an unknown activation or init, or when depth or width is below 1
       (0 or negative).
 
