@@ -64,7 +64,8 @@ def train_epoch(
     Keep each batch's loss as a number (loss.item()), summed as Python floats (a sum of
     bfloat16 tensors rounds at every batch): no batch's autograd graph may outlive its
     step (a sum of loss tensors, or the outputs kept, holds every batch's graph until the
-    epoch ends).
+    epoch ends), and backward frees what the graph saved (no retain_graph=True, which keeps
+    a batch's saved activations through the next batch's forward).
     Raises ValueError if the loader yields no sample: no batch at all (an empty DataLoader,
     list or generator alike), or only batches of 0 samples.
 

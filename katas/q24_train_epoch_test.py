@@ -1,5 +1,6 @@
 import copy
 import math
+import weakref
 
 import pytest
 import torch
@@ -191,6 +192,53 @@ def test_no_batch_keeps_its_graph_alive(device):
         f"the graphs of batches {sorted(set(kept))} were still alive later: keep each batch's "
         "loss as a number (loss.item()) and nothing that holds its graph (the outputs, the "
         "loss tensor) past its step"
+    )
+
+
+class _Saved:
+    """A tensor autograd saved for backward, as the test's pack hook wraps it: it lives as long
+    as the graph holds it. Backward frees it; backward(retain_graph=True) keeps it."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def test_backward_frees_what_each_batch_saved(device):
+    # The graph's nodes may live until the next batch's loss replaces the last one, but not
+    # the activations they saved for backward: with retain_graph=True every batch's saved
+    # tensors stay through the next batch's forward (twice the memory, for nothing).
+    losses, saved, kept = [], [], []
+
+    def pack(tensor):
+        packed = _Saved(tensor)
+        saved.append((len(losses), weakref.ref(packed)))  # saved during batch len(losses)
+        return packed
+
+    def watched_mse(outputs, targets):
+        # Every batch before this one has had its backward: what it saved is freed.
+        for batch, packed in saved:
+            if batch < len(losses) and packed() is not None:
+                collect_garbage()
+            if batch < len(losses) and packed() is not None and batch not in kept:
+                kept.append(batch)
+        loss = F.mse_loss(outputs, targets)
+        losses.append(loss.detach())
+        return loss
+
+    model = make_model(device, 2)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda packed: packed.tensor):
+        train_epoch(
+            model,
+            regression_data(),
+            watched_mse,
+            torch.optim.SGD(model.parameters(), lr=0.05),
+            device,
+        )
+    assert len(losses) == 3 and saved, "three batches, each saving tensors for backward"
+    assert not kept, (
+        f"what batches {sorted(kept)} saved for backward was still alive during the next "
+        "batch: call loss.backward() as it is (retain_graph=True keeps every saved activation "
+        "until the graph itself goes)"
     )
 
 

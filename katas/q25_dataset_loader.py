@@ -104,7 +104,8 @@ def make_loader(
     - Two loaders built with the same seed yield the same batches in the same order, even
       when other code uses torch's global random state in between; different seeds give
       different orders as far as they can: the generator gets the whole seed (it keeps
-      its low 32 bits: two seeds that differ in any of those bits give different orders),
+      its low 32 bits: two seeds that differ in any of those bits give different orders,
+      a seed and its negative too),
       and a dataset of n samples has only n! orders. Which order a seed gives is not
       specified (the example's is what `torch.Generator().manual_seed(seed)` gives; any
       one-to-one use of the seed will do). Each pass over one loader is a new shuffle

@@ -287,16 +287,18 @@ def test_same_seed_gives_the_same_order_whatever_runs_in_between(device):
 
 # One seed and each seed that differs from it in one of the low 32 bits (the generator keeps
 # those): a seed cut short (a byte, 31 bits) or any bit dropped gives two of them one order.
+# And its negative, whose low 32 bits differ too: abs(seed) gives the two one order.
 BASE_SEED = 0x5A5A5A5A
-SEEDS = (BASE_SEED, *(BASE_SEED ^ (1 << bit) for bit in range(32)))
+SEEDS = (BASE_SEED, *(BASE_SEED ^ (1 << bit) for bit in range(32)), -BASE_SEED)
 
 
 def test_different_seeds_give_different_orders(device):
     orders = {tuple(epoch_order(make_loader(numbers(device, 12), 4, seed))) for seed in SEEDS}
     assert len(orders) == len(SEEDS), (
-        f"{len(SEEDS)} seeds, each differing from {BASE_SEED:#x} in one of its low 32 bits, "
-        f"should give {len(SEEDS)} different orders, got {len(orders)}: seed the generator "
-        "with the whole seed (no mask, no modulo below 2**32)"
+        f"{len(SEEDS)} seeds, each differing from {BASE_SEED:#x} in one of its low 32 bits "
+        f"(its negative among them), should give {len(SEEDS)} different orders, got "
+        f"{len(orders)}: seed the generator with the whole seed (no mask, no modulo below "
+        "2**32, no abs)"
     )
 
 

@@ -47,9 +47,10 @@ def deep_stack(
       of the others from torch's global generator as the caller seeded it (no generator of
       your own), and every activation is a new instance too (no module object appears
       twice, so hooks and named_modules() see every layer). Its parameters are created on
-      `device` (None: the default device) in the default dtype.
-    - Raises ValueError for an unknown activation or init, or when depth or width is below 1
-      (0 or negative).
+      `device` (None: the default device) in the default dtype: made there, not made on the
+      default device and moved with .to(device).
+    - Raises ValueError for an unknown activation or init (the names are as written above,
+      lower case: "ReLU" is unknown), or when depth or width is below 1 (0 or negative).
 
     >>> stack = deep_stack(3, 64, "relu", "kaiming")
     >>> [type(m).__name__ for m in stack][:4], stack[0].bias
@@ -117,7 +118,7 @@ def train_hidden_units(
       "constant": every weight 0.5;
       "zeros": every weight 0;
       "xavier": nn.init.xavier_normal_ on each weight (random, from torch's global generator).
-      Any other init raises ValueError.
+      Any other init raises ValueError (the names are lower case: "Xavier" is another).
     - x: [N, D] floating; y: [N], x's dtype and device; hidden >= 1; steps >= 0.
     - `steps` steps of full-batch gradient descent on `((net(x).squeeze(-1) - y) ** 2).mean()`:
       each step takes the gradients of both layers' weights and moves every weight by

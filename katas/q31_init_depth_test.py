@@ -100,19 +100,31 @@ def test_deep_stack_weight_std(device, init, expected_std, activation):
     [
         (3, 8, "gelu", "kaiming"),
         (3, 8, "relu", "orthogonal"),
+        (3, 8, "ReLU", "kaiming"),
+        (3, 8, "tanh", "Xavier"),
         (0, 8, "relu", "xavier"),
         (-2, 8, "relu", "xavier"),
         (3, 0, "tanh", "xavier"),
         (3, -4, "tanh", "xavier"),
     ],
-    ids=["activation", "init", "depth", "negative depth", "width", "negative width"],
+    ids=[
+        "activation",
+        "init",
+        "activation ReLU",
+        "init Xavier",
+        "depth",
+        "negative depth",
+        "width",
+        "negative width",
+    ],
 )
 def test_deep_stack_rejects_bad_arguments(device, args):
     with raises(ValueError):
         deep_stack(*args, device=device)
         pytest.fail(
             f"deep_stack{args} should raise ValueError: activation 'relu' or 'tanh', init "
-            "'normal', 'xavier' or 'kaiming', depth and width at least 1 (negative ones too)"
+            "'normal', 'xavier' or 'kaiming', as written (lower case), depth and width at "
+            "least 1 (negative ones too)"
         )
 
 
@@ -432,11 +444,15 @@ def test_xavier_init_draws_the_output_layer_too(device):
     )
 
 
-def test_train_hidden_units_rejects_other_inits(device):
+@pytest.mark.parametrize("init", ["kaiming", "Xavier", "ZEROS"])
+def test_train_hidden_units_rejects_other_inits(device, init):
     x, y = regression_data(device)
     with raises(ValueError):
-        train_hidden_units(x, y, hidden=4, init="kaiming", steps=1, lr=0.1)
-        pytest.fail("init must be 'constant', 'zeros' or 'xavier': ValueError for 'kaiming'")
+        train_hidden_units(x, y, hidden=4, init=init, steps=1, lr=0.1)
+        pytest.fail(
+            f"init must be 'constant', 'zeros' or 'xavier', as written (lower case): "
+            f"ValueError for {init!r}"
+        )
 
 
 # ---------------------------------------------------------------- facets

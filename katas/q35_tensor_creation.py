@@ -32,9 +32,9 @@ def from_data(data: _Data, device: torch.device | str | None = None) -> torch.Te
       default float dtype (torch.get_default_dtype(), normally float32); a NumPy array
       keeps its own dtype. An empty list gives shape (0,) and the default float dtype.
     - Shape follows the nesting: a plain number gives a 0-dim tensor, [1, 2, 3] shape (3,).
-    - On `device`; None means torch's default device, torch.get_default_device(): the CPU
-      unless changed with torch.set_default_device. The same for every kind of data, a
-      NumPy array included.
+    - On `device`, made there (not made on the default device and moved); None means
+      torch's default device, torch.get_default_device(): the CPU unless changed with
+      torch.set_default_device. The same for every kind of data, a NumPy array included.
     - A copy: it never shares memory with a NumPy array passed in.
 
     >>> from_data([0, 2, 1])  # class labels stay int64

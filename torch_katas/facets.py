@@ -571,7 +571,11 @@ class DefaultDevice(Facet):
     (`where="cpu"`); or the inputs' device, made on the test's device (`where="input"`):
     under `torch.device(...)` (meta on the CPU's run, the test's device on an
     accelerator's), every tensor of the result is there. make(device) -> Args. A function
-    that needs values (data-dependent ops) gives `meta=False`: its CPU run then checks the CPU."""
+    that needs values (data-dependent ops) gives `meta=False`: its CPU run then checks the CPU.
+    A function with a `device` parameter is also called with device= the test's device under
+    the default device meta: an explicit device wins, and what is made is made there, not
+    made on the default device and moved (`nn.Linear(...).to(device)`,
+    `torch.tensor(data).to(device)` cannot copy out of meta)."""
 
     make: Callable[[torch.device], Args]
     where: str = "default"
@@ -2442,6 +2446,36 @@ def check_default_device(case: Case, device: torch.device) -> None:
                     "cpu": " (None means the CPU here)",
                     "input": " (where the inputs are, whatever the default device)",
                 }[facet.where]
+            )
+    if facet.meta and "device" in inspect.signature(case.function.target).parameters:
+        check_explicit_device(case, facet.make(device), device)
+
+
+def check_explicit_device(case: Case, arguments: Args, device: torch.device) -> None:
+    """device= the test's device, under the default device meta: every tensor of the result
+    is on that device, made there (meta holds no values, so nothing made on the default
+    device can be moved to it)."""
+    signature = inspect.signature(case.function.target)
+    assert "device" not in signature.bind_partial(*arguments.args, **arguments.kwargs).arguments, (
+        "DefaultDevice's make leaves device out"
+    )
+    with torch.device("meta"):
+        try:
+            result = _call(case, arguments.replace(device=device))
+        except NotImplementedError as error:
+            raise AssertionError(
+                f"{case.function.name}(..., device={device}) under the default device meta "
+                f"failed ({error}): make what it returns on `device` directly "
+                "(device=device), not on the default device and moved there with .to(device)"
+            ) from error
+    found = list(_tensors(result))
+    assert found, f"{case.function.name} returned no tensor"
+    for path, tensor in found:
+        if isinstance(tensor, torch.Tensor):
+            assert same_device(tensor.device, device), (
+                f"{case.function.name}(..., device={device}) under the default device meta: "
+                f"the result{path} is on {tensor.device}, should be on {device} (an explicit "
+                "device wins over the default device)"
             )
 
 
