@@ -39,7 +39,8 @@ class SlidingWindows(Dataset):
       exists count, so `len` is the number of starts s with s + W <= N - 1 (0 when N <= W).
     - Rule: keep the caller's series itself, not a copy made at construction (a long
       series is large, and a copy doubles it), whatever its layout: each sample is taken
-      from the series as it is then (its slices, which are views, are the sample).
+      from the series as it is then (its slices, or a copy of them made as the sample is
+      taken: either is the sample).
     - `__getitem__` raises IndexError for an index >= len(self) (negative indices may
       count from the end, as for a list, or raise IndexError).
 
