@@ -322,6 +322,18 @@ TAMPERING = {
     "getattr-computed": ("def f(o, n):\n    return getattr(o, n)", [(2, "attribute-by-name")]),
     "getattr-dunder": ("def f(e):\n    return getattr(e, '__traceback__')", [(2, "dunder")]),
     "getattr-alias": ("g = getattr", [(1, "builtin")]),
+    # Handed on, even with a literal name, the builtin is called where the policy does not
+    # look, with whatever arguments the callee gives it; a function of the answer's own that
+    # assigns the attribute, handed on instead, passes (an honest answer to kata 8 does so).
+    "setattr-handed-to-a-callback": (
+        "import contextlib\ndef f(m):\n    with contextlib.ExitStack() as s:\n"
+        "        s.callback(setattr, m, 'training', True)",
+        [(4, "builtin")],
+    ),
+    "getattr-in-a-partial": (
+        "import functools\ndef f(x):\n    return functools.partial(getattr, x, 'shape')",
+        [(3, "builtin")],
+    ),
     "traceback": (
         "def f():\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
         "        return e.__traceback__.tb_frame.f_back",

@@ -54,7 +54,9 @@ runs:
   allows it (`allow = [...]`); a rule on a name is about what it names, so `self.dump` of a
   class that defines `dump` is the answer's own;
 - names as strings: `getattr`, `setattr`, `delattr`, `operator.attrgetter` and
-  `operator.methodcaller` with a literal name only (or an entry of a module-level table of
+  `operator.methodcaller` called where they are named (never a value handed on, to
+  `ExitStack.callback` or `functools.partial`: the call that runs them is not seen), with a
+  literal name only (or an entry of a module-level table of
   literal strings that nothing changes, or a loop name over a literal dict's keys, a tuple
   of literal strings or pairs led by literal strings, named or written in place, bound by
   that loop alone: each entry checked), checked as if written `x.name` (so `setattr(module,
