@@ -23,9 +23,7 @@ class _Dim:
         span = self.dilation * (self.kernel - 1) + 1
         padded = self.size + 2 * self.padding
         if span > padded:
-            raise ValueError(
-                f"dilated kernel {span} is larger than the padded input {padded}"
-            )
+            raise ValueError(f"dilated kernel {span} is larger than the padded input {padded}")
         return (padded - span) // self.stride + 1
 
 
@@ -62,8 +60,7 @@ def conv2d_output_shape(
             pads = _two(padding)
     kernels, dilations = _two(kernel_size), _two(dilation)
     spatial = tuple(
-        _Dim(dims[-2 + i], kernels[i], strides[i], pads[i], dilations[i]).out()
-        for i in range(2)
+        _Dim(dims[-2 + i], kernels[i], strides[i], pads[i], dilations[i]).out() for i in range(2)
     )
     return (*dims[:-3], int(out_channels), *spatial)
 
@@ -81,10 +78,7 @@ def linear_forward(
         raise ValueError(f"bias must have shape ({out_features},), got {tuple(bias.shape)}")
     lead = x.shape[:-1]
     flat = x.reshape(math.prod(lead), in_features)
-    if bias is None:
-        y = torch.mm(flat, weight.t())
-    else:
-        y = torch.addmm(bias, flat, weight.t())
+    y = torch.mm(flat, weight.t()) if bias is None else torch.addmm(bias, flat, weight.t())
     return y.reshape(*lead, out_features)
 
 
