@@ -101,7 +101,10 @@ def train_with_schedule(
     parameters never reaches a step. The optimizer steps the model's parameters, so
     `optimizer.zero_grad()` and `model.zero_grad()` both do it. requires_grad stays as
     the caller set it on every parameter: those the caller froze (requires_grad=False)
-    stay frozen and as they were. The optimizer's state (momentum) goes on from the
+    stay frozen and as they were, also when they hold a .grad the caller left: the
+    optimizer steps every parameter whose .grad is not None, a zeroed one too (weight
+    decay and momentum move it), so reset .grad to None (zero_grad's default), not to
+    zeros. The optimizer's state (momentum) goes on from the
     caller's earlier steps: a second call is the next epoch.
 
     Train the model in the mode the caller left it in (setting it is the caller's call):

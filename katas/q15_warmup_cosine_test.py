@@ -279,11 +279,18 @@ def test_a_second_call_goes_on_with_the_optimizers_state(device):
     )
 
 
-def test_a_parameter_the_caller_froze_stays_frozen(device):
+@pytest.mark.parametrize("stale", [False, True], ids=["no-grad", "stale-grad"])
+def test_a_parameter_the_caller_froze_stays_frozen(device, stale):
     # Fine-tuning: the bias frozen (requires_grad=False), the optimizer over all parameters.
+    # stale: the frozen bias holds a .grad from before it was frozen and the optimizer
+    # decays weights; a zeroed .grad (zero_grad(set_to_none=False)) is still stepped with.
     model, optimizer, scheduler = momentum_setup(device)
     model.bias.requires_grad_(False)
     expected = momentum_setup(device, model)
+    if stale:
+        for each in (optimizer, expected[1]):
+            each.param_groups[0]["weight_decay"] = 0.01
+        model.bias.grad = torch.full_like(model.bias, 100.0)
     batches = regression_batches(device, 4)
     train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
     by_hand(*expected, batches)

@@ -59,7 +59,9 @@ def adamw_step_(
     - decoupled: True gives torch.optim.AdamW's update, False gives torch.optim.Adam's
       (weight decay added to the gradient); with the same state, step by step, each must
       match its torch optimizer (params and both moments), NaN where it gives NaN (a NaN
-      or inf gradient; eps = 0 with a zero gradient): no guard of your own.
+      or inf gradient; eps = 0 with a zero gradient): no guard of your own. In float16 a
+      gradient above 256 squares past the dtype's range while (1 - beta2) g² fits: the
+      torch optimizers keep v finite there (their addcmul_ forms g * g in float32).
     - Records no autograd graph (params stay leaves); returns None.
     - Raises ValueError if the four lists differ in length, step < 1, lr, eps or
       weight_decay is negative, or a beta is outside [0, 1) (NaN included); it does so

@@ -33,7 +33,10 @@ def train_accumulated(
       order; their sizes (dim 0) may differ, and each holds at least one sample (the mean
       loss of an empty batch is NaN). optimizer holds the model's parameters, whose
       requires_grad stays as the caller set it: those the caller froze
-      (requires_grad=False) stay frozen and as they were. The optimizer's state (momentum)
+      (requires_grad=False) stay frozen and as they were, also when they hold a .grad
+      from earlier work: the optimizer steps every parameter whose .grad is not None, a
+      zeroed one too (momentum and weight decay move it), so set such a .grad to None
+      (zero_grad's default), not to zeros. The optimizer's state (momentum)
       goes on from the caller's earlier steps. batches is not modified: the list and its
       tensors (values, requires_grad) are left as they were.
     - loss_fn(outputs, targets) returns the mean loss over the samples of a batch, like

@@ -316,13 +316,18 @@ def test_rejects_accum_steps_below_one_before_changing_anything(device, accum_st
         )
 
 
-def test_a_layer_the_caller_froze_stays_frozen(device):
+@pytest.mark.parametrize("stale", [False, True], ids=["no-grad", "stale-grad"])
+def test_a_layer_the_caller_froze_stays_frozen(device, stale):
     # Fine-tuning: the first layer frozen (requires_grad=False), the optimizer over all
     # parameters, as big-batch training runs it: the frozen layer gets no gradient and
-    # does not move (momentum and weight decay would move it).
+    # does not move (momentum and weight decay would move it). stale: every parameter,
+    # the frozen ones too, holds a .grad from work before it was frozen; a zeroed .grad
+    # (zero_grad(set_to_none=False)) is still a gradient the optimizer steps with.
     model, batches = regression_setup(device, [3, 2, 4, 1, 5])
     model[0].requires_grad_(False)
     expected_model = copy.deepcopy(model)
+    if stale:
+        give_stale_gradients(model)
     losses = train_accumulated(model, batches, make_sgd(model), 2)
     expected_losses = big_batch_training(expected_model, batches, 2)
     flags = {name: p.requires_grad for name, p in model.named_parameters()}

@@ -1,6 +1,6 @@
 """Groups taken with itertools.islice over an iterator; each micro-batch's share applied as
 the gradient argument of backward() instead of multiplying the loss; model.zero_grad()
-before every group."""
+before every group (to zeros; the gradients from before the call to None)."""
 
 from collections.abc import Callable, Sequence
 from itertools import islice
@@ -21,7 +21,7 @@ def train_accumulated(
         raise ValueError("accum_steps must be a positive integer")
     remaining = iter(batches)
     history: list[float] = []
-    model.zero_grad(set_to_none=False)
+    model.zero_grad()  # None, not zeros: a frozen layer's old .grad would still be stepped
     while group := list(islice(remaining, int(accum_steps))):
         model.zero_grad(set_to_none=False)
         n_total = sum(x.shape[0] for x, _ in group)
