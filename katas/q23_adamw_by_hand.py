@@ -60,7 +60,8 @@ def adamw_step_(
       (weight decay added to the gradient); with the same state, step by step, each must
       match its torch optimizer (params and both moments), NaN where it gives NaN (a NaN
       or inf gradient; eps = 0 with a zero gradient): no guard of your own.
-    - Records no autograd graph (params stay leaves); returns None.
+    - Records no autograd graph (params stay leaves), not even from grads that require
+      grad (as from create_graph=True): the moments record none either; returns None.
     - Raises ValueError if the four lists differ in length, step < 1, lr, eps or
       weight_decay is negative, or a beta is outside [0, 1) (NaN included); it does so
       before updating anything, so no tensor changes.
