@@ -384,6 +384,14 @@ FACETS = facets.declare(
         # torch.Generator the model holds, which drops other units at each call but the
         # same ones on every run, whatever the caller's seed.
         facets.Seeded(seeded_mlp),
+        # A forward calls each layer, each container too, as module(x), so that hooks
+        # registered on any of them run: not container.forward(x).
+        facets.ForwardModes(
+            lambda device: mlp_and_input(torch.float32, device),
+            module=lambda arguments: arguments.args[0],
+            grad=None,
+            calls=1,
+        ),
         name="MLP.forward",
         call=lambda model, x: model(x),
     ),

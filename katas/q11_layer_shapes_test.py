@@ -523,8 +523,14 @@ def layer_inputs(dtype, device, shape=(2, 3, 4)):
     return facets.args(*(t.to(dtype=dtype, device=device) for t in (x, weight, bias)))
 
 
-def linear64(x, weight, bias):
-    return x @ weight.T + bias
+def linear64(x, weight, bias=None):
+    return x @ weight.T if bias is None else x @ weight.T + bias
+
+
+def unbiased_layer_inputs(dtype, device):
+    """x and weight alone: a zero bias made in the default dtype in its place shows."""
+    x, weight, _ = layer_inputs(dtype, device).args
+    return facets.args(x, weight)
 
 
 def lstm_and_input(device):
@@ -591,6 +597,13 @@ FACETS = facets.declare(
         linear_forward,
         facets.Dtypes(
             layer_inputs, oracle=linear64, ulps=4, atol={torch.bfloat16: 0.03, torch.float16: 4e-3}
+        ),
+        facets.Dtypes(
+            unbiased_layer_inputs,
+            oracle=linear64,
+            ulps=4,
+            atol={torch.bfloat16: 0.03, torch.float16: 4e-3},
+            label="no bias",
         ),
         facets.Gradients(
             layer_inputs, oracle=linear64, atol={torch.bfloat16: 0.06, torch.float16: 8e-3}

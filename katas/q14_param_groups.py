@@ -67,9 +67,9 @@ def make_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.op
       and AdamW's other defaults. There are always exactly two groups (either may be empty,
       both for a model with no trainable parameters), holding the same parameters, in the
       same order, as `decay_groups(model)`.
-    - Hint: pass lr and weight_decay to AdamW as keywords too: they become its defaults
-      (`optimizer.defaults`), so a group added later with add_param_group gets them, and
-      AdamW checks them.
+    - `optimizer.defaults["lr"]` is `lr` too (pass it to AdamW as a keyword), so a group
+      added later with add_param_group (layers unfrozen while fine-tuning) gets it, not
+      AdamW's own 1e-3. Hint: pass weight_decay as a keyword too: AdamW then checks it.
     - Raises ValueError if lr or weight_decay is negative or NaN (AdamW checks its
       defaults, not each group's settings); 0 is fine for both.
     - The model is not modified (nor the .grad of its parameters).

@@ -416,6 +416,10 @@ def test_make_optimizer_builds_two_adamw_groups(device, lr, weight_decay):
         f"param_groups[1] should have weight_decay=0.0, got {groups[1]['weight_decay']}"
     )
     assert [group["lr"] for group in groups] == [lr, lr], "both groups should use lr"
+    assert optimizer.defaults["lr"] == lr, (
+        f"optimizer.defaults['lr'] is {optimizer.defaults['lr']}, not lr={lr}: a group added "
+        "later with add_param_group gets the defaults; pass lr to AdamW as a keyword"
+    )
     defaults = torch.optim.AdamW([torch.zeros(1, requires_grad=True)]).defaults
     for index, group in enumerate(groups):
         for option, value in defaults.items():

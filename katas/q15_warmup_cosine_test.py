@@ -14,7 +14,7 @@ from katas.q15_warmup_cosine import (
     warmup_cosine_scheduler,
 )
 from torch_katas import facets
-from torch_katas.testing import assert_close, raises
+from torch_katas.testing import assert_close, raises, skip_unless_supported
 
 
 def expected_factor(step, warmup, total, floor=0.0):
@@ -302,6 +302,33 @@ def test_a_parameter_the_caller_froze_stays_frozen(device, stale):
         (model.weight.detach(), model.bias.detach()),
         (expected[0].weight.detach(), expected[0].bias.detach()),
         "the weights differ from SGD over the trainable ones: a frozen bias does not move",
+    )
+
+
+@pytest.mark.parametrize("inputs", ["float64", "token ids"])
+def test_loop_gives_the_model_each_batch_as_it_is(device, inputs):
+    # The batches are the caller's, already fit for the model: a float64 model gets float64
+    # inputs, an embedding integer ids; the loop calls model(inputs), no cast of its own.
+    if inputs == "float64":
+        skip_unless_supported(device, torch.float64)
+        model = nn.Linear(2, 1).to(device=device, dtype=torch.float64)
+        batches = [(x.double(), y.double()) for x, y in regression_batches(device, 4)]
+    else:
+        model = nn.Sequential(nn.Embedding(7, 3), nn.Flatten(), nn.Linear(6, 2)).to(device)
+        batches = [
+            (torch.randint(7, (5, 2), device=device), torch.randn(5, 2, device=device))
+            for _ in range(4)
+        ]
+    model, optimizer, scheduler = momentum_setup(device, model)
+    expected = momentum_setup(device, model)
+    train_with_schedule(model, batches, nn.MSELoss(), optimizer, scheduler)
+    by_hand(*expected, batches)
+    assert_close(
+        [p.detach() for p in model.parameters()],
+        [p.detach() for p in expected[0].parameters()],
+        f"with {inputs} inputs the weights differ from the loop written out: call "
+        "model(inputs) with the batch's inputs as they are (no .float(), no cast to the "
+        "model's dtype)",
     )
 
 

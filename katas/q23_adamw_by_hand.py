@@ -62,7 +62,8 @@ def adamw_step_(
       or inf gradient; eps = 0 with a zero gradient): no guard of your own. In float16 a
       gradient above 256 squares past the dtype's range while (1 - beta2) g² fits: the
       torch optimizers keep v finite there (their addcmul_ forms g * g in float32).
-    - Records no autograd graph (params stay leaves); returns None.
+    - Records no autograd graph (params stay leaves), not even from grads that require
+      grad (as from create_graph=True): the moments record none either; returns None.
     - Raises ValueError if the four lists differ in length, step < 1, lr, eps or
       weight_decay is negative, or a beta is outside [0, 1) (NaN included); it does so
       before updating anything, so no tensor changes.

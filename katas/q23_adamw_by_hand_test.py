@@ -435,12 +435,15 @@ OPTIONS = {"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.3}
 
 
 def first_step(shape, dtype, device, requires_grad=False):
-    """State before step 1 of one parameter: values, gradient, zero moments."""
+    """State before step 1 of one parameter: values, gradient, zero moments. With
+    requires_grad, the gradient requires grad too, as one from create_graph=True does: a
+    moment updated from it outside no_grad records a graph."""
     count = torch.Size(shape).numel()
     p = torch.linspace(-2, 2, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
     g = torch.linspace(1, -0.5, max(count, 1), dtype=torch.float64)[:count].reshape(shape)
     p, g = (t.to(dtype=dtype, device=device) for t in (p, g))
     p.requires_grad_(requires_grad)
+    g.requires_grad_(requires_grad)
     return facets.args([p], [g], [torch.zeros_like(g)], [torch.zeros_like(g)], step=1, **OPTIONS)
 
 

@@ -3853,6 +3853,7 @@ NOT_ONCE: dict[tuple[str, str], str] = {
     ("q03_vectorised_ops", "batched_scores"): CUDA_REDUCES,
     ("q06_gradients", "grad_of"): CALLERS + ": the rounding is its backward's",
     ("q06_gradients", "grads_per_loss"): CALLERS + ": the rounding is its backward's",
+    ("q11_layer_shapes", "linear_forward(no bias)"): CUDA_REDUCES,
     ("q11_layer_shapes", "padded_attention"): CUDA_REDUCES,
     ("q11_layer_shapes", "padded_attention(causal)"): CUDA_REDUCES,
     ("q12_activations", "class_probabilities(loghalf)"): (
