@@ -35,7 +35,10 @@ def train_epoch(
       in training mode holding submodules in eval: put it in training mode before the first
       batch, every submodule included, as model.train() does (it stays in training mode).
       requires_grad stays as the caller set it on every parameter: those the caller froze
-      (requires_grad=False) stay frozen and as they were.
+      (requires_grad=False) stay frozen and as they were, also when they hold a .grad
+      the caller left: the optimizer steps every parameter whose .grad is not None, a
+      zeroed one too (weight decay and momentum move it), so reset .grad to None
+      (zero_grad's default), not to zeros.
     - loader: an iterable of `(inputs, targets)` pairs, such as a DataLoader (with
       drop_last, a sampler over part of the data, ...) or a generator, which can be
       iterated only once: go over it once. The tensors may be on any device (usually the

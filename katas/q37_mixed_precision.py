@@ -81,7 +81,10 @@ def amp_train_step(
     - `model` (float32 parameters), `inputs` and `targets` are on the same device; the
       optimizer holds the model's parameters. The parameters and their gradients stay
       float32: do not cast the model. requires_grad stays as the caller set it on every
-      parameter: those the caller froze (requires_grad=False) stay frozen and as they were.
+      parameter: those the caller froze (requires_grad=False) stay frozen and as they were,
+      also when they hold a .grad the caller left: the optimizer steps every parameter
+      whose .grad is not None, a zeroed one too (weight decay and momentum move it), so
+      reset .grad to None (zero_grad's default), not to zeros.
     - Whatever gradients the parameters hold before the call are discarded.
     - Rule: the model's train/eval mode, and each submodule's, stay as the caller set them
       (no `model.train()`): a model in eval mode, or with frozen BatchNorm layers in eval

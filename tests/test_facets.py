@@ -2035,6 +2035,37 @@ def test_fresh_grads_catches_a_step_that_changes_what_the_caller_froze():
     assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, freeze=True))
 
 
+def test_fresh_grads_catches_a_step_that_keeps_a_frozen_parameters_old_grad_in_play():
+    """A parameter the caller froze after training a while still holds its last .grad.
+    Zeroing it (set_to_none=False) keeps it in the step, where the caller's weight decay
+    moves it; clearing only the trainable ones' lets the optimizer step it with the old
+    gradient. The check freezes some with a .grad held and the optimizer decaying weights
+    (a plain SGD is made here: the check gives it weight decay)."""
+
+    def make(device):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def step(model, optimizer, clear):
+        clear(model, optimizer)
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return model[1].bias.detach().clone()
+
+    def zeroed(model, optimizer):
+        optimizer.zero_grad(set_to_none=False)
+
+    def trainable_only(model, optimizer):
+        for p in model.parameters():
+            if p.requires_grad:
+                p.grad = None
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    right = lambda model, optimizer: step(model, optimizer, lambda m, o: o.zero_grad())  # noqa: E731
+    assert_catches(facet, right, lambda model, optimizer: step(model, optimizer, zeroed))
+    assert_catches(facet, right, lambda model, optimizer: step(model, optimizer, trainable_only))
+
+
 def test_fresh_grads_draws_which_parameters_the_caller_froze_anew_on_a_held_out_run():
     """A step that unfreezes the model but where the caller froze exactly what the check
     freezes on a plain run (every other tensor, say) passes there: which ones are frozen is

@@ -705,7 +705,9 @@ class FreshGrads(Facet):
     the caller froze to fine-tune the rest; which ones is drawn from seed_for, so that a
     held-out run freezes others), leaves the frozen ones frozen, with no .grad, and as they
     were, and the others trainable: a loop that sets requires_grad on the model trains what
-    the caller froze."""
+    the caller froze. A fourth, with the frozen ones holding a .grad from an earlier
+    backward, leaves them frozen and as they were (their .grad cleared or left): zeroing it
+    keeps them in the step, where weight decay and momentum still move them."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
@@ -3117,36 +3119,51 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
             "before each backward, whatever they hold (zero_grad; zeroing by multiplying keeps "
             "NaN)"
         )
-    with torch.random.fork_rng():
-        torch.manual_seed(seed_for(0))
-        arguments = facet.make(device)
-        trainable = [t for _, t in _tensors(facet.params(arguments)) if t.requires_grad]
-        if len(trainable) < 2:
-            return
-        # Which the caller froze is drawn (a held-out run draws others): a fixed pattern, such
-        # as every other one, is one a function could recognise and keep frozen alone. One
-        # is left trainable at least: the call still trains.
-        draw = random.Random(seed_for(3))
-        chosen = set(draw.sample(range(len(trainable)), draw.randrange(1, len(trainable))))
-        frozen = [tensor for index, tensor in enumerate(trainable) if index in chosen]
-        left = [tensor for index, tensor in enumerate(trainable) if index not in chosen]
-        for tensor in frozen:
-            tensor.requires_grad_(False)
-            tensor.grad = None
-        values = [tensor.detach().clone() for tensor in frozen]
-        _call(case, arguments)
-    for index, (tensor, value) in enumerate(zip(frozen, values, strict=True)):
-        assert not tensor.requires_grad and tensor.grad is None and _same(tensor, value), (
-            f"{case.function.name} changed parameter {index} of those the caller froze "
-            f"(requires_grad {tensor.requires_grad}, .grad "
-            f"{'None' if tensor.grad is None else 'set'}, values "
-            f"{'kept' if _same(tensor, value) else 'changed'}): leave requires_grad as the "
-            "caller set it; a frozen parameter gets no gradient and no step"
+    # The caller froze some of them; a frozen one may still hold the .grad of an earlier
+    # backward (frozen after training a while): zeroing it keeps it in the step, where weight
+    # decay or momentum still move it, and clearing only the trainable ones' steps it with it.
+    for held in (False, True):
+        with torch.random.fork_rng():
+            torch.manual_seed(seed_for(0))
+            arguments = facet.make(device)
+            trainable = [t for _, t in _tensors(facet.params(arguments)) if t.requires_grad]
+            if len(trainable) < 2:
+                return
+            # Which the caller froze is drawn (a held-out run draws others): a fixed pattern,
+            # such as every other one, is one a function could recognise and keep frozen
+            # alone. One is left trainable at least: the call still trains.
+            draw = random.Random(seed_for(3))
+            chosen = set(draw.sample(range(len(trainable)), draw.randrange(1, len(trainable))))
+            frozen = [tensor for index, tensor in enumerate(trainable) if index in chosen]
+            left = [tensor for index, tensor in enumerate(trainable) if index not in chosen]
+            if held:  # the caller's optimizers decay weights: a zero .grad still moves them
+                for optimizer in (*arguments.args, *arguments.kwargs.values()):
+                    if isinstance(optimizer, torch.optim.Optimizer):
+                        for group in optimizer.param_groups:
+                            group["weight_decay"] = group.get("weight_decay", 0.0) or 0.1
+            for tensor in frozen:
+                tensor.requires_grad_(False)
+                drawn = scale * torch.randn(tensor.shape, generator=stale_draw, dtype=torch.float64)
+                tensor.grad = drawn.to(tensor.device, tensor.dtype) if held else None
+            values = [tensor.detach().clone() for tensor in frozen]
+            _call(case, arguments)
+        for index, (tensor, value) in enumerate(zip(frozen, values, strict=True)):
+            # With a .grad held from before, it may be cleared or left: not stepped.
+            cleared = tensor.grad is None or held
+            assert not tensor.requires_grad and cleared and _same(tensor, value), (
+                f"{case.function.name} changed parameter {index} of those the caller froze"
+                f"{' (holding a .grad from an earlier backward)' if held else ''} "
+                f"(requires_grad {tensor.requires_grad}, .grad "
+                f"{'None' if tensor.grad is None else 'set'}, values "
+                f"{'kept' if _same(tensor, value) else 'changed'}): leave requires_grad as the "
+                "caller set it; a frozen parameter gets no gradient and no step (set a .grad "
+                "it holds to None, not to zeros, which an optimizer still steps with its "
+                "weight decay or momentum)"
+            )
+        assert all(tensor.requires_grad for tensor in left), (
+            f"{case.function.name} froze parameters the caller left trainable: leave "
+            "requires_grad as the caller set it"
         )
-    assert all(tensor.requires_grad for tensor in left), (
-        f"{case.function.name} froze parameters the caller left trainable: leave "
-        "requires_grad as the caller set it"
-    )
 
 
 def check_returns(case: Case, device: torch.device) -> None:

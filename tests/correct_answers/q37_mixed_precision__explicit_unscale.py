@@ -1,5 +1,6 @@
-"""Correct: gradients zeroed in place, an explicit unscale_ before the step, clipped with
-get_total_norm and clip_grads_with_norm_ over the optimizer's parameters."""
+"""Correct: trainable gradients zeroed in place (a frozen one's set to None), an explicit
+unscale_ before the step, clipped with get_total_norm and clip_grads_with_norm_ over the
+optimizer's parameters."""
 
 from collections.abc import Callable
 
@@ -32,7 +33,12 @@ def amp_train_step(
 ) -> torch.Tensor:
     if max_grad_norm is not None and not (max_grad_norm > 0):
         raise ValueError("max_grad_norm must be positive")
-    optimizer.zero_grad(set_to_none=False)
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if p.grad is not None and p.requires_grad:
+                p.grad.zero_()
+            else:
+                p.grad = None  # a zero .grad is still stepped (weight decay)
     with torch.autocast(inputs.device.type, dtype=amp_dtype(inputs.device)):
         out = model(inputs)
         loss = loss_fn(out, targets)

@@ -1,5 +1,6 @@
-"""Batches moved with non_blocking=True, gradients zeroed in place (set_to_none=False), the
-loss read through loss.detach().item(), and the epoch kept as a small accumulator object."""
+"""Batches moved with non_blocking=True, trainable gradients zeroed in place (a frozen
+one's set to None), the loss read through loss.detach().item(), and the epoch kept as a
+small accumulator object."""
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -37,7 +38,12 @@ def train_epoch(
     for batch in loader:
         inputs = batch[0].to(device, non_blocking=True)
         targets = batch[1].to(device, non_blocking=True)
-        optimizer.zero_grad(set_to_none=False)
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if param.requires_grad and param.grad is not None:
+                    param.grad.zero_()
+                else:
+                    param.grad = None  # a frozen one's zero .grad would still be stepped
         loss = loss_fn(model(inputs), targets)
         loss.backward()
         optimizer.step()

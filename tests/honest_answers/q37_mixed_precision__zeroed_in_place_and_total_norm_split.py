@@ -1,5 +1,6 @@
-"""torch.amp.autocast class, gradients zeroed in place (set_to_none=False), clipping split
-into nn.utils.get_total_norm and clip_grads_with_norm_, math.isnan in the check."""
+"""torch.amp.autocast class, trainable gradients zeroed in place (a frozen one's set to
+None), clipping split into nn.utils.get_total_norm and clip_grads_with_norm_, math.isnan in
+the check."""
 
 import math
 from collections.abc import Callable
@@ -35,7 +36,11 @@ def amp_train_step(
 ) -> torch.Tensor:
     if max_grad_norm is not None and (math.isnan(max_grad_norm) or max_grad_norm <= 0):
         raise ValueError("max_grad_norm must be None or a number > 0")
-    model.zero_grad(set_to_none=False)
+    for param in model.parameters():
+        if param.requires_grad and param.grad is not None:
+            param.grad.zero_()
+        else:
+            param.grad = None  # a frozen one's zero .grad would still be stepped
     dtype = amp_dtype(inputs.device)
     with torch.amp.autocast(device_type=inputs.device.type, dtype=dtype):
         outputs = model(inputs)
