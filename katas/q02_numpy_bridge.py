@@ -56,7 +56,8 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
     "conjugate bit", its `.imag` the "negative bit"): the array holds the values t shows.
 
     - Same shape; the NumPy twin of t's dtype (torch.float64 -> float64, torch.int64 ->
-      int64, torch.uint16 -> uint16, torch.bool -> bool, ...). bfloat16 is not supported: NumPy has no such type.
+      int64, torch.uint16 -> uint16, torch.bool -> bool, ...). bfloat16 is not supported:
+      NumPy has no such type.
     - For a CPU tensor there is no copy: the array shares t's memory, so a write through
       either one shows in the other. The one exception, on every device: a flag such as
       the conjugate bit, which NumPy lacks, is applied in a copy. From another device the
