@@ -31,7 +31,8 @@ def to_tensor(array: np.ndarray, device: torch.device | str | None = None) -> to
     - device: a torch.device, a string such as "cpu" or "cuda:0", or None. (The CPU named
       with an index, "cpu:0", is not asked about: torch itself copies there, and sharing
       or copying are both accepted.)
-    - The dtype is kept: float64 stays torch.float64, int32 stays torch.int32, and so on.
+    - The dtype is kept: float64 stays torch.float64, int32 stays torch.int32, uint32 stays
+      torch.uint32, and so on.
     - On the CPU there is no copy: the tensor shares the array's memory, so a write through
       either one shows in the other.
     - On any other device the values are copied there (they have to be).
@@ -55,7 +56,8 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
     "conjugate bit", its `.imag` the "negative bit"): the array holds the values t shows.
 
     - Same shape; the NumPy twin of t's dtype (torch.float64 -> float64, torch.int64 ->
-      int64, torch.bool -> bool, ...). bfloat16 is not supported: NumPy has no such type.
+      int64, torch.uint16 -> uint16, torch.bool -> bool, ...). bfloat16 is not supported:
+      NumPy has no such type.
     - For a CPU tensor there is no copy: the array shares t's memory, so a write through
       either one shows in the other. The one exception, on every device: a flag such as
       the conjugate bit, which NumPy lacks, is applied in a copy. From another device the

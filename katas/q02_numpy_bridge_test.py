@@ -14,8 +14,9 @@ from torch_katas.testing import (
     skip_unless_supported,
 )
 
-# NumPy dtype -> the torch dtype the bridge must keep: every width and kind, complex
-# included (the same path for all, no table of the "usual" dtypes with a copy for the rest).
+# NumPy dtype -> the torch dtype the bridge must keep: every width and kind, complex and the
+# wide unsigned ones included (the same path for all, no table of the "usual" dtypes with a
+# copy or a wider dtype for the rest: torch has uint16, uint32 and uint64 too).
 DTYPES = {
     np.float64: torch.float64,
     np.float32: torch.float32,
@@ -25,6 +26,9 @@ DTYPES = {
     np.int16: torch.int16,
     np.int8: torch.int8,
     np.uint8: torch.uint8,
+    np.uint16: torch.uint16,
+    np.uint32: torch.uint32,
+    np.uint64: torch.uint64,
     np.bool_: torch.bool,
     np.complex64: torch.complex64,
     np.complex128: torch.complex128,
@@ -95,7 +99,17 @@ def test_to_tensor_of_an_array_slice(device, make):
 
 @pytest.mark.parametrize(
     "dtype",
-    [torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.bool],
+    [
+        torch.float32,
+        torch.float64,
+        torch.float16,
+        torch.int64,
+        torch.int32,
+        torch.uint16,
+        torch.uint32,
+        torch.uint64,
+        torch.bool,
+    ],
     ids=str,
 )
 @pytest.mark.parametrize("convert", [to_numpy, to_numpy_copy], ids=lambda f: f.__name__)

@@ -132,7 +132,8 @@ def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
 def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """The rows of a and b taken in turn: a[0], b[0], a[1], b[1], ...
 
-    - a, b: [N, ...] of the same shape, dtype and device (any dtype; N may be 0).
+    - a, b: [N, ...] of the same shape, dtype and device (any dtype; N, or any other
+      dimension, may be 0).
     - Returns [2 * N, ...], a's dtype, on a's device: out[2 * i] = a[i] and
       out[2 * i + 1] = b[i]. a and b are not modified.
 

@@ -367,9 +367,11 @@ PROMOTED = [
 
 
 def operands(device):
-    """A tensor with dimensions and a 0-dim tensor of every dtype, then Python numbers."""
+    """Tensors with dimensions and a 0-dim tensor of every dtype, then Python numbers. Those
+    with dimensions have one element too: their rank is their dimensions, not their number
+    of elements (a [1] tensor is no scalar)."""
     tensors = []
-    for shape in [(2,), ()]:
+    for shape in [(2,), (1,), (1, 1), ()]:
         for dtype in PROMOTED:
             try:
                 tensors.append(torch.ones(shape, dtype=dtype, device=device))
@@ -380,7 +382,7 @@ def operands(device):
 
 def describe(operand):
     if isinstance(operand, torch.Tensor):
-        kind = "0-dim tensor" if operand.dim() == 0 else "tensor"
+        kind = "0-dim tensor" if operand.dim() == 0 else f"{list(operand.shape)} tensor"
         return f"{kind} of {str(operand.dtype).removeprefix('torch.')}"
     return f"Python {type(operand).__name__} {operand!r}"
 

@@ -44,8 +44,9 @@ def grad_of(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch
       (no grad_fn, requires_grad False). Where f does not depend on x at all (a constant,
       or a function of other tensors only) the gradient is zeros, not an error.
     - No side effects: the .grad of x, of the tensors x was computed from and of the
-      tensors f uses stays exactly what it was (None stays None); x's values and its
-      requires_grad flag do not change.
+      tensors f uses stays exactly what it was (None stays None), a non-leaf x's that
+      retains its grad included; x's values and its requires_grad flag do not change, and
+      hooks the caller registered on x (`x.register_hook`) do not run.
     - Works when called under `torch.no_grad()` too (for example from an evaluation loop),
       and leaves grad mode as the caller set it (off, there), also when it raises.
     - f is called exactly once: it may have effects of its own (a BatchNorm in it updates

@@ -181,6 +181,37 @@ def test_does_not_switch_on_requires_grad_of_the_callers_tensor(device, which):
     )
 
 
+@pytest.mark.parametrize("kind", ["a leaf with a hook", "a non-leaf that retains its grad"])
+@pytest.mark.parametrize("which", ["grad_of", "hessian_vector_product"])
+def test_the_callers_hooks_and_retained_grads_stay_out(device, which, kind):
+    # x's own autograd state belongs to the caller's backward passes: a hook on x (one that
+    # clips or logs gradients) is not run, and a non-leaf x that retains its grad gets none.
+    a = torch.randn(4, device=device, requires_grad=True)
+    calls = []
+    if kind == "a leaf with a hook":
+        x = a
+        x.register_hook(lambda grad: calls.append(1) or torch.zeros_like(grad))
+    else:
+        x = 2 * a + 1
+        x.retain_grad()
+    v = torch.randn(4, device=device)
+    if which == "grad_of":
+        result = grad_of(lambda t: (t**3).sum(), x)
+        expected = 3 * x.detach() ** 2
+    else:
+        result = hessian_vector_product(lambda t: (t**3).sum(), x, v)
+        expected = 6 * x.detach() * v
+    assert_close(result, expected, f"{which} of {kind} must be that of f alone")
+    assert not calls, (
+        f"{which} ran a hook the caller registered on x ({len(calls)} calls): take the "
+        "gradient with respect to x.detach().requires_grad_(), a fresh leaf, not x itself"
+    )
+    assert x.grad is None and a.grad is None, (
+        f"{which} wrote x.grad (x retains its grad): nothing may write .grad; take the "
+        "gradient with respect to x.detach().requires_grad_(), not x itself"
+    )
+
+
 def test_grad_of_a_non_leaf_input_is_taken_with_respect_to_it(device):
     a = torch.randn(4, device=device, requires_grad=True)
     x = 2 * a + 1  # a non-leaf: its gradient is df/dx, not df/da

@@ -53,7 +53,8 @@ def ema_update_(target: nn.Module, source: nn.Module, decay: float) -> None:
     - target and source have the same architecture: their `parameters()` pair up in
       order with equal shapes, dtypes and devices. Their names may differ (a wrapper's
       `module.` prefix, another container): pair by order, not by name.
-    - Updates every parameter of target in place, frozen ones (requires_grad False, as
+    - Updates every parameter of target in place, once (a weight that two layers share
+      is one parameter), frozen ones (requires_grad False, as
       an EMA copy usually is) too: the same Parameter objects, with the
       same storage (so an optimizer that holds them keeps working). Buffers (running
       statistics, counters) are left alone.

@@ -287,6 +287,28 @@ def test_ema_pairs_parameters_in_order_whatever_their_names(device, renamed):
         assert_close(t, 0.5 * t0 + 0.5 * s.detach(), "pair parameters() in order; names may differ")
 
 
+def tied_net(device):
+    """An embedding-like layer and a head that share one weight (weight tying)."""
+    net = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3)).to(device)
+    net[2].weight = net[0].weight
+    return net
+
+
+def test_ema_updates_a_tied_parameter_once(device):
+    # A Parameter shared by two layers is one parameter: parameters() yields it once, and
+    # it moves once. (The state_dict, or each module's own parameters, list it twice.)
+    target, source = tied_net(device), tied_net(device)
+    before = [p.detach().clone() for p in target.parameters()]
+    ema_update_(target, source, 0.5)
+    assert target[2].weight is target[0].weight, "the tied weight must stay one Parameter"
+    for t, t0, s in zip(target.parameters(), before, source.parameters(), strict=True):
+        assert_close(
+            t.detach(),
+            0.5 * t0 + 0.5 * s.detach(),
+            "a tied weight was moved twice: update each of parameters() once",
+        )
+
+
 @pytest.mark.parametrize("decay", [-0.1, 1.5, float("nan")], ids=str)
 def test_ema_rejects_a_decay_outside_0_1(device, decay):
     target = small_net(device)

@@ -1698,6 +1698,9 @@ def test_regions_and_past_float32_catch_values_moved_through_float32():
     assert reached([2**24 + 1], torch.uint64) == {"float32"}
     moved = facets.past_float32(torch.tensor([0, 3, -4]))
     assert not torch.equal(moved.float().long(), moved)
+    for unsigned in (torch.uint32, torch.uint64):  # (torch cannot add in these: through int64)
+        moved = facets.past_float32(torch.tensor([1, 2], dtype=unsigned))
+        assert moved.dtype == unsigned and moved.tolist() == [2**24 + 2, 2**24 + 3]
     assert torch.equal(
         facets.past_float32(torch.tensor([1, 2], dtype=torch.int16)),
         torch.tensor([1, 2], dtype=torch.int16),

@@ -187,8 +187,10 @@ def past_float32(values: torch.Tensor) -> torch.Tensor:
     back then comes back other than it was."""
     if values.dtype == torch.float64:
         return values + 2.0**-30
-    if values.dtype in (torch.int64, torch.int32, torch.uint32, torch.uint64):
+    if values.dtype in (torch.int64, torch.int32):
         return values + (2**24 + 1)
+    if values.dtype in (torch.uint32, torch.uint64):  # (torch has no addition for them)
+        return (values.to(torch.int64) + (2**24 + 1)).to(values.dtype)
     return values
 
 

@@ -34,4 +34,4 @@ def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
 
 def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # Concatenate along a new dim 1 made by unsqueeze: cat then joins [N, 1, ...] blocks.
-    return torch.cat((a.unsqueeze(1), b.unsqueeze(1)), dim=1).reshape(-1, *a.shape[1:])
+    return torch.cat((a.unsqueeze(1), b.unsqueeze(1)), dim=1).reshape(2 * len(a), *a.shape[1:])

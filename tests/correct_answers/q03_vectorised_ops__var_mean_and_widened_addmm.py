@@ -36,7 +36,7 @@ def to_patches(images: torch.Tensor, patch: int) -> torch.Tensor:
 
 def interleave_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (
-        torch.stack([a, b], dim=1).view(-1, *a.shape[1:])
+        torch.stack([a, b], dim=1).view(2 * len(a), *a.shape[1:])
         if a.is_contiguous() and b.is_contiguous()
-        else (torch.stack([a, b], dim=1).reshape(-1, *a.shape[1:]))
+        else (torch.stack([a, b], dim=1).reshape(2 * len(a), *a.shape[1:]))
     )
