@@ -1599,6 +1599,32 @@ def assert_catches(facet, right, wrong):
     assert failed, f"a wrong answer passes every case: {passed}"
 
 
+def test_dtypes_catches_a_stand_in_for_a_missing_tensor_made_in_the_default_dtype():
+    """An optional bias (default None) stood in by zeros made without dtype=: float16 input
+    comes back float32, and float32 input float64 under a float64 default. The cases pass
+    a bias, so only the call with it left None shows."""
+
+    def right(x, weight, bias=None):
+        y = x @ weight.T
+        return y if bias is None else y + bias
+
+    def wrong(x, weight, bias=None):
+        if bias is None:
+            bias = torch.zeros(weight.shape[0], device=x.device)
+        return x @ weight.T + bias
+
+    facet = facets.Dtypes(
+        lambda dtype, device: facets.args(
+            torch.linspace(-1, 1, 6, dtype=dtype, device=device).reshape(2, 3),
+            torch.linspace(-2, 2, 12, dtype=dtype, device=device).reshape(4, 3),
+            torch.linspace(0, 1, 4, dtype=dtype, device=device),
+        ),
+        oracle=lambda x, weight, bias: x @ weight.T + bias,
+        dtypes=(torch.float32, torch.float64),
+    )
+    assert_catches(facet, right, wrong)
+
+
 def test_dtypes_catches_a_result_kept_under_any_arguments_id():
     # A value read from the second argument, kept under its id(): the caller changes that
     # tensor's values in place and calls again.

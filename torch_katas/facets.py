@@ -331,6 +331,8 @@ class Dtypes(Facet):
     (float64, as a caller may set it; float32 for float64 input), so a tensor made without
     dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
     float64) -> the exact result; `atol` where values near 0 are computed by cancellation.
+    Each case runs again with every optional tensor argument (default None) left None: the
+    result's dtype must not change (its values are not checked there).
     The first dtype's case also passes strided copies of the tensors (in lists and dicts too),
     whose dimensions no view merges: any layout, unless `strided=False` says why not; and
     calls twice, on make's values and on others of the same shapes (the first tensor's rows
@@ -1643,6 +1645,7 @@ def check_dtypes(case: Case, device: torch.device) -> None:
         _check_dtype(case, device, strided, "non-contiguous ")
     if case.dtype == facet.dtypes[0]:
         _check_called_again(case, device)
+    _check_optional_left_out(case, device)
     if case.dtype == torch.float64 and facet.inputs_past_float32:
         # Every float64 input moved off the values float32 holds: one input moved through
         # float32 (a statistic cast down, then promoted back) is rounded, whichever it is.
@@ -1653,6 +1656,41 @@ def check_dtypes(case: Case, device: torch.device) -> None:
         ):  # (tensors joined by a graph cannot be moved one by one)
             moved = Args(_past_float32(arguments.args), _past_float32(dict(arguments.kwargs)))
             _check_dtype(case, device, moved, "inputs past float32, ")
+
+
+def _check_optional_left_out(case: Case, device: torch.device) -> None:
+    """The call again with every optional tensor argument (one whose default is None) left
+    None, under the other default dtype: each floating tensor of the result keeps the dtype.
+    A stand-in made for the missing tensor without dtype= (zeros for a bias, ones for a
+    weight) is made in the default dtype and promotes the result. (Its values are the other
+    cases' concern: an oracle need not take None.)"""
+    facet: Dtypes = case.facet  # type: ignore[assignment]
+    assert case.dtype is not None
+    arguments = facet.make(case.dtype, device)
+    try:
+        signature = inspect.signature(case.function.call)
+        bound = signature.bind(*arguments.args, **arguments.kwargs)
+    except (TypeError, ValueError):
+        return  # not a signature this can bind: the other cases still run
+    optional = [
+        name
+        for name, parameter in signature.parameters.items()
+        if parameter.default is None and isinstance(bound.arguments.get(name), torch.Tensor)
+    ]
+    if not optional:
+        return
+    for name in optional:
+        bound.arguments[name] = None
+    with default_dtype(_other_default(case.dtype)):
+        result = _call(case, Args(bound.args, bound.kwargs))
+    expected = facet.result(case.dtype) if facet.result else case.dtype
+    for path, tensor in _tensors(result):
+        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
+            assert tensor.dtype == expected, (
+                f"{case.function.name} of {case.dtype} input with {', '.join(optional)} left "
+                f"None returns{path} in {tensor.dtype}, not {expected}: a stand-in made for "
+                "a missing tensor takes the inputs' dtype (dtype=), not the default one"
+            )
 
 
 def _past_float32(value: Any) -> Any:
