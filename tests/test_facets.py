@@ -2035,6 +2035,42 @@ def test_fresh_grads_catches_a_step_that_changes_what_the_caller_froze():
     assert_catches(facet, step, lambda model, optimizer: step(model, optimizer, freeze=True))
 
 
+def test_fresh_grads_catches_a_step_that_clears_only_the_trainable_gradients():
+    """The caller trained, then froze part of the model, whose .grad still holds that
+    training's gradients: a step that clears .grad only where requires_grad is set leaves
+    them for the optimizer to apply, and a frozen parameter moves. Zeroing them instead of
+    setting them to None moves nothing under plain SGD: both pass."""
+
+    def make(device):
+        model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+        return facets.args(model, torch.optim.SGD(model.parameters(), lr=0.1))
+
+    def step(model, optimizer, clear):
+        clear(model, optimizer)
+        model(torch.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return model[1].bias.detach().clone()
+
+    def trainable_only(model, optimizer):
+        for p in model.parameters():
+            if p.requires_grad:
+                p.grad = None
+
+    facet = facets.FreshGrads(make, params=lambda arguments: list(arguments.args[0].parameters()))
+    assert_catches(
+        facet,
+        lambda model, optimizer: step(model, optimizer, lambda m, o: o.zero_grad()),
+        lambda model, optimizer: step(model, optimizer, trainable_only),
+    )
+    assert_catches(
+        facet,
+        lambda model, optimizer: step(
+            model, optimizer, lambda m, o: o.zero_grad(set_to_none=False)
+        ),
+        lambda model, optimizer: step(model, optimizer, trainable_only),
+    )
+
+
 def test_fresh_grads_draws_which_parameters_the_caller_froze_anew_on_a_held_out_run():
     """A step that unfreezes the model but where the caller froze exactly what the check
     freezes on a plain run (every other tensor, say) passes there: which ones are frozen is

@@ -701,7 +701,9 @@ class FreshGrads(Facet):
     the caller froze to fine-tune the rest; which ones is drawn from seed_for, so that a
     held-out run freezes others), leaves the frozen ones frozen, with no .grad, and as they
     were, and the others trainable: a loop that sets requires_grad on the model trains what
-    the caller froze."""
+    the caller froze. A fourth, with the same ones frozen but holding a stale .grad (trained,
+    then frozen), leaves them frozen and as they were: gradients cleared only where
+    requires_grad is set leave a stale one for the step to apply."""
 
     make: Callable[[torch.device], Args]
     params: Callable[[Args], Any]
@@ -3113,6 +3115,31 @@ def check_fresh_grads(case: Case, device: torch.device) -> None:
         f"{case.function.name} froze parameters the caller left trainable: leave "
         "requires_grad as the caller set it"
     )
+    # A fourth call: the caller trained everything, then froze some, whose .grad still holds
+    # that training's gradients (finite values, each tensor's own). They are gradients from
+    # before the call all the same: one cleared only where requires_grad is set is stepped
+    # with its stale gradient, and a frozen parameter moves. (Zeroed or None: the plain SGD
+    # of the facets' makes moves no parameter with a zero gradient.)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed_for(0))
+        arguments = facet.make(device)
+        trainable = [t for _, t in _tensors(facet.params(arguments)) if t.requires_grad]
+        frozen = [tensor for index, tensor in enumerate(trainable) if index in chosen]
+        for tensor in frozen:
+            tensor.requires_grad_(False)
+            tensor.grad = (
+                scale * torch.randn(tensor.shape, generator=stale_draw, dtype=torch.float64)
+            ).to(tensor.device, tensor.dtype)
+        values = [tensor.detach().clone() for tensor in frozen]
+        _call(case, arguments)
+    for index, (tensor, value) in enumerate(zip(frozen, values, strict=True)):
+        assert not tensor.requires_grad and _same(tensor, value), (
+            f"{case.function.name} changed parameter {index} of those the caller froze, "
+            "which held a .grad from the caller's earlier training (requires_grad "
+            f"{tensor.requires_grad}, values {'kept' if _same(tensor, value) else 'changed'}): "
+            "gradients from before the call are discarded on every parameter, the frozen ones "
+            "too (zero_grad over them all), or a step applies the stale ones"
+        )
 
 
 def check_returns(case: Case, device: torch.device) -> None:
