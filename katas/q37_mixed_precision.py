@@ -93,8 +93,9 @@ def amp_train_step(
       for `inputs`' device type with dtype `amp_dtype(inputs.device)`, the model and
       loss_fn each called once (the model as `model(inputs)`, so its hooks run, not
       model.forward): the loss returned is the one backpropagated; backward runs
-      after the autocast block. Rule: the model gets `inputs` as they are (autocast casts
-      per op; do not cast them to the 16-bit dtype yourself). Rule: call this module's
+      after the autocast block. Rule: the model gets `inputs`, and loss_fn `targets`, as
+      they are (autocast casts per op; do not cast them to the 16-bit dtype, or to the
+      outputs' dtype, yourself). Rule: call this module's
       `amp_dtype` for the dtype (the tests replace it to play another GPU).
     - Backward, the optimizer step and the scale update all go through `scaler`, which may
       be enabled or disabled on any device. With an enabled scaler the optimizer sees the

@@ -273,6 +273,34 @@ def test_forward_runs_under_autocast_in_the_devices_16_bit_dtype(device):
     )
 
 
+@pytest.mark.parametrize("kind", ["regression", "classes"])
+def test_loss_fn_gets_the_targets_as_they_are(device, kind):
+    # loss_fn(model(inputs), targets): the targets themselves, neither rounded to the 16-bit
+    # dtype (float targets lose all but 8 or 11 bits) nor converted to the outputs' dtype
+    # (class indices turned into floats are read as class probabilities, or refused).
+    model = small_model(device)
+    inputs, targets = a_batch(device)
+    if kind == "classes":
+        targets = torch.randint(0, 4, (inputs.shape[0],), device=device)
+    given = []
+
+    def recording_loss(output, target):
+        given.append(target.detach().clone())
+        if kind == "classes":
+            return F.cross_entropy(output, target)
+        return F.mse_loss(output, target)
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    amp_train_step(model, inputs, targets, recording_loss, optimizer, scaler_for(device, False))
+    assert len(given) == 1, f"loss_fn should run once per step, ran {len(given)} times"
+    assert given[0].dtype == targets.dtype and torch.equal(given[0], targets), (
+        f"loss_fn got targets of dtype {given[0].dtype}, not the {targets.dtype} targets as "
+        "given: call loss_fn(model(inputs), targets), with targets unchanged (autocast "
+        "chooses each op's dtype; do not cast the targets to the 16-bit dtype or the "
+        "outputs' dtype yourself)"
+    )
+
+
 @pytest.mark.parametrize("enabled", [False, True], ids=["scaler-off", "scaler-on"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
 def test_autocast_takes_the_dtype_from_amp_dtype(device, monkeypatch, dtype, enabled):

@@ -335,6 +335,22 @@ def test_optimizer_holds_a_module_added_to_the_model(device):
     )
 
 
+def test_optimizer_holds_a_shared_parameter_once(device):
+    # Weight tying: a module added to the model reuses the head's weight, one Parameter held
+    # by two modules. model.parameters() gives it once; gathered module by module, it comes
+    # twice, and SGD would step it twice (and warn of a duplicate).
+    model = FineTuner(pretrained_backbone(device), NUM_FEATURES, NUM_CLASSES)
+    model.tied = nn.Linear(NUM_FEATURES, NUM_CLASSES, bias=False).to(device)
+    model.tied.weight = model.head.weight
+    optimizer = make_optimizer(model, lr=0.05)
+    held = [p for group in optimizer.param_groups for p in group["params"]]
+    shared = sum(p is model.head.weight for p in held)
+    assert shared == 1, (
+        f"the head's weight, shared with another module of the model, is in the optimizer "
+        f"{shared} times: every trainable parameter once (model.parameters() gives each once)"
+    )
+
+
 @pytest.mark.parametrize("last_block_lr, expected", [(None, 0.005), (0.02, 0.02), (0.0, 0.0)])
 def test_learning_rate_per_group(device, last_block_lr, expected):
     backbone = pretrained_backbone(device)

@@ -237,9 +237,20 @@ def storages_saved(fn):
     return sum(storages.values())
 
 
-@pytest.mark.parametrize("input_requires_grad", [False, True], ids=["input", "input-with-grad"])
-def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_grad):
+@pytest.mark.parametrize(
+    "input_requires_grad, mixed",
+    [(False, False), (True, False), (False, True)],
+    ids=["input", "input-with-grad", "dropout-training-in-an-eval-block"],
+)
+def test_checkpointed_forward_matches_the_plain_stack(device, input_requires_grad, mixed):
     blocks = stack(device)
+    if mixed:
+        # A block in eval mode may still hold a module in training mode that draws random
+        # numbers (its dropout here): the random state is restored for every block's
+        # recomputation, whatever the block's own flag says.
+        for block in blocks:
+            block.eval()
+            block[2].train()
     x = torch.randn(4, 6, device=device, requires_grad=input_requires_grad)
     torch.manual_seed(seed_for(1))  # the same dropout masks in both runs
     expected = plain_forward(blocks, x)

@@ -28,6 +28,9 @@ def train_epoch(
 ) -> float:
     model.train()
     trainable = [p for group in optimizer.param_groups for p in group["params"] if p.requires_grad]
+    # Every .grad from before the call goes, the frozen parameters' too: the assignments
+    # below reach only the trainable ones, and a step would apply a stale one left elsewhere.
+    optimizer.zero_grad()
     tally = _Tally(torch.zeros((), dtype=torch.float64))
     for inputs, targets in loader:
         inputs = inputs.to(device)
