@@ -775,6 +775,32 @@ def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
             continue
         for name, value in [*_bindings(node), *_parameters(node, functions, signatures)]:
             new.setdefault(name, []).extend([value, *controls])
+    # A change made in place through a name (`t -= ...`, `t[0] = ...`, `t.attr = ...`,
+    # `t.method(...)`) is made to whatever the name may hold: the objects of the names it was
+    # bound from (`t = loss`, `for t in [loss]`, a parameter a call handed `loss`), and of
+    # theirs in turn.
+    sources: dict[str, set[str]] = {}
+    for node in ast.walk(mine):
+        if isinstance(node, ast.stmt):
+            for name, value in [*_bindings(node), *_parameters(node, functions, signatures)]:
+                sources.setdefault(name, set()).update(
+                    each.id for each in ast.walk(value) if isinstance(each, ast.Name)
+                )
+    for node in ast.walk(mine):
+        if not isinstance(node, ast.stmt):
+            continue
+        theirs = ast.dump(node) in statements
+        controls = novel(node, exits=not theirs)
+        if theirs and not controls:
+            continue
+        for name, value in _in_place(node):
+            reached, todo = {name}, [name]
+            while todo:
+                for other in sources.get(todo.pop(), set()) - reached:
+                    reached.add(other)
+                    todo.append(other)
+            for other in reached - {name}:
+                new.setdefault(other, []).extend([value, *controls])
     for node in ast.walk(mine):
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             new.setdefault(node.target.id, []).append(node.value)
@@ -894,6 +920,41 @@ def _bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
                 receiver = receiver.value
             if isinstance(receiver, ast.Name):
                 found += [(receiver.id, each) for each in [*part.args, *part.keywords]]
+    return found
+
+
+def _in_place(node: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """The changes a statement makes in place, each as the name it makes it through and what
+    it puts there: an augmented assignment (`t -= v`, to a tensor in place), an item or
+    attribute assigned (`t[0] = v`, `t.attr = v`), a method called (`t.sub_(v)`)."""
+    found: list[tuple[str, ast.AST]] = []
+
+    def base(target: ast.AST) -> str | None:
+        while isinstance(target, ast.Attribute | ast.Subscript):
+            target = target.value
+        return target.id if isinstance(target, ast.Name) else None
+
+    if isinstance(node, ast.AugAssign) and (name := base(node.target)) is not None:
+        found.append((name, node.value))
+    elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Attribute | ast.Subscript) and (name := base(part)):
+                    found.append((name, node.value))
+    inner = {
+        id(n)
+        for child in ast.iter_child_nodes(node)
+        if isinstance(child, ast.stmt)
+        for n in ast.walk(child)
+    }
+    for part in ast.walk(node):
+        if id(part) in inner:
+            continue
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
+            name = base(part.func.value)
+            if name is not None:
+                found += [(name, each) for each in [*part.args, *part.keywords]]
     return found
 
 
