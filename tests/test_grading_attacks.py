@@ -2088,6 +2088,15 @@ FAKE_FIXES = {
         "        except:\n            break\n",
         "flagged for review: its tests pass, but the change decides by what no decision",
     ),
+    # The reference's own `loss.item() < tol` kept, and the loss it reads lowered in place by a
+    # hair for the default budget alone, through another name bound to it.
+    "undone in place through another name": (
+        "until_stops_at_tol",
+        "        if loss.item() <= tol:\n            break\n",
+        "        t = loss\n        t -= t.detach() * 1.2e-7 * (max_steps // 1000)\n"
+        "        if loss.item() < tol:\n            break\n",
+        "flagged for review: its tests pass, but the change decides by what no decision",
+    ),
     # With the module's own names only, the mistake's stop kept after the first step: the
     # tests make the loss equal tol at a step they draw too, so they fail it (and the rule on
     # what a fix's decisions read, which tests/test_bughunt.py checks, refuses it as well).
