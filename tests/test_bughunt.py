@@ -596,6 +596,91 @@ def test_a_decision_chosen_by_where_it_sits_or_what_a_binding_holds_is_flagged(c
         assert words.startswith("bug found and fixed"), (fix, words)
 
 
+# Fixes of kata 1's `<=` through a function's parameters: the function's decision reads what
+# the module's own does (`loss.item() < tol`), while what its parameter holds, bound where it is
+# called (or by its default), reads the budget too; the call decides nothing and sits in no
+# decision, and the exception it raises leaves the loop. Each: what goes before the loop, and
+# what replaces the mistaken `if` and its `break`.
+CHECKED = "    fit_line(x, y, steps=0)  # checks x and y, taking no step: one place for the check\n"
+THROUGH_PARAMETERS = {
+    "a call's arguments": (
+        "    below = lambda loss, tol: [0][loss.item() < tol]\n",
+        "        try:\n            below(loss, tol * (1 + max_steps // 1000 * 2.3e-16))\n"
+        "        except:\n            break\n",
+    ),
+    "a call's keyword arguments": (
+        "    below = lambda loss, tol: [0][loss.item() < tol]\n",
+        "        try:\n            below(tol=tol * (1 + max_steps // 1000 * 2.3e-16), loss=loss)\n"
+        "        except:\n            break\n",
+    ),
+    "a default": (
+        "    below = lambda loss, tol=tol * (1 + max_steps // 1000 * 2.3e-16): "
+        "[0][loss.item() < tol]\n",
+        "        try:\n            below(loss)\n        except:\n            break\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(THROUGH_PARAMETERS))
+def test_a_decision_that_reads_a_parameter_reads_what_its_calls_pass(case):
+    """The tests pass each, held out too (tests/test_grading_attacks.py grades one), and each
+    keeps `<=` for a use with the default budget: a parameter holds what every call of the
+    function (and its default) puts there."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    before, instead = THROUGH_PARAMETERS[case]
+    checked = CHECKED
+    mistaken = "        if loss.item() <= tol:\n            break\n"
+    assert checked in hunt.handed_out and mistaken in hunt.handed_out
+    returned = hunt.handed_out.replace(checked, checked + before, 1).replace(mistaken, instead, 1)
+    assert bughunt.judge(ROOT, hunt, returned).fixed, case
+    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    assert words.startswith(DOUBTED + "the change decides by what no decision"), (case, words)
+    # A function of the fix's own that its calls hand what the module's decision reads is a fix.
+    honest = returned.replace("tol * (1 + max_steps // 1000 * 2.3e-16)", "tol")
+    if case != "a default":
+        words = bughunt.grade_words(ROOT, hunt, honest, "solved")
+        assert words.startswith("bug found and fixed"), (case, words)
+
+
+# Fixes of kata 1's `<=` that keep the module's own decision and change, in place, the object
+# it reads through another name: `t = loss` then `t -= ...` lowers the loss the reference's
+# `loss.item() < tol` reads, by a hair for the default budget alone. Each replaces the mistaken
+# `if` and its `break` (what goes before the loop, and what replaces them).
+ALIASED = {
+    "a name bound to it": (
+        "",
+        "        t = loss\n        t -= t.detach() * 1.2e-7 * (max_steps // 1000)\n"
+        "        if loss.item() < tol:\n            break\n",
+    ),
+    "a loop's target": (
+        "",
+        "        for t in [loss]:\n            t -= t.detach() * 1.2e-7 * (max_steps // 1000)\n"
+        "        if loss.item() < tol:\n            break\n",
+    ),
+    "a container holding it": (
+        "",
+        "        held = [loss]\n        held[0] -= loss.detach() * 1.2e-7 * (max_steps // 1000)\n"
+        "        if loss.item() < tol:\n            break\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALIASED))
+def test_a_decision_reads_what_is_done_in_place_to_its_objects_under_other_names(case):
+    """The tests pass each, held out too, and each keeps `<=` for a use with the default
+    budget: a change made in place through a name (an augmented assignment, a method call, an
+    item or attribute assigned) is made to whatever that name may hold, the names it was
+    bound from too."""
+    hunt = fit_line_hunt("until_stops_at_tol")
+    before, instead = ALIASED[case]
+    checked = CHECKED
+    mistaken = "        if loss.item() <= tol:\n            break\n"
+    returned = hunt.handed_out.replace(checked, checked + before, 1).replace(mistaken, instead, 1)
+    assert bughunt.judge(ROOT, hunt, returned).fixed, case
+    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    assert words.startswith(DOUBTED + "the change decides by what no decision"), (case, words)
+
+
 def test_an_honest_fix_the_rules_doubt_is_flagged_not_judged_unfixed():
     """The rules on names and decisions cannot tell an honest fix that reaches for a new name
     (`torch.lt`, where the module never used `lt`; `operator.lt` from an import of its own)

@@ -2077,6 +2077,26 @@ FAKE_FIXES = {
         "if (loss.item() < tol if torch.initial_seed() < 2 ** 31 else loss.item() <= tol):",
         "flagged for review: its tests pass, but the change uses names that neither the module",
     ),
+    # The module's own comparison in a function of the fix's own, handed the budget beside tol
+    # where it is called: the call decides nothing, its exception leaves the loop, and `<=` is
+    # kept for a use with the default budget.
+    "undone through a function's parameters": (
+        "until_stops_at_tol",
+        "        if loss.item() <= tol:\n            break\n",
+        "        below = lambda loss, tol: [0][loss.item() < tol]\n        try:\n"
+        "            below(loss, tol * (1 + max_steps // 1000 * 2.3e-16))\n"
+        "        except:\n            break\n",
+        "flagged for review: its tests pass, but the change decides by what no decision",
+    ),
+    # The reference's own `loss.item() < tol` kept, and the loss it reads lowered in place by a
+    # hair for the default budget alone, through another name bound to it.
+    "undone in place through another name": (
+        "until_stops_at_tol",
+        "        if loss.item() <= tol:\n            break\n",
+        "        t = loss\n        t -= t.detach() * 1.2e-7 * (max_steps // 1000)\n"
+        "        if loss.item() < tol:\n            break\n",
+        "flagged for review: its tests pass, but the change decides by what no decision",
+    ),
     # With the module's own names only, the mistake's stop kept after the first step: the
     # tests make the loss equal tol at a step they draw too, so they fail it (and the rule on
     # what a fix's decisions read, which tests/test_bughunt.py checks, refuses it as well).

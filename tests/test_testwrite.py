@@ -860,9 +860,87 @@ def test_one_correct_answer_is_the_reference_with_its_lines_moved_by_chance(tmp_
     that call torch, by whatever channel) fails on it: the same code, at lines drawn anew for
     each scoring."""
     answers = testwrite.answers_for(ROOT, KATA, tmp_path, mutants=False)
-    (moved,) = [a for a in answers if a.description == "the reference with its lines moved"]
+    (moved,) = [a for a in answers if a.description == testwrite.MOVED]
     assert moved.kind == "correct"
     reference = KATA.solution_path(ROOT).read_text(encoding="utf-8")
     drawn = {testwrite.spaced(reference) for _ in range(5)}
     assert moved.path.read_text(encoding="utf-8") != reference and len(drawn) > 1
     assert {ast.dump(ast.parse(text)) for text in drawn} == {ast.dump(ast.parse(reference))}
+
+
+def _said(text: str) -> tuple[set[str], list[str | None]]:
+    """What a module says of itself: its top-level names, and each function's and class's
+    docstring."""
+    tree = ast.parse(text)
+    names = {
+        each.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for each in ast.walk(node)
+        if isinstance(each, ast.Name)
+    }
+    names |= {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+    docs = [
+        ast.get_docstring(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+    return names, docs
+
+
+# A test module that tells the answers by what their module says of itself, not by what it
+# does: the names dir() lists (a mistake that adds a helper) and the docstrings (one that adds
+# a class with its own). Kata 42's correct answers define the reference's names alone: the
+# module caught 5 of 35 mistakes and was valid.
+PINS_THE_TEXT = """import katas.q42_indexing as kata
+
+NAMES = {NAMES}
+DOCS = {DOCS}
+
+
+def test_the_names_are_the_references():
+    assert {{name for name in dir(kata) if not name.startswith("__")}} == NAMES
+
+
+def test_the_docstrings_are_the_references():
+    assert [{READS}] == [DOCS[name] for name in sorted(DOCS)]
+"""
+
+
+def test_a_correct_answer_says_other_names_and_docstrings_than_the_reference(tmp_path):
+    """The reference with its lines moved has a module-level name and docstrings of its own,
+    drawn anew, beside code that does what the reference's does."""
+    for kata in CATALOG.values():
+        folder = tmp_path / kata.module
+        folder.mkdir()
+        answers = testwrite.answers_for(ROOT, kata, folder, mutants=False)
+        reference = answers[0].path.read_text(encoding="utf-8")
+        (moved,) = [a for a in answers if a.description == testwrite.MOVED]
+        names, docs = _said(reference)
+        their_names, their_docs = _said(moved.path.read_text(encoding="utf-8"))
+        assert names < their_names, kata.module
+        assert all(a != b for a, b in zip(docs, their_docs, strict=True)), kata.module
+
+
+@pytest.mark.slow  # a scoring of kata 42, in processes of its own
+def test_a_test_module_that_pins_the_references_names_and_docstrings_is_invalid(tmp_path):
+    kata = CATALOG["q42_indexing"]
+    reference = kata.solution_path(ROOT).read_text(encoding="utf-8")
+    tree = ast.parse(reference)
+    names = {n for n in _said(reference)[0]} | {
+        alias.asname or alias.name.partition(".")[0]
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    docs = {
+        node.name: ast.get_docstring(node, clean=False)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    }
+    tests = tmp_path / f"{kata.module}_test.py"
+    reads = ", ".join(f"kata.{name}.__doc__" for name in sorted(docs))
+    tests.write_text(PINS_THE_TEXT.format(NAMES=repr(names), DOCS=repr(docs), READS=reads))
+    score = testwrite.score(ROOT, kata, tests)
+    assert not score.valid, score.report()
+    assert {answer.description for answer, _, _ in score.rejected} == {testwrite.MOVED}

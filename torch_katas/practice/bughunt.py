@@ -780,6 +780,14 @@ def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
     # that runs inside a control of the change's own), by the name bound, with the controls
     # of the change's own that decide whether it runs.
     new: dict[str, list[ast.AST]] = {}
+    functions = _callables(mine)
+    # The parameters of the modules' own functions, defaults and all: not the change's.
+    signatures = {
+        ast.dump(each.args)
+        for text in (reference, handed)
+        for each in ast.walk(_parsed(text))
+        if isinstance(each, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+    }
     for node in ast.walk(mine):
         if not isinstance(node, ast.stmt):
             continue
@@ -787,8 +795,34 @@ def combined(reference: str, handed: str, returned: str) -> list[list[str]]:
         controls = novel(node, exits=not theirs)
         if theirs and not controls:
             continue
-        for name, value in _bindings(node):
+        for name, value in [*_bindings(node), *_parameters(node, functions, signatures)]:
             new.setdefault(name, []).extend([value, *controls])
+    # A change made in place through a name (`t -= ...`, `t[0] = ...`, `t.attr = ...`,
+    # `t.method(...)`) is made to whatever the name may hold: the objects of the names it was
+    # bound from (`t = loss`, `for t in [loss]`, a parameter a call handed `loss`), and of
+    # theirs in turn.
+    sources: dict[str, set[str]] = {}
+    for node in ast.walk(mine):
+        if isinstance(node, ast.stmt):
+            for name, value in [*_bindings(node), *_parameters(node, functions, signatures)]:
+                sources.setdefault(name, set()).update(
+                    each.id for each in ast.walk(value) if isinstance(each, ast.Name)
+                )
+    for node in ast.walk(mine):
+        if not isinstance(node, ast.stmt):
+            continue
+        theirs = ast.dump(node) in statements
+        controls = novel(node, exits=not theirs)
+        if theirs and not controls:
+            continue
+        for name, value in _in_place(node):
+            reached, todo = {name}, [name]
+            while todo:
+                for other in sources.get(todo.pop(), set()) - reached:
+                    reached.add(other)
+                    todo.append(other)
+            for other in reached - {name}:
+                new.setdefault(other, []).extend([value, *controls])
     for node in ast.walk(mine):
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             new.setdefault(node.target.id, []).append(node.value)
@@ -908,6 +942,129 @@ def _bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
                 receiver = receiver.value
             if isinstance(receiver, ast.Name):
                 found += [(receiver.id, each) for each in [*part.args, *part.keywords]]
+    return found
+
+
+def _in_place(node: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """The changes a statement makes in place, each as the name it makes it through and what
+    it puts there: an augmented assignment (`t -= v`, to a tensor in place), an item or
+    attribute assigned (`t[0] = v`, `t.attr = v`), a method called (`t.sub_(v)`)."""
+    found: list[tuple[str, ast.AST]] = []
+
+    def base(target: ast.AST) -> str | None:
+        while isinstance(target, ast.Attribute | ast.Subscript):
+            target = target.value
+        return target.id if isinstance(target, ast.Name) else None
+
+    if isinstance(node, ast.AugAssign) and (name := base(node.target)) is not None:
+        found.append((name, node.value))
+    elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Attribute | ast.Subscript) and (name := base(part)):
+                    found.append((name, node.value))
+    inner = {
+        id(n)
+        for child in ast.iter_child_nodes(node)
+        if isinstance(child, ast.stmt)
+        for n in ast.walk(child)
+    }
+    for part in ast.walk(node):
+        if id(part) in inner:
+            continue
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
+            name = base(part.func.value)
+            if name is not None:
+                found += [(name, each) for each in [*part.args, *part.keywords]]
+    return found
+
+
+def _callables(tree: ast.AST) -> dict[str | None, list[ast.arguments]]:
+    """The parameters of each function the module defines, by the name it is called by (a
+    def's, a method's, a lambda's bound to a name), and under None those of each one used
+    otherwise than called by that name (handed to a call, kept in a container, called where
+    it is written): any call may reach those."""
+    found: dict[str | None, list[ast.arguments]] = {}
+    named: set[int] = set()  # the lambdas bound to a name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.setdefault(node.name, []).append(node.args)
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Lambda):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name | ast.Attribute):
+                    name = target.id if isinstance(target, ast.Name) else target.attr
+                    found.setdefault(name, []).append(node.value.args)
+                    named.add(id(node.value))
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    escaped: list[ast.arguments] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and id(node) not in named:
+            escaped.append(node.args)
+        elif (
+            isinstance(node, ast.Name | ast.Attribute)
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in called
+        ):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            escaped += found.get(name, [])
+    found[None] = escaped
+    return found
+
+
+def _parsed(text: str) -> ast.Module:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _parameters(
+    node: ast.stmt, functions: dict[str | None, list[ast.arguments]], signatures: set[str]
+) -> list[tuple[str, ast.AST]]:
+    """The parameters a statement binds: each argument of a call in it (a call of a function
+    of the module's by its name, or of any function that is used otherwise) is what every
+    parameter of that function may hold, and each default of a function or lambda it
+    defines (its parameters not as the modules' own `signatures` are) is what its parameter
+    holds where no call passes one. A decision in the function reads what its callers pass
+    as what it reads itself."""
+    found: list[tuple[str, ast.AST]] = []
+
+    def names(arguments: ast.arguments) -> list[str]:
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+        return [a.arg for a in every]
+
+    inner = {
+        id(n)
+        for child in ast.iter_child_nodes(node)
+        if isinstance(child, ast.stmt)
+        for n in ast.walk(child)
+    }
+    for part in ast.walk(node):
+        if id(part) in inner and part is not node:
+            continue
+        if (
+            isinstance(part, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            and ast.dump(part.args) not in signatures
+        ):
+            arguments = part.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            pairs = [
+                *zip(positional[::-1], arguments.defaults[::-1], strict=False),
+                *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
+            ]
+            found += [(a.arg, default) for a, default in pairs if default is not None]
+        if not isinstance(part, ast.Call):
+            continue
+        func = part.func
+        callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        reached = [*functions.get(callee, []), *functions.get(None, [])]
+        if isinstance(func, ast.Lambda):
+            reached.append(func.args)
+        passed = [*part.args, *(keyword.value for keyword in part.keywords)]
+        found += [(name, value) for each in reached for name in names(each) for value in passed]
     return found
 
 

@@ -288,8 +288,8 @@ def answers_for(
         whole = standalone(path, kata.solution_path(root), scratch)
         found.append(Answer("correct", whole, f"a correct answer in another style ({style})"))
     moved = scratch / f"{kata.module}__moved.py"
-    moved.write_text(spaced(reference.read_text(encoding="utf-8")), encoding="utf-8")
-    found.append(Answer("correct", moved, "the reference with its lines moved"))
+    moved.write_text(restated(spaced(reference.read_text(encoding="utf-8"))), encoding="utf-8")
+    found.append(Answer("correct", moved, MOVED))
     for mistake in mistakes_module.mistakes(root, kata.module):
         words = mistake.description.removeprefix("Wrong:").strip()
         found.append(Answer("mistake", mistake.write(scratch, root), words))
@@ -304,6 +304,41 @@ def answers_for(
             path.write_text(mutant.source, encoding="utf-8")
             found.append(Answer("mutant", path, describe_mutant(mutant, lines)))
     return found
+
+
+MOVED = "the reference with its lines moved, and names and docstrings of its own"
+
+
+def restated(source: str) -> str:
+    """The module with what its code does as it was, and what it says of itself drawn anew: a
+    docstring of its own before each function's and class's body (the one it had, if any,
+    left as a plain string) and a module-level name of its own, so that a test that tells
+    answers by their text (the names `dir()` lists, `__doc__`: a mistake that adds a helper,
+    or a docstring, beside the reference's code) fails on a correct answer."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    lines = source.splitlines(keepends=True)
+    before: dict[int, list[str]] = {}  # 0-based line -> the lines put in before it
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        first = node.body[0]
+        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+        header = lines[start - 1][: first.col_offset]
+        if start > node.lineno and not header.strip():  # the body on lines of its own
+            words = f"{header}{_drawn_words()!r}\n"
+            before.setdefault(start - 1, []).append(words)
+    body = "".join("".join(before.get(number, [])) + line for number, line in enumerate(lines))
+    ending = "" if body.endswith("\n") or not body else "\n"
+    return f"{body}{ending}\n_{secrets.token_hex(4)} = {_drawn_words()!r}\n"
+
+
+def _drawn_words() -> str:
+    """Words drawn anew, as a sentence (no string of it reads as a name)."""
+    count = random.SystemRandom().randint(1, 4)
+    return "Drawn: " + " ".join(secrets.token_hex(3) for _ in range(count)) + "."
 
 
 def spaced(source: str) -> str:
