@@ -3703,6 +3703,34 @@ def test_seeded_catches_part_of_the_draws_from_a_stream_put_back_by_hand():
     assert_catches(facet, right, seeded_alike)  # the stream's start, repeated at every call
 
 
+def test_seeded_catches_part_of_the_draws_from_a_copy_of_the_generator_however_made():
+    """A copy of the caller's stream made by copying the default generator itself
+    (copy.deepcopy, copy.copy: its __reduce_ex__ reads its state), or by a method of it
+    called through its class: no list of state readers names every way, so every method of
+    the global generator but the neutral ones is refused while the call runs. Kata 12's
+    PreActivationBlock with fc2's weight drawn from copy.deepcopy(torch.default_generator)
+    taken before fc1 (fc2 repeats fc1's draws) passed a plain run and a held-out one."""
+    facet = facets.Seeded(lambda device: facets.args(8))
+
+    def right(n):
+        return torch.rand(n)
+
+    def deep_copied(n):
+        stream = copy.deepcopy(torch.default_generator)
+        return torch.cat([torch.rand(n // 2, generator=stream), torch.rand(n - n // 2)])
+
+    def copied(n):
+        stream = copy.copy(torch.default_generator)
+        return torch.cat([torch.rand(n // 2, generator=stream), torch.rand(n - n // 2)])
+
+    def through_the_class(n):
+        stream = torch.Generator().set_state(torch.Generator.get_state(torch.default_generator))
+        return torch.cat([torch.rand(n // 2, generator=stream), torch.rand(n - n // 2)])
+
+    for wrong in (deep_copied, copied, through_the_class):
+        assert_catches(facet, right, wrong)
+
+
 def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():
     facet = facets.Seeded(
         lambda device: facets.args(3),

@@ -3843,7 +3843,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
     # same, yet the forked ones repeat what the caller draws next: nothing in the call puts
     # a saved state back or reseeds, however it is spelled (fork_rng, set_rng_state, the
     # default generator's set_state: _GLOBAL_GENERATORS), nor reads the state or seed a
-    # copy of the stream is made from (_GLOBAL_GENERATOR_READS).
+    # copy of the stream is made from (_global_generator_reads: every method of the generator).
     forked = (
         "draw from torch's default generator itself, so that each call moves it on: draws "
         "inside torch.random.fork_rng, before a saved state is put back (set_rng_state, "
@@ -3860,7 +3860,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
                     case,
                     arguments,
                     inside=lambda: forbidden_calls(
-                        *_GLOBAL_GENERATORS, *_GLOBAL_GENERATOR_READS, reason=forked
+                        *_GLOBAL_GENERATORS, *_global_generator_reads(), reason=forked
                     ),
                 ),
             )
@@ -3908,17 +3908,37 @@ _GLOBAL_GENERATORS = (
 )
 
 
-# What reads the state or the seed of torch's global generators, from which a copy of the
-# stream is made without putting anything back (`torch.Generator().set_state(
-# torch.get_rng_state())`, `torch.Generator().manual_seed(torch.initial_seed())`).
-_GLOBAL_GENERATOR_READS = (
-    *((torch.random, name) for name in ("get_rng_state", "initial_seed")),
-    *(
-        (torch.default_generator, name)
-        for name in ("get_state", "clone_state", "graphsafe_get_state", "initial_seed")
-    ),
-    *((torch.cuda, name) for name in ("get_rng_state", "get_rng_state_all", "initial_seed")),
+# Methods of a torch.Generator that neither read nor write its stream: identity, comparison,
+# representation, attribute access.
+_GENERATOR_NEUTRAL = frozenset(
+    {
+        *("__class__", "__dir__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"),
+        *("__hash__", "__repr__", "__str__", "__format__", "__sizeof__", "__init__"),
+        *("__new__", "__init_subclass__", "__subclasshook__", "__getattribute__"),
+        *("__setattr__", "__delattr__"),
+    }
 )
+
+
+def _global_generator_reads() -> tuple[tuple[object, str], ...]:
+    """What reads the state or the seed of torch's global generators, from which a copy of
+    the stream is made without putting anything back (`torch.Generator().set_state(
+    torch.get_rng_state())`, `torch.Generator().manual_seed(torch.initial_seed())`,
+    `copy.deepcopy(torch.default_generator)`, which calls its `__reduce_ex__`): torch's
+    functions that do, and every method of each global generator but the neutral ones,
+    whatever it is named (a method a later torch adds too), so that no way of copying the
+    stream is left out of a list."""
+    generators = (torch.default_generator, *torch.cuda.default_generators)
+    methods = sorted(
+        name
+        for name in dir(torch.Generator)
+        if name not in _GENERATOR_NEUTRAL and callable(getattr(torch.Generator, name, None))
+    )
+    return (
+        *((torch.random, name) for name in ("get_rng_state", "initial_seed")),
+        *((torch.cuda, name) for name in ("get_rng_state", "get_rng_state_all", "initial_seed")),
+        *((generator, name) for generator in generators for name in methods),
+    )
 
 
 def _global_states() -> list[torch.Tensor]:
