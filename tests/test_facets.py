@@ -2140,6 +2140,61 @@ def test_shapes_runs_under_the_other_default_dtype_and_keeps_the_inputs_dtype():
     assert_catches(declared, right, default_zero)
 
 
+def test_dtypes_and_shapes_run_under_both_default_dtypes_so_the_default_tells_nothing():
+    """Every Dtypes and Shapes call ran under the other default dtype alone (float64 for
+    float32 and 16-bit inputs, float32 for float64 ones): a function reading
+    torch.get_default_dtype() could take the right path there and a wrong one under the
+    default a caller has (float32 for 16-bit inputs, float64 for float64 ones). Kata 12's
+    softplus computing in float32 where the default and the input are float64 passed a plain
+    run and a held-out one."""
+
+    def oracle(x):
+        return x * 3
+
+    def right(x):
+        return x * 3
+
+    def narrow_where_the_caller_works_in_float64(x):
+        if torch.get_default_dtype() == x.dtype == torch.float64:
+            return (x.float() * 3).to(x.dtype)
+        return x * 3
+
+    def float32_for_16_bit_under_the_usual_default(x):
+        if torch.get_default_dtype() == torch.float32 and x.dtype in facets.HALF:
+            return x.float() * 3
+        return x * 3
+
+    def strided_read_wrong_under_the_usual_default(x):
+        if torch.get_default_dtype() == torch.float32 and not x.is_contiguous():
+            return x.contiguous().flip(0) * 3
+        return x * 3
+
+    dtypes = facets.Dtypes(
+        lambda dtype, device: facets.args(
+            facets.past_float32(torch.linspace(1, 2, 6, dtype=dtype).reshape(2, 3))
+        ),
+        oracle=oracle,
+    )
+    for wrong in (
+        narrow_where_the_caller_works_in_float64,
+        float32_for_16_bit_under_the_usual_default,
+        strided_read_wrong_under_the_usual_default,
+    ):
+        assert_catches(dtypes, right, wrong)
+
+    def wrong_for_0_dim_under_the_usual_default(x):
+        if torch.get_default_dtype() == torch.float32 and x.dim() == 0:
+            return x * 2
+        return x * 3
+
+    shapes = facets.Shapes(lambda shape, device: facets.args(torch.randn(shape)), oracle=oracle)
+    for wrong in (
+        wrong_for_0_dim_under_the_usual_default,
+        strided_read_wrong_under_the_usual_default,
+    ):
+        assert_catches(shapes, right, wrong)
+
+
 def test_shapes_catches_a_view_that_merges_the_dimensions_of_a_strided_input():
     # [..., F] inputs: a view(-1, F) works on every contiguous input and on a strided 2-D one.
     facet = facets.Shapes(

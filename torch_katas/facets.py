@@ -325,10 +325,12 @@ class Facet:
 @dataclass(frozen=True)
 class Dtypes(Facet):
     """The result keeps the input dtype (or `result(dtype)`), with values of a float64 oracle
-    rounded once to it, whatever torch's default dtype: each case runs under the other one
+    rounded once to it, whatever torch's default dtype: each call runs under the other one
     (float64, as a caller may set it; float32 for float64 input), so a tensor made without
-    dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
-    float64) -> the exact result; `atol` where values near 0 are computed by cancellation.
+    dtype= shows, and again, on arguments made anew, under the remaining one, so that the
+    default tells none of the checks' calls from a caller's. make(dtype, device) -> Args;
+    oracle(*args on the CPU, floating ones in float64) -> the exact result; `atol` where
+    values near 0 are computed by cancellation.
     The first dtype's case also passes strided copies of the tensors (in lists and dicts too),
     whose dimensions no view merges: any layout, unless `strided=False` says why not; and
     calls twice, on make's values and on others of the same shapes (the first tensor's rows
@@ -396,8 +398,9 @@ class Shapes(Facet):
     Gradients facet names (`wrt`) made to require grad, the result is differentiable and the
     gradient is the oracle's (a shortcut that returns a constant, or one input as given, for
     an empty or a one-element input cuts the graph). Each call runs under torch's other
-    default dtype, as Dtypes' do, and the result has the dtype a Dtypes facet of the function
-    keeps for the inputs' (a zero made by torch.tensor(0.0) promotes a 0-dim input)."""
+    default dtype, then under the remaining one, as Dtypes' do, and the result has the dtype
+    a Dtypes facet of the function keeps for the inputs' (a zero made by torch.tensor(0.0)
+    promotes a 0-dim input)."""
 
     make: Callable[[tuple[int, ...], torch.device], Args]
     oracle: Callable[..., Any]
@@ -1623,18 +1626,39 @@ def _other_default(dtype: torch.dtype) -> torch.dtype:
     return torch.float32 if dtype == torch.float64 else torch.float64
 
 
+def _defaults(dtype: torch.dtype) -> tuple[torch.dtype, torch.dtype]:
+    """The default dtypes each Dtypes and Shapes call runs under, one after the other: the
+    other one (_other_default), then the one left of float32 and float64. A caller may have
+    either default whatever its inputs' dtype, so the default tells no facet's call from a
+    caller's: a function that reads torch.get_default_dtype() to take another path where
+    the checks are not (float16 input computed and returned in float32 under float32, the
+    default every caller starts with) meets that default too."""
+    other = _other_default(dtype)
+    return other, torch.float64 if other == torch.float32 else torch.float32
+
+
+def _under(default: torch.dtype, dtype: torch.dtype) -> str:
+    """How a message names the default a call ran under: nothing for the other one (the
+    first), else the default itself."""
+    return "" if default == _other_default(dtype) else f"under the default dtype {default}, "
+
+
 def check_dtypes(case: Case, device: torch.device) -> None:
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    _check_dtype(case, device, facet.make(case.dtype, device), "")
+    dtype = case.dtype
+    _check_dtype(case, device, lambda: facet.make(dtype, device), "")
     if facet.strided and case.dtype == facet.dtypes[0]:
         # The same inputs in strided copies: a flat .view() or a layout read as contiguous
         # fails there (one dtype is enough: the layout does not depend on it).
-        arguments = facet.make(case.dtype, device)
-        strided = Args(_strided(arguments.args), _strided(dict(arguments.kwargs)))
+        def strided() -> Args:
+            arguments = facet.make(dtype, device)
+            return Args(_strided(arguments.args), _strided(dict(arguments.kwargs)))
+
         _check_dtype(case, device, strided, "non-contiguous ")
     if case.dtype == facet.dtypes[0]:
-        _check_called_again(case, device)
+        for default in _defaults(case.dtype):
+            _check_called_again(case, device, default)
     if case.dtype == torch.float64 and facet.inputs_past_float32:
         # Every float64 input moved off the values float32 holds: one input moved through
         # float32 (a statistic cast down, then promoted back) is rounded, whichever it is.
@@ -1643,7 +1667,11 @@ def check_dtypes(case: Case, device: torch.device) -> None:
             isinstance(tensor, torch.Tensor) and tensor.grad_fn is not None
             for _, tensor in _tensors(arguments)
         ):  # (tensors joined by a graph cannot be moved one by one)
-            moved = Args(_past_float32(arguments.args), _past_float32(dict(arguments.kwargs)))
+
+            def moved() -> Args:
+                arguments = facet.make(dtype, device)
+                return Args(_past_float32(arguments.args), _past_float32(dict(arguments.kwargs)))
+
             _check_dtype(case, device, moved, "inputs past float32, ")
 
 
@@ -1665,14 +1693,18 @@ def _past_float32(value: Any) -> Any:
     return value
 
 
-def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str) -> None:
+def _check_dtype(case: Case, device: torch.device, make: Callable[[], Args], layout: str) -> None:
+    """The call on make()'s arguments, made anew under each of the two default dtypes."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    exact = _oracle_args(arguments)  # before the call, which may work in place
-    with default_dtype(_other_default(case.dtype)):
-        result = _call(case, arguments)
-    expected = facet.oracle(*exact.args, **exact.kwargs)
-    _compare_results(case, device, result, expected, f"{case.function.name} of {layout}")
+    for default in _defaults(case.dtype):
+        arguments = make()
+        exact = _oracle_args(arguments)  # before the call, which may work in place
+        with default_dtype(default):
+            result = _call(case, arguments)
+        expected = facet.oracle(*exact.args, **exact.kwargs)
+        what = f"{case.function.name} {_under(default, case.dtype)}of {layout}"
+        _compare_results(case, device, result, expected, what)
 
 
 def _compare_results(
@@ -1700,14 +1732,14 @@ def _compare_results(
     compare(result, expected, what)
 
 
-def _check_called_again(case: Case, device: torch.device) -> None:
+def _check_called_again(case: Case, device: torch.device, default: torch.dtype) -> None:
     """Two calls, on values of the same shapes that differ, the first result checked after
     the second call: a result cached by shape (or by id) and handed out for other values, a
     tensor the function keeps and overwrites on its next call, and memory shared between
     the two results or between the parts of one (each a result of its own) all show. Then
     a third call, on the first tensors given new values in place, every one of them (each
     one's rows reversed): a result kept under any tensor's id() (functools.lru_cache hashes
-    a tensor by it) or address shows."""
+    a tensor by it) or address shows. Every call under the default dtype `default`."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     first = facet.make(case.dtype, device)
@@ -1716,24 +1748,27 @@ def _check_called_again(case: Case, device: torch.device) -> None:
     values = _rows_reversed(
         Args(tuple(map(_cloned, first.args)), {k: _cloned(v) for k, v in first.kwargs.items()})
     )
-    with default_dtype(_other_default(case.dtype)):
+    with default_dtype(default):
         results = [_call(case, first), _call(case, second)]
-    name = case.function.name
+    name, under = case.function.name, _under(default, case.dtype)
     for which, result, arguments in zip(("first", "second"), results, exact, strict=True):
         expected = facet.oracle(*arguments.args, **arguments.kwargs)
-        _compare_results(case, device, result, expected, f"{name}, {which} of two calls, of ")
+        _compare_results(
+            case, device, result, expected, f"{name}, {which} of two calls, {under}of "
+        )
     # The first arguments given the second's values in place, and called again: a result
     # kept under the tensor's id() (functools.lru_cache hashes tensors by id) shows.
     if _rewritten(first, values):
         again = _oracle_args(values)  # an oracle may work in place on the copies it is given
-        with default_dtype(_other_default(case.dtype)):
+        with default_dtype(default):
             result = _call(case, first)
         _compare_results(
             case,
             device,
             result,
             facet.oracle(*again.args, **again.kwargs),
-            f"{name}, called again on the same tensors after the caller changed their values, of ",
+            f"{name}, called again on the same tensors after the caller changed their values, "
+            f"{under}of ",
         )
     if facet.views:
         return
@@ -1925,13 +1960,17 @@ def _detached(arguments: Args) -> Args:
 
 def check_shapes(case: Case, device: torch.device) -> None:
     facet: Shapes = case.facet  # type: ignore[assignment]
-    arguments = facet.make(SHAPES[case.label], device)
-    if case.label.startswith("non-contiguous"):
-        arguments = Args(
-            tuple(_strided(a) for a in arguments.args),
-            {key: _strided(a) for key, a in arguments.kwargs.items()},
-        )
-    exact = _oracle_args(arguments)
+
+    def make() -> Args:
+        arguments = facet.make(SHAPES[case.label], device)
+        if case.label.startswith("non-contiguous"):
+            arguments = Args(
+                tuple(_strided(a) for a in arguments.args),
+                {key: _strided(a) for key, a in arguments.kwargs.items()},
+            )
+        return arguments
+
+    arguments = make()
     # The inputs' dtypes, not a module's state (a float64 buffer of a module whose inputs
     # are float32 sets no dtype for its result).
     state = _state_of_modules(arguments)
@@ -1943,22 +1982,46 @@ def check_shapes(case: Case, device: torch.device) -> None:
     # Under the other default dtype, as Dtypes runs: a tensor made without dtype= (a zero
     # from torch.tensor(0.0), say) shows in the result's dtype at shapes Dtypes does not
     # try, a 0-dim input's above all, where such a tensor takes part in type promotion.
-    with default_dtype(_other_default(floating[0] if floating else torch.float32)):
+    # Then under the remaining one, on arguments made anew, so that the default tells no
+    # check's call from a caller's (_defaults).
+    what = f"{case.function.name} of a {case.label} input"
+    for index, default in enumerate(_defaults(floating[0] if floating else torch.float32)):
+        if index:
+            arguments = make()
+        under = f" under the default dtype {default}" if index else ""
+        _check_shape(case, arguments, floating, default, what + under, device)
+    # Every argument a Gradients facet names, not only the first: a shortcut for an empty
+    # batch that returns the images as given keeps their graph and cuts the statistics'.
+    wrts = dict.fromkeys(f.wrt for f in case.function.facets if isinstance(f, Gradients))
+    for wrt in wrts:
+        _assert_gradient(case, arguments, wrt, facet.oracle, what, facet.atol)
+
+
+def _check_shape(
+    case: Case,
+    arguments: Args,
+    floating: list[torch.dtype],
+    default: torch.dtype,
+    what: str,
+    device: torch.device,
+) -> None:
+    """One Shapes call under the default dtype `default`, against the oracle."""
+    facet: Shapes = case.facet  # type: ignore[assignment]
+    exact = _oracle_args(arguments)
+    with default_dtype(default):
         result = _call(case, arguments)
     expected = facet.oracle(*exact.args, **exact.kwargs)
     assert isinstance(result, torch.Tensor), (
-        f"{case.function.name} of a {case.label} input: expected a tensor, got "
-        f"{type(result).__name__}"
+        f"{what}: expected a tensor, got {type(result).__name__}"
     )
     expected = torch.as_tensor(expected)
-    what = f"{case.function.name} of a {case.label} input"
     assert tuple(result.shape) == tuple(expected.shape), (
         f"{what}: the result should have shape {tuple(expected.shape)}, got {tuple(result.shape)}"
     )
     kept = _kept_dtype(case, floating)
     assert kept is None or result.dtype == kept, (
         f"{what}: the result should be {kept}, got {result.dtype} (under "
-        f"torch.set_default_dtype({_other_default(floating[0])}): make every tensor of your "
+        f"torch.set_default_dtype({default}): make every tensor of your "
         "own with the inputs' dtype, zeros_like(x) or dtype=x.dtype, not in the default dtype)"
     )
     assert same_device(result.device, device), f"{what}: the result is on {result.device}"
@@ -1970,11 +2033,6 @@ def check_shapes(case: Case, device: torch.device) -> None:
         equal_nan=True,
         msg=lambda report: f"{what}: wrong values\n{report}",
     )
-    # Every argument a Gradients facet names, not only the first: a shortcut for an empty
-    # batch that returns the images as given keeps their graph and cuts the statistics'.
-    wrts = dict.fromkeys(f.wrt for f in case.function.facets if isinstance(f, Gradients))
-    for wrt in wrts:
-        _assert_gradient(case, arguments, wrt, facet.oracle, what, facet.atol)
 
 
 def _kept_dtype(case: Case, floating: list[torch.dtype]) -> torch.dtype | None:
