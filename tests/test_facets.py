@@ -4537,6 +4537,107 @@ def _kept_in_a_deque(x):
     return _RECENT[-1].clone()
 
 
+_NESTED: dict[str, list[int]] = {"calls": []}
+
+
+def _counted_in_a_nested_list(x):
+    """Right values, but a counter kept in a list that a module-level dict holds."""
+    _NESTED["calls"].append(1)
+    return x * 2
+
+
+def _counted_in_a_mutable_default(x, _calls=[]):  # noqa: B006 (the mistake shown)
+    """Right values, but a counter kept in a mutable default argument."""
+    _calls.append(1)
+    return x * 2
+
+
+def _counter():
+    calls = []
+
+    def count(x):
+        calls.append(1)
+        return x * 2
+
+    return count
+
+
+_counted_in_a_closure = _counter()
+
+
+@functools.cache
+def _seen_ids(key):
+    return set()
+
+
+def _marked_through_an_lru_cache(x):
+    """Right values, but the inputs seen kept in a set an lru_cache hands out."""
+    _seen_ids(0).add(id(x))
+    return x * 2
+
+
+@functools.cache
+def _doubled(values):
+    return tuple(v * 2 for v in values)
+
+
+def _cached_by_an_lru_cache(x):
+    """Right values, but each result kept in an lru_cache's table by the input's values."""
+    return torch.tensor(_doubled(tuple(x.tolist())), dtype=x.dtype)
+
+
+class _Registry:
+    """A module-level object of the answer's own class, and a class attribute of another."""
+
+    seen: typing.ClassVar[list[int]] = []
+
+    def __init__(self):
+        self.calls = 0
+
+
+_REGISTRY = _Registry()
+
+
+def _counted_on_an_object_of_its_own(x):
+    _REGISTRY.calls += 1
+    return x * 2
+
+
+def _counted_on_a_class_of_its_own(x):
+    _Registry.seen.append(1)
+    return x * 2
+
+
+def _doubled_beside_its_own_helpers(x):
+    """Right: the module keeps functions, a class, an object of it and a cache, and no call
+    changes what any of them holds."""
+    return x * 2 + 0 * len(_REGISTRY.__class__.__name__)
+
+
+def test_every_call_leaves_state_the_module_keeps_anywhere_as_it_was():
+    """A counter or cache the module keeps is state a call leaves for the next wherever it is
+    kept: a list inside a dict, a mutable default, a closure, an lru_cache's table, an
+    object or a class of the answer's own. Only plain containers and the attribute's own
+    identity were looked at, so each of these passed every facet."""
+    facet = facets.Unmodified(lambda device: facets.args(torch.arange(3.0)))
+    for function, fails in (
+        (_counted_in_a_nested_list, True),
+        (_counted_in_a_mutable_default, True),
+        (_counted_in_a_closure, True),
+        (_marked_through_an_lru_cache, True),
+        (_cached_by_an_lru_cache, True),
+        (_counted_on_an_object_of_its_own, True),
+        (_counted_on_a_class_of_its_own, True),
+        (_doubled_beside_its_own_helpers, False),
+    ):
+        for case in facets.declare(facets.of(function, facet, name="f")).cases():
+            if fails:
+                with pytest.raises(AssertionError, match=r"changed .* of the (class|module)"):
+                    facets.run(case, CPU)
+            else:
+                facets.run(case, CPU)
+
+
 def test_every_call_leaves_the_class_and_the_module_as_they_were():
     # A setting kept on the class is shared by every instance, and a module-level cache,
     # counter, generator or buffer makes one call depend on the calls before: every facet's

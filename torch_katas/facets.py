@@ -29,6 +29,7 @@ import inspect
 import itertools
 import math
 import random
+import types
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, MutableSequence, MutableSet
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -1131,30 +1132,83 @@ def _owners(target: Callable[..., Any]) -> dict[str, Any]:
     return owners
 
 
-def _contents(value: Any) -> Any:
+def _contents(value: Any, home: str = "", depth: int = 0) -> Any:
     """What a call could change in one attribute: which object it is, and for a plain
-    container (a cache, a counter list) what it holds; for a random generator, its state (one
-    kept by the module and reseeded or drawn from by every call is shared by two callers, two
-    threads among them); for a tensor, its writes (a buffer kept and filled by every call)."""
+    container (a cache, a counter list) what it holds, each item looked into in turn (a list
+    kept in a dict, `{"seen": []}`); for a random generator, its state (one kept by the module
+    and reseeded or drawn from by every call is shared by two callers, two threads among
+    them); for a tensor, its writes (a buffer kept and filled by every call). What the answer's
+    own module (`home`) defines is looked into too, wherever it is kept: a function's mutable
+    defaults (`def f(x, seen=[])`), what its closure and its attributes hold, an lru_cache's
+    or cache's counts, the attributes of an instance of one of its classes and of the class
+    itself, so that no state a call leaves for the next escapes by where it is kept."""
     if _kept_generator(value):
         return id(value), bytes(value.get_state().tolist())  # tagged by _tag_generators
     if isinstance(value, torch.Tensor) and not value.is_inference():
         return id(value), value._version
+    if depth > 4 or isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
+        return id(value)
+
+    def inner(item: Any) -> Any:
+        return _contents(item, home, depth + 1)
+
     if isinstance(value, dict):
-        return id(value), tuple((repr(key), id(item)) for key, item in list(value.items())[:1000])
-    if isinstance(value, (list, set, bytearray)):
-        return id(value), len(value), tuple(id(item) for item in list(value)[:1000])
+        items = list(value.items())[:1000]
+        return id(value), tuple((repr(key)[:200], inner(item)) for key, item in items)
+    if isinstance(value, (list, tuple, set, frozenset, bytearray)):
+        return id(value), len(value), tuple(inner(item) for item in list(value)[:1000])
     # The other containers a cache is kept in: a WeakSet of the modules seen, a
     # WeakKeyDictionary keyed by them, a deque of recent results.
     if isinstance(value, Mapping | MutableSet | MutableSequence):
-        items = list(value.items()) if isinstance(value, Mapping) else list(value)
-        return id(value), len(value), tuple(map(_item_ids, items[:1000]))
-    return id(value)
+        if isinstance(value, Mapping):
+            pairs = list(value.items())[:1000]
+            return id(value), len(value), tuple((inner(k), inner(v)) for k, v in pairs)
+        return id(value), len(value), tuple(inner(item) for item in list(value)[:1000])
+    mine = home and home in (
+        getattr(value, "__module__", None),
+        getattr(type(value), "__module__", None),
+    )
+    if not mine:
+        return id(value)
+    # The answer's own functions, classes and instances.
+    found: list[Any] = [id(value)] if not callable(value) else []
+    cache_info = getattr(value, "cache_info", None)
+    if callable(cache_info) and hasattr(value, "cache_clear"):  # functools.lru_cache, cache
+        found.append(tuple(cache_info()))
+    found.append(_function_state(value, inner))
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, Mapping):
+        found.append(
+            tuple(
+                # A class's methods are looked into for what they hold alone: torch's
+                # Optimizer wraps its subclass's step on the class when the first one is
+                # built, marking the wrapper. Dunders are not state a call keeps.
+                (name, _function_state(item, inner) if method else inner(item))
+                for name, item in list(attributes.items())[:1000]
+                if not name.startswith("__")
+                for method in (inspect.isclass(value) and callable(item),)
+            )
+        )
+    return tuple(found)
 
 
-def _item_ids(item: Any) -> Any:
-    """An entry of a container by identity: a mapping's (key, value) pair as two ids."""
-    return (id(item[0]), id(item[1])) if isinstance(item, tuple) else id(item)
+def _function_state(value: Any, inner: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """What a Python function (unwrapped) holds from call to call: its mutable defaults and
+    what its closure holds, each looked into (made afresh here, so item by item)."""
+    function = inspect.unwrap(value) if callable(value) else value
+    if isinstance(function, (staticmethod, classmethod)):
+        function = function.__func__
+    if not isinstance(function, types.FunctionType):
+        return ()
+    found: list[Any] = [tuple(map(inner, function.__defaults__ or ()))]
+    keywords = function.__kwdefaults__ or {}
+    found.append(tuple((name, inner(item)) for name, item in keywords.items()))
+    for cell in function.__closure__ or ():
+        try:
+            found.append(inner(cell.cell_contents))
+        except ValueError:  # a cell not filled yet
+            found.append(None)
+    return tuple(found)
 
 
 # Seeds no call chooses: each call starts a kept generator from another one.
@@ -1182,17 +1236,30 @@ def _shared_state(target: Callable[..., Any], before: bool = False) -> dict[str,
     """What the class and the module hold; `before` a call, their generators tagged first."""
     if before:
         _tag_generators(target)
+    home = getattr(inspect.getmodule(target), "__name__", "")
     return {
         where: {
-            name: _contents(value)
+            name: _contents(value, home)
             for name, value in list(vars(owner).items())
             # Dunders (the warnings registry, torch.compile's frames) and methods (torch's
             # Optimizer wraps its subclass's step on the class when the first one is built)
-            # are not state a call keeps.
-            if not name.startswith("__") and not callable(value)
+            # are not state a call keeps; what the answer's own functions and classes hold
+            # (defaults, closures, caches, class attributes) is.
+            if not name.startswith("__")
+            and (not callable(value) or (not inspect.isclass(owner) and _own(value, home)))
         }
         for where, owner in _owners(target).items()
     }
+
+
+def _own(value: Any, home: str) -> bool:
+    """Whether a function (an lru_cache's too) or a class is the answer's own: defined in its
+    module `home`."""
+    if not home or getattr(value, "__module__", None) != home:
+        return False
+    return inspect.isclass(value) or isinstance(
+        getattr(value, "__wrapped__", value), types.FunctionType
+    )
 
 
 def _assert_shared_state_kept(function: Function, before: dict[str, dict[str, Any]]) -> None:
