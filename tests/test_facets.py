@@ -2200,6 +2200,61 @@ def test_shapes_runs_under_the_other_default_dtype_and_keeps_the_inputs_dtype():
     assert_catches(declared, right, default_zero)
 
 
+def test_dtypes_and_shapes_run_under_both_default_dtypes_so_the_default_tells_nothing():
+    """Every Dtypes and Shapes call ran under the other default dtype alone (float64 for
+    float32 and 16-bit inputs, float32 for float64 ones): a function reading
+    torch.get_default_dtype() could take the right path there and a wrong one under the
+    default a caller has (float32 for 16-bit inputs, float64 for float64 ones). Kata 12's
+    softplus computing in float32 where the default and the input are float64 passed a plain
+    run and a held-out one."""
+
+    def oracle(x):
+        return x * 3
+
+    def right(x):
+        return x * 3
+
+    def narrow_where_the_caller_works_in_float64(x):
+        if torch.get_default_dtype() == x.dtype == torch.float64:
+            return (x.float() * 3).to(x.dtype)
+        return x * 3
+
+    def float32_for_16_bit_under_the_usual_default(x):
+        if torch.get_default_dtype() == torch.float32 and x.dtype in facets.HALF:
+            return x.float() * 3
+        return x * 3
+
+    def strided_read_wrong_under_the_usual_default(x):
+        if torch.get_default_dtype() == torch.float32 and not x.is_contiguous():
+            return x.contiguous().flip(0) * 3
+        return x * 3
+
+    dtypes = facets.Dtypes(
+        lambda dtype, device: facets.args(
+            facets.past_float32(torch.linspace(1, 2, 6, dtype=dtype).reshape(2, 3))
+        ),
+        oracle=oracle,
+    )
+    for wrong in (
+        narrow_where_the_caller_works_in_float64,
+        float32_for_16_bit_under_the_usual_default,
+        strided_read_wrong_under_the_usual_default,
+    ):
+        assert_catches(dtypes, right, wrong)
+
+    def wrong_for_0_dim_under_the_usual_default(x):
+        if torch.get_default_dtype() == torch.float32 and x.dim() == 0:
+            return x * 2
+        return x * 3
+
+    shapes = facets.Shapes(lambda shape, device: facets.args(torch.randn(shape)), oracle=oracle)
+    for wrong in (
+        wrong_for_0_dim_under_the_usual_default,
+        strided_read_wrong_under_the_usual_default,
+    ):
+        assert_catches(shapes, right, wrong)
+
+
 def test_shapes_catches_a_view_that_merges_the_dimensions_of_a_strided_input():
     # [..., F] inputs: a view(-1, F) works on every contiguous input and on a strided 2-D one.
     facet = facets.Shapes(
@@ -3763,6 +3818,34 @@ def test_seeded_catches_part_of_the_draws_from_a_stream_put_back_by_hand():
     assert_catches(facet, right, seeded_alike)  # the stream's start, repeated at every call
 
 
+def test_seeded_catches_part_of_the_draws_from_a_copy_of_the_generator_however_made():
+    """A copy of the caller's stream made by copying the default generator itself
+    (copy.deepcopy, copy.copy: its __reduce_ex__ reads its state), or by a method of it
+    called through its class: no list of state readers names every way, so every method of
+    the global generator but the neutral ones is refused while the call runs. Kata 12's
+    PreActivationBlock with fc2's weight drawn from copy.deepcopy(torch.default_generator)
+    taken before fc1 (fc2 repeats fc1's draws) passed a plain run and a held-out one."""
+    facet = facets.Seeded(lambda device: facets.args(8))
+
+    def right(n):
+        return torch.rand(n)
+
+    def deep_copied(n):
+        stream = copy.deepcopy(torch.default_generator)
+        return torch.cat([torch.rand(n // 2, generator=stream), torch.rand(n - n // 2)])
+
+    def copied(n):
+        stream = copy.copy(torch.default_generator)
+        return torch.cat([torch.rand(n // 2, generator=stream), torch.rand(n - n // 2)])
+
+    def through_the_class(n):
+        stream = torch.Generator().set_state(torch.Generator.get_state(torch.default_generator))
+        return torch.cat([torch.rand(n // 2, generator=stream), torch.rand(n - n // 2)])
+
+    for wrong in (deep_copied, copied, through_the_class):
+        assert_catches(facet, right, wrong)
+
+
 def test_seeded_like_catches_a_redraw_and_a_fixed_seed_inside_a_fork():
     facet = facets.Seeded(
         lambda device: facets.args(3),
@@ -4513,6 +4596,107 @@ def _kept_in_a_deque(x):
     """Right values, but the recent results kept in a module-level deque."""
     _RECENT.append(x * 2)
     return _RECENT[-1].clone()
+
+
+_NESTED: dict[str, list[int]] = {"calls": []}
+
+
+def _counted_in_a_nested_list(x):
+    """Right values, but a counter kept in a list that a module-level dict holds."""
+    _NESTED["calls"].append(1)
+    return x * 2
+
+
+def _counted_in_a_mutable_default(x, _calls=[]):  # noqa: B006 (the mistake shown)
+    """Right values, but a counter kept in a mutable default argument."""
+    _calls.append(1)
+    return x * 2
+
+
+def _counter():
+    calls = []
+
+    def count(x):
+        calls.append(1)
+        return x * 2
+
+    return count
+
+
+_counted_in_a_closure = _counter()
+
+
+@functools.cache
+def _seen_ids(key):
+    return set()
+
+
+def _marked_through_an_lru_cache(x):
+    """Right values, but the inputs seen kept in a set an lru_cache hands out."""
+    _seen_ids(0).add(id(x))
+    return x * 2
+
+
+@functools.cache
+def _doubled(values):
+    return tuple(v * 2 for v in values)
+
+
+def _cached_by_an_lru_cache(x):
+    """Right values, but each result kept in an lru_cache's table by the input's values."""
+    return torch.tensor(_doubled(tuple(x.tolist())), dtype=x.dtype)
+
+
+class _Registry:
+    """A module-level object of the answer's own class, and a class attribute of another."""
+
+    seen: typing.ClassVar[list[int]] = []
+
+    def __init__(self):
+        self.calls = 0
+
+
+_REGISTRY = _Registry()
+
+
+def _counted_on_an_object_of_its_own(x):
+    _REGISTRY.calls += 1
+    return x * 2
+
+
+def _counted_on_a_class_of_its_own(x):
+    _Registry.seen.append(1)
+    return x * 2
+
+
+def _doubled_beside_its_own_helpers(x):
+    """Right: the module keeps functions, a class, an object of it and a cache, and no call
+    changes what any of them holds."""
+    return x * 2 + 0 * len(_REGISTRY.__class__.__name__)
+
+
+def test_every_call_leaves_state_the_module_keeps_anywhere_as_it_was():
+    """A counter or cache the module keeps is state a call leaves for the next wherever it is
+    kept: a list inside a dict, a mutable default, a closure, an lru_cache's table, an
+    object or a class of the answer's own. Only plain containers and the attribute's own
+    identity were looked at, so each of these passed every facet."""
+    facet = facets.Unmodified(lambda device: facets.args(torch.arange(3.0)))
+    for function, fails in (
+        (_counted_in_a_nested_list, True),
+        (_counted_in_a_mutable_default, True),
+        (_counted_in_a_closure, True),
+        (_marked_through_an_lru_cache, True),
+        (_cached_by_an_lru_cache, True),
+        (_counted_on_an_object_of_its_own, True),
+        (_counted_on_a_class_of_its_own, True),
+        (_doubled_beside_its_own_helpers, False),
+    ):
+        for case in facets.declare(facets.of(function, facet, name="f")).cases():
+            if fails:
+                with pytest.raises(AssertionError, match=r"changed .* of the (class|module)"):
+                    facets.run(case, CPU)
+            else:
+                facets.run(case, CPU)
 
 
 def test_every_call_leaves_the_class_and_the_module_as_they_were():

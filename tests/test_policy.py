@@ -682,6 +682,10 @@ ATTACKS = {
     "ndarray-subclass": ("import numpy as np\nclass A(np.ndarray):\n    pass", "class"),
     "abc-register": ("import numbers\nclass X:\n    pass\nnumbers.Real.register(X)", "patch"),
     "current-frame": ("import logging\nf = logging.currentframe()", "attribute"),
+    "find-caller": (
+        "import logging\ndef f(x):\n    return logging.getLogger().findCaller(False, 2)[0]",
+        "attribute",
+    ),
     "ndarray-dump": ("def f(a):\n    a.dump('x')", "attribute"),
     # Code generated or loaded by torch from what the answer chooses.
     "fx-symbolic-trace": ("import torch\ng = torch.fx.symbolic_trace", "name"),

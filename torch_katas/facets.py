@@ -29,6 +29,7 @@ import inspect
 import itertools
 import math
 import random
+import types
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, MutableSequence, MutableSet
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -327,12 +328,14 @@ class Facet:
 @dataclass(frozen=True)
 class Dtypes(Facet):
     """The result keeps the input dtype (or `result(dtype)`), with values of a float64 oracle
-    rounded once to it, whatever torch's default dtype: each case runs under the other one
+    rounded once to it, whatever torch's default dtype: each call runs under the other one
     (float64, as a caller may set it; float32 for float64 input), so a tensor made without
-    dtype= shows. make(dtype, device) -> Args; oracle(*args on the CPU, floating ones in
-    float64) -> the exact result; `atol` where values near 0 are computed by cancellation.
-    Each case runs again with every optional tensor argument (default None) left None: the
-    result's dtype must not change (its values are not checked there).
+    dtype= shows, and again, on arguments made anew, under the remaining one, so that the
+    default tells none of the checks' calls from a caller's. make(dtype, device) -> Args;
+    oracle(*args on the CPU, floating ones in float64) -> the exact result; `atol` where
+    values near 0 are computed by cancellation. Each case runs again with every optional
+    tensor argument (default None) left None: the result's dtype must not change (its
+    values are not checked there).
     The first dtype's case also passes strided copies of the tensors (in lists and dicts too),
     whose dimensions no view merges: any layout, unless `strided=False` says why not; and
     calls twice, on make's values and on others of the same shapes (the first tensor's rows
@@ -400,8 +403,9 @@ class Shapes(Facet):
     Gradients facet names (`wrt`) made to require grad, the result is differentiable and the
     gradient is the oracle's (a shortcut that returns a constant, or one input as given, for
     an empty or a one-element input cuts the graph). Each call runs under torch's other
-    default dtype, as Dtypes' do, and the result has the dtype a Dtypes facet of the function
-    keeps for the inputs' (a zero made by torch.tensor(0.0) promotes a 0-dim input)."""
+    default dtype, then under the remaining one, as Dtypes' do, and the result has the dtype
+    a Dtypes facet of the function keeps for the inputs' (a zero made by torch.tensor(0.0)
+    promotes a 0-dim input)."""
 
     make: Callable[[tuple[int, ...], torch.device], Args]
     oracle: Callable[..., Any]
@@ -1138,30 +1142,83 @@ def _owners(target: Callable[..., Any]) -> dict[str, Any]:
     return owners
 
 
-def _contents(value: Any) -> Any:
+def _contents(value: Any, home: str = "", depth: int = 0) -> Any:
     """What a call could change in one attribute: which object it is, and for a plain
-    container (a cache, a counter list) what it holds; for a random generator, its state (one
-    kept by the module and reseeded or drawn from by every call is shared by two callers, two
-    threads among them); for a tensor, its writes (a buffer kept and filled by every call)."""
+    container (a cache, a counter list) what it holds, each item looked into in turn (a list
+    kept in a dict, `{"seen": []}`); for a random generator, its state (one kept by the module
+    and reseeded or drawn from by every call is shared by two callers, two threads among
+    them); for a tensor, its writes (a buffer kept and filled by every call). What the answer's
+    own module (`home`) defines is looked into too, wherever it is kept: a function's mutable
+    defaults (`def f(x, seen=[])`), what its closure and its attributes hold, an lru_cache's
+    or cache's counts, the attributes of an instance of one of its classes and of the class
+    itself, so that no state a call leaves for the next escapes by where it is kept."""
     if _kept_generator(value):
         return id(value), bytes(value.get_state().tolist())  # tagged by _tag_generators
     if isinstance(value, torch.Tensor) and not value.is_inference():
         return id(value), value._version
+    if depth > 4 or isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
+        return id(value)
+
+    def inner(item: Any) -> Any:
+        return _contents(item, home, depth + 1)
+
     if isinstance(value, dict):
-        return id(value), tuple((repr(key), id(item)) for key, item in list(value.items())[:1000])
-    if isinstance(value, (list, set, bytearray)):
-        return id(value), len(value), tuple(id(item) for item in list(value)[:1000])
+        items = list(value.items())[:1000]
+        return id(value), tuple((repr(key)[:200], inner(item)) for key, item in items)
+    if isinstance(value, (list, tuple, set, frozenset, bytearray)):
+        return id(value), len(value), tuple(inner(item) for item in list(value)[:1000])
     # The other containers a cache is kept in: a WeakSet of the modules seen, a
     # WeakKeyDictionary keyed by them, a deque of recent results.
     if isinstance(value, Mapping | MutableSet | MutableSequence):
-        items = list(value.items()) if isinstance(value, Mapping) else list(value)
-        return id(value), len(value), tuple(map(_item_ids, items[:1000]))
-    return id(value)
+        if isinstance(value, Mapping):
+            pairs = list(value.items())[:1000]
+            return id(value), len(value), tuple((inner(k), inner(v)) for k, v in pairs)
+        return id(value), len(value), tuple(inner(item) for item in list(value)[:1000])
+    mine = home and home in (
+        getattr(value, "__module__", None),
+        getattr(type(value), "__module__", None),
+    )
+    if not mine:
+        return id(value)
+    # The answer's own functions, classes and instances.
+    found: list[Any] = [id(value)] if not callable(value) else []
+    cache_info = getattr(value, "cache_info", None)
+    if callable(cache_info) and hasattr(value, "cache_clear"):  # functools.lru_cache, cache
+        found.append(tuple(cache_info()))
+    found.append(_function_state(value, inner))
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, Mapping):
+        found.append(
+            tuple(
+                # A class's methods are looked into for what they hold alone: torch's
+                # Optimizer wraps its subclass's step on the class when the first one is
+                # built, marking the wrapper. Dunders are not state a call keeps.
+                (name, _function_state(item, inner) if method else inner(item))
+                for name, item in list(attributes.items())[:1000]
+                if not name.startswith("__")
+                for method in (inspect.isclass(value) and callable(item),)
+            )
+        )
+    return tuple(found)
 
 
-def _item_ids(item: Any) -> Any:
-    """An entry of a container by identity: a mapping's (key, value) pair as two ids."""
-    return (id(item[0]), id(item[1])) if isinstance(item, tuple) else id(item)
+def _function_state(value: Any, inner: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """What a Python function (unwrapped) holds from call to call: its mutable defaults and
+    what its closure holds, each looked into (made afresh here, so item by item)."""
+    function = inspect.unwrap(value) if callable(value) else value
+    if isinstance(function, (staticmethod, classmethod)):
+        function = function.__func__
+    if not isinstance(function, types.FunctionType):
+        return ()
+    found: list[Any] = [tuple(map(inner, function.__defaults__ or ()))]
+    keywords = function.__kwdefaults__ or {}
+    found.append(tuple((name, inner(item)) for name, item in keywords.items()))
+    for cell in function.__closure__ or ():
+        try:
+            found.append(inner(cell.cell_contents))
+        except ValueError:  # a cell not filled yet
+            found.append(None)
+    return tuple(found)
 
 
 # Seeds no call chooses: each call starts a kept generator from another one.
@@ -1189,17 +1246,30 @@ def _shared_state(target: Callable[..., Any], before: bool = False) -> dict[str,
     """What the class and the module hold; `before` a call, their generators tagged first."""
     if before:
         _tag_generators(target)
+    home = getattr(inspect.getmodule(target), "__name__", "")
     return {
         where: {
-            name: _contents(value)
+            name: _contents(value, home)
             for name, value in list(vars(owner).items())
             # Dunders (the warnings registry, torch.compile's frames) and methods (torch's
             # Optimizer wraps its subclass's step on the class when the first one is built)
-            # are not state a call keeps.
-            if not name.startswith("__") and not callable(value)
+            # are not state a call keeps; what the answer's own functions and classes hold
+            # (defaults, closures, caches, class attributes) is.
+            if not name.startswith("__")
+            and (not callable(value) or (not inspect.isclass(owner) and _own(value, home)))
         }
         for where, owner in _owners(target).items()
     }
+
+
+def _own(value: Any, home: str) -> bool:
+    """Whether a function (an lru_cache's too) or a class is the answer's own: defined in its
+    module `home`."""
+    if not home or getattr(value, "__module__", None) != home:
+        return False
+    return inspect.isclass(value) or isinstance(
+        getattr(value, "__wrapped__", value), types.FunctionType
+    )
 
 
 def _assert_shared_state_kept(function: Function, before: dict[str, dict[str, Any]]) -> None:
@@ -1633,18 +1703,39 @@ def _other_default(dtype: torch.dtype) -> torch.dtype:
     return torch.float32 if dtype == torch.float64 else torch.float64
 
 
+def _defaults(dtype: torch.dtype) -> tuple[torch.dtype, torch.dtype]:
+    """The default dtypes each Dtypes and Shapes call runs under, one after the other: the
+    other one (_other_default), then the one left of float32 and float64. A caller may have
+    either default whatever its inputs' dtype, so the default tells no facet's call from a
+    caller's: a function that reads torch.get_default_dtype() to take another path where
+    the checks are not (float16 input computed and returned in float32 under float32, the
+    default every caller starts with) meets that default too."""
+    other = _other_default(dtype)
+    return other, torch.float64 if other == torch.float32 else torch.float32
+
+
+def _under(default: torch.dtype, dtype: torch.dtype) -> str:
+    """How a message names the default a call ran under: nothing for the other one (the
+    first), else the default itself."""
+    return "" if default == _other_default(dtype) else f"under the default dtype {default}, "
+
+
 def check_dtypes(case: Case, device: torch.device) -> None:
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    _check_dtype(case, device, facet.make(case.dtype, device), "")
+    dtype = case.dtype
+    _check_dtype(case, device, lambda: facet.make(dtype, device), "")
     if facet.strided and case.dtype == facet.dtypes[0]:
         # The same inputs in strided copies: a flat .view() or a layout read as contiguous
         # fails there (one dtype is enough: the layout does not depend on it).
-        arguments = facet.make(case.dtype, device)
-        strided = Args(_strided(arguments.args), _strided(dict(arguments.kwargs)))
+        def strided() -> Args:
+            arguments = facet.make(dtype, device)
+            return Args(_strided(arguments.args), _strided(dict(arguments.kwargs)))
+
         _check_dtype(case, device, strided, "non-contiguous ")
     if case.dtype == facet.dtypes[0]:
-        _check_called_again(case, device)
+        for default in _defaults(case.dtype):
+            _check_called_again(case, device, default)
     _check_optional_left_out(case, device)
     if case.dtype == torch.float64 and facet.inputs_past_float32:
         # Every float64 input moved off the values float32 holds: one input moved through
@@ -1654,7 +1745,11 @@ def check_dtypes(case: Case, device: torch.device) -> None:
             isinstance(tensor, torch.Tensor) and tensor.grad_fn is not None
             for _, tensor in _tensors(arguments)
         ):  # (tensors joined by a graph cannot be moved one by one)
-            moved = Args(_past_float32(arguments.args), _past_float32(dict(arguments.kwargs)))
+
+            def moved() -> Args:
+                arguments = facet.make(dtype, device)
+                return Args(_past_float32(arguments.args), _past_float32(dict(arguments.kwargs)))
+
             _check_dtype(case, device, moved, "inputs past float32, ")
 
 
@@ -1711,14 +1806,18 @@ def _past_float32(value: Any) -> Any:
     return value
 
 
-def _check_dtype(case: Case, device: torch.device, arguments: Args, layout: str) -> None:
+def _check_dtype(case: Case, device: torch.device, make: Callable[[], Args], layout: str) -> None:
+    """The call on make()'s arguments, made anew under each of the two default dtypes."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
-    exact = _oracle_args(arguments)  # before the call, which may work in place
-    with default_dtype(_other_default(case.dtype)):
-        result = _call(case, arguments)
-    expected = facet.oracle(*exact.args, **exact.kwargs)
-    _compare_results(case, device, result, expected, f"{case.function.name} of {layout}")
+    for default in _defaults(case.dtype):
+        arguments = make()
+        exact = _oracle_args(arguments)  # before the call, which may work in place
+        with default_dtype(default):
+            result = _call(case, arguments)
+        expected = facet.oracle(*exact.args, **exact.kwargs)
+        what = f"{case.function.name} {_under(default, case.dtype)}of {layout}"
+        _compare_results(case, device, result, expected, what)
 
 
 def _compare_results(
@@ -1746,14 +1845,14 @@ def _compare_results(
     compare(result, expected, what)
 
 
-def _check_called_again(case: Case, device: torch.device) -> None:
+def _check_called_again(case: Case, device: torch.device, default: torch.dtype) -> None:
     """Two calls, on values of the same shapes that differ, the first result checked after
     the second call: a result cached by shape (or by id) and handed out for other values, a
     tensor the function keeps and overwrites on its next call, and memory shared between
     the two results or between the parts of one (each a result of its own) all show. Then
     a third call, on the first tensors given new values in place, every one of them (each
     one's rows reversed): a result kept under any tensor's id() (functools.lru_cache hashes
-    a tensor by it) or address shows."""
+    a tensor by it) or address shows. Every call under the default dtype `default`."""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     first = facet.make(case.dtype, device)
@@ -1762,24 +1861,27 @@ def _check_called_again(case: Case, device: torch.device) -> None:
     values = _rows_reversed(
         Args(tuple(map(_cloned, first.args)), {k: _cloned(v) for k, v in first.kwargs.items()})
     )
-    with default_dtype(_other_default(case.dtype)):
+    with default_dtype(default):
         results = [_call(case, first), _call(case, second)]
-    name = case.function.name
+    name, under = case.function.name, _under(default, case.dtype)
     for which, result, arguments in zip(("first", "second"), results, exact, strict=True):
         expected = facet.oracle(*arguments.args, **arguments.kwargs)
-        _compare_results(case, device, result, expected, f"{name}, {which} of two calls, of ")
+        _compare_results(
+            case, device, result, expected, f"{name}, {which} of two calls, {under}of "
+        )
     # The first arguments given the second's values in place, and called again: a result
     # kept under the tensor's id() (functools.lru_cache hashes tensors by id) shows.
     if _rewritten(first, values):
         again = _oracle_args(values)  # an oracle may work in place on the copies it is given
-        with default_dtype(_other_default(case.dtype)):
+        with default_dtype(default):
             result = _call(case, first)
         _compare_results(
             case,
             device,
             result,
             facet.oracle(*again.args, **again.kwargs),
-            f"{name}, called again on the same tensors after the caller changed their values, of ",
+            f"{name}, called again on the same tensors after the caller changed their values, "
+            f"{under}of ",
         )
     if facet.views:
         return
@@ -1971,13 +2073,17 @@ def _detached(arguments: Args) -> Args:
 
 def check_shapes(case: Case, device: torch.device) -> None:
     facet: Shapes = case.facet  # type: ignore[assignment]
-    arguments = facet.make(SHAPES[case.label], device)
-    if case.label.startswith("non-contiguous"):
-        arguments = Args(
-            tuple(_strided(a) for a in arguments.args),
-            {key: _strided(a) for key, a in arguments.kwargs.items()},
-        )
-    exact = _oracle_args(arguments)
+
+    def make() -> Args:
+        arguments = facet.make(SHAPES[case.label], device)
+        if case.label.startswith("non-contiguous"):
+            arguments = Args(
+                tuple(_strided(a) for a in arguments.args),
+                {key: _strided(a) for key, a in arguments.kwargs.items()},
+            )
+        return arguments
+
+    arguments = make()
     # The inputs' dtypes, not a module's state (a float64 buffer of a module whose inputs
     # are float32 sets no dtype for its result).
     state = _state_of_modules(arguments)
@@ -1989,22 +2095,46 @@ def check_shapes(case: Case, device: torch.device) -> None:
     # Under the other default dtype, as Dtypes runs: a tensor made without dtype= (a zero
     # from torch.tensor(0.0), say) shows in the result's dtype at shapes Dtypes does not
     # try, a 0-dim input's above all, where such a tensor takes part in type promotion.
-    with default_dtype(_other_default(floating[0] if floating else torch.float32)):
+    # Then under the remaining one, on arguments made anew, so that the default tells no
+    # check's call from a caller's (_defaults).
+    what = f"{case.function.name} of a {case.label} input"
+    for index, default in enumerate(_defaults(floating[0] if floating else torch.float32)):
+        if index:
+            arguments = make()
+        under = f" under the default dtype {default}" if index else ""
+        _check_shape(case, arguments, floating, default, what + under, device)
+    # Every argument a Gradients facet names, not only the first: a shortcut for an empty
+    # batch that returns the images as given keeps their graph and cuts the statistics'.
+    wrts = dict.fromkeys(f.wrt for f in case.function.facets if isinstance(f, Gradients))
+    for wrt in wrts:
+        _assert_gradient(case, arguments, wrt, facet.oracle, what, facet.atol)
+
+
+def _check_shape(
+    case: Case,
+    arguments: Args,
+    floating: list[torch.dtype],
+    default: torch.dtype,
+    what: str,
+    device: torch.device,
+) -> None:
+    """One Shapes call under the default dtype `default`, against the oracle."""
+    facet: Shapes = case.facet  # type: ignore[assignment]
+    exact = _oracle_args(arguments)
+    with default_dtype(default):
         result = _call(case, arguments)
     expected = facet.oracle(*exact.args, **exact.kwargs)
     assert isinstance(result, torch.Tensor), (
-        f"{case.function.name} of a {case.label} input: expected a tensor, got "
-        f"{type(result).__name__}"
+        f"{what}: expected a tensor, got {type(result).__name__}"
     )
     expected = torch.as_tensor(expected)
-    what = f"{case.function.name} of a {case.label} input"
     assert tuple(result.shape) == tuple(expected.shape), (
         f"{what}: the result should have shape {tuple(expected.shape)}, got {tuple(result.shape)}"
     )
     kept = _kept_dtype(case, floating)
     assert kept is None or result.dtype == kept, (
         f"{what}: the result should be {kept}, got {result.dtype} (under "
-        f"torch.set_default_dtype({_other_default(floating[0])}): make every tensor of your "
+        f"torch.set_default_dtype({default}): make every tensor of your "
         "own with the inputs' dtype, zeros_like(x) or dtype=x.dtype, not in the default dtype)"
     )
     assert same_device(result.device, device), f"{what}: the result is on {result.device}"
@@ -2016,11 +2146,6 @@ def check_shapes(case: Case, device: torch.device) -> None:
         equal_nan=True,
         msg=lambda report: f"{what}: wrong values\n{report}",
     )
-    # Every argument a Gradients facet names, not only the first: a shortcut for an empty
-    # batch that returns the images as given keeps their graph and cuts the statistics'.
-    wrts = dict.fromkeys(f.wrt for f in case.function.facets if isinstance(f, Gradients))
-    for wrt in wrts:
-        _assert_gradient(case, arguments, wrt, facet.oracle, what, facet.atol)
 
 
 def _kept_dtype(case: Case, floating: list[torch.dtype]) -> torch.dtype | None:
@@ -3934,7 +4059,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
     # same, yet the forked ones repeat what the caller draws next: nothing in the call puts
     # a saved state back or reseeds, however it is spelled (fork_rng, set_rng_state, the
     # default generator's set_state: _GLOBAL_GENERATORS), nor reads the state or seed a
-    # copy of the stream is made from (_GLOBAL_GENERATOR_READS).
+    # copy of the stream is made from (_global_generator_reads: every method of the generator).
     forked = (
         "draw from torch's default generator itself, so that each call moves it on: draws "
         "inside torch.random.fork_rng, before a saved state is put back (set_rng_state, "
@@ -3951,7 +4076,7 @@ def check_seeded(case: Case, device: torch.device) -> None:
                     case,
                     arguments,
                     inside=lambda: forbidden_calls(
-                        *_GLOBAL_GENERATORS, *_GLOBAL_GENERATOR_READS, reason=forked
+                        *_GLOBAL_GENERATORS, *_global_generator_reads(), reason=forked
                     ),
                 ),
             )
@@ -3999,17 +4124,37 @@ _GLOBAL_GENERATORS = (
 )
 
 
-# What reads the state or the seed of torch's global generators, from which a copy of the
-# stream is made without putting anything back (`torch.Generator().set_state(
-# torch.get_rng_state())`, `torch.Generator().manual_seed(torch.initial_seed())`).
-_GLOBAL_GENERATOR_READS = (
-    *((torch.random, name) for name in ("get_rng_state", "initial_seed")),
-    *(
-        (torch.default_generator, name)
-        for name in ("get_state", "clone_state", "graphsafe_get_state", "initial_seed")
-    ),
-    *((torch.cuda, name) for name in ("get_rng_state", "get_rng_state_all", "initial_seed")),
+# Methods of a torch.Generator that neither read nor write its stream: identity, comparison,
+# representation, attribute access.
+_GENERATOR_NEUTRAL = frozenset(
+    {
+        *("__class__", "__dir__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"),
+        *("__hash__", "__repr__", "__str__", "__format__", "__sizeof__", "__init__"),
+        *("__new__", "__init_subclass__", "__subclasshook__", "__getattribute__"),
+        *("__setattr__", "__delattr__"),
+    }
 )
+
+
+def _global_generator_reads() -> tuple[tuple[object, str], ...]:
+    """What reads the state or the seed of torch's global generators, from which a copy of
+    the stream is made without putting anything back (`torch.Generator().set_state(
+    torch.get_rng_state())`, `torch.Generator().manual_seed(torch.initial_seed())`,
+    `copy.deepcopy(torch.default_generator)`, which calls its `__reduce_ex__`): torch's
+    functions that do, and every method of each global generator but the neutral ones,
+    whatever it is named (a method a later torch adds too), so that no way of copying the
+    stream is left out of a list."""
+    generators = (torch.default_generator, *torch.cuda.default_generators)
+    methods = sorted(
+        name
+        for name in dir(torch.Generator)
+        if name not in _GENERATOR_NEUTRAL and callable(getattr(torch.Generator, name, None))
+    )
+    return (
+        *((torch.random, name) for name in ("get_rng_state", "initial_seed")),
+        *((torch.cuda, name) for name in ("get_rng_state", "get_rng_state_all", "initial_seed")),
+        *((generator, name) for generator in generators for name in methods),
+    )
 
 
 def _global_states() -> list[torch.Tensor]:

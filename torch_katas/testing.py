@@ -590,6 +590,11 @@ def forbidden_ops(*funcs: Callable, reason: str, aten: Iterable[str] = ()) -> It
 def _owner_name(owner: object) -> str:
     if isinstance(owner, types.ModuleType):
         return owner.__name__
+    if owner is torch.default_generator:  # an object, named as the caller reaches it
+        return "torch.default_generator"
+    cuda = [index for index, g in enumerate(torch.cuda.default_generators) if g is owner]
+    if cuda:
+        return f"torch.cuda.default_generators[{cuda[0]}]"
     return f"{getattr(owner, '__module__', '?')}.{getattr(owner, '__qualname__', owner)}"
 
 

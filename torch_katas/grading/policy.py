@@ -237,6 +237,9 @@ REFUSED_ATTRIBUTES = {
     "evaluate_forward_ref": "evaluates a string",
     "chdir": "changes the process's directory",
     "currentframe": "reaches the caller's frame",
+    # Where a frame up the stack lies (its file, line and function), without a frame
+    # attribute: which code called the answer, a check of the tests or the tests' own.
+    "findCaller": "reads where the caller's frame lies",
     "dump": "writes a file",
     "PyTorchFileReader": "reads a file",
     "PyTorchFileWriter": "writes a file",
