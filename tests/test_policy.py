@@ -682,9 +682,22 @@ ATTACKS = {
     "ndarray-subclass": ("import numpy as np\nclass A(np.ndarray):\n    pass", "class"),
     "abc-register": ("import numbers\nclass X:\n    pass\nnumbers.Real.register(X)", "patch"),
     "current-frame": ("import logging\nf = logging.currentframe()", "attribute"),
+    # Where code is: the file that called the answer tells a check's call from a caller's.
     "find-caller": (
         "import logging\ndef f(x):\n    return logging.getLogger().findCaller(False, 2)[0]",
-        "attribute",
+        "location",
+    ),
+    "warning-raised-up-the-stack": (
+        "import warnings\ndef f(x):\n    with warnings.catch_warnings(record=True) as seen:\n"
+        "        warnings.simplefilter('always')\n        warnings.warn('where', stacklevel=3)\n"
+        "    return 'facets' in seen[0].filename",
+        "location",
+    ),
+    "warning-place-by-name": ("def f(w):\n    return getattr(w, 'lineno')", "location"),
+    "log-format-place": ("import logging\nform = logging.Formatter('%(pathname)s')", "location"),
+    "log-format-place-braces": (
+        "import logging\nform = logging.Formatter('{funcName}', style='{')",
+        "location",
     ),
     "ndarray-dump": ("def f(a):\n    a.dump('x')", "attribute"),
     # Code generated or loaded by torch from what the answer chooses.

@@ -42,9 +42,12 @@ runs:
   frame, traceback, generator, coroutine, code or cell attribute (by their real names: a
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
-  (REFUSED_ATTRIBUTES), no stream's file or descriptor (`sys.stdout.buffer.raw`, whose class
-  opens any path or descriptor: STREAM_FILES) unless the kata imports a file module, nothing
-  that registers with a process-wide registry (every
+  (REFUSED_ATTRIBUTES), nothing that reads where code is (LOCATIONS: a warning or log
+  record's file and line, a format's `%(pathname)s`; raising a warning with a stacklevel is
+  fine: the file that called the answer would tell a check's call from a caller's), no
+  stream's file or descriptor (`sys.stdout.buffer.raw`, whose class opens any path or
+  descriptor: STREAM_FILES) unless the kata imports a file module, nothing that registers
+  with a process-wide registry (every
   module-level `register_*` function the data records but those that register on the object
   they are given (PER_OBJECT: a parametrization of one module), the saved-tensor hook contexts, the
   `register*` methods of a library's objects such as torch.distributions.biject_to, the
@@ -237,9 +240,6 @@ REFUSED_ATTRIBUTES = {
     "evaluate_forward_ref": "evaluates a string",
     "chdir": "changes the process's directory",
     "currentframe": "reaches the caller's frame",
-    # Where a frame up the stack lies (its file, line and function), without a frame
-    # attribute: which code called the answer, a check of the tests or the tests' own.
-    "findCaller": "reads where the caller's frame lies",
     "dump": "writes a file",
     "PyTorchFileReader": "reads a file",
     "PyTorchFileWriter": "writes a file",
@@ -625,6 +625,23 @@ INTERNALS = {
     for name in dir(kind)
     if re.fullmatch(r"(tb|f|gi|cr|ag|co)_\w+|cell_contents", name)
 } | {"f_generator", "gi_frame", "cr_frame", "ag_frame", "f_locals", "f_globals", "f_back"}
+# Where code is: the fields of warning and log records that say where they were raised, the
+# arguments that raise them from a caller's frame (`warnings.warn(..., stacklevel=3)`) or put a
+# stack or traceback in them, and the functions that print one. An answer may not read them
+# (on anything, or named in a string: `getattr(w, "lineno")`, a log format's `%(pathname)s`):
+# the file that called it tells the checks' calls from a caller's. A returned test module may
+# not pass the arguments either (testwrite.py): they tell the answers' lines apart. Frames and
+# tracebacks are INTERNALS.
+LOCATIONS = {
+    *("lineno", "end_lineno", "filename", "pathname", "funcName", "module_globals"),
+    *("stacklevel", "skip_file_prefixes", "stack_info", "exc_info", "exc_text", "findCaller"),
+    *("formatwarning", "showwarning", "formatException", "formatStack", "print_stack"),
+    *("format_stack", "extract_stack", "tblen", "exception"),
+    "WarningMessage",  # the class the scoring makes every warning's record of
+    # Stacks torch keeps: the profiler's (with_stack), anomaly mode's of each autograd node
+    # (the scoring hides those too), a traced graph's nodes'.
+    *("with_stack", "traceback_", "stack_trace"),
+}
 # Modules that reach the interpreter, the process or the test run: an attribute named after one
 # (`x.sys`) is refused on anything, as a re-export is how they are reached. (Not `types` or
 # `signal`, which honest data classes name fields after.)
@@ -1767,6 +1784,8 @@ class _Checker:
                 self.note(node, "dunder", f"uses the attribute {attr}")
         elif attr in INTERNALS:
             self.note(node, "frame", f"uses {attr}, an attribute of frames, tracebacks or code")
+        elif attr in LOCATIONS:
+            self.note(node, "location", f"uses {attr}, which says where code is (its caller)")
         elif attr in REFUSED_ATTRIBUTES and attr not in allowed:
             self.note(node, "attribute", f"uses {attr} ({REFUSED_ATTRIBUTES[attr]})")
         elif attr in STREAM_FILES and not (
@@ -2994,6 +3013,10 @@ class _Checker:
             for name in re.findall(r"\w+", text):
                 if name in INTERNALS:
                     self.note(node, "string", f"names {name} in a string")
+        # A log format's fields (`%(pathname)s`, `{lineno}` with style="{"): the record's place.
+        for name in re.findall(r"%\((\w+)\)|\{(\w+)[^{}]*\}", text):
+            if (name[0] or name[1]) in LOCATIONS:
+                self.note(node, "location", f"names {name[0] or name[1]} in a format string")
         for field in re.findall(r"\{([^{}]*)\}", text):
             for attr in re.findall(r"\.(\w+)", field.split("!")[0].split(":")[0]):
                 self.attribute_name(node, attr)

@@ -134,30 +134,13 @@ MONKEYPATCH_REFUSED = {"syspath_prepend": "makes any folder importable"}
 # its traceback (frames, locals, the answer's file).
 CAUGHT_ATTRIBUTES = {"value", "type", "typename", "match", "errisinstance", "exconly", "list"}
 CATCHING = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "torch_katas.testing.raises"}
-# Where code is: what a test could tell the answers apart by other than their behaviour (the
-# lines that call torch, the depth of their calls). Frames, tracebacks and code objects the
-# policy refuses; these are the fields of warning and log records that say where they were
-# raised, the arguments that raise them from a caller's frame (`warnings.warn(..., stacklevel=2)`
-# in a torch function mode is the answer's line) or put a stack or traceback in them, and the
-# functions that print one. Read on anything, or named in a string (`getattr(w, "lineno")`).
-# The scoring hides an answer's lines from warnings and log records as well (testwrite.py).
-LOCATIONS = {
-    *("lineno", "end_lineno", "filename", "pathname", "funcName", "module_globals"),
-    *("stacklevel", "skip_file_prefixes", "stack_info", "exc_info", "exc_text", "findCaller"),
-    *("formatwarning", "showwarning", "formatException", "formatStack", "print_stack"),
-    *("format_stack", "extract_stack", "tblen", "exception"),
-    "WarningMessage",  # the class the scoring makes every warning's record of
-    # Stacks torch keeps: the profiler's (with_stack), anomaly mode's of each autograd node
-    # (the scoring hides those too), a traced graph's nodes'.
-    *("with_stack", "traceback_", "stack_trace"),
-}
 # Fixtures and attributes that reach pytest's session and its plugins, the grader's answer loop
 # among them: a test module that holds them could rewrite which answers its tests failed on.
 # Warning filters that name a place (a module, a line) or a warning raised from a caller's
 # frame: a filter acts on where a warning was raised before any record is made, so a filter
 # for one line, an `error` or `default` action and a stacklevel that walks up to the answer
 # tell which of its lines call what. Each call's positional places of those arguments (the
-# keywords are in LOCATIONS); pytest's marker takes them in its string,
+# keywords are in policy.LOCATIONS); pytest's marker takes them in its string,
 # "action:message:category:module:lineno".
 PLACED = {"filterwarnings": 3, "simplefilter": 2, "warn": 2}
 FILTER_CHANGES = {"insert", "append", "extend", "remove", "pop", "clear", "reverse", "sort"}
@@ -351,7 +334,7 @@ class _Testing:
                     self.handed_attribute(node.args[0].id, node.args[1].value, node)
 
     def location(self, node: ast.AST, parent: ast.AST | None) -> None:
-        """What says where the answer's code is (LOCATIONS)."""
+        """What says where the answer's code is (policy.LOCATIONS)."""
         line = getattr(node, "lineno", getattr(parent, "lineno", 1))
         if (
             isinstance(node, ast.Subscript)
@@ -367,7 +350,7 @@ class _Testing:
             named = node.arg
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             named = node.value
-        if named in LOCATIONS:
+        if named in policy.LOCATIONS:
             text = f"uses {named}, which says where code is (the answer's lines, its calls)"
             self.found.append(policy.Finding(line, "location", text))
 
