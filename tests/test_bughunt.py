@@ -633,12 +633,12 @@ def test_a_decision_that_reads_a_parameter_reads_what_its_calls_pass(case):
     assert checked in hunt.handed_out and mistaken in hunt.handed_out
     returned = hunt.handed_out.replace(checked, checked + before, 1).replace(mistaken, instead, 1)
     assert bughunt.judge(ROOT, hunt, returned).fixed, case
-    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
     assert words.startswith(DOUBTED + "the change decides by what no decision"), (case, words)
     # A function of the fix's own that its calls hand what the module's decision reads is a fix.
     honest = returned.replace("tol * (1 + max_steps // 1000 * 2.3e-16)", "tol")
     if case != "a default":
-        words = bughunt.grade_words(ROOT, hunt, honest, "solved")
+        words = bughunt.hunt_verdict(ROOT, hunt, honest, "solved").words
         assert words.startswith("bug found and fixed"), (case, words)
 
 
@@ -677,7 +677,7 @@ def test_a_decision_reads_what_is_done_in_place_to_its_objects_under_other_names
     mistaken = "        if loss.item() <= tol:\n            break\n"
     returned = hunt.handed_out.replace(checked, checked + before, 1).replace(mistaken, instead, 1)
     assert bughunt.judge(ROOT, hunt, returned).fixed, case
-    words = bughunt.grade_words(ROOT, hunt, returned, "solved")
+    words = bughunt.hunt_verdict(ROOT, hunt, returned, "solved").words
     assert words.startswith(DOUBTED + "the change decides by what no decision"), (case, words)
 
 
@@ -718,6 +718,19 @@ def test_a_none_check_on_a_lookup_brings_in_no_number():
     assert bughunt.recognised("", "", honest, tests) == []
     keyed = "def f(tol):\n    if {1.75: None}.get(tol) is None:\n        return 0\n"
     assert bughunt.recognised("", "", keyed, tests) == [1.75]
+
+
+def test_a_number_the_contracts_words_name_is_not_the_tests_alone():
+    """`{1: torch.int16, 2: torch.int32, 4: torch.int64}[itemsize]` looks 4 up where the
+    tests use 4 too; the contract says "4 for float32", so the table is the problem's, not a
+    way to recognise the tests' inputs. A number only the tests have is still found."""
+    contract = '"""Bytes per element: 2 for float16, 4 for float32."""\n'
+    tests = "def test_sizes():\n    assert f(4) == 1.75\n"
+    table = "def f(n):\n    return {2: 'a', 4: 'b'}[n]\n"
+    assert bughunt.recognised("", contract, table, tests) == []
+    tuned = "def f(n):\n    return {2: 'a', 4: 'b', 1.75: 'c'}.get(n)\n"
+    assert bughunt.recognised("", contract, tuned, tests) == [1.75]
+    assert bughunt.recognised("", "", table, tests) == [4]  # no contract that names it
 
 
 def test_no_correct_answer_in_another_style_compares_with_a_value_of_the_tests_alone():

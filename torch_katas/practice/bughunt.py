@@ -33,6 +33,7 @@ import itertools
 import math
 import operator
 import random
+import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -909,7 +910,7 @@ def _bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
     found: list[tuple[str, ast.AST]] = []
 
     def targets(target: ast.AST, value: ast.AST) -> None:
-        found.extend((n.id, value) for n in ast.walk(target) if isinstance(n, ast.Name))
+        found.extend((name, value) for name in _names_in(target))
 
     if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -924,25 +925,47 @@ def _bindings(node: ast.stmt) -> list[tuple[str, ast.AST]]:
         for handler in node.handlers:
             if handler.name:
                 found += [(handler.name, each) for each in node.body]
-    # The statement's own expressions (not those of the statements in its body).
+    found += [
+        (name, part.iter)
+        for part in _own_parts(node)
+        if isinstance(part, ast.comprehension)
+        for name in _names_in(part.target)
+    ]
+    return found + _method_arguments(node)
+
+
+def _names_in(target: ast.AST) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _own_parts(node: ast.stmt) -> Iterator[ast.AST]:
+    """A statement's own expressions, not those of the statements in its body."""
     inner = {
         id(n)
         for child in ast.iter_child_nodes(node)
         if isinstance(child, ast.stmt)
         for n in ast.walk(child)
     }
-    for part in ast.walk(node):
-        if id(part) in inner:
-            continue
-        if isinstance(part, ast.comprehension):
-            targets(part.target, part.iter)
-        elif isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
-            receiver = part.func.value
-            while isinstance(receiver, ast.Attribute | ast.Subscript):
-                receiver = receiver.value
-            if isinstance(receiver, ast.Name):
-                found += [(receiver.id, each) for each in [*part.args, *part.keywords]]
-    return found
+    return (part for part in ast.walk(node) if id(part) not in inner)
+
+
+def _base_name(target: ast.AST) -> str | None:
+    """The name an attribute or item hangs from (`t` of `t.a[0]`), or None."""
+    while isinstance(target, ast.Attribute | ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _method_arguments(node: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """Each method call the statement makes, as the name its receiver hangs from and each
+    argument it hands it (`bound.append(v)`: bound, v)."""
+    return [
+        (name, each)
+        for part in _own_parts(node)
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute)
+        if (name := _base_name(part.func.value)) is not None
+        for each in [*part.args, *part.keywords]
+    ]
 
 
 def _in_place(node: ast.stmt) -> list[tuple[str, ast.AST]]:
@@ -950,34 +973,15 @@ def _in_place(node: ast.stmt) -> list[tuple[str, ast.AST]]:
     it puts there: an augmented assignment (`t -= v`, to a tensor in place), an item or
     attribute assigned (`t[0] = v`, `t.attr = v`), a method called (`t.sub_(v)`)."""
     found: list[tuple[str, ast.AST]] = []
-
-    def base(target: ast.AST) -> str | None:
-        while isinstance(target, ast.Attribute | ast.Subscript):
-            target = target.value
-        return target.id if isinstance(target, ast.Name) else None
-
-    if isinstance(node, ast.AugAssign) and (name := base(node.target)) is not None:
+    if isinstance(node, ast.AugAssign) and (name := _base_name(node.target)) is not None:
         found.append((name, node.value))
     elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             for part in ast.walk(target):
-                if isinstance(part, ast.Attribute | ast.Subscript) and (name := base(part)):
+                if isinstance(part, ast.Attribute | ast.Subscript) and (name := _base_name(part)):
                     found.append((name, node.value))
-    inner = {
-        id(n)
-        for child in ast.iter_child_nodes(node)
-        if isinstance(child, ast.stmt)
-        for n in ast.walk(child)
-    }
-    for part in ast.walk(node):
-        if id(part) in inner:
-            continue
-        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute):
-            name = base(part.func.value)
-            if name is not None:
-                found += [(name, each) for each in [*part.args, *part.keywords]]
-    return found
+    return found + _method_arguments(node)
 
 
 def _callables(tree: ast.AST) -> dict[str | None, list[ast.arguments]]:
@@ -1093,9 +1097,11 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`), and two deciding
     numbers of the answer's own that close in on one of the tests' that is not a whole number
     (`not 1.7 < tol < 1.8`, however far apart they are written) as that number: a range
-    narrower than half its size."""
+    narrower than half its size. A number the contract's words name (`4 for float32` in a
+    docstring or a comment of the module handed out) is the problem's, not the tests'
+    alone: a table of element sizes keyed by 4 and 8 is how correct code is written."""
     mine = _values(returned, compared=True)
-    theirs = _values(tests) - _values(handed) - _values(reference)
+    theirs = _values(tests) - _values(handed) - _values(reference) - _prose_values(handed)
     known = _values(handed, compared=True) | _values(reference, compared=True)
     spelled = {
         text
@@ -1117,6 +1123,22 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     return sorted(
         (v for v in found if not (isinstance(v, float) and not math.isfinite(v))), key=repr
     )
+
+
+def _prose_values(text: str) -> set[object]:
+    """The numbers written in a module's strings and comments (its docstrings' words)."""
+    words: list[str] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.STRING, tokenize.COMMENT):
+                words.append(token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return set()
+    found: set[object] = set()
+    for number in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?(?![\w.])", " ".join(words)):
+        value = float(number)
+        found.add(int(value) if value.is_integer() and "." not in number else value)
+    return found
 
 
 def _real(value: object) -> TypeGuard[float]:
