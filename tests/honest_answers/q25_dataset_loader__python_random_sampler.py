@@ -1,5 +1,5 @@
 """Negative indices refused, padding by torch.full and cat, a sampler shuffled by Python's
-own seeded random.Random, worker options from a table."""
+own random.Random seeded with the seed's text, worker options from a table."""
 
 import random
 from collections.abc import Callable, Iterator
@@ -51,7 +51,8 @@ def pad_collate(
 class _PythonShuffle(Sampler[int]):
     def __init__(self, n: int, seed: int) -> None:
         self.n = n
-        self.rng = random.Random(seed)
+        # Random(int) seeds with abs(seed), so -5 and 5 would shuffle alike; text does not.
+        self.rng = random.Random(str(seed))
 
     def __len__(self) -> int:
         return self.n
