@@ -147,6 +147,7 @@ from torch_katas.source_names import (
 __all__ = [
     "ALLOWED",
     "DUNDER_ATTRIBUTES",
+    "LOCATIONS",
     "NAMED_ATTRIBUTES",
     "Finding",
     "allowed_import",
