@@ -693,6 +693,29 @@ ATTACKS = {
         "    return 'facets' in seen[0].filename",
         "location",
     ),
+    # Raised up the stack and read back by other means than a record's fields.
+    "warning-text-up-the-stack": (
+        "import warnings\ndef f(x):\n    with warnings.catch_warnings(record=True) as seen:\n"
+        "        warnings.simplefilter('always')\n        warnings.warn('where', UserWarning, 3)\n"
+        "    return 'facets' in str(seen[0])",
+        "location",
+    ),
+    "warning-line-on-redirected-stderr": (
+        "import contextlib\nimport warnings\nclass Sink:\n    text = ''\n"
+        "    def write(self, s):\n        self.text += s\n"
+        "def f(x):\n    sink = Sink()\n    with contextlib.redirect_stderr(sink):\n"
+        "        warnings.warn('where', stacklevel=3)\n    return 'facets' in sink.text",
+        "location",
+    ),
+    "log-record-module-up-the-stack": (
+        "import logging\nclass Keep(logging.Handler):\n    def emit(self, record):\n"
+        "        self.seen = record.module\n"
+        "def f(x):\n    keep = Keep()\n    logging.getLogger(__name__).addHandler(keep)\n"
+        "    logging.getLogger(__name__).warning('where', stacklevel=3)\n"
+        "    return keep.seen == 'facets'",
+        "location",
+    ),
+    "log-format-module": ("import logging\nform = logging.Formatter('%(module)s')", "location"),
     "warning-place-by-name": ("def f(w):\n    return getattr(w, 'lineno')", "location"),
     "log-format-place": ("import logging\nform = logging.Formatter('%(pathname)s')", "location"),
     "log-format-place-braces": (
@@ -1897,6 +1920,17 @@ HONEST_IDIOMS = {
         "    sys.stdout.flush()\nclass Ring:\n    def __init__(self):\n        self.buffer = []\n"
         "    def push(self, x):\n        self.buffer.append(x)"
     ),
+    # A warning raised at the caller's line, and warnings recorded where none is raised so.
+    "warning-at-the-callers-line": (
+        "import warnings\ndef f(x):\n    warnings.warn('slow path', UserWarning, stacklevel=2)\n"
+        "    return x"
+    ),
+    "warnings-recorded-without-a-stacklevel": (
+        "import warnings\ndef f(g, x):\n    with warnings.catch_warnings(record=True) as seen:\n"
+        "        warnings.simplefilter('always')\n        y = g(x)\n    return y, len(seen)"
+    ),
+    # A wrapper's wrapped module (DistributedDataParallel's `.module`) is not a record's.
+    "a-wrappers-module": "def f(model):\n    return model.module",
     # A kata that imports os may sync a file it wrote (a checkpoint's fsync).
     "fsync-where-the-kata-imports-os": (
         "import os\ndef save(path, data):\n    with open(path, 'wb') as f:\n        f.write(data)\n"

@@ -43,8 +43,10 @@ runs:
   NamedTuple field `f_x` is fine), no attribute named after a module that reaches the
   interpreter (`.sys`, `.builtins`, `.gc`), no reader or writer of files, code or pickles
   (REFUSED_ATTRIBUTES), nothing that reads where code is (LOCATIONS: a warning or log
-  record's file and line, a format's `%(pathname)s`; raising a warning with a stacklevel is
-  fine: the file that called the answer would tell a check's call from a caller's), no
+  record's file and line, a format's `%(pathname)s` or `%(module)s`; raising a warning with a
+  stacklevel is fine, but not in an answer that also reads warnings or records back (records
+  them, redirects stderr, adds a handler or filter: place_read_back): the file that called
+  the answer would tell a check's call from a caller's), no
   stream's file or descriptor (`sys.stdout.buffer.raw`, whose class opens any path or
   descriptor: STREAM_FILES) unless the kata imports a file module, nothing that registers
   with a process-wide registry (every
@@ -1026,6 +1028,52 @@ class _Checker:
         self.private_aliases: set[str] = set()  # of them, those bound to a private attribute
         self.receives_operands = False  # defines a method handed an operand (OPERAND_DUNDERS)
 
+    def place_read_back(self, tree: ast.Module) -> None:
+        """A warning or log record raised from a caller's frame (a stacklevel, or warn's
+        third argument) is fine alone; read back in the answer it says which file called
+        it: a recorded warning's text (`str(w)`), the default showwarning's line on a
+        redirected stderr, a handler's or filter's record (`record.module`). So the answer
+        may raise one up the stack or read them back, not both."""
+        raised: list[ast.Call] = []
+        read: list[ast.stmt | ast.Call] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(
+                (self.dotted(b) or "").startswith("logging.") for b in node.bases
+            ):
+                read.append(node)
+            if not isinstance(node, ast.Call):
+                continue
+            dotted = self.dotted(node.func) or ""
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            spread = any(isinstance(a, ast.Starred) for a in node.args) or any(
+                k.arg is None for k in node.keywords
+            )
+            if (
+                any(k.arg in ("stacklevel", "skip_file_prefixes") for k in node.keywords)
+                or (dotted == "warnings.warn" and (len(node.args) > 2 or spread))
+                or (spread and method in LOG_METHODS | {"warn"})
+            ):
+                raised.append(node)
+            recorded = dotted == "warnings.catch_warnings" and any(
+                k.arg in ("record", None)
+                and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                for k in node.keywords
+            )
+            if (
+                recorded
+                or dotted in ("contextlib.redirect_stderr", "logging.captureWarnings")
+                or method in ("addHandler", "addFilter", "setFormatter")
+            ):
+                read.append(node)
+        if raised and read:
+            for node in raised:
+                self.note(
+                    node,
+                    "location",
+                    f"raises a warning or log record from a caller's frame and reads them back "
+                    f"(line {read[0].lineno}): its text says which file called the answer",
+                )
+
     def note(self, node: ast.AST, rule: str, text: str) -> None:
         self.found.append(Finding(getattr(node, "lineno", 1), rule, text))
 
@@ -1087,6 +1135,7 @@ class _Checker:
         )
         for node in ast.walk(tree):
             self.visit(node)
+        self.place_read_back(tree)
         self.state_alias_uses(tree)
         self.planted(tree)
         # Annotations and what types are subscripted with: typing evaluates the strings in
@@ -3014,9 +3063,10 @@ class _Checker:
             for name in re.findall(r"\w+", text):
                 if name in INTERNALS:
                     self.note(node, "string", f"names {name} in a string")
-        # A log format's fields (`%(pathname)s`, `{lineno}` with style="{"): the record's place.
+        # A log format's fields (`%(pathname)s`, `{lineno}` with style="{"): the record's place;
+        # `%(module)s` is its file's name (the attribute `.module` is a wrapper's too).
         for name in re.findall(r"%\((\w+)\)|\{(\w+)[^{}]*\}", text):
-            if (name[0] or name[1]) in LOCATIONS:
+            if (name[0] or name[1]) in LOCATIONS | {"module"}:
                 self.note(node, "location", f"names {name[0] or name[1]} in a format string")
         for field in re.findall(r"\{([^{}]*)\}", text):
             for attr in re.findall(r"\.(\w+)", field.split("!")[0].split(":")[0]):
