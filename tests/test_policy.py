@@ -715,6 +715,13 @@ ATTACKS = {
         "    return keep.seen == 'facets'",
         "location",
     ),
+    "log-filter-appended-up-the-stack": (
+        "import logging\ndef f(x):\n    seen = []\n"
+        "    logging.getLogger(__name__).filters.append(lambda r: seen.append(r.module))\n"
+        "    logging.getLogger(__name__).warning('where', stacklevel=3)\n"
+        "    return seen == ['facets']",
+        "location",
+    ),
     "log-format-module": ("import logging\nform = logging.Formatter('%(module)s')", "location"),
     "warning-place-by-name": ("def f(w):\n    return getattr(w, 'lineno')", "location"),
     "log-format-place": ("import logging\nform = logging.Formatter('%(pathname)s')", "location"),

@@ -1035,11 +1035,15 @@ class _Checker:
         redirected stderr, a handler's or filter's record (`record.module`). So the answer
         may raise one up the stack or read them back, not both."""
         raised: list[ast.Call] = []
-        read: list[ast.stmt | ast.Call] = []
+        read: list[ast.stmt | ast.expr] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
                 (self.dotted(b) or "").startswith("logging.") for b in node.bases
             ):
+                read.append(node)
+            # A logger's lists of handlers and filters take one without addHandler (a filter
+            # may be any function of the record).
+            if isinstance(node, ast.Attribute) and node.attr in ("handlers", "filters"):
                 read.append(node)
             if not isinstance(node, ast.Call):
                 continue
