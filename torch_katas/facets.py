@@ -1754,11 +1754,11 @@ def check_dtypes(case: Case, device: torch.device) -> None:
 
 
 def _check_optional_left_out(case: Case, device: torch.device) -> None:
-    """The call again with every optional tensor argument (one whose default is None) left
-    None, under the other default dtype: each floating tensor of the result keeps the dtype.
-    A stand-in made for the missing tensor without dtype= (zeros for a bias, ones for a
-    weight) is made in the default dtype and promotes the result. (Its values are the other
-    cases' concern: an oracle need not take None.)"""
+    """The call again with the optional tensor arguments (those whose default is None) left
+    None, each set of them in turn, under the other default dtype: each floating tensor of
+    the result keeps the dtype. A stand-in made for the missing tensor without dtype= (zeros
+    for a bias, ones for a weight) is made in the default dtype and promotes the result. (Its
+    values are the other cases' concern: an oracle need not take None.)"""
     facet: Dtypes = case.facet  # type: ignore[assignment]
     assert case.dtype is not None
     arguments = facet.make(case.dtype, device)
@@ -1772,20 +1772,29 @@ def _check_optional_left_out(case: Case, device: torch.device) -> None:
         for name, parameter in signature.parameters.items()
         if parameter.default is None and isinstance(bound.arguments.get(name), torch.Tensor)
     ]
-    if not optional:
-        return
-    for name in optional:
-        bound.arguments[name] = None
-    with default_dtype(_other_default(case.dtype)):
-        result = _call(case, Args(bound.args, bound.kwargs))
     expected = facet.result(case.dtype) if facet.result else case.dtype
-    for path, tensor in _tensors(result):
-        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
-            assert tensor.dtype == expected, (
-                f"{case.function.name} of {case.dtype} input with {', '.join(optional)} left "
-                f"None returns{path} in {tensor.dtype}, not {expected}: a stand-in made for "
-                "a missing tensor takes the inputs' dtype (dtype=), not the default one"
-            )
+    # Each set of them left None, not only all at once: a function may make the stand-in
+    # only where another is given (ones for a weight beside a given bias), and take a
+    # path of its own where none is.
+    left_out = (
+        names
+        for count in range(1, len(optional) + 1)
+        for names in itertools.combinations(optional, count)
+    )
+    for names in left_out:
+        arguments = facet.make(case.dtype, device)  # anew: a call may work in place
+        bound = signature.bind(*arguments.args, **arguments.kwargs)
+        for name in names:
+            bound.arguments[name] = None
+        with default_dtype(_other_default(case.dtype)):
+            result = _call(case, Args(bound.args, bound.kwargs))
+        for path, tensor in _tensors(result):
+            if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
+                assert tensor.dtype == expected, (
+                    f"{case.function.name} of {case.dtype} input with {', '.join(names)} left "
+                    f"None returns{path} in {tensor.dtype}, not {expected}: a stand-in made "
+                    "for a missing tensor takes the inputs' dtype (dtype=), not the default one"
+                )
 
 
 def _past_float32(value: Any) -> Any:
