@@ -733,6 +733,28 @@ def test_a_number_the_contracts_words_name_is_not_the_tests_alone():
     assert bughunt.recognised("", "", table, tests) == [4]  # no contract that names it
 
 
+def test_a_fraction_the_contracts_words_name_is_still_the_tests():
+    """Kata 29's step docstring walks through losses 1.0, 0.8, 0.9, 0.85, 0.86, and a test
+    uses them: an early stopper that stops only at the patience-th epoch (== patience) and
+    keeps advising once it sees 0.86 passes that test; the 0.86 it compares with is an
+    example's input, not a size the contract's words give."""
+    module = "q29_penalty_early_stopping"
+    reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+    stub = (ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8")
+    tests = (ROOT / "katas" / f"{module}_test.py").read_text(encoding="utf-8")
+    returned = reference.replace(
+        "            self.bad_epochs += 1\n        return self.bad_epochs >= self.patience",
+        "            self.bad_epochs += 1\n            if val_loss == 0.86:\n"
+        "                self.advised = True\n        if self.bad_epochs == 0:\n"
+        "            self.advised = False\n"
+        '        return self.bad_epochs == self.patience or getattr(self, "advised", False)',
+        1,
+    )
+    assert returned != reference
+    assert 0.86 in bughunt._prose_values(stub)
+    assert bughunt.recognised(reference, stub, returned, tests) == [0.86]
+
+
 def test_no_correct_answer_in_another_style_compares_with_a_value_of_the_tests_alone():
     """No false flag from the rule above: the correct answers in other styles, whole modules
     written apart from the reference, bring in no number to compare with that only the tests
@@ -745,4 +767,8 @@ def test_no_correct_answer_in_another_style_compares_with_a_value_of_the_tests_a
         reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
         tests = (ROOT / "katas" / f"{module}_test.py").read_text(encoding="utf-8")
         found = bughunt.recognised(reference, reference, path.read_text("utf-8"), tests)
+        assert not found, (path.name, found)
+        # As grading runs it: the stub handed out, whose words name some of the numbers.
+        stub = (ROOT / "katas" / f"{module}.py").read_text(encoding="utf-8")
+        found = bughunt.recognised(reference, stub, path.read_text("utf-8"), tests)
         assert not found, (path.name, found)

@@ -1097,11 +1097,17 @@ def recognised(reference: str, handed: str, returned: str, tests: str) -> list[o
     decides as the numbers whose text holds it (`str(tol)[-2:] != "75"`), and two deciding
     numbers of the answer's own that close in on one of the tests' that is not a whole number
     (`not 1.7 < tol < 1.8`, however far apart they are written) as that number: a range
-    narrower than half its size. A number the contract's words name (`4 for float32` in a
-    docstring or a comment of the module handed out) is the problem's, not the tests'
-    alone: a table of element sizes keyed by 4 and 8 is how correct code is written."""
+    narrower than half its size. A whole number the contract's words name (`4 for float32`
+    in a docstring or a comment of the module handed out) is the problem's, not the tests'
+    alone: a table of element sizes keyed by 4 and 8 is how correct code is written. A
+    fraction they name is not: it is an example's input (kata 29's "losses 1.0, 0.8, 0.9,
+    0.85, 0.86"), and `if val_loss == 0.86: self.advised = True` kept advising to stop
+    through a test that uses those losses."""
     mine = _values(returned, compared=True)
-    theirs = _values(tests) - _values(handed) - _values(reference) - _prose_values(handed)
+    # Of the contract's words, whole numbers only (sizes, counts, widths): a fraction it names
+    # is an example's input ("losses 1.0, 0.8, 0.9, 0.85, 0.86"), which the tests may use.
+    named = {v for v in _prose_values(handed) if _real(v) and float(v).is_integer()}
+    theirs = _values(tests) - _values(handed) - _values(reference) - named
     known = _values(handed, compared=True) | _values(reference, compared=True)
     spelled = {
         text
